@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Offline toolchain for a machine that reaches only PyPI, npm and Debian:
+#  - solc-js versions from npm, each exposed as a native-looking `solc-v<X.Y.Z>` in a project-local
+#    SOLCX_BINARY_PATH, where py-solc-x (and so ape-solidity) finds it;
+#  - the same executables where forge's svm looks, when asked (--svm DIR);
+#  - anvil and forge from npm, and vyper from the venv, on the venv's PATH;
+#  - the venv's activate script exports SOLCX_BINARY_PATH, so `source .venv/bin/activate` is enough.
+# Idempotent: a second run only re-checks.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+venv=${VENV:-$root/.venv}
+tc=$root/toolchain
+solcx=$root/.solcx
+
+if [ ! -d "$tc/node_modules" ] || [ "$tc/package-lock.json" -nt "$tc/node_modules/.installed" ]; then
+  (cd "$tc" && npm ci --no-audit --no-fund --loglevel=error)
+  touch "$tc/node_modules/.installed"
+fi
+
+mkdir -p "$solcx"
+for pkg in "$tc"/node_modules/solc-*; do
+  version=${pkg##*/solc-}
+  shim="$solcx/solc-v$version"
+  cat > "$shim" <<SH
+#!/bin/sh
+exec node "$tc/solc-native.js" "$pkg" "\$@"
+SH
+  chmod +x "$shim"
+done
+
+for tool in anvil forge; do
+  ln -sf "$tc/node_modules/.bin/$tool" "$venv/bin/$tool"
+done
+
+marker="# ape-contract-verify offline toolchain"
+if ! grep -q "$marker" "$venv/bin/activate"; then
+  cat >> "$venv/bin/activate" <<SH
+
+$marker
+export SOLCX_BINARY_PATH="$solcx"
+SH
+fi
+echo "toolchain: solc $(ls "$solcx" | sed 's/solc-v//' | tr '\n' ' ')| anvil $("$venv/bin/anvil" --version | head -1 | awk "{print \$3}") | vyper $("$venv/bin/vyper" --version)"

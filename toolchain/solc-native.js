@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+// Presents a solc-js package as the native `solc` command line, so that py-solc-x,
+// ape-solidity and forge can use it offline. Only the three modes they call are served:
+//   --version | --standard-json [--base-path DIR] | --link --libraries NAME:ADDR ...
+// Usage: node solc-native.js <path-to-solc-npm-package> <solc args...>
+'use strict';
+const fs = require('fs');
+const path = require('path');
+
+const [pkgDir, ...args] = process.argv.slice(2);
+const solc = require(path.resolve(pkgDir));
+
+function nativeVersion() {
+  // solc-js reports e.g. "0.8.26+commit.8a97fa7a.Emscripten.clang"; tools match the native form.
+  return solc.version().replace(/\.Emscripten\.clang$/, '.Linux.g++');
+}
+
+function readStdin() {
+  try { return fs.readFileSync(0, 'utf8'); } catch (e) { return ''; }
+}
+
+function basePathOf(argv) {
+  const i = argv.indexOf('--base-path');
+  return i >= 0 && argv[i + 1] ? argv[i + 1] : process.cwd();
+}
+
+function importCallback(base) {
+  return (importPath) => {
+    for (const candidate of [path.resolve(base, importPath), path.resolve(importPath)]) {
+      if (fs.existsSync(candidate)) return { contents: fs.readFileSync(candidate, 'utf8') };
+    }
+    return { error: `File not found: ${importPath}` };
+  };
+}
+
+function compile(input, base) {
+  const cb = importCallback(base);
+  const major = solc.version().split('.').slice(0, 2).join('.');
+  // Before 0.6 solc-js exposed standard JSON through compileStandardWrapper.
+  if (['0.4', '0.5'].includes(major) && solc.compileStandardWrapper) {
+    return solc.compileStandardWrapper(input, cb);
+  }
+  return solc.compile(input, { import: cb });
+}
+
+function link(argv, bytecode) {
+  const libs = {};
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] !== '--libraries') continue;
+    for (const item of (argv[i + 1] || '').split(/[\s,]+/).filter(Boolean)) {
+      const sep = item.lastIndexOf(item.includes('=') ? '=' : ':');
+      libs[item.slice(0, sep)] = item.slice(sep + 1);
+    }
+  }
+  const linker = solc.linkBytecode ? solc : require(path.join(path.resolve(pkgDir), 'linker.js'));
+  return linker.linkBytecode(bytecode.trim(), libs);
+}
+
+try {
+  if (args.includes('--version')) {
+    process.stdout.write(`solc, the solidity compiler commandline interface\nVersion: ${nativeVersion()}\n`);
+  } else if (args.includes('--standard-json')) {
+    process.stdout.write(compile(readStdin(), basePathOf(args)) + '\n');
+  } else if (args.includes('--link')) {
+    process.stdout.write(link(args, readStdin()) + '\n');
+  } else {
+    process.stderr.write('solc-native: only --version, --standard-json and --link are supported\n');
+    process.exit(2);
+  }
+} catch (err) {
+  process.stderr.write(`solc-native: ${err && err.message ? err.message : err}\n`);
+  process.exit(1);
+}
