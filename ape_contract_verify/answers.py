@@ -33,6 +33,26 @@ class Texts:
     PROXY_NO_DELEGATECALL = (
         "This contract does not look like it contains any delegatecall opcode sequence."
     )
+    # Further texts real explorers answer with (explorer-behaviour.md).
+    FAIL_BYTECODE_MISMATCH = (
+        "Fail - Unable to verify. Compiled contract deployment bytecode does NOT match the "
+        "transaction deployment bytecode."
+    )
+    BLOCKSCOUT_ALREADY_VERIFIED = "Smart-contract already verified."
+    BLOCKSCOUT_NOT_A_CONTRACT = "The address is not a smart contract"
+    INVALID_CONSTRUCTOR_ARGUMENTS = (
+        "Invalid constructor arguments provided. Please verify that they are in ABI-encoded format"
+    )
+    LIBRARY_NOT_FOUND = "Library was required but suitable match not found"
+    UNABLE_TO_LOCATE_NAME = "Unable to locate ContractName , did you specify the correct Contract Name ?"
+    INVALID_API_KEY_ERR2 = "Invalid API Key (#err2)|10"
+    TOO_MANY_INVALID_KEYS = "Too many invalid api key attempts, please try again later"
+    RATE_LIMIT = "Max rate limit reached"
+    RATE_LIMIT_USE_KEY = "Max rate limit reached, please use API Key for higher rate limit"
+    RATE_LIMIT_PER_SEC = "Max calls per sec rate limit reached ({n}/sec)"
+    OK_NO_KEY_MESSAGE = "OK-Missing/Invalid API Key, rate limit of 1/5sec applied"
+    MISSING_CHAINID = "Missing or unsupported chainid parameter (required for v2 api)"
+    DEPRECATED_V1 = "You are using a deprecated V1 endpoint, switch to Etherscan API V2."
 
 
 class Outcome(str, Enum):
@@ -70,39 +90,50 @@ class ExplorerAnswer:
         return self.result if isinstance(self.result, str) else ""
 
 
-_RATE_LIMIT = re.compile(r"max (calls per sec )?rate limit reached|too many (invalid api key )?", re.I)
+_RATE_LIMIT = re.compile(r"max (calls per sec )?rate limit reached", re.I)
 _PENDING = re.compile(r"^(pending in queue|verification in progress|in progress)", re.I)
 _ALREADY = re.compile(
     r"^(already verified|contract source code already verified|smart-contract already verified)", re.I
 )
 _NOT_FOUND = re.compile(r"unable to locate contractcode|is not a smart contract", re.I)
+_BAD_ENDPOINT = re.compile(r"unsupported chainid|deprecated v1 endpoint", re.I)
+_INVALID_KEY = re.compile(r"^invalid api ?key|^missing/invalid api key|too many invalid api key", re.I)
 
 
 def classify(status: str, message: str, result: object) -> ExplorerAnswer:
-    """Turn an envelope into an outcome. status "0" is not failure by itself."""
+    """Turn an envelope into an outcome. status "0" is not failure by itself: real explorers
+    answer `Pending in queue` and `Already Verified` with status "0"."""
+    status, message = str(status), str(message)
     text = result.strip() if isinstance(result, str) else ""
-    if _RATE_LIMIT.search(text) and "invalid api key" not in text.lower():
+    lower = text.lower()
+    error = status != "1"  # a status "1" payload (ABI text, GUID) is never searched for error texts
+    if error and _RATE_LIMIT.search(text):
         outcome = Outcome.RATE_LIMITED
-    elif text.lower().startswith("invalid api key") or "missing/invalid api key" in text.lower() and status != "1":
+    elif error and _INVALID_KEY.search(text):
+        # "Too many invalid api key attempts" is a lock-out caused by a bad key: retrying makes it worse.
         outcome = Outcome.INVALID_KEY
     elif _PENDING.match(text):
         outcome = Outcome.PENDING
     elif _ALREADY.match(text):
         outcome = Outcome.ALREADY_VERIFIED
-    elif text.lower().startswith("pass"):
+    elif lower.startswith("pass"):
         outcome = Outcome.VERIFIED
-    elif text.lower().startswith("fail"):
+    elif lower.startswith("fail"):
         outcome = Outcome.FAILED
-    elif text.lower().startswith("unknown uid"):
+    elif lower.startswith("unknown uid"):
         outcome = Outcome.UNKNOWN_GUID
-    elif text.lower().startswith(Texts.NOT_VERIFIED.lower()):
+    elif lower.startswith(Texts.NOT_VERIFIED.lower()):
         outcome = Outcome.NOT_VERIFIED
-    elif _NOT_FOUND.search(text):
+    elif error and _NOT_FOUND.search(text):
         outcome = Outcome.NOT_FOUND
-    elif "is found at" in text and "successfully updated" in text:
+    elif error and _BAD_ENDPOINT.search(text):
+        outcome = Outcome.ERROR  # the request never reached a verifier: wrong URL or chainid
+    elif "is found at" in lower and "successfully updated" in lower:
         outcome = Outcome.VERIFIED
     elif status == "1":
         outcome = Outcome.VERIFIED
+    elif status == "0" and text:
+        outcome = Outcome.FAILED  # a final reason, e.g. "Invalid constructor arguments provided…"
     else:
-        outcome = Outcome.ERROR if status != "0" or not text else Outcome.FAILED
+        outcome = Outcome.ERROR
     return ExplorerAnswer(outcome=outcome, status=status, message=message, result=result)

@@ -1,0 +1,171 @@
+"""`ape verify abi | source | status`: read from an explorer and print.
+
+Exit codes: 0 success, 1 the explorer said no (its reason on stderr), 2 bad input (no traceback).
+"""
+
+import json
+import sys
+from pathlib import Path, PurePosixPath
+from typing import Any, Optional
+
+import click
+
+from ape_contract_verify._options import explorer_options, json_option
+
+
+def _fail(reason: str, as_json: bool, **extra: Any):
+    """Exit 1 with the explorer's reason on stderr (and a JSON result on stdout with --json)."""
+    if as_json:
+        click.echo(json.dumps({"ok": False, "reason": reason, **extra}))
+    click.echo(f"ERROR: {reason}", err=True)
+    sys.exit(1)
+
+
+def _run(as_json: bool, call):
+    """Call the client, mapping typed errors to exit codes (never a traceback)."""
+    from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
+
+    try:
+        return call()
+    except InvalidRequest as err:
+        raise click.UsageError(str(err)) from None
+    except ContractVerifyError as err:
+        answer = getattr(err, "answer", None)
+        extra = {"outcome": answer.outcome.value} if answer is not None else {"error": type(err).__name__}
+        _fail(str(err), as_json, **extra)
+
+
+@click.command(short_help="Print a verified contract's ABI as JSON")
+@explorer_options
+@json_option
+@click.argument("address")
+def abi(cli_ctx, address: str, explorer, as_json: bool):
+    """Print the ABI of the verified contract at ADDRESS."""
+    client = explorer.client()
+    result = _run(as_json, lambda: client.get_abi(address))
+    click.echo(json.dumps(result) if as_json else json.dumps(result, indent=2))
+
+
+def _safe_relative(path: str) -> Path:
+    """A source path from the explorer, confined under the output directory."""
+    parts = [p for p in PurePosixPath(path.replace("\\", "/")).parts if p not in ("", "/", ".", "..")]
+    parts = [p.replace(":", "_") for p in parts]
+    return Path(*parts) if parts else Path("source.sol")
+
+
+def _settings_document(record) -> dict:
+    return {
+        "contractName": record.contract_name,
+        "compilerVersion": record.compiler_version,
+        "language": record.language,
+        "sourceFormat": record.source_format,
+        "constructorArguments": record.constructor_arguments,
+        "licenseType": record.license_type,
+        "proxy": record.proxy,
+        "implementation": record.implementation,
+        "settings": record.settings,
+    }
+
+
+@click.command(short_help="Print a verified contract's settings; write its sources with --out")
+@explorer_options
+@json_option
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Directory to write the source files and settings.json into.",
+)
+@click.argument("address")
+def source(cli_ctx, address: str, explorer, as_json: bool, out: Optional[Path]):
+    """Show the verified source of the contract at ADDRESS: name, compiler, optimizer, EVM version,
+    licence and proxy/implementation."""
+    client = explorer.client()
+    record = _run(as_json, lambda: client.get_source_code(address))
+    if not record.verified:
+        _fail(f"{address}: {record.abi or 'Contract source code not verified'}", as_json, outcome="not verified")
+
+    written = []
+    if out is not None:
+        if out.exists() and any(out.iterdir()):
+            raise click.BadParameter(f"{out} is not empty; give a new or empty directory", param_hint="--out")
+        for path, content in record.files.items():
+            target = out / _safe_relative(path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content, encoding="utf-8")
+            written.append(str(target))
+        settings_path = out / "settings.json"
+        settings_path.write_text(json.dumps(_settings_document(record), indent=2) + "\n", encoding="utf-8")
+        written.append(str(settings_path))
+
+    optimizer = f"enabled, {record.runs} runs" if record.optimization_used else "disabled"
+    evm = record.settings.get("evmVersion") or record.evm_version or "Default"
+    if as_json:
+        document = {"ok": True, "address": address, **_settings_document(record), "files": sorted(record.files)}
+        document["written"] = written
+        click.echo(json.dumps(document))
+        return
+    click.echo(f"Contract:       {record.contract_name}")
+    click.echo(f"Compiler:       {record.compiler_version}")
+    click.echo(f"Optimizer:      {optimizer}")
+    click.echo(f"EVM version:    {evm}")
+    click.echo(f"Licence:        {record.license_type or 'Unknown'}")
+    if record.proxy:
+        click.echo(f"Proxy:          yes, implementation {record.implementation or 'unknown'}")
+    else:
+        click.echo("Proxy:          no")
+    click.echo(f"Source files:   {len(record.files)} ({record.source_format})")
+    if written:
+        click.echo(f"Written to:     {out}")
+
+
+@click.command(short_help="Print the outcome of a verification submission")
+@explorer_options
+@json_option
+@click.option("--proxy", is_flag=True, help="GUID is from a proxy submission (checkproxyverification).")
+@click.option("--wait", "wait_", is_flag=True, help="Poll until the answer is final.")
+@click.option("--interval", type=click.FloatRange(min=0.1), default=None, help="Seconds between polls (config poll_interval).")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=None, help="Give up after this many seconds (config timeout).")
+@click.argument("guid")
+def status(cli_ctx, guid: str, explorer, as_json: bool, proxy: bool, wait_: bool, interval, timeout):
+    """Print the outcome of the submission with receipt GUID."""
+    from ape_contract_verify.request import Receipt
+    from ape_contract_verify.validation import validate_guid
+
+    guid = _run(as_json, lambda: validate_guid(guid))
+    client = explorer.client()
+    if wait_:
+        from ape import config
+
+        cfg = config.get_config("contract_verify")
+        receipt = Receipt(guid=guid, address="", proxy=proxy)
+
+        def progress(answer):
+            if not answer.outcome.is_final and not as_json:
+                click.echo(f"{answer.outcome.value}: {answer.reason}", err=True)
+
+        answer = _run(
+            as_json,
+            lambda: client.wait(
+                receipt,
+                interval=interval or cfg.poll_interval,
+                timeout=timeout or cfg.timeout,
+                on_progress=progress,
+            ),
+        )
+    elif proxy:
+        answer = _run(as_json, lambda: client.check_proxy_verification(guid))
+    else:
+        answer = _run(as_json, lambda: client.check_verify_status(guid))
+
+    ok = answer.outcome.is_success or not answer.outcome.is_final
+    if as_json:
+        click.echo(
+            json.dumps({"ok": ok, "guid": guid, "outcome": answer.outcome.value, "status": answer.status, "reason": answer.reason})
+        )
+    else:
+        click.echo(f"{answer.outcome.value}: {answer.reason}")
+    if not ok:
+        click.echo(f"ERROR: {answer.reason or answer.outcome.value}", err=True)
+        sys.exit(1)

@@ -1,0 +1,513 @@
+"""One typed client for the contract API: six actions, envelope parsing, retries, polling.
+
+Everything that reads from or submits to an explorer goes through `ExplorerClient`.
+
+- Reads and checks are GET; submissions are POST form bodies (module/action/chainid also ride in
+  the query, as Etherscan V2 clients do; the key only in the body for POSTs).
+- Faults (connection errors, timeouts, HTTP 429/5xx, non-JSON bodies, rate-limit answers) are retried
+  with bounded exponential backoff and jitter; a rate-limit answer also pauses every thread sharing
+  the explorer's limiter. Rate limits are never reported as verification failures.
+- A submission the explorer answers with "already verified" is a success: it returns a
+  `SubmissionReceipt` with `guid == ""` and `answer.outcome == Outcome.ALREADY_VERIFIED`, and
+  `wait()` returns that answer at once. So re-submitting after a lost response never fails.
+- `Unable to locate ContractCode` on a submission is retried for `not_indexed_timeout` seconds:
+  a fresh deployment may not be indexed yet.
+- The API key is held in an `ApiKey` and redacted from every log line (ours and urllib3's),
+  exception and repr.
+"""
+
+import json
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+from urllib.parse import quote, quote_plus, urlencode
+
+import requests
+
+from ape_contract_verify.answers import ExplorerAnswer, Outcome, classify
+from ape_contract_verify.exceptions import (
+    AddressNotFound,
+    BadEndpoint,
+    ContractNotVerified,
+    ExplorerError,
+    ExplorerUnavailable,
+    InvalidApiKey,
+    RateLimited,
+    VerificationRejected,
+    VerificationTimeout,
+)
+from ape_contract_verify.explorers import ApiKey
+from ape_contract_verify.ratelimit import RateLimiter, limiter_for
+from ape_contract_verify.request import Receipt, VerificationRequest
+from ape_contract_verify.validation import validate_address, validate_guid, validate_request
+
+logger = logging.getLogger("ape.contract_verify.client")
+
+# ---------------------------------------------------------------------------------------------
+# Redaction: every key a client holds is scrubbed from log records of our logger and of the HTTP
+# stack (urllib3 logs full request lines, query string included, at DEBUG).
+
+_secrets: set[str] = set()
+_secrets_lock = threading.Lock()
+REDACTED = "***"
+_HTTP_LOGGERS = (
+    "ape.contract_verify",
+    "urllib3",
+    "urllib3.connectionpool",
+    "urllib3.connection",
+    "urllib3.response",
+    "urllib3.util.retry",
+    "urllib3.poolmanager",
+    "requests",
+)
+
+
+def redact(text: object) -> str:
+    text = str(text)
+    with _secrets_lock:
+        secrets = sorted(_secrets, key=len, reverse=True)
+    for secret in secrets:
+        for form in {secret, quote_plus(secret), quote(secret, safe="")}:
+            text = text.replace(form, REDACTED)
+    return text
+
+
+class RedactingFilter(logging.Filter):
+    """Scrubs registered keys from a record's final message (and drops its args)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if _secrets:
+            try:
+                message = record.getMessage()
+            except Exception:  # a malformed record is not ours to fix
+                return True
+            clean = redact(message)
+            if clean != message:
+                record.msg, record.args = clean, None
+            if record.exc_info and record.exc_info[1] is not None:
+                exc_text = logging.Formatter().formatException(record.exc_info)
+                record.exc_info, record.exc_text = None, redact(exc_text)
+        return True
+
+
+_filter = RedactingFilter()
+
+
+def register_secret(secret: str) -> None:
+    if not secret:
+        return
+    with _secrets_lock:
+        _secrets.add(secret)
+    for name in _HTTP_LOGGERS:
+        log = logging.getLogger(name)
+        if _filter not in log.filters:
+            log.addFilter(_filter)
+
+
+# ---------------------------------------------------------------------------------------------
+# Typed results
+
+
+@dataclass(frozen=True)
+class SubmissionReceipt(Receipt):
+    """A Receipt that also carries the submission's answer.
+
+    `guid == ""` with `answer.outcome == ALREADY_VERIFIED` means there is nothing to poll: the
+    explorer already holds the verified source (a success).
+    """
+
+    answer: Optional[ExplorerAnswer] = None
+
+    @property
+    def already_verified(self) -> bool:
+        return self.answer is not None and self.answer.outcome == Outcome.ALREADY_VERIFIED
+
+
+@dataclass
+class SourceRecord:
+    """getsourcecode's result, every field typed, with SourceCode unpacked into files + settings."""
+
+    address: str
+    source_code: str
+    abi: str
+    contract_name: str
+    compiler_version: str
+    optimization_used: bool
+    runs: int
+    constructor_arguments: str
+    evm_version: str
+    library: str
+    license_type: str
+    proxy: bool
+    implementation: str
+    swarm_source: str
+    files: dict[str, str] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+    source_format: str = "flat"  # flat | files | standard-json
+    language: str = "Solidity"
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def verified(self) -> bool:
+        return bool(self.source_code.strip()) and not self.abi.strip().lower().startswith(
+            "contract source code not verified"
+        )
+
+    @property
+    def abi_list(self) -> list:
+        return json.loads(self.abi) if self.verified else []
+
+    @classmethod
+    def from_result(cls, address: str, item: Mapping[str, Any]) -> "SourceRecord":
+        def text(key: str) -> str:
+            value = item.get(key)
+            return "" if value is None else str(value)
+
+        runs = text("Runs").strip()
+        record = cls(
+            address=address,
+            source_code=text("SourceCode"),
+            abi=text("ABI"),
+            contract_name=text("ContractName"),
+            compiler_version=text("CompilerVersion"),
+            optimization_used=text("OptimizationUsed").strip() in ("1", "true", "True"),
+            runs=int(runs) if runs.isdigit() else 0,
+            constructor_arguments=text("ConstructorArguments"),
+            evm_version=text("EVMVersion"),
+            library=text("Library"),
+            license_type=text("LicenseType"),
+            proxy=text("Proxy").strip() == "1",
+            implementation=text("Implementation"),
+            swarm_source=text("SwarmSource"),
+            raw=dict(item),
+        )
+        record.language = "Vyper" if record.compiler_version.lower().startswith("vyper") else "Solidity"
+        record.source_format, record.files, record.settings = unpack_source(record)
+        return record
+
+
+def _parse_libraries(text: str) -> dict[str, str]:
+    """`Name:0xaddr;Other:0xaddr` (Etherscan's Library field) as a mapping."""
+    libraries = {}
+    for part in text.replace(",", ";").split(";"):
+        if ":" in part:
+            name, address = part.rsplit(":", 1)
+            libraries[name.strip()] = address.strip() if address.strip().startswith("0x") else "0x" + address.strip()
+    return libraries
+
+
+def unpack_source(record: SourceRecord) -> tuple[str, dict[str, str], dict[str, Any]]:
+    """The three SourceCode shapes: flat text, a JSON object of files, `{{standard-json}}`."""
+    text = record.source_code.strip()
+    settings: dict[str, Any] = {
+        "optimizer": {"enabled": record.optimization_used, "runs": record.runs},
+    }
+    if record.evm_version and record.evm_version.lower() != "default":
+        settings["evmVersion"] = record.evm_version
+    if libraries := _parse_libraries(record.library):
+        settings["libraries"] = {"": libraries}
+    if not text:
+        return "flat", {}, settings
+
+    candidate = text[1:-1].strip() if text.startswith("{{") and text.endswith("}}") else text
+    if candidate.startswith("{"):
+        try:
+            data = json.loads(candidate)
+        except json.JSONDecodeError:
+            data = None
+        if isinstance(data, dict) and isinstance(data.get("sources"), dict):
+            files = {path: str((src or {}).get("content", "")) for path, src in data["sources"].items()}
+            return "standard-json", files, dict(data.get("settings") or {})
+        if isinstance(data, dict) and data and all(isinstance(v, dict) for v in data.values()):
+            files = {path: str(src.get("content", "")) for path, src in data.items()}
+            return "files", files, settings
+    suffix = ".vy" if record.language == "Vyper" else ".sol"
+    name = record.contract_name.rsplit(":", 1)[-1] or "Contract"
+    return "flat", {f"{name}{suffix}": record.source_code}, settings
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Bounded exponential backoff with "equal jitter": a delay in [cap/2, cap]."""
+
+    max_retries: int = 5
+    base_delay: float = 1.0
+    max_delay: float = 16.0
+
+    def delay(self, attempt: int, rng: random.Random) -> float:
+        cap = min(self.max_delay, self.base_delay * (2**attempt))
+        return cap / 2 + rng.random() * cap / 2
+
+
+class _Retry(Exception):
+    """One attempt failed in a way worth retrying."""
+
+    def __init__(self, reason: str, delay: Optional[float] = None, rate_limited: bool = False, answer=None):
+        self.reason, self.delay, self.rate_limited, self.answer = reason, delay, rate_limited, answer
+        super().__init__(reason)
+
+
+_RETRYABLE_ERRORS = (
+    requests.ConnectionError,
+    requests.Timeout,
+    requests.exceptions.ChunkedEncodingError,
+    requests.exceptions.ContentDecodingError,
+)
+
+
+class ExplorerClient:
+    """A client for one explorer base URL (e.g. `https://api.etherscan.io/v2/api` + chain id)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: Union[ApiKey, str, None] = None,
+        chain_id: Optional[int] = None,
+        calls_per_second: float = 3.0,
+        timeout: Union[float, tuple[float, float]] = (10.0, 30.0),
+        max_retries: int = 5,
+        backoff: float = 1.0,
+        max_backoff: float = 16.0,
+        not_indexed_timeout: float = 90.0,
+        not_indexed_interval: float = 5.0,
+        session: Optional[requests.Session] = None,
+        limiter: Optional[RateLimiter] = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+        rng: Optional[random.Random] = None,
+    ):
+        self.base_url = base_url.rstrip("/")
+        self._key = api_key if isinstance(api_key, ApiKey) else (ApiKey(api_key) if api_key else None)
+        if self._key:
+            register_secret(self._key.reveal())
+        self.chain_id = chain_id
+        self.timeout = timeout
+        self.retry = RetryPolicy(max_retries=max_retries, base_delay=backoff, max_delay=max_backoff)
+        self.not_indexed_timeout = not_indexed_timeout
+        self.not_indexed_interval = not_indexed_interval
+        self.session = session or requests.Session()
+        self.limiter = limiter or limiter_for(self.base_url, calls_per_second)
+        self._sleep = sleep
+        self._clock = clock
+        self._rng = rng or random.Random()
+
+    def __repr__(self) -> str:
+        key = repr(self._key) if self._key else "None"
+        return f"ExplorerClient({redact(self.base_url)!r}, chain_id={self.chain_id}, api_key={key})"
+
+    # -- the six actions ----------------------------------------------------------------------
+
+    def get_abi(self, address: str) -> list:
+        """The contract's ABI. Raises ContractNotVerified for an unverified address."""
+        address = validate_address(address)
+        answer = self._call("GET", "getabi", {"address": address})
+        if answer.outcome == Outcome.NOT_VERIFIED or (answer.status == "1" and not answer.reason.strip()):
+            raise ContractNotVerified(f"{address}: {answer.reason or 'no ABI returned'}", answer)
+        if answer.status != "1":
+            self._raise_for(answer, "getabi", address)
+        try:
+            abi = json.loads(answer.reason)
+        except json.JSONDecodeError:
+            raise ExplorerError(f"getabi: the result is not ABI JSON: {answer.reason[:80]!r}", answer) from None
+        if not isinstance(abi, list):
+            raise ExplorerError("getabi: the result is not a JSON list", answer)
+        return abi
+
+    def get_source_code(self, address: str) -> SourceRecord:
+        """Every getsourcecode field. An unverified address gives a record with `verified == False`
+        (the explorer answers it with status "1")."""
+        address = validate_address(address)
+        answer = self._call("GET", "getsourcecode", {"address": address})
+        if answer.status != "1":
+            if answer.outcome == Outcome.NOT_VERIFIED:
+                raise ContractNotVerified(f"{address}: {answer.reason}", answer)
+            self._raise_for(answer, "getsourcecode", address)
+        result = answer.result
+        item = result[0] if isinstance(result, list) and result else result
+        if not isinstance(item, Mapping):
+            raise ExplorerError("getsourcecode: the result is not a list with one object", answer)
+        return SourceRecord.from_result(address, item)
+
+    def verify_source_code(self, request: VerificationRequest) -> SubmissionReceipt:
+        """Submit sources. Every parameter is validated before anything is sent."""
+        form = validate_request(request)
+        return self._submit("verifysourcecode", form, request.address, proxy=False)
+
+    def check_verify_status(self, guid: str) -> ExplorerAnswer:
+        return self._check("checkverifystatus", validate_guid(guid))
+
+    def verify_proxy(self, address: str, expected_implementation: Optional[str] = None) -> SubmissionReceipt:
+        form = {"address": validate_address(address)}
+        if expected_implementation:
+            form["expectedimplementation"] = validate_address(expected_implementation, "expectedimplementation")
+        return self._submit("verifyproxycontract", form, form["address"], proxy=True)
+
+    def check_proxy_verification(self, guid: str) -> ExplorerAnswer:
+        return self._check("checkproxyverification", validate_guid(guid))
+
+    def wait(
+        self,
+        receipt: Receipt,
+        interval: float = 5.0,
+        timeout: float = 300.0,
+        on_progress: Optional[Callable[[ExplorerAnswer], None]] = None,
+    ) -> ExplorerAnswer:
+        """Poll until a final answer, at most `timeout` seconds. Raises VerificationTimeout."""
+        answer = getattr(receipt, "answer", None)
+        if not receipt.guid:
+            if answer is not None:
+                return answer
+            raise ExplorerError(f"{receipt.address}: the receipt has no GUID to poll")
+        action = "checkproxyverification" if receipt.proxy else "checkverifystatus"
+        deadline = self._clock() + timeout
+        last: Optional[ExplorerAnswer] = None
+        while True:
+            try:
+                last = self._check(action, receipt.guid)
+            except ExplorerUnavailable as err:  # an outage while polling: keep polling until the deadline
+                logger.warning("%s for %s: %s", action, receipt.address, err)
+            else:
+                if on_progress:
+                    on_progress(last)
+                if last.outcome.is_final:
+                    return last
+            if self._clock() + interval > deadline:
+                state = last.reason if last else "no answer"
+                raise VerificationTimeout(
+                    f"{receipt.address}: still not final after {timeout:g}s ({state}); check later with "
+                    f"`ape verify status {receipt.guid}{' --proxy' if receipt.proxy else ''}`",
+                    last,
+                )
+            self._sleep(interval)
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _check(self, action: str, guid: str) -> ExplorerAnswer:
+        answer = self._call("GET", action, {"guid": guid})
+        if answer.outcome == Outcome.ERROR:
+            self._raise_for(answer, action, guid)
+        return answer
+
+    def _submit(self, action: str, form: dict[str, str], address: str, proxy: bool) -> SubmissionReceipt:
+        started = self._clock()
+        while True:
+            answer = self._call("POST", action, form)
+            if answer.outcome == Outcome.ALREADY_VERIFIED:
+                logger.info("%s: %s", address, answer.reason)
+                return SubmissionReceipt(guid="", address=address, proxy=proxy, answer=answer)
+            if answer.status == "1" and answer.reason.strip():
+                return SubmissionReceipt(guid=answer.reason.strip(), address=address, proxy=proxy, answer=answer)
+            if answer.outcome == Outcome.NOT_FOUND:
+                waited = self._clock() - started
+                if waited + self.not_indexed_interval <= self.not_indexed_timeout:
+                    logger.info("%s: not indexed yet (%s); retrying in %gs", address, answer.reason, self.not_indexed_interval)
+                    self._sleep(self.not_indexed_interval)
+                    continue
+                raise AddressNotFound(
+                    f"{address}: {answer.reason} (waited {waited:.0f}s for the explorer to index it)", answer
+                )
+            self._raise_for(answer, action, address)
+
+    def _raise_for(self, answer: ExplorerAnswer, action: str, subject: str) -> None:
+        reason = redact(answer.reason or f"status {answer.status} {answer.message}")
+        if answer.outcome == Outcome.INVALID_KEY:
+            raise InvalidApiKey(
+                f"{action}: {reason}. Fix: pass --api-key, or set ETHERSCAN_API_KEY (or the explorer's api_key_env)",
+                answer,
+            )
+        if answer.outcome == Outcome.NOT_FOUND:
+            raise AddressNotFound(f"{subject}: {reason}", answer)
+        if answer.outcome == Outcome.NOT_VERIFIED:
+            raise ContractNotVerified(f"{subject}: {reason}", answer)
+        if answer.outcome == Outcome.ERROR and reason and ("chainid" in reason.lower() or "v1 endpoint" in reason.lower()):
+            raise BadEndpoint(f"{action} at {redact(self.base_url)}: {reason}", answer)
+        if action in ("verifysourcecode", "verifyproxycontract"):
+            raise VerificationRejected(f"{subject}: {reason}", answer)
+        raise ExplorerError(f"{action} {subject}: {reason}", answer)
+
+    def _call(self, method: str, action: str, params: Mapping[str, str]) -> ExplorerAnswer:
+        """One action, with retries. Returns the classified envelope (never a rate-limit answer)."""
+        query: dict[str, str] = {"module": "contract", "action": action}
+        if self.chain_id is not None:
+            query["chainid"] = str(self.chain_id)
+        body: Optional[dict[str, str]] = None
+        if method == "GET":
+            query.update(params)
+            if self._key:
+                query["apikey"] = self._key.reveal()
+        else:
+            body = {**query, **params}
+            if self._key:
+                body["apikey"] = self._key.reveal()
+
+        last: Optional[_Retry] = None
+        for attempt in range(self.retry.max_retries + 1):
+            if attempt:
+                delay = last.delay if last and last.delay is not None else self.retry.delay(attempt - 1, self._rng)
+                logger.warning(
+                    "%s: %s; retry %d/%d in %.1fs", action, last.reason if last else "", attempt, self.retry.max_retries, delay
+                )
+                if last and last.rate_limited:
+                    self.limiter.pause(delay)
+                self._sleep(delay)
+            self.limiter.acquire()
+            try:
+                return self._attempt(method, action, query, body)
+            except _Retry as retry:
+                last = retry
+        if last and last.rate_limited:
+            raise RateLimited(
+                f"{action}: still rate limited after {self.retry.max_retries} retries ({last.reason}); "
+                "lower contract_verify.calls_per_second or use an API key",
+                last.answer,
+            )
+        raise ExplorerUnavailable(
+            f"{action} at {redact(self.base_url)}: {last.reason if last else 'no answer'} "
+            f"(gave up after {self.retry.max_retries} retries)"
+        )
+
+    def _attempt(self, method: str, action: str, query: dict, body: Optional[dict]) -> ExplorerAnswer:
+        if logger.isEnabledFor(logging.DEBUG):
+            shown = {k: v for k, v in (body or {}).items() if k != "sourceCode"}
+            logger.debug("%s %s?%s %s", method, self.base_url, urlencode(query), redact(shown) if body else "")
+        try:
+            response = self.session.request(method, self.base_url, params=query, data=body, timeout=self.timeout)
+        except _RETRYABLE_ERRORS as err:
+            raise _Retry(f"{type(err).__name__} talking to {redact(self.base_url)}") from None
+        except requests.RequestException as err:
+            raise ExplorerUnavailable(f"{action} at {redact(self.base_url)}: {type(err).__name__}: {redact(err)}") from None
+
+        code = response.status_code
+        logger.debug("%s -> HTTP %d %s", action, code, redact(response.text[:300]))
+        if code == 429 or code >= 500:
+            raise _Retry(f"HTTP {code}", delay=self._retry_after(response))
+        if code >= 400:
+            raise BadEndpoint(
+                f"{action} at {redact(self.base_url)}: HTTP {code}; is this the explorer's contract API base URL "
+                "(e.g. https://api.etherscan.io/v2/api or https://<blockscout>/api)?"
+            )
+        try:
+            envelope = response.json()
+        except ValueError:
+            # Gateways and CDNs answer HTML error pages with 200 during outages.
+            raise _Retry(f"HTTP {code} with a body that is not JSON") from None
+        if not isinstance(envelope, dict) or "status" not in envelope or "result" not in envelope:
+            raise BadEndpoint(f"{action} at {redact(self.base_url)}: the answer is not a status/message/result envelope")
+        answer = classify(str(envelope.get("status")), str(envelope.get("message", "")), envelope.get("result"))
+        if answer.outcome == Outcome.RATE_LIMITED:
+            raise _Retry(f"rate limited: {answer.reason}", rate_limited=True, answer=answer)
+        return answer
+
+    def _retry_after(self, response: requests.Response) -> Optional[float]:
+        value = response.headers.get("Retry-After", "")
+        try:
+            return min(self.retry.max_delay, max(0.0, float(value)))
+        except ValueError:
+            return None

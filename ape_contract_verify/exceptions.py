@@ -1,0 +1,71 @@
+"""Typed errors of the plugin. Messages never carry an API key (the client redacts first)."""
+
+from typing import Optional
+
+from ape.exceptions import ApeException
+
+
+class ContractVerifyError(ApeException):
+    """Base of every error this plugin raises."""
+
+
+class InvalidRequest(ContractVerifyError, ValueError):
+    """Bad input, caught before anything is sent. Names the parameter and the fix."""
+
+    def __init__(self, param: str, problem: str, fix: str):
+        self.param = param
+        self.problem = problem
+        self.fix = fix
+        super().__init__(f"{param}: {problem}. Fix: {fix}")
+
+
+class ExplorerNotConfigured(ContractVerifyError):
+    """No explorer is known for a network, and none was given."""
+
+
+class ExplorerError(ContractVerifyError):
+    """The explorer answered, or failed to answer, in a way that ends the call.
+
+    `answer` is the classified envelope when there was one.
+    """
+
+    def __init__(self, message: str, answer: Optional[object] = None):
+        self.answer = answer
+        super().__init__(message)
+
+    @property
+    def reason(self) -> str:
+        reason = getattr(self.answer, "reason", "")
+        return reason or str(self)
+
+
+class ExplorerUnavailable(ExplorerError):
+    """Connection errors, timeouts, HTTP 429/5xx or non-JSON bodies, after every retry."""
+
+
+class RateLimited(ExplorerUnavailable):
+    """The explorer kept answering with a rate-limit text after every retry (not a failed verification)."""
+
+
+class BadEndpoint(ExplorerError):
+    """The URL is not a usable contract API (e.g. V1 host, missing or unsupported chainid)."""
+
+
+class InvalidApiKey(ExplorerError):
+    """The explorer rejected the key (or locked it out after too many bad attempts)."""
+
+
+class ContractNotVerified(ExplorerError):
+    """A read asked for a contract whose source is not verified."""
+
+
+class AddressNotFound(ExplorerError):
+    """Nothing deployed at the address, or the explorer has not indexed it yet (after waiting)."""
+
+
+class VerificationRejected(ExplorerError):
+    """A submission was refused with a final reason (bad constructor args, wrong name, ...)."""
+
+
+class VerificationTimeout(ExplorerError):
+    """Polling reached its timeout while the answer was still pending."""
