@@ -1,0 +1,356 @@
+"""Pure functions on EVM bytecode: what explorers normalise before comparing, and the comparison.
+
+Explorers ignore three things and nothing else: the CBOR metadata that compilers append (its
+length sits in the last 2 bytes), immutable slots (zeros at compile time) and library link
+positions (placeholders at compile time, whose on-chain addresses must equal the submitted
+libraries). These functions know nothing about the service, so other checks reuse them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Optional, Union
+
+Code = Union[bytes, bytearray, str]
+
+# Keys that only compiler metadata CBOR carries; found anywhere, they anchor a segment.
+_MARKERS = (b"\x64ipfs", b"\x65bzzr0", b"\x65bzzr1", b"\x64solc", b"\x65vyper", b"\x6cexperimental")
+_SEARCH_BACK = 256
+_PLACEHOLDER = re.compile(r"__.{36}__")
+
+
+def to_bytes(code: Code) -> bytes:
+    """Hex (with or without 0x, with unlinked `__$…$__` placeholders zeroed) or bytes, as bytes."""
+    if isinstance(code, (bytes, bytearray)):
+        return bytes(code)
+    text = code.strip()
+    if text[:2].lower() == "0x":
+        text = text[2:]
+    text = _PLACEHOLDER.sub("0" * 40, text)
+    return bytes.fromhex(text)
+
+
+def to_hex(code: Code) -> str:
+    return "0x" + to_bytes(code).hex()
+
+
+# --- CBOR metadata ----------------------------------------------------------------------------
+
+
+class _CborError(ValueError):
+    pass
+
+
+def _cbor_decode(data: bytes, pos: int, depth: int = 0) -> tuple[Any, int]:
+    """A minimal CBOR decoder (ints, strings, arrays, maps, simple values): (value, next position)."""
+    if depth > 8 or pos >= len(data):
+        raise _CborError("truncated")
+    initial = data[pos]
+    major, info = initial >> 5, initial & 0x1F
+    pos += 1
+    if info < 24:
+        arg = info
+    elif info in (24, 25, 26, 27):
+        size = 1 << (info - 24)
+        if pos + size > len(data):
+            raise _CborError("truncated")
+        arg = int.from_bytes(data[pos : pos + size], "big")
+        pos += size
+    else:
+        raise _CborError("indefinite lengths are not used in metadata")
+    if major == 0:
+        return arg, pos
+    if major == 1:
+        return -1 - arg, pos
+    if major in (2, 3):
+        if pos + arg > len(data):
+            raise _CborError("truncated")
+        raw = data[pos : pos + arg]
+        if major == 3:
+            try:
+                return raw.decode("utf-8"), pos + arg
+            except UnicodeDecodeError as err:
+                raise _CborError("bad text") from err
+        return raw, pos + arg
+    if major == 4:
+        items = []
+        for _ in range(arg):
+            item, pos = _cbor_decode(data, pos, depth + 1)
+            items.append(item)
+        return items, pos
+    if major == 5:
+        mapping = {}
+        for _ in range(arg):
+            key, pos = _cbor_decode(data, pos, depth + 1)
+            if not isinstance(key, str):
+                raise _CborError("metadata keys are text")
+            mapping[key], pos = _cbor_decode(data, pos, depth + 1)
+        return mapping, pos
+    if major == 7 and info in (20, 21, 22):
+        return {20: False, 21: True, 22: None}[info], pos
+    raise _CborError("unsupported CBOR item")
+
+
+@dataclass(frozen=True)
+class MetadataSegment:
+    """A CBOR metadata blob at code[start:end], including its 2-byte length suffix."""
+
+    start: int
+    end: int
+    value: Any
+
+    @property
+    def compiler(self) -> Optional[tuple[str, str]]:
+        """("solc", "0.8.26") or ("vyper", "0.4.3"), when the metadata records it."""
+        mapping = self.value
+        if isinstance(mapping, list):  # Vyper >= 0.3.10 wraps the map in an array
+            mapping = next((item for item in mapping if isinstance(item, dict)), {})
+        if not isinstance(mapping, dict):
+            return None
+        for name in ("solc", "vyper"):
+            version = mapping.get(name)
+            if isinstance(version, bytes) and len(version) == 3:
+                return name, ".".join(str(b) for b in version)
+            if isinstance(version, list) and all(isinstance(v, int) for v in version):
+                return name, ".".join(str(v) for v in version)
+            if isinstance(version, str):
+                return name, version
+        return None
+
+
+def _segment_at(code: bytes, start: int) -> Optional[MetadataSegment]:
+    try:
+        value, end = _cbor_decode(code, start)
+    except _CborError:
+        return None
+    if not isinstance(value, (dict, list)) or end + 2 > len(code):
+        return None
+    # Solidity counts the CBOR bytes; Vyper >= 0.3.10 also counts the 2 length bytes.
+    if int.from_bytes(code[end : end + 2], "big") not in (end - start, end - start + 2):
+        return None
+    return MetadataSegment(start, end + 2, value)
+
+
+def metadata_segments(code: Code) -> list[MetadataSegment]:
+    """Every compiler metadata blob in `code`: the tail, and those of embedded creation codes."""
+    data = to_bytes(code)
+    found: dict[int, MetadataSegment] = {}
+    for marker in _MARKERS:
+        index = data.find(marker)
+        while index >= 0:
+            # The blob starts a little before its first key; the longest valid parse wins.
+            for start in range(max(0, index - _SEARCH_BACK), index):
+                segment = _segment_at(data, start)
+                if segment and segment.end > index:
+                    found.setdefault(segment.start, segment)
+                    break
+            index = data.find(marker, index + 1)
+    segments = sorted(found.values(), key=lambda s: s.start)
+    merged: list[MetadataSegment] = []
+    for segment in segments:  # a nested blob inside a larger one is part of it
+        if merged and segment.start < merged[-1].end:
+            continue
+        merged.append(segment)
+    return merged
+
+
+def tail_metadata(code: Code) -> Optional[MetadataSegment]:
+    """The CBOR blob at the very end of `code` (length in the last 2 bytes), if any."""
+    data = to_bytes(code)
+    if len(data) < 2:
+        return None
+    length = int.from_bytes(data[-2:], "big")
+    for start in (len(data) - 2 - length, len(data) - length):
+        if length and start >= 0:
+            segment = _segment_at(data, start)
+            if segment and segment.end == len(data):
+                return segment
+    return None
+
+
+def strip_metadata(code: Code) -> bytes:
+    """`code` without its trailing CBOR metadata (unchanged when there is none)."""
+    data = to_bytes(code)
+    segment = tail_metadata(data)
+    return data[: segment.start] if segment else data
+
+
+@dataclass(frozen=True)
+class VyperLayout:
+    """What a Vyper >= 0.3.10 initcode's metadata says about the deployed code."""
+
+    runtime_size: int
+    data_sizes: tuple[int, ...]
+    immutable_size: int
+    version: Optional[str]
+
+
+def vyper_layout(creation: Code) -> Optional[VyperLayout]:
+    segment = tail_metadata(creation)
+    if not segment or not isinstance(segment.value, list):
+        return None
+    ints = [item for item in segment.value if isinstance(item, int)]
+    sizes = next((item for item in segment.value if isinstance(item, list)), [])
+    if len(ints) < 2:
+        return None
+    compiler = segment.compiler
+    return VyperLayout(ints[-2], tuple(int(s) for s in sizes), ints[-1], compiler[1] if compiler else None)
+
+
+# --- immutables and libraries -----------------------------------------------------------------
+
+
+def immutable_ranges(immutable_references: Optional[dict]) -> list[tuple[int, int]]:
+    """(start, length) of every immutable slot, from solc's `immutableReferences`."""
+    ranges = []
+    for refs in (immutable_references or {}).values():
+        for ref in refs:
+            ranges.append((int(ref["start"]), int(ref["length"])))
+    return sorted(ranges)
+
+
+@dataclass(frozen=True)
+class LinkPosition:
+    file: str
+    library: str
+    start: int
+    length: int = 20
+
+
+def link_positions(link_references: Optional[dict]) -> list[LinkPosition]:
+    """Every library placeholder, from solc's `linkReferences` ({file: {lib: [{start, length}]}})."""
+    positions = []
+    for file, libraries in (link_references or {}).items():
+        for library, refs in libraries.items():
+            for ref in refs:
+                positions.append(LinkPosition(file, library, int(ref["start"]), int(ref.get("length", 20))))
+    return sorted(positions, key=lambda p: p.start)
+
+
+def zero_ranges(code: Code, ranges: Iterable[tuple[int, int]]) -> bytes:
+    data = bytearray(to_bytes(code))
+    for start, length in ranges:
+        end = min(start + length, len(data))
+        if start < end:
+            data[start:end] = bytes(end - start)
+    return bytes(data)
+
+
+def blank_links(code: Code, link_references: Optional[dict]) -> bytes:
+    return zero_ranges(code, [(p.start, p.length) for p in link_positions(link_references)])
+
+
+def extract_link_addresses(code: Code, link_references: Optional[dict]) -> dict[str, str]:
+    """{library: 0x-address} found at the link positions of on-chain `code`.
+
+    A library linked at several positions with different addresses maps to the first; callers that
+    care use `link_addresses_all`.
+    """
+    found: dict[str, str] = {}
+    for library, addresses in link_addresses_all(code, link_references).items():
+        found[library] = addresses[0]
+    return found
+
+
+def link_addresses_all(code: Code, link_references: Optional[dict]) -> dict[str, list[str]]:
+    data = to_bytes(code)
+    found: dict[str, list[str]] = {}
+    for position in link_positions(link_references):
+        chunk = data[position.start : position.start + position.length]
+        if len(chunk) == position.length:
+            address = "0x" + chunk.hex()
+            found.setdefault(position.library, [])
+            if address not in found[position.library]:
+                found[position.library].append(address)
+    return found
+
+
+# --- comparison -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """`match` is "full" (identical), "partial" (only metadata differs) or None (mismatch).
+
+    `offset` is the first differing byte outside the metadata (None when they match).
+    """
+
+    match: Optional[str]
+    offset: Optional[int] = None
+    expected_length: int = 0
+    actual_length: int = 0
+    metadata_differs: bool = False
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def matches(self) -> bool:
+        return self.match is not None
+
+
+def _first_difference(a: bytes, b: bytes, masked: list[tuple[int, int]]) -> Optional[int]:
+    mask = bytearray(max(len(a), len(b)))
+    for start, end in masked:
+        mask[start:end] = b"\x01" * (min(end, len(mask)) - start)
+    for index in range(min(len(a), len(b))):
+        if a[index] != b[index] and not mask[index]:
+            return index
+    if len(a) != len(b):
+        return min(len(a), len(b))
+    return None
+
+
+def compare(
+    expected: Code,
+    actual: Code,
+    *,
+    immutable_references: Optional[dict] = None,
+    link_references: Optional[dict] = None,
+    trailing_immutables: int = 0,
+) -> Comparison:
+    """Compare compiled code with on-chain code, normalising only metadata, immutables and links.
+
+    `immutable_references`/`link_references` are solc's outputs for `expected`; their positions are
+    zeroed in both. `trailing_immutables` is Vyper's immutables section appended to the runtime on
+    chain (its length comes from the initcode's metadata).
+    """
+    exp = to_bytes(expected)
+    act = to_bytes(actual)
+    if trailing_immutables and len(act) == len(exp) + trailing_immutables:
+        act = act[: len(exp)]
+    ranges = immutable_ranges(immutable_references) + [
+        (p.start, p.length) for p in link_positions(link_references)
+    ]
+    exp = zero_ranges(exp, ranges)
+    act = zero_ranges(act, ranges)
+    if exp == act:
+        return Comparison("full", None, len(exp), len(act))
+    segments = [(s.start, s.end) for s in metadata_segments(exp)]
+    offset = _first_difference(exp, act, segments)
+    if offset is None:
+        return Comparison("partial", None, len(exp), len(act), metadata_differs=True)
+    raw_offset = _first_difference(exp, act, [])
+    metadata_first = raw_offset is not None and raw_offset != offset
+    return Comparison(None, offset, len(exp), len(act), metadata_differs=metadata_first)
+
+
+def split_constructor_args(creation_input: Code, compiled_creation: Code) -> str:
+    """The constructor arguments (hex, no 0x) after the creation code in a deployment's input.
+
+    Metadata hashes have a fixed size, so the compiled code's length locates the arguments even
+    when only the metadata differs.
+    """
+    data = to_bytes(creation_input)
+    length = len(to_bytes(compiled_creation))
+    return data[length:].hex() if len(data) >= length else ""
+
+
+def find_address(code: Code, address: str) -> list[int]:
+    """Byte offsets where the 20-byte `address` occurs in `code`."""
+    data = to_bytes(code)
+    needle = bytes.fromhex(address.lower().removeprefix("0x").rjust(40, "0"))
+    positions, index = [], data.find(needle)
+    while index >= 0:
+        positions.append(index)
+        index = data.find(needle, index + 1)
+    return positions

@@ -1,0 +1,411 @@
+"""Compile exactly what was submitted, with exactly the requested compiler, and cache the result.
+
+Solidity runs through the `solc-v<X.Y.Z>` executable py-solc-x knows (native solc or the solc-js
+shim of `toolchain/`), Vyper through the installed `vyper-json`. Every compile is a subprocess
+with a timeout, so a hang or a crash becomes a typed `CompilerFailed`, never a stuck worker.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+# Set to 1 to let py-solc-x download a missing solc (needs internet; never in tests).
+INSTALL_ENV = "APE_VERIFY_INSTALL_SOLC"
+DEFAULT_TIMEOUT = 120.0
+
+# What the verifier needs from each contract; nothing else is generated (it is faster).
+SOLIDITY_OUTPUTS = [
+    "abi",
+    "metadata",
+    "evm.bytecode.object",
+    "evm.bytecode.linkReferences",
+    "evm.deployedBytecode.object",
+    "evm.deployedBytecode.linkReferences",
+    "evm.deployedBytecode.immutableReferences",
+]
+VYPER_OUTPUTS = ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"]
+
+
+class CompilerError(Exception):
+    """Base of every compiler problem; `str()` is a reason fit for `Fail - Unable to verify. …`."""
+
+
+class InvalidCompilerVersion(CompilerError):
+    pass
+
+
+class CompilerNotInstalled(CompilerError):
+    pass
+
+
+class CompilerFailed(CompilerError):
+    pass
+
+
+@dataclass(frozen=True)
+class CompilerVersion:
+    language: str  # "solidity" or "vyper"
+    version: str  # X.Y.Z
+    commit: Optional[str] = None
+
+    @property
+    def long(self) -> str:
+        """The explorer's form: v0.8.26+commit.8a97fa7a, or vyper:0.4.3."""
+        if self.language == "vyper":
+            return f"vyper:{self.version}"
+        return f"v{self.version}" + (f"+commit.{self.commit}" if self.commit else "")
+
+    @property
+    def triple(self) -> tuple[int, int, int]:
+        major, minor, patch = (int(part) for part in self.version.split("."))
+        return major, minor, patch
+
+
+_SOLC_VERSION = re.compile(r"^v?(\d+\.\d+\.\d+)(?:-nightly\.\d{4}\.\d+\.\d+)?(?:\+commit\.([0-9a-f]{6,40}))?$", re.I)
+_VYPER_VERSION = re.compile(r"^(?:vyper:)?v?(\d+\.\d+\.\d+)(?:(?:rc|b)\d+)?(?:\+commit\.([0-9a-f]{6,40}))?$", re.I)
+_NATIVE_VERSION_LINE = re.compile(r"(\d+\.\d+\.\d+)(?:-nightly\.\d+\.\d+\.\d+|)\+commit\.(\w+)")
+
+
+def parse_compiler_version(text: str, language: Optional[str] = None) -> CompilerVersion:
+    """`v0.8.26+commit.8a97fa7a` (Solidity) or `vyper:0.4.3` (Vyper). `language` forces one."""
+    raw = (text or "").strip()
+    if language is None:
+        language = "vyper" if raw.lower().startswith("vyper") else "solidity"
+    pattern = _VYPER_VERSION if language == "vyper" else _SOLC_VERSION
+    match = pattern.match(raw)
+    if not match:
+        example = "vyper:0.4.3" if language == "vyper" else "v0.8.26+commit.8a97fa7a"
+        raise InvalidCompilerVersion(
+            f"compilerversion {raw!r} is not a {language} compiler version; use the form {example}"
+        )
+    commit = match.group(2).lower() if match.group(2) else None
+    return CompilerVersion(language, match.group(1), commit)
+
+
+# --- Solidity ---------------------------------------------------------------------------------
+
+_version_lock = threading.Lock()
+_executable_versions: dict[tuple[str, float], tuple[str, str]] = {}
+
+
+def installed_solidity_versions() -> list[str]:
+    import solcx
+
+    try:
+        return sorted((str(v) for v in solcx.get_installed_solc_versions()), key=_version_key)
+    except Exception:  # a missing install folder means none installed
+        return []
+
+
+def installed_vyper_versions() -> list[str]:
+    try:
+        return [vyper_version()]
+    except CompilerNotInstalled:
+        return []
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+def _executable_version(executable: Path) -> tuple[str, str]:
+    """(X.Y.Z, commit) that the executable reports, cached per file and mtime (a call costs ~0.5 s)."""
+    key = (str(executable), executable.stat().st_mtime)
+    with _version_lock:
+        if key in _executable_versions:
+            return _executable_versions[key]
+    try:
+        proc = subprocess.run(
+            [str(executable), "--version"], capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL
+        )
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise CompilerFailed(f"solc at {executable} did not answer --version: {err}") from err
+    match = _NATIVE_VERSION_LINE.search(proc.stdout)
+    if not match:
+        raise CompilerFailed(f"solc at {executable} gave an unexpected --version answer: {proc.stdout.strip()[:200]!r}")
+    found = (match.group(1), match.group(2).lower())
+    with _version_lock:
+        _executable_versions[key] = found
+    return found
+
+
+def solc_executable(version: CompilerVersion) -> Path:
+    """The solc for exactly this version and commit; installs it only when INSTALL_ENV allows."""
+    import solcx
+    from solcx.exceptions import SolcNotInstalled
+
+    try:
+        executable = Path(solcx.install.get_executable(version.version))
+    except SolcNotInstalled:
+        if os.environ.get(INSTALL_ENV, "").lower() in ("1", "true", "yes"):
+            try:
+                executable = Path(solcx.install_solc(version.version))
+            except Exception as err:
+                raise CompilerNotInstalled(f"Compiler {version.long} is not installed and could not be installed: {err}") from err
+        else:
+            installed = ", ".join(installed_solidity_versions()) or "none"
+            raise CompilerNotInstalled(
+                f"Compiler {version.long} is not installed on this explorer (installed: {installed}); "
+                f"submit one of those versions, or install it (set {INSTALL_ENV}=1 with internet access)"
+            )
+    found_version, found_commit = _executable_version(executable)
+    if found_version != version.version or (version.commit and not found_commit.startswith(version.commit[:8])):
+        raise CompilerNotInstalled(
+            f"Compiler {version.long} is not installed: the solc-v{version.version} here is "
+            f"v{found_version}+commit.{found_commit}"
+        )
+    return executable
+
+
+def compile_standard_json(compiler_version: str, input_json: dict, timeout: float = DEFAULT_TIMEOUT) -> dict:
+    """Run `solc --standard-json` of exactly `compiler_version` on `input_json`; the output dict.
+
+    Errors of severity "error" raise `CompilerFailed` with the first messages.
+    """
+    version = parse_compiler_version(compiler_version, "solidity")
+    executable = solc_executable(version)
+    with tempfile.TemporaryDirectory(prefix="acv-solc-") as empty:
+        # An empty base path and cwd: imports must come from the submitted sources.
+        output = _run_json([str(executable), "--standard-json", "--base-path", empty], input_json, timeout, f"solc {version.version}", cwd=empty)
+    _raise_on_errors(output, input_json, f"solc {version.long}")
+    return output
+
+
+# --- Vyper ------------------------------------------------------------------------------------
+
+
+def _vyper_command() -> list[str]:
+    exe = shutil.which("vyper-json") or str(Path(sys.executable).with_name("vyper-json"))
+    if Path(exe).exists():
+        return [exe]
+    return [sys.executable, "-m", "vyper.cli.vyper_json"]
+
+
+_vyper_version_cache: list[str] = []
+
+
+def vyper_version() -> str:
+    """The installed Vyper's version, X.Y.Z (the PyPI `vyper` package is the compiler)."""
+    if _vyper_version_cache:
+        return _vyper_version_cache[0]
+    exe = shutil.which("vyper") or str(Path(sys.executable).with_name("vyper"))
+    command = [exe, "--version"] if Path(exe).exists() else [sys.executable, "-m", "vyper", "--version"]
+    try:
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise CompilerNotInstalled(f"No Vyper compiler is installed on this explorer ({err})") from err
+    match = re.search(r"(\d+\.\d+\.\d+)", proc.stdout)
+    if proc.returncode != 0 or not match:
+        raise CompilerNotInstalled("No Vyper compiler is installed on this explorer")
+    _vyper_version_cache.append(match.group(1))
+    return match.group(1)
+
+
+def compile_vyper_json(version: str, input_json: dict, timeout: float = DEFAULT_TIMEOUT) -> dict:
+    """Run `vyper-json` on `input_json`, if the installed Vyper is exactly `version`."""
+    requested = parse_compiler_version(version, "vyper")
+    installed = vyper_version()
+    if installed != requested.version:
+        raise CompilerNotInstalled(
+            f"Compiler {requested.long} is not installed on this explorer (installed: vyper:{installed})"
+        )
+    with tempfile.TemporaryDirectory(prefix="acv-vyper-") as empty:
+        output = _run_json(_vyper_command(), input_json, timeout, f"vyper {installed}", cwd=empty)
+    _raise_on_errors(output, input_json, f"vyper {installed}")
+    return output
+
+
+# --- shared -----------------------------------------------------------------------------------
+
+
+def _run_json(command: list[str], input_json: dict, timeout: float, what: str, cwd: str) -> dict:
+    try:
+        proc = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=cwd,
+            start_new_session=True,  # so a timeout kills node and anything it started
+        )
+    except OSError as err:
+        raise CompilerFailed(f"{what} could not be started: {err}") from err
+    try:
+        stdout, stderr = proc.communicate(json.dumps(input_json), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        raise CompilerFailed(f"{what} did not finish within {timeout:g} s and was stopped")
+    if proc.returncode < 0:
+        raise CompilerFailed(f"{what} crashed (signal {-proc.returncode}): {stderr.strip()[-300:]}")
+    start = stdout.find("{")
+    try:
+        output = json.loads(stdout[start:]) if start >= 0 else None
+    except json.JSONDecodeError:
+        output = None
+    if not isinstance(output, dict):
+        detail = (stderr.strip() or stdout.strip())[-300:]
+        raise CompilerFailed(f"{what} failed (exit code {proc.returncode}) without JSON output: {detail}")
+    return output
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
+    proc.communicate()
+
+
+def _raise_on_errors(output: dict, input_json: dict, what: str) -> None:
+    errors = [e for e in output.get("errors") or [] if str(e.get("severity", "error")).lower() == "error"]
+    if not errors:
+        return
+    submitted = set((input_json.get("sources") or {}).keys())
+    messages = []
+    for error in errors[:3]:
+        file = (error.get("sourceLocation") or {}).get("file")
+        if file and submitted and file not in submitted:
+            # Never echo text of a file the submission did not include.
+            messages.append(f"{error.get('type', 'Error')} in {file}, which the submitted sources do not include")
+        else:
+            text = error.get("formattedMessage") or error.get("message") or str(error)
+            messages.append(text.strip())
+    more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+    raise CompilerFailed(f"{what} reported errors{more}: " + " | ".join(messages))
+
+
+def single_file_input(
+    source: str,
+    *,
+    file_name: str = "contract.sol",
+    optimizer: Optional[bool] = None,
+    runs: Optional[int] = None,
+    evm_version: Optional[str] = None,
+    via_ir: Optional[bool] = None,
+    libraries: Optional[dict[str, str]] = None,
+) -> dict:
+    """Standard-json input for a flat Solidity file and the form's settings.
+
+    Unset optimizer means off (Etherscan's form default); runs default to 200.
+    """
+    settings: dict[str, Any] = {
+        "optimizer": {"enabled": bool(optimizer), "runs": 200 if runs is None else int(runs)},
+    }
+    if evm_version and evm_version.lower() not in ("default", "compiler default"):
+        settings["evmVersion"] = evm_version.lower()
+    if via_ir:
+        settings["viaIR"] = True
+    if libraries:
+        settings["libraries"] = {file_name: dict(libraries)}
+    return {"language": "Solidity", "sources": {file_name: {"content": source}}, "settings": settings}
+
+
+def with_output_selection(input_json: dict, file: str = "*", contract: str = "*") -> dict:
+    """A copy of `input_json` asking only for what verification needs (and for one contract)."""
+    copy = json.loads(json.dumps(input_json))
+    settings = copy.setdefault("settings", {})
+    if str(copy.get("language", "Solidity")).lower() == "vyper":
+        settings["outputSelection"] = {file: VYPER_OUTPUTS}
+    else:
+        settings["outputSelection"] = {file: {contract: SOLIDITY_OUTPUTS}}
+    return copy
+
+
+def canonical_key(compiler_version: str, input_json: dict) -> str:
+    canon = json.dumps([compiler_version, input_json], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canon.encode()).hexdigest()
+
+
+class CompileCache:
+    """Compiler outputs keyed on (compiler version, canonical input): in memory, optionally on disk.
+
+    Concurrent requests for the same key compile once; the others wait for that result.
+    `compiles` counts real compiler runs, `hits` answers from the cache.
+    """
+
+    def __init__(self, directory: "str | Path | None" = None, max_entries: int = 256):
+        self.directory = Path(directory) if directory else None
+        if self.directory:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        self.max_entries = max_entries
+        self._memory: dict[str, dict] = {}
+        self._lock = threading.Lock()
+        self._key_locks: dict[str, threading.Lock] = {}
+        self.compiles = 0
+        self.hits = 0
+
+    def get_or_compile(self, compiler_version: str, input_json: dict, compile: Callable[[], dict]) -> dict:
+        key = canonical_key(compiler_version, input_json)
+        with self._lock:
+            key_lock = self._key_locks.setdefault(key, threading.Lock())
+        with key_lock:
+            cached = self._load(key)
+            if cached is not None:
+                with self._lock:
+                    self.hits += 1
+                return cached
+            output = compile()  # CompilerError propagates and is not cached
+            with self._lock:
+                self.compiles += 1
+            self._store(key, output)
+            return output
+
+    def _load(self, key: str) -> Optional[dict]:
+        with self._lock:
+            if key in self._memory:
+                return self._memory[key]
+        if self.directory:
+            path = self.directory / f"{key}.json"
+            try:
+                output = json.loads(path.read_text())
+            except (OSError, ValueError):
+                return None
+            self._remember(key, output)
+            return output
+        return None
+
+    def _store(self, key: str, output: dict) -> None:
+        self._remember(key, output)
+        if self.directory:
+            tmp = self.directory / f".{key}.{os.getpid()}.{threading.get_ident()}.tmp"
+            tmp.write_text(json.dumps(output))
+            os.replace(tmp, self.directory / f"{key}.json")
+
+    def _remember(self, key: str, output: dict) -> None:
+        with self._lock:
+            self._memory[key] = output
+            while len(self._memory) > self.max_entries:
+                self._memory.pop(next(iter(self._memory)))
+
+
+def compile_input(
+    compiler_version: str,
+    input_json: dict,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    cache: Optional[CompileCache] = None,
+) -> dict:
+    """Compile with the right compiler for `input_json["language"]`, through `cache` if given."""
+    language = str(input_json.get("language", "Solidity")).lower()
+    if language == "vyper":
+        run = lambda: compile_vyper_json(compiler_version, input_json, timeout)  # noqa: E731
+    elif language == "solidity":
+        run = lambda: compile_standard_json(compiler_version, input_json, timeout)  # noqa: E731
+    else:
+        raise CompilerFailed(f"language {input_json.get('language')!r} is not supported; use Solidity or Vyper")
+    if cache is None:
+        return run()
+    return cache.get_or_compile(compiler_version, input_json, run)

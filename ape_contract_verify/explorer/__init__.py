@@ -1,0 +1,1 @@
+"""The local Etherscan-compatible explorer: chain access, verification engine, service."""

@@ -1,0 +1,367 @@
+"""Read-only access to the chain the local explorer verifies against.
+
+`ChainReader` is all the verifier and proxy detection need. `JsonRpcChain` talks JSON-RPC to any
+node (anvil, for `ape verify serve --rpc URL`); `ApeProviderChain` reads through an Ape provider,
+including the in-process `ethereum:local:test` one, which has no JSON-RPC endpoint.
+
+Finding a creation transaction: a binary search on historical `eth_getCode` finds the block in
+which the code appeared (log2(height) calls), then that block's transactions are checked for a
+direct deployment, and its traces for a factory CREATE/CREATE2 frame. Nodes without historical
+state fall back to a bounded backwards scan. Both implementations are safe to call from several
+worker threads.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Optional, Protocol, runtime_checkable
+
+DEFAULT_SCAN_BLOCKS = 5_000
+_TOO_OLD = -1
+
+
+class ChainError(Exception):
+    """The node could not be read (unreachable, or it rejected a request)."""
+
+
+@dataclass(frozen=True)
+class Creation:
+    """How a contract came to be: the transaction, its creation input (init code + constructor
+    arguments), who sent it, and whether a factory contract ran the CREATE/CREATE2."""
+
+    tx_hash: str
+    input: bytes
+    deployer: str
+    factory: bool = False
+    block: Optional[int] = None
+    creator: Optional[str] = None  # the factory contract, when factory is True
+
+
+@runtime_checkable
+class ChainReader(Protocol):
+    def chain_id(self) -> int: ...
+
+    def get_code(self, address: str) -> bytes: ...
+
+    def get_storage_at(self, address: str, slot: int) -> bytes: ...
+
+    def call(self, to: str, data: bytes) -> bytes: ...
+
+    def find_creation(self, address: str) -> Optional[Creation]: ...
+
+
+def _hex_bytes(value: Any) -> bytes:
+    if value is None:
+        return b""
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value)
+    text = str(value)
+    text = text[2:] if text[:2].lower() == "0x" else text
+    return bytes.fromhex(text)
+
+
+def _norm(address: Optional[str]) -> str:
+    return (address or "").lower()
+
+
+def _walk_create_frames(frame: dict) -> Iterable[dict]:
+    """CREATE/CREATE2 frames of a callTracer tree, depth first (failed subtrees skipped)."""
+    if not isinstance(frame, dict):
+        return
+    if str(frame.get("type", "")).upper() in ("CREATE", "CREATE2") and "error" not in frame:
+        yield frame
+    if "error" in frame:
+        return
+    for sub in frame.get("calls") or []:
+        yield from _walk_create_frames(sub)
+
+
+class _CreationFinder:
+    """The search shared by both readers; subclasses answer the primitive questions."""
+
+    def __init__(self, max_scan_blocks: int = DEFAULT_SCAN_BLOCKS):
+        self.max_scan_blocks = max_scan_blocks
+        self._creations: dict[str, Creation] = {}
+        self._creation_lock = threading.Lock()
+
+    # primitives
+    def _block_number(self) -> int:
+        raise NotImplementedError
+
+    def _code_at(self, address: str, block: int) -> Optional[bytes]:
+        """Code at a past block, or None when the node keeps no historical state."""
+        raise NotImplementedError
+
+    def _block_deployments(self, block: int) -> Iterable[tuple[str, bytes, str, Callable[[], Optional[str]]]]:
+        """(tx hash, input, sender, lazy receipt contract address) for each to-less transaction."""
+        raise NotImplementedError
+
+    def _block_create_frames(self, block: int) -> Optional[list[tuple[str, str, dict]]]:
+        """(tx hash, tx sender, frame) of each CREATE/CREATE2 frame in the block; None without traces."""
+        raise NotImplementedError
+
+    def get_code(self, address: str) -> bytes:
+        raise NotImplementedError
+
+    # search
+    def find_creation(self, address: str) -> Optional[Creation]:
+        key = _norm(address)
+        with self._creation_lock:
+            if key in self._creations:
+                return self._creations[key]
+        if not self.get_code(address):
+            return None
+        latest = self._block_number()
+        lowest = max(0, latest - self.max_scan_blocks)
+        block = self._creation_block(address, lowest, latest)
+        if block == _TOO_OLD:
+            return None
+        blocks = [block] if block is not None else range(latest, lowest - 1, -1)
+        for number in blocks:
+            creation = self._creation_in_block(address, number)
+            if creation:
+                with self._creation_lock:
+                    self._creations[key] = creation
+                return creation
+        return None
+
+    def _creation_block(self, address: str, lo: int, hi: int) -> Optional[int]:
+        """The first block with code at `address`, by binary search.
+
+        None when the node keeps no historical state (the caller scans instead); _TOO_OLD when the
+        code predates the scan window.
+        """
+        first = self._code_at(address, lo)
+        if first is None:
+            return None
+        if first:
+            return lo if lo == 0 else _TOO_OLD
+        last = self._code_at(address, hi)
+        if not last:
+            return None
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            code = self._code_at(address, mid)
+            if code is None:
+                return None
+            if code:
+                hi = mid
+            else:
+                lo = mid
+        return hi
+
+    def _creation_in_block(self, address: str, block: int) -> Optional[Creation]:
+        target = _norm(address)
+        for tx_hash, data, sender, contract_address in self._block_deployments(block):
+            if _norm(contract_address()) == target:
+                return Creation(tx_hash, data, sender, factory=False, block=block)
+        frames = self._block_create_frames(block)
+        for tx_hash, sender, frame in frames or []:
+            if _norm(frame.get("to")) == target:
+                return Creation(
+                    tx_hash,
+                    _hex_bytes(frame.get("input")),
+                    sender,
+                    factory=_norm(frame.get("from")) != _norm(sender),
+                    block=block,
+                    creator=frame.get("from"),
+                )
+        return None
+
+
+class JsonRpcChain(_CreationFinder):
+    """A ChainReader over JSON-RPC (requests); one HTTP session per thread."""
+
+    def __init__(self, url: str, timeout: float = 15.0, max_scan_blocks: int = DEFAULT_SCAN_BLOCKS):
+        super().__init__(max_scan_blocks)
+        self.url = url
+        self.timeout = timeout
+        self._local = threading.local()
+        self._ids = iter(range(1, 1 << 62))
+        self._id_lock = threading.Lock()
+        self._chain_id: Optional[int] = None
+        self._traces: Optional[str] = None  # which trace API the node answered, once known
+
+    def __repr__(self) -> str:
+        return f"JsonRpcChain({self.url!r})"
+
+    def request(self, method: str, params: list) -> Any:
+        import requests
+
+        session = getattr(self._local, "session", None)
+        if session is None:
+            session = self._local.session = requests.Session()
+        with self._id_lock:
+            request_id = next(self._ids)
+        try:
+            response = session.post(
+                self.url, json={"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}, timeout=self.timeout
+            )
+            body = response.json()
+        except (requests.RequestException, ValueError) as err:
+            raise ChainError(f"the node at {self.url} did not answer {method}: {err}") from err
+        if not isinstance(body, dict):
+            raise ChainError(f"the node at {self.url} answered {method} with an unexpected body")
+        if body.get("error"):
+            error = body["error"]
+            message = error.get("message") if isinstance(error, dict) else error
+            raise ChainError(f"the node at {self.url} rejected {method}: {message}")
+        return body.get("result")
+
+    def chain_id(self) -> int:
+        if self._chain_id is None:
+            self._chain_id = int(self.request("eth_chainId", []), 16)
+        return self._chain_id
+
+    def get_code(self, address: str) -> bytes:
+        return _hex_bytes(self.request("eth_getCode", [address, "latest"]))
+
+    def get_storage_at(self, address: str, slot: int) -> bytes:
+        return _hex_bytes(self.request("eth_getStorageAt", [address, hex(slot), "latest"])).rjust(32, b"\0")
+
+    def call(self, to: str, data: bytes) -> bytes:
+        return _hex_bytes(self.request("eth_call", [{"to": to, "data": "0x" + bytes(data).hex()}, "latest"]))
+
+    def _block_number(self) -> int:
+        return int(self.request("eth_blockNumber", []), 16)
+
+    def _code_at(self, address: str, block: int) -> Optional[bytes]:
+        try:
+            return _hex_bytes(self.request("eth_getCode", [address, hex(block)]))
+        except ChainError:
+            return None
+
+    def _block_deployments(self, block: int):
+        data = self.request("eth_getBlockByNumber", [hex(block), True]) or {}
+        for tx in data.get("transactions") or []:
+            if isinstance(tx, dict) and not tx.get("to"):
+                tx_hash = tx["hash"]
+                yield tx_hash, _hex_bytes(tx.get("input") or tx.get("data")), tx.get("from", ""), (
+                    lambda h=tx_hash: (self.request("eth_getTransactionReceipt", [h]) or {}).get("contractAddress")
+                )
+
+    def _block_create_frames(self, block: int) -> Optional[list[tuple[str, str, dict]]]:
+        for api in ([self._traces] if self._traces else ["debug", "parity"]):
+            try:
+                frames = self._debug_frames(block) if api == "debug" else self._parity_frames(block)
+            except ChainError:
+                continue
+            self._traces = api
+            return frames
+        return None
+
+    def _debug_frames(self, block: int) -> list[tuple[str, str, dict]]:
+        results = self.request("debug_traceBlockByNumber", [hex(block), {"tracer": "callTracer"}]) or []
+        frames = []
+        tx_hashes: Optional[list[str]] = None
+        for index, item in enumerate(results):
+            call = item.get("result", item) if isinstance(item, dict) else {}
+            tx_hash = item.get("txHash") if isinstance(item, dict) else None
+            if not tx_hash:  # older nodes omit it: take it from the block
+                if tx_hashes is None:
+                    tx_hashes = [
+                        t if isinstance(t, str) else t["hash"]
+                        for t in (self.request("eth_getBlockByNumber", [hex(block), False]) or {}).get("transactions", [])
+                    ]
+                tx_hash = tx_hashes[index] if index < len(tx_hashes) else ""
+            for frame in _walk_create_frames(call):
+                frames.append((tx_hash, call.get("from", ""), frame))
+        return frames
+
+    def _parity_frames(self, block: int) -> list[tuple[str, str, dict]]:
+        traces = self.request("trace_block", [hex(block)]) or []
+        senders: dict[str, str] = {}
+        frames = []
+        for trace in traces:
+            if trace.get("type") != "create" or trace.get("error"):
+                continue
+            action, result = trace.get("action") or {}, trace.get("result") or {}
+            tx_hash = trace.get("transactionHash", "")
+            if not trace.get("traceAddress"):
+                senders[tx_hash] = action.get("from", "")
+            sender = senders.get(tx_hash) or (self.request("eth_getTransactionByHash", [tx_hash]) or {}).get("from", "")
+            frame = {"type": "CREATE", "from": action.get("from"), "to": result.get("address"), "input": action.get("init")}
+            frames.append((tx_hash, sender, frame))
+        return frames
+
+
+class ApeProviderChain(_CreationFinder):
+    """A ChainReader through an Ape provider (calls serialised: eth-tester is not thread-safe)."""
+
+    def __init__(self, provider: Any, max_scan_blocks: int = DEFAULT_SCAN_BLOCKS):
+        super().__init__(max_scan_blocks)
+        self.provider = provider
+        self._lock = threading.RLock()
+
+    def __repr__(self) -> str:
+        return f"ApeProviderChain({type(self.provider).__name__})"
+
+    def _guard(self, what: str, fn: Callable[[], Any]) -> Any:
+        with self._lock:
+            try:
+                return fn()
+            except ChainError:
+                raise
+            except Exception as err:  # provider errors come in many types
+                raise ChainError(f"the Ape provider could not {what}: {err}") from err
+
+    def chain_id(self) -> int:
+        return int(self._guard("read the chain id", lambda: self.provider.chain_id))
+
+    def get_code(self, address: str) -> bytes:
+        return _hex_bytes(self._guard("read code", lambda: self.provider.get_code(address)))
+
+    def get_storage_at(self, address: str, slot: int) -> bytes:
+        def read():
+            getter = getattr(self.provider, "get_storage", None) or self.provider.get_storage_at
+            return getter(address, slot)
+
+        return _hex_bytes(self._guard("read storage", read)).rjust(32, b"\0")
+
+    def call(self, to: str, data: bytes) -> bytes:
+        def send():
+            ecosystem = self.provider.network.ecosystem
+            txn = ecosystem.create_transaction(receiver=to, data=bytes(data))
+            return self.provider.send_call(txn)
+
+        return _hex_bytes(self._guard("call a contract", send))
+
+    def _block_number(self) -> int:
+        return int(self._guard("read the block number", lambda: self.provider.get_block("latest").number))
+
+    def _code_at(self, address: str, block: int) -> Optional[bytes]:
+        try:
+            return _hex_bytes(self._guard("read old code", lambda: self.provider.get_code(address, block_id=block)))
+        except ChainError:
+            return None
+
+    def _block_deployments(self, block: int):
+        txns = self._guard("read a block", lambda: list(self.provider.get_transactions_by_block(block)))
+        zero = "0x" + "00" * 20
+        for txn in txns:
+            receiver = _norm(getattr(txn, "receiver", None))
+            if receiver and receiver != zero:
+                continue
+            raw_hash = txn.txn_hash
+            tx_hash = raw_hash if isinstance(raw_hash, str) else "0x" + bytes(raw_hash).hex()
+            tx_hash = tx_hash if tx_hash.startswith("0x") else "0x" + tx_hash
+            yield tx_hash, _hex_bytes(txn.data), str(getattr(txn, "sender", "") or ""), (
+                lambda h=tx_hash: self._guard("read a receipt", lambda: self.provider.get_receipt(h).contract_address)
+            )
+
+    def _block_create_frames(self, block: int) -> Optional[list[tuple[str, str, dict]]]:
+        # Providers backed by a real node (ape-foundry, ape-node) pass JSON-RPC through.
+        try:
+            results = self._guard(
+                "trace a block",
+                lambda: self.provider.make_request("debug_traceBlockByNumber", [hex(block), {"tracer": "callTracer"}]),
+            )
+        except ChainError:
+            return None
+        frames = []
+        for item in results or []:
+            call = item.get("result", item) if isinstance(item, dict) else {}
+            for frame in _walk_create_frames(call):
+                frames.append((item.get("txHash", ""), call.get("from", ""), frame))
+        return frames
