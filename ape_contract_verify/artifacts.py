@@ -1,0 +1,724 @@
+"""Build artifacts + the chain -> a VerificationRequest.
+
+Everything an explorer needs is derived, not asked for: the compiler version with its commit and
+the exact settings come from the manifest Ape wrote; the sources from the compiler plugin's own
+import resolution; library addresses and constructor arguments from the chain. Before anything is
+submitted, the request is recompiled and compared with the chain (the pre-check), so a submission
+that cannot pass is stopped here with the reason, not spent on the explorer.
+"""
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Optional
+
+from ape_contract_verify import bytecode
+from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.licenses import code_from_source, license_code
+from ape_contract_verify.request import CodeFormat, VerificationRequest
+
+# What the pre-check needs from the compiler; the manifest keeps none of it.
+OUTPUT_SELECTION = [
+    "abi",
+    "evm.bytecode.object",
+    "evm.bytecode.linkReferences",
+    "evm.deployedBytecode.object",
+    "evm.deployedBytecode.linkReferences",
+    "evm.deployedBytecode.immutableReferences",
+]
+VYPER_OUTPUT_SELECTION = ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"]
+
+# Manifest settings that are host-specific or only shape the output, never the code.
+_DROP_SETTINGS = ("outputSelection", "search_paths", "libraries")
+
+
+class ArtifactNotFound(ContractVerifyError):
+    """No contract type, or more than one, answers to a name or to an address's code."""
+
+
+class PrecheckFailed(ContractVerifyError):
+    """The derived request would not verify: `field` names the input that differs."""
+
+    def __init__(self, field: str, reason: str):
+        self.field = field
+        self.reason = reason
+        super().__init__(f"Local pre-check failed ({field}): {reason}")
+
+
+class CreationNotFound(ContractVerifyError):
+    pass
+
+
+@dataclass
+class Artifact:
+    """A compiled contract type and the project (or dependency) whose settings built it."""
+
+    name: str
+    source_id: str
+    contract_type: Any
+    project: Any
+    compiler_name: str  # "solidity" or "vyper"
+    compiler_version: str  # as the manifest records it: 0.8.26+commit.8a97fa7a, 0.4.3
+    settings: dict
+    dependency: Optional[str] = None
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.source_id}:{self.name}"
+
+    @property
+    def label(self) -> str:
+        return f"{self.dependency}:{self.name}" if self.dependency else self.name
+
+    @property
+    def is_vyper(self) -> bool:
+        return self.compiler_name.lower() == "vyper"
+
+    @property
+    def explorer_compiler_version(self) -> str:
+        """The form explorers take: v0.8.26+commit.8a97fa7a, or vyper:0.4.3."""
+        version = self.compiler_version
+        if self.is_vyper:
+            return f"vyper:{version.split('+')[0]}"
+        if "+commit." not in version:
+            raise ArtifactNotFound(
+                f"{self.label}: the manifest records solc {version} without its commit; "
+                "recompile with `ape compile --force` so the commit is recorded"
+            )
+        return version if version.startswith("v") else f"v{version}"
+
+    @property
+    def source_path(self) -> Path:
+        return Path(self.project.path) / self.source_id
+
+
+def _artifacts_of(project: Any, dependency: Optional[str] = None) -> Iterator[Artifact]:
+    manifest = project.manifest
+    types = manifest.contract_types or {}
+    for compiler in manifest.compilers or []:
+        settings = dict(compiler.settings or {})
+        for name in compiler.contractTypes or []:
+            ct = types.get(name)
+            if ct is None or not ct.source_id:
+                continue
+            yield Artifact(
+                name=name,
+                source_id=ct.source_id,
+                contract_type=ct,
+                project=project,
+                compiler_name=compiler.name,
+                compiler_version=compiler.version,
+                settings=settings,
+                dependency=dependency,
+            )
+
+
+def iter_artifacts(project: Any, include_dependencies: bool = True) -> Iterator[Artifact]:
+    """Every deployable contract type of the project, then of its dependencies."""
+    seen = set()
+    for artifact in _artifacts_of(project):
+        seen.add(artifact.qualified_name)
+        yield artifact
+    if not include_dependencies:
+        return
+    for dep in project.dependencies.specified:
+        try:
+            dep_project = dep.project
+            if not dep_project.manifest.contract_types:
+                dep_project.load_contracts()
+        except Exception:  # an uncompilable dependency must not hide the others
+            continue
+        for artifact in _artifacts_of(dep_project, dependency=dep.name):
+            if artifact.qualified_name not in seen:
+                yield artifact
+
+
+def find_artifact(name: str, project: Any) -> Artifact:
+    """`Name`, `path/File.sol:Name` or `dependency:Name`; the project's own types win over dependencies'."""
+    candidates = [
+        a
+        for a in iter_artifacts(project)
+        if name in (a.name, a.qualified_name, a.label)
+    ]
+    own = [a for a in candidates if a.dependency is None]
+    if len(own) == 1 or (own and len(candidates) == len(own) == 1):
+        return own[0]
+    if len(candidates) == 1:
+        return candidates[0]
+    if not candidates:
+        raise ArtifactNotFound(
+            f"No contract type named {name!r} in the project or its dependencies; "
+            "run `ape compile --include-dependencies`, or check the name"
+        )
+    choices = ", ".join(sorted({a.label if a.dependency else a.qualified_name for a in candidates}))
+    raise ArtifactNotFound(f"{name!r} is ambiguous: {choices}. Pass one of these instead")
+
+
+# --- sources and settings --------------------------------------------------------------------
+
+
+def _clean_settings(settings: dict) -> dict:
+    return {k: v for k, v in settings.items() if k not in _DROP_SETTINGS}
+
+
+def standard_input(artifact: Artifact, libraries: Optional[dict] = None) -> dict:
+    """The minimal compiler input for this contract: its source, its transitive imports, and
+    exactly the settings the manifest recorded (libraries as given, placeholders otherwise)."""
+    if artifact.is_vyper:
+        return _vyper_input(artifact)
+    from ape import compilers
+
+    path = artifact.source_path
+    inputs = compilers.solidity.get_standard_input_json([path], project=artifact.project)
+    wanted = artifact.compiler_version.split("+")[0]
+    chosen = next((v for k, v in inputs.items() if str(k).split("+")[0] == wanted), None)
+    if chosen is None:
+        chosen = next(iter(inputs.values()), None)
+    if chosen is None:
+        raise ArtifactNotFound(f"{artifact.label}: ape-solidity produced no input for {artifact.source_id}")
+    settings = _clean_settings(chosen["settings"])
+    # The manifest is what was compiled; ape-solidity's fresh settings only supply remappings.
+    for key, value in _clean_settings(artifact.settings).items():
+        settings[key] = value
+    settings["outputSelection"] = {"*": {"*": OUTPUT_SELECTION}}
+    if libraries:
+        settings["libraries"] = libraries
+    return {"language": "Solidity", "sources": chosen["sources"], "settings": settings}
+
+
+def _vyper_input(artifact: Artifact) -> dict:
+    from ape import compilers
+
+    root = Path(artifact.project.path)
+    imports = compilers.vyper.get_imports([artifact.source_path], project=artifact.project)
+    closure, todo = [], [artifact.source_id]
+    while todo:
+        source_id = todo.pop()
+        if source_id in closure:
+            continue
+        closure.append(source_id)
+        todo.extend(imports.get(source_id, []))
+    sources = {}
+    for source_id in sorted(closure):
+        file = root / source_id
+        if file.suffix in (".vy", ".vyi") and file.is_file():
+            sources[source_id] = {"content": file.read_text(encoding="utf8")}
+    settings = _clean_settings(artifact.settings)
+    settings["outputSelection"] = {artifact.source_id: VYPER_OUTPUT_SELECTION}
+    return {"language": "Vyper", "sources": sources, "settings": settings}
+
+
+def license_of(artifact: Artifact, override: Optional[str] = None) -> int:
+    if override:
+        return license_code(override)
+    source = artifact.source_path.read_text(encoding="utf8") if artifact.source_path.is_file() else ""
+    if artifact.is_vyper:
+        for line in source.splitlines()[:20]:
+            if "@license" in line:
+                spdx = line.split("@license", 1)[1].strip()
+                return code_from_source(f"SPDX-License-Identifier: {spdx}")
+    return code_from_source(source)
+
+
+# --- the chain ---------------------------------------------------------------------------------
+
+
+@dataclass
+class OnChain:
+    runtime: bytes
+    creation_input: Optional[bytes]
+    tx_hash: Optional[str] = None
+    factory: bool = False
+
+
+def read_chain(address: str, chain_reader: Any = None) -> OnChain:
+    """Runtime code and the creation input, through the active Ape provider by default."""
+    if chain_reader is None:
+        from ape import chain
+
+        from ape_contract_verify.explorer.chain import ApeProviderChain
+
+        chain_reader = ApeProviderChain(chain.provider)
+    runtime = bytes(chain_reader.get_code(address))
+    creation = chain_reader.find_creation(address) if runtime else None
+    return OnChain(
+        runtime=runtime,
+        creation_input=bytes(creation.input) if creation else None,
+        tx_hash=getattr(creation, "tx_hash", None),
+        factory=bool(getattr(creation, "factory", False)),
+    )
+
+
+# --- derivation --------------------------------------------------------------------------------
+
+
+@dataclass
+class Derivation:
+    """A request ready to submit, and what was learnt on the way."""
+
+    request: VerificationRequest
+    artifact: Artifact
+    match: Optional[str] = None  # the pre-check's "full"/"partial"; None when skipped
+    warnings: list[str] = field(default_factory=list)
+    compile_input: dict = field(default_factory=dict)
+    timings: dict = field(default_factory=dict)
+
+
+def _compile(artifact: Artifact, input_json: dict, cache: Any) -> dict:
+    from ape_contract_verify.compilers import compile_input
+
+    output = compile_input(artifact.compiler_version, input_json, cache=cache)
+    try:
+        return output["contracts"][artifact.source_id][artifact.name]
+    except KeyError:
+        raise ArtifactNotFound(
+            f"{artifact.label}: the compiler output has no {artifact.qualified_name}"
+        ) from None
+
+
+def _unlinked(obj: str) -> bytes:
+    # Placeholders (__$…$__) are 40 hex chars standing for an address: zeros keep the length.
+    import re
+
+    return bytes.fromhex(re.sub(r"__.{38}", "0" * 40, obj.removeprefix("0x")))
+
+
+def _libraries_from_chain(compiled: dict, runtime: bytes, creation: Optional[bytes]) -> dict:
+    """{file: {library: address}} read at the link positions of the deployed code."""
+    libraries: dict[str, dict[str, str]] = {}
+    for which, code in (("deployedBytecode", runtime), ("bytecode", creation)):
+        refs = compiled["evm"][which].get("linkReferences") or {}
+        if not code:
+            continue
+        for pos in bytecode.link_positions(refs):
+            chunk = code[pos.start : pos.start + pos.length]
+            if len(chunk) == pos.length:
+                libraries.setdefault(pos.file, {}).setdefault(pos.library, "0x" + chunk.hex())
+    return libraries
+
+
+def _checksum(address: str) -> str:
+    from eth_utils import to_checksum_address
+
+    return to_checksum_address(address)
+
+
+def derive(
+    artifact: Artifact,
+    address: str,
+    *,
+    on_chain: Optional[OnChain] = None,
+    chain_reader: Any = None,
+    code_format: str = "standard-json",
+    license: Optional[str] = None,
+    constructor_args: Optional[str] = None,
+    check: bool = True,
+    cache: Any = None,
+    manifest_libraries: Optional[dict] = None,
+) -> Derivation:
+    """Everything verifysourcecode needs for `artifact` at `address`, checked against the chain."""
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    address = _checksum(address)
+    chain_state = on_chain or read_chain(address, chain_reader)
+    if not chain_state.runtime:
+        raise PrecheckFailed("address", f"no contract code at {address} on this network")
+    timings["chain"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    input_json = standard_input(artifact)
+    timings["input"] = time.perf_counter() - t0
+    warnings: list[str] = []
+
+    t0 = time.perf_counter()
+    compiled = _compile(artifact, input_json, cache)
+    timings["compile"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    libraries = {} if artifact.is_vyper else _libraries_from_chain(
+        compiled, chain_state.runtime, chain_state.creation_input
+    )
+    stale = manifest_libraries if manifest_libraries is not None else artifact.settings.get("libraries") or {}
+    for file, libs in libraries.items():
+        for lib, addr in libs.items():
+            recorded = (stale.get(file) or {}).get(lib)
+            if recorded and recorded.lower() != addr.lower():
+                warnings.append(
+                    f"library {lib}: the manifest records {recorded}, the chain uses {addr}; using the chain's"
+                )
+            libs[lib] = _checksum(addr)
+
+    creation_code = _unlinked(compiled["evm"]["bytecode"]["object"])
+    derived_args = (
+        bytecode.split_constructor_args(chain_state.creation_input, creation_code)
+        if chain_state.creation_input
+        else None
+    )
+    args = _resolve_constructor_args(artifact, constructor_args, derived_args, chain_state)
+    timings["derive"] = time.perf_counter() - t0
+
+    match = None
+    if check:
+        t0 = time.perf_counter()
+        match = precheck(artifact, input_json, compiled, chain_state, args, libraries, cache)
+        timings["precheck"] = time.perf_counter() - t0
+
+    request = _build_request(artifact, address, input_json, libraries, args, code_format, license, warnings)
+    return Derivation(
+        request=request,
+        artifact=artifact,
+        match=match,
+        warnings=warnings,
+        compile_input=input_json,
+        timings=timings,
+    )
+
+
+def _resolve_constructor_args(
+    artifact: Artifact, given: Optional[str], derived: Optional[str], chain_state: OnChain
+) -> str:
+    if given is None:
+        if derived is None:
+            if _constructor_inputs(artifact):
+                raise PrecheckFailed(
+                    "constructor arguments",
+                    "the creation transaction of this contract was not found (a factory deployment on a node "
+                    "without traces?). Pass them with --constructor-args, as values or ABI-encoded hex",
+                )
+            return ""
+        return derived
+    encoded = encode_constructor_args(artifact, given)
+    if derived is not None and encoded.lower() != derived.lower():
+        raise PrecheckFailed(
+            "constructor arguments",
+            f"--constructor-args encode to 0x{encoded or '(none)'} but the deployment used "
+            f"0x{derived or '(none)'}; drop --constructor-args to use the chain's",
+        )
+    return encoded
+
+
+def _constructor_inputs(artifact: Artifact) -> list:
+    for item in artifact.contract_type.abi:
+        if getattr(item, "type", None) == "constructor":
+            return list(item.inputs)
+    return []
+
+
+def encode_constructor_args(artifact: Artifact, given: str) -> str:
+    """Raw hex (with or without 0x) as is, or comma-separated / JSON-list values encoded with the ABI."""
+    text = given.strip()
+    hex_text = text.removeprefix("0x")
+    inputs = _constructor_inputs(artifact)
+    if text.startswith("0x") or (hex_text and all(c in "0123456789abcdefABCDEF" for c in hex_text) and len(hex_text) % 64 == 0):
+        if len(hex_text) % 2:
+            raise PrecheckFailed("constructor arguments", "hex constructor arguments must have an even length")
+        return hex_text.lower()
+    from eth_abi import encode
+
+    try:
+        values = json.loads(text if text.startswith("[") else f"[{text}]")
+    except json.JSONDecodeError:
+        values = [v.strip() for v in text.split(",")] if text else []
+    if len(values) != len(inputs):
+        signature = ", ".join(f"{i.type} {i.name}" for i in inputs) or "none"
+        raise PrecheckFailed(
+            "constructor arguments",
+            f"{len(values)} value(s) given, the constructor takes {len(inputs)} ({signature})",
+        )
+    types = [i.canonical_type if hasattr(i, "canonical_type") else i.type for i in inputs]
+    try:
+        return encode(types, [_coerce(t, v) for t, v in zip(types, values)]).hex()
+    except Exception as err:
+        raise PrecheckFailed("constructor arguments", f"cannot encode {values} as ({', '.join(types)}): {err}")
+
+
+def _coerce(abi_type: str, value: Any) -> Any:
+    if abi_type.endswith("]") and isinstance(value, list):
+        inner = abi_type[: abi_type.rindex("[")]
+        return [_coerce(inner, v) for v in value]
+    if abi_type.startswith(("uint", "int")) and isinstance(value, str):
+        return int(value, 0)
+    if abi_type == "bool" and isinstance(value, str):
+        return value.lower() in ("1", "true", "yes")
+    if abi_type.startswith("bytes") and isinstance(value, str):
+        return bytes.fromhex(value.removeprefix("0x"))
+    if abi_type == "address" and isinstance(value, str):
+        return _checksum(value)
+    return value
+
+
+# --- the pre-check ----------------------------------------------------------------------------
+
+
+def precheck(
+    artifact: Artifact,
+    input_json: dict,
+    compiled: dict,
+    chain_state: OnChain,
+    args: str,
+    libraries: dict,
+    cache: Any = None,
+) -> str:
+    """Compare the recompiled contract with the chain; return "full"/"partial" or raise PrecheckFailed."""
+    runtime_cmp = _compare_runtime(artifact, compiled, chain_state.runtime)
+    if not runtime_cmp.matches:
+        raise diagnose(artifact, input_json, chain_state, runtime_cmp, cache)
+    if chain_state.creation_input:
+        creation = _unlinked(compiled["evm"]["bytecode"]["object"])
+        on_chain_creation = chain_state.creation_input[: len(creation)]
+        refs = compiled["evm"]["bytecode"].get("linkReferences")
+        creation_cmp = bytecode.compare(creation, on_chain_creation, link_references=refs)
+        if not creation_cmp.matches:
+            raise PrecheckFailed(
+                "source",
+                f"the creation code differs from the deployment at byte {creation_cmp.offset}",
+            )
+        chain_args = chain_state.creation_input[len(creation):].hex()
+        if chain_args.lower() != args.lower():
+            raise PrecheckFailed(
+                "constructor arguments",
+                f"submitting 0x{args or '(none)'} but the deployment used 0x{chain_args or '(none)'}",
+            )
+    return runtime_cmp.match
+
+
+def _compare_runtime(artifact: Artifact, compiled: dict, runtime: bytes) -> "bytecode.Comparison":
+    deployed = compiled["evm"]["deployedBytecode"]
+    expected = _with_library_guard(_unlinked(deployed["object"]), runtime)
+    trailing = 0
+    if artifact.is_vyper:
+        layout = bytecode.vyper_layout(_unlinked(compiled["evm"]["bytecode"]["object"]))
+        trailing = getattr(layout, "immutables_length", 0) or 0
+    return bytecode.compare(
+        expected,
+        runtime,
+        immutable_references=deployed.get("immutableReferences"),
+        link_references=deployed.get("linkReferences"),
+        trailing_immutables=trailing,
+    )
+
+
+def _with_library_guard(expected: bytes, runtime: bytes) -> bytes:
+    """A library's runtime starts with PUSH20 <its own address>, zero at compile time and filled
+    in at deployment (the guard against state-changing calls); take the chain's address."""
+    if expected[:1] == b"\x73" and expected[1:21] == bytes(20) and runtime[:1] == b"\x73":
+        return expected[:1] + runtime[1:21] + expected[21:]
+    return expected
+
+
+# Settings worth trying, one change at a time, when the code differs: the usual suspects.
+def _variants(settings: dict, is_vyper: bool) -> Iterator[tuple[str, str, dict]]:
+    if is_vyper:
+        for mode in ("gas", "codesize", "none"):
+            if settings.get("optimize") != mode:
+                yield "optimizer", f"optimize: {mode}", {**settings, "optimize": mode}
+        return
+    optimizer = dict(settings.get("optimizer") or {"enabled": False, "runs": 200})
+    runs = optimizer.get("runs", 200)
+    for candidate in (200, 10000, 1000, 1, 1_000_000):
+        if candidate != runs:
+            yield "optimizer runs", f"runs {candidate}", {**settings, "optimizer": {**optimizer, "runs": candidate}}
+    yield (
+        "optimizer",
+        f"optimizer {'off' if optimizer.get('enabled') else 'on'}",
+        {**settings, "optimizer": {**optimizer, "enabled": not optimizer.get("enabled")}},
+    )
+    yield "viaIR", f"viaIR {not settings.get('viaIR')}", {**settings, "viaIR": not settings.get("viaIR")}
+    for evm in ("cancun", "paris", "shanghai", "london", "prague"):
+        if settings.get("evmVersion") != evm:
+            yield "evmVersion", f"evmVersion {evm}", {**settings, "evmVersion": evm}
+
+
+def diagnose(
+    artifact: Artifact,
+    input_json: dict,
+    chain_state: OnChain,
+    comparison: "bytecode.Comparison",
+    cache: Any = None,
+    budget_seconds: float = 30.0,
+) -> PrecheckFailed:
+    """Name the input that differs: the compiler (from the chain's metadata), a setting (by
+    recompiling with one change at a time, within a time budget), or else the source."""
+    chain_meta = bytecode.tail_metadata(chain_state.runtime)
+    chain_compiler = chain_meta.compiler if chain_meta else None
+    ours = artifact.compiler_version.split("+")[0]
+    if chain_compiler and chain_compiler[1] and chain_compiler[1] != ours:
+        return PrecheckFailed(
+            "compiler",
+            f"the deployed code was built by {chain_compiler[0]} {chain_compiler[1]}, "
+            f"the artifact by {artifact.compiler_name} {ours}",
+        )
+    where = f"at byte {comparison.offset}" if comparison.offset is not None else ""
+    deadline = time.monotonic() + budget_seconds
+    for field_name, description, settings in _variants(input_json["settings"], artifact.is_vyper):
+        if time.monotonic() > deadline:
+            break
+        try:
+            compiled = _compile(artifact, {**input_json, "settings": settings}, cache)
+        except Exception:
+            continue
+        if _compare_runtime(artifact, compiled, chain_state.runtime).matches:
+            return PrecheckFailed(
+                field_name,
+                f"the deployed code matches {description}, not the artifact's settings "
+                f"({_describe(input_json['settings'], artifact.is_vyper)}); the runtime code differs {where}. "
+                "Fix the compiler settings in ape-config.yaml to what was deployed and recompile",
+            )
+    return PrecheckFailed(
+        "source",
+        f"the recompiled runtime code differs from the deployed code {where} "
+        f"(lengths {comparison.expected_length} and {comparison.actual_length}), and no single setting "
+        "change explains it: the source was likely edited after deployment",
+    )
+
+
+def _describe(settings: dict, is_vyper: bool) -> str:
+    if is_vyper:
+        return f"optimize {settings.get('optimize', 'gas')}, evmVersion {settings.get('evmVersion', 'default')}"
+    optimizer = settings.get("optimizer") or {}
+    return (
+        f"optimizer {'on' if optimizer.get('enabled') else 'off'}, runs {optimizer.get('runs', 200)}, "
+        f"viaIR {bool(settings.get('viaIR'))}, evmVersion {settings.get('evmVersion', 'default')}"
+    )
+
+
+# --- the request -------------------------------------------------------------------------------
+
+
+def _build_request(
+    artifact: Artifact,
+    address: str,
+    input_json: dict,
+    libraries: dict,
+    args: str,
+    code_format: str,
+    license: Optional[str],
+    warnings: list[str],
+) -> VerificationRequest:
+    settings = input_json["settings"]
+    submitted = json.loads(json.dumps(input_json))
+    # Explorers compile what they are given; ask only for what they compare.
+    submitted["settings"]["outputSelection"] = {"*": {"*": ["abi", "evm.bytecode", "evm.deployedBytecode", "metadata"]}}
+    if artifact.is_vyper:
+        submitted["settings"]["outputSelection"] = {artifact.source_id: VYPER_OUTPUT_SELECTION}
+        return VerificationRequest(
+            address=address,
+            contract_name=artifact.qualified_name,
+            source_code=json.dumps(submitted),
+            code_format=CodeFormat.VYPER_JSON,
+            compiler_version=artifact.explorer_compiler_version,
+            optimization_used=settings.get("optimize", "gas") != "none",
+            evm_version=settings.get("evmVersion"),
+            constructor_arguments=args,
+            license_type=license_of(artifact, license),
+        )
+    if libraries:
+        submitted["settings"]["libraries"] = libraries
+    optimizer = settings.get("optimizer") or {}
+    flat_libraries = {lib: addr for libs in libraries.values() for lib, addr in libs.items()}
+    common = dict(
+        address=address,
+        compiler_version=artifact.explorer_compiler_version,
+        optimization_used=bool(optimizer.get("enabled")),
+        runs=int(optimizer.get("runs", 200)),
+        evm_version=settings.get("evmVersion"),
+        via_ir=bool(settings.get("viaIR")) if "viaIR" in settings else None,
+        constructor_arguments=args,
+        license_type=license_of(artifact, license),
+        libraries=flat_libraries,
+    )
+    if code_format == "flatten":
+        from ape_contract_verify.flatten import flatten
+
+        sources = {k: v["content"] for k, v in input_json["sources"].items()}
+        flat = flatten(artifact.source_id, sources, settings.get("remappings") or ())
+        for key in ("metadata", "debug"):
+            if settings.get(key):
+                warnings.append(f"settings.{key} cannot be expressed in a single-file submission")
+        return VerificationRequest(
+            contract_name=artifact.name,
+            source_code=flat.source,
+            code_format=CodeFormat.SINGLE_FILE,
+            **common,
+        )
+    return VerificationRequest(
+        contract_name=artifact.qualified_name,
+        source_code=json.dumps(submitted),
+        code_format=CodeFormat.STANDARD_JSON,
+        **common,
+    )
+
+
+# --- address-only mode ---------------------------------------------------------------------------
+
+
+def identify(address: str, project: Any, runtime: Optional[bytes] = None) -> Artifact:
+    """The one contract type whose runtime code matches `address`'s, metadata, immutables and
+    link positions aside. Uses the manifest's bytecode, so it needs no compile."""
+    if runtime is None:
+        runtime = read_chain(address).runtime
+    if not runtime:
+        raise ArtifactNotFound(f"no contract code at {address} on this network")
+    matches = [a for a in iter_artifacts(project) if _same_shape(a, runtime)]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise ArtifactNotFound(
+            f"the code at {address} matches no contract type of the project or its dependencies; "
+            "name the contract type: `ape verify contract NAME ADDRESS`"
+        )
+    names = ", ".join(a.label for a in matches)
+    raise ArtifactNotFound(f"the code at {address} matches several contract types ({names}); name one")
+
+
+def _same_shape(artifact: Artifact, runtime: bytes) -> bool:
+    code = artifact.contract_type.runtime_bytecode
+    text = (code.bytecode if code else None) or ""
+    if not text or text == "0x":
+        return False
+    expected = _unlinked(text)
+    if artifact.is_vyper and len(runtime) > len(expected):
+        runtime = runtime[: len(expected)]  # Vyper appends immutables after the runtime
+    if len(expected) != len(runtime):
+        return False
+    exp = bytecode.strip_metadata(expected)
+    act = runtime[: len(exp)]
+    differing = [i for i in range(len(exp)) if exp[i] != act[i]]
+    return _explained(exp, differing)
+
+
+def _explained(code: bytes, cluster: list[int]) -> bool:
+    """A difference the artifact can't know: an immutable (zeros in the artifact) or a library
+    address (the 20 bytes after a PUSH20, stale or blank in the artifact)."""
+    return all(code[i] == 0 or _in_push20(code, i) for i in cluster)
+
+
+def _in_push20(code: bytes, index: int) -> bool:
+    return any(code[start - 1] == 0x73 for start in range(max(1, index - 19), index + 1))
+
+
+def libraries_in_manifest(project: Any) -> dict:
+    """ape-solidity keeps linked library addresses in the manifest settings, often stale."""
+    found: dict = {}
+    for compiler in project.manifest.compilers or []:
+        for file, libs in ((compiler.settings or {}).get("libraries") or {}).items():
+            found.setdefault(file, {}).update(libs)
+    return found
+
+
+def describe_request(request: VerificationRequest) -> dict:
+    """A loggable summary (no source text)."""
+    return {
+        "address": request.address,
+        "contract": request.contract_name,
+        "format": request.code_format.value,
+        "compiler": request.compiler_version,
+        "optimizer": request.optimization_used,
+        "runs": request.runs,
+        "evmVersion": request.evm_version or "default",
+        "viaIR": request.via_ir,
+        "libraries": request.libraries,
+        "constructorArguments": request.constructor_arguments,
+        "licenseType": request.license_type,
+    }
