@@ -1,0 +1,296 @@
+"""Workers that run queued submissions from the store, and record each answer.
+
+The queue lives in SQLite, not in memory: a submission is claimed (running), verified, and
+finished in one transaction with what it verified. A process killed in between leaves it
+running; `JobRunner.start()` puts such jobs back in the queue first, so they finish after a restart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+from dataclasses import asdict, dataclass, is_dataclass
+from typing import Any, Callable, Optional, Protocol
+
+from ape_contract_verify.answers import Texts
+from ape_contract_verify.explorer.store import (
+    PROXY,
+    SOURCE,
+    ProxyRecord,
+    Store,
+    Submission,
+    VerifiedContract,
+)
+from ape_contract_verify.request import CodeFormat, VerificationRequest
+
+logger = logging.getLogger("ape_contract_verify.explorer")
+
+
+class Engine(Protocol):
+    """What the workers need from the verification engine (the real one is `RealEngine`)."""
+
+    def verify(self, request: VerificationRequest) -> Any: ...
+
+    def detect_proxy(self, address: str) -> Any: ...
+
+    def has_delegatecall(self, code: bytes) -> bool: ...
+
+    def get_code(self, address: str) -> bytes: ...
+
+
+class RealEngine:
+    """The engine of `ape_contract_verify.explorer.verifier` and `.proxies`, imported on first use
+    (the embedded explorer starts inside `ape run`; its start must stay cheap)."""
+
+    def __init__(self, chain: Any, cache: Any = None):
+        self.chain = chain
+        self._cache = cache
+        self._verifier = None
+        self._lock = threading.Lock()
+
+    @property
+    def verifier(self):
+        with self._lock:
+            if self._verifier is None:
+                from ape_contract_verify.explorer.verifier import Verifier
+
+                self._verifier = Verifier(self.chain) if self._cache is None else Verifier(self.chain, cache=self._cache)
+            return self._verifier
+
+    def verify(self, request: VerificationRequest) -> Any:
+        return self.verifier.verify(request)
+
+    def detect_proxy(self, address: str) -> Any:
+        from ape_contract_verify.proxies import detect_proxy
+
+        return detect_proxy(self.chain, address)
+
+    def has_delegatecall(self, code: bytes) -> bool:
+        from ape_contract_verify.proxies import has_delegatecall
+
+        return has_delegatecall(code)
+
+    def get_code(self, address: str) -> bytes:
+        return as_bytes(self.chain.get_code(address))
+
+
+def as_bytes(code: Any) -> bytes:
+    if code is None:
+        return b""
+    if isinstance(code, (bytes, bytearray, memoryview)):
+        return bytes(code)
+    text = str(code)
+    text = text[2:] if text[:2].lower() == "0x" else text
+    return bytes.fromhex(text)
+
+
+def code_hash(code: bytes) -> str:
+    return hashlib.sha256(code).hexdigest()
+
+
+def checksum(address: str) -> str:
+    from eth_utils import to_checksum_address
+
+    return to_checksum_address(address)
+
+
+def request_to_payload(request: VerificationRequest) -> dict[str, Any]:
+    data = asdict(request)
+    data["code_format"] = request.code_format.value
+    return data
+
+
+def request_from_payload(payload: dict[str, Any]) -> VerificationRequest:
+    data = dict(payload)
+    data["code_format"] = CodeFormat(data["code_format"])
+    return VerificationRequest(**data)
+
+
+def fail_text(reason: str) -> str:
+    reason = (reason or "").strip()
+    if reason.lower().startswith(Texts.FAIL.lower()):
+        return reason  # the engine already said it in full
+    return f"{Texts.FAIL}. {reason}" if reason else Texts.FAIL
+
+
+def _abi_text(abi: Any) -> str:
+    if isinstance(abi, str):
+        return abi
+    return json.dumps(abi, separators=(",", ":"))
+
+
+def _with_request_settings(settings: dict[str, Any], request: VerificationRequest, result: Any) -> dict[str, Any]:
+    """What getsourcecode reports (optimizer, runs, evmVersion), from the engine's result, or from
+    the submitted form when the engine's settings leave it out."""
+    settings = dict(settings)
+    enabled = getattr(result, "optimization_used", request.optimization_used)
+    runs = getattr(result, "runs", None) or request.runs
+    if "optimizer" not in settings and (enabled is not None or runs is not None):
+        settings["optimizer"] = {"enabled": bool(enabled), "runs": runs or 200}
+    evm = getattr(result, "evm_version", None) or request.evm_version
+    if not settings.get("evmVersion") and evm and evm != "Default":
+        settings["evmVersion"] = evm
+    via_ir = getattr(result, "via_ir", request.via_ir)
+    if "viaIR" not in settings and via_ir:
+        settings["viaIR"] = True
+    return settings
+
+
+def _plain(value: Any) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    return value
+
+
+class JobRunner:
+    """`workers` threads pulling from the store's queue until `stop()`."""
+
+    def __init__(self, store: Store, engine: Engine, workers: int = 1, idle_poll: float = 0.5):
+        self.store = store
+        self.engine = engine
+        self.workers = max(1, workers)
+        self.idle_poll = idle_poll
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self.requeued = 0
+
+    def start(self) -> "JobRunner":
+        self.requeued = self.store.requeue_interrupted()
+        if self.requeued:
+            logger.info("Re-queued %d submission(s) left unfinished by an earlier run.", self.requeued)
+        for number in range(self.workers):
+            thread = threading.Thread(target=self._run, name=f"explorer-worker-{number}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        self._wake.set()
+        return self
+
+    def notify(self) -> None:
+        """A new submission is in the store: wake a worker now rather than at the next poll."""
+        self._wake.set()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        for thread in self._threads:
+            thread.join(timeout)
+        self._threads.clear()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                submission = self.store.claim_next()
+            except Exception as err:  # a locked or closed database must not kill the worker
+                if self._stop.is_set():
+                    return
+                logger.warning("Explorer queue unavailable: %s", err)
+                self._stop.wait(self.idle_poll)
+                continue
+            if submission is None:
+                self._wake.wait(self.idle_poll)
+                self._wake.clear()
+                continue
+            self.process(submission)
+
+    def process(self, submission: Submission) -> None:
+        try:
+            if submission.kind == SOURCE:
+                self._verify_source(submission)
+            elif submission.kind == PROXY:
+                self._verify_proxy(submission)
+            else:
+                self.store.finish(submission.guid, "0", f"{Texts.FAIL}. Unknown submission kind {submission.kind!r}")
+        except Exception as err:  # never leave a job running forever because of one bad input
+            logger.warning("Submission %s failed: %s: %s", submission.guid, type(err).__name__, err)
+            if submission.kind == PROXY:
+                text = f"Proxy verification failed: {type(err).__name__}: {err}"
+            else:
+                text = fail_text(f"The verifier stopped with an error: {type(err).__name__}: {err}")
+            try:
+                self.store.finish(submission.guid, "0", text)
+            except Exception:
+                logger.exception("Could not record the failure of %s", submission.guid)
+
+    # -- source code -------------------------------------------------------------------------
+
+    def _verify_source(self, sub: Submission) -> None:
+        request = request_from_payload(sub.payload)
+        code = self.engine.get_code(sub.address)
+        existing = self.store.get_contract(sub.address)
+        if existing is not None and existing.code_hash and existing.code_hash != code_hash(code):
+            self.store.forget_contract(sub.address)  # the chain was reset: the old record is stale
+            existing = None
+        if existing is not None and existing.match == "full":
+            self.store.finish(sub.guid, "0", Texts.ALREADY_VERIFIED)
+            return
+        result = self.engine.verify(request)
+        if not getattr(result, "verified", False):
+            self.store.finish(sub.guid, "0", fail_text(getattr(result, "reason", "") or ""))
+            return
+        match = getattr(result, "match", None) or "full"
+        if existing is not None and match != "full":
+            # A partial match does not replace an earlier partial one; only a full match upgrades it.
+            self.store.finish(sub.guid, "0", Texts.ALREADY_VERIFIED)
+            return
+        settings = _plain(getattr(result, "settings", None)) or {}
+        settings = settings if isinstance(settings, dict) else {}
+        if request.code_format is CodeFormat.SINGLE_FILE:  # JSON inputs carry their own settings
+            settings = _with_request_settings(settings, request, result)
+        libraries = _plain(getattr(result, "libraries", None)) or dict(request.libraries)
+        contract = VerifiedContract(
+            address=sub.address,
+            contract_name=getattr(result, "contract_name", None) or request.contract_name,
+            compiler_version=getattr(result, "compiler_version", None) or request.compiler_version,
+            code_format=request.code_format.value,
+            source_code=request.source_code,
+            abi=_abi_text(getattr(result, "abi", None) or []),
+            settings=settings,
+            constructor_arguments=(getattr(result, "constructor_arguments", None) or request.constructor_arguments or ""),
+            libraries={str(k): str(v) for k, v in dict(libraries).items()},
+            license_type=getattr(result, "license_type", None) or request.license_type,
+            match=match,
+            code_hash=code_hash(code),
+            guid=sub.guid,
+        )
+        self.store.finish(sub.guid, "1", Texts.PASS, contract=contract)
+
+    # -- proxies -------------------------------------------------------------------------------
+
+    def _verify_proxy(self, sub: Submission) -> None:
+        expected = (sub.payload.get("expected_implementation") or "").lower()
+        info = self.engine.detect_proxy(sub.address)
+        implementation = getattr(info, "implementation", None) if info is not None else None
+        if not implementation or int(str(implementation), 16) == 0:
+            code = self.engine.get_code(sub.address)
+            text = Texts.PROXY_NOT_DETECTED if self.engine.has_delegatecall(code) else Texts.PROXY_NO_DELEGATECALL
+            self.store.finish(sub.guid, "0", text)
+            return
+        implementation = str(implementation).lower()
+        if expected and expected != implementation:
+            self.store.finish(sub.guid, "0", Texts.PROXY_EXPECTED_MISMATCH)
+            return
+        kind = getattr(info, "kind", None)
+        beacon = getattr(info, "beacon", None)
+        record = ProxyRecord(
+            address=sub.address,
+            implementation=implementation,
+            kind=str(getattr(kind, "value", kind)) if kind is not None else None,
+            beacon=str(beacon).lower() if beacon else None,
+        )
+        text = Texts.PROXY_FOUND.format(proxy=checksum(sub.address), implementation=checksum(implementation))
+        self.store.finish(sub.guid, "1", text, proxy=record)
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.05) -> bool:
+    """Poll `predicate` until true or `timeout` seconds pass (every wait in this package is bounded)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval)
+    return predicate()

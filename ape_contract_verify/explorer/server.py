@@ -1,0 +1,246 @@
+"""Run the local explorer on uvicorn: standalone (`ape verify serve`) or embedded on a background thread.
+
+Both bind 127.0.0.1 unless told otherwise. The socket is bound here, before uvicorn starts, so
+the URL (and a free port, with port 0) is known the moment it is printed or returned.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import socket
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any, Callable, Iterable, Optional
+
+from ape_contract_verify.explorer.app import MAX_BODY_BYTES, ExplorerService, _SerializedChain, create_app
+from ape_contract_verify.explorer.jobs import Engine, JobRunner, RealEngine
+from ape_contract_verify.explorer.store import Store
+
+logger = logging.getLogger("ape_contract_verify.explorer")
+DEFAULT_HOST = "127.0.0.1"
+START_TIMEOUT = 15.0
+
+
+class ExplorerStartError(RuntimeError):
+    pass
+
+
+def default_db_path(chain_id: int) -> Path:
+    return Path.home() / ".ape" / "contract_verify" / f"explorer-{chain_id}.sqlite"
+
+
+def bind(host: str = DEFAULT_HOST, port: int = 0) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as err:
+        sock.close()
+        raise ExplorerStartError(f"Cannot listen on {host}:{port}: {err.strerror or err}. Pick another --port.")
+    sock.listen(2048)
+    sock.setblocking(False)
+    return sock
+
+
+def _uvicorn_config(app: Any, host: str, port: int):
+    import uvicorn
+
+    # No access log: a query string can carry an apikey, and keys never go to logs.
+    return uvicorn.Config(
+        app, host=host, port=port, log_level="warning", access_log=False, lifespan="off", server_header=False
+    )
+
+
+class LocalExplorer:
+    """A running explorer: `.base_url` is `http://127.0.0.1:<port>/api`. Use as a context manager."""
+
+    def __init__(
+        self,
+        chain: Any,
+        db_path: "str | Path | None" = None,
+        api_keys: Iterable[str] = (),
+        host: str = DEFAULT_HOST,
+        port: int = 0,
+        engine: Optional[Engine] = None,
+        workers: int = 1,
+        max_body: int = MAX_BODY_BYTES,
+    ):
+        self._tmpdir: Optional[str] = None
+        if db_path is None:
+            self._tmpdir = tempfile.mkdtemp(prefix="ape-verify-explorer-")
+            db_path = Path(self._tmpdir) / "explorer.sqlite"
+        self.db_path = Path(db_path)
+        self.chain = _SerializedChain(chain)
+        self.store = Store(self.db_path)
+        self.runner = JobRunner(self.store, engine or RealEngine(self.chain), workers=workers)
+        self.service = ExplorerService(
+            self.store, self.chain, notify=self.runner.notify, api_keys=api_keys, max_body=max_body
+        )
+        self.app = create_app(self.service)
+        self.host = host
+        self._sock = bind(host, port)
+        self.port = self._sock.getsockname()[1]
+        self._server = None
+        self._thread: Optional[threading.Thread] = None
+
+    def __repr__(self) -> str:
+        return f"<LocalExplorer {self.base_url} db={str(self.db_path)!r}>"
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        return f"{self.url}/api"
+
+    @property
+    def requires_key(self) -> bool:
+        return self.service.requires_key
+
+    def start(self) -> "LocalExplorer":
+        """Serve on a background thread; returns once the server accepts connections."""
+        import uvicorn
+
+        self.runner.start()
+        self._server = uvicorn.Server(_uvicorn_config(self.app, self.host, self.port))
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [self._sock]}, name="local-explorer", daemon=True
+        )
+        self._thread.start()
+        started = threading.Event()
+
+        def check() -> bool:
+            return bool(self._server and self._server.started) or not self._thread.is_alive()
+
+        deadline_wait(check, START_TIMEOUT, started)
+        if not self._server.started:
+            self.stop()
+            raise ExplorerStartError(f"The local explorer did not start within {START_TIMEOUT:.0f} s.")
+        return self
+
+    def serve_forever(self) -> None:
+        """Serve on this thread until SIGINT/SIGTERM (standalone use)."""
+        import uvicorn
+
+        self.runner.start()
+        self._server = uvicorn.Server(_uvicorn_config(self.app, self.host, self.port))
+        try:
+            self._server.run(sockets=[self._sock])
+        finally:
+            self._shutdown()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+        self._shutdown()
+
+    def _shutdown(self) -> None:
+        self.runner.stop()
+        try:
+            self._sock.close()
+        except OSError:
+            pass
+        self.store.close()
+        if self._tmpdir:
+            shutil.rmtree(self._tmpdir, ignore_errors=True)
+            self._tmpdir = None
+
+    def __enter__(self) -> "LocalExplorer":
+        if self._server is None:
+            self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def deadline_wait(predicate: Callable[[], bool], timeout: float, event: threading.Event) -> bool:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        event.wait(0.02)
+    return predicate()
+
+
+def start_embedded(
+    chain: Any,
+    db_path: "str | Path | None" = None,
+    api_keys: Iterable[str] = (),
+    engine: Optional[Engine] = None,
+    workers: int = 1,
+) -> LocalExplorer:
+    """Start an explorer for `chain` (a ChainReader) on 127.0.0.1 and a free port, on a background
+    thread. Without `db_path` its data lives in a temporary file removed by `.stop()`."""
+    return LocalExplorer(chain, db_path=db_path, api_keys=api_keys, engine=engine, workers=workers).start()
+
+
+def serve(
+    rpc_url: str,
+    host: str = DEFAULT_HOST,
+    port: int = 0,
+    db_path: "str | Path | None" = None,
+    api_keys: Iterable[str] = (),
+    workers: int = 1,
+    echo: Callable[[str], None] = print,
+) -> None:
+    """Standalone: an explorer for the JSON-RPC node at `rpc_url`, until interrupted."""
+    from ape_contract_verify.explorer.chain import JsonRpcChain
+
+    chain = JsonRpcChain(rpc_url)
+    try:
+        chain_id = int(chain.chain_id())
+    except Exception as err:
+        raise ExplorerStartError(f"Cannot read the chain id from --rpc {rpc_url}: {type(err).__name__}: {err}")
+    keys = tuple(k for k in api_keys if k)
+    explorer = LocalExplorer(
+        chain, db_path=db_path or default_db_path(chain_id), api_keys=keys, host=host, port=port, workers=workers
+    )
+    echo(f"Local explorer for chain {chain_id} at {rpc_url}")
+    echo(f"Database: {explorer.db_path}")
+    if keys:
+        echo(f"{len(keys)} API key(s) configured: submissions need one of them; reads need none.")
+    else:
+        echo("No API key configured: submissions are accepted without a key (as Blockscout does).")
+    pending = explorer.store.count("pending") + explorer.store.count("running")
+    if pending:
+        echo(f"{pending} submission(s) from an earlier run are queued again.")
+    echo(f"Base URL: {explorer.base_url}")
+    sys.stdout.flush()
+    explorer.serve_forever()
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """`python -m ape_contract_verify.explorer.server --rpc URL …`, the same as `ape verify serve`."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m ape_contract_verify.explorer.server")
+    parser.add_argument("--rpc", required=True, help="JSON-RPC URL of the node, e.g. http://127.0.0.1:8545")
+    parser.add_argument("--host", default=DEFAULT_HOST)
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--db", default=None)
+    parser.add_argument("--api-key", action="append", default=[])
+    parser.add_argument("--workers", type=int, default=1)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    try:
+        serve(args.rpc, args.host, args.port, args.db, args.api_key, args.workers, echo=lambda s: print(s, flush=True))
+    except ExplorerStartError as err:
+        print(f"ERROR: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,361 @@
+"""The local explorer's storage: submissions, verified contracts, proxies and quotas, in SQLite (WAL).
+
+Every state change is one committed transaction, so a process killed at any point loses nothing:
+a submission is either pending (and is re-run after a restart), or finished with its answer.
+API keys are never stored; the proxy quota is counted per key digest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import sqlite3
+import string
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+GUID_LENGTH = 50
+_GUID_ALPHABET = string.ascii_lowercase + string.digits
+
+SOURCE = "source"
+PROXY = "proxy"
+
+PENDING = "pending"
+RUNNING = "running"
+DONE = "done"
+
+PROXY_DAILY_LIMIT = 100
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS submissions (
+    guid        TEXT PRIMARY KEY,
+    kind        TEXT NOT NULL,
+    address     TEXT NOT NULL,
+    payload     TEXT NOT NULL,
+    state       TEXT NOT NULL,
+    status      TEXT,
+    result      TEXT,
+    attempts    INTEGER NOT NULL DEFAULT 0,
+    created_at  REAL NOT NULL,
+    updated_at  REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS submissions_queue ON submissions (state, created_at);
+CREATE TABLE IF NOT EXISTS contracts (
+    address               TEXT PRIMARY KEY,
+    contract_name         TEXT NOT NULL,
+    compiler_version      TEXT NOT NULL,
+    code_format           TEXT NOT NULL,
+    source_code           TEXT NOT NULL,
+    abi                   TEXT NOT NULL,
+    settings              TEXT NOT NULL,
+    constructor_arguments TEXT NOT NULL,
+    libraries             TEXT NOT NULL,
+    license_type          INTEGER,
+    match                 TEXT NOT NULL,
+    code_hash             TEXT NOT NULL,
+    guid                  TEXT,
+    verified_at           REAL NOT NULL,
+    updated_at            REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS proxies (
+    address         TEXT PRIMARY KEY,
+    implementation  TEXT NOT NULL,
+    kind            TEXT,
+    beacon          TEXT,
+    guid            TEXT,
+    updated_at      REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS proxy_quota (
+    key_digest  TEXT NOT NULL,
+    day         TEXT NOT NULL,
+    count       INTEGER NOT NULL,
+    PRIMARY KEY (key_digest, day)
+);
+"""
+
+
+def new_guid() -> str:
+    return "".join(secrets.choice(_GUID_ALPHABET) for _ in range(GUID_LENGTH))
+
+
+def key_digest(api_key: Optional[str]) -> str:
+    """What the quota counts by: a digest, so the key itself is never written anywhere."""
+    if not api_key:
+        return "keyless"
+    return hashlib.sha256(("ape-contract-verify:" + api_key).encode()).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class Submission:
+    guid: str
+    kind: str  # SOURCE or PROXY
+    address: str  # lowercase 0x…
+    payload: dict[str, Any]
+    state: str  # PENDING, RUNNING or DONE
+    status: Optional[str]  # the envelope status once DONE
+    result: Optional[str]  # the envelope result once DONE
+    attempts: int
+    created_at: float
+    updated_at: float
+
+
+@dataclass(frozen=True)
+class VerifiedContract:
+    address: str  # lowercase 0x…
+    contract_name: str  # as submitted (path:Name for JSON formats)
+    compiler_version: str
+    code_format: str
+    source_code: str  # flat text, or the JSON input text
+    abi: str  # JSON text, served verbatim by getabi
+    settings: dict[str, Any] = field(default_factory=dict)
+    constructor_arguments: str = ""
+    libraries: dict[str, str] = field(default_factory=dict)
+    license_type: Optional[int] = None
+    match: str = "full"  # "full" or "partial"
+    code_hash: str = ""  # keccak/sha of the runtime code it was verified against
+    guid: Optional[str] = None
+    verified_at: float = 0.0
+    updated_at: float = 0.0
+
+
+@dataclass(frozen=True)
+class ProxyRecord:
+    address: str
+    implementation: str
+    kind: Optional[str] = None
+    beacon: Optional[str] = None
+    guid: Optional[str] = None
+    updated_at: float = 0.0
+
+
+class StoreError(Exception):
+    pass
+
+
+class Store:
+    """One SQLite file shared by the HTTP handlers and the job workers (one connection per thread)."""
+
+    def __init__(self, path: "str | Path"):
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        self._closed = False
+        conn = self._conn()
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.executescript(_SCHEMA)
+
+    # -- connections -------------------------------------------------------------------------
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            if self._closed:
+                raise StoreError("the store is closed")
+            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            # NORMAL is durable against a killed process in WAL mode (only power loss can drop a commit).
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA busy_timeout=30000")
+            conn.row_factory = sqlite3.Row
+            self._local.conn = conn
+            with self._lock:
+                self._connections.append(conn)
+        return conn
+
+    def _write(self, sql: str, args: tuple = ()) -> sqlite3.Cursor:
+        return self._conn().execute(sql, args)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            for conn in self._connections:
+                try:
+                    conn.close()
+                except sqlite3.Error:
+                    pass
+            self._connections.clear()
+        self._local = threading.local()
+
+    # -- submissions -------------------------------------------------------------------------
+
+    def add_submission(self, kind: str, address: str, payload: dict[str, Any]) -> str:
+        now = time.time()
+        for _ in range(5):
+            guid = new_guid()
+            try:
+                self._write(
+                    "INSERT INTO submissions (guid, kind, address, payload, state, created_at, updated_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (guid, kind, address.lower(), json.dumps(payload), PENDING, now, now),
+                )
+                return guid
+            except sqlite3.IntegrityError:  # a GUID collision: astronomically rare, just draw again
+                continue
+        raise StoreError("could not allocate a unique GUID")
+
+    def get_submission(self, guid: str) -> Optional[Submission]:
+        row = self._conn().execute("SELECT * FROM submissions WHERE guid = ?", (guid,)).fetchone()
+        return _submission(row) if row else None
+
+    def claim_next(self) -> Optional[Submission]:
+        """The oldest pending submission, marked running; None when the queue is empty."""
+        conn = self._conn()
+        with self._lock:  # one claimer at a time inside this process; SQLite guards the rest
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                row = conn.execute(
+                    "SELECT * FROM submissions WHERE state = ? ORDER BY created_at, rowid LIMIT 1", (PENDING,)
+                ).fetchone()
+                if row is None:
+                    conn.execute("COMMIT")
+                    return None
+                conn.execute(
+                    "UPDATE submissions SET state = ?, attempts = attempts + 1, updated_at = ? WHERE guid = ?",
+                    (RUNNING, time.time(), row["guid"]),
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        sub = _submission(row)
+        return Submission(**{**sub.__dict__, "state": RUNNING, "attempts": sub.attempts + 1})
+
+    def finish(
+        self,
+        guid: str,
+        status: str,
+        result: str,
+        contract: Optional[VerifiedContract] = None,
+        proxy: Optional[ProxyRecord] = None,
+    ) -> None:
+        """Record a submission's answer, and what it verified, in one transaction."""
+        conn = self._conn()
+        now = time.time()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if contract is not None:
+                self._put_contract(conn, contract, now)
+            if proxy is not None:
+                conn.execute(
+                    "INSERT OR REPLACE INTO proxies (address, implementation, kind, beacon, guid, updated_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (proxy.address.lower(), proxy.implementation, proxy.kind, proxy.beacon, guid, now),
+                )
+            conn.execute(
+                "UPDATE submissions SET state = ?, status = ?, result = ?, updated_at = ? WHERE guid = ?",
+                (DONE, status, result, now, guid),
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def requeue_interrupted(self) -> int:
+        """Put back in the queue what a killed process left running. Call once, before workers start."""
+        cur = self._write(
+            "UPDATE submissions SET state = ?, updated_at = ? WHERE state = ?", (PENDING, time.time(), RUNNING)
+        )
+        return cur.rowcount
+
+    def count(self, state: Optional[str] = None) -> int:
+        if state is None:
+            return self._conn().execute("SELECT COUNT(*) FROM submissions").fetchone()[0]
+        return self._conn().execute("SELECT COUNT(*) FROM submissions WHERE state = ?", (state,)).fetchone()[0]
+
+    # -- verified contracts ------------------------------------------------------------------
+
+    def _put_contract(self, conn: sqlite3.Connection, c: VerifiedContract, now: float) -> None:
+        old = conn.execute("SELECT verified_at FROM contracts WHERE address = ?", (c.address.lower(),)).fetchone()
+        conn.execute(
+            "INSERT OR REPLACE INTO contracts (address, contract_name, compiler_version, code_format, source_code, "
+            "abi, settings, constructor_arguments, libraries, license_type, match, code_hash, guid, verified_at, "
+            "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                c.address.lower(),
+                c.contract_name,
+                c.compiler_version,
+                c.code_format,
+                c.source_code,
+                c.abi,
+                json.dumps(c.settings, sort_keys=True),
+                c.constructor_arguments,
+                json.dumps(c.libraries, sort_keys=True),
+                c.license_type,
+                c.match,
+                c.code_hash,
+                c.guid,
+                old["verified_at"] if old else now,
+                now,
+            ),
+        )
+
+    def save_contract(self, contract: VerifiedContract) -> None:
+        conn = self._conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            self._put_contract(conn, contract, time.time())
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def get_contract(self, address: str) -> Optional[VerifiedContract]:
+        row = self._conn().execute("SELECT * FROM contracts WHERE address = ?", (address.lower(),)).fetchone()
+        if row is None:
+            return None
+        data = dict(row)
+        data["settings"] = json.loads(data["settings"])
+        data["libraries"] = json.loads(data["libraries"])
+        return VerifiedContract(**data)
+
+    def get_abi(self, address: str) -> Optional[str]:
+        """getabi's hot path: one indexed read of the stored ABI text."""
+        row = self._conn().execute("SELECT abi FROM contracts WHERE address = ?", (address.lower(),)).fetchone()
+        return row[0] if row else None
+
+    def forget_contract(self, address: str) -> None:
+        """Drop a stale record (the chain now has different code at that address)."""
+        self._write("DELETE FROM contracts WHERE address = ?", (address.lower(),))
+
+    # -- proxies -------------------------------------------------------------------------------
+
+    def get_proxy(self, address: str) -> Optional[ProxyRecord]:
+        row = self._conn().execute("SELECT * FROM proxies WHERE address = ?", (address.lower(),)).fetchone()
+        return ProxyRecord(**dict(row)) if row else None
+
+    def take_proxy_quota(self, api_key: Optional[str], limit: int = PROXY_DAILY_LIMIT, day: Optional[str] = None) -> bool:
+        """Count one proxy submission for this key today; False (and nothing counted) past the limit."""
+        day = day or time.strftime("%Y-%m-%d", time.gmtime())
+        digest = key_digest(api_key)
+        conn = self._conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            row = conn.execute(
+                "SELECT count FROM proxy_quota WHERE key_digest = ? AND day = ?", (digest, day)
+            ).fetchone()
+            used = row[0] if row else 0
+            if used >= limit:
+                conn.execute("COMMIT")
+                return False
+            conn.execute(
+                "INSERT INTO proxy_quota (key_digest, day, count) VALUES (?, ?, 1) "
+                "ON CONFLICT (key_digest, day) DO UPDATE SET count = count + 1",
+                (digest, day),
+            )
+            conn.execute("COMMIT")
+            return True
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+
+def _submission(row: sqlite3.Row) -> Submission:
+    data = dict(row)
+    data["payload"] = json.loads(data["payload"])
+    return Submission(**data)
