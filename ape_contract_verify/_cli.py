@@ -16,3 +16,24 @@ cli.add_command(abi)
 cli.add_command(source)
 cli.add_command(status)
 
+
+# The local explorer, standalone: `ape verify serve` (issue 4).
+@cli.command(short_help="Run the local Etherscan-compatible explorer against a JSON-RPC node")
+@click.option("--rpc", required=True, help="JSON-RPC URL of the node to verify against, e.g. http://127.0.0.1:8545")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on")
+@click.option("--port", type=int, default=0, help="Port to listen on (default: a free port)")
+@click.option("--db", "db_path", default=None, help="SQLite file (default: ~/.ape/contract_verify/explorer-<chainid>.sqlite)")
+@click.option("--api-key", "api_keys", multiple=True, help="A key that submissions must carry (repeatable)")
+@click.option("--workers", type=int, default=1, show_default=True, help="Verification worker threads")
+def serve(rpc, host, port, db_path, api_keys, workers):
+    """Serve Etherscan's contract API at <base>/api, verifying against the node at --rpc,
+    until interrupted. Without --api-key, submissions need no key (as on Blockscout)."""
+    import logging
+
+    from ape_contract_verify.explorer.server import ExplorerStartError, serve as run_explorer
+
+    logging.getLogger("ape_contract_verify.explorer").setLevel(logging.INFO)
+    try:
+        run_explorer(rpc, host, port, db_path, api_keys, workers, echo=lambda line: click.echo(line))
+    except ExplorerStartError as err:
+        raise click.ClickException(str(err))
