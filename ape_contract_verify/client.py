@@ -54,8 +54,9 @@ logger = logging.getLogger("ape.contract_verify.client")
 _secrets: set[str] = set()
 _secrets_lock = threading.Lock()
 REDACTED = "***"
+# Logger filters apply only to records logged on that very logger, so each one is listed.
 _HTTP_LOGGERS = (
-    "ape.contract_verify",
+    "ape.contract_verify.client",
     "urllib3",
     "urllib3.connectionpool",
     "urllib3.connection",
@@ -309,13 +310,13 @@ class ExplorerClient:
         address = validate_address(address)
         answer = self._call("GET", "getabi", {"address": address})
         if answer.outcome == Outcome.NOT_VERIFIED or (answer.status == "1" and not answer.reason.strip()):
-            raise ContractNotVerified(f"{address}: {answer.reason or 'no ABI returned'}", answer)
+            raise ContractNotVerified(f"{address}: {redact(answer.reason) or 'no ABI returned'}", answer)
         if answer.status != "1":
             self._raise_for(answer, "getabi", address)
         try:
             abi = json.loads(answer.reason)
         except json.JSONDecodeError:
-            raise ExplorerError(f"getabi: the result is not ABI JSON: {answer.reason[:80]!r}", answer) from None
+            raise ExplorerError(f"getabi: the result is not ABI JSON: {redact(answer.reason[:80])!r}", answer) from None
         if not isinstance(abi, list):
             raise ExplorerError("getabi: the result is not a JSON list", answer)
         return abi
@@ -327,7 +328,7 @@ class ExplorerClient:
         answer = self._call("GET", "getsourcecode", {"address": address})
         if answer.status != "1":
             if answer.outcome == Outcome.NOT_VERIFIED:
-                raise ContractNotVerified(f"{address}: {answer.reason}", answer)
+                raise ContractNotVerified(f"{address}: {redact(answer.reason)}", answer)
             self._raise_for(answer, "getsourcecode", address)
         result = answer.result
         item = result[0] if isinstance(result, list) and result else result
@@ -379,7 +380,7 @@ class ExplorerClient:
                 if last.outcome.is_final:
                     return last
             if self._clock() + interval > deadline:
-                state = last.reason if last else "no answer"
+                state = redact(last.reason) if last else "no answer"
                 raise VerificationTimeout(
                     f"{receipt.address}: still not final after {timeout:g}s ({state}); check later with "
                     f"`ape verify status {receipt.guid}{' --proxy' if receipt.proxy else ''}`",
@@ -411,7 +412,7 @@ class ExplorerClient:
                     self._sleep(self.not_indexed_interval)
                     continue
                 raise AddressNotFound(
-                    f"{address}: {answer.reason} (waited {waited:.0f}s for the explorer to index it)", answer
+                    f"{address}: {redact(answer.reason)} (waited {waited:.0f}s for the explorer to index it)", answer
                 )
             self._raise_for(answer, action, address)
 
@@ -477,12 +478,17 @@ class ExplorerClient:
         if logger.isEnabledFor(logging.DEBUG):
             shown = {k: v for k, v in (body or {}).items() if k != "sourceCode"}
             logger.debug("%s %s?%s %s", method, self.base_url, urlencode(query), redact(shown) if body else "")
+        # Errors are raised outside the except blocks: requests' messages hold the full URL, key
+        # included, and must not ride along as __context__.
+        failure: Optional[Exception] = None
         try:
             response = self.session.request(method, self.base_url, params=query, data=body, timeout=self.timeout)
         except _RETRYABLE_ERRORS as err:
-            raise _Retry(f"{type(err).__name__} talking to {redact(self.base_url)}") from None
+            failure = _Retry(f"{type(err).__name__} talking to {redact(self.base_url)}")
         except requests.RequestException as err:
-            raise ExplorerUnavailable(f"{action} at {redact(self.base_url)}: {type(err).__name__}: {redact(err)}") from None
+            failure = ExplorerUnavailable(f"{action} at {redact(self.base_url)}: {type(err).__name__}: {redact(err)}")
+        if failure is not None:
+            raise failure
 
         code = response.status_code
         logger.debug("%s -> HTTP %d %s", action, code, redact(response.text[:300]))
@@ -496,13 +502,14 @@ class ExplorerClient:
         try:
             envelope = response.json()
         except ValueError:
-            # Gateways and CDNs answer HTML error pages with 200 during outages.
-            raise _Retry(f"HTTP {code} with a body that is not JSON") from None
+            envelope = None  # gateways and CDNs answer HTML error pages with 200 during outages
+        if envelope is None:
+            raise _Retry(f"HTTP {code} with a body that is not JSON")
         if not isinstance(envelope, dict) or "status" not in envelope or "result" not in envelope:
             raise BadEndpoint(f"{action} at {redact(self.base_url)}: the answer is not a status/message/result envelope")
         answer = classify(str(envelope.get("status")), str(envelope.get("message", "")), envelope.get("result"))
         if answer.outcome == Outcome.RATE_LIMITED:
-            raise _Retry(f"rate limited: {answer.reason}", rate_limited=True, answer=answer)
+            raise _Retry(f"rate limited: {redact(answer.reason)}", rate_limited=True, answer=answer)
         return answer
 
     def _retry_after(self, response: requests.Response) -> Optional[float]:

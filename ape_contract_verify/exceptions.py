@@ -35,8 +35,11 @@ class ExplorerError(ContractVerifyError):
 
     @property
     def reason(self) -> str:
+        """The explorer's own text (keys redacted), else the message."""
+        from ape_contract_verify.client import redact
+
         reason = getattr(self.answer, "reason", "")
-        return reason or str(self)
+        return redact(reason) if reason else str(self)
 
 
 class ExplorerUnavailable(ExplorerError):

@@ -226,6 +226,11 @@ def validate_request(request: Any) -> dict[str, str]:
                 f"library pair {name!r} -> {address!r} is incomplete",
                 "give both the name and the address",
             )
+    # to_form() turns any truthy value into "1": check the raw fields first.
+    for attribute, param in (("optimization_used", "optimizationUsed"), ("via_ir", "viaIR")):
+        value = getattr(request, attribute, None)
+        if value is not None and not (isinstance(value, bool) or value in (0, 1, "0", "1")):
+            raise InvalidRequest(param, f"{value!r} is not 0 or 1", f"use 1 (True) or 0 (False) for {attribute}")
     code_format = validate_code_format(request.code_format)
     form = dict(request.to_form())
     form["codeformat"] = code_format
