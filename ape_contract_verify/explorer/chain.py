@@ -61,6 +61,13 @@ def _hex_bytes(value: Any) -> bytes:
     return bytes.fromhex(text)
 
 
+def _checksum(address: str) -> str:
+    """Ape and web3 accept only checksummed addresses; the service passes any case."""
+    from eth_utils import to_checksum_address
+
+    return to_checksum_address(address)
+
+
 def _norm(address: Optional[str]) -> str:
     return (address or "").lower()
 
@@ -310,19 +317,19 @@ class ApeProviderChain(_CreationFinder):
         return int(self._guard("read the chain id", lambda: self.provider.chain_id))
 
     def get_code(self, address: str) -> bytes:
-        return _hex_bytes(self._guard("read code", lambda: self.provider.get_code(address)))
+        return _hex_bytes(self._guard("read code", lambda: self.provider.get_code(_checksum(address))))
 
     def get_storage_at(self, address: str, slot: int) -> bytes:
         def read():
             getter = getattr(self.provider, "get_storage", None) or self.provider.get_storage_at
-            return getter(address, slot)
+            return getter(_checksum(address), slot)
 
         return _hex_bytes(self._guard("read storage", read)).rjust(32, b"\0")
 
     def call(self, to: str, data: bytes) -> bytes:
         def send():
             ecosystem = self.provider.network.ecosystem
-            txn = ecosystem.create_transaction(receiver=to, data=bytes(data))
+            txn = ecosystem.create_transaction(receiver=_checksum(to), data=bytes(data))
             return self.provider.send_call(txn)
 
         return _hex_bytes(self._guard("call a contract", send))
@@ -332,7 +339,7 @@ class ApeProviderChain(_CreationFinder):
 
     def _code_at(self, address: str, block: int) -> Optional[bytes]:
         try:
-            return _hex_bytes(self._guard("read old code", lambda: self.provider.get_code(address, block_id=block)))
+            return _hex_bytes(self._guard("read old code", lambda: self.provider.get_code(_checksum(address), block_id=block)))
         except ChainError:
             return None
 
