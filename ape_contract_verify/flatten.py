@@ -1,0 +1,769 @@
+"""Flatten a Solidity source and its imports into one file (``solidity-single-file`` submissions).
+
+The flat file must compile to the same code as the multi-file input, so this module only removes
+what a single file cannot repeat (import statements, SPDX identifiers, pragmas) and rewrites
+import aliases where that is provably safe. Everything else is copied byte for byte.
+Import paths are resolved the way solc resolves them: relative to the importing unit's name,
+then through the remappings (longest context, then longest prefix, last one wins).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+__all__ = [
+    "FlattenError",
+    "FlattenResult",
+    "VersionRange",
+    "collect_imports",
+    "flatten",
+    "parse_remapping",
+    "resolve_import",
+]
+
+
+class FlattenError(ValueError):
+    """The sources cannot be flattened into a file that compiles to the same code."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class FlattenResult:
+    source: str
+    order: list[str]  # source unit names, dependencies first, the entry last
+    license: str | None  # the combined SPDX expression, None when no file declares one
+    pragma: str  # the merged `pragma solidity` range ("" when no file has one)
+
+
+# ----------------------------------------------------------------------------------------------
+# Import path resolution (solc's ImportRemapper and util::absolutePath)
+
+
+@dataclass(frozen=True)
+class Remapping:
+    context: str
+    prefix: str
+    target: str
+
+
+def parse_remapping(text: str) -> Remapping:
+    """``[context:]prefix=target``, as solc parses it."""
+    eq = text.find("=")
+    if eq < 0:
+        raise FlattenError(f"remapping {text!r} has no '=': write it as [context:]prefix=target")
+    head, target = text[:eq], text[eq + 1 :]
+    context, colon, prefix = head.partition(":")
+    if not colon:
+        context, prefix = "", head
+    if not prefix:
+        raise FlattenError(f"remapping {text!r} has an empty prefix: write it as [context:]prefix=target")
+    return Remapping(context, prefix, target)
+
+
+def _absolute_path(path: str, importer: str) -> str:
+    segments = [s for s in path.split("/") if s]
+    if not segments or segments[0] not in (".", ".."):
+        return path  # only ./ and ../ imports are relative
+    result = importer if importer == "/" else _parent(importer)
+    for seg in segments:
+        if seg == "..":
+            result = _parent(result)
+        elif seg != ".":
+            result = seg if not result else f"{result}{seg}" if result.endswith("/") else f"{result}/{seg}"
+    return result
+
+
+def _parent(path: str) -> str:
+    """boost::filesystem's parent_path: `a/b` -> `a`, `a` -> ``, `/a` -> `/`, `/` -> ``."""
+    if path == "/":
+        return ""
+    cut = path.rstrip("/").rfind("/")
+    if cut < 0:
+        return ""
+    return path[:cut].rstrip("/") or "/"
+
+
+def resolve_import(path: str, importer: str, remappings: Sequence[Remapping | str] = ()) -> str:
+    """The source unit name solc gives to ``import path`` written in the unit ``importer``."""
+    resolved = _absolute_path(path, importer)
+    best_context = best_prefix = -1
+    target = None
+    for r in remappings:
+        r = parse_remapping(r) if isinstance(r, str) else r
+        if len(r.context) < best_context or not importer.startswith(r.context):
+            continue
+        if len(r.prefix) < best_prefix and len(r.context) == best_context:
+            continue
+        if not resolved.startswith(r.prefix):
+            continue
+        best_context, best_prefix, target = len(r.context), len(r.prefix), r.target
+    if target is None:
+        return resolved
+    return target + resolved[best_prefix:]
+
+
+# ----------------------------------------------------------------------------------------------
+# Scanning. A fast scan finds what matters at file level (comments, strings, braces, keywords);
+# a full tokenizer is used only for import statements and for files that use aliases.
+
+_IDENT = r"[A-Za-z_$][A-Za-z0-9_$]*"
+_STRING = r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'"""
+_DECL_KW = ("contract", "interface", "library", "struct", "enum", "type", "error", "event", "function")
+_SCAN = re.compile(
+    rf"""(?P<c>//[^\n]*|/\*.*?\*/)|(?P<s>{_STRING})|(?P<b>[{{}}])"""
+    rf"""|(?<![A-Za-z0-9_$])(?P<k>import|pragma|constant|{"|".join(_DECL_KW)})(?![A-Za-z0-9_$])""",
+    re.S,
+)
+_TOKEN = re.compile(
+    rf"""(?P<ws>\s+)|(?P<c>//[^\n]*|/\*.*?\*/)|(?P<s>{_STRING})|(?P<id>{_IDENT})"""
+    r"""|(?P<num>[0-9][A-Za-z0-9_.]*)|(?P<p>.)""",
+    re.S,
+)
+_NAME_AFTER = re.compile(rf"(?:\s+|//[^\n]*|/\*.*?\*/)*({_IDENT})", re.S)
+# solc's own pattern (Parser::findLicenseString); it searches the text between top-level nodes.
+_SPDX = re.compile(r"SPDX-License-Identifier:\s*(.+?)(?=[\n\r]|\*/|$)", re.S)
+_INHERITDOC = re.compile(rf"(@inheritdoc\s+)({_IDENT}(?:\s*\.\s*{_IDENT})*)")
+
+
+@dataclass(frozen=True)
+class _Tok:
+    kind: str  # c (comment), s (string), id, num, p (punctuation)
+    text: str
+    start: int
+    end: int
+    depth: int  # brace depth before the token
+
+
+def _tokens(text: str, pos: int = 0, endpos: int | None = None):
+    depth = 0
+    for m in _TOKEN.finditer(text, pos, len(text) if endpos is None else endpos):
+        kind = m.lastgroup
+        if kind == "ws":
+            continue
+        tok = _Tok(kind, m.group(), m.start(), m.end(), depth)
+        if kind == "p":
+            if tok.text == "{":
+                depth += 1
+            elif tok.text == "}":
+                depth -= 1
+        yield tok
+
+
+def _statement(text: str, start: int) -> tuple[list[_Tok], int]:
+    """The tokens of the statement at ``start`` (comments dropped) and the offset after its ``;``."""
+    toks = []
+    for tok in _tokens(text, start):
+        if tok.kind == "c":
+            continue
+        if tok.text == ";":
+            return toks, tok.end
+        toks.append(tok)
+    raise FlattenError("unterminated statement")
+
+
+def _unquote(literal: str) -> str:
+    return re.sub(r"\\(.)", r"\1", literal[1:-1])
+
+
+@dataclass
+class _Import:
+    start: int
+    end: int
+    path: str
+    statement: str
+    unit_alias: str | None = None
+    symbols: list[tuple[str, str]] = field(default_factory=list)  # (name, alias)
+
+
+@dataclass
+class _Pragma:
+    start: int
+    end: int
+    name: str  # solidity, abicoder, experimental, ...
+    value: str  # the text after the name, whitespace normalised
+
+
+@dataclass
+class _Unit:
+    """What a source unit contributes to the flat file, and the edits that remove it."""
+
+    text: str
+    imports: list[_Import]
+    pragmas: list[_Pragma]
+    licenses: list[str]
+    spdx_edits: list[tuple[int, int, str]]
+    declarations: list[tuple[str, str]]  # (keyword, name) at file level
+
+
+def _parse_import(text: str, start: int, name: str) -> _Import:
+    toks, end = _statement(text, start)
+    statement = text[start:end]
+    t = [tok.text for tok in toks[1:]]
+    kinds = [tok.kind for tok in toks[1:]]
+    bad = FlattenError(f"{name}: cannot parse the import statement `{statement}`")
+    if kinds[:1] == ["s"]:
+        path = _unquote(t[0])
+        if len(t) == 1:
+            return _Import(start, end, path, statement)
+        if len(t) == 3 and t[1] == "as" and kinds[2] == "id":
+            return _Import(start, end, path, statement, unit_alias=t[2])
+        raise bad
+    if t[:2] == ["*", "as"] and len(t) == 5 and kinds[2] == "id" and t[3] == "from" and kinds[4] == "s":
+        return _Import(start, end, _unquote(t[4]), statement, unit_alias=t[2])
+    if t[:1] == ["{"] and len(t) >= 4 and t[-2] == "from" and kinds[-1] == "s" and t[-3] == "}":
+        symbols = []
+        items = t[1:-3]
+        i = 0
+        while i < len(items):
+            if not re.fullmatch(_IDENT, items[i]):
+                raise bad
+            sym, alias = items[i], items[i]
+            i += 1
+            if i < len(items) and items[i] == "as":
+                if i + 1 >= len(items) or not re.fullmatch(_IDENT, items[i + 1]):
+                    raise bad
+                alias = items[i + 1]
+                i += 2
+            symbols.append((sym, alias))
+            if i < len(items):
+                if items[i] != ",":
+                    raise bad
+                i += 1
+        return _Import(start, end, _unquote(t[-1]), statement, symbols=symbols)
+    raise bad
+
+
+def _spdx_edit(comment: str, start: int) -> tuple[list[str], tuple[int, int, str] | None]:
+    found = list(_SPDX.finditer(comment))
+    if not found:
+        return [], None
+    licenses = [m.group(1).strip() for m in found]
+    rest = _SPDX.sub("", comment)
+    bare = rest[2:-2] if rest.startswith("/*") else rest[2:]
+    if not bare.strip(" \t/*"):
+        return licenses, (start, start + len(comment), "")
+    return licenses, (start, start + len(comment), rest)
+
+
+@lru_cache(maxsize=1024)
+def _analyse(text: str, name: str) -> _Unit:
+    imports, pragmas, licenses, spdx_edits, declarations = [], [], [], [], []
+    depth = 0
+    pos = 0
+    while True:
+        m = _SCAN.search(text, pos)
+        if m is None:
+            break
+        pos = m.end()
+        kind = m.lastgroup
+        if kind == "b":
+            depth += 1 if m.group() == "{" else -1
+        elif depth != 0 or kind == "s":
+            continue
+        elif kind == "c":
+            found, edit = _spdx_edit(m.group(), m.start())
+            licenses += found
+            if edit:
+                spdx_edits.append(edit)
+        elif (kw := m.group()) == "import":
+            imp = _parse_import(text, m.start(), name)
+            imports.append(imp)
+            pos = imp.end
+        elif kw == "pragma":
+            toks, end = _statement(text, m.start())
+            if len(toks) < 2:
+                raise FlattenError(f"{name}: cannot parse `{text[m.start():end]}`")
+            value = " ".join(text[toks[2].start : toks[-1].end].split()) if len(toks) > 2 else ""
+            pragmas.append(_Pragma(m.start(), end, toks[1].text, value))
+            pos = end
+        else:
+            after = _NAME_AFTER.match(text, m.end())
+            if after:
+                declarations.append((kw, after.group(1)))
+    return _Unit(text, imports, pragmas, licenses, spdx_edits, declarations)
+
+
+# ----------------------------------------------------------------------------------------------
+# Version ranges: solc's SemVerMatcher semantics, as unions of half-open intervals.
+
+_Version = tuple[int, int, int]
+_RANGE_TOKEN = re.compile(r"\s*(\|\||>=|<=|[<>=^~]|-(?=\s)|[0-9xX*]+(?:\.[0-9xX*]+){0,2})")
+_INF = None
+
+
+def _bump(nums: list[int], levels: int) -> _Version:
+    head = nums[:levels]
+    head[-1] += 1
+    return tuple(head + [0] * (3 - levels))  # type: ignore[return-value]
+
+
+class VersionRange:
+    """A union of [low, high) intervals of compiler versions (high None: unbounded)."""
+
+    def __init__(self, intervals):
+        merged: list[tuple[_Version, _Version | None]] = []
+        for lo, hi in sorted(i for i in intervals if i[1] is None or i[0] < i[1]):
+            if merged and (merged[-1][1] is None or lo <= merged[-1][1]):
+                plo, phi = merged[-1]
+                merged[-1] = (plo, None if phi is None or hi is None else max(phi, hi))
+            else:
+                merged.append((lo, hi))
+        self.intervals = merged
+
+    @classmethod
+    def parse(cls, text: str) -> VersionRange:
+        tokens, pos = [], 0
+        text = text.strip()
+        while pos < len(text):
+            m = _RANGE_TOKEN.match(text, pos)
+            if not m:
+                raise FlattenError(f"cannot parse the version range {text!r} near {text[pos:]!r}")
+            tokens.append(m.group(1))
+            pos = m.end()
+        intervals = []
+        for part in " ".join(tokens).split("||"):
+            intervals.append(cls._conjunction(part.split(), text))
+        return cls(intervals)
+
+    @staticmethod
+    def _conjunction(tokens: list[str], text: str) -> tuple[_Version, _Version | None]:
+        lo: _Version = (0, 0, 0)
+        hi: _Version | None = _INF
+
+        def version(tok: str) -> list[int]:
+            nums = []
+            for part in tok.split("."):
+                if part in ("x", "X", "*"):
+                    break
+                if not part.isdigit():
+                    raise FlattenError(f"cannot parse the version {tok!r} in {text!r}")
+                nums.append(int(part))
+            return nums
+
+        def cap(new_lo: _Version | None = None, new_hi: _Version | None = None):
+            nonlocal lo, hi
+            if new_lo is not None:
+                lo = max(lo, new_lo)
+            if new_hi is not None:
+                hi = new_hi if hi is None else min(hi, new_hi)
+
+        i = 0
+        while i < len(tokens):
+            op = tokens[i]
+            if op in (">=", "<=", "<", ">", "=", "^", "~"):
+                i += 1
+                if i >= len(tokens):
+                    raise FlattenError(f"version range {text!r} ends with {op!r}")
+                v = tokens[i]
+            else:
+                op, v = "=", op
+            if i + 2 < len(tokens) and tokens[i + 1] == "-" and op == "=":
+                upper = version(tokens[i + 2])
+                i += 2
+                nums = version(v)
+                cap(new_lo=tuple(nums + [0] * (3 - len(nums))))
+                if upper:
+                    cap(new_hi=_bump(upper, len(upper)))
+                i += 1
+                continue
+            i += 1
+            nums = version(v)
+            n = len(nums)
+            padded: _Version = tuple(nums + [0] * (3 - n))  # type: ignore[assignment]
+            if n == 0:  # a wildcard: every comparison but < and > matches
+                if op in ("<", ">"):
+                    cap(new_hi=(0, 0, 0))
+                continue
+            if op == ">=":
+                cap(new_lo=padded)
+            elif op == ">":
+                cap(new_lo=_bump(nums, n))
+            elif op == "<=":
+                cap(new_hi=_bump(nums, n))
+            elif op == "<":
+                cap(new_hi=padded)
+            elif op == "=":
+                cap(padded, _bump(nums, n))
+            elif op == "^":
+                cap(padded, _bump(nums, 2 if nums[0] == 0 and n != 1 else 1))
+            elif op == "~":
+                cap(padded, _bump(nums, 2 if n >= 2 else 1))
+        return lo, hi
+
+    def __and__(self, other: VersionRange) -> VersionRange:
+        out = []
+        for alo, ahi in self.intervals:
+            for blo, bhi in other.intervals:
+                hi = bhi if ahi is None else ahi if bhi is None else min(ahi, bhi)
+                out.append((max(alo, blo), hi))
+        return VersionRange(out)
+
+    def __bool__(self) -> bool:
+        return bool(self.intervals)
+
+    def __contains__(self, version: str) -> bool:
+        v = tuple(int(x) for x in version.split("+")[0].split("."))
+        return any(lo <= v and (hi is None or v < hi) for lo, hi in self.intervals)
+
+    @property
+    def lowest(self) -> _Version | None:
+        return self.intervals[0][0] if self.intervals else None
+
+    def __str__(self) -> str:
+        def fmt(v: _Version) -> str:
+            return ".".join(map(str, v))
+
+        parts = []
+        for lo, hi in self.intervals:
+            if hi is None:
+                parts.append(f">={fmt(lo)}")
+            elif hi == (lo[0], lo[1], lo[2] + 1):
+                parts.append(fmt(lo))
+            elif (lo[0] > 0 and hi == (lo[0] + 1, 0, 0)) or (lo[0] == 0 < lo[1] and hi == (0, lo[1] + 1, 0)):
+                parts.append(f"^{fmt(lo)}")
+            elif lo == (0, 0, 0):
+                parts.append(f"<{fmt(hi)}")
+            else:
+                parts.append(f">={fmt(lo)} <{fmt(hi)}")
+        return " || ".join(parts)
+
+    def __repr__(self) -> str:
+        return f"VersionRange({str(self)!r})"
+
+
+# ----------------------------------------------------------------------------------------------
+# Dependency order
+
+
+def _resolve_all(entry, sources, remaps) -> tuple[list[str], dict[str, list[tuple[_Import, str]]]]:
+    if entry not in sources:
+        raise FlattenError(f"entry {entry!r} is not among the sources; pass its source unit name")
+    order: list[str] = []
+    edges: dict[str, list[tuple[_Import, str]]] = {}
+    state: dict[str, int] = {}  # 1 = being visited, 2 = done
+
+    def visit(name: str) -> None:
+        # Iterative depth-first search: OpenZeppelin-sized graphs are deep enough to matter.
+        stack = [(name, iter(_edges(name)))]
+        state[name] = 1
+        while stack:
+            unit, it = stack[-1]
+            for _imp, dep in it:
+                if dep not in state:
+                    state[dep] = 1
+                    stack.append((dep, iter(_edges(dep))))
+                    break
+            else:
+                stack.pop()
+                state[unit] = 2
+                order.append(unit)
+
+    def _edges(unit: str):
+        if unit not in edges:
+            out = []
+            for imp in _analyse(sources[unit], unit).imports:
+                dep = resolve_import(imp.path, unit, remaps)
+                if dep not in sources:
+                    raise FlattenError(
+                        f"{unit}: `{imp.statement}` resolves to {dep!r}, which is not among the sources"
+                        " (add it, or pass the remapping that maps it)"
+                    )
+                out.append((imp, dep))
+            edges[unit] = out
+        return edges[unit]
+
+    visit(entry)
+    return order, edges
+
+
+def collect_imports(entry: str, sources: Mapping[str, str], remappings: Sequence[str] = ()) -> list[str]:
+    """``entry`` and every unit it imports, transitively: dependencies first, ``entry`` last."""
+    remaps = [parse_remapping(r) for r in remappings]
+    return _resolve_all(entry, sources, remaps)[0]
+
+
+# ----------------------------------------------------------------------------------------------
+# Alias rewriting
+
+_USE_KW = frozenset(
+    "return emit new is using delete revert else do throw import from as override case".split()
+)
+_NAME_KW = frozenset(_DECL_KW + ("modifier",))
+_TOP_KW = _NAME_KW | {"constant"}
+
+
+def _is_declaration(toks: list[_Tok], i: int) -> bool:
+    """Conservative: could toks[i] be the name of a declaration (which would shadow a global)?"""
+    prev = toks[i - 1] if i > 0 else None
+    nxt = toks[i + 1] if i + 1 < len(toks) else None
+    if prev is None:
+        return False
+    if prev.kind == "id" and prev.text in _NAME_KW:
+        return True
+    if (prev.kind == "id" and prev.text not in _USE_KW) or prev.text in ("]", ")"):
+        return nxt is None or nxt.text not in ("(", ".")
+    return False
+
+
+def _code_tokens(text: str) -> list[_Tok]:
+    return [t for t in _tokens(text) if t.kind != "c"]
+
+
+class _Aliases:
+    def __init__(self, units: dict[str, _Unit], order: list[str], edges):
+        self.units, self.order, self.edges = units, order, edges
+        self.decls: dict[str, list[str]] = {}
+        for name in order:
+            for kw, decl in units[name].declarations:
+                self.decls.setdefault(decl, []).append(name)
+        self._tokens: dict[str, list[_Tok]] = {}
+        self._checked: set[str] = set()
+
+    def tokens(self, name: str) -> list[_Tok]:
+        if name not in self._tokens:
+            self._tokens[name] = _code_tokens(self.units[name].text)
+        return self._tokens[name]
+
+    def _require_global(self, global_name: str, file: str, imp: _Import, what: str) -> None:
+        """``global_name`` must mean the same declaration everywhere in the flat file."""
+        where = self.decls.get(global_name, [])
+        if len(set(where)) != 1:
+            raise FlattenError(
+                f"{file}: cannot flatten `{imp.statement}`: {what} refers to {global_name!r}, which is "
+                "not a file-level declaration of the imported sources; import it by its own name instead"
+            )
+        if global_name in self._checked:
+            return
+        for unit in self.order:
+            toks = self.tokens(unit)
+            for i, tok in enumerate(toks):
+                if tok.text != global_name or tok.kind != "id" or (i and toks[i - 1].text == "."):
+                    continue
+                top_level = tok.depth == 0 and i and toks[i - 1].text in _TOP_KW
+                if not top_level and _is_declaration(toks, i):
+                    line = self.units[unit].text.count("\n", 0, tok.start) + 1
+                    raise FlattenError(
+                        f"{file}: cannot flatten `{imp.statement}`: {global_name!r} is also declared in "
+                        f"{unit} line {line}, so the rewritten reference could bind to that declaration; "
+                        "rename one of them or submit standard-json"
+                    )
+        self._checked.add(global_name)
+
+    def edits(self, file: str) -> list[tuple[int, int, str]]:
+        unit = self.units[file]
+        aliased = [(imp, dep) for imp, dep in self.edges[file] if imp.unit_alias or any(a != s for s, a in imp.symbols)]
+        if not aliased:
+            return []
+        toks = self.tokens(file)
+        spans = [(imp.start, imp.end) for imp in unit.imports]
+        out: list[tuple[int, int, str]] = []
+        renames: dict[str, tuple[str, _Import]] = {}
+        units: dict[str, _Import] = {}
+        for imp, _dep in aliased:
+            if imp.unit_alias:
+                units[imp.unit_alias] = imp
+            for sym, alias in imp.symbols:
+                if sym != alias:
+                    renames[alias] = (sym, imp)
+        for i, tok in enumerate(toks):
+            if tok.kind != "id" or (tok.text not in units and tok.text not in renames):
+                continue
+            if i and toks[i - 1].text == ".":
+                continue
+            if any(s <= tok.start < e for s, e in spans):
+                continue
+            if tok.text in units:
+                imp = units[tok.text]
+                if _is_declaration(toks, i):
+                    raise FlattenError(
+                        f"{file}: cannot flatten `{imp.statement}`: the alias {tok.text!r} is redeclared "
+                        f"at line {unit.text.count(chr(10), 0, tok.start) + 1}"
+                    )
+                if i + 2 >= len(toks) or toks[i + 1].text != "." or toks[i + 2].kind != "id":
+                    raise FlattenError(
+                        f"{file}: cannot flatten `{imp.statement}`: the unit alias {tok.text!r} is used "
+                        f"without a member at line {unit.text.count(chr(10), 0, tok.start) + 1}"
+                    )
+                member = toks[i + 2].text
+                self._require_global(member, file, imp, f"{tok.text}.{member}")
+                out.append((tok.start, toks[i + 2].start, ""))
+            else:
+                sym, imp = renames[tok.text]
+                if _is_declaration(toks, i):
+                    raise FlattenError(
+                        f"{file}: cannot flatten `{imp.statement}`: the alias {tok.text!r} is redeclared "
+                        f"at line {unit.text.count(chr(10), 0, tok.start) + 1}"
+                    )
+                self._require_global(sym, file, imp, f"the alias {tok.text!r}")
+                out.append((tok.start, tok.end, sym))
+        out += self._inheritdoc_edits(unit.text, units, renames, file)
+        return out
+
+    def _inheritdoc_edits(self, text, units, renames, file):
+        # NatSpec `@inheritdoc Name` is resolved by the compiler, so it must follow the rename.
+        out = []
+        for tok in _tokens(text):
+            if tok.kind != "c" or not (tok.text.startswith("///") or tok.text.startswith("/**")):
+                continue
+            for m in _INHERITDOC.finditer(tok.text):
+                parts = [p.strip() for p in m.group(2).split(".")]
+                start = tok.start + m.start(2)
+                if parts[0] in units and len(parts) > 1:
+                    member_at = tok.text.index(parts[1], m.start(2) + len(parts[0]))
+                    self._require_global(parts[1], file, units[parts[0]], f"{parts[0]}.{parts[1]}")
+                    out.append((start, tok.start + member_at, ""))
+                elif parts[0] in renames:
+                    sym, imp = renames[parts[0]]
+                    self._require_global(sym, file, imp, f"the alias {parts[0]!r}")
+                    out.append((start, start + len(parts[0]), sym))
+        return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Assembly
+
+
+def _line_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """Widen a removal to its whole line when nothing else is on that line."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    if text[line_start:start].strip() or text[end:line_end].strip():
+        return start, end
+    return line_start, min(line_end + 1, len(text))
+
+
+def _apply(text: str, edits: list[tuple[int, int, str]]) -> str:
+    out, pos = [], 0
+    for start, end, new in sorted(edits):
+        if start < pos:
+            raise FlattenError("internal error: overlapping edits")  # pragma: no cover
+        out.append(text[pos:start])
+        out.append(new)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _combine_licenses(per_file: list[str]) -> str | None:
+    seen: list[str] = []
+    for lic in per_file:
+        if lic not in seen:
+            seen.append(lic)
+    if not seen:
+        return None
+    if len(seen) == 1:
+        return seen[0]
+    # AND binds tighter than OR in SPDX expressions, so compound ones keep their meaning in brackets.
+    return " AND ".join(f"({lic})" if re.search(r"\bOR\b", lic) and not lic.startswith("(") else lic for lic in seen)
+
+
+_ABICODER_V2 = {("abicoder", "v2"), ("experimental", "ABIEncoderV2"), ("experimental", '"ABIEncoderV2"')}
+
+
+def _merge_pragmas(order: list[str], units: dict[str, _Unit]) -> tuple[str, VersionRange | None, list[str]]:
+    texts: list[tuple[str, str]] = []
+    merged: VersionRange | None = None
+    seen: list[tuple[str, VersionRange, str]] = []
+    for name in order:
+        for p in units[name].pragmas:
+            if p.name != "solidity":
+                continue
+            rng = VersionRange.parse(p.value)
+            texts.append((name, p.value))
+            new = rng if merged is None else merged & rng
+            if not new:
+                culprit = next((n for n, r, _ in seen if not (r & rng)), None)
+                if culprit:
+                    theirs = next(v for n, _, v in seen if n == culprit)
+                    raise FlattenError(
+                        f"pragma solidity ranges do not intersect: {name} requires {p.value!r} "
+                        f"but {culprit} requires {theirs!r}"
+                    )
+                raise FlattenError(
+                    f"pragma solidity ranges do not intersect: {name} requires {p.value!r}, which excludes "
+                    f"every version ({merged}) that the files before it allow"
+                )
+            merged = new
+            seen.append((name, rng, p.value))
+    if merged is None:
+        pragma = ""
+    elif len({v for _, v in texts}) == 1:
+        pragma = texts[0][1]  # unchanged text reads best
+    else:
+        pragma = str(merged)
+
+    # Other pragmas apply to their own file only; abicoder changes the code, so it must agree.
+    others: list[str] = []
+    coder: dict[str, str] = {}
+    default_v2 = merged is not None and merged.lowest >= (0, 8, 0)
+    for name in order:
+        mine = None
+        for p in units[name].pragmas:
+            if p.name == "solidity":
+                continue
+            line = f"pragma {p.name} {p.value};" if p.value else f"pragma {p.name};"
+            if p.name == "abicoder" or (p.name, p.value) in _ABICODER_V2:
+                mine = "v2" if (p.name, p.value) in _ABICODER_V2 else p.value
+                if not any(o.startswith("pragma abicoder") or "ABIEncoderV2" in o for o in others):
+                    others.append(line)
+                continue
+            if line not in others:
+                others.append(line)
+        coder[name] = mine or ("v2" if default_v2 else "default")
+    if len(set(coder.values())) > 1:
+        a = next(n for n in order if coder[n] != coder[order[-1]])
+        raise FlattenError(
+            f"{a} uses ABI coder {coder[a]} but {order[-1]} uses ABI coder {coder[order[-1]]}; "
+            "one file cannot mix them, submit standard-json"
+        )
+    return pragma, merged, others
+
+
+def flatten(entry: str, sources: Mapping[str, str], remappings: Sequence[str] = ()) -> FlattenResult:
+    """One source that compiles to the same code as ``entry`` with its imports (metadata aside)."""
+    remaps = [parse_remapping(r) for r in remappings]
+    order, edges = _resolve_all(entry, sources, remaps)
+    units = {name: _analyse(sources[name], name) for name in order}
+
+    owners: dict[str, tuple[str, str]] = {}
+    for name in order:
+        for kw, decl in units[name].declarations:
+            prev = owners.get(decl)
+            if prev and prev[0] != name and not (kw == "function" == prev[1]):
+                raise FlattenError(
+                    f"{decl!r} is declared in both {prev[0]} and {name}; one file cannot hold both, "
+                    "submit standard-json"
+                )
+            owners.setdefault(decl, (name, kw))
+
+    per_file_licenses = [lic for name in order for lic in units[name].licenses]
+    license = _combine_licenses(per_file_licenses)
+    pragma, _range, other_pragmas = _merge_pragmas(order, units)
+    aliases = _Aliases(units, order, edges)
+
+    header = []
+    if license:
+        header.append(f"// SPDX-License-Identifier: {license}")
+    if pragma:
+        header.append(f"pragma solidity {pragma};")
+    header += other_pragmas
+    parts = ["\n".join(header) + "\n"]
+    for name in order:
+        unit = units[name]
+        text = unit.text
+        edits = [(*_line_span(text, i.start, i.end), "") for i in unit.imports]
+        edits += [(*_line_span(text, p.start, p.end), "") for p in unit.pragmas]
+        edits += [(*_line_span(text, s, e), "") if not new else (s, e, new) for s, e, new in unit.spdx_edits]
+        edits += aliases.edits(name)
+        body = _apply(text, edits).lstrip("\r\n")
+        parts.append(f"\n// File: {name}\n\n{body}")
+        if not body.endswith("\n"):
+            parts.append("\n")
+    return FlattenResult("".join(parts), order, license, pragma)

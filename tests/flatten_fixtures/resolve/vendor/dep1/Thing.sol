@@ -1,0 +1,8 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+library ThingOne {
+    function thing() internal pure returns (uint256) {
+        return 1;
+    }
+}
