@@ -115,11 +115,10 @@ def resolve_import(path: str, importer: str, remappings: Sequence[Remapping | st
 _IDENT = r"[A-Za-z_$][A-Za-z0-9_$]*"
 _STRING = r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'"""
 _DECL_KW = ("contract", "interface", "library", "struct", "enum", "type", "error", "event", "function")
-_SCAN = re.compile(
-    rf"""(?P<c>//[^\n]*|/\*.*?\*/)|(?P<s>{_STRING})|(?P<b>[{{}}])"""
-    rf"""|(?<![A-Za-z0-9_$])(?P<k>import|pragma|constant|{"|".join(_DECL_KW)})(?![A-Za-z0-9_$])""",
-    re.S,
-)
+# Comments, strings and braces: everything else is code, and only code at brace depth 0 matters here.
+_SKIP = re.compile(rf"""//[^\n]*|/\*.*?\*/|{_STRING}|[{{}}]""", re.S)
+_KEYWORDS = "|".join(("import", "pragma", "constant") + _DECL_KW)
+_KEYWORD = re.compile(rf"(?<![A-Za-z0-9_$])(?:{_KEYWORDS})(?![A-Za-z0-9_$])")
 _TOKEN = re.compile(
     rf"""(?P<ws>\s+)|(?P<c>//[^\n]*|/\*.*?\*/)|(?P<s>{_STRING})|(?P<id>{_IDENT})"""
     r"""|(?P<num>[0-9][A-Za-z0-9_.]*)|(?P<p>.)""",
@@ -253,40 +252,52 @@ def _spdx_edit(comment: str, start: int) -> tuple[list[str], tuple[int, int, str
 
 @lru_cache(maxsize=1024)
 def _analyse(text: str, name: str) -> _Unit:
-    imports, pragmas, licenses, spdx_edits, declarations = [], [], [], [], []
+    unit = _Unit(text, [], [], [], [], [])
     depth = 0
-    pos = 0
-    while True:
-        m = _SCAN.search(text, pos)
-        if m is None:
-            break
-        pos = m.end()
-        kind = m.lastgroup
-        if kind == "b":
-            depth += 1 if m.group() == "{" else -1
-        elif depth != 0 or kind == "s":
-            continue
-        elif kind == "c":
-            found, edit = _spdx_edit(m.group(), m.start())
-            licenses += found
+    pos = 0  # the end of the last comment, string or brace
+    resume = 0  # the end of the last statement parsed, so its parts are not read twice
+    for m in _SKIP.finditer(text):
+        start = m.start()
+        if depth == 0 and start > pos and start > resume:
+            resume = max(resume, _file_level_code(unit, name, max(pos, resume), start))
+        first = text[start]
+        if first == "{":
+            depth += 1
+        elif first == "}":
+            depth -= 1
+        elif first == "/" and depth == 0 and start >= resume:
+            found, edit = _spdx_edit(m.group(), start)
+            unit.licenses.extend(found)
             if edit:
-                spdx_edits.append(edit)
-        elif (kw := m.group()) == "import":
+                unit.spdx_edits.append(edit)
+        pos = m.end()
+    if depth == 0 and len(text) > max(pos, resume):
+        _file_level_code(unit, name, max(pos, resume), len(text))
+    return unit
+
+
+def _file_level_code(unit: _Unit, name: str, start: int, end: int) -> int:
+    """Record the imports, pragmas and declarations in text[start:end]; return where parsing got to."""
+    text = unit.text
+    resume = start
+    for m in _KEYWORD.finditer(text, start, end):
+        if m.start() < resume:
+            continue
+        kw = m.group()
+        if kw == "import":
             imp = _parse_import(text, m.start(), name)
-            imports.append(imp)
-            pos = imp.end
+            unit.imports.append(imp)
+            resume = imp.end
         elif kw == "pragma":
-            toks, end = _statement(text, m.start())
+            toks, stmt_end = _statement(text, m.start())
             if len(toks) < 2:
-                raise FlattenError(f"{name}: cannot parse `{text[m.start():end]}`")
+                raise FlattenError(f"{name}: cannot parse `{text[m.start():stmt_end]}`")
             value = " ".join(text[toks[2].start : toks[-1].end].split()) if len(toks) > 2 else ""
-            pragmas.append(_Pragma(m.start(), end, toks[1].text, value))
-            pos = end
-        else:
-            after = _NAME_AFTER.match(text, m.end())
-            if after:
-                declarations.append((kw, after.group(1)))
-    return _Unit(text, imports, pragmas, licenses, spdx_edits, declarations)
+            unit.pragmas.append(_Pragma(m.start(), stmt_end, toks[1].text, value))
+            resume = stmt_end
+        elif after := _NAME_AFTER.match(text, m.end()):
+            unit.declarations.append((kw, after.group(1)))
+    return resume
 
 
 # ----------------------------------------------------------------------------------------------
