@@ -3,6 +3,10 @@
 Explorers count calls per second per key (Etherscan's free tier: about 3/s) and answer
 `Max calls per sec rate limit reached` beyond it. Spacing calls evenly at 1/rate never lets a
 one-second window hold more than `rate` calls, whatever the number of threads.
+
+Two details keep that true at the explorer's end, not only on paper: a thread that wakes late
+must not squeeze the next one closer (send times are re-checked after sleeping), and a small
+margin (2 %) absorbs the jitter between leaving the client and arriving at the server.
 """
 
 import threading
@@ -18,23 +22,30 @@ class RateLimiter:
         calls_per_second: float = 3.0,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        margin: float = 0.02,
     ):
         if calls_per_second <= 0:
             raise ValueError("calls_per_second must be greater than 0")
-        self._interval = 1.0 / calls_per_second
+        self._rate = calls_per_second
+        self._margin = margin
+        self._interval = (1.0 + margin) / calls_per_second
         self._clock = clock
         self._sleep = sleep
         self._lock = threading.Lock()
         self._next = float("-inf")
+        self._last_sent = float("-inf")
 
     @property
     def calls_per_second(self) -> float:
-        return 1.0 / self._interval
+        """The configured rate (the spacing adds the margin on top)."""
+        return self._rate
 
     def slow_down_to(self, calls_per_second: float) -> None:
         """Never speed up a shared limiter: the slowest configured rate wins."""
         with self._lock:
-            self._interval = max(self._interval, 1.0 / calls_per_second)
+            if calls_per_second < self._rate:
+                self._rate = calls_per_second
+                self._interval = (1.0 + self._margin) / calls_per_second
 
     def reserve(self) -> float:
         """Book the next slot and return how long the caller must wait for it."""
@@ -47,8 +58,16 @@ class RateLimiter:
     def acquire(self) -> None:
         """Block until this caller may send one request."""
         delay = self.reserve()
-        if delay > 0:
-            self._sleep(delay)
+        while True:
+            if delay > 0:
+                self._sleep(delay)
+            with self._lock:
+                now = self._clock()
+                # A late wake-up of the previous sender must not shrink our gap to it.
+                delay = self._last_sent + self._interval - now
+                if delay <= 0:
+                    self._last_sent = now
+                    return
 
     def pause(self, seconds: float) -> None:
         """Hold back every thread for a while (the explorer said we were too fast)."""

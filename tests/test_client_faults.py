@@ -128,7 +128,7 @@ def test_polling_rides_out_an_outage(stub):
 
 
 def test_limiter_spaces_slots_evenly_under_a_fake_clock():
-    limiter = RateLimiter(4.0, clock=lambda: 10.0, sleep=lambda s: None)
+    limiter = RateLimiter(4.0, clock=lambda: 10.0, sleep=lambda s: None, margin=0.0)
     waits = [limiter.reserve() for _ in range(5)]
     assert waits == [0.0, 0.25, 0.5, 0.75, 1.0]
 
