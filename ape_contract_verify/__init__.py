@@ -4,6 +4,7 @@ Ape imports every installed plugin on every command, so this module only registe
 everything heavy is imported inside the hooks or on first use of a public name.
 """
 
+import sys
 from importlib import import_module
 from typing import Any
 
@@ -23,7 +24,19 @@ _PUBLIC = {
 def config_class():
     from ape_contract_verify.config import ContractVerifyConfig
 
+    if _running_ape_run():  # verification after deploy lives only in `ape run`, never `ape test`
+        from ape_contract_verify.hooks import install
+
+        install()
     return ContractVerifyConfig
+
+
+def _running_ape_run(argv: "list[str] | None" = None) -> bool:
+    argv = sys.argv if argv is None else argv
+    if not argv or not str(argv[0]).endswith("ape"):
+        return False
+    words = [a for a in argv[1:] if not a.startswith("-")]
+    return bool(words) and words[0] == "run"
 
 
 def __getattr__(name: str) -> Any:

@@ -17,6 +17,13 @@ cli.add_command(source)
 cli.add_command(status)
 
 
+# Derive, submit, follow: `ape verify contract | proxy` (issues 5 and 6).
+from ape_contract_verify._verify_commands import contract, proxy  # noqa: E402
+
+cli.add_command(contract)
+cli.add_command(proxy)
+
+
 # The local explorer, standalone: `ape verify serve` (issue 4).
 @cli.command(short_help="Run the local Etherscan-compatible explorer against a JSON-RPC node")
 @click.option("--rpc", required=True, help="JSON-RPC URL of the node to verify against, e.g. http://127.0.0.1:8545")

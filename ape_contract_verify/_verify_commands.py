@@ -1,0 +1,181 @@
+"""`ape verify contract | proxy`: derive from artifacts and the chain, submit, follow, report.
+
+Exit codes: 0 verified (or already verified), 1 verification failed, 2 bad input.
+"""
+
+import json
+import sys
+from typing import Any, Optional
+
+import click
+
+from ape_contract_verify._options import explorer_options, json_option
+
+ADDRESS_CHARS = set("0123456789abcdefABCDEF")
+
+
+def is_address(text: str) -> bool:
+    return text.startswith("0x") and len(text) == 42 and set(text[2:]) <= ADDRESS_CHARS
+
+
+def _check_address(value: Optional[str], param: str) -> Optional[str]:
+    if value is not None and not is_address(value):
+        raise click.BadParameter(f"{value!r} is not an address: give 0x followed by 40 hex digits", param_hint=param)
+    return value
+
+
+def _progress(as_json: bool):
+    """A live line on a terminal; plain lines otherwise; nothing with --json."""
+    if as_json:
+        return lambda address, text: None
+    tty = sys.stderr.isatty()
+    start = {}
+
+    def show(address: str, text: str) -> None:
+        import time
+
+        start.setdefault(address, time.monotonic())
+        line = f"{address[:10]}… {text} ({time.monotonic() - start[address]:.0f}s)"
+        if tty:
+            click.echo(f"\r\033[K{line}", err=True, nl=False)
+        else:
+            click.echo(line, err=True)
+
+    return show
+
+
+def _finish(reports: list, as_json: bool) -> None:
+    from ape_contract_verify.verification import summary_table
+
+    if sys.stderr.isatty() and not as_json:
+        click.echo("\r\033[K", err=True, nl=False)
+    if as_json:
+        click.echo(json.dumps({"ok": all(r.ok for r in reports), "reports": [r.as_dict() for r in reports]}, indent=2))
+    else:
+        click.echo(summary_table(reports))
+        for report in reports:
+            for warning in report.warnings:
+                click.echo(f"WARNING: {report.contract}: {warning}", err=True)
+            if not report.ok:
+                click.echo(f"ERROR: {report.contract} {report.address}: {report.outcome}: {report.reason}", err=True)
+    sys.exit(0 if reports and all(r.ok for r in reports) else 1)
+
+
+def _connected(explorer: Any):
+    """Connect to the chosen network (verification reads the chain)."""
+    from ape import networks
+
+    choice = explorer.network or networks.default_ecosystem.name
+    try:
+        return networks.parse_network_choice(choice)
+    except Exception as err:
+        raise click.BadParameter(f"{choice!r}: {err}", param_hint="--network") from None
+
+
+def _verification(explorer: Any, target: Any, client: Any, browser: Optional[str], as_json: bool, **options: Any):
+    from ape import chain, config, project
+
+    from ape_contract_verify.explorer.chain import ApeProviderChain
+    from ape_contract_verify.verification import Options, Verification
+
+    cfg = config.get_config("contract_verify")
+    opts = Options(
+        code_format=options.get("code_format") or cfg.codeformat.value,
+        check=cfg.check if options.get("check") is None else options["check"],
+        force=bool(options.get("force")),
+        license=cfg.license,
+        poll_interval=cfg.poll_interval if not target.is_local else min(cfg.poll_interval, 0.5),
+        timeout=cfg.timeout,
+    )
+    return Verification(
+        client, project, ApeProviderChain(chain.provider), opts, browser_url=browser, on_progress=_progress(as_json)
+    )
+
+
+@click.command(short_help="Verify a deployed contract (by name, address, or both)")
+@explorer_options
+@json_option
+@click.argument("name_or_address")
+@click.argument("address", required=False)
+@click.option("--constructor-args", default=None, help="ABI-typed values (e.g. '\"Tok\", 5, [\"0x…\"]') or raw hex; checked against the chain.")
+@click.option("--flatten", is_flag=True, help="Submit one flattened file instead of standard-json input.")
+@click.option("--no-check", is_flag=True, help="Skip the local pre-check (recompile and compare with the chain).")
+@click.option("--force", is_flag=True, help="Submit even if the explorer already has the source.")
+def contract(cli_ctx, explorer, as_json, name_or_address, address, constructor_args, flatten, no_check, force):
+    """Verify NAME at ADDRESS, NAME's recorded deployments, or the contract at ADDRESS (its type
+    found by matching bytecode against the project's and its dependencies' artifacts). Proxies
+    are verified with their implementation, then linked."""
+    from ape_contract_verify.exceptions import ContractVerifyError
+    from ape_contract_verify.verification import explorer_for
+
+    if address is not None:
+        name = name_or_address
+        _check_address(address, "ADDRESS")
+        targets = [(name, address)]
+    elif is_address(name_or_address):
+        targets = [(None, name_or_address)]
+    else:
+        name, targets = name_or_address, None
+    target = explorer.target()
+    with _connected(explorer) as provider_ctx:
+        provider = getattr(provider_ctx, "provider", None) or provider_ctx
+        if targets is None:
+            targets = [(name, a) for a in _recorded_deployments(name)]
+            if not targets:
+                raise click.UsageError(
+                    f"No recorded deployment of {name} on {target.ecosystem}:{target.network}. "
+                    f"Give its address: `ape verify contract {name} 0x…`"
+                )
+        try:
+            with explorer_for(target, provider) as (client, browser):
+                verification = _verification(
+                    explorer, target, client, browser, as_json,
+                    code_format="flatten" if flatten else None,
+                    check=False if no_check else None,
+                    force=force,
+                )
+                reports = []
+                for contract_name, contract_address in targets:
+                    reports += verification.contract(contract_address, contract_name, constructor_args)
+        except ContractVerifyError as err:
+            raise click.UsageError(str(err)) from None
+    _finish(reports, as_json)
+
+
+@click.command(short_help="Link a proxy to its implementation on the explorer")
+@explorer_options
+@json_option
+@click.argument("address")
+@click.option("--expected-implementation", default=None, help="Fail unless the explorer finds this implementation.")
+def proxy(cli_ctx, explorer, as_json, address, expected_implementation):
+    """Submit verifyproxycontract for ADDRESS and follow it to the end."""
+    from ape_contract_verify.verification import explorer_for
+
+    _check_address(address, "ADDRESS")
+    _check_address(expected_implementation, "--expected-implementation")
+    target = explorer.target()
+    with _connected(explorer) as provider_ctx:
+        provider = getattr(provider_ctx, "provider", None) or provider_ctx
+        with explorer_for(target, provider) as (client, browser):
+            verification = _verification(explorer, target, client, browser, as_json)
+            reports = [verification.proxy(address, expected_implementation)]
+    _finish(reports, as_json)
+
+
+def _recorded_deployments(name: str) -> list[str]:
+    """Addresses of NAME that Ape recorded on the connected network, plus the plugin's own ledger."""
+    from ape import chain, project
+
+    from ape_contract_verify.artifacts import find_artifact
+    from ape_contract_verify.ledger import Ledger
+
+    addresses = []
+    try:
+        artifact = find_artifact(name, project)
+        addresses += [c.address for c in chain.contracts.get_deployments(artifact.contract_type)]
+    except Exception:
+        pass
+    for entry in Ledger.for_chain(project, chain.chain_id).entries():
+        if entry["contract"] in (name,) and entry["address"] not in addresses:
+            addresses.append(entry["address"])
+    return addresses

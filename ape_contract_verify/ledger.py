@@ -1,0 +1,70 @@
+"""The plugin's record of what was deployed on a chain and how its verification ended.
+
+Ape records deployments only on live networks, and only with `publish=True`; the deploy hook
+records every deployment here instead, so `ape verify all` knows what there is to do and can
+resume after an interruption. One JSON file per chain, keyed by chain id and genesis hash
+(a restarted dev chain with the same id is another chain), under the project's `.build/`.
+"""
+
+import json
+import os
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+_LOCK = threading.Lock()
+DONE = ("verified", "already verified")
+
+
+class Ledger:
+    def __init__(self, path: Path):
+        self.path = Path(path)
+
+    @classmethod
+    def for_chain(cls, project: Any, chain_id: int, genesis: Optional[str] = None) -> "Ledger":
+        if genesis is None:
+            genesis = _genesis_hash()
+        name = f"deployments-{chain_id}-{(genesis or 'unknown')[2:12]}.json"
+        return cls(Path(project.path) / ".build" / "contract_verify" / name)
+
+    def entries(self) -> list[dict]:
+        try:
+            data = json.loads(self.path.read_text())
+        except (FileNotFoundError, json.JSONDecodeError):
+            return []
+        return list(data.get("deployments", []))
+
+    def record(self, contract: str, address: str, **fields: Any) -> None:
+        """Add or update the entry for `address` (the last write of a field wins)."""
+        with _LOCK:
+            entries = self.entries()
+            for entry in entries:
+                if entry["address"].lower() == address.lower():
+                    entry.update(fields, contract=contract, updated=time.time())
+                    break
+            else:
+                entries.append({"contract": contract, "address": address, "status": "pending", **fields, "updated": time.time()})
+            self._write(entries)
+
+    def pending(self) -> list[dict]:
+        return [e for e in self.entries() if e.get("status") not in DONE]
+
+    def _write(self, entries: list[dict]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".ledger-")
+        with os.fdopen(fd, "w") as handle:
+            json.dump({"deployments": entries}, handle, indent=2)
+        os.replace(tmp, self.path)  # atomic: an interrupted run never leaves half a file
+
+
+def _genesis_hash() -> Optional[str]:
+    try:
+        from ape import chain
+
+        block = chain.blocks[0]
+        value = block.hash
+        return value.hex() if isinstance(value, (bytes, bytearray)) else str(value)
+    except Exception:
+        return None

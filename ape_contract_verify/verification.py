@@ -1,0 +1,277 @@
+"""Derive, submit, poll, report: one contract (or one proxy and what is behind it) at a time.
+
+`Verification` holds what every contract of a run shares: the explorer client, the project, the
+chain reader, the compile cache and the options. Each call returns `Report`s, one per
+submission, so the CLI, the deploy hook and `ape verify all` print the same summary.
+"""
+
+import contextlib
+import logging
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Iterator, Optional
+
+from ape_contract_verify.answers import Outcome
+from ape_contract_verify.exceptions import ContractVerifyError, ExplorerError
+
+logger = logging.getLogger("ape_contract_verify")
+
+
+@dataclass
+class Report:
+    """How one submission ended."""
+
+    contract: str
+    address: str
+    outcome: str  # verified, already verified, failed, pre-check failed, skipped, error
+    reason: str = ""
+    kind: str = "source"  # source | proxy
+    guid: str = ""
+    match: Optional[str] = None
+    link: Optional[str] = None
+    warnings: list = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome in ("verified", "already verified")
+
+    def as_dict(self) -> dict:
+        data = asdict(self)
+        data["ok"] = self.ok
+        return data
+
+
+@dataclass
+class Options:
+    code_format: str = "standard-json"
+    check: bool = True
+    force: bool = False
+    license: Optional[str] = None
+    poll_interval: float = 5.0
+    timeout: float = 300.0
+
+
+class Verification:
+    def __init__(
+        self,
+        client: Any,
+        project: Any,
+        chain_reader: Any,
+        options: Optional[Options] = None,
+        browser_url: Optional[str] = None,
+        on_progress: Optional[Callable[[str, str], None]] = None,
+    ):
+        from ape_contract_verify.compilers import CompileCache
+
+        self.client = client
+        self.project = project
+        self.chain = chain_reader
+        self.options = options or Options()
+        self.browser_url = browser_url.rstrip("/") if browser_url else None
+        self.cache = CompileCache()
+        self.on_progress = on_progress or (lambda address, text: None)
+        self._lock = threading.Lock()
+        self._done: dict[str, threading.Event] = {}  # source submissions of this run, by address
+
+    # -- entry points -------------------------------------------------------------------------
+
+    def contract(
+        self, address: str, name: Optional[str] = None, constructor_args: Optional[str] = None
+    ) -> list[Report]:
+        """Verify `address` as `name` (or as whatever the project's artifacts identify), and,
+        when it is a proxy, its implementation first and then the proxy link."""
+        from ape_contract_verify import artifacts
+        from ape_contract_verify.proxies import detect_proxy
+
+        address = _checksum(address)
+        if not self._first_time(address):  # already handled in this run, e.g. as an implementation
+            self._done[address.lower()].wait(self.options.timeout)
+            return []
+        proxy = detect_proxy(self.chain, address)
+        reports: list[Report] = []
+        if proxy is not None:
+            # Several proxies share one implementation: it is submitted once per run.
+            implementation = _checksum(proxy.implementation)
+            if self._first_time(implementation):
+                reports += self._source(implementation, None, None)
+                self._finished(implementation)
+        clone = proxy is not None and proxy.kind == "EIP-1167"
+        if not clone:  # a clone's own code is 45 bytes no one can compile; only the link is verified
+            if name is None and proxy is not None:
+                try:
+                    artifacts.identify(address, self.project, runtime=self.chain.get_code(address))
+                except ContractVerifyError as err:
+                    reports.append(Report(address[:10], address, "skipped", f"proxy source: {err}"))
+                else:
+                    reports += self._source(address, None, constructor_args)
+            else:
+                reports += self._source(address, name, constructor_args)
+        self._finished(address)
+        if proxy is not None:
+            # The link needs the implementation's verification to have ended (maybe on another worker).
+            self._done[_checksum(proxy.implementation).lower()].wait(self.options.timeout)
+            own = next((r.contract for r in reports if r.address == address and r.kind == "source"), None)
+            own = own or (f"{proxy.kind} clone" if clone else None)
+            reports.append(self.proxy(address, _checksum(proxy.implementation), label=own))
+        return reports
+
+    def _first_time(self, address: str) -> bool:
+        with self._lock:
+            if address.lower() in self._done:
+                return False
+            self._done[address.lower()] = threading.Event()
+            return True
+
+    def _finished(self, address: str) -> None:
+        with self._lock:
+            self._done.setdefault(address.lower(), threading.Event()).set()
+
+    def proxy(
+        self, address: str, expected_implementation: Optional[str] = None, label: Optional[str] = None
+    ) -> Report:
+        started = time.monotonic()
+        address = _checksum(address)
+        label = f"{label or address[:10]} (proxy link)"
+        try:
+            receipt = self.client.verify_proxy(address, expected_implementation)
+            answer = self.client.wait(
+                receipt, interval=self.options.poll_interval, timeout=self.options.timeout,
+                on_progress=lambda a: self.on_progress(address, a.reason),
+            )
+        except ExplorerError as err:
+            return Report(label, address, "failed", err.reason, kind="proxy", seconds=_since(started))
+        outcome = "verified" if answer.outcome.is_success else "failed"
+        return Report(
+            label, address, outcome, answer.reason, kind="proxy", guid=receipt.guid,
+            link=self._link(address), seconds=_since(started),
+        )
+
+    # -- one source submission ----------------------------------------------------------------
+
+    def _source(self, address: str, name: Optional[str], constructor_args: Optional[str]) -> list[Report]:
+        from ape_contract_verify import artifacts
+
+        started = time.monotonic()
+        label = name or address[:10]
+        try:
+            artifact = (
+                artifacts.find_artifact(name, self.project)
+                if name
+                else artifacts.identify(address, self.project, runtime=self.chain.get_code(address))
+            )
+            label = artifact.label
+            if not self.options.force and self._already_verified(address):
+                return [Report(label, address, "already verified", "the explorer holds its source", link=self._link(address))]
+            self.on_progress(address, f"deriving {label}")
+            derivation = artifacts.derive(
+                artifact,
+                address,
+                chain_reader=self.chain,
+                code_format=self.options.code_format,
+                license=self.options.license,
+                constructor_args=constructor_args,
+                check=self.options.check,
+                cache=self.cache,
+            )
+        except artifacts.PrecheckFailed as err:
+            return [Report(label, address, "pre-check failed", f"{err.field}: {err.reason}", seconds=_since(started))]
+        except ContractVerifyError as err:
+            return [Report(label, address, "error", str(err), seconds=_since(started))]
+        for warning in derivation.warnings:
+            logger.warning("%s: %s", label, warning)
+        return [self._submit(label, derivation, started)]
+
+    def _submit(self, label: str, derivation: Any, started: float) -> Report:
+        request = derivation.request
+        address = request.address
+        try:
+            self.on_progress(address, "submitting")
+            receipt = self.client.verify_source_code(request)
+            answer = self.client.wait(
+                receipt, interval=self.options.poll_interval, timeout=self.options.timeout,
+                on_progress=lambda a: self.on_progress(address, a.reason),
+            )
+        except ExplorerError as err:
+            outcome = "failed" if getattr(err.answer, "outcome", None) == Outcome.FAILED else "error"
+            return Report(label, address, outcome, err.reason, warnings=derivation.warnings, seconds=_since(started))
+        if answer.outcome.is_success:
+            outcome = "already verified" if answer.outcome == Outcome.ALREADY_VERIFIED else "verified"
+        else:
+            outcome = "failed"
+        report = Report(
+            label, address, outcome, answer.reason, guid=receipt.guid, match=derivation.match,
+            link=self._link(address), warnings=derivation.warnings, seconds=_since(started),
+        )
+        return report
+
+    def _already_verified(self, address: str) -> bool:
+        from ape_contract_verify.exceptions import ContractNotVerified
+
+        try:
+            record = self.client.get_source_code(address)
+        except ContractNotVerified:
+            return False
+        except ExplorerError as err:
+            logger.info("%s: could not ask whether it is verified (%s); submitting", address, err.reason)
+            return False
+        return bool(getattr(record, "verified", False))
+
+    def _link(self, address: str) -> Optional[str]:
+        return f"{self.browser_url}/address/{address}" if self.browser_url else None
+
+
+def _since(started: float) -> float:
+    return round(time.monotonic() - started, 2)
+
+
+def _checksum(address: str) -> str:
+    from eth_utils import to_checksum_address
+
+    return to_checksum_address(address)
+
+
+# --- where to verify -------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def explorer_for(
+    target: Any, provider: Any = None, chain_reader: Any = None
+) -> Iterator[tuple[Any, Optional[str]]]:
+    """(client, browser URL) for a resolved ExplorerTarget. A local network with no explorer
+    configured gets the embedded local explorer, reading the chain through `chain_reader`
+    (default: the Ape provider)."""
+    if not target.is_local:
+        yield target.client(), target.browser_url
+        return
+    from ape_contract_verify.client import ExplorerClient
+    from ape_contract_verify.explorer.chain import ApeProviderChain
+    from ape_contract_verify.explorer.server import start_embedded
+
+    if provider is None:
+        from ape import chain
+
+        provider = chain.provider
+    explorer = start_embedded(chain_reader or ApeProviderChain(provider))
+    try:
+        # The embedded explorer is ours, on loopback: no rate limit worth waiting for.
+        yield ExplorerClient(explorer.base_url, calls_per_second=200.0, not_indexed_timeout=0), explorer.url
+    finally:
+        explorer.stop()
+
+
+def summary_table(reports: list[Report]) -> str:
+    rows = [("contract", "address", "outcome", "link / reason")]
+    for r in reports:
+        detail = r.link or ""
+        if not r.ok and r.reason:
+            detail = r.reason
+        elif r.match == "partial":
+            detail = f"{detail} (partial match)".strip()
+        rows.append((r.contract, r.address, r.outcome, detail))
+    widths = [max(len(str(row[i])) for row in rows) for i in range(3)]
+    lines = []
+    for row in rows:
+        lines.append("  ".join(str(cell).ljust(widths[i]) for i, cell in enumerate(row[:3])) + "  " + str(row[3]))
+    return "\n".join(lines)
