@@ -179,3 +179,165 @@ def poll(base_url: str, guid: str, action: str = "checkverifystatus", timeout: f
             return answer
         time.sleep(0.1)
     raise AssertionError(f"{guid} still pending after {timeout} s: {answer}")
+
+
+# -- real parts for the end-to-end tests -----------------------------------------------------
+
+import json as _json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE_CONTRACTS = REPO / "example" / "contracts"
+VENV_BIN = Path(sys.executable).parent
+SOLC_0826 = "v0.8.26+commit.8a97fa7a"
+SOLC_0837 = "v0.8.37+commit.f401782d"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Anvil:
+    """A real anvil on a free loopback port; deploys with eth_sendTransaction from its unlocked accounts."""
+
+    def __init__(self, startup_timeout: float = 30.0):
+        binary = VENV_BIN / "anvil"
+        if not binary.exists():
+            raise RuntimeError(f"anvil is missing at {binary}: run `make` (toolchain/install.sh)")
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = subprocess.Popen([str(binary), "--host", "127.0.0.1", "--port", str(self.port), "--silent"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + startup_timeout
+        while True:
+            try:
+                self.accounts = self.rpc("eth_accounts")
+                return
+            except requests.RequestException:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError(f"anvil did not start within {startup_timeout} s")
+                time.sleep(0.1)
+
+    def rpc(self, method: str, *params: Any) -> Any:
+        body = requests.post(self.url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)},
+                             timeout=30).json()
+        if "error" in body:
+            raise RuntimeError(f"{method}: {body['error']}")
+        return body["result"]
+
+    def deploy(self, creation_hex: str, args: bytes = b"") -> str:
+        data = "0x" + creation_hex.removeprefix("0x") + args.hex()
+        tx_hash = self.rpc("eth_sendTransaction", {"from": self.accounts[0], "data": data, "gas": hex(8_000_000)})
+        for _ in range(200):  # anvil mines at once; the bound is a safety net
+            receipt = self.rpc("eth_getTransactionReceipt", tx_hash)
+            if receipt:
+                assert receipt["status"] == "0x1", f"deployment reverted: {tx_hash}"
+                return receipt["contractAddress"]
+            time.sleep(0.05)
+        raise RuntimeError(f"no receipt for {tx_hash}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+
+
+def example_source(path: str) -> str:
+    return (EXAMPLE_CONTRACTS / path).read_text()
+
+
+def standard_input(paths: list[str], prefix: str = "contracts/", **settings: Any) -> dict:
+    """A standard-json input of example contracts, named as an Ape project names them."""
+    return {
+        "language": "Solidity",
+        "sources": {prefix + p: {"content": example_source(p)} for p in paths},
+        "settings": {"optimizer": {"enabled": True, "runs": 200}, **settings},
+    }
+
+
+def solc_compile(input_json: dict, version: str = "0.8.26") -> dict:
+    """The real compiler (solc-js shim via py-solc-x), with the ABI and bytecode selected."""
+    import solcx
+    from solcx.install import get_executable
+
+    full = _json.loads(_json.dumps(input_json))
+    full["settings"]["outputSelection"] = {"*": {"*": ["abi", "evm.bytecode.object"]}}
+    return solcx.compile_standard(full, solc_binary=get_executable(version))
+
+
+def encode(types: list[str], values: list[Any]) -> bytes:
+    from eth_abi import encode as abi_encode
+
+    return abi_encode(types, values)
+
+
+def json_form(address: str, input_json: dict, contract_name: str, args: bytes = b"", version: str = SOLC_0826,
+              **extra: str) -> dict[str, str]:
+    data = {
+        "module": "contract",
+        "action": "verifysourcecode",
+        "contractaddress": address,
+        "sourceCode": _json.dumps(input_json),
+        "codeformat": "solidity-standard-json-input",
+        "contractname": contract_name,
+        "compilerversion": version,
+        "constructorArguements": args.hex(),
+    }
+    data.update(extra)
+    return data
+
+
+class ServerProcess:
+    """`ape verify serve` (or `python -m …explorer.server`) as a child process, with its base URL."""
+
+    def __init__(self, rpc_url: str, db_path: Path, use_ape: bool = False, extra: tuple = (),
+                 startup_timeout: float = 60.0):
+        if use_ape:
+            command = [str(VENV_BIN / "ape"), "verify", "serve"]
+        else:
+            command = [sys.executable, "-m", "ape_contract_verify.explorer.server"]
+        command += ["--rpc", rpc_url, "--db", str(db_path), *extra]
+        env = dict(os.environ, PYTHONUNBUFFERED="1", PATH=f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+        env.setdefault("SOLCX_BINARY_PATH", str(REPO / ".solcx"))
+        self.proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        self.lines: list[str] = []
+        self.base_url = ""
+        found = threading.Event()
+
+        def pump():
+            for line in self.proc.stdout:
+                self.lines.append(line.rstrip("\n"))
+                if line.startswith("Base URL: "):
+                    self.base_url = line.split("Base URL: ", 1)[1].strip()
+                    found.set()
+            found.set()
+
+        threading.Thread(target=pump, daemon=True).start()
+        if not found.wait(startup_timeout) or not self.base_url:
+            self.kill()
+            raise RuntimeError("the explorer did not print its base URL:\n" + "\n".join(self.lines[-30:]))
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(2)  # SIGINT, as Ctrl-C
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
