@@ -180,7 +180,19 @@ def compile_standard_json(compiler_version: str, input_json: dict, timeout: floa
         # An empty base path and cwd: imports must come from the submitted sources.
         output = _run_json([str(executable), "--standard-json", "--base-path", empty], input_json, timeout, f"solc {version.version}", cwd=empty)
     _raise_on_errors(output, input_json, f"solc {version.long}")
+    _reject_outside_imports(output, input_json)
     return output
+
+
+def _reject_outside_imports(output: dict, input_json: dict) -> None:
+    """Explorers compile only what was submitted: an import resolved from elsewhere is an error."""
+    submitted = set((input_json.get("sources") or {}).keys())
+    extra = sorted(set((output.get("sources") or {}).keys()) - submitted)
+    if submitted and extra:
+        raise CompilerFailed(
+            f"the sources import {', '.join(extra[:5])}, which the submission does not include; "
+            "add every imported file to \"sources\""
+        )
 
 
 # --- Vyper ------------------------------------------------------------------------------------

@@ -158,3 +158,10 @@ def test_install_is_opt_in(monkeypatch):
     with pytest.raises(CompilerNotInstalled):
         compile_standard_json("v0.8.21+commit.d9974bed", tiny_input())
     assert calls == [] and os.environ.get(compilers.INSTALL_ENV) is None
+
+
+def test_valid_imports_from_outside_are_refused(tmp_path):
+    other = tmp_path / "Other.sol"
+    other.write_text("// SPDX-License-Identifier: MIT\npragma solidity ^0.8.0;\ncontract Other {}\n")
+    with pytest.raises(CompilerFailed, match=r"the sources import .*Other.sol, which the submission does not include"):
+        compile_standard_json(SOLC, tiny_input(f'import "{other}";\n' + TINY))

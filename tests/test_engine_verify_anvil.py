@@ -141,6 +141,15 @@ def test_comment_change_is_partial_match(verifier, box):
     assert "only the metadata hash differs" in result.reason
 
 
+def test_metadata_settings_must_match(verifier, box):
+    address, input_json, args = box
+    other = json.loads(json.dumps(input_json))
+    other["settings"]["metadata"] = {"bytecodeHash": "none"}
+    result = verifier.verify(json_request(address, other, "src/Box.sol:Box", args))
+    assert result.failure == FailureKind.BYTECODE
+    assert "only in the CBOR metadata's shape" in result.reason and "metadata.bytecodeHash or appendCBOR" in result.reason
+
+
 def test_source_unit_name_change_is_partial_match(verifier, box):
     address, _, args = box
     moved = standard_input({"contracts/deep/Box.sol": "Box.sol"})

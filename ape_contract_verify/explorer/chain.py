@@ -13,6 +13,7 @@ worker threads.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional, Protocol, runtime_checkable
@@ -89,7 +90,7 @@ class _CreationFinder:
 
     def __init__(self, max_scan_blocks: int = DEFAULT_SCAN_BLOCKS):
         self.max_scan_blocks = max_scan_blocks
-        self._creations: dict[str, Creation] = {}
+        self._creations: dict[tuple[str, str], Creation] = {}
         self._creation_lock = threading.Lock()
 
     # primitives
@@ -114,11 +115,14 @@ class _CreationFinder:
     # search
     def find_creation(self, address: str) -> Optional[Creation]:
         key = _norm(address)
+        code = self.get_code(address)
+        if not code:
+            return None
+        # Keyed by the code too: a restarted dev chain can hold other code at the same address.
+        key = (key, hashlib.sha256(code).hexdigest())
         with self._creation_lock:
             if key in self._creations:
                 return self._creations[key]
-        if not self.get_code(address):
-            return None
         latest = self._block_number()
         lowest = max(0, latest - self.max_scan_blocks)
         block = self._creation_block(address, lowest, latest)

@@ -286,6 +286,14 @@ class Verifier:
             if version_reason:
                 raise _Failure(FailureKind.COMPILER_VERSION, version_reason)
             which, cmp = ("runtime", runtime_cmp) if not runtime_cmp.matches else ("creation", creation_cmp)
+            if which == "runtime" and not trailing and _only_tail_metadata_differs(runtime_code, runtime_on_chain, immutables, runtime_links):
+                raise _Failure(
+                    FailureKind.BYTECODE,
+                    "Compiled bytecode differs from the deployed code only in the CBOR metadata's shape "
+                    f"(compiled {len(runtime_code)} bytes, deployed {len(runtime_on_chain)}): the metadata "
+                    "settings differ (metadata.bytecodeHash or appendCBOR).",
+                    offset=cmp.offset,
+                )
             deployed_length = len(runtime_on_chain) if which == "runtime" else len(creation.input)
             metadata_note = " (the metadata differs as well)" if cmp.metadata_differs else ""
             raise _Failure(
@@ -436,6 +444,13 @@ def _linked_library_difference(compiled: bytes, on_chain: bytes, libraries: dict
             if len(found) == 20 and found != compiled[position : position + 20]:
                 return f"Library {name} address differs: submitted {address}, on chain 0x{found.hex()}"
     return None
+
+
+def _only_tail_metadata_differs(compiled: bytes, on_chain: bytes, immutables: dict, links: dict) -> bool:
+    """Equal code once both CBOR tails are cut off (one may have none): only metadata settings differ."""
+    ranges = bc.immutable_ranges(immutables) + [(p.start, p.length) for p in bc.link_positions(links)]
+    body = bc.zero_ranges(bc.strip_metadata(compiled), ranges)
+    return bool(body) and body == bc.zero_ranges(bc.strip_metadata(on_chain), ranges)
 
 
 def _compiler_version_difference(requested: str, runtime: bytes, creation_input: bytes) -> Optional[str]:
