@@ -197,7 +197,7 @@ class _Unit:
     pragmas: list[_Pragma]
     licenses: list[str]
     spdx_edits: list[tuple[int, int, str]]
-    declarations: list[tuple[str, str]]  # (keyword, name) at file level
+    declarations: list[tuple[str, str, int]]  # (keyword, name, offset after the name) at file level
 
 
 def _parse_import(text: str, start: int, name: str) -> _Import:
@@ -296,7 +296,7 @@ def _file_level_code(unit: _Unit, name: str, start: int, end: int) -> int:
             unit.pragmas.append(_Pragma(m.start(), stmt_end, toks[1].text, value))
             resume = stmt_end
         elif after := _NAME_AFTER.match(text, m.end()):
-            unit.declarations.append((kw, after.group(1)))
+            unit.declarations.append((kw, after.group(1), after.end()))
     return resume
 
 
@@ -452,20 +452,23 @@ class VersionRange:
 # Dependency order
 
 
-def _resolve_all(entry, sources, remaps) -> tuple[list[str], dict[str, list[tuple[_Import, str]]]]:
+def _resolve_all(entry, sources, remaps) -> tuple[list[str], dict[str, list[tuple[_Import, str]]], bool]:
     if entry not in sources:
         raise FlattenError(f"entry {entry!r} is not among the sources; pass its source unit name")
     order: list[str] = []
     edges: dict[str, list[tuple[_Import, str]]] = {}
     state: dict[str, int] = {}  # 1 = being visited, 2 = done
+    cyclic = False
 
     def visit(name: str) -> None:
+        nonlocal cyclic
         # Iterative depth-first search: OpenZeppelin-sized graphs are deep enough to matter.
         stack = [(name, iter(_edges(name)))]
         state[name] = 1
         while stack:
             unit, it = stack[-1]
             for _imp, dep in it:
+                cyclic = cyclic or state.get(dep) == 1
                 if dep not in state:
                     state[dep] = 1
                     stack.append((dep, iter(_edges(dep))))
@@ -490,7 +493,7 @@ def _resolve_all(entry, sources, remaps) -> tuple[list[str], dict[str, list[tupl
         return edges[unit]
 
     visit(entry)
-    return order, edges
+    return order, edges, cyclic
 
 
 def collect_imports(entry: str, sources: Mapping[str, str], remappings: Sequence[str] = ()) -> list[str]:
@@ -531,7 +534,7 @@ class _Aliases:
         self.units, self.order, self.edges = units, order, edges
         self.decls: dict[str, list[str]] = {}
         for name in order:
-            for kw, decl in units[name].declarations:
+            for kw, decl, _ in units[name].declarations:
                 self.decls.setdefault(decl, []).append(name)
         self._tokens: dict[str, list[_Tok]] = {}
         self._checked: set[str] = set()
@@ -740,12 +743,12 @@ def _merge_pragmas(order: list[str], units: dict[str, _Unit]) -> tuple[str, Vers
 def flatten(entry: str, sources: Mapping[str, str], remappings: Sequence[str] = ()) -> FlattenResult:
     """One source that compiles to the same code as ``entry`` with its imports (metadata aside)."""
     remaps = [parse_remapping(r) for r in remappings]
-    order, edges = _resolve_all(entry, sources, remaps)
+    order, edges, cyclic = _resolve_all(entry, sources, remaps)
     units = {name: _analyse(sources[name], name) for name in order}
 
     owners: dict[str, tuple[str, str]] = {}
     for name in order:
-        for kw, decl in units[name].declarations:
+        for kw, decl, _ in units[name].declarations:
             prev = owners.get(decl)
             if prev and prev[0] != name and not (kw == "function" == prev[1]):
                 raise FlattenError(
@@ -777,4 +780,45 @@ def flatten(entry: str, sources: Mapping[str, str], remappings: Sequence[str] = 
         parts.append(f"\n// File: {name}\n\n{body}")
         if not body.endswith("\n"):
             parts.append("\n")
-    return FlattenResult("".join(parts), order, license, pragma)
+    source = "".join(parts)
+    if cyclic:
+        _check_bases_come_first(source)
+    return FlattenResult(source, order, license, pragma)
+
+
+def _check_bases_come_first(source: str) -> None:
+    """In one file a base contract must be defined before the contracts that inherit it.
+
+    Across files solc accepts import cycles in any order, so after a cycle the depth-first order
+    may put a derived contract first. Checked on the flat text itself, where aliases are resolved.
+    """
+    flat = _analyse.__wrapped__(source, "<flat>")
+    defined_at = {name: i for i, (kw, name, _) in enumerate(flat.declarations)}
+    for i, (kw, name, end) in enumerate(flat.declarations):
+        if kw not in ("contract", "interface"):
+            continue
+        bases, expect_base, parens = [], False, 0
+        for tok in _tokens(source, end):
+            if tok.kind == "c":
+                continue
+            if tok.text == "{" and parens == 0:
+                break
+            if tok.text in "()":
+                parens += 1 if tok.text == "(" else -1
+            elif parens == 0 and tok.text in ("is", ","):
+                expect_base = True
+            elif expect_base and tok.kind == "id":
+                bases.append(tok.text)
+                expect_base = False
+        for base in bases:
+            if defined_at.get(base, -1) > i:
+
+                def file_of(name: str) -> str:
+                    pos = next(e for k, n, e in flat.declarations if n == name)
+                    return source[source.rfind("// File: ", 0, pos) + 9 :].split("\n", 1)[0]
+
+                raise FlattenError(
+                    f"cannot flatten: {name} ({file_of(name)}) inherits {base} ({file_of(base)}), which the "
+                    "import cycle between them places after it, and one file must define a base first; "
+                    "flatten from the other file of the cycle or submit standard-json"
+                )

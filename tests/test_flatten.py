@@ -58,6 +58,7 @@ SAME = [
     "features/aliases/SymbolAlias.sol",
     "features/aliases/Chained.sol",
     "resolve/src/app/Main.sol",
+    "features/cycle/Child.sol",
 ]
 # Valid multi-file Solidity that cannot be flattened faithfully: refused, with the reason.
 REFUSED = {
@@ -74,6 +75,15 @@ REFUSED = {
     ],
     "features/aliases/ClashAlias.sol": [
         "'Foo' is declared in both features/aliases/lib/Foo.sol and features/aliases/lib2/Foo.sol"
+    ],
+    # Depth-first order from Parent puts Child (which inherits Parent) first: one file can't.
+    "features/cycle/Parent.sol": [
+        "Child (features/cycle/Child.sol) inherits Parent (features/cycle/Parent.sol)",
+        "import cycle",
+    ],
+    # ABI coder v1 in one file, v2 (0.8's default) in the other: a single file has one coder.
+    "features/abicoder/OldCoder.sol": [
+        "features/abicoder/Store.sol uses ABI coder v2 but features/abicoder/OldCoder.sol uses ABI coder v1"
     ],
 }
 # A copy of this entry's flat file with one constant changed: the comparison must notice.
@@ -404,3 +414,15 @@ def test_parse_remapping_follows_solc():
     assert (r.context, r.prefix, r.target) == ("", "@oz/", "lib/a=b/")
     with pytest.raises(FlattenError, match="empty prefix"):
         parse_remapping("ctx:=x")
+
+
+def test_the_cycle_refusal_is_what_solc_would_reject(sources, monkeypatch):
+    """Without the check, the flat file of Parent.sol defines Child before its base: solc says no."""
+    import ape_contract_verify.flatten as module
+
+    monkeypatch.setattr(module, "_check_bases_come_first", lambda source: None)
+    text = flatten("features/cycle/Parent.sol", sources).source
+    out = compile_raw({"language": "Solidity", "sources": {"Flat.sol": {"content": text}},
+                       "settings": {"outputSelection": {}}})
+    messages = [e["message"] for e in out.get("errors", []) if e["severity"] == "error"]
+    assert messages == ["Definition of base has to precede definition of derived contract"]
