@@ -133,6 +133,21 @@ def test_limiter_spaces_slots_evenly_under_a_fake_clock():
     assert waits == [0.0, 0.25, 0.5, 0.75, 1.0]
 
 
+def test_limiter_keeps_the_gap_when_a_sender_wakes_late():
+    clock = [0.0]
+    overshoot = [0.05]
+
+    def sleep(seconds):  # the first sleep wakes 50 ms late, as a busy machine does
+        clock[0] += seconds + overshoot.pop() if overshoot else seconds
+
+    limiter = RateLimiter(10.0, clock=lambda: clock[0], sleep=sleep, margin=0.0)
+    sent = []
+    for _ in range(4):
+        limiter.acquire()
+        sent.append(round(clock[0], 6))
+    assert sent == [0.0, 0.15, 0.25, 0.35]  # never closer than 0.1 s, even after the late wake-up
+
+
 def test_limiter_is_shared_per_base_url_and_never_speeds_up():
     a = limiter_for("http://127.0.0.1:9/api", 3.0)
     assert limiter_for("http://127.0.0.1:9/api/", 10.0) is a
