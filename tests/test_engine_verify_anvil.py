@@ -377,3 +377,43 @@ def test_vyper_json(anvil, verifier, cache):
     changed = json.loads(json.dumps(input_json))
     changed["sources"]["contracts/Counter.vy"]["content"] = source("Counter.vy").replace("self.count += by", "self.count += by + 1")
     _bytecode_failure(verifier.verify(json_request(address, changed, "contracts/Counter.vy:Counter", args, version="vyper:0.4.3")))
+
+
+# --- older compilers, unreachable nodes -------------------------------------------------------
+
+OLD_SOLIDITY = """pragma solidity ^0.5.0;
+
+contract Legacy {
+    uint256 public value;
+    address public owner;
+
+    constructor(uint256 v) public {
+        value = v;
+        owner = msg.sender;
+    }
+}
+"""
+
+
+def test_solidity_0_5(anvil, verifier, cache):
+    version = solc_version_of("0.5.17")
+    contract = single_file_compiled(cache, version, OLD_SOLIDITY, "Legacy", optimizer=True, evm_version="petersburg")
+    args = encode(["uint256"], [55])
+    address = anvil.deploy(bytecode_of(contract), args)
+    ok = verifier.verify(single_request(address, OLD_SOLIDITY, "Legacy", args, version=version, optimization_used=True, evm_version="petersburg"))
+    assert ok.match == "full", ok.reason
+    # 0.5 metadata is bzzr1 and records solc's version too.
+    assert bc.tail_metadata(anvil.rpc("eth_getCode", address, "latest")).compiler == ("solc", "0.5.17")
+    wrong = verifier.verify(single_request(address, OLD_SOLIDITY, "Legacy", args, version=version, optimization_used=False, evm_version="petersburg"))
+    _bytecode_failure(wrong)
+
+
+def test_unreachable_node_is_a_clear_failure_without_the_url_path(box):
+    from test_engine_support import free_port
+
+    address, input_json, args = box
+    chain = JsonRpcChain(f"http://127.0.0.1:{free_port()}/v2/SECRET-RPC-KEY", timeout=2)
+    result = Verifier(chain, CompileCache()).verify(json_request(address, input_json, "src/Box.sol:Box", args))
+    assert result.failure == FailureKind.CHAIN
+    assert result.text.startswith("Fail - Unable to verify. The chain could not be read: the node at http://127.0.0.1:")
+    assert "SECRET-RPC-KEY" not in result.text and "SECRET-RPC-KEY" not in repr(chain)

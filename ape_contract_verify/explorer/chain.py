@@ -195,7 +195,16 @@ class JsonRpcChain(_CreationFinder):
         self._traces: Optional[str] = None  # which trace API the node answered, once known
 
     def __repr__(self) -> str:
-        return f"JsonRpcChain({self.url!r})"
+        return f"JsonRpcChain({self.safe_url!r})"
+
+    @property
+    def safe_url(self) -> str:
+        """The URL without path, query or credentials: hosted RPC URLs often embed an API key."""
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(self.url)
+        host = parts.hostname or ""
+        return f"{parts.scheme}://{host}" + (f":{parts.port}" if parts.port else "")
 
     def request(self, method: str, params: list) -> Any:
         import requests
@@ -211,13 +220,14 @@ class JsonRpcChain(_CreationFinder):
             )
             body = response.json()
         except (requests.RequestException, ValueError) as err:
-            raise ChainError(f"the node at {self.url} did not answer {method}: {err}") from err
+            detail = type(err).__name__ if self.safe_url != self.url.rstrip("/") else err
+            raise ChainError(f"the node at {self.safe_url} did not answer {method}: {detail}") from None
         if not isinstance(body, dict):
-            raise ChainError(f"the node at {self.url} answered {method} with an unexpected body")
+            raise ChainError(f"the node at {self.safe_url} answered {method} with an unexpected body")
         if body.get("error"):
             error = body["error"]
             message = error.get("message") if isinstance(error, dict) else error
-            raise ChainError(f"the node at {self.url} rejected {method}: {message}")
+            raise ChainError(f"the node at {self.safe_url} rejected {method}: {message}")
         return body.get("result")
 
     def chain_id(self) -> int:
