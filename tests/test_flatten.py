@@ -89,7 +89,12 @@ REFUSED = {
 # A copy of this entry's flat file with one constant changed: the comparison must notice.
 MUTANT = ("features/pragmas/Entry.sol", "return 4;", "return 5;")
 
-_METADATA = re.compile(r"a264697066735822[0-9a-f]{68}64736f6c6343[0-9a-f]{6}0033")
+# solc's CBOR metadata: ipfs + solc version (0.6+), bzzr1 (0.5.9+), bzzr0 (older).
+_METADATA = re.compile(
+    r"a264697066735822[0-9a-f]{68}64736f6c6343[0-9a-f]{6}0033"
+    r"|a265627a7a72315820[0-9a-f]{64}64736f6c6343[0-9a-f]{6}0032"
+    r"|a165627a7a72305820[0-9a-f]{64}0029"
+)
 _LINK = re.compile(r"__\$[0-9a-f]{34}\$__")
 
 
@@ -126,8 +131,9 @@ def compile_raw(standard_input: dict, version: str = "0.8.37") -> dict:
 
 def strip_runtime(code: str) -> str:
     """Runtime code without its CBOR tail, whose length is in the last two bytes."""
-    assert code.endswith("0033"), "expected solc's 51-byte metadata tail"
-    return code[: -(int(code[-4:], 16) + 2) * 2]
+    tail = (int(code[-4:], 16) + 2) * 2
+    assert _METADATA.fullmatch(code[-tail:]), "expected solc's CBOR metadata at the end"
+    return code[:-tail]
 
 
 def strip_creation(code: str) -> str:
@@ -426,3 +432,67 @@ def test_the_cycle_refusal_is_what_solc_would_reject(sources, monkeypatch):
                        "settings": {"outputSelection": {}}})
     messages = [e["message"] for e in out.get("errors", []) if e["severity"] == "error"]
     assert messages == ["Definition of base has to precede definition of derived contract"]
+
+
+# ---------------------------------------------------------------------------------------------
+# The example project: every Solidity contract, with its package's own compiler settings
+
+EXAMPLE = REPO / "example"
+
+
+def example_groups() -> list[tuple[Path, dict]]:
+    """(package root, its standard-json settings) for the project and each local package."""
+    import yaml
+
+    roots = [EXAMPLE] + sorted(p.parent for p in (EXAMPLE / "packages").glob("*/ape-config.yaml"))
+    groups = []
+    for root in roots:
+        config = yaml.safe_load((root / "ape-config.yaml").read_text()) or {}
+        sol = config.get("solidity") or {}
+        settings = {"optimizer": {"enabled": sol.get("optimize", True), "runs": sol.get("optimization_runs", 200)}}
+        if sol.get("evm_version"):
+            settings["evmVersion"] = sol["evm_version"]
+        if sol.get("via_ir"):
+            settings["viaIR"] = True
+        groups.append((root, settings))
+    return groups
+
+
+def newest_installed(pragma: str) -> str:
+    installed = sorted(solcx.get_installed_solc_versions(), reverse=True)
+    return next(str(v) for v in installed if str(v) in VersionRange.parse(pragma))
+
+
+def test_every_example_contract_flattens_to_the_same_code():
+    compared = []
+    for root, settings in example_groups():
+        sources = {p.relative_to(root).as_posix(): p.read_text() for p in sorted((root / "contracts").rglob("*.sol"))}
+        batches: dict[str, list[str]] = {}
+        flat_sources = {}
+        for entry in sources:
+            result = flatten(entry, sources)
+            flat_sources[flat_name(entry)] = result.source
+            batches.setdefault(newest_installed(result.pragma), []).append(entry)
+        for version, entries in batches.items():
+            # One compile per compiler version: the originals and their flat files side by side.
+            batch = {k: sources[k] for e in entries for k in collect_imports(e, sources)}
+            batch.update({flat_name(e): flat_sources[flat_name(e)] for e in entries})
+            selection = {name: {"*": ["evm.bytecode", "evm.deployedBytecode.object"]} for name in batch}
+            out = compile_raw({"language": "Solidity", "sources": {k: {"content": v} for k, v in batch.items()},
+                               "settings": {**settings, "outputSelection": selection}}, version)
+            errors = [e["formattedMessage"] for e in out.get("errors", []) if e["severity"] == "error"]
+            assert not errors, "\n".join(errors)
+            for entry in entries:
+                for name, evm in contracts_with_code(out, entry).items():
+                    flat_evm = out["contracts"][flat_name(entry)][name]["evm"]
+                    a, b = evm["bytecode"], flat_evm["bytecode"]
+                    assert strip_creation(a["object"]) == strip_creation(b["object"]), (root.name, entry, name)
+                    links = lambda refs: sorted((lib, tuple(map(str, pos))) for f in refs.values() for lib, pos in f.items())  # noqa: E731
+                    assert links(a["linkReferences"]) == links(b["linkReferences"]), (entry, name)
+                    ra, rb = evm["deployedBytecode"]["object"], flat_evm["deployedBytecode"]["object"]
+                    assert strip_creation(strip_runtime(ra)) == strip_creation(strip_runtime(rb)), (entry, name)
+                    compared.append((root.name, entry, name, version))
+    names = {c[2] for c in compared}
+    # The project's own contracts, the library-linked one, the legacy compiler and the viaIR package.
+    for expected in ("Token", "Calculator", "MathLib", "LegacyStore", "ViaIRCounter", "TunedStore"):
+        assert expected in names, (expected, compared)
