@@ -37,13 +37,13 @@ def free_port() -> int:
 class Anvil:
     """A real anvil on a free loopback port; `rpc()` speaks raw JSON-RPC to it."""
 
-    def __init__(self, startup_timeout: float = 30.0):
+    def __init__(self, startup_timeout: float = 30.0, extra_args: tuple[str, ...] = ()):
         if not ANVIL.exists():
             raise RuntimeError(f"anvil is missing at {ANVIL}: run toolchain/install.sh (make)")
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc = subprocess.Popen(
-            [str(ANVIL), "--host", "127.0.0.1", "--port", str(self.port), "--silent"],
+            [str(ANVIL), "--host", "127.0.0.1", "--port", str(self.port), "--silent", *extra_args],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )

@@ -417,3 +417,32 @@ def test_unreachable_node_is_a_clear_failure_without_the_url_path(box):
     assert result.failure == FailureKind.CHAIN
     assert result.text.startswith("Fail - Unable to verify. The chain could not be read: the node at http://127.0.0.1:")
     assert "SECRET-RPC-KEY" not in result.text and "SECRET-RPC-KEY" not in repr(chain)
+
+
+def test_creation_search_is_bounded(anvil, box):
+    address, input_json, args = box
+    for _ in range(3):
+        anvil.rpc("evm_mine")
+    narrow = JsonRpcChain(anvil.url, max_scan_blocks=2)
+    assert narrow.find_creation(address) is None  # deployed before the window
+    result = Verifier(narrow, CompileCache()).verify(json_request(address, input_json, "src/Box.sol:Box", args))
+    assert result.failure == FailureKind.NO_CREATION
+    assert result.reason.startswith(f"Unable to find the transaction that created {address}")
+
+
+def test_creation_found_without_historical_state(cache):
+    """A node that keeps no old state (anvil --prune-history): a bounded backwards scan instead."""
+    pruned = Anvil(extra_args=("--prune-history",))
+    try:
+        input_json = standard_input({"src/Box.sol": "Box.sol"})
+        args = encode(BOX_TYPES, [5, pruned.accounts[0], "pruned", b"\x05" * 32, []])
+        address = pruned.deploy(bytecode_of(compiled(cache, SOLC, input_json, "src/Box.sol", "Box")), args)
+        for _ in range(3):
+            pruned.rpc("evm_mine")
+        chain = JsonRpcChain(pruned.url)
+        assert chain._code_at(address, 1) is None  # really no historical state here
+        creation = chain.find_creation(address)
+        assert creation is not None and creation.input.endswith(args) and creation.block == 1
+        assert Verifier(chain, cache).verify(json_request(address, input_json, "src/Box.sol:Box", args)).match == "full"
+    finally:
+        pruned.stop()
