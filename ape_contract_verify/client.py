@@ -228,7 +228,13 @@ def unpack_source(record: SourceRecord) -> tuple[str, dict[str, str], dict[str, 
             return "files", files, settings
     suffix = ".vy" if record.language == "Vyper" else ".sol"
     name = record.contract_name.rsplit(":", 1)[-1] or "Contract"
-    return "flat", {f"{name}{suffix}": record.source_code}, settings
+    # Blockscout names the main file and lists the others under AdditionalSources.
+    main = str(record.raw.get("FileName") or "").strip() or f"{name}{suffix}"
+    files = {main: record.source_code}
+    for extra in record.raw.get("AdditionalSources") or []:
+        if isinstance(extra, Mapping) and extra.get("Filename"):
+            files[str(extra["Filename"])] = str(extra.get("SourceCode") or "")
+    return "flat" if len(files) == 1 else "files", files, settings
 
 
 # ---------------------------------------------------------------------------------------------
@@ -492,7 +498,7 @@ class ExplorerClient:
 
         code = response.status_code
         logger.debug("%s -> HTTP %d %s", action, code, redact(response.text[:300]))
-        if code == 429 or code >= 500:
+        if code in (408, 429) or code >= 500:
             raise _Retry(f"HTTP {code}", delay=self._retry_after(response))
         if code >= 400:
             raise BadEndpoint(

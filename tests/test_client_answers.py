@@ -317,6 +317,17 @@ def test_getsourcecode_flat_text(stub):
     }
 
 
+def test_getsourcecode_blockscout_additional_sources(stub):
+    item = source_item(
+        FileName="src/Box.sol",
+        AdditionalSources=[{"Filename": "src/Lib.sol", "SourceCode": "library L {}"}],
+    )
+    stub.answer(ok([item]))
+    record = make_client(stub).get_source_code(ADDRESS)
+    assert record.source_format == "files"
+    assert record.files == {"src/Box.sol": item["SourceCode"], "src/Lib.sol": "library L {}"}
+
+
 def test_getsourcecode_json_of_files(stub):
     files = {"contracts/Box.sol": {"content": "contract Box {}"}, "contracts/Lib.sol": {"content": "library L {}"}}
     stub.answer(ok([source_item(SourceCode=json.dumps(files), EVMVersion="paris", OptimizationUsed="0")]))

@@ -19,8 +19,11 @@ PASS = ok(Texts.PASS)
 
 @pytest.mark.parametrize(
     "fault",
-    [Drop(), Stall(1.5), Http(429, "slow down"), Http(502, "<html>Bad Gateway</html>"), Http(200, "<html>cf</html>")],
-    ids=["drop", "stall", "429", "502", "html-200"],
+    [
+        Drop(), Stall(1.5), Http(408, "timeout"), Http(429, "slow down"), Http(502, "<html>Bad Gateway</html>"),
+        Http(503), Http(200, "<html>cf</html>"),
+    ],
+    ids=["drop", "stall", "408", "429", "502", "503", "html-200"],
 )
 def test_faults_are_retried_until_success(stub, fault):
     stub.answer(fault, fault, PASS)
@@ -42,6 +45,16 @@ def test_retries_are_bounded(stub, fault):
     assert not isinstance(info.value, RateLimited)
     assert len(stub.seen) == 4  # one try + 3 retries, then a typed error
     assert "gave up after 3 retries" in str(info.value)
+
+
+def test_other_client_errors_are_not_retried(stub):
+    from ape_contract_verify.exceptions import BadEndpoint
+
+    stub.default = lambda seen: Http(404, "no such path")
+    with pytest.raises(BadEndpoint) as info:
+        make_client(stub).check_verify_status(GUID)
+    assert "HTTP 404" in str(info.value) and "base URL" in str(info.value)
+    assert len(stub.seen) == 1
 
 
 def test_backoff_grows_exponentially_with_jitter_and_a_cap(stub):
