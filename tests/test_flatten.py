@@ -57,6 +57,7 @@ SAME = [
     "features/aliases/StarAlias.sol",
     "features/aliases/SymbolAlias.sol",
     "features/aliases/Chained.sol",
+    "features/aliases/SameName.sol",
     "resolve/src/app/Main.sol",
     "features/cycle/Child.sol",
 ]
@@ -272,7 +273,10 @@ def test_aliases_are_rewritten_to_the_names_they_stand_for(sources):
     assert "return MathLib.add(Foo.foo(), sibling.foo());" in symbol
     chained = flatten("features/aliases/Chained.sol", sources).source
     assert "return MathLib.add(a, 3);" in chained
-    for text in (unit, star, symbol, chained):
+    same = flatten("features/aliases/SameName.sol", sources).source
+    assert "contract SameName is Counter {\n    Counter public other;" in same
+    assert "override(Counter)" in same and "other = Counter(address(this));" in same
+    for text in (unit, star, symbol, chained, same):
         assert not re.search(r"^\s*import\b", text, re.M)
 
 
