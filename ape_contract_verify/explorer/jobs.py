@@ -44,9 +44,10 @@ class RealEngine:
     """The engine of `ape_contract_verify.explorer.verifier` and `.proxies`, imported on first use
     (the embedded explorer starts inside `ape run`; its start must stay cheap)."""
 
-    def __init__(self, chain: Any, cache: Any = None):
+    def __init__(self, chain: Any, cache: Any = None, compile_timeout: Optional[float] = None):
         self.chain = chain
         self._cache = cache
+        self._compile_timeout = compile_timeout
         self._verifier = None
         self._lock = threading.Lock()
 
@@ -56,7 +57,12 @@ class RealEngine:
             if self._verifier is None:
                 from ape_contract_verify.explorer.verifier import Verifier
 
-                self._verifier = Verifier(self.chain) if self._cache is None else Verifier(self.chain, cache=self._cache)
+                options: dict[str, Any] = {}
+                if self._cache is not None:
+                    options["cache"] = self._cache
+                if self._compile_timeout is not None:
+                    options["compile_timeout"] = self._compile_timeout
+                self._verifier = Verifier(self.chain, **options)
             return self._verifier
 
     def verify(self, request: VerificationRequest) -> Any:

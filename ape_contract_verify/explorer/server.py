@@ -70,6 +70,7 @@ class LocalExplorer:
         engine: Optional[Engine] = None,
         workers: int = 1,
         max_body: int = MAX_BODY_BYTES,
+        compile_timeout: Optional[float] = None,
     ):
         self._tmpdir: Optional[str] = None
         if db_path is None:
@@ -78,7 +79,8 @@ class LocalExplorer:
         self.db_path = Path(db_path)
         self.chain = _SerializedChain(chain)
         self.store = Store(self.db_path)
-        self.runner = JobRunner(self.store, engine or RealEngine(self.chain), workers=workers)
+        engine = engine or RealEngine(self.chain, compile_timeout=compile_timeout)
+        self.runner = JobRunner(self.store, engine, workers=workers)
         self.service = ExplorerService(
             self.store, self.chain, notify=self.runner.notify, api_keys=api_keys, max_body=max_body
         )
@@ -182,10 +184,13 @@ def start_embedded(
     api_keys: Iterable[str] = (),
     engine: Optional[Engine] = None,
     workers: int = 1,
+    compile_timeout: Optional[float] = None,
 ) -> LocalExplorer:
     """Start an explorer for `chain` (a ChainReader) on 127.0.0.1 and a free port, on a background
     thread. Without `db_path` its data lives in a temporary file removed by `.stop()`."""
-    return LocalExplorer(chain, db_path=db_path, api_keys=api_keys, engine=engine, workers=workers).start()
+    return LocalExplorer(
+        chain, db_path=db_path, api_keys=api_keys, engine=engine, workers=workers, compile_timeout=compile_timeout
+    ).start()
 
 
 def serve(
@@ -196,6 +201,7 @@ def serve(
     api_keys: Iterable[str] = (),
     workers: int = 1,
     echo: Callable[[str], None] = print,
+    compile_timeout: Optional[float] = None,
 ) -> None:
     """Standalone: an explorer for the JSON-RPC node at `rpc_url`, until interrupted."""
     from ape_contract_verify.explorer.chain import JsonRpcChain
@@ -207,7 +213,13 @@ def serve(
         raise ExplorerStartError(f"Cannot read the chain id from --rpc {rpc_url}: {type(err).__name__}: {err}")
     keys = tuple(k for k in api_keys if k)
     explorer = LocalExplorer(
-        chain, db_path=db_path or default_db_path(chain_id), api_keys=keys, host=host, port=port, workers=workers
+        chain,
+        db_path=db_path or default_db_path(chain_id),
+        api_keys=keys,
+        host=host,
+        port=port,
+        workers=workers,
+        compile_timeout=compile_timeout,
     )
     echo(f"Local explorer for chain {chain_id} at {rpc_url}")
     echo(f"Database: {explorer.db_path}")
@@ -234,10 +246,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--db", default=None)
     parser.add_argument("--api-key", action="append", default=[])
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--compile-timeout", type=float, default=None, help="seconds per compile (default 120)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     try:
-        serve(args.rpc, args.host, args.port, args.db, args.api_key, args.workers, echo=lambda s: print(s, flush=True))
+        serve(args.rpc, args.host, args.port, args.db, args.api_key, args.workers,
+              echo=lambda s: print(s, flush=True), compile_timeout=args.compile_timeout)
     except ExplorerStartError as err:
         print(f"ERROR: {err}", file=sys.stderr)
         return 2
