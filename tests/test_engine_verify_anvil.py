@@ -186,6 +186,14 @@ def test_wrong_contract_name(verifier, box, cache):
     assert cache.compiles == before  # a wrong name is caught before compiling
 
 
+def test_bare_name_in_json_input(verifier, box):
+    address, input_json, args = box
+    assert verifier.verify(json_request(address, input_json, "Box", args)).match == "full"
+    missing = verifier.verify(json_request(address, input_json, "Crate", args))
+    assert missing.failure == FailureKind.CONTRACT_NAME
+    assert "no source declares it; use path/File.sol:Crate" in missing.reason
+
+
 def test_no_code_at_address(verifier, box):
     _, input_json, args = box
     empty = "0x" + "ab" * 20
@@ -372,6 +380,8 @@ def test_vyper_json(anvil, verifier, cache):
     assert {item.get("name") for item in ok.abi} >= {"bump", "owner", "start"}
     wrong = verifier.verify(json_request(address, input_json, "contracts/Counter.vy:Counter", encode(["uint256", "string"], [6, "vy"]), version="vyper:0.4.3"))
     assert wrong.failure == FailureKind.CONSTRUCTOR_ARGUMENTS
+    wrong_name = verifier.verify(json_request(address, input_json, "contracts/Counter.vy:Count", args, version="vyper:0.4.3"))
+    assert wrong_name.failure == FailureKind.CONTRACT_NAME and "contracts/Counter.vy declares: Counter" in wrong_name.reason
     other_version = verifier.verify(json_request(address, input_json, "contracts/Counter.vy:Counter", args, version="vyper:0.4.2"))
     assert other_version.failure == FailureKind.COMPILER and "vyper:0.4.2 is not installed" in other_version.reason
     changed = json.loads(json.dumps(input_json))

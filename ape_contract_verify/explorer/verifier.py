@@ -171,9 +171,7 @@ class Verifier:
             raise _Failure(FailureKind.CONTRACT_NAME, self._name_reason(prepared))
         result.abi = contract.get("abi") or []
         evm = contract.get("evm") or {}
-        creation_obj = (evm.get("bytecode") or {}).get("object") or ""
-        runtime_obj = (evm.get("deployedBytecode") or {}).get("object") or ""
-        if not creation_obj:
+        if not (evm.get("bytecode") or {}).get("object"):
             raise _Failure(
                 FailureKind.CONTRACT_NAME,
                 f"{prepared.name} has no bytecode (an interface or abstract contract); submit a deployable contract",
@@ -234,13 +232,19 @@ class Verifier:
                 + f" The input has no source unit {file!r}; use path:Name with one of: {', '.join(sorted(sources)[:10])}",
             )
         prepared = _Prepared(input_json, file, name, language)
-        if language == "solidity" and name not in _declared_names(file, sources[file].get("content", ""), language):
+        if name not in _declared_names(file, sources[file].get("content", ""), language):
             raise _Failure(FailureKind.CONTRACT_NAME, self._name_reason(prepared))  # no compile needed
         return prepared
 
     def _file_declaring(self, sources: dict, name: str, language: str) -> str:
         matches = [path for path, src in sources.items() if name in _declared_names(path, src.get("content", ""), language)]
-        return matches[0] if len(matches) == 1 else f"?:{name}"
+        if len(matches) == 1:
+            return matches[0]
+        where = f"it is declared in {', '.join(sorted(matches)[:5])}" if matches else "no source declares it"
+        raise _Failure(
+            FailureKind.CONTRACT_NAME,
+            UNABLE_TO_LOCATE_NAME.format(name=name) + f" {where}; use path/File.sol:{name} (the source unit name in the input)",
+        )
 
     def _name_reason(self, prepared: _Prepared) -> str:
         content = prepared.input_json["sources"][prepared.file].get("content", "")
