@@ -154,7 +154,7 @@ def _tokens(text: str, pos: int = 0, endpos: int | None = None):
         yield tok
 
 
-def _statement(text: str, start: int) -> tuple[list[_Tok], int]:
+def _statement(text: str, start: int, name: str) -> tuple[list[_Tok], int]:
     """The tokens of the statement at ``start`` (comments dropped) and the offset after its ``;``."""
     toks = []
     for tok in _tokens(text, start):
@@ -163,7 +163,8 @@ def _statement(text: str, start: int) -> tuple[list[_Tok], int]:
         if tok.text == ";":
             return toks, tok.end
         toks.append(tok)
-    raise FlattenError("unterminated statement")
+    line = text.count("\n", 0, start) + 1
+    raise FlattenError(f"{name} line {line}: `{text[start:start + 40].split(chr(10))[0]}…` has no closing ';'")
 
 
 def _unquote(literal: str) -> str:
@@ -201,7 +202,7 @@ class _Unit:
 
 
 def _parse_import(text: str, start: int, name: str) -> _Import:
-    toks, end = _statement(text, start)
+    toks, end = _statement(text, start, name)
     statement = text[start:end]
     t = [tok.text for tok in toks[1:]]
     kinds = [tok.kind for tok in toks[1:]]
@@ -289,7 +290,7 @@ def _file_level_code(unit: _Unit, name: str, start: int, end: int) -> int:
             unit.imports.append(imp)
             resume = imp.end
         elif kw == "pragma":
-            toks, stmt_end = _statement(text, m.start())
+            toks, stmt_end = _statement(text, m.start(), name)
             if len(toks) < 2:
                 raise FlattenError(f"{name}: cannot parse `{text[m.start():stmt_end]}`")
             value = " ".join(text[toks[2].start : toks[-1].end].split()) if len(toks) > 2 else ""
@@ -741,7 +742,14 @@ def _merge_pragmas(order: list[str], units: dict[str, _Unit]) -> tuple[str, Vers
 
 
 def flatten(entry: str, sources: Mapping[str, str], remappings: Sequence[str] = ()) -> FlattenResult:
-    """One source that compiles to the same code as ``entry`` with its imports (metadata aside)."""
+    """One source that compiles to the same code as ``entry`` with its imports (metadata aside).
+
+    ``entry`` is the source unit name of the contract's file, ``sources`` maps source unit names to
+    their text (dependencies under their remapped names included), ``remappings`` are solc's
+    ``[context:]prefix=target``. Raises FlattenError when the result could not be faithful: a
+    missing import, pragma ranges that do not intersect, a name declared in two files, an alias
+    that cannot be rewritten safely, mixed ABI coders, or an import cycle that inverts inheritance.
+    """
     remaps = [parse_remapping(r) for r in remappings]
     order, edges, cyclic = _resolve_all(entry, sources, remaps)
     units = {name: _analyse(sources[name], name) for name in order}

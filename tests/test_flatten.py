@@ -500,3 +500,22 @@ def test_every_example_contract_flattens_to_the_same_code():
     # The project's own contracts, the library-linked one, the legacy compiler and the viaIR package.
     for expected in ("Token", "Calculator", "MathLib", "LegacyStore", "ViaIRCounter", "TunedStore"):
         assert expected in names, (expected, compared)
+
+
+def test_broken_sources_get_a_flatten_error_never_a_crash(sources):
+    """Truncated, cut and spliced versions of the fixtures: a FlattenError or a result, nothing else."""
+    rnd = __import__("random").Random(5)
+    junk = ['"', "'", "/*", "*/", "{", "}", ";", "import", 'import "x"', "pragma solidity", " as ", "//"]
+    outcomes = {"flat": 0, "refused": 0}
+    for entry in ["features/comments/Tricky.sol", "features/aliases/SymbolAlias.sol", "features/aliases/UnitAlias.sol",
+                  "features/pragmas/Tilde.sol", "resolve/src/app/Main.sol"]:
+        text = sources[entry]
+        for cut in range(0, len(text), 5):
+            for variant in (text[:cut], text[:cut] + text[cut + 7 :], text[:cut] + rnd.choice(junk) + text[cut:]):
+                try:
+                    flatten(entry, {**sources, entry: variant}, REMAPPINGS)
+                    outcomes["flat"] += 1
+                except FlattenError as err:
+                    assert err.reason and str(err) == err.reason
+                    outcomes["refused"] += 1
+    assert outcomes["flat"] and outcomes["refused"]
