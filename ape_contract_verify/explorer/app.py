@@ -91,8 +91,11 @@ class CatchAll:
             if started:
                 return
             text = f"Internal error while handling the request ({type(err).__name__}: {err}). Nothing was recorded."
-            await send({"type": "http.response.start", "status": 200, "headers": _JSON_HEADERS})
-            await send({"type": "http.response.body", "body": envelope("0", text)})
+            try:
+                await send({"type": "http.response.start", "status": 200, "headers": _JSON_HEADERS})
+                await send({"type": "http.response.body", "body": envelope("0", text)})
+            except Exception:  # the client is gone (e.g. it disconnected mid-body): nobody to answer
+                pass
 
 
 class _SerializedChain:
