@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
 from ape_contract_verify.explorer.app import MAX_BODY_BYTES, ExplorerService, _SerializedChain, create_app
-from ape_contract_verify.explorer.jobs import Engine, JobRunner, RealEngine
+from ape_contract_verify.explorer.jobs import Engine, JobRunner, RealEngine, wait_until
 from ape_contract_verify.explorer.store import Store
 
 logger = logging.getLogger("ape_contract_verify.explorer")
@@ -72,6 +72,9 @@ class LocalExplorer:
         max_body: int = MAX_BODY_BYTES,
         compile_timeout: Optional[float] = None,
     ):
+        self.host = host
+        self._sock = bind(host, port)  # first: a busy port must fail before anything is created
+        self.port = self._sock.getsockname()[1]
         self._tmpdir: Optional[str] = None
         if db_path is None:
             self._tmpdir = tempfile.mkdtemp(prefix="ape-verify-explorer-")
@@ -85,9 +88,6 @@ class LocalExplorer:
             self.store, self.chain, notify=self.runner.notify, api_keys=api_keys, max_body=max_body
         )
         self.app = create_app(self.service)
-        self.host = host
-        self._sock = bind(host, port)
-        self.port = self._sock.getsockname()[1]
         self._server = None
         self._thread: Optional[threading.Thread] = None
 
@@ -117,12 +117,7 @@ class LocalExplorer:
             target=self._server.run, kwargs={"sockets": [self._sock]}, name="local-explorer", daemon=True
         )
         self._thread.start()
-        started = threading.Event()
-
-        def check() -> bool:
-            return bool(self._server and self._server.started) or not self._thread.is_alive()
-
-        deadline_wait(check, START_TIMEOUT, started)
+        wait_until(lambda: self._server.started or not self._thread.is_alive(), START_TIMEOUT, interval=0.02)
         if not self._server.started:
             self.stop()
             raise ExplorerStartError(f"The local explorer did not start within {START_TIMEOUT:.0f} s.")
@@ -165,17 +160,6 @@ class LocalExplorer:
 
     def __exit__(self, *exc) -> None:
         self.stop()
-
-
-def deadline_wait(predicate: Callable[[], bool], timeout: float, event: threading.Event) -> bool:
-    import time
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        event.wait(0.02)
-    return predicate()
 
 
 def start_embedded(
