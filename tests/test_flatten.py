@@ -50,6 +50,7 @@ SAME = [
     f"{OZ}/proxy/beacon/BeaconProxy.sol",
     f"{OZ}/proxy/beacon/UpgradeableBeacon.sol",
     f"{OZ}/governance/TimelockController.sol",
+    f"{OZ}/access/manager/AccessManager.sol",
     "features/licenses/Main.sol",
     "features/pragmas/Entry.sol",
     "features/comments/Tricky.sol",
