@@ -341,3 +341,21 @@ class ServerProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
+
+
+def vyper_input(paths: list[str], prefix: str = "contracts/") -> dict:
+    return {
+        "language": "Vyper",
+        "sources": {prefix + p: {"content": example_source(p)} for p in paths},
+        "settings": {"evmVersion": "cancun"},
+    }
+
+
+def vyper_compile(input_json: dict) -> dict:
+    """The real Vyper compiler (`vyper-json` of the venv)."""
+    full = _json.loads(_json.dumps(input_json))
+    full["settings"]["outputSelection"] = {"*": ["abi", "evm.bytecode.object"]}
+    out = subprocess.run([str(VENV_BIN / "vyper-json")], input=_json.dumps(full), capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    return _json.loads(out.stdout)

@@ -20,6 +20,8 @@ from service_support import (
     post,
     solc_compile,
     standard_input,
+    vyper_compile,
+    vyper_input,
 )
 
 TOKEN_FILES = ["token/Token.sol", "token/ERC20Base.sol", "access/Ownable.sol"]
@@ -84,6 +86,11 @@ def world(tmp_path_factory):
         legacy_args = encode(["string", "uint256"], ["old", 7])
         w["legacy"] = (anvil.deploy(legacy_out["evm"]["bytecode"]["object"], legacy_args), legacy_text, legacy_args,
                        legacy_out["abi"])
+        vault_input = vyper_input(["vault/Vault.vy", "vault/fees.vy"])
+        vault_out = vyper_compile(vault_input)["contracts"]["contracts/vault/Vault.vy"]["Vault"]
+        vault_args = encode(["string", "uint256", "address"], ["vault", 25, anvil.accounts[0]])
+        w["vault"] = (anvil.deploy(vault_out["evm"]["bytecode"]["object"], vault_args), vault_input, vault_args,
+                      vault_out["abi"])
         yield w
     finally:
         if server is not None:
@@ -113,6 +120,11 @@ def verified(world):
                          "constructorArguements": "0x" + args.hex()})
     assert legacy["status"] == "1", legacy
     guids["legacy"] = legacy["result"]
+    address, input_json, args, _ = world["vault"]
+    vault = post(base, json_form(address, input_json, "contracts/vault/Vault.vy:Vault", args, version="vyper:0.4.3",
+                                 codeformat="vyper-json"))
+    assert vault["status"] == "1", vault
+    guids["vault"] = vault["result"]
     return {key: poll(base, guid, timeout=VERIFY_TIMEOUT) for key, guid in guids.items()}
 
 
@@ -121,7 +133,7 @@ def test_every_example_passes(verified):
         assert answer == {"status": "1", "message": "OK", "result": Texts.PASS}, (key, answer)
 
 
-@pytest.mark.parametrize("key", ["token", "calculator", "box", "proxy", "legacy"])
+@pytest.mark.parametrize("key", ["token", "calculator", "box", "proxy", "legacy", "vault"])
 def test_getabi_and_getsourcecode_round_trip(world, verified, key):
     base = world["base"]
     address, submitted, args, abi = world[key]
@@ -136,11 +148,16 @@ def test_getabi_and_getsourcecode_round_trip(world, verified, key):
         assert entry["SourceCode"] == submitted
         assert entry["CompilerVersion"] == "v0.5.17+commit.d19bba13"
         assert entry["LicenseType"] == "GNU GPLv3"  # from the SPDX line
+    elif key == "vault":
+        assert entry["SourceCode"].startswith("{{") and json.loads(entry["SourceCode"][1:-1]) == submitted
+        assert entry["CompilerVersion"] == "vyper:0.4.3" and entry["EVMVersion"] == "cancun"
+        assert entry["ContractName"] == "Vault"
     else:
         assert entry["SourceCode"].startswith("{{") and json.loads(entry["SourceCode"][1:-1]) == submitted
         assert entry["CompilerVersion"] == SOLC_0826
         assert entry["LicenseType"] == "MIT"
-    assert entry["OptimizationUsed"] == "1" and entry["Runs"] == "200"
+    if key != "vault":
+        assert entry["OptimizationUsed"] == "1" and entry["Runs"] == "200"
     assert entry["MatchType"] in ("full", "partial")
     if key == "calculator":
         assert entry["Library"].lower() == f"mathlib:{world['mathlib'][0]}".lower()
