@@ -443,3 +443,16 @@ def test_getcontractcreation_and_v2_path(keyless):
 def test_binds_loopback_by_default(keyless):
     assert keyless.host == "127.0.0.1"
     assert keyless.base_url.startswith("http://127.0.0.1:")
+
+
+def test_pages_for_people(keyless):
+    verified = requests.get(f"{keyless.url}/address/{ADDRESS_A}", timeout=10)
+    assert verified.status_code == 200 and verified.headers["content-type"].startswith("text/html")
+    assert "Verified" in verified.text and "contract Box" in verified.text
+    unverified = requests.get(f"{keyless.url}/address/{EMPTY_ADDR}", timeout=10)
+    assert "Contract source code not verified" in unverified.text
+    assert requests.get(f"{keyless.url}/address/nope", timeout=10).status_code == 404
+    listing = requests.get(keyless.url + "/", timeout=10)
+    assert listing.status_code == 200 and ADDRESS_A in listing.text
+    # Submitted text is escaped, never rendered as markup.
+    assert "<script>" not in requests.get(f"{keyless.url}/address/{ADDRESS_A}<script>", timeout=10).text

@@ -619,7 +619,14 @@ def create_app(service: ExplorerService) -> Starlette:
             text = f"Not found: {request.url.path}. The API is at /api (module=contract&action=…)."
         return Response(envelope("0", text), status_code=code, media_type="application/json")
 
-    routes = [Route("/api", api, methods=["GET", "POST"]), Route("/v2/api", api, methods=["GET", "POST"])]
+    from ape_contract_verify.explorer import pages
+
+    routes = [
+        Route("/api", api, methods=["GET", "POST"]),
+        Route("/v2/api", api, methods=["GET", "POST"]),
+        Route("/", pages.index, methods=["GET"]),
+        Route("/address/{address}", pages.address, methods=["GET"]),
+    ]
     app = Starlette(routes=routes, middleware=[Middleware(CatchAll)], exception_handlers={404: not_found, 405: not_found})
     app.state.service = service
     return app

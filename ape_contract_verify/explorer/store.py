@@ -319,6 +319,15 @@ class Store:
         row = self._conn().execute("SELECT abi FROM contracts WHERE address = ?", (address.lower(),)).fetchone()
         return row[0] if row else None
 
+    def list_contracts(self, limit: int = 100) -> list[tuple[str, str, str, str, float]]:
+        """(address, contract name, compiler, match, verified_at) of the latest verified contracts."""
+        rows = self._conn().execute(
+            "SELECT address, contract_name, compiler_version, match, verified_at FROM contracts "
+            "ORDER BY verified_at DESC LIMIT ?",
+            (limit,),
+        ).fetchall()
+        return [tuple(row) for row in rows]
+
     def forget_contract(self, address: str) -> None:
         """Drop a stale record (the chain now has different code at that address)."""
         self._write("DELETE FROM contracts WHERE address = ?", (address.lower(),))
