@@ -94,7 +94,8 @@ def _bytecode_failure(result):
     assert result.failure == FailureKind.BYTECODE, result.reason
     assert result.text.startswith("Fail - Unable to verify. Compiled bytecode differs from the deployed code at byte ")
     assert isinstance(result.offset, int) and f"at byte {result.offset} " in result.reason
-    assert "optimizer runs, evmVersion, viaIR or a source line" in result.reason
+    assert "the deployed code was compiled with" in result.reason or "optimizer runs, evmVersion, viaIR or a source line" in result.reason
+    return result.reason
 
 
 def test_wrong_optimizer_runs(verifier, box, cache):
@@ -105,30 +106,36 @@ def test_wrong_optimizer_runs(verifier, box, cache):
     a = compiled(cache, SOLC, input_json, "src/Box.sol", "Box")["evm"]["deployedBytecode"]["object"]
     b = compiled(cache, SOLC, other, "src/Box.sol", "Box")["evm"]["deployedBytecode"]["object"]
     assert bc.strip_metadata(a) != bc.strip_metadata(b)
-    _bytecode_failure(verifier.verify(json_request(address, other, "src/Box.sol:Box", args)))
+    reason = _bytecode_failure(verifier.verify(json_request(address, other, "src/Box.sol:Box", args)))
+    assert reason.endswith("the deployed code was compiled with optimizer.runs=200: resubmit with that setting.")
 
 
 def test_optimizer_off(verifier, box):
     address, input_json, args = box
     other = json.loads(json.dumps(input_json))
     other["settings"]["optimizer"]["enabled"] = False
-    _bytecode_failure(verifier.verify(json_request(address, other, "src/Box.sol:Box", args)))
+    reason = _bytecode_failure(verifier.verify(json_request(address, other, "src/Box.sol:Box", args)))
+    assert "compiled with the optimizer enabled with 200 runs (optimizer.enabled=true)" in reason
 
 
 def test_wrong_evm_version(verifier, box):
     address, input_json, args = box
     other = json.loads(json.dumps(input_json))
     other["settings"]["evmVersion"] = "paris"  # no PUSH0: the code really changes
-    _bytecode_failure(verifier.verify(json_request(address, other, "src/Box.sol:Box", args)))
+    reason = _bytecode_failure(verifier.verify(json_request(address, other, "src/Box.sol:Box", args)))
+    assert "compiled with the compiler's default evmVersion" in reason
 
 
-def test_changed_source_line(verifier, box):
+def test_changed_source_line(anvil, cache, box):
     address, input_json, args = box
+    verifier = Verifier(JsonRpcChain(anvil.url), cache, diagnose_compiles=2)
     other = json.loads(json.dumps(input_json))
     text = other["sources"]["src/Box.sol"]["content"]
     assert 'require(msg.sender == owner, "not owner");' in text
     other["sources"]["src/Box.sol"]["content"] = text.replace('"not owner"', '"only the owner"')
-    _bytecode_failure(verifier.verify(json_request(address, other, "src/Box.sol:Box", args)))
+    reason = _bytecode_failure(verifier.verify(json_request(address, other, "src/Box.sol:Box", args)))
+    assert "No single change among the optimizer disabled (optimizer.enabled=false), viaIR=true reproduces it" in reason
+    assert reason.endswith("so the source or the compiler most likely differs.")
 
 
 def test_comment_change_is_partial_match(verifier, box):
@@ -258,7 +265,7 @@ def test_via_ir_paris_10000_runs(anvil, verifier, cache):
     assert result.via_ir and result.evm_version == "paris" and result.runs == 10000
     without_ir = json.loads(json.dumps(input_json))
     without_ir["settings"]["viaIR"] = False
-    _bytecode_failure(verifier.verify(json_request(address, without_ir, "Box.sol:Box", args)))
+    assert "compiled with viaIR=true" in _bytecode_failure(verifier.verify(json_request(address, without_ir, "Box.sol:Box", args)))
 
 
 def test_single_file(anvil, verifier, cache):
@@ -270,7 +277,7 @@ def test_single_file(anvil, verifier, cache):
     assert ok.match == "full", ok.reason
     assert ok.settings["optimizer"] == {"enabled": False, "runs": 200} and ok.evm_version == "shanghai"
     runs_on = verifier.verify(single_request(address, text, "Box", args, optimization_used=True, runs=200, evm_version="shanghai"))
-    _bytecode_failure(runs_on)
+    assert "compiled with the optimizer disabled (optimizationUsed=0)" in _bytecode_failure(runs_on)
     wrong_name = verifier.verify(single_request(address, text, "Crate", args, optimization_used=False, evm_version="shanghai"))
     assert wrong_name.failure == FailureKind.CONTRACT_NAME and "The source declares: Box" in wrong_name.reason
 
@@ -429,13 +436,13 @@ def test_unreachable_node_is_a_clear_failure_without_the_url_path(box):
     assert "SECRET-RPC-KEY" not in result.text and "SECRET-RPC-KEY" not in repr(chain)
 
 
-def test_creation_search_is_bounded(anvil, box):
+def test_creation_search_is_bounded(anvil, box, cache):
     address, input_json, args = box
     for _ in range(3):
         anvil.rpc("evm_mine")
     narrow = JsonRpcChain(anvil.url, max_scan_blocks=2)
     assert narrow.find_creation(address) is None  # deployed before the window
-    result = Verifier(narrow, CompileCache()).verify(json_request(address, input_json, "src/Box.sol:Box", args))
+    result = Verifier(narrow, cache).verify(json_request(address, input_json, "src/Box.sol:Box", args))
     assert result.failure == FailureKind.NO_CREATION
     assert result.reason.startswith(f"Unable to find the transaction that created {address}")
 

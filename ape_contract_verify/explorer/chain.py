@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional, Protocol, runtime_checkable
 
 DEFAULT_SCAN_BLOCKS = 5_000
@@ -32,8 +32,8 @@ class Creation:
     arguments), who sent it, and whether a factory contract ran the CREATE/CREATE2."""
 
     tx_hash: str
-    input: bytes
-    deployer: str
+    input: bytes = field(repr=False)
+    deployer: str = ""
     factory: bool = False
     block: Optional[int] = None
     creator: Optional[str] = None  # the factory contract, when factory is True

@@ -110,10 +110,14 @@ class Verifier:
         chain: ChainReader,
         cache: Optional[CompileCache] = None,
         compile_timeout: float = DEFAULT_TIMEOUT,
+        diagnose_compiles: int = 4,
     ):
+        """`diagnose_compiles`: on a code mismatch, how many single-setting variations (optimizer,
+        runs, viaIR, evmVersion) to compile to tell the user which setting the deployment used."""
         self.chain = chain
         self.cache = cache if cache is not None else CompileCache()
         self.compile_timeout = compile_timeout
+        self.diagnose_compiles = diagnose_compiles
 
     def verify(self, request: VerificationRequest) -> VerificationResult:
         result = VerificationResult(
@@ -252,6 +256,42 @@ class Verifier:
         hint = f" {prepared.file} declares: {', '.join(found)}" if found else ""
         return UNABLE_TO_LOCATE_NAME.format(name=prepared.name) + hint
 
+    def _diagnose(self, request: VerificationRequest, prepared: _Prepared, runtime_on_chain: bytes) -> str:
+        """Which single setting change reproduces the deployed code, within a small compile budget."""
+        if prepared.language != "solidity" or self.diagnose_compiles <= 0:
+            return f"{SETTINGS_HINT}."
+        tried = []
+        single_file = _format_value(request.code_format) == CodeFormat.SINGLE_FILE.value
+        variations = _setting_variations(prepared.input_json.get("settings") or {}, single_file)
+        for label, settings in variations[: self.diagnose_compiles]:
+            tried.append(label)
+            variant = {**prepared.input_json, "settings": settings}
+            try:
+                output = compile_input(
+                    request.compiler_version,
+                    with_output_selection(variant, prepared.file, prepared.name),
+                    timeout=self.compile_timeout,
+                    cache=self.cache,
+                )
+            except CompilerError:
+                continue
+            evm = (((output.get("contracts") or {}).get(prepared.file) or {}).get(prepared.name) or {}).get("evm") or {}
+            deployed = evm.get("deployedBytecode") or {}
+            if not deployed.get("object"):
+                continue
+            candidate = bc.compare(
+                deployed["object"],
+                runtime_on_chain,
+                immutable_references=deployed.get("immutableReferences"),
+                link_references=deployed.get("linkReferences"),
+            )
+            if candidate.matches:
+                return f"the deployed code was compiled with {label}: resubmit with that setting."
+        return (
+            f"{SETTINGS_HINT}. No single change among {', '.join(tried)} reproduces it, so the source "
+            "or the compiler most likely differs."
+        )
+
     def _compare(
         self,
         request: VerificationRequest,
@@ -304,7 +344,7 @@ class Verifier:
                 FailureKind.BYTECODE,
                 f"Compiled bytecode differs from the deployed code at byte {cmp.offset} of the {which} code "
                 f"(compiled {cmp.expected_length} bytes, deployed {deployed_length}){metadata_note}; "
-                f"{SETTINGS_HINT}.",
+                f"{self._diagnose(request, prepared, runtime_on_chain)}",
                 offset=cmp.offset,
             )
 
@@ -448,6 +488,39 @@ def _linked_library_difference(compiled: bytes, on_chain: bytes, libraries: dict
             if len(found) == 20 and found != compiled[position : position + 20]:
                 return f"Library {name} address differs: submitted {address}, on chain 0x{found.hex()}"
     return None
+
+
+def _setting_variations(settings: dict, single_file: bool) -> list[tuple[str, dict]]:
+    """The usual mistakes, most common first, as (label, settings) with one setting changed."""
+    optimizer = dict(settings.get("optimizer") or {})
+    enabled, runs = bool(optimizer.get("enabled", False)), int(optimizer.get("runs", 200))
+    name = {"optimizer": "optimizationUsed", "runs": "runs", "viaIR": "viaIR", "evmVersion": "evmversion"} if single_file else {
+        "optimizer": "optimizer.enabled", "runs": "optimizer.runs", "viaIR": "viaIR", "evmVersion": "evmVersion"}
+
+    def changed(**updates: Any) -> dict:
+        return {**settings, **updates}
+
+    variations = []
+    if enabled:
+        off = "0" if single_file else "false"
+        variations.append((f"the optimizer disabled ({name['optimizer']}={off})", changed(optimizer={**optimizer, "enabled": False})))
+        if runs != 200:
+            variations.append((f"{name['runs']}=200", changed(optimizer={**optimizer, "runs": 200})))
+    else:
+        on = "1" if single_file else "true"
+        variations.append((f"the optimizer enabled with {runs} runs ({name['optimizer']}={on})", changed(optimizer={**optimizer, "enabled": True, "runs": runs})))
+    via_ir = bool(settings.get("viaIR", False))
+    variations.append((f"{name['viaIR']}={'false' if via_ir else 'true'}", changed(viaIR=not via_ir)))
+    if settings.get("evmVersion"):
+        variations.append((f"the compiler's default {name['evmVersion']}", {k: v for k, v in settings.items() if k != "evmVersion"}))
+    for evm in ("paris", "shanghai", "london"):
+        if evm != settings.get("evmVersion"):
+            variations.append((f"{name['evmVersion']}={evm}", changed(evmVersion=evm)))
+    if enabled:
+        for other in (1, 1000, 10000, 999999):
+            if other not in (runs, 200):
+                variations.append((f"{name['runs']}={other}", changed(optimizer={**optimizer, "runs": other})))
+    return variations
 
 
 def _only_tail_metadata_differs(compiled: bytes, on_chain: bytes, immutables: dict, links: dict) -> bool:
