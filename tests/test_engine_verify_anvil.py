@@ -370,6 +370,18 @@ def test_factory_child_found_through_traces(verifier, children, kind, value):
     assert wrong.failure == FailureKind.CONSTRUCTOR_ARGUMENTS
 
 
+def test_parity_traces_give_the_same_creation(anvil, children):
+    """Nodes with only the trace_ namespace (Erigon, Nethermind): trace_block finds the frame too."""
+    _, _, made = children
+    debug, parity = JsonRpcChain(anvil.url), JsonRpcChain(anvil.url)
+    parity._traces = "parity"
+    for address in made.values():
+        by_debug, by_parity = debug.find_creation(address), parity.find_creation(address)
+        assert by_parity is not None and by_parity.factory
+        assert (by_parity.tx_hash, by_parity.input, by_parity.creator.lower()) == (by_debug.tx_hash, by_debug.input, by_debug.creator.lower())
+    assert debug._traces == "debug"
+
+
 # --- vyper ------------------------------------------------------------------------------------
 
 
