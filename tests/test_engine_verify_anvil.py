@@ -291,6 +291,13 @@ def math_lib(anvil, cache):
     return anvil.deploy(bytecode_of(contract))
 
 
+def test_library_itself(verifier, math_lib):
+    """A library's runtime starts with PUSH20 <its own address>, filled in at deployment."""
+    text = source("Calculator.sol")
+    result = verifier.verify(single_request(math_lib, text, "MathLib", optimization_used=True))
+    assert result.match == "full", result.reason
+
+
 def test_library_linked_by_settings(anvil, verifier, cache, math_lib):
     text = source("Calculator.sol")
     contract = single_file_compiled(cache, SOLC, text, "Calculator", optimizer=True, libraries={"MathLib": math_lib})
