@@ -3,6 +3,7 @@
 import os
 import socket
 import subprocess
+import time
 
 from ape_contract_verify.answers import Texts
 from service_support import ADDRESS_A, REPO, VENV_BIN, Anvil, ServerProcess, free_port, get, post
@@ -46,11 +47,32 @@ def test_serve_with_keys_needs_them_for_submissions_and_never_prints_them(tmp_pa
         anvil.stop()
 
 
-def test_serve_explains_an_unreachable_node():
-    out = _run_serve("--rpc", f"http://127.0.0.1:{free_port()}")
+def test_serve_explains_an_unreachable_node_without_showing_the_url_path():
+    port = free_port()
+    out = _run_serve("--rpc", f"http://127.0.0.1:{port}/v2/secret-rpc-key-123")
+    text = out.stdout + out.stderr
     assert out.returncode != 0
-    assert "Cannot read the chain id from --rpc" in out.stdout + out.stderr
-    assert "Traceback" not in out.stdout + out.stderr
+    assert f"Cannot read the chain id from --rpc http://127.0.0.1:{port}: the node at" in text
+    assert "secret-rpc-key-123" not in text
+    assert "Traceback" not in text
+
+
+def test_default_database_is_per_chain_instance(tmp_path, monkeypatch):
+    from ape_contract_verify.explorer.chain import JsonRpcChain
+    from ape_contract_verify.explorer.server import _genesis_hash, default_db_path
+
+    hashes = set()
+    for _ in range(2):  # anvil's genesis carries its start time (whole seconds): a restart is a new chain
+        anvil = Anvil()
+        try:
+            hashes.add(_genesis_hash(JsonRpcChain(anvil.url)))
+        finally:
+            anvil.stop()
+        time.sleep(1.1)
+    assert len(hashes) == 2 and all(h.startswith("0x") for h in hashes)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    paths = {default_db_path(31337, h) for h in hashes}
+    assert len(paths) == 2 and all(p.parent == tmp_path / ".ape" / "contract_verify" for p in paths)
 
 
 def test_serve_explains_a_busy_port(tmp_path):

@@ -28,8 +28,19 @@ class ExplorerStartError(RuntimeError):
     pass
 
 
-def default_db_path(chain_id: int) -> Path:
-    return Path.home() / ".ape" / "contract_verify" / f"explorer-{chain_id}.sqlite"
+def default_db_path(chain_id: int, genesis_hash: str = "") -> Path:
+    """One file per chain *instance*: a restarted anvil (chain id 31337 again, new genesis) reuses the
+    same addresses for other code, so its verified sources must not be served for it."""
+    suffix = f"-{genesis_hash.removeprefix('0x')[:12]}" if genesis_hash else ""
+    return Path.home() / ".ape" / "contract_verify" / f"explorer-{chain_id}{suffix}.sqlite"
+
+
+def _genesis_hash(chain: Any) -> str:
+    try:
+        block = chain.request("eth_getBlockByNumber", ["0x0", False])
+        return str(block["hash"]) if block and block.get("hash") else ""
+    except Exception:  # a node without block 0 (pruned) still gets an explorer, keyed by chain id
+        return ""
 
 
 def bind(host: str = DEFAULT_HOST, port: int = 0) -> socket.socket:
@@ -191,21 +202,27 @@ def serve(
     from ape_contract_verify.explorer.chain import JsonRpcChain
 
     chain = JsonRpcChain(rpc_url)
+    shown_url = getattr(chain, "safe_url", "the node")  # hosted RPC URLs can carry a key in their path
     try:
         chain_id = int(chain.chain_id())
     except Exception as err:
-        raise ExplorerStartError(f"Cannot read the chain id from --rpc {rpc_url}: {type(err).__name__}: {err}")
+        from ape_contract_verify.explorer.chain import ChainError
+
+        detail = str(err) if isinstance(err, ChainError) else type(err).__name__  # ChainError hides URL secrets
+        raise ExplorerStartError(f"Cannot read the chain id from --rpc {shown_url}: {detail}")
     keys = tuple(k for k in api_keys if k)
     explorer = LocalExplorer(
         chain,
-        db_path=db_path or default_db_path(chain_id),
+        db_path=db_path or default_db_path(chain_id, _genesis_hash(chain)),
         api_keys=keys,
         host=host,
         port=port,
         workers=workers,
         compile_timeout=compile_timeout,
     )
-    echo(f"Local explorer for chain {chain_id} at {rpc_url}")
+    echo(f"Local explorer for chain {chain_id} at {shown_url}")
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        echo(f"Warning: listening on {host}, not only on this machine's loopback.")
     echo(f"Database: {explorer.db_path}")
     if keys:
         echo(f"{len(keys)} API key(s) configured: submissions need one of them; reads need none.")
