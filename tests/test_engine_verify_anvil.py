@@ -410,6 +410,10 @@ def test_vyper_json(anvil, verifier, cache):
     assert wrong_name.failure == FailureKind.CONTRACT_NAME and "contracts/Counter.vy declares: Counter" in wrong_name.reason
     other_version = verifier.verify(json_request(address, input_json, "contracts/Counter.vy:Counter", args, version="vyper:0.4.2"))
     assert other_version.failure == FailureKind.COMPILER and "vyper:0.4.2 is not installed" in other_version.reason
+    commented = json.loads(json.dumps(input_json))
+    commented["sources"]["contracts/Counter.vy"]["content"] = "# a comment: only the integrity hash changes\n" + source("Counter.vy")
+    partial = verifier.verify(json_request(address, commented, "contracts/Counter.vy:Counter", args, version="vyper:0.4.3"))
+    assert partial.verified and partial.match == "partial", partial.reason
     changed = json.loads(json.dumps(input_json))
     changed["sources"]["contracts/Counter.vy"]["content"] = source("Counter.vy").replace("self.count += by", "self.count += by + 1")
     _bytecode_failure(verifier.verify(json_request(address, changed, "contracts/Counter.vy:Counter", args, version="vyper:0.4.3")))
