@@ -456,3 +456,27 @@ def test_pages_for_people(keyless):
     assert listing.status_code == 200 and ADDRESS_A in listing.text
     # Submitted text is escaped, never rendered as markup.
     assert "<script>" not in requests.get(f"{keyless.url}/address/{ADDRESS_A}<script>", timeout=10).text
+
+
+def test_concurrent_submissions_and_reads_lose_nothing():
+    from concurrent.futures import ThreadPoolExecutor
+
+    chain = FakeChain({f"0x{n:040x}": bytes.fromhex("6080604052") for n in range(1, 41)})
+    with start_embedded(chain, engine=FakeEngine(chain), workers=2) as explorer:
+        addresses = [f"0x{n:040x}" for n in range(1, 41)]
+
+        def submit(address):
+            with requests.Session() as session:
+                answer = session.post(explorer.base_url, data=form(address), timeout=30).json()
+                session.get(explorer.base_url, params={"module": "contract", "action": "getabi", "address": address},
+                            timeout=30)
+                return answer["result"]
+
+        with ThreadPoolExecutor(16) as pool:
+            guids = list(pool.map(submit, addresses))
+        assert len(set(guids)) == 40 and all(len(g) == 50 for g in guids)
+        for guid in guids:
+            assert poll(explorer.base_url, guid, timeout=60)["result"] == Texts.PASS
+        for address in addresses:
+            assert get(explorer.base_url, action="getabi", address=address)["status"] == "1"
+        assert explorer.store.count("done") == 40
