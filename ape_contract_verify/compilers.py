@@ -233,6 +233,8 @@ def compile_vyper_json(version: str, input_json: dict, timeout: float = DEFAULT_
         raise CompilerNotInstalled(
             f"Compiler {requested.long} is not installed on this explorer (installed: vyper:{installed})"
         )
+    if not (input_json.get("settings") or {}).get("outputSelection"):
+        input_json = {**input_json, "settings": {**(input_json.get("settings") or {}), "outputSelection": {"*": VYPER_OUTPUTS}}}
     with tempfile.TemporaryDirectory(prefix="acv-vyper-") as empty:
         output = _run_json(_vyper_command(), input_json, timeout, f"vyper {installed}", cwd=empty)
     _raise_on_errors(output, input_json, f"vyper {installed}")
@@ -289,14 +291,30 @@ def _raise_on_errors(output: dict, input_json: dict, what: str) -> None:
     messages = []
     for error in errors[:3]:
         file = (error.get("sourceLocation") or {}).get("file")
-        if file and submitted and file not in submitted:
+        if file and submitted and file not in submitted and not file.startswith("<"):
             # Never echo text of a file the submission did not include.
             messages.append(f"{error.get('type', 'Error')} in {file}, which the submitted sources do not include")
         else:
-            text = error.get("formattedMessage") or error.get("message") or str(error)
-            messages.append(text.strip())
+            messages.append(_one_line(error, input_json))
     more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
     raise CompilerFailed(f"{what} reported errors{more}: " + " | ".join(messages))
+
+
+def _one_line(error: dict, input_json: dict) -> str:
+    """`ParserError: Expected ';' but got '}' --> File.sol:12:5`: one line, fit for a status text."""
+    message = str(error.get("message") or error.get("formattedMessage") or error).strip().replace("\n", " ")
+    text = f"{error.get('type', 'Error')}: {message}"
+    location = error.get("sourceLocation") or {}
+    file, start = location.get("file"), location.get("start")
+    if file:
+        content = ((input_json.get("sources") or {}).get(file) or {}).get("content")
+        if isinstance(content, str) and isinstance(start, int) and 0 <= start <= len(content):
+            line = content.count("\n", 0, start) + 1
+            column = start - (content.rfind("\n", 0, start) + 1) + 1
+            return f"{text} --> {file}:{line}:{column}"
+        vyper_line = re.search(r"line (\d+):(\d+)", str(error.get("formattedMessage") or ""))
+        return f"{text} --> {file}" + (f":{vyper_line.group(1)}:{vyper_line.group(2)}" if vyper_line else "")
+    return text
 
 
 def single_file_input(

@@ -60,7 +60,7 @@ def test_commit_must_match_the_executable():
 def test_compile_errors_are_typed_and_quoted():
     with pytest.raises(CompilerFailed) as info:
         compile_standard_json(SOLC, tiny_input(TINY.replace("= 1;", "= ;")))
-    assert "ParserError" in str(info.value) and "Tiny.sol" in str(info.value)
+    assert str(info.value).endswith("reported errors: ParserError: Expected primary expression. --> Tiny.sol:3:36")
 
 
 def test_imports_outside_the_submission_are_not_echoed(tmp_path):
@@ -128,8 +128,9 @@ def test_vyper_json():
     with pytest.raises(CompilerNotInstalled, match=r"vyper:0.3.10 is not installed .*installed: vyper:0.4.3"):
         compile_vyper_json("vyper:0.3.10", input_json)
     broken = {"language": "Vyper", "sources": {"Counter.vy": {"content": "@external\ndef f() -> uint256:\n    return x\n"}}}
-    with pytest.raises(CompilerFailed, match="vyper 0.4.3 reported errors"):
+    with pytest.raises(CompilerFailed) as info:
         compile_vyper_json("vyper:0.4.3", broken)
+    assert str(info.value) == "vyper 0.4.3 reported errors: UndeclaredDefinition: 'x' has not been declared. --> Counter.vy:3:11"
 
 
 def test_single_file_input_maps_the_form():
