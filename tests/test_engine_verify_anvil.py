@@ -217,6 +217,15 @@ def test_bad_input_json(verifier, box):
     assert result.failure == FailureKind.INVALID_INPUT and "sourceCode is not valid JSON" in result.reason
 
 
+def test_constructor_arguments_must_be_hex(verifier, box):
+    address, input_json, _ = box
+    request = json_request(address, input_json, "src/Box.sol:Box")
+    request.constructor_arguments = "0x12zz"
+    result = verifier.verify(request)
+    assert result.failure == FailureKind.INVALID_INPUT
+    assert result.reason.startswith("Invalid constructor arguments provided. Please verify that they are in ABI-encoded format")
+
+
 def test_etherscan_double_brace_wrapping(verifier, box):
     address, input_json, args = box
     request = json_request(address, input_json, "src/Box.sol:Box", args)

@@ -32,7 +32,7 @@ _ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 _HEX = re.compile(r"^(0x)?[0-9a-fA-F]*$")
 _DECLARATION = re.compile(r"\b(?:abstract\s+contract|contract|library|interface)\s+([A-Za-z_$][\w$]*)")
 UNABLE_TO_LOCATE_NAME = "Unable to locate ContractName {name}, did you specify the correct Contract Name ?"
-LIBRARY_REQUIRED = "Library was required but suitable match not found"
+LIBRARY_REQUIRED = Texts.LIBRARY_NOT_FOUND
 SETTINGS_HINT = "settings or source differ: compiler, optimizer runs, evmVersion, viaIR or a source line"
 
 
@@ -415,8 +415,7 @@ def _clean_hex(value: Optional[str], parameter: str) -> str:
     if not _HEX.match(text) or len(text.removeprefix("0x").removeprefix("0X")) % 2:
         raise _Failure(
             FailureKind.INVALID_INPUT,
-            f"{Texts.INVALID_CONSTRUCTOR_ARGUMENTS if hasattr(Texts, 'INVALID_CONSTRUCTOR_ARGUMENTS') else 'Invalid constructor arguments'}"
-            f" ({parameter} must be ABI-encoded hex)",
+            f"{Texts.INVALID_CONSTRUCTOR_ARGUMENTS} ({parameter} must be ABI-encoded hex)",
         )
     return text.removeprefix("0x").removeprefix("0X").lower()
 
