@@ -79,6 +79,17 @@ def world(tmp_path_factory):
         w["proxy"] = (anvil.deploy(proxy_out["evm"]["bytecode"]["object"], proxy_args), box_input, proxy_args,
                       proxy_out["abi"])
 
+        factory_input = standard_input(["factory/CloneFactory.sol"])
+        factory_out = solc_compile(factory_input)["contracts"]["contracts/factory/CloneFactory.sol"]["CloneFactory"]
+        factory_args = encode(["address"], [box])
+        factory = anvil.deploy(factory_out["evm"]["bytecode"]["object"], factory_args)
+        w["factory"] = (factory, factory_input, factory_args, factory_out["abi"])
+        from eth_utils import keccak
+
+        call = keccak(text="cloneDeterministic(bytes32,uint256)")[:4] + encode(["bytes32", "uint256"], [b"\x07" * 32, 5])
+        receipt = anvil.transact("0x" + call.hex(), to=factory)
+        w["clone"] = "0x" + receipt["logs"][-1]["topics"][1][-40:]
+
         legacy_text = example_source("legacy/LegacyStore.sol")
         legacy_input = {"language": "Solidity", "sources": {"LegacyStore.sol": {"content": legacy_text}},
                         "settings": {"optimizer": {"enabled": True, "runs": 200}}}
@@ -104,7 +115,7 @@ def verified(world):
     base = world["base"]
     # MathLib itself is not submitted: a library's runtime code carries its own address (call
     # protection, PUSH20 at byte 1), which the engine does not normalise yet (reported to the lead).
-    names = {"token": TOKEN,
+    names = {"token": TOKEN, "factory": "contracts/factory/CloneFactory.sol:CloneFactory",
              "calculator": "contracts/math/Calculator.sol:Calculator", "box": "contracts/proxy/Box.sol:Box",
              "proxy": "contracts/proxy/ERC1967Proxy.sol:ERC1967Proxy"}
     guids = {}
@@ -133,7 +144,7 @@ def test_every_example_passes(verified):
         assert answer == {"status": "1", "message": "OK", "result": Texts.PASS}, (key, answer)
 
 
-@pytest.mark.parametrize("key", ["token", "calculator", "box", "proxy", "legacy", "vault"])
+@pytest.mark.parametrize("key", ["token", "calculator", "box", "proxy", "legacy", "vault", "factory"])
 def test_getabi_and_getsourcecode_round_trip(world, verified, key):
     base = world["base"]
     address, submitted, args, abi = world[key]
@@ -182,6 +193,20 @@ def test_proxy_verification_links_the_implementation(world, verified):
     assert poll(base, wrong, action="checkproxyverification", timeout=60)["result"] == Texts.PROXY_EXPECTED_MISMATCH
     plain = post(base, {"module": "contract", "action": "verifyproxycontract", "address": world["token"][0]})["result"]
     assert poll(base, plain, action="checkproxyverification", timeout=60)["result"] == Texts.PROXY_NO_DELEGATECALL
+
+
+def test_minimal_proxy_made_by_a_factory(world, verified):
+    base = world["base"]
+    clone, box, factory = world["clone"], world["box"][0], world["factory"][0]
+    guid = post(base, {"module": "contract", "action": "verifyproxycontract", "address": clone})["result"]
+    answer = poll(base, guid, action="checkproxyverification", timeout=60)
+    assert answer == {"status": "1", "message": "OK",
+                      "result": Texts.PROXY_FOUND.format(proxy=_checksum(clone), implementation=_checksum(box))}
+    created = get(base, action="getcontractcreation", contractaddresses=clone)
+    assert created["status"] == "1", created
+    (entry,) = created["result"]
+    assert entry["contractFactory"].lower() == factory.lower()
+    assert entry["contractCreator"].lower() == world["anvil"].accounts[0].lower()
 
 
 def _changed_token_input():
