@@ -79,6 +79,14 @@ def world(tmp_path_factory):
         w["proxy"] = (anvil.deploy(proxy_out["evm"]["bytecode"]["object"], proxy_args), box_input, proxy_args,
                       proxy_out["abi"])
 
+        beacon_input = standard_input(["proxy/UpgradeableBeacon.sol", "proxy/BeaconProxy.sol"])
+        beacon_all = solc_compile(beacon_input)["contracts"]
+        beacon_out = beacon_all["contracts/proxy/UpgradeableBeacon.sol"]["UpgradeableBeacon"]
+        beacon_proxy_out = beacon_all["contracts/proxy/BeaconProxy.sol"]["BeaconProxy"]
+        beacon = anvil.deploy(beacon_out["evm"]["bytecode"]["object"], encode(["address", "address"], [box, anvil.accounts[0]]))
+        w["beacon"] = beacon
+        w["beacon_proxy"] = anvil.deploy(beacon_proxy_out["evm"]["bytecode"]["object"], encode(["address", "bytes"], [beacon, b""]))
+
         factory_input = standard_input(["factory/CloneFactory.sol"])
         factory_out = solc_compile(factory_input)["contracts"]["contracts/factory/CloneFactory.sol"]["CloneFactory"]
         factory_args = encode(["address"], [box])
@@ -207,6 +215,16 @@ def test_minimal_proxy_made_by_a_factory(world, verified):
     (entry,) = created["result"]
     assert entry["contractFactory"].lower() == factory.lower()
     assert entry["contractCreator"].lower() == world["anvil"].accounts[0].lower()
+
+
+def test_beacon_proxy(world, verified):
+    base = world["base"]
+    proxy, box = world["beacon_proxy"], world["box"][0]
+    guid = post(base, {"module": "contract", "action": "verifyproxycontract", "address": proxy,
+                       "expectedimplementation": box})["result"]
+    answer = poll(base, guid, action="checkproxyverification", timeout=60)
+    assert answer["status"] == "1", answer
+    assert answer["result"] == Texts.PROXY_FOUND.format(proxy=_checksum(proxy), implementation=_checksum(box))
 
 
 def _changed_token_input():
