@@ -11,7 +11,7 @@ import hashlib
 import json
 import logging
 import threading
-from dataclasses import asdict, dataclass, is_dataclass
+from dataclasses import asdict, is_dataclass
 from typing import Any, Callable, Optional, Protocol
 
 from ape_contract_verify.answers import Texts
