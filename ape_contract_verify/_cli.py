@@ -18,10 +18,11 @@ cli.add_command(status)
 
 
 # Derive, submit, follow: `ape verify contract | proxy` (issues 5 and 6).
-from ape_contract_verify._verify_commands import contract, proxy  # noqa: E402
+from ape_contract_verify._verify_commands import all_deployments, contract, proxy  # noqa: E402
 
 cli.add_command(contract)
 cli.add_command(proxy)
+cli.add_command(all_deployments)
 
 
 # The local explorer, standalone: `ape verify serve` (issue 4).

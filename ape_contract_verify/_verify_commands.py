@@ -127,7 +127,7 @@ def contract(cli_ctx, explorer, as_json, name_or_address, address, constructor_a
                     f"Give its address: `ape verify contract {name} 0x…`"
                 )
         try:
-            with explorer_for(target, provider) as (client, browser):
+            with explorer_for(target, provider, **_client_options()) as (client, browser):
                 verification = _verification(
                     explorer, target, client, browser, as_json,
                     code_format="flatten" if flatten else None,
@@ -156,10 +156,16 @@ def proxy(cli_ctx, explorer, as_json, address, expected_implementation):
     target = explorer.target()
     with _connected(explorer) as provider_ctx:
         provider = getattr(provider_ctx, "provider", None) or provider_ctx
-        with explorer_for(target, provider) as (client, browser):
+        with explorer_for(target, provider, **_client_options()) as (client, browser):
             verification = _verification(explorer, target, client, browser, as_json)
             reports = [verification.proxy(address, expected_implementation)]
     _finish(reports, as_json)
+
+
+def _client_options() -> dict:
+    from ape import config
+
+    return {"max_retries": config.get_config("contract_verify").max_retries}
 
 
 def _recorded_deployments(name: str) -> list[str]:
@@ -179,3 +185,78 @@ def _recorded_deployments(name: str) -> list[str]:
         if entry["contract"] in (name,) and entry["address"] not in addresses:
             addresses.append(entry["address"])
     return addresses
+
+
+@click.command("all", short_help="Verify every recorded deployment of the project on a network")
+@explorer_options
+@json_option
+@click.option("--workers", default=4, show_default=True, type=click.IntRange(1, 32), help="Contracts verified at once (all under the explorer's rate limit).")
+@click.option("--flatten", is_flag=True, help="Submit flattened single files instead of standard-json input.")
+@click.option("--no-check", is_flag=True, help="Skip the local pre-check.")
+@click.option("--report", "report_path", default=None, type=click.Path(dir_okay=False, writable=True), help="Also write the JSON report to this file (for CI).")
+def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, report_path):
+    """Verify what the plugin recorded when `ape run` deployed (and Ape's own deployment records),
+    skipping what the explorer already has. Resumable: a second run does only what is left."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ape import chain, project
+
+    from ape_contract_verify.exceptions import ContractVerifyError
+    from ape_contract_verify.ledger import Ledger
+    from ape_contract_verify.verification import explorer_for, outcome_for
+
+    target = explorer.target()
+    with _connected(explorer) as provider_ctx:
+        provider = getattr(provider_ctx, "provider", None) or provider_ctx
+        ledger = Ledger.for_chain(project, chain.chain_id)
+        todo = [(e["contract"], e["address"]) for e in ledger.entries()]
+        known = {a.lower() for _, a in todo}
+        for name, address in _ape_deployments():
+            if address.lower() not in known:
+                todo.append((name, address))
+                known.add(address.lower())
+        if not todo:
+            raise click.UsageError(
+                f"No recorded deployments on {target.ecosystem}:{target.network}. Deploy with `ape run` "
+                "(contract_verify.auto: true records them), or verify one with `ape verify contract`."
+            )
+        try:
+            with explorer_for(target, provider, **_client_options()) as (client, browser):
+                verification = _verification(
+                    explorer, target, client, browser, as_json,
+                    code_format="flatten" if flatten else None,
+                    check=False if no_check else None,
+                )
+
+                def one(item):
+                    # The explorer, not the ledger, says what is already verified: the ledger may
+                    # speak of another explorer.
+                    name, address = item
+                    reports = verification.contract(address, None)
+                    if (report := outcome_for(address, reports)) is not None:
+                        ledger.record(name, address, status=report.outcome, reason=report.reason)
+                    return reports
+
+                with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="verify-all") as pool:
+                    reports = [r for batch in pool.map(one, todo) for r in batch]
+        except ContractVerifyError as err:
+            raise click.UsageError(str(err)) from None
+    if report_path:
+        with open(report_path, "w") as handle:
+            json.dump({"ok": all(r.ok for r in reports), "reports": [r.as_dict() for r in reports]}, handle, indent=2)
+    _finish(reports, as_json)
+
+
+def _ape_deployments() -> list[tuple[str, str]]:
+    """What Ape itself recorded on the connected network, for every contract type of the project."""
+    from ape import chain, project
+
+    from ape_contract_verify.artifacts import iter_artifacts
+
+    found = []
+    for artifact in iter_artifacts(project, include_dependencies=False):
+        try:
+            found += [(artifact.label, c.address) for c in chain.contracts.get_deployments(artifact.contract_type)]
+        except Exception:
+            continue
+    return found

@@ -392,10 +392,36 @@ def _resolve_constructor_args(
     if derived is not None and encoded.lower() != derived.lower():
         raise PrecheckFailed(
             "constructor arguments",
-            f"--constructor-args encode to 0x{encoded or '(none)'} but the deployment used "
-            f"0x{derived or '(none)'}; drop --constructor-args to use the chain's",
+            f"--constructor-args differ from the deployment's: {explain_args(artifact, encoded, derived)}; "
+            "drop --constructor-args to use the chain's",
         )
     return encoded
+
+
+def explain_args(artifact: Artifact, given: str, deployed: str) -> str:
+    """Which argument differs, decoded with the ABI when both sides decode."""
+    inputs = _constructor_inputs(artifact)
+    try:
+        from eth_abi import decode
+
+        types = [i.canonical_type if hasattr(i, "canonical_type") else i.type for i in inputs]
+        ours = decode(types, bytes.fromhex(given))
+        theirs = decode(types, bytes.fromhex(deployed))
+    except Exception:
+        return f"0x{given[:64]}… against 0x{deployed[:64]}…"
+    diffs = [
+        f"{i.name or f'#{n}'} ({t}): given {_show(a)}, deployed {_show(b)}"
+        for n, (i, t, a, b) in enumerate(zip(inputs, types, ours, theirs))
+        if a != b
+    ]
+    return "; ".join(diffs) or "same values, different encoding"
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, (bytes, bytearray)):
+        return "0x" + bytes(value).hex()
+    text = repr(value) if not isinstance(value, (list, tuple)) else "[" + ", ".join(_show(v) for v in value) + "]"
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _constructor_inputs(artifact: Artifact) -> list:
@@ -478,14 +504,14 @@ def precheck(
         if chain_args.lower() != args.lower():
             raise PrecheckFailed(
                 "constructor arguments",
-                f"submitting 0x{args or '(none)'} but the deployment used 0x{chain_args or '(none)'}",
+                f"the submission's differ from the deployment's: {explain_args(artifact, args, chain_args)}",
             )
     return runtime_cmp.match
 
 
 def _compare_runtime(artifact: Artifact, compiled: dict, runtime: bytes) -> "bytecode.Comparison":
     deployed = compiled["evm"]["deployedBytecode"]
-    expected = _with_library_guard(_unlinked(deployed["object"]), runtime)
+    expected = _unlinked(deployed["object"])
     trailing = 0
     if artifact.is_vyper:
         layout = bytecode.vyper_layout(_unlinked(compiled["evm"]["bytecode"]["object"]))
@@ -497,14 +523,6 @@ def _compare_runtime(artifact: Artifact, compiled: dict, runtime: bytes) -> "byt
         link_references=deployed.get("linkReferences"),
         trailing_immutables=trailing,
     )
-
-
-def _with_library_guard(expected: bytes, runtime: bytes) -> bytes:
-    """A library's runtime starts with PUSH20 <its own address>, zero at compile time and filled
-    in at deployment (the guard against state-changing calls); take the chain's address."""
-    if expected[:1] == b"\x73" and expected[1:21] == bytes(20) and runtime[:1] == b"\x73":
-        return expected[:1] + runtime[1:21] + expected[21:]
-    return expected
 
 
 # Settings worth trying, one change at a time, when the code differs: the usual suspects.

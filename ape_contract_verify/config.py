@@ -50,6 +50,9 @@ class ContractVerifyConfig(PluginConfig):
     calls_per_second: float = Field(default=3.0, gt=0)
     """Client-side rate limit, shared by every thread talking to one explorer."""
 
+    max_retries: int = Field(default=5, ge=0, le=20)
+    """Retries of one explorer call on connection errors, timeouts, 429/5xx and rate-limit answers."""
+
     check: bool = True
     """Recompile locally and compare with the chain before submitting."""
 

@@ -165,7 +165,9 @@ class DeployQueue:
                 network.ecosystem.name, network.name, None if network.is_local else chain_id,
                 config=config.get_config("contract_verify"),
             )
-            self._explorer_cm = explorer_for(target, self.provider, chain_reader=self.chain)
+            self._explorer_cm = explorer_for(
+                target, self.provider, chain_reader=self.chain, max_retries=self.cfg.max_retries
+            )
             client, browser = self._explorer_cm.__enter__()
         except Exception as err:
             self._setup_error = str(err)
@@ -220,15 +222,14 @@ class DeployQueue:
             self.chain.get_code(info.implementation)
 
     def _verify(self, address: str, name: Optional[str]) -> list:
-        from ape_contract_verify.verification import Report
+        from ape_contract_verify.verification import Report, outcome_for
 
         try:
             reports = self._verification.contract(address, None)
         except Exception as err:  # reported, never raised into the script
             reports = [Report(name or address[:10], address, "error", str(err))]
-        for report in reports:
-            if report.address.lower() == address.lower() and report.kind == "source":
-                self._ledger.record(name or report.contract, address, status=report.outcome, reason=report.reason)
+        if (report := outcome_for(address, reports)) is not None:
+            self._ledger.record(name or report.contract, address, status=report.outcome, reason=report.reason)
         return reports
 
     def add_factory_deployments(self, max_blocks: int = 5000) -> None:

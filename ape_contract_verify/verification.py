@@ -222,6 +222,12 @@ class Verification:
         return f"{self.browser_url}/address/{address}" if self.browser_url else None
 
 
+def outcome_for(address: str, reports: list[Report]) -> Optional[Report]:
+    """The report that says how `address` ended: its source submission, else (a clone) its proxy link."""
+    mine = [r for r in reports if r.address.lower() == address.lower()]
+    return next((r for r in mine if r.kind == "source"), None) or next(iter(mine), None)
+
+
 def _since(started: float) -> float:
     return round(time.monotonic() - started, 2)
 
@@ -237,13 +243,13 @@ def _checksum(address: str) -> str:
 
 @contextlib.contextmanager
 def explorer_for(
-    target: Any, provider: Any = None, chain_reader: Any = None
+    target: Any, provider: Any = None, chain_reader: Any = None, **client_options: Any
 ) -> Iterator[tuple[Any, Optional[str]]]:
     """(client, browser URL) for a resolved ExplorerTarget. A local network with no explorer
     configured gets the embedded local explorer, reading the chain through `chain_reader`
     (default: the Ape provider)."""
     if not target.is_local:
-        yield target.client(), target.browser_url
+        yield target.client(**client_options), target.browser_url
         return
     from ape_contract_verify.client import ExplorerClient
     from ape_contract_verify.explorer.chain import ApeProviderChain

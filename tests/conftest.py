@@ -51,3 +51,9 @@ def compiled_example(example_copy) -> Path:
 
 def load_manifest(project: Path) -> dict:
     return json.loads((project / ".build" / "__local__.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def deployed_local(compiled_example):
+    """`ape run deploy` on ethereum:local:test; the example's config has auto verification on."""
+    return run([BIN / "ape", "run", "deploy", "--network", "ethereum:local:test"], cwd=compiled_example, timeout=900)

@@ -187,8 +187,8 @@ def test_manifest_settings_match_ape_config(compiled_example):
     assert tuned["version"].startswith("0.8.26+commit.8a97fa7a")
 
 
-def test_deploy_script_deploys_everything(compiled_example):
-    proc = run([BIN / "ape", "run", "deploy", "--network", "ethereum:local:test"], cwd=compiled_example)
+def test_deploy_script_deploys_everything(deployed_local):
+    proc = deployed_local
     addresses = dict(re.findall(r"^(\w+)\s+(0x[0-9a-fA-F]{40})$", proc.stdout, re.M))
     expected = EXPECTED_TYPES - {"ERC20Base", "Ownable"} | {"Calculator", "Clone", "ViaIRCounter", "TunedStore"}
     assert expected <= set(addresses), proc.stdout

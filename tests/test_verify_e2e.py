@@ -1,0 +1,290 @@
+"""From build artifacts and the chain to verified contracts, through the real commands:
+`ape run deploy` with auto mode (embedded explorer on ethereum:local:test; standalone explorer on
+anvil), `ape verify contract`, `ape verify all`, the local pre-check's refusals, and `ape test`."""
+
+import json
+import re
+import shutil
+import sqlite3
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import BIN, run, tool_env
+from service_support import Anvil, ServerProcess
+
+# Every contract the example deploys, and what the summary must say of it.
+SOURCES = [
+    "Token", "MathLib", "Calculator", "Box", "ERC1967Proxy", "UpgradeableBeacon", "BeaconProxy",
+    "CloneFactory", "LegacyStore", "Vault", "viair:ViaIRCounter", "tuned:TunedStore",
+]
+PROXY_LINKS = ["ERC1967Proxy (proxy link)", "BeaconProxy (proxy link)", "EIP-1167 clone (proxy link)"]
+ROW = re.compile(r"^(\S.*?)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped)\b(.*)$", re.M)
+DEPLOYED = re.compile(r"^(\w+)\s+(0x[0-9a-fA-F]{40})$", re.M)
+
+
+def summary(output: str) -> dict:
+    return {m.group(1).strip(): (m.group(2), m.group(3), m.group(4).strip()) for m in ROW.finditer(output)}
+
+
+def configure(project: Path, **sections) -> None:
+    path = project / "ape-config.yaml"
+    config = yaml.safe_load(path.read_text())
+    for key, value in sections.items():
+        if isinstance(value, dict) and isinstance(config.get(key), dict):
+            config[key].update(value)
+        else:
+            config[key] = value
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+
+
+def copy_project(source: Path, dest: Path) -> Path:
+    shutil.copytree(source, dest, ignore=shutil.ignore_patterns("contract_verify"))
+    return dest
+
+
+def submissions(db: Path) -> int:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT COUNT(*) FROM submissions").fetchone()[0]
+
+
+# --- ethereum:local:test, embedded explorer -------------------------------------------------
+
+
+def test_ape_run_deploy_verifies_everything_on_the_embedded_explorer(deployed_local):
+    rows = summary(deployed_local.stdout)
+    for name in SOURCES + PROXY_LINKS:
+        assert name in rows, f"{name} missing from the summary:\n{deployed_local.stdout}"
+        assert rows[name][1] == "verified", f"{name}: {rows[name]}"
+    # The deploy script's own output is intact: verification never replaces a deploy.
+    assert len(DEPLOYED.findall(deployed_local.stdout)) == 13
+    assert "not verified" not in deployed_local.stderr
+
+
+def test_ape_test_never_verifies(compiled_example, tmp_path):
+    project = copy_project(compiled_example, tmp_path / "tested")
+    (project / "tests").mkdir(exist_ok=True)
+    (project / "tests" / "test_token.py").write_text(
+        "def test_deploy(accounts, project):\n"
+        "    token = accounts[0].deploy(project.Token, 'T', 'T', 5, accounts[0], [accounts[1]])\n"
+        "    assert token.balanceOf(accounts[1]) == 5\n"
+    )
+    proc = run([BIN / "ape", "test", "tests/test_token.py"], cwd=project, timeout=300)
+    assert "1 passed" in proc.stdout + proc.stderr
+    assert "contract_verify" not in proc.stdout + proc.stderr
+    assert not (project / ".build" / "contract_verify").exists()
+
+
+# --- anvil, standalone `ape verify serve` ----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def anvil():
+    node = Anvil()
+    yield node
+    node.stop()
+
+
+@pytest.fixture(scope="module")
+def explorer(anvil, tmp_path_factory):
+    db = tmp_path_factory.mktemp("explorer") / "explorer.sqlite"
+    server = ServerProcess(anvil.url, db, use_ape=True)
+    server.db = db
+    yield server
+    server.stop()
+
+
+def anvil_project(compiled_example, dest: Path, anvil, explorer_url: str) -> Path:
+    project = copy_project(compiled_example, dest)
+    configure(
+        project,
+        foundry={"host": anvil.url},
+        contract_verify={
+            "auto": True,
+            "max_retries": 1,
+            "explorers": {"ethereum": {"local": {"url": explorer_url}}},
+        },
+    )
+    return project
+
+
+@pytest.fixture(scope="module")
+def on_anvil(compiled_example, anvil, explorer, tmp_path_factory):
+    """The example deployed to anvil by `ape run deploy`, verified beside it on the standalone explorer."""
+    project = anvil_project(compiled_example, tmp_path_factory.mktemp("anvil") / "example", anvil, explorer.base_url)
+    proc = run([BIN / "ape", "run", "deploy", "--network", "ethereum:local:foundry"], cwd=project, timeout=900)
+    return project, proc, dict(DEPLOYED.findall(proc.stdout))
+
+
+def verify_cli(project: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return run(
+        [BIN / "ape", "verify", *args, "--network", "ethereum:local:foundry"], cwd=project, timeout=timeout, check=False
+    )
+
+
+def test_ape_run_deploy_verifies_everything_on_a_standalone_explorer(on_anvil):
+    _, proc, deployed = on_anvil
+    rows = summary(proc.stdout)
+    for name in SOURCES + PROXY_LINKS:
+        assert rows.get(name, (None, None))[1] == "verified", f"{name}: {rows.get(name)}\n{proc.stdout[-3000:]}"
+    assert rows["Token"][0] == deployed["Token"]
+    assert rows["EIP-1167 clone (proxy link)"][0] == deployed["Clone"]
+
+
+def test_verify_all_finds_everything_already_verified(on_anvil, explorer):
+    project, _, _ = on_anvil
+    before = submissions(explorer.db)
+    proc = verify_cli(project, "all", "--json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads(proc.stdout)
+    sources = [r for r in report["reports"] if r["kind"] == "source"]
+    assert len(sources) >= 11 and all(r["outcome"] == "already verified" for r in sources), sources
+    assert submissions(explorer.db) - before == sum(r["kind"] == "proxy" for r in report["reports"])
+
+
+def test_address_alone_identifies_every_example_contract(on_anvil):
+    project, _, deployed = on_anvil
+    script = (
+        "import json, sys\n"
+        "from ape import networks, project\n"
+        "from ape_contract_verify.artifacts import identify\n"
+        "addresses = json.loads(sys.argv[1])\n"
+        "with networks.parse_network_choice('ethereum:local:foundry'):\n"
+        "    print(json.dumps({name: identify(a, project).label for name, a in addresses.items()}))\n"
+    )
+    wanted = {k: v for k, v in deployed.items() if k != "Clone"}
+    proc = run([BIN / "python", "-c", script, json.dumps(wanted)], cwd=project, timeout=300)
+    found = json.loads(proc.stdout.strip().splitlines()[-1])
+    expected = {name: {"ViaIRCounter": "viair:ViaIRCounter", "TunedStore": "tuned:TunedStore"}.get(name, name) for name in wanted}
+    assert found == expected
+
+
+def test_address_alone_verifies_a_clone_as_a_proxy(on_anvil):
+    project, _, deployed = on_anvil
+    proc = verify_cli(project, "contract", deployed["Clone"], "--json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    reports = json.loads(proc.stdout)["reports"]
+    link = next(r for r in reports if r["kind"] == "proxy")
+    assert link["address"] == deployed["Clone"] and link["outcome"] == "verified"
+    assert deployed["Box"].lower() in link["reason"].lower()
+
+
+def test_precheck_stops_wrong_constructor_args(on_anvil, explorer):
+    project, _, deployed = on_anvil
+    before = submissions(explorer.db)
+    args = '"Wrong Name", "EXT", 1000000000000000000000, "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", []'
+    proc = verify_cli(project, "contract", "Token", deployed["Token"], "--constructor-args", args, "--force")
+    assert proc.returncode == 1
+    assert "pre-check failed" in proc.stdout and "constructor arguments" in proc.stdout
+    assert "name_ (string): given 'Wrong Name', deployed 'Example Token'" in proc.stdout
+    assert "holders" in proc.stdout  # the array differs too
+    assert submissions(explorer.db) == before, "nothing may be submitted after a failed pre-check"
+
+
+def test_precheck_stops_a_source_edited_after_deployment(on_anvil, explorer, tmp_path):
+    project = copy_project(on_anvil[0], tmp_path / "edited")
+    deployed = on_anvil[2]
+    source = project / "contracts" / "math" / "Calculator.sol"
+    source.write_text(source.read_text().replace("value * scale, basisPoints, 10_000", "value * scale, basisPoints, 100_000"))
+    before = submissions(explorer.db)
+    proc = verify_cli(project, "contract", "Calculator", deployed["Calculator"], "--force")
+    assert proc.returncode == 1, proc.stdout
+    assert "pre-check failed" in proc.stdout and "source:" in proc.stdout
+    assert re.search(r"differs from the deployed code at byte \d+", proc.stdout)
+    assert submissions(explorer.db) == before
+
+
+def test_precheck_names_changed_optimizer_runs(on_anvil, explorer, tmp_path):
+    project = copy_project(on_anvil[0], tmp_path / "runs")
+    deployed = on_anvil[2]
+    configure(project, solidity={"optimize": True, "optimization_runs": 10000})
+    run([BIN / "ape", "compile", "--force"], cwd=project, timeout=600)
+    before = submissions(explorer.db)
+    proc = verify_cli(project, "contract", "Token", deployed["Token"], "--force")
+    assert proc.returncode == 1, proc.stdout
+    assert "pre-check failed" in proc.stdout and "optimizer runs" in proc.stdout
+    assert "runs 200" in proc.stdout  # what the deployed code was built with
+    assert submissions(explorer.db) == before
+
+
+def test_every_example_contract_verifies_flattened(on_anvil, anvil, tmp_path):
+    """A second, empty explorer on the same chain: `ape verify all --flatten` verifies them all."""
+    project, _, deployed = on_anvil
+    fresh = ServerProcess(anvil.url, tmp_path / "flat.sqlite", use_ape=True)
+    try:
+        proc = verify_cli(project, "all", "--flatten", "--json", "--explorer-url", fresh.base_url, timeout=900)
+        assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+        reports = json.loads(proc.stdout)["reports"]
+        by_address = {r["address"]: r for r in reports if r["kind"] == "source"}
+        for name in ("Token", "Calculator", "LegacyStore", "ViaIRCounter", "TunedStore", "Vault"):
+            assert by_address[deployed[name]]["outcome"] == "verified", by_address.get(deployed[name])
+        import requests
+
+        record = requests.get(
+            fresh.base_url,
+            params={"module": "contract", "action": "getsourcecode", "address": deployed["Token"]},
+            timeout=10,
+        ).json()["result"][0]
+        assert record["SourceCode"].lstrip().startswith("// SPDX-License-Identifier: MIT")
+        assert "contract ERC20Base" in record["SourceCode"] and "import " not in record["SourceCode"]
+        vault = requests.get(
+            fresh.base_url,
+            params={"module": "contract", "action": "getsourcecode", "address": deployed["Vault"]},
+            timeout=10,
+        ).json()["result"][0]
+        assert vault["CompilerVersion"] == "vyper:0.4.3"
+    finally:
+        fresh.stop()
+
+
+def test_explorer_going_away_loses_no_deploy_and_verify_all_finishes(compiled_example, tmp_path):
+    """The explorer dies in the middle of `ape run deploy`: every deploy completes, the summary
+    says what is left, and `ape verify all` finishes it once the explorer is back."""
+    node = Anvil()
+    port = None
+    try:
+        server = ServerProcess(node.url, tmp_path / "gone.sqlite", use_ape=True)
+        port = server.base_url.rsplit(":", 1)[1].split("/")[0]
+        project = anvil_project(compiled_example, tmp_path / "example", node, server.base_url)
+        proc = subprocess.Popen(
+            [str(BIN / "ape"), "run", "deploy", "--network", "ethereum:local:foundry"],
+            cwd=project, env=tool_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+        lines: list[str] = []
+
+        def pump():
+            for line in proc.stdout:
+                lines.append(line)
+                if "Contract 'Box' deployed" in line:
+                    server.kill()  # gone, mid-run
+
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
+        proc.wait(timeout=900)
+        reader.join(timeout=30)
+        output = "".join(lines)
+        assert proc.returncode == 0, output[-4000:]
+        assert len(DEPLOYED.findall(output)) == 13, "every deploy completes"
+        rows = summary(output)
+        left = [name for name, row in rows.items() if row[1] != "verified"]
+        assert left, "the explorer went away: something must be left"
+        assert "run `ape verify all` to finish them" in output
+
+        back = ServerProcess(node.url, tmp_path / "gone.sqlite", use_ape=True, extra=("--port", port))
+        try:
+            again = run([BIN / "ape", "verify", "all", "--network", "ethereum:local:foundry", "--json"],
+                        cwd=project, timeout=900, check=False)
+            assert again.returncode == 0, again.stdout[-4000:] + again.stderr[-4000:]
+            reports = json.loads(again.stdout)["reports"]
+            assert all(r["ok"] for r in reports)
+            ledger = next((project / ".build" / "contract_verify").glob("deployments-*.json"))
+            statuses = {e["contract"]: e["status"] for e in json.loads(ledger.read_text())["deployments"]}
+            assert all(s in ("verified", "already verified") for s in statuses.values()), statuses
+        finally:
+            back.stop()
+    finally:
+        node.stop()
