@@ -30,10 +30,11 @@ cli.add_command(all_deployments)
 @click.option("--rpc", required=True, help="JSON-RPC URL of the node to verify against, e.g. http://127.0.0.1:8545")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on")
 @click.option("--port", type=int, default=0, help="Port to listen on (default: a free port)")
-@click.option("--db", "db_path", default=None, help="SQLite file (default: ~/.ape/contract_verify/explorer-<chainid>.sqlite)")
+@click.option("--db", "db_path", default=None, help="SQLite file (default: ~/.ape/contract_verify/explorer-<chainid>-<genesis>.sqlite)")
 @click.option("--api-key", "api_keys", multiple=True, help="A key that submissions must carry (repeatable)")
 @click.option("--workers", type=int, default=1, show_default=True, help="Verification worker threads")
-def serve(rpc, host, port, db_path, api_keys, workers):
+@click.option("--compile-timeout", type=float, default=None, help="Seconds a compile may take (default 120)")
+def serve(rpc, host, port, db_path, api_keys, workers, compile_timeout):
     """Serve Etherscan's contract API at <base>/api, verifying against the node at --rpc,
     until interrupted. Without --api-key, submissions need no key (as on Blockscout)."""
     import logging
@@ -42,6 +43,8 @@ def serve(rpc, host, port, db_path, api_keys, workers):
 
     logging.getLogger("ape_contract_verify.explorer").setLevel(logging.INFO)
     try:
-        run_explorer(rpc, host, port, db_path, api_keys, workers, echo=lambda line: click.echo(line))
+        run_explorer(
+            rpc, host, port, db_path, api_keys, workers, echo=click.echo, compile_timeout=compile_timeout
+        )
     except ExplorerStartError as err:
         raise click.ClickException(str(err))
