@@ -362,6 +362,8 @@ def derive(
     if check:
         t0 = time.perf_counter()
         match = precheck(artifact, input_json, compiled, chain_state, args, libraries, cache)
+        if match == "partial" and not libraries and stale:
+            input_json, match = _upgrade_with_recorded_libraries(artifact, input_json, chain_state, stale, cache)
         timings["precheck"] = time.perf_counter() - t0
 
     request = _build_request(artifact, address, input_json, libraries, args, code_format, license, warnings)
@@ -373,6 +375,23 @@ def derive(
         compile_input=input_json,
         timings=timings,
     )
+
+
+def _upgrade_with_recorded_libraries(
+    artifact: Artifact, input_json: dict, chain_state: OnChain, recorded: dict, cache: Any
+) -> tuple[dict, str]:
+    """ape-solidity recompiles a whole compile group after `add_library`, so even contracts that
+    link nothing were built with `settings.libraries` in their metadata. Sending the recorded
+    setting turns that partial match into a full one."""
+    candidate = json.loads(json.dumps(input_json))
+    candidate["settings"]["libraries"] = recorded
+    try:
+        compiled = _compile(artifact, candidate, cache)
+    except Exception:
+        return input_json, "partial"
+    if _compare_runtime(artifact, compiled, chain_state.runtime).match == "full":
+        return candidate, "full"
+    return input_json, "partial"
 
 
 def _resolve_constructor_args(
