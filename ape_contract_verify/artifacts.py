@@ -187,26 +187,61 @@ def standard_input(artifact: Artifact, libraries: Optional[dict] = None) -> dict
     return {"language": "Solidity", "sources": chosen["sources"], "settings": settings}
 
 
+# Vyper's own interfaces (`from ethereum.ercs import IERC20`): the compiler has them, never send them.
+_VYPER_BUILTIN_PREFIXES = ("ethereum/", "vyper/")
+
+
 def _vyper_input(artifact: Artifact) -> dict:
+    """The contract, every module and interface it imports (transitively), and the settings
+    ape-vyper compiled with, minus its host-specific `search_paths`."""
     from ape import compilers
 
     root = Path(artifact.project.path)
-    imports = compilers.vyper.get_imports([artifact.source_path], project=artifact.project)
     closure, todo = [], [artifact.source_id]
     while todo:
         source_id = todo.pop()
         if source_id in closure:
             continue
         closure.append(source_id)
+        file = _vyper_source_file(root, source_id)
+        if file is None or file.suffix == ".json":
+            continue
+        imports = compilers.vyper.get_imports([file], project=artifact.project)
         todo.extend(imports.get(source_id, []))
-    sources = {}
+    sources: dict[str, dict] = {}
+    interfaces: dict[str, dict] = {}
     for source_id in sorted(closure):
-        file = root / source_id
-        if file.suffix in (".vy", ".vyi") and file.is_file():
-            sources[source_id] = {"content": file.read_text(encoding="utf8")}
+        if source_id.startswith(_VYPER_BUILTIN_PREFIXES) and source_id.endswith(".json"):
+            continue
+        file = _vyper_source_file(root, source_id)
+        if file is None:
+            raise ArtifactNotFound(
+                f"{artifact.label}: {artifact.source_id} imports {source_id}, which is neither in the "
+                "project nor in an installed Python package; install it, or vendor it into contracts/"
+            )
+        text = file.read_text(encoding="utf8")
+        if file.suffix == ".json":  # an ABI file imported as an interface
+            abi = json.loads(text)
+            interfaces[source_id] = {"abi": abi.get("abi", abi) if isinstance(abi, dict) else abi}
+        else:
+            sources[source_id] = {"content": text}
     settings = _clean_settings(artifact.settings)
     settings["outputSelection"] = {artifact.source_id: VYPER_OUTPUT_SELECTION}
-    return {"language": "Vyper", "sources": sources, "settings": settings}
+    result = {"language": "Vyper", "sources": sources, "settings": settings}
+    if interfaces:
+        result["interfaces"] = interfaces
+    return result
+
+
+def _vyper_source_file(root: Path, source_id: str) -> Optional[Path]:
+    """A project file, or a module of an installed package (snekmate-style imports)."""
+    import sys
+
+    for base in (root, *(Path(p) for p in sys.path if p and "site-packages" in p)):
+        file = base / source_id
+        if file.suffix in (".vy", ".vyi", ".json") and file.is_file():
+            return file
+    return None
 
 
 def license_of(artifact: Artifact, override: Optional[str] = None) -> int:
@@ -362,8 +397,8 @@ def derive(
     if check:
         t0 = time.perf_counter()
         match = precheck(artifact, input_json, compiled, chain_state, args, libraries, cache)
-        if match == "partial" and not libraries and stale:
-            input_json, match = _upgrade_with_recorded_libraries(artifact, input_json, chain_state, stale, cache)
+        if match == "partial":
+            input_json, match = _upgrade_partial(artifact, input_json, chain_state, {} if libraries else stale, cache)
         timings["precheck"] = time.perf_counter() - t0
 
     request = _build_request(artifact, address, input_json, libraries, args, code_format, license, warnings)
@@ -377,21 +412,43 @@ def derive(
     )
 
 
-def _upgrade_with_recorded_libraries(
-    artifact: Artifact, input_json: dict, chain_state: OnChain, recorded: dict, cache: Any
+def _upgrade_partial(
+    artifact: Artifact, input_json: dict, chain_state: OnChain, recorded_libraries: dict, cache: Any
 ) -> tuple[dict, str]:
-    """ape-solidity recompiles a whole compile group after `add_library`, so even contracts that
-    link nothing were built with `settings.libraries` in their metadata. Sending the recorded
-    setting turns that partial match into a full one."""
-    candidate = json.loads(json.dumps(input_json))
-    candidate["settings"]["libraries"] = recorded
-    try:
-        compiled = _compile(artifact, candidate, cache)
-    except Exception:
-        return input_json, "partial"
-    if _compare_runtime(artifact, compiled, chain_state.runtime).match == "full":
-        return candidate, "full"
+    """Settings that change only the metadata, which the minimal input may lack: ape-solidity
+    compiles a whole group at once, so every contract of it carries the group's remappings and,
+    after `add_library`, its libraries, even when it uses neither. Try them; keep what makes the
+    match full."""
+    patches = []
+    remappings = _project_remappings(artifact)
+    if remappings and sorted(input_json["settings"].get("remappings") or []) != remappings:
+        patches.append({"remappings": remappings})
+    if recorded_libraries and not input_json["settings"].get("libraries"):
+        patches.append({"libraries": recorded_libraries})
+    if len(patches) == 2:
+        patches.append({**patches[0], **patches[1]})
+    for patch in patches:
+        candidate = json.loads(json.dumps(input_json))
+        candidate["settings"].update(patch)
+        try:
+            compiled = _compile(artifact, candidate, cache)
+        except Exception:
+            continue
+        if _compare_runtime(artifact, compiled, chain_state.runtime).match == "full":
+            return candidate, "full"
     return input_json, "partial"
+
+
+def _project_remappings(artifact: Artifact) -> list[str]:
+    if artifact.is_vyper:
+        return []
+    try:
+        from ape import compilers
+
+        mapping = compilers.solidity.get_import_remapping(project=artifact.project)
+    except Exception:
+        return []
+    return sorted(f"{key}={value}" for key, value in mapping.items())
 
 
 def _resolve_constructor_args(
@@ -509,6 +566,7 @@ def precheck(
     runtime_cmp = _compare_runtime(artifact, compiled, chain_state.runtime)
     if not runtime_cmp.matches:
         raise diagnose(artifact, input_json, chain_state, runtime_cmp, cache)
+    match = runtime_cmp.match
     if chain_state.creation_input:
         creation = _unlinked(compiled["evm"]["bytecode"]["object"])
         on_chain_creation = chain_state.creation_input[: len(creation)]
@@ -525,7 +583,10 @@ def precheck(
                 "constructor arguments",
                 f"the submission's differ from the deployment's: {explain_args(artifact, args, chain_args)}",
             )
-    return runtime_cmp.match
+        # Vyper keeps its metadata (with the sources' integrity hash) in the initcode only.
+        if creation_cmp.match == "partial":
+            match = "partial"
+    return match
 
 
 def _compare_runtime(artifact: Artifact, compiled: dict, runtime: bytes) -> "bytecode.Comparison":
@@ -534,7 +595,7 @@ def _compare_runtime(artifact: Artifact, compiled: dict, runtime: bytes) -> "byt
     trailing = 0
     if artifact.is_vyper:
         layout = bytecode.vyper_layout(_unlinked(compiled["evm"]["bytecode"]["object"]))
-        trailing = getattr(layout, "immutables_length", 0) or 0
+        trailing = layout.immutable_size if layout else 0
     return bytecode.compare(
         expected,
         runtime,
@@ -544,13 +605,8 @@ def _compare_runtime(artifact: Artifact, compiled: dict, runtime: bytes) -> "byt
     )
 
 
-# Settings worth trying, one change at a time, when the code differs: the usual suspects.
+# Solidity settings worth trying, one change at a time, when the code differs (Vyper's: vyper_settings).
 def _variants(settings: dict, is_vyper: bool) -> Iterator[tuple[str, str, dict]]:
-    if is_vyper:
-        for mode in ("gas", "codesize", "none"):
-            if settings.get("optimize") != mode:
-                yield "optimizer", f"optimize: {mode}", {**settings, "optimize": mode}
-        return
     optimizer = dict(settings.get("optimizer") or {"enabled": False, "runs": 200})
     runs = optimizer.get("runs", 200)
     for candidate in (200, 10000, 1000, 1, 1_000_000):
@@ -588,19 +644,33 @@ def diagnose(
         )
     where = f"at byte {comparison.offset}" if comparison.offset is not None else ""
     deadline = time.monotonic() + budget_seconds
-    for field_name, description, settings in _variants(input_json["settings"], artifact.is_vyper):
+    if artifact.is_vyper:
+        from ape_contract_verify import vyper_settings
+
+        # Pragmas carry Vyper settings too: each variant changes both, or the compiler refuses.
+        candidates = list(vyper_settings.variants(input_json, artifact.source_id))
+        described = vyper_settings.describe(input_json, artifact.source_id)
+        fix = "Fix the `# pragma optimize` / `# pragma evm-version` line or the vyper settings in ape-config.yaml"
+    else:
+        candidates = [
+            (field_name, description, {**input_json, "settings": settings})
+            for field_name, description, settings in _variants(input_json["settings"], False)
+        ]
+        described = _describe(input_json["settings"], False)
+        fix = "Fix the compiler settings in ape-config.yaml"
+    for field_name, description, candidate in candidates:
         if time.monotonic() > deadline:
             break
         try:
-            compiled = _compile(artifact, {**input_json, "settings": settings}, cache)
+            compiled = _compile(artifact, candidate, cache)
         except Exception:
             continue
         if _compare_runtime(artifact, compiled, chain_state.runtime).matches:
             return PrecheckFailed(
                 field_name,
                 f"the deployed code matches {description}, not the artifact's settings "
-                f"({_describe(input_json['settings'], artifact.is_vyper)}); the runtime code differs {where}. "
-                "Fix the compiler settings in ape-config.yaml to what was deployed and recompile",
+                f"({described}); the runtime code differs {where}. "
+                f"{fix} to what was deployed and recompile",
             )
     return PrecheckFailed(
         "source",
@@ -611,8 +681,6 @@ def diagnose(
 
 
 def _describe(settings: dict, is_vyper: bool) -> str:
-    if is_vyper:
-        return f"optimize {settings.get('optimize', 'gas')}, evmVersion {settings.get('evmVersion', 'default')}"
     optimizer = settings.get("optimizer") or {}
     return (
         f"optimizer {'on' if optimizer.get('enabled') else 'off'}, runs {optimizer.get('runs', 200)}, "

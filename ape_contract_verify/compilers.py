@@ -197,47 +197,112 @@ def _reject_outside_imports(output: dict, input_json: dict) -> None:
 
 # --- Vyper ------------------------------------------------------------------------------------
 
-
-def _vyper_command() -> list[str]:
-    exe = shutil.which("vyper-json") or str(Path(sys.executable).with_name("vyper-json"))
-    if Path(exe).exists():
-        return [exe]
-    return [sys.executable, "-m", "vyper.cli.vyper_json"]
+# Each PyPI `vyper` release pins its own dependencies, so versions other than the venv's live in
+# small venvs of their own: <dir>/<X.Y.Z>/bin/vyper-json (toolchain/install.sh makes .vyper/0.3.10).
+VYPER_DIR_ENV = "APE_VERIFY_VYPER_DIR"
+_PROJECT_VYPER_DIR = Path(__file__).resolve().parents[1] / ".vyper"
 
 
-_vyper_version_cache: list[str] = []
+def _vyper_dirs() -> list[Path]:
+    dirs = [Path(p) for p in os.environ.get(VYPER_DIR_ENV, "").split(os.pathsep) if p]
+    return dirs + [_PROJECT_VYPER_DIR]
+
+
+def _venv_vyper() -> tuple[Optional[Path], list[str]]:
+    """The venv's own `vyper` (for --version) and its vyper-json command."""
+    exe = shutil.which("vyper") or str(Path(sys.executable).with_name("vyper"))
+    json_exe = shutil.which("vyper-json") or str(Path(sys.executable).with_name("vyper-json"))
+    json_command = [json_exe] if Path(json_exe).exists() else [sys.executable, "-m", "vyper.cli.vyper_json"]
+    return (Path(exe) if Path(exe).exists() else None), json_command
+
+
+_vyper_version_lock = threading.Lock()
+_vyper_versions: dict[tuple[str, float], Optional[str]] = {}
+
+
+def _reported_vyper_version(executable: Optional[Path]) -> Optional[str]:
+    """X.Y.Z that `vyper --version` prints, cached per file and mtime; None when it does not run."""
+    if executable is None:
+        command, key = [sys.executable, "-m", "vyper", "--version"], (sys.executable, 0.0)
+    else:
+        try:
+            key = (str(executable), executable.stat().st_mtime)
+        except OSError:
+            return None
+        command = [str(executable), "--version"]
+    with _vyper_version_lock:
+        if key in _vyper_versions:
+            return _vyper_versions[key]
+    try:
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        match = re.search(r"(\d+\.\d+\.\d+)", proc.stdout) if proc.returncode == 0 else None
+        found = match.group(1) if match else None
+    except (OSError, subprocess.TimeoutExpired):
+        found = None
+    with _vyper_version_lock:
+        _vyper_versions[key] = found
+    return found
+
+
+def vyper_compilers() -> dict[str, list[str]]:
+    """X.Y.Z -> the vyper-json command of every installed Vyper: the venv's, then the side venvs.
+
+    A side venv counts only when its `vyper --version` agrees with its folder name."""
+    found: dict[str, list[str]] = {}
+    venv_exe, venv_json = _venv_vyper()
+    own = _reported_vyper_version(venv_exe)
+    if own:
+        found[own] = venv_json
+    for folder in _vyper_dirs():
+        if not folder.is_dir():
+            continue
+        for candidate in sorted(folder.iterdir()):
+            json_exe, exe = candidate / "bin" / "vyper-json", candidate / "bin" / "vyper"
+            if candidate.name in found or not json_exe.exists() or not re.fullmatch(r"\d+\.\d+\.\d+", candidate.name):
+                continue
+            if _reported_vyper_version(exe) == candidate.name:
+                found[candidate.name] = [str(json_exe)]
+    return found
+
+
+def installed_vyper_versions() -> list[str]:
+    return sorted(vyper_compilers(), key=_version_key)
 
 
 def vyper_version() -> str:
-    """The installed Vyper's version, X.Y.Z (the PyPI `vyper` package is the compiler)."""
-    if _vyper_version_cache:
-        return _vyper_version_cache[0]
-    exe = shutil.which("vyper") or str(Path(sys.executable).with_name("vyper"))
-    command = [exe, "--version"] if Path(exe).exists() else [sys.executable, "-m", "vyper", "--version"]
-    try:
-        proc = subprocess.run(command, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as err:
-        raise CompilerNotInstalled(f"No Vyper compiler is installed on this explorer ({err})") from err
-    match = re.search(r"(\d+\.\d+\.\d+)", proc.stdout)
-    if proc.returncode != 0 or not match:
+    """The venv's Vyper version, X.Y.Z (the PyPI `vyper` package is the compiler)."""
+    version = _reported_vyper_version(_venv_vyper()[0])
+    if not version:
         raise CompilerNotInstalled("No Vyper compiler is installed on this explorer")
-    _vyper_version_cache.append(match.group(1))
-    return match.group(1)
+    return version
+
+
+def vyper_json_command(version: CompilerVersion) -> list[str]:
+    """The vyper-json of exactly this version, or CompilerNotInstalled naming the installed ones."""
+    compilers = vyper_compilers()
+    if version.version in compilers:
+        return compilers[version.version]
+    installed = ", ".join(f"vyper:{v}" for v in sorted(compilers, key=_version_key)) or "none"
+    raise CompilerNotInstalled(
+        f"Compiler {version.long} is not installed on this explorer (installed: {installed}); "
+        f"submit one of those versions, or install it: python -m venv .vyper/{version.version} && "
+        f".vyper/{version.version}/bin/pip install vyper=={version.version}"
+    )
 
 
 def compile_vyper_json(version: str, input_json: dict, timeout: float = DEFAULT_TIMEOUT) -> dict:
-    """Run `vyper-json` on `input_json`, if the installed Vyper is exactly `version`."""
+    """Run the `vyper-json` of exactly `version` on `input_json`."""
     requested = parse_compiler_version(version, "vyper")
-    installed = vyper_version()
-    if installed != requested.version:
-        raise CompilerNotInstalled(
-            f"Compiler {requested.long} is not installed on this explorer (installed: vyper:{installed})"
-        )
-    if not (input_json.get("settings") or {}).get("outputSelection"):
-        input_json = {**input_json, "settings": {**(input_json.get("settings") or {}), "outputSelection": {"*": VYPER_OUTPUTS}}}
+    command = vyper_json_command(requested)
+    settings = dict(input_json.get("settings") or {})
+    # Search paths name folders of the submitter's machine; only the submitted files count here.
+    settings.pop("search_paths", None)
+    if not settings.get("outputSelection"):
+        settings["outputSelection"] = {"*": VYPER_OUTPUTS}
+    input_json = {**input_json, "settings": settings}
     with tempfile.TemporaryDirectory(prefix="acv-vyper-") as empty:
-        output = _run_json(_vyper_command(), input_json, timeout, f"vyper {installed}", cwd=empty)
-    _raise_on_errors(output, input_json, f"vyper {installed}")
+        output = _run_json(command, input_json, timeout, f"vyper {requested.version}", cwd=empty)
+    _raise_on_errors(output, input_json, f"vyper {requested.version}")
     return output
 
 

@@ -32,6 +32,18 @@ for tool in anvil forge; do
   ln -sf "$tc/node_modules/.bin/$tool" "$venv/bin/$tool"
 done
 
+# Vyper versions besides the venv's, each in a small venv of its own (each release pins its own
+# dependencies): .vyper/<X.Y.Z>/bin/vyper-json, where the explorer's compilers.py finds them.
+for version in ${VYPER_EXTRA_VERSIONS-0.3.10}; do
+  vdir=$root/.vyper/$version
+  if [ ! -f "$vdir/.installed" ]; then
+    rm -rf "$vdir"
+    "$venv/bin/python" -m venv "$vdir"
+    "$vdir/bin/python" -m pip install --quiet --disable-pip-version-check "vyper==$version"
+    touch "$vdir/.installed"
+  fi
+done
+
 marker="# ape-contract-verify offline toolchain"
 if ! grep -q "$marker" "$venv/bin/activate"; then
   cat >> "$venv/bin/activate" <<SH
@@ -40,4 +52,4 @@ $marker
 export SOLCX_BINARY_PATH="$solcx"
 SH
 fi
-echo "toolchain: solc $(ls "$solcx" | sed 's/solc-v//' | tr '\n' ' ')| anvil $("$venv/bin/anvil" --version | head -1 | awk "{print \$3}") | vyper $("$venv/bin/vyper" --version)"
+echo "toolchain: solc $(ls "$solcx" | sed 's/solc-v//' | tr '\n' ' ')| anvil $("$venv/bin/anvil" --version | head -1 | awk "{print \$3}") | vyper $("$venv/bin/vyper" --version) $(ls "$root/.vyper" 2>/dev/null | tr '\n' ' ')"

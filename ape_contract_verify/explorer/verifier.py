@@ -34,6 +34,7 @@ _DECLARATION = re.compile(r"\b(?:abstract\s+contract|contract|library|interface)
 UNABLE_TO_LOCATE_NAME = "Unable to locate ContractName {name}, did you specify the correct Contract Name ?"
 LIBRARY_REQUIRED = Texts.LIBRARY_NOT_FOUND
 SETTINGS_HINT = "settings or source differ: compiler, optimizer runs, evmVersion, viaIR or a source line"
+VYPER_SETTINGS_HINT = "settings or source differ: compiler version, optimize (gas, codesize, none), evmVersion or a source line"
 
 
 class FailureKind(str, Enum):
@@ -258,14 +259,27 @@ class Verifier:
 
     def _diagnose(self, request: VerificationRequest, prepared: _Prepared, runtime_on_chain: bytes) -> str:
         """Which single setting change reproduces the deployed code, within a small compile budget."""
-        if prepared.language != "solidity" or self.diagnose_compiles <= 0:
-            return f"{SETTINGS_HINT}."
+        if self.diagnose_compiles <= 0:
+            return f"{VYPER_SETTINGS_HINT if prepared.language == 'vyper' else SETTINGS_HINT}."
         tried = []
-        single_file = _format_value(request.code_format) == CodeFormat.SINGLE_FILE.value
-        variations = _setting_variations(prepared.input_json.get("settings") or {}, single_file)
-        for label, settings in variations[: self.diagnose_compiles]:
+        if prepared.language == "vyper":
+            from ape_contract_verify import vyper_settings
+
+            # A setting may sit in a `# pragma` line: each variant changes it there too.
+            variations = [
+                (f"settings.{description.replace(': ', '=')}", variant)
+                for _, description, variant in vyper_settings.variants(prepared.input_json, prepared.file)
+            ]
+            hint = VYPER_SETTINGS_HINT
+        else:
+            single_file = _format_value(request.code_format) == CodeFormat.SINGLE_FILE.value
+            variations = [
+                (label, {**prepared.input_json, "settings": settings})
+                for label, settings in _setting_variations(prepared.input_json.get("settings") or {}, single_file)
+            ]
+            hint = SETTINGS_HINT
+        for label, variant in variations[: self.diagnose_compiles]:
             tried.append(label)
-            variant = {**prepared.input_json, "settings": settings}
             try:
                 output = compile_input(
                     request.compiler_version,
@@ -279,16 +293,18 @@ class Verifier:
             deployed = evm.get("deployedBytecode") or {}
             if not deployed.get("object"):
                 continue
+            layout = bc.vyper_layout((evm.get("bytecode") or {}).get("object") or "") if prepared.language == "vyper" else None
             candidate = bc.compare(
                 deployed["object"],
                 runtime_on_chain,
                 immutable_references=deployed.get("immutableReferences"),
                 link_references=deployed.get("linkReferences"),
+                trailing_immutables=layout.immutable_size if layout else 0,
             )
             if candidate.matches:
                 return f"the deployed code was compiled with {label}: resubmit with that setting."
         return (
-            f"{SETTINGS_HINT}. No single change among {', '.join(tried)} reproduces it, so the source "
+            f"{hint}. No single change among {', '.join(tried)} reproduces it, so the source "
             "or the compiler most likely differs."
         )
 
