@@ -298,7 +298,9 @@ def compile_vyper_json(version: str, input_json: dict, timeout: float = DEFAULT_
     # Search paths name folders of the submitter's machine; only the submitted files count here.
     settings.pop("search_paths", None)
     if not settings.get("outputSelection"):
-        settings["outputSelection"] = {"*": VYPER_OUTPUTS}
+        # Not "*": vyper refuses to make bytecode for an interface file (.vyi).
+        contracts = [path for path in input_json.get("sources") or {} if not str(path).endswith(".vyi")]
+        settings["outputSelection"] = {path: VYPER_OUTPUTS for path in contracts} or {"*": VYPER_OUTPUTS}
     input_json = {**input_json, "settings": settings}
     with tempfile.TemporaryDirectory(prefix="acv-vyper-") as empty:
         output = _run_json(command, input_json, timeout, f"vyper {requested.version}", cwd=empty)
