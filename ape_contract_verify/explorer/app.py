@@ -624,8 +624,7 @@ def create_app(service: ExplorerService) -> Starlette:
     routes = [
         Route("/api", api, methods=["GET", "POST"]),
         Route("/v2/api", api, methods=["GET", "POST"]),
-        Route("/", pages.index, methods=["GET"]),
-        Route("/address/{address}", pages.address, methods=["GET"]),
+        *pages.routes(),
     ]
     app = Starlette(routes=routes, middleware=[Middleware(CatchAll)], exception_handlers={404: not_found, 405: not_found})
     app.state.service = service

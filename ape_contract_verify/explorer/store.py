@@ -328,6 +328,26 @@ class Store:
         ).fetchall()
         return [tuple(row) for row in rows]
 
+    def search_contracts(self, text: str = "", offset: int = 0, limit: int = 25) -> tuple[int, list[VerifiedContract]]:
+        """(total matching, one page of them newest first); `text` matches part of the address or the name."""
+        where, args = "", ()
+        if text:
+            pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            where, args = " WHERE address LIKE ? ESCAPE '\\' OR contract_name LIKE ? ESCAPE '\\'", (pattern, pattern)
+        conn = self._conn()
+        total = conn.execute("SELECT COUNT(*) FROM contracts" + where, args).fetchone()[0]
+        rows = conn.execute(
+            "SELECT * FROM contracts" + where + " ORDER BY verified_at DESC, rowid DESC LIMIT ? OFFSET ?",
+            (*args, limit, offset),
+        ).fetchall()
+        found = []
+        for row in rows:
+            data = dict(row)
+            data["settings"] = json.loads(data["settings"])
+            data["libraries"] = json.loads(data["libraries"])
+            found.append(VerifiedContract(**data))
+        return total, found
+
     def forget_contract(self, address: str) -> None:
         """Drop a stale record (the chain now has different code at that address)."""
         self._write("DELETE FROM contracts WHERE address = ?", (address.lower(),))

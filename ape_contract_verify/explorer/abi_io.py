@@ -1,0 +1,224 @@
+"""What the contract page's Read and Write forms need from an ABI: typed parsing of what a person
+typed into a form, calldata, and decoded return values shown as text.
+
+Inputs come as strings (arrays and tuples as JSON text, e.g. `[1, 2]`); outputs go back as
+JSON-safe values with every integer as a decimal string, since JavaScript numbers stop at 2**53.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Optional
+
+_ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
+_INT = re.compile(r"^(u?)int(\d*)$")
+_FIXED_BYTES = re.compile(r"^bytes(\d+)$")
+_ARRAY = re.compile(r"^(.*)\[(\d*)\]$")
+
+
+class InputError(ValueError):
+    """A form value that does not fit its ABI type; the text names the parameter and the fix."""
+
+
+def canonical_type(param: dict) -> str:
+    """The ABI type as eth_abi spells it: tuples expanded to `(t1,t2)` with their array suffix."""
+    kind = str(param.get("type", ""))
+    if kind.startswith("tuple"):
+        inner = ",".join(canonical_type(c) for c in param.get("components") or [])
+        return f"({inner}){kind[len('tuple'):]}"
+    return kind
+
+
+def signature(item: dict) -> str:
+    return f"{item.get('name', '')}({','.join(canonical_type(p) for p in item.get('inputs') or [])})"
+
+
+def selector(item: dict) -> bytes:
+    from eth_utils import keccak
+
+    return keccak(text=signature(item))[:4]
+
+
+def functions(abi: list, read: bool) -> list[dict]:
+    """The ABI's functions for Read (view/pure) or Write (everything else), in ABI order."""
+    found = []
+    for item in abi:
+        if not isinstance(item, dict) or item.get("type", "function") != "function" or not item.get("name"):
+            continue
+        mutability = item.get("stateMutability") or ("view" if item.get("constant") else "nonpayable")
+        if (mutability in ("view", "pure")) == read:
+            found.append(item)
+    return found
+
+
+def find_function(abi: list, wanted: str) -> dict:
+    for item in abi:
+        if isinstance(item, dict) and item.get("type", "function") == "function" and item.get("name"):
+            if signature(item) == wanted:
+                return item
+    raise InputError(f"Unknown function: {wanted!r} is not in this contract's ABI; reload the page.")
+
+
+def load_abi(text: str) -> list:
+    try:
+        abi = json.loads(text)
+    except ValueError:
+        return []
+    return abi if isinstance(abi, list) else []
+
+
+# -- inputs ------------------------------------------------------------------------------------
+
+
+def parse_args(item: dict, values: list) -> list:
+    inputs = item.get("inputs") or []
+    if len(values) != len(inputs):
+        raise InputError(f"{signature(item)} takes {len(inputs)} argument(s), {len(values)} were given.")
+    return [parse_value(p, v, _label(p, i)) for i, (p, v) in enumerate(zip(inputs, values))]
+
+
+def _label(param: dict, index: int) -> str:
+    return f"{param.get('name') or f'argument {index + 1}'} ({canonical_type(param)})"
+
+
+def parse_value(param: dict, raw: Any, label: str) -> Any:
+    kind = str(param.get("type", ""))
+    array = _ARRAY.match(kind)
+    if array:
+        items = _json_list(raw, label, "a JSON array, e.g. [1, 2]")
+        if array.group(2) and len(items) != int(array.group(2)):
+            raise InputError(f"{label}: {len(items)} item(s) given, exactly {array.group(2)} are needed.")
+        element = {**param, "type": array.group(1)}
+        return [parse_value(element, item, f"{label} item {i + 1}") for i, item in enumerate(items)]
+    if kind == "tuple":
+        components = param.get("components") or []
+        items = _json_list(raw, label, f"a JSON array of its {len(components)} fields, e.g. [1, \"0x…\"]")
+        if len(items) != len(components):
+            raise InputError(f"{label}: {len(items)} field(s) given, the tuple has {len(components)}.")
+        return tuple(parse_value(c, v, f"{label} field {c.get('name') or i + 1}") for i, (c, v) in enumerate(zip(components, items)))
+    text = raw if isinstance(raw, str) else json.dumps(raw)
+    if kind == "string":
+        return text
+    text = text.strip()
+    if kind == "address":
+        if not _ADDRESS.match(text):
+            raise InputError(f"{label}: {_clip(text)!r} is not an address; use 0x followed by 40 hex digits.")
+        return text.lower()
+    if kind == "bool":
+        if text.lower() in ("true", "1"):
+            return True
+        if text.lower() in ("false", "0"):
+            return False
+        raise InputError(f"{label}: {_clip(text)!r} is not a bool; use true or false.")
+    number = _INT.match(kind)
+    if number:
+        return _parse_int(text, label, number.group(1) == "u", int(number.group(2) or 256))
+    fixed = _FIXED_BYTES.match(kind)
+    if fixed or kind == "bytes":
+        data = _parse_hex(text, label)
+        if fixed and len(data) > int(fixed.group(1)):
+            raise InputError(f"{label}: {len(data)} bytes given, at most {fixed.group(1)} fit.")
+        return data.ljust(int(fixed.group(1)), b"\0") if fixed else data
+    raise InputError(f"{label}: the form cannot encode the ABI type {kind!r}.")
+
+
+def _json_list(raw: Any, label: str, hint: str) -> list:
+    if isinstance(raw, list):
+        return raw
+    try:
+        value = json.loads(raw)
+    except (TypeError, ValueError):
+        value = None
+    if not isinstance(value, list):
+        raise InputError(f"{label}: {_clip(str(raw))!r} is not {hint}.")
+    return value
+
+
+def _parse_int(text: str, label: str, unsigned: bool, bits: int) -> int:
+    try:
+        value = int(text, 16) if text.lower().startswith(("0x", "-0x")) else int(text.replace("_", ""), 10)
+    except ValueError:
+        raise InputError(f"{label}: {_clip(text)!r} is not a whole number; use decimal digits or 0x hex.") from None
+    low, high = (0, 2**bits - 1) if unsigned else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+    if not low <= value <= high:
+        raise InputError(f"{label}: {value} is out of range; it must be from {low} to {high}.")
+    return value
+
+
+def _parse_hex(text: str, label: str) -> bytes:
+    digits = text[2:] if text.lower().startswith("0x") else None
+    if digits is None or len(digits) % 2 or not re.fullmatch(r"[0-9a-fA-F]*", digits):
+        raise InputError(f"{label}: {_clip(text)!r} is not hex bytes; use 0x followed by an even number of hex digits.")
+    return bytes.fromhex(digits)
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def calldata(item: dict, values: list) -> bytes:
+    from eth_abi import encode
+
+    args = parse_args(item, values)
+    types = [canonical_type(p) for p in item.get("inputs") or []]
+    try:
+        return selector(item) + encode(types, args)
+    except Exception as err:  # eth_abi's own range and shape checks, if ours let something through
+        raise InputError(f"The arguments could not be ABI-encoded for {signature(item)}: {err}") from None
+
+
+# -- outputs -----------------------------------------------------------------------------------
+
+
+def decode_outputs(item: dict, data: bytes) -> list[dict]:
+    """[{name, type, value}] for a call's return data; raises InputError if it does not decode."""
+    from eth_abi import decode
+
+    outputs = item.get("outputs") or []
+    types = [canonical_type(p) for p in outputs]
+    try:
+        values = decode(types, data)
+    except Exception as err:
+        raise InputError(
+            f"The call returned {len(data)} bytes that do not decode as ({', '.join(types)}): {type(err).__name__}."
+        ) from None
+    return [
+        {"name": p.get("name") or "", "type": canonical_type(p), "value": show(p, v)} for p, v in zip(outputs, values)
+    ]
+
+
+def show(param: dict, value: Any) -> Any:
+    """A decoded value as JSON: integers as decimal strings, bytes as 0x hex, addresses checksummed."""
+    kind = str(param.get("type", ""))
+    array = _ARRAY.match(kind)
+    if array:
+        return [show({**param, "type": array.group(1)}, v) for v in value]
+    if kind == "tuple":
+        return {(c.get("name") or str(i)): show(c, v) for i, (c, v) in enumerate(zip(param.get("components") or [], value))}
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, (bytes, bytearray)):
+        return "0x" + bytes(value).hex()
+    if kind == "address":
+        from eth_utils import to_checksum_address
+
+        return to_checksum_address(value)
+    return value
+
+
+def decode_constructor(abi: list, hex_args: str) -> Optional[list[dict]]:
+    """The constructor's arguments by name, or None when there are none to decode or they do not decode."""
+    constructor = next((i for i in abi if isinstance(i, dict) and i.get("type") == "constructor"), None)
+    if constructor is None or not constructor.get("inputs") or not hex_args:
+        return None
+    try:
+        data = bytes.fromhex(hex_args.removeprefix("0x"))
+    except ValueError:
+        return None
+    try:
+        return decode_outputs({"outputs": constructor["inputs"]}, data)
+    except InputError:
+        return None
