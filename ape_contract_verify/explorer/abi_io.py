@@ -96,7 +96,7 @@ def parse_value(param: dict, raw: Any, label: str) -> Any:
         items = _json_list(raw, label, f"a JSON array of its {len(components)} fields, e.g. [1, \"0x…\"]")
         if len(items) != len(components):
             raise InputError(f"{label}: {len(items)} field(s) given, the tuple has {len(components)}.")
-        return tuple(parse_value(c, v, f"{label} field {c.get('name') or i + 1}") for i, (c, v) in enumerate(zip(components, items)))
+        return tuple(parse_value(c, v, f"{label} field {c.get('name') or i + 1} ({canonical_type(c)})") for i, (c, v) in enumerate(zip(components, items)))
     text = raw if isinstance(raw, str) else json.dumps(raw)
     if kind == "string":
         return text
