@@ -227,10 +227,26 @@ def _vyper_input(artifact: Artifact) -> dict:
             sources[source_id] = {"content": text}
     settings = _clean_settings(artifact.settings)
     settings["outputSelection"] = {artifact.source_id: VYPER_OUTPUT_SELECTION}
+    _settings_from_pragmas(settings, sources.get(artifact.source_id, {}).get("content", ""))
     result = {"language": "Vyper", "sources": sources, "settings": settings}
     if interfaces:
         result["interfaces"] = interfaces
     return result
+
+
+def _settings_from_pragmas(settings: dict, content: str) -> None:
+    """The compiler obeys the contract's pragmas; ape-vyper records them only when written
+    `#pragma` (no space), so `# pragma optimize codesize` leaves "gas" in the manifest, and
+    vyper-json refuses settings that conflict with a pragma. The pragma is the truth."""
+    from ape_contract_verify import vyper_settings
+
+    single = {"sources": {"f": {"content": content}}, "settings": {}}
+    mode = vyper_settings.optimize_mode(single, "f")
+    if vyper_settings.has_optimize_pragma(content):
+        settings["optimize"] = mode
+    evm = vyper_settings.evm_version(single)
+    if evm != "default":
+        settings["evmVersion"] = evm
 
 
 def _vyper_source_file(root: Path, source_id: str) -> Optional[Path]:

@@ -36,6 +36,10 @@ def optimize_mode(input_json: dict, file: str | None = None) -> str:
     return str(value).lower()
 
 
+def has_optimize_pragma(content: str) -> bool:
+    return bool(_OPTIMIZE_PRAGMA.search(content or ""))
+
+
 def evm_version(input_json: dict) -> str:
     settings = input_json.get("settings") or {}
     for source in (input_json.get("sources") or {}).values():
