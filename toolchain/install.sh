@@ -42,6 +42,9 @@ for version in ${VYPER_EXTRA_VERSIONS-0.3.10}; do
     "$vdir/bin/python" -m pip install --quiet --disable-pip-version-check "vyper==$version"
     touch "$vdir/.installed"
   fi
+  # Where vvm (and so ape-vyper) looks for a Vyper that is not the venv's.
+  mkdir -p "$root/.vyper/vvm"
+  ln -sf "$vdir/bin/vyper" "$root/.vyper/vvm/vyper-$version"
 done
 
 marker="# ape-contract-verify offline toolchain"
@@ -52,4 +55,12 @@ $marker
 export SOLCX_BINARY_PATH="$solcx"
 SH
 fi
-echo "toolchain: solc $(ls "$solcx" | sed 's/solc-v//' | tr '\n' ' ')| anvil $("$venv/bin/anvil" --version | head -1 | awk "{print \$3}") | vyper $("$venv/bin/vyper" --version) $(ls "$root/.vyper" 2>/dev/null | tr '\n' ' ')"
+vvm_marker="# ape-contract-verify: vyper side venvs for vvm"
+if ! grep -q "$vvm_marker" "$venv/bin/activate"; then
+  cat >> "$venv/bin/activate" <<SH
+
+$vvm_marker
+export VVM_BINARY_PATH="$root/.vyper/vvm"
+SH
+fi
+echo "toolchain: solc $(ls "$solcx" | sed 's/solc-v//' | tr '\n' ' ')| anvil $("$venv/bin/anvil" --version | head -1 | awk "{print \$3}") | vyper $("$venv/bin/vyper" --version) $(ls "$root/.vyper" 2>/dev/null | grep -v vvm | tr '\n' ' ')"
