@@ -223,6 +223,9 @@ def test_read_as_proxy_reads_the_implementations_state_through_the_proxy(site, p
     assert through_proxy == 42 and at_box != through_proxy  # the proxy's own storage, not Box's
     page.goto(f"{site.url}/address/{proxy}#readProxy")
     assert page.locator("#implementation-link").get_attribute("href") == f"/address/{box.lower()}"
+    # Opening the tab reads the argument-less functions at once, as public explorers do.
+    version = page.locator("#readProxy form.fn[data-function='version()'] .out[data-state=done]")
+    assert version.inner_text().strip() == "string: Box v1"
     out = run_form(page, "readProxy", "value()")
     assert out.strip() == f"uint256: {through_proxy}"
     (admin,) = eth_call(site.anvil, proxy, "admin()", [], [], ["address"])
@@ -325,6 +328,7 @@ def test_submitted_markup_shows_as_text_and_runs_nothing(site, page):
     assert page.evaluate("document.scripts.length") == 1
     assert page.locator("main img").count() == 0
     assert page.page_errors == []
+    page.click("#tab-code")
     screenshot(page, "escaping")
     page.goto(f"{site.url}/?q=Evil")
     assert page.locator("table.contracts tbody tr td:nth-child(2)").all_inner_texts() == ["Evil"]

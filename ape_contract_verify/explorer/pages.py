@@ -175,6 +175,8 @@ async def index(request: Request) -> HTMLResponse:
             "<th>Compiler</th><th>Optimizer</th><th>Licence</th><th>Match</th><th>Proxy</th><th>Verified</th></tr>"
             f"</thead><tbody>{''.join(rows)}</tbody></table></div>"
         )
+    elif total:
+        table = f"<p class='empty'>Page {page} is past the last page. <a href='/'>Back to the first page</a></p>"
     elif query:
         table = "<p class='empty'>No verified contract matches this search.</p>"
     else:

@@ -4,13 +4,25 @@
 
 document.documentElement.classList.add("js");
 
+const opened = new Set();
+
 function showTab(key) {
   const tabs = document.querySelectorAll("nav.tabs .tab");
   if (!tabs.length) return;
   const known = Array.from(tabs).some((t) => t.dataset.tab === key);
   const active = known ? key : tabs[0].dataset.tab;
-  tabs.forEach((t) => t.classList.toggle("active", t.dataset.tab === active));
+  tabs.forEach((t) => {
+    t.classList.toggle("active", t.dataset.tab === active);
+    t.setAttribute("aria-selected", t.dataset.tab === active ? "true" : "false");
+  });
   document.querySelectorAll(".panel").forEach((p) => { p.hidden = p.dataset.panel !== active; });
+  if (!opened.has(active)) {
+    opened.add(active);
+    // Like a public explorer, a Read tab shows its argument-less functions' values at once.
+    document.querySelectorAll(`.panel[data-panel="${active}"] form.fn[data-kind=read]`).forEach((form) => {
+      if (!form.querySelector("input")) submitForm(form);
+    });
+  }
 }
 
 function showFile(id) {
@@ -53,6 +65,7 @@ function shown(value) {
 
 async function submitForm(form) {
   const out = form.querySelector(".out");
+  const ticket = (form.ticket = (form.ticket || 0) + 1);  // only the latest answer is shown
   out.textContent = "";
   const args = Array.from(form.querySelectorAll("input[name=arg]")).map((i) => i.value);
   const value = form.querySelector("input[name=value]");
@@ -76,6 +89,7 @@ async function submitForm(form) {
   } catch (err) {
     answer = { ok: false, error: "The explorer did not answer: " + err };
   }
+  if (ticket !== form.ticket) return;
   if (!answer.ok) {
     line(out, "", answer.error || "The request failed.", "error");
   } else if (form.dataset.kind === "read") {
@@ -101,6 +115,13 @@ async function submitForm(form) {
 document.addEventListener("DOMContentLoaded", () => {
   showTab(location.hash.slice(1));
   window.addEventListener("hashchange", () => showTab(location.hash.slice(1)));
+  document.querySelectorAll("nav.tabs .tab").forEach((t) => {
+    t.addEventListener("click", (event) => {
+      event.preventDefault();  // no jump to the panel's anchor
+      history.replaceState(null, "", "#" + t.dataset.tab);
+      showTab(t.dataset.tab);
+    });
+  });
   const firstFile = document.querySelector(".file-tab");
   if (firstFile) showFile(firstFile.dataset.file);
   document.querySelectorAll(".file-tab").forEach((b) => b.addEventListener("click", () => showFile(b.dataset.file)));
