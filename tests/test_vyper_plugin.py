@@ -194,3 +194,41 @@ def test_example_vault_through_ape_verify_contract(compiled_example, anvil, expl
     assert set(sent["sources"]) == {"contracts/vault/Vault.vy", "contracts/vault/fees.vy"}
     assert {k: v for k, v in sent["settings"].items() if k != "outputSelection"} == {
         "enable_decimals": False, "evmVersion": "cancun", "optimize": "gas"}
+
+
+COUNTER_0310 = """# @version 0.3.10
+# @license MIT
+
+OWNER: public(immutable(address))
+count: public(uint256)
+
+
+@external
+def __init__(owner_: address, start: uint256):
+    OWNER = owner_
+    self.count = start
+"""
+
+
+def test_vyper_0_3_10_contract_through_the_plugin(anvil, explorer, tmp_path, monkeypatch):
+    """ape-vyper compiles it with the side-venv Vyper (vvm finds .vyper/vvm/vyper-0.3.10, made by
+    toolchain/install.sh); the pre-check and the explorer compile it with that version too."""
+    vvm = Path(__file__).resolve().parents[1] / ".vyper" / "vvm"
+    assert (vvm / "vyper-0.3.10").exists(), "run toolchain/install.sh: it installs vyper 0.3.10 for vvm"
+    monkeypatch.setenv("VVM_BINARY_PATH", str(vvm))
+    compiled = tmp_path / "compiled"
+    (compiled / "contracts").mkdir(parents=True)
+    (compiled / "ape-config.yaml").write_text("name: legacy-vyper\nvyper:\n  evm_version: shanghai\n")
+    (compiled / "contracts" / "Counter310.vy").write_text(COUNTER_0310)
+    run([BIN / "ape", "compile"], cwd=compiled, timeout=300)
+    assert next(c for c in load_manifest(compiled)["compilers"] if c["name"] == "vyper")["version"] == "0.3.10"
+    project = anvil_project(compiled, tmp_path / "project", anvil, explorer.base_url)
+    creation = load_manifest(project)["contractTypes"]["Counter310"]["deploymentBytecode"]["bytecode"]
+    address = anvil.deploy(creation, encode(["address", "uint256"], [DEPLOYER, 7]))
+    proc = verify_cli(project, "contract", "Counter310", address, "--json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads(proc.stdout)["reports"][0]
+    assert (report["outcome"], report["match"]) == ("verified", "full")
+    found = record(explorer, address)
+    assert found["CompilerVersion"] == "vyper:0.3.10" and found["ContractName"] == "Counter310"
+    assert json.loads(found["SourceCode"][1:-1])["sources"]["contracts/Counter310.vy"]["content"] == COUNTER_0310
