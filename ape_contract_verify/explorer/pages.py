@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
+from collections import OrderedDict
 from html import escape
 from pathlib import Path
 from typing import Any, Optional
@@ -238,7 +240,7 @@ async def address_page(request: Request) -> HTMLResponse:
     tabs: list[tuple[str, str, str]] = []
     if contract:
         facts = Facts(contract)
-        tabs.append(("code", "Contract", _code_tab(facts)))
+        tabs.append(("code", "Contract", await run_in_threadpool(_code_tab, facts)))  # highlighting takes a while
         tabs.append(("read", "Read Contract", _functions_tab(address, facts.abi, read=True, proxy=False)))
         tabs.append(("write", "Write Contract", _functions_tab(address, facts.abi, read=False, proxy=False)))
     else:
@@ -331,7 +333,28 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
+_HIGHLIGHTED: "OrderedDict[tuple, str]" = OrderedDict()
+_HIGHLIGHTED_LOCK = threading.Lock()
+HIGHLIGHT_CACHE_SIZE = 32
+
+
 def _sources_section(facts: Facts) -> str:
+    """The source files, highlighted; kept for the latest contracts shown (a record changes
+    only by re-verification, which moves its updated_at)."""
+    key = (facts.contract.address, facts.contract.updated_at, facts.contract.code_format, len(facts.contract.source_code))
+    with _HIGHLIGHTED_LOCK:
+        if key in _HIGHLIGHTED:
+            _HIGHLIGHTED.move_to_end(key)
+            return _HIGHLIGHTED[key]
+    html = _render_sources(facts)
+    with _HIGHLIGHTED_LOCK:
+        _HIGHLIGHTED[key] = html
+        while len(_HIGHLIGHTED) > HIGHLIGHT_CACHE_SIZE:
+            _HIGHLIGHTED.popitem(last=False)
+    return html
+
+
+def _render_sources(facts: Facts) -> str:
     from pygments import highlight
     from pygments.formatters import HtmlFormatter
     from pygments.lexers import SolidityLexer, TextLexer, VyperLexer
