@@ -123,6 +123,7 @@ def test_escrow_verifies_in_full_and_reads_back_every_source(world):
     assert record["CompilerVersion"] == "vyper:0.4.3"
     assert record["ContractName"] == "Escrow" and record["MatchType"] == "full"
     assert record["CodeFormat"] == "vyper-json" and record["EVMVersion"] == "cancun"
+    assert (record["OptimizationUsed"], record["Runs"]) == ("1", "0")  # optimize: gas; Vyper has no runs
     assert record["ConstructorArguments"] == world["args"].hex()
     assert record["SourceCode"].startswith("{{") and record["SourceCode"].endswith("}}")
     sent = json.loads(record["SourceCode"][1:-1])

@@ -436,6 +436,13 @@ def source_entry(contract: VerifiedContract, proxy_implementation: Optional[str]
     else:
         source_code = contract.source_code
     optimizer = settings.get("optimizer") or {}
+    if contract.compiler_version.startswith("vyper:"):
+        # Vyper has modes, not runs: optimize gas (the default) or codesize counts as on.
+        optimization_used = "0" if str(settings.get("optimize", "gas")).lower() in ("none", "false") else "1"
+        runs = "0"
+    else:
+        optimization_used = "1" if optimizer.get("enabled") else "0"
+        runs = str(optimizer.get("runs", 200))
     license_code = contract.license_type or code_from_source(contract.source_code)
     implementation = ""
     if proxy_implementation:
@@ -445,8 +452,8 @@ def source_entry(contract: VerifiedContract, proxy_implementation: Optional[str]
         "ABI": contract.abi,
         "ContractName": contract.contract_name.rsplit(":", 1)[-1],
         "CompilerVersion": contract.compiler_version,
-        "OptimizationUsed": "1" if optimizer.get("enabled") else "0",
-        "Runs": str(optimizer.get("runs", 200)),
+        "OptimizationUsed": optimization_used,
+        "Runs": runs,
         "ConstructorArguments": contract.constructor_arguments,
         "EVMVersion": settings.get("evmVersion") or "Default",
         "Library": ";".join(f"{name}:{address}" for name, address in sorted(contract.libraries.items())),
