@@ -650,6 +650,10 @@ def diagnose(
     """Name the input that differs: the compiler (from the chain's metadata), a setting (by
     recompiling with one change at a time, within a time budget), or else the source."""
     chain_meta = bytecode.tail_metadata(chain_state.runtime)
+    if chain_meta is None and chain_state.creation_input:
+        # Vyper keeps its metadata in the initcode only: the last blob before the arguments.
+        segments = bytecode.metadata_segments(chain_state.creation_input)
+        chain_meta = segments[-1] if segments else None
     chain_compiler = chain_meta.compiler if chain_meta else None
     ours = artifact.compiler_version.split("+")[0]
     if chain_compiler and chain_compiler[1] and chain_compiler[1] != ours:

@@ -210,7 +210,7 @@ def __init__(owner_: address, start: uint256):
 """
 
 
-def test_vyper_0_3_10_contract_through_the_plugin(anvil, explorer, tmp_path, monkeypatch):
+def test_vyper_0_3_10_contract_through_the_plugin(anvil, explorer, vyproj, tmp_path, monkeypatch):
     """ape-vyper compiles it with the side-venv Vyper (vvm finds .vyper/vvm/vyper-0.3.10, made by
     toolchain/install.sh); the pre-check and the explorer compile it with that version too."""
     vvm = Path(__file__).resolve().parents[1] / ".vyper" / "vvm"
@@ -232,3 +232,7 @@ def test_vyper_0_3_10_contract_through_the_plugin(anvil, explorer, tmp_path, mon
     found = record(explorer, address)
     assert found["CompilerVersion"] == "vyper:0.3.10" and found["ContractName"] == "Counter310"
     assert json.loads(found["SourceCode"][1:-1])["sources"]["contracts/Counter310.vy"]["content"] == COUNTER_0310
+    # Another contract type at that address: the pre-check names the compiler from the chain's metadata.
+    before = submissions(explorer.db)
+    out = precheck_refused(verify_cli(vyproj[0], "contract", "Escrow", address, "--force"), explorer, before)
+    assert "compiler: the deployed code was built by vyper 0.3.10, the artifact by vyper 0.4.3" in out
