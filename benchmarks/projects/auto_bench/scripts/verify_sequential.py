@@ -1,0 +1,39 @@
+"""The baseline of benchmarks/bench_auto_verify.py: verify deployments one at a time after the
+deploy script, waiting for each, in one process (so CLI start-up is paid once, not per contract).
+
+Reads `name address` lines from $BENCH_ADDRESSES, writes {seconds, outcomes} as JSON to $BENCH_RESULT.
+Builds the same objects as `ape verify contract NAME ADDRESS` (explorer from config, options from
+config, the provider as chain reader).
+"""
+
+import json
+import os
+import time
+from pathlib import Path
+
+from ape import chain, config, project
+
+
+def main():
+    from ape_contract_verify.explorer.chain import ApeProviderChain
+    from ape_contract_verify.explorers import resolve_target
+    from ape_contract_verify.verification import Options, Verification, explorer_for
+
+    cfg = config.get_config("contract_verify")
+    network = chain.provider.network
+    target = resolve_target(network.ecosystem.name, network.name, None, config=cfg)
+    targets = [line.split() for line in Path(os.environ["BENCH_ADDRESSES"]).read_text().splitlines() if line.strip()]
+    outcomes = []
+    with explorer_for(target, chain.provider, max_retries=cfg.max_retries) as (client, browser):
+        options = Options(
+            code_format=cfg.codeformat.value, check=cfg.check, license=cfg.license,
+            poll_interval=cfg.poll_interval, timeout=cfg.timeout,
+        )
+        verification = Verification(client, project, ApeProviderChain(chain.provider), options, browser_url=browser)
+        started = time.perf_counter()
+        for name, address in targets:
+            reports = verification.contract(address, name)
+            outcomes += [r.outcome for r in reports]
+        seconds = time.perf_counter() - started
+    Path(os.environ["BENCH_RESULT"]).write_text(json.dumps({"seconds": seconds, "outcomes": outcomes}))
+    print(f"verified {len(targets)} one at a time in {seconds:.1f} s")
