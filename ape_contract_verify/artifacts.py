@@ -456,15 +456,33 @@ def _upgrade_partial(
 
 
 def _project_remappings(artifact: Artifact) -> list[str]:
+    """The remappings ape-solidity uses when it compiles the artifact's whole group: those its
+    sources use, not every dependency the project has."""
     if artifact.is_vyper:
         return []
     try:
-        from ape import compilers
-
-        mapping = compilers.solidity.get_import_remapping(project=artifact.project)
+        full = _group_input(artifact)
     except Exception:
         return []
-    return sorted(f"{key}={value}" for key, value in mapping.items())
+    return sorted((full or {}).get("settings", {}).get("remappings") or [])
+
+
+def _group_input(artifact: Artifact) -> Optional[dict]:
+    """ape-solidity's input for every source of the artifact's project compiled by its compiler."""
+    from ape import compilers
+
+    project = artifact.project
+    paths = [
+        Path(project.path) / source_id
+        for source_id in (project.manifest.sources or {})
+        if source_id.endswith(".sol") and (Path(project.path) / source_id).is_file()
+    ]
+    wanted = artifact.compiler_version.split("+")[0]
+    return next(
+        (v for k, v in compilers.solidity.get_standard_input_json(paths, project=project).items()
+         if str(k).split("+")[0] == wanted),
+        None,
+    )
 
 
 def _resolve_constructor_args(
@@ -773,6 +791,21 @@ def _build_request(
         code_format=CodeFormat.STANDARD_JSON,
         **common,
     )
+
+
+def with_full_project_input(derivation: Derivation) -> Optional[VerificationRequest]:
+    """The same request with every source of the artifact's compile group (what ape-solidity
+    compiled together), or None when that is what was sent already."""
+    import dataclasses
+
+    if derivation.artifact.is_vyper:
+        return None
+    full = _group_input(derivation.artifact)
+    sent = json.loads(derivation.request.source_code)
+    if full is None or set(full["sources"]) <= set(sent["sources"]):
+        return None
+    sent["sources"] = {**full["sources"], **sent["sources"]}
+    return dataclasses.replace(derivation.request, source_code=json.dumps(sent))
 
 
 # --- address-only mode ---------------------------------------------------------------------------

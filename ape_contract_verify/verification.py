@@ -184,7 +184,25 @@ class Verification:
         return [self._submit(label, derivation, started)]
 
     def _submit(self, label: str, derivation: Any, started: float) -> Report:
-        request = derivation.request
+        report = self._submit_once(label, derivation.request, derivation, started)
+        if report.outcome == "failed" and derivation.request.code_format.value == "solidity-standard-json-input":
+            # Some explorers want every source of the original compile. Retry once with the whole
+            # project's input for this compiler, and say so.
+            from ape_contract_verify.artifacts import with_full_project_input
+
+            try:
+                request = with_full_project_input(derivation)
+            except Exception as err:  # the first answer stands
+                logger.info("%s: no full-project input to retry with: %s", label, err)
+                return report
+            if request is not None:
+                logger.warning("%s: the explorer rejected the minimal input (%s); retrying once with the full project input", label, report.reason)
+                retried = self._submit_once(label, request, derivation, started)
+                retried.warnings = [*retried.warnings, f"minimal input rejected ({report.reason}); retried with the full project input"]
+                return retried
+        return report
+
+    def _submit_once(self, label: str, request: Any, derivation: Any, started: float) -> Report:
         address = request.address
         try:
             self.on_progress(address, "submitting")
@@ -195,16 +213,15 @@ class Verification:
             )
         except ExplorerError as err:
             outcome = "failed" if getattr(err.answer, "outcome", None) == Outcome.FAILED else "error"
-            return Report(label, address, outcome, err.reason, warnings=derivation.warnings, seconds=_since(started))
+            return Report(label, address, outcome, err.reason, warnings=list(derivation.warnings), seconds=_since(started))
         if answer.outcome.is_success:
             outcome = "already verified" if answer.outcome == Outcome.ALREADY_VERIFIED else "verified"
         else:
             outcome = "failed"
-        report = Report(
+        return Report(
             label, address, outcome, answer.reason, guid=receipt.guid, match=derivation.match,
-            link=self._link(address), warnings=derivation.warnings, seconds=_since(started),
+            link=self._link(address), warnings=list(derivation.warnings), seconds=_since(started),
         )
-        return report
 
     def _already_verified(self, address: str) -> bool:
         from ape_contract_verify.exceptions import ContractNotVerified

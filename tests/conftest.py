@@ -39,6 +39,9 @@ def example_copy(tmp_path_factory) -> Path:
     """A scratch copy of example/, so tests never write into the repository."""
     dest = tmp_path_factory.mktemp("example") / "example"
     shutil.copytree(EXAMPLE, dest, ignore=shutil.ignore_patterns(".build", ".cache", "__pycache__"))
+    # Dependencies outside the example (OpenZeppelin under toolchain/) are named relative to it.
+    config = dest / "ape-config.yaml"
+    config.write_text(config.read_text().replace("local: ../toolchain/", f"local: {REPO}/toolchain/"))
     return dest
 
 

@@ -133,7 +133,7 @@ def test_plugin_import_is_light():
 # --- the example project -------------------------------------------------------------------
 
 EXPECTED_TYPES = {
-    "Token", "ERC20Base", "Ownable", "MathLib", "Box", "ERC1967Proxy", "UpgradeableBeacon",
+    "Token", "ERC20Base", "Ownable", "MathLib", "Box", "SimpleProxy", "BoxUUPS", "UpgradeableBeacon",
     "BeaconProxy", "CloneFactory", "LegacyStore", "Vault",
 }
 
@@ -190,6 +190,9 @@ def test_manifest_settings_match_ape_config(compiled_example):
 def test_deploy_script_deploys_everything(deployed_local):
     proc = deployed_local
     addresses = dict(re.findall(r"^(\w+)\s+(0x[0-9a-fA-F]{40})$", proc.stdout, re.M))
-    expected = EXPECTED_TYPES - {"ERC20Base", "Ownable"} | {"Calculator", "Clone", "ViaIRCounter", "TunedStore"}
+    expected = EXPECTED_TYPES - {"ERC20Base", "Ownable"} | {
+        "Calculator", "Clone", "ViaIRCounter", "TunedStore", "UUPSProxy", "TransparentProxy",
+        "OZBeacon", "OZBeaconProxy",
+    }
     assert expected <= set(addresses), proc.stdout
     assert len(set(addresses.values())) == len(addresses)

@@ -19,10 +19,21 @@ from service_support import Anvil, ServerProcess
 
 # Every contract the example deploys, and what the summary must say of it.
 SOURCES = [
-    "Token", "MathLib", "Calculator", "Box", "ERC1967Proxy", "UpgradeableBeacon", "BeaconProxy",
+    "Token", "MathLib", "Calculator", "Box", "SimpleProxy", "BoxUUPS", "UpgradeableBeacon", "BeaconProxy",
     "CloneFactory", "LegacyStore", "Vault", "viair:ViaIRCounter", "tuned:TunedStore",
+    "openzeppelin:ERC1967Proxy", "openzeppelin:TransparentUpgradeableProxy",
+    "openzeppelin:UpgradeableBeacon", "openzeppelin:BeaconProxy",
 ]
-PROXY_LINKS = ["ERC1967Proxy (proxy link)", "BeaconProxy (proxy link)", "EIP-1167 clone (proxy link)"]
+# Created inside TransparentUpgradeableProxy's constructor: found through the run's events, and
+# its constructor arguments through the node's traces (anvil has them; eth-tester has none).
+PROXY_ADMIN = "openzeppelin:ProxyAdmin"
+PROXY_LINKS = [
+    "SimpleProxy (proxy link)", "BeaconProxy (proxy link)", "EIP-1167 clone (proxy link)",
+    "openzeppelin:ERC1967Proxy (proxy link)", "openzeppelin:TransparentUpgradeableProxy (proxy link)",
+    "openzeppelin:BeaconProxy (proxy link)",
+]
+DEPLOY_LINES = 18
+ADMIN_SLOT = "0xb53127684a568b3173ae13b9f8a6016e243e63b6e8ee1178d6a717850b5d6103"
 ROW = re.compile(r"^(\S.*?)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped)\b(.*)$", re.M)
 DEPLOYED = re.compile(r"^(\w+)\s+(0x[0-9a-fA-F]{40})$", re.M)
 
@@ -60,9 +71,12 @@ def test_ape_run_deploy_verifies_everything_on_the_embedded_explorer(deployed_lo
     for name in SOURCES + PROXY_LINKS:
         assert name in rows, f"{name} missing from the summary:\n{deployed_local.stdout}"
         assert rows[name][1] == "verified", f"{name}: {rows[name]}"
+    # eth-tester keeps no traces: the factory-made ProxyAdmin is reported with what to pass.
+    admin = rows[PROXY_ADMIN]
+    assert admin[1] == "pre-check failed" and "--constructor-args" in admin[2], admin
     # The deploy script's own output is intact: verification never replaces a deploy.
-    assert len(DEPLOYED.findall(deployed_local.stdout)) == 13
-    assert "not verified" not in deployed_local.stderr
+    assert len(DEPLOYED.findall(deployed_local.stdout)) == DEPLOY_LINES
+    assert "1 not verified; run `ape verify all` to finish them" in deployed_local.stderr
 
 
 def test_ape_test_never_verifies(compiled_example, tmp_path):
@@ -120,6 +134,13 @@ def on_anvil(compiled_example, anvil, explorer, tmp_path_factory):
     return project, proc, dict(DEPLOYED.findall(proc.stdout))
 
 
+def anvil_rpc(project: Path, method: str, *params):
+    import requests
+
+    url = yaml.safe_load((project / "ape-config.yaml").read_text())["foundry"]["host"]
+    return requests.post(url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}, timeout=30).json()["result"]
+
+
 def verify_cli(project: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
     return run(
         [BIN / "ape", "verify", *args, "--network", "ethereum:local:foundry"], cwd=project, timeout=timeout, check=False
@@ -129,8 +150,9 @@ def verify_cli(project: Path, *args: str, timeout: float = 300) -> subprocess.Co
 def test_ape_run_deploy_verifies_everything_on_a_standalone_explorer(on_anvil):
     _, proc, deployed = on_anvil
     rows = summary(proc.stdout)
-    for name in SOURCES + PROXY_LINKS:
+    for name in SOURCES + PROXY_LINKS + [PROXY_ADMIN]:
         assert rows.get(name, (None, None))[1] == "verified", f"{name}: {rows.get(name)}\n{proc.stdout[-3000:]}"
+    assert "partial match" not in proc.stdout, "the plugin sends what makes a full match"
     assert rows["Token"][0] == deployed["Token"]
     assert rows["EIP-1167 clone (proxy link)"][0] == deployed["Clone"]
 
@@ -142,7 +164,7 @@ def test_verify_all_finds_everything_already_verified(on_anvil, explorer):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     report = json.loads(proc.stdout)
     sources = [r for r in report["reports"] if r["kind"] == "source"]
-    assert len(sources) >= 11 and all(r["outcome"] == "already verified" for r in sources), sources
+    assert len(sources) >= len(SOURCES) and all(r["outcome"] == "already verified" for r in sources), sources
     assert submissions(explorer.db) - before == sum(r["kind"] == "proxy" for r in report["reports"])
 
 
@@ -157,10 +179,21 @@ def test_address_alone_identifies_every_example_contract(on_anvil):
         "    print(json.dumps({name: identify(a, project).label for name, a in addresses.items()}))\n"
     )
     wanted = {k: v for k, v in deployed.items() if k != "Clone"}
+    # The ProxyAdmin that OpenZeppelin's transparent proxy created: its address is in the admin slot.
+    admin_word = anvil_rpc(project, "eth_getStorageAt", deployed["TransparentProxy"], ADMIN_SLOT, "latest")
+    wanted["ProxyAdmin"] = "0x" + admin_word[-40:]
     proc = run([BIN / "python", "-c", script, json.dumps(wanted)], cwd=project, timeout=300)
     found = json.loads(proc.stdout.strip().splitlines()[-1])
-    expected = {name: {"ViaIRCounter": "viair:ViaIRCounter", "TunedStore": "tuned:TunedStore"}.get(name, name) for name in wanted}
-    assert found == expected
+    labels = {
+        "ViaIRCounter": "viair:ViaIRCounter",
+        "TunedStore": "tuned:TunedStore",
+        "UUPSProxy": "openzeppelin:ERC1967Proxy",
+        "TransparentProxy": "openzeppelin:TransparentUpgradeableProxy",
+        "OZBeacon": "openzeppelin:UpgradeableBeacon",
+        "OZBeaconProxy": "openzeppelin:BeaconProxy",
+        "ProxyAdmin": PROXY_ADMIN,
+    }
+    assert found == {name: labels.get(name, name) for name in wanted}
 
 
 def test_address_alone_verifies_a_clone_as_a_proxy(on_anvil):
@@ -268,7 +301,7 @@ def test_explorer_going_away_loses_no_deploy_and_verify_all_finishes(compiled_ex
         reader.join(timeout=30)
         output = "".join(lines)
         assert proc.returncode == 0, output[-4000:]
-        assert len(DEPLOYED.findall(output)) == 13, "every deploy completes"
+        assert len(DEPLOYED.findall(output)) == DEPLOY_LINES, "every deploy completes"
         rows = summary(output)
         left = [name for name, row in rows.items() if row[1] != "verified"]
         assert left, "the explorer went away: something must be left"
@@ -288,3 +321,72 @@ def test_explorer_going_away_loses_no_deploy_and_verify_all_finishes(compiled_ex
             back.stop()
     finally:
         node.stop()
+
+
+# --- publish=True, fail_on_error, `ape verify proxy`, stale manifest libraries ----------------
+
+
+def test_publish_true_on_a_dev_network_verifies_without_apes_error(compiled_example, tmp_path):
+    project = copy_project(compiled_example, tmp_path / "published")
+    (project / "scripts" / "publish.py").write_text(
+        "from ape import accounts, project\n\n"
+        "def main():\n"
+        "    owner = accounts.test_accounts[0]\n"
+        "    box = owner.deploy(project.Box, publish=True)\n"
+        "    print('Box', box.address)\n"
+    )
+    proc = run([BIN / "ape", "run", "publish", "--network", "ethereum:local:test"], cwd=project, timeout=600)
+    output = proc.stdout + proc.stderr
+    assert "Can only publish deployments on a live network" not in output
+    assert "explorer verification failed" not in output
+    assert summary(proc.stdout)["Box"][1] == "verified"
+
+
+def test_fail_on_error_makes_ape_run_fail_and_keeps_the_deploys(compiled_example, tmp_path):
+    project = copy_project(compiled_example, tmp_path / "strict")
+    configure(project, contract_verify={"auto": True, "fail_on_error": True})
+    (project / "scripts" / "admin.py").write_text(
+        "from ape import accounts, project\n\n"
+        "def main():\n"
+        "    owner = accounts.test_accounts[0]\n"
+        "    box = owner.deploy(project.Box)\n"
+        "    oz = project.dependencies['openzeppelin']['5.7.0']\n"
+        "    proxy = owner.deploy(oz.TransparentUpgradeableProxy, box.address, owner.address, b'')\n"
+        "    print('TransparentProxy', proxy.address)\n"
+    )
+    proc = run([BIN / "ape", "run", "admin", "--network", "ethereum:local:test"], cwd=project, timeout=600, check=False)
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+    rows = summary(proc.stdout)
+    assert rows["openzeppelin:TransparentUpgradeableProxy"][1] == "verified"
+    assert rows[PROXY_ADMIN][1] == "pre-check failed" and "--constructor-args" in rows[PROXY_ADMIN][2]
+    assert DEPLOYED.search(proc.stdout), "the deploy itself completed and printed"
+
+
+def test_verify_proxy_command_links_and_enforces_the_expected_implementation(on_anvil):
+    project, _, deployed = on_anvil
+    ok = verify_cli(project, "proxy", deployed["SimpleProxy"], "--expected-implementation", deployed["Box"], "--json")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert deployed["Box"].lower() in json.loads(ok.stdout)["reports"][0]["reason"].lower()
+    wrong = verify_cli(project, "proxy", deployed["SimpleProxy"], "--expected-implementation", deployed["Token"])
+    assert wrong.returncode == 1
+    assert "different than the retrieved implementation" in wrong.stdout + wrong.stderr
+    bad = verify_cli(project, "proxy", "0x1234")
+    assert bad.returncode == 2 and "0x followed by 40 hex digits" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_a_stale_library_address_in_the_manifest_is_replaced_by_the_chains(on_anvil, tmp_path):
+    project = copy_project(on_anvil[0], tmp_path / "stale")
+    deployed = on_anvil[2]
+    manifest_path = project / ".build" / "__local__.json"
+    manifest = json.loads(manifest_path.read_text())
+    stale = "0x000000000000000000000000000000000000dEaD"
+    for compiler in manifest["compilers"]:
+        for libs in (compiler.get("settings") or {}).get("libraries", {}).values():
+            for name in libs:
+                libs[name] = stale
+    manifest_path.write_text(json.dumps(manifest))
+    proc = verify_cli(project, "contract", "Calculator", deployed["Calculator"], "--force", "--json")
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    report = json.loads(proc.stdout)["reports"][0]
+    assert report["ok"]
+    assert any(stale in w and deployed["MathLib"].lower() in w.lower() for w in report["warnings"]), report

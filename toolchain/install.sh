@@ -17,6 +17,16 @@ if [ ! -d "$tc/node_modules" ] || [ "$tc/package-lock.json" -nt "$tc/node_module
   touch "$tc/node_modules/.installed"
 fi
 
+# OpenZeppelin's Solidity sources without the rest of the npm package (its Hardhat artifacts
+# would collide with compiled types, and Ape lists at most 500 files under contracts/).
+oz_src=$tc/node_modules/@openzeppelin/contracts
+oz=$tc/openzeppelin-contracts
+if [ ! -f "$oz/.complete" ] || [ "$oz_src/package.json" -nt "$oz/.complete" ]; then
+  rm -rf "$oz" && mkdir -p "$oz"
+  (cd "$oz_src" && find . -name '*.sol' -print0 | xargs -0 cp --parents -t "$oz")
+  touch "$oz/.complete"
+fi
+
 mkdir -p "$solcx"
 for pkg in "$tc"/node_modules/solc-*; do
   version=${pkg##*/solc-}

@@ -21,12 +21,32 @@ def deploy_all(deployer=None) -> dict:
     compilers.solidity.add_library(library)
     deployed["Calculator"] = deployer.deploy(project.Calculator, 3)
 
-    # EIP-1967 proxy in front of Box, initialised through the constructor's data.
+    # Our own EIP-1967 proxy in front of Box, initialised through the constructor's data.
     deployed["Box"] = box = deployer.deploy(project.Box)
     init = box.initialize.encode_input(42, deployer.address)
-    deployed["ERC1967Proxy"] = deployer.deploy(project.ERC1967Proxy, box.address, init)
+    deployed["SimpleProxy"] = deployer.deploy(project.SimpleProxy, box.address, init)
 
-    # Beacon and a beacon proxy pointing at the same implementation.
+    # OpenZeppelin's proxies, from the npm package used as an Ape dependency: a UUPS proxy, and a
+    # transparent proxy, which creates its ProxyAdmin in its constructor.
+    oz = project.dependencies["openzeppelin"]["5.7.0"]
+    deployed["BoxUUPS"] = uups = deployer.deploy(project.BoxUUPS)
+    deployed["UUPSProxy"] = deployer.deploy(
+        oz.ERC1967Proxy, uups.address, uups.initialize.encode_input(1, deployer.address)
+    )
+    deployed["TransparentProxy"] = deployer.deploy(
+        oz.TransparentUpgradeableProxy,
+        box.address,
+        deployer.address,
+        box.initialize.encode_input(3, deployer.address),
+    )
+
+    # OpenZeppelin's beacon and beacon proxy, in front of the same implementation.
+    deployed["OZBeacon"] = oz_beacon = deployer.deploy(oz.UpgradeableBeacon, box.address, deployer.address)
+    deployed["OZBeaconProxy"] = deployer.deploy(
+        oz.BeaconProxy, oz_beacon.address, box.initialize.encode_input(5, deployer.address)
+    )
+
+    # Our own beacon and a beacon proxy pointing at the same implementation.
     deployed["UpgradeableBeacon"] = beacon = deployer.deploy(
         project.UpgradeableBeacon, box.address, deployer.address
     )

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.20;
 
-/// A minimal EIP-1967 proxy: the implementation lives in the standard slot
+/// A minimal EIP-1967 proxy of our own (OpenZeppelin's is deployed too): the implementation lives in the standard slot
 /// bytes32(uint256(keccak256("eip1967.proxy.implementation")) - 1).
-contract ERC1967Proxy {
+contract SimpleProxy {
     bytes32 internal constant IMPLEMENTATION_SLOT =
         0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc;
 
