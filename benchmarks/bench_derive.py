@@ -1,0 +1,284 @@
+"""Time to derive and build the verification request for each contract of an OpenZeppelin project.
+
+    python benchmarks/bench_derive.py [--repeat 5] [--fresh]
+
+The project is benchmarks/projects/oz_bench: 11 contract types (ERC20 with votes and permit,
+Governor with six extensions, TimelockController, ERC721, ERC1155, access control, a UUPS vault,
+OZ proxies) whose one compile pulls 100+ OpenZeppelin source files. It is compiled in place with
+`ape compile` in a subprocess (incremental; --fresh deletes .build first so the compile is timed),
+then every contract is deployed on Ape's `ethereum:local:test` provider in this process.
+
+For each contract, `artifacts.derive(artifact, address, check=False, cache=cache)` runs once cold
+(the compile of its minimal input fills the cache: that compile is the baseline), then --repeat
+times warm, as standard-json and as flatten. Warm runs exclude compilation: the compile step is a
+cache hit. Reported per contract: median and p95 ms to prepare the request (and the phase
+split), plus `find_artifact` (the name lookup `ape verify contract NAME` does first). Also: the
+number of source files, the time to flatten the largest contract, and the time to read the
+project's sources from disk. Target: under 50 ms per contract, excluding compilation.
+
+`proposed_fix` times, on the same contracts, the standard input built the way the report to the lead
+proposes (the manifest's compiler version handed to ape-solidity, so no `solc --version` runs), checks
+that it gives the same sources and remappings, and estimates the per-contract time with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+PROJECT = REPO / "benchmarks" / "projects" / "oz_bench"
+RESULTS = REPO / "benchmarks" / "results" / "bench_derive.json"
+TARGET_MS = 50.0
+COMPILE_TIMEOUT = 900
+
+
+def tool_env() -> dict:
+    env = dict(os.environ)
+    env["PATH"] = f"{REPO / '.venv' / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    env["SOLCX_BINARY_PATH"] = str(REPO / ".solcx")
+    return env
+
+
+def ms(seconds: float) -> float:
+    return round(seconds * 1000, 2)
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+
+
+def compile_project(fresh: bool) -> dict:
+    if fresh:
+        shutil.rmtree(PROJECT / ".build", ignore_errors=True)
+        shutil.rmtree(PROJECT / "contracts" / ".cache", ignore_errors=True)
+    was_built = (PROJECT / ".build" / "__local__.json").is_file()
+    started = time.perf_counter()
+    proc = subprocess.run(
+        [str(REPO / ".venv" / "bin" / "ape"), "compile"],
+        cwd=PROJECT, env=tool_env(), capture_output=True, text=True, timeout=COMPILE_TIMEOUT,
+    )
+    elapsed = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise SystemExit(f"ape compile failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    return {"seconds": round(elapsed, 2), "full_compile": not was_built}
+
+
+def deploy_all(project, deployer) -> dict[str, str]:
+    """One instance of every contract type, with plausible constructor arguments."""
+    addresses = {}
+
+    def deploy(name, *args):
+        addresses[name] = str(deployer.deploy(getattr(project, name), *args).address)
+        return addresses[name]
+
+    token = deploy("MyToken", "Bench Token", "BT", 10**24)
+    timelock = deploy("MyTimelock", 3600, [deployer.address], [deployer.address], deployer.address)
+    deploy("MyGovernor", token, timelock)
+    deploy("MyNFT", deployer.address, "Bench NFT")
+    deploy("MyMultiToken", "ipfs://bench/{id}.json", deployer.address)
+    deploy("OwnedBox", deployer.address, 7)
+    deploy("RoleBox", deployer.address)
+    deploy("PausableBox", deployer.address)
+    deploy("ProxyFactory")
+    vault = deployer.deploy(project.Vault)
+    addresses["Vault"] = str(vault.address)
+    deploy("VaultProxy", vault.address, vault.initialize.encode_input(deployer.address, b"\x01" * 32))
+    return addresses
+
+
+def input_from_manifest_version(artifact) -> dict:
+    """ape-solidity's standard input for one contract, its compiler version taken from the manifest."""
+    from ape import compilers
+    from ape_solidity._models import SourceTree
+    from packaging.version import Version
+
+    path = artifact.source_path
+    tree = SourceTree.from_source_files([path], artifact.project)
+    version_map = {Version(artifact.compiler_version): {path, *tree.get_imported_paths(path)}}
+    inputs = compilers.solidity.get_standard_input_json_from_version_map(version_map, tree, project=artifact.project)
+    return next(iter(inputs.values()))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="warm derivations per contract and format")
+    parser.add_argument("--fresh", action="store_true", help="delete the build first, so `ape compile` is timed in full")
+    options = parser.parse_args()
+    os.environ.update({k: v for k, v in tool_env().items() if k in ("PATH", "SOLCX_BINARY_PATH")})
+
+    compiled = compile_project(options.fresh)
+
+    from ape import Project, accounts, networks
+
+    from ape_contract_verify import artifacts
+    from ape_contract_verify.compilers import CompileCache
+    from ape_contract_verify.flatten import flatten
+
+    project = Project(PROJECT)
+    cache = CompileCache()
+    per_contract: dict[str, dict] = {}
+    samples: dict[str, list[float]] = {"standard-json": [], "flatten": []}
+    with networks.parse_network_choice("ethereum:local:test"):
+        deployer = accounts.test_accounts[0]
+        addresses = deploy_all(project, deployer)
+        for name, address in addresses.items():
+            lookups = []
+            for _ in range(options.repeat):
+                t0 = time.perf_counter()
+                artifact = artifacts.find_artifact(name, project)
+                lookups.append(time.perf_counter() - t0)
+            # Cold: the compile of the minimal input (the baseline), which fills the cache.
+            t0 = time.perf_counter()
+            cold = artifacts.derive(artifact, address, check=False, cache=cache)
+            cold_total = time.perf_counter() - t0
+            figures = {
+                "address": address,
+                "source_files": len(cold.compile_input["sources"]),
+                "cold_derive_ms": ms(cold_total),
+                "cold_compile_ms": ms(cold.timings["compile"]),
+                "find_artifact_ms": ms(statistics.median(lookups)),
+            }
+            for code_format in ("standard-json", "flatten"):
+                totals, phases = [], {}
+                for _ in range(options.repeat):
+                    t0 = time.perf_counter()
+                    warm = artifacts.derive(artifact, address, check=False, cache=cache, code_format=code_format)
+                    totals.append(time.perf_counter() - t0)
+                    for phase, seconds in warm.timings.items():
+                        phases.setdefault(phase, []).append(seconds)
+                    if code_format == "flatten" and "pragma solidity" not in warm.request.source_code:
+                        raise SystemExit(f"{name}: the flattened source has no pragma")
+                samples[code_format] += totals
+                build = [t - sum(v[i] for v in phases.values()) for i, t in enumerate(totals)]
+                figures[code_format] = {
+                    "median_ms": ms(statistics.median(totals)),
+                    "p95_ms": ms(p95(totals)),
+                    "phases_median_ms": {
+                        **{phase: ms(statistics.median(v)) for phase, v in phases.items()},
+                        "build_request": ms(statistics.median(build)),
+                    },
+                }
+            per_contract[name] = figures
+            print(f"{name:14} {figures['source_files']:3} files  "
+                  f"std-json {figures['standard-json']['median_ms']:7.1f} ms  "
+                  f"flatten {figures['flatten']['median_ms']:7.1f} ms  "
+                  f"(cold compile {figures['cold_compile_ms'] / 1000:.1f} s)", file=sys.stderr)
+
+        # Flatten alone, for the contract with the most sources.
+        largest = max(per_contract, key=lambda n: per_contract[n]["source_files"])
+        artifact = artifacts.find_artifact(largest, project)
+        input_json = artifacts.standard_input(artifact)
+        sources = {k: v["content"] for k, v in input_json["sources"].items()}
+        remappings = input_json["settings"].get("remappings") or ()
+        # flatten() memoises each file's analysis by its text: cold = the memo cleared first.
+        from ape_contract_verify.flatten import _analyse
+
+        flat_times, flat_cold = [], []
+        for _ in range(options.repeat):
+            _analyse.cache_clear()
+            t0 = time.perf_counter()
+            flat = flatten(artifact.source_id, sources, remappings)
+            flat_cold.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            flatten(artifact.source_id, sources, remappings)
+            flat_times.append(time.perf_counter() - t0)
+
+        # The proposed fix of artifacts.standard_input (see the report): hand ape-solidity the
+        # manifest's compiler version instead of letting it ask solc (a node.js start per query).
+        fix = {}
+        for name in per_contract:
+            artifact = artifacts.find_artifact(name, project)
+            current = artifacts.standard_input(artifact)
+            times = []
+            for _ in range(options.repeat):
+                t0 = time.perf_counter()
+                proposed = input_from_manifest_version(artifact)
+                times.append(time.perf_counter() - t0)
+            same = proposed["sources"] == current["sources"] and sorted(
+                proposed["settings"].get("remappings") or []
+            ) == sorted(current["settings"].get("remappings") or [])
+            phases = per_contract[name]["standard-json"]["phases_median_ms"]
+            fix[name] = {
+                "input_ms": ms(statistics.median(times)),
+                "same_sources_and_remappings": same,
+                "estimated_prepare_ms": round(
+                    per_contract[name]["standard-json"]["median_ms"] - phases["input"] + ms(statistics.median(times)), 2
+                ),
+            }
+
+    # Baseline: reading every source file of the project (own + OpenZeppelin cache) from disk.
+    files = sorted((PROJECT / "contracts").rglob("*.sol"))
+    reads = []
+    for _ in range(options.repeat):
+        t0 = time.perf_counter()
+        size = sum(len(f.read_text(encoding="utf8")) for f in files)
+        reads.append(time.perf_counter() - t0)
+    read_ms = ms(statistics.median(reads))
+
+    medians = {f: statistics.median(v) for f, v in samples.items()}
+    worst = max(per_contract[n][f]["median_ms"] for n in per_contract for f in samples)
+    cold_compiles = [per_contract[n]["cold_compile_ms"] for n in per_contract]
+    figures = {
+        "contracts": len(per_contract),
+        "repeat": options.repeat,
+        "project_source_files": len(files),
+        "largest_contract": largest,
+        "largest_contract_source_files": per_contract[largest]["source_files"],
+        "prepare_request_ms": {
+            f: {"median": ms(medians[f]), "p95": ms(p95(samples[f]))} for f in samples
+        },
+        "worst_contract_median_ms": worst,
+        "target_ms": TARGET_MS,
+        "meets_target": worst < TARGET_MS,
+        "flatten_largest_ms": {
+            "cold_median": ms(statistics.median(flat_cold)),
+            "cold_p95": ms(p95(flat_cold)),
+            "warm_median": ms(statistics.median(flat_times)),
+            "output_chars": len(flat.source),
+        },
+        "proposed_fix": {
+            "what": "artifacts.standard_input builds ape-solidity's input from a version map with the "
+            "manifest's compiler version (SourceTree + get_standard_input_json_from_version_map) instead "
+            "of get_standard_input_json, which runs `solc --version` twice per call",
+            "worst_estimated_prepare_ms": max(f["estimated_prepare_ms"] for f in fix.values()),
+            "median_estimated_prepare_ms": round(statistics.median(f["estimated_prepare_ms"] for f in fix.values()), 2),
+            "all_same_input": all(f["same_sources_and_remappings"] for f in fix.values()),
+            "per_contract": fix,
+        },
+        "baseline": {
+            "read_project_sources_ms": read_ms,
+            "read_project_sources_chars": size,
+            "cold_compile_minimal_input_median_ms": round(statistics.median(cold_compiles), 1),
+            "ape_compile_s": compiled["seconds"],
+            "ape_compile_was_full": compiled["full_compile"],
+        },
+        "ratios": {
+            "prepare_standard_json_over_read_sources": round(medians["standard-json"] * 1000 / read_ms, 2),
+            "prepare_standard_json_over_cold_compile": round(
+                medians["standard-json"] * 1000 / statistics.median(cold_compiles), 4
+            ),
+            "flatten_largest_cold_over_read_sources": round(statistics.median(flat_cold) * 1000 / read_ms, 2),
+        },
+        "per_contract": per_contract,
+        "notes": (
+            "prepare_request = artifacts.derive(check=False) with the compile cache warm: chain reads, "
+            "standard input (ape-solidity import resolution), cache lookup, libraries and constructor "
+            "arguments, request build. Compiler: solc-js 0.8.37. Provider: ethereum:local:test."
+        ),
+    }
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(figures, indent=2) + "\n")
+    print(json.dumps(figures, indent=2))
+
+
+if __name__ == "__main__":
+    main()
