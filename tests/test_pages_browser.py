@@ -190,7 +190,7 @@ def test_contract_page_shows_source_settings_constructor_and_abi(site, page):
     assert {"balanceOf", "transfer", "holderCount"} <= {item.get("name") for item in abi}
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site.url)
     page.click("button[data-copy='abi-json']")
-    page.wait_for_function("document.querySelector(\"button[data-copy='abi-json']\").textContent === 'Copied'")
+    page.locator("button[data-copy='abi-json']:text-is('Copied')").wait_for()
     assert json.loads(page.evaluate("navigator.clipboard.readText()")) == abi
     assert page.page_errors == []
     screenshot(page, "contract-token")

@@ -75,8 +75,10 @@ def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
     return HTMLResponse(html, status_code=status, headers=_HEADERS)
 
 
-def _when(timestamp: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(timestamp))
+def _when(timestamp: float, zone: bool = True, iso: bool = False) -> str:
+    if iso:
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(timestamp))
+    return time.strftime("%Y-%m-%d %H:%M:%S" + (" UTC" if zone else ""), time.gmtime(timestamp))
 
 
 def _short_name(contract_name: str) -> str:
@@ -158,7 +160,8 @@ async def index(request: Request) -> HTMLResponse:
             f"<td data-label='Match'><span class='badge {'ok' if contract.match == 'full' else 'warn'}'>"
             f"{escape(contract.match.capitalize())}</span></td>"
             f"<td data-label='Proxy'>{'Yes' if proxy else 'No'}</td>"
-            f"<td data-label='Verified'><time>{_when(contract.verified_at)}</time></td>"
+            f"<td data-label='Verified'><time datetime='{_when(contract.verified_at, iso=True)}'>"
+            f"{_when(contract.verified_at, zone=False)}</time></td>"
             "</tr>"
         )
     heading = "<h1>Verified Contracts</h1>"
@@ -174,7 +177,7 @@ async def index(request: Request) -> HTMLResponse:
     if rows:
         table = (
             "<div class='table-wrap'><table class='contracts'><thead><tr><th>Address</th><th>Contract</th>"
-            "<th>Compiler</th><th>Optimizer</th><th>Licence</th><th>Match</th><th>Proxy</th><th>Verified</th></tr>"
+            "<th>Compiler</th><th>Optimizer</th><th>Licence</th><th>Match</th><th>Proxy</th><th>Verified (UTC)</th></tr>"
             f"</thead><tbody>{''.join(rows)}</tbody></table></div>"
         )
     elif total:
