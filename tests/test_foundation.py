@@ -134,7 +134,7 @@ def test_plugin_import_is_light():
 
 EXPECTED_TYPES = {
     "Token", "ERC20Base", "Ownable", "MathLib", "Box", "SimpleProxy", "BoxUUPS", "UpgradeableBeacon",
-    "BeaconProxy", "CloneFactory", "LegacyStore", "Vault",
+    "BeaconProxy", "CloneFactory", "LegacyStore", "Vault", "Escrow",
 }
 
 

@@ -20,7 +20,7 @@ from service_support import Anvil, ServerProcess
 # Every contract the example deploys, and what the summary must say of it.
 SOURCES = [
     "Token", "MathLib", "Calculator", "Box", "SimpleProxy", "BoxUUPS", "UpgradeableBeacon", "BeaconProxy",
-    "CloneFactory", "LegacyStore", "Vault", "viair:ViaIRCounter", "tuned:TunedStore",
+    "CloneFactory", "LegacyStore", "Vault", "Escrow", "viair:ViaIRCounter", "tuned:TunedStore",
     "openzeppelin:ERC1967Proxy", "openzeppelin:TransparentUpgradeableProxy",
     "openzeppelin:UpgradeableBeacon", "openzeppelin:BeaconProxy",
 ]
@@ -32,7 +32,7 @@ PROXY_LINKS = [
     "openzeppelin:ERC1967Proxy (proxy link)", "openzeppelin:TransparentUpgradeableProxy (proxy link)",
     "openzeppelin:BeaconProxy (proxy link)",
 ]
-DEPLOY_LINES = 18
+DEPLOY_LINES = 19
 ADMIN_SLOT = "0xb53127684a568b3173ae13b9f8a6016e243e63b6e8ee1178d6a717850b5d6103"
 ROW = re.compile(r"^(\S.*?)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped)\b(.*)$", re.M)
 DEPLOYED = re.compile(r"^(\w+)\s+(0x[0-9a-fA-F]{40})$", re.M)
@@ -253,7 +253,7 @@ def test_every_example_contract_verifies_flattened(on_anvil, anvil, tmp_path):
         assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
         reports = json.loads(proc.stdout)["reports"]
         by_address = {r["address"]: r for r in reports if r["kind"] == "source"}
-        for name in ("Token", "Calculator", "LegacyStore", "ViaIRCounter", "TunedStore", "Vault"):
+        for name in ("Token", "Calculator", "LegacyStore", "ViaIRCounter", "TunedStore", "Vault", "Escrow"):
             assert by_address[deployed[name]]["outcome"] == "verified", by_address.get(deployed[name])
         import requests
 

@@ -61,6 +61,8 @@ def deploy_all(deployer=None) -> dict:
 
     deployed["LegacyStore"] = deployer.deploy(project.LegacyStore, "legacy", 5)
     deployed["Vault"] = deployer.deploy(project.Vault, "Example Vault", 25, deployer.address)
+    # Vyper 0.4: a .vyi interface, an initialized module, immutables, the built-in IERC20.
+    deployed["Escrow"] = deployer.deploy(project.Escrow, deployed["Token"].address, 30, deployer.address)
 
     # Contracts whose packages carry their own compiler settings.
     viair = project.dependencies["viair"]["local"]
