@@ -66,6 +66,38 @@ def run(args: list, cwd: Path, timeout: float, **env: str) -> tuple[subprocess.C
     return proc, elapsed
 
 
+def run_timed_lines(args: list, cwd: Path, timeout: float, **env: str) -> tuple[str, str, float, float]:
+    """Like run(), and also when the last deployment line was printed (the script's own end)."""
+    started = time.perf_counter()
+    last_deploy = [0.0]
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen([str(a) for a in args], cwd=cwd, env=tool_env(**env), stdout=subprocess.PIPE, stderr=err, text=True)
+        lines: list[str] = []
+
+        def read():
+            for line in proc.stdout:
+                lines.append(line)
+                if DEPLOYED.match(line.strip()):
+                    last_deploy[0] = time.perf_counter() - started
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+            raise SystemExit(f"{' '.join(map(str, args))} did not finish in {timeout:.0f} s")
+        reader.join(timeout=10)
+        elapsed = time.perf_counter() - started
+        err.seek(0)
+        stderr = err.read()
+    stdout = "".join(lines)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(map(str, args))} failed ({proc.returncode}):\n{stdout[-4000:]}\n{stderr[-4000:]}")
+    return stdout, stderr, elapsed, last_deploy[0]
+
+
 class Anvil:
     def __init__(self, timeout: float = 30.0):
         with socket.socket() as s:
@@ -163,17 +195,20 @@ class CallCounter:
                 self.calls.append((arrived, action))
         await self.app(scope, receive, send)
 
-    def stats(self, rate: float) -> dict:
+    def stats(self, rate: float, started: float) -> dict:
         times = sorted(t for t, _ in self.calls)
         actions: dict[str, int] = {}
         for _, action in self.calls:
             actions[action] = actions.get(action, 0) + 1
-        # The most calls that arrived within any one second (window starting at each call).
-        peak, j = 0, 0
+        # The most calls that arrived within any one second (a window starting at each call), and
+        # how many such windows held more than the limit: arrival times at the server, not send times.
+        peak, j, over = 0, 0, 0
         for i, start in enumerate(times):
             while j < len(times) and times[j] < start + 1.0:
                 j += 1
             peak = max(peak, j - i)
+            over += (j - i) > rate
+        gaps = [b - a for a, b in zip(times, times[1:])]
         span = times[-1] - times[0] if len(times) > 1 else 0.0
         return {
             "calls": len(times),
@@ -181,6 +216,10 @@ class CallCounter:
             "span_s": round(span, 2),
             "mean_calls_per_s": round((len(times) - 1) / span, 2) if span else None,
             "max_calls_in_any_1s": peak,
+            "first_call_after_start_s": round(times[0] - started, 2) if times else None,
+            "last_call_after_start_s": round(times[-1] - started, 2) if times else None,
+            "windows_over_limit": over,
+            "min_gap_between_arrivals_ms": round(min(gaps) * 1000, 1) if gaps else None,
             "rate_limit_held": peak <= rate,
         }
 
@@ -249,27 +288,33 @@ def main() -> None:
         explorer = Explorer(anvil.url, options.job_seconds)
         configure(project, anvil.url, explorer.base_url, auto=True, rate=options.rate)
         print(f"auto: ape run deploy ({n} deployments)…", file=sys.stderr)
-        proc, auto_s = run([BIN / "ape", "run", "deploy", "--network", NETWORK], project, 900, BENCH_DEPLOYMENTS=str(n))
-        deployed = DEPLOYED.findall(proc.stdout)
-        rows = ROW.findall(proc.stdout)
+        started = time.monotonic()
+        stdout, stderr, auto_s, script_s = run_timed_lines(
+            [BIN / "ape", "run", "deploy", "--network", NETWORK], project, 900, BENCH_DEPLOYMENTS=str(n)
+        )
+        deployed = DEPLOYED.findall(stdout)
+        rows = ROW.findall(stdout)
         figures["auto"] = {
             "wall_s": round(auto_s, 2),
+            "last_deploy_printed_s": round(script_s, 2),
+            "queue_wait_after_script_s": round(auto_s - script_s, 2),
             "deployed": len(deployed),
             "summary_verified": sum(1 for r in rows if r[2] == "verified"),
             "summary_rows": len(rows),
             "explorer_submissions": explorer.verified(),
             "explorer_jobs_peak_concurrency": explorer.engine.peak,
-            "explorer_calls": explorer.counter.stats(options.rate),
+            "explorer_calls": explorer.counter.stats(options.rate, started),
         }
         explorer.stop()
         explorer = None
         if len(deployed) != n or figures["auto"]["summary_verified"] != n:
-            raise SystemExit(f"auto mode: {len(deployed)} deployed, {figures['auto']['summary_verified']} verified:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+            raise SystemExit(f"auto mode: {len(deployed)} deployed, {figures['auto']['summary_verified']} verified:\n{stdout[-3000:]}\n{stderr[-3000:]}")
 
         # (b) baseline: deploy with auto off, then one contract at a time, in one process.
         explorer = Explorer(anvil.url, options.job_seconds)
         configure(project, anvil.url, explorer.base_url, auto=False, rate=options.rate)
         print("baseline: ape run deploy, then one at a time…", file=sys.stderr)
+        started = time.monotonic()
         proc, deploy_s = run([BIN / "ape", "run", "deploy", "--network", NETWORK], project, 900, BENCH_DEPLOYMENTS=str(n))
         deployed = DEPLOYED.findall(proc.stdout)
         addresses = scratch / "addresses.txt"
@@ -289,7 +334,7 @@ def main() -> None:
             "verified": verified,
             "per_contract_s": round(sequential["seconds"] / max(1, len(deployed)), 2),
             "explorer_jobs_peak_concurrency": explorer.engine.peak,
-            "explorer_calls": explorer.counter.stats(options.rate),
+            "explorer_calls": explorer.counter.stats(options.rate, started),
         }
         explorer.stop()
         explorer = None
