@@ -18,6 +18,8 @@ $(STAMP): pyproject.toml constraints.txt toolchain/package.json toolchain/packag
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test]'
 	VENV=$(VENV) bash toolchain/install.sh
+	@# The explorer pages' browser tests drive Debian's Chromium (no browser download).
+	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 	@touch $(STAMP)
 
 # pytest exits 5 when it collected nothing: that is a broken suite, not a pass.

@@ -3,6 +3,7 @@
 Exit codes: 0 verified (or already verified), 1 verification failed, 2 bad input.
 """
 
+import contextlib
 import json
 import sys
 from typing import Any, Optional
@@ -42,6 +43,17 @@ def _progress(as_json: bool):
             click.echo(line, err=True)
 
     return show
+
+
+@contextlib.contextmanager
+def _quiet_stdout(as_json: bool):
+    """With --json, stdout carries only the JSON document: whatever Ape prints on the way
+    (e.g. "INFO: Installing openzeppelin") goes to stderr."""
+    if not as_json:
+        yield
+        return
+    with contextlib.redirect_stdout(sys.stderr):
+        yield
 
 
 def _finish(reports: list, as_json: bool) -> None:
@@ -117,7 +129,7 @@ def contract(cli_ctx, explorer, as_json, name_or_address, address, constructor_a
     else:
         name, targets = name_or_address, None
     target = explorer.target()
-    with _connected(explorer) as provider_ctx:
+    with _quiet_stdout(as_json), _connected(explorer) as provider_ctx:
         provider = getattr(provider_ctx, "provider", None) or provider_ctx
         if targets is None:
             targets = [(name, a) for a in _recorded_deployments(name)]
@@ -154,7 +166,7 @@ def proxy(cli_ctx, explorer, as_json, address, expected_implementation):
     _check_address(address, "ADDRESS")
     _check_address(expected_implementation, "--expected-implementation")
     target = explorer.target()
-    with _connected(explorer) as provider_ctx:
+    with _quiet_stdout(as_json), _connected(explorer) as provider_ctx:
         provider = getattr(provider_ctx, "provider", None) or provider_ctx
         with explorer_for(target, provider, **_client_options()) as (client, browser):
             verification = _verification(explorer, target, client, browser, as_json)
@@ -206,7 +218,7 @@ def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, repo
     from ape_contract_verify.verification import explorer_for, outcome_for
 
     target = explorer.target()
-    with _connected(explorer) as provider_ctx:
+    with _quiet_stdout(as_json), _connected(explorer) as provider_ctx:
         provider = getattr(provider_ctx, "provider", None) or provider_ctx
         ledger = Ledger.for_chain(project, chain.chain_id)
         todo = [(e["contract"], e["address"]) for e in ledger.entries()]

@@ -400,6 +400,11 @@ def derive(
                 )
             libs[lib] = _checksum(addr)
 
+    if libraries:
+        # Compile as the submission will: linked through settings.libraries (part of the metadata).
+        input_json = {**input_json, "settings": {**input_json["settings"], "libraries": libraries}}
+        compiled = _compile(artifact, input_json, cache)
+
     creation_code = _unlinked(compiled["evm"]["bytecode"]["object"])
     derived_args = (
         bytecode.split_constructor_args(chain_state.creation_input, creation_code)
@@ -435,14 +440,15 @@ def _upgrade_partial(
     compiles a whole group at once, so every contract of it carries the group's remappings and,
     after `add_library`, its libraries, even when it uses neither. Try them; keep what makes the
     match full."""
-    patches = []
-    remappings = _project_remappings(artifact)
-    if remappings and sorted(input_json["settings"].get("remappings") or []) != remappings:
-        patches.append({"remappings": remappings})
+    sent = sorted(input_json["settings"].get("remappings") or [])
+    remapping_options = []
+    for option in (_project_remappings(artifact), []):  # the whole group's, or none at all
+        if option != sent and option not in remapping_options:
+            remapping_options.append(option)
+    patches: list[dict] = [{"remappings": option} for option in remapping_options]
     if recorded_libraries and not input_json["settings"].get("libraries"):
-        patches.append({"libraries": recorded_libraries})
-    if len(patches) == 2:
-        patches.append({**patches[0], **patches[1]})
+        libraries = {"libraries": recorded_libraries}
+        patches += [libraries] + [{**patch, **libraries} for patch in patches]
     for patch in patches:
         candidate = json.loads(json.dumps(input_json))
         candidate["settings"].update(patch)
