@@ -8,6 +8,7 @@ that cannot pass is stopped here with the reason, not spent on the explorer.
 """
 
 import json
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,9 @@ VYPER_OUTPUT_SELECTION = ["abi", "evm.bytecode.object", "evm.deployedBytecode.ob
 
 # Manifest settings that are host-specific or only shape the output, never the code.
 _DROP_SETTINGS = ("outputSelection", "search_paths", "libraries")
+
+
+_DEPENDENCY_LOCK = threading.RLock()
 
 
 class ArtifactNotFound(ContractVerifyError):
@@ -122,16 +126,20 @@ def iter_artifacts(project: Any, include_dependencies: bool = True) -> Iterator[
         yield artifact
     if not include_dependencies:
         return
-    for dep in project.dependencies.specified:
-        try:
-            dep_project = dep.project
-            if not dep_project.manifest.contract_types:
-                dep_project.load_contracts()
-        except Exception:  # an uncompilable dependency must not hide the others
-            continue
-        for artifact in _artifacts_of(dep_project, dependency=dep.name):
-            if artifact.qualified_name not in seen:
-                yield artifact
+    # Ape's dependency manager is not thread-safe: workers must not load packages at once.
+    with _DEPENDENCY_LOCK:
+        found = []
+        for dep in project.dependencies.specified:
+            try:
+                dep_project = dep.project
+                if not dep_project.manifest.contract_types:
+                    dep_project.load_contracts()
+                found += list(_artifacts_of(dep_project, dependency=dep.name))
+            except Exception:  # an uncompilable dependency must not hide the others
+                continue
+    for artifact in found:
+        if artifact.qualified_name not in seen:
+            yield artifact
 
 
 def find_artifact(name: str, project: Any) -> Artifact:
@@ -170,7 +178,8 @@ def standard_input(artifact: Artifact, libraries: Optional[dict] = None) -> dict
     from ape import compilers
 
     path = artifact.source_path
-    inputs = compilers.solidity.get_standard_input_json([path], project=artifact.project)
+    with _DEPENDENCY_LOCK:  # resolving remappings may install dependencies
+        inputs = compilers.solidity.get_standard_input_json([path], project=artifact.project)
     wanted = artifact.compiler_version.split("+")[0]
     chosen = next((v for k, v in inputs.items() if str(k).split("+")[0] == wanted), None)
     if chosen is None:
@@ -206,7 +215,8 @@ def _vyper_input(artifact: Artifact) -> dict:
         file = _vyper_source_file(root, source_id)
         if file is None or file.suffix == ".json":
             continue
-        imports = compilers.vyper.get_imports([file], project=artifact.project)
+        with _DEPENDENCY_LOCK:
+            imports = compilers.vyper.get_imports([file], project=artifact.project)
         todo.extend(imports.get(source_id, []))
     sources: dict[str, dict] = {}
     interfaces: dict[str, dict] = {}
@@ -484,11 +494,9 @@ def _group_input(artifact: Artifact) -> Optional[dict]:
         if source_id.endswith(".sol") and (Path(project.path) / source_id).is_file()
     ]
     wanted = artifact.compiler_version.split("+")[0]
-    return next(
-        (v for k, v in compilers.solidity.get_standard_input_json(paths, project=project).items()
-         if str(k).split("+")[0] == wanted),
-        None,
-    )
+    with _DEPENDENCY_LOCK:
+        inputs = compilers.solidity.get_standard_input_json(paths, project=project)
+    return next((v for k, v in inputs.items() if str(k).split("+")[0] == wanted), None)
 
 
 def _resolve_constructor_args(

@@ -17,7 +17,7 @@ from ape_contract_verify.request import CodeFormat, VerificationRequest
 
 KEY = "E2EKEY0123456789ABCDEFGHIJKLMNOPQR"
 BOX = "contracts/proxy/Box.sol:Box"
-PROXY = "contracts/proxy/ERC1967Proxy.sol:ERC1967Proxy"
+PROXY = "contracts/proxy/SimpleProxy.sol:SimpleProxy"
 
 
 @pytest.fixture(scope="module")
@@ -26,10 +26,10 @@ def world(tmp_path_factory):
     server = None
     try:
         server = ServerProcess(anvil.url, tmp_path_factory.mktemp("client-e2e") / "explorer.sqlite", extra=("--api-key", KEY))
-        source = standard_input(["proxy/Box.sol", "proxy/ERC1967Proxy.sol"])
+        source = standard_input(["proxy/Box.sol", "proxy/SimpleProxy.sol"])
         out = solc_compile(source)["contracts"]
         box_out = out["contracts/proxy/Box.sol"]["Box"]
-        proxy_out = out["contracts/proxy/ERC1967Proxy.sol"]["ERC1967Proxy"]
+        proxy_out = out["contracts/proxy/SimpleProxy.sol"]["SimpleProxy"]
         box = anvil.deploy(box_out["evm"]["bytecode"]["object"])
         proxy_args = encode(["address", "bytes"], [box, b""])
         proxy = anvil.deploy(proxy_out["evm"]["bytecode"]["object"], proxy_args)

@@ -471,10 +471,18 @@ def newest_installed(pragma: str) -> str:
 def test_every_example_contract_flattens_to_the_same_code():
     compared = []
     for root, settings in example_groups():
-        sources = {p.relative_to(root).as_posix(): p.read_text() for p in sorted((root / "contracts").rglob("*.sol"))}
+        own = {
+            p.relative_to(root).as_posix(): p.read_text()
+            for p in sorted((root / "contracts").rglob("*.sol"))
+            if ".cache" not in p.relative_to(root).parts  # Ape's copies of dependencies
+        }
+        # OpenZeppelin, which the example imports as `@openzeppelin/contracts/...` (an Ape dependency).
+        oz_root = REPO / "toolchain" / "openzeppelin-contracts"
+        oz = {f"@openzeppelin/contracts/{p.relative_to(oz_root).as_posix()}": p.read_text() for p in oz_root.rglob("*.sol")}
+        sources = {**own, **oz}
         batches: dict[str, list[str]] = {}
         flat_sources = {}
-        for entry in sources:
+        for entry in own:
             result = flatten(entry, sources)
             flat_sources[flat_name(entry)] = result.source
             batches.setdefault(newest_installed(result.pragma), []).append(entry)

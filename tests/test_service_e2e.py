@@ -70,9 +70,9 @@ def world(tmp_path_factory):
                            calc_out["abi"])
         w["calculator_neg"] = anvil.deploy(calc_out["evm"]["bytecode"]["object"], calc_args)
 
-        box_input = standard_input(["proxy/Box.sol", "proxy/ERC1967Proxy.sol"])
+        box_input = standard_input(["proxy/Box.sol", "proxy/SimpleProxy.sol"])
         box_all = solc_compile(box_input)["contracts"]
-        box_out, proxy_out = box_all["contracts/proxy/Box.sol"]["Box"], box_all["contracts/proxy/ERC1967Proxy.sol"]["ERC1967Proxy"]
+        box_out, proxy_out = box_all["contracts/proxy/Box.sol"]["Box"], box_all["contracts/proxy/SimpleProxy.sol"]["SimpleProxy"]
         box = anvil.deploy(box_out["evm"]["bytecode"]["object"])
         proxy_args = encode(["address", "bytes"], [box, b""])
         w["box"] = (box, box_input, b"", box_out["abi"])
@@ -125,7 +125,7 @@ def verified(world):
     # protection, PUSH20 at byte 1), which the engine does not normalise yet (reported to the lead).
     names = {"token": TOKEN, "factory": "contracts/factory/CloneFactory.sol:CloneFactory",
              "calculator": "contracts/math/Calculator.sol:Calculator", "box": "contracts/proxy/Box.sol:Box",
-             "proxy": "contracts/proxy/ERC1967Proxy.sol:ERC1967Proxy"}
+             "proxy": "contracts/proxy/SimpleProxy.sol:SimpleProxy"}
     guids = {}
     for key, name in names.items():
         address, input_json, args, _ = world[key]
@@ -194,7 +194,7 @@ def test_proxy_verification_links_the_implementation(world, verified):
                       "result": Texts.PROXY_FOUND.format(proxy=_checksum(proxy), implementation=_checksum(box))}
     (entry,) = get(base, action="getsourcecode", address=proxy)["result"]
     assert entry["Proxy"] == "1" and entry["Implementation"] == _checksum(box)
-    assert entry["ContractName"] == "ERC1967Proxy"
+    assert entry["ContractName"] == "SimpleProxy"
 
     wrong = post(base, {"module": "contract", "action": "verifyproxycontract", "address": proxy,
                         "expectedimplementation": world["token"][0]})["result"]

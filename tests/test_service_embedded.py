@@ -13,7 +13,7 @@ from ape_contract_verify.explorer.chain import ApeProviderChain
 from ape_contract_verify.explorer.server import start_embedded
 from service_support import encode, get, json_form, poll, post, solc_compile, standard_input
 
-FILES = ["token/Token.sol", "token/ERC20Base.sol", "access/Ownable.sol", "proxy/Box.sol", "proxy/ERC1967Proxy.sol"]
+FILES = ["token/Token.sol", "token/ERC20Base.sol", "access/Ownable.sol", "proxy/Box.sol", "proxy/SimpleProxy.sol"]
 
 
 def _contract_type(name, output):
@@ -38,14 +38,14 @@ def deployed(local_chain):
     out = solc_compile(input_json)["contracts"]
     token_out = out["contracts/token/Token.sol"]["Token"]
     box_out = out["contracts/proxy/Box.sol"]["Box"]
-    proxy_out = out["contracts/proxy/ERC1967Proxy.sol"]["ERC1967Proxy"]
+    proxy_out = out["contracts/proxy/SimpleProxy.sol"]["SimpleProxy"]
     owner = accounts[0]
     holders = [accounts[1].address, accounts[2].address]
     token = owner.deploy(_contract_type("Token", token_out), "Embedded", "EMB", 5, owner.address, holders)
     token_args = encode(["string", "string", "uint256", "address", "address[]"],
                         ["Embedded", "EMB", 5, owner.address, holders])
     box = owner.deploy(_contract_type("Box", box_out))
-    proxy = owner.deploy(_contract_type("ERC1967Proxy", proxy_out), box.address, b"")
+    proxy = owner.deploy(_contract_type("SimpleProxy", proxy_out), box.address, b"")
     proxy_args = encode(["address", "bytes"], [box.address, b""])
     provider.mine(2)
     return {"input": input_json, "token": (str(token.address), token_args, token_out["abi"]),
@@ -63,7 +63,7 @@ def test_verify_on_the_in_process_chain_through_http(explorer, deployed):
     base = explorer.base_url
     assert base.startswith("http://127.0.0.1:") and base.endswith("/api")
     names = {"token": "contracts/token/Token.sol:Token", "box": "contracts/proxy/Box.sol:Box",
-             "proxy": "contracts/proxy/ERC1967Proxy.sol:ERC1967Proxy"}
+             "proxy": "contracts/proxy/SimpleProxy.sol:SimpleProxy"}
     guids = {}
     for key, name in names.items():
         address, args, _ = deployed[key]

@@ -6,7 +6,7 @@ import re
 from ape_contract_verify.answers import Texts
 from service_support import Anvil, ServerProcess, encode, get, json_form, poll, post, solc_compile, standard_input
 
-FILES = ["proxy/Box.sol", "proxy/ERC1967Proxy.sol"]
+FILES = ["proxy/Box.sol", "proxy/SimpleProxy.sol"]
 COPIES = 6
 
 
@@ -15,7 +15,7 @@ def test_jobs_queued_at_sigkill_complete_after_restart(tmp_path):
     first = second = None
     try:
         input_json = standard_input(FILES)
-        out = solc_compile(input_json)["contracts"]["contracts/proxy/ERC1967Proxy.sol"]["ERC1967Proxy"]
+        out = solc_compile(input_json)["contracts"]["contracts/proxy/SimpleProxy.sol"]["SimpleProxy"]
         implementation = "0x" + "12" * 20
         args = encode(["address", "bytes"], [implementation, b""])
         addresses = [anvil.deploy(out["evm"]["bytecode"]["object"], args) for _ in range(COPIES)]
@@ -26,7 +26,7 @@ def test_jobs_queued_at_sigkill_complete_after_restart(tmp_path):
         assert re.match(r"^http://127\.0\.0\.1:\d+/api$", first.base_url)
         guids = []
         for address in addresses:
-            answer = post(first.base_url, json_form(address, input_json, "contracts/proxy/ERC1967Proxy.sol:ERC1967Proxy", args))
+            answer = post(first.base_url, json_form(address, input_json, "contracts/proxy/SimpleProxy.sol:SimpleProxy", args))
             assert answer["status"] == "1", answer
             guids.append(answer["result"])
         # The first job compiles (about a second); the last ones are still queued when the process dies.
