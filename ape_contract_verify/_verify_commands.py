@@ -202,7 +202,7 @@ def _recorded_deployments(name: str) -> list[str]:
 @click.command("all", short_help="Verify every recorded deployment of the project on a network")
 @explorer_options
 @json_option
-@click.option("--workers", default=4, show_default=True, type=click.IntRange(1, 32), help="Contracts verified at once (all under the explorer's rate limit).")
+@click.option("--workers", default=None, type=click.IntRange(1, 64), help="Contracts verified at once, all under the explorer's rate limit [default: contract_verify.workers, 8].")
 @click.option("--flatten", is_flag=True, help="Submit flattened single files instead of standard-json input.")
 @click.option("--no-check", is_flag=True, help="Skip the local pre-check.")
 @click.option("--report", "report_path", default=None, type=click.Path(dir_okay=False, writable=True), help="Also write the JSON report to this file (for CI).")
@@ -249,6 +249,10 @@ def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, repo
                         ledger.record(name, address, status=report.outcome, reason=report.reason)
                     return reports
 
+                if workers is None:
+                    from ape import config
+
+                    workers = config.get_config("contract_verify").workers
                 with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="verify-all") as pool:
                     reports = [r for batch in pool.map(one, todo) for r in batch]
         except ContractVerifyError as err:

@@ -178,9 +178,9 @@ def standard_input(artifact: Artifact, libraries: Optional[dict] = None) -> dict
     from ape import compilers
 
     path = artifact.source_path
-    with _DEPENDENCY_LOCK:  # resolving remappings may install dependencies
-        inputs = compilers.solidity.get_standard_input_json([path], project=artifact.project)
     wanted = artifact.compiler_version.split("+")[0]
+    with _DEPENDENCY_LOCK:  # resolving remappings may install dependencies
+        inputs = _solidity_inputs(compilers.solidity, path, wanted, artifact.project)
     chosen = next((v for k, v in inputs.items() if str(k).split("+")[0] == wanted), None)
     if chosen is None:
         chosen = next(iter(inputs.values()), None)
@@ -194,6 +194,23 @@ def standard_input(artifact: Artifact, libraries: Optional[dict] = None) -> dict
     if libraries:
         settings["libraries"] = libraries
     return {"language": "Solidity", "sources": chosen["sources"], "settings": settings}
+
+
+def _solidity_inputs(solidity: Any, path: Path, version: str, project: Any) -> dict:
+    """ape-solidity's standard input for `path` and its imports, compiled by `version`.
+
+    The manifest already says which compiler built the contract. Handing that version to
+    ape-solidity skips its version selection, which asks every installed solc for its version
+    (a process start each; with solc-js, a node.js start each) on every call."""
+    try:
+        from ape_solidity._models import SourceTree
+        from packaging.version import Version
+
+        tree = SourceTree.from_source_files([path], project)
+        version_map = {Version(version): {path, *tree.get_imported_paths(path)}}
+    except (ImportError, AttributeError, ValueError):  # another ape-solidity: its own selection
+        return solidity.get_standard_input_json([path], project=project)
+    return solidity.get_standard_input_json_from_version_map(version_map, tree, project=project)
 
 
 # Vyper's own interfaces (`from ethereum.ercs import IERC20`): the compiler has them, never send them.

@@ -304,6 +304,8 @@ class ExplorerClient:
         self._sleep = sleep
         self._clock = clock
         self._rng = rng or random.Random()
+        self._jobs_lock = threading.Lock()
+        self._job_seconds: dict[str, list[float]] = {}
 
     def __repr__(self) -> str:
         key = repr(self._key) if self._key else "None"
@@ -373,8 +375,12 @@ class ExplorerClient:
                 return answer
             raise ExplorerError(f"{receipt.address}: the receipt has no GUID to poll")
         action = "checkproxyverification" if receipt.proxy else "checkverifystatus"
-        deadline = self._clock() + timeout
+        started = self._clock()
+        deadline = started + timeout
         last: Optional[ExplorerAnswer] = None
+        first_wait = min(self._typical_job_seconds(action), interval * 4, timeout)
+        if first_wait > 0:
+            self._sleep(first_wait)
         while True:
             try:
                 last = self._check(action, receipt.guid)
@@ -384,6 +390,7 @@ class ExplorerClient:
                 if on_progress:
                     on_progress(last)
                 if last.outcome.is_final:
+                    self._learn_job_seconds(action, self._clock() - started)
                     return last
             if self._clock() + interval > deadline:
                 state = redact(last.reason) if last else "no answer"
@@ -395,6 +402,24 @@ class ExplorerClient:
             self._sleep(interval)
 
     # -- internals ----------------------------------------------------------------------------
+
+    # Every check costs a slot under the explorer's rate limit, and a check right after a
+    # submission only ever hears "Pending". So the first check of a job waits about as long as
+    # this explorer's recent jobs took to finish (nothing is known before the first one ends).
+    _JOB_SAMPLES = 16
+
+    def _typical_job_seconds(self, action: str) -> float:
+        with self._jobs_lock:
+            samples = sorted(self._job_seconds.get(action, ()))
+        if not samples:
+            return 0.0
+        return 0.8 * samples[len(samples) // 2]
+
+    def _learn_job_seconds(self, action: str, seconds: float) -> None:
+        with self._jobs_lock:
+            samples = self._job_seconds.setdefault(action, [])
+            samples.append(max(0.0, seconds))
+            del samples[: -self._JOB_SAMPLES]
 
     def _check(self, action: str, guid: str) -> ExplorerAnswer:
         answer = self._call("GET", action, {"guid": guid})

@@ -131,7 +131,7 @@ class RecordingChain:
 class DeployQueue:
     """Deployments of one `ape run`, verified on background workers under the explorer's limit."""
 
-    def __init__(self, provider: Any, cfg: Any, workers: int = 4):
+    def __init__(self, provider: Any, cfg: Any, workers: Optional[int] = None):
         from ape_contract_verify.explorer.chain import ApeProviderChain
 
         self.provider = provider
@@ -139,7 +139,9 @@ class DeployQueue:
         self.active = True
         self.chain = RecordingChain(ApeProviderChain(provider))
         self.futures: list[Future] = []
-        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="verify")
+        # Workers mostly wait (for the explorer's jobs and the rate limiter), so there are more
+        # of them than cores; the limiter, not the pool, bounds the load on the explorer.
+        self.pool = ThreadPoolExecutor(max_workers=workers or cfg.workers, thread_name_prefix="verify")
         self.seen: set[str] = set()
         self._explorer_cm = None
         self._verification = None
@@ -181,6 +183,7 @@ class DeployQueue:
             license=self.cfg.license,
             poll_interval=min(self.cfg.poll_interval, 0.5) if target.is_local else self.cfg.poll_interval,
             timeout=self.cfg.timeout,
+            ask_first=False,  # deployed by this very run
         )
         self._verification = Verification(client, project, self.chain, options, browser_url=browser)
         where = "the embedded local explorer" if target.is_local else target.url

@@ -48,6 +48,10 @@ class Options:
     code_format: str = "standard-json"
     check: bool = True
     force: bool = False
+    # Ask the explorer first whether the address is verified. Off for what this run just
+    # deployed: the submission itself answers "already verified" (Etherscan's similar-match case),
+    # and the question would cost a rate-limited call per contract.
+    ask_first: bool = True
     license: Optional[str] = None
     poll_interval: float = 5.0
     timeout: float = 300.0
@@ -162,7 +166,7 @@ class Verification:
                 else artifacts.identify(address, self.project, runtime=self.chain.get_code(address))
             )
             label = artifact.label
-            if not self.options.force and self._already_verified(address):
+            if self.options.ask_first and not self.options.force and self._already_verified(address):
                 return [Report(label, address, "already verified", "the explorer holds its source", link=self._link(address))]
             self.on_progress(address, f"deriving {label}")
             derivation = artifacts.derive(

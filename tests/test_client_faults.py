@@ -130,6 +130,32 @@ def test_polling_is_bounded_by_its_timeout(stub):
     assert "ape verify status" in str(info.value)
 
 
+def test_later_jobs_are_first_checked_when_earlier_ones_had_finished(stub):
+    """A check right after a submission only hears "Pending": once one job at this explorer has
+    ended, the next job's first check waits about as long (so fewer rate-limited calls)."""
+    clock = [0.0]
+    slept = []
+
+    def sleep(seconds):
+        slept.append(seconds)
+        clock[0] += seconds
+
+    client = make_client(stub, sleep=sleep, clock=lambda: clock[0])
+    receipt = Receipt(guid=GUID, address="0x" + "1" * 40)
+    stub.answer(notok(Texts.PENDING), notok(Texts.PENDING), PASS)  # checked at t = 0, 1, 2
+    assert client.wait(receipt, interval=1, timeout=30).outcome == Outcome.VERIFIED
+    assert len(stub.seen) == 3
+    stub.answer(PASS)
+    slept.clear()
+    assert client.wait(receipt, interval=1, timeout=30).outcome == Outcome.VERIFIED
+    assert len(stub.seen) == 4  # one check, made after 0.8 x the 2 s the first job took
+    assert slept[0] == pytest.approx(1.6)
+    stub.answer(notok(Texts.PENDING), PASS)  # a slower job: then every interval, as before
+    slept.clear()
+    assert client.wait(receipt, interval=1, timeout=30).outcome == Outcome.VERIFIED
+    assert len(stub.seen) == 6 and slept[1:] == [1]
+
+
 def test_polling_rides_out_an_outage(stub):
     stub.answer(notok(Texts.PENDING), *[Http(502)] * 3, PASS)  # one poll exhausts max_retries=2
     client = make_client(stub, max_retries=2)
