@@ -62,6 +62,18 @@ def _hex_bytes(value: Any) -> bytes:
     return bytes.fromhex(text)
 
 
+def _hex_hash(value: Any) -> str:
+    return "0x" + _hex_bytes(value).hex()
+
+
+def _created_address(sender: str, nonce: int) -> str:
+    """Where a to-less transaction from `sender` with `nonce` puts its contract (CREATE's rule)."""
+    import rlp
+    from eth_utils import keccak
+
+    return "0x" + keccak(rlp.encode([_hex_bytes(sender), nonce]))[12:].hex()
+
+
 def _checksum(address: str) -> str:
     """Ape and web3 accept only checksummed addresses; the service passes any case."""
     from eth_utils import to_checksum_address
@@ -358,6 +370,20 @@ class ApeProviderChain(_CreationFinder):
             return None
 
     def _block_deployments(self, block: int):
+        web3 = getattr(self.provider, "web3", None)
+        if web3 is not None:
+            # The raw block carries hashes, senders and nonces: Ape's transaction objects would
+            # recompute each hash by re-signing, and its receipts cost a query per transaction.
+            raw = self._guard("read a block", lambda: web3.eth.get_block(block, full_transactions=True))
+            for txn in raw.get("transactions") or []:
+                if txn.get("to"):
+                    continue
+                sender, nonce = str(txn["from"]), int(txn["nonce"])
+                data = txn.get("input", txn.get("data"))  # eth-tester says "data"
+                yield _hex_hash(txn["hash"]), _hex_bytes(data), sender, (
+                    lambda s=sender, n=nonce: _created_address(s, n)
+                )
+            return
         txns = self._guard("read a block", lambda: list(self.provider.get_transactions_by_block(block)))
         zero = "0x" + "00" * 20
         for txn in txns:
