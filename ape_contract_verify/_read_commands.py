@@ -152,6 +152,7 @@ def status(cli_ctx, guid: str, explorer, as_json: bool, proxy: bool, wait_: bool
                 interval=interval or cfg.poll_interval,
                 timeout=timeout or cfg.timeout,
                 on_progress=progress,
+                fresh=False,
             ),
         )
     elif proxy:

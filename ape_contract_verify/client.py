@@ -367,8 +367,12 @@ class ExplorerClient:
         interval: float = 5.0,
         timeout: float = 300.0,
         on_progress: Optional[Callable[[ExplorerAnswer], None]] = None,
+        fresh: bool = True,
     ) -> ExplorerAnswer:
-        """Poll until a final answer, at most `timeout` seconds. Raises VerificationTimeout."""
+        """Poll until a final answer, at most `timeout` seconds. Raises VerificationTimeout.
+
+        `fresh`: the receipt was just submitted (the first check waits, see below); False for a
+        GUID from earlier, checked at once."""
         answer = getattr(receipt, "answer", None)
         if not receipt.guid:
             if answer is not None:
@@ -378,10 +382,12 @@ class ExplorerClient:
         started = self._clock()
         deadline = started + timeout
         last: Optional[ExplorerAnswer] = None
-        first_wait = min(self._typical_job_seconds(action), interval * 4, timeout)
-        if first_wait > 0:
-            self._sleep(first_wait)
+        if fresh:
+            typical = self._typical_job_seconds(action)
+            self._sleep(min(interval if typical is None else min(typical, interval * 4), timeout))
+        checks = 0
         while True:
+            checks += 1
             try:
                 last = self._check(action, receipt.guid)
             except ExplorerUnavailable as err:  # an outage while polling: keep polling until the deadline
@@ -390,7 +396,8 @@ class ExplorerClient:
                 if on_progress:
                     on_progress(last)
                 if last.outcome.is_final:
-                    self._learn_job_seconds(action, self._clock() - started)
+                    if fresh:
+                        self._learn_job_seconds(action, self._clock() - started, checks == 1)
                     return last
             if self._clock() + interval > deadline:
                 state = redact(last.reason) if last else "no answer"
@@ -404,21 +411,21 @@ class ExplorerClient:
     # -- internals ----------------------------------------------------------------------------
 
     # Every check costs a slot under the explorer's rate limit, and a check right after a
-    # submission only ever hears "Pending". So the first check of a job waits about as long as
-    # this explorer's recent jobs took to finish (nothing is known before the first one ends).
+    # submission only ever hears "Pending". So the first check of a job waits one interval, or,
+    # once jobs at this explorer have ended, about as long as they took. A job already final at
+    # its first check counts as a little shorter, so the wait shrinks again when the explorer
+    # speeds up.
     _JOB_SAMPLES = 16
 
-    def _typical_job_seconds(self, action: str) -> float:
+    def _typical_job_seconds(self, action: str) -> Optional[float]:
         with self._jobs_lock:
             samples = sorted(self._job_seconds.get(action, ()))
-        if not samples:
-            return 0.0
-        return 0.8 * samples[len(samples) // 2]
+        return samples[len(samples) // 2] if samples else None
 
-    def _learn_job_seconds(self, action: str, seconds: float) -> None:
+    def _learn_job_seconds(self, action: str, seconds: float, at_first_check: bool) -> None:
         with self._jobs_lock:
             samples = self._job_seconds.setdefault(action, [])
-            samples.append(max(0.0, seconds))
+            samples.append(max(0.0, seconds * (0.9 if at_first_check else 1.0)))
             del samples[: -self._JOB_SAMPLES]
 
     def _check(self, action: str, guid: str) -> ExplorerAnswer:

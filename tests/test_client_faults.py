@@ -126,13 +126,14 @@ def test_polling_is_bounded_by_its_timeout(stub):
     with pytest.raises(VerificationTimeout) as info:
         client.wait(Receipt(guid=GUID, address="0x" + "1" * 40), interval=5, timeout=30)
     assert info.value.answer.outcome == Outcome.PENDING
-    assert len(stub.seen) == 7  # t = 0, 5, ..., 30
+    assert len(stub.seen) == 6  # t = 5, 10, ..., 30: a check at t = 0 would only hear "Pending"
     assert "ape verify status" in str(info.value)
 
 
 def test_later_jobs_are_first_checked_when_earlier_ones_had_finished(stub):
-    """A check right after a submission only hears "Pending": once one job at this explorer has
-    ended, the next job's first check waits about as long (so fewer rate-limited calls)."""
+    """A check right after a submission only hears "Pending": the first job's first check waits
+    one interval; once jobs at this explorer have ended, the next first check waits about as long
+    as they took (fewer rate-limited calls)."""
     clock = [0.0]
     slept = []
 
@@ -142,18 +143,23 @@ def test_later_jobs_are_first_checked_when_earlier_ones_had_finished(stub):
 
     client = make_client(stub, sleep=sleep, clock=lambda: clock[0])
     receipt = Receipt(guid=GUID, address="0x" + "1" * 40)
-    stub.answer(notok(Texts.PENDING), notok(Texts.PENDING), PASS)  # checked at t = 0, 1, 2
+    stub.answer(notok(Texts.PENDING), notok(Texts.PENDING), PASS)  # checked at t = 1, 2, 3
     assert client.wait(receipt, interval=1, timeout=30).outcome == Outcome.VERIFIED
-    assert len(stub.seen) == 3
+    assert len(stub.seen) == 3 and slept == [1, 1, 1]
     stub.answer(PASS)
     slept.clear()
     assert client.wait(receipt, interval=1, timeout=30).outcome == Outcome.VERIFIED
-    assert len(stub.seen) == 4  # one check, made after 0.8 x the 2 s the first job took
-    assert slept[0] == pytest.approx(1.6)
-    stub.answer(notok(Texts.PENDING), PASS)  # a slower job: then every interval, as before
+    assert len(stub.seen) == 4 and slept == [3]  # one check, after the 3 s the first job took
+    # Final at the first check counts as 0.9 x the time taken, so the wait shrinks when it can.
+    stub.answer(PASS, PASS)
     slept.clear()
-    assert client.wait(receipt, interval=1, timeout=30).outcome == Outcome.VERIFIED
-    assert len(stub.seen) == 6 and slept[1:] == [1]
+    client.wait(receipt, interval=1, timeout=30)
+    client.wait(receipt, interval=1, timeout=30)
+    assert len(stub.seen) == 6 and slept == [3, pytest.approx(2.7)]
+    stub.answer(PASS)
+    slept.clear()
+    client.wait(receipt, interval=1, timeout=30, fresh=False)
+    assert len(stub.seen) == 7 and slept == []  # a GUID from earlier is checked at once
 
 
 def test_polling_rides_out_an_outage(stub):
