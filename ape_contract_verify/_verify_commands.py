@@ -202,7 +202,7 @@ def _recorded_deployments(name: str) -> list[str]:
 @click.command("all", short_help="Verify every recorded deployment of the project on a network")
 @explorer_options
 @json_option
-@click.option("--workers", default=None, type=click.IntRange(1, 64), help="Contracts verified at once, all under the explorer's rate limit [default: contract_verify.workers, 8].")
+@click.option("--workers", default=None, type=click.IntRange(1, 64), help="Contracts verified at once, all under the explorer's rate limit [default: contract_verify.workers, 16].")
 @click.option("--flatten", is_flag=True, help="Submit flattened single files instead of standard-json input.")
 @click.option("--no-check", is_flag=True, help="Skip the local pre-check.")
 @click.option("--report", "report_path", default=None, type=click.Path(dir_okay=False, writable=True), help="Also write the JSON report to this file (for CI).")

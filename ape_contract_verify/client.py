@@ -306,6 +306,7 @@ class ExplorerClient:
         self._rng = rng or random.Random()
         self._jobs_lock = threading.Lock()
         self._job_seconds: dict[str, list[float]] = {}
+        self._in_flight: dict[str, dict[object, float]] = {}
 
     def __repr__(self) -> str:
         key = repr(self._key) if self._key else "None"
@@ -380,6 +381,16 @@ class ExplorerClient:
             raise ExplorerError(f"{receipt.address}: the receipt has no GUID to poll")
         action = "checkproxyverification" if receipt.proxy else "checkverifystatus"
         started = self._clock()
+        ticket = object()
+        with self._jobs_lock:
+            self._in_flight.setdefault(action, {})[ticket] = started
+        try:
+            return self._poll(receipt, action, started, interval, timeout, on_progress, fresh, ticket)
+        finally:
+            with self._jobs_lock:
+                self._in_flight[action].pop(ticket, None)
+
+    def _poll(self, receipt, action, started, interval, timeout, on_progress, fresh, ticket) -> ExplorerAnswer:
         deadline = started + timeout
         last: Optional[ExplorerAnswer] = None
         if fresh:
@@ -387,6 +398,11 @@ class ExplorerClient:
             self._sleep(min(interval if typical is None else min(typical, interval * 4), timeout))
         checks = 0
         while True:
+            if fresh and self._clock() + interval <= deadline:  # near the deadline, always ask
+                not_yet = self._seconds_until_due(action, ticket, started, interval)
+                if not_yet > 0:
+                    self._sleep(min(not_yet, interval))
+                    continue
             checks += 1
             try:
                 last = self._check(action, receipt.guid)
@@ -421,6 +437,17 @@ class ExplorerClient:
         with self._jobs_lock:
             samples = sorted(self._job_seconds.get(action, ()))
         return samples[len(samples) // 2] if samples else None
+
+    def _seconds_until_due(self, action: str, ticket: object, started: float, interval: float) -> float:
+        """How long a check of this job is still pointless. Before any job here has ended, a job
+        submitted after one that is still pending is taken to be pending too (explorers work
+        through their queue in order), so a batch polls its oldest job, not every job."""
+        typical = self._typical_job_seconds(action)
+        if typical is not None:
+            return started + min(typical, interval * 4) - self._clock()
+        with self._jobs_lock:
+            older = any(t < started for k, t in self._in_flight.get(action, {}).items() if k is not ticket)
+        return interval if older else 0.0
 
     def _learn_job_seconds(self, action: str, seconds: float, at_first_check: bool) -> None:
         with self._jobs_lock:

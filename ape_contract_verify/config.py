@@ -53,7 +53,7 @@ class ContractVerifyConfig(PluginConfig):
     max_retries: int = Field(default=5, ge=0, le=20)
     """Retries of one explorer call on connection errors, timeouts, 429/5xx and rate-limit answers."""
 
-    workers: int = Field(default=8, ge=1, le=64)
+    workers: int = Field(default=16, ge=1, le=64)
     """Verifications run at once after deploy and by `ape verify all` (all share the rate limit)."""
 
     check: bool = True

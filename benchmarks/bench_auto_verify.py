@@ -251,7 +251,7 @@ class Explorer:
         self.server.stop()
 
 
-def configure(project: Path, anvil_url: str, explorer_url: str, auto: bool, rate: float) -> None:
+def configure(project: Path, anvil_url: str, explorer_url: str, auto: bool, rate: float, workers: int = 0) -> None:
     path = project / "ape-config.yaml"
     config = yaml.safe_load(path.read_text())
     config["foundry"] = {"host": anvil_url}
@@ -260,6 +260,7 @@ def configure(project: Path, anvil_url: str, explorer_url: str, auto: bool, rate
         "calls_per_second": rate,
         "poll_interval": 1,
         "timeout": 300,
+        **({"workers": workers} if workers else {}),
         "explorers": {"ethereum": {"local": {"url": explorer_url}}},
     }
     path.write_text(yaml.safe_dump(config, sort_keys=False))
@@ -271,6 +272,7 @@ def main() -> None:
     parser.add_argument("--job-seconds", type=float, default=2.0, help="explorer time per verification job")
     parser.add_argument("--rate", type=float, default=5.0, help="explorer calls per second (client limit)")
     parser.add_argument("--cli-sample", type=int, default=1, help="contracts verified with `ape verify contract` each (0: skip)")
+    parser.add_argument("--workers", type=int, default=0, help="contract_verify.workers (0: the plugin's default)")
     parser.add_argument("--auto-only", action="store_true", help="run auto mode only, print its figures and its log (no baseline)")
     options = parser.parse_args()
     n = options.deployments
@@ -287,7 +289,7 @@ def main() -> None:
 
         # (a) auto mode: deploy and verify beside it, wait for the queue.
         explorer = Explorer(anvil.url, options.job_seconds)
-        configure(project, anvil.url, explorer.base_url, auto=True, rate=options.rate)
+        configure(project, anvil.url, explorer.base_url, auto=True, rate=options.rate, workers=options.workers)
         print(f"auto: ape run deploy ({n} deployments)…", file=sys.stderr)
         started = time.monotonic()
         stdout, stderr, auto_s, script_s = run_timed_lines(

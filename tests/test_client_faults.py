@@ -162,6 +162,34 @@ def test_later_jobs_are_first_checked_when_earlier_ones_had_finished(stub):
     assert len(stub.seen) == 7 and slept == []  # a GUID from earlier is checked at once
 
 
+def test_a_batch_polls_its_oldest_job_until_one_has_ended(stub):
+    """Before any job has ended, a job submitted after a still-pending one is not checked: the
+    explorer works in order. Once the oldest ends, the others are checked when they are due."""
+    t0 = time.monotonic()
+    done_at = {"a" * 50: 0.45, "b" * 50: 0.47}
+
+    def answer(seen):
+        guid = seen.params.get("guid", "")
+        return PASS if time.monotonic() - t0 > done_at[guid] else notok(Texts.PENDING)
+
+    stub.default = answer
+    client = make_client(stub, sleep=time.sleep)
+    results = {}
+
+    def wait(guid):
+        results[guid] = client.wait(Receipt(guid=guid, address="0x" + "1" * 40), interval=0.1, timeout=10)
+
+    older = threading.Thread(target=wait, args=("a" * 50,))
+    older.start()
+    time.sleep(0.03)
+    wait("b" * 50)
+    older.join(10)
+    assert {g: r.outcome for g, r in results.items()} == {g: Outcome.VERIFIED for g in done_at}
+    checks = [s.params["guid"][0] for s in stub.seen]
+    assert checks.count("a") >= 4  # t = 0.1, 0.2, 0.3, 0.4, (0.5)
+    assert checks.count("b") <= 2, checks  # not at 0.13, 0.23, 0.33, 0.43 while "a" was pending
+
+
 def test_polling_rides_out_an_outage(stub):
     stub.answer(notok(Texts.PENDING), *[Http(502)] * 3, PASS)  # one poll exhausts max_retries=2
     client = make_client(stub, max_retries=2)
