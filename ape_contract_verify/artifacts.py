@@ -211,7 +211,7 @@ def _solidity_inputs(solidity: Any, path: Path, version: str, project: Any) -> d
         version_map = {Version(version): {path, *tree.get_imported_paths(path)}}
     except (ImportError, AttributeError, ValueError, TypeError):  # another ape-solidity: its own selection
         return solidity.get_standard_input_json([path], project=project)
-    known.update(tree.import_statements)
+    known.update(_closed(tree.import_statements, set(tree.import_statements) - set(known)))
     return solidity.get_standard_input_json_from_version_map(version_map, tree, project=project)
 
 
@@ -236,6 +236,27 @@ def _import_memo(project: Any) -> dict:
     stamps.clear()
     stamps.update(current)
     return _ImportMemo(statements, stamps)
+
+
+def _closed(statements: dict, fresh: set) -> dict:
+    """`statements` with each fresh entry holding everything its file imports, transitively.
+
+    ape-solidity guarantees that only for the file it was asked about: inside an import cycle
+    (OpenZeppelin's TransparentUpgradeableProxy <-> ProxyAdmin) a file's entry holds what the
+    cycle's first file had gathered when it got there. Entries remembered for later calls must
+    be whole, or a later contract would miss sources."""
+    by_path = {key[0]: key for key in statements}
+    changed = True
+    while changed:
+        changed = False
+        for key in fresh:
+            mine = statements[key]
+            for statement in list(mine):
+                sub = by_path.get(statement.path) if statement.path else None
+                if sub is not None and sub != key and not statements[sub] <= mine:
+                    mine |= statements[sub]
+                    changed = True
+    return statements
 
 
 class _ImportMemo(dict):
