@@ -206,40 +206,52 @@ def _solidity_inputs(solidity: Any, path: Path, version: str, project: Any) -> d
         from ape_solidity._models import SourceTree
         from packaging.version import Version
 
-        known = _import_memo(project)
-        tree = SourceTree.from_source_files([path], project, statements=dict(known) or None)
+        memo = _IMPORTS.setdefault(str(project.path), _ImportMemo())
+        tree = SourceTree.from_source_files([path], project, statements=dict(memo.valid()) or None)
         version_map = {Version(version): {path, *tree.get_imported_paths(path)}}
     except (ImportError, AttributeError, ValueError, TypeError):  # another ape-solidity: its own selection
         return solidity.get_standard_input_json([path], project=project)
-    known.update(_closed(tree.import_statements, set(tree.import_statements) - set(known)))
+    memo.remember(tree.import_statements)
     return solidity.get_standard_input_json_from_version_map(version_map, tree, project=project)
 
 
-# Import statements ape-solidity resolved, per project, shared by every contract of a run: the
-# contracts of one project import mostly the same files (OpenZeppelin's), and resolving one
-# import costs ape-solidity about 0.5 ms. Dropped whole when any file they came from changed.
-_IMPORTS: dict[str, tuple[dict, dict]] = {}
+class _ImportMemo:
+    """Import statements ape-solidity resolved in one project, shared by every contract of a run:
+    the contracts of one project import mostly the same files (OpenZeppelin's), and resolving
+    one import costs ape-solidity about 0.5 ms. Dropped whole when any file they came from changed."""
+
+    def __init__(self) -> None:
+        self.statements: dict = {}
+        self.stamps: dict = {}  # file -> (mtime, size) when its statements were remembered
+
+    def valid(self) -> dict:
+        if any(_stamp(path) != stamp for path, stamp in self.stamps.items()):
+            self.statements.clear()
+            self.stamps.clear()
+        return self.statements
+
+    def remember(self, statements: dict) -> None:
+        fresh = set(statements) - set(self.statements)
+        _close(statements, fresh)
+        for key in fresh:
+            if (stamp := _stamp(key[0])) is not None:
+                self.stamps[key[0]] = stamp
+                self.statements[key] = statements[key]
 
 
-def _import_memo(project: Any) -> dict:
-    statements, stamps = _IMPORTS.setdefault(str(project.path), ({}, {}))
-    current = {}
-    for path, _ in statements:
-        try:
-            stat = Path(path).stat()
-            current[path] = (stat.st_mtime_ns, stat.st_size)
-        except OSError:
-            current[path] = None
-    if current != {p: stamps.get(p) for p in current}:
-        statements.clear()
-        current = {}
-    stamps.clear()
-    stamps.update(current)
-    return _ImportMemo(statements, stamps)
+_IMPORTS: dict[str, _ImportMemo] = {}  # by project path
 
 
-def _closed(statements: dict, fresh: set) -> dict:
-    """`statements` with each fresh entry holding everything its file imports, transitively.
+def _stamp(path: Any) -> Optional[tuple[int, int]]:
+    try:
+        stat = Path(path).stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+def _close(statements: dict, fresh: set) -> None:
+    """Make each fresh entry hold everything its file imports, transitively.
 
     ape-solidity guarantees that only for the file it was asked about: inside an import cycle
     (OpenZeppelin's TransparentUpgradeableProxy <-> ProxyAdmin) a file's entry holds what the
@@ -256,25 +268,6 @@ def _closed(statements: dict, fresh: set) -> dict:
                 if sub is not None and sub != key and not statements[sub] <= mine:
                     mine |= statements[sub]
                     changed = True
-    return statements
-
-
-class _ImportMemo(dict):
-    """The memo's statements; `update` also stamps the files they came from."""
-
-    def __init__(self, statements: dict, stamps: dict):
-        super().__init__(statements)
-        self._statements, self._stamps = statements, stamps
-
-    def update(self, more: dict) -> None:  # type: ignore[override]
-        for key in more:
-            if key not in self._statements:
-                try:
-                    stat = Path(key[0]).stat()
-                    self._stamps[key[0]] = (stat.st_mtime_ns, stat.st_size)
-                except OSError:
-                    continue
-                self._statements[key] = more[key]
 
 
 # Vyper's own interfaces (`from ethereum.ercs import IERC20`): the compiler has them, never send them.
