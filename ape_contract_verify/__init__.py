@@ -15,8 +15,8 @@ _PUBLIC = {
     "VerificationRequest": "ape_contract_verify.request",
     "Receipt": "ape_contract_verify.request",
     "CodeFormat": "ape_contract_verify.request",
-    "ExplorerAnswer": "ape_contract_verify.answers",
-    "Outcome": "ape_contract_verify.answers",
+    "ExplorerAnswer": "ape_contract_verify.protocol.answers",
+    "Outcome": "ape_contract_verify.protocol.answers",
 }
 
 
@@ -25,7 +25,7 @@ def config_class():
     from ape_contract_verify.config import ContractVerifyConfig
 
     if _running_ape_run():  # verification after deploy lives only in `ape run`, never `ape test`
-        from ape_contract_verify.hooks import install
+        from ape_contract_verify.workflow.after_deploy import install
 
         install()
     return ContractVerifyConfig

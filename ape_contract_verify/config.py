@@ -70,7 +70,7 @@ class ContractVerifyConfig(PluginConfig):
     def _known_license(cls, value: Optional[str]) -> Optional[str]:
         if value is None:
             return value
-        from ape_contract_verify.licenses import license_code
+        from ape_contract_verify.protocol.licenses import license_code
 
         license_code(value)  # raises with the list of accepted ids
         return value

@@ -36,7 +36,7 @@ class ExplorerError(ContractVerifyError):
     @property
     def reason(self) -> str:
         """The explorer's own text (keys redacted), else the message."""
-        from ape_contract_verify.client import redact
+        from ape_contract_verify.client.etherscan import redact
 
         reason = getattr(self.answer, "reason", "")
         return redact(reason) if reason else str(self)

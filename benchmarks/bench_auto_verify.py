@@ -228,9 +228,9 @@ class Explorer:
     """A fresh local explorer (its own temporary DB) with the slow engine and the call counter."""
 
     def __init__(self, rpc_url: str, job_seconds: float, workers: int = 16):
-        from ape_contract_verify.explorer.chain import JsonRpcChain
-        from ape_contract_verify.explorer.jobs import RealEngine
-        from ape_contract_verify.explorer.server import LocalExplorer
+        from ape_contract_verify.evm.chain import JsonRpcChain
+        from ape_contract_verify.server.jobs import RealEngine
+        from ape_contract_verify.server.runner import LocalExplorer
 
         chain = JsonRpcChain(rpc_url)
         self.engine = SlowEngine(RealEngine(chain), job_seconds)

@@ -26,9 +26,9 @@ import requests
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from ape_contract_verify.compilers import CompileCache, compile_input, with_output_selection  # noqa: E402
-from ape_contract_verify.explorer.chain import JsonRpcChain  # noqa: E402
-from ape_contract_verify.explorer.verifier import Verifier  # noqa: E402
+from ape_contract_verify.engine.compilers import CompileCache, compile_input, with_output_selection  # noqa: E402
+from ape_contract_verify.evm.chain import JsonRpcChain  # noqa: E402
+from ape_contract_verify.engine.verifier import Verifier  # noqa: E402
 from ape_contract_verify.request import CodeFormat, VerificationRequest  # noqa: E402
 
 SOLC = "v0.8.26+commit.8a97fa7a"

@@ -120,9 +120,9 @@ def main() -> None:
 
     from ape import Project, accounts, networks
 
-    from ape_contract_verify import artifacts
-    from ape_contract_verify.compilers import CompileCache
-    from ape_contract_verify.flatten import flatten
+    from ape_contract_verify.derive import artifacts
+    from ape_contract_verify.engine.compilers import CompileCache
+    from ape_contract_verify.derive.flatten import flatten
 
     project = Project(PROJECT)
     cache = CompileCache()
@@ -189,7 +189,7 @@ def main() -> None:
         sources = {k: v["content"] for k, v in input_json["sources"].items()}
         remappings = input_json["settings"].get("remappings") or ()
         # flatten() memoises each file's analysis by its text: cold = the memo cleared first.
-        from ape_contract_verify.flatten import _analyse
+        from ape_contract_verify.derive.flatten import _analyse
 
         flat_times, flat_cold = [], []
         for _ in range(options.repeat):

@@ -23,7 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from ape_contract_verify import flatten as flattener  # noqa: E402
+from ape_contract_verify.derive import flatten as flattener  # noqa: E402
 
 OZ = REPO / "toolchain" / "node_modules" / "@openzeppelin" / "contracts"
 PREFIX = "@openzeppelin/contracts/"

@@ -22,9 +22,9 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from ape_contract_verify.answers import Texts
-from ape_contract_verify.client import ExplorerClient
-from ape_contract_verify.ratelimit import RateLimiter
+from ape_contract_verify.protocol.answers import Texts
+from ape_contract_verify.client.etherscan import ExplorerClient
+from ape_contract_verify.client.ratelimit import RateLimiter
 
 GUID = "a7lpxkm9ub8mnbz4x2hvsyqxnwe1bxqzd3ckkcf9ahqurzenvx"
 RESULTS = Path(__file__).resolve().parent / "results" / "bench_ratelimit.json"

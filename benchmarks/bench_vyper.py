@@ -25,9 +25,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
-from ape_contract_verify.compilers import CompileCache, compile_vyper_json  # noqa: E402
-from ape_contract_verify.explorer.chain import JsonRpcChain  # noqa: E402
-from ape_contract_verify.explorer.verifier import Verifier  # noqa: E402
+from ape_contract_verify.engine.compilers import CompileCache, compile_vyper_json  # noqa: E402
+from ape_contract_verify.evm.chain import JsonRpcChain  # noqa: E402
+from ape_contract_verify.engine.verifier import Verifier  # noqa: E402
 from ape_contract_verify.request import CodeFormat, VerificationRequest  # noqa: E402
 from service_support import Anvil, encode  # noqa: E402
 from test_vyper_explorer import COUNTER_0310, ESCROW, ESCROW_TYPES, TOKEN, escrow_input  # noqa: E402

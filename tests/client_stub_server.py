@@ -169,8 +169,8 @@ class Sleeps(list):
 
 
 def make_client(stub: StubExplorer, **kwargs):
-    from ape_contract_verify.client import ExplorerClient
-    from ape_contract_verify.ratelimit import RateLimiter
+    from ape_contract_verify.client.etherscan import ExplorerClient
+    from ape_contract_verify.client.ratelimit import RateLimiter
 
     options = dict(
         api_key=None,

@@ -311,7 +311,7 @@ class ServerProcess:
         if use_ape:
             command = [str(VENV_BIN / "ape"), "verify", "serve"]
         else:
-            command = [sys.executable, "-m", "ape_contract_verify.explorer.server"]
+            command = [sys.executable, "-m", "ape_contract_verify.server.runner"]
         command += ["--rpc", rpc_url, "--db", str(db_path), *extra]
         env = dict(os.environ, PYTHONUNBUFFERED="1", PATH=f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
         env.setdefault("SOLCX_BINARY_PATH", str(REPO / ".solcx"))

@@ -11,7 +11,7 @@ from conftest import BIN, run
 SAME_AS_APE_SOLIDITY = """
 import json
 from ape import project
-from ape_contract_verify import artifacts
+from ape_contract_verify.derive import artifacts
 
 fast = artifacts._solidity_inputs
 
@@ -42,7 +42,7 @@ MEMO_SEES_NEW_IMPORT = """
 import json
 from pathlib import Path
 from ape import project
-from ape_contract_verify import artifacts
+from ape_contract_verify.derive import artifacts
 
 artifact = artifacts.find_artifact("Token", project)
 before = sorted(artifacts.standard_input(artifact)["sources"])

@@ -5,8 +5,8 @@ import json
 import pytest
 from client_stub_server import ADDRESS, GUID, IMPL, Sleeps, make_client, notok, ok, stub  # noqa: F401
 
-from ape_contract_verify.answers import ExplorerAnswer, Outcome, Texts, classify
-from ape_contract_verify.client import SourceRecord, SubmissionReceipt
+from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome, Texts, classify
+from ape_contract_verify.client.etherscan import SourceRecord, SubmissionReceipt
 from ape_contract_verify.exceptions import (
     AddressNotFound,
     BadEndpoint,

@@ -10,11 +10,11 @@ from client_stub_server import ADDRESS, GUID, IMPL, Drop, Http, notok, ok, stub 
 from test_client_answers import ABI, source_item
 from test_client_secrets import fast_cli  # noqa: F401
 
-from ape_contract_verify._cli import cli
-from ape_contract_verify.answers import Texts
+from ape_contract_verify.cli import cli
+from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.config import ContractVerifyConfig, ExplorerConfig
 from ape_contract_verify.exceptions import ExplorerNotConfigured, InvalidRequest
-from ape_contract_verify.explorers import ETHERSCAN_V2_URL, normalize_url, resolve_api_key, resolve_target
+from ape_contract_verify.client.targets import ETHERSCAN_V2_URL, normalize_url, resolve_api_key, resolve_target
 
 
 def invoke(stub, *args):
@@ -206,7 +206,7 @@ def test_bad_explorer_url_and_network_are_usage_errors(stub):
 
 
 def test_network_option_picks_etherscan_v2_without_connecting():
-    from ape_contract_verify._options import ExplorerChoice
+    from ape_contract_verify.cli.options import ExplorerChoice
 
     target = ExplorerChoice(network="ethereum:sepolia", api_key="k").target()
     assert target.url == ETHERSCAN_V2_URL and target.chain_id == 11155111 and target.sends_chain_id

@@ -1,5 +1,5 @@
 """The client end to end: real anvil, real compiler, the project's real local explorer as a child
-process (`python -m ape_contract_verify.explorer.server`, what `ape verify serve` runs), real HTTP.
+process (`python -m ape_contract_verify.server.runner`, what `ape verify serve` runs), real HTTP.
 Submit, poll, re-submit, read back, proxy, a failing submission, the key, and the CLI."""
 
 import json
@@ -8,11 +8,11 @@ import pytest
 from click.testing import CliRunner
 from service_support import SOLC_0826, Anvil, ServerProcess, encode, solc_compile, standard_input
 
-from ape_contract_verify._cli import cli
-from ape_contract_verify.answers import Outcome
-from ape_contract_verify.client import ExplorerClient
+from ape_contract_verify.cli import cli
+from ape_contract_verify.protocol.answers import Outcome
+from ape_contract_verify.client.etherscan import ExplorerClient
 from ape_contract_verify.exceptions import InvalidApiKey
-from ape_contract_verify.ratelimit import RateLimiter
+from ape_contract_verify.client.ratelimit import RateLimiter
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 
 KEY = "E2EKEY0123456789ABCDEFGHIJKLMNOPQR"

@@ -11,16 +11,16 @@ import pytest
 from client_stub_server import ADDRESS, GUID, Drop, Http, Stall, make_client, notok, ok, stub  # noqa: F401
 from test_client_answers import single_file_request, source_item
 
-from ape_contract_verify.answers import Texts
-from ape_contract_verify.client import ExplorerClient, redact
+from ape_contract_verify.protocol.answers import Texts
+from ape_contract_verify.client.etherscan import ExplorerClient, redact
 from ape_contract_verify.exceptions import ContractVerifyError
-from ape_contract_verify.explorers import ApiKey, resolve_target
+from ape_contract_verify.client.targets import ApiKey, resolve_target
 from ape_contract_verify.request import Receipt
 
 @pytest.fixture
 def fast_cli(monkeypatch):
     """CLI commands build their own client: keep its backoff short so fault tests stay fast."""
-    from ape_contract_verify._options import ExplorerChoice
+    from ape_contract_verify.cli.options import ExplorerChoice
 
     original = ExplorerChoice.client
     monkeypatch.setattr(
@@ -136,7 +136,7 @@ def test_reprs_are_redacted(stub):
 def test_cli_debug_output_and_files_do_not_leak(stub, tmp_path, fast_cli):
     from click.testing import CliRunner
 
-    from ape_contract_verify._cli import cli
+    from ape_contract_verify.cli import cli
 
     stub.answer(notok(Texts.RATE_LIMIT), ok([source_item()]), Drop(), Drop(), Drop(), Drop(), Drop(), Drop())
     runner = CliRunner()

@@ -7,7 +7,7 @@ from test_client_answers import single_file_request
 
 from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.request import CodeFormat
-from ape_contract_verify.validation import validate_verify_form
+from ape_contract_verify.protocol.forms import validate_verify_form
 
 BAD_ADDRESSES = ["", "0x123", "5FbDB2315678afecb367f032d93F642f64180aa3", "0x" + "g" * 40, ADDRESS + "00", " "]
 

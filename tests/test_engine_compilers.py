@@ -7,8 +7,8 @@ import stat
 
 import pytest
 
-from ape_contract_verify import compilers
-from ape_contract_verify.compilers import (
+from ape_contract_verify.engine import compilers
+from ape_contract_verify.engine.compilers import (
     CompileCache,
     CompilerFailed,
     CompilerNotInstalled,

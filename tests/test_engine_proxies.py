@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from eth_utils import keccak
 
-from ape_contract_verify.compilers import CompileCache, compile_input, with_output_selection
-from ape_contract_verify.explorer.chain import JsonRpcChain
-from ape_contract_verify.proxies import (
+from ape_contract_verify.engine.compilers import CompileCache, compile_input, with_output_selection
+from ape_contract_verify.evm.chain import JsonRpcChain
+from ape_contract_verify.evm.proxies import (
     EIP1822_PROXIABLE_SLOT,
     EIP1967_IMPLEMENTATION_SLOT,
     OZ_LEGACY_SLOT,

@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 import requests
 
-from ape_contract_verify.compilers import CompileCache, compile_input, single_file_input, with_output_selection
+from ape_contract_verify.engine.compilers import CompileCache, compile_input, single_file_input, with_output_selection
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -149,7 +149,7 @@ def bytecode_of(contract: dict) -> str:
 
 def solc_version_of(label: str) -> str:
     """The installed executable's full version for X.Y.Z (so tests do not hard-code commits)."""
-    from ape_contract_verify.compilers import _executable_version
+    from ape_contract_verify.engine.compilers import _executable_version
     import solcx
 
     version, commit = _executable_version(Path(solcx.install.get_executable(label)))

@@ -11,10 +11,10 @@ import threading
 
 import pytest
 
-from ape_contract_verify import bytecode as bc
-from ape_contract_verify.compilers import CompileCache
-from ape_contract_verify.explorer.chain import JsonRpcChain
-from ape_contract_verify.explorer.verifier import FailureKind, Verifier
+from ape_contract_verify.evm import bytecode as bc
+from ape_contract_verify.engine.compilers import CompileCache
+from ape_contract_verify.evm.chain import JsonRpcChain
+from ape_contract_verify.engine.verifier import FailureKind, Verifier
 from test_engine_support import (
     SOLC,
     Anvil,

@@ -16,7 +16,7 @@ import pytest
 import solcx
 from solcx.install import get_executable
 
-from ape_contract_verify.flatten import (
+from ape_contract_verify.derive.flatten import (
     FlattenError,
     VersionRange,
     collect_imports,
@@ -429,7 +429,7 @@ def test_parse_remapping_follows_solc():
 
 def test_the_cycle_refusal_is_what_solc_would_reject(sources, monkeypatch):
     """Without the check, the flat file of Parent.sol defines Child before its base: solc says no."""
-    import ape_contract_verify.flatten as module
+    import ape_contract_verify.derive.flatten as module
 
     monkeypatch.setattr(module, "_check_bases_come_first", lambda source: None)
     text = flatten("features/cycle/Parent.sol", sources).source

@@ -12,10 +12,10 @@ import requests
 from eth_abi import encode
 from eth_utils import keccak
 
-from ape_contract_verify.explorer import abi_io
-from ape_contract_verify.explorer.chain import ChainError
-from ape_contract_verify.explorer.server import start_embedded
-from ape_contract_verify.explorer.store import ProxyRecord, VerifiedContract
+from ape_contract_verify.server import abi_io
+from ape_contract_verify.evm.chain import ChainError
+from ape_contract_verify.server.runner import start_embedded
+from ape_contract_verify.server.store import ProxyRecord, VerifiedContract
 from service_support import FakeChain, FakeEngine
 
 ABI = [

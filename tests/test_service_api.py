@@ -12,8 +12,8 @@ import time
 import pytest
 import requests
 
-from ape_contract_verify.answers import Texts
-from ape_contract_verify.explorer.server import start_embedded
+from ape_contract_verify.protocol.answers import Texts
+from ape_contract_verify.server.runner import start_embedded
 from service_support import (
     ADDRESS_A,
     ADDRESS_B,

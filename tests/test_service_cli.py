@@ -5,7 +5,7 @@ import socket
 import subprocess
 import time
 
-from ape_contract_verify.answers import Texts
+from ape_contract_verify.protocol.answers import Texts
 from service_support import ADDRESS_A, REPO, VENV_BIN, Anvil, ServerProcess, free_port, get, post
 
 KEYS = ("serve-key-one-7Qx", "serve-key-two-9Lp")
@@ -58,8 +58,8 @@ def test_serve_explains_an_unreachable_node_without_showing_the_url_path():
 
 
 def test_default_database_is_per_chain_instance(tmp_path, monkeypatch):
-    from ape_contract_verify.explorer.chain import JsonRpcChain
-    from ape_contract_verify.explorer.server import _genesis_hash, default_db_path
+    from ape_contract_verify.evm.chain import JsonRpcChain
+    from ape_contract_verify.server.runner import _genesis_hash, default_db_path
 
     hashes = set()
     for _ in range(2):  # anvil's genesis carries its start time (whole seconds): a restart is a new chain

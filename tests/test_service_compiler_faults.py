@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from ape_contract_verify.explorer.chain import JsonRpcChain
-from ape_contract_verify.explorer.server import start_embedded
+from ape_contract_verify.evm.chain import JsonRpcChain
+from ape_contract_verify.server.runner import start_embedded
 from service_support import Anvil, json_form, poll, post, solc_compile, standard_input
 
 VERSION_ANSWER = 'echo "solc, the solidity compiler commandline interface"; echo "Version: 0.8.26+commit.8a97fa7a.Linux.g++"'

@@ -1,12 +1,12 @@
 """End to end on anvil: the example contracts are deployed, then verified through real HTTP against
-the standalone explorer (`python -m ape_contract_verify.explorer.server --rpc <anvil>`, the same
+the standalone explorer (`python -m ape_contract_verify.server.runner --rpc <anvil>`, the same
 code `ape verify serve` runs) with the real engine and compiler; getabi/getsourcecode round-trip."""
 
 import json
 
 import pytest
 
-from ape_contract_verify.answers import Texts
+from ape_contract_verify.protocol.answers import Texts
 from service_support import (
     SOLC_0826,
     SOLC_0837,

@@ -8,9 +8,9 @@ import sys
 import pytest
 import requests
 
-from ape_contract_verify.answers import Texts
-from ape_contract_verify.explorer.chain import ApeProviderChain
-from ape_contract_verify.explorer.server import start_embedded
+from ape_contract_verify.protocol.answers import Texts
+from ape_contract_verify.evm.chain import ApeProviderChain
+from ape_contract_verify.server.runner import start_embedded
 from service_support import encode, get, json_form, poll, post, solc_compile, standard_input
 
 FILES = ["token/Token.sol", "token/ERC20Base.sol", "access/Ownable.sol", "proxy/Box.sol", "proxy/SimpleProxy.sol"]
@@ -114,9 +114,9 @@ def test_stop_frees_the_port(local_chain):
 def test_starting_the_service_imports_no_engine_module():
     probe = (
         "import sys\n"
-        "import ape_contract_verify.explorer.server, ape_contract_verify.explorer.app\n"
-        "heavy = [m for m in ('ape_contract_verify.explorer.verifier', 'ape_contract_verify.compilers',"
-        " 'ape_contract_verify.proxies', 'solcx', 'uvicorn') if m in sys.modules]\n"
+        "import ape_contract_verify.server.runner, ape_contract_verify.server.api\n"
+        "heavy = [m for m in ('ape_contract_verify.engine.verifier', 'ape_contract_verify.engine.compilers',"
+        " 'ape_contract_verify.evm.proxies', 'solcx', 'uvicorn') if m in sys.modules]\n"
         "print(heavy)\n"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)

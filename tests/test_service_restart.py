@@ -3,7 +3,7 @@ database; every job completes and nothing is lost."""
 
 import re
 
-from ape_contract_verify.answers import Texts
+from ape_contract_verify.protocol.answers import Texts
 from service_support import Anvil, ServerProcess, encode, get, json_form, poll, post, solc_compile, standard_input
 
 FILES = ["proxy/Box.sol", "proxy/SimpleProxy.sol"]

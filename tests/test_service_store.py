@@ -4,9 +4,9 @@ import sqlite3
 import string
 import time
 
-from ape_contract_verify.answers import Texts
-from ape_contract_verify.explorer.jobs import JobRunner, request_to_payload, wait_until
-from ape_contract_verify.explorer.store import (
+from ape_contract_verify.protocol.answers import Texts
+from ape_contract_verify.server.jobs import JobRunner, request_to_payload, wait_until
+from ape_contract_verify.server.store import (
     DONE,
     PENDING,
     PROXY,

@@ -5,9 +5,10 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from ape_contract_verify import artifacts, verification
-from ape_contract_verify.answers import ExplorerAnswer, Outcome
-from ape_contract_verify.client import SubmissionReceipt
+from ape_contract_verify.derive import artifacts
+from ape_contract_verify.workflow import verification
+from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
+from ape_contract_verify.client.etherscan import SubmissionReceipt
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 
 ADDRESS = "0x5FbDB2315678afecb367f032d93F642f64180aa3"

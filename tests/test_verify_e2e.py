@@ -183,7 +183,7 @@ def test_address_alone_identifies_every_example_contract(on_anvil):
     script = (
         "import json, sys\n"
         "from ape import networks, project\n"
-        "from ape_contract_verify.artifacts import identify\n"
+        "from ape_contract_verify.derive.artifacts import identify\n"
         "addresses = json.loads(sys.argv[1])\n"
         "with networks.parse_network_choice('ethereum:local:foundry'):\n"
         "    print(json.dumps({name: identify(a, project).label for name, a in addresses.items()}))\n"

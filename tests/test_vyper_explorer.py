@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ape_contract_verify import bytecode as bc
-from ape_contract_verify.compilers import compile_vyper_json, installed_vyper_versions
+from ape_contract_verify.evm import bytecode as bc
+from ape_contract_verify.engine.compilers import compile_vyper_json, installed_vyper_versions
 from service_support import Anvil, ServerProcess, encode, get, poll, post
 
 PROJECT = Path(__file__).parent / "data" / "vyper_project"

@@ -10,7 +10,7 @@ from typing import Any, Optional
 
 import click
 
-from ape_contract_verify._options import explorer_options, json_option
+from ape_contract_verify.cli.options import explorer_options, json_option
 
 
 def _fail(reason: str, as_json: bool, **extra: Any):
@@ -131,7 +131,7 @@ def source(cli_ctx, address: str, explorer, as_json: bool, out: Optional[Path]):
 def status(cli_ctx, guid: str, explorer, as_json: bool, proxy: bool, wait_: bool, interval, timeout):
     """Print the outcome of the submission with receipt GUID."""
     from ape_contract_verify.request import Receipt
-    from ape_contract_verify.validation import validate_guid
+    from ape_contract_verify.protocol.forms import validate_guid
 
     guid = _run(as_json, lambda: validate_guid(guid))
     client = explorer.client()

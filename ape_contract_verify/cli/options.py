@@ -56,7 +56,7 @@ class ExplorerChoice:
         from ape import config
 
         from ape_contract_verify.exceptions import ContractVerifyError
-        from ape_contract_verify.explorers import resolve_target
+        from ape_contract_verify.client.targets import resolve_target
 
         ecosystem, network, chain_id = self.names()
         try:

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Optional
 
-from ape_contract_verify import bytecode
+from ape_contract_verify.evm import bytecode
 from ape_contract_verify.exceptions import ContractVerifyError
-from ape_contract_verify.licenses import code_from_source, license_code
+from ape_contract_verify.protocol.licenses import code_from_source, license_code
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 
 # What the pre-check needs from the compiler; the manifest keeps none of it.
@@ -322,7 +322,7 @@ def _settings_from_pragmas(settings: dict, content: str) -> None:
     """The compiler obeys the contract's pragmas; ape-vyper records them only when written
     `#pragma` (no space), so `# pragma optimize codesize` leaves "gas" in the manifest, and
     vyper-json refuses settings that conflict with a pragma. The pragma is the truth."""
-    from ape_contract_verify import vyper_settings
+    from ape_contract_verify.engine import vyper_settings
 
     single = {"sources": {"f": {"content": content}}, "settings": {}}
     mode = vyper_settings.optimize_mode(single, "f")
@@ -372,7 +372,7 @@ def read_chain(address: str, chain_reader: Any = None) -> OnChain:
     if chain_reader is None:
         from ape import chain
 
-        from ape_contract_verify.explorer.chain import ApeProviderChain
+        from ape_contract_verify.evm.chain import ApeProviderChain
 
         chain_reader = ApeProviderChain(chain.provider)
     runtime = bytes(chain_reader.get_code(address))
@@ -401,7 +401,7 @@ class Derivation:
 
 
 def _compile(artifact: Artifact, input_json: dict, cache: Any) -> dict:
-    from ape_contract_verify.compilers import compile_input
+    from ape_contract_verify.engine.compilers import compile_input
 
     output = compile_input(artifact.compiler_version, input_json, cache=cache)
     try:
@@ -771,7 +771,7 @@ def diagnose(
     where = f"at byte {comparison.offset}" if comparison.offset is not None else ""
     deadline = time.monotonic() + budget_seconds
     if artifact.is_vyper:
-        from ape_contract_verify import vyper_settings
+        from ape_contract_verify.engine import vyper_settings
 
         # Pragmas carry Vyper settings too: each variant changes both, or the compiler refuses.
         candidates = list(vyper_settings.variants(input_json, artifact.source_id))
@@ -860,7 +860,7 @@ def _build_request(
         libraries=flat_libraries,
     )
     if code_format == "flatten":
-        from ape_contract_verify.flatten import flatten
+        from ape_contract_verify.derive.flatten import flatten
 
         sources = {k: v["content"] for k, v in input_json["sources"].items()}
         flat = flatten(artifact.source_id, sources, settings.get("remappings") or ())

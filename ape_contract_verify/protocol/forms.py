@@ -127,7 +127,7 @@ def validate_evm_version(value: Any) -> str:
 
 
 def validate_license_type(value: Any) -> str:
-    from ape_contract_verify.licenses import UnknownLicense, license_code
+    from ape_contract_verify.protocol.licenses import UnknownLicense, license_code
 
     try:
         return str(license_code(value))

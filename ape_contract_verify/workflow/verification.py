@@ -12,7 +12,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterator, Optional
 
-from ape_contract_verify.answers import Outcome
+from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.exceptions import ContractVerifyError, ExplorerError
 
 logger = logging.getLogger("ape_contract_verify")
@@ -67,7 +67,7 @@ class Verification:
         browser_url: Optional[str] = None,
         on_progress: Optional[Callable[[str, str], None]] = None,
     ):
-        from ape_contract_verify.compilers import CompileCache
+        from ape_contract_verify.engine.compilers import CompileCache
 
         self.client = client
         self.project = project
@@ -86,8 +86,8 @@ class Verification:
     ) -> list[Report]:
         """Verify `address` as `name` (or as whatever the project's artifacts identify), and,
         when it is a proxy, its implementation first and then the proxy link."""
-        from ape_contract_verify import artifacts
-        from ape_contract_verify.proxies import detect_proxy
+        from ape_contract_verify.derive import artifacts
+        from ape_contract_verify.evm.proxies import detect_proxy
 
         address = _checksum(address)
         if not self._first_time(address):  # already handled in this run, e.g. as an implementation
@@ -155,7 +155,7 @@ class Verification:
     # -- one source submission ----------------------------------------------------------------
 
     def _source(self, address: str, name: Optional[str], constructor_args: Optional[str]) -> list[Report]:
-        from ape_contract_verify import artifacts
+        from ape_contract_verify.derive import artifacts
 
         started = time.monotonic()
         label = name or address[:10]
@@ -192,7 +192,7 @@ class Verification:
         if report.outcome == "failed" and derivation.request.code_format.value == "solidity-standard-json-input":
             # Some explorers want every source of the original compile. Retry once with the whole
             # project's input for this compiler, and say so.
-            from ape_contract_verify.artifacts import with_full_project_input
+            from ape_contract_verify.derive.artifacts import with_full_project_input
 
             try:
                 request = with_full_project_input(derivation)
@@ -272,9 +272,9 @@ def explorer_for(
     if not target.is_local:
         yield target.client(**client_options), target.browser_url
         return
-    from ape_contract_verify.client import ExplorerClient
-    from ape_contract_verify.explorer.chain import ApeProviderChain
-    from ape_contract_verify.explorer.server import start_embedded
+    from ape_contract_verify.client.etherscan import ExplorerClient
+    from ape_contract_verify.evm.chain import ApeProviderChain
+    from ape_contract_verify.server.runner import start_embedded
 
     if provider is None:
         from ape import chain

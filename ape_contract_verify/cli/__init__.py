@@ -10,7 +10,7 @@ def cli():
 
 
 # Explorer reads: `ape verify abi | source | status` (issue 3).
-from ape_contract_verify._read_commands import abi, source, status  # noqa: E402
+from ape_contract_verify.cli.read import abi, source, status  # noqa: E402
 
 cli.add_command(abi)
 cli.add_command(source)
@@ -18,7 +18,7 @@ cli.add_command(status)
 
 
 # Derive, submit, follow: `ape verify contract | proxy` (issues 5 and 6).
-from ape_contract_verify._verify_commands import all_deployments, contract, proxy  # noqa: E402
+from ape_contract_verify.cli.verify import all_deployments, contract, proxy  # noqa: E402
 
 cli.add_command(contract)
 cli.add_command(proxy)
@@ -39,9 +39,9 @@ def serve(rpc, host, port, db_path, api_keys, workers, compile_timeout):
     until interrupted. Without --api-key, submissions need no key (as on Blockscout)."""
     import logging
 
-    from ape_contract_verify.explorer.server import ExplorerStartError, serve as run_explorer
+    from ape_contract_verify.server.runner import ExplorerStartError, serve as run_explorer
 
-    logging.getLogger("ape_contract_verify.explorer").setLevel(logging.INFO)
+    logging.getLogger("ape_contract_verify.server").setLevel(logging.INFO)
     try:
         run_explorer(
             rpc, host, port, db_path, api_keys, workers, echo=click.echo, compile_timeout=compile_timeout

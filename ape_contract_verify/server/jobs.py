@@ -14,8 +14,8 @@ import threading
 from dataclasses import asdict, is_dataclass
 from typing import Any, Callable, Optional, Protocol
 
-from ape_contract_verify.answers import Texts
-from ape_contract_verify.explorer.store import (
+from ape_contract_verify.protocol.answers import Texts
+from ape_contract_verify.server.store import (
     PROXY,
     SOURCE,
     ProxyRecord,
@@ -25,7 +25,7 @@ from ape_contract_verify.explorer.store import (
 )
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 
-logger = logging.getLogger("ape_contract_verify.explorer")
+logger = logging.getLogger("ape_contract_verify.server")
 
 
 class Engine(Protocol):
@@ -41,7 +41,7 @@ class Engine(Protocol):
 
 
 class RealEngine:
-    """The engine of `ape_contract_verify.explorer.verifier` and `.proxies`, imported on first use
+    """The engine of `ape_contract_verify.engine.verifier` and `.proxies`, imported on first use
     (the embedded explorer starts inside `ape run`; its start must stay cheap)."""
 
     def __init__(self, chain: Any, cache: Any = None, compile_timeout: Optional[float] = None):
@@ -55,7 +55,7 @@ class RealEngine:
     def verifier(self):
         with self._lock:
             if self._verifier is None:
-                from ape_contract_verify.explorer.verifier import Verifier
+                from ape_contract_verify.engine.verifier import Verifier
 
                 options: dict[str, Any] = {}
                 if self._cache is not None:
@@ -69,12 +69,12 @@ class RealEngine:
         return self.verifier.verify(request)
 
     def detect_proxy(self, address: str) -> Any:
-        from ape_contract_verify.proxies import detect_proxy
+        from ape_contract_verify.evm.proxies import detect_proxy
 
         return detect_proxy(self.chain, address)
 
     def has_delegatecall(self, code: bytes) -> bool:
-        from ape_contract_verify.proxies import has_delegatecall
+        from ape_contract_verify.evm.proxies import has_delegatecall
 
         return has_delegatecall(code)
 

@@ -15,11 +15,11 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
-from ape_contract_verify.explorer.app import MAX_BODY_BYTES, ExplorerService, _SerializedChain, create_app
-from ape_contract_verify.explorer.jobs import Engine, JobRunner, RealEngine, wait_until
-from ape_contract_verify.explorer.store import Store
+from ape_contract_verify.server.api import MAX_BODY_BYTES, ExplorerService, _SerializedChain, create_app
+from ape_contract_verify.server.jobs import Engine, JobRunner, RealEngine, wait_until
+from ape_contract_verify.server.store import Store
 
-logger = logging.getLogger("ape_contract_verify.explorer")
+logger = logging.getLogger("ape_contract_verify.server")
 DEFAULT_HOST = "127.0.0.1"
 START_TIMEOUT = 15.0
 
@@ -199,14 +199,14 @@ def serve(
     compile_timeout: Optional[float] = None,
 ) -> None:
     """Standalone: an explorer for the JSON-RPC node at `rpc_url`, until interrupted."""
-    from ape_contract_verify.explorer.chain import JsonRpcChain
+    from ape_contract_verify.evm.chain import JsonRpcChain
 
     chain = JsonRpcChain(rpc_url)
     shown_url = getattr(chain, "safe_url", "the node")  # hosted RPC URLs can carry a key in their path
     try:
         chain_id = int(chain.chain_id())
     except Exception as err:
-        from ape_contract_verify.explorer.chain import ChainError
+        from ape_contract_verify.evm.chain import ChainError
 
         detail = str(err) if isinstance(err, ChainError) else type(err).__name__  # ChainError hides URL secrets
         raise ExplorerStartError(f"Cannot read the chain id from --rpc {shown_url}: {detail}")
@@ -237,10 +237,10 @@ def serve(
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    """`python -m ape_contract_verify.explorer.server --rpc URL …`, the same as `ape verify serve`."""
+    """`python -m ape_contract_verify.server.runner --rpc URL …`, the same as `ape verify serve`."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m ape_contract_verify.explorer.server")
+    parser = argparse.ArgumentParser(prog="python -m ape_contract_verify.server.runner")
     parser.add_argument("--rpc", required=True, help="JSON-RPC URL of the node, e.g. http://127.0.0.1:8545")
     parser.add_argument("--host", default=DEFAULT_HOST)
     parser.add_argument("--port", type=int, default=0)

@@ -114,7 +114,7 @@ class ExplorerTarget:
 
     def client(self, **kwargs: Any):
         """An ExplorerClient for this target (the caller handles `url=None` first)."""
-        from ape_contract_verify.client import ExplorerClient
+        from ape_contract_verify.client.etherscan import ExplorerClient
 
         if self.url is None:
             raise ExplorerNotConfigured(

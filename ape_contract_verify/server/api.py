@@ -23,12 +23,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ape_contract_verify.answers import Texts
-from ape_contract_verify.explorer.jobs import as_bytes, checksum, code_hash, request_to_payload
-from ape_contract_verify.explorer.store import GUID_LENGTH, PROXY, SOURCE, Store, VerifiedContract
+from ape_contract_verify.protocol.answers import Texts
+from ape_contract_verify.server.jobs import as_bytes, checksum, code_hash, request_to_payload
+from ape_contract_verify.server.store import GUID_LENGTH, PROXY, SOURCE, Store, VerifiedContract
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 
-logger = logging.getLogger("ape_contract_verify.explorer")
+logger = logging.getLogger("ape_contract_verify.server")
 
 MAX_BODY_BYTES = 20 * 1024 * 1024
 MAX_LIBRARIES = 10
@@ -350,7 +350,7 @@ def parse_verification(params: dict[str, str]) -> VerificationRequest:
     license_type = None
     license_text = (params.get("licenseType") or "").strip()
     if license_text:
-        from ape_contract_verify.licenses import UnknownLicense, license_code
+        from ape_contract_verify.protocol.licenses import UnknownLicense, license_code
 
         try:
             license_type = license_code(license_text)
@@ -424,7 +424,7 @@ UNVERIFIED_SOURCE = {
 
 def source_entry(contract: VerifiedContract, proxy_implementation: Optional[str]) -> dict[str, str]:
     """One getsourcecode result object in Etherscan's layout: every value a string."""
-    from ape_contract_verify.licenses import code_from_source, license_name
+    from ape_contract_verify.protocol.licenses import code_from_source, license_name
 
     settings = contract.settings or {}
     if contract.code_format != CodeFormat.SINGLE_FILE.value:
@@ -626,7 +626,7 @@ def create_app(service: ExplorerService) -> Starlette:
             text = f"Not found: {request.url.path}. The API is at /api (module=contract&action=…)."
         return Response(envelope("0", text), status_code=code, media_type="application/json")
 
-    from ape_contract_verify.explorer import pages
+    from ape_contract_verify.server import pages
 
     routes = [
         Route("/api", api, methods=["GET", "POST"]),

@@ -200,7 +200,7 @@ def _reject_outside_imports(output: dict, input_json: dict) -> None:
 # Each PyPI `vyper` release pins its own dependencies, so versions other than the venv's live in
 # small venvs of their own: <dir>/<X.Y.Z>/bin/vyper-json (toolchain/install.sh makes .vyper/0.3.10).
 VYPER_DIR_ENV = "APE_VERIFY_VYPER_DIR"
-_PROJECT_VYPER_DIR = Path(__file__).resolve().parents[1] / ".vyper"
+_PROJECT_VYPER_DIR = Path(__file__).resolve().parents[2] / ".vyper"
 
 
 def _vyper_dirs() -> list[Path]:

@@ -10,7 +10,7 @@ from typing import Any, Optional
 
 import click
 
-from ape_contract_verify._options import explorer_options, json_option
+from ape_contract_verify.cli.options import explorer_options, json_option
 
 ADDRESS_CHARS = set("0123456789abcdefABCDEF")
 
@@ -57,7 +57,7 @@ def _quiet_stdout(as_json: bool):
 
 
 def _finish(reports: list, as_json: bool) -> None:
-    from ape_contract_verify.verification import summary_table
+    from ape_contract_verify.workflow.verification import summary_table
 
     if sys.stderr.isatty() and not as_json:
         click.echo("\r\033[K", err=True, nl=False)
@@ -87,8 +87,8 @@ def _connected(explorer: Any):
 def _verification(explorer: Any, target: Any, client: Any, browser: Optional[str], as_json: bool, **options: Any):
     from ape import chain, config, project
 
-    from ape_contract_verify.explorer.chain import ApeProviderChain
-    from ape_contract_verify.verification import Options, Verification
+    from ape_contract_verify.evm.chain import ApeProviderChain
+    from ape_contract_verify.workflow.verification import Options, Verification
 
     cfg = config.get_config("contract_verify")
     opts = Options(
@@ -118,7 +118,7 @@ def contract(cli_ctx, explorer, as_json, name_or_address, address, constructor_a
     found by matching bytecode against the project's and its dependencies' artifacts). Proxies
     are verified with their implementation, then linked."""
     from ape_contract_verify.exceptions import ContractVerifyError
-    from ape_contract_verify.verification import explorer_for
+    from ape_contract_verify.workflow.verification import explorer_for
 
     if address is not None:
         name = name_or_address
@@ -161,7 +161,7 @@ def contract(cli_ctx, explorer, as_json, name_or_address, address, constructor_a
 @click.option("--expected-implementation", default=None, help="Fail unless the explorer finds this implementation.")
 def proxy(cli_ctx, explorer, as_json, address, expected_implementation):
     """Submit verifyproxycontract for ADDRESS and follow it to the end."""
-    from ape_contract_verify.verification import explorer_for
+    from ape_contract_verify.workflow.verification import explorer_for
 
     _check_address(address, "ADDRESS")
     _check_address(expected_implementation, "--expected-implementation")
@@ -184,8 +184,8 @@ def _recorded_deployments(name: str) -> list[str]:
     """Addresses of NAME that Ape recorded on the connected network, plus the plugin's own ledger."""
     from ape import chain, project
 
-    from ape_contract_verify.artifacts import find_artifact
-    from ape_contract_verify.ledger import Ledger
+    from ape_contract_verify.derive.artifacts import find_artifact
+    from ape_contract_verify.workflow.ledger import Ledger
 
     addresses = []
     try:
@@ -214,8 +214,8 @@ def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, repo
     from ape import chain, project
 
     from ape_contract_verify.exceptions import ContractVerifyError
-    from ape_contract_verify.ledger import Ledger
-    from ape_contract_verify.verification import explorer_for, outcome_for
+    from ape_contract_verify.workflow.ledger import Ledger
+    from ape_contract_verify.workflow.verification import explorer_for, outcome_for
 
     target = explorer.target()
     with _quiet_stdout(as_json), _connected(explorer) as provider_ctx:
@@ -267,7 +267,7 @@ def _ape_deployments() -> list[tuple[str, str]]:
     """What Ape itself recorded on the connected network, for every contract type of the project."""
     from ape import chain, project
 
-    from ape_contract_verify.artifacts import iter_artifacts
+    from ape_contract_verify.derive.artifacts import iter_artifacts
 
     found = []
     for artifact in iter_artifacts(project, include_dependencies=False):

@@ -132,7 +132,7 @@ class DeployQueue:
     """Deployments of one `ape run`, verified on background workers under the explorer's limit."""
 
     def __init__(self, provider: Any, cfg: Any, workers: Optional[int] = None):
-        from ape_contract_verify.explorer.chain import ApeProviderChain
+        from ape_contract_verify.evm.chain import ApeProviderChain
 
         self.provider = provider
         self.cfg = cfg
@@ -156,9 +156,9 @@ class DeployQueue:
     def _setup(self) -> None:
         from ape import config, project
 
-        from ape_contract_verify.explorers import resolve_target
-        from ape_contract_verify.ledger import Ledger
-        from ape_contract_verify.verification import Options, Verification, explorer_for
+        from ape_contract_verify.client.targets import resolve_target
+        from ape_contract_verify.workflow.ledger import Ledger
+        from ape_contract_verify.workflow.verification import Options, Verification, explorer_for
 
         network = self.provider.network
         try:
@@ -206,12 +206,12 @@ class DeployQueue:
 
     def _warm(self, address: str, txn_hash: Optional[str]) -> None:
         """Read on the script's thread what the workers will need."""
-        from ape_contract_verify.proxies import detect_proxy
+        from ape_contract_verify.evm.proxies import detect_proxy
 
         if txn_hash:
             from ape import chain
 
-            from ape_contract_verify.explorer.chain import Creation
+            from ape_contract_verify.evm.chain import Creation
 
             receipt = chain.get_receipt(txn_hash)
             data = receipt.transaction.data
@@ -225,7 +225,7 @@ class DeployQueue:
             self.chain.get_code(info.implementation)
 
     def _verify(self, address: str, name: Optional[str]) -> list:
-        from ape_contract_verify.verification import Report, outcome_for
+        from ape_contract_verify.workflow.verification import Report, outcome_for
 
         try:
             reports = self._verification.contract(address, None)
@@ -259,7 +259,7 @@ class DeployQueue:
 
     def finish(self) -> list:
         """Wait for every queued verification, print the summary table, stop the explorer."""
-        from ape_contract_verify.verification import Report, summary_table
+        from ape_contract_verify.workflow.verification import Report, summary_table
 
         if not self.active:
             return []

@@ -28,7 +28,7 @@ from urllib.parse import quote, quote_plus, urlencode
 
 import requests
 
-from ape_contract_verify.answers import ExplorerAnswer, Outcome, classify
+from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome, classify
 from ape_contract_verify.exceptions import (
     AddressNotFound,
     BadEndpoint,
@@ -40,10 +40,10 @@ from ape_contract_verify.exceptions import (
     VerificationRejected,
     VerificationTimeout,
 )
-from ape_contract_verify.explorers import ApiKey
-from ape_contract_verify.ratelimit import RateLimiter, limiter_for
+from ape_contract_verify.client.targets import ApiKey
+from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
 from ape_contract_verify.request import Receipt, VerificationRequest
-from ape_contract_verify.validation import validate_address, validate_guid, validate_request
+from ape_contract_verify.protocol.forms import validate_address, validate_guid, validate_request
 
 logger = logging.getLogger("ape.contract_verify.client")
 

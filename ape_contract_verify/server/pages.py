@@ -25,8 +25,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ape_contract_verify.explorer import abi_io
-from ape_contract_verify.explorer.store import VerifiedContract
+from ape_contract_verify.server import abi_io
+from ape_contract_verify.server.store import VerifiedContract
 from ape_contract_verify.request import CodeFormat
 
 STATIC = Path(__file__).with_name("static")
@@ -95,7 +95,7 @@ class Facts:
     """What the pages show about a verified contract, in Etherscan's terms."""
 
     def __init__(self, contract: VerifiedContract):
-        from ape_contract_verify.licenses import code_from_source, license_name
+        from ape_contract_verify.protocol.licenses import code_from_source, license_name
 
         self.contract = contract
         self.is_vyper = contract.compiler_version.startswith("vyper:") or contract.code_format == CodeFormat.VYPER_JSON.value

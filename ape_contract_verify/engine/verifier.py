@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Optional
 
-from ape_contract_verify import bytecode as bc
-from ape_contract_verify.answers import Texts
-from ape_contract_verify.compilers import (
+from ape_contract_verify.evm import bytecode as bc
+from ape_contract_verify.protocol.answers import Texts
+from ape_contract_verify.engine.compilers import (
     DEFAULT_TIMEOUT,
     CompileCache,
     CompilerError,
@@ -25,7 +25,7 @@ from ape_contract_verify.compilers import (
     single_file_input,
     with_output_selection,
 )
-from ape_contract_verify.explorer.chain import ChainError, ChainReader, Creation
+from ape_contract_verify.evm.chain import ChainError, ChainReader, Creation
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 
 _ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
@@ -158,7 +158,7 @@ class Verifier:
         result.settings = {k: v for k, v in prepared.input_json.get("settings", {}).items() if k != "outputSelection"}
         _fill_settings(result, result.settings, prepared.language)
         if result.license_type is None:
-            from ape_contract_verify.licenses import code_from_source
+            from ape_contract_verify.protocol.licenses import code_from_source
 
             result.license_type = code_from_source(result.sources.get(prepared.file, ""))
 
@@ -263,7 +263,7 @@ class Verifier:
             return f"{VYPER_SETTINGS_HINT if prepared.language == 'vyper' else SETTINGS_HINT}."
         tried = []
         if prepared.language == "vyper":
-            from ape_contract_verify import vyper_settings
+            from ape_contract_verify.engine import vyper_settings
 
             # A setting may sit in a `# pragma` line: each variant changes it there too.
             variations = [
