@@ -22,8 +22,10 @@ $(STAMP): pyproject.toml constraints.txt toolchain/package.json toolchain/packag
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 	@touch $(STAMP)
 
+# The layer contracts first (seconds): a forbidden import fails the run before any test.
 # pytest exits 5 when it collected nothing: that is a broken suite, not a pass.
 test: install
+	@cd $(CURDIR) && $(BIN)/lint-imports
 	@$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests" >&2; exit 1; fi; exit $$rc
 

@@ -1,4 +1,8 @@
-"""Typed errors of the plugin. Messages never carry an API key (the client redacts first)."""
+"""Typed errors of the plugin, under one root, `ContractVerifyError`.
+
+The engine's, the chain's, the flattener's and the server's errors subclass it where they are
+defined. This module imports nothing of the package, so every layer can raise these. Messages
+never carry an API key: the client redacts before it raises."""
 
 from typing import Optional
 
@@ -29,17 +33,15 @@ class ExplorerError(ContractVerifyError):
     `answer` is the classified envelope when there was one.
     """
 
-    def __init__(self, message: str, answer: Optional[object] = None):
+    def __init__(self, message: str, answer: Optional[object] = None, reason: str = ""):
         self.answer = answer
+        self._reason = reason
         super().__init__(message)
 
     @property
     def reason(self) -> str:
-        """The explorer's own text (keys redacted), else the message."""
-        from ape_contract_verify.client.etherscan import redact
-
-        reason = getattr(self.answer, "reason", "")
-        return redact(reason) if reason else str(self)
+        """The explorer's own text, else the message (the client redacts both before raising)."""
+        return self._reason or str(self)
 
 
 class ExplorerUnavailable(ExplorerError):

@@ -12,9 +12,10 @@ from client_stub_server import ADDRESS, GUID, Drop, Http, Stall, make_client, no
 from test_client_answers import single_file_request, source_item
 
 from ape_contract_verify.protocol.answers import Texts
-from ape_contract_verify.client.etherscan import ExplorerClient, redact
+from ape_contract_verify.client.etherscan import ExplorerClient
 from ape_contract_verify.exceptions import ContractVerifyError
-from ape_contract_verify.client.targets import ApiKey, resolve_target
+from ape_contract_verify.client.targets import resolve_target
+from ape_contract_verify.protocol.secrets import ApiKey, redact
 from ape_contract_verify.request import Receipt
 
 @pytest.fixture

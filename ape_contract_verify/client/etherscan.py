@@ -40,73 +40,17 @@ from ape_contract_verify.exceptions import (
     VerificationRejected,
     VerificationTimeout,
 )
-from ape_contract_verify.client.targets import ApiKey
+from ape_contract_verify.protocol.secrets import ApiKey, redact, register_secret
 from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
 from ape_contract_verify.request import Receipt, VerificationRequest
 from ape_contract_verify.protocol.forms import validate_address, validate_guid, validate_request
 
 logger = logging.getLogger("ape.contract_verify.client")
 
-# ---------------------------------------------------------------------------------------------
-# Redaction: every key a client holds is scrubbed from log records of our logger and of the HTTP
-# stack (urllib3 logs full request lines, query string included, at DEBUG).
 
-_secrets: set[str] = set()
-_secrets_lock = threading.Lock()
-REDACTED = "***"
-# Logger filters apply only to records logged on that very logger, so each one is listed.
-_HTTP_LOGGERS = (
-    "ape.contract_verify.client",
-    "urllib3",
-    "urllib3.connectionpool",
-    "urllib3.connection",
-    "urllib3.response",
-    "urllib3.util.retry",
-    "urllib3.poolmanager",
-    "requests",
-)
-
-
-def redact(text: object) -> str:
-    text = str(text)
-    with _secrets_lock:
-        secrets = sorted(_secrets, key=len, reverse=True)
-    for secret in secrets:
-        for form in {secret, quote_plus(secret), quote(secret, safe="")}:
-            text = text.replace(form, REDACTED)
-    return text
-
-
-class RedactingFilter(logging.Filter):
-    """Scrubs registered keys from a record's final message (and drops its args)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if _secrets:
-            try:
-                message = record.getMessage()
-            except Exception:  # a malformed record is not ours to fix
-                return True
-            clean = redact(message)
-            if clean != message:
-                record.msg, record.args = clean, None
-            if record.exc_info and record.exc_info[1] is not None:
-                exc_text = logging.Formatter().formatException(record.exc_info)
-                record.exc_info, record.exc_text = None, redact(exc_text)
-        return True
-
-
-_filter = RedactingFilter()
-
-
-def register_secret(secret: str) -> None:
-    if not secret:
-        return
-    with _secrets_lock:
-        _secrets.add(secret)
-    for name in _HTTP_LOGGERS:
-        log = logging.getLogger(name)
-        if _filter not in log.filters:
-            log.addFilter(_filter)
+def _reason_of(answer: Optional[ExplorerAnswer]) -> str:
+    """The explorer's own text for an error's `reason`, keys scrubbed."""
+    return redact(answer.reason) if answer is not None and answer.reason else ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -319,15 +263,15 @@ class ExplorerClient:
         address = validate_address(address)
         answer = self._call("GET", "getabi", {"address": address})
         if answer.outcome == Outcome.NOT_VERIFIED or (answer.status == "1" and not answer.reason.strip()):
-            raise ContractNotVerified(f"{address}: {redact(answer.reason) or 'no ABI returned'}", answer)
+            raise ContractNotVerified(f"{address}: {redact(answer.reason) or 'no ABI returned'}", answer, reason=_reason_of(answer))
         if answer.status != "1":
             self._raise_for(answer, "getabi", address)
         try:
             abi = json.loads(answer.reason)
         except json.JSONDecodeError:
-            raise ExplorerError(f"getabi: the result is not ABI JSON: {redact(answer.reason[:80])!r}", answer) from None
+            raise ExplorerError(f"getabi: the result is not ABI JSON: {redact(answer.reason[:80])!r}", answer, reason=_reason_of(answer)) from None
         if not isinstance(abi, list):
-            raise ExplorerError("getabi: the result is not a JSON list", answer)
+            raise ExplorerError("getabi: the result is not a JSON list", answer, reason=_reason_of(answer))
         return abi
 
     def get_source_code(self, address: str) -> SourceRecord:
@@ -337,12 +281,12 @@ class ExplorerClient:
         answer = self._call("GET", "getsourcecode", {"address": address})
         if answer.status != "1":
             if answer.outcome == Outcome.NOT_VERIFIED:
-                raise ContractNotVerified(f"{address}: {redact(answer.reason)}", answer)
+                raise ContractNotVerified(f"{address}: {redact(answer.reason)}", answer, reason=_reason_of(answer))
             self._raise_for(answer, "getsourcecode", address)
         result = answer.result
         item = result[0] if isinstance(result, list) and result else result
         if not isinstance(item, Mapping):
-            raise ExplorerError("getsourcecode: the result is not a list with one object", answer)
+            raise ExplorerError("getsourcecode: the result is not a list with one object", answer, reason=_reason_of(answer))
         return SourceRecord.from_result(address, item)
 
     def verify_source_code(self, request: VerificationRequest) -> SubmissionReceipt:
@@ -421,6 +365,7 @@ class ExplorerClient:
                     f"{receipt.address}: still not final after {timeout:g}s ({state}); check later with "
                     f"`ape verify status {receipt.guid}{' --proxy' if receipt.proxy else ''}`",
                     last,
+                    reason=_reason_of(last),
                 )
             self._sleep(interval)
 
@@ -477,7 +422,8 @@ class ExplorerClient:
                     self._sleep(self.not_indexed_interval)
                     continue
                 raise AddressNotFound(
-                    f"{address}: {redact(answer.reason)} (waited {waited:.0f}s for the explorer to index it)", answer
+                    f"{address}: {redact(answer.reason)} (waited {waited:.0f}s for the explorer to index it)", answer,
+                    reason=_reason_of(answer),
                 )
             self._raise_for(answer, action, address)
 
@@ -487,16 +433,17 @@ class ExplorerClient:
             raise InvalidApiKey(
                 f"{action}: {reason}. Fix: pass --api-key, or set ETHERSCAN_API_KEY (or the explorer's api_key_env)",
                 answer,
+                reason=_reason_of(answer),
             )
         if answer.outcome == Outcome.NOT_FOUND:
-            raise AddressNotFound(f"{subject}: {reason}", answer)
+            raise AddressNotFound(f"{subject}: {reason}", answer, reason=_reason_of(answer))
         if answer.outcome == Outcome.NOT_VERIFIED:
-            raise ContractNotVerified(f"{subject}: {reason}", answer)
+            raise ContractNotVerified(f"{subject}: {reason}", answer, reason=_reason_of(answer))
         if answer.outcome == Outcome.ERROR and reason and ("chainid" in reason.lower() or "v1 endpoint" in reason.lower()):
-            raise BadEndpoint(f"{action} at {redact(self.base_url)}: {reason}", answer)
+            raise BadEndpoint(f"{action} at {redact(self.base_url)}: {reason}", answer, reason=_reason_of(answer))
         if action in ("verifysourcecode", "verifyproxycontract"):
-            raise VerificationRejected(f"{subject}: {reason}", answer)
-        raise ExplorerError(f"{action} {subject}: {reason}", answer)
+            raise VerificationRejected(f"{subject}: {reason}", answer, reason=_reason_of(answer))
+        raise ExplorerError(f"{action} {subject}: {reason}", answer, reason=_reason_of(answer))
 
     def _call(self, method: str, action: str, params: Mapping[str, str]) -> ExplorerAnswer:
         """One action, with retries. Returns the classified envelope (never a rate-limit answer)."""
@@ -533,6 +480,7 @@ class ExplorerClient:
                 f"{action}: still rate limited after {self.retry.max_retries} retries ({last.reason}); "
                 "lower contract_verify.calls_per_second or use an API key",
                 last.answer,
+                reason=_reason_of(last.answer),
             )
         raise ExplorerUnavailable(
             f"{action} at {redact(self.base_url)}: {last.reason if last else 'no answer'} "

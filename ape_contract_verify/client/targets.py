@@ -15,6 +15,7 @@ from typing import Any, Optional
 from urllib.parse import urlsplit, urlunsplit
 
 from ape_contract_verify.exceptions import ExplorerNotConfigured, InvalidRequest
+from ape_contract_verify.protocol.secrets import ApiKey
 
 ETHERSCAN_V2_URL = "https://api.etherscan.io/v2/api"
 DEFAULT_KEY_ENV = "ETHERSCAN_API_KEY"
@@ -58,38 +59,6 @@ ETHERSCAN_V2_CHAINS: dict[int, str] = {
 }
 KNOWN_CHAIN_IDS: dict[str, int] = {name: chain_id for chain_id, name in ETHERSCAN_V2_CHAINS.items()}
 LOCAL_NETWORKS = ("local",)
-
-
-class ApiKey:
-    """An API key that never shows itself in a repr, str, f-string or log line."""
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str):
-        self._value = value.strip()
-
-    def reveal(self) -> str:
-        return self._value
-
-    def __bool__(self) -> bool:
-        return bool(self._value)
-
-    def __repr__(self) -> str:
-        return "ApiKey('***')"
-
-    __str__ = __repr__
-
-    def __format__(self, spec: str) -> str:
-        return repr(self)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ApiKey) and other._value == self._value
-
-    def __hash__(self) -> int:
-        return hash(("ApiKey", self._value))
-
-    def __reduce__(self):
-        raise TypeError("ApiKey is not picklable (it would write the key out)")
 
 
 @dataclass(frozen=True)

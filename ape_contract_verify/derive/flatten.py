@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from ape_contract_verify.exceptions import ContractVerifyError
 
 __all__ = [
     "FlattenError",
@@ -25,7 +26,7 @@ __all__ = [
 ]
 
 
-class FlattenError(ValueError):
+class FlattenError(ContractVerifyError, ValueError):
     """The sources cannot be flattened into a file that compiles to the same code."""
 
     def __init__(self, reason: str):

@@ -20,6 +20,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional
+from ape_contract_verify.exceptions import ContractVerifyError
 
 # Set to 1 to let py-solc-x download a missing solc (needs internet; never in tests).
 INSTALL_ENV = "APE_VERIFY_INSTALL_SOLC"
@@ -38,7 +39,7 @@ SOLIDITY_OUTPUTS = [
 VYPER_OUTPUTS = ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"]
 
 
-class CompilerError(Exception):
+class CompilerError(ContractVerifyError):
     """Base of every compiler problem; `str()` is a reason fit for `Fail - Unable to verify. …`."""
 
 

@@ -17,12 +17,13 @@ import hashlib
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional, Protocol, runtime_checkable
+from ape_contract_verify.exceptions import ContractVerifyError
 
 DEFAULT_SCAN_BLOCKS = 5_000
 _TOO_OLD = -1
 
 
-class ChainError(Exception):
+class ChainError(ContractVerifyError):
     """The node could not be read (unreachable, or it rejected a request)."""
 
 

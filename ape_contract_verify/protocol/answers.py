@@ -56,6 +56,8 @@ class Texts:
 
 
 class Outcome(str, Enum):
+    """Every outcome, end to end: an explorer's classified answer and a report's ending."""
+
     PENDING = "pending"
     VERIFIED = "verified"
     ALREADY_VERIFIED = "already verified"
@@ -65,7 +67,13 @@ class Outcome(str, Enum):
     NOT_VERIFIED = "not verified"
     UNKNOWN_GUID = "unknown guid"
     NOT_FOUND = "address not found"  # nothing deployed there, or not indexed yet
-    ERROR = "error"  # any other status "0" answer
+    ERROR = "error"  # any other status "0" answer, or an error before any answer
+    # How a run ended for one contract before or without an explorer's answer.
+    PRECHECK_FAILED = "pre-check failed"  # the local pre-check found that it cannot verify
+    SKIPPED = "skipped"
+
+    def __str__(self) -> str:  # summaries and JSON show the value, as before the enum
+        return self.value
 
     @property
     def is_success(self) -> bool:

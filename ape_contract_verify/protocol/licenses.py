@@ -2,6 +2,7 @@
 
 import re
 from typing import Optional
+from ape_contract_verify.exceptions import ContractVerifyError
 
 # Code -> (display name used by getsourcecode, SPDX ids that map to it).
 LICENSES: dict[int, tuple[str, tuple[str, ...]]] = {
@@ -25,7 +26,7 @@ _BY_SPDX = {spdx: code for code, (_, ids) in LICENSES.items() for spdx in ids}
 _SPDX_LINE = re.compile(r"SPDX-License-Identifier:\s*([^\s*]+(?:\s+(?:AND|OR|WITH)\s+[^\s*]+)*)")
 
 
-class UnknownLicense(ValueError):
+class UnknownLicense(ContractVerifyError, ValueError):
     pass
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Any, Optional
+from ape_contract_verify.exceptions import ContractVerifyError
 
 _ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 _INT = re.compile(r"^(u?)int(\d*)$")
@@ -17,7 +18,7 @@ _FIXED_BYTES = re.compile(r"^bytes(\d+)$")
 _ARRAY = re.compile(r"^(.*)\[(\d*)\]$")
 
 
-class InputError(ValueError):
+class InputError(ContractVerifyError, ValueError):
     """A form value that does not fit its ABI type; the text names the parameter and the fix."""
 
 

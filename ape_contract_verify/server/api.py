@@ -27,6 +27,7 @@ from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.server.jobs import as_bytes, checksum, code_hash, request_to_payload
 from ape_contract_verify.server.store import GUID_LENGTH, PROXY, SOURCE, Store, VerifiedContract
 from ape_contract_verify.request import CodeFormat, VerificationRequest
+from ape_contract_verify.exceptions import ContractVerifyError
 
 logger = logging.getLogger("ape_contract_verify.server")
 
@@ -54,7 +55,7 @@ _VYPER_VERSION = re.compile(r"^vyper:\d+\.\d+\.\d+(?:\S*)$")
 _JSON_HEADERS = [(b"content-type", b"application/json")]
 
 
-class BadRequest(Exception):
+class BadRequest(ContractVerifyError):
     """Input we refuse: answered as status "0" with this text."""
 
 

@@ -18,13 +18,14 @@ from typing import Any, Callable, Iterable, Optional
 from ape_contract_verify.server.api import MAX_BODY_BYTES, ExplorerService, _SerializedChain, create_app
 from ape_contract_verify.server.jobs import Engine, JobRunner, RealEngine, wait_until
 from ape_contract_verify.server.store import Store
+from ape_contract_verify.exceptions import ContractVerifyError
 
 logger = logging.getLogger("ape_contract_verify.server")
 DEFAULT_HOST = "127.0.0.1"
 START_TIMEOUT = 15.0
 
 
-class ExplorerStartError(RuntimeError):
+class ExplorerStartError(ContractVerifyError, RuntimeError):
     pass
 
 

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
+from ape_contract_verify.exceptions import ContractVerifyError
 
 GUID_LENGTH = 50
 _GUID_ALPHABET = string.ascii_lowercase + string.digits
@@ -132,7 +133,7 @@ class ProxyRecord:
     updated_at: float = 0.0
 
 
-class StoreError(Exception):
+class StoreError(ContractVerifyError):
     pass
 
 

@@ -225,14 +225,15 @@ class DeployQueue:
             self.chain.get_code(info.implementation)
 
     def _verify(self, address: str, name: Optional[str]) -> list:
+        from ape_contract_verify.protocol.answers import Outcome
         from ape_contract_verify.workflow.verification import Report, outcome_for
 
         try:
             reports = self._verification.contract(address, None)
         except Exception as err:  # reported, never raised into the script
-            reports = [Report(name or address[:10], address, "error", str(err))]
+            reports = [Report(name or address[:10], address, Outcome.ERROR, str(err))]
         if (report := outcome_for(address, reports)) is not None:
-            self._ledger.record(name or report.contract, address, status=report.outcome, reason=report.reason)
+            self._ledger.record(name or report.contract, address, status=str(report.outcome), reason=report.reason)
         return reports
 
     def add_factory_deployments(self, max_blocks: int = 5000) -> None:
@@ -259,6 +260,7 @@ class DeployQueue:
 
     def finish(self) -> list:
         """Wait for every queued verification, print the summary table, stop the explorer."""
+        from ape_contract_verify.protocol.answers import Outcome
         from ape_contract_verify.workflow.verification import Report, summary_table
 
         if not self.active:
@@ -276,7 +278,7 @@ class DeployQueue:
             try:
                 reports += future.result(timeout=remaining)
             except Exception as err:
-                reports.append(Report("?", "?", "error", f"not finished: {err}"))
+                reports.append(Report("?", "?", Outcome.ERROR, f"not finished: {err}"))
             _progress_line(f"contract_verify: {index}/{total} deployments verified or reported")
         _progress_line(None)
         self.pool.shutdown(wait=False, cancel_futures=True)

@@ -24,7 +24,7 @@ class Report:
 
     contract: str
     address: str
-    outcome: str  # verified, already verified, failed, pre-check failed, skipped, error
+    outcome: Outcome  # VERIFIED, ALREADY_VERIFIED, FAILED, PRECHECK_FAILED, SKIPPED or ERROR
     reason: str = ""
     kind: str = "source"  # source | proxy
     guid: str = ""
@@ -35,10 +35,11 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        return self.outcome in ("verified", "already verified")
+        return Outcome(self.outcome).is_success
 
     def as_dict(self) -> dict:
         data = asdict(self)
+        data["outcome"] = str(self.outcome)
         data["ok"] = self.ok
         return data
 
@@ -107,7 +108,7 @@ class Verification:
                 try:
                     artifacts.identify(address, self.project, runtime=self.chain.get_code(address))
                 except ContractVerifyError as err:
-                    reports.append(Report(address[:10], address, "skipped", f"proxy source: {err}"))
+                    reports.append(Report(address[:10], address, Outcome.SKIPPED, f"proxy source: {err}"))
                 else:
                     reports += self._source(address, None, constructor_args)
             else:
@@ -145,8 +146,8 @@ class Verification:
                 on_progress=lambda a: self.on_progress(address, a.reason),
             )
         except ExplorerError as err:
-            return Report(label, address, "failed", err.reason, kind="proxy", seconds=_since(started))
-        outcome = "verified" if answer.outcome.is_success else "failed"
+            return Report(label, address, Outcome.FAILED, err.reason, kind="proxy", seconds=_since(started))
+        outcome = Outcome.VERIFIED if answer.outcome.is_success else Outcome.FAILED
         return Report(
             label, address, outcome, answer.reason, kind="proxy", guid=receipt.guid,
             link=self._link(address), seconds=_since(started),
@@ -167,7 +168,7 @@ class Verification:
             )
             label = artifact.label
             if self.options.ask_first and not self.options.force and self._already_verified(address):
-                return [Report(label, address, "already verified", "the explorer holds its source", link=self._link(address))]
+                return [Report(label, address, Outcome.ALREADY_VERIFIED, "the explorer holds its source", link=self._link(address))]
             self.on_progress(address, f"deriving {label}")
             derivation = artifacts.derive(
                 artifact,
@@ -180,16 +181,16 @@ class Verification:
                 cache=self.cache,
             )
         except artifacts.PrecheckFailed as err:
-            return [Report(label, address, "pre-check failed", f"{err.field}: {err.reason}", seconds=_since(started))]
+            return [Report(label, address, Outcome.PRECHECK_FAILED, f"{err.field}: {err.reason}", seconds=_since(started))]
         except ContractVerifyError as err:
-            return [Report(label, address, "error", str(err), seconds=_since(started))]
+            return [Report(label, address, Outcome.ERROR, str(err), seconds=_since(started))]
         for warning in derivation.warnings:
             logger.warning("%s: %s", label, warning)
         return [self._submit(label, derivation, started)]
 
     def _submit(self, label: str, derivation: Any, started: float) -> Report:
         report = self._submit_once(label, derivation.request, derivation, started)
-        if report.outcome == "failed" and derivation.request.code_format.value == "solidity-standard-json-input":
+        if report.outcome == Outcome.FAILED and derivation.request.code_format.value == "solidity-standard-json-input":
             # Some explorers want every source of the original compile. Retry once with the whole
             # project's input for this compiler, and say so.
             from ape_contract_verify.derive.artifacts import with_full_project_input
@@ -216,12 +217,12 @@ class Verification:
                 on_progress=lambda a: self.on_progress(address, a.reason),
             )
         except ExplorerError as err:
-            outcome = "failed" if getattr(err.answer, "outcome", None) == Outcome.FAILED else "error"
+            outcome = Outcome.FAILED if getattr(err.answer, "outcome", None) == Outcome.FAILED else Outcome.ERROR
             return Report(label, address, outcome, err.reason, warnings=list(derivation.warnings), seconds=_since(started))
         if answer.outcome.is_success:
-            outcome = "already verified" if answer.outcome == Outcome.ALREADY_VERIFIED else "verified"
+            outcome = Outcome.ALREADY_VERIFIED if answer.outcome == Outcome.ALREADY_VERIFIED else Outcome.VERIFIED
         else:
-            outcome = "failed"
+            outcome = Outcome.FAILED
         return Report(
             label, address, outcome, answer.reason, guid=receipt.guid, match=derivation.match,
             link=self._link(address), warnings=list(derivation.warnings), seconds=_since(started),

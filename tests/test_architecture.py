@@ -1,0 +1,63 @@
+"""The package's shape holds by contract: import-linter's layers, no cycles, small modules."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+pytestmark = pytest.mark.unit
+
+LINT = Path(sys.executable).with_name("lint-imports")
+PACKAGE = REPO / "ape_contract_verify"
+
+
+def lint(root: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(root)}  # this copy of the package, not the installed one
+    return subprocess.run(
+        [LINT, "--config", str(root / "pyproject.toml"), "--no-cache"],
+        cwd=root, env=env, capture_output=True, text=True, timeout=120,
+    )
+
+
+@pytest.fixture
+def package_copy(tmp_path) -> Path:
+    shutil.copytree(PACKAGE, tmp_path / "ape_contract_verify", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    return tmp_path
+
+
+def test_the_package_keeps_its_contracts():
+    proc = lint(REPO)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "2 kept, 0 broken" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    "module, bad_import, broken",
+    [
+        # a lower layer reaching up: the engine must not know the server
+        ("engine/verifier.py", "from ape_contract_verify.server import store", "Layers"),
+        # siblings that must stay independent: the server verifies without the client
+        ("server/jobs.py", "from ape_contract_verify.client import etherscan", "Layers"),
+        # errors sit at the bottom: they import nothing of the package
+        ("exceptions.py", "from ape_contract_verify.protocol import secrets", "Layers"),
+        # a cycle inside one layer
+        ("evm/bytecode.py", "from ape_contract_verify.evm import proxies", "cycles"),
+    ],
+)
+def test_a_forbidden_import_breaks_a_contract(package_copy, module, bad_import, broken):
+    target = package_copy / "ape_contract_verify" / module
+    target.write_text(target.read_text() + f"\n\ndef _late():\n    {bad_import}\n")
+    proc = lint(package_copy)
+    assert proc.returncode != 0, proc.stdout
+    assert "0 broken" not in proc.stdout
+    broken_section = proc.stdout.split("Broken contracts", 1)[1]
+    assert broken in broken_section
+    dotted = "ape_contract_verify." + module.removesuffix(".py").replace("/", ".")
+    assert dotted in broken_section or dotted.rsplit(".", 1)[-1] in broken_section
+
