@@ -11,13 +11,7 @@ from typing import Any, Optional
 import click
 
 from ape_contract_verify.cli.options import explorer_options, json_option
-
-ADDRESS_CHARS = set("0123456789abcdefABCDEF")
-
-
-def is_address(text: str) -> bool:
-    return text.startswith("0x") and len(text) == 42 and set(text[2:]) <= ADDRESS_CHARS
-
+from ape_contract_verify.protocol.values import is_address
 
 def _check_address(value: Optional[str], param: str) -> Optional[str]:
     if value is not None and not is_address(value):

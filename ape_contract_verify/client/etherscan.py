@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
-from urllib.parse import quote, quote_plus, urlencode
+from urllib.parse import urlencode
 
 import requests
 

@@ -18,6 +18,7 @@ from ape_contract_verify.evm import bytecode
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.protocol.licenses import code_from_source, license_code
 from ape_contract_verify.request import CodeFormat, VerificationRequest
+from ape_contract_verify.protocol.values import checksum as _checksum
 
 # What the pre-check needs from the compiler; the manifest keeps none of it.
 OUTPUT_SELECTION = [
@@ -431,12 +432,6 @@ def _libraries_from_chain(compiled: dict, runtime: bytes, creation: Optional[byt
             if len(chunk) == pos.length:
                 libraries.setdefault(pos.file, {}).setdefault(pos.library, "0x" + chunk.hex())
     return libraries
-
-
-def _checksum(address: str) -> str:
-    from eth_utils import to_checksum_address
-
-    return to_checksum_address(address)
 
 
 def derive(

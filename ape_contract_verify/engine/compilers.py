@@ -110,13 +110,6 @@ def installed_solidity_versions() -> list[str]:
         return []
 
 
-def installed_vyper_versions() -> list[str]:
-    try:
-        return [vyper_version()]
-    except CompilerNotInstalled:
-        return []
-
-
 def _version_key(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in version.split("."))
 

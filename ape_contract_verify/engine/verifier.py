@@ -27,8 +27,8 @@ from ape_contract_verify.engine.compilers import (
 )
 from ape_contract_verify.evm.chain import ChainError, ChainReader, Creation
 from ape_contract_verify.request import CodeFormat, VerificationRequest
+from ape_contract_verify.protocol.values import ADDRESS
 
-_ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 _HEX = re.compile(r"^(0x)?[0-9a-fA-F]*$")
 _DECLARATION = re.compile(r"\b(?:abstract\s+contract|contract|library|interface)\s+([A-Za-z_$][\w$]*)")
 UNABLE_TO_LOCATE_NAME = "Unable to locate ContractName {name}, did you specify the correct Contract Name ?"
@@ -146,7 +146,7 @@ class Verifier:
 
     def _verify(self, request: VerificationRequest, result: VerificationResult) -> None:
         address = (request.address or "").strip()
-        if not _ADDRESS.match(address):
+        if not ADDRESS.match(address):
             raise _Failure(FailureKind.INVALID_INPUT, f"contractaddress {address!r} is not a 0x-prefixed 20-byte address")
         runtime_on_chain = self.chain.get_code(address)
         if not runtime_on_chain:

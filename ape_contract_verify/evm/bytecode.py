@@ -8,27 +8,18 @@ libraries). These functions know nothing about the service, so other checks reus
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional, Union
+from ape_contract_verify.protocol.values import hex_to_bytes
 
 Code = Union[bytes, bytearray, str]
 
 # Keys that only compiler metadata CBOR carries; found anywhere, they anchor a segment.
 _MARKERS = (b"\x64ipfs", b"\x65bzzr0", b"\x65bzzr1", b"\x64solc", b"\x65vyper", b"\x6cexperimental")
 _SEARCH_BACK = 256
-_PLACEHOLDER = re.compile(r"__.{36}__")
 
 
-def to_bytes(code: Code) -> bytes:
-    """Hex (with or without 0x, with unlinked `__$…$__` placeholders zeroed) or bytes, as bytes."""
-    if isinstance(code, (bytes, bytearray)):
-        return bytes(code)
-    text = code.strip()
-    if text[:2].lower() == "0x":
-        text = text[2:]
-    text = _PLACEHOLDER.sub("0" * 40, text)
-    return bytes.fromhex(text)
+to_bytes = hex_to_bytes  # hex (placeholders zeroed) or bytes, as bytes
 
 
 def to_hex(code: Code) -> str:

@@ -18,6 +18,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional, Protocol, runtime_checkable
 from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.protocol.values import checksum as _checksum, hex_to_bytes as _hex_bytes
 
 DEFAULT_SCAN_BLOCKS = 5_000
 _TOO_OLD = -1
@@ -53,16 +54,6 @@ class ChainReader(Protocol):
     def find_creation(self, address: str) -> Optional[Creation]: ...
 
 
-def _hex_bytes(value: Any) -> bytes:
-    if value is None:
-        return b""
-    if isinstance(value, (bytes, bytearray)):
-        return bytes(value)
-    text = str(value)
-    text = text[2:] if text[:2].lower() == "0x" else text
-    return bytes.fromhex(text)
-
-
 def _hex_hash(value: Any) -> str:
     return "0x" + _hex_bytes(value).hex()
 
@@ -73,13 +64,6 @@ def _created_address(sender: str, nonce: int) -> str:
     from eth_utils import keccak
 
     return "0x" + keccak(rlp.encode([_hex_bytes(sender), nonce]))[12:].hex()
-
-
-def _checksum(address: str) -> str:
-    """Ape and web3 accept only checksummed addresses; the service passes any case."""
-    from eth_utils import to_checksum_address
-
-    return to_checksum_address(address)
 
 
 def _norm(address: Optional[str]) -> str:

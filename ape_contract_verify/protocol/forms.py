@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ape_contract_verify.exceptions import InvalidRequest
+from ape_contract_verify.protocol.values import ADDRESS, HEX
 
-ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 GUID_LENGTH = 50
 _SOLC_VERSION = re.compile(
     r"^v(?P<major>\d+)\.(?P<minor>\d+)\.(?P<patch>\d+)"
@@ -36,7 +36,6 @@ EVM_VERSIONS = (
 )
 MAX_LIBRARIES = 10
 _LIBRARY_FIELD = re.compile(r"^library(name|address)(\d+)$")
-_HEX = re.compile(r"^[0-9a-fA-F]*$")
 
 
 def validate_address(value: Any, param: str = "address") -> str:
@@ -141,7 +140,7 @@ def validate_constructor_arguments(value: Any) -> str:
     text = str(value or "").strip()
     if text[:2].lower() == "0x":
         text = text[2:]
-    if not _HEX.match(text) or len(text) % 2:
+    if not HEX.match(text) or len(text) % 2:
         raise InvalidRequest(
             "constructorArguements",
             "not an even-length hex string",

@@ -11,8 +11,8 @@ import json
 import re
 from typing import Any, Optional
 from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.protocol.values import ADDRESS, checksum
 
-_ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 _INT = re.compile(r"^(u?)int(\d*)$")
 _FIXED_BYTES = re.compile(r"^bytes(\d+)$")
 _ARRAY = re.compile(r"^(.*)\[(\d*)\]$")
@@ -103,7 +103,7 @@ def parse_value(param: dict, raw: Any, label: str) -> Any:
         return text
     text = text.strip()
     if kind == "address":
-        if not _ADDRESS.match(text):
+        if not ADDRESS.match(text):
             raise InputError(f"{label}: {_clip(text)!r} is not an address; use 0x followed by 40 hex digits.")
         return text.lower()
     if kind == "bool":
@@ -204,9 +204,7 @@ def show(param: dict, value: Any) -> Any:
     if isinstance(value, (bytes, bytearray)):
         return "0x" + bytes(value).hex()
     if kind == "address":
-        from eth_utils import to_checksum_address
-
-        return to_checksum_address(value)
+        return checksum(value)
     return value
 
 

@@ -24,10 +24,11 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ape_contract_verify.protocol.answers import Texts
-from ape_contract_verify.server.jobs import as_bytes, checksum, code_hash, request_to_payload
+from ape_contract_verify.server.jobs import code_hash, request_to_payload
 from ape_contract_verify.server.store import GUID_LENGTH, PROXY, SOURCE, Store, VerifiedContract
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.protocol.values import ADDRESS, checksum, hex_to_bytes
 
 logger = logging.getLogger("ape_contract_verify.server")
 
@@ -46,7 +47,6 @@ EVM_VERSIONS = (
     "homestead", "tangerineWhistle", "spuriousDragon", "byzantium", "constantinople", "petersburg",
     "istanbul", "berlin", "london", "paris", "shanghai", "cancun", "prague", "osaka",
 )  # fmt: skip
-_ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 _GUID = re.compile(r"^[0-9A-Za-z]+$")
 _HEX = re.compile(r"^[0-9a-fA-F]*$")
 _SOLC_VERSION = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)(?:-nightly\.[\d.]+)?(?:\+commit\.[0-9a-fA-F]{4,40})?$")
@@ -237,7 +237,7 @@ def need(params: dict[str, str], name: str, what: str) -> str:
 
 def address_param(params: dict[str, str], name: str, what: str = "the contract's 0x-prefixed address") -> str:
     value = need(params, name, what)
-    if not _ADDRESS.match(value):
+    if not ADDRESS.match(value):
         raise BadRequest(
             f"Invalid {name}: {_clip(value)!r} is not an address; expected 0x followed by 40 hex digits."
         )
@@ -289,7 +289,7 @@ def _libraries(params: dict[str, str]) -> dict[str, str]:
         if not name or not address:
             missing = f"libraryname{number}" if not name else f"libraryaddress{number}"
             raise BadRequest(f"Missing parameter: {missing} (libraryname{number} and libraryaddress{number} go together).")
-        if not _ADDRESS.match(address):
+        if not ADDRESS.match(address):
             raise BadRequest(
                 f"Invalid libraryaddress{number}: {_clip(address)!r} is not an address; expected 0x and 40 hex digits."
             )
@@ -388,7 +388,7 @@ def guid_param(params: dict[str, str], submitted_by: str) -> str:
 
 async def _code_at(service: ExplorerService, address: str) -> bytes:
     try:
-        return as_bytes(await run_in_threadpool(service.chain.get_code, address))
+        return hex_to_bytes(await run_in_threadpool(service.chain.get_code, address))
     except Exception as err:
         raise BadRequest(f"The explorer could not read the chain: {type(err).__name__}: {err}")
 
@@ -516,7 +516,7 @@ async def verifyproxycontract(service: ExplorerService, params: dict[str, str], 
     name = "address" if (params.get("address") or "").strip() or not params.get("contractaddress") else "contractaddress"
     address = address_param(params, name, "the proxy contract's 0x-prefixed address")
     expected = (params.get("expectedimplementation") or "").strip()
-    if expected and not _ADDRESS.match(expected):
+    if expected and not ADDRESS.match(expected):
         raise BadRequest(
             f"Invalid expectedimplementation: {_clip(expected)!r} is not an address; expected 0x and 40 hex digits, "
             "or leave it out."
@@ -552,7 +552,7 @@ async def getcontractcreation(service: ExplorerService, params: dict[str, str], 
     if len(addresses) > 5:
         raise BadRequest(f"Invalid contractaddresses: {len(addresses)} given, at most 5 are allowed.")
     for value in addresses:
-        if not _ADDRESS.match(value):
+        if not ADDRESS.match(value):
             raise BadRequest(f"Invalid contractaddresses: {_clip(value)!r} is not an address; expected 0x and 40 hex digits.")
     found = []
     for address in addresses:

@@ -24,6 +24,7 @@ from ape_contract_verify.server.store import (
     VerifiedContract,
 )
 from ape_contract_verify.request import CodeFormat, VerificationRequest
+from ape_contract_verify.protocol.values import checksum, hex_to_bytes
 
 logger = logging.getLogger("ape_contract_verify.server")
 
@@ -79,27 +80,11 @@ class RealEngine:
         return has_delegatecall(code)
 
     def get_code(self, address: str) -> bytes:
-        return as_bytes(self.chain.get_code(address))
-
-
-def as_bytes(code: Any) -> bytes:
-    if code is None:
-        return b""
-    if isinstance(code, (bytes, bytearray, memoryview)):
-        return bytes(code)
-    text = str(code)
-    text = text[2:] if text[:2].lower() == "0x" else text
-    return bytes.fromhex(text)
+        return hex_to_bytes(self.chain.get_code(address))
 
 
 def code_hash(code: bytes) -> str:
     return hashlib.sha256(code).hexdigest()
-
-
-def checksum(address: str) -> str:
-    from eth_utils import to_checksum_address
-
-    return to_checksum_address(address)
 
 
 def request_to_payload(request: VerificationRequest) -> dict[str, Any]:

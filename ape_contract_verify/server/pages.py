@@ -10,13 +10,12 @@ allows only the app's own /static files, so even a missed escape could not run a
 from __future__ import annotations
 
 import json
-import re
 import threading
 import time
 from collections import OrderedDict
 from html import escape
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 from urllib.parse import urlencode
 
 from starlette.concurrency import run_in_threadpool
@@ -28,11 +27,11 @@ from starlette.staticfiles import StaticFiles
 from ape_contract_verify.server import abi_io
 from ape_contract_verify.server.store import VerifiedContract
 from ape_contract_verify.request import CodeFormat
+from ape_contract_verify.protocol.values import ADDRESS, checksum as _checksum
 
 STATIC = Path(__file__).with_name("static")
 PAGE_SIZE = 25
 MAX_SEARCH = 100
-_ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 _HEADERS = {
     "Content-Security-Policy": (
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -85,12 +84,6 @@ def _short_name(contract_name: str) -> str:
     return contract_name.rsplit(":", 1)[-1]
 
 
-def _checksum(address: str) -> str:
-    from eth_utils import to_checksum_address
-
-    return to_checksum_address(address)
-
-
 class Facts:
     """What the pages show about a verified contract, in Etherscan's terms."""
 
@@ -138,7 +131,7 @@ async def index(request: Request) -> HTMLResponse:
     query = (request.query_params.get("q") or "").strip()[:MAX_SEARCH]
     page_text = request.query_params.get("page") or "1"
     page = int(page_text) if page_text.isdigit() and int(page_text) > 0 else 1
-    if _ADDRESS.match(query):  # a whole address: its page, verified or not
+    if ADDRESS.match(query):  # a whole address: its page, verified or not
         from starlette.responses import RedirectResponse
 
         return RedirectResponse(f"/address/{query}", status_code=303)
@@ -212,7 +205,7 @@ def _pager(query: str, page: int, pages: int) -> str:
 async def address_page(request: Request) -> HTMLResponse:
     service = request.app.state.service
     raw = request.path_params["address"]
-    if not _ADDRESS.match(raw):
+    if not ADDRESS.match(raw):
         return _page(
             "Not an address",
             f"<h1>Not an address</h1><p class='notice'><q>{escape(raw[:100])}</q> is not an address: "
@@ -445,7 +438,7 @@ async def _form_request(request: Request) -> tuple[Any, str, dict, list, dict]:
     if not isinstance(body, dict):
         raise _Refused("The body must be a JSON object with address, function and args.")
     address = str(body.get("address") or "")
-    if not _ADDRESS.match(address):
+    if not ADDRESS.match(address):
         raise _Refused("address: expected 0x followed by 40 hex digits.")
     address = address.lower()
     args = body.get("args") or []

@@ -194,9 +194,9 @@ class DeployQueue:
         self._queue_address(str(instance.address), name, getattr(instance, "txn_hash", None))
 
     def _queue_address(self, address: str, name: Optional[str], txn_hash: Optional[str]) -> None:
-        from eth_utils import to_checksum_address
+        from ape_contract_verify.protocol.values import checksum
 
-        address = to_checksum_address(address)
+        address = checksum(address)
         if address.lower() in self.seen:
             return
         self.seen.add(address.lower())
@@ -307,7 +307,7 @@ def _progress_line(text: Optional[str]) -> None:
 
 def _address_words(log: Any) -> list[str]:
     """Addresses a log mentions: in its indexed topics and its 32-byte data words."""
-    from eth_utils import to_checksum_address
+    from ape_contract_verify.protocol.values import checksum
 
     words = []
     raw = log if isinstance(log, dict) else getattr(log, "__dict__", {})
@@ -319,5 +319,5 @@ def _address_words(log: Any) -> list[str]:
     chunks += [bytes(data[i : i + 32]) for i in range(0, len(data) - len(data) % 32, 32)]
     for chunk in chunks:
         if len(chunk) == 32 and chunk[:12] == bytes(12) and chunk[12:] != bytes(20):
-            words.append(to_checksum_address(chunk[12:]))
+            words.append(checksum(chunk[12:]))
     return words

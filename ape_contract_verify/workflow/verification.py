@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterator, Optional
 
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.exceptions import ContractVerifyError, ExplorerError
+from ape_contract_verify.protocol.values import checksum as _checksum
 
 logger = logging.getLogger("ape_contract_verify")
 
@@ -252,12 +253,6 @@ def outcome_for(address: str, reports: list[Report]) -> Optional[Report]:
 
 def _since(started: float) -> float:
     return round(time.monotonic() - started, 2)
-
-
-def _checksum(address: str) -> str:
-    from eth_utils import to_checksum_address
-
-    return to_checksum_address(address)
 
 
 # --- where to verify -------------------------------------------------------------------------
