@@ -15,7 +15,8 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
-from ape_contract_verify.server.api import MAX_BODY_BYTES, ExplorerService, _SerializedChain, create_app
+from ape_contract_verify.evm.wrappers import SerializedChain
+from ape_contract_verify.server.api import MAX_BODY_BYTES, ExplorerService, create_app
 from ape_contract_verify.server.jobs import Engine, JobRunner, RealEngine, wait_until
 from ape_contract_verify.server.store import Store
 from ape_contract_verify.exceptions import ContractVerifyError
@@ -92,7 +93,7 @@ class LocalExplorer:
             self._tmpdir = tempfile.mkdtemp(prefix="ape-verify-explorer-")
             db_path = Path(self._tmpdir) / "explorer.sqlite"
         self.db_path = Path(db_path)
-        self.chain = _SerializedChain(chain)
+        self.chain = SerializedChain(chain)
         self.store = Store(self.db_path)
         engine = engine or RealEngine(self.chain, compile_timeout=compile_timeout)
         self.runner = JobRunner(self.store, engine, workers=workers)

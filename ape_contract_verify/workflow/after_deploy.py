@@ -9,7 +9,7 @@ connected. The wrappers are installed only inside `ape run` (see `install`), nev
 
 On the script's thread the hook only reads what verification needs from the chain (code,
 creation input, proxy slots), which is cheap; compiling, comparing and talking to the explorer
-run on background workers, beside the script. Those reads are memoised in `RecordingChain`, so
+run on background workers, beside the script. Those reads are memoised (`evm.wrappers.MemoizingChain`), so
 the workers (and the embedded explorer) never touch a provider that is not thread-safe while the
 script uses it.
 """
@@ -93,51 +93,17 @@ def current_queue() -> Optional["DeployQueue"]:
         return _queue if _queue.active else None
 
 
-class RecordingChain:
-    """A ChainReader that memoises every read. Reads made on the script's thread warm it, so
-    worker threads are served from memory; a miss goes to the provider under one lock."""
-
-    def __init__(self, base: Any):
-        self.base = base
-        self._lock = threading.Lock()
-        self._memo: dict = {}
-
-    def _read(self, key: tuple, fn):
-        with self._lock:
-            if key not in self._memo:
-                self._memo[key] = fn()
-            return self._memo[key]
-
-    def chain_id(self) -> int:
-        return self._read(("chain_id",), self.base.chain_id)
-
-    def get_code(self, address: str) -> bytes:
-        return self._read(("code", address.lower()), lambda: self.base.get_code(address))
-
-    def get_storage_at(self, address: str, slot: int) -> bytes:
-        return self._read(("slot", address.lower(), slot), lambda: self.base.get_storage_at(address, slot))
-
-    def call(self, to: str, data: bytes) -> bytes:
-        return self._read(("call", to.lower(), bytes(data)), lambda: self.base.call(to, data))
-
-    def find_creation(self, address: str):
-        return self._read(("creation", address.lower()), lambda: self.base.find_creation(address))
-
-    def remember_creation(self, address: str, creation: Any) -> None:
-        with self._lock:
-            self._memo[("creation", address.lower())] = creation
-
-
 class DeployQueue:
     """Deployments of one `ape run`, verified on background workers under the explorer's limit."""
 
     def __init__(self, provider: Any, cfg: Any, workers: Optional[int] = None):
         from ape_contract_verify.evm.chain import ApeProviderChain
+        from ape_contract_verify.evm.wrappers import MemoizingChain
 
         self.provider = provider
         self.cfg = cfg
         self.active = True
-        self.chain = RecordingChain(ApeProviderChain(provider))
+        self.chain = MemoizingChain(ApeProviderChain(provider))
         self.futures: list[Future] = []
         # Workers mostly wait (for the explorer's jobs and the rate limiter), so there are more
         # of them than cores; the limiter, not the pool, bounds the load on the explorer.

@@ -1,0 +1,72 @@
+"""The two wrappers every ChainReader user needs, written once.
+
+`MemoizingChain` remembers every read: `ape run`'s deploy hook warms it on the script's thread,
+so verification workers are served from memory and never touch a provider that is busy with the
+script. `SerializedChain` lets one call at a time through: Ape providers and requests sessions are
+not promised to be thread-safe, and the local explorer's handlers and workers share one reader.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+
+class MemoizingChain:
+    """A ChainReader that memoises every read; a miss goes to `base` under one lock."""
+
+    def __init__(self, base: Any):
+        self.base = base
+        self._lock = threading.Lock()
+        self._memo: dict = {}
+
+    def __repr__(self) -> str:
+        return f"MemoizingChain({self.base!r})"
+
+    def _read(self, key: tuple, fn: Callable[[], Any]) -> Any:
+        with self._lock:
+            if key not in self._memo:
+                self._memo[key] = fn()
+            return self._memo[key]
+
+    def chain_id(self) -> int:
+        return self._read(("chain_id",), self.base.chain_id)
+
+    def get_code(self, address: str) -> bytes:
+        return self._read(("code", address.lower()), lambda: self.base.get_code(address))
+
+    def get_storage_at(self, address: str, slot: int) -> bytes:
+        return self._read(("slot", address.lower(), slot), lambda: self.base.get_storage_at(address, slot))
+
+    def call(self, to: str, data: bytes) -> bytes:
+        return self._read(("call", to.lower(), bytes(data)), lambda: self.base.call(to, data))
+
+    def find_creation(self, address: str):
+        return self._read(("creation", address.lower()), lambda: self.base.find_creation(address))
+
+    def remember_creation(self, address: str, creation: Any) -> None:
+        """What the deploy receipt already says, so no worker searches blocks for it."""
+        with self._lock:
+            self._memo[("creation", address.lower())] = creation
+
+
+class SerializedChain:
+    """Any reader, one call at a time (re-entrant: a call may make further calls)."""
+
+    def __init__(self, chain: Any):
+        self._chain = chain
+        self._lock = threading.RLock()
+
+    def __repr__(self) -> str:
+        return f"SerializedChain({self._chain!r})"
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._chain, name)
+        if not callable(attr):
+            return attr
+
+        def locked(*args, **kwargs):
+            with self._lock:
+                return attr(*args, **kwargs)
+
+        return locked
