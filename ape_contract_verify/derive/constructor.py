@@ -1,12 +1,12 @@
 """Constructor arguments: read from the creation transaction, or given by the user and checked
-against it. Values are encoded with the artifact's ABI; a difference is explained with the
-engine's own text, so the pre-check and the explorer word it the same way."""
+against it. Values are encoded with the artifact's ABI; a difference is explained (argument by
+argument) with the engine's own text, so the pre-check and the explorer word it the same way."""
 
 import json
 from typing import Any, Optional
 
 from ape_contract_verify.derive.artifacts import Artifact
-from ape_contract_verify.engine.compare import abi_type, argument_differences, constructor_arguments_reason, constructor_inputs
+from ape_contract_verify.engine.compare import abi_type, constructor_arguments_reason, constructor_inputs
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.protocol.values import checksum as _checksum
 
@@ -40,19 +40,10 @@ def resolve_constructor_args(artifact: Artifact, given: Optional[str], derived: 
     if derived is not None and encoded.lower() != derived.lower():
         raise PrecheckFailed(
             "constructor arguments",
-            f"--constructor-args: {constructor_arguments_reason(encoded.lower(), derived.lower(), _inputs_abi(artifact))}; "
+            f"--constructor-args: {constructor_arguments_reason(encoded.lower(), derived.lower(), list(artifact.contract_type.abi))}; "
             "drop --constructor-args to use the chain's",
         )
     return encoded
-
-
-def _inputs_abi(artifact: Artifact) -> list[dict]:
-    return [{"type": "constructor", "inputs": _inputs(artifact)}]
-
-
-def explain_args(artifact: Artifact, given: str, deployed: str) -> str:
-    """Which argument differs, decoded with the ABI when both sides decode."""
-    return argument_differences(given, deployed, _inputs(artifact)) or f"0x{given[:64]}… against 0x{deployed[:64]}…"
 
 
 def encode_constructor_args(artifact: Artifact, given: str) -> str:
