@@ -12,17 +12,17 @@ Import resolution is memoised per project (a file's imports are resolved once pe
 `ape verify all` and auto mode); `input_memo_empty_ms` times the input with that memo empty (a
 one-off `ape verify contract`), and `one_off_worst_estimated_ms` the worst contract with it.
 
-For each contract, `artifacts.derive(artifact, address, check=False, cache=cache)` runs once cold
+For each contract, `derive.derive(artifact, address, check=False, cache=cache)` runs once cold
 (the compile of its minimal input fills the cache: that compile is the baseline), then --repeat
-times warm, as standard-json and as flatten. Warm runs exclude compilation: the compile step is a
-cache hit. Reported per contract: median and p95 ms to prepare the request (and the phase
+times warm, as standard-json, as flatten, and as standard-json with the pre-check (the engine's
+Verifier on the request). Warm runs exclude compilation: every compile step is a cache hit. Reported per contract: median and p95 ms to prepare the request (and the phase
 split), plus `find_artifact` (the name lookup `ape verify contract NAME` does first). Also: the
 number of source files, the time to flatten the largest contract, and the time to read the
 project's sources from disk. Target: under 50 ms per contract, excluding compilation.
 
 Baseline of the input phase, same run: ape-solidity's own `get_standard_input_json`, which picks the
 compiler by asking every installed solc for its version (with solc-js, a node.js start each), where
-`artifacts.standard_input` hands it the manifest's version. Both must give the same sources and
+`inputs.standard_input` hands it the manifest's version. Both must give the same sources and
 remappings.
 """
 
@@ -120,14 +120,14 @@ def main() -> None:
 
     from ape import Project, accounts, networks
 
-    from ape_contract_verify.derive import artifacts
+    from ape_contract_verify.derive import artifacts, derive, inputs
     from ape_contract_verify.engine.compilers import CompileCache
     from ape_contract_verify.derive.flatten import flatten
 
     project = Project(PROJECT)
     cache = CompileCache()
     per_contract: dict[str, dict] = {}
-    samples: dict[str, list[float]] = {"standard-json": [], "flatten": []}
+    samples: dict[str, list[float]] = {"standard-json": [], "flatten": [], "precheck": []}
     with networks.parse_network_choice("ethereum:local:test"):
         deployer = accounts.test_accounts[0]
         addresses = deploy_all(project, deployer)
@@ -139,7 +139,7 @@ def main() -> None:
                 lookups.append(time.perf_counter() - t0)
             # Cold: the compile of the minimal input (the baseline), which fills the cache.
             t0 = time.perf_counter()
-            cold = artifacts.derive(artifact, address, check=False, cache=cache)
+            cold = derive.derive(artifact, address, check=False, cache=cache)
             cold_total = time.perf_counter() - t0
             figures = {
                 "address": address,
@@ -151,16 +151,22 @@ def main() -> None:
             # The input with the per-project import memo empty: a one-off `ape verify contract`.
             alone = []
             for _ in range(options.repeat):
-                artifacts._IMPORTS.clear()
+                inputs._IMPORTS.clear()
                 t0 = time.perf_counter()
-                artifacts.standard_input(artifact)
+                inputs.standard_input(artifact)
                 alone.append(time.perf_counter() - t0)
             figures["input_memo_empty_ms"] = ms(statistics.median(alone))
-            for code_format in ("standard-json", "flatten"):
+            # "precheck": standard-json with the pre-check (the engine's Verifier on the request);
+            # its compile must be a cache hit (derive compiles the same canonical input).
+            for code_format in ("standard-json", "flatten", "precheck"):
                 totals, phases = [], {}
+                compiles_before = cache.compiles
                 for _ in range(options.repeat):
                     t0 = time.perf_counter()
-                    warm = artifacts.derive(artifact, address, check=False, cache=cache, code_format=code_format)
+                    warm = derive.derive(
+                        artifact, address, check=code_format == "precheck", cache=cache,
+                        code_format="standard-json" if code_format == "precheck" else code_format,
+                    )
                     totals.append(time.perf_counter() - t0)
                     for phase, seconds in warm.timings.items():
                         phases.setdefault(phase, []).append(seconds)
@@ -175,17 +181,21 @@ def main() -> None:
                         **{phase: ms(statistics.median(v)) for phase, v in phases.items()},
                         "build_request": ms(statistics.median(build)),
                     },
+                    "compiles": cache.compiles - compiles_before,
                 }
+                if code_format == "precheck" and warm.match != "full":
+                    raise SystemExit(f"{name}: the pre-check found a {warm.match} match")
             per_contract[name] = figures
             print(f"{name:14} {figures['source_files']:3} files  "
                   f"std-json {figures['standard-json']['median_ms']:7.1f} ms  "
                   f"flatten {figures['flatten']['median_ms']:7.1f} ms  "
+                  f"pre-checked {figures['precheck']['median_ms']:7.1f} ms  "
                   f"(cold compile {figures['cold_compile_ms'] / 1000:.1f} s)", file=sys.stderr)
 
         # Flatten alone, for the contract with the most sources.
         largest = max(per_contract, key=lambda n: per_contract[n]["source_files"])
         artifact = artifacts.find_artifact(largest, project)
-        input_json = artifacts.standard_input(artifact)
+        input_json = inputs.standard_input(artifact)
         sources = {k: v["content"] for k, v in input_json["sources"].items()}
         remappings = input_json["settings"].get("remappings") or ()
         # flatten() memoises each file's analysis by its text: cold = the memo cleared first.
@@ -205,7 +215,7 @@ def main() -> None:
         selection = {}
         for name in per_contract:
             artifact = artifacts.find_artifact(name, project)
-            ours = artifacts.standard_input(artifact)
+            ours = inputs.standard_input(artifact)
             times = []
             for _ in range(options.repeat):
                 t0 = time.perf_counter()
@@ -282,9 +292,11 @@ def main() -> None:
         },
         "per_contract": per_contract,
         "notes": (
-            "prepare_request = artifacts.derive(check=False) with the compile cache warm: chain reads, "
+            "prepare_request = derive.derive(check=False) with the compile cache warm: chain reads, "
             "standard input (ape-solidity import resolution), cache lookup, libraries and constructor "
-            "arguments, request build. Compiler: solc-js 0.8.37. Provider: ethereum:local:test."
+            "arguments, request build; precheck = the same with check=True (the engine's Verifier on "
+            "the request, its compile a cache hit: `compiles` counts compiler runs in the warm rounds). "
+            "Compiler: solc-js 0.8.37. Provider: ethereum:local:test."
         ),
     }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,4 @@
-"""The standard input `artifacts.standard_input` builds: the same as with ape-solidity choosing the
+"""The standard input `inputs.standard_input` builds: the same as with ape-solidity choosing the
 compiler itself (`get_standard_input_json`), for every Solidity contract of the example and its
 dependencies, in either order, first and again (the second time from the per-project import
 memo); and a memo that notices an import added after it was filled."""
@@ -11,9 +11,9 @@ from conftest import BIN, run
 SAME_AS_APE_SOLIDITY = """
 import json
 from ape import project
-from ape_contract_verify.derive import artifacts
+from ape_contract_verify.derive import artifacts, inputs
 
-fast = artifacts._solidity_inputs
+fast = inputs._solidity_inputs
 
 
 def ape_solidity_chooses(solidity, path, version, project):
@@ -21,17 +21,17 @@ def ape_solidity_chooses(solidity, path, version, project):
 
 
 solidity = [a for a in artifacts.iter_artifacts(project) if not a.is_vyper]  # dependencies too
-artifacts._solidity_inputs = ape_solidity_chooses
-theirs = {a.label: artifacts.standard_input(a) for a in solidity}
-artifacts._solidity_inputs = fast
+inputs._solidity_inputs = ape_solidity_chooses
+theirs = {a.label: inputs.standard_input(a) for a in solidity}
+inputs._solidity_inputs = fast
 checked = []
 # Both orders: inside an import cycle (OpenZeppelin's TransparentUpgradeableProxy and ProxyAdmin
 # import each other) what is remembered from the first file must serve the second.
 for order in (solidity, solidity[::-1]):
-    artifacts._IMPORTS.clear()
+    inputs._IMPORTS.clear()
     for artifact in order:
         for attempt in ("first", "memo"):
-            ours = artifacts.standard_input(artifact)
+            ours = inputs.standard_input(artifact)
             wanted = theirs[artifact.label]
             assert ours == wanted, (artifact.label, attempt, sorted(ours["sources"]), sorted(wanted["sources"]))
         checked.append([artifact.label, len(ours["sources"])])
@@ -42,15 +42,15 @@ MEMO_SEES_NEW_IMPORT = """
 import json
 from pathlib import Path
 from ape import project
-from ape_contract_verify.derive import artifacts
+from ape_contract_verify.derive import artifacts, inputs
 
 artifact = artifacts.find_artifact("Token", project)
-before = sorted(artifacts.standard_input(artifact)["sources"])
+before = sorted(inputs.standard_input(artifact)["sources"])
 path = artifact.source_path
 (path.parent / "Extra.sol").write_text("// SPDX-License-Identifier: MIT\\npragma solidity ^0.8.0;\\nlibrary Extra {}\\n")
 text = path.read_text()
 path.write_text(text.replace("pragma solidity", 'import "./Extra.sol";\\npragma solidity', 1))
-after = sorted(artifacts.standard_input(artifact)["sources"])
+after = sorted(inputs.standard_input(artifact)["sources"])
 print(json.dumps({"before": before, "after": after}))
 """
 

@@ -77,9 +77,20 @@ def test_wrong_constructor_arguments(verifier, box, anvil):
     wrong = encode(BOX_TYPES, [8, anvil.accounts[1], "hello box", b"\x11" * 32, [3, -2, 5]])
     result = verifier.verify(json_request(address, input_json, "src/Box.sol:Box", wrong))
     assert not result.verified and result.failure == FailureKind.CONSTRUCTOR_ARGUMENTS
-    assert result.text.startswith("Fail - Unable to verify. Constructor arguments differ: submitted 0x")
-    assert f"but the deployment used 0x{args.hex()}" in result.reason
-    assert "first difference at byte 31, in 32-byte word 0" in result.reason
+    # Decoded with the compiled ABI: only the differing argument is named.
+    assert result.text == (
+        "Fail - Unable to verify. Constructor arguments differ: initial (uint256): submitted 8, deployed 7 "
+        "(first difference at byte 31, in 32-byte word 0)"
+    )
+    assert result.setting == "constructor arguments"
+
+
+def test_undecodable_constructor_arguments_are_shown_as_hex(verifier, box):
+    address, input_json, args = box
+    wrong = args[:-1] + b"\x01"  # one byte off the end: no longer the constructor's encoding
+    result = verifier.verify(json_request(address, input_json, "src/Box.sol:Box", wrong[:31]))
+    assert result.failure == FailureKind.CONSTRUCTOR_ARGUMENTS
+    assert result.reason.startswith(f"Constructor arguments differ: submitted 0x{wrong[:31].hex()} but the deployment used 0x{args.hex()}")
 
 
 def test_missing_constructor_arguments(verifier, box):

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from ape_contract_verify.derive import artifacts
+from ape_contract_verify.derive import derive
 from ape_contract_verify.workflow import verification
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.client.etherscan import SubmissionReceipt
@@ -49,7 +49,7 @@ def make(client) -> verification.Verification:
 
 def test_a_rejected_minimal_input_is_retried_once_with_the_full_project_input(monkeypatch):
     full = request('{"sources": {"a.sol": {}, "b.sol": {}}}')
-    monkeypatch.setattr(artifacts, "with_full_project_input", lambda d: full)
+    monkeypatch.setattr(derive, "with_full_project_input", lambda d: full)
     client = ScriptedClient([answer(Outcome.FAILED, "Fail - Unable to verify"), answer(Outcome.VERIFIED, "Pass - Verified")])
     report = make(client)._submit("A", FakeDerivation(request()), 0.0)
     assert [r.source_code for r in client.submitted] == [request().source_code, full.source_code]
@@ -58,7 +58,7 @@ def test_a_rejected_minimal_input_is_retried_once_with_the_full_project_input(mo
 
 
 def test_the_retry_happens_once_and_the_second_reason_is_reported(monkeypatch):
-    monkeypatch.setattr(artifacts, "with_full_project_input", lambda d: request('{"sources": {"a.sol": {}, "b.sol": {}}}'))
+    monkeypatch.setattr(derive, "with_full_project_input", lambda d: request('{"sources": {"a.sol": {}, "b.sol": {}}}'))
     client = ScriptedClient([answer(Outcome.FAILED, "Fail - first"), answer(Outcome.FAILED, "Fail - second")])
     report = make(client)._submit("A", FakeDerivation(request()), 0.0)
     assert len(client.submitted) == 2
@@ -66,14 +66,14 @@ def test_the_retry_happens_once_and_the_second_reason_is_reported(monkeypatch):
 
 
 def test_no_retry_when_there_is_nothing_more_to_send(monkeypatch):
-    monkeypatch.setattr(artifacts, "with_full_project_input", lambda d: None)
+    monkeypatch.setattr(derive, "with_full_project_input", lambda d: None)
     client = ScriptedClient([answer(Outcome.FAILED, "Fail - Unable to verify")])
     report = make(client)._submit("A", FakeDerivation(request()), 0.0)
     assert len(client.submitted) == 1 and report.outcome == "failed"
 
 
 def test_a_single_file_rejection_is_not_retried(monkeypatch):
-    monkeypatch.setattr(artifacts, "with_full_project_input", lambda d: pytest.fail("must not be called"))
+    monkeypatch.setattr(derive, "with_full_project_input", lambda d: pytest.fail("must not be called"))
     flat = VerificationRequest(ADDRESS, "A", "contract A {}", CodeFormat.SINGLE_FILE, "v0.8.26+commit.8a97fa7a")
     client = ScriptedClient([answer(Outcome.FAILED, "Fail - Unable to verify")])
     assert make(client)._submit("A", FakeDerivation(flat), 0.0).outcome == "failed"

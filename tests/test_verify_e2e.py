@@ -223,7 +223,7 @@ def test_precheck_stops_wrong_constructor_args(on_anvil, explorer):
     proc = verify_cli(project, "contract", "Token", deployed["Token"], "--constructor-args", args, "--force")
     assert proc.returncode == 1
     assert "pre-check failed" in proc.stdout and "constructor arguments" in proc.stdout
-    assert "name_ (string): given 'Wrong Name', deployed 'Example Token'" in proc.stdout
+    assert "name_ (string): submitted 'Wrong Name', deployed 'Example Token'" in proc.stdout
     assert "holders" in proc.stdout  # the array differs too
     assert submissions(explorer.db) == before, "nothing may be submitted after a failed pre-check"
 
@@ -250,7 +250,7 @@ def test_precheck_names_changed_optimizer_runs(on_anvil, explorer, tmp_path):
     proc = verify_cli(project, "contract", "Token", deployed["Token"], "--force")
     assert proc.returncode == 1, proc.stdout
     assert "pre-check failed" in proc.stdout and "optimizer runs" in proc.stdout
-    assert "runs 200" in proc.stdout  # what the deployed code was built with
+    assert "compiled with optimizer.runs=200: resubmit with that setting." in proc.stdout  # what the deployed code was built with
     assert submissions(explorer.db) == before
 
 

@@ -145,7 +145,7 @@ def test_precheck_wrong_constructor_arguments(vyproj, unverified, explorer):
     args = f'"{TOKEN}", 999, "{DEPLOYER}"'
     out = precheck_refused(verify_cli(vyproj[0], "contract", "Escrow", unverified, "--constructor-args", args), explorer, before)
     assert "constructor arguments" in out
-    assert "rate_bps (uint256): given 999, deployed 250" in out
+    assert "rate_bps (uint256): submitted 999, deployed 250" in out
 
 
 def test_precheck_changed_optimization_mode(vyproj, unverified, explorer, tmp_path):
@@ -156,15 +156,16 @@ def test_precheck_changed_optimization_mode(vyproj, unverified, explorer, tmp_pa
     assert escrow_runtime(codesize) != escrow_runtime(project), "codesize must really change the code"
     before = submissions(explorer.db)
     out = precheck_refused(verify_cli(codesize, "contract", "Escrow", unverified), explorer, before)
-    assert "optimizer: the deployed code matches optimize: gas, not the artifact's settings (optimize: codesize" in out
+    assert "optimizer: Compiled bytecode differs from the deployed code at byte" in out
+    assert "the deployed code was compiled with settings.optimize=gas: resubmit with that setting." in out
 
 
 def test_precheck_changed_source_line(vyproj, unverified, explorer, tmp_path):
     edited = edited_copy(vyproj[0], tmp_path / "edited", "/ 10000.0", "/ 1000.0")
     before = submissions(explorer.db)
     out = precheck_refused(verify_cli(edited, "contract", "Escrow", unverified), explorer, before)
-    assert "source: the recompiled runtime code differs from the deployed code at byte" in out
-    assert "the source was likely edited after deployment" in out
+    assert "source: Compiled bytecode differs from the deployed code at byte" in out
+    assert "so the source or the compiler most likely differs." in out
 
 
 def test_a_comment_verifies_as_a_partial_match(vyproj, unverified, explorer, tmp_path):
@@ -235,4 +236,4 @@ def test_vyper_0_3_10_contract_through_the_plugin(anvil, explorer, vyproj, tmp_p
     # Another contract type at that address: the pre-check names the compiler from the chain's metadata.
     before = submissions(explorer.db)
     out = precheck_refused(verify_cli(vyproj[0], "contract", "Escrow", address, "--force"), explorer, before)
-    assert "compiler: the deployed code was built by vyper 0.3.10, the artifact by vyper 0.4.3" in out
+    assert "compiler: Compiler version differs: the deployed code's metadata says vyper 0.3.10, but vyper:0.4.3 was submitted" in out

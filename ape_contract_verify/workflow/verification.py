@@ -157,7 +157,7 @@ class Verification:
     # -- one source submission ----------------------------------------------------------------
 
     def _source(self, address: str, name: Optional[str], constructor_args: Optional[str]) -> list[Report]:
-        from ape_contract_verify.derive import artifacts
+        from ape_contract_verify.derive import artifacts, derive
 
         started = time.monotonic()
         label = name or address[:10]
@@ -171,7 +171,7 @@ class Verification:
             if self.options.ask_first and not self.options.force and self._already_verified(address):
                 return [Report(label, address, Outcome.ALREADY_VERIFIED, "the explorer holds its source", link=self._link(address))]
             self.on_progress(address, f"deriving {label}")
-            derivation = artifacts.derive(
+            derivation = derive.derive(
                 artifact,
                 address,
                 chain_reader=self.chain,
@@ -181,7 +181,7 @@ class Verification:
                 check=self.options.check,
                 cache=self.cache,
             )
-        except artifacts.PrecheckFailed as err:
+        except derive.PrecheckFailed as err:
             return [Report(label, address, Outcome.PRECHECK_FAILED, f"{err.field}: {err.reason}", seconds=_since(started))]
         except ContractVerifyError as err:
             return [Report(label, address, Outcome.ERROR, str(err), seconds=_since(started))]
@@ -194,7 +194,7 @@ class Verification:
         if report.outcome == Outcome.FAILED and derivation.request.code_format.value == "solidity-standard-json-input":
             # Some explorers want every source of the original compile. Retry once with the whole
             # project's input for this compiler, and say so.
-            from ape_contract_verify.derive.artifacts import with_full_project_input
+            from ape_contract_verify.derive.derive import with_full_project_input
 
             try:
                 request = with_full_project_input(derivation)

@@ -1,0 +1,89 @@
+"""Constructor arguments: read from the creation transaction, or given by the user and checked
+against it. Values are encoded with the artifact's ABI; a difference is explained (argument by
+argument) with the engine's own text, so the pre-check and the explorer word it the same way."""
+
+import json
+from typing import Any, Optional
+
+from ape_contract_verify.derive.artifacts import Artifact
+from ape_contract_verify.engine.compare import abi_type, constructor_arguments_reason, constructor_inputs
+from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.protocol.values import checksum as _checksum
+
+
+class PrecheckFailed(ContractVerifyError):
+    """The derived request would not verify: `field` names the input that differs."""
+
+    def __init__(self, field: str, reason: str):
+        self.field = field
+        self.reason = reason
+        super().__init__(f"Local pre-check failed ({field}): {reason}")
+
+
+def _inputs(artifact: Artifact) -> list[dict]:
+    return constructor_inputs(list(artifact.contract_type.abi))
+
+
+def resolve_constructor_args(artifact: Artifact, given: Optional[str], derived: Optional[str]) -> str:
+    """The arguments to submit: the chain's (`derived`), or `given` when it agrees with them."""
+    if given is None:
+        if derived is None:
+            if _inputs(artifact):
+                raise PrecheckFailed(
+                    "constructor arguments",
+                    "the creation transaction of this contract was not found (a factory deployment on a node "
+                    "without traces?). Pass them with --constructor-args, as values or ABI-encoded hex",
+                )
+            return ""
+        return derived
+    encoded = encode_constructor_args(artifact, given)
+    if derived is not None and encoded.lower() != derived.lower():
+        raise PrecheckFailed(
+            "constructor arguments",
+            f"--constructor-args: {constructor_arguments_reason(encoded.lower(), derived.lower(), list(artifact.contract_type.abi))}; "
+            "drop --constructor-args to use the chain's",
+        )
+    return encoded
+
+
+def encode_constructor_args(artifact: Artifact, given: str) -> str:
+    """Raw hex (with or without 0x) as is, or comma-separated / JSON-list values encoded with the ABI."""
+    text = given.strip()
+    hex_text = text.removeprefix("0x")
+    inputs = _inputs(artifact)
+    if text.startswith("0x") or (hex_text and all(c in "0123456789abcdefABCDEF" for c in hex_text) and len(hex_text) % 64 == 0):
+        if len(hex_text) % 2:
+            raise PrecheckFailed("constructor arguments", "hex constructor arguments must have an even length")
+        return hex_text.lower()
+    from eth_abi import encode
+
+    try:
+        values = json.loads(text if text.startswith("[") else f"[{text}]")
+    except json.JSONDecodeError:
+        values = [v.strip() for v in text.split(",")] if text else []
+    if len(values) != len(inputs):
+        signature = ", ".join(f"{i.get('type')} {i.get('name')}" for i in inputs) or "none"
+        raise PrecheckFailed(
+            "constructor arguments",
+            f"{len(values)} value(s) given, the constructor takes {len(inputs)} ({signature})",
+        )
+    types = [abi_type(i) for i in inputs]
+    try:
+        return encode(types, [_coerce(t, v) for t, v in zip(types, values)]).hex()
+    except Exception as err:
+        raise PrecheckFailed("constructor arguments", f"cannot encode {values} as ({', '.join(types)}): {err}")
+
+
+def _coerce(abi_type: str, value: Any) -> Any:
+    if abi_type.endswith("]") and isinstance(value, list):
+        inner = abi_type[: abi_type.rindex("[")]
+        return [_coerce(inner, v) for v in value]
+    if abi_type.startswith(("uint", "int")) and isinstance(value, str):
+        return int(value, 0)
+    if abi_type == "bool" and isinstance(value, str):
+        return value.lower() in ("1", "true", "yes")
+    if abi_type.startswith("bytes") and isinstance(value, str):
+        return bytes.fromhex(value.removeprefix("0x"))
+    if abi_type == "address" and isinstance(value, str):
+        return _checksum(value)
+    return value

@@ -1,0 +1,321 @@
+"""Build artifacts + the chain -> a VerificationRequest, checked by the engine before it is sent.
+
+Everything an explorer needs is derived, not asked for: the compiler version with its commit and
+the exact settings come from the manifest Ape wrote; the sources from the compiler plugin's own
+import resolution; library addresses and constructor arguments from the chain. The pre-check then
+runs the local explorer's own `Verifier` on the very request about to be submitted, so a
+submission that cannot pass is stopped here, with the reason the explorer would give.
+"""
+
+import dataclasses
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from ape_contract_verify.derive.artifacts import Artifact, ArtifactNotFound
+from ape_contract_verify.derive.constructor import PrecheckFailed, resolve_constructor_args
+from ape_contract_verify.derive.inputs import VYPER_OUTPUT_SELECTION, group_input, project_remappings, standard_input
+from ape_contract_verify.evm import bytecode
+from ape_contract_verify.protocol.licenses import code_from_source, license_code
+from ape_contract_verify.protocol.values import checksum as _checksum
+from ape_contract_verify.request import CodeFormat, VerificationRequest
+
+__all__ = ["Derivation", "OnChain", "PrecheckFailed", "build_request", "derive", "license_of", "precheck", "read_chain", "with_full_project_input"]
+
+
+def license_of(artifact: Artifact, override: Optional[str] = None) -> int:
+    if override:
+        return license_code(override)
+    source = artifact.source_path.read_text(encoding="utf8") if artifact.source_path.is_file() else ""
+    if artifact.is_vyper:
+        for line in source.splitlines()[:20]:
+            if "@license" in line:
+                spdx = line.split("@license", 1)[1].strip()
+                return code_from_source(f"SPDX-License-Identifier: {spdx}")
+    return code_from_source(source)
+
+
+# --- the chain ---------------------------------------------------------------------------------
+
+
+@dataclass
+class OnChain:
+    runtime: bytes
+    creation_input: Optional[bytes]
+    tx_hash: Optional[str] = None
+    factory: bool = False
+
+
+def chain_reader_or_provider(chain_reader: Any = None) -> Any:
+    """The given reader, or one on the active Ape provider."""
+    if chain_reader is not None:
+        return chain_reader
+    from ape import chain
+
+    from ape_contract_verify.evm.chain import ApeProviderChain
+
+    return ApeProviderChain(chain.provider)
+
+
+def read_chain(address: str, chain_reader: Any = None) -> OnChain:
+    """Runtime code and the creation input, through the active Ape provider by default."""
+    reader = chain_reader_or_provider(chain_reader)
+    runtime = bytes(reader.get_code(address))
+    creation = reader.find_creation(address) if runtime else None
+    return OnChain(
+        runtime=runtime,
+        creation_input=bytes(creation.input) if creation else None,
+        tx_hash=getattr(creation, "tx_hash", None),
+        factory=bool(getattr(creation, "factory", False)),
+    )
+
+
+# --- the pre-check -----------------------------------------------------------------------------
+
+
+def precheck(request: VerificationRequest, chain_reader: Any, cache: Any = None) -> str:
+    """Verify `request` with the local explorer's engine, on `chain_reader` (the run's: its
+    creation search is cached) and `cache` (the run's: derive's compile is then a hit).
+    "full" or "partial", or PrecheckFailed naming the input that differs, in the engine's words."""
+    from ape_contract_verify.engine.verifier import Verifier
+
+    result = Verifier(chain_reader, cache).verify(request)
+    if not result.verified:
+        raise PrecheckFailed(result.setting or "source", result.reason)
+    return result.match or "full"
+
+
+# --- derivation --------------------------------------------------------------------------------
+
+
+@dataclass
+class Derivation:
+    """A request ready to submit, and what was learnt on the way."""
+
+    request: VerificationRequest
+    artifact: Artifact
+    match: Optional[str] = None  # the pre-check's "full"/"partial"; None when skipped
+    warnings: list[str] = field(default_factory=list)
+    compile_input: dict = field(default_factory=dict)
+    timings: dict = field(default_factory=dict)
+
+
+def _compile(artifact: Artifact, input_json: dict, cache: Any) -> dict:
+    """The artifact's compiler output for `input_json`, asked for exactly as the engine asks for it
+    (same version text, same output selection), so the pre-check's compile is a cache hit."""
+    from ape_contract_verify.engine.compilers import compile_input, with_output_selection
+
+    output = compile_input(
+        artifact.explorer_compiler_version,
+        with_output_selection(input_json, artifact.source_id, artifact.name),
+        cache=cache,
+    )
+    try:
+        return output["contracts"][artifact.source_id][artifact.name]
+    except KeyError:
+        raise ArtifactNotFound(f"{artifact.label}: the compiler output has no {artifact.qualified_name}") from None
+
+
+def _libraries_from_chain(compiled: dict, runtime: bytes, creation: Optional[bytes]) -> dict:
+    """{file: {library: address}} read at the link positions of the deployed code."""
+    libraries: dict[str, dict[str, str]] = {}
+    for which, code in (("deployedBytecode", runtime), ("bytecode", creation)):
+        refs = compiled["evm"][which].get("linkReferences") or {}
+        if not code:
+            continue
+        for pos in bytecode.link_positions(refs):
+            chunk = code[pos.start : pos.start + pos.length]
+            if len(chunk) == pos.length:
+                libraries.setdefault(pos.file, {}).setdefault(pos.library, "0x" + chunk.hex())
+    return libraries
+
+
+def derive(
+    artifact: Artifact,
+    address: str,
+    *,
+    chain_reader: Any = None,
+    code_format: str = "standard-json",
+    license: Optional[str] = None,
+    constructor_args: Optional[str] = None,
+    check: bool = True,
+    cache: Any = None,
+    manifest_libraries: Optional[dict] = None,
+) -> Derivation:
+    """Everything verifysourcecode needs for `artifact` at `address`, checked against the chain."""
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    address = _checksum(address)
+    reader = chain_reader_or_provider(chain_reader)
+    chain_state = read_chain(address, reader)
+    if not chain_state.runtime:
+        raise PrecheckFailed("address", f"no contract code at {address} on this network")
+    timings["chain"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    input_json = standard_input(artifact)
+    timings["input"] = time.perf_counter() - t0
+    warnings: list[str] = []
+
+    t0 = time.perf_counter()
+    compiled = _compile(artifact, input_json, cache)
+    timings["compile"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    libraries = {} if artifact.is_vyper else _libraries_from_chain(compiled, chain_state.runtime, chain_state.creation_input)
+    stale = manifest_libraries if manifest_libraries is not None else artifact.settings.get("libraries") or {}
+    for file, libs in libraries.items():
+        for lib, addr in libs.items():
+            recorded = (stale.get(file) or {}).get(lib)
+            if recorded and recorded.lower() != addr.lower():
+                warnings.append(f"library {lib}: the manifest records {recorded}, the chain uses {addr}; using the chain's")
+            libs[lib] = _checksum(addr)
+    if libraries:
+        # Compile as the submission will: linked through settings.libraries (part of the metadata).
+        input_json = {**input_json, "settings": {**input_json["settings"], "libraries": libraries}}
+        compiled = _compile(artifact, input_json, cache)
+
+    creation_code = bytecode.to_bytes(compiled["evm"]["bytecode"]["object"])
+    derived_args = (
+        bytecode.split_constructor_args(chain_state.creation_input, creation_code) if chain_state.creation_input else None
+    )
+    args = resolve_constructor_args(artifact, constructor_args, derived_args)
+
+    def build(candidate: dict) -> VerificationRequest:
+        return build_request(artifact, address, candidate, libraries, args, code_format, license, warnings)
+
+    request = build(input_json)
+    timings["derive"] = time.perf_counter() - t0
+
+    match = None
+    if check:
+        t0 = time.perf_counter()
+        match = precheck(request, reader, cache)
+        if match == "partial" and code_format != "flatten" and not artifact.is_vyper:
+            upgraded = _upgrade_partial(artifact, input_json, {} if libraries else stale, build, reader, cache)
+            if upgraded is not None:
+                input_json, request, match = *upgraded, "full"
+        timings["precheck"] = time.perf_counter() - t0
+
+    return Derivation(
+        request=request,
+        artifact=artifact,
+        match=match,
+        warnings=warnings,
+        compile_input=input_json,
+        timings=timings,
+    )
+
+
+def _upgrade_partial(
+    artifact: Artifact,
+    input_json: dict,
+    recorded_libraries: dict,
+    build: Callable[[dict], VerificationRequest],
+    reader: Any,
+    cache: Any,
+) -> Optional[tuple[dict, VerificationRequest]]:
+    """Settings that change only the metadata, which the minimal input may lack: ape-solidity
+    compiles a whole group at once, so every contract of it carries the group's remappings and,
+    after `add_library`, its libraries, even when it uses neither. Try them (the engine judges);
+    (input, request) of the first that makes the match full, else None."""
+    sent = sorted(input_json["settings"].get("remappings") or [])
+    remapping_options = []
+    for option in (project_remappings(artifact), []):  # the whole group's, or none at all
+        if option != sent and option not in remapping_options:
+            remapping_options.append(option)
+    patches: list[dict] = [{"remappings": option} for option in remapping_options]
+    if recorded_libraries and not input_json["settings"].get("libraries"):
+        libraries = {"libraries": recorded_libraries}
+        patches += [libraries] + [{**patch, **libraries} for patch in patches]
+    for patch in patches:
+        candidate = json.loads(json.dumps(input_json))
+        candidate["settings"].update(patch)
+        request = build(candidate)
+        try:
+            if precheck(request, reader, cache) == "full":
+                return candidate, request
+        except PrecheckFailed:
+            continue
+    return None
+
+
+# --- the request -------------------------------------------------------------------------------
+
+
+def build_request(
+    artifact: Artifact,
+    address: str,
+    input_json: dict,
+    libraries: dict,
+    args: str,
+    code_format: str,
+    license: Optional[str],
+    warnings: list[str],
+) -> VerificationRequest:
+    settings = input_json["settings"]
+    submitted = json.loads(json.dumps(input_json))
+    # Explorers compile what they are given; ask only for what they compare.
+    submitted["settings"]["outputSelection"] = {"*": {"*": ["abi", "evm.bytecode", "evm.deployedBytecode", "metadata"]}}
+    if artifact.is_vyper:
+        submitted["settings"]["outputSelection"] = {artifact.source_id: VYPER_OUTPUT_SELECTION}
+        return VerificationRequest(
+            address=address,
+            contract_name=artifact.qualified_name,
+            source_code=json.dumps(submitted),
+            code_format=CodeFormat.VYPER_JSON,
+            compiler_version=artifact.explorer_compiler_version,
+            optimization_used=settings.get("optimize", "gas") != "none",
+            evm_version=settings.get("evmVersion"),
+            constructor_arguments=args,
+            license_type=license_of(artifact, license),
+        )
+    if libraries:
+        submitted["settings"]["libraries"] = libraries
+    optimizer = settings.get("optimizer") or {}
+    flat_libraries = {lib: addr for libs in libraries.values() for lib, addr in libs.items()}
+    common = dict(
+        address=address,
+        compiler_version=artifact.explorer_compiler_version,
+        optimization_used=bool(optimizer.get("enabled")),
+        runs=int(optimizer.get("runs", 200)),
+        evm_version=settings.get("evmVersion"),
+        via_ir=bool(settings.get("viaIR")) if "viaIR" in settings else None,
+        constructor_arguments=args,
+        license_type=license_of(artifact, license),
+        libraries=flat_libraries,
+    )
+    if code_format == "flatten":
+        from ape_contract_verify.derive.flatten import flatten
+
+        sources = {k: v["content"] for k, v in input_json["sources"].items()}
+        flat = flatten(artifact.source_id, sources, settings.get("remappings") or ())
+        for key in ("metadata", "debug"):
+            if settings.get(key):
+                warnings.append(f"settings.{key} cannot be expressed in a single-file submission")
+        return VerificationRequest(
+            contract_name=artifact.name,
+            source_code=flat.source,
+            code_format=CodeFormat.SINGLE_FILE,
+            **common,
+        )
+    return VerificationRequest(
+        contract_name=artifact.qualified_name,
+        source_code=json.dumps(submitted),
+        code_format=CodeFormat.STANDARD_JSON,
+        **common,
+    )
+
+
+def with_full_project_input(derivation: Derivation) -> Optional[VerificationRequest]:
+    """The same request with every source of the artifact's compile group (what ape-solidity
+    compiled together), or None when that is what was sent already."""
+    if derivation.artifact.is_vyper:
+        return None
+    full = group_input(derivation.artifact)
+    sent = json.loads(derivation.request.source_code)
+    if full is None or set(full["sources"]) <= set(sent["sources"]):
+        return None
+    sent["sources"] = {**full["sources"], **sent["sources"]}
+    return dataclasses.replace(derivation.request, source_code=json.dumps(sent))

@@ -1,0 +1,233 @@
+"""The compiler input for an artifact: exactly what was compiled, and nothing of this machine.
+
+Solidity: ape-solidity's own standard input for the contract and its transitive imports (import
+resolution memoised per project), with the manifest's settings. Vyper: the contract and every
+module it imports, with the settings its pragmas impose. Also the whole compile group's input,
+for the remappings ape-solidity gave every contract of it.
+"""
+
+import json
+from pathlib import Path
+from typing import Any, Optional
+
+from ape_contract_verify.derive.artifacts import DEPENDENCY_LOCK, Artifact, ArtifactNotFound
+
+# What derivation reads from the compiler; the manifest keeps none of it.
+OUTPUT_SELECTION = [
+    "abi",
+    "evm.bytecode.object",
+    "evm.bytecode.linkReferences",
+    "evm.deployedBytecode.object",
+    "evm.deployedBytecode.linkReferences",
+    "evm.deployedBytecode.immutableReferences",
+]
+VYPER_OUTPUT_SELECTION = ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"]
+
+# Manifest settings that are host-specific or only shape the output, never the code.
+_DROP_SETTINGS = ("outputSelection", "search_paths", "libraries")
+
+
+def _clean_settings(settings: dict) -> dict:
+    return {k: v for k, v in settings.items() if k not in _DROP_SETTINGS}
+
+
+def standard_input(artifact: Artifact, libraries: Optional[dict] = None) -> dict:
+    """The minimal compiler input for this contract: its source, its transitive imports, and
+    exactly the settings the manifest recorded (libraries as given, placeholders otherwise)."""
+    if artifact.is_vyper:
+        return _vyper_input(artifact)
+    from ape import compilers
+
+    path = artifact.source_path
+    wanted = artifact.compiler_version.split("+")[0]
+    with DEPENDENCY_LOCK:  # resolving remappings may install dependencies
+        inputs = _solidity_inputs(compilers.solidity, path, wanted, artifact.project)
+    chosen = next((v for k, v in inputs.items() if str(k).split("+")[0] == wanted), None)
+    if chosen is None:
+        chosen = next(iter(inputs.values()), None)
+    if chosen is None:
+        raise ArtifactNotFound(f"{artifact.label}: ape-solidity produced no input for {artifact.source_id}")
+    settings = _clean_settings(chosen["settings"])
+    # The manifest is what was compiled; ape-solidity's fresh settings only supply remappings.
+    for key, value in _clean_settings(artifact.settings).items():
+        settings[key] = value
+    settings["outputSelection"] = {"*": {"*": OUTPUT_SELECTION}}
+    if libraries:
+        settings["libraries"] = libraries
+    return {"language": "Solidity", "sources": chosen["sources"], "settings": settings}
+
+
+def _solidity_inputs(solidity: Any, path: Path, version: str, project: Any) -> dict:
+    """ape-solidity's standard input for `path` and its imports, compiled by `version`.
+
+    The manifest already says which compiler built the contract. Handing that version to
+    ape-solidity skips its version selection, which asks every installed solc for its version
+    (a process start each; with solc-js, a node.js start each) on every call."""
+    try:
+        from ape_solidity._models import SourceTree
+        from packaging.version import Version
+
+        memo = _IMPORTS.setdefault(str(project.path), _ImportMemo())
+        tree = SourceTree.from_source_files([path], project, statements=dict(memo.valid()) or None)
+        version_map = {Version(version): {path, *tree.get_imported_paths(path)}}
+    except (ImportError, AttributeError, ValueError, TypeError):  # another ape-solidity: its own selection
+        return solidity.get_standard_input_json([path], project=project)
+    memo.remember(tree.import_statements)
+    return solidity.get_standard_input_json_from_version_map(version_map, tree, project=project)
+
+
+class _ImportMemo:
+    """Import statements ape-solidity resolved in one project, shared by every contract of a run:
+    the contracts of one project import mostly the same files (OpenZeppelin's), and resolving
+    one import costs ape-solidity about 0.5 ms. Dropped whole when any file they came from changed."""
+
+    def __init__(self) -> None:
+        self.statements: dict = {}
+        self.stamps: dict = {}  # file -> (mtime, size) when its statements were remembered
+
+    def valid(self) -> dict:
+        if any(_stamp(path) != stamp for path, stamp in self.stamps.items()):
+            self.statements.clear()
+            self.stamps.clear()
+        return self.statements
+
+    def remember(self, statements: dict) -> None:
+        fresh = set(statements) - set(self.statements)
+        _close(statements, fresh)
+        for key in fresh:
+            if (stamp := _stamp(key[0])) is not None:
+                self.stamps[key[0]] = stamp
+                self.statements[key] = statements[key]
+
+
+_IMPORTS: dict[str, _ImportMemo] = {}  # by project path
+
+
+def _stamp(path: Any) -> Optional[tuple[int, int]]:
+    try:
+        stat = Path(path).stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+def _close(statements: dict, fresh: set) -> None:
+    """Make each fresh entry hold everything its file imports, transitively.
+
+    ape-solidity guarantees that only for the file it was asked about: inside an import cycle
+    (OpenZeppelin's TransparentUpgradeableProxy <-> ProxyAdmin) a file's entry holds what the
+    cycle's first file had gathered when it got there. Entries remembered for later calls must
+    be whole, or a later contract would miss sources."""
+    by_path = {key[0]: key for key in statements}
+    changed = True
+    while changed:
+        changed = False
+        for key in fresh:
+            mine = statements[key]
+            for statement in list(mine):
+                sub = by_path.get(statement.path) if statement.path else None
+                if sub is not None and sub != key and not statements[sub] <= mine:
+                    mine |= statements[sub]
+                    changed = True
+
+
+# Vyper's own interfaces (`from ethereum.ercs import IERC20`): the compiler has them, never send them.
+_VYPER_BUILTIN_PREFIXES = ("ethereum/", "vyper/")
+
+
+def _vyper_input(artifact: Artifact) -> dict:
+    """The contract, every module and interface it imports (transitively), and the settings
+    ape-vyper compiled with, minus its host-specific `search_paths`."""
+    from ape import compilers
+
+    root = Path(artifact.project.path)
+    closure, todo = [], [artifact.source_id]
+    while todo:
+        source_id = todo.pop()
+        if source_id in closure:
+            continue
+        closure.append(source_id)
+        file = _vyper_source_file(root, source_id)
+        if file is None or file.suffix == ".json":
+            continue
+        with DEPENDENCY_LOCK:
+            imports = compilers.vyper.get_imports([file], project=artifact.project)
+        todo.extend(imports.get(source_id, []))
+    sources: dict[str, dict] = {}
+    interfaces: dict[str, dict] = {}
+    for source_id in sorted(closure):
+        if source_id.startswith(_VYPER_BUILTIN_PREFIXES) and source_id.endswith(".json"):
+            continue
+        file = _vyper_source_file(root, source_id)
+        if file is None:
+            raise ArtifactNotFound(
+                f"{artifact.label}: {artifact.source_id} imports {source_id}, which is neither in the "
+                "project nor in an installed Python package; install it, or vendor it into contracts/"
+            )
+        text = file.read_text(encoding="utf8")
+        if file.suffix == ".json":  # an ABI file imported as an interface
+            abi = json.loads(text)
+            interfaces[source_id] = {"abi": abi.get("abi", abi) if isinstance(abi, dict) else abi}
+        else:
+            sources[source_id] = {"content": text}
+    settings = _clean_settings(artifact.settings)
+    settings["outputSelection"] = {artifact.source_id: VYPER_OUTPUT_SELECTION}
+    _settings_from_pragmas(settings, sources.get(artifact.source_id, {}).get("content", ""))
+    result = {"language": "Vyper", "sources": sources, "settings": settings}
+    if interfaces:
+        result["interfaces"] = interfaces
+    return result
+
+
+def _settings_from_pragmas(settings: dict, content: str) -> None:
+    """The compiler obeys the contract's pragmas; ape-vyper records them only when written
+    `#pragma` (no space), so `# pragma optimize codesize` leaves "gas" in the manifest, and
+    vyper-json refuses settings that conflict with a pragma. The pragma is the truth."""
+    from ape_contract_verify.engine import vyper_settings
+
+    single = {"sources": {"f": {"content": content}}, "settings": {}}
+    mode = vyper_settings.optimize_mode(single, "f")
+    if vyper_settings.has_optimize_pragma(content):
+        settings["optimize"] = mode
+    evm = vyper_settings.evm_version(single)
+    if evm != "default":
+        settings["evmVersion"] = evm
+
+
+def _vyper_source_file(root: Path, source_id: str) -> Optional[Path]:
+    """A project file, or a module of an installed package (snekmate-style imports)."""
+    import sys
+
+    for base in (root, *(Path(p) for p in sys.path if p and "site-packages" in p)):
+        file = base / source_id
+        if file.suffix in (".vy", ".vyi", ".json") and file.is_file():
+            return file
+    return None
+
+
+def project_remappings(artifact: Artifact) -> list[str]:
+    """The remappings ape-solidity uses when it compiles the artifact's whole group: those its
+    sources use, not every dependency the project has."""
+    if artifact.is_vyper:
+        return []
+    try:
+        full = group_input(artifact)
+    except Exception:
+        return []
+    return sorted((full or {}).get("settings", {}).get("remappings") or [])
+
+
+def group_input(artifact: Artifact) -> Optional[dict]:
+    """ape-solidity's input for every source of the artifact's project compiled by its compiler."""
+    from ape import compilers
+
+    project = artifact.project
+    paths = [
+        Path(project.path) / source_id
+        for source_id in (project.manifest.sources or {})
+        if source_id.endswith(".sol") and (Path(project.path) / source_id).is_file()
+    ]
+    wanted = artifact.compiler_version.split("+")[0]
+    with DEPENDENCY_LOCK:
+        inputs = compilers.solidity.get_standard_input_json(paths, project=project)
+    return next((v for k, v in inputs.items() if str(k).split("+")[0] == wanted), None)

@@ -1,0 +1,359 @@
+"""Solidity source text as the flattener reads it: a file-level scanner (imports, pragmas, SPDX
+lines, declarations) and solc's version-range semantics for merging `pragma solidity` lines."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from ape_contract_verify.exceptions import ContractVerifyError
+
+
+class FlattenError(ContractVerifyError, ValueError):
+    """The sources cannot be flattened into a file that compiles to the same code."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+# ----------------------------------------------------------------------------------------------
+# Scanning. A fast scan finds what matters at file level (comments, strings, braces, keywords);
+# a full tokenizer is used only for import statements and for files that use aliases.
+
+_IDENT = r"[A-Za-z_$][A-Za-z0-9_$]*"
+_STRING = r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'"""
+_DECL_KW = ("contract", "interface", "library", "struct", "enum", "type", "error", "event", "function")
+# Comments, strings and braces: everything else is code, and only code at brace depth 0 matters here.
+_SKIP = re.compile(rf"""//[^\n]*|/\*.*?\*/|{_STRING}|[{{}}]""", re.S)
+_KEYWORDS = "|".join(("import", "pragma", "constant") + _DECL_KW)
+_KEYWORD = re.compile(rf"(?<![A-Za-z0-9_$])(?:{_KEYWORDS})(?![A-Za-z0-9_$])")
+_TOKEN = re.compile(
+    rf"""(?P<ws>\s+)|(?P<c>//[^\n]*|/\*.*?\*/)|(?P<s>{_STRING})|(?P<id>{_IDENT})"""
+    r"""|(?P<num>[0-9][A-Za-z0-9_.]*)|(?P<p>.)""",
+    re.S,
+)
+_NAME_AFTER = re.compile(rf"(?:\s+|//[^\n]*|/\*.*?\*/)*({_IDENT})", re.S)
+# solc's own pattern (Parser::findLicenseString); it searches the text between top-level nodes.
+_SPDX = re.compile(r"SPDX-License-Identifier:\s*(.+?)(?=[\n\r]|\*/|$)", re.S)
+_INHERITDOC = re.compile(rf"(@inheritdoc\s+)({_IDENT}(?:\s*\.\s*{_IDENT})*)")
+
+
+@dataclass(frozen=True)
+class _Tok:
+    kind: str  # c (comment), s (string), id, num, p (punctuation)
+    text: str
+    start: int
+    end: int
+    depth: int  # brace depth before the token
+
+
+def _tokens(text: str, pos: int = 0, endpos: int | None = None):
+    depth = 0
+    for m in _TOKEN.finditer(text, pos, len(text) if endpos is None else endpos):
+        kind = m.lastgroup
+        if kind == "ws":
+            continue
+        tok = _Tok(kind, m.group(), m.start(), m.end(), depth)
+        if kind == "p":
+            if tok.text == "{":
+                depth += 1
+            elif tok.text == "}":
+                depth -= 1
+        yield tok
+
+
+def _statement(text: str, start: int, name: str) -> tuple[list[_Tok], int]:
+    """The tokens of the statement at ``start`` (comments dropped) and the offset after its ``;``."""
+    toks = []
+    for tok in _tokens(text, start):
+        if tok.kind == "c":
+            continue
+        if tok.text == ";":
+            return toks, tok.end
+        toks.append(tok)
+    line = text.count("\n", 0, start) + 1
+    raise FlattenError(f"{name} line {line}: `{text[start:start + 40].split(chr(10))[0]}…` has no closing ';'")
+
+
+def _unquote(literal: str) -> str:
+    return re.sub(r"\\(.)", r"\1", literal[1:-1])
+
+
+@dataclass
+class _Import:
+    start: int
+    end: int
+    path: str
+    statement: str
+    unit_alias: str | None = None
+    symbols: list[tuple[str, str]] = field(default_factory=list)  # (name, alias)
+
+
+@dataclass
+class _Pragma:
+    start: int
+    end: int
+    name: str  # solidity, abicoder, experimental, ...
+    value: str  # the text after the name, whitespace normalised
+
+
+@dataclass
+class _Unit:
+    """What a source unit contributes to the flat file, and the edits that remove it."""
+
+    text: str
+    imports: list[_Import]
+    pragmas: list[_Pragma]
+    licenses: list[str]
+    spdx_edits: list[tuple[int, int, str]]
+    declarations: list[tuple[str, str, int]]  # (keyword, name, offset after the name) at file level
+
+
+def _parse_import(text: str, start: int, name: str) -> _Import:
+    toks, end = _statement(text, start, name)
+    statement = text[start:end]
+    t = [tok.text for tok in toks[1:]]
+    kinds = [tok.kind for tok in toks[1:]]
+    bad = FlattenError(f"{name}: cannot parse the import statement `{statement}`")
+    if kinds[:1] == ["s"]:
+        path = _unquote(t[0])
+        if len(t) == 1:
+            return _Import(start, end, path, statement)
+        if len(t) == 3 and t[1] == "as" and kinds[2] == "id":
+            return _Import(start, end, path, statement, unit_alias=t[2])
+        raise bad
+    if t[:2] == ["*", "as"] and len(t) == 5 and kinds[2] == "id" and t[3] == "from" and kinds[4] == "s":
+        return _Import(start, end, _unquote(t[4]), statement, unit_alias=t[2])
+    if t[:1] == ["{"] and len(t) >= 4 and t[-2] == "from" and kinds[-1] == "s" and t[-3] == "}":
+        symbols = []
+        items = t[1:-3]
+        i = 0
+        while i < len(items):
+            if not re.fullmatch(_IDENT, items[i]):
+                raise bad
+            sym, alias = items[i], items[i]
+            i += 1
+            if i < len(items) and items[i] == "as":
+                if i + 1 >= len(items) or not re.fullmatch(_IDENT, items[i + 1]):
+                    raise bad
+                alias = items[i + 1]
+                i += 2
+            symbols.append((sym, alias))
+            if i < len(items):
+                if items[i] != ",":
+                    raise bad
+                i += 1
+        return _Import(start, end, _unquote(t[-1]), statement, symbols=symbols)
+    raise bad
+
+
+def _spdx_edit(comment: str, start: int) -> tuple[list[str], tuple[int, int, str] | None]:
+    found = list(_SPDX.finditer(comment))
+    if not found:
+        return [], None
+    licenses = [m.group(1).strip() for m in found]
+    rest = _SPDX.sub("", comment)
+    bare = rest[2:-2] if rest.startswith("/*") else rest[2:]
+    if not bare.strip(" \t/*"):
+        return licenses, (start, start + len(comment), "")
+    return licenses, (start, start + len(comment), rest)
+
+
+@lru_cache(maxsize=1024)
+def _analyse(text: str, name: str) -> _Unit:
+    unit = _Unit(text, [], [], [], [], [])
+    depth = 0
+    pos = 0  # the end of the last comment, string or brace
+    resume = 0  # the end of the last statement parsed, so its parts are not read twice
+    for m in _SKIP.finditer(text):
+        start = m.start()
+        if depth == 0 and start > pos and start > resume:
+            resume = max(resume, _file_level_code(unit, name, max(pos, resume), start))
+        first = text[start]
+        if first == "{":
+            depth += 1
+        elif first == "}":
+            depth -= 1
+        elif first == "/" and depth == 0 and start >= resume:
+            found, edit = _spdx_edit(m.group(), start)
+            unit.licenses.extend(found)
+            if edit:
+                unit.spdx_edits.append(edit)
+        pos = m.end()
+    if depth == 0 and len(text) > max(pos, resume):
+        _file_level_code(unit, name, max(pos, resume), len(text))
+    return unit
+
+
+def _file_level_code(unit: _Unit, name: str, start: int, end: int) -> int:
+    """Record the imports, pragmas and declarations in text[start:end]; return where parsing got to."""
+    text = unit.text
+    resume = start
+    for m in _KEYWORD.finditer(text, start, end):
+        if m.start() < resume:
+            continue
+        kw = m.group()
+        if kw == "import":
+            imp = _parse_import(text, m.start(), name)
+            unit.imports.append(imp)
+            resume = imp.end
+        elif kw == "pragma":
+            toks, stmt_end = _statement(text, m.start(), name)
+            if len(toks) < 2:
+                raise FlattenError(f"{name}: cannot parse `{text[m.start():stmt_end]}`")
+            value = " ".join(text[toks[2].start : toks[-1].end].split()) if len(toks) > 2 else ""
+            unit.pragmas.append(_Pragma(m.start(), stmt_end, toks[1].text, value))
+            resume = stmt_end
+        elif after := _NAME_AFTER.match(text, m.end()):
+            unit.declarations.append((kw, after.group(1), after.end()))
+    return resume
+
+
+# ----------------------------------------------------------------------------------------------
+# Version ranges: solc's SemVerMatcher semantics, as unions of half-open intervals.
+
+_Version = tuple[int, int, int]
+_RANGE_TOKEN = re.compile(r"\s*(\|\||>=|<=|[<>=^~]|-(?=\s)|[0-9xX*]+(?:\.[0-9xX*]+){0,2})")
+_INF = None
+
+
+def _bump(nums: list[int], levels: int) -> _Version:
+    head = nums[:levels]
+    head[-1] += 1
+    return tuple(head + [0] * (3 - levels))  # type: ignore[return-value]
+
+
+class VersionRange:
+    """A union of [low, high) intervals of compiler versions (high None: unbounded)."""
+
+    def __init__(self, intervals):
+        merged: list[tuple[_Version, _Version | None]] = []
+        for lo, hi in sorted(i for i in intervals if i[1] is None or i[0] < i[1]):
+            if merged and (merged[-1][1] is None or lo <= merged[-1][1]):
+                plo, phi = merged[-1]
+                merged[-1] = (plo, None if phi is None or hi is None else max(phi, hi))
+            else:
+                merged.append((lo, hi))
+        self.intervals = merged
+
+    @classmethod
+    def parse(cls, text: str) -> VersionRange:
+        tokens, pos = [], 0
+        text = text.strip()
+        while pos < len(text):
+            m = _RANGE_TOKEN.match(text, pos)
+            if not m:
+                raise FlattenError(f"cannot parse the version range {text!r} near {text[pos:]!r}")
+            tokens.append(m.group(1))
+            pos = m.end()
+        intervals = []
+        for part in " ".join(tokens).split("||"):
+            intervals.append(cls._conjunction(part.split(), text))
+        return cls(intervals)
+
+    @staticmethod
+    def _conjunction(tokens: list[str], text: str) -> tuple[_Version, _Version | None]:
+        lo: _Version = (0, 0, 0)
+        hi: _Version | None = _INF
+
+        def version(tok: str) -> list[int]:
+            nums = []
+            for part in tok.split("."):
+                if part in ("x", "X", "*"):
+                    break
+                if not part.isdigit():
+                    raise FlattenError(f"cannot parse the version {tok!r} in {text!r}")
+                nums.append(int(part))
+            return nums
+
+        def cap(new_lo: _Version | None = None, new_hi: _Version | None = None):
+            nonlocal lo, hi
+            if new_lo is not None:
+                lo = max(lo, new_lo)
+            if new_hi is not None:
+                hi = new_hi if hi is None else min(hi, new_hi)
+
+        i = 0
+        while i < len(tokens):
+            op = tokens[i]
+            if op in (">=", "<=", "<", ">", "=", "^", "~"):
+                i += 1
+                if i >= len(tokens):
+                    raise FlattenError(f"version range {text!r} ends with {op!r}")
+                v = tokens[i]
+            else:
+                op, v = "=", op
+            if i + 2 < len(tokens) and tokens[i + 1] == "-" and op == "=":
+                upper = version(tokens[i + 2])
+                i += 2
+                nums = version(v)
+                cap(new_lo=tuple(nums + [0] * (3 - len(nums))))
+                if upper:
+                    cap(new_hi=_bump(upper, len(upper)))
+                i += 1
+                continue
+            i += 1
+            nums = version(v)
+            n = len(nums)
+            padded: _Version = tuple(nums + [0] * (3 - n))  # type: ignore[assignment]
+            if n == 0:  # a wildcard: every comparison but < and > matches
+                if op in ("<", ">"):
+                    cap(new_hi=(0, 0, 0))
+                continue
+            if op == ">=":
+                cap(new_lo=padded)
+            elif op == ">":
+                cap(new_lo=_bump(nums, n))
+            elif op == "<=":
+                cap(new_hi=_bump(nums, n))
+            elif op == "<":
+                cap(new_hi=padded)
+            elif op == "=":
+                cap(padded, _bump(nums, n))
+            elif op == "^":
+                cap(padded, _bump(nums, 2 if nums[0] == 0 and n != 1 else 1))
+            elif op == "~":
+                cap(padded, _bump(nums, 2 if n >= 2 else 1))
+        return lo, hi
+
+    def __and__(self, other: VersionRange) -> VersionRange:
+        out = []
+        for alo, ahi in self.intervals:
+            for blo, bhi in other.intervals:
+                hi = bhi if ahi is None else ahi if bhi is None else min(ahi, bhi)
+                out.append((max(alo, blo), hi))
+        return VersionRange(out)
+
+    def __bool__(self) -> bool:
+        return bool(self.intervals)
+
+    def __contains__(self, version: str) -> bool:
+        v = tuple(int(x) for x in version.split("+")[0].split("."))
+        return any(lo <= v and (hi is None or v < hi) for lo, hi in self.intervals)
+
+    @property
+    def lowest(self) -> _Version | None:
+        return self.intervals[0][0] if self.intervals else None
+
+    def __str__(self) -> str:
+        def fmt(v: _Version) -> str:
+            return ".".join(map(str, v))
+
+        parts = []
+        for lo, hi in self.intervals:
+            if hi is None:
+                parts.append(f">={fmt(lo)}")
+            elif hi == (lo[0], lo[1], lo[2] + 1):
+                parts.append(fmt(lo))
+            elif (lo[0] > 0 and hi == (lo[0] + 1, 0, 0)) or (lo[0] == 0 < lo[1] and hi == (0, lo[1] + 1, 0)):
+                parts.append(f"^{fmt(lo)}")
+            elif lo == (0, 0, 0):
+                parts.append(f"<{fmt(hi)}")
+            else:
+                parts.append(f">={fmt(lo)} <{fmt(hi)}")
+        return " || ".join(parts)
+
+    def __repr__(self) -> str:
+        return f"VersionRange({str(self)!r})"
