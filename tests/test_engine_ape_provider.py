@@ -92,6 +92,14 @@ def test_factory_child_without_traces_is_explained(ape_chain, cache):
     assert result.failure == FailureKind.NO_CREATION
     assert "factory deployments need a node that offers traces" in result.reason
 
+    # The plugin's pre-check cannot see that CREATE either, but the explorer it submits to can:
+    # it compares the runtime code alone, and still refuses code that differs.
+    precheck = Verifier(ApeProviderChain(provider), cache, require_creation=False)
+    runtime_only = precheck.verify(json_request(str(child), input_json, "src/Factory.sol:Child", encode(["uint256"], [5])))
+    assert runtime_only.verified and runtime_only.creation_tx is None, runtime_only.reason
+    other = precheck.verify(json_request(str(child), input_json, "src/Factory.sol:Factory", b""))
+    assert not other.verified and other.failure == FailureKind.BYTECODE, other.reason
+
 
 def test_proxy_detection_through_ape(ape_chain):
     provider, owner = ape_chain

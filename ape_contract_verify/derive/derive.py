@@ -80,7 +80,9 @@ def precheck(request: VerificationRequest, chain_reader: Any, cache: Any = None)
     "full" or "partial", or PrecheckFailed naming the input that differs, in the engine's words."""
     from ape_contract_verify.engine.verifier import Verifier
 
-    result = Verifier(chain_reader, cache).verify(request)
+    # Without the creation transaction (a factory's, on a node without traces) the runtime code
+    # is what can be checked here; the explorer, which has the transaction, checks the rest.
+    result = Verifier(chain_reader, cache, require_creation=False).verify(request)
     if not result.verified:
         raise PrecheckFailed(result.setting or "source", result.reason)
     return result.match or "full"
@@ -192,6 +194,11 @@ def derive(
     if check:
         t0 = time.perf_counter()
         match = precheck(request, reader, cache)
+        if chain_state.creation_input is None:
+            warnings.append(
+                "the creation transaction was not found (a factory deployment on a node without traces?): "
+                "the pre-check compared the runtime code only"
+            )
         if match == "partial" and code_format != "flatten" and not artifact.is_vyper:
             upgraded = _upgrade_partial(artifact, input_json, {} if libraries else stale, build, reader, cache)
             if upgraded is not None:

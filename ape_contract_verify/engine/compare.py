@@ -103,7 +103,7 @@ class Matched:
 
 def compare(
     compiled: Compiled,
-    creation: Creation,
+    creation: Optional[Creation],
     runtime_on_chain: bytes,
     *,
     compiler_version: str,
@@ -113,18 +113,26 @@ def compare(
     diagnose: Callable[[], tuple[str, str]],
 ) -> Matched:
     """`Matched`, or `Failure` saying what differs. `diagnose()` -> (setting, text) is called only
-    when the code differs for no reason found here."""
-    chain_init = creation.input[: len(compiled.creation)]
-    deployed_args = creation.input[len(compiled.creation):].hex() if len(creation.input) >= len(compiled.creation) else ""
-    creation_cmp = bc.compare(compiled.creation, chain_init, link_references=compiled.creation_links)
+    when the code differs for no reason found here.
+
+    `creation=None` compares the runtime code alone and takes the submitted constructor arguments
+    as they are: the pre-check on a node without traces cannot see a factory's CREATE, while the
+    explorer it submits to can."""
+    creation_input = creation.input if creation is not None else b""
+    creation_cmp = None
+    deployed_args = submitted_args
+    if creation is not None:
+        chain_init = creation_input[: len(compiled.creation)]
+        deployed_args = creation_input[len(compiled.creation):].hex() if len(creation_input) >= len(compiled.creation) else ""
+        creation_cmp = bc.compare(compiled.creation, chain_init, link_references=compiled.creation_links)
     runtime_cmp = compiled.compare_runtime(runtime_on_chain)
 
-    if not creation_cmp.matches or not runtime_cmp.matches:
-        for code, on_chain in ((compiled.runtime, runtime_on_chain), (compiled.creation, creation.input)):
+    if (creation_cmp is not None and not creation_cmp.matches) or not runtime_cmp.matches:
+        for code, on_chain in ((compiled.runtime, runtime_on_chain), (compiled.creation, creation_input)):
             library = _linked_library_difference(code, on_chain, libraries)
             if library:
                 raise Failure(FailureKind.LIBRARY, library)
-        version_reason = compiler_version_difference(compiler_version, runtime_on_chain, creation.input)
+        version_reason = compiler_version_difference(compiler_version, runtime_on_chain, creation_input)
         if version_reason:
             raise Failure(FailureKind.COMPILER_VERSION, version_reason)
         which, cmp = ("runtime", runtime_cmp) if not runtime_cmp.matches else ("creation", creation_cmp)
@@ -137,7 +145,7 @@ def compare(
                 offset=cmp.offset,
                 setting="metadata",
             )
-        deployed_length = len(runtime_on_chain) if which == "runtime" else len(creation.input)
+        deployed_length = len(runtime_on_chain) if which == "runtime" else len(creation_input)
         metadata_note = " (the metadata differs as well)" if cmp.metadata_differs else ""
         setting, explanation = diagnose()
         raise Failure(
@@ -148,19 +156,19 @@ def compare(
             setting=setting,
         )
 
-    found = _libraries_on_chain(compiled, runtime_on_chain, creation.input, libraries)
+    found = _libraries_on_chain(compiled, runtime_on_chain, creation_input, libraries)
     # Libraries linked at compile time (settings.libraries) were checked by the code comparison.
     by_settings = {
         name: address
         for name, address in libraries.items()
         if bc.find_address(compiled.runtime, address) or bc.find_address(compiled.creation, address)
     }
-    version_reason = compiler_version_difference(compiler_version, runtime_on_chain, creation.input)
+    version_reason = compiler_version_difference(compiler_version, runtime_on_chain, creation_input)
     if version_reason:
         raise Failure(FailureKind.COMPILER_VERSION, version_reason)
     if submitted_args != deployed_args:
         raise Failure(FailureKind.CONSTRUCTOR_ARGUMENTS, constructor_arguments_reason(submitted_args, deployed_args, abi))
-    full = creation_cmp.match == "full" and runtime_cmp.match == "full"
+    full = runtime_cmp.match == "full" and (creation_cmp is None or creation_cmp.match == "full")
     return Matched("full" if full else "partial", {**by_settings, **found}, deployed_args)
 
 
@@ -168,6 +176,8 @@ def _libraries_on_chain(compiled: Compiled, runtime: bytes, creation_input: byte
     """Unlinked placeholders: the chain's addresses there must be the submitted libraries."""
     found: dict[str, str] = {}
     for code, links in ((runtime, compiled.runtime_links), (creation_input, compiled.creation_links)):
+        if not code:
+            continue
         for library, addresses in bc.link_addresses_all(code, links).items():
             for address in addresses:
                 known = found.setdefault(library, address)

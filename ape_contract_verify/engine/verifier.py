@@ -90,6 +90,7 @@ class Verifier:
         cache: Optional[CompileCache] = None,
         compile_timeout: float = DEFAULT_TIMEOUT,
         diagnose_compiles: int = DEFAULT_COMPILES,
+        require_creation: bool = True,
     ):
         """`diagnose_compiles`: on a code mismatch, how many single-setting variations (optimizer,
         runs, viaIR, evmVersion; Vyper's optimize mode, evmVersion) to compile to tell the user
@@ -98,6 +99,9 @@ class Verifier:
         self.cache = cache if cache is not None else CompileCache()
         self.compile_timeout = compile_timeout
         self.diagnose_compiles = diagnose_compiles
+        # An explorer needs the creation transaction. The plugin's pre-check, on a node without
+        # traces, may not find a factory's: it then compares the runtime code alone.
+        self.require_creation = require_creation
 
     def verify(self, request: VerificationRequest) -> VerificationResult:
         result = VerificationResult(
@@ -164,13 +168,14 @@ class Verifier:
             )
 
         creation = self.chain.find_creation(address)
-        if creation is None:
+        if creation is None and self.require_creation:
             raise Failure(
                 FailureKind.NO_CREATION,
                 f"Unable to find the transaction that created {address}: searched the recent blocks for a "
                 "deployment, and factory deployments need a node that offers traces (debug_/trace_)",
             )
-        result.creation_tx, result.factory = creation.tx_hash, creation.factory
+        if creation is not None:
+            result.creation_tx, result.factory = creation.tx_hash, creation.factory
         self._compare(request, prepared, evm, creation, runtime_on_chain, submitted_args, result)
 
     def _prepare(self, request: VerificationRequest) -> _Prepared:
