@@ -375,11 +375,11 @@ def form_to_request(form: Mapping[str, Any]) -> VerificationRequest:
 
 def validate_request(request: Any) -> dict[str, str]:
     """A VerificationRequest as a checked verifysourcecode form (without module/action/apikey)."""
-    # to_form() turns any truthy value into "1": check the raw fields first.
-    for attribute, param in (("optimization_used", "optimizationUsed"), ("via_ir", "viaIR")):
+    # to_form() turns any truthy value into "1": check the raw fields first, by the form's rules.
+    for attribute, rule in (("optimization_used", validate_optimization_used), ("via_ir", validate_via_ir)):
         value = getattr(request, attribute, None)
-        if value is not None and not (isinstance(value, bool) or value in (0, 1, "0", "1")):
-            raise InvalidRequest(param, f"{clip(value)!r} is not 0 or 1", f"use 1 (True) or 0 (False) for {attribute}")
+        if value is not None and not isinstance(value, bool):
+            rule(value)
     code_format = validate_code_format(request.code_format)
     if not isinstance(request.code_format, CodeFormat):  # to_form() needs the enum
         request = replace(request, code_format=CodeFormat(code_format))
