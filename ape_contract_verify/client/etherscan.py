@@ -43,7 +43,12 @@ from ape_contract_verify.exceptions import (
 from ape_contract_verify.protocol.secrets import ApiKey, redact, register_secret
 from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
 from ape_contract_verify.request import Receipt, VerificationRequest
-from ape_contract_verify.protocol.forms import validate_address, validate_guid, validate_request
+from ape_contract_verify.protocol.forms import (
+    validate_check_form,
+    validate_proxy_form,
+    validate_read_form,
+    validate_request,
+)
 
 logger = logging.getLogger("ape.contract_verify.client")
 
@@ -260,7 +265,7 @@ class ExplorerClient:
 
     def get_abi(self, address: str) -> list:
         """The contract's ABI. Raises ContractNotVerified for an unverified address."""
-        address = validate_address(address)
+        address = validate_read_form({"address": address})
         answer = self._call("GET", "getabi", {"address": address})
         if answer.outcome == Outcome.NOT_VERIFIED or (answer.status == "1" and not answer.reason.strip()):
             raise ContractNotVerified(f"{address}: {redact(answer.reason) or 'no ABI returned'}", answer, reason=_reason_of(answer))
@@ -277,7 +282,7 @@ class ExplorerClient:
     def get_source_code(self, address: str) -> SourceRecord:
         """Every getsourcecode field. An unverified address gives a record with `verified == False`
         (the explorer answers it with status "1")."""
-        address = validate_address(address)
+        address = validate_read_form({"address": address})
         answer = self._call("GET", "getsourcecode", {"address": address})
         if answer.status != "1":
             if answer.outcome == Outcome.NOT_VERIFIED:
@@ -295,16 +300,14 @@ class ExplorerClient:
         return self._submit("verifysourcecode", form, request.address, proxy=False)
 
     def check_verify_status(self, guid: str) -> ExplorerAnswer:
-        return self._check("checkverifystatus", validate_guid(guid))
+        return self._check("checkverifystatus", validate_check_form({"guid": guid}))
 
     def verify_proxy(self, address: str, expected_implementation: Optional[str] = None) -> SubmissionReceipt:
-        form = {"address": validate_address(address)}
-        if expected_implementation:
-            form["expectedimplementation"] = validate_address(expected_implementation, "expectedimplementation")
+        form = validate_proxy_form({"address": address, "expectedimplementation": expected_implementation})
         return self._submit("verifyproxycontract", form, form["address"], proxy=True)
 
     def check_proxy_verification(self, guid: str) -> ExplorerAnswer:
-        return self._check("checkproxyverification", validate_guid(guid))
+        return self._check("checkproxyverification", validate_check_form({"guid": guid}))
 
     def wait(
         self,

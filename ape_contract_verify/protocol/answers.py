@@ -53,6 +53,9 @@ class Texts:
     OK_NO_KEY_MESSAGE = "OK-Missing/Invalid API Key, rate limit of 1/5sec applied"
     MISSING_CHAINID = "Missing or unsupported chainid parameter (required for v2 api)"
     DEPRECATED_V1 = "You are using a deprecated V1 endpoint, switch to Etherscan API V2."
+    INVALID_MODULE = "Error! Missing Or invalid Module name"
+    INVALID_ACTION = "Error! Missing Or invalid Action name"
+    INVALID_COMPILER_VERSION = "Invalid or not supported solc version, see https://etherscan.io/solcversions for list"
 
 
 class Outcome(str, Enum):

@@ -1,24 +1,43 @@
-"""Checks run before anything is sent: each names the explorer parameter and the fix.
+"""The contract API's form rules, once: the client checks what it sends and the local explorer
+checks what it receives with these same functions, so the two cannot drift.
 
-The checks work on the explorer's own field names (the verifysourcecode form) so the same
-rules serve the client and a server that receives such a form.
+Every rule raises `InvalidRequest(param, problem, fix)` naming the explorer's own field. The
+values are ASCII on purpose: `str.isdigit`, `str.isalnum` and `re`'s `\\d` accept other scripts
+('²', 'ⅷ'), which compilers and explorers do not.
 """
 
 import re
+from dataclasses import replace
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Optional
 
 from ape_contract_verify.exceptions import InvalidRequest
+from ape_contract_verify.protocol.answers import Texts
+from ape_contract_verify.protocol.inputs import JSON_FORMATS, parse_json_input, unwrap_json_source
 from ape_contract_verify.protocol.values import ADDRESS, HEX
+from ape_contract_verify.request import CodeFormat, VerificationRequest
 
-GUID_LENGTH = 50
-_SOLC_VERSION = re.compile(
-    r"^v(?P<major>\d+)\.(?P<minor>\d+)\.(?P<patch>\d+)"
-    r"(?:-nightly\.\d{4}\.\d{1,2}\.\d{1,2})?\+commit\.[0-9a-fA-F]{8,40}$"
+MODULE = "contract"
+ACTIONS = (
+    "getabi",
+    "getsourcecode",
+    "verifysourcecode",
+    "checkverifystatus",
+    "verifyproxycontract",
+    "checkproxyverification",
+    "getcontractcreation",
 )
-_VYPER_VERSION = re.compile(r"^vyper:\d+\.\d+\.\d+(?:(?:a|b|rc)\d+)?(?:\+commit\.[0-9a-fA-F]+)?$")
+GUID_LENGTH = 50
+_GUID = re.compile(r"[0-9A-Za-z]{%d}" % GUID_LENGTH)
+_DIGITS = re.compile(r"[0-9]+")
+_SOLC_VERSION = re.compile(
+    r"v(?P<major>[0-9]+)\.(?P<minor>[0-9]+)\.(?P<patch>[0-9]+)"
+    r"(?:-nightly\.[0-9]{4}\.[0-9]{1,2}\.[0-9]{1,2})?\+commit\.[0-9a-fA-F]{8,40}"
+)
+_VYPER_VERSION = re.compile(r"vyper:[0-9]+\.[0-9]+\.[0-9]+(?:(?:a|b|rc)[0-9]+)?(?:\+commit\.[0-9a-fA-F]+)?")
 MIN_SOLC = (0, 4, 11)
-CODE_FORMATS = ("solidity-single-file", "solidity-standard-json-input", "vyper-json")
+MAX_RUNS = 2**32 - 1  # solc's bound: runs is a uint32
+CODE_FORMATS = tuple(f.value for f in CodeFormat)
 EVM_VERSIONS = (
     "homestead",
     "tangerineWhistle",
@@ -33,36 +52,96 @@ EVM_VERSIONS = (
     "shanghai",
     "cancun",
     "prague",
+    "osaka",
 )
 MAX_LIBRARIES = 10
-_LIBRARY_FIELD = re.compile(r"^library(name|address)(\d+)$")
+MAX_CREATION_ADDRESSES = 5
+_LIBRARY_FIELD = re.compile(r"library(name|address)([0-9]+)")
+_FLAGS = {"0": "0", "1": "1", "false": "0", "true": "1"}  # viaIR: Foundry sends true/false
+
+# Texts real explorers refuse with, which third-party clients match on: the local explorer
+# puts them first (see `refusal_text`).
+_EXPLORER_TEXTS = {
+    "module": Texts.INVALID_MODULE,
+    "action": Texts.INVALID_ACTION,
+    "chainid": Texts.MISSING_CHAINID,
+    "guid": Texts.UNKNOWN_UID,
+    "compilerversion": Texts.INVALID_COMPILER_VERSION,
+    "constructorArguements": Texts.INVALID_CONSTRUCTOR_ARGUMENTS,
+    "constructorArguments": Texts.INVALID_CONSTRUCTOR_ARGUMENTS,
+}
+
+
+def refusal_text(err: InvalidRequest) -> str:
+    """What the local explorer answers for a refused form: the real explorer's words for this
+    refusal when it has some, then the parameter, the problem and the fix."""
+    prefix = _EXPLORER_TEXTS.get(err.param)
+    return f"{prefix}. {err}" if prefix else str(err)
+
+
+def clip(value: Any, limit: int = 60) -> str:
+    text = str(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value).strip()
+
+
+def require(form: Mapping[str, Any], name: str, fix: str) -> str:
+    value = _text(form.get(name))
+    if not value:
+        raise InvalidRequest(name, "is missing or empty", fix)
+    return value
+
+
+# -- single fields ----------------------------------------------------------------------------
+
+
+def validate_module(value: Any) -> str:
+    text = _text(value)
+    if text != MODULE:
+        problem = f"{clip(text)!r} is not served here" if text else "is missing"
+        raise InvalidRequest("module", problem, f"send module={MODULE}")
+    return text
+
+
+def validate_action(value: Any) -> str:
+    text = _text(value)
+    if text not in ACTIONS:
+        problem = f"{clip(text)!r} is not an action of module=contract" if text else "is missing"
+        raise InvalidRequest("action", problem, f"use one of {', '.join(ACTIONS)}")
+    return text
 
 
 def validate_address(value: Any, param: str = "address") -> str:
-    text = str(value or "").strip()
-    if not ADDRESS.match(text):
+    text = _text(value)
+    if not text:
+        raise InvalidRequest(param, "is missing or empty", "give 0x followed by 40 hex digits")
+    if not ADDRESS.fullmatch(text):
         raise InvalidRequest(
             param,
-            f"{text!r} is not an address",
+            f"{clip(text)!r} is not an address",
             "give 0x followed by 40 hex digits, e.g. 0x5FbDB2315678afecb367f032d93F642f64180aa3",
         )
     return text
 
 
 def validate_guid(value: Any, param: str = "guid") -> str:
-    text = str(value or "").strip()
-    if len(text) != GUID_LENGTH or any(c.isspace() for c in text):
+    text = _text(value)
+    if not _GUID.fullmatch(text):
+        what = f"{len(text)} characters long" if len(text) != GUID_LENGTH else "not only ASCII letters and digits"
         raise InvalidRequest(
             param,
-            f"{text!r} is {len(text)} characters long, a receipt GUID is {GUID_LENGTH}",
+            f"{clip(text)!r} is {what}; a receipt GUID is {GUID_LENGTH} ASCII letters and digits",
             "pass the 50-character GUID returned by verifysourcecode or verifyproxycontract",
         )
     return text
 
 
 def validate_compiler_version(value: Any, code_format: str = "") -> str:
-    text = str(value or "").strip()
-    if solc := _SOLC_VERSION.match(text):
+    text = _text(value)
+    if solc := _SOLC_VERSION.fullmatch(text):
         version = tuple(int(solc.group(k)) for k in ("major", "minor", "patch"))
         if version < MIN_SOLC:
             raise InvalidRequest(
@@ -70,15 +149,15 @@ def validate_compiler_version(value: Any, code_format: str = "") -> str:
                 f"{text} is older than v0.4.11, which explorers do not support",
                 "compile with solc 0.4.11 or newer",
             )
-        if code_format == "vyper-json":
+        if code_format == CodeFormat.VYPER_JSON.value:
             raise InvalidRequest(
                 "compilerversion",
                 f"{text} is a Solidity version but codeformat is vyper-json",
                 "give vyper:<version>, e.g. vyper:0.4.3",
             )
         return text
-    if _VYPER_VERSION.match(text):
-        if code_format and code_format != "vyper-json":
+    if _VYPER_VERSION.fullmatch(text):
+        if code_format and code_format != CodeFormat.VYPER_JSON.value:
             raise InvalidRequest(
                 "codeformat",
                 f"{code_format} cannot carry a Vyper compiler ({text})",
@@ -87,150 +166,223 @@ def validate_compiler_version(value: Any, code_format: str = "") -> str:
         return text
     raise InvalidRequest(
         "compilerversion",
-        f"{text!r} is not a compiler version",
+        f"{clip(text)!r} is not a compiler version",
         "give v<major>.<minor>.<patch>+commit.<hash> (e.g. v0.8.26+commit.8a97fa7a) or vyper:<version>",
     )
 
 
 def validate_code_format(value: Any) -> str:
-    text = str(value.value if hasattr(value, "value") else value or "").strip()
+    text = _text(value.value if isinstance(value, CodeFormat) else value)
     if text not in CODE_FORMATS:
-        raise InvalidRequest("codeformat", f"{text!r} is not a known format", f"use one of {', '.join(CODE_FORMATS)}")
+        raise InvalidRequest("codeformat", f"{clip(text)!r} is not a known format", f"use one of {', '.join(CODE_FORMATS)}")
     return text
 
 
 def validate_optimization_used(value: Any) -> str:
-    text = str(int(value) if isinstance(value, bool) else value).strip()
+    text = _text(int(value) if isinstance(value, bool) else value)
     if text not in ("0", "1"):
-        raise InvalidRequest("optimizationUsed", f"{text!r} is not 0 or 1", "use 1 if the optimizer was on, else 0")
+        raise InvalidRequest("optimizationUsed", f"{clip(text)!r} is not 0 or 1", "use 1 if the optimizer was on, else 0")
     return text
 
 
+def validate_via_ir(value: Any) -> str:
+    text = _text(int(value) if isinstance(value, bool) else value).lower()
+    if text not in _FLAGS:
+        raise InvalidRequest("viaIR", f"{clip(text)!r} is not 0 or 1", "use 1 if compiled via IR, else 0")
+    return _FLAGS[text]
+
+
 def validate_runs(value: Any) -> str:
-    text = str(value).strip()
-    if isinstance(value, bool) or not text.isdigit():
-        raise InvalidRequest("runs", f"{text!r} is not an integer of 0 or more", "give the optimizer runs, e.g. 200")
+    text = _text(value)
+    if isinstance(value, bool) or not _DIGITS.fullmatch(text) or int(text) > MAX_RUNS:
+        raise InvalidRequest(
+            "runs", f"{clip(text)!r} is not a whole number from 0 to {MAX_RUNS}", "give the optimizer runs, e.g. 200"
+        )
     return str(int(text))
 
 
 def validate_evm_version(value: Any) -> str:
-    text = str(value or "").strip()
-    if text in ("", "default", "Default"):
+    text = _text(value)
+    if text.lower() in ("", "default"):
         return ""
     match = {name.lower(): name for name in EVM_VERSIONS}.get(text.lower())
     if match is None:
         raise InvalidRequest(
-            "evmversion", f"{text!r} is not a known EVM version", f"leave it blank or use one of {', '.join(EVM_VERSIONS)}"
+            "evmversion",
+            f"{clip(text)!r} is not a known EVM version",
+            f"leave it blank or use one of {', '.join(EVM_VERSIONS)}",
         )
     return match
 
 
 def validate_license_type(value: Any) -> str:
-    from ape_contract_verify.protocol.licenses import UnknownLicense, license_code
+    from ape_contract_verify.protocol.licenses import LICENSES, UnknownLicense, license_code
 
     try:
-        return str(license_code(value))
-    except UnknownLicense as err:
+        return str(license_code(value if isinstance(value, int) else _text(value)))
+    except UnknownLicense:
+        spdx = ", ".join(sorted({ids[0] for _, ids in LICENSES.values()}))
         raise InvalidRequest(
-            "licenseType", f"{value!r} is not a licence code", f"{str(err).split(': ', 1)[-1]}"
+            "licenseType", f"{clip(value)!r} is not a licence code", f"give a code 1 to 14 (3 is MIT) or an SPDX id: {spdx}"
         ) from None
 
 
-def validate_constructor_arguments(value: Any) -> str:
-    text = str(value or "").strip()
-    if text[:2].lower() == "0x":
-        text = text[2:]
-    if not HEX.match(text) or len(text) % 2:
+def validate_constructor_arguments(value: Any, param: str = "constructorArguements") -> str:
+    text = _text(value)
+    digits = text[2:] if text[:2].lower() == "0x" else text
+    if not HEX.fullmatch(digits) or len(digits) % 2:
         raise InvalidRequest(
-            "constructorArguements",
-            "not an even-length hex string",
+            param,
+            f"{clip(text)!r} is not an even-length hex string",
             "give the ABI-encoded constructor arguments as hex (0x optional)",
         )
-    return text
+    return digits.lower()
+
+
+def constructor_arguments(form: Mapping[str, Any]) -> str:
+    """Either spelling (Etherscan documents the misspelt one); when both are sent they must agree."""
+    misspelt = validate_constructor_arguments(form.get("constructorArguements"), "constructorArguements")
+    right = validate_constructor_arguments(form.get("constructorArguments"), "constructorArguments")
+    if misspelt and right and misspelt != right:
+        raise InvalidRequest(
+            "constructorArguments",
+            f"differs from constructorArguements ({clip(right, 20)!r} vs {clip(misspelt, 20)!r})",
+            "send the same ABI-encoded hex in both spellings, or only one",
+        )
+    return misspelt or right
 
 
 def validate_libraries(form: Mapping[str, Any]) -> dict[str, str]:
-    """libraryname<N>/libraryaddress<N>: at most 10 pairs, both members present."""
+    """libraryname<N>/libraryaddress<N>: pairs numbered 1 to 10, both members, a valid address."""
     pairs: dict[int, dict[str, str]] = {}
     for key, value in form.items():
-        if match := _LIBRARY_FIELD.match(key):
+        if match := _LIBRARY_FIELD.fullmatch(str(key)):
             kind, number = match.group(1), int(match.group(2))
-            if str(value or "").strip():
-                pairs.setdefault(number, {})[kind] = str(value).strip()
-    numbers = sorted(pairs)
-    if len(numbers) > MAX_LIBRARIES or any(not 1 <= n <= MAX_LIBRARIES for n in numbers):
-        raise InvalidRequest(
-            "libraryname/libraryaddress",
-            f"{len(numbers)} library pairs numbered {numbers[0]}..{numbers[-1]}",
-            f"send at most {MAX_LIBRARIES} pairs, numbered 1 to {MAX_LIBRARIES}",
-        )
+            if not 1 <= number <= MAX_LIBRARIES:
+                raise InvalidRequest(
+                    str(key), f"is pair number {number}", f"send at most {MAX_LIBRARIES} pairs, numbered 1 to {MAX_LIBRARIES}"
+                )
+            if _text(value):
+                pairs.setdefault(number, {})[kind] = _text(value)
     out: dict[str, str] = {}
-    for number in numbers:
+    for number in sorted(pairs):
         pair = pairs[number]
-        if "name" not in pair:
-            raise InvalidRequest(f"libraryname{number}", "missing for its libraryaddress", "give both the name and the address")
-        if "address" not in pair:
-            raise InvalidRequest(f"libraryaddress{number}", "missing for its libraryname", "give both the name and the address")
+        for kind, other in (("name", "address"), ("address", "name")):
+            if kind not in pair:
+                raise InvalidRequest(
+                    f"library{kind}{number}", f"is missing for library{other}{number}", "give both the name and the address"
+                )
         validate_address(pair["address"], f"libraryaddress{number}")
         out[f"libraryname{number}"] = pair["name"]
         out[f"libraryaddress{number}"] = pair["address"]
     return out
 
 
-def validate_verify_form(form: Mapping[str, Any]) -> dict[str, str]:
-    """Every rule for a verifysourcecode form; returns the normalised form."""
-    out = {k: str(v) for k, v in form.items() if not _LIBRARY_FIELD.match(k) and v is not None}
-    out["contractaddress"] = validate_address(form.get("contractaddress"), "contractaddress")
-    code_format = out["codeformat"] = validate_code_format(form.get("codeformat") or CODE_FORMATS[0])
-    out["compilerversion"] = validate_compiler_version(form.get("compilerversion"), code_format)
-    if not str(form.get("sourceCode") or "").strip():
-        raise InvalidRequest("sourceCode", "is empty", "send the flat source or the JSON input")
-    name = str(form.get("contractname") or "").strip()
-    if not name:
-        raise InvalidRequest("contractname", "is empty", "give the contract's name")
-    if code_format != "solidity-single-file" and ":" not in name:
+# -- whole forms, one per action --------------------------------------------------------------
+
+
+def validate_read_form(form: Mapping[str, Any]) -> str:
+    """getabi and getsourcecode: the contract's address."""
+    return validate_address(form.get("address"), "address")
+
+
+def validate_check_form(form: Mapping[str, Any]) -> str:
+    """checkverifystatus and checkproxyverification: the receipt GUID."""
+    return validate_guid(form.get("guid"), "guid")
+
+
+def validate_proxy_form(form: Mapping[str, Any]) -> dict[str, str]:
+    """verifyproxycontract: `address` (Etherscan) or `contractaddress` (some clients), and an
+    optional expectedimplementation."""
+    param = "contractaddress" if not _text(form.get("address")) and _text(form.get("contractaddress")) else "address"
+    out = {"address": validate_address(form.get(param), param)}
+    if expected := _text(form.get("expectedimplementation")):
+        out["expectedimplementation"] = validate_address(expected, "expectedimplementation")
+    return out
+
+
+def validate_creation_form(form: Mapping[str, Any]) -> list[str]:
+    """getcontractcreation: up to 5 comma-separated addresses."""
+    raw = require(form, "contractaddresses", f"give up to {MAX_CREATION_ADDRESSES} comma-separated addresses")
+    addresses = [a.strip() for a in raw.split(",") if a.strip()]
+    if len(addresses) > MAX_CREATION_ADDRESSES:
         raise InvalidRequest(
-            "contractname",
-            f"{name!r} has no source unit for {code_format}",
-            "give <path>:<Name> as in the JSON input, e.g. contracts/Token.sol:Token",
+            "contractaddresses", f"{len(addresses)} given", f"send at most {MAX_CREATION_ADDRESSES} addresses a call"
         )
-    if form.get("optimizationUsed") not in (None, ""):
+    return [validate_address(a, "contractaddresses") for a in addresses]
+
+
+def validate_verify_form(form: Mapping[str, Any]) -> dict[str, str]:
+    """Every rule for a verifysourcecode form; returns the normalised form (JSON sourceCode
+    unwrapped from Etherscan's `{{…}}`, constructor arguments as lowercase hex without 0x)."""
+    out = {k: str(v) for k, v in form.items() if not _LIBRARY_FIELD.fullmatch(str(k)) and v is not None}
+    out.pop("evmVersion", None)
+    out["contractaddress"] = validate_address(form.get("contractaddress"), "contractaddress")
+    code_format = out["codeformat"] = validate_code_format(form.get("codeformat") or CodeFormat.SINGLE_FILE)
+    out["compilerversion"] = validate_compiler_version(form.get("compilerversion"), code_format)
+    source = "" if form.get("sourceCode") is None else str(form["sourceCode"])
+    if not source.strip():
+        raise InvalidRequest("sourceCode", "is empty", "send the flat source, or the JSON input as text")
+    name = require(form, "contractname", "give the contract's name (path:Name for the JSON formats)")
+    if code_format in JSON_FORMATS:
+        if ":" not in name:
+            raise InvalidRequest(
+                "contractname",
+                f"{clip(name)!r} has no source unit for {code_format}",
+                "give <path>:<Name> as in the JSON input, e.g. contracts/Token.sol:Token",
+            )
+        parse_json_input(source, code_format)
+        source = unwrap_json_source(source)
+    out["sourceCode"], out["contractname"] = source, name
+    if _text(form.get("optimizationUsed")):
         out["optimizationUsed"] = validate_optimization_used(form["optimizationUsed"])
-    if form.get("runs") not in (None, ""):
+    if _text(form.get("runs")):
         out["runs"] = validate_runs(form["runs"])
-    if "evmversion" in form:
-        out["evmversion"] = validate_evm_version(form["evmversion"])
-    if form.get("licenseType") not in (None, ""):
+    if "evmversion" in form or "evmVersion" in form:
+        out["evmversion"] = validate_evm_version(form.get("evmversion", form.get("evmVersion")))
+    if _text(form.get("licenseType")):
         out["licenseType"] = validate_license_type(form["licenseType"])
-    if form.get("viaIR") not in (None, ""):
-        if str(form["viaIR"]) not in ("0", "1"):
-            raise InvalidRequest("viaIR", f"{form['viaIR']!r} is not 0 or 1", "use 1 if compiled via IR, else 0")
-    args = form.get("constructorArguements") or form.get("constructorArguments") or ""
-    out["constructorArguements"] = out["constructorArguments"] = validate_constructor_arguments(args)
+    if _text(form.get("viaIR")):
+        out["viaIR"] = validate_via_ir(form["viaIR"])
+    out["constructorArguements"] = out["constructorArguments"] = constructor_arguments(form)
     out.update(validate_libraries(form))
     return out
 
 
+def form_to_request(form: Mapping[str, Any]) -> VerificationRequest:
+    """A verifysourcecode form as a VerificationRequest (the local explorer's parse), by the rules above."""
+    checked = validate_verify_form(form)
+
+    def flag(name: str) -> Optional[bool]:
+        return None if name not in checked else checked[name] == "1"
+
+    numbers = sorted(int(k[len("libraryname") :]) for k in checked if k.startswith("libraryname"))
+    return VerificationRequest(
+        address=checked["contractaddress"],
+        contract_name=checked["contractname"],
+        source_code=checked["sourceCode"],
+        code_format=CodeFormat(checked["codeformat"]),
+        compiler_version=checked["compilerversion"],
+        optimization_used=flag("optimizationUsed"),
+        runs=int(checked["runs"]) if "runs" in checked else None,
+        evm_version=checked.get("evmversion") or None,
+        via_ir=flag("viaIR"),
+        constructor_arguments=checked["constructorArguements"],
+        license_type=int(checked["licenseType"]) if "licenseType" in checked else None,
+        libraries={checked[f"libraryname{n}"]: checked[f"libraryaddress{n}"] for n in numbers},
+    )
+
+
 def validate_request(request: Any) -> dict[str, str]:
     """A VerificationRequest as a checked verifysourcecode form (without module/action/apikey)."""
-    libraries = getattr(request, "libraries", {}) or {}
-    if len(libraries) > MAX_LIBRARIES:
-        raise InvalidRequest(
-            "libraryname/libraryaddress", f"{len(libraries)} libraries", f"send at most {MAX_LIBRARIES} library pairs"
-        )
-    for name, address in libraries.items():
-        if not str(name or "").strip() or not str(address or "").strip():
-            raise InvalidRequest(
-                "libraryname/libraryaddress",
-                f"library pair {name!r} -> {address!r} is incomplete",
-                "give both the name and the address",
-            )
-    # to_form() turns any truthy value into "1": check the raw fields first.
-    for attribute, param in (("optimization_used", "optimizationUsed"), ("via_ir", "viaIR")):
+    # to_form() turns any truthy value into "1": check the raw fields first, by the form's rules.
+    for attribute, rule in (("optimization_used", validate_optimization_used), ("via_ir", validate_via_ir)):
         value = getattr(request, attribute, None)
-        if value is not None and not (isinstance(value, bool) or value in (0, 1, "0", "1")):
-            raise InvalidRequest(param, f"{value!r} is not 0 or 1", f"use 1 (True) or 0 (False) for {attribute}")
+        if value is not None and not isinstance(value, bool):
+            rule(value)
     code_format = validate_code_format(request.code_format)
+    if not isinstance(request.code_format, CodeFormat):  # to_form() needs the enum
+        request = replace(request, code_format=CodeFormat(code_format))
     form = dict(request.to_form())
     form["codeformat"] = code_format
     return validate_verify_form(form)

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.protocol.forms import GUID_LENGTH
 
-GUID_LENGTH = 50
-_GUID_ALPHABET = string.ascii_lowercase + string.digits
+_GUID_ALPHABET = string.ascii_lowercase + string.digits  # within forms' rule: ASCII letters and digits
 
 SOURCE = "source"
 PROXY = "proxy"

@@ -1,0 +1,73 @@
+"""getsourcecode's result object in Etherscan's layout, built from what the store holds."""
+
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+from ape_contract_verify.protocol.answers import Texts
+from ape_contract_verify.protocol.values import checksum
+from ape_contract_verify.request import CodeFormat
+from ape_contract_verify.server.store import VerifiedContract
+
+UNVERIFIED_SOURCE = {
+    "SourceCode": "",
+    "ABI": Texts.NOT_VERIFIED,
+    "ContractName": "",
+    "CompilerVersion": "",
+    "OptimizationUsed": "",
+    "Runs": "",
+    "ConstructorArguments": "",
+    "EVMVersion": "",
+    "Library": "",
+    "LicenseType": "Unknown",
+    "Proxy": "0",
+    "Implementation": "",
+    "SwarmSource": "",
+}
+
+
+def source_entry(contract: VerifiedContract, proxy_implementation: Optional[str]) -> dict[str, str]:
+    """One getsourcecode result object in Etherscan's layout: every value a string."""
+    from ape_contract_verify.protocol.licenses import code_from_source, license_name
+
+    settings = contract.settings or {}
+    if contract.code_format != CodeFormat.SINGLE_FILE.value:
+        source_code = "{" + contract.source_code + "}"  # Etherscan's {{…}} for JSON inputs
+        try:
+            settings = {**settings, **json.loads(contract.source_code).get("settings", {})}  # the input rules
+        except (ValueError, AttributeError):
+            pass
+    else:
+        source_code = contract.source_code
+    optimizer = settings.get("optimizer") or {}
+    if contract.compiler_version.startswith("vyper:"):
+        # Vyper has modes, not runs: optimize gas (the default) or codesize counts as on.
+        optimization_used = "0" if str(settings.get("optimize", "gas")).lower() in ("none", "false") else "1"
+        runs = "0"
+    else:
+        optimization_used = "1" if optimizer.get("enabled") else "0"
+        runs = str(optimizer.get("runs", 200))
+    license_code = contract.license_type or code_from_source(contract.source_code)
+    implementation = ""
+    if proxy_implementation:
+        implementation = checksum(proxy_implementation)
+    return {
+        "SourceCode": source_code,
+        "ABI": contract.abi,
+        "ContractName": contract.contract_name.rsplit(":", 1)[-1],
+        "CompilerVersion": contract.compiler_version,
+        "OptimizationUsed": optimization_used,
+        "Runs": runs,
+        "ConstructorArguments": contract.constructor_arguments,
+        "EVMVersion": settings.get("evmVersion") or "Default",
+        "Library": ";".join(f"{name}:{address}" for name, address in sorted(contract.libraries.items())),
+        "LicenseType": license_name(license_code),
+        "Proxy": "1" if implementation else "0",
+        "Implementation": implementation,
+        "SwarmSource": "",
+        # Our own additions: how the code matched, and in which form the source was sent.
+        "MatchType": contract.match,
+        "CodeFormat": contract.code_format,
+    }
+
