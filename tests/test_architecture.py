@@ -14,6 +14,7 @@ pytestmark = pytest.mark.unit
 
 LINT = Path(sys.executable).with_name("lint-imports")
 PACKAGE = REPO / "ape_contract_verify"
+MAX_MODULE_LINES = 600
 
 
 def lint(root: Path) -> subprocess.CompletedProcess:
@@ -61,3 +62,12 @@ def test_a_forbidden_import_breaks_a_contract(package_copy, module, bad_import, 
     dotted = "ape_contract_verify." + module.removesuffix(".py").replace("/", ".")
     assert dotted in broken_section or dotted.rsplit(".", 1)[-1] in broken_section
 
+
+
+def test_no_module_is_over_600_lines():
+    sizes = {
+        str(path.relative_to(REPO)): len(path.read_text().splitlines())
+        for path in PACKAGE.rglob("*.py")
+    }
+    too_long = {name: lines for name, lines in sizes.items() if lines > MAX_MODULE_LINES}
+    assert not too_long, f"split these into modules of one job each: {too_long}"

@@ -7,7 +7,6 @@ setting that differs `diagnose`'s; this module turns a request into compiler inp
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -27,6 +26,8 @@ from ape_contract_verify.evm.chain import ChainError, ChainReader
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.protocol.values import ADDRESS
 from ape_contract_verify.request import CodeFormat, VerificationRequest
+from ape_contract_verify.exceptions import InvalidRequest
+from ape_contract_verify.protocol import inputs as protocol_inputs
 
 __all__ = ["FailureKind", "VerificationResult", "Verifier", "constructor_arguments_reason", "parse_json_input"]
 
@@ -204,11 +205,9 @@ class Verifier:
             return _Prepared(input_json, file, name, "solidity")
         if fmt not in (CodeFormat.STANDARD_JSON.value, CodeFormat.VYPER_JSON.value):
             raise Failure(FailureKind.INVALID_INPUT, f"codeformat {fmt!r} is not supported; use solidity-single-file, solidity-standard-json-input or vyper-json")
-        input_json = parse_json_input(request.source_code)
+        input_json = parse_json_input(request.source_code, fmt)
         language = "vyper" if fmt == CodeFormat.VYPER_JSON.value else "solidity"
         input_json.setdefault("language", "Vyper" if language == "vyper" else "Solidity")
-        if str(input_json["language"]).lower() != language:
-            raise Failure(FailureKind.INVALID_INPUT, f"codeformat {fmt} does not match the input's language {input_json['language']!r}")
         if language == "vyper" and version.language != "vyper":
             version_text = request.compiler_version
             raise Failure(FailureKind.INVALID_INPUT, f"compilerversion {version_text!r} is not a Vyper version; use the form vyper:0.4.3")
@@ -304,26 +303,12 @@ def _clean_hex(value: Optional[str], parameter: str) -> str:
     return text.removeprefix("0x").removeprefix("0X").lower()
 
 
-def parse_json_input(text: str) -> dict:
-    """The standard-json / vyper-json input of a submission; accepts Etherscan's `{{…}}` wrapping."""
-    raw = (text or "").strip()
-    if raw.startswith("{{") and raw.endswith("}}"):
-        raw = raw[1:-1]
+def parse_json_input(text: str, code_format: str = CodeFormat.STANDARD_JSON.value) -> dict:
+    """The submission's compiler input, by the protocol's one rule (Etherscan's `{{…}}` accepted)."""
     try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as err:
-        raise Failure(FailureKind.INVALID_INPUT, f"sourceCode is not valid JSON ({err.msg} at line {err.lineno} column {err.colno})") from err
-    if not isinstance(data, dict) or not isinstance(data.get("sources"), dict) or not data["sources"]:
-        raise Failure(FailureKind.INVALID_INPUT, "sourceCode must be a standard-json input: an object with a non-empty \"sources\"")
-    for path, source in data["sources"].items():
-        if not isinstance(source, dict) or not isinstance(source.get("content"), str):
-            raise Failure(
-                FailureKind.INVALID_INPUT,
-                f"sources[{path!r}] has no \"content\"; include every source's text (urls are not fetched)",
-            )
-    if "settings" in data and not isinstance(data["settings"], dict):
-        raise Failure(FailureKind.INVALID_INPUT, "\"settings\" in the standard-json input must be an object")
-    return data
+        return protocol_inputs.parse_json_input(text, code_format)
+    except InvalidRequest as err:
+        raise Failure(FailureKind.INVALID_INPUT, f"{err.param} {err.problem}; {err.fix}") from None
 
 
 def _declared_names(path: str, content: str, language: str) -> list[str]:

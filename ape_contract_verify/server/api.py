@@ -11,7 +11,6 @@ from __future__ import annotations
 import hmac
 import json
 import logging
-import threading
 from typing import Any, Callable, Iterable, Optional
 
 from starlette.applications import Starlette
@@ -74,26 +73,6 @@ class CatchAll:
                 await send({"type": "http.response.body", "body": envelope("0", text)})
             except Exception:  # the client is gone (e.g. it disconnected mid-body): nobody to answer
                 pass
-
-
-class _SerializedChain:
-    """One chain call at a time from this service (Ape providers and requests sessions are not
-    promised to be thread-safe); the engine's calls go through the same lock."""
-
-    def __init__(self, chain: Any):
-        self._chain = chain
-        self._lock = threading.RLock()
-
-    def __getattr__(self, name: str) -> Any:
-        attr = getattr(self._chain, name)
-        if not callable(attr):
-            return attr
-
-        def locked(*args, **kwargs):
-            with self._lock:
-                return attr(*args, **kwargs)
-
-        return locked
 
 
 class ExplorerService:
