@@ -4,7 +4,10 @@ database; every job completes and nothing is lost."""
 import re
 
 from ape_contract_verify.protocol.answers import Texts
-from service_support import Anvil, ServerProcess, encode, get, json_form, poll, post, solc_compile, standard_input
+from support.service import Anvil, ServerProcess, encode, get, json_form, poll, post, solc_compile, standard_input
+import pytest
+
+pytestmark = pytest.mark.engine
 
 FILES = ["proxy/Box.sol", "proxy/SimpleProxy.sol"]
 COPIES = 6

@@ -17,7 +17,10 @@ from ape_contract_verify.server.store import (
     new_guid,
 )
 from ape_contract_verify.request import CodeFormat, VerificationRequest
-from service_support import ADDRESS_A, ADDRESS_B, PROXY_ADDR, SOURCE as BOX, FakeChain, FakeEngine
+from support.service import ADDRESS_A, ADDRESS_B, PROXY_ADDR, SOURCE as BOX, FakeChain, FakeEngine
+import pytest
+
+pytestmark = pytest.mark.unit
 
 
 def _payload(address, source=BOX, name="Box"):
