@@ -6,8 +6,9 @@ memo); and a memo that notices an import added after it was filled."""
 import json
 import shutil
 
-from support import BIN, run
 import pytest
+
+from support import BIN, run
 
 pytestmark = pytest.mark.e2e
 

@@ -5,9 +5,10 @@ import socket
 import subprocess
 import time
 
+import pytest
+
 from ape_contract_verify.protocol.answers import Texts
 from support.service import ADDRESS_A, REPO, VENV_BIN, Anvil, ServerProcess, free_port, get, post
-import pytest
 
 pytestmark = pytest.mark.e2e
 

@@ -3,9 +3,10 @@ database; every job completes and nothing is lost."""
 
 import re
 
+import pytest
+
 from ape_contract_verify.protocol.answers import Texts
 from support.service import Anvil, ServerProcess, encode, get, json_form, poll, post, solc_compile, standard_input
-import pytest
 
 pytestmark = pytest.mark.engine
 
