@@ -1,41 +1,55 @@
-"""Shared fixtures: the example project, compiled once per session in a scratch copy."""
+"""Session fixtures: the example project compiled once, deployed once per kind of chain and shared
+by every test that only reads it; one compile cache on disk for the whole run. Helpers that test
+modules import live in tests/support/."""
 
-import json
 import os
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-EXAMPLE = REPO / "example"
-BIN = Path(sys.executable).parent
+from support import BIN, EXAMPLE, REPO, run
+from support.e2e import deploy_example_on_anvil, stop
+from support.stub_server import stub  # noqa: F401  (the fixture, for the client tests)
+
+COMPILE_CACHE_ENV = "APE_CONTRACT_VERIFY_COMPILE_CACHE"
+KINDS = ("unit", "engine", "e2e", "browser")  # registered in pyproject.toml; `-m unit` runs seconds
 
 
-def tool_env() -> dict:
-    """The environment `source .venv/bin/activate` gives: the venv first on PATH, local solc."""
-    env = dict(os.environ)
-    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
-    env.setdefault("SOLCX_BINARY_PATH", str(REPO / ".solcx"))
-    return env
+def pytest_collection_modifyitems(items):
+    """Every test module says what it needs (`pytestmark = pytest.mark.<kind>`), so `-m` selects."""
+    unmarked = sorted({item.module.__name__ for item in items if not any(item.get_closest_marker(k) for k in KINDS)})
+    if unmarked:
+        raise pytest.UsageError(f"no kind marker ({', '.join(KINDS)}) in: {', '.join(unmarked)}; add `pytestmark = pytest.mark.unit` or another")
 
 
-def run(cmd: list, cwd: Path, timeout: float = 300, check: bool = True) -> subprocess.CompletedProcess:
-    proc = subprocess.run(
-        cmd, cwd=cwd, env=tool_env(), capture_output=True, text=True, timeout=timeout
+@pytest.fixture(scope="session", autouse=True)
+def session_compile_cache(tmp_path_factory):
+    """Every CompileCache made without a directory (the embedded explorer's, `ape verify serve`'s in
+    a child process, which inherits the variable) shares one disk cache for the run: the same
+    sources are compiled once, not once per deploy. Tests that count compiles make their own."""
+    directory = tmp_path_factory.mktemp("compile-cache")
+    previous = os.environ.get(COMPILE_CACHE_ENV)
+    os.environ[COMPILE_CACHE_ENV] = str(directory)
+    yield directory
+    if previous is None:
+        os.environ.pop(COMPILE_CACHE_ENV, None)
+    else:
+        os.environ[COMPILE_CACHE_ENV] = previous
+
+
+@pytest.fixture
+def fast_cli(monkeypatch):
+    """CLI commands build their own client: keep its backoff short so fault tests stay fast."""
+    from ape_contract_verify.cli.options import ExplorerChoice
+
+    original = ExplorerChoice.client
+    monkeypatch.setattr(
+        ExplorerChoice, "client", lambda self, **kw: original(self, **{"backoff": 0.01, "max_backoff": 0.02, **kw})
     )
-    if check and proc.returncode != 0:
-        raise AssertionError(
-            f"{' '.join(map(str, cmd))} exited {proc.returncode}\n"
-            f"--- stdout\n{proc.stdout[-4000:]}\n--- stderr\n{proc.stderr[-4000:]}"
-        )
-    return proc
 
 
 @pytest.fixture(scope="session")
-def example_copy(tmp_path_factory) -> Path:
+def example_copy(tmp_path_factory):
     """A scratch copy of example/, so tests never write into the repository."""
     dest = tmp_path_factory.mktemp("example") / "example"
     shutil.copytree(EXAMPLE, dest, ignore=shutil.ignore_patterns(".build", ".cache", "__pycache__"))
@@ -46,17 +60,23 @@ def example_copy(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def compiled_example(example_copy) -> Path:
+def compiled_example(example_copy):
     """The example project after `ape compile --include-dependencies` (offline compilers)."""
     run([BIN / "ape", "compile", "--include-dependencies"], cwd=example_copy, timeout=600)
     return example_copy
-
-
-def load_manifest(project: Path) -> dict:
-    return json.loads((project / ".build" / "__local__.json").read_text())
 
 
 @pytest.fixture(scope="session")
 def deployed_local(compiled_example):
     """`ape run deploy` on ethereum:local:test; the example's config has auto verification on."""
     return run([BIN / "ape", "run", "deploy", "--network", "ethereum:local:test"], cwd=compiled_example, timeout=900)
+
+
+@pytest.fixture(scope="session")
+def example_on_anvil(compiled_example, tmp_path_factory):
+    """The example deployed to one anvil by `ape run deploy`, verified beside it on a standalone
+    `ape verify serve`. Shared: tests may add to the explorer and the chain, not change what the
+    deploy made (tests that must, deploy their own)."""
+    example = deploy_example_on_anvil(compiled_example, tmp_path_factory.mktemp("example-on-anvil"))
+    yield example
+    stop(example)

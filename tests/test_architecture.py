@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from support import REPO
+
+pytestmark = pytest.mark.unit
 
 pytestmark = pytest.mark.unit
 

@@ -6,7 +6,11 @@ memo); and a memo that notices an import added after it was filled."""
 import json
 import shutil
 
-from conftest import BIN, run
+import pytest
+
+from support import BIN, run
+
+pytestmark = pytest.mark.e2e
 
 SAME_AS_APE_SOLIDITY = """
 import json

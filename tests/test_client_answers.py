@@ -3,7 +3,8 @@
 import json
 
 import pytest
-from client_stub_server import ADDRESS, GUID, IMPL, Sleeps, make_client, notok, ok, stub  # noqa: F401
+from support.client import ABI, single_file_request, source_item
+from support.stub_server import ADDRESS, GUID, IMPL, Sleeps, make_client, notok, ok
 
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome, Texts, classify
 from ape_contract_verify.client.etherscan import SourceRecord, SubmissionReceipt
@@ -14,26 +15,9 @@ from ape_contract_verify.exceptions import (
     InvalidApiKey,
     VerificationRejected,
 )
-from ape_contract_verify.request import CodeFormat, Receipt, VerificationRequest
+from ape_contract_verify.request import CodeFormat, Receipt
 
-ABI = [{"type": "function", "name": "retrieve", "inputs": [], "outputs": [{"type": "uint256"}], "stateMutability": "view"}]
-
-
-def single_file_request(**overrides) -> VerificationRequest:
-    fields = dict(
-        address=ADDRESS,
-        contract_name="Box",
-        source_code="// SPDX-License-Identifier: MIT\npragma solidity ^0.8.0;\ncontract Box {}\n",
-        code_format=CodeFormat.SINGLE_FILE,
-        compiler_version="v0.8.26+commit.8a97fa7a",
-        optimization_used=True,
-        runs=200,
-        evm_version="cancun",
-        constructor_arguments="00" * 32,
-        license_type=3,
-    )
-    fields.update(overrides)
-    return VerificationRequest(**fields)
+pytestmark = pytest.mark.unit
 
 
 def test_guid_constant_is_fifty_characters():
@@ -273,24 +257,6 @@ def test_getabi_unverified(stub):
     assert info.value.answer.outcome == Outcome.NOT_VERIFIED
 
 
-def source_item(**overrides):
-    item = {
-        "SourceCode": "pragma solidity ^0.8.0; contract Box {}",
-        "ABI": json.dumps(ABI),
-        "ContractName": "Box",
-        "CompilerVersion": "v0.8.26+commit.8a97fa7a",
-        "OptimizationUsed": "1",
-        "Runs": "200",
-        "ConstructorArguments": "00" * 32,
-        "EVMVersion": "Default",
-        "Library": "",
-        "LicenseType": "MIT",
-        "Proxy": "0",
-        "Implementation": "",
-        "SwarmSource": "ipfs://abc",
-    }
-    item.update(overrides)
-    return item
 
 
 def test_getsourcecode_unverified_is_status_one(stub):

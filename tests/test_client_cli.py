@@ -6,15 +6,16 @@ import json
 import click
 import pytest
 from click.testing import CliRunner
-from client_stub_server import ADDRESS, GUID, IMPL, Drop, Http, notok, ok, stub  # noqa: F401
-from test_client_answers import ABI, source_item
-from test_client_secrets import fast_cli  # noqa: F401
+from support.stub_server import ADDRESS, GUID, IMPL, Drop, Http, notok, ok
+from support.client import ABI, source_item
 
 from ape_contract_verify.cli import cli
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.config import ContractVerifyConfig, ExplorerConfig
 from ape_contract_verify.exceptions import ExplorerNotConfigured, InvalidRequest
 from ape_contract_verify.client.targets import ETHERSCAN_V2_URL, normalize_url, resolve_api_key, resolve_target
+
+pytestmark = pytest.mark.unit
 
 
 def invoke(stub, *args):
@@ -23,6 +24,18 @@ def invoke(stub, *args):
     except TypeError:  # click >= 8.2 always separates stderr
         runner = CliRunner()
     return runner.invoke(cli, [*args, "--explorer-url", stub.url], catch_exceptions=False)
+
+
+def invoke_real(stub, *args):
+    """The same through the installed `ape` executable: one smoke test per command goes this way."""
+    import subprocess
+    from types import SimpleNamespace
+
+    from support import BIN, tool_env
+
+    proc = subprocess.run([str(BIN / "ape"), "verify", *args, "--explorer-url", stub.url], capture_output=True,
+                          text=True, timeout=120, env=tool_env())
+    return SimpleNamespace(exit_code=proc.returncode, stdout=proc.stdout, stderr=proc.stderr)
 
 
 def assert_clean_usage_error(result, *words):
@@ -98,7 +111,7 @@ def test_source_paths_cannot_escape_the_out_dir(stub, tmp_path):
 
 def test_source_json_and_flat(stub):
     stub.answer(ok([source_item(OptimizationUsed="0")]))
-    result = invoke(stub, "source", ADDRESS, "--json")
+    result = invoke_real(stub, "source", ADDRESS, "--json")
     assert result.exit_code == 0, result.stderr
     document = json.loads(result.stdout)
     assert document["ok"] is True and document["contractName"] == "Box"
@@ -136,7 +149,7 @@ def test_status_wait_polls_to_success(stub):
 def test_status_proxy_json(stub):
     found = Texts.PROXY_FOUND.format(proxy=ADDRESS, implementation=IMPL)
     stub.answer(ok(found))
-    result = invoke(stub, "status", GUID, "--proxy", "--json")
+    result = invoke_real(stub, "status", GUID, "--proxy", "--json")
     assert result.exit_code == 0
     assert json.loads(result.stdout) == {"ok": True, "guid": GUID, "outcome": "verified", "status": "1", "reason": found}
     assert stub.seen[0].query["action"] == "checkproxyverification"

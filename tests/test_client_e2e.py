@@ -6,7 +6,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from service_support import SOLC_0826, Anvil, ServerProcess, encode, solc_compile, standard_input
+from support.service import SOLC_0826, Anvil, ServerProcess, encode, solc_compile, standard_input
 
 from ape_contract_verify.cli import cli
 from ape_contract_verify.protocol.answers import Outcome
@@ -14,6 +14,8 @@ from ape_contract_verify.client.etherscan import ExplorerClient
 from ape_contract_verify.exceptions import InvalidApiKey
 from ape_contract_verify.client.ratelimit import RateLimiter
 from ape_contract_verify.request import CodeFormat, VerificationRequest
+
+pytestmark = pytest.mark.engine
 
 KEY = "E2EKEY0123456789ABCDEFGHIJKLMNOPQR"
 BOX = "contracts/proxy/Box.sol:Box"

@@ -6,13 +6,15 @@ import threading
 import time
 
 import pytest
-from client_stub_server import GUID, Drop, Http, Sleeps, Stall, make_client, notok, ok, stub  # noqa: F401
-from test_client_answers import single_file_request
+from support.stub_server import GUID, Drop, Http, Sleeps, Stall, make_client, notok, ok
+from support.client import single_file_request
 
 from ape_contract_verify.protocol.answers import Outcome, Texts
 from ape_contract_verify.exceptions import ExplorerUnavailable, RateLimited, VerificationTimeout
 from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
 from ape_contract_verify.request import Receipt
+
+pytestmark = pytest.mark.unit
 
 PASS = ok(Texts.PASS)
 

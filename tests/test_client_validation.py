@@ -4,12 +4,14 @@ parameter and the fix, and the server hears nothing."""
 import json
 
 import pytest
-from client_stub_server import ADDRESS, GUID, IMPL, make_client, ok, stub  # noqa: F401
-from test_client_answers import single_file_request
+from support.stub_server import ADDRESS, GUID, IMPL, make_client, ok
+from support.client import single_file_request
 
 from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.request import CodeFormat
 from ape_contract_verify.protocol.forms import validate_verify_form
+
+pytestmark = pytest.mark.unit
 
 BAD_ADDRESSES = ["", "0x123", "5FbDB2315678afecb367f032d93F642f64180aa3", "0x" + "g" * 40, ADDRESS + "00", " "]
 

@@ -11,7 +11,9 @@ from ape_contract_verify.engine.compilers import CompileCache, compile_input, wi
 from ape_contract_verify.evm.chain import ApeProviderChain, ChainReader
 from ape_contract_verify.engine.verifier import FailureKind, Verifier
 from ape_contract_verify.evm.proxies import EIP1967_IMPLEMENTATION_SLOT, ProxyKind, detect_proxy
-from test_engine_support import SOLC, compiled, encode, json_request, standard_input
+from support.engine import SOLC, compiled, encode, json_request, standard_input
+
+pytestmark = pytest.mark.engine
 
 BOX_TYPES = ["uint256", "address", "string", "bytes32", "int16[]"]
 

@@ -6,7 +6,9 @@ import pytest
 
 from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.engine.compilers import CompileCache
-from test_engine_support import SOLC, compiled, source, standard_input
+from support.engine import SOLC, compiled, source, standard_input
+
+pytestmark = pytest.mark.engine
 
 
 @pytest.fixture(scope="module")

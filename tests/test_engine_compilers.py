@@ -20,7 +20,9 @@ from ape_contract_verify.engine.compilers import (
     single_file_input,
     with_output_selection,
 )
-from test_engine_support import SOLC, source
+from support.engine import SOLC, source
+
+pytestmark = pytest.mark.engine
 
 TINY = "// SPDX-License-Identifier: MIT\npragma solidity ^0.8.0;\ncontract Tiny { uint256 public x = 1; }\n"
 
@@ -112,8 +114,8 @@ def test_cache_in_memory_and_on_disk(tmp_path):
     assert cache.compiles == 2
 
 
-def test_failures_are_not_cached():
-    cache = CompileCache()
+def test_failures_are_not_cached(tmp_path):
+    cache = CompileCache(tmp_path / "own")
     for _ in range(2):
         with pytest.raises(CompilerFailed):
             compile_input(SOLC, tiny_input(TINY.replace("= 1;", "= ;")), cache=cache)

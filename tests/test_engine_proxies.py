@@ -16,7 +16,9 @@ from ape_contract_verify.evm.proxies import (
     has_delegatecall,
     minimal_proxy_implementation,
 )
-from test_engine_support import SOLC, Anvil, encode, standard_input
+from support.engine import SOLC, Anvil, encode, standard_input
+
+pytestmark = pytest.mark.engine
 
 SET_NUMBER = keccak(text="setNumber(uint256)")[:4]
 NUMBER = keccak(text="number()")[:4]

@@ -15,7 +15,7 @@ from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.engine.compilers import CompileCache
 from ape_contract_verify.evm.chain import JsonRpcChain
 from ape_contract_verify.engine.verifier import FailureKind, Verifier
-from test_engine_support import (
+from support.engine import (
     SOLC,
     Anvil,
     bytecode_of,
@@ -28,6 +28,8 @@ from test_engine_support import (
     source,
     standard_input,
 )
+
+pytestmark = pytest.mark.engine
 
 BOX_TYPES = ["uint256", "address", "string", "bytes32", "int16[]"]
 
@@ -245,9 +247,9 @@ def test_etherscan_double_brace_wrapping(verifier, box):
     assert verifier.verify(request).match == "full"
 
 
-def test_cache_verifies_again_without_compiling(anvil, box):
+def test_cache_verifies_again_without_compiling(anvil, box, tmp_path):
     address, input_json, args = box
-    fresh = CompileCache()
+    fresh = CompileCache(tmp_path / "own")  # not the session's shared cache: this one counts
     verifier = Verifier(JsonRpcChain(anvil.url), fresh)
     assert verifier.verify(json_request(address, input_json, "src/Box.sol:Box", args)).match == "full"
     assert (fresh.compiles, fresh.hits) == (1, 0)
@@ -255,9 +257,9 @@ def test_cache_verifies_again_without_compiling(anvil, box):
     assert (fresh.compiles, fresh.hits) == (1, 1)
 
 
-def test_concurrent_verifications_compile_once(anvil, box):
+def test_concurrent_verifications_compile_once(anvil, box, tmp_path):
     address, input_json, args = box
-    fresh = CompileCache()
+    fresh = CompileCache(tmp_path / "own")  # not the session's shared cache: this one counts
     verifier = Verifier(JsonRpcChain(anvil.url), fresh)
     results = []
     threads = [
@@ -470,7 +472,7 @@ def test_solidity_0_5(anvil, verifier, cache):
 
 
 def test_unreachable_node_is_a_clear_failure_without_the_url_path(box):
-    from test_engine_support import free_port
+    from support.engine import free_port
 
     address, input_json, args = box
     chain = JsonRpcChain(f"http://127.0.0.1:{free_port()}/v2/SECRET-RPC-KEY", timeout=2)

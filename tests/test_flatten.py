@@ -25,6 +25,8 @@ from ape_contract_verify.derive.flatten import (
     resolve_import,
 )
 
+pytestmark = pytest.mark.engine
+
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "flatten_fixtures"
 OZ = REPO / "toolchain" / "node_modules" / "@openzeppelin" / "contracts"

@@ -9,7 +9,9 @@ import time
 import pytest
 import yaml
 
-from conftest import BIN, EXAMPLE, REPO, load_manifest, run, tool_env
+from support import BIN, EXAMPLE, REPO, load_manifest, run, tool_env
+
+pytestmark = pytest.mark.e2e
 
 SOLC_VERSIONS = ["0.4.26", "0.5.17", "0.8.26", "0.8.37"]
 NATIVE_VERSION = re.compile(r"^Version: (\d+\.\d+\.\d+)\+commit\.([0-9a-f]{8})\.Linux\.g\+\+$", re.M)

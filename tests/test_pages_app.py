@@ -16,7 +16,9 @@ from ape_contract_verify.server import abi_io
 from ape_contract_verify.evm.chain import ChainError
 from ape_contract_verify.server.runner import start_embedded
 from ape_contract_verify.server.store import ProxyRecord, VerifiedContract
-from service_support import FakeChain, FakeEngine
+from support.service import FakeChain, FakeEngine
+
+pytestmark = pytest.mark.unit
 
 ABI = [
     {"type": "constructor", "inputs": [{"name": "owner", "type": "address"}, {"name": "limits", "type": "uint16[2]"}]},

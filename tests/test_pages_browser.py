@@ -13,9 +13,11 @@ import requests
 from eth_abi import decode, encode
 from eth_utils import keccak, to_checksum_address
 
-from conftest import BIN, REPO, run
-from service_support import Anvil, ServerProcess, poll, post, solc_compile, json_form
-from test_verify_e2e import DEPLOYED, anvil_project, summary
+from support import REPO
+from support.e2e import summary
+from support.service import Anvil, ServerProcess, poll, post, solc_compile, json_form
+
+pytestmark = pytest.mark.browser
 
 CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = REPO / "test-output" / "screenshots"
@@ -41,22 +43,14 @@ class Site:
 
 
 @pytest.fixture(scope="module")
-def site(compiled_example, tmp_path_factory):
-    anvil = Anvil()
-    server = None
-    try:
-        server = ServerProcess(anvil.url, tmp_path_factory.mktemp("pages") / "explorer.sqlite", use_ape=True)
-        project = anvil_project(compiled_example, tmp_path_factory.mktemp("pages-anvil") / "example", anvil, server.base_url)
-        proc = run([BIN / "ape", "run", "deploy", "--network", "ethereum:local:foundry"], cwd=project, timeout=900)
-        deployed = dict(DEPLOYED.findall(proc.stdout))
-        rows = summary(proc.stdout)
-        verified = {name: row[0] for name, row in rows.items() if row[1] == "verified" and "(proxy link)" not in name}
-        assert {"Token", "Box", "Vault", "Clone"} <= set(deployed) and len(verified) >= 11, proc.stdout[-3000:]
-        yield Site(anvil, server, server.base_url.removesuffix("/api"), deployed, verified)
-    finally:
-        if server is not None:
-            server.stop()
-        anvil.stop()
+def site(example_on_anvil):
+    """The session's example on anvil (tests/conftest.py): these tests read it, and add only a
+    contract of their own (Evil)."""
+    server, proc, deployed = example_on_anvil.explorer, example_on_anvil.proc, example_on_anvil.deployed
+    rows = summary(proc.stdout)
+    verified = {name: row[0] for name, row in rows.items() if row[1] == "verified" and "(proxy link)" not in name}
+    assert {"Token", "Box", "Vault", "Clone"} <= set(deployed) and len(verified) >= 11, proc.stdout[-3000:]
+    return Site(example_on_anvil.anvil, server, server.base_url.removesuffix("/api"), deployed, verified)
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ import requests
 
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.server.runner import start_embedded
-from service_support import (
+from support.service import (
     ADDRESS_A,
     ADDRESS_B,
     DELEGATING_ADDR,
@@ -30,6 +30,8 @@ from service_support import (
     poll,
     post,
 )
+
+pytestmark = pytest.mark.unit
 
 KEY = "test-key-Zq81"
 

@@ -5,8 +5,12 @@ import socket
 import subprocess
 import time
 
+import pytest
+
 from ape_contract_verify.protocol.answers import Texts
-from service_support import ADDRESS_A, REPO, VENV_BIN, Anvil, ServerProcess, free_port, get, post
+from support.service import ADDRESS_A, REPO, VENV_BIN, Anvil, ServerProcess, free_port, get, post
+
+pytestmark = pytest.mark.e2e
 
 KEYS = ("serve-key-one-7Qx", "serve-key-two-9Lp")
 

@@ -8,7 +8,9 @@ import pytest
 
 from ape_contract_verify.evm.chain import JsonRpcChain
 from ape_contract_verify.server.runner import start_embedded
-from service_support import Anvil, json_form, poll, post, solc_compile, standard_input
+from support.service import Anvil, json_form, poll, post, solc_compile, standard_input
+
+pytestmark = pytest.mark.engine
 
 VERSION_ANSWER = 'echo "solc, the solidity compiler commandline interface"; echo "Version: 0.8.26+commit.8a97fa7a.Linux.g++"'
 
@@ -43,6 +45,7 @@ def deployed():
 def test_compiler_fault_is_a_clear_fail(deployed, tmp_path, monkeypatch, body, expected):
     anvil, address, input_json = deployed
     monkeypatch.setenv("SOLCX_BINARY_PATH", str(_fake_solc(tmp_path / "solc", body)))
+    monkeypatch.delenv("APE_CONTRACT_VERIFY_COMPILE_CACHE")  # a cached Box would never reach the fake solc
     with start_embedded(JsonRpcChain(anvil.url), compile_timeout=3) as explorer:
         started = time.monotonic()
         answer = post(explorer.base_url, json_form(address, input_json, "contracts/proxy/Box.sol:Box"))

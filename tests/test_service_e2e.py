@@ -7,7 +7,7 @@ import json
 import pytest
 
 from ape_contract_verify.protocol.answers import Texts
-from service_support import (
+from support.service import (
     SOLC_0826,
     SOLC_0837,
     Anvil,
@@ -23,6 +23,8 @@ from service_support import (
     vyper_compile,
     vyper_input,
 )
+
+pytestmark = pytest.mark.engine
 
 TOKEN_FILES = ["token/Token.sol", "token/ERC20Base.sol", "access/Ownable.sol"]
 TOKEN = "contracts/token/Token.sol:Token"

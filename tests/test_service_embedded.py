@@ -11,7 +11,9 @@ import requests
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.evm.chain import ApeProviderChain
 from ape_contract_verify.server.runner import start_embedded
-from service_support import encode, get, json_form, poll, post, solc_compile, standard_input
+from support.service import encode, get, json_form, poll, post, solc_compile, standard_input
+
+pytestmark = pytest.mark.engine
 
 FILES = ["token/Token.sol", "token/ERC20Base.sol", "access/Ownable.sol", "proxy/Box.sol", "proxy/SimpleProxy.sol"]
 

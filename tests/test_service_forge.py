@@ -13,7 +13,9 @@ import subprocess
 import pytest
 
 from ape_contract_verify.protocol.answers import Texts
-from service_support import REPO, VENV_BIN, Anvil, ServerProcess, get
+from support.service import REPO, VENV_BIN, Anvil, ServerProcess, get
+
+pytestmark = pytest.mark.engine
 
 ANVIL_KEY_0 = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"  # anvil's well-known dev key
 VERSION = "0.8.26"

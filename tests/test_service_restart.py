@@ -3,8 +3,12 @@ database; every job completes and nothing is lost."""
 
 import re
 
+import pytest
+
 from ape_contract_verify.protocol.answers import Texts
-from service_support import Anvil, ServerProcess, encode, get, json_form, poll, post, solc_compile, standard_input
+from support.service import Anvil, ServerProcess, encode, get, json_form, poll, post, solc_compile, standard_input
+
+pytestmark = pytest.mark.engine
 
 FILES = ["proxy/Box.sol", "proxy/SimpleProxy.sol"]
 COPIES = 6

@@ -4,6 +4,8 @@ import sqlite3
 import string
 import time
 
+import pytest
+
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.server.jobs import JobRunner, request_to_payload, wait_until
 from ape_contract_verify.server.store import (
@@ -17,7 +19,9 @@ from ape_contract_verify.server.store import (
     new_guid,
 )
 from ape_contract_verify.request import CodeFormat, VerificationRequest
-from service_support import ADDRESS_A, ADDRESS_B, PROXY_ADDR, SOURCE as BOX, FakeChain, FakeEngine
+from support.service import ADDRESS_A, ADDRESS_B, PROXY_ADDR, SOURCE as BOX, FakeChain, FakeEngine
+
+pytestmark = pytest.mark.unit
 
 
 def _payload(address, source=BOX, name="Box"):

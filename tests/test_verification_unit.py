@@ -11,6 +11,8 @@ from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.client.etherscan import SubmissionReceipt
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 
+pytestmark = pytest.mark.unit
+
 ADDRESS = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
 
 

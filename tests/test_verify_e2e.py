@@ -4,18 +4,18 @@ anvil), `ape verify contract`, `ape verify all`, the local pre-check's refusals,
 
 import json
 import re
-import shutil
-import sqlite3
 import subprocess
 import threading
-import time
 from pathlib import Path
 
 import pytest
 import yaml
 
-from conftest import BIN, run, tool_env
-from service_support import Anvil, ServerProcess
+from support import BIN, run, tool_env
+from support.e2e import DEPLOYED, anvil_project, as_json, configure, copy_project, submissions, summary, verify_cli
+from support.service import Anvil, ServerProcess
+
+pytestmark = pytest.mark.e2e
 
 # Every contract the example deploys, and what the summary must say of it.
 SOURCES = [
@@ -34,33 +34,6 @@ PROXY_LINKS = [
 ]
 DEPLOY_LINES = 19
 ADMIN_SLOT = "0xb53127684a568b3173ae13b9f8a6016e243e63b6e8ee1178d6a717850b5d6103"
-ROW = re.compile(r"^(\S.*?)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped)\b(.*)$", re.M)
-DEPLOYED = re.compile(r"^(\w+)\s+(0x[0-9a-fA-F]{40})$", re.M)
-
-
-def summary(output: str) -> dict:
-    return {m.group(1).strip(): (m.group(2), m.group(3), m.group(4).strip()) for m in ROW.finditer(output)}
-
-
-def configure(project: Path, **sections) -> None:
-    path = project / "ape-config.yaml"
-    config = yaml.safe_load(path.read_text())
-    for key, value in sections.items():
-        if isinstance(value, dict) and isinstance(config.get(key), dict):
-            config[key].update(value)
-        else:
-            config[key] = value
-    path.write_text(yaml.safe_dump(config, sort_keys=False))
-
-
-def copy_project(source: Path, dest: Path) -> Path:
-    shutil.copytree(source, dest, ignore=shutil.ignore_patterns("contract_verify"))
-    return dest
-
-
-def submissions(db: Path) -> int:
-    with sqlite3.connect(db) as conn:
-        return conn.execute("SELECT COUNT(*) FROM submissions").fetchone()[0]
 
 
 # --- ethereum:local:test, embedded explorer -------------------------------------------------
@@ -97,50 +70,20 @@ def test_ape_test_never_verifies(compiled_example, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def anvil():
-    node = Anvil()
-    yield node
-    node.stop()
+def anvil(example_on_anvil):
+    return example_on_anvil.anvil
 
 
 @pytest.fixture(scope="module")
-def explorer(anvil, tmp_path_factory):
-    db = tmp_path_factory.mktemp("explorer") / "explorer.sqlite"
-    server = ServerProcess(anvil.url, db, use_ape=True)
-    server.db = db
-    yield server
-    server.stop()
-
-
-def anvil_project(compiled_example, dest: Path, anvil, explorer_url: str) -> Path:
-    project = copy_project(compiled_example, dest)
-    configure(
-        project,
-        foundry={"host": anvil.url},
-        contract_verify={
-            "auto": True,
-            "max_retries": 1,
-            "explorers": {"ethereum": {"local": {"url": explorer_url}}},
-        },
-    )
-    return project
+def explorer(example_on_anvil):
+    return example_on_anvil.explorer
 
 
 @pytest.fixture(scope="module")
-def on_anvil(compiled_example, anvil, explorer, tmp_path_factory):
-    """The example deployed to anvil by `ape run deploy`, verified beside it on the standalone explorer."""
-    project = anvil_project(compiled_example, tmp_path_factory.mktemp("anvil") / "example", anvil, explorer.base_url)
-    proc = run([BIN / "ape", "run", "deploy", "--network", "ethereum:local:foundry"], cwd=project, timeout=900)
-    return project, proc, dict(DEPLOYED.findall(proc.stdout))
-
-
-def as_json(proc: subprocess.CompletedProcess) -> dict:
-    try:
-        return json.loads(proc.stdout)
-    except json.JSONDecodeError:
-        raise AssertionError(
-            f"not JSON (exit {proc.returncode}):\n{proc.stdout[:1500]}\n…\n{proc.stdout[-1500:]}\n--- stderr\n{proc.stderr[-3000:]}"
-        )
+def on_anvil(example_on_anvil):
+    """The example deployed to anvil by `ape run deploy`, verified beside it on the standalone explorer
+    (the session's: tests/conftest.py)."""
+    return example_on_anvil.project, example_on_anvil.proc, example_on_anvil.deployed
 
 
 def anvil_rpc(project: Path, method: str, *params):
@@ -148,12 +91,6 @@ def anvil_rpc(project: Path, method: str, *params):
 
     url = yaml.safe_load((project / "ape-config.yaml").read_text())["foundry"]["host"]
     return requests.post(url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}, timeout=30).json()["result"]
-
-
-def verify_cli(project: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    return run(
-        [BIN / "ape", "verify", *args, "--network", "ethereum:local:foundry"], cwd=project, timeout=timeout, check=False
-    )
 
 
 def test_ape_run_deploy_verifies_everything_on_a_standalone_explorer(on_anvil):
@@ -220,7 +157,7 @@ def test_precheck_stops_wrong_constructor_args(on_anvil, explorer):
     project, _, deployed = on_anvil
     before = submissions(explorer.db)
     args = '"Wrong Name", "EXT", 1000000000000000000000, "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", []'
-    proc = verify_cli(project, "contract", "Token", deployed["Token"], "--constructor-args", args, "--force")
+    proc = verify_cli(project, "contract", "Token", deployed["Token"], "--constructor-args", args, "--force", real=True)
     assert proc.returncode == 1
     assert "pre-check failed" in proc.stdout and "constructor arguments" in proc.stdout
     assert "name_ (string): submitted 'Wrong Name', deployed 'Example Token'" in proc.stdout
@@ -382,7 +319,7 @@ def test_verify_proxy_command_links_and_enforces_the_expected_implementation(on_
     wrong = verify_cli(project, "proxy", deployed["SimpleProxy"], "--expected-implementation", deployed["Token"])
     assert wrong.returncode == 1
     assert "different than the retrieved implementation" in wrong.stdout + wrong.stderr
-    bad = verify_cli(project, "proxy", "0x1234")
+    bad = verify_cli(project, "proxy", "0x1234", real=True)
     assert bad.returncode == 2 and "0x followed by 40 hex digits" in bad.stderr and "Traceback" not in bad.stderr
 
 

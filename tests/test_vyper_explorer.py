@@ -9,7 +9,9 @@ import pytest
 
 from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.engine.compilers import compile_vyper_json, installed_vyper_versions
-from service_support import Anvil, ServerProcess, encode, get, poll, post
+from support.service import Anvil, ServerProcess, encode, get, poll, post
+
+pytestmark = pytest.mark.engine
 
 PROJECT = Path(__file__).parent / "data" / "vyper_project"
 ESCROW = "contracts/Escrow.vy"

@@ -10,9 +10,11 @@ from pathlib import Path
 import pytest
 import requests
 
-from conftest import BIN, load_manifest, run
-from service_support import Anvil, ServerProcess, encode
-from test_verify_e2e import anvil_project, copy_project, submissions, summary, verify_cli
+from support import BIN, load_manifest, run
+from support.service import Anvil, ServerProcess, encode
+from support.e2e import anvil_project, copy_project, submissions, summary, verify_cli
+
+pytestmark = pytest.mark.e2e
 
 DATA = Path(__file__).parent / "data" / "vyper_project"
 ESCROW_SOURCES = {"contracts/Escrow.vy", "contracts/interfaces/IEscrow.vyi", "contracts/lib/ownable.vy"}

@@ -425,9 +425,12 @@ class CompileCache:
 
     Concurrent requests for the same key compile once; the others wait for that result.
     `compiles` counts real compiler runs, `hits` answers from the cache.
+    Without `directory`, $APE_CONTRACT_VERIFY_COMPILE_CACHE names one (unset: memory only); the
+    test suite sets it so every explorer of a run, child processes too, shares one disk cache.
     """
 
     def __init__(self, directory: "str | Path | None" = None, max_entries: int = 256):
+        directory = directory or os.environ.get("APE_CONTRACT_VERIFY_COMPILE_CACHE") or None
         self.directory = Path(directory) if directory else None
         if self.directory:
             self.directory.mkdir(parents=True, exist_ok=True)

@@ -18,8 +18,8 @@ import requests
 from ape_contract_verify.engine.compilers import CompileCache, compile_input, single_file_input, with_output_selection
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 
-REPO = Path(__file__).resolve().parents[1]
-CONTRACTS = Path(__file__).resolve().parent / "contracts_engine"
+REPO = Path(__file__).resolve().parents[2]
+CONTRACTS = Path(__file__).resolve().parents[1] / "contracts_engine"
 SOLC = "v0.8.26+commit.8a97fa7a"
 ANVIL = REPO / ".venv" / "bin" / "anvil"
 

@@ -190,7 +190,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 EXAMPLE_CONTRACTS = REPO / "example" / "contracts"
 VENV_BIN = Path(sys.executable).parent
 SOLC_0826 = "v0.8.26+commit.8a97fa7a"
