@@ -14,12 +14,11 @@ from ape_contract_verify.engine.compilers import CompileCache
 from ape_contract_verify.evm.chain import JsonRpcChain
 from ape_contract_verify.server.jobs import RealEngine
 from ape_contract_verify.server.runner import start_embedded
-from conftest import BIN, run
-from service_support import poll, post
-from test_engine_support import SOLC, Anvil, bytecode_of, compiled, encode, json_request, solc_version_of, standard_input
-from test_verify_e2e import anvil_project, copy_project, submissions, verify_cli
-from test_vyper_explorer import ESCROW, ESCROW_TYPES, TOKEN, escrow_input
-from test_vyper_plugin import DATA, deploy_escrow, edited_copy
+from support import BIN, run
+from support.e2e import anvil_project, copy_project, submissions, verify_cli
+from support.engine import SOLC, Anvil, bytecode_of, compiled, encode, json_request, solc_version_of, standard_input
+from support.service import poll, post
+from support.vyper import DATA, ESCROW, ESCROW_TYPES, TOKEN, deploy_escrow, edited_copy, escrow_input
 
 pytestmark = pytest.mark.engine
 

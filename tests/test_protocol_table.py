@@ -13,8 +13,8 @@ from typing import Optional
 
 import pytest
 import requests
-from client_stub_server import GUID, make_client, ok, stub  # noqa: F401
-from service_support import PLAIN_ADDR, FakeChain, FakeEngine, default_codes, poll
+from support.stub_server import GUID, make_client, ok
+from support.service import PLAIN_ADDR, FakeChain, FakeEngine, default_codes, poll
 
 from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.protocol.answers import Texts

@@ -1,6 +1,6 @@
 """The local explorer's HTTP protocol and its answers to bad input, on a real uvicorn on 127.0.0.1.
 
-The engine and chain are fakes here (tests/service_support.py): these tests are about the service
+The engine and chain are fakes here (tests/support/service.py): these tests are about the service
 (envelope, texts, queue, keys, storage, input checks). The real engine is exercised in test_service_e2e.py.
 """
 

@@ -10,14 +10,10 @@ import pytest
 from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.engine.compilers import compile_vyper_json, installed_vyper_versions
 from support.service import Anvil, ServerProcess, encode, get, poll, post
+from support.vyper import ESCROW, ESCROW_FILES, ESCROW_TYPES, PROJECT, TOKEN, escrow_input
 
 pytestmark = pytest.mark.engine
 
-PROJECT = Path(__file__).parent / "data" / "vyper_project"
-ESCROW = "contracts/Escrow.vy"
-ESCROW_FILES = [ESCROW, "contracts/interfaces/IEscrow.vyi", "contracts/lib/ownable.vy"]
-ESCROW_TYPES = ["address", "uint256", "address"]
-TOKEN = "0x" + "11" * 20
 VERIFY_TIMEOUT = 120.0
 
 COUNTER_0310 = """# @version 0.3.10
@@ -38,19 +34,6 @@ def __init__(owner_: address, start: uint256):
 def bump(by: uint256):
     self.count += by
 """
-
-
-def escrow_input(optimize: str = "gas", **replace: str) -> dict:
-    """Escrow's vyper-json input as the plugin sends it: the three files, the project's settings."""
-    sources = {}
-    for path in ESCROW_FILES:
-        text = (PROJECT / path).read_text()
-        for old, new in replace.items() if path == ESCROW else ():
-            assert old in text
-            text = text.replace(old, new)
-        sources[path] = {"content": text}
-    settings = {"evmVersion": "cancun", "optimize": optimize, "enable_decimals": True}
-    return {"language": "Vyper", "sources": sources, "settings": settings}
 
 
 def compiled(version: str, input_json: dict, file: str) -> dict:

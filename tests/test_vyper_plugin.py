@@ -13,14 +13,10 @@ import requests
 from support import BIN, load_manifest, run
 from support.service import Anvil, ServerProcess, encode
 from support.e2e import anvil_project, copy_project, submissions, summary, verify_cli
+from support.vyper import DATA, DEPLOYER, ESCROW_SOURCES, ESCROW_TYPES, TOKEN, deploy_escrow, edited_copy
 
 pytestmark = pytest.mark.e2e
 
-DATA = Path(__file__).parent / "data" / "vyper_project"
-ESCROW_SOURCES = {"contracts/Escrow.vy", "contracts/interfaces/IEscrow.vyi", "contracts/lib/ownable.vy"}
-ESCROW_TYPES = ["address", "uint256", "address"]
-TOKEN = "0x" + "11" * 20
-DEPLOYER = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"  # anvil's first account, the deploy script's
 
 
 @pytest.fixture(scope="module")
@@ -57,22 +53,6 @@ def record(explorer, address: str) -> dict:
         explorer.base_url, params={"module": "contract", "action": "getsourcecode", "address": address}, timeout=10
     ).json()
     return answer["result"][0]
-
-
-def deploy_escrow(anvil, project: Path, rate_bps: int = 250) -> str:
-    """Another Escrow, straight from the manifest's bytecode: nothing verifies it by itself."""
-    creation = load_manifest(project)["contractTypes"]["Escrow"]["deploymentBytecode"]["bytecode"]
-    return anvil.deploy(creation, encode(ESCROW_TYPES, [TOKEN, rate_bps, DEPLOYER]))
-
-
-def edited_copy(project: Path, dest: Path, old: str, new: str) -> Path:
-    copy = copy_project(project, dest)
-    source = copy / "contracts" / "Escrow.vy"
-    text = source.read_text()
-    assert old in text
-    source.write_text(text.replace(old, new, 1))
-    run([BIN / "ape", "compile", "--force"], cwd=copy, timeout=300)
-    return copy
 
 
 def escrow_runtime(project: Path) -> str:
