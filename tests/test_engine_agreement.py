@@ -141,10 +141,10 @@ def test_the_pre_check_and_the_explorer_give_the_same_reason(world, case):
     assert explorer_reason(world["explorer"], request) == refused.value.reason
 
 
-def test_the_pre_check_of_a_good_request_compiles_nothing_new(world):
+def test_the_pre_check_of_a_good_request_compiles_nothing_new(world, tmp_path):
     """derive's compile and the engine's are one canonical input: the second is a cache hit."""
     address, box_input, box_args = world["box"]
-    cache = CompileCache()
+    cache = CompileCache(directory=tmp_path)  # its own: the session's shared cache would hit at once
     compiled(cache, SOLC, box_input, BOX, "Box")  # what derive compiles
     assert precheck(box_request(world), JsonRpcChain(world["anvil"].url), cache) == "full"
     assert (cache.compiles, cache.hits) == (1, 1)
