@@ -10,30 +10,12 @@ import pytest
 from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.engine.compilers import compile_vyper_json, installed_vyper_versions
 from support.service import Anvil, ServerProcess, encode, get, poll, post
-from support.vyper import ESCROW, ESCROW_FILES, ESCROW_TYPES, PROJECT, TOKEN, escrow_input
+from support.vyper import COUNTER_0310, ESCROW, ESCROW_FILES, ESCROW_TYPES, PROJECT, TOKEN, escrow_input
 
 pytestmark = pytest.mark.engine
 
 VERIFY_TIMEOUT = 120.0
 
-COUNTER_0310 = """# @version 0.3.10
-# @license MIT
-# Vyper 0.3.10: an immutable, so the deployed runtime ends with the immutables section.
-
-OWNER: public(immutable(address))
-count: public(uint256)
-
-
-@external
-def __init__(owner_: address, start: uint256):
-    OWNER = owner_
-    self.count = start
-
-
-@external
-def bump(by: uint256):
-    self.count += by
-"""
 
 
 def compiled(version: str, input_json: dict, file: str) -> dict:
