@@ -56,6 +56,17 @@ class Texts:
     INVALID_MODULE = "Error! Missing Or invalid Module name"
     INVALID_ACTION = "Error! Missing Or invalid Action name"
     INVALID_COMPILER_VERSION = "Invalid or not supported solc version, see https://etherscan.io/solcversions for list"
+    TEMPORARY_ERROR = "This could be a temporary error, please retry or contact us (Error Code {code})"
+    # Our detail after Etherscan's words, for the one cause each: a node down, a job that kept dying.
+    CHAIN_UNREADABLE = (
+        "Fail - Unable to verify. This could be a temporary error, please retry or contact us (Error Code 10001): "
+        "the explorer's node could not be read in {tries} tries over {seconds:.0f} s ({error}); "
+        "submit again once the node answers"
+    )
+    JOB_INTERRUPTED = (
+        "Fail - Unable to verify. This could be a temporary error, please retry or contact us (Error Code 10002): "
+        "the explorer stopped {times} times while running this job; submit again"
+    )
 
 
 class Outcome(str, Enum):
