@@ -33,11 +33,15 @@ class Texts:
     PROXY_NO_DELEGATECALL = (
         "This contract does not look like it contains any delegatecall opcode sequence."
     )
-    # Further texts real explorers answer with (explorer-behaviour.md).
-    FAIL_BYTECODE_MISMATCH = (
-        "Fail - Unable to verify. Compiled contract deployment bytecode does NOT match the "
-        "transaction deployment bytecode."
+    # Further texts real explorers answer with (explorer-behaviour.md). A failure's detail follows
+    # Etherscan's own words for its cause: clients match on them (hardhat-verify on the first).
+    CHECK_CONSTRUCTOR_ARGUMENTS = "Please check if the correct constructor argument was entered."
+    BYTECODE_MISMATCH = (
+        "Compiled contract deployment bytecode does NOT match the transaction deployment bytecode."
     )
+    CHECK_BYTECODEHASH = "Please check if the correct bytecodehash was specified via standard-json verification."
+    COMPILATION_ERROR = "{language} Compilation Error: {message}"
+    FAIL_BYTECODE_MISMATCH = f"Fail - Unable to verify. {BYTECODE_MISMATCH}"
     BLOCKSCOUT_ALREADY_VERIFIED = "Smart-contract already verified."
     BLOCKSCOUT_NOT_A_CONTRACT = "The address is not a smart contract"
     INVALID_CONSTRUCTOR_ARGUMENTS = (
