@@ -218,4 +218,4 @@ def test_vyper_0_3_10_contract_through_the_plugin(anvil, explorer, vyproj, tmp_p
     # Another contract type at that address: the pre-check names the compiler from the chain's metadata.
     before = submissions(explorer.db)
     out = precheck_refused(verify_cli(vyproj[0], "contract", "Escrow", address, "--force"), explorer, before)
-    assert "compiler: Compiler version differs: the deployed code's metadata says vyper 0.3.10, but vyper:0.4.3 was submitted" in out
+    assert "compiler: Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. Compiler version differs: the deployed code's metadata says vyper 0.3.10, but vyper:0.4.3 was submitted" in out
