@@ -332,6 +332,7 @@ def compile_vyper_json(version: str, input_json: dict, timeout: float = DEFAULT_
 def _run_json(command: list[str], input_json: dict, timeout: float, what: str, cwd: str) -> dict:
     try:
         limits = sandbox.limits_for(timeout)
+        sandbox.max_compiles()  # a bad setting is this compile's clear failure, not a crash
     except sandbox.CompileLimitError as err:
         raise CompilerFailed(f"{what} could not be started: {err}") from err
     with sandbox.compile_slot():
