@@ -45,7 +45,7 @@ from support.service import (
 
 pytestmark = pytest.mark.engine
 
-NOT_FOUND = 'Fail - Unable to verify. solc v0.8.26+commit.8a97fa7a reported errors: ParserError: Source "{path}" not found: File import callback not supported --> Box.sol:3:1'
+NOT_FOUND = 'Fail - Unable to verify. Solidity Compilation Error: solc v0.8.26+commit.8a97fa7a reported errors: ParserError: Source "{path}" not found: File import callback not supported --> Box.sol:3:1'
 BOX = '// SPDX-License-Identifier: MIT\npragma solidity 0.8.26;\nimport "{path}";\ncontract Box {{ uint256 public value; }}\n'
 SECRET = "// SPDX-License-Identifier: MIT\npragma solidity ^0.8.0;\nuint256 constant PIN = 4242;\ncontract Secret { uint256 public x = PIN; }\n"
 VERSION_ANSWER = 'echo "solc, the solidity compiler commandline interface"; echo "Version: 0.8.26+commit.8a97fa7a.Linux.g++"'
@@ -328,7 +328,7 @@ def test_a_memory_hungry_compiler_is_a_clear_fail_over_http(explorer, tmp_path, 
     started = time.monotonic()
     text = answer(explorer, form(source=BOX.format(path="x.sol").replace('import "x.sol";\n', "// memory\n")))
     assert text == (
-        "Fail - Unable to verify. solc 0.8.26 failed (exit code 1) without JSON output: MemoryError; it ran out of "
+        "Fail - Unable to verify. Solidity Compilation Error: solc 0.8.26 failed (exit code 1) without JSON output: MemoryError; it ran out of "
         "memory at the explorer's bound of 256 MB per compile (raise APE_VERIFY_COMPILE_MEMORY_MB if the contract needs more)"
     )
     assert time.monotonic() - started < 30
