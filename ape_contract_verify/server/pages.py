@@ -32,6 +32,7 @@ from ape_contract_verify.protocol.values import ADDRESS, checksum as _checksum
 STATIC = Path(__file__).with_name("static")
 PAGE_SIZE = 25
 MAX_SEARCH = 100
+MAX_PAGE = 1_000_000  # SQLite's offset must stay a 64-bit integer
 _HEADERS = {
     "Content-Security-Policy": (
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -129,8 +130,13 @@ class Facts:
 async def index(request: Request) -> HTMLResponse:
     service = request.app.state.service
     query = (request.query_params.get("q") or "").strip()[:MAX_SEARCH]
-    page_text = request.query_params.get("page") or "1"
-    page = int(page_text) if page_text.isdigit() and int(page_text) > 0 else 1
+    page, bad_page = _page_number(request.query_params.get("page")), ""
+    if page is None:  # nonsense is the first page, with a word on why
+        page = 1
+        bad_page = (
+            f"<p class='notice' id='bad-page'>page: <q>{escape(request.query_params['page'][:40])}</q> is not a page "
+            f"number, so this is the first page. Give a whole number from 1 to {MAX_PAGE}, or leave it out.</p>"
+        )
     if ADDRESS.match(query):  # a whole address: its page, verified or not
         from starlette.responses import RedirectResponse
 
@@ -179,7 +185,16 @@ async def index(request: Request) -> HTMLResponse:
         table = "<p class='empty'>No verified contract matches this search.</p>"
     else:
         table = "<p class='empty'>No contract verified yet. Deploy with <code>contract_verify.auto: true</code> or run <code>ape verify all</code>.</p>"
-    return _page("Verified Contracts", heading + f"<p class='lead'>{note}</p>" + search_form + table + _pager(query, page, pages))
+    return _page("Verified Contracts", heading + bad_page + f"<p class='lead'>{note}</p>" + search_form + table + _pager(query, page, pages))
+
+
+def _page_number(text: "str | None") -> "int | None":
+    """`page` as a number from 1 to MAX_PAGE; None when it is not one (ASCII digits only: "²" is a digit to str)."""
+    if text is None or text == "":
+        return 1
+    if not (text.isascii() and text.isdigit()) or len(text) > len(str(MAX_PAGE)) or not 1 <= int(text) <= MAX_PAGE:
+        return None
+    return int(text)
 
 
 def _pager(query: str, page: int, pages: int) -> str:
@@ -433,7 +448,7 @@ async def _form_request(request: Request) -> tuple[Any, str, dict, list, dict]:
         raise _Refused("The request is too large (over 1 MB of arguments).")
     try:
         body = json.loads(raw or b"{}")
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deeply
         raise _Refused("The body must be JSON: {\"address\": \"0x…\", \"function\": \"name(types)\", \"args\": [...]}.")
     if not isinstance(body, dict):
         raise _Refused("The body must be a JSON object with address, function and args.")
