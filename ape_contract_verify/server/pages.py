@@ -25,6 +25,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ape_contract_verify.server import abi_io
+from ape_contract_verify.server.params import MAX_JSON_DEPTH, json_too_deep
 from ape_contract_verify.server.store import VerifiedContract
 from ape_contract_verify.request import CodeFormat
 from ape_contract_verify.protocol.values import ADDRESS, checksum as _checksum
@@ -446,9 +447,11 @@ async def _form_request(request: Request) -> tuple[Any, str, dict, list, dict]:
     raw = await request.body()
     if len(raw) > 1_000_000:
         raise _Refused("The request is too large (over 1 MB of arguments).")
+    if json_too_deep(raw):
+        raise _Refused(f"The body is nested too deeply (over {MAX_JSON_DEPTH} levels); send the arguments as they are.")
     try:
         body = json.loads(raw or b"{}")
-    except (ValueError, RecursionError):  # RecursionError: nested too deeply
+    except ValueError:
         raise _Refused("The body must be JSON: {\"address\": \"0x…\", \"function\": \"name(types)\", \"args\": [...]}.")
     if not isinstance(body, dict):
         raise _Refused("The body must be a JSON object with address, function and args.")
@@ -459,6 +462,8 @@ async def _form_request(request: Request) -> tuple[Any, str, dict, list, dict]:
     args = body.get("args") or []
     if not isinstance(args, list):
         raise _Refused("args: expected a JSON array with one value per input.")
+    if any(isinstance(arg, str) and json_too_deep(arg) for arg in args):  # array arguments are JSON text
+        raise _Refused(f"args: an argument is nested too deeply (over {MAX_JSON_DEPTH} levels).")
     abi = _abi_for(service, address, bool(body.get("proxy")))
     item = abi_io.find_function(abi, str(body.get("function") or ""))
     return service, address, item, args, body

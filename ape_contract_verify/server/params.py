@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import accumulate
 from dataclasses import replace
 from urllib.parse import parse_qsl
 
@@ -15,6 +16,7 @@ from starlette.requests import Request
 
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
 from ape_contract_verify.protocol import forms
+from ape_contract_verify.protocol.inputs import JSON_FORMATS
 from ape_contract_verify.request import VerificationRequest
 
 MAX_BODY_BYTES = 20 * 1024 * 1024
@@ -122,6 +124,8 @@ def _parse_multipart(body: bytes, content_type: str) -> dict[str, str]:
 
 
 def _parse_json_body(body: bytes) -> dict[str, str]:
+    if json_too_deep(body):
+        raise BadRequest(_TOO_DEEP.format(what="The JSON request body"))
     try:
         data = json.loads(body)
     except ValueError as err:
@@ -138,7 +142,28 @@ def _parse_json_body(body: bytes) -> dict[str, str]:
         raise BadRequest(_TOO_DEEP.format(what="The JSON request body"))
 
 
-_TOO_DEEP = "{what} is nested too deeply (over a few hundred levels of arrays or objects); send a flat object."
+MAX_JSON_DEPTH = 256  # a compiler input nests about 6 deep
+_TOO_DEEP = "{what} is nested too deeply (over %d levels of arrays or objects); send a flat object." % MAX_JSON_DEPTH
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
+_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+_CHUNK = 1 << 20
+
+
+def json_too_deep(text: "str | bytes", limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether JSON text nests arrays/objects deeper than `limit` (or leaves that many open), told
+    before json.loads sees it: json recurses in C per level, and where a library has raised the
+    recursion limit (py_ecc sets 100,000) deep input overflows the stack and kills the process."""
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    if data.count(b"[") + data.count(b"{") <= limit:  # the common case, at C speed
+        return False
+    brackets = _JSON_STRING.sub(b"", data).translate(None, _NOT_BRACKETS)  # brackets in strings do not nest
+    depth = 0
+    for start in range(0, len(brackets), _CHUNK):  # in chunks: other threads run between them
+        *_, depth = steps = list(accumulate(map(_STEP.__getitem__, brackets[start:start + _CHUNK]), initial=depth))
+        if max(steps) > limit:
+            return True
+    return False
 
 
 # -- the protocol's rules, as the server needs them ---------------------------------------------
@@ -155,12 +180,12 @@ def guid_param(params: dict[str, str]) -> str:
 
 def verification_request(params: dict[str, str]) -> VerificationRequest:
     """verifysourcecode's form as a VerificationRequest, by the client's own rules."""
-    try:
-        request = forms.form_to_request(params)
-    except RecursionError:  # json's parser gives up on deep nesting this way, not with a ValueError
+    code_format = str(params.get("codeformat") or "").strip()
+    if code_format in JSON_FORMATS and json_too_deep(str(params.get("sourceCode") or "")):
         raise InvalidRequest(
-            "sourceCode", "is JSON nested too deeply (over a few hundred levels)", "send the compiler's JSON input as is"
-        ) from None
+            "sourceCode", f"is JSON nested too deeply (over {MAX_JSON_DEPTH} levels)", "send the compiler's JSON input as is"
+        )
+    request = forms.form_to_request(params)
     return replace(request, address=request.address.lower())
 
 
