@@ -5,10 +5,15 @@ everything heavy is imported inside the hooks or on first use of a public name.
 """
 
 import sys
+import warnings
 from importlib import import_module
 from typing import Any
 
 from ape import plugins
+
+# ape-solidity's config has a field pydantic-settings cannot resolve; every `ape` command would
+# print two lines about it before any output. Only that warning is silenced.
+warnings.filterwarnings("ignore", message=r"Field 'import_remapping' has an incomplete definition", module=r"pydantic_settings\.")
 
 _PUBLIC = {
     "ContractVerifyConfig": "ape_contract_verify.config",

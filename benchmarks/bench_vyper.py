@@ -29,8 +29,8 @@ from ape_contract_verify.engine.compilers import CompileCache, compile_vyper_jso
 from ape_contract_verify.evm.chain import JsonRpcChain  # noqa: E402
 from ape_contract_verify.engine.verifier import Verifier  # noqa: E402
 from ape_contract_verify.request import CodeFormat, VerificationRequest  # noqa: E402
-from service_support import Anvil, encode  # noqa: E402
-from test_vyper_explorer import COUNTER_0310, ESCROW, ESCROW_TYPES, TOKEN, escrow_input  # noqa: E402
+from support.service import Anvil, encode  # noqa: E402
+from support.vyper import COUNTER_0310, ESCROW, ESCROW_TYPES, TOKEN, escrow_input  # noqa: E402
 
 RESULTS = REPO / "benchmarks" / "results" / "bench_vyper.json"
 

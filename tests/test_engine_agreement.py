@@ -122,6 +122,14 @@ CASES = {
 }
 
 
+# Etherscan's own words, which each cause's reason starts with (explorer-behaviour.md).
+MISMATCH = "Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. "
+LEADS = {
+    "library": "Library was required but suitable match not found: ",
+    "constructor arguments": "Please check if the correct constructor argument was entered. ",
+}
+
+
 def explorer_reason(explorer, request) -> str:
     answer = post(explorer.base_url, {"module": "contract", "action": "verifysourcecode", **request.to_form()})
     assert answer["status"] == "1", answer
@@ -138,6 +146,7 @@ def test_the_pre_check_and_the_explorer_give_the_same_reason(world, case):
         precheck(request, JsonRpcChain(world["anvil"].url), world["cache"])
     assert refused.value.field == setting, refused.value.reason
     assert expected in refused.value.reason
+    assert refused.value.reason.startswith(LEADS.get(case, MISMATCH)), refused.value.reason
     assert explorer_reason(world["explorer"], request) == refused.value.reason
 
 

@@ -81,7 +81,7 @@ def test_verify_through_ape_provider(ape_chain, box, cache):
     assert result.match == "full"
     wrong = verifier.verify(json_request(address, input_json, "contracts/Box.sol:Box", encode(BOX_TYPES, [10, "0x" + "00" * 20, "ape", b"\x33" * 32, [4, -4]])))
     assert wrong.failure == FailureKind.CONSTRUCTOR_ARGUMENTS
-    assert wrong.text.startswith("Fail - Unable to verify. Constructor arguments differ")
+    assert wrong.text.startswith("Fail - Unable to verify. Please check if the correct constructor argument was entered. Constructor arguments differ")
 
 
 def test_factory_child_without_traces_is_explained(ape_chain, cache):

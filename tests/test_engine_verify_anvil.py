@@ -81,7 +81,7 @@ def test_wrong_constructor_arguments(verifier, box, anvil):
     assert not result.verified and result.failure == FailureKind.CONSTRUCTOR_ARGUMENTS
     # Decoded with the compiled ABI: only the differing argument is named.
     assert result.text == (
-        "Fail - Unable to verify. Constructor arguments differ: initial (uint256): submitted 8, deployed 7 "
+        "Fail - Unable to verify. Please check if the correct constructor argument was entered. Constructor arguments differ: initial (uint256): submitted 8, deployed 7 "
         "(first difference at byte 31, in 32-byte word 0)"
     )
     assert result.setting == "constructor arguments"
@@ -92,7 +92,7 @@ def test_undecodable_constructor_arguments_are_shown_as_hex(verifier, box):
     wrong = args[:-1] + b"\x01"  # one byte off the end: no longer the constructor's encoding
     result = verifier.verify(json_request(address, input_json, "src/Box.sol:Box", wrong[:31]))
     assert result.failure == FailureKind.CONSTRUCTOR_ARGUMENTS
-    assert result.reason.startswith(f"Constructor arguments differ: submitted 0x{wrong[:31].hex()} but the deployment used 0x{args.hex()}")
+    assert result.reason.startswith(f"Please check if the correct constructor argument was entered. Constructor arguments differ: submitted 0x{wrong[:31].hex()} but the deployment used 0x{args.hex()}")
 
 
 def test_missing_constructor_arguments(verifier, box):
@@ -105,7 +105,7 @@ def test_missing_constructor_arguments(verifier, box):
 def _bytecode_failure(result):
     assert not result.verified and result.match is None
     assert result.failure == FailureKind.BYTECODE, result.reason
-    assert result.text.startswith("Fail - Unable to verify. Compiled bytecode differs from the deployed code at byte ")
+    assert result.text.startswith("Fail - Unable to verify. Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. Compiled bytecode differs from the deployed code at byte ")
     assert isinstance(result.offset, int) and f"at byte {result.offset} " in result.reason
     hints = ("optimizer runs, evmVersion, viaIR or a source line", "optimize (gas, codesize, none), evmVersion or a source line")
     assert "the deployed code was compiled with" in result.reason or any(hint in result.reason for hint in hints)
@@ -191,7 +191,7 @@ def test_compiler_not_installed(verifier, box):
     address, input_json, args = box
     result = verifier.verify(json_request(address, input_json, "src/Box.sol:Box", args, version="v0.8.20+commit.a1b79de6"))
     assert result.failure == FailureKind.COMPILER
-    assert result.text.startswith("Fail - Unable to verify. Compiler v0.8.20+commit.a1b79de6 is not installed")
+    assert result.text.startswith("Fail - Unable to verify. Invalid or not supported solc version, see https://etherscan.io/solcversions for list: Compiler v0.8.20+commit.a1b79de6 is not installed")
     assert "0.8.26" in result.reason  # names what is installed
 
 
@@ -335,7 +335,7 @@ def test_library_linked_by_settings(anvil, verifier, cache, math_lib):
     other = "0x" + "5a" * 20
     wrong = verifier.verify(single_request(address, text, "Calculator", args, optimization_used=True, libraries={"MathLib": other}))
     assert wrong.failure == FailureKind.LIBRARY
-    assert wrong.text == f"Fail - Unable to verify. Library MathLib address differs: submitted {other}, on chain {math_lib.lower()}"
+    assert wrong.text == f"Fail - Unable to verify. Library was required but suitable match not found: Library MathLib address differs: submitted {other}, on chain {math_lib.lower()}"
 
 
 def test_library_at_link_positions(anvil, verifier, cache, math_lib):
@@ -359,7 +359,7 @@ def test_library_at_link_positions(anvil, verifier, cache, math_lib):
     other = "0x" + "77" * 20
     wrong = verifier.verify(json_request(address, input_json, "src/Calculator.sol:Calculator", args, libraries={"MathLib": other}))
     assert wrong.failure == FailureKind.LIBRARY
-    assert wrong.reason == f"Library MathLib address differs: submitted {other}, on chain {math_lib.lower()}"
+    assert wrong.reason == f"Library was required but suitable match not found: Library MathLib address differs: submitted {other}, on chain {math_lib.lower()}"
 
     missing = verifier.verify(json_request(address, input_json, "src/Calculator.sol:Calculator", args))
     assert missing.failure == FailureKind.LIBRARY

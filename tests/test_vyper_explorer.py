@@ -10,30 +10,12 @@ import pytest
 from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.engine.compilers import compile_vyper_json, installed_vyper_versions
 from support.service import Anvil, ServerProcess, encode, get, poll, post
-from support.vyper import ESCROW, ESCROW_FILES, ESCROW_TYPES, PROJECT, TOKEN, escrow_input
+from support.vyper import COUNTER_0310, ESCROW, ESCROW_FILES, ESCROW_TYPES, PROJECT, TOKEN, escrow_input
 
 pytestmark = pytest.mark.engine
 
 VERIFY_TIMEOUT = 120.0
 
-COUNTER_0310 = """# @version 0.3.10
-# @license MIT
-# Vyper 0.3.10: an immutable, so the deployed runtime ends with the immutables section.
-
-OWNER: public(immutable(address))
-count: public(uint256)
-
-
-@external
-def __init__(owner_: address, start: uint256):
-    OWNER = owner_
-    self.count = start
-
-
-@external
-def bump(by: uint256):
-    self.count += by
-"""
 
 
 def compiled(version: str, input_json: dict, file: str) -> dict:
@@ -131,7 +113,7 @@ def test_optimization_mode_really_changes_the_code(world):
 def test_codesize_deployment_verifies_with_codesize_and_names_it_when_sent_as_gas(world):
     base, address = world["base"], world["codesize_address"]
     as_gas = submit(base, vyper_form(address, escrow_input("gas"), f"{ESCROW}:Escrow", world["args"]))
-    assert as_gas["result"].startswith("Fail - Unable to verify. Compiled bytecode differs from the deployed code at byte ")
+    assert as_gas["result"].startswith("Fail - Unable to verify. Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. Compiled bytecode differs from the deployed code at byte ")
     assert "the deployed code was compiled with settings.optimize=codesize: resubmit with that setting." in as_gas["result"]
     ok = submit(base, vyper_form(address, escrow_input("codesize"), f"{ESCROW}:Escrow", world["args"]))
     assert ok["result"] == "Pass - Verified", ok
@@ -143,7 +125,7 @@ def test_wrong_constructor_arguments(world):
     wrong = encode(ESCROW_TYPES, [TOKEN, 251, world["anvil"].accounts[0]])
     answer = submit(base, vyper_form(address, escrow_input(), f"{ESCROW}:Escrow", wrong))
     assert answer["result"] == (
-        "Fail - Unable to verify. Constructor arguments differ: rate_bps (uint256): submitted 251, deployed 250 "
+        "Fail - Unable to verify. Please check if the correct constructor argument was entered. Constructor arguments differ: rate_bps (uint256): submitted 251, deployed 250 "
         "(first difference at byte 63, in 32-byte word 1)"
     )
 
@@ -151,7 +133,7 @@ def test_wrong_constructor_arguments(world):
 def test_changed_optimization_mode(world):
     base, address = world["base"], world["negative"]
     answer = submit(base, vyper_form(address, escrow_input("codesize"), f"{ESCROW}:Escrow", world["args"]))
-    assert answer["result"].startswith("Fail - Unable to verify. Compiled bytecode differs from the deployed code at byte ")
+    assert answer["result"].startswith("Fail - Unable to verify. Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. Compiled bytecode differs from the deployed code at byte ")
     assert "the deployed code was compiled with settings.optimize=gas: resubmit with that setting." in answer["result"]
 
 
@@ -160,7 +142,7 @@ def test_changed_optimization_pragma(world):
     base, address = world["base"], world["negative"]
     pragma = escrow_input("codesize", **{"# pragma version 0.4.3\n": "# pragma version 0.4.3\n# pragma optimize codesize\n"})
     answer = submit(base, vyper_form(address, pragma, f"{ESCROW}:Escrow", world["args"]))
-    assert answer["result"].startswith("Fail - Unable to verify. Compiled bytecode differs")
+    assert answer["result"].startswith("Fail - Unable to verify. Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. Compiled bytecode differs")
     assert "compiled with settings.optimize=gas" in answer["result"]
 
 
@@ -168,7 +150,7 @@ def test_changed_source_line(world):
     base, address = world["base"], world["negative"]
     edited = escrow_input(**{"/ 10000.0": "/ 1000.0"})
     answer = submit(base, vyper_form(address, edited, f"{ESCROW}:Escrow", world["args"]))
-    assert answer["result"].startswith("Fail - Unable to verify. Compiled bytecode differs from the deployed code at byte ")
+    assert answer["result"].startswith("Fail - Unable to verify. Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. Compiled bytecode differs from the deployed code at byte ")
     assert "No single change among settings.optimize=codesize, settings.optimize=none" in answer["result"]
     assert "the source or the compiler most likely differs" in answer["result"]
 
@@ -178,7 +160,7 @@ def test_missing_imported_module_is_named(world):
     partial_input = escrow_input()
     del partial_input["sources"]["contracts/lib/ownable.vy"]
     answer = submit(base, vyper_form(address, partial_input, f"{ESCROW}:Escrow", world["args"]))
-    assert answer["result"].startswith("Fail - Unable to verify. vyper 0.4.3 reported errors: ModuleNotFound")
+    assert answer["result"].startswith("Fail - Unable to verify. Vyper Compilation Error: vyper 0.4.3 reported errors: ModuleNotFound")
     assert "ModuleNotFound: lib.ownable --> contracts/Escrow.vy:8:0" in answer["result"]
 
 
@@ -187,7 +169,7 @@ def test_version_not_installed_names_the_installed_ones(world):
     answer = submit(base, vyper_form(address, escrow_input(), f"{ESCROW}:Escrow", world["args"], version="vyper:0.3.9"))
     installed = ", ".join(f"vyper:{v}" for v in installed_vyper_versions())
     assert answer["result"] == (
-        "Fail - Unable to verify. Compiler vyper:0.3.9 is not installed on this explorer "
+        "Fail - Unable to verify. Invalid or not supported solc version, see https://etherscan.io/solcversions for list: Compiler vyper:0.3.9 is not installed on this explorer "
         f"(installed: {installed}); submit one of those versions, or install it: python -m venv .vyper/0.3.9 "
         "&& .vyper/0.3.9/bin/pip install vyper==0.3.9"
     )

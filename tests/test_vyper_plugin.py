@@ -138,7 +138,7 @@ def test_precheck_changed_optimization_mode(vyproj, unverified, explorer, tmp_pa
     assert escrow_runtime(codesize) != escrow_runtime(project), "codesize must really change the code"
     before = submissions(explorer.db)
     out = precheck_refused(verify_cli(codesize, "contract", "Escrow", unverified), explorer, before)
-    assert "optimizer: Compiled bytecode differs from the deployed code at byte" in out
+    assert "optimizer: Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. Compiled bytecode differs from the deployed code at byte" in out
     assert "the deployed code was compiled with settings.optimize=gas: resubmit with that setting." in out
 
 
@@ -146,7 +146,7 @@ def test_precheck_changed_source_line(vyproj, unverified, explorer, tmp_path):
     edited = edited_copy(vyproj[0], tmp_path / "edited", "/ 10000.0", "/ 1000.0")
     before = submissions(explorer.db)
     out = precheck_refused(verify_cli(edited, "contract", "Escrow", unverified), explorer, before)
-    assert "source: Compiled bytecode differs from the deployed code at byte" in out
+    assert "source: Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. Compiled bytecode differs from the deployed code at byte" in out
     assert "so the source or the compiler most likely differs." in out
 
 
@@ -218,4 +218,4 @@ def test_vyper_0_3_10_contract_through_the_plugin(anvil, explorer, vyproj, tmp_p
     # Another contract type at that address: the pre-check names the compiler from the chain's metadata.
     before = submissions(explorer.db)
     out = precheck_refused(verify_cli(vyproj[0], "contract", "Escrow", address, "--force"), explorer, before)
-    assert "compiler: Compiler version differs: the deployed code's metadata says vyper 0.3.10, but vyper:0.4.3 was submitted" in out
+    assert "compiler: Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. Compiler version differs: the deployed code's metadata says vyper 0.3.10, but vyper:0.4.3 was submitted" in out

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Presents a solc-js package as the native `solc` command line, so that py-solc-x,
 // ape-solidity and forge can use it offline. Only the three modes they call are served:
-//   --version | --standard-json [--base-path DIR] | --link --libraries NAME:ADDR ...
+//   --version | --standard-json [--base-path DIR] [--no-import-callback] | --link --libraries NAME:ADDR ...
+// --no-import-callback (native solc's flag, which the local explorer passes) reads no file at all:
+// an import outside the input answers `Source "<path>" not found: File import callback not supported`.
 // Usage: node solc-native.js <path-to-solc-npm-package> <solc args...>
 'use strict';
 const fs = require('fs');
@@ -33,14 +35,15 @@ function importCallback(base) {
   };
 }
 
-function compile(input, base) {
-  const cb = importCallback(base);
+function compile(input, base, readFiles) {
   const major = solc.version().split('.').slice(0, 2).join('.');
+  // Without a callback solc-js itself answers every import outside the input, as native solc does.
+  const cb = readFiles ? importCallback(base) : undefined;
   // Before 0.6 solc-js exposed standard JSON through compileStandardWrapper.
   if (['0.4', '0.5'].includes(major) && solc.compileStandardWrapper) {
-    return solc.compileStandardWrapper(input, cb);
+    return cb ? solc.compileStandardWrapper(input, cb) : solc.compileStandardWrapper(input);
   }
-  return solc.compile(input, { import: cb });
+  return cb ? solc.compile(input, { import: cb }) : solc.compile(input);
 }
 
 function link(argv, bytecode) {
@@ -60,7 +63,7 @@ try {
   if (args.includes('--version')) {
     process.stdout.write(`solc, the solidity compiler commandline interface\nVersion: ${nativeVersion()}\n`);
   } else if (args.includes('--standard-json')) {
-    process.stdout.write(compile(readStdin(), basePathOf(args)) + '\n');
+    process.stdout.write(compile(readStdin(), basePathOf(args), !args.includes('--no-import-callback')) + '\n');
   } else if (args.includes('--link')) {
     process.stdout.write(link(args, readStdin()) + '\n');
   } else {

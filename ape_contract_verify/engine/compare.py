@@ -20,6 +20,11 @@ from ape_contract_verify.protocol.answers import Texts
 LIBRARY_REQUIRED = Texts.LIBRARY_NOT_FOUND
 
 
+def _library_reason(detail: str) -> str:
+    """Etherscan's words for every library failure, then which library and where."""
+    return detail if detail.startswith(LIBRARY_REQUIRED) else f"{LIBRARY_REQUIRED}: {detail}"
+
+
 class FailureKind(str, Enum):
     """Why a verification failed, for callers that map reasons to their own texts."""
 
@@ -131,14 +136,15 @@ def compare(
         for code, on_chain in ((compiled.runtime, runtime_on_chain), (compiled.creation, creation_input)):
             library = _linked_library_difference(code, on_chain, libraries)
             if library:
-                raise Failure(FailureKind.LIBRARY, library)
+                raise Failure(FailureKind.LIBRARY, _library_reason(library))
         version_reason = compiler_version_difference(compiler_version, runtime_on_chain, creation_input)
         if version_reason:
-            raise Failure(FailureKind.COMPILER_VERSION, version_reason)
+            raise Failure(FailureKind.COMPILER_VERSION, f"{Texts.BYTECODE_MISMATCH} {version_reason}")
         which, cmp = ("runtime", runtime_cmp) if not runtime_cmp.matches else ("creation", creation_cmp)
         if which == "runtime" and not compiled.trailing and _only_tail_metadata_differs(compiled, runtime_on_chain):
             raise Failure(
                 FailureKind.BYTECODE,
+                f"{Texts.BYTECODE_MISMATCH} {Texts.CHECK_BYTECODEHASH} "
                 "Compiled bytecode differs from the deployed code only in the CBOR metadata's shape "
                 f"(compiled {len(compiled.runtime)} bytes, deployed {len(runtime_on_chain)}): the metadata "
                 "settings differ (metadata.bytecodeHash or appendCBOR).",
@@ -150,7 +156,7 @@ def compare(
         setting, explanation = diagnose()
         raise Failure(
             FailureKind.BYTECODE,
-            f"Compiled bytecode differs from the deployed code at byte {cmp.offset} of the {which} code "
+            f"{Texts.BYTECODE_MISMATCH} Compiled bytecode differs from the deployed code at byte {cmp.offset} of the {which} code "
             f"(compiled {cmp.expected_length} bytes, deployed {deployed_length}){metadata_note}; {explanation}",
             offset=cmp.offset,
             setting=setting,
@@ -165,9 +171,12 @@ def compare(
     }
     version_reason = compiler_version_difference(compiler_version, runtime_on_chain, creation_input)
     if version_reason:
-        raise Failure(FailureKind.COMPILER_VERSION, version_reason)
+        raise Failure(FailureKind.COMPILER_VERSION, f"{Texts.BYTECODE_MISMATCH} {version_reason}")
     if submitted_args != deployed_args:
-        raise Failure(FailureKind.CONSTRUCTOR_ARGUMENTS, constructor_arguments_reason(submitted_args, deployed_args, abi))
+        raise Failure(
+            FailureKind.CONSTRUCTOR_ARGUMENTS,
+            f"{Texts.CHECK_CONSTRUCTOR_ARGUMENTS} {constructor_arguments_reason(submitted_args, deployed_args, abi)}",
+        )
     full = runtime_cmp.match == "full" and (creation_cmp is None or creation_cmp.match == "full")
     return Matched("full" if full else "partial", {**by_settings, **found}, deployed_args)
 
@@ -182,7 +191,8 @@ def _libraries_on_chain(compiled: Compiled, runtime: bytes, creation_input: byte
             for address in addresses:
                 known = found.setdefault(library, address)
                 if known != address:
-                    raise Failure(FailureKind.LIBRARY, f"Library {library} is linked at two addresses on chain: {known} and {address}")
+                    raise Failure(FailureKind.LIBRARY, _library_reason(
+                        f"Library {library} is linked at two addresses on chain: {known} and {address}"))
     for library, address in found.items():
         given = lookup_library(submitted, library)
         if given is None:
@@ -192,7 +202,7 @@ def _libraries_on_chain(compiled: Compiled, runtime: bytes, creation_input: byte
                 f"submit libraryname1={library} and libraryaddress1={address}",
             )
         if given.lower() != address.lower():
-            raise Failure(FailureKind.LIBRARY, f"Library {library} address differs: submitted {given}, on chain {address}")
+            raise Failure(FailureKind.LIBRARY, _library_reason(f"Library {library} address differs: submitted {given}, on chain {address}"))
     return found
 
 

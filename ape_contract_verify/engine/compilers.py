@@ -2,7 +2,8 @@
 
 Solidity runs through the `solc-v<X.Y.Z>` executable py-solc-x knows (native solc or the solc-js
 shim of `toolchain/`), Vyper through the installed `vyper-json`. Every compile is a subprocess
-with a timeout, so a hang or a crash becomes a typed `CompilerFailed`, never a stuck worker.
+with a timeout, so a hang or a crash becomes a typed `CompilerFailed`, never a stuck worker, and runs
+inside `engine/sandbox.py`'s bounds. A compile reads the submitted sources and no file of the machine.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional
+from ape_contract_verify.engine import sandbox
 from ape_contract_verify.exceptions import ContractVerifyError
 
 # Set to 1 to let py-solc-x download a missing solc (needs internet; never in tests).
@@ -122,9 +124,10 @@ def _executable_version(executable: Path) -> tuple[str, str]:
             return _executable_versions[key]
     try:
         proc = subprocess.run(
-            [str(executable), "--version"], capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL
+            [str(executable), "--version"], capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL,
+            preexec_fn=sandbox.preexec(sandbox.limits_for(30)),
         )
-    except (OSError, subprocess.TimeoutExpired) as err:
+    except (OSError, subprocess.TimeoutExpired, sandbox.CompileLimitError) as err:
         raise CompilerFailed(f"solc at {executable} did not answer --version: {err}") from err
     match = _NATIVE_VERSION_LINE.search(proc.stdout)
     if not match:
@@ -171,11 +174,30 @@ def compile_standard_json(compiler_version: str, input_json: dict, timeout: floa
     version = parse_compiler_version(compiler_version, "solidity")
     executable = solc_executable(version)
     with tempfile.TemporaryDirectory(prefix="acv-solc-") as empty:
-        # An empty base path and cwd: imports must come from the submitted sources.
-        output = _run_json([str(executable), "--standard-json", "--base-path", empty], input_json, timeout, f"solc {version.version}", cwd=empty)
+        # An empty base path and cwd too, for a native solc too old for --no-import-callback.
+        command = [str(executable), "--standard-json", "--base-path", empty]
+        if _has_no_import_callback(executable, version):
+            command.append("--no-import-callback")
+        output = _run_json(command, input_json, timeout, f"solc {version.version}", cwd=empty)
     _raise_on_errors(output, input_json, f"solc {version.long}")
     _reject_outside_imports(output, input_json)
     return output
+
+
+# Native solc has the flag from 0.8.22; toolchain/solc-native.js has it for every version.
+_NO_IMPORT_CALLBACK_SINCE = (0, 8, 22)
+
+
+def _has_no_import_callback(executable: Path, version: CompilerVersion) -> bool:
+    """Whether this solc takes --no-import-callback: import answers then never depend on the disk."""
+    if version.triple >= _NO_IMPORT_CALLBACK_SINCE:
+        return True
+    try:
+        with open(executable, "rb") as head:
+            start = head.read(4096)
+    except OSError:
+        return False
+    return start.startswith(b"#!") and b"solc-native.js" in start
 
 
 def _reject_outside_imports(output: dict, input_json: dict) -> None:
@@ -228,10 +250,11 @@ def _reported_vyper_version(executable: Optional[Path]) -> Optional[str]:
         if key in _vyper_versions:
             return _vyper_versions[key]
     try:
-        proc = subprocess.run(command, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                              preexec_fn=sandbox.preexec(sandbox.limits_for(60)))
         match = re.search(r"(\d+\.\d+\.\d+)", proc.stdout) if proc.returncode == 0 else None
         found = match.group(1) if match else None
-    except (OSError, subprocess.TimeoutExpired):
+    except (OSError, subprocess.TimeoutExpired, sandbox.CompileLimitError):
         found = None
     with _vyper_version_lock:
         _vyper_versions[key] = found
@@ -290,6 +313,7 @@ def compile_vyper_json(version: str, input_json: dict, timeout: float = DEFAULT_
     command = vyper_json_command(requested)
     settings = dict(input_json.get("settings") or {})
     # Search paths name folders of the submitter's machine; only the submitted files count here.
+    # (vyper-json reads imports from the JSON alone, and 0.3's interface files only under -p, never given.)
     settings.pop("search_paths", None)
     if not settings.get("outputSelection"):
         # Not "*": vyper refuses to make bytecode for an interface file (.vyi).
@@ -307,6 +331,36 @@ def compile_vyper_json(version: str, input_json: dict, timeout: float = DEFAULT_
 
 def _run_json(command: list[str], input_json: dict, timeout: float, what: str, cwd: str) -> dict:
     try:
+        limits = sandbox.limits_for(timeout)
+        sandbox.max_compiles()  # a bad setting is this compile's clear failure, not a crash
+    except sandbox.CompileLimitError as err:
+        raise CompilerFailed(f"{what} could not be started: {err}") from err
+    with sandbox.compile_slot():
+        stdout, stderr, returncode = _run_bounded(command, json.dumps(input_json), timeout, what, cwd, limits)
+    cpu = sandbox.cpu_reason(returncode, limits)
+    if cpu:
+        raise CompilerFailed(f"{what} {cpu}")
+    out_of_memory = sandbox.memory_line(stderr) if returncode != 0 else None
+    if out_of_memory:
+        # Node's and Python's own words for it, then the bound that caused it.
+        ended = f"crashed (signal {-returncode})" if returncode < 0 else f"failed (exit code {returncode}) without JSON output"
+        raise CompilerFailed(f"{what} {ended}: {out_of_memory}; {sandbox.memory_hint(limits)}")
+    if returncode < 0:
+        raise CompilerFailed(f"{what} crashed (signal {-returncode}): {stderr.strip()[-300:]}")
+    start = stdout.find("{")
+    try:
+        output = json.loads(stdout[start:]) if start >= 0 else None
+    except json.JSONDecodeError:
+        output = None
+    if not isinstance(output, dict):
+        detail = (stderr.strip() or stdout.strip())[-300:]
+        raise CompilerFailed(f"{what} failed (exit code {returncode}) without JSON output: {detail}")
+    return output
+
+
+def _run_bounded(command: list[str], stdin: str, timeout: float, what: str, cwd: str,
+                 limits: sandbox.Limits) -> tuple[str, str, int]:
+    try:
         proc = subprocess.Popen(
             command,
             stdin=subprocess.PIPE,
@@ -315,25 +369,19 @@ def _run_json(command: list[str], input_json: dict, timeout: float, what: str, c
             text=True,
             cwd=cwd,
             start_new_session=True,  # so a timeout kills node and anything it started
+            preexec_fn=sandbox.preexec(limits),
         )
     except OSError as err:
         raise CompilerFailed(f"{what} could not be started: {err}") from err
     try:
-        stdout, stderr = proc.communicate(json.dumps(input_json), timeout=timeout)
+        stdout, stderr = proc.communicate(stdin, timeout=timeout)
     except subprocess.TimeoutExpired:
         _kill_group(proc)
         raise CompilerFailed(f"{what} did not finish within {timeout:g} s and was stopped")
-    if proc.returncode < 0:
-        raise CompilerFailed(f"{what} crashed (signal {-proc.returncode}): {stderr.strip()[-300:]}")
-    start = stdout.find("{")
-    try:
-        output = json.loads(stdout[start:]) if start >= 0 else None
-    except json.JSONDecodeError:
-        output = None
-    if not isinstance(output, dict):
-        detail = (stderr.strip() or stdout.strip())[-300:]
-        raise CompilerFailed(f"{what} failed (exit code {proc.returncode}) without JSON output: {detail}")
-    return output
+    except BaseException:
+        _kill_group(proc)  # never leave a compiler running behind an error
+        raise
+    return stdout, stderr, proc.returncode
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

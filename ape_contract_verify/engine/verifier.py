@@ -16,6 +16,8 @@ from ape_contract_verify.engine.compilers import (
     DEFAULT_TIMEOUT,
     CompileCache,
     CompilerError,
+    CompilerNotInstalled,
+    InvalidCompilerVersion,
     compile_input,
     parse_compiler_version,
     single_file_input,
@@ -156,7 +158,7 @@ class Verifier:
                 cache=self.cache,
             )
         except CompilerError as err:
-            raise Failure(FailureKind.COMPILER, str(err)) from err
+            raise Failure(FailureKind.COMPILER, _compiler_reason(err, prepared.language)) from err
         contract = ((output.get("contracts") or {}).get(prepared.file) or {}).get(prepared.name)
         if not contract:
             raise Failure(FailureKind.CONTRACT_NAME, self._name_reason(prepared))
@@ -184,7 +186,7 @@ class Verifier:
         try:
             version = parse_compiler_version(request.compiler_version, "vyper" if fmt == CodeFormat.VYPER_JSON.value else None)
         except CompilerError as err:
-            raise Failure(FailureKind.INVALID_INPUT, str(err)) from err
+            raise Failure(FailureKind.INVALID_INPUT, _compiler_reason(err, "solidity")) from err
         if fmt == CodeFormat.SINGLE_FILE.value:
             if version.language != "solidity":
                 raise Failure(FailureKind.INVALID_INPUT, "solidity-single-file needs a Solidity compilerversion such as v0.8.26+commit.8a97fa7a")
@@ -291,6 +293,13 @@ class Verifier:
 
 def _format_value(code_format: Any) -> str:
     return code_format.value if isinstance(code_format, CodeFormat) else str(code_format or "")
+
+
+def _compiler_reason(err: CompilerError, language: str) -> str:
+    """Etherscan's words for a compiler that cannot be had or that refused the sources, then ours."""
+    if isinstance(err, (InvalidCompilerVersion, CompilerNotInstalled)):
+        return f"{Texts.INVALID_COMPILER_VERSION}: {err}"
+    return Texts.COMPILATION_ERROR.format(language="Vyper" if language == "vyper" else "Solidity", message=err)
 
 
 def _clean_hex(value: Optional[str], parameter: str) -> str:

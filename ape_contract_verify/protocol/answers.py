@@ -33,11 +33,15 @@ class Texts:
     PROXY_NO_DELEGATECALL = (
         "This contract does not look like it contains any delegatecall opcode sequence."
     )
-    # Further texts real explorers answer with (explorer-behaviour.md).
-    FAIL_BYTECODE_MISMATCH = (
-        "Fail - Unable to verify. Compiled contract deployment bytecode does NOT match the "
-        "transaction deployment bytecode."
+    # Further texts real explorers answer with (explorer-behaviour.md). A failure's detail follows
+    # Etherscan's own words for its cause: clients match on them (hardhat-verify on the first).
+    CHECK_CONSTRUCTOR_ARGUMENTS = "Please check if the correct constructor argument was entered."
+    BYTECODE_MISMATCH = (
+        "Compiled contract deployment bytecode does NOT match the transaction deployment bytecode."
     )
+    CHECK_BYTECODEHASH = "Please check if the correct bytecodehash was specified via standard-json verification."
+    COMPILATION_ERROR = "{language} Compilation Error: {message}"
+    FAIL_BYTECODE_MISMATCH = f"Fail - Unable to verify. {BYTECODE_MISMATCH}"
     BLOCKSCOUT_ALREADY_VERIFIED = "Smart-contract already verified."
     BLOCKSCOUT_NOT_A_CONTRACT = "The address is not a smart contract"
     INVALID_CONSTRUCTOR_ARGUMENTS = (
@@ -56,6 +60,17 @@ class Texts:
     INVALID_MODULE = "Error! Missing Or invalid Module name"
     INVALID_ACTION = "Error! Missing Or invalid Action name"
     INVALID_COMPILER_VERSION = "Invalid or not supported solc version, see https://etherscan.io/solcversions for list"
+    TEMPORARY_ERROR = "This could be a temporary error, please retry or contact us (Error Code {code})"
+    # Our detail after Etherscan's words, for the one cause each: a node down, a job that kept dying.
+    CHAIN_UNREADABLE = (
+        "Fail - Unable to verify. This could be a temporary error, please retry or contact us (Error Code 10001): "
+        "the explorer's node could not be read in {tries} tries over {seconds:.0f} s ({error}); "
+        "submit again once the node answers"
+    )
+    JOB_INTERRUPTED = (
+        "Fail - Unable to verify. This could be a temporary error, please retry or contact us (Error Code 10002): "
+        "the explorer stopped {times} times while running this job; submit again"
+    )
 
 
 class Outcome(str, Enum):

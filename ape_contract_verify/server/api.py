@@ -27,7 +27,7 @@ from ape_contract_verify.protocol.values import checksum, hex_to_bytes
 from ape_contract_verify.server import params as p
 from ape_contract_verify.server.jobs import code_hash, request_to_payload
 from ape_contract_verify.server.params import MAX_BODY_BYTES, BadRequest
-from ape_contract_verify.server.sources import UNVERIFIED_SOURCE, source_entry
+from ape_contract_verify.server.sources import source_result
 from ape_contract_verify.server.store import PROXY, SOURCE, Store
 
 logger = logging.getLogger("ape_contract_verify.server")
@@ -145,11 +145,7 @@ async def getabi(service: ExplorerService, params: dict[str, str], method: str) 
 
 async def getsourcecode(service: ExplorerService, params: dict[str, str], method: str) -> Response:
     address = p.read_address(params)
-    contract = service.store.get_contract(address)
-    if contract is None:
-        return envelope_response("1", [dict(UNVERIFIED_SOURCE)])
-    proxy = service.store.get_proxy(address)
-    return envelope_response("1", [source_entry(contract, proxy.implementation if proxy else None)])
+    return envelope_response("1", [source_result(service.store, address)])
 
 
 def _post_only(action: str, method: str) -> None:

@@ -11,11 +11,13 @@ import hashlib
 import json
 import logging
 import threading
-from dataclasses import asdict, is_dataclass
+from dataclasses import asdict, dataclass, is_dataclass
 from typing import Any, Callable, Optional, Protocol
 
+from ape_contract_verify.evm.chain import ChainError
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.server.store import (
+    MAX_INTERRUPTIONS,
     PROXY,
     SOURCE,
     ProxyRecord,
@@ -135,23 +137,63 @@ def _plain(value: Any) -> Any:
     return value
 
 
+@dataclass(frozen=True)
+class ChainRetry:
+    """How long a job waits for a node that cannot be read: `retries` more runs, the delay
+    doubling from `first_delay` up to `max_delay` (the defaults wait about 2 minutes in all)."""
+
+    retries: int = 6
+    first_delay: float = 2.0
+    max_delay: float = 60.0
+
+    def delay(self, failures: int) -> float:
+        """The wait after the `failures`-th failure (1 for the first)."""
+        return min(self.max_delay, self.first_delay * 2 ** max(0, failures - 1))
+
+    def total(self, failures: int) -> float:
+        return sum(self.delay(n) for n in range(1, failures + 1))
+
+
+class _ChainDown(Exception):
+    """A run stopped because the node could not be read: the job waits and runs again."""
+
+
+def _chain_failed(result: Any) -> bool:
+    failure = getattr(result, "failure", None)
+    return str(getattr(failure, "value", failure)) == "chain"
+
+
 class JobRunner:
     """`workers` threads pulling from the store's queue until `stop()`."""
 
-    def __init__(self, store: Store, engine: Engine, workers: int = 1, idle_poll: float = 0.5):
+    def __init__(
+        self,
+        store: Store,
+        engine: Engine,
+        workers: int = 1,
+        idle_poll: float = 0.5,
+        chain_retry: Optional[ChainRetry] = None,
+        max_interruptions: int = MAX_INTERRUPTIONS,
+    ):
         self.store = store
         self.engine = engine
         self.workers = max(1, workers)
         self.idle_poll = idle_poll
+        self.chain_retry = chain_retry or ChainRetry()
+        self.max_interruptions = max_interruptions
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self.requeued = 0
 
     def start(self) -> "JobRunner":
-        self.requeued = self.store.requeue_interrupted()
+        self.requeued, ended = self.store.requeue_interrupted(
+            self.max_interruptions, Texts.JOB_INTERRUPTED.format(times=self.max_interruptions)
+        )
         if self.requeued:
             logger.info("Re-queued %d submission(s) left unfinished by an earlier run.", self.requeued)
+        if ended:
+            logger.warning("%d submission(s) interrupted %d times ended failed.", ended, self.max_interruptions)
         for number in range(self.workers):
             thread = threading.Thread(target=self._run, name=f"explorer-worker-{number}", daemon=True)
             thread.start()
@@ -194,6 +236,8 @@ class JobRunner:
                 self._verify_proxy(submission)
             else:
                 self.store.finish(submission.guid, "0", f"{Texts.FAIL}. Unknown submission kind {submission.kind!r}")
+        except (ChainError, _ChainDown) as err:  # the node, not the submission: wait for it
+            self._chain_down(submission, err)
         except Exception as err:  # never leave a job running forever because of one bad input
             logger.warning("Submission %s failed: %s: %s", submission.guid, type(err).__name__, err)
             if submission.kind == PROXY:
@@ -204,6 +248,22 @@ class JobRunner:
                 self.store.finish(submission.guid, "0", text)
             except Exception:
                 logger.exception("Could not record the failure of %s", submission.guid)
+
+    def _chain_down(self, sub: Submission, err: Exception) -> None:
+        failures = sub.chain_failures + 1
+        try:
+            if failures <= self.chain_retry.retries:
+                delay = self.chain_retry.delay(failures)
+                logger.warning("Submission %s: the node could not be read (%s); retry %d of %d in %.1f s.",
+                               sub.guid, err, failures, self.chain_retry.retries, delay)
+                self.store.retry_later(sub.guid, delay)
+            else:
+                text = Texts.CHAIN_UNREADABLE.format(
+                    tries=failures, seconds=self.chain_retry.total(failures - 1), error=_chain_detail(err)
+                )
+                self.store.finish(sub.guid, "0", text)
+        except Exception:
+            logger.exception("Could not record the chain failure of %s", sub.guid)
 
     # -- source code -------------------------------------------------------------------------
 
@@ -218,6 +278,8 @@ class JobRunner:
             self.store.finish(sub.guid, "0", Texts.ALREADY_VERIFIED)
             return
         result = self.engine.verify(request)
+        if _chain_failed(result):
+            raise _ChainDown(getattr(result, "reason", "") or "the chain could not be read")
         if not getattr(result, "verified", False):
             self.store.finish(sub.guid, "0", fail_text(getattr(result, "reason", "") or ""))
             return
@@ -273,6 +335,12 @@ class JobRunner:
         )
         text = Texts.PROXY_FOUND.format(proxy=checksum(sub.address), implementation=checksum(implementation))
         self.store.finish(sub.guid, "1", text, proxy=record)
+
+
+def _chain_detail(err: Exception) -> str:
+    text = str(err).strip()
+    prefix = "The chain could not be read: "
+    return (text[len(prefix):] if text.startswith(prefix) else text) or type(err).__name__
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.05) -> bool:

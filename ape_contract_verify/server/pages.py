@@ -255,6 +255,15 @@ async def address_page(request: Request) -> HTMLResponse:
         tabs.append(("code", "Contract", await run_in_threadpool(_code_tab, facts)))  # highlighting takes a while
         tabs.append(("read", "Read Contract", _functions_tab(address, facts.abi, read=True, proxy=False)))
         tabs.append(("write", "Write Contract", _functions_tab(address, facts.abi, read=False, proxy=False)))
+    elif implementation is not None:
+        # As Blockscout shows a minimal proxy: the linked implementation's verified source.
+        note = (
+            f"<p class='proxy-note' id='proxy-source-note'>{escape(_proxy_kind_name(proxy.kind))} for "
+            f"<a class='addr' href='/address/{escape(proxy.implementation)}'>{escape(_checksum(proxy.implementation))}</a>: "
+            "this address's own source is not verified; the source below is its implementation's, verified "
+            "at that address.</p>"
+        )
+        tabs.append(("code", "Contract", note + await run_in_threadpool(_code_tab, Facts(implementation))))
     else:
         tabs.append(("code", "Contract", await _unverified(service, address)))
     if proxy:
@@ -278,6 +287,13 @@ async def address_page(request: Request) -> HTMLResponse:
     )
     panels = "".join(f"<section class='panel' id='{key}' data-panel='{key}'>{html}</section>" for key, _, html in tabs)
     return _page(_checksum(address), title + "".join(badges) + f"<nav class='tabs' role='tablist'>{nav}</nav>{panels}")
+
+
+def _proxy_kind_name(kind: Any) -> str:
+    # evm.proxies' kinds: "EIP-1167", "EIP-1967", …
+    if str(kind or "").replace("-", "").lower() == "eip1167":
+        return "Minimal Proxy Contract (EIP-1167)"
+    return f"Proxy Contract ({kind})" if kind else "Proxy Contract"
 
 
 async def _unverified(service: Any, address: str) -> str:

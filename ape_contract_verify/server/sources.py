@@ -8,7 +8,7 @@ from typing import Optional
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.protocol.values import checksum
 from ape_contract_verify.request import CodeFormat
-from ape_contract_verify.server.store import VerifiedContract
+from ape_contract_verify.server.store import Store, VerifiedContract
 
 UNVERIFIED_SOURCE = {
     "SourceCode": "",
@@ -71,3 +71,25 @@ def source_entry(contract: VerifiedContract, proxy_implementation: Optional[str]
         "CodeFormat": contract.code_format,
     }
 
+
+
+def source_result(store: Store, address: str) -> dict[str, str]:
+    """getsourcecode's one result object for `address`.
+
+    A proxy linked by verifyproxycontract whose own source is not verified (an EIP-1167 clone has
+    none to verify) answers as Blockscout does for minimal proxies: the implementation's source
+    and ABI, with `Proxy` "1" and its `Implementation`. Constructor arguments are the address's
+    own, so a proxy that was not verified itself shows none."""
+    contract = store.get_contract(address)
+    proxy = store.get_proxy(address)
+    if contract is not None:
+        return source_entry(contract, proxy.implementation if proxy else None)
+    if proxy is None:
+        return dict(UNVERIFIED_SOURCE)
+    implementation = store.get_contract(proxy.implementation)
+    if implementation is None:  # the link is known, the code behind it is not
+        return {**UNVERIFIED_SOURCE, "Proxy": "1", "Implementation": checksum(proxy.implementation)}
+    entry = source_entry(implementation, proxy.implementation)
+    entry["ConstructorArguments"] = ""
+    entry["MatchType"] = "proxy"  # ours: the address's code was not compared, only linked
+    return entry

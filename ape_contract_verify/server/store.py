@@ -31,6 +31,14 @@ RUNNING = "running"
 DONE = "done"
 
 PROXY_DAILY_LIMIT = 100
+# How often a job found running at start (its process was killed mid-job) is run again.
+MAX_INTERRUPTIONS = 3
+
+# Columns the job queue added after the first release: added to an older database when it opens.
+_QUEUE_COLUMNS = {
+    "chain_failures": "INTEGER NOT NULL DEFAULT 0",  # runs that ended because the node could not be read
+    "retry_at": "REAL NOT NULL DEFAULT 0",  # not claimed before this time (the backoff after a chain failure)
+}
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS submissions (
@@ -42,6 +50,8 @@ CREATE TABLE IF NOT EXISTS submissions (
     status      TEXT,
     result      TEXT,
     attempts    INTEGER NOT NULL DEFAULT 0,
+    chain_failures INTEGER NOT NULL DEFAULT 0,
+    retry_at    REAL NOT NULL DEFAULT 0,
     created_at  REAL NOT NULL,
     updated_at  REAL NOT NULL
 );
@@ -100,9 +110,11 @@ class Submission:
     state: str  # PENDING, RUNNING or DONE
     status: Optional[str]  # the envelope status once DONE
     result: Optional[str]  # the envelope result once DONE
-    attempts: int
+    attempts: int  # claims, counting this one
     created_at: float
     updated_at: float
+    chain_failures: int = 0
+    retry_at: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -188,6 +200,7 @@ class Store:
             conn = self._conn()
             conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(_SCHEMA)
+            _add_queue_columns(conn)
         except (sqlite3.Error, OSError) as err:
             self.close()
             raise StoreOpenError(self.path, _open_problem(Path(self.path), err)) from None
@@ -251,7 +264,8 @@ class Store:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 row = conn.execute(
-                    "SELECT * FROM submissions WHERE state = ? ORDER BY created_at, rowid LIMIT 1", (PENDING,)
+                    "SELECT * FROM submissions WHERE state = ? AND retry_at <= ? ORDER BY created_at, rowid LIMIT 1",
+                    (PENDING, time.time()),
                 ).fetchone()
                 if row is None:
                     conn.execute("COMMIT")
@@ -297,12 +311,38 @@ class Store:
             conn.execute("ROLLBACK")
             raise
 
-    def requeue_interrupted(self) -> int:
-        """Put back in the queue what a killed process left running. Call once, before workers start."""
-        cur = self._write(
-            "UPDATE submissions SET state = ?, updated_at = ? WHERE state = ?", (PENDING, time.time(), RUNNING)
+    def retry_later(self, guid: str, delay: float) -> None:
+        """Back to the queue after a chain failure, not claimed for `delay` seconds."""
+        now = time.time()
+        self._write(
+            "UPDATE submissions SET state = ?, chain_failures = chain_failures + 1, retry_at = ?, updated_at = ? "
+            "WHERE guid = ? AND state = ?",
+            (PENDING, now + max(0.0, delay), now, guid, RUNNING),
         )
-        return cur.rowcount
+
+    def requeue_interrupted(self, max_interruptions: int = MAX_INTERRUPTIONS, reason: str = "") -> tuple[int, int]:
+        """Put back in the queue what a killed process left running; a job interrupted
+        `max_interruptions` times already ends with `reason` instead (it may be what kills the
+        process). Call once, before workers start. Returns (re-queued, ended)."""
+        conn = self._conn()
+        now = time.time()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # attempts - chain_failures: the claims that were interrupted, this last one included.
+            ended = conn.execute(
+                "UPDATE submissions SET state = ?, status = '0', result = ?, updated_at = ? "
+                "WHERE state = ? AND attempts - chain_failures >= ?",
+                (DONE, reason or "Fail - Unable to verify. The job was interrupted too often", now, RUNNING,
+                 max(1, max_interruptions)),
+            ).rowcount
+            requeued = conn.execute(
+                "UPDATE submissions SET state = ?, updated_at = ? WHERE state = ?", (PENDING, now, RUNNING)
+            ).rowcount
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return requeued, ended
 
     def count(self, state: Optional[str] = None) -> int:
         if state is None:
@@ -423,6 +463,13 @@ class Store:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+
+
+def _add_queue_columns(conn: sqlite3.Connection) -> None:
+    have = {row[1] for row in conn.execute("PRAGMA table_info(submissions)")}
+    for name, declaration in _QUEUE_COLUMNS.items():
+        if name not in have:
+            conn.execute(f"ALTER TABLE submissions ADD COLUMN {name} {declaration}")
 
 
 def _submission(row: sqlite3.Row) -> Submission:

@@ -206,13 +206,14 @@ def free_port() -> int:
 class Anvil:
     """A real anvil on a free loopback port; deploys with eth_sendTransaction from its unlocked accounts."""
 
-    def __init__(self, startup_timeout: float = 30.0):
+    def __init__(self, startup_timeout: float = 30.0, port: Optional[int] = None, extra: tuple = ()):
+        """`port` to restart a node where clients expect it; `extra` anvil options (e.g. `--state FILE`)."""
         binary = VENV_BIN / "anvil"
         if not binary.exists():
             raise RuntimeError(f"anvil is missing at {binary}: run `make` (toolchain/install.sh)")
-        self.port = free_port()
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.proc = subprocess.Popen([str(binary), "--host", "127.0.0.1", "--port", str(self.port), "--silent"],
+        self.proc = subprocess.Popen([str(binary), "--host", "127.0.0.1", "--port", str(self.port), "--silent", *extra],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + startup_timeout
         while True:

@@ -15,6 +15,25 @@ ESCROW_TYPES = ["address", "uint256", "address"]
 TOKEN = "0x" + "11" * 20
 DEPLOYER = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"  # anvil's first account, the deploy script's
 
+COUNTER_0310 = """# @version 0.3.10
+# @license MIT
+# Vyper 0.3.10: an immutable, so the deployed runtime ends with the immutables section.
+
+OWNER: public(immutable(address))
+count: public(uint256)
+
+
+@external
+def __init__(owner_: address, start: uint256):
+    OWNER = owner_
+    self.count = start
+
+
+@external
+def bump(by: uint256):
+    self.count += by
+"""
+
 
 def escrow_input(optimize: str = "gas", **replace: str) -> dict:
     """Escrow's vyper-json input as the plugin sends it: the three files, the project's settings."""
