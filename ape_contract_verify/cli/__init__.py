@@ -47,4 +47,8 @@ def serve(rpc, host, port, db_path, api_keys, workers, compile_timeout):
             rpc, host, port, db_path, api_keys, workers, echo=click.echo, compile_timeout=compile_timeout
         )
     except ExplorerStartError as err:
-        raise click.ClickException(str(err))
+        raise _StartError(str(err))
+
+
+class _StartError(click.ClickException):
+    exit_code = 2  # as `python -m ape_contract_verify.server.runner`: the explorer could not start

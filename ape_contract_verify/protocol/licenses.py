@@ -32,7 +32,7 @@ class UnknownLicense(ContractVerifyError, ValueError):
 
 def license_code(value: "str | int") -> int:
     """An SPDX id, or a code 1..14, as Etherscan's licenseType code."""
-    if isinstance(value, int) or str(value).strip().isdigit():
+    if isinstance(value, int) or (str(value).strip().isascii() and str(value).strip().isdigit()):  # "²" is a digit
         code = int(value)
         if code in LICENSES:
             return code

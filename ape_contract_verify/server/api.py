@@ -33,6 +33,8 @@ from ape_contract_verify.server.store import PROXY, SOURCE, Store
 logger = logging.getLogger("ape_contract_verify.server")
 
 _JSON_HEADERS = [(b"content-type", b"application/json")]
+_NOSNIFF = (b"x-content-type-options", b"nosniff")
+_SUBMISSIONS = ("verifysourcecode", "verifyproxycontract")
 
 
 def envelope(status: str, result: Any, message: Optional[str] = None) -> bytes:
@@ -45,7 +47,8 @@ def envelope_response(status: str, result: Any, message: Optional[str] = None) -
 
 
 class CatchAll:
-    """Outermost own layer: any exception becomes status "0" with its type and text, HTTP 200."""
+    """Outermost own layer: any exception becomes status "0" with its type and text, HTTP 200.
+    It also marks every answer (API, pages, static files, errors) nosniff."""
 
     def __init__(self, app: Callable):
         self.app = app
@@ -59,6 +62,9 @@ class CatchAll:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
+                headers = list(message.get("headers") or ())
+                if not any(name.lower() == _NOSNIFF[0] for name, _ in headers):
+                    message = {**message, "headers": headers + [_NOSNIFF]}
             await send(message)
 
         try:
@@ -69,7 +75,7 @@ class CatchAll:
                 return
             text = f"Internal error while handling the request ({type(err).__name__}: {err}). Nothing was recorded."
             try:
-                await send({"type": "http.response.start", "status": 200, "headers": _JSON_HEADERS})
+                await send({"type": "http.response.start", "status": 200, "headers": [*_JSON_HEADERS, _NOSNIFF]})
                 await send({"type": "http.response.body", "body": envelope("0", text)})
             except Exception:  # the client is gone (e.g. it disconnected mid-body): nobody to answer
                 pass
@@ -150,7 +156,7 @@ def _post_only(action: str, method: str) -> None:
 async def verifysourcecode(service: ExplorerService, params: dict[str, str], method: str) -> Response:
     _post_only("verifysourcecode", method)
     _require_key(service, params)
-    request = p.verification_request(params)
+    request = await run_in_threadpool(p.verification_request, params)  # parses sourceCode: off the loop
     existing = service.store.get_contract(request.address)
     code = await _code_at(service, request.address)
     if not code:
@@ -252,6 +258,7 @@ HANDLERS = {
 def create_app(service: ExplorerService) -> Starlette:
     async def api(request: Request) -> Response:
         try:
+            _refuse_a_wrong_query_key(service, request)
             params = await p.read_params(request, service.max_body)
             forms.validate_module(params.get("module"))
             handler = HANDLERS[forms.validate_action(params.get("action"))]
@@ -284,6 +291,14 @@ def create_app(service: ExplorerService) -> Starlette:
     app = Starlette(routes=routes, middleware=[Middleware(CatchAll)], exception_handlers={404: not_found, 405: not_found})
     app.state.service = service
     return app
+
+
+def _refuse_a_wrong_query_key(service: ExplorerService, request: Request) -> None:
+    """A submission whose query string carries a wrong key is refused before its body is read."""
+    if request.method != "POST" or not service.requires_key or "apikey" not in request.query_params:
+        return
+    if request.query_params.get("action", _SUBMISSIONS[0]) in _SUBMISSIONS:  # no action: the body's, likely one
+        _require_key(service, dict(request.query_params))
 
 
 async def _chain_id(service: ExplorerService) -> int:

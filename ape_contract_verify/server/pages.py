@@ -25,6 +25,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ape_contract_verify.server import abi_io
+from ape_contract_verify.server.params import MAX_JSON_DEPTH, json_too_deep
 from ape_contract_verify.server.store import VerifiedContract
 from ape_contract_verify.request import CodeFormat
 from ape_contract_verify.protocol.values import ADDRESS, checksum as _checksum
@@ -32,6 +33,7 @@ from ape_contract_verify.protocol.values import ADDRESS, checksum as _checksum
 STATIC = Path(__file__).with_name("static")
 PAGE_SIZE = 25
 MAX_SEARCH = 100
+MAX_PAGE = 1_000_000  # SQLite's offset must stay a 64-bit integer
 _HEADERS = {
     "Content-Security-Policy": (
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -129,8 +131,13 @@ class Facts:
 async def index(request: Request) -> HTMLResponse:
     service = request.app.state.service
     query = (request.query_params.get("q") or "").strip()[:MAX_SEARCH]
-    page_text = request.query_params.get("page") or "1"
-    page = int(page_text) if page_text.isdigit() and int(page_text) > 0 else 1
+    page, bad_page = _page_number(request.query_params.get("page")), ""
+    if page is None:  # nonsense is the first page, with a word on why
+        page = 1
+        bad_page = (
+            f"<p class='notice' id='bad-page'>page: <q>{escape(request.query_params['page'][:40])}</q> is not a page "
+            f"number, so this is the first page. Give a whole number from 1 to {MAX_PAGE}, or leave it out.</p>"
+        )
     if ADDRESS.match(query):  # a whole address: its page, verified or not
         from starlette.responses import RedirectResponse
 
@@ -179,7 +186,16 @@ async def index(request: Request) -> HTMLResponse:
         table = "<p class='empty'>No verified contract matches this search.</p>"
     else:
         table = "<p class='empty'>No contract verified yet. Deploy with <code>contract_verify.auto: true</code> or run <code>ape verify all</code>.</p>"
-    return _page("Verified Contracts", heading + f"<p class='lead'>{note}</p>" + search_form + table + _pager(query, page, pages))
+    return _page("Verified Contracts", heading + bad_page + f"<p class='lead'>{note}</p>" + search_form + table + _pager(query, page, pages))
+
+
+def _page_number(text: "str | None") -> "int | None":
+    """`page` as a number from 1 to MAX_PAGE; None when it is not one (ASCII digits only: "²" is a digit to str)."""
+    if text is None or text == "":
+        return 1
+    if not (text.isascii() and text.isdigit()) or len(text) > len(str(MAX_PAGE)) or not 1 <= int(text) <= MAX_PAGE:
+        return None
+    return int(text)
 
 
 def _pager(query: str, page: int, pages: int) -> str:
@@ -447,6 +463,8 @@ async def _form_request(request: Request) -> tuple[Any, str, dict, list, dict]:
     raw = await request.body()
     if len(raw) > 1_000_000:
         raise _Refused("The request is too large (over 1 MB of arguments).")
+    if json_too_deep(raw):
+        raise _Refused(f"The body is nested too deeply (over {MAX_JSON_DEPTH} levels); send the arguments as they are.")
     try:
         body = json.loads(raw or b"{}")
     except ValueError:
@@ -460,6 +478,8 @@ async def _form_request(request: Request) -> tuple[Any, str, dict, list, dict]:
     args = body.get("args") or []
     if not isinstance(args, list):
         raise _Refused("args: expected a JSON array with one value per input.")
+    if any(isinstance(arg, str) and json_too_deep(arg) for arg in args):  # array arguments are JSON text
+        raise _Refused(f"args: an argument is nested too deeply (over {MAX_JSON_DEPTH} levels).")
     abi = _abi_for(service, address, bool(body.get("proxy")))
     item = abi_io.find_function(abi, str(body.get("function") or ""))
     return service, address, item, args, body

@@ -6,16 +6,21 @@ module only reads bodies and adapts those rules to the server (lowercase address
 from __future__ import annotations
 
 import json
+import re
+from itertools import accumulate
 from dataclasses import replace
 from urllib.parse import parse_qsl
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
-from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
 from ape_contract_verify.protocol import forms
+from ape_contract_verify.protocol.inputs import JSON_FORMATS
 from ape_contract_verify.request import VerificationRequest
 
 MAX_BODY_BYTES = 20 * 1024 * 1024
+MAX_FIELDS = 200  # the verifysourcecode form has about 30 (10 library pairs included)
 
 
 class BadRequest(ContractVerifyError):
@@ -28,6 +33,15 @@ async def read_params(request: Request, max_body: int) -> dict[str, str]:
     params = dict(request.query_params)
     if request.method != "POST":
         return params
+    body = await read_body(request, max_body)
+    if body:
+        # Off the event loop: a body's parse must never hold up another client's request.
+        params.update(await run_in_threadpool(parse_body, body, request.headers.get("content-type", "")))
+    return params
+
+
+async def read_body(request: Request, max_body: int) -> bytes:
+    """The body, refused as soon as it passes `max_body` bytes (declared or streamed)."""
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > max_body:
         raise BadRequest(_too_large(int(declared), max_body))
@@ -37,21 +51,24 @@ async def read_params(request: Request, max_body: int) -> dict[str, str]:
         if size > max_body:
             raise BadRequest(_too_large(size, max_body))
         chunks.append(chunk)
-    body = b"".join(chunks)
-    if not body:
-        return params
-    ctype = request.headers.get("content-type", "").lower()
+    return b"".join(chunks)
+
+
+def parse_body(body: bytes, content_type: str) -> dict[str, str]:
+    """A body's form fields, at most MAX_FIELDS of them: parts are counted (in C) before any is parsed."""
+    ctype = content_type.lower()
     if ctype.startswith("multipart/form-data"):
-        params.update(_parse_multipart(body, request.headers.get("content-type", "")))
-    elif ctype.startswith("application/json"):
-        params.update(_parse_json_body(body))
-    else:  # urlencoded, or no content type at all (curl -d sends urlencoded)
-        try:
-            text = body.decode("utf-8")
-        except UnicodeDecodeError as err:
-            raise BadRequest(f"The request body is not valid UTF-8 (byte {err.start}); send form fields as UTF-8.")
-        params.update(parse_qsl(text, keep_blank_values=True))
-    return params
+        return _parse_multipart(body, content_type)
+    if ctype.startswith("application/json"):
+        return _parse_json_body(body)
+    # urlencoded, or no content type at all (curl -d sends urlencoded)
+    if body.count(b"&") >= MAX_FIELDS:
+        raise BadRequest(_too_many("urlencoded body", "fields"))
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise BadRequest(f"The request body is not valid UTF-8 (byte {err.start}); send form fields as UTF-8.")
+    return dict(parse_qsl(text, keep_blank_values=True))
 
 
 def _too_large(size: int, limit: int) -> str:
@@ -61,33 +78,92 @@ def _too_large(size: int, limit: int) -> str:
     )
 
 
-def _parse_multipart(body: bytes, content_type: str) -> dict[str, str]:
-    from email import policy
-    from email.parser import BytesParser
-
-    message = BytesParser(policy=policy.HTTP).parsebytes(
-        b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + body
+def _too_many(what: str, items: str) -> str:
+    return (
+        f"The request's {what} has more than {MAX_FIELDS} {items}, the limit. "
+        "Send only the contract API's parameters (module, action, sourceCode, …), once each."
     )
-    if not message.is_multipart():
-        raise BadRequest("The multipart/form-data body could not be parsed; check its boundary.")
+
+
+_BOUNDARY = re.compile(r"""boundary\s*=\s*(?:"([^"]{1,200})"|([^\s;,"]{1,200}))""", re.IGNORECASE)
+_NAME = re.compile(rb"""\bname\s*=\s*(?:"((?:[^"\\\r\n]|\\.)*)"|([^;\s"]+))""", re.IGNORECASE)
+_CHARSET = re.compile(rb"""charset\s*=\s*"?([A-Za-z0-9_.:-]{1,40})""", re.IGNORECASE)
+MAX_PART_HEADER_BYTES = 8 * 1024
+
+
+def _parse_multipart(body: bytes, content_type: str) -> dict[str, str]:
+    """RFC 7578 form-data: split on the boundary; each part's Content-Disposition name is its field."""
+    found = _BOUNDARY.search(content_type)
+    if not found:
+        raise BadRequest("The multipart/form-data body has no boundary in its Content-Type; send boundary=….")
+    delimiter = b"\r\n--" + (found.group(1) or found.group(2)).encode("latin-1")
+    data = b"\r\n" + body  # the first delimiter may start the body
+    if data.count(delimiter) > MAX_FIELDS + 1:  # + 1: the closing delimiter
+        raise BadRequest(_too_many("multipart/form-data body", "parts"))
+    pieces = data.split(delimiter)
+    if len(pieces) < 3 or not pieces[-1].startswith(b"--"):
+        raise BadRequest("The multipart/form-data body could not be parsed: no closing boundary; check its boundary.")
     fields: dict[str, str] = {}
-    for part in message.iter_parts():
-        name = part.get_param("name", header="content-disposition")
+    for number, piece in enumerate(pieces[1:-1], start=1):
+        head, sep, content = piece.partition(b"\r\n\r\n")
+        if not sep or len(head) > MAX_PART_HEADER_BYTES:
+            raise BadRequest(f"Part {number} of the multipart/form-data body has no complete headers; check the body.")
+        disposition = next(
+            (line for line in head.split(b"\r\n") if line.lower().startswith(b"content-disposition:")), b""
+        )
+        name = _NAME.search(disposition)
         if not name:
             continue
-        payload = part.get_payload(decode=True) or b""
-        fields[str(name)] = payload.decode(part.get_content_charset() or "utf-8", errors="replace")
+        field = (name.group(1) or name.group(2)).decode("utf-8", errors="replace")
+        charset = next((m.group(1) for m in map(_CHARSET.search, head.split(b"\r\n")) if m), b"utf-8")
+        try:
+            fields[field] = content.decode(charset.decode("ascii"), errors="replace")
+        except LookupError:
+            raise BadRequest(f"{forms.clip(field)}: the part's charset {charset.decode('ascii')!r} is unknown; send UTF-8.")
     return fields
 
 
 def _parse_json_body(body: bytes) -> dict[str, str]:
+    if json_too_deep(body):
+        raise BadRequest(_TOO_DEEP.format(what="The JSON request body"))
     try:
         data = json.loads(body)
     except ValueError as err:
         raise BadRequest(f"The JSON request body is not valid JSON: {err}. Send form fields or a JSON object.")
+    except RecursionError:
+        raise BadRequest(_TOO_DEEP.format(what="The JSON request body"))
     if not isinstance(data, dict):
         raise BadRequest("The JSON request body must be an object of parameters, e.g. {\"action\": \"getabi\", …}.")
-    return {str(k): v if isinstance(v, str) else json.dumps(v) for k, v in data.items()}
+    if len(data) > MAX_FIELDS:
+        raise BadRequest(_too_many("JSON body", "keys"))
+    try:
+        return {str(k): v if isinstance(v, str) else json.dumps(v) for k, v in data.items()}
+    except RecursionError:
+        raise BadRequest(_TOO_DEEP.format(what="The JSON request body"))
+
+
+MAX_JSON_DEPTH = 256  # a compiler input nests about 6 deep
+_TOO_DEEP = "{what} is nested too deeply (over %d levels of arrays or objects); send a flat object." % MAX_JSON_DEPTH
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
+_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+_CHUNK = 1 << 20
+
+
+def json_too_deep(text: "str | bytes", limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether JSON text nests arrays/objects deeper than `limit` (or leaves that many open), told
+    before json.loads sees it: json recurses in C per level, and where a library has raised the
+    recursion limit (py_ecc sets 100,000) deep input overflows the stack and kills the process."""
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    if data.count(b"[") + data.count(b"{") <= limit:  # the common case, at C speed
+        return False
+    brackets = _JSON_STRING.sub(b"", data).translate(None, _NOT_BRACKETS)  # brackets in strings do not nest
+    depth = 0
+    for start in range(0, len(brackets), _CHUNK):  # in chunks: other threads run between them
+        *_, depth = steps = list(accumulate(map(_STEP.__getitem__, brackets[start:start + _CHUNK]), initial=depth))
+        if max(steps) > limit:
+            return True
+    return False
 
 
 # -- the protocol's rules, as the server needs them ---------------------------------------------
@@ -104,6 +180,11 @@ def guid_param(params: dict[str, str]) -> str:
 
 def verification_request(params: dict[str, str]) -> VerificationRequest:
     """verifysourcecode's form as a VerificationRequest, by the client's own rules."""
+    code_format = str(params.get("codeformat") or "").strip()
+    if code_format in JSON_FORMATS and json_too_deep(str(params.get("sourceCode") or "")):
+        raise InvalidRequest(
+            "sourceCode", f"is JSON nested too deeply (over {MAX_JSON_DEPTH} levels)", "send the compiler's JSON input as is"
+        )
     request = forms.form_to_request(params)
     return replace(request, address=request.address.lower())
 

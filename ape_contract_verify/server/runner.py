@@ -18,12 +18,14 @@ from typing import Any, Callable, Iterable, Optional
 from ape_contract_verify.evm.wrappers import SerializedChain
 from ape_contract_verify.server.api import MAX_BODY_BYTES, ExplorerService, create_app
 from ape_contract_verify.server.jobs import Engine, JobRunner, RealEngine, wait_until
-from ape_contract_verify.server.store import Store
+from ape_contract_verify.server.store import Store, StoreOpenError
 from ape_contract_verify.exceptions import ContractVerifyError
 
 logger = logging.getLogger("ape_contract_verify.server")
 DEFAULT_HOST = "127.0.0.1"
 START_TIMEOUT = 15.0
+HEADER_TIMEOUT = 10.0  # seconds a client has to send a request's headers
+BODY_TIMEOUT = 60.0  # seconds for its body: 20 MB at about 350 kB/s
 
 
 class ExplorerStartError(ContractVerifyError, RuntimeError):
@@ -61,13 +63,88 @@ def bind(host: str = DEFAULT_HOST, port: int = 0) -> socket.socket:
     return sock
 
 
-def _uvicorn_config(app: Any, host: str, port: int):
+def _uvicorn_config(app: Any, host: str, port: int, header_timeout: float = HEADER_TIMEOUT,
+                    body_timeout: float = BODY_TIMEOUT):
     import uvicorn
 
     # No access log: a query string can carry an apikey, and keys never go to logs.
     return uvicorn.Config(
-        app, host=host, port=port, log_level="warning", access_log=False, lifespan="off", server_header=False
+        app, host=host, port=port, log_level="warning", access_log=False, lifespan="off", server_header=False,
+        http=guarded_protocol(header_timeout, body_timeout),
     )
+
+
+def guarded_protocol(header_timeout: float, body_timeout: float) -> type:
+    """uvicorn's h11 protocol with deadlines: a request's headers must arrive within `header_timeout`
+    of the connection (or of the previous answer), its body within `body_timeout` of the headers.
+    uvicorn alone holds a slow client forever (it has only an idle keep-alive timeout)."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class GuardedH11Protocol(H11Protocol):
+        _phase: Optional[str] = None
+        _timer: Any = None
+
+        def connection_made(self, transport) -> None:
+            super().connection_made(transport)
+            self._arm("headers")
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            self._follow()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._follow()
+
+        def connection_lost(self, exc) -> None:
+            self._arm(None)
+            super().connection_lost(exc)
+
+        def _follow(self) -> None:
+            state = self.conn.their_state
+            if state is h11.IDLE:  # waiting for the next request's headers
+                self._arm("headers")
+            elif state is h11.SEND_BODY:
+                self._arm("body")
+            else:  # the request is all in (or the connection is ending): nothing to wait for
+                self._arm(None)
+
+        def _arm(self, phase: Optional[str]) -> None:
+            if phase == self._phase:
+                return  # a deadline runs from its phase's start, not from the last byte
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            self._phase = phase
+            if phase is not None:
+                delay = header_timeout if phase == "headers" else body_timeout
+                self._timer = self.loop.call_later(delay, self._expired, phase, delay)
+
+        def _expired(self, phase: str, delay: float) -> None:
+            self._timer = None
+            if self.transport.is_closing():
+                return
+            answered = self.cycle is not None and self.cycle.response_started and phase == "body"
+            if not answered and self.conn.our_state in (h11.IDLE, h11.SEND_RESPONSE):
+                text = f"Request timeout: the request's {phase} did not arrive within {delay:g} s.".encode()
+                self.transport.write(_raw_response(408, "Request Timeout", text))
+            self.transport.close()
+
+        def send_400_response(self, msg: str) -> None:
+            self.transport.write(_raw_response(400, "Bad Request", msg.encode("ascii", "replace")))
+            self.transport.close()
+
+    return GuardedH11Protocol
+
+
+def _raw_response(status: int, reason: str, text: bytes) -> bytes:
+    """An answer written past h11 (the request may be incomplete); the connection closes after it."""
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\ncontent-type: text/plain; charset=utf-8\r\n"
+        f"x-content-type-options: nosniff\r\nconnection: close\r\ncontent-length: {len(text)}\r\n\r\n"
+    )
+    return head.encode("ascii") + text
 
 
 class LocalExplorer:
@@ -84,8 +161,11 @@ class LocalExplorer:
         workers: int = 1,
         max_body: int = MAX_BODY_BYTES,
         compile_timeout: Optional[float] = None,
+        header_timeout: float = HEADER_TIMEOUT,
+        body_timeout: float = BODY_TIMEOUT,
     ):
         self.host = host
+        self._timeouts = (header_timeout, body_timeout)
         self._sock = bind(host, port)  # first: a busy port must fail before anything is created
         self.port = self._sock.getsockname()[1]
         self._tmpdir: Optional[str] = None
@@ -94,7 +174,11 @@ class LocalExplorer:
             db_path = Path(self._tmpdir) / "explorer.sqlite"
         self.db_path = Path(db_path)
         self.chain = SerializedChain(chain)
-        self.store = Store(self.db_path)
+        try:
+            self.store = Store(self.db_path)
+        except StoreOpenError:
+            self._sock.close()
+            raise
         engine = engine or RealEngine(self.chain, compile_timeout=compile_timeout)
         self.runner = JobRunner(self.store, engine, workers=workers)
         self.service = ExplorerService(
@@ -125,7 +209,7 @@ class LocalExplorer:
         import uvicorn
 
         self.runner.start()
-        self._server = uvicorn.Server(_uvicorn_config(self.app, self.host, self.port))
+        self._server = uvicorn.Server(_uvicorn_config(self.app, self.host, self.port, *self._timeouts))
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [self._sock]}, name="local-explorer", daemon=True
         )
@@ -141,7 +225,7 @@ class LocalExplorer:
         import uvicorn
 
         self.runner.start()
-        self._server = uvicorn.Server(_uvicorn_config(self.app, self.host, self.port))
+        self._server = uvicorn.Server(_uvicorn_config(self.app, self.host, self.port, *self._timeouts))
         try:
             self._server.run(sockets=[self._sock])
         finally:
@@ -213,15 +297,18 @@ def serve(
         detail = str(err) if isinstance(err, ChainError) else type(err).__name__  # ChainError hides URL secrets
         raise ExplorerStartError(f"Cannot read the chain id from --rpc {shown_url}: {detail}")
     keys = tuple(k for k in api_keys if k)
-    explorer = LocalExplorer(
-        chain,
-        db_path=db_path or default_db_path(chain_id, _genesis_hash(chain)),
-        api_keys=keys,
-        host=host,
-        port=port,
-        workers=workers,
-        compile_timeout=compile_timeout,
-    )
+    try:
+        explorer = LocalExplorer(
+            chain,
+            db_path=db_path or default_db_path(chain_id, _genesis_hash(chain)),
+            api_keys=keys,
+            host=host,
+            port=port,
+            workers=workers,
+            compile_timeout=compile_timeout,
+        )
+    except StoreOpenError as err:
+        raise ExplorerStartError(f"Cannot use the database {err.path} (--db): it {err.problem}.") from None
     echo(f"Local explorer for chain {chain_id} at {shown_url}")
     if host not in ("127.0.0.1", "localhost", "::1"):
         echo(f"Warning: listening on {host}, not only on this machine's loopback.")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import secrets
 import sqlite3
 import string
@@ -149,21 +150,60 @@ class StoreError(ContractVerifyError):
     pass
 
 
+class StoreOpenError(StoreError):
+    """The database file cannot be used; the text says what is wrong with it and what to do."""
+
+    def __init__(self, path: str, problem: str):
+        self.path = path
+        self.problem = problem
+        super().__init__(f"{path}: {problem}")
+
+
+def _check_path(path: Path) -> None:
+    """The cases SQLite words obscurely ("unable to open database file"), told before it opens."""
+    if path.is_dir():
+        raise StoreOpenError(str(path), "is a folder, not a database file; give the path of a file inside it, e.g. "
+                             f"{path / 'explorer.sqlite'}")
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise StoreOpenError(str(path), f"is under {parent}, which is a file, not a folder; give a path in a folder")
+            break
+    path.parent.mkdir(parents=True, exist_ok=True)
+
+
+def _open_problem(path: Path, err: Exception) -> str:
+    text = str(err).lower()
+    if "not a database" in text:
+        return "is not an SQLite database (another kind of file?); give another path, or move that file away"
+    if "malformed" in text or "corrupt" in text:
+        return "is a damaged SQLite database; restore it from a backup, or move it away to start an empty explorer"
+    unwritable_folder = "unable to open" in text and not os.access(path.parent, os.W_OK)  # WAL files go beside it
+    if "readonly" in text or "read-only" in text or isinstance(err, PermissionError) or unwritable_folder:
+        return ("cannot be written (read-only file or folder); make it and its folder writable "
+                "(chmod u+w), or give another path")
+    return f"cannot be opened ({err}); check the file and its folder, or give another path"
+
+
 class Store:
     """One SQLite file shared by the HTTP handlers and the job workers (one connection per thread)."""
 
     def __init__(self, path: "str | Path"):
         self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         self._closed = False
-        conn = self._conn()
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.executescript(_SCHEMA)
-        _add_queue_columns(conn)
+        try:
+            if self.path != ":memory:":
+                _check_path(Path(self.path))
+            conn = self._conn()
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.executescript(_SCHEMA)
+            _add_queue_columns(conn)
+        except (sqlite3.Error, OSError) as err:
+            self.close()
+            raise StoreOpenError(self.path, _open_problem(Path(self.path), err)) from None
 
     # -- connections -------------------------------------------------------------------------
 
