@@ -13,7 +13,7 @@ from eth_abi import encode
 from eth_utils import keccak
 
 from ape_contract_verify.server import abi_io
-from ape_contract_verify.evm.chain import ChainError
+from ape_contract_verify.evm.chain import CallReverted, ChainError
 from ape_contract_verify.server.runner import start_embedded
 from ape_contract_verify.server.store import ProxyRecord, VerifiedContract
 from support.service import FakeChain, FakeEngine
@@ -31,7 +31,11 @@ ABI = [
     {"type": "function", "name": "reverts", "stateMutability": "view", "inputs": [], "outputs": [{"name": "", "type": "uint256"}]},
     {"type": "function", "name": "deposit", "stateMutability": "payable", "inputs": [{"name": "ids", "type": "uint256[]"}], "outputs": []},
     {"type": "function", "name": "set", "stateMutability": "nonpayable", "inputs": [{"name": "v", "type": "bytes32"}], "outputs": []},
+    {"type": "function", "name": "denied", "stateMutability": "view", "inputs": [], "outputs": []},
+    {"type": "function", "name": "says", "stateMutability": "view", "inputs": [], "outputs": []},
+    {"type": "function", "name": "unknown", "stateMutability": "view", "inputs": [], "outputs": []},
     {"type": "event", "name": "Done", "inputs": []},
+    {"type": "error", "name": "Unauthorized", "inputs": [{"name": "who", "type": "address"}, {"name": "level", "type": "uint8"}]},
 ]
 OWNER = "0x" + "ab" * 20
 IMPL = "0x" + "d4" * 20
@@ -55,8 +59,15 @@ class RecordingChain(FakeChain):
             return encode(["uint256", "bytes4"], [2**255 + 1, b"\x01\x02\x03\x04"])
         if data[:4] == selector("pair((int8,string))"):
             return encode(["(address,bytes)[]"], [[(OWNER, b"\xff")]])
-        if data[:4] == selector("reverts()"):
-            raise ChainError("the node at http://127.0.0.1:1 rejected eth_call: execution reverted: nope")
+        if data[:4] == selector("reverts()"):  # the node is the problem: no revert data, no answer
+            raise ChainError("the node at http://127.0.0.1:1 did not answer eth_call: ConnectionError")
+        reverted = "the node at http://127.0.0.1:1 rejected eth_call: execution reverted"
+        if data[:4] == selector("denied()"):
+            raise CallReverted(reverted, selector("Unauthorized(address,uint8)") + encode(["address", "uint8"], [OWNER, 7]))
+        if data[:4] == selector("says()"):
+            raise CallReverted(reverted, selector("Error(string)") + encode(["string"], ["not yet"]))
+        if data[:4] == selector("unknown()"):
+            raise CallReverted(reverted, bytes.fromhex("e07c8dba"))
         return b""
 
 
@@ -181,9 +192,26 @@ def test_read_as_proxy_calls_the_proxy_with_the_implementations_abi(site):
     assert post_read(site, "get(address,bool)", [OWNER, "0"], address=PROXY).status_code == 404  # no source of its own
 
 
-def test_a_revert_is_a_clear_error(site):
+def test_an_unreachable_node_is_a_gateway_failure(site):
     response = post_read(site, "reverts()", [])
-    assert response.status_code == 502 and "execution reverted: nope" in response.json()["error"]
+    assert response.status_code == 502 and "did not answer eth_call" in response.json()["error"]
+
+
+@pytest.mark.parametrize("function,text", [
+    ("denied()", "reverted: Unauthorized(0xABaBaBaBABabABabAbAbABAbABabababaBaBABaB, 7)"),
+    ("says()", "reverted: 'not yet'"),
+    ("unknown()", "reverted: custom error 0xe07c8dba"),
+])
+def test_a_revert_is_an_answer_named_through_the_verified_abi(site, function, text):
+    response = post_read(site, function, [])
+    assert response.status_code == 200, response.text
+    assert response.json() == {"ok": False, "reverted": True, "error": text}
+    assert response.headers["x-content-type-options"] == "nosniff"
+
+
+def test_pages_declare_no_favicon(site):
+    html = requests.get(site.url + "/", timeout=10).text
+    assert "<link rel='icon' href='data:,'>" in html
 
 
 @pytest.mark.parametrize("function,args,text", [
@@ -229,7 +257,7 @@ def test_unknown_paths_and_static_files(site):
 
 
 def test_abi_io_functions_split_read_and_write():
-    assert [f["name"] for f in abi_io.functions(ABI, read=True)] == ["get", "pair", "reverts"]
+    assert [f["name"] for f in abi_io.functions(ABI, read=True)] == ["get", "pair", "reverts", "denied", "says", "unknown"]
     assert [f["name"] for f in abi_io.functions(ABI, read=False)] == ["deposit", "set"]
     legacy = [{"type": "function", "name": "old", "constant": True, "inputs": [], "outputs": []}]
     assert abi_io.functions(legacy, read=True) == legacy

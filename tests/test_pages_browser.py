@@ -289,6 +289,15 @@ def test_form_endpoints_refuse_bad_input_with_json_text(site):
     assert response.status_code == 400 and "not payable" in response.json()["error"]
 
 
+def test_a_revert_through_a_proxy_is_an_answer_named_by_the_implementation(site):
+    """OpenZeppelin's proxiableUUID() reverts when called through the proxy, by design: Read as
+    Proxy answers HTTP 200 with the custom error decoded through BoxUUPS's verified ABI."""
+    body = {"address": site.deployed["UUPSProxy"], "function": "proxiableUUID()", "args": [], "proxy": True}
+    response = requests.post(site.url + "/page-api/read", json=body, timeout=10)
+    assert response.status_code == 200, response.text
+    assert response.json() == {"ok": False, "reverted": True, "error": "reverted: UUPSUnauthorizedCallContext()"}
+
+
 # -- escaping ----------------------------------------------------------------------------------
 
 EVIL_FILE = "contracts/<img src=x onerror=window.__pwned=1>.sol"

@@ -28,6 +28,15 @@ class ChainError(ContractVerifyError):
     """The node could not be read (unreachable, or it rejected a request)."""
 
 
+class CallReverted(ChainError):
+    """The node ran an eth_call and it reverted: an answer about the contract, not a fault of the
+    node. `data` is the revert data (a custom error, `Error(string)` or `Panic(uint256)`), when given."""
+
+    def __init__(self, message: str, data: bytes = b""):
+        super().__init__(message)
+        self.data = data
+
+
 @dataclass(frozen=True)
 class Creation:
     """How a contract came to be: the transaction, its creation input (init code + constructor
@@ -52,6 +61,17 @@ class ChainReader(Protocol):
     def call(self, to: str, data: bytes) -> bytes: ...
 
     def find_creation(self, address: str) -> Optional[Creation]: ...
+
+
+def _revert_data(error: Any) -> bytes:
+    """The revert data of a JSON-RPC error: anvil and geth put it in `data` as hex."""
+    data = error.get("data") if isinstance(error, dict) else None
+    if isinstance(data, dict):  # some nodes nest it
+        data = data.get("data")
+    try:
+        return _hex_bytes(data) if isinstance(data, str) else b""
+    except ValueError:
+        return b""
 
 
 def _hex_hash(value: Any) -> str:
@@ -224,7 +244,10 @@ class JsonRpcChain(_CreationFinder):
         if body.get("error"):
             error = body["error"]
             message = error.get("message") if isinstance(error, dict) else error
-            raise ChainError(f"the node at {self.safe_url} rejected {method}: {message}")
+            text = f"the node at {self.safe_url} rejected {method}: {message}"
+            if method == "eth_call" and "revert" in str(message).lower():
+                raise CallReverted(text, _revert_data(error))
+            raise ChainError(text)
         return body.get("result")
 
     def chain_id(self) -> int:
@@ -339,9 +362,16 @@ class ApeProviderChain(_CreationFinder):
 
     def call(self, to: str, data: bytes) -> bytes:
         def send():
+            from ape.exceptions import ContractLogicError
+
             ecosystem = self.provider.network.ecosystem
             txn = ecosystem.create_transaction(receiver=_checksum(to), data=bytes(data))
-            return self.provider.send_call(txn)
+            try:
+                return self.provider.send_call(txn)
+            except ContractLogicError as err:  # a revert: Ape keeps custom errors' data as hex text
+                message = str(getattr(err, "revert_message", "") or err)
+                revert = message if message.startswith("0x") and len(message) % 2 == 0 else ""
+                raise CallReverted(f"the call reverted: {message}", _revert_data({"data": revert})) from None
 
         return _hex_bytes(self._guard("call a contract", send))
 

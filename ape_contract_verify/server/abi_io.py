@@ -208,6 +208,42 @@ def show(param: dict, value: Any) -> Any:
     return value
 
 
+_ERROR_STRING = bytes.fromhex("08c379a0")  # Error(string)
+_PANIC = bytes.fromhex("4e487b71")  # Panic(uint256)
+
+
+def describe_revert(abi: list, data: bytes) -> str:
+    """A revert as the contract's author named it: `Error(string)`'s reason, a `Panic` code, or a
+    custom error of the verified ABI with its arguments; else the raw selector and data."""
+    from eth_abi import decode
+
+    selector, payload = bytes(data[:4]), bytes(data[4:])
+    if not data:
+        return "reverted without a reason"
+    try:
+        if selector == _ERROR_STRING:
+            return f"reverted: {decode(['string'], payload)[0]!r}"
+        if selector == _PANIC:
+            return f"reverted: Panic(0x{decode(['uint256'], payload)[0]:02x})"
+        for item in abi:
+            if isinstance(item, dict) and item.get("type") == "error" and "name" in item:
+                signature_text = f"{item['name']}({','.join(canonical_type(p) for p in item.get('inputs') or [])})"
+                if keccak_selector(signature_text) == selector:
+                    inputs = item.get("inputs") or []
+                    values = decode([canonical_type(p) for p in inputs], payload)
+                    shown = ", ".join(str(show(p, v)) for p, v in zip(inputs, values))
+                    return f"reverted: {item['name']}({shown})"
+    except Exception:  # data that does not decode as its selector promises: show it raw
+        pass
+    return f"reverted: custom error 0x{selector.hex()}" + (f" (data 0x{payload.hex()})" if payload else "")
+
+
+def keccak_selector(signature_text: str) -> bytes:
+    from eth_utils import keccak
+
+    return keccak(text=signature_text)[:4]
+
+
 def decode_constructor(abi: list, hex_args: str) -> Optional[list[dict]]:
     """The constructor's arguments by name, or None when there are none to decode or they do not decode."""
     constructor = next((i for i in abi if isinstance(i, dict) and i.get("type") == "constructor"), None)

@@ -24,6 +24,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ape_contract_verify.evm.chain import CallReverted
 from ape_contract_verify.server import abi_io
 from ape_contract_verify.server.params import MAX_JSON_DEPTH, json_too_deep
 from ape_contract_verify.server.store import VerifiedContract
@@ -63,6 +64,7 @@ def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
         f"<title>{escape(title)} · Local explorer</title>"
+        "<link rel='icon' href='data:,'>"  # no favicon request (and no 404 in the console)
         "<link rel='stylesheet' href='/static/explorer.css'><link rel='stylesheet' href='/static/highlight.css'>"
         "<script src='/static/explorer.js' defer></script></head><body>"
         "<header class='top'><a class='brand' href='/'>Local explorer</a>"
@@ -508,7 +510,7 @@ def _refusal(err: Exception) -> JSONResponse:
 async def read_call(request: Request) -> Response:
     """eth_call of a view/pure function at the address (a proxy's: with its implementation's ABI)."""
     try:
-        service, address, item, args, _ = await _form_request(request)
+        service, address, item, args, body = await _form_request(request)
         if item not in abi_io.functions([item], read=True):
             raise _Refused(f"{abi_io.signature(item)} changes state; use the Write form to build its calldata.")
         data = abi_io.calldata(item, args)
@@ -516,7 +518,11 @@ async def read_call(request: Request) -> Response:
         return _refusal(err)
     try:
         returned = await run_in_threadpool(service.chain.call, address, data)
-    except Exception as err:  # a revert or an unreachable node: say so, as text
+    except CallReverted as err:  # the contract's answer, not a gateway failure: named through its ABI
+        abi = _abi_for(service, address, bool(body.get("proxy")))
+        text = abi_io.describe_revert(abi, err.data) if err.data else f"reverted: {err}"
+        return JSONResponse({"ok": False, "reverted": True, "error": text}, headers=_HEADERS)
+    except Exception as err:  # the node could not be reached or refused the call
         return JSONResponse({"ok": False, "error": f"The call failed: {err}"}, status_code=502, headers=_HEADERS)
     try:
         outputs = abi_io.decode_outputs(item, bytes(returned))
