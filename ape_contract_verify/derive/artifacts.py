@@ -85,8 +85,12 @@ def _artifacts_of(project: Any, dependency: Optional[str] = None) -> Iterator[Ar
             )
 
 
-def iter_artifacts(project: Any, include_dependencies: bool = True) -> Iterator[Artifact]:
-    """Every deployable contract type of the project, then of its dependencies."""
+def iter_artifacts(
+    project: Any, include_dependencies: bool = True, compile_dependencies: bool = True, uncompiled: Optional[list] = None
+) -> Iterator[Artifact]:
+    """Every deployable contract type of the project, then of its dependencies. Without
+    `compile_dependencies` a dependency with no compiled types is skipped (its name is added to
+    `uncompiled`) instead of compiled whole, which takes minutes for OpenZeppelin."""
     seen = set()
     for artifact in _artifacts_of(project):
         seen.add(artifact.qualified_name)
@@ -99,6 +103,10 @@ def iter_artifacts(project: Any, include_dependencies: bool = True) -> Iterator[
             try:
                 dep_project = dep.project
                 if not dep_project.manifest.contract_types:
+                    if not compile_dependencies:
+                        if uncompiled is not None:
+                            uncompiled.append(dep.name)
+                        continue
                     dep_project.load_contracts()
                 found += list(_artifacts_of(dep_project, dependency=dep.name))
             except Exception:  # an uncompilable dependency must not hide the others
@@ -110,11 +118,15 @@ def iter_artifacts(project: Any, include_dependencies: bool = True) -> Iterator[
 
 def find_artifact(name: str, project: Any) -> Artifact:
     """`Name`, `path/File.sol:Name` or `dependency:Name`; the project's own types win over dependencies'."""
-    candidates = [
-        a
-        for a in iter_artifacts(project)
-        if name in (a.name, a.qualified_name, a.label)
-    ]
+    def named(artifacts: Any) -> list[Artifact]:
+        return [a for a in artifacts if name in (a.name, a.qualified_name, a.label)]
+
+    uncompiled: list[str] = []
+    candidates = named(iter_artifacts(project, compile_dependencies=False, uncompiled=uncompiled))
+    if not candidates:  # a type only an imported file defines (`openzeppelin:ProxyAdmin`)
+        candidates = named(closure_artifacts(project))
+    if not candidates and uncompiled:  # last: compile the dependencies whole
+        candidates = named(iter_artifacts(project))
     own = [a for a in candidates if a.dependency is None]
     if len(own) == 1 or (own and len(candidates) == len(own) == 1):
         return own[0]
@@ -132,9 +144,10 @@ def find_artifact(name: str, project: Any) -> Artifact:
 # --- address-only mode ---------------------------------------------------------------------------
 
 
-def identify(address: str, project: Any, runtime: Optional[bytes] = None) -> Artifact:
+def identify(address: str, project: Any, runtime: Optional[bytes] = None, cache: Any = None) -> Artifact:
     """The one contract type whose runtime code matches `address`'s, metadata, immutables and
-    link positions aside. Uses the manifest's bytecode, so it needs no compile."""
+    link positions aside. Uses the manifest's bytecode, so it needs no compile; only when nothing
+    matches are the types of the import closure compiled (see `closure_artifacts`)."""
     if runtime is None:
         from ape import chain
 
@@ -143,16 +156,158 @@ def identify(address: str, project: Any, runtime: Optional[bytes] = None) -> Art
         runtime = bytes(ApeProviderChain(chain.provider).get_code(address))
     if not runtime:
         raise ArtifactNotFound(f"no contract code at {address} on this network")
-    matches = [a for a in iter_artifacts(project) if _same_shape(a, runtime)]
+    # Cheapest first: the manifests, then one compile of what the project's sources import.
+    # An uncompiled dependency is not compiled whole: the types a project's own code creates
+    # are in its import closure, and the closure's settings are the ones that built them.
+    uncompiled: list[str] = []
+    matches = [a for a in iter_artifacts(project, compile_dependencies=False, uncompiled=uncompiled) if _same_shape(a, runtime)]
+    if not matches:
+        matches = [a for a in closure_artifacts(project, cache) if _same_shape(a, runtime)]
     if len(matches) == 1:
         return matches[0]
     if not matches:
+        hint = (
+            f" (not compiled, so not searched beyond what the project imports: {', '.join(uncompiled)}; "
+            "`ape compile --include-dependencies` compiles them)"
+            if uncompiled
+            else ""
+        )
         raise ArtifactNotFound(
-            f"the code at {address} matches no contract type of the project or its dependencies; "
+            f"the code at {address} matches no contract type of the project or its dependencies{hint}; "
             "name the contract type: `ape verify contract NAME ADDRESS`"
         )
     names = ", ".join(a.label for a in matches)
     raise ArtifactNotFound(f"the code at {address} matches several contract types ({names}); name one")
+
+
+# --- the import closure ---------------------------------------------------------------------------
+
+# What identifying needs from the compiler: the manifest's bytecode, for the closure's types.
+_CLOSURE_OUTPUTS = ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"]
+_CLOSURE_MEMO: dict[tuple, list[Artifact]] = {}  # per run: (project, compilers, sources' stamps)
+_CLOSURE_LOCK = threading.Lock()
+_CLOSURE_CACHE: Any = None  # the compile cache used when the caller gives none
+
+
+def closure_artifacts(project: Any, cache: Any = None) -> list[Artifact]:
+    """Every deployable contract type defined only in a file the project's own Solidity sources
+    import (OpenZeppelin's ProxyAdmin, which its TransparentUpgradeableProxy's constructor
+    creates): ape-solidity's manifest keeps the types of the project's sources alone, and a
+    dependency's types only after `ape compile --include-dependencies`.
+
+    Each type comes with the compiler and settings of the project sources that import it, and
+    its source unit is the imported file as ape-solidity names it in the project's input. One
+    compile per compiler version (through `cache`), memoised for the run."""
+    key = _closure_key(project)
+    if key is None:
+        return []
+    with _CLOSURE_LOCK:  # one search per project at a time: workers of a run share its result
+        if key not in _CLOSURE_MEMO:
+            _CLOSURE_MEMO[key] = _search_closure(project, cache)
+        return list(_CLOSURE_MEMO[key])
+
+
+def _closure_key(project: Any) -> Optional[tuple]:
+    try:
+        manifest = project.manifest
+        root = Path(project.path)
+        compilers = tuple(
+            (c.name, c.version) for c in manifest.compilers or [] if c.name.lower() == "solidity" and c.contractTypes
+        )
+    except Exception:  # not an Ape project (a test's stand-in): nothing to search
+        return None
+    if not compilers:
+        return None
+    stamps = []
+    for source_id in sorted(manifest.sources or {}):
+        try:
+            stat = (root / source_id).stat()
+        except OSError:
+            continue
+        stamps.append((source_id, stat.st_mtime_ns, stat.st_size))
+    return str(root), compilers, tuple(stamps)
+
+
+def _search_closure(project: Any, cache: Any) -> list[Artifact]:
+    from ape import compilers as ape_compilers
+
+    from ape_contract_verify.engine.compilers import CompileCache, CompilerError, compile_input
+
+    global _CLOSURE_CACHE
+    if cache is None:
+        _CLOSURE_CACHE = _CLOSURE_CACHE or CompileCache()
+        cache = _CLOSURE_CACHE
+    root = Path(project.path)
+    own = {s for s in (project.manifest.sources or {}) if s.endswith(".sol")}
+    paths = [root / s for s in sorted(own) if (root / s).is_file()]
+    if not paths:
+        return []
+    try:
+        with DEPENDENCY_LOCK:  # resolving remappings may install dependencies
+            inputs = ape_compilers.solidity.get_standard_input_json(paths, project=project)
+    except Exception:  # no closure to search is "no match", which identify reports
+        return []
+    found: list[Artifact] = []
+    for compiler in project.manifest.compilers or []:
+        if compiler.name.lower() != "solidity" or not compiler.contractTypes:
+            continue
+        wanted = compiler.version.split("+")[0]
+        chosen = next((v for k, v in inputs.items() if str(k).split("+")[0] == wanted), None)
+        if chosen is None or "+commit." not in compiler.version:
+            continue
+        recorded = dict(compiler.settings or {})
+        settings = {k: v for k, v in chosen["settings"].items() if k not in ("outputSelection", "libraries")}
+        settings.update({k: v for k, v in recorded.items() if k not in ("outputSelection", "search_paths", "libraries")})
+        settings["outputSelection"] = {"*": {"*": _CLOSURE_OUTPUTS}}
+        version = compiler.version if compiler.version.startswith("v") else f"v{compiler.version}"
+        try:
+            output = compile_input(version, {"language": "Solidity", "sources": chosen["sources"], "settings": settings}, cache=cache)
+        except CompilerError:
+            continue
+        for source_id, contracts in sorted((output.get("contracts") or {}).items()):
+            if source_id in own:
+                continue
+            for name, compiled in sorted(contracts.items()):
+                artifact = _closure_artifact(project, compiler, recorded, source_id, name, compiled)
+                if artifact is not None:
+                    found.append(artifact)
+    return found
+
+
+def _closure_artifact(project: Any, compiler: Any, settings: dict, source_id: str, name: str, compiled: dict) -> Optional[Artifact]:
+    from ethpm_types import ContractType
+
+    evm = compiled.get("evm") or {}
+    runtime = (evm.get("deployedBytecode") or {}).get("object") or ""
+    if not runtime:  # an interface or an abstract contract: nothing can be deployed as it
+        return None
+    contract_type = ContractType.model_validate(
+        {
+            "contractName": name,
+            "sourceId": source_id,
+            "abi": compiled.get("abi") or [],
+            "deploymentBytecode": {"bytecode": "0x" + ((evm.get("bytecode") or {}).get("object") or "")},
+            "runtimeBytecode": {"bytecode": "0x" + runtime},
+        }
+    )
+    return Artifact(
+        name=name,
+        source_id=source_id,
+        contract_type=contract_type,
+        project=project,
+        compiler_name=compiler.name,
+        compiler_version=compiler.version,
+        settings=settings,
+        dependency=_dependency_of(source_id),
+    )
+
+
+def _dependency_of(source_id: str) -> Optional[str]:
+    """ape-solidity copies a dependency's files to `<contracts>/.cache/<name>/<version>/`."""
+    parts = Path(source_id).parts
+    if ".cache" in parts and parts.index(".cache") + 1 < len(parts):
+        return parts[parts.index(".cache") + 1]
+    return None
 
 
 def _same_shape(artifact: Artifact, runtime: bytes) -> bool:
