@@ -107,7 +107,7 @@ class Verification:
         if not clone:  # a clone's own code is 45 bytes no one can compile; only the link is verified
             if name is None and proxy is not None:
                 try:
-                    artifacts.identify(address, self.project, runtime=self.chain.get_code(address))
+                    artifacts.identify(address, self.project, runtime=self.chain.get_code(address), cache=self.cache)
                 except ContractVerifyError as err:
                     reports.append(Report(address[:10], address, Outcome.SKIPPED, f"proxy source: {err}"))
                 else:
@@ -165,7 +165,7 @@ class Verification:
             artifact = (
                 artifacts.find_artifact(name, self.project)
                 if name
-                else artifacts.identify(address, self.project, runtime=self.chain.get_code(address))
+                else artifacts.identify(address, self.project, runtime=self.chain.get_code(address), cache=self.cache)
             )
             label = artifact.label
             if self.options.ask_first and not self.options.force and self._already_verified(address):
