@@ -104,6 +104,26 @@ def test_ape_run_deploy_verifies_everything_on_a_standalone_explorer(on_anvil):
     assert rows["EIP-1167 clone (proxy link)"][0] == deployed["Clone"]
 
 
+def test_the_clone_and_the_proxy_admin_read_back_through_getsourcecode(on_anvil, explorer):
+    """What the run verified beyond the script's own deploys: the EIP-1167 clone answers as a proxy
+    of Box (its implementation's ABI and sources), the factory-made ProxyAdmin with its own source."""
+    import requests
+
+    project, _, deployed = on_anvil
+
+    def record(address: str) -> dict:
+        params = {"module": "contract", "action": "getsourcecode", "address": address}
+        return requests.get(explorer.base_url, params=params, timeout=10).json()["result"][0]
+
+    clone, box = record(deployed["Clone"]), record(deployed["Box"])
+    assert clone["Proxy"] == "1" and clone["Implementation"].lower() == deployed["Box"].lower(), clone["Implementation"]
+    assert clone["ABI"] == box["ABI"] and clone["ContractName"] == "Box" and clone["SourceCode"] == box["SourceCode"]
+    admin_word = anvil_rpc(project, "eth_getStorageAt", deployed["TransparentProxy"], ADMIN_SLOT, "latest")
+    admin = record("0x" + admin_word[-40:])
+    assert admin["ContractName"] == "ProxyAdmin" and "contract ProxyAdmin" in admin["SourceCode"], admin["ContractName"]
+    assert admin["MatchType"] == "full"
+
+
 def test_verify_all_finds_everything_already_verified(on_anvil, explorer):
     project, _, _ = on_anvil
     before = submissions(explorer.db)
