@@ -9,7 +9,7 @@ export SOLCX_BINARY_PATH := $(CURDIR)/.solcx
 export PATH := $(BIN):$(PATH)
 PYTEST_ARGS ?=
 
-.PHONY: install test demo bench clean
+.PHONY: install test demo explore bench clean
 
 install: $(STAMP)
 
@@ -38,6 +38,11 @@ demo: install
 	@set -o pipefail; cd example && $(BIN)/ape run deploy --network ethereum:local:foundry 2>&1 | tee .build/demo.log
 	@if grep -q "not verified" example/.build/demo.log; then echo "make demo: some contracts were not verified" >&2; exit 1; fi
 	@echo "make demo: every deployment verified on the embedded local explorer."
+
+# The demo's run, kept up: anvil and a standalone explorer stay until Ctrl-C, so every link of the
+# summary opens the contract's page (http://127.0.0.1:5005/ unless that port is busy).
+explore: install
+	@$(BIN)/python toolchain/explore.py
 
 bench: install
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

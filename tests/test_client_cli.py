@@ -287,6 +287,18 @@ def test_api_key_precedence():
     assert target.api_key.reveal() == "from-explorer-env" and target.calls_per_second == 1.5
 
 
+def test_links_of_an_explorer_on_this_machine_need_no_browser_url():
+    """`ape verify serve` serves its pages beside `/api`; a public explorer's pages are elsewhere."""
+    config = ContractVerifyConfig(explorers={"ethereum": {
+        "local": ExplorerConfig(url="http://127.0.0.1:5005/api"),
+        "sepolia": ExplorerConfig(url="https://eth-sepolia.blockscout.com/api"),
+    }})
+    assert resolve_target("ethereum", "local", config=config, environ={}).browser_url == "http://127.0.0.1:5005"
+    assert resolve_target("ethereum", "sepolia", 11155111, config=config, environ={}).browser_url is None
+    config.explorers["ethereum"]["local"] = ExplorerConfig(url="http://127.0.0.1:5005/api", browser_url="http://pages.test")
+    assert resolve_target("ethereum", "local", config=config, environ={}).browser_url == "http://pages.test"
+
+
 def test_every_command_has_the_shared_options():
     for name in ("abi", "source", "status"):
         command = cli.get_command(click.Context(cli), name)

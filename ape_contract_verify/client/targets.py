@@ -119,6 +119,17 @@ def normalize_url(url: str, param: str = "--explorer-url") -> str:
     return urlunsplit((parts.scheme, parts.netloc, path.rstrip("/") or "/api", "", ""))
 
 
+def loopback_pages(url: Optional[str]) -> Optional[str]:
+    """The pages of an explorer on this machine (`ape verify serve`): its API's `/api` is beside
+    them, so links need no `browser_url`. Public explorers' pages live on other hosts: no guess."""
+    if not url:
+        return None
+    parts = urlsplit(url)
+    if parts.hostname not in ("127.0.0.1", "localhost", "::1") or not parts.path.rstrip("/").endswith("/api"):
+        return None
+    return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/")[: -len("/api")], "", "")).rstrip("/")
+
+
 def is_local_network(network: str) -> bool:
     return network in LOCAL_NETWORKS or network.endswith("-fork")
 
@@ -194,7 +205,7 @@ def resolve_target(
         chain_id=chain_id,
         api_key=key,
         calls_per_second=float(rate),
-        browser_url=getattr(explorer, "browser_url", None),
+        browser_url=getattr(explorer, "browser_url", None) or loopback_pages(url),
     )
 
 
