@@ -124,6 +124,29 @@ def test_the_clone_and_the_proxy_admin_read_back_through_getsourcecode(on_anvil,
     assert admin["MatchType"] == "full"
 
 
+def test_verify_all_and_contract_name_read_apes_own_deployment_records(on_anvil, tmp_path):
+    """A project with no ledger (auto was off), whose deployments Ape knows from the
+    `deployments:` section of ape-config.yaml: `ape verify all` and `ape verify contract NAME`
+    find them through Ape's records."""
+    project, _, deployed = on_anvil
+    bare = copy_project(project, tmp_path / "records")  # the copy leaves the plugin's ledger behind
+    assert not list((bare / ".build").glob("contract_verify/deployments-*.json"))
+    configure(bare, deployments={"ethereum": {"local": [
+        {"contract_type": "Box", "address": deployed["Box"]},
+        {"contract_type": "Calculator", "address": deployed["Calculator"]},
+    ]}})
+    proc = verify_cli(bare, "all", "--json")
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    found = {r["address"].lower(): r for r in as_json(proc)["reports"] if r["kind"] == "source"}
+    for name in ("Box", "Calculator"):
+        assert found[deployed[name].lower()]["ok"], found.get(deployed[name].lower())
+    proc = verify_cli(bare, "contract", "Calculator", "--json")
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert [r["address"].lower() for r in as_json(proc)["reports"]] == [deployed["Calculator"].lower()]
+    proc = verify_cli(bare, "contract", "NoSuchType")
+    assert proc.returncode == 2 and "No contract type named 'NoSuchType'" in proc.stdout + proc.stderr
+
+
 def test_verify_all_finds_everything_already_verified(on_anvil, explorer):
     project, _, _ = on_anvil
     before = submissions(explorer.db)

@@ -174,19 +174,28 @@ def _client_options() -> dict:
     return {"max_retries": config.get_config("contract_verify").max_retries}
 
 
+def _ape_records(contract_type: Any) -> list[str]:
+    """Ape's own deployment records of a contract type on the connected network: the
+    `deployments:` section of ape-config.yaml and the maps Ape keeps for live networks."""
+    from ape import chain
+    from ape.contracts import ContractContainer
+
+    return [str(c.address) for c in chain.contracts.get_deployments(ContractContainer(contract_type))]
+
+
 def _recorded_deployments(name: str) -> list[str]:
     """Addresses of NAME that Ape recorded on the connected network, plus the plugin's own ledger."""
     from ape import chain, project
 
     from ape_contract_verify.derive.artifacts import find_artifact
+    from ape_contract_verify.exceptions import ContractVerifyError
     from ape_contract_verify.workflow.ledger import Ledger
 
-    addresses = []
     try:
         artifact = find_artifact(name, project)
-        addresses += [c.address for c in chain.contracts.get_deployments(artifact.contract_type)]
-    except Exception:
-        pass
+    except ContractVerifyError as err:  # an unknown name is not "no deployments"
+        raise click.UsageError(str(err)) from None
+    addresses = _ape_records(artifact.contract_type)
     for entry in Ledger.for_chain(project, chain.chain_id).entries():
         if entry["contract"] in (name,) and entry["address"] not in addresses:
             addresses.append(entry["address"])
@@ -259,14 +268,14 @@ def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, repo
 
 def _ape_deployments() -> list[tuple[str, str]]:
     """What Ape itself recorded on the connected network, for every contract type of the project."""
-    from ape import chain, project
+    from ape import project
 
     from ape_contract_verify.derive.artifacts import iter_artifacts
 
     found = []
     for artifact in iter_artifacts(project, include_dependencies=False):
         try:
-            found += [(artifact.label, c.address) for c in chain.contracts.get_deployments(artifact.contract_type)]
-        except Exception:
-            continue
+            found += [(artifact.label, address) for address in _ape_records(artifact.contract_type)]
+        except Exception as err:  # say so: an unreadable record is not an empty one
+            click.echo(f"WARNING: could not read Ape's deployment records of {artifact.label}: {err}", err=True)
     return found
