@@ -16,7 +16,8 @@ from ape_contract_verify.server.jobs import RealEngine
 from ape_contract_verify.server.runner import start_embedded
 from support import BIN, run
 from support.e2e import anvil_project, copy_project, submissions, verify_cli
-from support.engine import SOLC, Anvil, bytecode_of, compiled, encode, json_request, solc_version_of, standard_input
+from support.service import Anvil
+from support.engine import SOLC, bytecode_of, compiled, encode, json_request, solc_version_of, standard_input
 from support.service import poll, post
 from support.vyper import DATA, ESCROW, ESCROW_TYPES, TOKEN, deploy_escrow, edited_copy, escrow_input
 

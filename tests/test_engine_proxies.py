@@ -16,7 +16,8 @@ from ape_contract_verify.evm.proxies import (
     has_delegatecall,
     minimal_proxy_implementation,
 )
-from support.engine import SOLC, Anvil, encode, standard_input
+from support.engine import SOLC, encode, standard_input
+from support.service import Anvil
 
 pytestmark = pytest.mark.engine
 
@@ -71,7 +72,7 @@ def test_detects_each_pattern(anvil, deployed, kind):
     if kind == ProxyKind.GNOSIS_SAFE:  # slot 0 is masterCopy itself, so number() shows it
         expected = int(deployed["target"], 16)
     else:
-        anvil.send(SET_NUMBER + encode(["uint256"], [77]), to=proxy)
+        anvil.transact(SET_NUMBER + encode(["uint256"], [77]), to=proxy)
         expected = 77
     assert int(anvil.rpc("eth_call", {"to": proxy, "data": "0x" + NUMBER.hex()}, "latest"), 16) == expected
 

@@ -15,9 +15,9 @@ from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.engine.compilers import CompileCache
 from ape_contract_verify.evm.chain import JsonRpcChain
 from ape_contract_verify.engine.verifier import FailureKind, Verifier
+from support.service import Anvil
 from support.engine import (
     SOLC,
-    Anvil,
     bytecode_of,
     compiled,
     encode,
@@ -379,7 +379,7 @@ def children(anvil, cache):
     make = keccak(text="make(uint256)")[:4] + encode(["uint256"], [41])
     make2 = keccak(text="make2(bytes32,uint256)")[:4] + encode(["bytes32", "uint256"], [b"\x42" * 32, 42])
     for kind, data in (("create", make), ("create2", make2)):
-        receipt = anvil.send(data, to=factory)
+        receipt = anvil.transact(data, to=factory)
         (log,) = receipt["logs"]
         made[kind] = "0x" + log["data"][-40:]
     anvil.rpc("evm_mine")  # the child is not in the latest block: the search must go back
@@ -472,7 +472,7 @@ def test_solidity_0_5(anvil, verifier, cache):
 
 
 def test_unreachable_node_is_a_clear_failure_without_the_url_path(box):
-    from support.engine import free_port
+    from support.service import free_port
 
     address, input_json, args = box
     chain = JsonRpcChain(f"http://127.0.0.1:{free_port()}/v2/SECRET-RPC-KEY", timeout=2)
@@ -495,7 +495,7 @@ def test_creation_search_is_bounded(anvil, box, cache):
 
 def test_creation_found_without_historical_state(cache):
     """A node that keeps no old state (anvil --prune-history): a bounded backwards scan instead."""
-    pruned = Anvil(extra_args=("--prune-history",))
+    pruned = Anvil(extra=("--prune-history",))
     try:
         input_json = standard_input({"src/Box.sol": "Box.sol"})
         args = encode(BOX_TYPES, [5, pruned.accounts[0], "pruned", b"\x05" * 32, []])

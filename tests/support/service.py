@@ -233,21 +233,23 @@ class Anvil:
             raise RuntimeError(f"{method}: {body['error']}")
         return body["result"]
 
-    def transact(self, data: str, to: Optional[str] = None) -> dict:
-        tx = {"from": self.accounts[0], "data": data, "gas": hex(8_000_000)}
+    def transact(self, data: "bytes | str", to: Optional[str] = None, sender: Optional[str] = None) -> dict:
+        tx = {"from": sender or self.accounts[0], "data": data if isinstance(data, str) else "0x" + data.hex(), "gas": hex(8_000_000)}
         if to:
             tx["to"] = to
         tx_hash = self.rpc("eth_sendTransaction", tx)
         for _ in range(200):  # anvil mines at once; the bound is a safety net
             receipt = self.rpc("eth_getTransactionReceipt", tx_hash)
             if receipt:
-                assert receipt["status"] == "0x1", f"transaction reverted: {tx_hash}"
+                if receipt.get("status") != "0x1":
+                    raise RuntimeError(f"transaction {tx_hash} reverted")
                 return receipt
             time.sleep(0.05)
         raise RuntimeError(f"no receipt for {tx_hash}")
 
-    def deploy(self, creation_hex: str, args: bytes = b"") -> str:
-        return self.transact("0x" + creation_hex.removeprefix("0x") + args.hex())["contractAddress"]
+    def deploy(self, creation: "bytes | str", args: bytes = b"") -> str:
+        code = creation if isinstance(creation, bytes) else bytes.fromhex(creation.removeprefix("0x"))
+        return self.transact(code + args)["contractAddress"]
 
     def stop(self) -> None:
         if self.proc.poll() is None:
