@@ -169,16 +169,21 @@ async def verifysourcecode(service: ExplorerService, params: dict[str, str], met
     return envelope_response("1", guid)
 
 
-async def checkverifystatus(service: ExplorerService, params: dict[str, str], method: str) -> Response:
-    guid = p.guid_param(params)
-    submission = service.store.get_submission(guid)
+def _status(service: ExplorerService, params: dict[str, str], kind: str) -> Response:
+    """checkverifystatus and checkproxyverification: one lookup, each with its own texts."""
+    submission = service.store.get_submission(p.guid_param(params))
     if submission is None:
         return envelope_response("0", Texts.UNKNOWN_UID)
-    if submission.kind != SOURCE:
-        return envelope_response("0", f"{Texts.UNKNOWN_UID} (this guid is a proxy submission; use checkproxyverification)")
+    if submission.kind != kind:
+        other = "a proxy submission; use checkproxyverification" if kind == SOURCE else "a source code submission; use checkverifystatus"
+        return envelope_response("0", f"{Texts.UNKNOWN_UID} (this guid is {other})")
     if submission.state != "done":
-        return envelope_response("0", Texts.PENDING)
+        return envelope_response("0", Texts.PENDING if kind == SOURCE else Texts.PROXY_IN_PROGRESS)
     return envelope_response(submission.status or "0", submission.result or "")
+
+
+async def checkverifystatus(service: ExplorerService, params: dict[str, str], method: str) -> Response:
+    return _status(service, params, SOURCE)
 
 
 async def verifyproxycontract(service: ExplorerService, params: dict[str, str], method: str) -> Response:
@@ -199,15 +204,7 @@ async def verifyproxycontract(service: ExplorerService, params: dict[str, str], 
 
 
 async def checkproxyverification(service: ExplorerService, params: dict[str, str], method: str) -> Response:
-    guid = p.guid_param(params)
-    submission = service.store.get_submission(guid)
-    if submission is None:
-        return envelope_response("0", Texts.UNKNOWN_UID)
-    if submission.kind != PROXY:
-        return envelope_response("0", f"{Texts.UNKNOWN_UID} (this guid is a source code submission; use checkverifystatus)")
-    if submission.state != "done":
-        return envelope_response("0", Texts.PROXY_IN_PROGRESS)
-    return envelope_response(submission.status or "0", submission.result or "")
+    return _status(service, params, PROXY)
 
 
 async def getcontractcreation(service: ExplorerService, params: dict[str, str], method: str) -> Response:
