@@ -459,8 +459,8 @@ class _Refused(Exception):
         self.status = status
 
 
-async def _form_request(request: Request) -> tuple[Any, str, dict, list, dict]:
-    """(service, address, function ABI item, argument strings, body) of a form's JSON POST."""
+async def _form_request(request: Request) -> tuple[Any, str, dict, list, dict, list]:
+    """(service, address, function ABI item, argument strings, body, the ABI it came from) of a form's JSON POST."""
     service = request.app.state.service
     raw = await request.body()
     if len(raw) > 1_000_000:
@@ -484,7 +484,7 @@ async def _form_request(request: Request) -> tuple[Any, str, dict, list, dict]:
         raise _Refused(f"args: an argument is nested too deeply (over {MAX_JSON_DEPTH} levels).")
     abi = _abi_for(service, address, bool(body.get("proxy")))
     item = abi_io.find_function(abi, str(body.get("function") or ""))
-    return service, address, item, args, body
+    return service, address, item, args, body, abi
 
 
 def _abi_for(service: Any, address: str, as_proxy: bool) -> list:
@@ -510,7 +510,7 @@ def _refusal(err: Exception) -> JSONResponse:
 async def read_call(request: Request) -> Response:
     """eth_call of a view/pure function at the address (a proxy's: with its implementation's ABI)."""
     try:
-        service, address, item, args, body = await _form_request(request)
+        service, address, item, args, _, abi = await _form_request(request)
         if item not in abi_io.functions([item], read=True):
             raise _Refused(f"{abi_io.signature(item)} changes state; use the Write form to build its calldata.")
         data = abi_io.calldata(item, args)
@@ -519,7 +519,6 @@ async def read_call(request: Request) -> Response:
     try:
         returned = await run_in_threadpool(service.chain.call, address, data)
     except CallReverted as err:  # the contract's answer, not a gateway failure: named through its ABI
-        abi = _abi_for(service, address, bool(body.get("proxy")))
         text = abi_io.describe_revert(abi, err.data) if err.data else f"reverted: {err}"
         return JSONResponse({"ok": False, "reverted": True, "error": text}, headers=_HEADERS)
     except Exception as err:  # the node could not be reached or refused the call
@@ -536,7 +535,7 @@ async def read_call(request: Request) -> Response:
 async def build_calldata(request: Request) -> Response:
     """The transaction a wallet would sign: to, value and data. Nothing is sent."""
     try:
-        _, address, item, args, body = await _form_request(request)
+        _, address, item, args, body, _ = await _form_request(request)
         data = abi_io.calldata(item, args)
         value_text = str(body.get("value") or "0").strip() or "0"
         value = abi_io.parse_value({"type": "uint256"}, value_text, "value (wei)")
