@@ -1,7 +1,7 @@
 """The `contract_verify:` section of a project's ape-config.yaml."""
 
 from enum import Enum
-from typing import Optional
+from typing import Literal, Optional, Union
 
 from ape.api.config import PluginConfig
 from pydantic import BaseModel, Field, field_validator
@@ -32,8 +32,18 @@ class ExplorerConfig(BaseModel):
 class ContractVerifyConfig(PluginConfig):
     model_config = SettingsConfigDict(extra="allow", env_prefix="APE_CONTRACT_VERIFY_")
 
-    auto: bool = False
-    """Verify every contract that an `ape run` script deploys."""
+    auto: Union[bool, Literal["always"]] = False
+    """Verify every contract that an `ape run` script deploys; `always` also in `ape test` and the console."""
+
+    explorer: bool = True
+    """Register this plugin as Ape's explorer (`Contract(address)`, links, `publish=True`). False
+    leaves that to another explorer plugin (ape-etherscan, ape-sourcify); `ape verify` still works."""
+
+    targets: Optional[list[str]] = None
+    """Which targets run (names configured under `explorers` or known ones); unset: every one that applies."""
+
+    required_targets: Optional[list[str]] = None
+    """Targets whose failure sets exit code 1; unset: all of them."""
 
     codeformat: SourceFormat = SourceFormat.STANDARD_JSON
     """How Solidity sources are sent: standard-json input, or one flattened file."""

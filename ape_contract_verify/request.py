@@ -32,6 +32,8 @@ class VerificationRequest:
     constructor_arguments: str = ""
     license_type: Optional[int] = None
     libraries: dict[str, str] = field(default_factory=dict)  # library name -> address
+    # Sourcify reads constructor arguments from the creation transaction; Etherscan's form has no field for it.
+    creation_tx_hash: Optional[str] = None
 
     @property
     def bare_name(self) -> str:

@@ -9,7 +9,7 @@ Order of precedence:
 """
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
 from urllib.parse import urlsplit, urlunsplit
@@ -62,8 +62,12 @@ LOCAL_NETWORKS = ("local",)
 
 
 @dataclass(frozen=True)
-class ExplorerTarget:
-    """One explorer for one network. `url=None` means: use the embedded local explorer."""
+class Target:
+    """One place that verifies, for one network. `url=None` means: use the embedded local explorer.
+
+    `kind` is `etherscan` (an Etherscan-style contract API: Etherscan V2, Blockscout, Routescan, the
+    local explorer) or `sourcify` (Sourcify API v2). `chain_id_param` names the query parameter that
+    carries the chain id (`chainid` for Etherscan V2, `chain_id` for Blockscout's Pro API), if any."""
 
     ecosystem: str
     network: str
@@ -72,6 +76,9 @@ class ExplorerTarget:
     api_key: Optional[ApiKey]
     calls_per_second: float = 3.0
     browser_url: Optional[str] = None
+    name: str = "etherscan"
+    kind: str = "etherscan"
+    chain_id_param: Optional[str] = None
 
     @property
     def is_local(self) -> bool:
@@ -97,6 +104,9 @@ class ExplorerTarget:
             calls_per_second=self.calls_per_second,
             **kwargs,
         )
+
+
+ExplorerTarget = Target  # the name before targets had names
 
 
 def is_etherscan_v2(url: str) -> bool:
@@ -218,3 +228,19 @@ def _configured_key(config: Any, explorer: Any) -> Optional[str]:
         if value:
             return str(value)
     return None
+
+
+def resolve_targets(
+    ecosystem: str,
+    network: str,
+    chain_id: Optional[int] = None,
+    *,
+    config: Optional[Any] = None,
+    names: Sequence[str] = (),
+    explorer_url: Optional[str] = None,
+    api_key: Optional[str] = None,
+    environ: Optional[Mapping[str, str]] = None,
+) -> list[Target]:
+    """Every target that runs for a network: `names` (from --target), else `contract_verify.targets`,
+    else every configured and known one. Raises ExplorerNotConfigured when none applies."""
+    return [resolve_target(ecosystem, network, chain_id, explorer_url, api_key, config, environ)]

@@ -6,6 +6,7 @@ answers with them), so both sides speak exactly what real explorers speak.
 
 import re
 from dataclasses import dataclass
+from typing import Optional
 from enum import Enum
 
 
@@ -87,6 +88,8 @@ class Outcome(str, Enum):
     NOT_FOUND = "address not found"  # nothing deployed there, or not indexed yet
     ERROR = "error"  # any other status "0" answer, or an error before any answer
     # How a run ended for one contract before or without an explorer's answer.
+    REFUSED = "refused"  # the explorer will not serve this chain for this key (Etherscan's free plan)
+    UNSUPPORTED_CHAIN = "unsupported chain"  # the target does not know the chain (Sourcify's unsupported_chain)
     PRECHECK_FAILED = "pre-check failed"  # the local pre-check found that it cannot verify
     SKIPPED = "skipped"
 
@@ -110,6 +113,7 @@ class ExplorerAnswer:
     status: str
     message: str
     result: object
+    match: Optional[str] = None  # Sourcify's `exact_match` / `match`; None for Etherscan-style answers
 
     @property
     def reason(self) -> str:
