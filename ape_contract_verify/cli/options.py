@@ -1,4 +1,4 @@
-"""Options shared by every `ape verify` command: --network, --explorer-url, --api-key, -v.
+"""Options shared by every `ape verify` command: --network, --target, --explorer-url, --api-key, -v.
 
 `@explorer_options` adds them and hands the command one `explorer: ExplorerChoice` argument
 (plus Ape's `cli_ctx`). Picking the explorer never connects to a node: ecosystem, network and
@@ -20,9 +20,24 @@ class ExplorerChoice:
     network: Optional[str] = None
     explorer_url: Optional[str] = None
     api_key: Optional[str] = None
+    target_names: tuple[str, ...] = ()
+    networks: tuple[str, ...] = ()  # every --network given (only `ape verify all` takes several)
 
     def __repr__(self) -> str:  # never show the key
-        return f"ExplorerChoice(network={self.network!r}, explorer_url={self.explorer_url!r}, api_key=***)"
+        return (
+            f"ExplorerChoice(network={self.network!r}, targets={list(self.target_names)!r}, "
+            f"explorer_url={self.explorer_url!r}, api_key=***)"
+        )
+
+    def one_network(self) -> "ExplorerChoice":
+        if len(self.networks) > 1:
+            raise click.BadParameter(
+                "give one network here; `ape verify all` takes several", param_hint="--network"
+            )
+        return self
+
+    def for_network(self, network: Optional[str]) -> "ExplorerChoice":
+        return ExplorerChoice(network, self.explorer_url, self.api_key, self.target_names, (network,) if network else ())
 
     def names(self) -> tuple[str, str, Optional[int]]:
         """(ecosystem, network, chain id) without connecting. Raises click.BadParameter."""
@@ -71,11 +86,40 @@ class ExplorerChoice:
         except ContractVerifyError as err:
             raise click.UsageError(str(err)) from None
 
+    def targets(self, chain_id: Optional[int] = None) -> list:
+        """Every Target that runs for the chosen network: --target, else contract_verify.targets,
+        else every configured and known one. `chain_id` once connected (custom networks)."""
+        from ape import config
+
+        from ape_contract_verify.client.targets import resolve_targets
+        from ape_contract_verify.exceptions import ContractVerifyError
+
+        ecosystem, network, known_id = self.names()
+        try:
+            return resolve_targets(
+                ecosystem,
+                network,
+                known_id if known_id is not None else chain_id,
+                config=config.get_config("contract_verify"),
+                names=self.target_names,
+                explorer_url=self.explorer_url,
+                api_key=self.api_key,
+            )
+        except ContractVerifyError as err:
+            raise click.UsageError(str(err)) from None
+
+    def read_target(self):
+        """The one target a read (abi, source, status) asks: the --target given, else the `etherscan` one."""
+        if len(self.target_names) > 1:
+            raise click.BadParameter("give one target to read from", param_hint="--target")
+        return self.targets()[0] if self.target_names else self.target()
+
     def client(self, **kwargs: Any):
-        """An ExplorerClient for the chosen network; bad choices become usage errors (exit 2)."""
+        """A client for the chosen network and target; bad choices become usage errors (exit 2)."""
         from ape_contract_verify.exceptions import ExplorerNotConfigured
 
-        target = self.target()
+        self.one_network()
+        target = self.read_target()
         try:
             return target.client(**kwargs)
         except ExplorerNotConfigured as err:
@@ -86,8 +130,14 @@ def explorer_options(f):
     """Add --network, --explorer-url, --api-key and -v/--verbosity; pass `explorer` and `cli_ctx`."""
 
     @functools.wraps(f)
-    def wrapper(*args, network=None, explorer_url=None, api_key=None, **kwargs):
-        kwargs["explorer"] = ExplorerChoice(network=network, explorer_url=explorer_url, api_key=api_key)
+    def wrapper(*args, network=(), target_names=(), explorer_url=None, api_key=None, **kwargs):
+        kwargs["explorer"] = ExplorerChoice(
+            network=network[0] if network else None,
+            explorer_url=explorer_url,
+            api_key=api_key,
+            target_names=tuple(target_names),
+            networks=tuple(network),
+        )
         return f(*args, **kwargs)
 
     wrapper = click.option(
@@ -105,11 +155,19 @@ def explorer_options(f):
         help="Contract API base URL for this command, e.g. https://api.etherscan.io/v2/api or https://<blockscout>/api.",
     )(wrapper)
     wrapper = click.option(
+        "--target",
+        "target_names",
+        multiple=True,
+        metavar="NAME",
+        help="Verify on this target only (repeatable): etherscan, blockscout, sourcify, routescan, or a name "
+        "configured under contract_verify.explorers [default: contract_verify.targets, else every one that applies].",
+    )(wrapper)
+    wrapper = click.option(
         "--network",
         "network",
-        default=None,
+        multiple=True,
         metavar="ECOSYSTEM:NETWORK",
-        help="Network whose explorer to use (default: Ape's default network). No node connection is made.",
+        help="Network whose explorers to use (default: Ape's default network).",
     )(wrapper)
     return ape_cli_context()(wrapper)
 

@@ -51,20 +51,28 @@ def _quiet_stdout(as_json: bool):
 
 
 def _finish(reports: list, as_json: bool) -> None:
+    """Print the summary (or the JSON document) and exit: 1 if a target that counts failed
+    (`contract_verify.required_targets`, default all), 0 otherwise."""
+    from ape import config
+
+    from ape_contract_verify.workflow.run import failed
     from ape_contract_verify.workflow.verification import summary_table
 
+    bad = failed(reports, config.get_config("contract_verify").required_targets)
+    ok = bool(reports) and not bad
     if sys.stderr.isatty() and not as_json:
         click.echo("\r\033[K", err=True, nl=False)
     if as_json:
-        click.echo(json.dumps({"ok": all(r.ok for r in reports), "reports": [r.as_dict() for r in reports]}, indent=2))
+        click.echo(json.dumps({"ok": ok, "reports": [r.as_dict() for r in reports]}, indent=2))
     else:
         click.echo(summary_table(reports))
         for report in reports:
             for warning in report.warnings:
                 click.echo(f"WARNING: {report.contract}: {warning}", err=True)
             if not report.ok:
-                click.echo(f"ERROR: {report.contract} {report.address}: {report.outcome}: {report.reason}", err=True)
-    sys.exit(0 if reports and all(r.ok for r in reports) else 1)
+                where = f" on {report.target}" if report.target else ""
+                click.echo(f"ERROR: {report.contract} {report.address}{where}: {report.outcome}: {report.reason}", err=True)
+    sys.exit(0 if ok else 1)
 
 
 def _connected(explorer: Any):
@@ -78,11 +86,12 @@ def _connected(explorer: Any):
         raise click.BadParameter(f"{choice!r}: {err}", param_hint="--network") from None
 
 
-def _verification(explorer: Any, target: Any, client: Any, browser: Optional[str], as_json: bool, **options: Any):
-    from ape import chain, config, project
+def _run(as_json: bool, **options: Any):
+    """A VerificationRun with the config's options and the command's overrides."""
+    from ape import config, project
 
-    from ape_contract_verify.evm.chain import ApeProviderChain
-    from ape_contract_verify.workflow.verification import Options, Verification
+    from ape_contract_verify.workflow.run import VerificationRun
+    from ape_contract_verify.workflow.verification import Options
 
     cfg = config.get_config("contract_verify")
     opts = Options(
@@ -90,12 +99,28 @@ def _verification(explorer: Any, target: Any, client: Any, browser: Optional[str
         check=cfg.check if options.get("check") is None else options["check"],
         force=bool(options.get("force")),
         license=cfg.license,
-        poll_interval=cfg.poll_interval if not target.is_local else min(cfg.poll_interval, 0.5),
+        poll_interval=cfg.poll_interval,
         timeout=cfg.timeout,
     )
-    return Verification(
-        client, project, ApeProviderChain(chain.provider), opts, browser_url=browser, on_progress=_progress(as_json)
+    workers = options.get("workers") or cfg.workers
+    return VerificationRun(
+        project, opts, workers=workers, on_progress=_progress(as_json), client_options=_client_options()
     )
+
+
+def _add_network(run: Any, explorer: Any, provider: Any) -> str:
+    """Resolve the connected network's targets and open them in `run`; returns the network's label."""
+    from ape_contract_verify.evm.chain import ApeProviderChain
+
+    ecosystem, network, _ = explorer.names()
+    label = f"{ecosystem}:{network}"
+    chain_id = None
+    try:
+        chain_id = int(provider.chain_id)
+    except Exception:
+        pass
+    run.add_network(label, explorer.targets(chain_id), provider, ApeProviderChain(provider))
+    return label
 
 
 @click.command(short_help="Verify a deployed contract (by name, address, or both)")
@@ -112,8 +137,9 @@ def contract(cli_ctx, explorer, as_json, name_or_address, address, constructor_a
     found by matching bytecode against the project's and its dependencies' artifacts). Proxies
     are verified with their implementation, then linked."""
     from ape_contract_verify.exceptions import ContractVerifyError
-    from ape_contract_verify.workflow.verification import explorer_for
+    from ape_contract_verify.workflow.run import Item
 
+    explorer.one_network()
     if address is not None:
         name = name_or_address
         _check_address(address, "ADDRESS")
@@ -122,27 +148,22 @@ def contract(cli_ctx, explorer, as_json, name_or_address, address, constructor_a
         targets = [(None, name_or_address)]
     else:
         name, targets = name_or_address, None
-    target = explorer.target()
+    ecosystem, network, _ = explorer.names()
     with _quiet_stdout(as_json), _connected(explorer) as provider_ctx:
         provider = getattr(provider_ctx, "provider", None) or provider_ctx
         if targets is None:
             targets = [(name, a) for a in _recorded_deployments(name)]
             if not targets:
                 raise click.UsageError(
-                    f"No recorded deployment of {name} on {target.ecosystem}:{target.network}. "
+                    f"No recorded deployment of {name} on {ecosystem}:{network}. "
                     f"Give its address: `ape verify contract {name} 0x…`"
                 )
         try:
-            with explorer_for(target, provider, **_client_options()) as (client, browser):
-                verification = _verification(
-                    explorer, target, client, browser, as_json,
-                    code_format="flatten" if flatten else None,
-                    check=False if no_check else None,
-                    force=force,
-                )
-                reports = []
-                for contract_name, contract_address in targets:
-                    reports += verification.contract(contract_address, contract_name, constructor_args)
+            with _run(
+                as_json, code_format="flatten" if flatten else None, check=False if no_check else None, force=force
+            ) as run:
+                label = _add_network(run, explorer, provider)
+                reports = run.verify([Item(label, a, n, constructor_args) for n, a in targets])
         except ContractVerifyError as err:
             raise click.UsageError(str(err)) from None
     _finish(reports, as_json)
@@ -154,17 +175,23 @@ def contract(cli_ctx, explorer, as_json, name_or_address, address, constructor_a
 @click.argument("address")
 @click.option("--expected-implementation", default=None, help="Fail unless the explorer finds this implementation.")
 def proxy(cli_ctx, explorer, as_json, address, expected_implementation):
-    """Submit verifyproxycontract for ADDRESS and follow it to the end."""
-    from ape_contract_verify.workflow.verification import explorer_for
+    """Submit verifyproxycontract for ADDRESS on every Etherscan-style target and follow it to the end
+    (Sourcify needs no link: it resolves proxies itself)."""
+    from ape_contract_verify.exceptions import ContractVerifyError
 
+    explorer.one_network()
     _check_address(address, "ADDRESS")
     _check_address(expected_implementation, "--expected-implementation")
-    target = explorer.target()
     with _quiet_stdout(as_json), _connected(explorer) as provider_ctx:
         provider = getattr(provider_ctx, "provider", None) or provider_ctx
-        with explorer_for(target, provider, **_client_options()) as (client, browser):
-            verification = _verification(explorer, target, client, browser, as_json)
-            reports = [verification.proxy(address, expected_implementation)]
+        try:
+            with _run(as_json) as run:
+                label = _add_network(run, explorer, provider)
+                reports = run.proxy(label, address, expected_implementation)
+        except ContractVerifyError as err:
+            raise click.UsageError(str(err)) from None
+        if not reports:
+            raise click.UsageError("no Etherscan-style target for this network: proxy links are theirs (choose one with --target)")
     _finish(reports, as_json)
 
 
@@ -211,59 +238,64 @@ def _recorded_deployments(name: str) -> list[str]:
 @click.option("--report", "report_path", default=None, type=click.Path(dir_okay=False, writable=True), help="Also write the JSON report to this file (for CI).")
 def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, report_path):
     """Verify what the plugin recorded when `ape run` deployed (and Ape's own deployment records),
-    skipping what the explorer already has. Resumable: a second run does only what is left."""
-    from concurrent.futures import ThreadPoolExecutor
-
+    on every target of every network given (--network, repeatable), side by side, skipping what
+    each explorer already has. Resumable: a second run does only what is left."""
     from ape import chain, project
 
     from ape_contract_verify.exceptions import ContractVerifyError
     from ape_contract_verify.workflow.ledger import Ledger
-    from ape_contract_verify.workflow.verification import explorer_for, outcome_for
+    from ape_contract_verify.workflow.run import Item
 
-    target = explorer.target()
-    with _quiet_stdout(as_json), _connected(explorer) as provider_ctx:
-        provider = getattr(provider_ctx, "provider", None) or provider_ctx
-        ledger = Ledger.for_chain(project, chain.chain_id)
-        todo = [(e["contract"], e["address"]) for e in ledger.entries()]
-        known = {a.lower() for _, a in todo}
-        for name, address in _ape_deployments():
-            if address.lower() not in known:
-                todo.append((name, address))
-                known.add(address.lower())
-        if not todo:
-            raise click.UsageError(
-                f"No recorded deployments on {target.ecosystem}:{target.network}. Deploy with `ape run` "
-                "(contract_verify.auto: true records them), or verify one with `ape verify contract`."
-            )
+    choices = [explorer.for_network(n) for n in explorer.networks] or [explorer]
+    items: list = []
+    ledgers: dict = {}
+    labels: dict = {}  # (network, address) -> the name it was recorded under
+    with _quiet_stdout(as_json), contextlib.ExitStack() as stack:
         try:
-            with explorer_for(target, provider, **_client_options()) as (client, browser):
-                verification = _verification(
-                    explorer, target, client, browser, as_json,
-                    code_format="flatten" if flatten else None,
-                    check=False if no_check else None,
-                )
-
-                def one(item):
-                    # The explorer, not the ledger, says what is already verified: the ledger may
-                    # speak of another explorer.
-                    name, address = item
-                    reports = verification.contract(address, None)
-                    if (report := outcome_for(address, reports)) is not None:
-                        ledger.record(name, address, status=report.outcome, reason=report.reason)
-                    return reports
-
-                if workers is None:
-                    from ape import config
-
-                    workers = config.get_config("contract_verify").workers
-                with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="verify-all") as pool:
-                    reports = [r for batch in pool.map(one, todo) for r in batch]
+            run = stack.enter_context(
+                _run(as_json, code_format="flatten" if flatten else None, check=False if no_check else None, workers=workers)
+            )
+            for choice in choices:
+                ecosystem, network, _ = choice.names()
+                provider_ctx = stack.enter_context(_connected(choice))
+                provider = getattr(provider_ctx, "provider", None) or provider_ctx
+                ledger = Ledger.for_chain(project, chain.chain_id)
+                todo = [(e["contract"], e["address"]) for e in ledger.entries()]
+                known = {a.lower() for _, a in todo}
+                for name, address in _ape_deployments():
+                    if address.lower() not in known:
+                        todo.append((name, address))
+                        known.add(address.lower())
+                if not todo:
+                    raise click.UsageError(
+                        f"No recorded deployments on {ecosystem}:{network}. Deploy with `ape run` "
+                        "(the plugin records what it deploys), or verify one with `ape verify contract`."
+                    )
+                label = _add_network(run, choice, provider)
+                ledgers[label] = ledger
+                for name, address in todo:
+                    labels[(label, address.lower())] = name
+                    items.append(Item(label, address, None))
+            reports = run.verify(
+                items, on_done=lambda item, done: _record(ledgers[item.network], labels[(item.network, item.address.lower())], item, done)
+            )
         except ContractVerifyError as err:
             raise click.UsageError(str(err)) from None
     if report_path:
+        from ape_contract_verify.workflow.run import failed
+
         with open(report_path, "w") as handle:
-            json.dump({"ok": all(r.ok for r in reports), "reports": [r.as_dict() for r in reports]}, handle, indent=2)
+            json.dump({"ok": not failed(reports), "reports": [r.as_dict() for r in reports]}, handle, indent=2)
     _finish(reports, as_json)
+
+
+def _record(ledger: Any, name: str, item: Any, reports: list) -> None:
+    """The ledger keeps each target's ending per address (the explorer, not the ledger, says what is
+    verified: the ledger may speak of another explorer)."""
+    from ape_contract_verify.workflow.verification import outcome_for
+
+    if (report := outcome_for(item.address, reports)) is not None:
+        ledger.record_target(name, item.address, report.target, str(report.outcome), report.reason)
 
 
 def _ape_deployments() -> list[tuple[str, str]]:

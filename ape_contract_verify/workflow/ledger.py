@@ -48,6 +48,20 @@ class Ledger:
                 entries.append({"contract": contract, "address": address, "status": "pending", **fields, "updated": time.time()})
             self._write(entries)
 
+    def record_target(self, contract: str, address: str, target: str, status: str, reason: str = "") -> None:
+        """One target's ending for `address`; the entry's `status` is the worst of its targets'."""
+        with _LOCK:
+            entries = self.entries()
+            entry = next((e for e in entries if e["address"].lower() == address.lower()), None)
+            if entry is None:
+                entry = {"contract": contract, "address": address}
+                entries.append(entry)
+            targets = entry.setdefault("targets", {})
+            targets[target or "explorer"] = {"status": status, "reason": reason}
+            worst = next((t for t in targets.values() if t["status"] not in DONE), None) or {"status": status, "reason": reason}
+            entry.update(contract=contract, status=worst["status"], reason=worst["reason"], updated=time.time())
+            self._write(entries)
+
     def pending(self) -> list[dict]:
         return [e for e in self.entries() if e.get("status") not in DONE]
 

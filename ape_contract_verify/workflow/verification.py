@@ -1,11 +1,14 @@
 """Derive, submit, poll, report: one contract (or one proxy and what is behind it) at a time.
 
-`Verification` holds what every contract of a run shares: the explorer client, the project, the
-chain reader, the compile cache and the options. Each call returns `Report`s, one per
-submission, so the CLI, the deploy hook and `ape verify all` print the same summary.
+`Verification` is one target's side of a run: its client, and what every contract shares (the
+project, the chain reader, the options). Verifications of the same run on other targets share one
+`Derivations`, so a contract is derived and pre-checked once however many targets it goes to.
+Each call returns `Report`s, one per submission, so the CLI, the deploy hook and `ape verify all`
+print the same summary.
 """
 
 import contextlib
+import dataclasses
 import logging
 import threading
 import time
@@ -25,8 +28,10 @@ class Report:
 
     contract: str
     address: str
-    outcome: Outcome  # VERIFIED, ALREADY_VERIFIED, FAILED, PRECHECK_FAILED, SKIPPED or ERROR
+    outcome: Outcome  # VERIFIED, ALREADY_VERIFIED, FAILED, PRECHECK_FAILED, SKIPPED, REFUSED, ... or ERROR
     reason: str = ""
+    target: str = ""  # the target's name: etherscan, blockscout, sourcify, ...
+    network: str = ""  # ecosystem:network
     kind: str = "source"  # source | proxy
     guid: str = ""
     match: Optional[str] = None
@@ -59,6 +64,33 @@ class Options:
     timeout: float = 300.0
 
 
+class Derivations:
+    """What the targets of one run share per contract: the compile cache, which artifact an
+    address is, and its derivation (or the error deriving it). Computed once, under a lock per key."""
+
+    def __init__(self) -> None:
+        from ape_contract_verify.engine.compilers import CompileCache
+
+        self.cache = CompileCache()
+        self._lock = threading.Lock()
+        self._keys: dict[tuple, threading.Lock] = {}
+        self._results: dict[tuple, tuple[bool, Any]] = {}
+
+    def once(self, key: tuple, make: Callable[[], Any]) -> Any:
+        with self._lock:
+            key_lock = self._keys.setdefault(key, threading.Lock())
+        with key_lock:
+            if key not in self._results:
+                try:
+                    self._results[key] = (True, make())
+                except Exception as err:  # every target reports the same error
+                    self._results[key] = (False, err)
+        ok, value = self._results[key]
+        if not ok:
+            raise value
+        return value
+
+
 class Verification:
     def __init__(
         self,
@@ -68,15 +100,23 @@ class Verification:
         options: Optional[Options] = None,
         browser_url: Optional[str] = None,
         on_progress: Optional[Callable[[str, str], None]] = None,
+        target: Any = None,
+        network: str = "",
+        shared: Optional[Derivations] = None,
     ):
-        from ape_contract_verify.engine.compilers import CompileCache
-
         self.client = client
         self.project = project
         self.chain = chain_reader
         self.options = options or Options()
+        self.target_name = getattr(target, "name", "") or ""
+        self.sourcify = getattr(target, "kind", "etherscan") == "sourcify"
+        if self.sourcify and self.options.code_format != "standard-json":
+            # Sourcify takes standard-json only; a flattened file could never match in full there.
+            self.options = dataclasses.replace(self.options, code_format="standard-json")
+        self.network = network
         self.browser_url = browser_url.rstrip("/") if browser_url else None
-        self.cache = CompileCache()
+        self.shared = shared or Derivations()
+        self.cache = self.shared.cache
         self.on_progress = on_progress or (lambda address, text: None)
         self._lock = threading.Lock()
         self._done: dict[str, threading.Event] = {}  # source submissions of this run, by address
@@ -88,7 +128,23 @@ class Verification:
     ) -> list[Report]:
         """Verify `address` as `name` (or as whatever the project's artifacts identify), and,
         when it is a proxy, its implementation first and then the proxy link."""
+        return self._stamp(self._contract(address, name, constructor_args))
+
+    def _stamp(self, reports: list[Report]) -> list[Report]:
+        for report in reports:
+            report.target = report.target or self.target_name
+            report.network = report.network or self.network
+        return reports
+
+    def _identify(self, address: str) -> Any:
         from ape_contract_verify.derive import artifacts
+
+        return self.shared.once(
+            ("identify", address.lower()),
+            lambda: artifacts.identify(address, self.project, runtime=self.chain.get_code(address), cache=self.cache),
+        )
+
+    def _contract(self, address: str, name: Optional[str], constructor_args: Optional[str]) -> list[Report]:
         from ape_contract_verify.evm.proxies import detect_proxy
 
         address = _checksum(address)
@@ -107,7 +163,7 @@ class Verification:
         if not clone:  # a clone's own code is 45 bytes no one can compile; only the link is verified
             if name is None and proxy is not None:
                 try:
-                    artifacts.identify(address, self.project, runtime=self.chain.get_code(address), cache=self.cache)
+                    self._identify(address)
                 except ContractVerifyError as err:
                     reports.append(Report(address[:10], address, Outcome.SKIPPED, f"proxy source: {err}"))
                 else:
@@ -115,7 +171,7 @@ class Verification:
             else:
                 reports += self._source(address, name, constructor_args)
         self._finished(address)
-        if proxy is not None:
+        if proxy is not None and not self.sourcify:  # Sourcify resolves proxies itself: no link to submit
             # The link needs the implementation's verification to have ended (maybe on another worker).
             self._done[_checksum(proxy.implementation).lower()].wait(self.options.timeout)
             own = next((r.contract for r in reports if r.address == address and r.kind == "source"), None)
@@ -137,6 +193,9 @@ class Verification:
     def proxy(
         self, address: str, expected_implementation: Optional[str] = None, label: Optional[str] = None
     ) -> Report:
+        return self._stamp([self._proxy(address, expected_implementation, label)])[0]
+
+    def _proxy(self, address: str, expected_implementation: Optional[str], label: Optional[str]) -> Report:
         started = time.monotonic()
         address = _checksum(address)
         label = f"{label or address[:10]} (proxy link)"
@@ -147,7 +206,7 @@ class Verification:
                 on_progress=lambda a: self.on_progress(address, a.reason),
             )
         except ExplorerError as err:
-            return Report(label, address, Outcome.FAILED, err.reason, kind="proxy", seconds=_since(started))
+            return Report(label, address, _failure(err, Outcome.FAILED), err.reason, kind="proxy", seconds=_since(started))
         outcome = Outcome.VERIFIED if answer.outcome.is_success else Outcome.FAILED
         return Report(
             label, address, outcome, answer.reason, kind="proxy", guid=receipt.guid,
@@ -162,24 +221,24 @@ class Verification:
         started = time.monotonic()
         label = name or address[:10]
         try:
-            artifact = (
-                artifacts.find_artifact(name, self.project)
-                if name
-                else artifacts.identify(address, self.project, runtime=self.chain.get_code(address), cache=self.cache)
-            )
+            artifact = artifacts.find_artifact(name, self.project) if name else self._identify(address)
             label = artifact.label
             if self.options.ask_first and not self.options.force and self._already_verified(address):
                 return [Report(label, address, Outcome.ALREADY_VERIFIED, "the explorer holds its source", link=self._link(address))]
             self.on_progress(address, f"deriving {label}")
-            derivation = derive.derive(
-                artifact,
-                address,
-                chain_reader=self.chain,
-                code_format=self.options.code_format,
-                license=self.options.license,
-                constructor_args=constructor_args,
-                check=self.options.check,
-                cache=self.cache,
+            options = self.options
+            derivation = self.shared.once(
+                ("derive", address.lower(), name, constructor_args, options.code_format, options.check, options.license),
+                lambda: derive.derive(
+                    artifact,
+                    address,
+                    chain_reader=self.chain,
+                    code_format=options.code_format,
+                    license=options.license,
+                    constructor_args=constructor_args,
+                    check=options.check,
+                    cache=self.cache,
+                ),
             )
         except derive.PrecheckFailed as err:
             return [Report(label, address, Outcome.PRECHECK_FAILED, f"{err.field}: {err.reason}", seconds=_since(started))]
@@ -218,14 +277,15 @@ class Verification:
                 on_progress=lambda a: self.on_progress(address, a.reason),
             )
         except ExplorerError as err:
-            outcome = Outcome.FAILED if getattr(err.answer, "outcome", None) == Outcome.FAILED else Outcome.ERROR
-            return Report(label, address, outcome, err.reason, warnings=list(derivation.warnings), seconds=_since(started))
+            return Report(label, address, _failure(err), err.reason, warnings=list(derivation.warnings), seconds=_since(started))
         if answer.outcome.is_success:
             outcome = Outcome.ALREADY_VERIFIED if answer.outcome == Outcome.ALREADY_VERIFIED else Outcome.VERIFIED
         else:
-            outcome = Outcome.FAILED
+            outcome = answer.outcome if answer.outcome in _OWN_OUTCOMES else Outcome.FAILED
+        # Sourcify says which match it stored; an Etherscan-style explorer says nothing, so the pre-check's word stands.
+        match = {"exact_match": "full", "match": "partial"}.get(answer.match or "", derivation.match)
         return Report(
-            label, address, outcome, answer.reason, guid=receipt.guid, match=derivation.match,
+            label, address, outcome, answer.reason, guid=receipt.guid, match=match,
             link=self._link(address), warnings=list(derivation.warnings), seconds=_since(started),
         )
 
@@ -239,10 +299,26 @@ class Verification:
         except ExplorerError as err:
             logger.info("%s: could not ask whether it is verified (%s); submitting", address, err.reason)
             return False
+        if self.sourcify and getattr(record, "match", None) not in (None, "exact_match", "perfect"):
+            return False  # a partial match there: submit, the exact one replaces it
         return bool(getattr(record, "verified", False))
 
     def _link(self, address: str) -> Optional[str]:
+        link = getattr(self.client, "link", None)
+        if self.sourcify and callable(link):
+            return link(address)
         return f"{self.browser_url}/address/{address}" if self.browser_url else None
+
+
+# Answers that end a target's submission with a reason of their own, not a verification failure.
+_OWN_OUTCOMES = (Outcome.REFUSED, Outcome.UNSUPPORTED_CHAIN, Outcome.INVALID_KEY, Outcome.NOT_FOUND)
+
+
+def _failure(err: ExplorerError, default: Outcome = Outcome.ERROR) -> Outcome:
+    outcome = getattr(getattr(err, "answer", None), "outcome", None)
+    if outcome == Outcome.FAILED or outcome in _OWN_OUTCOMES:
+        return outcome
+    return default
 
 
 def outcome_for(address: str, reports: list[Report]) -> Optional[Report]:
@@ -285,16 +361,19 @@ def explorer_for(
 
 
 def summary_table(reports: list[Report]) -> str:
-    rows = [("contract", "address", "outcome", "link / reason")]
+    """One row per contract and target; a network column once more than one network is in it."""
+    networks = len({r.network for r in reports}) > 1
+    head = ("contract", "address", "outcome", "target") + (("network",) if networks else ())
+    rows = [head + ("link / reason",)]
     for r in reports:
         detail = r.link or ""
         if not r.ok and r.reason:
             detail = r.reason
         elif r.match == "partial":
             detail = f"{detail} (partial match)".strip()
-        rows.append((r.contract, r.address, r.outcome, detail))
-    widths = [max(len(str(row[i])) for row in rows) for i in range(3)]
-    lines = []
-    for row in rows:
-        lines.append("  ".join(str(cell).ljust(widths[i]) for i, cell in enumerate(row[:3])) + "  " + str(row[3]))
-    return "\n".join(lines)
+        cells = (r.contract, r.address, str(r.outcome), r.target or "-") + ((r.network or "-",) if networks else ())
+        rows.append(cells + (detail,))
+    widths = [max(len(str(row[i])) for row in rows) for i in range(len(head))]
+    return "\n".join(
+        "  ".join(str(cell).ljust(widths[i]) for i, cell in enumerate(row[:-1])) + "  " + str(row[-1]) for row in rows
+    )

@@ -1,0 +1,126 @@
+"""One command's verifications: every contract on every target of every network, side by side.
+
+Each target has its own client, rate limiter and polling, so three targets cost about what the
+slowest one costs, not the sum; one target down or refusing ends with its own outcome and never
+stops the others. The targets of a network share one `Derivations`: a contract is derived and
+pre-checked once, then submitted to each.
+"""
+
+import contextlib
+import dataclasses
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Optional
+
+from ape_contract_verify.protocol.answers import Outcome
+from ape_contract_verify.workflow.verification import Derivations, Options, Report, Verification, explorer_for
+
+logger = logging.getLogger("ape_contract_verify")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One contract to verify on every target of its network."""
+
+    network: str
+    address: str
+    name: Optional[str] = None
+    constructor_args: Optional[str] = None
+
+
+@dataclass
+class Destination:
+    network: str
+    target: Any  # client.targets.Target
+    verification: Verification
+
+
+class VerificationRun:
+    """Open with `with`; `add_network` once per network, then `verify` or `proxy`."""
+
+    def __init__(
+        self,
+        project: Any,
+        options: Options,
+        workers: int = 16,
+        on_progress: Optional[Callable[[str, str], None]] = None,
+        client_options: Optional[dict] = None,
+    ):
+        self.project = project
+        self.options = options
+        self.workers = workers
+        self.on_progress = on_progress
+        self.client_options = client_options or {}
+        self.destinations: list[Destination] = []
+        self._stack = contextlib.ExitStack()
+
+    def __enter__(self) -> "VerificationRun":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stack.close()  # stops embedded explorers
+
+    def add_network(self, network: str, targets: Iterable[Any], provider: Any = None, chain_reader: Any = None) -> None:
+        shared = Derivations()
+        for target in targets:
+            client, browser = self._stack.enter_context(
+                explorer_for(target, provider, chain_reader=chain_reader, **self.client_options)
+            )
+            # Our own explorers answer in well under a second: poll them often.
+            options = self.options
+            if target.is_local or _loopback(target.url):
+                options = dataclasses.replace(options, poll_interval=min(options.poll_interval, 0.5))
+            verification = Verification(
+                client, self.project, chain_reader, options, browser_url=browser,
+                on_progress=self.on_progress, target=target, network=network, shared=shared,
+            )
+            self.destinations.append(Destination(network, target, verification))
+
+    def targets_of(self, network: str) -> list[Destination]:
+        return [d for d in self.destinations if d.network == network]
+
+    def verify(self, items: Iterable[Item], on_done: Optional[Callable[[Item, list[Report]], None]] = None) -> list[Report]:
+        """Every item on every target of its network, side by side. Reports come back in item order,
+        then target order. `on_done(item, reports)` is called once per item and target."""
+        tasks = [(item, d) for item in items for d in self.targets_of(item.network)]
+        if not tasks:
+            return []
+
+        def one(task: tuple[Item, Destination]) -> list[Report]:
+            item, destination = task
+            try:
+                reports = destination.verification.contract(item.address, item.name, item.constructor_args)
+            except Exception as err:  # reported, never lost, never stops the other targets
+                logger.debug("verification of %s on %s failed", item.address, destination.target.name, exc_info=True)
+                reports = [Report(
+                    item.name or item.address[:10], item.address, Outcome.ERROR, str(err),
+                    target=destination.target.name, network=destination.network,
+                )]
+            if on_done is not None:
+                on_done(item, reports)
+            return reports
+
+        per_network = max(len(self.targets_of(item.network)) for item, _ in tasks)
+        with ThreadPoolExecutor(max_workers=min(len(tasks), self.workers * per_network), thread_name_prefix="verify") as pool:
+            return [r for batch in pool.map(one, tasks) for r in batch]
+
+    def proxy(self, network: str, address: str, expected_implementation: Optional[str] = None) -> list[Report]:
+        """The proxy link on every Etherscan-style target of the network (Sourcify resolves proxies itself)."""
+        destinations = [d for d in self.targets_of(network) if d.target.kind != "sourcify"]
+        if not destinations:
+            return []
+        with ThreadPoolExecutor(max_workers=len(destinations), thread_name_prefix="verify-proxy") as pool:
+            return list(pool.map(lambda d: d.verification.proxy(address, expected_implementation), destinations))
+
+
+def failed(reports: Iterable[Report], required: Optional[Iterable[str]] = None) -> list[Report]:
+    """Reports that make the command fail: not ok, on a target that counts (all unless `required` names some)."""
+    names = set(required) if required else None
+    return [r for r in reports if not r.ok and (names is None or r.target in names)]
+
+
+def _loopback(url: Optional[str]) -> bool:
+    from urllib.parse import urlsplit
+
+    return bool(url) and urlsplit(url).hostname in ("127.0.0.1", "localhost", "::1")
