@@ -1,11 +1,24 @@
 """The `contract_verify:` section of a project's ape-config.yaml."""
 
+import re
+from collections.abc import Mapping
 from enum import Enum
-from typing import Literal, Optional, Union
+from typing import Any, Literal, Optional, Union
 
 from ape.api.config import PluginConfig
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import SettingsConfigDict
+
+# Target names whose kind is fixed; any other name says `kind:`.
+KNOWN_TARGET_KINDS: dict[str, str] = {
+    "etherscan": "etherscan",
+    "blockscout": "etherscan",
+    "routescan": "etherscan",
+    "sourcify": "sourcify",
+}
+TARGET_KINDS = ("etherscan", "sourcify")
+_TARGET_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+_NETWORK_KEYS = ("url", "api_key_env", "browser_url", "calls_per_second")
 
 
 class SourceFormat(str, Enum):
@@ -13,8 +26,32 @@ class SourceFormat(str, Enum):
     FLATTEN = "flatten"
 
 
+class TargetConfig(BaseModel):
+    """One named target of a network (`explorers.<eco>.<net>.<name>`): where it lives, its key."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: Optional[str] = None
+    """Base URL: an Etherscan-style `.../api`, or a Sourcify server's base. Known targets have one."""
+
+    api_key_env: Optional[str] = None
+    """Name of the environment variable holding this target's key (never the key itself)."""
+
+    browser_url: Optional[str] = None
+    """Base URL of the target's web pages, for links in reports."""
+
+    calls_per_second: Optional[float] = Field(default=None, gt=0)
+    """This target's own rate limit."""
+
+    kind: Optional[str] = None
+    """`etherscan` (an Etherscan-style contract API) or `sourcify` (Sourcify API v2)."""
+
+
 class ExplorerConfig(BaseModel):
-    """Where one network's explorer lives, and how to find its key."""
+    """One network's targets: today's keys are the target named `etherscan`; further targets are
+    named entries (`blockscout: {url: ...}`, `sourcify: {...}`, or any name with `kind:`)."""
+
+    model_config = ConfigDict(extra="allow")
 
     url: Optional[str] = None
     """Base URL of the contract API, ending in `/api`. Etherscan API V2 when unset."""
@@ -27,6 +64,67 @@ class ExplorerConfig(BaseModel):
 
     calls_per_second: Optional[float] = Field(default=None, gt=0)
     """Overrides the top-level rate for this explorer."""
+
+    @property
+    def configures_etherscan(self) -> bool:
+        """Whether the network's own keys (the `etherscan` target) are set."""
+        return any(getattr(self, key) is not None for key in _NETWORK_KEYS) or "etherscan" in (self.model_extra or {})
+
+    def named_targets(self, path: str = "") -> dict[str, TargetConfig]:
+        """The named entries, checked; `path` (`contract_verify.explorers.<eco>.<net>.`) prefixes errors."""
+        targets: dict[str, TargetConfig] = {}
+        for name, value in (self.model_extra or {}).items():
+            if name == "api_key":  # a key written in config (discouraged, still read)
+                continue
+            where = f"{path}{name}"
+            if not isinstance(value, (Mapping, TargetConfig)):
+                raise _config_error(
+                    where, f"is not a key of a network's entry (got {value!r})",
+                    f"the network's own keys ({', '.join(_NETWORK_KEYS)}) are its `etherscan` target; a further "
+                    "target is a named mapping, e.g. `mytarget: {url: https://…, kind: etherscan|sourcify}`",
+                )
+            if not _TARGET_NAME.match(name):
+                raise _config_error(where, "is not a usable target name", "use lower-case letters, digits, `-` and `_`")
+            try:
+                target = value if isinstance(value, TargetConfig) else TargetConfig.model_validate(dict(value))
+            except ValidationError as err:
+                first = err.errors()[0]
+                key = ".".join(str(part) for part in first["loc"])
+                fix = f"the keys are {', '.join(TargetConfig.model_fields)}" if first["type"] == "extra_forbidden" else "fix the value"
+                raise _config_error(f"{where}.{key}", first["msg"].lower(), fix) from None
+            fixed = KNOWN_TARGET_KINDS.get(name)
+            if target.kind is not None and target.kind not in TARGET_KINDS:
+                raise _config_error(f"{where}.kind", f"unknown kind {target.kind!r}", "use `kind: etherscan` or `kind: sourcify`")
+            if fixed and target.kind and target.kind != fixed:
+                raise _config_error(f"{where}.kind", f"the target named {name!r} is {fixed}-style", f"drop `kind`, or name the target otherwise")
+            if not fixed and not target.kind:
+                raise _config_error(
+                    where, f"the target named {name!r} has no kind",
+                    "add `kind: etherscan` (an Etherscan-style API) or `kind: sourcify` (Sourcify API v2); the names "
+                    f"{', '.join(KNOWN_TARGET_KINDS)} need none",
+                )
+            if not fixed and not target.url:
+                raise _config_error(f"{where}.url", f"the target named {name!r} has no url", "add its base URL")
+            if name == "etherscan" and any(getattr(self, key) is not None for key in _NETWORK_KEYS):
+                raise _config_error(
+                    where, "the `etherscan` target is also given by the network's own keys",
+                    f"write {', '.join(_NETWORK_KEYS)} either at the network's level or under `etherscan:`, not both",
+                )
+            targets[name] = target.model_copy(update={"kind": target.kind or fixed})
+        return targets
+
+    def etherscan_target(self) -> TargetConfig:
+        """The `etherscan` target's settings, from the network's keys or its `etherscan:` entry."""
+        entry = self.named_targets().get("etherscan")
+        if entry is not None:
+            return entry
+        return TargetConfig(**{key: getattr(self, key) for key in _NETWORK_KEYS}, kind="etherscan")
+
+
+def _config_error(path: str, problem: str, fix: str) -> ValueError:
+    from ape_contract_verify.exceptions import InvalidRequest
+
+    return InvalidRequest(path, problem, fix)
 
 
 class ContractVerifyConfig(PluginConfig):
@@ -84,6 +182,31 @@ class ContractVerifyConfig(PluginConfig):
 
         license_code(value)  # raises with the list of accepted ids
         return value
+
+    @field_validator("targets", "required_targets")
+    @classmethod
+    def _target_names(cls, value: Optional[list[str]]) -> Optional[list[str]]:
+        for name in value or ():
+            if not isinstance(name, str) or not _TARGET_NAME.match(name):
+                raise ValueError(f"{name!r} is not a target name. Fix: use names such as {', '.join(KNOWN_TARGET_KINDS)}")
+        return value
+
+    @model_validator(mode="after")
+    def _check_targets(self) -> "ContractVerifyConfig":
+        configured = set(KNOWN_TARGET_KINDS)
+        for ecosystem, networks in self.explorers.items():
+            for network, explorer in (networks or {}).items():
+                if explorer is not None:
+                    configured |= set(explorer.named_targets(f"contract_verify.explorers.{ecosystem}.{network}."))
+        for key in ("targets", "required_targets"):
+            for name in getattr(self, key) or ():
+                if name not in configured:
+                    raise _config_error(
+                        f"contract_verify.{key}", f"{name!r} is neither a known target nor configured under explorers",
+                        f"use one of {', '.join(sorted(configured))}, or add `{name}: {{url: …, kind: etherscan|sourcify}}` "
+                        "to a network under contract_verify.explorers",
+                    )
+        return self
 
     def explorer_for(self, ecosystem: str, network: str) -> ExplorerConfig:
         return self.explorers.get(ecosystem, {}).get(network) or ExplorerConfig()

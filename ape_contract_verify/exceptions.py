@@ -60,6 +60,11 @@ class InvalidApiKey(ExplorerError):
     """The explorer rejected the key (or locked it out after too many bad attempts)."""
 
 
+class ExplorerRefused(ExplorerError):
+    """The explorer will not serve this chain or action for this key (Etherscan's free plan): final,
+    not retried, and only this target's outcome."""
+
+
 class ContractNotVerified(ExplorerError):
     """A read asked for a contract whose source is not verified."""
 

@@ -28,12 +28,13 @@ from urllib.parse import urlencode
 
 import requests
 
-from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome, classify
+from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome, classify, is_bad_endpoint
 from ape_contract_verify.exceptions import (
     AddressNotFound,
     BadEndpoint,
     ContractNotVerified,
     ExplorerError,
+    ExplorerRefused,
     ExplorerUnavailable,
     InvalidApiKey,
     RateLimited,
@@ -238,12 +239,15 @@ class ExplorerClient:
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
         rng: Optional[random.Random] = None,
+        chain_id_param: str = "chainid",
     ):
         self.base_url = base_url.rstrip("/")
         self._key = api_key if isinstance(api_key, ApiKey) else (ApiKey(api_key) if api_key else None)
         if self._key:
             register_secret(self._key.reveal())
         self.chain_id = chain_id
+        # Etherscan V2 names it `chainid`; Blockscout's Pro API `chain_id`.
+        self.chain_id_param = chain_id_param
         self.timeout = timeout
         self.retry = RetryPolicy(max_retries=max_retries, base_delay=backoff, max_delay=max_backoff)
         self.not_indexed_timeout = not_indexed_timeout
@@ -438,11 +442,18 @@ class ExplorerClient:
                 answer,
                 reason=_reason_of(answer),
             )
+        if answer.outcome == Outcome.REFUSED:
+            raise ExplorerRefused(
+                f"{action} at {redact(self.base_url)}: {reason} (this key's plan does not cover the chain; the "
+                "other targets go on)",
+                answer,
+                reason=_reason_of(answer),
+            )
         if answer.outcome == Outcome.NOT_FOUND:
             raise AddressNotFound(f"{subject}: {reason}", answer, reason=_reason_of(answer))
         if answer.outcome == Outcome.NOT_VERIFIED:
             raise ContractNotVerified(f"{subject}: {reason}", answer, reason=_reason_of(answer))
-        if answer.outcome == Outcome.ERROR and reason and ("chainid" in reason.lower() or "v1 endpoint" in reason.lower()):
+        if answer.outcome == Outcome.ERROR and reason and (is_bad_endpoint(reason) or "chainid" in reason.lower()):
             raise BadEndpoint(f"{action} at {redact(self.base_url)}: {reason}", answer, reason=_reason_of(answer))
         if action in ("verifysourcecode", "verifyproxycontract"):
             raise VerificationRejected(f"{subject}: {reason}", answer, reason=_reason_of(answer))
@@ -452,7 +463,7 @@ class ExplorerClient:
         """One action, with retries. Returns the classified envelope (never a rate-limit answer)."""
         query: dict[str, str] = {"module": "contract", "action": action}
         if self.chain_id is not None:
-            query["chainid"] = str(self.chain_id)
+            query[self.chain_id_param] = str(self.chain_id)
         body: Optional[dict[str, str]] = None
         if method == "GET":
             query.update(params)

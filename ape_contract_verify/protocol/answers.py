@@ -43,8 +43,31 @@ class Texts:
     CHECK_BYTECODEHASH = "Please check if the correct bytecodehash was specified via standard-json verification."
     COMPILATION_ERROR = "{language} Compilation Error: {message}"
     FAIL_BYTECODE_MISMATCH = f"Fail - Unable to verify. {BYTECODE_MISMATCH}"
+    # Blockscout's Etherscan-compatible API (apps/block_scout_web/.../api/rpc/contract_controller.ex).
+    # Its errors are {"status": "0", "message": <text>, "result": <text or null>}: the text may be
+    # only in `message`.
     BLOCKSCOUT_ALREADY_VERIFIED = "Smart-contract already verified."
-    BLOCKSCOUT_NOT_A_CONTRACT = "The address is not a smart contract"
+    BLOCKSCOUT_NOT_A_CONTRACT = "The address is not a smart contract"  # Jan-Sep 2025 (#11504)
+    BLOCKSCOUT_NOT_A_SMART_CONTRACT = "Address is not a smart-contract"  # since Sep 2025 (#13081)
+    BLOCKSCOUT_CONTRACT_NOT_FOUND = "Smart-contract not found or is not verified"  # verifyproxycontract
+    BLOCKSCOUT_PROXY_TOO_SOON = "Only one attempt in {ms}ms"  # verifyproxycontract, implementation fresh
+    BLOCKSCOUT_INVALID_ADDRESS = "Invalid address hash"
+    BLOCKSCOUT_MISSING_CODEFORMAT = "Missing codeformat field"
+    BLOCKSCOUT_PUBLISH_FAILED = "Something went wrong while publishing the contract"
+    BLOCKSCOUT_UNKNOWN_ACTION = "Unknown action"  # also: the instance has verification turned off
+    BLOCKSCOUT_UNKNOWN_MODULE = "Unknown module"
+    BLOCKSCOUT_RATE_LIMIT = "Too many requests. Increase limits now at https://dev.blockscout.com"  # with HTTP 429
+    # Etherscan's paid-plan refusals: an answer, not a fault; asking again changes nothing.
+    FREE_PLAN_UNSUPPORTED_CHAIN = (
+        "Free API access is not supported for this chain. Please upgrade your api plan for full chain coverage. "
+        "https://etherscan.io/apis"
+    )
+    PRO_ENDPOINT = "Sorry, it looks like you are trying to access an API Pro endpoint. Contact us to upgrade to API Pro."
+    # A free key turned away for a while under load: a rate limit, waited out.
+    FREE_PLAN_BUSY = (
+        "Free API access is temporarily unavailable due to unusually high network activity. To maintain "
+        "uninterrupted service, we recommend upgrading to a paid plan: https://etherscan.io/apis"
+    )
     INVALID_CONSTRUCTOR_ARGUMENTS = (
         "Invalid constructor arguments provided. Please verify that they are in ABI-encoded format"
     )
@@ -117,28 +140,51 @@ class ExplorerAnswer:
 
     @property
     def reason(self) -> str:
-        return self.result if isinstance(self.result, str) else ""
+        return _text_of(self.status, self.message, self.result)
 
 
-_RATE_LIMIT = re.compile(r"max (calls per sec )?rate limit reached", re.I)
+def _text_of(status: str, message: str, result: object) -> str:
+    """The explorer's words: `result`, or, for an error whose result is null (Blockscout), `message`."""
+    if isinstance(result, str):
+        return result
+    if result is None and str(status) != "1" and str(message).strip().upper() not in ("", "OK", "NOTOK"):
+        return str(message)
+    return ""
+
+
+_RATE_LIMIT = re.compile(
+    r"max (calls per sec )?rate limit reached|^too many requests|free api access is temporarily unavailable", re.I
+)
+_REFUSED = re.compile(r"free api access is not supported|access an api pro endpoint", re.I)
 _PENDING = re.compile(r"^(pending in queue|verification in progress|in progress)", re.I)
 _ALREADY = re.compile(
     r"^(already verified|contract source code already verified|smart-contract already verified)", re.I
 )
-_NOT_FOUND = re.compile(r"unable to locate contractcode|is not a smart contract", re.I)
-_BAD_ENDPOINT = re.compile(r"unsupported chainid|deprecated v1 endpoint", re.I)
+_NOT_FOUND = re.compile(r"unable to locate contractcode|is not a smart[- ]contract", re.I)
+_NOT_VERIFIED = re.compile(r"^(contract source code not verified|smart-contract not found or is not verified)", re.I)
+_BAD_ENDPOINT = re.compile(
+    r"unsupported chainid|deprecated v1 endpoint|^unknown (action|module)$|^params 'module' and 'action' are required", re.I
+)
+
 _INVALID_KEY = re.compile(r"^invalid api ?key|^missing/invalid api key|too many invalid api key", re.I)
+
+
+def is_bad_endpoint(text: str) -> bool:
+    """The request never reached a verifier: wrong URL, chain id parameter, or verification off."""
+    return bool(_BAD_ENDPOINT.search(text or ""))
 
 
 def classify(status: str, message: str, result: object) -> ExplorerAnswer:
     """Turn an envelope into an outcome. status "0" is not failure by itself: real explorers
     answer `Pending in queue` and `Already Verified` with status "0"."""
     status, message = str(status), str(message)
-    text = result.strip() if isinstance(result, str) else ""
+    text = _text_of(status, message, result).strip()
     lower = text.lower()
     error = status != "1"  # a status "1" payload (ABI text, GUID) is never searched for error texts
     if error and _RATE_LIMIT.search(text):
         outcome = Outcome.RATE_LIMITED
+    elif error and _REFUSED.search(text):
+        outcome = Outcome.REFUSED  # final: not retried, and only this target's
     elif error and _INVALID_KEY.search(text):
         # "Too many invalid api key attempts" is a lock-out caused by a bad key: retrying makes it worse.
         outcome = Outcome.INVALID_KEY
@@ -152,13 +198,13 @@ def classify(status: str, message: str, result: object) -> ExplorerAnswer:
         outcome = Outcome.FAILED
     elif lower.startswith("unknown uid"):
         outcome = Outcome.UNKNOWN_GUID
-    elif lower.startswith(Texts.NOT_VERIFIED.lower()):
+    elif _NOT_VERIFIED.match(text):
         outcome = Outcome.NOT_VERIFIED
     elif error and _NOT_FOUND.search(text):
         outcome = Outcome.NOT_FOUND
     elif error and _BAD_ENDPOINT.search(text):
         outcome = Outcome.ERROR  # the request never reached a verifier: wrong URL or chainid
-    elif "is found at" in lower and "successfully updated" in lower:
+    elif ("is found at" in lower or "are found at" in lower) and "successfully updated" in lower:
         outcome = Outcome.VERIFIED
     elif status == "1":
         outcome = Outcome.VERIFIED

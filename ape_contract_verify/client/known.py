@@ -1,0 +1,110 @@
+"""The targets the plugin knows without configuration: Sourcify's public server, Routescan, and
+the Blockscout instances and explorer pages Ape's `evmchains` package lists per chain (offline
+data, imported only when a network's targets are resolved)."""
+
+import functools
+from typing import Any, Optional
+from urllib.parse import urlsplit
+
+SOURCIFY_URL = "https://sourcify.dev/server/"
+# Sourcify's pages for a contract are `<repo>/<chainId>/<address>`, as hardhat-verify 3 links them
+# (its SOURCIFY_REPO_URL; `getContractUrl` there is `${url}/${chainId}/${address}`).
+SOURCIFY_REPO_URL = "https://repo.sourcify.dev"
+BLOCKSCOUT_PRO_URL = "https://api.blockscout.com/v2/api"
+ROUTESCAN_URL = "https://api.routescan.io/v2/network/{network}/evm/{chain_id}/etherscan/api"
+
+# Environment variables read for a known target's key when its config names none.
+BLOCKSCOUT_KEY_ENV = "BLOCKSCOUT_API_KEY"
+ROUTESCAN_KEY_ENV = "ROUTESCAN_API_KEY"
+
+# Calls per second when neither the target nor the top level sets one: Blockscout's free tier
+# allows 5/s per IP (docs.blockscout.com, "PRO API"; runtime.exs API_RATE_LIMIT_BY_IP 300/min),
+# Routescan's 2/s without a key.
+DEFAULT_RATES = {"etherscan": 3.0, "blockscout": 5.0, "routescan": 2.0, "sourcify": 3.0}
+
+# Explorer hosts that are not an Etherscan (their names end in "scan" too).
+_NOT_ETHERSCAN = {"otterscan", "routescan", "subscan", "avascan", "blockscan", "blockscout"}
+
+
+@functools.lru_cache(maxsize=1)
+def _by_chain_id() -> dict[int, dict[str, Any]]:
+    from evmchains import PUBLIC_CHAIN_META
+
+    return {
+        meta["chainId"]: meta
+        for networks in PUBLIC_CHAIN_META.values()
+        for meta in networks.values()
+        if isinstance(meta, dict) and isinstance(meta.get("chainId"), int)
+    }
+
+
+def chain_meta(ecosystem: str, network: str, chain_id: Optional[int] = None) -> Optional[dict[str, Any]]:
+    """evmchains' record of a public chain (by chain id when known), else None."""
+    if chain_id is not None:
+        return _by_chain_id().get(chain_id)
+    from evmchains import PUBLIC_CHAIN_META
+
+    meta = PUBLIC_CHAIN_META.get(ecosystem, {}).get(network)
+    return meta if isinstance(meta, dict) else None
+
+
+def _explorers(meta: Optional[dict[str, Any]]) -> list[dict[str, str]]:
+    return [e for e in (meta or {}).get("explorers") or () if isinstance(e, dict) and e.get("url")]
+
+
+def _host(url: str) -> str:
+    return (urlsplit(url).hostname or "").lower()
+
+
+def _label(url: str) -> str:
+    """The registered name: `basescan` for sepolia.basescan.org."""
+    parts = _host(url).split(".")
+    return parts[-2] if len(parts) >= 2 else parts[0]
+
+
+def blockscout_instance(meta: Optional[dict[str, Any]]) -> Optional[str]:
+    """The pages URL of a Blockscout serving the chain (`https://eth.blockscout.com`), if listed."""
+    candidates = []
+    for entry in _explorers(meta):
+        url = entry["url"].rstrip("/")
+        said = "blockscout" in f"{entry.get('name', '')} {entry.get('icon', '')}".lower()
+        host = _host(url)
+        if "blockscout" in host:
+            candidates.insert(0, url)  # a blockscout.com host is surely one
+        elif said and not _label(url).endswith("scan") and not urlsplit(url).path.strip("/"):
+            candidates.append(url)  # named Blockscout, on the chain's own host (not polygonscan's)
+    return candidates[0] if candidates else None
+
+
+def etherscan_pages(meta: Optional[dict[str, Any]]) -> Optional[str]:
+    """The Etherscan family's pages for the chain (`https://sepolia.basescan.org`), if listed."""
+    for entry in _explorers(meta):
+        label = _label(entry["url"])
+        if label.endswith("scan") and label not in _NOT_ETHERSCAN:
+            return entry["url"].rstrip("/")
+    return None
+
+
+def routescan_pages(meta: Optional[dict[str, Any]]) -> Optional[str]:
+    for entry in _explorers(meta):
+        if entry.get("name", "").lower() == "routescan" or "routescan" in _host(entry["url"]):
+            return entry["url"].rstrip("/")
+    return None
+
+
+def routescan_url(network: str, chain_id: int, meta: Optional[dict[str, Any]] = None) -> str:
+    """Routescan's Etherscan-style API for a chain: its `mainnet` or `testnet` tree."""
+    pages = routescan_pages(meta)
+    test = "testnet" in pages if pages else "mainnet" not in network
+    return ROUTESCAN_URL.format(network="testnet" if test else "mainnet", chain_id=int(chain_id))
+
+
+def is_blockscout_pro(url: str) -> bool:
+    """Blockscout's Pro API (`https://api.blockscout.com/v2/api` or `/<chainId>/api`): needs a key."""
+    host = _host(url)
+    return host == "api.blockscout.com" or (host.startswith("api.") and host.endswith(".blockscout.com"))
+
+
+def pro_chain_param(url: str) -> Optional[str]:
+    """`chain_id` for the Pro API's `/v2/api` form; its `/<chainId>/api` form has it in the path."""
+    return "chain_id" if urlsplit(url).path.rstrip("/").endswith("/v2/api") else None
