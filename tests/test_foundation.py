@@ -102,13 +102,16 @@ def test_plugin_config_section_is_registered(compiled_example):
 
 
 def test_example_config_documents_every_key():
-    from ape_contract_verify.config import ContractVerifyConfig, ExplorerConfig
+    from ape_contract_verify.config import ContractVerifyConfig, ExplorerConfig, TargetConfig
 
     text = (REPO / "ape-config.example.yaml").read_text()
     section = yaml.safe_load(text)["contract_verify"]
     assert set(section) == set(ContractVerifyConfig.model_fields)
     for network in section["explorers"]["ethereum"].values():
-        assert set(network) <= set(ExplorerConfig.model_fields)
+        named = {key for key, value in network.items() if isinstance(value, dict)}  # further targets
+        assert set(network) - named <= set(ExplorerConfig.model_fields)
+        for key in named:
+            assert set(network[key]) <= set(TargetConfig.model_fields), key
     for key in ContractVerifyConfig.model_fields:  # each key carries a comment
         assert re.search(rf"^\s+{key}:.*#", text, re.M) or re.search(
             rf"#.*\n\s+{key}:", text

@@ -108,6 +108,7 @@ class Verification:
         self.project = project
         self.chain = chain_reader
         self.options = options or Options()
+        self.target = target
         self.target_name = getattr(target, "name", "") or ""
         self.sourcify = getattr(target, "kind", "etherscan") == "sourcify"
         if self.sourcify and self.options.code_format != "standard-json":
@@ -304,10 +305,15 @@ class Verification:
         return bool(getattr(record, "verified", False))
 
     def _link(self, address: str) -> Optional[str]:
+        # The target knows its pages (Sourcify's repo has its own form); the embedded explorer's
+        # pages are only known once it runs, as `browser_url`.
+        page = getattr(self.target, "contract_url", None)
+        if callable(page) and getattr(self.target, "browser_url", None):
+            return page(address)
+        if self.browser_url:
+            return f"{self.browser_url}/address/{address}"
         link = getattr(self.client, "link", None)
-        if self.sourcify and callable(link):
-            return link(address)
-        return f"{self.browser_url}/address/{address}" if self.browser_url else None
+        return link(address) if self.sourcify and callable(link) else None
 
 
 # Answers that end a target's submission with a reason of their own, not a verification failure.
