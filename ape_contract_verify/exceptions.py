@@ -74,3 +74,7 @@ class VerificationRejected(ExplorerError):
 
 class VerificationTimeout(ExplorerError):
     """Polling reached its timeout while the answer was still pending."""
+
+
+class ActionNotSupported(ExplorerError):
+    """The target has no such action (e.g. Sourcify has no proxy-link call: it resolves proxies itself)."""

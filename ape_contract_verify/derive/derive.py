@@ -71,6 +71,11 @@ def read_chain(address: str, chain_reader: Any = None) -> OnChain:
     )
 
 
+def _tx_hash(value: Any) -> Optional[str]:
+    text = value if isinstance(value, str) else ("0x" + bytes(value).hex() if value else "")
+    return text if len(text) == 66 and text[:2] == "0x" else None
+
+
 # --- the pre-check -----------------------------------------------------------------------------
 
 
@@ -185,7 +190,9 @@ def derive(
     args = resolve_constructor_args(artifact, constructor_args, derived_args)
 
     def build(candidate: dict) -> VerificationRequest:
-        return build_request(artifact, address, candidate, libraries, args, code_format, license, warnings)
+        request = build_request(artifact, address, candidate, libraries, args, code_format, license, warnings)
+        # Sourcify reads constructor arguments from the creation transaction: tell it which one.
+        return dataclasses.replace(request, creation_tx_hash=_tx_hash(chain_state.tx_hash))
 
     request = build(input_json)
     timings["derive"] = time.perf_counter() - t0

@@ -1,0 +1,509 @@
+"""A client for Sourcify API v2 servers: submit, poll the job, look up verified contracts.
+
+The workflow calls it as it calls `ExplorerClient` (duck-typed): `verify_source_code`, `wait`,
+`get_source_code`, `get_abi`, `verify_proxy`. The request bodies and error codes are
+`protocol/sourcify.py`'s, which the local explorer's Sourcify face answers with too.
+"""
+
+import json
+import logging
+import random
+import re
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional, Union
+from urllib.parse import quote
+
+import requests
+
+from ape_contract_verify.client.etherscan import _RETRYABLE_ERRORS, RetryPolicy, SourceRecord, SubmissionReceipt, _reason_of
+from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
+from ape_contract_verify.exceptions import (
+    ActionNotSupported,
+    BadEndpoint,
+    ContractNotVerified,
+    ExplorerError,
+    ExplorerUnavailable,
+    InvalidRequest,
+    RateLimited,
+    VerificationRejected,
+    VerificationTimeout,
+)
+from ape_contract_verify.protocol import sourcify as rules
+from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
+from ape_contract_verify.protocol.forms import validate_read_form
+from ape_contract_verify.protocol.secrets import ApiKey, redact, register_secret
+from ape_contract_verify.request import Receipt, VerificationRequest
+
+logger = logging.getLogger("ape.contract_verify.client")
+
+
+@dataclass(frozen=True)
+class SourcifyAnswer(ExplorerAnswer):
+    """An ExplorerAnswer with Sourcify's own parts: `contract` (match, creationMatch, runtimeMatch,
+    …) and `error` (customCode, message, the bytecodes for no_match, compiler errors). `status` is
+    the HTTP status, `message` the customCode (or `pending`/`completed`)."""
+
+    contract: dict = field(default_factory=dict)
+    error: dict = field(default_factory=dict)
+
+    @property
+    def custom_code(self) -> str:
+        return str(self.error.get("customCode") or "")
+
+
+@dataclass
+class SourcifyRecord(SourceRecord):
+    """getsourcecode's record, read from `GET v2/contract/{chainId}/{address}?fields=all`."""
+
+    match: Optional[str] = None
+    creation_match: Optional[str] = None
+    runtime_match: Optional[str] = None
+
+
+# -- Vyper's long version ---------------------------------------------------------------------------
+_vyper_lock = threading.Lock()
+_vyper_long: dict[str, str] = {}
+_VYPER_LONG = re.compile(r"([0-9]+\.[0-9]+\.[0-9]+)(?:(?:a|b|rc)[0-9]+)?\+commit\.([0-9a-fA-F]+)")
+# Sourcify fetches `vyper.<long version>.linux` from Vyper's GitHub releases, whose names carry 8
+# hex digits; the PyPI packages of older releases print 7 (0.3.10: 9136169). Their full names:
+_VYPER_RELEASE_COMMITS = {"0.3.3": "48e326f0", "0.3.9": "66b96705", "0.3.10": "91361694", "0.4.0": "e9db8d9f"}
+
+
+def vyper_long_version(compiler_version: str) -> str:
+    """`vyper:0.4.3` -> `0.4.3+commit.bff19ea2`: what `vyper --version` of that installed Vyper
+    prints (the engine finds it: the venv's or a side venv's), with the release's 8-digit commit
+    where the package prints fewer; cached per version."""
+    from ape_contract_verify.engine import compilers, sandbox
+
+    parsed = compilers.parse_compiler_version(compiler_version, "vyper")
+    if parsed.commit:
+        return f"{parsed.version}+commit.{parsed.commit}"
+    with _vyper_lock:
+        if parsed.version in _vyper_long:
+            return _vyper_long[parsed.version]
+    json_command = compilers.vyper_json_command(parsed)  # CompilerNotInstalled names the installed ones
+    if json_command[0].endswith("vyper-json"):
+        command = [str(Path(json_command[0]).with_name("vyper")), "--version"]
+    else:
+        command = [sys.executable, "-m", "vyper", "--version"]
+    try:
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                              preexec_fn=sandbox.preexec(sandbox.limits_for(60)))
+        found = _VYPER_LONG.search(proc.stdout) if proc.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise compilers.CompilerFailed(f"vyper {parsed.version} did not answer --version: {err}") from None
+    if not found or found.group(1) != parsed.version:
+        raise compilers.CompilerFailed(f"vyper {parsed.version} printed no {parsed.version}+commit.<hash> for --version: {proc.stdout.strip()[:100]!r}")
+    long, commit = found.group(0), found.group(2).lower()
+    release = _VYPER_RELEASE_COMMITS.get(parsed.version, "")
+    if len(commit) < 8 and release.startswith(commit):
+        long = f"{parsed.version}+commit.{release}"
+    elif len(commit) < 8:
+        logger.warning("vyper %s prints a %d-digit commit (%s); Sourcify may not find that release", parsed.version, len(commit), long)
+    with _vyper_lock:
+        _vyper_long[parsed.version] = long
+    return long
+
+
+class _Retry(Exception):
+    def __init__(self, reason: str, delay: Optional[float] = None, rate_limited: bool = False, answer=None):
+        self.reason, self.delay, self.rate_limited, self.answer = reason, delay, rate_limited, answer
+        super().__init__(reason)
+
+
+_RATE_CODES = (rules.TOO_MANY_REQUESTS, rules.DUPLICATE_VERIFICATION_REQUEST)
+
+
+class SourcifyClient:
+    """A client for one Sourcify API v2 server (`base_url`, e.g. https://sourcify.dev/server/) and chain.
+
+    - `verify_source_code` POSTs `v2/verify/{chainId}/{address}` and returns a receipt whose
+      `guid` is the verificationId. A 409 `already_verified` (creation and runtime both already
+      `exact_match`) is a success: `guid == ""` and `answer.outcome == ALREADY_VERIFIED`.
+    - `wait` polls `v2/verify/{id}` until `isJobCompleted`; the answer's `match` is `exact_match`
+      or `match`. A `match` (the metadata differs) can be upgraded: submitting the exact
+      standard-json input again ends `exact_match` (a job that would be no better ends
+      `already_verified`). So a caller holding an input that gives an exact match submits again
+      when `answer.match == "match"`; a flattened single-file request gives `match` at best.
+    - 429 `too_many_requests` and `duplicate_verification_request` (the address is being
+      verified) wait (Retry-After when sent) and go on; 5xx and connection errors are retried with
+      backoff; any other 4xx ends the call with Sourcify's own reason, its `customCode`'s outcome
+      in `err.answer.outcome` (e.g. UNSUPPORTED_CHAIN).
+    - An API key, when given, rides in the `Authorization: Bearer` header; it never shows in
+      reprs, logs or errors.
+    """
+
+    kind = "sourcify"
+
+    def __init__(
+        self,
+        base_url: str,
+        chain_id: int,
+        api_key: Union[ApiKey, str, None] = None,
+        calls_per_second: float = 3.0,
+        timeout: Union[float, tuple[float, float]] = (10.0, 30.0),
+        max_retries: int = 5,
+        backoff: float = 1.0,
+        max_backoff: float = 16.0,
+        session: Optional[requests.Session] = None,
+        limiter: Optional[RateLimiter] = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+        rng: Optional[random.Random] = None,
+    ):
+        self.base_url = base_url.rstrip("/") + "/"
+        self.chain_id = int(rules.validate_chain_id(chain_id))
+        self._key = api_key if isinstance(api_key, ApiKey) else (ApiKey(api_key) if api_key else None)
+        if self._key:
+            register_secret(self._key.reveal())
+        self.timeout = timeout
+        self.retry = RetryPolicy(max_retries=max_retries, base_delay=backoff, max_delay=max_backoff)
+        self.session = session or requests.Session()
+        self.limiter = limiter or limiter_for(self.base_url, calls_per_second)
+        self._sleep = sleep
+        self._clock = clock
+        self._rng = rng or random.Random()
+        self._jobs_lock = threading.Lock()
+        self._job_seconds: list[float] = []
+
+    def __repr__(self) -> str:
+        key = repr(self._key) if self._key else "None"
+        return f"SourcifyClient({redact(self.base_url)!r}, chain_id={self.chain_id}, api_key={key})"
+
+    # -- links -------------------------------------------------------------------------------------
+
+    def link(self, address: str) -> str:
+        """The contract's page, as hardhat-verify links it: `{base}repo-ui/{chainId}/{address}`."""
+        return f"{self.base_url}repo-ui/{self.chain_id}/{address}"
+
+    def job_url(self, guid: str) -> str:
+        """The job's page, as Foundry prints it: `{base}verify-ui/jobs/{verificationId}`."""
+        return f"{self.base_url}verify-ui/jobs/{quote(guid, safe='')}"
+
+    # -- submit --------------------------------------------------------------------------------------
+
+    def verify_source_code(self, request: VerificationRequest) -> SubmissionReceipt:
+        """Submit `request`; checked and turned into Sourcify's body before anything is sent."""
+        address = validate_read_form({"address": request.address})
+        long_version = None
+        if rules.is_vyper(request):
+            try:
+                long_version = vyper_long_version(request.compiler_version)
+            except Exception as err:  # the engine's CompilerError: not installed, no answer
+                raise InvalidRequest(
+                    "compilerVersion", f"the commit of {request.compiler_version} is unknown ({err})",
+                    "install that Vyper (Sourcify needs <version>+commit.<hash>)",
+                ) from None
+        body = rules.request_to_body(request, long_version)
+        path = f"v2/verify/{self.chain_id}/{address}"
+        status, data = self._call("POST", path, json_body=body)
+        if status == 202 and isinstance(data, Mapping) and str(data.get("verificationId") or "").strip():
+            guid = str(data["verificationId"]).strip()
+            answer = SourcifyAnswer(Outcome.PENDING, str(status), "pending", guid)
+            logger.info("%s: submitted to Sourcify, job %s", address, guid)
+            return SubmissionReceipt(guid=guid, address=address, proxy=False, answer=answer)
+        answer = self._error_answer(status, data)
+        if answer.outcome == Outcome.ALREADY_VERIFIED:
+            logger.info("%s: %s", address, answer.reason)
+            # 409 only when creation and runtime are both exact_match.
+            answer = SourcifyAnswer(Outcome.ALREADY_VERIFIED, answer.status, answer.message, answer.result,
+                                    match=rules.EXACT_MATCH, error=answer.error)
+            return SubmissionReceipt(guid="", address=address, proxy=False, answer=answer)
+        if status == 202:
+            raise BadEndpoint(f"POST {redact(self.base_url)}{path}: 202 without a verificationId", answer, reason=answer.reason)
+        raise VerificationRejected(f"{address}: {answer.reason}", answer, reason=_reason_of(answer))
+
+    def verify_proxy(self, address: str, expected_implementation: Optional[str] = None) -> SubmissionReceipt:
+        """Sourcify has no proxy-link action: it resolves proxies itself (a lookup with
+        `fields=proxyResolution` shows its finding)."""
+        raise ActionNotSupported(
+            f"{address}: Sourcify has no proxy-link action; it resolves proxies itself when the proxy's "
+            "and the implementation's sources are verified. Verify both contracts there instead"
+        )
+
+    # -- poll ------------------------------------------------------------------------------------------
+
+    def check_verify_status(self, guid: str) -> SourcifyAnswer:
+        """The job's state now; a final one, PENDING, or UNKNOWN_GUID for `job_not_found`."""
+        guid = (guid or "").strip()
+        if not guid:
+            raise InvalidRequest("verificationId", "is empty", "pass the verificationId the submission answered")
+        status, data = self._call("GET", f"v2/verify/{quote(guid, safe='')}")
+        if status == 200 and isinstance(data, Mapping) and "isJobCompleted" in data:
+            return job_answer(data)
+        answer = self._error_answer(status, data)
+        if answer.outcome == Outcome.UNKNOWN_GUID:
+            return answer
+        raise ExplorerError(f"job {guid}: {answer.reason}", answer, reason=_reason_of(answer))
+
+    def wait(
+        self,
+        receipt: Receipt,
+        interval: float = 5.0,
+        timeout: float = 300.0,
+        on_progress: Optional[Callable[[ExplorerAnswer], None]] = None,
+        fresh: bool = True,
+    ) -> ExplorerAnswer:
+        """Poll until the job completes, at most `timeout` seconds. Raises VerificationTimeout.
+        `fresh`: the receipt was just submitted (the first check waits about as long as jobs here
+        take, at most `interval`); False for an id from earlier, checked at once."""
+        answer = getattr(receipt, "answer", None)
+        if not receipt.guid:
+            if answer is not None:
+                return answer
+            raise ExplorerError(f"{receipt.address}: the receipt has no verificationId to poll")
+        started = self._clock()
+        deadline = started + timeout
+        if fresh:
+            typical = self._typical_job_seconds()
+            self._sleep(min(interval if typical is None else min(typical, interval), timeout))
+        last: Optional[ExplorerAnswer] = None
+        checks = 0
+        while True:
+            checks += 1
+            try:
+                last = self.check_verify_status(receipt.guid)
+            except ExplorerUnavailable as err:  # an outage while polling: keep polling until the deadline
+                logger.warning("job %s for %s: %s", receipt.guid, receipt.address, err)
+            else:
+                if on_progress:
+                    on_progress(last)
+                if last.outcome.is_final:
+                    if fresh:
+                        self._learn_job_seconds(self._clock() - started, checks == 1)
+                    return last
+            if self._clock() + interval > deadline:
+                state = redact(last.reason) if last else "no answer"
+                raise VerificationTimeout(
+                    f"{receipt.address}: the Sourcify job is still not completed after {timeout:g}s ({state}); "
+                    f"see {self.job_url(receipt.guid)}",
+                    last,
+                    reason=_reason_of(last),
+                )
+            self._sleep(interval)
+
+    _JOB_SAMPLES = 16
+
+    def _typical_job_seconds(self) -> Optional[float]:
+        with self._jobs_lock:
+            samples = sorted(self._job_seconds)
+        return samples[len(samples) // 2] if samples else None
+
+    def _learn_job_seconds(self, seconds: float, at_first_check: bool) -> None:
+        with self._jobs_lock:  # a job final at its first check counts shorter: the wait shrinks when jobs do
+            self._job_seconds.append(max(0.0, seconds * (0.9 if at_first_check else 1.0)))
+            del self._job_seconds[: -self._JOB_SAMPLES]
+
+    # -- read ----------------------------------------------------------------------------------------
+
+    def lookup(self, address: str, fields: str = "all") -> dict:
+        """`GET v2/contract/{chainId}/{address}?fields=…`: the body, also for an unverified
+        contract (404 with `match: null`)."""
+        address = validate_read_form({"address": address})
+        params = {"fields": fields} if fields else None
+        status, data = self._call("GET", f"v2/contract/{self.chain_id}/{address}", params=params)
+        if status in (200, 404) and isinstance(data, Mapping) and "match" in data:
+            return dict(data)
+        answer = self._error_answer(status, data)
+        raise ExplorerError(f"lookup {address}: {answer.reason}", answer, reason=_reason_of(answer))
+
+    def _verified(self, address: str, fields: str) -> dict:
+        data = self.lookup(address, fields)
+        if not data.get("match"):
+            answer = SourcifyAnswer(Outcome.NOT_VERIFIED, "404", "not verified", f"{address} is not verified on Sourcify", contract=data)
+            raise ContractNotVerified(f"{address}: not verified on Sourcify (chain {self.chain_id})", answer, reason=answer.reason)
+        return data
+
+    def get_abi(self, address: str) -> list:
+        data = self._verified(address, "abi")
+        abi = data.get("abi")
+        if not isinstance(abi, list):
+            raise ExplorerError(f"lookup {address}: the answer has no ABI list")
+        return abi
+
+    def get_source_code(self, address: str) -> SourcifyRecord:
+        """The verified contract as a SourceRecord (standard-json source). Raises ContractNotVerified."""
+        return record_from_lookup(address, self._verified(address, "all"))
+
+    # -- internals ---------------------------------------------------------------------------------------
+
+    def _error_answer(self, status: int, data: Any) -> SourcifyAnswer:
+        if isinstance(data, Mapping) and data.get("customCode"):
+            code = str(data["customCode"])
+            return SourcifyAnswer(rules.outcome_for(code), str(status), code, redact(str(data.get("message") or code)), error=dict(data))
+        outcome = Outcome.NOT_FOUND if status == 404 else Outcome.ERROR
+        return SourcifyAnswer(outcome, str(status), "", f"HTTP {status} without a Sourcify error body; is {redact(self.base_url)} a Sourcify server base URL (e.g. https://sourcify.dev/server/)?")
+
+    def _call(self, method: str, path: str, params: Optional[dict] = None, json_body: Optional[dict] = None) -> tuple[int, Any]:
+        """One call with retries: (HTTP status, parsed JSON) of the first answer that is not a
+        rate limit, a 5xx or a connection fault."""
+        url = self.base_url + path
+        headers = {"Accept": "application/json"}
+        if self._key:
+            headers["Authorization"] = f"Bearer {self._key.reveal()}"
+        last: Optional[_Retry] = None
+        for attempt in range(self.retry.max_retries + 1):
+            if attempt:
+                delay = last.delay if last and last.delay is not None else self.retry.delay(attempt - 1, self._rng)
+                logger.warning("%s %s: %s; retry %d/%d in %.1fs", method, path, last.reason if last else "", attempt, self.retry.max_retries, delay)
+                if last and last.rate_limited and last.answer is not None and last.answer.message == rules.TOO_MANY_REQUESTS:
+                    self.limiter.pause(delay)
+                self._sleep(delay)
+            self.limiter.acquire()
+            try:
+                return self._attempt(method, url, path, params, json_body, headers)
+            except _Retry as retry:
+                last = retry
+        if last and last.rate_limited:
+            raise RateLimited(
+                f"{method} {path}: still refused after {self.retry.max_retries} retries ({last.reason})",
+                last.answer, reason=_reason_of(last.answer),
+            )
+        raise ExplorerUnavailable(
+            f"{method} {redact(url)}: {last.reason if last else 'no answer'} (gave up after {self.retry.max_retries} retries)"
+        )
+
+    def _attempt(self, method, url, path, params, json_body, headers) -> tuple[int, Any]:
+        logger.debug("%s %s", method, redact(url))
+        failure: Optional[Exception] = None  # raised outside the except: requests' errors hold the URL
+        try:
+            response = self.session.request(method, url, params=params, json=json_body, headers=headers, timeout=self.timeout)
+        except _RETRYABLE_ERRORS as err:
+            failure = _Retry(f"{type(err).__name__} talking to {redact(self.base_url)}")
+        except requests.RequestException as err:
+            failure = ExplorerUnavailable(f"{method} {redact(url)}: {type(err).__name__}: {redact(err)}")
+        if failure is not None:
+            raise failure
+        code = response.status_code
+        logger.debug("%s %s -> HTTP %d %s", method, path, code, redact(response.text[:300]))
+        try:
+            data = response.json()
+        except ValueError:
+            data = None
+        if code == 429 or (isinstance(data, Mapping) and data.get("customCode") in _RATE_CODES):
+            answer = self._error_answer(code, data)
+            raise _Retry(f"HTTP {code} {answer.message or ''}: {answer.reason}".strip(), delay=self._retry_after(response), rate_limited=True, answer=answer)
+        if code == 408 or code >= 500:
+            raise _Retry(f"HTTP {code}", delay=self._retry_after(response))
+        if data is None:
+            if code < 400:  # gateways answer HTML pages with 200 during outages
+                raise _Retry(f"HTTP {code} with a body that is not JSON")
+            raise BadEndpoint(
+                f"{method} {redact(url)}: HTTP {code} with a body that is not JSON; is {redact(self.base_url)} "
+                "a Sourcify server base URL (e.g. https://sourcify.dev/server/)?"
+            )
+        return code, data
+
+    def _retry_after(self, response: requests.Response) -> Optional[float]:
+        value = response.headers.get("Retry-After", "")
+        try:
+            return min(self.retry.max_delay, max(0.0, float(value)))
+        except ValueError:
+            return None
+
+
+# -- answers ---------------------------------------------------------------------------------------
+
+
+def _code_length(text: Any) -> int:
+    digits = str(text or "")
+    digits = digits[2:] if digits[:2].lower() == "0x" else digits
+    return len(digits) // 2
+
+
+def _first_difference(a: Any, b: Any) -> Optional[int]:
+    x, y = str(a or "").lower().removeprefix("0x"), str(b or "").lower().removeprefix("0x")
+    for index in range(0, min(len(x), len(y)), 2):
+        if x[index : index + 2] != y[index : index + 2]:
+            return index // 2
+    return None if len(x) == len(y) else min(len(x), len(y)) // 2
+
+
+def failure_reason(error: Mapping) -> str:
+    """Sourcify's message, made readable: compiler errors in solc's words, and for a mismatch the
+    two bytecodes' lengths and where they first differ."""
+    message = str(error.get("message") or error.get("customCode") or "failed")
+    compiler_errors = (error.get("errorData") or {}).get("compilerErrors") if isinstance(error.get("errorData"), Mapping) else None
+    if isinstance(compiler_errors, list) and compiler_errors:
+        texts = [str(e.get("formattedMessage") or e.get("message") or e).strip() for e in compiler_errors if isinstance(e, Mapping) and e.get("severity", "error") == "error"]
+        if texts:
+            message = "Compiler error: " + "; ".join(texts)
+    parts = []
+    for kind, recompiled, onchain in (
+        ("runtime", "recompiledRuntimeCode", "onchainRuntimeCode"),
+        ("creation", "recompiledCreationCode", "onchainCreationCode"),
+    ):
+        if error.get(recompiled) and error.get(onchain):
+            detail = f"{kind} bytecode: on-chain {_code_length(error[onchain])} bytes, recompiled {_code_length(error[recompiled])} bytes"
+            where = _first_difference(error[onchain], error[recompiled])
+            parts.append(detail + (f", first difference at byte {where}" if where is not None else ""))
+    return redact(message + (f" ({'; '.join(parts)})" if parts else ""))
+
+
+def job_answer(data: Mapping) -> SourcifyAnswer:
+    """A job's answer (`GET v2/verify/{id}`, always 200) as an outcome."""
+    contract = dict(data.get("contract") or {})
+    error = dict(data.get("error") or {})
+    if not data.get("isJobCompleted"):
+        return SourcifyAnswer(Outcome.PENDING, "200", "pending", "Pending: the Sourcify job is running", contract=contract)
+    if error:
+        code = str(error.get("customCode") or "")
+        return SourcifyAnswer(rules.outcome_for(code) if code else Outcome.FAILED, "200", code, failure_reason(error),
+                              contract=contract, error=error)
+    match = contract.get("match") or rules.overall_match(contract.get("creationMatch"), contract.get("runtimeMatch"))
+    if not match:
+        return SourcifyAnswer(Outcome.FAILED, "200", "completed", "The Sourcify job completed without a match", contract=contract)
+    kind = "exact match" if match == rules.EXACT_MATCH else "partial match (the metadata differs)"
+    reason = f"Verified: {kind} (creation: {contract.get('creationMatch')}, runtime: {contract.get('runtimeMatch')})"
+    return SourcifyAnswer(Outcome.VERIFIED, "200", "completed", reason, match=match, contract=contract)
+
+
+def record_from_lookup(address: str, data: Mapping) -> SourcifyRecord:
+    """A `fields=all` lookup as the SourceRecord ExplorerClient's readers return."""
+    compilation = data.get("compilation") or {}
+    std_input = data.get("stdJsonInput") or {
+        "language": compilation.get("language", "Solidity"), "sources": data.get("sources") or {},
+        "settings": compilation.get("compilerSettings") or {},
+    }
+    settings = dict(std_input.get("settings") or {})
+    language = str(compilation.get("language") or std_input.get("language") or "Solidity")
+    version = str(compilation.get("compilerVersion") or "")
+    vyper = language.lower() == "vyper"
+    explorer_version = f"vyper:{version.split('+', 1)[0]}" if vyper else (f"v{version}" if version and not version.startswith("v") else version)
+    optimizer = settings.get("optimizer") or {}
+    args = ((data.get("creationBytecode") or {}).get("transformationValues") or {}).get("constructorArguments") or ""
+    proxy = data.get("proxyResolution") or {}
+    implementations = proxy.get("implementations") or []
+    implementation = implementations[0].get("address", "") if implementations and isinstance(implementations[0], Mapping) else ""
+    libraries = settings.get("libraries") or {}
+    flat_libraries = ";".join(f"{n}:{a}" for libs in libraries.values() if isinstance(libs, Mapping) for n, a in libs.items())
+    return SourcifyRecord(
+        address=address,
+        source_code=json.dumps(std_input),
+        abi=json.dumps(data.get("abi") or []),
+        contract_name=str(compilation.get("name") or str(compilation.get("fullyQualifiedName") or "").rsplit(":", 1)[-1]),
+        compiler_version=explorer_version,
+        optimization_used=bool(optimizer.get("enabled")) if not vyper else settings.get("optimize", "gas") != "none",
+        runs=int(optimizer.get("runs") or 0),
+        constructor_arguments=str(args).removeprefix("0x"),
+        evm_version=str(settings.get("evmVersion") or "default"),
+        library=flat_libraries,
+        license_type="",
+        proxy=bool(proxy.get("isProxy")),
+        implementation=str(implementation),
+        swarm_source="",
+        files={path: str((src or {}).get("content", "")) for path, src in (std_input.get("sources") or {}).items()},
+        settings=settings,
+        source_format="standard-json",
+        language="Vyper" if vyper else "Solidity",
+        raw=dict(data),
+        match=data.get("match"),
+        creation_match=data.get("creationMatch"),
+        runtime_match=data.get("runtimeMatch"),
+    )
