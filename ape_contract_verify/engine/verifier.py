@@ -123,10 +123,12 @@ class Verifier:
         # traces, may not find a factory's: it then compares the runtime code alone.
         self.require_creation = require_creation
 
-    def verify(self, request: VerificationRequest, args_from_creation: bool = False) -> VerificationResult:
+    def verify(self, request: VerificationRequest, args_from_creation: bool = False,
+               diagnose_compiles: Optional[int] = None) -> VerificationResult:
         """`args_from_creation`: take the constructor arguments from the creation transaction (as
         Sourcify does: its submissions carry none) instead of comparing the submitted ones; they
-        must still be an ABI encoding of the compiled constructor's inputs."""
+        must still be an ABI encoding of the compiled constructor's inputs. `diagnose_compiles`
+        overrides the Verifier's for this call (0: no search for the differing setting)."""
         result = VerificationResult(
             verified=False,
             match=None,
@@ -139,7 +141,8 @@ class Verifier:
             license_type=request.license_type,
         )
         try:
-            self._verify(request, result, args_from_creation)
+            compiles = self.diagnose_compiles if diagnose_compiles is None else diagnose_compiles
+            self._verify(request, result, args_from_creation, compiles)
         except Failure as failure:
             result.verified, result.match = False, None
             result.failure, result.reason, result.offset = failure.kind, failure.reason, failure.offset
@@ -152,7 +155,8 @@ class Verifier:
 
     # --- steps ----------------------------------------------------------------------------
 
-    def _verify(self, request: VerificationRequest, result: VerificationResult, args_from_creation: bool = False) -> None:
+    def _verify(self, request: VerificationRequest, result: VerificationResult, args_from_creation: bool = False,
+                compiles: Optional[int] = None) -> None:
         address = (request.address or "").strip()
         if not ADDRESS.match(address):
             raise Failure(FailureKind.INVALID_INPUT, f"contractaddress {address!r} is not a 0x-prefixed 20-byte address")
@@ -215,7 +219,8 @@ class Verifier:
                 )
             if args_from_creation:
                 submitted_args = _creation_args(creation.input, evm)
-        self._compare(request, prepared, evm, creation, runtime_on_chain, submitted_args, result)
+        self._compare(request, prepared, evm, creation, runtime_on_chain, submitted_args, result,
+                      self.diagnose_compiles if compiles is None else compiles)
         if args_from_creation and creation is not None and (submitted_args or constructor_inputs(result.abi)):
             _check_encoding(submitted_args, result.abi, creation.tx_hash)  # after the code matched
 
@@ -291,6 +296,7 @@ class Verifier:
         runtime_on_chain: bytes,
         submitted_args: str,
         result: VerificationResult,
+        compiles: int,
     ) -> None:
         def explain() -> tuple[str, str]:
             return diagnose(
@@ -301,7 +307,7 @@ class Verifier:
                 prepared.language,
                 runtime_on_chain,
                 single_file=_format_value(request.code_format) == CodeFormat.SINGLE_FILE.value,
-                compiles=self.diagnose_compiles,
+                compiles=compiles,
                 cache=self.cache,
                 timeout=self.compile_timeout,
             )
