@@ -11,7 +11,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ape_contract_verify.engine.compare import Compiled, Failure, FailureKind, compare, constructor_arguments_reason
+from ape_contract_verify.engine.compare import (
+    Compiled,
+    Failure,
+    FailureKind,
+    abi_type,
+    compare,
+    constructor_arguments_reason,
+    constructor_inputs,
+)
 from ape_contract_verify.engine.compilers import (
     DEFAULT_TIMEOUT,
     CompileCache,
@@ -65,6 +73,15 @@ class VerificationResult:
     factory: bool = False
     offset: Optional[int] = None  # first differing byte, for bytecode failures
     setting: Optional[str] = None  # the input that differs: "optimizer runs", "library", "source", …
+    # What a Sourcify answer shows (hex without 0x; "" when not reached): both sides' code, the
+    # creation's block and sender, and the compiler's metadata JSON text.
+    recompiled_creation: str = ""
+    recompiled_runtime: str = ""
+    onchain_creation: str = ""
+    onchain_runtime: str = ""
+    creation_block: Optional[int] = None
+    deployer: str = ""
+    metadata: str = ""
 
     @property
     def text(self) -> str:
@@ -106,7 +123,12 @@ class Verifier:
         # traces, may not find a factory's: it then compares the runtime code alone.
         self.require_creation = require_creation
 
-    def verify(self, request: VerificationRequest) -> VerificationResult:
+    def verify(self, request: VerificationRequest, args_from_creation: bool = False,
+               diagnose_compiles: Optional[int] = None) -> VerificationResult:
+        """`args_from_creation`: take the constructor arguments from the creation transaction (as
+        Sourcify does: its submissions carry none) instead of comparing the submitted ones; they
+        must still be an ABI encoding of the compiled constructor's inputs. `diagnose_compiles`
+        overrides the Verifier's for this call (0: no search for the differing setting)."""
         result = VerificationResult(
             verified=False,
             match=None,
@@ -119,7 +141,8 @@ class Verifier:
             license_type=request.license_type,
         )
         try:
-            self._verify(request, result)
+            compiles = self.diagnose_compiles if diagnose_compiles is None else diagnose_compiles
+            self._verify(request, result, args_from_creation, compiles)
         except Failure as failure:
             result.verified, result.match = False, None
             result.failure, result.reason, result.offset = failure.kind, failure.reason, failure.offset
@@ -132,13 +155,15 @@ class Verifier:
 
     # --- steps ----------------------------------------------------------------------------
 
-    def _verify(self, request: VerificationRequest, result: VerificationResult) -> None:
+    def _verify(self, request: VerificationRequest, result: VerificationResult, args_from_creation: bool = False,
+                compiles: Optional[int] = None) -> None:
         address = (request.address or "").strip()
         if not ADDRESS.match(address):
             raise Failure(FailureKind.INVALID_INPUT, f"contractaddress {address!r} is not a 0x-prefixed 20-byte address")
         runtime_on_chain = self.chain.get_code(address)
         if not runtime_on_chain:
             raise Failure(FailureKind.NO_CODE, Texts.UNABLE_TO_LOCATE.format(address=address))
+        result.onchain_runtime = runtime_on_chain.hex()
         submitted_args = _clean_hex(request.constructor_arguments, "constructorArguements")
 
         prepared = self._prepare(request)
@@ -163,7 +188,10 @@ class Verifier:
         if not contract:
             raise Failure(FailureKind.CONTRACT_NAME, self._name_reason(prepared))
         result.abi = contract.get("abi") or []
+        result.metadata = contract.get("metadata") or ""
         evm = contract.get("evm") or {}
+        result.recompiled_creation = str((evm.get("bytecode") or {}).get("object") or "").removeprefix("0x")
+        result.recompiled_runtime = str((evm.get("deployedBytecode") or {}).get("object") or "").removeprefix("0x")
         if not (evm.get("bytecode") or {}).get("object"):
             raise Failure(
                 FailureKind.CONTRACT_NAME,
@@ -179,7 +207,22 @@ class Verifier:
             )
         if creation is not None:
             result.creation_tx, result.factory = creation.tx_hash, creation.factory
-        self._compare(request, prepared, evm, creation, runtime_on_chain, submitted_args, result)
+            result.creation_block, result.deployer = creation.block, creation.deployer or ""
+            result.onchain_creation = bytes(creation.input).hex()
+            given = (request.creation_tx_hash or "").lower()
+            if given and given != str(creation.tx_hash).lower():
+                raise Failure(
+                    FailureKind.NO_CREATION,
+                    f"creationTransactionHash {request.creation_tx_hash} did not create {address}: the transaction "
+                    f"that created it is {creation.tx_hash}; send that one (its constructor arguments are the "
+                    "deployment's), or leave creationTransactionHash out",
+                )
+            if args_from_creation:
+                submitted_args = _creation_args(creation.input, evm)
+        self._compare(request, prepared, evm, creation, runtime_on_chain, submitted_args, result,
+                      self.diagnose_compiles if compiles is None else compiles)
+        if args_from_creation and creation is not None and (submitted_args or constructor_inputs(result.abi)):
+            _check_encoding(submitted_args, result.abi, creation.tx_hash)  # after the code matched
 
     def _prepare(self, request: VerificationRequest) -> _Prepared:
         fmt = _format_value(request.code_format)
@@ -253,6 +296,7 @@ class Verifier:
         runtime_on_chain: bytes,
         submitted_args: str,
         result: VerificationResult,
+        compiles: int,
     ) -> None:
         def explain() -> tuple[str, str]:
             return diagnose(
@@ -263,7 +307,7 @@ class Verifier:
                 prepared.language,
                 runtime_on_chain,
                 single_file=_format_value(request.code_format) == CodeFormat.SINGLE_FILE.value,
-                compiles=self.diagnose_compiles,
+                compiles=compiles,
                 cache=self.cache,
                 timeout=self.compile_timeout,
             )
@@ -289,6 +333,36 @@ class Verifier:
 
 
 # --- helpers ----------------------------------------------------------------------------------
+
+
+def _creation_args(creation_input: bytes, evm: dict) -> str:
+    """The creation transaction's input past the compiled creation code (links are placeholders
+    of the same length): the deployment's constructor arguments, hex."""
+    size = len(str((evm.get("bytecode") or {}).get("object") or "").removeprefix("0x")) // 2
+    return bytes(creation_input[size:]).hex() if len(creation_input) >= size else ""
+
+
+def _check_encoding(args: str, abi: list, tx_hash: str) -> None:
+    """Arguments taken from the chain must be what the constructor's ABI encoding produces: the
+    bytes after the code decode as its inputs and encode back to the same bytes. Otherwise no
+    call of this source's constructor could have sent them (wrong contract, or a hand-made input)."""
+    inputs = constructor_inputs(abi)
+    where = f"the creation transaction {tx_hash} carries {len(args) // 2} bytes after the code"
+    if not inputs:  # and there are bytes after the code
+        raise Failure(FailureKind.CONSTRUCTOR_ARGUMENTS,
+                      f"{Texts.CHECK_CONSTRUCTOR_ARGUMENTS} The constructor takes no arguments, but {where}")
+    from eth_abi import decode, encode
+
+    types = [abi_type(item) for item in inputs]
+    signature = f"constructor({','.join(types)})"
+    try:
+        same = encode(types, decode(types, bytes.fromhex(args))).hex() == args
+    except Exception:
+        same = False
+    if not same:
+        raise Failure(FailureKind.CONSTRUCTOR_ARGUMENTS,
+                      f"{Texts.CHECK_CONSTRUCTOR_ARGUMENTS} Constructor arguments are not an ABI encoding of "
+                      f"{signature}: {where}, which do not decode as its inputs and encode back the same")
 
 
 def _format_value(code_format: Any) -> str:

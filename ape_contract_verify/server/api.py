@@ -1,4 +1,5 @@
-"""The local explorer's HTTP face: Etherscan's contract API at `<base>/api`, as a Starlette app.
+"""The local explorer's HTTP face: Etherscan's contract API at `<base>/api`, as a Starlette app
+(with the Sourcify face's routes, `sourcify_face.py`, at the root).
 
 Everything answers HTTP 200 with Etherscan's envelope and texts (`answers.Texts`), errors
 included. Bad input gets status "0" and a text that names the parameter and the fix; an
@@ -272,17 +273,20 @@ def create_app(service: ExplorerService) -> Starlette:
 
     async def not_found(request: Request, exc: Exception) -> Response:
         code = getattr(exc, "status_code", 404)
+        if sourcify_face.is_sourcify_path(request.url.path):
+            return sourcify_face.not_found(request, code)
         if code == 405:
             text = f"Method {request.method} is not supported; use GET or POST on /api."
         else:
             text = f"Not found: {request.url.path}. The API is at /api (module=contract&action=…)."
         return Response(envelope("0", text), status_code=code, media_type="application/json")
 
-    from ape_contract_verify.server import pages
+    from ape_contract_verify.server import pages, sourcify_face
 
     routes = [
         Route("/api", api, methods=["GET", "POST"]),
         Route("/v2/api", api, methods=["GET", "POST"]),
+        *sourcify_face.routes(),  # Sourcify API v2 at the root: /v2/verify, /v2/contract, …
         *pages.routes(),
     ]
     app = Starlette(routes=routes, middleware=[Middleware(CatchAll)], exception_handlers={404: not_found, 405: not_found})

@@ -11,15 +11,19 @@ import hashlib
 import json
 import logging
 import threading
+import time
 from dataclasses import asdict, dataclass, is_dataclass
 from typing import Any, Callable, Optional, Protocol
 
 from ape_contract_verify.evm.chain import ChainError
+from ape_contract_verify.protocol import sourcify as sfy
 from ape_contract_verify.protocol.answers import Texts
+from ape_contract_verify.server import sourcify_results
 from ape_contract_verify.server.store import (
     MAX_INTERRUPTIONS,
     PROXY,
     SOURCE,
+    SOURCIFY,
     ProxyRecord,
     Store,
     Submission,
@@ -34,7 +38,7 @@ logger = logging.getLogger("ape_contract_verify.server")
 class Engine(Protocol):
     """What the workers need from the verification engine (the real one is `RealEngine`)."""
 
-    def verify(self, request: VerificationRequest) -> Any: ...
+    def verify(self, request: VerificationRequest, **options: Any) -> Any: ...
 
     def detect_proxy(self, address: str) -> Any: ...
 
@@ -68,8 +72,8 @@ class RealEngine:
                 self._verifier = Verifier(self.chain, **options)
             return self._verifier
 
-    def verify(self, request: VerificationRequest) -> Any:
-        return self.verifier.verify(request)
+    def verify(self, request: VerificationRequest, **options: Any) -> Any:
+        return self.verifier.verify(request, **options)
 
     def detect_proxy(self, address: str) -> Any:
         from ape_contract_verify.evm.proxies import detect_proxy
@@ -230,7 +234,7 @@ class JobRunner:
 
     def process(self, submission: Submission) -> None:
         try:
-            if submission.kind == SOURCE:
+            if submission.kind in (SOURCE, SOURCIFY):
                 self._verify_source(submission)
             elif submission.kind == PROXY:
                 self._verify_proxy(submission)
@@ -242,6 +246,8 @@ class JobRunner:
             logger.warning("Submission %s failed: %s: %s", submission.guid, type(err).__name__, err)
             if submission.kind == PROXY:
                 text = f"Proxy verification failed: {type(err).__name__}: {err}"
+            elif submission.kind == SOURCIFY:
+                text = sourcify_results.error(sfy.INTERNAL_ERROR, f"The verifier stopped with an error: {type(err).__name__}: {err}")
             else:
                 text = fail_text(f"The verifier stopped with an error: {type(err).__name__}: {err}")
             try:
@@ -261,6 +267,8 @@ class JobRunner:
                 text = Texts.CHAIN_UNREADABLE.format(
                     tries=failures, seconds=self.chain_retry.total(failures - 1), error=_chain_detail(err)
                 )
+                if sub.kind == SOURCIFY:
+                    text = sourcify_results.error(sfy.INTERNAL_ERROR, text)
                 self.store.finish(sub.guid, "0", text)
         except Exception:
             logger.exception("Could not record the chain failure of %s", sub.guid)
@@ -268,6 +276,9 @@ class JobRunner:
     # -- source code -------------------------------------------------------------------------
 
     def _verify_source(self, sub: Submission) -> None:
+        """A source submission of either face; the Sourcify face's takes the constructor arguments
+        from the creation transaction, and its answers are Sourcify's (`sourcify_results`)."""
+        sourcify = sub.kind == SOURCIFY
         request = request_from_payload(sub.payload)
         code = self.engine.get_code(sub.address)
         existing = self.store.get_contract(sub.address)
@@ -275,18 +286,24 @@ class JobRunner:
             self.store.forget_contract(sub.address)  # the chain was reset: the old record is stale
             existing = None
         if existing is not None and existing.match == "full":
-            self.store.finish(sub.guid, "0", Texts.ALREADY_VERIFIED)
+            self._already_verified(sub, sourcify)
             return
-        result = self.engine.verify(request)
+        started = time.monotonic()
+        if sourcify:  # Sourcify answers no_match with both bytecodes; no search for the setting that differs
+            result = self.engine.verify(request, args_from_creation=True, diagnose_compiles=0)
+        else:
+            result = self.engine.verify(request)
+        elapsed_ms = (time.monotonic() - started) * 1000
         if _chain_failed(result):
             raise _ChainDown(getattr(result, "reason", "") or "the chain could not be read")
         if not getattr(result, "verified", False):
-            self.store.finish(sub.guid, "0", fail_text(getattr(result, "reason", "") or ""))
+            text = sourcify_results.failure(result) if sourcify else fail_text(getattr(result, "reason", "") or "")
+            self.store.finish(sub.guid, "0", text)
             return
         match = getattr(result, "match", None) or "full"
         if existing is not None and match != "full":
             # A partial match does not replace an earlier partial one; only a full match upgrades it.
-            self.store.finish(sub.guid, "0", Texts.ALREADY_VERIFIED)
+            self._already_verified(sub, sourcify)
             return
         settings = _plain(getattr(result, "settings", None)) or {}
         settings = settings if isinstance(settings, dict) else {}
@@ -307,8 +324,18 @@ class JobRunner:
             match=match,
             code_hash=code_hash(code),
             guid=sub.guid,
+            details=sourcify_results.details(result),
         )
-        self.store.finish(sub.guid, "1", Texts.PASS, contract=contract)
+        text = sourcify_results.success(match, elapsed_ms) if sourcify else Texts.PASS
+        self.store.finish(sub.guid, "1", text, contract=contract)
+
+    def _already_verified(self, sub: Submission, sourcify: bool) -> None:
+        if sourcify:
+            text = sourcify_results.error(sfy.ALREADY_VERIFIED, f"Contract {checksum(sub.address)} is already verified "
+                                          "with a match at least as good as this submission's.")
+        else:
+            text = Texts.ALREADY_VERIFIED
+        self.store.finish(sub.guid, "0", text)
 
     # -- proxies -------------------------------------------------------------------------------
 

@@ -148,7 +148,8 @@ def _raw_response(status: int, reason: str, text: bytes) -> bytes:
 
 
 class LocalExplorer:
-    """A running explorer: `.base_url` is `http://127.0.0.1:<port>/api`. Use as a context manager."""
+    """A running explorer: `.base_url` is `http://127.0.0.1:<port>/api` (Etherscan's API), `.sourcify_url`
+    `http://127.0.0.1:<port>/` (Sourcify's API v2). Use as a context manager."""
 
     def __init__(
         self,
@@ -199,6 +200,11 @@ class LocalExplorer:
     @property
     def base_url(self) -> str:
         return f"{self.url}/api"
+
+    @property
+    def sourcify_url(self) -> str:
+        """The base URL Sourcify clients take (`forge --verifier sourcify --verifier-url`): it ends with /."""
+        return f"{self.url}/"
 
     @property
     def requires_key(self) -> bool:
@@ -320,6 +326,7 @@ def serve(
     pending = explorer.store.count("pending") + explorer.store.count("running")
     if pending:
         echo(f"{pending} submission(s) from an earlier run are queued again.")
+    echo(f"Sourcify API: {explorer.sourcify_url}")
     echo(f"Base URL: {explorer.base_url}")
     sys.stdout.flush()
     explorer.serve_forever()

@@ -25,6 +25,7 @@ _GUID_ALPHABET = string.ascii_lowercase + string.digits  # within forms' rule: A
 
 SOURCE = "source"
 PROXY = "proxy"
+SOURCIFY = "sourcify"  # a source submission through the Sourcify face: its answer is JSON
 
 PENDING = "pending"
 RUNNING = "running"
@@ -38,6 +39,10 @@ MAX_INTERRUPTIONS = 3
 _QUEUE_COLUMNS = {
     "chain_failures": "INTEGER NOT NULL DEFAULT 0",  # runs that ended because the node could not be read
     "retry_at": "REAL NOT NULL DEFAULT 0",  # not claimed before this time (the backoff after a chain failure)
+}
+# Columns verified contracts gained later, added the same way.
+_CONTRACT_COLUMNS = {
+    "details": "TEXT NOT NULL DEFAULT '{}'",  # what Sourcify lookups show: bytecodes, creation, metadata
 }
 
 _SCHEMA = """
@@ -71,7 +76,8 @@ CREATE TABLE IF NOT EXISTS contracts (
     code_hash             TEXT NOT NULL,
     guid                  TEXT,
     verified_at           REAL NOT NULL,
-    updated_at            REAL NOT NULL
+    updated_at            REAL NOT NULL,
+    details               TEXT NOT NULL DEFAULT '{}'
 );
 CREATE TABLE IF NOT EXISTS proxies (
     address         TEXT PRIMARY KEY,
@@ -134,6 +140,7 @@ class VerifiedContract:
     guid: Optional[str] = None
     verified_at: float = 0.0
     updated_at: float = 0.0
+    details: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -200,7 +207,8 @@ class Store:
             conn = self._conn()
             conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(_SCHEMA)
-            _add_queue_columns(conn)
+            _add_columns(conn, "submissions", _QUEUE_COLUMNS)
+            _add_columns(conn, "contracts", _CONTRACT_COLUMNS)
         except (sqlite3.Error, OSError) as err:
             self.close()
             raise StoreOpenError(self.path, _open_problem(Path(self.path), err)) from None
@@ -238,10 +246,11 @@ class Store:
 
     # -- submissions -------------------------------------------------------------------------
 
-    def add_submission(self, kind: str, address: str, payload: dict[str, Any]) -> str:
+    def add_submission(self, kind: str, address: str, payload: dict[str, Any], new_id: Any = new_guid) -> str:
+        """`new_id()` draws the id (the Sourcify face's are UUIDs)."""
         now = time.time()
         for _ in range(5):
-            guid = new_guid()
+            guid = new_id()
             try:
                 self._write(
                     "INSERT INTO submissions (guid, kind, address, payload, state, created_at, updated_at) "
@@ -356,7 +365,7 @@ class Store:
         conn.execute(
             "INSERT OR REPLACE INTO contracts (address, contract_name, compiler_version, code_format, source_code, "
             "abi, settings, constructor_arguments, libraries, license_type, match, code_hash, guid, verified_at, "
-            "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "updated_at, details) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 c.address.lower(),
                 c.contract_name,
@@ -373,6 +382,7 @@ class Store:
                 c.guid,
                 old["verified_at"] if old else now,
                 now,
+                json.dumps(c.details, sort_keys=True),
             ),
         )
 
@@ -388,12 +398,7 @@ class Store:
 
     def get_contract(self, address: str) -> Optional[VerifiedContract]:
         row = self._conn().execute("SELECT * FROM contracts WHERE address = ?", (address.lower(),)).fetchone()
-        if row is None:
-            return None
-        data = dict(row)
-        data["settings"] = json.loads(data["settings"])
-        data["libraries"] = json.loads(data["libraries"])
-        return VerifiedContract(**data)
+        return _contract(row) if row is not None else None
 
     def get_abi(self, address: str) -> Optional[str]:
         """getabi's hot path: one indexed read of the stored ABI text."""
@@ -421,13 +426,17 @@ class Store:
             "SELECT * FROM contracts" + where + " ORDER BY verified_at DESC, rowid DESC LIMIT ? OFFSET ?",
             (*args, limit, offset),
         ).fetchall()
-        found = []
-        for row in rows:
-            data = dict(row)
-            data["settings"] = json.loads(data["settings"])
-            data["libraries"] = json.loads(data["libraries"])
-            found.append(VerifiedContract(**data))
-        return total, found
+        return total, [_contract(row) for row in rows]
+
+    def match_id(self, address: str) -> Optional[int]:
+        """A contract's place in verification order, from 1: Sourcify's `matchId`. It stays when a
+        match is upgraded (the first verification time is kept)."""
+        row = self._conn().execute(
+            "SELECT (SELECT COUNT(*) FROM contracts o WHERE o.verified_at < c.verified_at "
+            "OR (o.verified_at = c.verified_at AND o.address <= c.address)) FROM contracts c WHERE c.address = ?",
+            (address.lower(),),
+        ).fetchone()
+        return int(row[0]) if row else None
 
     def forget_contract(self, address: str) -> None:
         """Drop a stale record (the chain now has different code at that address)."""
@@ -465,11 +474,18 @@ class Store:
             raise
 
 
-def _add_queue_columns(conn: sqlite3.Connection) -> None:
-    have = {row[1] for row in conn.execute("PRAGMA table_info(submissions)")}
-    for name, declaration in _QUEUE_COLUMNS.items():
+def _add_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str]) -> None:
+    have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+    for name, declaration in columns.items():
         if name not in have:
-            conn.execute(f"ALTER TABLE submissions ADD COLUMN {name} {declaration}")
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {declaration}")
+
+
+def _contract(row: sqlite3.Row) -> VerifiedContract:
+    data = dict(row)
+    for name in ("settings", "libraries", "details"):
+        data[name] = json.loads(data.get(name) or "{}")
+    return VerifiedContract(**data)
 
 
 def _submission(row: sqlite3.Row) -> Submission:

@@ -1,0 +1,348 @@
+"""The local explorer's Sourcify face: Sourcify API v2 (submit, job, lookup) at the server's root,
+beside the Etherscan face at /api, on the same store and the same job queue.
+
+Shapes and status codes are Sourcify 3.12.1's (tests/data and ../shared/spec/sourcify-answers):
+submit 202 `{verificationId}`, 409 `already_verified`, 400 `invalid_parameter`/`unsupported_chain`;
+a job answer is always 200; an unknown job 404 `job_not_found`; a lookup of an unverified
+contract 404 with null matches. Errors carry `customCode`, `message` and `errorId`. An unexpected
+failure answers 503 `internal_error`, never a 500 or a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+from typing import Any, Callable, Optional
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from ape_contract_verify.exceptions import InvalidRequest
+from ape_contract_verify.protocol import forms
+from ape_contract_verify.protocol import sourcify as sfy
+from ape_contract_verify.protocol.values import checksum, hex_to_bytes
+from ape_contract_verify.server import params as p
+from ape_contract_verify.server import sourcify_results
+from ape_contract_verify.server.jobs import code_hash, request_to_payload
+from ape_contract_verify.server.params import BadRequest
+from ape_contract_verify.server.store import DONE, SOURCIFY, VerifiedContract
+
+logger = logging.getLogger("ape_contract_verify.server")
+
+DEFAULT_FIELDS = ("matchId", "creationMatch", "runtimeMatch", "verifiedAt", "match", "chainId", "address")
+# Every field a lookup knows, in Sourcify's order; the ones with parts can be asked for part by part.
+ALL_FIELDS = ("matchId", "creationMatch", "runtimeMatch", "verifiedAt", "creationBytecode", "runtimeBytecode",
+              "deployment", "sources", "compilation", "abi", "metadata", "storageLayout", "transientStorageLayout",
+              "userdoc", "devdoc", "sourceIds", "stdJsonInput", "stdJsonOutput", "signatures", "proxyResolution",
+              "match", "chainId", "address")
+_BYTECODE_PARTS = ("onchainBytecode", "recompiledBytecode", "sourceMap", "linkReferences", "cborAuxdata",
+                   "immutableReferences", "transformations", "transformationValues")
+SUBFIELDS = {
+    "creationBytecode": _BYTECODE_PARTS,
+    "runtimeBytecode": _BYTECODE_PARTS,
+    "deployment": ("transactionHash", "blockNumber", "transactionIndex", "deployer"),
+    "compilation": ("language", "compiler", "compilerVersion", "compilerSettings", "name", "fullyQualifiedName"),
+    "proxyResolution": ("isProxy", "proxyType", "implementations"),
+}
+MAX_LIST = 200
+ROUTES_TEXT = ("POST /v2/verify/{chainId}/{address}, GET /v2/verify/{verificationId}, "
+               "GET /v2/contract/{chainId}/{address}, GET /v2/contracts/{chainId}, GET /chains, GET /health")
+
+
+class _Refusal(Exception):
+    def __init__(self, status: int, code: str, message: str):
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+def error_response(status: int, code: str, message: str) -> Response:
+    return JSONResponse(sfy.error_body(code, message), status_code=status)
+
+
+def iso(timestamp: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(timestamp))
+
+
+def _guarded(handler: Callable) -> Callable:
+    """Every refusal in Sourcify's error shape; an unexpected failure is a 503, never a 500."""
+
+    async def run(request: Request) -> Response:
+        try:
+            return await handler(request.app.state.service, request)
+        except _Refusal as err:
+            return error_response(err.status, err.code, err.message)
+        except InvalidRequest as err:
+            return error_response(400, sfy.INVALID_PARAMETER, str(err))
+        except BadRequest as err:
+            return error_response(400, sfy.INVALID_PARAMETER, str(err))
+        except Exception as err:  # the point of this layer
+            logger.warning("Sourcify request failed: %s: %s", type(err).__name__, err)
+            return error_response(503, sfy.INTERNAL_ERROR,
+                                  f"Internal error while handling the request ({type(err).__name__}: {err}). Nothing was recorded.")
+
+    return run
+
+
+async def _served_chain(service: Any, chain_id: Any) -> str:
+    """The path's chainId, when it is the chain this explorer serves."""
+    chain = sfy.validate_chain_id(chain_id)
+    served = await _chain_id(service)
+    if int(chain) != served:
+        raise _Refusal(400, sfy.UNSUPPORTED_CHAIN, f"Chain {forms.clip(chain)} not found: this explorer serves chain {served}; "
+                                                   f"send requests for chain {served}")
+    return chain
+
+
+async def _chain_id(service: Any) -> int:
+    try:
+        return await run_in_threadpool(service.chain_id)  # read once, then remembered by the service
+    except Exception as err:
+        raise _Refusal(503, sfy.INTERNAL_ERROR, f"The explorer could not read the chain id: {type(err).__name__}: {err}")
+
+
+# -- submit -----------------------------------------------------------------------------------
+
+
+async def submit(service: Any, request: Request) -> Response:
+    chain_text, address = request.path_params["chain_id"], request.path_params["address"]
+    sfy.validate_chain_id(chain_text)
+    forms.validate_address(address, "address")
+    raw = await p.read_body(request, service.max_body)
+    try:
+        body = json.loads(raw.decode("utf-8")) if raw.strip() else None
+    except (UnicodeDecodeError, ValueError) as err:
+        raise InvalidRequest("body", f"is not valid JSON ({err})",
+                             "send a JSON object with stdJsonInput, compilerVersion and contractIdentifier") from None
+    if body is None:
+        raise InvalidRequest("body", "is empty", "send a JSON object with stdJsonInput, compilerVersion and contractIdentifier")
+    verification = await run_in_threadpool(sfy.body_to_request, chain_text, address, body)  # parses the input
+    chain = await _served_chain(service, chain_text)
+    existing = service.store.get_contract(address)
+    if existing is not None and existing.match == "full" and existing.code_hash == code_hash(await _code(service, address)):
+        raise _Refusal(409, sfy.ALREADY_VERIFIED, f"Contract {checksum(address)} on chain {chain} is already verified "
+                                                  "with runtimeMatch and creationMatch both being exact matches.")
+    verification_id = service.store.add_submission(SOURCIFY, address, request_to_payload(verification),
+                                                   new_id=lambda: str(uuid.uuid4()))
+    service.notify()
+    return JSONResponse({"verificationId": verification_id}, status_code=202)
+
+
+async def _code(service: Any, address: str) -> bytes:
+    try:
+        return hex_to_bytes(await run_in_threadpool(service.chain.get_code, address))
+    except Exception as err:
+        raise _Refusal(503, sfy.INTERNAL_ERROR, f"The explorer could not read the chain: {type(err).__name__}: {err}")
+
+
+# -- job --------------------------------------------------------------------------------------
+
+
+async def job(service: Any, request: Request) -> Response:
+    verification_id = request.path_params["verification_id"]
+    submission = service.store.get_submission(verification_id) if len(verification_id) <= 100 else None
+    if submission is None or submission.kind != SOURCIFY:
+        raise _Refusal(404, sfy.JOB_NOT_FOUND, f"No verification job found for id {forms.clip(verification_id)}")
+    done = submission.state == DONE
+    answer: dict[str, Any] = {"isJobCompleted": done, "verificationId": submission.guid,
+                              "jobStartTime": iso(submission.created_at)}
+    contract: dict[str, Any] = {"match": None, "creationMatch": None, "runtimeMatch": None,
+                                "chainId": str(await _chain_id(service)), "address": checksum(submission.address)}
+    error = None
+    if done:
+        answer["jobFinishTime"] = iso(submission.updated_at)
+        recorded = sourcify_results.read(submission.result)
+        if submission.status == "1" and recorded.get("match"):
+            if recorded.get("compilationTime"):
+                answer["compilationTime"] = recorded["compilationTime"]
+            contract.update({key: recorded.get(key) for key in ("match", "creationMatch", "runtimeMatch")})
+            stored = service.store.get_contract(submission.address)
+            if stored is not None:
+                contract["verifiedAt"] = iso(stored.verified_at)
+                contract["matchId"] = str(service.store.match_id(submission.address))
+        else:
+            error = recorded.get("error") or sfy.error_body(sfy.INTERNAL_ERROR, "The job ended without an answer.")
+    answer["contract"] = contract
+    if error is not None:
+        answer["error"] = error
+    return JSONResponse(answer)
+
+
+# -- lookups ----------------------------------------------------------------------------------
+
+
+def _summary(service: Any, contract: VerifiedContract, chain: str) -> dict[str, Any]:
+    level = sourcify_results.LEVELS.get(contract.match, sfy.MATCH)
+    return {"matchId": str(service.store.match_id(contract.address)), "creationMatch": level, "runtimeMatch": level,
+            "verifiedAt": iso(contract.verified_at), "match": level, "chainId": chain, "address": checksum(contract.address)}
+
+
+def requested_fields(query: Any) -> Optional[list[str]]:
+    """The `fields` (or every field but `omit`) a lookup asks for; None for the default ones."""
+    fields, omit = query.get("fields"), query.get("omit")
+    if fields is not None and omit is not None:
+        raise InvalidRequest("fields", "and omit are both given", "use one of them")
+    if fields is None and omit is None:
+        return None
+    names = [name.strip() for name in (fields if fields is not None else omit).split(",") if name.strip()]
+    if fields is not None and names == ["all"]:
+        return list(ALL_FIELDS)
+    for name in names:
+        top, _, part = name.partition(".")
+        if top not in ALL_FIELDS or (part and part not in SUBFIELDS.get(top, ())):
+            known = ", ".join(SUBFIELDS[top]) if part and top in SUBFIELDS else "all, " + ", ".join(ALL_FIELDS)
+            raise InvalidRequest("fields" if fields is not None else "omit", f"names an unknown field {forms.clip(name)!r}",
+                                 f"use one of: {known}")
+    if omit is not None:
+        return [name for name in ALL_FIELDS if name not in names]
+    return names
+
+
+async def lookup(service: Any, request: Request) -> Response:
+    chain_text, address = request.path_params["chain_id"], request.path_params["address"]
+    sfy.validate_chain_id(chain_text)
+    forms.validate_address(address, "address")
+    wanted = requested_fields(request.query_params)
+    chain = await _served_chain(service, chain_text)
+    contract = service.store.get_contract(address)
+    if contract is None:
+        return JSONResponse({"match": None, "creationMatch": None, "runtimeMatch": None, "chainId": chain,
+                             "address": address}, status_code=404)
+    summary = _summary(service, contract, chain)
+    if wanted is None:
+        return JSONResponse(summary)
+    full = {**await run_in_threadpool(_details, service, contract, {w.partition(".")[0] for w in wanted}), **summary}
+    answer: dict[str, Any] = {}
+    for name in wanted:
+        top, _, part = name.partition(".")
+        if part:
+            value = full.get(top) if isinstance(full.get(top), dict) else {}
+            answer.setdefault(top, {})[part] = value.get(part)
+        else:
+            answer[top] = full.get(top)
+    for name in DEFAULT_FIELDS:  # always there, as Sourcify's
+        answer.setdefault(name, summary[name])
+    return JSONResponse(answer)
+
+
+def _details(service: Any, contract: VerifiedContract, tops: set[str]) -> dict[str, Any]:
+    """The fields beyond the summary, from the store (and the chain for the on-chain runtime code
+    and proxies). Fields this explorer does not keep are null (storage layouts, compiler output)."""
+    kept = contract.details or {}
+    std_input = _std_input(contract)
+    settings = {k: v for k, v in (std_input.get("settings") or {}).items() if k != "outputSelection"}
+    args = contract.constructor_arguments or ""
+    metadata = _json(kept.get("metadata"))
+    out: dict[str, Any] = {name: None for name in ALL_FIELDS}
+    out["creationBytecode"] = {**{part: None for part in _BYTECODE_PARTS if part != "immutableReferences"},
+                               "onchainBytecode": _hex(kept.get("onchain_creation")),
+                               "recompiledBytecode": _hex(kept.get("recompiled_creation")),
+                               "transformationValues": {"constructorArguments": "0x" + args} if args else {}}
+    if "runtimeBytecode" in tops:
+        onchain = "0x" + hex_to_bytes(service.chain.get_code(contract.address)).hex()
+        out["runtimeBytecode"] = {**{part: None for part in _BYTECODE_PARTS}, "onchainBytecode": onchain,
+                                  "recompiledBytecode": _hex(kept.get("recompiled_runtime"))}
+    block = kept.get("creation_block")
+    out["deployment"] = {"transactionHash": kept.get("creation_tx"), "blockNumber": None if block is None else str(block),
+                         "transactionIndex": None, "deployer": checksum(kept["deployer"]) if kept.get("deployer") else None}
+    out["sources"] = {path: {"content": (source or {}).get("content", "")} for path, source in (std_input.get("sources") or {}).items()}
+    language = std_input.get("language", "Solidity")
+    path, _, name = contract.contract_name.rpartition(":")
+    if not path:
+        path = next(iter(out["sources"]), f"{name}.sol")
+    out["compilation"] = {"language": language, "compiler": "vyper" if language == "Vyper" else "solc",
+                          "compilerVersion": contract.compiler_version.split(":", 1)[-1].lstrip("v"),
+                          "compilerSettings": settings, "name": name, "fullyQualifiedName": f"{path}:{name}"}
+    out["abi"] = _json(contract.abi) or []
+    out["metadata"] = metadata
+    output = (metadata or {}).get("output") or {}
+    out["userdoc"], out["devdoc"] = output.get("userdoc"), output.get("devdoc")
+    out["stdJsonInput"] = {"language": language, "sources": out["sources"], "settings": settings}
+    if "proxyResolution" in tops:
+        out["proxyResolution"] = _proxy(service, contract.address)
+    return out
+
+
+def _std_input(contract: VerifiedContract) -> dict[str, Any]:
+    if contract.code_format != "solidity-single-file":
+        data = _json(contract.source_code)
+        if isinstance(data, dict) and "sources" in data:
+            return data
+    name = contract.contract_name.rsplit(":", 1)[-1]
+    return {"language": "Solidity", "sources": {f"{name}.sol": {"content": contract.source_code}},
+            "settings": dict(contract.settings or {})}
+
+
+def _proxy(service: Any, address: str) -> dict[str, Any]:
+    from ape_contract_verify.evm.proxies import detect_proxy
+
+    try:
+        info = detect_proxy(service.chain, address)
+    except Exception as err:
+        return {"isProxy": None, "proxyType": None, "implementations": [], "proxyResolutionError": {
+            "customCode": sfy.PROXY_RESOLUTION_ERROR, "message": f"{type(err).__name__}: {err}"}}
+    if info is None or not info.implementation or int(str(info.implementation), 16) == 0:
+        return {"isProxy": False, "proxyType": None, "implementations": []}
+    implementation = service.store.get_contract(info.implementation)
+    entry = {"address": checksum(info.implementation)}
+    if implementation is not None:
+        entry["name"] = implementation.contract_name.rsplit(":", 1)[-1]
+    return {"isProxy": True, "proxyType": str(getattr(info.kind, "value", info.kind)), "implementations": [entry]}
+
+
+def _json(text: Any) -> Any:
+    if not isinstance(text, str) or not text:
+        return text if isinstance(text, (dict, list)) else None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _hex(text: Any) -> Optional[str]:
+    return "0x" + str(text).removeprefix("0x") if text else None
+
+
+async def contracts(service: Any, request: Request) -> Response:
+    chain = await _served_chain(service, request.path_params["chain_id"])
+    limit_text = request.query_params.get("limit", str(MAX_LIST))
+    if not limit_text.isdigit() or not 1 <= int(limit_text) <= MAX_LIST:
+        raise InvalidRequest("limit", f"{forms.clip(limit_text)!r} is not a number from 1 to {MAX_LIST}", f"give 1 to {MAX_LIST}")
+    _, found = service.store.search_contracts(limit=int(limit_text))
+    return JSONResponse({"results": [_summary(service, contract, chain) for contract in found]})
+
+
+async def chains(service: Any, request: Request) -> Response:
+    served = await _chain_id(service)
+    rpc = getattr(service.chain, "safe_url", None)
+    return JSONResponse([{"name": f"Local chain {served}", "chainId": served, "rpc": [rpc] if isinstance(rpc, str) else [],
+                          "supported": True, "etherscanAPI": False}])
+
+
+async def health(service: Any, request: Request) -> Response:
+    return PlainTextResponse("Alive and kicking!")
+
+
+def is_sourcify_path(path: str) -> bool:
+    return path.startswith(("/v2/verify", "/v2/contract", "/chains", "/health"))
+
+
+def not_found(request: Request, status: int) -> Response:
+    if status == 405:
+        return error_response(405, "method_not_allowed", f"{request.method} is not supported on {request.url.path}; "
+                                                         f"the Sourcify API's routes are: {ROUTES_TEXT}")
+    return error_response(404, "route_not_found", f"Not found: {request.url.path}. The Sourcify API's routes are: {ROUTES_TEXT}")
+
+
+def routes() -> list:
+    return [
+        Route("/v2/verify/{chain_id}/{address}", _guarded(submit), methods=["POST"]),
+        Route("/v2/verify/{verification_id}", _guarded(job), methods=["GET"]),
+        Route("/v2/contract/{chain_id}/{address}", _guarded(lookup), methods=["GET"]),
+        Route("/v2/contracts/{chain_id}", _guarded(contracts), methods=["GET"]),
+        Route("/chains", _guarded(chains), methods=["GET"]),
+        Route("/health", _guarded(health), methods=["GET"]),
+    ]

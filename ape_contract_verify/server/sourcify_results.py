@@ -1,0 +1,88 @@
+"""What a job of the Sourcify face records: the engine's result as Sourcify's match fields, or as
+its error (`customCode`, message, both sides' bytecodes), in the JSON text the job answer serves.
+
+The job runner writes these; `sourcify_face` reads them. The rules of the protocol itself
+(codes, error shape, which match is better) are `protocol/sourcify.py`'s.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+from ape_contract_verify.protocol import sourcify as sfy
+
+# The engine's failure kinds (FailureKind values) as Sourcify's customCodes.
+_CODES = {
+    "no code": sfy.CONTRACT_NOT_DEPLOYED,
+    "compiler": sfy.COMPILER_ERROR,
+    "invalid input": sfy.COMPILER_ERROR,
+    "contract name": sfy.CONTRACT_NOT_FOUND_IN_COMPILER_OUTPUT,
+    "creation not found": sfy.CREATION_BYTECODE_MATCH_ERROR,
+    "constructor arguments": sfy.CREATION_BYTECODE_MATCH_ERROR,
+    "compiler version": sfy.NO_MATCH,
+    "library": sfy.NO_MATCH,
+    "bytecode": sfy.NO_MATCH,
+    "chain": sfy.INTERNAL_ERROR,
+}
+# Engine match levels as Sourcify's.
+LEVELS = {"full": sfy.EXACT_MATCH, "partial": sfy.MATCH}
+
+
+def _hex(value: Any) -> Optional[str]:
+    text = str(value or "")
+    return ("0x" + text.removeprefix("0x")) if text else None
+
+
+def details(result: Any) -> dict[str, Any]:
+    """What a verified contract keeps for Sourcify lookups (`creationBytecode`, `deployment`, …)."""
+    keep = ("recompiled_creation", "recompiled_runtime", "onchain_creation", "creation_tx", "creation_block",
+            "deployer", "factory", "metadata")
+    return {name: getattr(result, name, None) for name in keep if getattr(result, name, None) not in (None, "")}
+
+
+def success(match: str, milliseconds: float) -> str:
+    level = LEVELS.get(match, sfy.MATCH)
+    return json.dumps({"creationMatch": level, "runtimeMatch": level, "match": level,
+                       "compilationTime": str(int(milliseconds))})
+
+
+def failure(result: Any) -> str:
+    """A failed verification as Sourcify's job error, with the bytecodes its no_match carries."""
+    kind = str(getattr(getattr(result, "failure", None), "value", getattr(result, "failure", "")) or "")
+    code = _CODES.get(kind, sfy.NO_MATCH)
+    reason = getattr(result, "reason", "") or "The deployed and recompiled bytecode don't match."
+    runtime, onchain_runtime = getattr(result, "recompiled_runtime", ""), getattr(result, "onchain_runtime", "")
+    extra: dict[str, Any] = {}
+    if code == sfy.NO_MATCH and kind == "bytecode" and runtime and onchain_runtime and len(runtime) != len(onchain_runtime):
+        code = sfy.BYTECODE_LENGTH_MISMATCH
+    if code in (sfy.NO_MATCH, sfy.BYTECODE_LENGTH_MISMATCH, sfy.CREATION_BYTECODE_MATCH_ERROR):
+        extra["recompiledCreationCode"] = _hex(getattr(result, "recompiled_creation", ""))
+        extra["recompiledRuntimeCode"] = _hex(runtime)
+        if code != sfy.BYTECODE_LENGTH_MISMATCH:  # as Sourcify: a length mismatch stops before the creation code
+            extra["onchainCreationCode"] = _hex(getattr(result, "onchain_creation", ""))
+    if code != sfy.CONTRACT_NOT_DEPLOYED:
+        extra["onchainRuntimeCode"] = _hex(onchain_runtime)
+        extra["creationTransactionHash"] = getattr(result, "creation_tx", None)
+    if code == sfy.COMPILER_ERROR:
+        extra["errorData"] = {"compilerErrors": [{"component": "general", "formattedMessage": reason, "message": reason,
+                                                  "severity": "error", "type": "CompilerError"}]}
+    extra = {key: value for key, value in extra.items() if value}
+    return json.dumps({"error": sfy.error_body(code, reason, **extra)})
+
+
+def error(code: str, message: str) -> str:
+    """A job that ended without a verification result (already verified, an internal error)."""
+    return json.dumps({"error": sfy.error_body(code, message)})
+
+
+def read(result_text: Optional[str]) -> dict[str, Any]:
+    """A finished job's recorded answer. A plain text (a job ended by the queue itself, e.g.
+    interrupted too often) reads as an internal error with that text."""
+    try:
+        data = json.loads(result_text or "")
+        if isinstance(data, dict):
+            return data
+    except ValueError:
+        pass
+    return {"error": sfy.error_body(sfy.INTERNAL_ERROR, result_text or "The job ended without an answer.")}
