@@ -101,8 +101,10 @@ class VerificationRun:
                 on_done(item, reports)
             return reports
 
-        per_network = max(len(self.targets_of(item.network)) for item, _ in tasks)
-        with ThreadPoolExecutor(max_workers=min(len(tasks), self.workers * per_network), thread_name_prefix="verify") as pool:
+        # `workers` per destination (a target of a network): each has its own limiter and polling,
+        # so one chain's contracts never queue behind another's.
+        destinations = len({id(d) for _, d in tasks})
+        with ThreadPoolExecutor(max_workers=min(len(tasks), self.workers * destinations), thread_name_prefix="verify") as pool:
             return [r for batch in pool.map(one, tasks) for r in batch]
 
     def proxy(self, network: str, address: str, expected_implementation: Optional[str] = None) -> list[Report]:

@@ -1,0 +1,118 @@
+"""Several targets in one run, end to end: the example's deployments (the session's anvil) verified
+by `ape verify` on two fresh local explorers at once, one through its Etherscan-style API and one
+through its Sourcify API v2 face; one of them stopped in the middle; `--target` choosing."""
+
+import shutil
+import threading
+import time
+
+import pytest
+import requests
+
+from support.e2e import as_json, configure, copy_project, submissions, verify_cli
+from support.service import ServerProcess
+
+pytestmark = pytest.mark.e2e
+
+
+def sourcify_base(server: ServerProcess) -> str:
+    line = next(l for l in server.lines if l.startswith("Sourcify API: "))
+    return line.split("Sourcify API: ", 1)[1].strip()
+
+
+@pytest.fixture(scope="module")
+def world(example_on_anvil, tmp_path_factory):
+    """A copy of the deployed example (with the plugin's record of what the deploy made) and two
+    fresh explorers on the same anvil: nothing is verified on either yet."""
+    root = tmp_path_factory.mktemp("targets-e2e")
+    project = copy_project(example_on_anvil.project, root / "example")
+    shutil.copytree(example_on_anvil.project / ".build" / "contract_verify", project / ".build" / "contract_verify")
+    servers = []
+    try:
+        for name in ("etherscan", "sourcify"):
+            server = ServerProcess(example_on_anvil.anvil.url, root / f"{name}.sqlite", use_ape=True)
+            server.db = root / f"{name}.sqlite"
+            servers.append(server)
+        yield project, servers[0], servers[1], example_on_anvil
+    finally:
+        for server in servers:
+            server.stop()
+
+
+def use_targets(project, etherscan: ServerProcess, sourcify: ServerProcess) -> None:
+    configure(project, contract_verify={
+        "auto": False, "max_retries": 1, "poll_interval": 0.5, "calls_per_second": 50,
+        "explorers": {"ethereum": {"local": {"url": etherscan.base_url, "sourcify": {"url": sourcify_base(sourcify)}}}},
+    })
+
+
+def test_verify_all_on_two_targets_with_one_stopped_in_the_middle(world):
+    project, etherscan, sourcify, example = world
+    use_targets(project, etherscan, sourcify)
+    stopped = threading.Event()
+
+    def stop_sourcify_after_its_first_submission():
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not stopped.is_set():
+            try:
+                if submissions(sourcify.db) >= 1:
+                    break
+            except Exception:
+                pass  # the table appears with the first write
+            time.sleep(0.05)
+        sourcify.kill()
+        stopped.set()
+
+    killer = threading.Thread(target=stop_sourcify_after_its_first_submission, daemon=True)
+    killer.start()
+    proc = verify_cli(project, "all", "--json", timeout=600)
+    stopped.set()
+    killer.join(30)
+    document = as_json(proc)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    assert document["ok"] is False
+    rows = document["reports"]
+    by_target: dict = {}
+    for row in rows:
+        by_target.setdefault(row["target"], []).append(row)
+    assert set(by_target) == {"etherscan", "sourcify"}, rows
+    # The Etherscan-style target verified everything, whatever happened to the other.
+    assert [r for r in by_target["etherscan"] if not r["ok"]] == [], by_target["etherscan"]
+    for name in ("Token", "Box", "Vault"):
+        assert example.deployed[name] in {r["address"] for r in by_target["etherscan"] if r["outcome"] == "verified"}
+    # The stopped one: its rows end, each with a reason naming what went wrong.
+    down = [r for r in by_target["sourcify"] if not r["ok"]]
+    assert down, by_target["sourcify"]
+    assert all(r["reason"] for r in down)
+    assert any("connect" in r["reason"].lower() or "refused" in r["reason"].lower() for r in down), down
+    assert all(r["network"] == "ethereum:local" for r in rows)
+    # No proxy links on the Sourcify target: it resolves proxies itself.
+    assert not [r for r in by_target["sourcify"] if r["kind"] == "proxy"]
+    assert [r for r in by_target["etherscan"] if r["kind"] == "proxy"]
+
+
+def test_target_chooses_and_the_sourcify_face_reads_back(world):
+    project, etherscan, _, example = world
+    # A fresh Sourcify-face explorer (the module's other one was stopped).
+    server = ServerProcess(example.anvil.url, project.parent / "sourcify-2.sqlite", use_ape=True)
+    try:
+        use_targets(project, etherscan, server)
+        box = example.deployed["Box"]
+        proc = verify_cli(project, "contract", box, "--target", "sourcify", "--json")
+        document = as_json(proc)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert [(r["target"], r["outcome"], r["match"]) for r in document["reports"]] == [("sourcify", "verified", "full")]
+        chain_id = 31337
+        lookup = requests.get(f"{sourcify_base(server)}v2/contract/{chain_id}/{box}", timeout=30)
+        assert lookup.status_code == 200 and lookup.json()["match"] == "exact_match"
+        # The summary names the target on every row.
+        text = verify_cli(project, "contract", box, "--target", "sourcify")
+        assert text.returncode == 0
+        row = next(line for line in text.stdout.splitlines() if box in line)
+        assert "already verified" in row and "sourcify" in row
+        # An unknown target is bad input: exit 2, the names that exist listed.
+        bad = verify_cli(project, "contract", box, "--target", "nope")
+        assert bad.returncode == 2
+        assert "nope" in bad.stderr and "sourcify" in bad.stderr and "etherscan" in bad.stderr
+    finally:
+        server.stop()
