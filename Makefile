@@ -17,6 +17,9 @@ $(STAMP): pyproject.toml constraints.txt toolchain/package.json toolchain/packag
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test]'
+	@# ape-foundry 0.8.12 (the newest) still pins evm-trace<0.3, which eth-ape 0.8.52 raised to >=0.3;
+	@# it imports nothing of evm-trace, so it is installed beside Ape without its own pins.
+	$(BIN)/python -m pip install --quiet --no-deps -c constraints.txt ape-foundry
 	VENV=$(VENV) bash toolchain/install.sh
 	@# The explorer pages' browser tests drive Debian's Chromium (no browser download).
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }

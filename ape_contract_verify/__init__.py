@@ -36,6 +36,24 @@ def config_class():
     return ContractVerifyConfig
 
 
+# Ape takes the first explorer plugin that names a network, in `get_hookimpls()` order, where pluggy
+# puts `trylast` implementations FIRST (pluggy calls hooks in reverse; Ape reads the list forwards).
+# So `trylast` makes this plugin's explorer Ape's choice even with ape-etherscan installed;
+# `contract_verify.explorer: false` registers none and leaves the networks to the others.
+@plugins.register(plugins.ExplorerPlugin, trylast=True)
+def explorers():
+    from ape_contract_verify.workflow.ape_explorer import ContractVerifyExplorer, plugin_config, registrations
+
+    try:
+        cfg = plugin_config()
+    except Exception:  # a broken ape-config.yaml is reported where it is read, not here
+        cfg = None
+    if cfg is not None and not getattr(cfg, "explorer", True):
+        return
+    for ecosystem, network in registrations(cfg):
+        yield ecosystem, network, ContractVerifyExplorer
+
+
 def _running_ape_run(argv: "list[str] | None" = None) -> bool:
     argv = sys.argv if argv is None else argv
     if not argv or not str(argv[0]).endswith("ape"):

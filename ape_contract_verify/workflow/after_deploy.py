@@ -2,9 +2,9 @@
 
 Ape 0.8 has no deploy event. Every `AccountAPI.deploy` passes its new instance through
 `ContractCache.cache_deployment`, so that one method is wrapped here; nothing else in Ape is
-touched except two things `publish=True` would otherwise break on a dev network (Ape raises
-"Can only publish deployments on a live network" after the deploy, and finds no explorer
-plugin), and the provider context's exit, where the queue is drained while the chain is still
+touched except `DeploymentManager.track`, which `publish=True` would otherwise break on a dev
+network (Ape raises "Can only publish deployments on a live network" after the deploy; the
+publishing itself is the plugin's explorer, `workflow/ape_explorer.py`), and the provider context's exit, where the queue is drained while the chain is still
 connected. The wrappers are installed only inside `ape run` (see `install`), never in `ape test`.
 
 On the script's thread the hook only reads what verification needs from the chain (code,
@@ -34,13 +34,12 @@ def install() -> None:
     if _installed:
         return
     _installed = True
-    from ape.api.networks import NetworkAPI, ProviderContextManager
+    from ape.api.networks import ProviderContextManager
     from ape.managers._contractscache import ContractCache
     from ape.managers.project import DeploymentManager
 
     original_cache = ContractCache.cache_deployment
     original_track = DeploymentManager.track
-    original_publish = NetworkAPI.publish_contract
     original_exit = ProviderContextManager.__exit__
 
     def cache_deployment(self, contract_instance, *args, **kwargs):
@@ -58,11 +57,6 @@ def install() -> None:
             return None  # the plugin records and verifies it; Ape would raise on a dev network
         return original_track(self, contract, allow_dev=allow_dev)
 
-    def publish_contract(self, address):
-        if current_queue() is not None and (self.is_dev or self.name == "local"):
-            return None  # already queued by the deploy hook
-        return original_publish(self, address)
-
     def exit_provider(self, exception, *args, **kwargs):
         queue = _queue
         failed = []
@@ -75,7 +69,6 @@ def install() -> None:
 
     ContractCache.cache_deployment = cache_deployment
     DeploymentManager.track = track
-    NetworkAPI.publish_contract = publish_contract
     ProviderContextManager.__exit__ = exit_provider
 
 

@@ -1,0 +1,382 @@
+"""Ape's `ExplorerAPI` for this plugin: `Contract(address)`, links and `publish=True` go through
+the plugin's targets (Etherscan V2, configured explorers, the local explorer).
+
+Ape asks `network.explorer` and takes the first registered explorer plugin for the network (see
+`registrations`, which `__init__.py` yields). On a local network with no explorer URL configured the
+explorer is the embedded one: one per process and chain, started by the first `publish_contract`
+or link, kept until the process ends, so what a script verified is what `Contract(address)` finds.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import threading
+from collections.abc import Iterator
+from typing import Any, Optional
+
+from ape.api.explorers import ExplorerAPI
+
+logger = logging.getLogger("ape_contract_verify")
+
+# Browser hosts of Etherscan's chains (the V2 API has one host; its pages have one per chain).
+ETHERSCAN_BROWSERS: dict[int, str] = {
+    1: "https://etherscan.io",
+    11155111: "https://sepolia.etherscan.io",
+    17000: "https://holesky.etherscan.io",
+    560048: "https://hoodi.etherscan.io",
+    10: "https://optimistic.etherscan.io",
+    11155420: "https://sepolia-optimism.etherscan.io",
+    42161: "https://arbiscan.io",
+    421614: "https://sepolia.arbiscan.io",
+    8453: "https://basescan.org",
+    84532: "https://sepolia.basescan.org",
+    137: "https://polygonscan.com",
+    80002: "https://amoy.polygonscan.com",
+    56: "https://bscscan.com",
+    97: "https://testnet.bscscan.com",
+    59144: "https://lineascan.build",
+    534352: "https://scrollscan.com",
+    81457: "https://blastscan.io",
+    100: "https://gnosisscan.io",
+    43114: "https://snowscan.xyz",
+}
+
+
+def registrations(cfg: Any) -> Iterator[tuple[str, str]]:
+    """(ecosystem, network) pairs this explorer serves: Etherscan V2's chains and their forks, the
+    local network of each of those ecosystems, and every network configured under `explorers`."""
+    from ape_contract_verify.client.targets import ETHERSCAN_V2_CHAINS
+
+    seen: set[tuple[str, str]] = set()
+    pairs: list[tuple[str, str]] = [("ethereum", "local")]
+    for choice in ETHERSCAN_V2_CHAINS.values():
+        ecosystem, network = choice.split(":", 1)
+        pairs += [(ecosystem, network), (ecosystem, f"{network}-fork"), (ecosystem, "local")]
+    for ecosystem, networks in (getattr(cfg, "explorers", None) or {}).items():
+        pairs += [(ecosystem, network) for network in networks]
+    for pair in pairs:
+        if pair not in seen:
+            seen.add(pair)
+            yield pair
+
+
+def plugin_config() -> Any:
+    from ape.utils.basemodel import ManagerAccessMixin
+
+    return ManagerAccessMixin.config_manager.get_config("contract_verify")
+
+
+class ContractVerifyExplorer(ExplorerAPI):
+    """Reads from the first target that has a contract; publishes through `Verification`."""
+
+    @classmethod
+    def supports_chain(cls, chain_id: int) -> bool:
+        """Ad-hoc networks (Ape knows only their chain id): the chains Etherscan V2 serves."""
+        from ape_contract_verify.client.targets import ETHERSCAN_V2_CHAINS
+
+        return int(chain_id) in ETHERSCAN_V2_CHAINS
+
+    # -- where to ask -------------------------------------------------------------------------
+
+    @property
+    def _cfg(self) -> Any:
+        return self.config_manager.get_config("contract_verify")
+
+    def _chain_id(self) -> Optional[int]:
+        provider = self.network_manager.active_provider
+        if provider is not None and provider.network is self.network:
+            try:
+                return int(self.chain_manager.chain_id)
+            except Exception:  # a provider not connected yet: names decide
+                return None
+        return None
+
+    def _targets(self) -> list:
+        """This network's targets; a fork also reads from the network it forks (after its own)."""
+        from ape_contract_verify.client.targets import resolve_targets
+        from ape_contract_verify.exceptions import ContractVerifyError
+
+        ecosystem, network = self.network.ecosystem.name, self.network.name
+        names = [network] + ([network.removesuffix("-fork")] if network.endswith("-fork") else [])
+        found = []
+        for name in names:
+            try:
+                found += resolve_targets(ecosystem, name, self._chain_id() if name == network else None, config=self._cfg)
+            except ContractVerifyError as err:
+                logger.info("contract_verify: %s:%s: %s", ecosystem, name, err)
+        return found
+
+    def _client(self, target: Any, start: bool) -> tuple[Any, Optional[str]]:
+        """(client, browser URL) for a target; the embedded explorer only if running or `start`."""
+        if not target.is_local:
+            return target.client(max_retries=min(self._cfg.max_retries, 1)), _browser(target)
+        embedded = _embedded(self.provider, start)
+        if embedded is None:
+            return None, None
+        from ape_contract_verify.client.etherscan import ExplorerClient
+
+        return ExplorerClient(embedded.base_url, calls_per_second=200.0, not_indexed_timeout=0, max_retries=0), embedded.url
+
+    def _first_with(self, fn) -> Any:
+        for target in self._targets():
+            try:
+                client, browser = self._client(target, start=False)
+                if client is not None and (result := fn(client, browser)) is not None:
+                    return result
+            except Exception as err:  # one line, then the next target: never a traceback in Ape
+                logger.warning("contract_verify: %s: %s", target.url or "local explorer", _one_line(err))
+        return None
+
+    # -- ExplorerAPI ---------------------------------------------------------------------------
+
+    def get_address_url(self, address: Any) -> str:
+        return f"{base}/address/{address}" if (base := self._browser()) else ""
+
+    def get_transaction_url(self, transaction_hash: str) -> str:
+        # The local explorer has address pages only: no transaction link rather than a dead one.
+        base = self._browser()
+        return f"{base}/tx/{transaction_hash}" if base and not self._is_ours(base) else ""
+
+    def _browser(self) -> Optional[str]:
+        for target in self._targets():
+            if not target.is_local:
+                if browser := _browser(target):
+                    return browser.rstrip("/")
+                continue
+            try:
+                embedded = _embedded(self.provider, start=True)
+            except Exception as err:
+                logger.warning("contract_verify: local explorer: %s", _one_line(err))
+                continue
+            if embedded is not None:
+                return embedded.url
+        return None
+
+    def _is_ours(self, base: str) -> bool:
+        from ape_contract_verify.client.targets import loopback_pages
+
+        return any((t.is_local or loopback_pages(t.url) == base) for t in self._targets())
+
+    def get_contract_type(self, address: Any) -> Any:
+        """The verified type at `address`; for a proxy Ape did not recognise, its implementation's."""
+        from ape_contract_verify.protocol.values import checksum
+
+        address = checksum(str(address))
+        own = self._verified_type(address)
+        if (target := self._ape_proxy_target(address)) is not None:
+            # Ape asks for the implementation itself and appends the proxy's ABI to it, unfiltered;
+            # an explorer that serves the implementation's source for a proxy (a clone's similar
+            # match) would give every function twice. So: only what the implementation lacks.
+            implementation = self.chain_manager.contracts.contract_types[target] or self._verified_type(target)
+            return _without(own, implementation)
+        implementation = self._implementation(address)
+        if implementation is not None:
+            found = self._verified_type(implementation)
+            if found is not None:
+                return _with_extras(found, own)
+        return own
+
+    def _verified_type(self, address: str) -> Any:
+        return self._first_with(lambda client, _: _record_type(_source_or_none(client, address)))
+
+    def _ape_proxy_target(self, address: str) -> Optional[str]:
+        """The implementation Ape found behind `address` before asking the explorer, if any."""
+        try:
+            entry = self.chain_manager.contracts.proxy_infos.get_entry(address)
+        except Exception:
+            return None
+        return entry.value.target if entry.exists and entry.value is not None else None
+
+    def _implementation(self, address: str) -> Optional[str]:
+        from ape_contract_verify.evm.chain import ApeProviderChain
+        from ape_contract_verify.evm.proxies import detect_proxy
+        from ape_contract_verify.protocol.values import checksum
+
+        if self.network_manager.active_provider is None:
+            return None
+        try:
+            proxy = detect_proxy(ApeProviderChain(self.provider), address)
+        except Exception as err:
+            logger.info("contract_verify: proxy detection at %s: %s", address, _one_line(err))
+            return None
+        return checksum(proxy.implementation) if proxy else None
+
+    def get_manifest(self, address: Any) -> Any:
+        """The verified sources and compiler settings at `address`, as an ethpm PackageManifest."""
+        from ape_contract_verify.protocol.values import checksum
+
+        return self._first_with(lambda client, _: _record_manifest(_source_or_none(client, checksum(str(address)))))
+
+    def publish_contract(self, address: Any) -> list:
+        """Verify `address` on every target of the network, as `ape verify contract ADDRESS` does,
+        and print the same summary table. Raises ContractVerifyError when one did not verify."""
+        import click
+        from ape import project
+
+        from ape_contract_verify.evm.chain import ApeProviderChain
+        from ape_contract_verify.exceptions import ContractVerifyError
+        from ape_contract_verify.protocol.values import checksum
+        from ape_contract_verify.workflow import after_deploy
+        from ape_contract_verify.workflow.verification import Options, Verification, summary_table
+
+        address = checksum(str(address))
+        queue = getattr(after_deploy, "_queue", None)  # only a queue that exists: never start one here
+        if queue is not None and getattr(queue, "active", False):
+            logger.info("contract_verify: %s is verified by the deploy hook (contract_verify.auto)", address)
+            return []
+        cfg = self._cfg
+        targets = self._targets()
+        if not targets:
+            raise ContractVerifyError(
+                f"No explorer for {self.network.ecosystem.name}:{self.network.name}: set "
+                f"contract_verify.explorers.{self.network.ecosystem.name}.{self.network.name}.url"
+            )
+        reports: list = []
+        for target in targets:
+            client, browser = self._client(target, start=True)
+            options = Options(
+                code_format=cfg.codeformat.value,
+                check=cfg.check,
+                license=cfg.license,
+                poll_interval=min(cfg.poll_interval, 0.5) if target.is_local or browser else cfg.poll_interval,
+                timeout=cfg.timeout,
+            )
+            chain = ApeProviderChain(self.provider)
+            reports += Verification(client, project, chain, options, browser_url=browser).contract(address)
+        click.echo(summary_table(reports))
+        failed = [r for r in reports if not r.ok]
+        if failed or not reports:
+            reason = "; ".join(f"{r.contract}: {r.outcome}: {r.reason}" for r in failed) or "nothing was submitted"
+            raise ContractVerifyError(f"{address} was not verified: {reason}")
+        return reports
+
+
+# -- records to ethpm types ---------------------------------------------------------------------
+
+
+def _source_or_none(client: Any, address: str) -> Any:
+    from ape_contract_verify.exceptions import ContractNotVerified
+
+    try:
+        record = client.get_source_code(address)
+    except ContractNotVerified:
+        return None
+    return record if record.verified else None
+
+
+def _names(record: Any) -> tuple[str, str]:
+    """(contract name, source id) from getsourcecode's ContractName (`path:Name` or `Name`)."""
+    from ape_contract_verify.client.etherscan import unpack_source
+
+    path, _, name = record.contract_name.rpartition(":")
+    if path:
+        return name, path
+    _, files, _ = unpack_source(record)
+    suffix = ".vy" if record.language.lower().startswith("vyper") else ".sol"
+    for source_id, text in files.items():
+        if f"contract {name}" in text or len(files) == 1:
+            return name, source_id
+    return name, f"{name}{suffix}"
+
+
+def _record_type(record: Any) -> Any:
+    if record is None:
+        return None
+    from ethpm_types import ContractType
+
+    name, source_id = _names(record)
+    return ContractType.model_validate({"contractName": name, "sourceId": source_id, "abi": record.abi_list})
+
+
+def _record_manifest(record: Any) -> Any:
+    if record is None:
+        return None
+    from ethpm_types import Compiler, PackageManifest
+    from ethpm_types.source import Source
+
+    from ape_contract_verify.client.etherscan import unpack_source
+
+    name, source_id = _names(record)
+    _, files, settings = unpack_source(record)
+    compiler = Compiler(
+        name=record.language or "Solidity",
+        version=record.compiler_version.removeprefix("v").removeprefix("vyper:"),
+        settings=settings,
+        contractTypes=[name],
+    )
+    contract_type = _record_type(record)
+    return PackageManifest(
+        compilers=[compiler],
+        sources={sid: Source(content=text) for sid, text in (files or {source_id: record.source_code}).items()},
+        contractTypes={name: contract_type},
+    )
+
+
+def _with_extras(implementation: Any, own: Any) -> Any:
+    """The implementation's type plus the proxy's own functions, events and errors it lacks."""
+    if own is None:
+        return implementation
+    merged = implementation.model_copy(deep=True)
+    have = {abi.signature for abi in merged.abi if hasattr(abi, "signature")}
+    merged.abi.extend(
+        abi for abi in own.abi if abi.type in ("function", "event", "error") and abi.signature not in have
+    )
+    return merged
+
+
+def _without(own: Any, implementation: Any) -> Any:
+    if own is None or implementation is None:
+        return own
+    have = {abi.signature for abi in implementation.abi if hasattr(abi, "signature")}
+    kept = own.model_copy(deep=True)
+    kept.abi = [abi for abi in kept.abi if getattr(abi, "signature", None) not in have]
+    return kept
+
+
+def _browser(target: Any) -> Optional[str]:
+    if target.browser_url:
+        return target.browser_url
+    from ape_contract_verify.client.targets import is_etherscan_v2
+
+    return ETHERSCAN_BROWSERS.get(target.chain_id or -1) if target.url and is_etherscan_v2(target.url) else None
+
+
+def _one_line(err: BaseException) -> str:
+    from ape_contract_verify.protocol.secrets import redact
+
+    text = " ".join(str(err).split()) or type(err).__name__
+    return redact(text[:300])
+
+
+# -- the embedded explorer of this process ------------------------------------------------------
+
+_embedded_lock = threading.Lock()
+_embedded_by_chain: dict[Any, Any] = {}
+
+
+def _embedded(provider: Any, start: bool) -> Any:
+    """This process's embedded explorer for the provider's chain (started if `start`)."""
+    key = (id(provider), getattr(provider, "chain_id", None))
+    with _embedded_lock:
+        explorer = _embedded_by_chain.get(key)
+        if explorer is None and start:
+            from ape_contract_verify.evm.chain import ApeProviderChain
+            from ape_contract_verify.server.runner import start_embedded
+
+            explorer = start_embedded(ApeProviderChain(provider))
+            if not _embedded_by_chain:
+                atexit.register(_stop_embedded)
+            _embedded_by_chain[key] = explorer
+        return explorer
+
+
+def _stop_embedded() -> None:
+    with _embedded_lock:
+        explorers = list(_embedded_by_chain.values())
+        _embedded_by_chain.clear()
+    for explorer in explorers:
+        try:
+            explorer.stop()
+        except Exception:  # at exit: nothing left to tell
+            pass
