@@ -4,7 +4,6 @@ Ape imports every installed plugin on every command, so this module only registe
 everything heavy is imported inside the hooks or on first use of a public name.
 """
 
-import sys
 import warnings
 from importlib import import_module
 from typing import Any
@@ -29,10 +28,11 @@ _PUBLIC = {
 def config_class():
     from ape_contract_verify.config import ContractVerifyConfig
 
-    if _running_ape_run():  # verification after deploy lives only in `ape run`, never `ape test`
-        from ape_contract_verify.workflow.after_deploy import install
+    from ape_contract_verify.workflow.after_deploy import install
 
-        install()
+    # In every command: the wrappers decide at each deploy whether it is inside `ape run`
+    # (or `auto: always`), so no command line is read; installing imports nothing of Ape.
+    install()
     return ContractVerifyConfig
 
 
@@ -52,14 +52,6 @@ def explorers():
         return
     for ecosystem, network in registrations(cfg):
         yield ecosystem, network, ContractVerifyExplorer
-
-
-def _running_ape_run(argv: "list[str] | None" = None) -> bool:
-    argv = sys.argv if argv is None else argv
-    if not argv or not str(argv[0]).endswith("ape"):
-        return False
-    words = [a for a in argv[1:] if not a.startswith("-")]
-    return bool(words) and words[0] == "run"
 
 
 def __getattr__(name: str) -> Any:

@@ -132,7 +132,9 @@ def _add_network(run: Any, explorer: Any, provider: Any) -> str:
 @click.option("--flatten", is_flag=True, help="Submit one flattened file instead of standard-json input.")
 @click.option("--no-check", is_flag=True, help="Skip the local pre-check (recompile and compare with the chain).")
 @click.option("--force", is_flag=True, help="Submit even if the explorer already has the source.")
-def contract(cli_ctx, explorer, as_json, name_or_address, address, constructor_args, flatten, no_check, force):
+@click.option("--dry-run", is_flag=True, help="Derive and pre-check, print what each target would get, send nothing.")
+@click.option("--out", default=None, type=click.Path(file_okay=False, writable=True), help="With --dry-run: write the exact request bodies here.")
+def contract(cli_ctx, explorer, as_json, name_or_address, address, constructor_args, flatten, no_check, force, dry_run, out):
     """Verify NAME at ADDRESS, NAME's recorded deployments, or the contract at ADDRESS (its type
     found by matching bytecode against the project's and its dependencies' artifacts). Proxies
     are verified with their implementation, then linked."""
@@ -152,12 +154,17 @@ def contract(cli_ctx, explorer, as_json, name_or_address, address, constructor_a
     with _quiet_stdout(as_json), _connected(explorer) as provider_ctx:
         provider = getattr(provider_ctx, "provider", None) or provider_ctx
         if targets is None:
-            targets = [(name, a) for a in _recorded_deployments(name)]
+            targets = [(name, a) for _, a in _records(name).deployments]
             if not targets:
                 raise click.UsageError(
                     f"No recorded deployment of {name} on {ecosystem}:{network}. "
                     f"Give its address: `ape verify contract {name} 0x…`"
                 )
+        if dry_run:
+            from ape_contract_verify.workflow.dry_run import dry_run as run_dry
+
+            code_format = "flatten" if flatten else None
+            sys.exit(run_dry(explorer, provider, targets, constructor_args, out, code_format, not no_check, echo=click.echo))
         try:
             with _run(
                 as_json, code_format="flatten" if flatten else None, check=False if no_check else None, force=force
@@ -201,32 +208,24 @@ def _client_options() -> dict:
     return {"max_retries": config.get_config("contract_verify").max_retries}
 
 
-def _ape_records(contract_type: Any) -> list[str]:
-    """Ape's own deployment records of a contract type on the connected network: the
-    `deployments:` section of ape-config.yaml and the maps Ape keeps for live networks."""
-    from ape import chain
-    from ape.contracts import ContractContainer
-
-    return [str(c.address) for c in chain.contracts.get_deployments(ContractContainer(contract_type))]
-
-
-def _recorded_deployments(name: str) -> list[str]:
-    """Addresses of NAME that Ape recorded on the connected network, plus the plugin's own ledger."""
+def _records(name: Optional[str] = None) -> Any:
+    """The recorded deployments on the connected network (see workflow/records.py); records that
+    could not be read are warned about, and an unknown NAME is a usage error."""
     from ape import chain, project
 
-    from ape_contract_verify.derive.artifacts import find_artifact
     from ape_contract_verify.exceptions import ContractVerifyError
-    from ape_contract_verify.workflow.ledger import Ledger
+    from ape_contract_verify.workflow.records import recorded_deployments
 
     try:
-        artifact = find_artifact(name, project)
+        records = recorded_deployments(project, chain.chain_id, name)
     except ContractVerifyError as err:  # an unknown name is not "no deployments"
         raise click.UsageError(str(err)) from None
-    addresses = _ape_records(artifact.contract_type)
-    for entry in Ledger.for_chain(project, chain.chain_id).entries():
-        if entry["contract"] in (name,) and entry["address"] not in addresses:
-            addresses.append(entry["address"])
-    return addresses
+    for problem in records.problems:
+        click.echo(f"WARNING: {problem}", err=True)
+    if not records.deployments and records.problems:
+        raise click.UsageError("no deployment could be read from the records (see the warnings above); "
+                               "give an address: `ape verify contract NAME 0x…`")
+    return records
 
 
 @click.command("all", short_help="Verify every recorded deployment of the project on a network")
@@ -260,12 +259,7 @@ def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, repo
                 provider_ctx = stack.enter_context(_connected(choice))
                 provider = getattr(provider_ctx, "provider", None) or provider_ctx
                 ledger = Ledger.for_chain(project, chain.chain_id)
-                todo = [(e["contract"], e["address"]) for e in ledger.entries()]
-                known = {a.lower() for _, a in todo}
-                for name, address in _ape_deployments():
-                    if address.lower() not in known:
-                        todo.append((name, address))
-                        known.add(address.lower())
+                todo = _records().deployments
                 if not todo:
                     raise click.UsageError(
                         f"No recorded deployments on {ecosystem}:{network}. Deploy with `ape run` "
@@ -292,22 +286,11 @@ def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, repo
 def _record(ledger: Any, name: str, item: Any, reports: list) -> None:
     """The ledger keeps each target's ending per address (the explorer, not the ledger, says what is
     verified: the ledger may speak of another explorer)."""
+    from ape_contract_verify.exceptions import ContractVerifyError
     from ape_contract_verify.workflow.verification import outcome_for
 
     if (report := outcome_for(item.address, reports)) is not None:
-        ledger.record_target(name, item.address, report.target, str(report.outcome), report.reason)
-
-
-def _ape_deployments() -> list[tuple[str, str]]:
-    """What Ape itself recorded on the connected network, for every contract type of the project."""
-    from ape import project
-
-    from ape_contract_verify.derive.artifacts import iter_artifacts
-
-    found = []
-    for artifact in iter_artifacts(project, include_dependencies=False):
         try:
-            found += [(artifact.label, address) for address in _ape_records(artifact.contract_type)]
-        except Exception as err:  # say so: an unreadable record is not an empty one
-            click.echo(f"WARNING: could not read Ape's deployment records of {artifact.label}: {err}", err=True)
-    return found
+            ledger.record_target(name, item.address, report.target, str(report.outcome), report.reason)
+        except ContractVerifyError as err:  # already warned about; the verification stands
+            click.echo(f"WARNING: {err}", err=True)

@@ -1,282 +1,372 @@
-"""Verification after deploy, for `ape run` with `contract_verify.auto: true`.
+"""Verification after deploy: the deploy hook and queue of `ape run`.
 
 Ape 0.8 has no deploy event. Every `AccountAPI.deploy` passes its new instance through
 `ContractCache.cache_deployment`, so that one method is wrapped here; nothing else in Ape is
 touched except `DeploymentManager.track`, which `publish=True` would otherwise break on a dev
-network (Ape raises "Can only publish deployments on a live network" after the deploy; the
-publishing itself is the plugin's explorer, `workflow/ape_explorer.py`), and the provider context's exit, where the queue is drained while the chain is still
-connected. The wrappers are installed only inside `ape run` (see `install`), never in `ape test`.
+network (the publishing itself is the plugin's explorer, workflow/ape_explorer.py), and the
+provider context's exit, where a network's queue is drained while its chain is still connected.
+
+`install()` runs when Ape loads the plugin's config, in every command, and imports nothing: each
+wrapper goes in when Ape imports its module (at once if it already has). Whether a deploy is
+verified is decided at the deploy, not from `sys.argv`: inside Ape's `run` command (found on the
+click context stack, however `ape run` was started) it is recorded in the plugin's ledger, and
+with `contract_verify.auto: true` verified; in `ape test` or the console only with `auto: always`.
+
+Each network a script deploys to gets its own queue and explorer targets (a script may switch
+networks with `networks.parse_network_choice`); a queue is drained when the script leaves that
+network's last provider context, and the run ends with one summary of every network.
 
 On the script's thread the hook only reads what verification needs from the chain (code,
 creation input, proxy slots), which is cheap; compiling, comparing and talking to the explorer
-run on background workers, beside the script. Those reads are memoised (`evm.wrappers.MemoizingChain`), so
-the workers (and the embedded explorer) never touch a provider that is not thread-safe while the
-script uses it.
+run on background workers, beside the script. Those reads are memoised
+(`evm.wrappers.MemoizingChain`), so the workers (and the embedded explorer) never touch a
+provider that is not thread-safe while the script uses it.
 """
 
 import logging
 import sys
 import threading
-import time
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 logger = logging.getLogger("ape_contract_verify")
 
 _installed = False
-_queue: Optional["DeployQueue"] = None
-_queue_lock = threading.Lock()
+_applied: set[str] = set()  # the modules whose wrappers are in
+_install_errors: list[str] = []
+_lock = threading.RLock()
+_queues: dict[int, Any] = {}  # by id() of the provider they verify on
+_recorders: dict[int, Any] = {}  # ledgers of networks deployed to with auto off
+_drained: list[tuple[str, str, list]] = []  # (network, target, reports) not yet in a summary
+_warned: set[str] = set()
+
+
+# -- installing the wrappers ------------------------------------------------------------------
 
 
 def install() -> None:
-    """Wrap Ape's deploy path; idempotent. Cheap: auto mode is read at the first deploy."""
+    """Wrap Ape's deploy path; idempotent and cheap (no import of Ape's modules)."""
     global _installed
     if _installed:
         return
     _installed = True
-    from ape.api.networks import ProviderContextManager
-    from ape.managers._contractscache import ContractCache
-    from ape.managers.project import DeploymentManager
+    for module_name, patch in _PATCHES.items():
+        if module_name in sys.modules:
+            _apply(module_name, patch, sys.modules[module_name])
+        else:
+            _after_import(module_name, patch)
 
+
+def _apply(module_name: str, patch: Callable[[Any], None], module: Any) -> None:
+    try:
+        patch(module)
+        _applied.add(module_name)
+    except Exception as err:  # Ape moved something: say so when it matters (see _warn_unhooked)
+        _install_errors.append(f"{module_name}: {type(err).__name__}: {err}")
+        if module_name == "ape.api.networks":  # no exit hook left to say it from
+            import atexit
+
+            atexit.register(_warn_unhooked)
+
+
+class _AfterImport:
+    """A meta path finder that patches a module right after it is first executed. Python has no
+    post-import hook; this one only wraps the module's own loader for that one import."""
+
+    def __init__(self) -> None:
+        self.patches: dict[str, Callable[[Any], None]] = {}
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        patch = self.patches.pop(name, None)
+        if patch is None:
+            return None
+        if not self.patches and self in sys.meta_path:
+            sys.meta_path.remove(self)
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if finder is self or find is None:
+                continue
+            spec = find(name, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        loader = spec.loader
+        original = getattr(loader, "exec_module", None)
+        if original is None:
+            _install_errors.append(f"{name}: its loader has no exec_module")
+            return spec
+
+        def exec_module(module: Any) -> None:
+            try:
+                original(module)
+            finally:
+                try:
+                    del loader.exec_module  # back to the class's method
+                except AttributeError:
+                    pass
+            _apply(name, patch, module)
+
+        loader.exec_module = exec_module  # this spec's own loader instance
+        return spec
+
+
+_finder: Optional[_AfterImport] = None
+
+
+def _after_import(module_name: str, patch: Callable[[Any], None]) -> None:
+    global _finder
+    if _finder is None or _finder not in sys.meta_path:
+        _finder = _AfterImport()
+        sys.meta_path.insert(0, _finder)
+    _finder.patches[module_name] = patch
+
+
+def _patch_cache(module: Any) -> None:
+    ContractCache = module.ContractCache
     original_cache = ContractCache.cache_deployment
-    original_track = DeploymentManager.track
-    original_exit = ProviderContextManager.__exit__
 
     def cache_deployment(self, contract_instance, *args, **kwargs):
         result = original_cache(self, contract_instance, *args, **kwargs)
         try:
-            queue = current_queue()
-            if queue is not None:
-                queue.add_instance(contract_instance)
+            on_deploy(contract_instance)
         except Exception as err:  # a deploy is never undone by verification
             logger.warning("contract_verify: could not queue %s: %s", getattr(contract_instance, "address", "?"), err)
         return result
 
+    ContractCache.cache_deployment = cache_deployment
+
+
+def _patch_track(module: Any) -> None:
+    DeploymentManager = module.DeploymentManager
+    original_track = DeploymentManager.track
+
     def track(self, contract, allow_dev: bool = False):
-        if current_queue() is not None and self.provider.network.is_dev:
+        if self.provider.network.is_dev and current_queue() is not None:
             return None  # the plugin records and verifies it; Ape would raise on a dev network
         return original_track(self, contract, allow_dev=allow_dev)
 
+    DeploymentManager.track = track
+
+
+def _patch_networks(module: Any) -> None:
+    ProviderContextManager = module.ProviderContextManager
+    original_exit = ProviderContextManager.__exit__
+
     def exit_provider(self, exception, *args, **kwargs):
-        queue = _queue
-        failed = []
-        if queue is not None and queue.bound_to(getattr(self, "_provider", None)):
-            failed = [r for r in queue.finish() if not r.ok]
+        provider = getattr(self, "_provider", None)
+        try:
+            if provider is not None and not _still_used(provider, self.provider_stack):
+                _drain(provider)
+        except Exception as err:
+            logger.warning("contract_verify: could not finish verification on %s: %s", _label(provider), err)
         result = original_exit(self, exception, *args, **kwargs)
-        if failed and queue.cfg.fail_on_error and exception is None:
-            raise SystemExit(1)  # config asked that failed verifications fail the command
+        if not ProviderContextManager.provider_stack:  # the run's outermost network context
+            failed = print_summary()
+            _warn_unhooked()
+            if failed and exception is None and _config().fail_on_error:
+                raise SystemExit(1)  # config asked that failed verifications fail the command
         return result
 
-    ContractCache.cache_deployment = cache_deployment
-    DeploymentManager.track = track
     ProviderContextManager.__exit__ = exit_provider
 
 
-def current_queue() -> Optional["DeployQueue"]:
-    """The run's queue, created at the first deploy when auto mode is on."""
-    global _queue
-    with _queue_lock:
-        if _queue is None:
-            from ape import chain, config
-
-            cfg = config.get_config("contract_verify")
-            if not cfg.auto:
-                return None
-            _queue = DeployQueue(chain.provider, cfg)
-        return _queue if _queue.active else None
+_PATCHES: dict[str, Callable[[Any], None]] = {
+    "ape.managers._contractscache": _patch_cache,
+    "ape.managers.project": _patch_track,
+    "ape.api.networks": _patch_networks,
+}
 
 
-class DeployQueue:
-    """Deployments of one `ape run`, verified on background workers under the explorer's limit."""
+# -- when a deploy is verified ----------------------------------------------------------------
 
-    def __init__(self, provider: Any, cfg: Any, workers: Optional[int] = None):
-        from ape_contract_verify.evm.chain import ApeProviderChain
-        from ape_contract_verify.evm.wrappers import MemoizingChain
 
-        self.provider = provider
-        self.cfg = cfg
-        self.active = True
-        self.chain = MemoizingChain(ApeProviderChain(provider))
-        self.futures: list[Future] = []
-        # Workers mostly wait (for the explorer's jobs and the rate limiter), so there are more
-        # of them than cores; the limiter, not the pool, bounds the load on the explorer.
-        self.pool = ThreadPoolExecutor(max_workers=workers or cfg.workers, thread_name_prefix="verify")
-        self.seen: set[str] = set()
-        self._explorer_cm = None
-        self._verification = None
-        self._ledger = None
-        self._setup_error: Optional[str] = None
-        self.start_block = provider.get_block("latest").number or 0
-        self._setup()
+def in_ape_run() -> bool:
+    """Whether this thread runs inside Ape's `run` command: its click command (ape_run's
+    `ScriptCommand`) is on the click context stack, whatever started it (`ape run`, `python -m ape
+    run`, a wrapper script, Ape's CLI object called from Python). `ape test` and the console run
+    under their own commands. A thread the script started has no click context: there the run
+    command having picked a script in this process is the sign."""
+    module = sys.modules.get("ape_run._cli")
+    if module is None:
+        return False
+    run_command = getattr(module, "cli", None)
+    script_command = getattr(module, "ScriptCommand", None)
+    import click
 
-    def bound_to(self, provider: Any) -> bool:
-        return provider is not None and provider is self.provider
-
-    def _setup(self) -> None:
-        from ape import config, project
-
-        from ape_contract_verify.client.targets import resolve_target
-        from ape_contract_verify.workflow.ledger import Ledger
-        from ape_contract_verify.workflow.verification import Options, Verification, explorer_for
-
-        network = self.provider.network
-        try:
-            chain_id = self.provider.chain_id
-            target = resolve_target(
-                network.ecosystem.name, network.name, None if network.is_local else chain_id,
-                config=config.get_config("contract_verify"),
-            )
-            self._explorer_cm = explorer_for(
-                target, self.provider, chain_reader=self.chain, max_retries=self.cfg.max_retries
-            )
-            client, browser = self._explorer_cm.__enter__()
-        except Exception as err:
-            self._setup_error = str(err)
-            logger.error("contract_verify: auto verification is off for this run: %s", err)
-            self.active = False
-            return
-        self._ledger = Ledger.for_chain(project, chain_id)
-        options = Options(
-            code_format=self.cfg.codeformat.value,
-            check=self.cfg.check,
-            license=self.cfg.license,
-            poll_interval=min(self.cfg.poll_interval, 0.5) if target.is_local else self.cfg.poll_interval,
-            timeout=self.cfg.timeout,
-            ask_first=False,  # deployed by this very run
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return threading.current_thread() is not threading.main_thread() and bool(
+            getattr(run_command, "_command_called", None)
         )
-        self._verification = Verification(client, project, self.chain, options, browser_url=browser)
-        where = "the embedded local explorer" if target.is_local else target.url
-        logger.info("contract_verify: verifying deployments on %s, beside the script", where)
+    while ctx is not None:
+        command = ctx.command
+        if command is run_command or (isinstance(script_command, type) and isinstance(command, script_command)):
+            return True
+        ctx = ctx.parent
+    return False
 
-    def add_instance(self, instance: Any) -> None:
-        name = getattr(instance.contract_type, "name", None)
-        self._queue_address(str(instance.address), name, getattr(instance, "txn_hash", None))
 
-    def _queue_address(self, address: str, name: Optional[str], txn_hash: Optional[str]) -> None:
-        from ape_contract_verify.protocol.values import checksum
+def deploy_mode() -> Optional[str]:
+    """For a deploy happening now: "verify" (record and verify), "record" (ledger only) or None."""
+    cfg = _config()
+    if cfg.auto == "always":
+        return "verify"
+    if in_ape_run():
+        return "verify" if cfg.auto else "record"
+    if cfg.auto:
+        import click
 
-        address = checksum(address)
-        if address.lower() in self.seen:
-            return
-        self.seen.add(address.lower())
-        self._warm(address, txn_hash)
-        self._ledger.record(name or address, address, status="pending")
-        self.futures.append(self.pool.submit(self._verify, address, name))
-
-    def _warm(self, address: str, txn_hash: Optional[str]) -> None:
-        """Read on the script's thread what the workers will need."""
-        from ape_contract_verify.evm.proxies import detect_proxy
-
-        if txn_hash:
-            from ape import chain
-
-            from ape_contract_verify.evm.chain import Creation
-
-            receipt = chain.get_receipt(txn_hash)
-            data = receipt.transaction.data
-            self.chain.remember_creation(
-                address,
-                Creation(tx_hash=str(txn_hash), input=bytes(data), deployer=str(receipt.sender), factory=False),
+        if click.get_current_context(silent=True) is None:  # not `ape test`/console: say why
+            _warn_once(
+                "outside",
+                "contract_verify: auto: true verifies what `ape run` deploys, and this deploy is not in "
+                "`ape run`; set contract_verify.auto: always to verify it here",
             )
-        self.chain.get_code(address)
-        info = detect_proxy(self.chain, address)
-        if info is not None:
-            self.chain.get_code(info.implementation)
-
-    def _verify(self, address: str, name: Optional[str]) -> list:
-        from ape_contract_verify.protocol.answers import Outcome
-        from ape_contract_verify.workflow.verification import Report, outcome_for
-
-        try:
-            reports = self._verification.contract(address, None)
-        except Exception as err:  # reported, never raised into the script
-            reports = [Report(name or address[:10], address, Outcome.ERROR, str(err))]
-        if (report := outcome_for(address, reports)) is not None:
-            self._ledger.record(name or report.contract, address, status=str(report.outcome), reason=report.reason)
-        return reports
-
-    def add_factory_deployments(self, max_blocks: int = 5000) -> None:
-        """Contracts that other contracts created during the run (factories, CREATE2 deployers,
-        clones) never pass through `deploy`. Their addresses show up in the run's event logs: any
-        address there that has code now and had none when the run started is queued too."""
-        latest = self.provider.get_block("latest").number or 0
-        first = max(self.start_block + 1, latest - max_blocks + 1)
-        candidates: list[str] = []
-        for number in range(first, latest + 1):
-            for txn in self.provider.get_block(number).transactions:
-                receipt = self.provider.get_receipt(txn.txn_hash)
-                for log in receipt.logs or []:
-                    for word in _address_words(log):
-                        if word.lower() not in self.seen and word not in candidates:
-                            candidates.append(word)
-        before = max(self.start_block, 0)
-        for address in candidates:
-            try:
-                if self.provider.get_code(address) and not self.provider.get_code(address, block_id=before):
-                    self._queue_address(address, None, None)
-            except Exception as err:
-                logger.debug("contract_verify: skipping %s: %s", address, err)
-
-    def finish(self) -> list:
-        """Wait for every queued verification, print the summary table, stop the explorer."""
-        from ape_contract_verify.protocol.answers import Outcome
-        from ape_contract_verify.workflow.verification import Report, summary_table
-
-        if not self.active:
-            return []
-        try:
-            self.add_factory_deployments()
-        except Exception as err:
-            logger.warning("contract_verify: could not look for factory deployments: %s", err)
-        self.active = False
-        reports: list = []
-        total = len(self.futures)
-        deadline = time.monotonic() + self.cfg.timeout + 60
-        for index, future in enumerate(self.futures, start=1):
-            remaining = max(0.0, deadline - time.monotonic())
-            try:
-                reports += future.result(timeout=remaining)
-            except Exception as err:
-                reports.append(Report("?", "?", Outcome.ERROR, f"not finished: {err}"))
-            _progress_line(f"contract_verify: {index}/{total} deployments verified or reported")
-        _progress_line(None)
-        self.pool.shutdown(wait=False, cancel_futures=True)
-        if self._explorer_cm is not None:
-            self._explorer_cm.__exit__(None, None, None)
-        if reports:
-            print(summary_table(reports))
-            left = [r for r in reports if not r.ok]
-            if left:
-                print(f"contract_verify: {len(left)} not verified; run `ape verify all` to finish them", file=sys.stderr)
-        return reports
+        else:
+            logger.debug("contract_verify: not in `ape run`; auto: always verifies here too")
+    return None
 
 
-def _progress_line(text: Optional[str]) -> None:
-    """One live line on a terminal; plain lines (only the last) otherwise."""
-    tty = sys.stderr.isatty()
-    if text is None:
-        if tty:
-            print(file=sys.stderr)
+def on_deploy(instance: Any) -> None:
+    mode = deploy_mode()
+    if mode is None:
         return
-    if tty:
-        print(f"\r\033[K{text}", end="", file=sys.stderr, flush=True)
-    elif text.split()[1].split("/")[0] == text.split()[1].split("/")[1]:
-        print(text, file=sys.stderr)
+    provider = _active_provider()
+    if mode == "verify":
+        queue = _queue_for(provider)
+        if queue.active:
+            queue.add_instance(instance)
+            return
+    # auto off, or verification could not start: the ledger lets `ape verify all` do it later
+    address = str(instance.address)
+    _recorder_for(provider).record(getattr(instance.contract_type, "name", None) or address, address, status="pending")
 
 
-def _address_words(log: Any) -> list[str]:
-    """Addresses a log mentions: in its indexed topics and its 32-byte data words."""
-    from ape_contract_verify.protocol.values import checksum
+def current_queue() -> Any:
+    """The connected network's queue when deploys are verified now (created on first use)."""
+    if deploy_mode() != "verify":
+        return None
+    queue = _queue_for(_active_provider())
+    return queue if queue.active else None
 
-    words = []
-    raw = log if isinstance(log, dict) else getattr(log, "__dict__", {})
-    topics = list(raw.get("topics") or [])[1:]
-    data = raw.get("data") or b""
-    if isinstance(data, str):
-        data = bytes.fromhex(data.removeprefix("0x"))
-    chunks = [bytes(t) if not isinstance(t, str) else bytes.fromhex(t.removeprefix("0x")) for t in topics]
-    chunks += [bytes(data[i : i + 32]) for i in range(0, len(data) - len(data) % 32, 32)]
-    for chunk in chunks:
-        if len(chunk) == 32 and chunk[:12] == bytes(12) and chunk[12:] != bytes(20):
-            words.append(checksum(chunk[12:]))
-    return words
+
+def queued(address: str) -> bool:
+    """Whether the deploy hook already verifies `address` on the connected network (`publish=True`
+    then has nothing to add)."""
+    with _lock:
+        queue = _queues.get(id(_active_provider()))
+    return queue is not None and queue.active and address.lower() in queue.seen
+
+
+def _queue_for(provider: Any) -> Any:
+    with _lock:
+        queue = _queues.get(id(provider))
+        if queue is None:
+            from ape_contract_verify.workflow.deploy_queue import DeployQueue
+
+            queue = _queues[id(provider)] = DeployQueue(provider, _config(), _label(provider))
+        return queue
+
+
+def _recorder_for(provider: Any) -> Any:
+    with _lock:
+        recorder = _recorders.get(id(provider))
+        if recorder is None:
+            from ape import project
+
+            from ape_contract_verify.workflow.ledger import Ledger
+
+            recorder = _recorders[id(provider)] = Ledger.for_chain(project, provider.chain_id)
+        return recorder
+
+
+def _still_used(provider: Any, stack: list) -> bool:
+    """Whether an outer context still uses `provider` after this one is left."""
+    connection = getattr(provider, "connection_id", None)
+    return connection is not None and connection in stack[:-1]
+
+
+def _drain(provider: Any) -> None:
+    with _lock:
+        queue = _queues.pop(id(provider), None)
+        _recorders.pop(id(provider), None)
+    if queue is not None:
+        _drained.extend((queue.network, target, reports) for target, reports in queue.finish())
+
+
+def print_summary() -> list:
+    """One table of every network drained since the last summary; returns the failed reports."""
+    with _lock:
+        groups = list(_drained)
+        _drained.clear()
+    if not any(reports for _, _, reports in groups):
+        return []
+    from ape_contract_verify.workflow.deploy_queue import network_table
+
+    print(network_table(groups))
+    left = [r for _, _, reports in groups for r in reports if not r.ok]
+    if left:
+        print(f"contract_verify: {len(left)} not verified; run `ape verify all` to finish them", file=sys.stderr)
+    return left
+
+
+def _warn_unhooked() -> None:
+    """One line when auto mode is on in `ape run` but a wrapper could not go in."""
+    if not _install_errors:
+        return
+    try:
+        if not (_config().auto and (_config().auto == "always" or in_ape_run() or _ran_scripts())):
+            return
+    except Exception:
+        return
+    _warn_once(
+        "unhooked",
+        "contract_verify: auto is on, but verification after deploy could not hook Ape "
+        f"({'; '.join(_install_errors)}); verify with `ape verify all`",
+    )
+
+
+def _ran_scripts() -> bool:
+    module = sys.modules.get("ape_run._cli")
+    return bool(getattr(getattr(module, "cli", None), "_command_called", None))
+
+
+def _warn_once(key: str, text: str) -> None:
+    with _lock:
+        if key in _warned:
+            return
+        _warned.add(key)
+    logger.warning(text)
+
+
+def _config() -> Any:
+    from ape import config
+
+    return config.get_config("contract_verify")
+
+
+def _active_provider() -> Any:
+    from ape import networks
+
+    return networks.active_provider
+
+
+def _label(provider: Any) -> str:
+    """ecosystem:network:provider (Ape's `network_choice` may be a URL for custom networks)."""
+    try:
+        network = provider.network
+        return f"{network.ecosystem.name}:{network.name}:{provider.name}"
+    except Exception:
+        return "the network"
+
+
+def reset() -> None:
+    """Forget every queue and summary (tests that run `ape run` in one process)."""
+    with _lock:
+        queues = list(_queues.values())
+        _queues.clear()
+        _recorders.clear()
+        _drained.clear()
+        _warned.clear()
+    for queue in queues:
+        queue.close()

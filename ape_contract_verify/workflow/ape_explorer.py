@@ -221,8 +221,7 @@ class ContractVerifyExplorer(ExplorerAPI):
         from ape_contract_verify.workflow.verification import Options, Verification, summary_table
 
         address = checksum(str(address))
-        queue = getattr(after_deploy, "_queue", None)  # only a queue that exists: never start one here
-        if queue is not None and getattr(queue, "active", False):
+        if after_deploy.queued(address):
             logger.info("contract_verify: %s is verified by the deploy hook (contract_verify.auto)", address)
             return []
         cfg = self._cfg

@@ -14,8 +14,14 @@ import time
 from pathlib import Path
 from typing import Any, Optional
 
+from ape_contract_verify.exceptions import ContractVerifyError
+
 _LOCK = threading.Lock()
 DONE = ("verified", "already verified")
+
+
+class LedgerError(ContractVerifyError):
+    """The ledger file exists but cannot be read."""
 
 
 class Ledger:
@@ -30,11 +36,18 @@ class Ledger:
         return cls(Path(project.path) / ".build" / "contract_verify" / name)
 
     def entries(self) -> list[dict]:
+        """The recorded deployments; none when the file does not exist. An unreadable file is an
+        error (LedgerError), never "nothing recorded"."""
         try:
             data = json.loads(self.path.read_text())
-        except (FileNotFoundError, json.JSONDecodeError):
+            entries = data.get("deployments", []) if isinstance(data, dict) else None
+            if not isinstance(entries, list) or not all(isinstance(e, dict) and "address" in e for e in entries):
+                raise ValueError("it is not a {\"deployments\": [{\"address\": …}, …]} document")
+        except FileNotFoundError:
             return []
-        return list(data.get("deployments", []))
+        except (OSError, ValueError) as err:
+            raise LedgerError(f"cannot read the deployment ledger {self.path}: {err}; move it aside to start a new one") from None
+        return list(entries)
 
     def record(self, contract: str, address: str, **fields: Any) -> None:
         """Add or update the entry for `address` (the last write of a field wins)."""

@@ -1,0 +1,258 @@
+"""The deploy hook's queue for one network: what a script deployed there, verified on background
+workers on each of the network's targets, and the run's summary table (see `after_deploy`)."""
+
+import logging
+import sys
+import threading
+import time
+from typing import Any, Optional
+
+logger = logging.getLogger("ape_contract_verify")
+_lock = threading.Lock()
+
+
+class DeployQueue:
+    """Deployments on one network of one `ape run`, verified on background workers, on each of
+    the network's targets, under each explorer's limit."""
+
+    def __init__(self, provider: Any, cfg: Any, network: str, workers: Optional[int] = None):
+        from concurrent.futures import ThreadPoolExecutor
+
+        from ape_contract_verify.evm.chain import ApeProviderChain
+        from ape_contract_verify.evm.wrappers import MemoizingChain
+
+        self.provider = provider
+        self.cfg = cfg
+        self.network = network  # e.g. ethereum:local:foundry, for the summary
+        self.active = True
+        self.chain = MemoizingChain(ApeProviderChain(provider))
+        self.futures: list[tuple[str, Any]] = []  # (target name, future)
+        # Workers mostly wait (for the explorer's jobs and the rate limiter), so there are more
+        # of them than cores; the limiters, not the pool, bound the load on the explorers.
+        self.pool = ThreadPoolExecutor(max_workers=workers or cfg.workers, thread_name_prefix="verify")
+        self.seen: set[str] = set()
+        self._explorers: list[Any] = []  # entered explorer_for context managers
+        self._verifications: list[tuple[str, Any]] = []  # (target name, Verification)
+        self._ledger = None
+        self._pending: dict[str, list] = {}  # address -> reports of the targets done so far
+        self._setup_error: Optional[str] = None
+        self.start_block = provider.get_block("latest").number or 0
+        self._setup()
+
+    def bound_to(self, provider: Any) -> bool:
+        return provider is not None and provider is self.provider
+
+    def _setup(self) -> None:
+        from ape import project
+
+        from ape_contract_verify.client.targets import resolve_targets
+        from ape_contract_verify.workflow.ledger import Ledger
+        from ape_contract_verify.workflow.verification import Options, Verification, explorer_for
+
+        network = self.provider.network
+        errors = []
+        try:
+            chain_id = self.provider.chain_id
+            targets = resolve_targets(
+                network.ecosystem.name, network.name, None if network.is_local else chain_id, config=self.cfg
+            )
+        except Exception as err:
+            targets, errors = [], [str(err)]
+        for target in targets:
+            try:
+                manager = explorer_for(target, self.provider, chain_reader=self.chain, max_retries=self.cfg.max_retries)
+                client, browser = manager.__enter__()
+            except Exception as err:
+                errors.append(f"{target.name}: {err}")
+                continue
+            self._explorers.append(manager)
+            options = Options(
+                code_format=self.cfg.codeformat.value,
+                check=self.cfg.check,
+                license=self.cfg.license,
+                poll_interval=min(self.cfg.poll_interval, 0.5) if target.is_local else self.cfg.poll_interval,
+                timeout=self.cfg.timeout,
+                ask_first=False,  # deployed by this very run
+            )
+            self._verifications.append((target.name, Verification(client, project, self.chain, options, browser_url=browser)))
+            where = "the embedded local explorer" if target.is_local else target.url
+            logger.info("contract_verify: verifying deployments on %s at %s, beside the script", self.network, where)
+        if errors:
+            self._setup_error = "; ".join(errors)
+            logger.error("contract_verify: verification after deploy on %s %s: %s", self.network,
+                         "is off" if not self._verifications else "skips a target", self._setup_error)
+        if not self._verifications:
+            self.active = False
+            self.pool.shutdown(wait=False)
+            return
+        self._ledger = Ledger.for_chain(project, chain_id)
+
+    def add_instance(self, instance: Any) -> None:
+        name = getattr(instance.contract_type, "name", None)
+        self._queue_address(str(instance.address), name, getattr(instance, "txn_hash", None))
+
+    def _queue_address(self, address: str, name: Optional[str], txn_hash: Optional[str]) -> None:
+        from ape_contract_verify.protocol.values import checksum
+
+        address = checksum(address)
+        if address.lower() in self.seen:
+            return
+        self.seen.add(address.lower())
+        self._warm(address, txn_hash)
+        self._ledger.record(name or address, address, status="pending")
+        for target, verification in self._verifications:
+            self.futures.append((target, self.pool.submit(self._verify, verification, address, name)))
+
+    def _warm(self, address: str, txn_hash: Optional[str]) -> None:
+        """Read on the script's thread what the workers will need."""
+        from ape_contract_verify.evm.proxies import detect_proxy
+
+        if txn_hash:
+            from ape_contract_verify.evm.chain import Creation
+
+            receipt = self.provider.get_receipt(txn_hash)
+            data = receipt.transaction.data
+            self.chain.remember_creation(
+                address,
+                Creation(tx_hash=str(txn_hash), input=bytes(data), deployer=str(receipt.sender), factory=False),
+            )
+        self.chain.get_code(address)
+        info = detect_proxy(self.chain, address)
+        if info is not None:
+            self.chain.get_code(info.implementation)
+
+    def _verify(self, verification: Any, address: str, name: Optional[str]) -> list:
+        from ape_contract_verify.protocol.answers import Outcome
+        from ape_contract_verify.workflow.verification import Report, outcome_for
+
+        try:
+            reports = verification.contract(address, None)
+        except Exception as err:  # reported, never raised into the script
+            reports = [Report(name or address[:10], address, Outcome.ERROR, str(err))]
+        # The ledger says how the address ended on every target: written once the last one ends.
+        with _lock:
+            done = self._pending.setdefault(address.lower(), [])
+            done.append(outcome_for(address, reports))
+            last = len(done) == len(self._verifications)
+        if last:
+            ended = [r for r in done if r is not None]
+            report = next((r for r in ended if not r.ok), None) or next(iter(ended), None)
+            if report is not None:
+                try:
+                    self._ledger.record(name or report.contract, address, status=str(report.outcome), reason=report.reason)
+                except Exception as err:  # the verification stands; the ledger says why it is stale
+                    logger.warning("contract_verify: %s", err)
+        return reports
+
+    def add_factory_deployments(self, max_blocks: int = 5000) -> None:
+        """Contracts that other contracts created during the run (factories, CREATE2 deployers,
+        clones) never pass through `deploy`. Their addresses show up in the run's event logs: any
+        address there that has code now and had none when the run started is queued too."""
+        latest = self.provider.get_block("latest").number or 0
+        first = max(self.start_block + 1, latest - max_blocks + 1)
+        candidates: list[str] = []
+        for number in range(first, latest + 1):
+            for txn in self.provider.get_block(number).transactions:
+                receipt = self.provider.get_receipt(txn.txn_hash)
+                for log in receipt.logs or []:
+                    for word in _address_words(log):
+                        if word.lower() not in self.seen and word not in candidates:
+                            candidates.append(word)
+        before = max(self.start_block, 0)
+        for address in candidates:
+            try:
+                if self.provider.get_code(address) and not self.provider.get_code(address, block_id=before):
+                    self._queue_address(address, None, None)
+            except Exception as err:
+                logger.debug("contract_verify: skipping %s: %s", address, err)
+
+    def finish(self) -> list[tuple[str, list]]:
+        """Wait for every queued verification and stop the explorers: (target, reports) per target."""
+        from ape_contract_verify.protocol.answers import Outcome
+        from ape_contract_verify.workflow.verification import Report
+
+        if not self.active:
+            return []
+        try:
+            self.add_factory_deployments()
+        except Exception as err:
+            logger.warning("contract_verify: could not look for factory deployments: %s", err)
+        self.active = False
+        by_target: dict[str, list] = {name: [] for name, _ in self._verifications}
+        total = len(self.futures)
+        deadline = time.monotonic() + self.cfg.timeout + 60
+        for index, (target, future) in enumerate(self.futures, start=1):
+            remaining = max(0.0, deadline - time.monotonic())
+            try:
+                by_target[target] += future.result(timeout=remaining)
+            except Exception as err:
+                by_target[target].append(Report("?", "?", Outcome.ERROR, f"not finished: {err}"))
+            _progress_line(f"contract_verify: {index}/{total} verifications on {self.network} done")
+        _progress_line(None)
+        self.close()
+        return list(by_target.items())
+
+    def close(self) -> None:
+        self.active = False
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        for manager in self._explorers:
+            try:
+                manager.__exit__(None, None, None)
+            except Exception as err:
+                logger.debug("contract_verify: stopping an explorer: %s", err)
+        self._explorers = []
+
+
+def network_table(groups: list[tuple[str, str, list]]) -> str:
+    """The run's summary: the reports' table, with a network column (and a target column when a
+    network has several targets); one network shows its name above the table instead."""
+    from ape_contract_verify.workflow.verification import summary_table
+
+    groups = [g for g in groups if g[2]]
+    networks = list(dict.fromkeys(network for network, _, _ in groups))
+    targets = list(dict.fromkeys(target for _, target, _ in groups))
+    reports = [r for _, _, group in groups for r in group]
+    table = summary_table(reports).splitlines()
+    if len(networks) == 1 and len(targets) == 1:
+        return f"contract_verify: {networks[0]} ({targets[0]})\n" + "\n".join(table)
+    labels = [(network, target) for network, target, group in groups for _ in group]
+    if len(table) != len(labels) + 1:  # a reason spanning lines: one table per network and target
+        return "\n".join(f"contract_verify: {n} ({t})\n{summary_table(g)}" for n, t, g in groups)
+    columns = [("network", [n for n, _ in labels])] + ([("target", [t for _, t in labels])] if len(targets) > 1 else [])
+    widths = [max(len(header), *(len(v) for v in values)) for header, values in columns]
+    lines = []
+    for row, line in enumerate(table):
+        cells = [(header if row == 0 else values[row - 1]).ljust(width) for (header, values), width in zip(columns, widths)]
+        lines.append("  ".join(cells) + "  " + line)
+    return "\n".join(lines)
+
+
+def _progress_line(text: Optional[str]) -> None:
+    """One live line on a terminal; plain lines (only the last) otherwise."""
+    tty = sys.stderr.isatty()
+    if text is None:
+        if tty:
+            print(file=sys.stderr)
+        return
+    if tty:
+        print(f"\r\033[K{text}", end="", file=sys.stderr, flush=True)
+    elif text.split()[1].split("/")[0] == text.split()[1].split("/")[1]:
+        print(text, file=sys.stderr)
+
+
+def _address_words(log: Any) -> list[str]:
+    """Addresses a log mentions: in its indexed topics and its 32-byte data words."""
+    from ape_contract_verify.protocol.values import checksum
+
+    words = []
+    raw = log if isinstance(log, dict) else getattr(log, "__dict__", {})
+    topics = list(raw.get("topics") or [])[1:]
+    data = raw.get("data") or b""
+    if isinstance(data, str):
+        data = bytes.fromhex(data.removeprefix("0x"))
+    chunks = [bytes(t) if not isinstance(t, str) else bytes.fromhex(t.removeprefix("0x")) for t in topics]
+    chunks += [bytes(data[i : i + 32]) for i in range(0, len(data) - len(data) % 32, 32)]
+    for chunk in chunks:
+        if len(chunk) == 32 and chunk[:12] == bytes(12) and chunk[12:] != bytes(20):
+            words.append(checksum(chunk[12:]))
+    return words

@@ -1,0 +1,186 @@
+"""`ape verify contract … --dry-run [--out DIR]`: derive and pre-check everything, send nothing.
+
+Per target it prints what would be sent (compiler, settings, libraries, constructor arguments,
+licence; never the API key) and, with DIR, writes the request bodies a real run sends:
+
+    DIR/<target>/<Contract>-<address>.json|.sol|.vy   the `sourceCode` field, byte for byte
+    DIR/<target>/<Contract>-<address>.form.json       every form field but `apikey`, in sending order
+    DIR/<target>/<Proxy>-<address>.proxy.form.json    the proxy link (verifyproxycontract)
+
+The forms come from the same `protocol.forms` functions the client submits with, with the fields
+`ExplorerClient._call` adds (module, action, chainid): a real run's body is
+`urlencode(form)` plus the key.
+"""
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+_EXTENSIONS = {
+    "solidity-standard-json-input": ".json",
+    "vyper-json": ".json",
+    "solidity-single-file": ".sol",
+    "vyper": ".vy",
+}
+
+
+@dataclass
+class Planned:
+    """One submission a real run would make: a source (with its request) or a proxy link."""
+
+    label: str
+    address: str
+    request: Any = None  # VerificationRequest; None for a proxy link
+    implementation: Optional[str] = None  # for a proxy link
+    match: Optional[str] = None
+    warnings: list = field(default_factory=list)
+    error: Optional[str] = None
+
+
+def plan(address: str, name: Optional[str], chain_reader: Any, project: Any, cache: Any, *,
+         code_format: Optional[str], license: Optional[str], constructor_args: Optional[str], check: bool) -> list[Planned]:
+    """What `Verification.contract` would submit for `address`, in its order: a proxy's
+    implementation, the contract's own source (not for an EIP-1167 clone), then the proxy link."""
+    from ape_contract_verify.derive import artifacts, derive
+    from ape_contract_verify.evm.proxies import detect_proxy
+    from ape_contract_verify.exceptions import ContractVerifyError
+    from ape_contract_verify.protocol.values import checksum
+
+    address = checksum(address)
+    proxy = detect_proxy(chain_reader, address)
+    sources: list[tuple[str, Optional[str], Optional[str]]] = []
+    if proxy is not None:
+        sources.append((checksum(proxy.implementation), None, None))
+    if proxy is None or proxy.kind != "EIP-1167":
+        sources.append((address, name, constructor_args))
+    planned = []
+    for source_address, source_name, args in sources:
+        label = source_name or source_address[:10]
+        try:
+            artifact = (
+                artifacts.find_artifact(source_name, project) if source_name
+                else artifacts.identify(source_address, project, runtime=chain_reader.get_code(source_address), cache=cache)
+            )
+            label = artifact.label
+            derivation = derive.derive(
+                artifact, source_address, chain_reader=chain_reader, code_format=code_format or "standard-json",
+                license=license, constructor_args=args, check=check, cache=cache,
+            )
+        except derive.PrecheckFailed as err:
+            planned.append(Planned(label, source_address, error=f"pre-check failed: {err.field}: {err.reason}"))
+            continue
+        except ContractVerifyError as err:
+            planned.append(Planned(label, source_address, error=str(err)))
+            continue
+        planned.append(Planned(label, source_address, derivation.request, match=derivation.match, warnings=list(derivation.warnings)))
+    if proxy is not None:
+        own = next((p.label for p in planned if p.address == address), f"{proxy.kind} clone")
+        planned.append(Planned(f"{own} (proxy link)", address, implementation=checksum(proxy.implementation)))
+    return planned
+
+
+def form_for(target: Any, item: Planned) -> dict[str, str]:
+    """The POST body a real run sends for `item` to `target`, without `apikey`."""
+    from ape_contract_verify.protocol.forms import validate_proxy_form, validate_request
+
+    query = {"module": "contract", "action": "verifysourcecode" if item.request is not None else "verifyproxycontract"}
+    if target.url and target.sends_chain_id:  # as Target.client() passes it to the client
+        query["chainid"] = str(target.chain_id)
+    if item.request is not None:
+        return {**query, **validate_request(item.request)}
+    return {**query, **validate_proxy_form({"address": item.address, "expectedimplementation": item.implementation})}
+
+
+def describe(item: Planned) -> list[str]:
+    """What the explorer would get, as lines for a person."""
+    from ape_contract_verify.protocol.licenses import license_name
+
+    if item.error:
+        return [f"  {item.label} {item.address}: NOT SENT: {item.error}"]
+    if item.request is None:
+        return [f"  {item.label} {item.address}: verifyproxycontract, expected implementation {item.implementation}"]
+    r = item.request
+    settings = [f"optimizer {'on' if r.optimization_used else 'off'}" + (f", {r.runs} runs" if r.runs is not None else "")]
+    if r.evm_version:
+        settings.append(f"evmVersion {r.evm_version}")
+    if r.via_ir is not None:
+        settings.append(f"viaIR {'on' if r.via_ir else 'off'}")
+    try:
+        licence = f"{license_name(r.license_type)} ({r.license_type})" if r.license_type is not None else "none"
+    except Exception:
+        licence = str(r.license_type)
+    lines = [
+        f"  {item.label} {item.address}: verifysourcecode as {r.contract_name}",
+        f"    compiler {r.compiler_version}, {r.code_format.value}, {len(r.source_code.encode())} bytes of source",
+        f"    settings: {', '.join(settings)}",
+        f"    libraries: {', '.join(f'{k}={v}' for k, v in sorted(r.libraries.items())) or 'none'}",
+        f"    constructor arguments: {('0x' + r.constructor_arguments) if r.constructor_arguments else 'none'}",
+        f"    licence: {licence}",
+        f"    pre-check: {'skipped' if item.match is None else item.match + ' match'}",
+    ]
+    lines += [f"    warning: {w}" for w in item.warnings]
+    return lines
+
+
+def write(out: Path, target: Any, item: Planned, form: dict[str, str]) -> list[Path]:
+    """The request body's files for one submission to one target."""
+    folder = Path(out) / _safe(target.name)
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = f"{_safe(item.label.split(' (')[0].split(':')[-1])}-{item.address}"
+    written = []
+    if item.request is not None:
+        source = folder / f"{stem}{_EXTENSIONS.get(item.request.code_format.value, '.txt')}"
+        source.write_bytes(item.request.source_code.encode("utf-8"))  # no newline translation
+        written.append(source)
+        form_path = folder / f"{stem}.form.json"
+    else:
+        form_path = folder / f"{stem}.proxy.form.json"
+    form_path.write_text(json.dumps(form, indent=2) + "\n", encoding="utf-8")
+    written.append(form_path)
+    return written
+
+
+def dry_run(explorer: Any, provider: Any, contracts: list[tuple[Optional[str], str]], constructor_args: Optional[str],
+            out: Optional[str], code_format: Optional[str], check: bool, echo: Callable[[str], None] = print) -> int:
+    """The dry run of `ape verify contract`; returns the exit code (0: every submission derived)."""
+    from ape import config, project
+
+    from ape_contract_verify.client.targets import resolve_targets
+    from ape_contract_verify.engine.compilers import CompileCache
+    from ape_contract_verify.evm.chain import ApeProviderChain
+
+    cfg = config.get_config("contract_verify")
+    ecosystem, network, chain_id = explorer.names()
+    from ape_contract_verify.exceptions import ContractVerifyError
+
+    try:
+        targets = resolve_targets(ecosystem, network, chain_id, config=cfg, explorer_url=explorer.explorer_url, api_key=explorer.api_key)
+    except ContractVerifyError as err:
+        echo(f"ERROR: {err}")
+        return 2
+    reader, cache = ApeProviderChain(provider), CompileCache()
+    planned: list[Planned] = []
+    for name, address in contracts:
+        planned += plan(address, name, reader, project, cache, code_format=code_format, license=cfg.license,
+                        constructor_args=constructor_args, check=check)
+    echo(f"Dry run on {ecosystem}:{network}: nothing is sent.")
+    for target in targets:
+        where = target.url or "the embedded local explorer"
+        key = "an API key (not shown)" if target.api_key else "no API key"
+        echo(f"target {target.name} ({target.kind}) at {where}, with {key}:")
+        if target.kind != "etherscan":
+            echo(f"  the dry run writes Etherscan-style forms only; nothing shown for {target.kind} targets yet")
+            continue
+        for item in planned:
+            for line in describe(item):
+                echo(line)
+            if out and not item.error:
+                for path in write(Path(out), target, item, form_for(target, item)):
+                    echo(f"    wrote {path}")
+    return 1 if any(item.error for item in planned) else 0
+
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text) or "contract"

@@ -1,0 +1,60 @@
+"""What was deployed on the connected network: the plugin's ledger (what `ape run` deployed, with
+auto mode on or off) and Ape's own records (the `deployments:` section of ape-config.yaml and the
+deployment maps Ape keeps for live networks), read through Ape's API.
+
+A record that cannot be read is a problem to show, never an empty record: `ape verify all` must
+not answer "No recorded deployments" because a file or a contract type could not be read.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+
+@dataclass
+class Records:
+    deployments: list[tuple[str, str]] = field(default_factory=list)  # (contract, address), in order, once each
+    problems: list[str] = field(default_factory=list)
+
+    def add(self, contract: str, address: str) -> None:
+        if all(address.lower() != known.lower() for _, known in self.deployments):
+            self.deployments.append((contract, address))
+
+
+def ape_records(contract_type: Any) -> list[str]:
+    """Ape's deployment records of one contract type on the connected network. Ape's
+    `get_deployments` takes a contract container, not a contract type."""
+    from ape import chain
+    from ape.contracts import ContractContainer
+
+    return [str(c.address) for c in chain.contracts.get_deployments(ContractContainer(contract_type))]
+
+
+def recorded_deployments(project: Any, chain_id: int, name: Optional[str] = None) -> Records:
+    """Every recorded deployment on the connected chain (of NAME only, when given). An unknown
+    NAME raises ContractVerifyError (from `find_artifact`)."""
+    from ape_contract_verify.derive.artifacts import find_artifact, iter_artifacts
+    from ape_contract_verify.workflow.ledger import Ledger, LedgerError
+
+    records = Records()
+    artifacts: list[Any] = []
+    if name is not None:
+        artifacts = [find_artifact(name, project)]
+    try:
+        for entry in Ledger.for_chain(project, chain_id).entries():
+            contract = entry.get("contract") or entry["address"]
+            if name is None or contract in (name, artifacts[0].label, artifacts[0].contract_type.name):
+                records.add(contract, entry["address"])
+    except LedgerError as err:
+        records.problems.append(str(err))
+    if name is None:
+        try:
+            artifacts = list(iter_artifacts(project, include_dependencies=False))
+        except Exception as err:
+            records.problems.append(f"could not list the project's contract types: {err}")
+    for artifact in artifacts:
+        try:
+            for address in ape_records(artifact.contract_type):
+                records.add(artifact.label, address)
+        except Exception as err:
+            records.problems.append(f"could not read Ape's deployment records of {artifact.label}: {err}")
+    return records

@@ -1,0 +1,314 @@
+"""The deploy hook without `sys.argv`: on in any `ape run` (found on click's context stack), off in
+`ape test`; every network a script deploys to verified on its own targets; with auto off, the
+ledger records what `ape run` deployed and `ape verify all` verifies it, with Ape's own
+`deployments:` records too."""
+
+import json
+import re
+import sqlite3
+import subprocess
+import sys
+import threading
+import types
+
+import click
+import pytest
+import requests
+import yaml
+
+from support import BIN, run, tool_env
+from support.e2e import ape_in_process, configure, copy_project, summary, verify_cli
+from support.service import Anvil, ServerProcess
+
+NETWORK_ROW = re.compile(r"^(ethereum:\S+)\s{2,}(\S+)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped)\b", re.M)
+
+TWO_CHAINS = '''
+from ape import accounts, networks, project
+
+
+def main():
+    deployer = accounts.test_accounts[0]
+    first = [deployer.deploy(project.Box), deployer.deploy(project.LegacyStore, "first", 1)]
+    with networks.parse_network_choice("ethereum:second:node"):
+        second = [deployer.deploy(project.Box), deployer.deploy(project.LegacyStore, "second", 2)]
+    for chain, deployed in (("first", first), ("second", second)):
+        for contract in deployed:
+            print("DEPLOYED", chain, contract.contract_type.name, contract.address)
+'''
+
+DEPLOY_TWO = '''
+from ape import accounts, project
+
+
+def main():
+    deployer = accounts.test_accounts[0]
+    for contract in (deployer.deploy(project.Box), deployer.deploy(project.LegacyStore, "kept", 3)):
+        print("DEPLOYED", contract.contract_type.name, contract.address)
+'''
+
+APE_TEST = '''
+def test_a_deploy_in_ape_test_is_not_verified(accounts, project):
+    from ape_contract_verify.workflow import after_deploy
+
+    # The hook is in (so the rest says something): Ape's deploy path is wrapped in `ape test` too.
+    assert "ape.managers._contractscache" in after_deploy._applied, after_deploy._install_errors
+    box = accounts[0].deploy(project.Box)
+    assert box.address
+    assert after_deploy.deploy_mode() is None
+    assert after_deploy.current_queue() is None
+    assert after_deploy._queues == {} and after_deploy._recorders == {}
+'''
+
+# `python -m ape` does not exist in eth-ape 0.8 (no ape/__main__.py); this is what it would run, from
+# a file whose name is not `ape`: the old `sys.argv` test said "not `ape run`" to it.
+WRAPPER = "import sys\nfrom ape._cli import cli\nsys.exit(cli())\n"
+
+
+# -- the signal, without Ape's network ------------------------------------------------------------
+
+
+@pytest.fixture
+def hook_state(monkeypatch):
+    from ape_contract_verify.workflow import after_deploy
+
+    monkeypatch.setattr(after_deploy, "_warned", set())
+    monkeypatch.setattr(after_deploy, "_install_errors", [])
+    return after_deploy
+
+
+def _contexts(*commands):
+    """Nested click contexts, as click pushes them while a command runs."""
+    ctx = None
+    for command in commands:
+        ctx = click.Context(command, parent=ctx)
+    return ctx
+
+
+@pytest.mark.unit
+def test_inside_ape_run_is_read_from_the_click_context_stack(hook_state, monkeypatch):
+    from ape._cli import cli as ape_cli
+    from ape_run._cli import ScriptCommand, cli as run_cli
+
+    script = click.Command("deploy")
+    assert not hook_state.in_ape_run()  # no command running
+    with _contexts(ape_cli, run_cli, script):
+        assert hook_state.in_ape_run()
+    with _contexts(click.Group("wrapper-with-another-name"), ScriptCommand(name="run2"), script):
+        assert hook_state.in_ape_run()  # any instance of ape_run's command, however invoked
+    with _contexts(ape_cli, click.Command("test")):
+        assert not hook_state.in_ape_run()
+    with _contexts(ape_cli, click.Command("console")):
+        assert not hook_state.in_ape_run()
+
+    # A thread the script started has no click context: the run command having picked a script is the sign.
+    seen = []
+    monkeypatch.setattr(run_cli, "_command_called", None, raising=False)
+    worker = threading.Thread(target=lambda: seen.append(hook_state.in_ape_run()))
+    worker.start(), worker.join(10)
+    monkeypatch.setattr(run_cli, "_command_called", "deploy", raising=False)
+    worker = threading.Thread(target=lambda: seen.append(hook_state.in_ape_run()))
+    worker.start(), worker.join(10)
+    assert seen == [False, True]
+
+
+@pytest.mark.unit
+def test_deploy_mode_follows_auto_and_the_command(hook_state, monkeypatch, caplog):
+    from ape._cli import cli as ape_cli
+    from ape_run._cli import cli as run_cli
+
+    def mode(auto, *commands):
+        monkeypatch.setattr(hook_state, "_config", lambda: types.SimpleNamespace(auto=auto))
+        if not commands:
+            return hook_state.deploy_mode()
+        with _contexts(*commands):
+            return hook_state.deploy_mode()
+
+    script, test = click.Command("deploy"), click.Command("test")
+    assert mode(True, ape_cli, run_cli, script) == "verify"
+    assert mode(False, ape_cli, run_cli, script) == "record"  # auto off: the ledger still records
+    assert mode("always", ape_cli, test) == "verify"
+    assert mode("always") == "verify"
+    assert mode(True, ape_cli, test) is None
+    assert mode(False, ape_cli, test) is None
+    assert not [r for r in caplog.records if r.levelname == "WARNING"]  # ape test: by design, no warning
+    assert mode(True) is None and mode(True) is None  # a plain script: one warning saying why
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1 and "not in `ape run`" in warnings[0] and "auto: always" in warnings[0], warnings
+
+
+@pytest.mark.unit
+def test_wrappers_go_in_when_ape_imports_the_module_and_failures_are_said_once(hook_state, monkeypatch, tmp_path, caplog):
+    package = tmp_path / "fake_ape_module_for_hook.py"
+    package.write_text("class ContractCache:\n    def cache_deployment(self, instance):\n        return 'cached'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    calls = []
+
+    def patch(module):
+        original = module.ContractCache.cache_deployment
+        module.ContractCache.cache_deployment = lambda self, i: calls.append(i) or original(self, i)
+
+    assert "fake_ape_module_for_hook" not in sys.modules
+    hook_state._after_import("fake_ape_module_for_hook", patch)
+    import fake_ape_module_for_hook as fake  # noqa: E402
+
+    try:
+        assert fake.ContractCache().cache_deployment("box") == "cached" and calls == ["box"]
+        assert "fake_ape_module_for_hook" in hook_state._applied
+        assert "exec_module" not in vars(fake.__spec__.loader)  # the loader is back to itself
+    finally:
+        sys.modules.pop("fake_ape_module_for_hook", None)
+        hook_state._applied.discard("fake_ape_module_for_hook")
+
+    # A module whose class Ape renamed: the reason is kept, and said once when auto mode wants it.
+    hook_state._apply("ape.managers._contractscache", lambda module: module.ContractCache, types.ModuleType("x"))
+    assert hook_state._install_errors and "AttributeError" in hook_state._install_errors[0]
+    monkeypatch.setattr(hook_state, "_config", lambda: types.SimpleNamespace(auto=True))
+    monkeypatch.setattr(hook_state, "in_ape_run", lambda: True)
+    hook_state._warn_unhooked()
+    hook_state._warn_unhooked()
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1 and "could not hook Ape" in warnings[0] and "ContractCache" in warnings[0], warnings
+
+
+@pytest.mark.unit
+def test_summary_names_each_network():
+    from ape_contract_verify.protocol.answers import Outcome
+    from ape_contract_verify.workflow.deploy_queue import network_table
+    from ape_contract_verify.workflow.verification import Report
+
+    box = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
+    one = network_table([("ethereum:local:foundry", "etherscan", [Report("Box", box, Outcome.VERIFIED)])])
+    assert one.splitlines()[0] == "contract_verify: ethereum:local:foundry (etherscan)" and "Box" in one
+    two = network_table([
+        ("ethereum:local:foundry", "etherscan", [Report("Box", box, Outcome.VERIFIED)]),
+        ("ethereum:second:node", "etherscan", [Report("Box", box, Outcome.FAILED, "bytecode differs")]),
+    ])
+    rows = NETWORK_ROW.findall(two)
+    assert [(r[0], r[1], r[3]) for r in rows] == [
+        ("ethereum:local:foundry", "Box", "verified"), ("ethereum:second:node", "Box", "failed")
+    ], two
+
+
+@pytest.mark.unit
+def test_an_unreadable_ledger_is_an_error_not_an_empty_one(tmp_path):
+    from ape_contract_verify.workflow.ledger import Ledger, LedgerError
+
+    ledger = Ledger(tmp_path / "deployments.json")
+    assert ledger.entries() == []  # no file: nothing recorded yet
+    ledger.path.write_text('{"deployments": [')
+    with pytest.raises(LedgerError, match="deployments.json"):
+        ledger.entries()
+    with pytest.raises(LedgerError):  # never written over
+        ledger.record("Box", "0x5FbDB2315678afecb367f032d93F642f64180aa3")
+    assert ledger.path.read_text() == '{"deployments": ['
+
+
+# -- end to end: `ape run`, `ape test`, `ape verify all` -------------------------------------------
+
+
+@pytest.mark.e2e
+def test_a_wrapper_started_run_verifies_every_network_the_script_deploys_to(compiled_example, tmp_path):
+    """One script, two anvils with their own chain ids as two networks of the project: each
+    network's deployments are verified on that network's target (the embedded explorer for
+    ethereum:local, a standalone explorer for the custom one), in one summary."""
+    first, second = Anvil(), Anvil(extra=("--chain-id", "31338"))
+    explorer = None
+    try:
+        explorer = ServerProcess(second.url, tmp_path / "second.sqlite")
+        project = copy_project(compiled_example, tmp_path / "two-chains")
+        (project / "scripts" / "two_chains.py").write_text(TWO_CHAINS)
+        configure(
+            project,
+            foundry={"host": first.url},
+            networks={"custom": [{"name": "second", "chain_id": 31338, "ecosystem": "ethereum", "default_provider": "node"}]},
+            node={"ethereum": {"second": {"uri": second.url}}},
+            ethereum={"second": {"required_confirmations": 0, "transaction_acceptance_timeout": 60}},
+            contract_verify={
+                "auto": True, "max_retries": 1, "poll_interval": 0.5, "calls_per_second": 50,
+                "explorers": {"ethereum": {"second": {"url": explorer.base_url}}},
+            },
+        )
+        (project / "deploy-tool").write_text(WRAPPER)
+        proc = run([sys.executable, "deploy-tool", "run", "two_chains", "--network", "ethereum:local:foundry"], cwd=project, timeout=600)
+        deployed = re.findall(r"^DEPLOYED (\w+) (\w+) (0x[0-9a-fA-F]{40})$", proc.stdout, re.M)
+        assert len(deployed) == 4, proc.stdout
+        rows = {(network, name): outcome for network, name, _, outcome in NETWORK_ROW.findall(proc.stdout)}
+        expected = {(network, name): "verified" for network in ("ethereum:local:foundry", "ethereum:second:node") for name in ("Box", "LegacyStore")}
+        assert rows == expected, proc.stdout + proc.stderr
+
+        # The second chain's explorer got the second chain's two contracts, and only those (both
+        # chains have them at the same addresses: a queue that mixed networks would send four).
+        with sqlite3.connect(tmp_path / "second.sqlite") as conn:
+            assert conn.execute("SELECT COUNT(*) FROM submissions").fetchone()[0] == 2
+        for chain, name, address in deployed:
+            if chain == "second":
+                answer = requests.get(explorer.base_url, params={"module": "contract", "action": "getsourcecode", "address": address}, timeout=10).json()
+                assert answer["result"][0]["ContractName"].endswith(name), answer
+        assert {first.rpc("eth_chainId"), second.rpc("eth_chainId")} == {hex(31337), hex(31338)}
+        assert all(a.rpc("eth_getCode", addr, "latest") not in ("0x", "") for a in (first, second) for _, _, addr in deployed)
+    finally:
+        if explorer is not None:
+            explorer.stop()
+        first.stop()
+        second.stop()
+
+
+@pytest.mark.e2e
+def test_ape_test_deploys_without_verifying(compiled_example, tmp_path):
+    project = copy_project(compiled_example, tmp_path / "ape-test")
+    configure(project, contract_verify={"auto": True})
+    (project / "tests").mkdir(exist_ok=True)
+    (project / "tests" / "test_hook.py").write_text(APE_TEST)
+    proc = run([BIN / "ape", "test", "tests/test_hook.py", "--network", "ethereum:local:test"], cwd=project, timeout=600, check=False)
+    assert proc.returncode == 0 and "1 passed" in proc.stdout, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "contract_verify" not in proc.stdout + proc.stderr  # no summary, no warning
+    assert not (project / ".build" / "contract_verify").exists()  # nothing recorded either
+
+
+@pytest.mark.e2e
+def test_auto_off_records_what_ape_run_deploys_and_verify_all_verifies_it(compiled_example, tmp_path):
+    """`ape run` through Ape's CLI object in this process (argv is pytest's) with auto off: the
+    ledger records both deployments; a Box deployed outside Ape is known only from the
+    `deployments:` section. `ape verify all`, in a fresh `ape` process (no memory of the run),
+    verifies all three; an unreadable ledger is a warning, not "no recorded deployments"."""
+    from ape_contract_verify.workflow import after_deploy
+
+    anvil = Anvil()
+    try:
+        project = copy_project(compiled_example, tmp_path / "auto-off")
+        (project / "scripts" / "deploy_two.py").write_text(DEPLOY_TWO)
+        configure(project, foundry={"host": anvil.url}, contract_verify={"auto": False, "poll_interval": 0.5})
+        proc = ape_in_process(project, "run", "deploy_two", "--network", "ethereum:local:foundry")
+        after_deploy.reset()
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        deployed = dict(re.findall(r"^DEPLOYED (\w+) (0x[0-9a-fA-F]{40})$", proc.stdout, re.M))
+        assert set(deployed) == {"Box", "LegacyStore"}, proc.stdout
+        assert "contract_verify" not in proc.stdout  # auto off: nothing verified during the run
+        ledgers = list((project / ".build" / "contract_verify").glob("deployments-31337-*.json"))
+        assert len(ledgers) == 1
+        entries = json.loads(ledgers[0].read_text())["deployments"]
+        assert {(e["contract"], e["address"], e["status"]) for e in entries} == {(n, a, "pending") for n, a in deployed.items()}
+
+        manifest = json.loads((project / ".build" / "__local__.json").read_text())
+        from eth_utils import to_checksum_address
+
+        other_box = to_checksum_address(anvil.deploy(manifest["contractTypes"]["Box"]["deploymentBytecode"]["bytecode"]))
+        configure(project, deployments={"ethereum": {"local": [{"contract_type": "Box", "address": other_box}]}})
+
+        proc = verify_cli(project, "all", "--json", real=True)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        outcomes = {r["address"]: r["outcome"] for r in json.loads(proc.stdout)["reports"]}
+        assert outcomes == {deployed["Box"]: "verified", deployed["LegacyStore"]: "verified", other_box: "verified"}, outcomes
+        statuses = {e["address"]: e["status"] for e in json.loads(ledgers[0].read_text())["deployments"]}
+        assert statuses == {deployed["Box"]: "verified", deployed["LegacyStore"]: "verified", other_box: "verified"}
+
+        # A ledger that cannot be read: said, and Ape's own record is still verified (the embedded
+        # explorer is new each command, so it verifies again).
+        ledgers[0].write_text("{not json")
+        proc = verify_cli(project, "all", "--json")
+        assert f"WARNING: cannot read the deployment ledger {ledgers[0]}" in proc.stderr, proc.stderr
+        assert "No recorded deployments" not in proc.stdout + proc.stderr
+        reports = json.loads(proc.stdout)["reports"]
+        assert other_box in {r["address"] for r in reports} and all(r["ok"] for r in reports), reports
+    finally:
+        anvil.stop()
