@@ -3,7 +3,7 @@
 import re
 from collections.abc import Mapping
 from enum import Enum
-from typing import Any, Literal, Optional, Union
+from typing import Literal, Optional, Union
 
 from ape.api.config import PluginConfig
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -96,7 +96,7 @@ class ExplorerConfig(BaseModel):
             if target.kind is not None and target.kind not in TARGET_KINDS:
                 raise _config_error(f"{where}.kind", f"unknown kind {target.kind!r}", "use `kind: etherscan` or `kind: sourcify`")
             if fixed and target.kind and target.kind != fixed:
-                raise _config_error(f"{where}.kind", f"the target named {name!r} is {fixed}-style", f"drop `kind`, or name the target otherwise")
+                raise _config_error(f"{where}.kind", f"the target named {name!r} is {fixed}-style", "drop `kind`, or name the target otherwise")
             if not fixed and not target.kind:
                 raise _config_error(
                     where, f"the target named {name!r} has no kind",

@@ -74,9 +74,9 @@ def deployed_local(compiled_example):
 
 @pytest.fixture(scope="session")
 def example_on_anvil(compiled_example, tmp_path_factory):
-    """The example deployed to one anvil by `ape run deploy`, verified beside it on a standalone
-    `ape verify serve`. Shared: tests may add to the explorer and the chain, not change what the
+    """The example deployed to one anvil by `ape run deploy`, verified beside it on two targets: a
+    standalone `ape verify serve` (its Etherscan-style API) and a second one's Sourcify face. Shared: tests may add to the explorer and the chain, not change what the
     deploy made (tests that must, deploy their own)."""
-    example = deploy_example_on_anvil(compiled_example, tmp_path_factory.mktemp("example-on-anvil"))
+    example = deploy_example_on_anvil(compiled_example, tmp_path_factory.mktemp("example-on-anvil"), sourcify=True)
     yield example
     stop(example)

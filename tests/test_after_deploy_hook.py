@@ -20,7 +20,8 @@ from support import BIN, run, tool_env
 from support.e2e import ape_in_process, configure, copy_project, summary, verify_cli
 from support.service import Anvil, ServerProcess
 
-NETWORK_ROW = re.compile(r"^(ethereum:\S+)\s{2,}(\S+)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped)\b", re.M)
+# The summary's row with a network column: contract, address, outcome, target, network.
+NETWORK_ROW = re.compile(r"^(\S+)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped)\s{2,}(\S+)\s{2,}(ethereum:\S+)", re.M)
 
 TWO_CHAINS = '''
 from ape import accounts, networks, project
@@ -178,13 +179,15 @@ def test_summary_names_each_network():
 
     box = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
     one = network_table([("ethereum:local:foundry", "etherscan", [Report("Box", box, Outcome.VERIFIED)])])
-    assert one.splitlines()[0] == "contract_verify: ethereum:local:foundry (etherscan)" and "Box" in one
+    assert one.splitlines()[0] == "contract_verify: ethereum:local:foundry" and "Box" in one
+    assert one.splitlines()[1].split()[:4] == ["contract", "address", "outcome", "target"]
+    assert one.splitlines()[2].split()[2:4] == ["verified", "etherscan"]
     two = network_table([
         ("ethereum:local:foundry", "etherscan", [Report("Box", box, Outcome.VERIFIED)]),
         ("ethereum:second:node", "etherscan", [Report("Box", box, Outcome.FAILED, "bytecode differs")]),
     ])
     rows = NETWORK_ROW.findall(two)
-    assert [(r[0], r[1], r[3]) for r in rows] == [
+    assert [(r[4], r[0], r[2]) for r in rows] == [
         ("ethereum:local:foundry", "Box", "verified"), ("ethereum:second:node", "Box", "failed")
     ], two
 
@@ -232,7 +235,7 @@ def test_a_wrapper_started_run_verifies_every_network_the_script_deploys_to(comp
         proc = run([sys.executable, "deploy-tool", "run", "two_chains", "--network", "ethereum:local:foundry"], cwd=project, timeout=600)
         deployed = re.findall(r"^DEPLOYED (\w+) (\w+) (0x[0-9a-fA-F]{40})$", proc.stdout, re.M)
         assert len(deployed) == 4, proc.stdout
-        rows = {(network, name): outcome for network, name, _, outcome in NETWORK_ROW.findall(proc.stdout)}
+        rows = {(network, name): outcome for name, _, outcome, _, network in NETWORK_ROW.findall(proc.stdout)}
         expected = {(network, name): "verified" for network in ("ethereum:local:foundry", "ethereum:second:node") for name in ("Box", "LegacyStore")}
         assert rows == expected, proc.stdout + proc.stderr
 
@@ -246,6 +249,18 @@ def test_a_wrapper_started_run_verifies_every_network_the_script_deploys_to(comp
                 assert answer["result"][0]["ContractName"].endswith(name), answer
         assert {first.rpc("eth_chainId"), second.rpc("eth_chainId")} == {hex(31337), hex(31338)}
         assert all(a.rpc("eth_getCode", addr, "latest") not in ("0x", "") for a in (first, second) for _, _, addr in deployed)
+
+        # Later, every network with recorded deployments in one command, side by side, one table:
+        # the second chain's explorer has them already; ethereum:local's embedded explorer is new.
+        # (the `ape` executable: a custom network is read from the project's config at Ape's start)
+        later = run([BIN / "ape", "verify", "all", "--all-networks", "--json"], cwd=project, timeout=300, check=False)
+        document = json.loads(later.stdout)
+        assert later.returncode == 0 and document["ok"], later.stdout + later.stderr
+        ended = {(r["network"], r["contract"]): r["outcome"] for r in document["reports"]}
+        assert ended == {
+            ("ethereum:local", "Box"): "verified", ("ethereum:local", "LegacyStore"): "verified",
+            ("ethereum:second", "Box"): "already verified", ("ethereum:second", "LegacyStore"): "already verified",
+        }, document
     finally:
         if explorer is not None:
             explorer.stop()

@@ -2,6 +2,7 @@
 by `ape verify` on two fresh local explorers at once, one through its Etherscan-style API and one
 through its Sourcify API v2 face; one of them stopped in the middle; `--target` choosing."""
 
+import re
 import shutil
 import threading
 import time
@@ -9,15 +10,30 @@ import time
 import pytest
 import requests
 
-from support.e2e import as_json, configure, copy_project, submissions, verify_cli
+from support.e2e import as_json, configure, copy_project, sourcify_base, submissions, verify_cli
 from support.service import ServerProcess
 
 pytestmark = pytest.mark.e2e
 
 
-def sourcify_base(server: ServerProcess) -> str:
-    line = next(l for l in server.lines if l.startswith("Sourcify API: "))
-    return line.split("Sourcify API: ", 1)[1].strip()
+# The deploy summary's row: contract, address, outcome, target.
+ROW = re.compile(r"^(\S+(?: \S+)*?)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped)\s{2,}(\S+)", re.M)
+SOURCES = ["Token", "MathLib", "Calculator", "Box", "Vault", "Escrow", "viair:ViaIRCounter", "openzeppelin:ERC1967Proxy"]
+
+
+def test_ape_run_deploy_verifies_every_contract_on_both_targets(example_on_anvil):
+    """The session's deploy (tests/conftest.py) ran with two targets: every contract is verified on
+    the Etherscan-style explorer and on the second explorer's Sourcify face, a row for each."""
+    rows: dict = {}
+    for name, address, outcome, target in ROW.findall(example_on_anvil.proc.stdout):
+        rows[(name, target)] = (address, outcome)
+    for name in SOURCES:
+        for target in ("etherscan", "sourcify"):
+            assert rows.get((name, target), (None, None))[1] == "verified", f"{name} on {target}: {example_on_anvil.proc.stdout[-4000:]}"
+    assert ("EIP-1167 clone (proxy link)", "etherscan") in rows and not [k for k in rows if k[1] == "sourcify" and "proxy link" in k[0]]
+    token = example_on_anvil.deployed["Token"]
+    lookup = requests.get(f"{sourcify_base(example_on_anvil.sourcify)}v2/contract/31337/{token}", timeout=30)
+    assert lookup.status_code == 200 and lookup.json()["match"] == "exact_match", lookup.text
 
 
 @pytest.fixture(scope="module")

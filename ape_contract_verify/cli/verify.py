@@ -4,6 +4,7 @@ Exit codes: 0 verified (or already verified), 1 verification failed, 2 bad input
 """
 
 import contextlib
+import dataclasses
 import json
 import sys
 from typing import Any, Optional
@@ -235,7 +236,8 @@ def _records(name: Optional[str] = None) -> Any:
 @click.option("--flatten", is_flag=True, help="Submit flattened single files instead of standard-json input.")
 @click.option("--no-check", is_flag=True, help="Skip the local pre-check.")
 @click.option("--report", "report_path", default=None, type=click.Path(dir_okay=False, writable=True), help="Also write the JSON report to this file (for CI).")
-def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, report_path):
+@click.option("--all-networks", is_flag=True, help="Every network with recorded deployments (the plugin's records and ape-config.yaml's deployments:).")
+def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, report_path, all_networks):
     """Verify what the plugin recorded when `ape run` deployed (and Ape's own deployment records),
     on every target of every network given (--network, repeatable), side by side, skipping what
     each explorer already has. Resumable: a second run does only what is left."""
@@ -245,6 +247,17 @@ def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, repo
     from ape_contract_verify.workflow.ledger import Ledger
     from ape_contract_verify.workflow.run import Item
 
+    if all_networks:
+        if explorer.networks:
+            raise click.UsageError("give --network or --all-networks, not both")
+        from ape_contract_verify.workflow.records import recorded_networks
+
+        found, problems = recorded_networks(project)
+        for problem in problems:
+            click.echo(f"WARNING: {problem}", err=True)
+        if not found:
+            raise click.UsageError("no network has recorded deployments; deploy with `ape run`, or give --network")
+        explorer = dataclasses.replace(explorer, networks=tuple(found))
     choices = [explorer.for_network(n) for n in explorer.networks] or [explorer]
     items: list = []
     ledgers: dict = {}

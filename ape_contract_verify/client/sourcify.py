@@ -265,13 +265,20 @@ class SourcifyClient:
             self._sleep(min(interval if typical is None else min(typical, interval), timeout))
         last: Optional[ExplorerAnswer] = None
         checks = 0
+        outage: list[float] = []  # when consecutive checks failed
         while True:
             checks += 1
             try:
                 last = self.check_verify_status(receipt.guid)
-            except ExplorerUnavailable as err:  # an outage while polling: keep polling until the deadline
+            except ExplorerUnavailable as err:
+                # A short outage while polling is waited out; a server gone for good (three checks in a
+                # row, each with its retries, over OUTAGE_SECONDS) ends this job, not the whole timeout.
+                outage.append(self._clock())
                 logger.warning("job %s for %s: %s", receipt.guid, receipt.address, err)
+                if len(outage) >= 3 and outage[-1] - outage[0] >= self.OUTAGE_SECONDS:
+                    raise
             else:
+                outage.clear()
                 if on_progress:
                     on_progress(last)
                 if last.outcome.is_final:
@@ -289,6 +296,7 @@ class SourcifyClient:
             self._sleep(interval)
 
     _JOB_SAMPLES = 16
+    OUTAGE_SECONDS = 10.0
 
     def _typical_job_seconds(self) -> Optional[float]:
         with self._jobs_lock:

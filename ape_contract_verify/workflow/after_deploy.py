@@ -239,7 +239,7 @@ def on_deploy(instance: Any) -> None:
             return
     # auto off, or verification could not start: the ledger lets `ape verify all` do it later
     address = str(instance.address)
-    _recorder_for(provider).record(getattr(instance.contract_type, "name", None) or address, address, status="pending")
+    _recorder_for(provider).record(getattr(instance.contract_type, "name", None) or address, address, status="pending", network=_label(provider))
 
 
 def current_queue() -> Any:

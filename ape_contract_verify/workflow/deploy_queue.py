@@ -47,17 +47,18 @@ class DeployQueue:
 
         from ape_contract_verify.client.targets import resolve_targets
         from ape_contract_verify.workflow.ledger import Ledger
-        from ape_contract_verify.workflow.verification import Options, Verification, explorer_for
+        from ape_contract_verify.workflow.verification import Derivations, Options, Verification, explorer_for
 
         network = self.provider.network
         errors = []
         try:
             chain_id = self.provider.chain_id
             targets = resolve_targets(
-                network.ecosystem.name, network.name, None if network.is_local else chain_id, config=self.cfg
+                network.ecosystem.name, network.name, chain_id, config=self.cfg
             )
         except Exception as err:
             targets, errors = [], [str(err)]
+        shared = Derivations()  # one derivation per contract, whatever the number of targets
         for target in targets:
             try:
                 manager = explorer_for(target, self.provider, chain_reader=self.chain, max_retries=self.cfg.max_retries)
@@ -74,7 +75,10 @@ class DeployQueue:
                 timeout=self.cfg.timeout,
                 ask_first=False,  # deployed by this very run
             )
-            self._verifications.append((target.name, Verification(client, project, self.chain, options, browser_url=browser)))
+            verification = Verification(
+                client, project, self.chain, options, browser_url=browser, target=target, network=self.network, shared=shared
+            )
+            self._verifications.append((target.name, verification))
             where = "the embedded local explorer" if target.is_local else target.url
             logger.info("contract_verify: verifying deployments on %s at %s, beside the script", self.network, where)
         if errors:
@@ -99,7 +103,7 @@ class DeployQueue:
             return
         self.seen.add(address.lower())
         self._warm(address, txn_hash)
-        self._ledger.record(name or address, address, status="pending")
+        self._ledger.record(name or address, address, status="pending", network=self.network)
         for target, verification in self._verifications:
             self.futures.append((target, self.pool.submit(self._verify, verification, address, name)))
 
@@ -204,27 +208,19 @@ class DeployQueue:
 
 
 def network_table(groups: list[tuple[str, str, list]]) -> str:
-    """The run's summary: the reports' table, with a network column (and a target column when a
-    network has several targets); one network shows its name above the table instead."""
+    """The run's summary: one row per contract and target, with a network column once several
+    networks are in it; one network is named above the table instead."""
     from ape_contract_verify.workflow.verification import summary_table
 
-    groups = [g for g in groups if g[2]]
-    networks = list(dict.fromkeys(network for network, _, _ in groups))
-    targets = list(dict.fromkeys(target for _, target, _ in groups))
-    reports = [r for _, _, group in groups for r in group]
-    table = summary_table(reports).splitlines()
-    if len(networks) == 1 and len(targets) == 1:
-        return f"contract_verify: {networks[0]} ({targets[0]})\n" + "\n".join(table)
-    labels = [(network, target) for network, target, group in groups for _ in group]
-    if len(table) != len(labels) + 1:  # a reason spanning lines: one table per network and target
-        return "\n".join(f"contract_verify: {n} ({t})\n{summary_table(g)}" for n, t, g in groups)
-    columns = [("network", [n for n, _ in labels])] + ([("target", [t for _, t in labels])] if len(targets) > 1 else [])
-    widths = [max(len(header), *(len(v) for v in values)) for header, values in columns]
-    lines = []
-    for row, line in enumerate(table):
-        cells = [(header if row == 0 else values[row - 1]).ljust(width) for (header, values), width in zip(columns, widths)]
-        lines.append("  ".join(cells) + "  " + line)
-    return "\n".join(lines)
+    reports = []
+    for network, target, group in groups:
+        for report in group:
+            report.network = report.network or network
+            report.target = report.target or target
+            reports.append(report)
+    networks = list(dict.fromkeys(r.network for r in reports))
+    head = f"contract_verify: {networks[0]}\n" if len(networks) == 1 else ""
+    return head + summary_table(reports)
 
 
 def _progress_line(text: Optional[str]) -> None:

@@ -58,3 +58,39 @@ def recorded_deployments(project: Any, chain_id: int, name: Optional[str] = None
         except Exception as err:
             records.problems.append(f"could not read Ape's deployment records of {artifact.label}: {err}")
     return records
+
+
+def recorded_networks(project: Any) -> tuple[list[str], list[str]]:
+    """(networks, problems): every network with recorded deployments, for `ape verify all
+    --all-networks`: those the ledgers name (`ecosystem:network:provider`, as `ape run` was
+    connected) and those of the `deployments:` section of ape-config.yaml (`ecosystem:network`)."""
+    from pathlib import Path
+
+    from ape_contract_verify.workflow.ledger import Ledger, LedgerError
+
+    networks: list[str] = []
+    problems: list[str] = []
+    seen: set[str] = set()
+
+    def add(choice: str) -> None:
+        key = ":".join(choice.split(":")[:2])  # one connection per network, whatever the provider
+        if key not in seen:
+            seen.add(key)
+            networks.append(choice)
+
+    for path in sorted((Path(project.path) / ".build" / "contract_verify").glob("deployments-*.json")):
+        try:
+            for entry in Ledger(path).entries():
+                if entry.get("network"):
+                    add(str(entry["network"]))
+        except LedgerError as err:
+            problems.append(str(err))
+    try:
+        section = project.config.deployments or {}
+        for ecosystem, by_network in dict(section).items():
+            for network, entries in dict(by_network or {}).items():
+                if entries:
+                    add(f"{ecosystem}:{network}")
+    except Exception as err:
+        problems.append(f"could not read the deployments: section of ape-config.yaml: {err}")
+    return networks, problems

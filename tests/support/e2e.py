@@ -153,25 +153,44 @@ class ExampleOnAnvil:
     project: Path
     proc: subprocess.CompletedProcess  # the `ape run deploy`
     deployed: dict  # the deploy script's name -> address
+    sourcify: ServerProcess | None = None  # a second explorer, the deploy's second target (its Sourcify face)
 
 
-def deploy_example_on_anvil(compiled_example: Path, root: Path) -> ExampleOnAnvil:
+def sourcify_base(server: ServerProcess) -> str:
+    """The base URL `ape verify serve` printed for Sourcify clients."""
+    line = next(line for line in server.lines if line.startswith("Sourcify API: "))
+    return line.split("Sourcify API: ", 1)[1].strip()
+
+
+def deploy_example_on_anvil(compiled_example: Path, root: Path, sourcify: bool = False) -> ExampleOnAnvil:
+    """With `sourcify`, the deploy verifies on two targets: the explorer's Etherscan-style API and a
+    second explorer's Sourcify face; afterwards the project names the first only, as tests expect."""
     anvil = Anvil()
-    explorer = None
+    explorer = second = None
     try:
         db = root / "explorer.sqlite"
         explorer = ServerProcess(anvil.url, db, use_ape=True)
         explorer.db = db
         project = anvil_project(compiled_example, root / "example", anvil, explorer.base_url)
+        if sourcify:
+            second = ServerProcess(anvil.url, root / "sourcify.sqlite", use_ape=True)
+            second.db = root / "sourcify.sqlite"
+            local = {"url": explorer.base_url, "sourcify": {"url": sourcify_base(second)}}
+            configure(project, contract_verify={"explorers": {"ethereum": {"local": local}}})
         proc = run([BIN / "ape", "run", "deploy", "--network", "ethereum:local:foundry"], cwd=project, timeout=900)
-        return ExampleOnAnvil(anvil, explorer, project, proc, dict(DEPLOYED.findall(proc.stdout)))
+        if sourcify:
+            configure(project, contract_verify={"explorers": {"ethereum": {"local": {"url": explorer.base_url}}}})
+        return ExampleOnAnvil(anvil, explorer, project, proc, dict(DEPLOYED.findall(proc.stdout)), second)
     except BaseException:
-        if explorer is not None:
-            explorer.stop()
+        for server in (explorer, second):
+            if server is not None:
+                server.stop()
         anvil.stop()
         raise
 
 
 def stop(example: ExampleOnAnvil) -> None:
     example.explorer.stop()
+    if example.sourcify is not None:
+        example.sourcify.stop()
     example.anvil.stop()
