@@ -46,7 +46,7 @@ def test_explore_keeps_every_link_alive_until_ctrl_c(compiled_example, tmp_path)
         output = "".join(lines)
         site = re.search(r"Local explorer: (http://127\.0\.0\.1:\d+)/", output).group(1)
         chain = re.search(r"Chain: (http://127\.0\.0\.1:\d+)", output).group(1)
-        token_link = re.search(r"^Token\s+0x[0-9a-fA-F]{40}\s+verified\s+(\S+)$", output, re.M).group(1)
+        token_link = re.search(r"^Token\s+0x[0-9a-fA-F]{40}\s+verified\s+etherscan\s+(\S+)$", output, re.M).group(1)
         assert token_link.startswith(site + "/address/"), token_link
         # The script has ended its deploy; its links still open the verified contract's page.
         status, page = _get(token_link)
