@@ -43,6 +43,7 @@ from ape_contract_verify.exceptions import (
 )
 from ape_contract_verify.protocol.secrets import ApiKey, redact, register_secret
 from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
+from ape_contract_verify.client.retrying import JobTimes, Retry, RetryPolicy, retry_after, send, with_retries
 from ape_contract_verify.request import Receipt, VerificationRequest
 from ape_contract_verify.protocol.forms import (
     validate_check_form,
@@ -190,33 +191,6 @@ def unpack_source(record: SourceRecord) -> tuple[str, dict[str, str], dict[str, 
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
-    """Bounded exponential backoff with "equal jitter": a delay in [cap/2, cap]."""
-
-    max_retries: int = 5
-    base_delay: float = 1.0
-    max_delay: float = 16.0
-
-    def delay(self, attempt: int, rng: random.Random) -> float:
-        cap = min(self.max_delay, self.base_delay * (2**attempt))
-        return cap / 2 + rng.random() * cap / 2
-
-
-class _Retry(Exception):
-    """One attempt failed in a way worth retrying."""
-
-    def __init__(self, reason: str, delay: Optional[float] = None, rate_limited: bool = False, answer=None):
-        self.reason, self.delay, self.rate_limited, self.answer = reason, delay, rate_limited, answer
-        super().__init__(reason)
-
-
-_RETRYABLE_ERRORS = (
-    requests.ConnectionError,
-    requests.Timeout,
-    requests.exceptions.ChunkedEncodingError,
-    requests.exceptions.ContentDecodingError,
-)
 
 
 class ExplorerClient:
@@ -258,7 +232,7 @@ class ExplorerClient:
         self._clock = clock
         self._rng = rng or random.Random()
         self._jobs_lock = threading.Lock()
-        self._job_seconds: dict[str, list[float]] = {}
+        self._job_times = JobTimes()
         self._in_flight: dict[str, dict[object, float]] = {}
 
     def __repr__(self) -> str:
@@ -345,7 +319,7 @@ class ExplorerClient:
         deadline = started + timeout
         last: Optional[ExplorerAnswer] = None
         if fresh:
-            typical = self._typical_job_seconds(action)
+            typical = self._job_times.typical(action)
             self._sleep(min(interval if typical is None else min(typical, interval * 4), timeout))
         checks = 0
         while True:
@@ -364,7 +338,7 @@ class ExplorerClient:
                     on_progress(last)
                 if last.outcome.is_final:
                     if fresh:
-                        self._learn_job_seconds(action, self._clock() - started, checks == 1)
+                        self._job_times.learn(action, self._clock() - started, checks == 1)
                     return last
             if self._clock() + interval > deadline:
                 state = redact(last.reason) if last else "no answer"
@@ -378,34 +352,16 @@ class ExplorerClient:
 
     # -- internals ----------------------------------------------------------------------------
 
-    # Every check costs a slot under the explorer's rate limit, and a check right after a
-    # submission only ever hears "Pending". So the first check of a job waits one interval, or,
-    # once jobs at this explorer have ended, about as long as they took. A job already final at
-    # its first check counts as a little shorter, so the wait shrinks again when the explorer
-    # speeds up.
-    _JOB_SAMPLES = 16
-
-    def _typical_job_seconds(self, action: str) -> Optional[float]:
-        with self._jobs_lock:
-            samples = sorted(self._job_seconds.get(action, ()))
-        return samples[len(samples) // 2] if samples else None
-
     def _seconds_until_due(self, action: str, ticket: object, started: float, interval: float) -> float:
         """How long a check of this job is still pointless. Before any job here has ended, a job
         submitted after one that is still pending is taken to be pending too (explorers work
         through their queue in order), so a batch polls its oldest job, not every job."""
-        typical = self._typical_job_seconds(action)
+        typical = self._job_times.typical(action)
         if typical is not None:
             return started + min(typical, interval * 4) - self._clock()
         with self._jobs_lock:
             older = any(t < started for k, t in self._in_flight.get(action, {}).items() if k is not ticket)
         return interval if older else 0.0
-
-    def _learn_job_seconds(self, action: str, seconds: float, at_first_check: bool) -> None:
-        with self._jobs_lock:
-            samples = self._job_seconds.setdefault(action, [])
-            samples.append(max(0.0, seconds * (0.9 if at_first_check else 1.0)))
-            del samples[: -self._JOB_SAMPLES]
 
     def _check(self, action: str, guid: str) -> ExplorerAnswer:
         answer = self._call("GET", action, {"guid": guid})
@@ -474,53 +430,38 @@ class ExplorerClient:
             if self._key:
                 body["apikey"] = self._key.reveal()
 
-        last: Optional[_Retry] = None
-        for attempt in range(self.retry.max_retries + 1):
-            if attempt:
-                delay = last.delay if last and last.delay is not None else self.retry.delay(attempt - 1, self._rng)
-                logger.warning(
-                    "%s: %s; retry %d/%d in %.1fs", action, last.reason if last else "", attempt, self.retry.max_retries, delay
+        def gave_up(last: Optional[Retry]) -> Exception:
+            if last and last.rate_limited:
+                return RateLimited(
+                    f"{action}: still rate limited after {self.retry.max_retries} retries ({last.reason}); "
+                    "lower contract_verify.calls_per_second or use an API key",
+                    last.answer,
+                    reason=_reason_of(last.answer),
                 )
-                if last and last.rate_limited:
-                    self.limiter.pause(delay)
-                self._sleep(delay)
-            self.limiter.acquire()
-            try:
-                return self._attempt(method, action, query, body)
-            except _Retry as retry:
-                last = retry
-        if last and last.rate_limited:
-            raise RateLimited(
-                f"{action}: still rate limited after {self.retry.max_retries} retries ({last.reason}); "
-                "lower contract_verify.calls_per_second or use an API key",
-                last.answer,
-                reason=_reason_of(last.answer),
+            return ExplorerUnavailable(
+                f"{action} at {redact(self.base_url)}: {last.reason if last else 'no answer'} "
+                f"(gave up after {self.retry.max_retries} retries)"
             )
-        raise ExplorerUnavailable(
-            f"{action} at {redact(self.base_url)}: {last.reason if last else 'no answer'} "
-            f"(gave up after {self.retry.max_retries} retries)"
+
+        return with_retries(
+            lambda: self._attempt(method, action, query, body),
+            policy=self.retry, limiter=self.limiter, rng=self._rng, sleep=self._sleep, label=action,
+            pauses_limiter=lambda retry: retry.rate_limited, gave_up=gave_up,
         )
 
     def _attempt(self, method: str, action: str, query: dict, body: Optional[dict]) -> ExplorerAnswer:
         if logger.isEnabledFor(logging.DEBUG):
             shown = {k: v for k, v in (body or {}).items() if k != "sourceCode"}
             logger.debug("%s %s?%s %s", method, self.base_url, urlencode(query), redact(shown) if body else "")
-        # Errors are raised outside the except blocks: requests' messages hold the full URL, key
-        # included, and must not ride along as __context__.
-        failure: Optional[Exception] = None
-        try:
-            response = self.session.request(method, self.base_url, params=query, data=body, timeout=self.timeout)
-        except _RETRYABLE_ERRORS as err:
-            failure = _Retry(f"{type(err).__name__} talking to {redact(self.base_url)}")
-        except requests.RequestException as err:
-            failure = ExplorerUnavailable(f"{action} at {redact(self.base_url)}: {type(err).__name__}: {redact(err)}")
-        if failure is not None:
-            raise failure
+        response = send(
+            self.session, method, self.base_url, self.base_url, f"{action} at {redact(self.base_url)}",
+            params=query, data=body, timeout=self.timeout,
+        )
 
         code = response.status_code
         logger.debug("%s -> HTTP %d %s", action, code, redact(response.text[:300]))
         if code in (408, 429) or code >= 500:
-            raise _Retry(f"HTTP {code}", delay=self._retry_after(response))
+            raise Retry(f"HTTP {code}", delay=retry_after(response, self.retry))
         if code >= 400:
             raise BadEndpoint(
                 f"{action} at {redact(self.base_url)}: HTTP {code}; is this the explorer's contract API base URL "
@@ -531,17 +472,10 @@ class ExplorerClient:
         except ValueError:
             envelope = None  # gateways and CDNs answer HTML error pages with 200 during outages
         if envelope is None:
-            raise _Retry(f"HTTP {code} with a body that is not JSON")
+            raise Retry(f"HTTP {code} with a body that is not JSON")
         if not isinstance(envelope, dict) or "status" not in envelope or "result" not in envelope:
             raise BadEndpoint(f"{action} at {redact(self.base_url)}: the answer is not a status/message/result envelope")
         answer = classify(str(envelope.get("status")), str(envelope.get("message", "")), envelope.get("result"))
         if answer.outcome == Outcome.RATE_LIMITED:
-            raise _Retry(f"rate limited: {redact(answer.reason)}", rate_limited=True, answer=answer)
+            raise Retry(f"rate limited: {redact(answer.reason)}", rate_limited=True, answer=answer)
         return answer
-
-    def _retry_after(self, response: requests.Response) -> Optional[float]:
-        value = response.headers.get("Retry-After", "")
-        try:
-            return min(self.retry.max_delay, max(0.0, float(value)))
-        except ValueError:
-            return None

@@ -21,8 +21,9 @@ from urllib.parse import quote
 
 import requests
 
-from ape_contract_verify.client.etherscan import _RETRYABLE_ERRORS, RetryPolicy, SourceRecord, SubmissionReceipt, _reason_of
+from ape_contract_verify.client.etherscan import SourceRecord, SubmissionReceipt, _reason_of
 from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
+from ape_contract_verify.client.retrying import JobTimes, Retry, RetryPolicy, retry_after, send, with_retries
 from ape_contract_verify.exceptions import (
     ActionNotSupported,
     BadEndpoint,
@@ -111,12 +112,6 @@ def vyper_long_version(compiler_version: str) -> str:
     return long
 
 
-class _Retry(Exception):
-    def __init__(self, reason: str, delay: Optional[float] = None, rate_limited: bool = False, answer=None):
-        self.reason, self.delay, self.rate_limited, self.answer = reason, delay, rate_limited, answer
-        super().__init__(reason)
-
-
 _RATE_CODES = (rules.TOO_MANY_REQUESTS, rules.DUPLICATE_VERIFICATION_REQUEST)
 
 
@@ -169,8 +164,7 @@ class SourcifyClient:
         self._sleep = sleep
         self._clock = clock
         self._rng = rng or random.Random()
-        self._jobs_lock = threading.Lock()
-        self._job_seconds: list[float] = []
+        self._job_times = JobTimes()
 
     def __repr__(self) -> str:
         key = repr(self._key) if self._key else "None"
@@ -261,7 +255,7 @@ class SourcifyClient:
         started = self._clock()
         deadline = started + timeout
         if fresh:
-            typical = self._typical_job_seconds()
+            typical = self._job_times.typical()
             self._sleep(min(interval if typical is None else min(typical, interval), timeout))
         last: Optional[ExplorerAnswer] = None
         checks = 0
@@ -283,7 +277,7 @@ class SourcifyClient:
                     on_progress(last)
                 if last.outcome.is_final:
                     if fresh:
-                        self._learn_job_seconds(self._clock() - started, checks == 1)
+                        self._job_times.learn("", self._clock() - started, checks == 1)
                     return last
             if self._clock() + interval > deadline:
                 state = redact(last.reason) if last else "no answer"
@@ -295,18 +289,7 @@ class SourcifyClient:
                 )
             self._sleep(interval)
 
-    _JOB_SAMPLES = 16
     OUTAGE_SECONDS = 10.0
-
-    def _typical_job_seconds(self) -> Optional[float]:
-        with self._jobs_lock:
-            samples = sorted(self._job_seconds)
-        return samples[len(samples) // 2] if samples else None
-
-    def _learn_job_seconds(self, seconds: float, at_first_check: bool) -> None:
-        with self._jobs_lock:  # a job final at its first check counts shorter: the wait shrinks when jobs do
-            self._job_seconds.append(max(0.0, seconds * (0.9 if at_first_check else 1.0)))
-            del self._job_seconds[: -self._JOB_SAMPLES]
 
     # -- read ----------------------------------------------------------------------------------------
 
@@ -355,39 +338,30 @@ class SourcifyClient:
         headers = {"Accept": "application/json"}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key.reveal()}"
-        last: Optional[_Retry] = None
-        for attempt in range(self.retry.max_retries + 1):
-            if attempt:
-                delay = last.delay if last and last.delay is not None else self.retry.delay(attempt - 1, self._rng)
-                logger.warning("%s %s: %s; retry %d/%d in %.1fs", method, path, last.reason if last else "", attempt, self.retry.max_retries, delay)
-                if last and last.rate_limited and last.answer is not None and last.answer.message == rules.TOO_MANY_REQUESTS:
-                    self.limiter.pause(delay)
-                self._sleep(delay)
-            self.limiter.acquire()
-            try:
-                return self._attempt(method, url, path, params, json_body, headers)
-            except _Retry as retry:
-                last = retry
-        if last and last.rate_limited:
-            raise RateLimited(
-                f"{method} {path}: still refused after {self.retry.max_retries} retries ({last.reason})",
-                last.answer, reason=_reason_of(last.answer),
+        def gave_up(last: Optional[Retry]) -> Exception:
+            if last and last.rate_limited:
+                return RateLimited(
+                    f"{method} {path}: still refused after {self.retry.max_retries} retries ({last.reason})",
+                    last.answer, reason=_reason_of(last.answer),
+                )
+            return ExplorerUnavailable(
+                f"{method} {redact(url)}: {last.reason if last else 'no answer'} (gave up after {self.retry.max_retries} retries)"
             )
-        raise ExplorerUnavailable(
-            f"{method} {redact(url)}: {last.reason if last else 'no answer'} (gave up after {self.retry.max_retries} retries)"
+
+        # Only `too_many_requests` speaks of this client's rate; a duplicate request is about one address.
+        return with_retries(
+            lambda: self._attempt(method, url, path, params, json_body, headers),
+            policy=self.retry, limiter=self.limiter, rng=self._rng, sleep=self._sleep, label=f"{method} {path}",
+            pauses_limiter=lambda retry: retry.rate_limited and retry.answer is not None and retry.answer.message == rules.TOO_MANY_REQUESTS,
+            gave_up=gave_up,
         )
 
     def _attempt(self, method, url, path, params, json_body, headers) -> tuple[int, Any]:
         logger.debug("%s %s", method, redact(url))
-        failure: Optional[Exception] = None  # raised outside the except: requests' errors hold the URL
-        try:
-            response = self.session.request(method, url, params=params, json=json_body, headers=headers, timeout=self.timeout)
-        except _RETRYABLE_ERRORS as err:
-            failure = _Retry(f"{type(err).__name__} talking to {redact(self.base_url)}")
-        except requests.RequestException as err:
-            failure = ExplorerUnavailable(f"{method} {redact(url)}: {type(err).__name__}: {redact(err)}")
-        if failure is not None:
-            raise failure
+        response = send(
+            self.session, method, url, self.base_url, f"{method} {redact(url)}",
+            params=params, json=json_body, headers=headers, timeout=self.timeout,
+        )
         code = response.status_code
         logger.debug("%s %s -> HTTP %d %s", method, path, code, redact(response.text[:300]))
         try:
@@ -396,24 +370,17 @@ class SourcifyClient:
             data = None
         if code == 429 or (isinstance(data, Mapping) and data.get("customCode") in _RATE_CODES):
             answer = self._error_answer(code, data)
-            raise _Retry(f"HTTP {code} {answer.message or ''}: {answer.reason}".strip(), delay=self._retry_after(response), rate_limited=True, answer=answer)
+            raise Retry(f"HTTP {code} {answer.message or ''}: {answer.reason}".strip(), delay=retry_after(response, self.retry), rate_limited=True, answer=answer)
         if code == 408 or code >= 500:
-            raise _Retry(f"HTTP {code}", delay=self._retry_after(response))
+            raise Retry(f"HTTP {code}", delay=retry_after(response, self.retry))
         if data is None:
             if code < 400:  # gateways answer HTML pages with 200 during outages
-                raise _Retry(f"HTTP {code} with a body that is not JSON")
+                raise Retry(f"HTTP {code} with a body that is not JSON")
             raise BadEndpoint(
                 f"{method} {redact(url)}: HTTP {code} with a body that is not JSON; is {redact(self.base_url)} "
                 "a Sourcify server base URL (e.g. https://sourcify.dev/server/)?"
             )
         return code, data
-
-    def _retry_after(self, response: requests.Response) -> Optional[float]:
-        value = response.headers.get("Retry-After", "")
-        try:
-            return min(self.retry.max_delay, max(0.0, float(value)))
-        except ValueError:
-            return None
 
 
 # -- answers ---------------------------------------------------------------------------------------

@@ -1,0 +1,126 @@
+"""What every explorer client shares on the wire: retries with backoff under the rate limiter, one
+HTTP request whose errors never carry the URL (and its key), and the timing of job polls.
+
+The Etherscan-style client and the Sourcify client differ in what they send and how they read an
+answer; how they wait, retry and give up is this one mechanism.
+"""
+
+import logging
+import random
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Optional, TypeVar
+
+import requests
+
+from ape_contract_verify.exceptions import ExplorerUnavailable
+from ape_contract_verify.protocol.secrets import redact
+
+logger = logging.getLogger("ape_contract_verify")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Bounded exponential backoff with "equal jitter": a delay in [cap/2, cap]."""
+
+    max_retries: int = 5
+    base_delay: float = 1.0
+    max_delay: float = 16.0
+
+    def delay(self, attempt: int, rng: random.Random) -> float:
+        cap = min(self.max_delay, self.base_delay * (2**attempt))
+        return cap / 2 + rng.random() * cap / 2
+
+
+class Retry(Exception):
+    """One attempt failed in a way worth retrying."""
+
+    def __init__(self, reason: str, delay: Optional[float] = None, rate_limited: bool = False, answer=None):
+        self.reason, self.delay, self.rate_limited, self.answer = reason, delay, rate_limited, answer
+        super().__init__(reason)
+
+
+RETRYABLE_ERRORS = (
+    requests.ConnectionError,
+    requests.Timeout,
+    requests.exceptions.ChunkedEncodingError,
+    requests.exceptions.ContentDecodingError,
+)
+
+
+def with_retries(
+    attempt: Callable[[], T],
+    *,
+    policy: RetryPolicy,
+    limiter: Any,
+    rng: random.Random,
+    sleep: Callable[[float], None],
+    label: str,
+    pauses_limiter: Callable[[Retry], bool],
+    gave_up: Callable[[Optional[Retry]], Exception],
+) -> T:
+    """`attempt()` under the limiter until it returns, at most `policy.max_retries` retries after a
+    `Retry`. A retry the server asked for (Retry-After) waits that long; one that `pauses_limiter`
+    holds every thread of this explorer back too. `gave_up(last)` is raised at the end."""
+    last: Optional[Retry] = None
+    for number in range(policy.max_retries + 1):
+        if number:
+            delay = last.delay if last and last.delay is not None else policy.delay(number - 1, rng)
+            logger.warning("%s: %s; retry %d/%d in %.1fs", label, last.reason if last else "", number, policy.max_retries, delay)
+            if last and pauses_limiter(last):
+                limiter.pause(delay)
+            sleep(delay)
+        limiter.acquire()
+        try:
+            return attempt()
+        except Retry as retry:
+            last = retry
+    raise gave_up(last)
+
+
+def send(session: requests.Session, method: str, url: str, base_url: str, label: str, **kwargs: Any) -> requests.Response:
+    """One HTTP request. A connection fault is a `Retry`; any other requests error ends the call.
+    Both are raised outside the except blocks: requests' messages hold the full URL, key included,
+    and must not ride along as __context__."""
+    failure: Optional[Exception] = None
+    try:
+        return session.request(method, url, **kwargs)
+    except RETRYABLE_ERRORS as err:
+        failure = Retry(f"{type(err).__name__} talking to {redact(base_url)}")
+    except requests.RequestException as err:
+        failure = ExplorerUnavailable(f"{label}: {type(err).__name__}: {redact(err)}")
+    raise failure
+
+
+def retry_after(response: requests.Response, policy: RetryPolicy) -> Optional[float]:
+    value = response.headers.get("Retry-After", "")
+    try:
+        return min(policy.max_delay, max(0.0, float(value)))
+    except ValueError:
+        return None
+
+
+class JobTimes:
+    """How long recent jobs at one explorer took, per action. Every check costs a slot under the
+    rate limit, and a check right after a submission only ever hears "pending": so a job's first
+    check waits about as long as jobs took. A job already final at its first check counts a little
+    shorter, so the wait shrinks again when the explorer speeds up."""
+
+    SAMPLES = 16
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._seconds: dict[str, list[float]] = {}
+
+    def typical(self, action: str = "") -> Optional[float]:
+        with self._lock:
+            samples = sorted(self._seconds.get(action, ()))
+        return samples[len(samples) // 2] if samples else None
+
+    def learn(self, action: str, seconds: float, at_first_check: bool) -> None:
+        with self._lock:
+            samples = self._seconds.setdefault(action, [])
+            samples.append(max(0.0, seconds * (0.9 if at_first_check else 1.0)))
+            del samples[: -self.SAMPLES]
