@@ -199,6 +199,22 @@ def test_polling_rides_out_an_outage(stub):
     assert answer.outcome == Outcome.VERIFIED
 
 
+def test_polling_gives_up_on_an_explorer_gone_for_good_long_before_the_timeout(stub):
+    """Three failed checks in a row over 10 s end the job with the outage, not 300 s of polling."""
+    stub.answer(notok(Texts.PENDING), *[Http(502)] * 400)
+    now = [0.0]
+    sleeps = Sleeps()
+
+    def sleep(seconds):
+        sleeps(seconds)
+        now[0] += seconds
+
+    client = make_client(stub, max_retries=1, sleep=sleep, clock=lambda: now[0])
+    with pytest.raises(ExplorerUnavailable, match="HTTP 502"):
+        client.wait(Receipt(guid=GUID, address="0x" + "1" * 40), interval=1.0, timeout=300)
+    assert 10 <= now[0] < 30, now[0]
+
+
 # -- the limiter ---------------------------------------------------------------------------------
 
 

@@ -43,7 +43,7 @@ from ape_contract_verify.exceptions import (
 )
 from ape_contract_verify.protocol.secrets import ApiKey, redact, register_secret
 from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
-from ape_contract_verify.client.retrying import JobTimes, Retry, RetryPolicy, retry_after, send, with_retries
+from ape_contract_verify.client.retrying import JobTimes, Outage, Retry, RetryPolicy, retry_after, send, with_retries
 from ape_contract_verify.request import Receipt, VerificationRequest
 from ape_contract_verify.protocol.forms import (
     validate_check_form,
@@ -322,6 +322,7 @@ class ExplorerClient:
             typical = self._job_times.typical(action)
             self._sleep(min(interval if typical is None else min(typical, interval * 4), timeout))
         checks = 0
+        outage = Outage(self._clock)
         while True:
             if fresh and self._clock() + interval <= deadline:  # near the deadline, always ask
                 not_yet = self._seconds_until_due(action, ticket, started, interval)
@@ -331,9 +332,12 @@ class ExplorerClient:
             checks += 1
             try:
                 last = self._check(action, receipt.guid)
-            except ExplorerUnavailable as err:  # an outage while polling: keep polling until the deadline
+            except ExplorerUnavailable as err:
                 logger.warning("%s for %s: %s", action, receipt.address, err)
+                if outage.failed():
+                    raise
             else:
+                outage.clear()
                 if on_progress:
                     on_progress(last)
                 if last.outcome.is_final:

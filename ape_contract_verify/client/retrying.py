@@ -124,3 +124,22 @@ class JobTimes:
             samples = self._seconds.setdefault(action, [])
             samples.append(max(0.0, seconds * (0.9 if at_first_check else 1.0)))
             del samples[: -self.SAMPLES]
+
+
+class Outage:
+    """Checks of one job that failed in a row (each after its own retries). A short outage while
+    polling is waited out; a server gone for good, three failed checks over `seconds`, ends the job
+    with its error instead of the whole polling timeout."""
+
+    def __init__(self, clock: Callable[[], float], seconds: float = 10.0):
+        self._clock = clock
+        self.seconds = seconds
+        self._failed: list[float] = []
+
+    def failed(self) -> bool:
+        """Count one failed check; True when it is time to give up."""
+        self._failed.append(self._clock())
+        return len(self._failed) >= 3 and self._failed[-1] - self._failed[0] >= self.seconds
+
+    def clear(self) -> None:
+        self._failed.clear()

@@ -23,7 +23,7 @@ import requests
 
 from ape_contract_verify.client.etherscan import SourceRecord, SubmissionReceipt, _reason_of
 from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
-from ape_contract_verify.client.retrying import JobTimes, Retry, RetryPolicy, retry_after, send, with_retries
+from ape_contract_verify.client.retrying import JobTimes, Outage, Retry, RetryPolicy, retry_after, send, with_retries
 from ape_contract_verify.exceptions import (
     ActionNotSupported,
     BadEndpoint,
@@ -259,17 +259,14 @@ class SourcifyClient:
             self._sleep(min(interval if typical is None else min(typical, interval), timeout))
         last: Optional[ExplorerAnswer] = None
         checks = 0
-        outage: list[float] = []  # when consecutive checks failed
+        outage = Outage(self._clock)
         while True:
             checks += 1
             try:
                 last = self.check_verify_status(receipt.guid)
             except ExplorerUnavailable as err:
-                # A short outage while polling is waited out; a server gone for good (three checks in a
-                # row, each with its retries, over OUTAGE_SECONDS) ends this job, not the whole timeout.
-                outage.append(self._clock())
                 logger.warning("job %s for %s: %s", receipt.guid, receipt.address, err)
-                if len(outage) >= 3 and outage[-1] - outage[0] >= self.OUTAGE_SECONDS:
+                if outage.failed():
                     raise
             else:
                 outage.clear()
@@ -288,8 +285,6 @@ class SourcifyClient:
                     reason=_reason_of(last),
                 )
             self._sleep(interval)
-
-    OUTAGE_SECONDS = 10.0
 
     # -- read ----------------------------------------------------------------------------------------
 
