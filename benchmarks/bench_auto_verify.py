@@ -38,6 +38,8 @@ from urllib.parse import parse_qs
 import requests
 import yaml
 
+from arrivals import window_stats  # benchmarks/, beside this script
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 PROJECT = REPO / "benchmarks" / "projects" / "auto_bench"
@@ -200,15 +202,9 @@ class CallCounter:
         actions: dict[str, int] = {}
         for _, action in self.calls:
             actions[action] = actions.get(action, 0) + 1
-        # The most calls that arrived within any one second (a window starting at each call), and
-        # how many such windows held more than the limit: arrival times at the server, not send times.
-        peak, j, over = 0, 0, 0
-        for i, start in enumerate(times):
-            while j < len(times) and times[j] < start + 1.0:
-                j += 1
-            peak = max(peak, j - i)
-            over += (j - i) > rate
-        gaps = [b - a for a, b in zip(times, times[1:])]
+        # Arrival times at the server, not send times.
+        window = window_stats(times, rate)
+        peak, over = window["peak"], window["over"]
         span = times[-1] - times[0] if len(times) > 1 else 0.0
         return {
             "calls": len(times),
@@ -219,7 +215,7 @@ class CallCounter:
             "first_call_after_start_s": round(times[0] - started, 2) if times else None,
             "last_call_after_start_s": round(times[-1] - started, 2) if times else None,
             "windows_over_limit": over,
-            "min_gap_between_arrivals_ms": round(min(gaps) * 1000, 1) if gaps else None,
+            "min_gap_between_arrivals_ms": window["min_gap_ms"],
             "rate_limit_held": peak <= rate,
         }
 

@@ -53,8 +53,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
-from ape_contract_verify.client.sourcify import SourcifyClient  # noqa: E402
 from ape_contract_verify.client.targets import Target  # noqa: E402
+from arrivals import window_stats  # noqa: E402
 from support.service import Anvil, encode  # noqa: E402
 
 PROJECT = REPO / "benchmarks" / "projects" / "auto_bench"
@@ -131,20 +131,14 @@ class TargetServer:
         actions: dict[str, int] = {}
         for _, action in self.calls:
             actions[action] = actions.get(action, 0) + 1
-        # The most calls arriving within any one second (a window starting at each call).
-        peak, j, over = 0, 0, 0
-        for i, start in enumerate(times):
-            while j < len(times) and times[j] < start + 1.0:
-                j += 1
-            peak = max(peak, j - i)
-            over += (j - i) > rate
-        gaps = [b - a for a, b in zip(times, times[1:])]
+        window = window_stats(times, rate)
+        peak, over = window["peak"], window["over"]
         return {
             "calls": len(times),
             "by_action": actions,
             "max_calls_in_any_1s": peak,
             "windows_over_limit": over,
-            "min_gap_ms": round(min(gaps) * 1000, 1) if gaps else None,
+            "min_gap_ms": window["min_gap_ms"],
             "first_call_s": round(times[0] - started, 2) if times else None,
             "last_submission_s": round(max(t for t, _ in self.jobs.values()) - started, 2) if self.jobs else None,
             "last_call_s": round(times[-1] - started, 2) if times else None,
@@ -290,20 +284,11 @@ def start_chain(chain_id: int, project, count: int) -> Chain:
         raise
 
 
-@dataclass(frozen=True)
-class SourcifyTarget(Target):
-    """A Target whose client() is a SourcifyClient: client/targets.py's Target.client() builds an
-    ExplorerClient for every kind so far. Only that method differs."""
-
-    def client(self, **kwargs):
-        return SourcifyClient(self.url, self.chain_id, api_key=self.api_key, calls_per_second=self.calls_per_second, **kwargs)
-
-
 def targets_for(chain: Chain, servers: list, rate: float) -> list:
     made = []
     for name, server in servers:
         sourcify = isinstance(server, SourcifyStyle)
-        made.append((SourcifyTarget if sourcify else Target)(
+        made.append(Target(
             ecosystem="ethereum", network="local", url=server.url, chain_id=chain.chain_id, api_key=None,
             calls_per_second=rate, name=name, kind="sourcify" if sourcify else "etherscan"))
     return made

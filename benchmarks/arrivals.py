@@ -1,0 +1,16 @@
+"""Arrival times of calls at a server, against a rate limit: shared by the benchmarks that count
+calls at their fake explorers (bench_auto_verify, bench_targets)."""
+
+
+def window_stats(times: list[float], rate: float) -> dict:
+    """The most calls that arrived within any one second (a window starting at each call), how many
+    such windows held more than `rate`, and the smallest gap between two arrivals."""
+    times = sorted(times)
+    peak, j, over = 0, 0, 0
+    for i, start in enumerate(times):
+        while j < len(times) and times[j] < start + 1.0:
+            j += 1
+        peak = max(peak, j - i)
+        over += (j - i) > rate
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    return {"peak": peak, "over": over, "min_gap_ms": round(min(gaps) * 1000, 1) if gaps else None}
