@@ -2,6 +2,7 @@
 by `ape verify` on two fresh local explorers at once, one through its Etherscan-style API and one
 through its Sourcify API v2 face; one of them stopped in the middle; `--target` choosing."""
 
+import json
 import re
 import shutil
 import threading
@@ -43,6 +44,13 @@ def world(example_on_anvil, tmp_path_factory):
     root = tmp_path_factory.mktemp("targets-e2e")
     project = copy_project(example_on_anvil.project, root / "example")
     shutil.copytree(example_on_anvil.project / ".build" / "contract_verify", project / ".build" / "contract_verify")
+    # A few of the deploy's contracts, a proxy among them, are enough to stop a target in the middle.
+    keep = {example_on_anvil.deployed[name].lower() for name in ("Token", "Box", "SimpleProxy", "Vault", "LegacyStore")}
+    for ledger in (project / ".build" / "contract_verify").glob("deployments-*.json"):
+        data = json.loads(ledger.read_text())
+        data["deployments"] = [e for e in data["deployments"] if e["address"].lower() in keep]
+        assert len(data["deployments"]) == len(keep), data
+        ledger.write_text(json.dumps(data))
     servers = []
     try:
         for name in ("etherscan", "sourcify"):
