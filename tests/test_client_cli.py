@@ -64,6 +64,16 @@ def test_abi_unverified_exits_1_with_reason(stub):
     assert json.loads(result.stdout) == {"ok": False, "reason": f"{ADDRESS}: {Texts.NOT_VERIFIED}", "outcome": "not verified"}
 
 
+def test_several_networks_or_targets_for_a_read_are_bad_input(stub):
+    two = invoke(stub, "abi", ADDRESS, "--network", "ethereum:sepolia", "--network", "ethereum:mainnet")
+    assert_clean_usage_error(two, "--network", "ape verify all")
+    both = invoke(stub, "abi", ADDRESS, "--network", "ethereum:sepolia", "--target", "etherscan", "--target", "sourcify")
+    assert_clean_usage_error(both, "--target", "one target")
+    either = invoke(stub, "all", "--all-networks", "--network", "ethereum:sepolia")
+    assert_clean_usage_error(either, "--network or --all-networks")
+    assert stub.seen == []
+
+
 def test_abi_bad_address_is_exit_2_and_sends_nothing(stub):
     result = invoke(stub, "abi", "0x1234")
     assert_clean_usage_error(result, "address", "40 hex digits")
