@@ -31,7 +31,7 @@ class DeployQueue:
         # of them than cores; the limiters, not the pool, bound the load on the explorers.
         self.pool = ThreadPoolExecutor(max_workers=workers or cfg.workers, thread_name_prefix="verify")
         self.seen: set[str] = set()
-        self._explorers: list[Any] = []  # entered explorer_for context managers
+        self._run: Any = None  # the VerificationRun holding each target's explorer and Verification
         self._verifications: list[tuple[str, Any]] = []  # (target name, Verification)
         self._ledger = None
         self._pending: dict[str, list] = {}  # address -> reports of the targets done so far
@@ -47,7 +47,8 @@ class DeployQueue:
 
         from ape_contract_verify.client.targets import resolve_targets
         from ape_contract_verify.workflow.ledger import Ledger
-        from ape_contract_verify.workflow.verification import Derivations, Options, Verification, explorer_for
+        from ape_contract_verify.workflow.run import VerificationRun
+        from ape_contract_verify.workflow.verification import Options
 
         network = self.provider.network
         errors = []
@@ -58,28 +59,22 @@ class DeployQueue:
             )
         except Exception as err:
             targets, errors = [], [str(err)]
-        shared = Derivations()  # one derivation per contract, whatever the number of targets
-        for target in targets:
-            try:
-                manager = explorer_for(target, self.provider, chain_reader=self.chain, max_retries=self.cfg.max_retries)
-                client, browser = manager.__enter__()
-            except Exception as err:
-                errors.append(f"{target.name}: {err}")
-                continue
-            self._explorers.append(manager)
-            options = Options(
-                code_format=self.cfg.codeformat.value,
-                check=self.cfg.check,
-                license=self.cfg.license,
-                poll_interval=min(self.cfg.poll_interval, 0.5) if target.is_local else self.cfg.poll_interval,
-                timeout=self.cfg.timeout,
-                ask_first=False,  # deployed by this very run
-            )
-            verification = Verification(
-                client, project, self.chain, options, browser_url=browser, target=target, network=self.network, shared=shared
-            )
-            self._verifications.append((target.name, verification))
-            where = "the embedded local explorer" if target.is_local else target.url
+        options = Options(
+            code_format=self.cfg.codeformat.value,
+            check=self.cfg.check,
+            license=self.cfg.license,
+            poll_interval=self.cfg.poll_interval,
+            timeout=self.cfg.timeout,
+            ask_first=False,  # deployed by this very run
+        )
+        self._run = VerificationRun(project, options, client_options={"max_retries": self.cfg.max_retries})
+        self._run.add_network(
+            self.network, targets, self.provider, self.chain,
+            on_error=lambda target, err: errors.append(f"{target.name}: {err}"),
+        )
+        self._verifications = [(d.target.name, d.verification) for d in self._run.destinations]
+        for destination in self._run.destinations:
+            where = "the embedded local explorer" if destination.target.is_local else destination.target.url
             logger.info("contract_verify: verifying deployments on %s at %s, beside the script", self.network, where)
         if errors:
             self._setup_error = "; ".join(errors)
@@ -199,12 +194,12 @@ class DeployQueue:
     def close(self) -> None:
         self.active = False
         self.pool.shutdown(wait=False, cancel_futures=True)
-        for manager in self._explorers:
+        run, self._run = self._run, None
+        if run is not None:
             try:
-                manager.__exit__(None, None, None)
+                run.__exit__(None, None, None)  # stops the embedded explorers
             except Exception as err:
                 logger.debug("contract_verify: stopping an explorer: %s", err)
-        self._explorers = []
 
 
 def network_table(groups: list[tuple[str, str, list]]) -> str:

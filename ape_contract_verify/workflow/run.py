@@ -61,12 +61,27 @@ class VerificationRun:
     def __exit__(self, *exc: Any) -> None:
         self._stack.close()  # stops embedded explorers
 
-    def add_network(self, network: str, targets: Iterable[Any], provider: Any = None, chain_reader: Any = None) -> None:
+    def add_network(
+        self,
+        network: str,
+        targets: Iterable[Any],
+        provider: Any = None,
+        chain_reader: Any = None,
+        on_error: Optional[Callable[[Any, Exception], None]] = None,
+    ) -> None:
+        """Open each target's explorer for `network`. A target that cannot be opened raises, or,
+        with `on_error`, is handed to it and left out (the others still run)."""
         shared = Derivations()
         for target in targets:
-            client, browser = self._stack.enter_context(
-                explorer_for(target, provider, chain_reader=chain_reader, **self.client_options)
-            )
+            try:
+                client, browser = self._stack.enter_context(
+                    explorer_for(target, provider, chain_reader=chain_reader, **self.client_options)
+                )
+            except Exception as err:
+                if on_error is None:
+                    raise
+                on_error(target, err)
+                continue
             # Our own explorers answer in well under a second: poll them often.
             options = self.options
             if target.is_local or _loopback(target.url):
