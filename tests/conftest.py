@@ -15,11 +15,29 @@ COMPILE_CACHE_ENV = "APE_CONTRACT_VERIFY_COMPILE_CACHE"
 KINDS = ("unit", "engine", "e2e", "browser")  # registered in pyproject.toml; `-m unit` runs seconds
 
 
+def _drives_the_example(item) -> bool:
+    """e2e and browser tests, and any module that builds on the example project's copies."""
+    if item.get_closest_marker("e2e") or item.get_closest_marker("browser"):
+        return True
+    names = vars(item.module)
+    return "EXAMPLE" in names or any(getattr(value, "__module__", None) == "support.e2e" for value in names.values())
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's, which reads the groups into the test ids
 def pytest_collection_modifyitems(items):
-    """Every test module says what it needs (`pytestmark = pytest.mark.<kind>`), so `-m` selects."""
+    """Every test module says what it needs (`pytestmark = pytest.mark.<kind>`), so `-m` selects.
+
+    With two xdist workers (`--dist loadgroup`, pyproject.toml), every module that drives the
+    example project end to end (e2e, browser) runs on one worker, so its session fixtures (the
+    compiled example, its deploys) are built once and Ape's package folder has one writer; every
+    other module runs whole on either worker, so its module fixtures are built once."""
     unmarked = sorted({item.module.__name__ for item in items if not any(item.get_closest_marker(k) for k in KINDS)})
     if unmarked:
         raise pytest.UsageError(f"no kind marker ({', '.join(KINDS)}) in: {', '.join(unmarked)}; add `pytestmark = pytest.mark.unit` or another")
+    end_to_end = {item.module.__name__ for item in items if _drives_the_example(item)}
+    for item in items:
+        module = item.module.__name__
+        item.add_marker(pytest.mark.xdist_group("example" if module in end_to_end else module))
 
 
 @pytest.fixture(scope="session", autouse=True)
