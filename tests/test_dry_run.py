@@ -75,3 +75,7 @@ def test_a_dry_run_that_would_fail_says_why_and_writes_nothing(example_on_anvil,
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert f"Calculator {address}: NOT SENT: pre-check failed: constructor arguments" in proc.stdout, proc.stdout
     assert not out.exists() or not any(out.rglob("*"))
+    # The dry run goes to the targets a real run would: --target is honoured, an unknown one refused.
+    unknown = verify_cli(project, "contract", "Calculator", address, "--dry-run", "--target", "nope")
+    assert unknown.returncode == 2, unknown.stdout + unknown.stderr
+    assert "nope" in unknown.stderr and "etherscan" in unknown.stderr

@@ -147,19 +147,17 @@ def dry_run(explorer: Any, provider: Any, contracts: list[tuple[Optional[str], s
     """The dry run of `ape verify contract`; returns the exit code (0: every submission derived)."""
     from ape import config, project
 
-    from ape_contract_verify.client.targets import resolve_targets
     from ape_contract_verify.engine.compilers import CompileCache
     from ape_contract_verify.evm.chain import ApeProviderChain
 
     cfg = config.get_config("contract_verify")
-    ecosystem, network, chain_id = explorer.names()
-    from ape_contract_verify.exceptions import ContractVerifyError
-
+    ecosystem, network, _ = explorer.names()
     try:
-        targets = resolve_targets(ecosystem, network, chain_id, config=cfg, explorer_url=explorer.explorer_url, api_key=explorer.api_key)
-    except ContractVerifyError as err:
-        echo(f"ERROR: {err}")
-        return 2
+        chain_id = int(provider.chain_id)
+    except Exception:
+        chain_id = None
+    # The same targets a real run resolves: --target, --explorer-url, --api-key, then config.
+    targets = explorer.targets(chain_id)
     reader, cache = ApeProviderChain(provider), CompileCache()
     planned: list[Planned] = []
     for name, address in contracts:
