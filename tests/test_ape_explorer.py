@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from support import BIN, run
-from support.e2e import ROW, configure, copy_project, summary, verify_cli
+from support.e2e import ROW, configure, copy_project, sourcify_base, summary, verify_cli
 
 pytestmark = pytest.mark.e2e
 
@@ -65,7 +65,22 @@ def main():
     url = explorer.get_address_url(ADDRESSES["Box"])
     with urllib.request.urlopen(url, timeout=30) as answer:
         out["page"] = {{"url": url, "status": answer.status, "body": answer.read().decode()}}
-    out["tx_url"] = explorer.get_transaction_url("0x" + "ab" * 32)
+    # The first transaction on the chain (the example's first deploy): its page, over HTTP.
+    first_tx = chain.blocks[1].transactions[0].txn_hash.hex()
+    tx_url = explorer.get_transaction_url(first_tx)
+    with urllib.request.urlopen(tx_url, timeout=30) as answer:
+        out["tx_page"] = {{"hash": first_tx, "url": tx_url, "status": answer.status, "body": answer.read().decode()}}
+    # A network whose only target is a Sourcify server (the second explorer's Sourcify face).
+    with networks.parse_network_choice("ethereum:anvil-sourcify:node"):
+        only = networks.provider.network.explorer
+        token = only.get_contract_type(ADDRESSES["Token"])
+        out["sourcify_only"] = {{
+            "explorer": type(only).__name__,
+            "targets": [target.name for target in only._targets()],
+            "type": token.name if token else None,
+            "functions": functions(token) if token else [],
+            "url": only.get_address_url(ADDRESSES["Token"]),
+        }}
     print("RESULT " + json.dumps(out))
 '''
 
@@ -108,6 +123,34 @@ def main():
     print("RESULT " + json.dumps(out))
 '''
 
+# auto: true on a local network with no explorer configured: the deploy hook verifies on the
+# process's embedded explorer, the one Ape's explorer (started here first, for a link) reads from.
+SHARED = '''
+import json, time, urllib.request
+from ape import Contract, accounts, chain, networks, project
+
+
+def main():
+    explorer = networks.provider.network.explorer
+    owner = accounts.test_accounts[0]
+    before = explorer.get_address_url(owner.address)  # starts the embedded explorer
+    box = owner.deploy(project.Box)  # the deploy hook verifies it, beside the script
+    found, deadline, asked = None, time.monotonic() + 90, 0
+    while found is None and time.monotonic() < deadline:
+        asked += 1
+        found = explorer.get_contract_type(box.address)
+        if found is None:
+            time.sleep(0.5)
+    del chain.contracts[box.address]
+    out = {"before": before, "box": box.address, "found": found.name if found else None, "asked": asked}
+    if found is not None:
+        out["version"] = Contract(box.address).version()
+    tx_url = explorer.get_transaction_url(box.txn_hash)
+    with urllib.request.urlopen(tx_url, timeout=30) as answer:
+        out["tx"] = {"url": tx_url, "status": answer.status, "body": answer.read().decode()}
+    print("RESULT " + json.dumps(out))
+'''
+
 
 def _result(proc) -> dict:
     lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
@@ -122,10 +165,16 @@ def _reader(root: Path, example, explorer_setting: bool) -> Path:
     config = {
         "name": "reader",
         "foundry": {"host": example.anvil.url},
+        # The same anvil as a live-like network whose one target is Sourcify.
+        "networks": {"custom": [{"name": "anvil-sourcify", "chain_id": 31337, "ecosystem": "ethereum", "default_provider": "node"}]},
+        "node": {"ethereum": {"anvil-sourcify": {"uri": example.anvil.url}}},
         "contract_verify": {
             "explorer": explorer_setting,
             "max_retries": 1,
-            "explorers": {"ethereum": {"local": {"url": example.explorer.base_url}}},
+            "explorers": {"ethereum": {
+                "local": {"url": example.explorer.base_url},
+                "anvil-sourcify": {"sourcify": {"url": sourcify_base(example.sourcify)}},
+            }},
         },
     }
     (project / "ape-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
@@ -157,7 +206,15 @@ def test_contract_at_an_address_from_a_project_without_its_artifacts(example_on_
     box = example_on_anvil.deployed["Box"]
     assert page["status"] == 200 and page["url"] == f"{example_on_anvil.explorer.base_url[:-4]}/address/{box}"
     assert box in page["body"] and "Contract Source Code Verified" in page["body"]
-    assert out["tx_url"] == ""  # the local explorer has no transaction pages: no dead link
+    tx = out["tx_page"]
+    assert tx["status"] == 200 and tx["url"] == f"{example_on_anvil.explorer.base_url[:-4]}/tx/{tx['hash']}"
+    assert tx["hash"] in tx["body"] and "Contract Creation" in tx["body"]
+    # Sourcify as the network's one target: the contract's ABI from it, links to its pages.
+    only = out["sourcify_only"]
+    assert only["explorer"] == "ContractVerifyExplorer" and only["targets"] == ["sourcify"]
+    assert only["type"] == "Token" and {"name", "transfer", "totalSupply"} <= set(only["functions"])
+    sourcify_pages = sourcify_base(example_on_anvil.sourcify).rstrip("/")
+    assert only["url"] == f"{sourcify_pages}/address/{example_on_anvil.deployed['Token']}"
 
 
 def test_explorer_false_leaves_the_networks_to_ape_etherscan_and_ape_verify_still_works(example_on_anvil, tmp_path):
@@ -205,3 +262,23 @@ def test_publish_true_on_a_live_like_network_and_the_embedded_explorer_in_one_ru
     assert embedded["type"] == "Box" and embedded["version"] == "Box v1"
     assert embedded["url"].startswith("http://127.0.0.1:") and embedded["url"].endswith(f"/address/{embedded['box']}")
     assert embedded["status"] == 200 and embedded["verified_page"]
+
+
+def test_the_deploy_hook_and_apes_explorer_share_the_embedded_explorer_in_one_run(example_on_anvil, tmp_path):
+    project = copy_project(example_on_anvil.project, tmp_path / "shared")
+    config = yaml.safe_load((project / "ape-config.yaml").read_text())
+    config["contract_verify"] = {"auto": True, "max_retries": 1, "poll_interval": 0.5}  # no explorer: embedded
+    (project / "ape-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    (project / "scripts" / "shared.py").write_text(SHARED)
+    proc = _ape_run(project, "shared")
+    out = _result(proc)
+    box = out["box"]
+    # What the hook verified is what Contract(address) reads, in the same run, on the same explorer.
+    assert out["found"] == "Box" and out["version"] == "Box v1", out
+    base = out["before"].rsplit("/address/", 1)[0]
+    assert base.startswith("http://127.0.0.1:")
+    rows = {m.group(2): (m.group(3), m.group(0)) for m in ROW.finditer(proc.stdout)}
+    assert rows[box][0] == "verified" and f"{base}/address/{box}" in rows[box][1], proc.stdout
+    tx = out["tx"]
+    assert tx["url"].startswith(f"{base}/tx/") and tx["status"] == 200
+    assert "Contract Creation" in tx["body"] and box in tx["body"]

@@ -370,3 +370,6 @@ def reset() -> None:
         _warned.clear()
     for queue in queues:
         queue.close()
+    from ape_contract_verify.workflow import local_explorers
+
+    local_explorers.stop_all()

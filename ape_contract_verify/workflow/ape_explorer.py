@@ -3,15 +3,13 @@ the plugin's targets (Etherscan V2, configured explorers, the local explorer).
 
 Ape asks `network.explorer` and takes the first registered explorer plugin for the network (see
 `registrations`, which `__init__.py` yields). On a local network with no explorer URL configured the
-explorer is the embedded one: one per process and chain, started by the first `publish_contract`
-or link, kept until the process ends, so what a script verified is what `Contract(address)` finds.
+explorer is the embedded one: one per process and chain (`local_explorers`), shared with the deploy
+hook, kept until the process ends, so what a script verified is what `Contract(address)` finds.
 """
 
 from __future__ import annotations
 
-import atexit
 import logging
-import threading
 from collections.abc import Iterator
 from typing import Any, Optional
 
@@ -44,14 +42,17 @@ ETHERSCAN_BROWSERS: dict[int, str] = {
 
 
 def registrations(cfg: Any) -> Iterator[tuple[str, str]]:
-    """(ecosystem, network) pairs this explorer serves: Etherscan V2's chains and their forks, the
-    local network of each of those ecosystems, and every network configured under `explorers`."""
+    """(ecosystem, network) pairs this explorer serves: every chain with a known target (Etherscan
+    V2's chains; the public chains Ape's `evmchains` lists, which Sourcify and often a Blockscout
+    serve) and their forks, the local network of each of those ecosystems, and every network
+    configured under `explorers`."""
     from ape_contract_verify.client.targets import ETHERSCAN_V2_CHAINS
 
     seen: set[tuple[str, str]] = set()
     pairs: list[tuple[str, str]] = [("ethereum", "local")]
-    for choice in ETHERSCAN_V2_CHAINS.values():
-        ecosystem, network = choice.split(":", 1)
+    choices = [choice.split(":", 1) for choice in ETHERSCAN_V2_CHAINS.values()]
+    choices += [[ecosystem, network] for ecosystem, network in _public_networks()]
+    for ecosystem, network in choices:
         pairs += [(ecosystem, network), (ecosystem, f"{network}-fork"), (ecosystem, "local")]
     for ecosystem, networks in (getattr(cfg, "explorers", None) or {}).items():
         pairs += [(ecosystem, network) for network in networks]
@@ -59,6 +60,18 @@ def registrations(cfg: Any) -> Iterator[tuple[str, str]]:
         if pair not in seen:
             seen.add(pair)
             yield pair
+
+
+def _public_networks() -> list[tuple[str, str]]:
+    """(ecosystem, network) of every public chain evmchains lists (offline data)."""
+    from evmchains import PUBLIC_CHAIN_META
+
+    return [
+        (ecosystem, network)
+        for ecosystem, networks in PUBLIC_CHAIN_META.items()
+        for network, meta in networks.items()
+        if isinstance(meta, dict) and isinstance(meta.get("chainId"), int)
+    ]
 
 
 def plugin_config() -> Any:
@@ -72,10 +85,16 @@ class ContractVerifyExplorer(ExplorerAPI):
 
     @classmethod
     def supports_chain(cls, chain_id: int) -> bool:
-        """Ad-hoc networks (Ape knows only their chain id): the chains Etherscan V2 serves."""
+        """Ad-hoc networks (Ape knows only their chain id): the chains Etherscan V2 serves, and the
+        public chains evmchains lists (Sourcify's, and the Blockscouts it names)."""
+        from ape_contract_verify.client.known import chain_meta
         from ape_contract_verify.client.targets import ETHERSCAN_V2_CHAINS
 
-        return int(chain_id) in ETHERSCAN_V2_CHAINS
+        try:
+            chain_id = int(chain_id)
+        except (TypeError, ValueError):
+            return False
+        return chain_id in ETHERSCAN_V2_CHAINS or chain_meta("", "", chain_id) is not None
 
     # -- where to ask -------------------------------------------------------------------------
 
@@ -84,13 +103,19 @@ class ContractVerifyExplorer(ExplorerAPI):
         return self.config_manager.get_config("contract_verify")
 
     def _chain_id(self) -> Optional[int]:
+        """The connected chain's id, else the network's own (public networks know theirs), else None."""
         provider = self.network_manager.active_provider
         if provider is not None and provider.network is self.network:
             try:
                 return int(self.chain_manager.chain_id)
             except Exception:  # a provider not connected yet: names decide
                 return None
-        return None
+        if self.network.is_local:
+            return None
+        try:
+            return int(self.network.chain_id)
+        except Exception:  # Ape knows no id without a provider: names decide
+            return None
 
     def _targets(self) -> list:
         """This network's targets; a fork also reads from the network it forks (after its own)."""
@@ -131,18 +156,26 @@ class ContractVerifyExplorer(ExplorerAPI):
     # -- ExplorerAPI ---------------------------------------------------------------------------
 
     def get_address_url(self, address: Any) -> str:
-        return f"{base}/address/{address}" if (base := self._browser()) else ""
+        for target, base in self._pages():
+            if target is None or target.kind != "sourcify":
+                return f"{base}/address/{address}"
+            if url := target.contract_url(str(address)):  # Sourcify's repo: <repo>/<chainId>/<address>
+                return url
+        return ""
 
     def get_transaction_url(self, transaction_hash: str) -> str:
-        # The local explorer has address pages only: no transaction link rather than a dead one.
-        base = self._browser()
-        return f"{base}/tx/{transaction_hash}" if base and not self._is_ours(base) else ""
+        # Sourcify shows contracts only: the first target with transaction pages.
+        pages = (base for target, base in self._pages() if target is None or target.kind != "sourcify")
+        return next((f"{base}/tx/{transaction_hash}" for base in pages), "")
 
-    def _browser(self) -> Optional[str]:
+    def _pages(self) -> Iterator[tuple[Any, str]]:
+        """(target, pages base URL) of each target with browser pages, in target order (the local
+        network's embedded explorer is started for its pages), then (None, Etherscan's pages)
+        on Etherscan's chains: links need no key, though verifying there does."""
         for target in self._targets():
             if not target.is_local:
                 if browser := _browser(target):
-                    return browser.rstrip("/")
+                    yield target, browser.rstrip("/")
                 continue
             try:
                 embedded = _embedded(self.provider, start=True)
@@ -150,13 +183,9 @@ class ContractVerifyExplorer(ExplorerAPI):
                 logger.warning("contract_verify: local explorer: %s", _one_line(err))
                 continue
             if embedded is not None:
-                return embedded.url
-        return None
-
-    def _is_ours(self, base: str) -> bool:
-        from ape_contract_verify.client.targets import loopback_pages
-
-        return any((t.is_local or loopback_pages(t.url) == base) for t in self._targets())
+                yield target, embedded.url.rstrip("/")
+        if etherscan := ETHERSCAN_BROWSERS.get(self._chain_id() or -1):
+            yield None, etherscan
 
     def get_contract_type(self, address: Any) -> Any:
         """The verified type at `address`; for a proxy Ape did not recognise, its implementation's."""
@@ -348,34 +377,8 @@ def _one_line(err: BaseException) -> str:
     return redact(text[:300])
 
 
-# -- the embedded explorer of this process ------------------------------------------------------
-
-_embedded_lock = threading.Lock()
-_embedded_by_chain: dict[Any, Any] = {}
-
-
 def _embedded(provider: Any, start: bool) -> Any:
-    """This process's embedded explorer for the provider's chain (started if `start`)."""
-    key = (id(provider), getattr(provider, "chain_id", None))
-    with _embedded_lock:
-        explorer = _embedded_by_chain.get(key)
-        if explorer is None and start:
-            from ape_contract_verify.evm.chain import ApeProviderChain
-            from ape_contract_verify.server.runner import start_embedded
+    """The process's embedded explorer for the provider's chain, shared with the deploy hook."""
+    from ape_contract_verify.workflow import local_explorers
 
-            explorer = start_embedded(ApeProviderChain(provider))
-            if not _embedded_by_chain:
-                atexit.register(_stop_embedded)
-            _embedded_by_chain[key] = explorer
-        return explorer
-
-
-def _stop_embedded() -> None:
-    with _embedded_lock:
-        explorers = list(_embedded_by_chain.values())
-        _embedded_by_chain.clear()
-    for explorer in explorers:
-        try:
-            explorer.stop()
-        except Exception:  # at exit: nothing left to tell
-            pass
+    return local_explorers.shared(provider, start=start)

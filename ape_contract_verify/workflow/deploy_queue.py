@@ -67,7 +67,11 @@ class DeployQueue:
             timeout=self.cfg.timeout,
             ask_first=False,  # deployed by this very run
         )
-        self._run = VerificationRun(project, options, client_options={"max_retries": self.cfg.max_retries})
+        # The process's embedded explorer, so `Contract(address)` and links later in the run see
+        # what this queue verified there.
+        self._run = VerificationRun(
+            project, options, client_options={"max_retries": self.cfg.max_retries}, shared_local=True
+        )
         self._run.add_network(
             self.network, targets, self.provider, self.chain,
             on_error=lambda target, err: errors.append(f"{target.name}: {err}"),
@@ -197,7 +201,7 @@ class DeployQueue:
         run, self._run = self._run, None
         if run is not None:
             try:
-                run.__exit__(None, None, None)  # stops the embedded explorers
+                run.__exit__(None, None, None)  # closes the targets' clients; the shared explorer stays
             except Exception as err:
                 logger.debug("contract_verify: stopping an explorer: %s", err)
 

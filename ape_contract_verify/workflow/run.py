@@ -46,12 +46,14 @@ class VerificationRun:
         workers: int = 16,
         on_progress: Optional[Callable[[str, str], None]] = None,
         client_options: Optional[dict] = None,
+        shared_local: bool = False,
     ):
         self.project = project
         self.options = options
         self.workers = workers
         self.on_progress = on_progress
         self.client_options = client_options or {}
+        self.shared_local = shared_local  # the process's embedded explorer (see local_explorers)
         self.destinations: list[Destination] = []
         self._stack = contextlib.ExitStack()
 
@@ -59,7 +61,7 @@ class VerificationRun:
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        self._stack.close()  # stops embedded explorers
+        self._stack.close()  # stops embedded explorers (not the process's shared ones)
 
     def add_network(
         self,
@@ -75,7 +77,7 @@ class VerificationRun:
         for target in targets:
             try:
                 client, browser = self._stack.enter_context(
-                    explorer_for(target, provider, chain_reader=chain_reader, **self.client_options)
+                    explorer_for(target, provider, chain_reader=chain_reader, shared=self.shared_local, **self.client_options)
                 )
             except Exception as err:
                 if on_error is None:

@@ -342,11 +342,12 @@ def _since(started: float) -> float:
 
 @contextlib.contextmanager
 def explorer_for(
-    target: Any, provider: Any = None, chain_reader: Any = None, **client_options: Any
+    target: Any, provider: Any = None, chain_reader: Any = None, shared: bool = False, **client_options: Any
 ) -> Iterator[tuple[Any, Optional[str]]]:
     """(client, browser URL) for a resolved ExplorerTarget. A local network with no explorer
-    configured gets the embedded local explorer, reading the chain through `chain_reader`
-    (default: the Ape provider)."""
+    configured gets an embedded local explorer, reading the chain through `chain_reader`
+    (default: the Ape provider): its own, stopped on exit, or with `shared` the process's one for
+    the chain (`workflow.local_explorers`), which outlives this context."""
     if not target.is_local:
         yield target.client(**client_options), target.browser_url
         return
@@ -358,12 +359,18 @@ def explorer_for(
         from ape import chain
 
         provider = chain.provider
-    explorer = start_embedded(chain_reader or ApeProviderChain(provider))
+    if shared:
+        from ape_contract_verify.workflow import local_explorers
+
+        explorer = local_explorers.shared(provider, chain_reader)
+    else:
+        explorer = start_embedded(chain_reader or ApeProviderChain(provider))
     try:
         # The embedded explorer is ours, on loopback: no rate limit worth waiting for.
         yield ExplorerClient(explorer.base_url, calls_per_second=200.0, not_indexed_timeout=0), explorer.url
     finally:
-        explorer.stop()
+        if not shared:
+            explorer.stop()
 
 
 def summary_table(reports: list[Report]) -> str:
