@@ -1,6 +1,7 @@
 """Read-only access to the chain the local explorer verifies against.
 
-`ChainReader` is all the verifier and proxy detection need. `JsonRpcChain` talks JSON-RPC to any
+`ChainReader` is all the verifier and proxy detection need (and `get_transaction`, the explorer's
+transaction page). `JsonRpcChain` talks JSON-RPC to any
 node (anvil, for `ape verify serve --rpc URL`); `ApeProviderChain` reads through an Ape provider,
 including the in-process `ethereum:local:test` one, which has no JSON-RPC endpoint.
 
@@ -50,6 +51,41 @@ class Creation:
     creator: Optional[str] = None  # the factory contract, when factory is True
 
 
+@dataclass(frozen=True)
+class LogEntry:
+    """One log of a receipt: the emitter, its topics (0x hex) and data."""
+
+    address: str
+    topics: tuple[str, ...] = ()
+    data: bytes = field(default=b"", repr=False)
+
+
+@dataclass(frozen=True)
+class TransactionFacts:
+    """What a transaction page shows. Addresses and the hash are lowercase 0x hex; `block`,
+    `status` and the gas figures are None while the transaction is pending."""
+
+    hash: str
+    sender: str
+    to: Optional[str]  # None for a contract creation
+    value: int  # wei
+    input: bytes = field(repr=False)
+    nonce: int
+    block: Optional[int] = None
+    timestamp: Optional[int] = None  # the block's, in seconds
+    created: Optional[str] = None  # the receipt's contractAddress
+    status: Optional[int] = None  # 1 success, 0 reverted
+    gas_used: Optional[int] = None
+    gas_price: Optional[int] = None  # the effective price paid, when the receipt says it
+    gas_limit: Optional[int] = None
+    logs: tuple[LogEntry, ...] = ()
+
+    @property
+    def fee(self) -> Optional[int]:
+        """Wei paid for gas, when both figures are known."""
+        return None if self.gas_used is None or self.gas_price is None else self.gas_used * self.gas_price
+
+
 @runtime_checkable
 class ChainReader(Protocol):
     def chain_id(self) -> int: ...
@@ -61,6 +97,11 @@ class ChainReader(Protocol):
     def call(self, to: str, data: bytes) -> bytes: ...
 
     def find_creation(self, address: str) -> Optional[Creation]: ...
+
+    def get_transaction(self, tx_hash: str) -> Optional[TransactionFacts]:
+        """The transaction, or None when the node does not know the hash. (Readers written before
+        it may lack it: the pages check with getattr.)"""
+        ...
 
 
 def _revert_data(error: Any) -> bytes:
@@ -76,6 +117,73 @@ def _revert_data(error: Any) -> bytes:
 
 def _hex_hash(value: Any) -> str:
     return "0x" + _hex_bytes(value).hex()
+
+
+def _number(value: Any) -> Optional[int]:
+    """A JSON-RPC quantity (0x hex text) or web3's int, as an int."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, int):
+        return int(value)
+    text = str(value).strip()
+    return int(text, 16) if text[:2].lower() == "0x" else int(text)
+
+
+def _address(value: Any) -> Optional[str]:
+    if not value:
+        return None
+    text = "0x" + _hex_bytes(value).hex() if isinstance(value, (bytes, bytearray)) else str(value)
+    return text.lower()
+
+
+def transaction_facts(tx: Any, receipt: Any, timestamp: Any = None) -> TransactionFacts:
+    """TransactionFacts from a node's transaction and receipt, as JSON-RPC (hex text) or web3
+    (ints, HexBytes) gives them; `timestamp` is the block's when the caller read it."""
+    receipt = receipt or {}
+    logs = tuple(
+        LogEntry(_address(log.get("address")) or "", tuple(_hex_hash(t) for t in log.get("topics") or []), _hex_bytes(log.get("data")))
+        for log in receipt.get("logs") or []
+    )
+    created = _address(receipt.get("contractAddress"))
+    to = _address(tx.get("to"))
+    if created and to == "0x" + "00" * 20:  # some tools spell a creation's `to` as the zero address
+        to = None
+    price = receipt.get("effectiveGasPrice")
+    stamp = timestamp if timestamp is not None else tx.get("blockTimestamp", receipt.get("blockTimestamp"))
+    return TransactionFacts(
+        hash=_hex_hash(tx["hash"]),
+        sender=_address(tx.get("from")) or "",
+        to=to,
+        value=_number(tx.get("value")) or 0,
+        input=_hex_bytes(tx.get("input", tx.get("data"))),  # eth-tester says "data"
+        nonce=_number(tx.get("nonce")) or 0,
+        block=_number(tx.get("blockNumber")),
+        timestamp=_number(stamp),
+        created=created,
+        status=_number(receipt.get("status")),
+        gas_used=_number(receipt.get("gasUsed")),
+        gas_price=_number(price if price is not None else tx.get("gasPrice")),
+        gas_limit=_number(tx.get("gas")),
+        logs=logs,
+    )
+
+
+def _read_transaction(request: Callable[[str, list], Any], tx_hash: str) -> Optional[TransactionFacts]:
+    """A transaction over JSON-RPC: the transaction, its receipt once mined, and the block's
+    timestamp when neither carries it (anvil puts `blockTimestamp` in both)."""
+    tx = request("eth_getTransactionByHash", [tx_hash])
+    if not tx:
+        return None
+    receipt, timestamp = None, None
+    if tx.get("blockNumber") is not None:
+        receipt = request("eth_getTransactionReceipt", [tx_hash])
+        if tx.get("blockTimestamp") is None and (receipt or {}).get("blockTimestamp") is None:
+            if tx.get("blockHash"):
+                block = request("eth_getBlockByHash", [tx["blockHash"], False])
+            else:
+                block = request("eth_getBlockByNumber", [tx["blockNumber"], False])
+            timestamp = (block or {}).get("timestamp")
+    return transaction_facts(tx, receipt, timestamp)
 
 
 def _created_address(sender: str, nonce: int) -> str:
@@ -264,6 +372,14 @@ class JsonRpcChain(_CreationFinder):
     def call(self, to: str, data: bytes) -> bytes:
         return _hex_bytes(self.request("eth_call", [{"to": to, "data": "0x" + bytes(data).hex()}, "latest"]))
 
+    def get_transaction(self, tx_hash: str) -> Optional[TransactionFacts]:
+        try:
+            return _read_transaction(self.request, tx_hash)
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
+            raise ChainError(
+                f"the node at {self.safe_url} answered eth_getTransactionByHash with an unexpected body: {type(err).__name__}"
+            ) from None
+
     def _block_number(self) -> int:
         return int(self.request("eth_blockNumber", []), 16)
 
@@ -374,6 +490,31 @@ class ApeProviderChain(_CreationFinder):
                 raise CallReverted(f"the call reverted: {message}", _revert_data({"data": revert})) from None
 
         return _hex_bytes(self._guard("call a contract", send))
+
+    def get_transaction(self, tx_hash: str) -> Optional[TransactionFacts]:
+        web3 = self._guard("reach its node", lambda: getattr(self.provider, "web3", None))
+        if web3 is None:  # a provider without web3: its JSON-RPC passthrough
+            return self._guard("read a transaction", lambda: _read_transaction(self.provider.make_request, tx_hash))
+
+        def read() -> Optional[TransactionFacts]:
+            # web3, not provider.get_receipt: Ape's waits out its acceptance timeout for an unknown hash.
+            from web3.exceptions import TransactionNotFound
+
+            try:
+                tx = web3.eth.get_transaction(tx_hash)
+            except TransactionNotFound:
+                return None
+            receipt, timestamp = None, None
+            if tx.get("blockNumber") is not None:
+                try:
+                    receipt = web3.eth.get_transaction_receipt(tx_hash)
+                except TransactionNotFound:  # mined, but the node has not indexed its receipt yet
+                    receipt = None
+                if tx.get("blockTimestamp") is None and (receipt or {}).get("blockTimestamp") is None:
+                    timestamp = web3.eth.get_block(tx["blockNumber"]).get("timestamp")
+            return transaction_facts(tx, receipt, timestamp)
+
+        return self._guard("read a transaction", read)
 
     def _block_number(self) -> int:
         return int(self._guard("read the block number", lambda: self.provider.get_block("latest").number))

@@ -44,6 +44,20 @@ class MemoizingChain:
     def find_creation(self, address: str):
         return self._read(("creation", address.lower()), lambda: self.base.find_creation(address))
 
+    def get_transaction(self, tx_hash: str):
+        """Kept once mined (it cannot change then); None and pending ones are asked again."""
+        getter = getattr(self.base, "get_transaction", None)
+        if getter is None:
+            raise NotImplementedError(f"{self.base!r} cannot read transactions")
+        key = ("tx", tx_hash.lower())
+        with self._lock:
+            if key in self._memo:
+                return self._memo[key]
+            facts = getter(tx_hash)
+            if facts is not None and getattr(facts, "block", None) is not None:
+                self._memo[key] = facts
+            return facts
+
     def remember_creation(self, address: str, creation: Any) -> None:
         """What the deploy receipt already says, so no worker searches blocks for it."""
         with self._lock:

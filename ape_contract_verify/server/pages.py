@@ -10,6 +10,7 @@ allows only the app's own /static files, so even a missed escape could not run a
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -50,6 +51,7 @@ def routes() -> list:
     return [
         Route("/", index, methods=["GET"]),
         Route("/address/{address}", address_page, methods=["GET"]),
+        Route("/tx/{txhash}", transaction_page, methods=["GET"]),
         Route("/page-api/read", read_call, methods=["POST"]),
         Route("/page-api/calldata", build_calldata, methods=["POST"]),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
@@ -217,6 +219,13 @@ def _pager(query: str, page: int, pages: int) -> str:
     return f"<nav class='pager' aria-label='Pages'>{''.join(parts)}</nav>"
 
 
+async def transaction_page(request: Request) -> HTMLResponse:
+    """`/tx/0x…`: tx_page.py writes the details, this module's frame holds them."""
+    from ape_contract_verify.server import tx_page
+
+    return _page(*await tx_page.transaction_details(request))
+
+
 # -- contract page -----------------------------------------------------------------------------
 
 
@@ -240,6 +249,13 @@ async def address_page(request: Request) -> HTMLResponse:
         badges.append(
             f"<span class='badge ok'>Contract Source Code Verified</span> "
             f"<span class='badge {'ok' if contract.match == 'full' else 'warn'}'>{escape(contract.match.capitalize())} match</span>"
+        )
+    kept = (contract.details or {}) if contract else {}  # what the verification read from the chain
+    creation_tx, deployer = str(kept.get("creation_tx") or ""), str(kept.get("deployer") or "")
+    if re.fullmatch(r"0x[0-9a-fA-F]{64}", creation_tx) and ADDRESS.match(deployer):
+        badges.append(
+            f"<p id='creator'>Creator: <a class='addr' href='/address/{escape(deployer.lower())}'>{escape(_checksum(deployer))}</a>"
+            f" at txn <a class='addr' id='creation-tx-link' href='/tx/{escape(creation_tx.lower())}'>{escape(creation_tx.lower())}</a></p>"
         )
     if proxy:
         badges.append(
