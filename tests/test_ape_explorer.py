@@ -66,8 +66,9 @@ def main():
     with urllib.request.urlopen(url, timeout=30) as answer:
         out["page"] = {{"url": url, "status": answer.status, "body": answer.read().decode()}}
     # The first transaction on the chain (the example's first deploy): its page, over HTTP.
-    first_tx = chain.blocks[1].transactions[0].txn_hash.hex()
+    first_tx = chain.blocks[1].transactions[0].txn_hash  # HexBytes: the link takes it as it comes
     tx_url = explorer.get_transaction_url(first_tx)
+    first_tx = "0x" + bytes(first_tx).hex()
     with urllib.request.urlopen(tx_url, timeout=30) as answer:
         out["tx_page"] = {{"hash": first_tx, "url": tx_url, "status": answer.status, "body": answer.read().decode()}}
     # A network whose only target is a Sourcify server (the second explorer's Sourcify face).

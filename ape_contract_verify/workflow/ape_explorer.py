@@ -163,7 +163,9 @@ class ContractVerifyExplorer(ExplorerAPI):
                 return url
         return ""
 
-    def get_transaction_url(self, transaction_hash: str) -> str:
+    def get_transaction_url(self, transaction_hash: Any) -> str:
+        if isinstance(transaction_hash, (bytes, bytearray)):  # HexBytes' .hex() has no 0x since 1.0
+            transaction_hash = "0x" + bytes(transaction_hash).hex()
         # Sourcify shows contracts only: the first target with transaction pages.
         pages = (base for target, base in self._pages() if target is None or target.kind != "sourcify")
         return next((f"{base}/tx/{transaction_hash}" for base in pages), "")
