@@ -115,6 +115,21 @@ def vyper_long_version(compiler_version: str) -> str:
 _RATE_CODES = (rules.TOO_MANY_REQUESTS, rules.DUPLICATE_VERIFICATION_REQUEST)
 
 
+def sourcify_body(request: VerificationRequest) -> dict:
+    """The JSON body `verify_source_code` POSTs for `request` (the dry run writes it too): the
+    protocol's body, with Vyper's long version found here. Raises InvalidRequest naming the field."""
+    long_version = None
+    if rules.is_vyper(request):
+        try:
+            long_version = vyper_long_version(request.compiler_version)
+        except Exception as err:  # the engine's CompilerError: not installed, no answer
+            raise InvalidRequest(
+                "compilerVersion", f"the commit of {request.compiler_version} is unknown ({err})",
+                "install that Vyper (Sourcify needs <version>+commit.<hash>)",
+            ) from None
+    return rules.request_to_body(request, long_version)
+
+
 class SourcifyClient:
     """A client for one Sourcify API v2 server (`base_url`, e.g. https://sourcify.dev/server/) and chain.
 
@@ -185,16 +200,7 @@ class SourcifyClient:
     def verify_source_code(self, request: VerificationRequest) -> SubmissionReceipt:
         """Submit `request`; checked and turned into Sourcify's body before anything is sent."""
         address = validate_read_form({"address": request.address})
-        long_version = None
-        if rules.is_vyper(request):
-            try:
-                long_version = vyper_long_version(request.compiler_version)
-            except Exception as err:  # the engine's CompilerError: not installed, no answer
-                raise InvalidRequest(
-                    "compilerVersion", f"the commit of {request.compiler_version} is unknown ({err})",
-                    "install that Vyper (Sourcify needs <version>+commit.<hash>)",
-                ) from None
-        body = rules.request_to_body(request, long_version)
+        body = sourcify_body(request)
         path = f"v2/verify/{self.chain_id}/{address}"
         status, data = self._call("POST", path, json_body=body)
         if status == 202 and isinstance(data, Mapping) and str(data.get("verificationId") or "").strip():

@@ -6,10 +6,14 @@ licence; never the API key) and, with DIR, writes the request bodies a real run 
     DIR/<target>/<Contract>-<address>.json|.sol|.vy   the `sourceCode` field, byte for byte
     DIR/<target>/<Contract>-<address>.form.json       every form field but `apikey`, in sending order
     DIR/<target>/<Proxy>-<address>.proxy.form.json    the proxy link (verifyproxycontract)
+    DIR/<target>/<Contract>-<address>.sourcify.json   a Sourcify target's whole POST body
 
 The forms come from the same `protocol.forms` functions the client submits with, with the fields
 `ExplorerClient._call` adds (module, action, chainid): a real run's body is
-`urlencode(form)` plus the key.
+`urlencode(form)` plus the key. A Sourcify body is `client.sourcify.sourcify_body`, the function
+`SourcifyClient.verify_source_code` sends, encoded by requests as its `json=` is: the file is
+the HTTP body byte for byte (the key rides in a header, never in it). Sourcify gets no proxy link
+(it resolves proxies itself) and standard-json input only, as a real run sends it.
 """
 
 import json
@@ -93,8 +97,9 @@ def form_for(target: Any, item: Planned) -> dict[str, str]:
     return {**query, **validate_proxy_form({"address": item.address, "expectedimplementation": item.implementation})}
 
 
-def describe(item: Planned) -> list[str]:
-    """What the explorer would get, as lines for a person."""
+def describe(item: Planned, head: Optional[str] = None, licence_sent: bool = True) -> list[str]:
+    """What the explorer would get, as lines for a person. `head` replaces the first line's
+    `verifysourcecode as <name>`; Sourcify gets no licence field (`licence_sent=False`)."""
     from ape_contract_verify.protocol.licenses import license_name
 
     if item.error:
@@ -112,12 +117,12 @@ def describe(item: Planned) -> list[str]:
     except Exception:
         licence = str(r.license_type)
     lines = [
-        f"  {item.label} {item.address}: verifysourcecode as {r.contract_name}",
+        f"  {item.label} {item.address}: {head or f'verifysourcecode as {r.contract_name}'}",
         f"    compiler {r.compiler_version}, {r.code_format.value}, {len(r.source_code.encode())} bytes of source",
         f"    settings: {', '.join(settings)}",
         f"    libraries: {', '.join(f'{k}={v}' for k, v in sorted(r.libraries.items())) or 'none'}",
         f"    constructor arguments: {('0x' + r.constructor_arguments) if r.constructor_arguments else 'none'}",
-        f"    licence: {licence}",
+        *([f"    licence: {licence}"] if licence_sent else []),
         f"    pre-check: {'skipped' if item.match is None else item.match + ' match'}",
     ]
     lines += [f"    warning: {w}" for w in item.warnings]
@@ -126,9 +131,7 @@ def describe(item: Planned) -> list[str]:
 
 def write(out: Path, target: Any, item: Planned, form: dict[str, str]) -> list[Path]:
     """The request body's files for one submission to one target."""
-    folder = Path(out) / _safe(target.name)
-    folder.mkdir(parents=True, exist_ok=True)
-    stem = f"{_safe(item.label.split(' (')[0].split(':')[-1])}-{item.address}"
+    folder, stem = _folder(out, target), _stem(item)
     written = []
     if item.request is not None:
         source = folder / f"{stem}{_EXTENSIONS.get(item.request.code_format.value, '.txt')}"
@@ -140,6 +143,57 @@ def write(out: Path, target: Any, item: Planned, form: dict[str, str]) -> list[P
     form_path.write_text(json.dumps(form, indent=2) + "\n", encoding="utf-8")
     written.append(form_path)
     return written
+
+
+def sourcify_submission(target: Any, item: Planned) -> tuple[str, bytes]:
+    """The URL and the exact HTTP body `SourcifyClient.verify_source_code` sends for `item` to
+    `target`. Raises InvalidRequest (naming the field) for a request Sourcify's rules refuse."""
+    import requests
+
+    from ape_contract_verify.client.sourcify import sourcify_body
+    from ape_contract_verify.protocol.forms import validate_read_form
+
+    address = validate_read_form({"address": item.request.address})
+    url = f"{target.url.rstrip('/')}/v2/verify/{int(target.chain_id)}/{address}"  # the client's base_url + path
+    body = requests.Request("POST", url, json=sourcify_body(item.request)).prepare().body  # requests' own encoding
+    return url, body
+
+
+def show_sourcify(target: Any, planned: list[Planned], out: Optional[str], echo: Callable[[str], None]) -> bool:
+    """Print (and with `out` write) what a Sourcify target would get; True when something would
+    not be sent."""
+    from ape_contract_verify.exceptions import InvalidRequest
+
+    failed = False
+    for item in planned:
+        if item.error:
+            echo(describe(item)[0])
+            failed = True
+            continue
+        if item.request is None:
+            echo(f"  {item.label} {item.address}: no proxy link is sent to Sourcify (it resolves proxies itself)")
+            continue
+        if target.chain_id is None:
+            echo(f"  {item.label} {item.address}: NOT SENT: Sourcify needs the chain id, and the node did not say it")
+            failed = True
+            continue
+        try:
+            url, body = sourcify_submission(target, item)
+        except InvalidRequest as err:
+            echo(f"  {item.label} {item.address}: NOT SENT: {err}")
+            failed = True
+            continue
+        fields = json.loads(body)
+        for line in describe(item, head=f"POST {url}", licence_sent=False):
+            echo(line)
+        echo(f"    compilerVersion {fields['compilerVersion']}, contractIdentifier {fields['contractIdentifier']}")
+        tx = fields.get("creationTransactionHash")
+        echo(f"    creationTransactionHash {tx}" if tx else "    creationTransactionHash: none (Sourcify looks for it)")
+        if out:
+            path = _folder(out, target) / f"{_stem(item)}.sourcify.json"
+            path.write_bytes(body)
+            echo(f"    wrote {path}")
+    return failed
 
 
 def dry_run(explorer: Any, provider: Any, contracts: list[tuple[Optional[str], str]], constructor_args: Optional[str],
@@ -159,25 +213,43 @@ def dry_run(explorer: Any, provider: Any, contracts: list[tuple[Optional[str], s
     # The same targets a real run resolves: --target, --explorer-url, --api-key, then config.
     targets = explorer.targets(chain_id)
     reader, cache = ApeProviderChain(provider), CompileCache()
-    planned: list[Planned] = []
-    for name, address in contracts:
-        planned += plan(address, name, reader, project, cache, code_format=code_format, license=cfg.license,
-                        constructor_args=constructor_args, check=check)
+    code_format = code_format or cfg.codeformat.value  # as a real run's Options
+    # Sourcify takes standard-json input only: a real run sends that to it whatever the format.
+    formats = {"standard-json" if t.kind == "sourcify" else code_format for t in targets}
+    plans: dict[str, list[Planned]] = {}
+    for fmt in sorted(formats, key=lambda f: f != code_format):
+        plans[fmt] = []
+        for name, address in contracts:
+            plans[fmt] += plan(address, name, reader, project, cache, code_format=fmt, license=cfg.license,
+                               constructor_args=constructor_args, check=check)
     echo(f"Dry run on {ecosystem}:{network}: nothing is sent.")
+    failed = False
     for target in targets:
         where = target.url or "the embedded local explorer"
         key = "an API key (not shown)" if target.api_key else "no API key"
         echo(f"target {target.name} ({target.kind}) at {where}, with {key}:")
-        if target.kind != "etherscan":
-            echo(f"  the dry run writes Etherscan-style forms only; nothing shown for {target.kind} targets yet")
+        if target.kind == "sourcify":
+            failed = show_sourcify(target, plans["standard-json"], out, echo) or failed
             continue
+        planned = plans[code_format]
         for item in planned:
             for line in describe(item):
                 echo(line)
             if out and not item.error:
                 for path in write(Path(out), target, item, form_for(target, item)):
                     echo(f"    wrote {path}")
-    return 1 if any(item.error for item in planned) else 0
+        failed = failed or any(item.error for item in planned)
+    return 1 if failed else 0
+
+
+def _folder(out: Any, target: Any) -> Path:
+    folder = Path(out) / _safe(target.name)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _stem(item: Planned) -> str:
+    return f"{_safe(item.label.split(' (')[0].split(':')[-1])}-{item.address}"
 
 
 def _safe(text: str) -> str:
