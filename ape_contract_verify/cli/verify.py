@@ -165,7 +165,8 @@ def contract(cli_ctx, explorer, as_json, name_or_address, address, constructor_a
             from ape_contract_verify.workflow.dry_run import dry_run as run_dry
 
             code_format = "flatten" if flatten else None
-            sys.exit(run_dry(explorer, provider, targets, constructor_args, out, code_format, not no_check, echo=click.echo))
+            check = False if no_check else None  # None: the config's, as a real run
+            sys.exit(run_dry(explorer, provider, targets, constructor_args, out, code_format, check, echo=click.echo))
         try:
             with _run(
                 as_json, code_format="flatten" if flatten else None, check=False if no_check else None, force=force

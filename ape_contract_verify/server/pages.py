@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 import threading
-import time
 from collections import OrderedDict
 from html import escape
 from pathlib import Path
@@ -31,6 +30,7 @@ from ape_contract_verify.server.params import MAX_JSON_DEPTH, json_too_deep
 from ape_contract_verify.server.store import VerifiedContract
 from ape_contract_verify.request import CodeFormat
 from ape_contract_verify.protocol.values import ADDRESS, checksum as _checksum
+from ape_contract_verify.server.page_text import short_name as _short_name, text as _text, when as _when
 
 STATIC = Path(__file__).with_name("static")
 PAGE_SIZE = 25
@@ -78,16 +78,6 @@ def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
         " API: <code>/api?module=contract&amp;action=…</code></footer></body></html>"
     )
     return HTMLResponse(html, status_code=status, headers=_HEADERS)
-
-
-def _when(timestamp: float, zone: bool = True, iso: bool = False) -> str:
-    if iso:
-        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(timestamp))
-    return time.strftime("%Y-%m-%d %H:%M:%S" + (" UTC" if zone else ""), time.gmtime(timestamp))
-
-
-def _short_name(contract_name: str) -> str:
-    return contract_name.rsplit(":", 1)[-1]
 
 
 class Facts:
@@ -373,10 +363,6 @@ def _constructor_section(facts: Facts) -> str:
     else:
         rows = "<p class='notice'>These bytes do not decode with the constructor's ABI.</p>"
     return f"<h2>Constructor arguments</h2>{rows}<pre class='hex'>{escape(raw)}</pre>"
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value)
 
 
 _HIGHLIGHTED: "OrderedDict[tuple, str]" = OrderedDict()

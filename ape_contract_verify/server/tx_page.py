@@ -10,9 +10,7 @@ pages.py, which routes `/tx/`, puts them in its frame (so this module does not i
 
 from __future__ import annotations
 
-import json
 import re
-import time
 from html import escape
 from typing import Any, Optional
 
@@ -22,23 +20,12 @@ from starlette.requests import Request
 from ape_contract_verify.evm.chain import ChainError, TransactionFacts
 from ape_contract_verify.server import abi_io
 from ape_contract_verify.protocol.values import checksum as _checksum
+from ape_contract_verify.server.page_text import short_name as _short_name, text as _text, when as _when
 
 TX_HASH = re.compile(r"^0x[0-9a-fA-F]{64}$")
 MAX_LOGS_SHOWN = 200
 _BACK = "<p><a href='/'>Back to Verified Contracts</a></p>"
 Page = tuple[str, str, int]  # title, body, HTTP status
-
-
-def _when(timestamp: int) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(timestamp))
-
-
-def _short_name(contract_name: str) -> str:
-    return contract_name.rsplit(":", 1)[-1]
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value)
 
 
 async def transaction_details(request: Request) -> Page:

@@ -197,8 +197,9 @@ def show_sourcify(target: Any, planned: list[Planned], out: Optional[str], echo:
 
 
 def dry_run(explorer: Any, provider: Any, contracts: list[tuple[Optional[str], str]], constructor_args: Optional[str],
-            out: Optional[str], code_format: Optional[str], check: bool, echo: Callable[[str], None] = print) -> int:
-    """The dry run of `ape verify contract`; returns the exit code (0: every submission derived)."""
+            out: Optional[str], code_format: Optional[str], check: Optional[bool], echo: Callable[[str], None] = print) -> int:
+    """The dry run of `ape verify contract`; returns the exit code (0: every submission derived).
+    `check` None: the config's, as a real run's Options."""
     from ape import config, project
 
     from ape_contract_verify.engine.compilers import CompileCache
@@ -214,6 +215,7 @@ def dry_run(explorer: Any, provider: Any, contracts: list[tuple[Optional[str], s
     targets = explorer.targets(chain_id)
     reader, cache = ApeProviderChain(provider), CompileCache()
     code_format = code_format or cfg.codeformat.value  # as a real run's Options
+    check = cfg.check if check is None else check
     # Sourcify takes standard-json input only: a real run sends that to it whatever the format.
     formats = {"standard-json" if t.kind == "sourcify" else code_format for t in targets}
     plans: dict[str, list[Planned]] = {}
