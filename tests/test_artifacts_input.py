@@ -1,7 +1,8 @@
 """The standard input `inputs.standard_input` builds: the same as with ape-solidity choosing the
 compiler itself (`get_standard_input_json`), for every Solidity contract of the example and its
 dependencies, in either order, first and again (the second time from the per-project import
-memo); and a memo that notices an import added after it was filled."""
+memo); and a memo that notices an import added after it was filled. The whole group's input
+(ape-solidity's, for the remappings a partial match may lack) is asked once per project state."""
 
 import json
 import shutil
@@ -57,6 +58,38 @@ path.write_text(text.replace("pragma solidity", 'import "./Extra.sol";\\npragma 
 after = sorted(inputs.standard_input(artifact)["sources"])
 print(json.dumps({"before": before, "after": after}))
 """
+
+GROUP_ONCE_PER_STATE = """
+import json
+from ape import compilers, project
+from ape_contract_verify.derive import artifacts, inputs
+
+calls = []
+cls = type(compilers.solidity)
+theirs = cls.get_standard_input_json
+cls.get_standard_input_json = lambda self, *a, **k: calls.append(1) or theirs(self, *a, **k)
+box, token = artifacts.find_artifact("Box", project), artifacts.find_artifact("Token", project)
+first = inputs.group_input(box)
+first["settings"]["remappings"] = ["changed=by-a-caller"]  # a copy: the memo keeps its own
+again, other = inputs.group_input(box), inputs.group_input(token)
+asked = len(calls)
+box.source_path.write_text(box.source_path.read_text() + "\\n// edited\\n")
+after = inputs.group_input(box)
+print(json.dumps({"asked": asked, "asked_after_edit": len(calls), "same": again == other,
+                  "kept": "changed=by-a-caller" not in (again["settings"].get("remappings") or []),
+                  "edit_seen": any("// edited" in s.get("content", "") for s in after["sources"].values()),
+                  "sources": len(again["sources"])}))
+"""
+
+
+def test_the_whole_group_s_input_is_asked_once_per_project_state(compiled_example, tmp_path):
+    project = tmp_path / "example"
+    shutil.copytree(compiled_example, project, symlinks=True)
+    out = run([BIN / "python", "-c", GROUP_ONCE_PER_STATE], cwd=project, timeout=300).stdout
+    seen = json.loads(out.strip().splitlines()[-1])
+    # Box, Box again and Token (one compiler): one ask; an edited source: asked again.
+    assert seen["asked"] == 1 and seen["same"] and seen["kept"] and seen["sources"] > 1, seen
+    assert seen["asked_after_edit"] == 2 and seen["edit_seen"], seen
 
 
 def test_the_input_is_ape_solidity_s_for_every_example_contract(compiled_example):

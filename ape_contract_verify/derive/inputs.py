@@ -217,6 +217,11 @@ def project_remappings(artifact: Artifact) -> list[str]:
     return sorted((full or {}).get("settings", {}).get("remappings") or [])
 
 
+# ape-solidity's whole-project input costs a `solc --version` per source set (4 s for the example's
+# 12 sources with solc-js): asked once per project state and compiler in a process, not per contract.
+_GROUP_INPUTS: dict[tuple, Optional[dict]] = {}
+
+
 def group_input(artifact: Artifact) -> Optional[dict]:
     """ape-solidity's input for every source of the artifact's project compiled by its compiler."""
     from ape import compilers
@@ -228,6 +233,13 @@ def group_input(artifact: Artifact) -> Optional[dict]:
         if source_id.endswith(".sol") and (Path(project.path) / source_id).is_file()
     ]
     wanted = artifact.compiler_version.split("+")[0]
+    # Sizes and times of the sources and the config (remappings): an edit is a new project state.
+    configs = [Path(project.path) / name for name in ("ape-config.yaml", "ape-config.yml", "pyproject.toml")]
+    files = paths + [c for c in configs if c.is_file()]
+    key = (str(project.path), wanted, tuple(sorted((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files)))
     with DEPENDENCY_LOCK:
-        inputs = compilers.solidity.get_standard_input_json(paths, project=project)
-    return next((v for k, v in inputs.items() if str(k).split("+")[0] == wanted), None)
+        if key not in _GROUP_INPUTS:
+            inputs = compilers.solidity.get_standard_input_json(paths, project=project)
+            _GROUP_INPUTS[key] = next((v for k, v in inputs.items() if str(k).split("+")[0] == wanted), None)
+        found = _GROUP_INPUTS[key]
+    return json.loads(json.dumps(found)) if found is not None else None  # callers may change it
