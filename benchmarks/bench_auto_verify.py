@@ -38,7 +38,7 @@ from urllib.parse import parse_qs
 import requests
 import yaml
 
-from arrivals import window_stats  # benchmarks/, beside this script
+from arrivals import call_stats  # benchmarks/, beside this script
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -198,17 +198,12 @@ class CallCounter:
         await self.app(scope, receive, send)
 
     def stats(self, rate: float, started: float) -> dict:
-        times = sorted(t for t, _ in self.calls)
-        actions: dict[str, int] = {}
-        for _, action in self.calls:
-            actions[action] = actions.get(action, 0) + 1
-        # Arrival times at the server, not send times.
-        window = window_stats(times, rate)
-        peak, over = window["peak"], window["over"]
+        window = call_stats(self.calls, rate)
+        times, peak, over = window["times"], window["peak"], window["over"]
         span = times[-1] - times[0] if len(times) > 1 else 0.0
         return {
             "calls": len(times),
-            "by_action": actions,
+            "by_action": window["by_action"],
             "span_s": round(span, 2),
             "mean_calls_per_s": round((len(times) - 1) / span, 2) if span else None,
             "max_calls_in_any_1s": peak,

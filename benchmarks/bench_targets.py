@@ -54,7 +54,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
 from ape_contract_verify.client.targets import Target  # noqa: E402
-from arrivals import window_stats  # noqa: E402
+from arrivals import call_stats  # noqa: E402
 from support.service import Anvil, encode  # noqa: E402
 
 PROJECT = REPO / "benchmarks" / "projects" / "auto_bench"
@@ -127,15 +127,11 @@ class TargetServer:
         return now - self.jobs[job][0] >= self.job_seconds
 
     def stats(self, rate: float, started: float) -> dict:
-        times = sorted(t for t, _ in self.calls)
-        actions: dict[str, int] = {}
-        for _, action in self.calls:
-            actions[action] = actions.get(action, 0) + 1
-        window = window_stats(times, rate)
-        peak, over = window["peak"], window["over"]
+        window = call_stats(self.calls, rate)
+        times, peak, over = window["times"], window["peak"], window["over"]
         return {
             "calls": len(times),
-            "by_action": actions,
+            "by_action": window["by_action"],
             "max_calls_in_any_1s": peak,
             "windows_over_limit": over,
             "min_gap_ms": window["min_gap_ms"],
