@@ -65,3 +65,13 @@ def test_an_etherscan_chain_without_a_key_still_links_transactions_to_etherscan(
     explorer = _explorer("ethereum", "sepolia")
     assert "etherscan" not in [t.name for t in explorer._targets()]  # verifying there needs a key
     assert explorer.get_transaction_url(TX) == f"https://sepolia.etherscan.io/tx/{TX}"
+
+
+def test_etherscan_pages_evmchains_does_not_list_come_from_one_table_for_targets_and_links():
+    from ape_contract_verify.client.targets import resolve_targets
+
+    # evmchains lists no Etherscan pages for Hoodi: the Etherscan target and Ape's links agree.
+    target = resolve_targets("ethereum", "hoodi", 560048, environ={"ETHERSCAN_API_KEY": "k"})[0]
+    assert (target.name, target.browser_url) == ("etherscan", "https://hoodi.etherscan.io")
+    assert target.contract_url(ADDRESS) == f"https://hoodi.etherscan.io/address/{ADDRESS}"
+    assert _explorer("ethereum", "hoodi").get_transaction_url(TX) == f"https://hoodi.etherscan.io/tx/{TX}"

@@ -76,13 +76,17 @@ def blockscout_instance(meta: Optional[dict[str, Any]]) -> Optional[str]:
     return candidates[0] if candidates else None
 
 
-def etherscan_pages(meta: Optional[dict[str, Any]]) -> Optional[str]:
-    """The Etherscan family's pages for the chain (`https://sepolia.basescan.org`), if listed."""
+# Etherscan's pages for chains Etherscan V2 serves that evmchains lists without them.
+_ETHERSCAN_PAGES = {17000: "https://holesky.etherscan.io", 560048: "https://hoodi.etherscan.io"}
+
+
+def etherscan_pages(meta: Optional[dict[str, Any]], chain_id: Optional[int] = None) -> Optional[str]:
+    """The Etherscan family's pages for the chain (`https://sepolia.basescan.org`), if known."""
     for entry in _explorers(meta):
         label = _label(entry["url"])
         if label.endswith("scan") and label not in _NOT_ETHERSCAN:
             return entry["url"].rstrip("/")
-    return None
+    return _ETHERSCAN_PAGES.get(chain_id if chain_id is not None else (meta or {}).get("chainId"))
 
 
 def routescan_pages(meta: Optional[dict[str, Any]]) -> Optional[str]:

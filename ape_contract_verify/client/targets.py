@@ -396,7 +396,7 @@ class _Network:
         rate = float(own_rate or getattr(self.config, "calls_per_second", None) or 3.0)
         browser = getattr(explorer, "browser_url", None) or loopback_pages(url)
         if not browser and url == ETHERSCAN_V2_URL:
-            browser = etherscan_pages(self.meta)
+            browser = etherscan_pages(self.meta, self.chain_id)
         return self._target("etherscan", "etherscan", url, key, rate, browser, "api_key_env", env)
 
     def _etherscan_style(self, name: str, entry: Any) -> Target:

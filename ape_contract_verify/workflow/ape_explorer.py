@@ -17,30 +17,6 @@ from ape.api.explorers import ExplorerAPI
 
 logger = logging.getLogger("ape_contract_verify")
 
-# Browser hosts of Etherscan's chains (the V2 API has one host; its pages have one per chain).
-ETHERSCAN_BROWSERS: dict[int, str] = {
-    1: "https://etherscan.io",
-    11155111: "https://sepolia.etherscan.io",
-    17000: "https://holesky.etherscan.io",
-    560048: "https://hoodi.etherscan.io",
-    10: "https://optimistic.etherscan.io",
-    11155420: "https://sepolia-optimism.etherscan.io",
-    42161: "https://arbiscan.io",
-    421614: "https://sepolia.arbiscan.io",
-    8453: "https://basescan.org",
-    84532: "https://sepolia.basescan.org",
-    137: "https://polygonscan.com",
-    80002: "https://amoy.polygonscan.com",
-    56: "https://bscscan.com",
-    97: "https://testnet.bscscan.com",
-    59144: "https://lineascan.build",
-    534352: "https://scrollscan.com",
-    81457: "https://blastscan.io",
-    100: "https://gnosisscan.io",
-    43114: "https://snowscan.xyz",
-}
-
-
 def registrations(cfg: Any) -> Iterator[tuple[str, str]]:
     """(ecosystem, network) pairs this explorer serves: every chain with a known target (Etherscan
     V2's chains; the public chains Ape's `evmchains` lists, which Sourcify and often a Blockscout
@@ -186,7 +162,7 @@ class ContractVerifyExplorer(ExplorerAPI):
                 continue
             if embedded is not None:
                 yield target, embedded.url.rstrip("/")
-        if etherscan := ETHERSCAN_BROWSERS.get(self._chain_id() or -1):
+        if etherscan := _etherscan_pages(self._chain_id()):
             yield None, etherscan
 
     def get_contract_type(self, address: Any) -> Any:
@@ -369,7 +345,15 @@ def _browser(target: Any) -> Optional[str]:
         return target.browser_url
     from ape_contract_verify.client.targets import is_etherscan_v2
 
-    return ETHERSCAN_BROWSERS.get(target.chain_id or -1) if target.url and is_etherscan_v2(target.url) else None
+    return _etherscan_pages(target.chain_id) if target.url and is_etherscan_v2(target.url) else None
+
+
+def _etherscan_pages(chain_id: Optional[int]) -> Optional[str]:
+    """Etherscan's pages for a chain Etherscan V2 serves (links need no key)."""
+    from ape_contract_verify.client.known import chain_meta, etherscan_pages
+    from ape_contract_verify.client.targets import ETHERSCAN_V2_CHAINS
+
+    return etherscan_pages(chain_meta("", "", chain_id), chain_id) if chain_id in ETHERSCAN_V2_CHAINS else None
 
 
 def _one_line(err: BaseException) -> str:
