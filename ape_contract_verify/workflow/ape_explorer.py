@@ -108,22 +108,22 @@ class ContractVerifyExplorer(ExplorerAPI):
                 logger.info("contract_verify: %s:%s: %s", ecosystem, name, err)
         return found
 
-    def _client(self, target: Any, start: bool) -> tuple[Any, Optional[str]]:
-        """(client, browser URL) for a target; the embedded explorer only if running or `start`."""
+    def _reader(self, target: Any) -> Any:
+        """A client to read `target` with; for the local network, only if its explorer runs."""
         if not target.is_local:
-            return target.client(max_retries=min(self._cfg.max_retries, 1)), _browser(target)
-        embedded = _embedded(self.provider, start)
+            return target.client(max_retries=min(self._cfg.max_retries, 1))
+        embedded = _embedded(self.provider, start=False)
         if embedded is None:
-            return None, None
+            return None
         from ape_contract_verify.client.etherscan import ExplorerClient
 
-        return ExplorerClient(embedded.base_url, calls_per_second=200.0, not_indexed_timeout=0, max_retries=0), embedded.url
+        return ExplorerClient(embedded.base_url, calls_per_second=200.0, not_indexed_timeout=0, max_retries=0)
 
     def _first_with(self, fn) -> Any:
         for target in self._targets():
             try:
-                client, browser = self._client(target, start=False)
-                if client is not None and (result := fn(client, browser)) is not None:
+                client = self._reader(target)
+                if client is not None and (result := fn(client)) is not None:
                     return result
             except Exception as err:  # one line, then the next target: never a traceback in Ape
                 logger.warning("contract_verify: %s: %s", target.url or "local explorer", _one_line(err))
@@ -185,7 +185,7 @@ class ContractVerifyExplorer(ExplorerAPI):
         return own
 
     def _verified_type(self, address: str) -> Any:
-        return self._first_with(lambda client, _: _record_type(_source_or_none(client, address)))
+        return self._first_with(lambda client: _record_type(_source_or_none(client, address)))
 
     def _ape_proxy_target(self, address: str) -> Optional[str]:
         """The implementation Ape found behind `address` before asking the explorer, if any."""
@@ -213,7 +213,7 @@ class ContractVerifyExplorer(ExplorerAPI):
         """The verified sources and compiler settings at `address`, as an ethpm PackageManifest."""
         from ape_contract_verify.protocol.values import checksum
 
-        return self._first_with(lambda client, _: _record_manifest(_source_or_none(client, checksum(str(address)))))
+        return self._first_with(lambda client: _record_manifest(_source_or_none(client, checksum(str(address)))))
 
     def publish_contract(self, address: Any) -> list:
         """Verify `address` on every target of the network, as `ape verify contract ADDRESS` does,
@@ -225,31 +225,31 @@ class ContractVerifyExplorer(ExplorerAPI):
         from ape_contract_verify.exceptions import ContractVerifyError
         from ape_contract_verify.protocol.values import checksum
         from ape_contract_verify.workflow import after_deploy
-        from ape_contract_verify.workflow.verification import Options, Verification, summary_table
+        from ape_contract_verify.workflow.run import Item, VerificationRun
+        from ape_contract_verify.workflow.verification import Options, summary_table
 
         address = checksum(str(address))
         if after_deploy.queued(address):
             logger.info("contract_verify: %s is verified by the deploy hook (contract_verify.auto)", address)
             return []
         cfg = self._cfg
+        label = f"{self.network.ecosystem.name}:{self.network.name}"
         targets = self._targets()
         if not targets:
             raise ContractVerifyError(
-                f"No explorer for {self.network.ecosystem.name}:{self.network.name}: set "
-                f"contract_verify.explorers.{self.network.ecosystem.name}.{self.network.name}.url"
+                f"No explorer for {label}: set contract_verify.explorers.{self.network.ecosystem.name}."
+                f"{self.network.name}.url"
             )
-        reports: list = []
-        for target in targets:
-            client, browser = self._client(target, start=True)
-            options = Options(
-                code_format=cfg.codeformat.value,
-                check=cfg.check,
-                license=cfg.license,
-                poll_interval=min(cfg.poll_interval, 0.5) if target.is_local or browser else cfg.poll_interval,
-                timeout=cfg.timeout,
-            )
-            chain = ApeProviderChain(self.provider)
-            reports += Verification(client, project, chain, options, browser_url=browser).contract(address)
+        options = Options(
+            code_format=cfg.codeformat.value, check=cfg.check, license=cfg.license,
+            poll_interval=cfg.poll_interval, timeout=cfg.timeout,
+        )
+        # The targets side by side on one derivation, and the process's embedded explorer: the one
+        # `Contract(address)` and the links read from.
+        client_options = {"max_retries": min(cfg.max_retries, 1)}
+        with VerificationRun(project, options, client_options=client_options, shared_local=True) as run:
+            run.add_network(label, targets, self.provider, ApeProviderChain(self.provider))
+            reports = run.verify([Item(label, address)])
         click.echo(summary_table(reports))
         failed = [r for r in reports if not r.ok]
         if failed or not reports:
