@@ -17,6 +17,7 @@ from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.protocol.forms import clip, validate_address, validate_compiler_version
 from ape_contract_verify.protocol.inputs import parse_json_input
+from ape_contract_verify.protocol.values import TX_HASH
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 
 # -- error codes (`customCode`) ------------------------------------------------------------------
@@ -102,7 +103,6 @@ def is_better_match(new: Optional[str], old: Optional[str]) -> bool:
 # -- versions -------------------------------------------------------------------------------------
 _LONG_VERSION = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+(?:-nightly\.[0-9.]+)?(?:(?:a|b|rc)[0-9]+)?\+commit\.[0-9a-fA-F]{6,40}")
 _SHORT_VYPER = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+(?:(?:a|b|rc)[0-9]+)?")
-TX_HASH = re.compile(r"0x[0-9a-fA-F]{64}")
 _LANGUAGES = {"solidity": "Solidity", "vyper": "Vyper"}
 
 

@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
+TX_HASH = re.compile(r"0x[0-9a-fA-F]{64}")  # use with fullmatch
 HEX = re.compile(r"^[0-9a-fA-F]*$")
 # An unlinked library placeholder (`__$<34 hex>$__`, or the legacy `__<name padded>__`): 40 chars.
 _PLACEHOLDER = re.compile(r"__.{36}__")

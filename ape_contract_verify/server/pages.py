@@ -10,7 +10,6 @@ allows only the app's own /static files, so even a missed escape could not run a
 from __future__ import annotations
 
 import json
-import re
 import threading
 from collections import OrderedDict
 from html import escape
@@ -29,7 +28,7 @@ from ape_contract_verify.server import abi_io
 from ape_contract_verify.server.params import MAX_JSON_DEPTH, json_too_deep
 from ape_contract_verify.server.store import VerifiedContract
 from ape_contract_verify.request import CodeFormat
-from ape_contract_verify.protocol.values import ADDRESS, checksum as _checksum
+from ape_contract_verify.protocol.values import ADDRESS, TX_HASH, checksum as _checksum
 from ape_contract_verify.server.page_text import short_name as _short_name, text as _text, when as _when
 
 STATIC = Path(__file__).with_name("static")
@@ -242,7 +241,7 @@ async def address_page(request: Request) -> HTMLResponse:
         )
     kept = (contract.details or {}) if contract else {}  # what the verification read from the chain
     creation_tx, deployer = str(kept.get("creation_tx") or ""), str(kept.get("deployer") or "")
-    if re.fullmatch(r"0x[0-9a-fA-F]{64}", creation_tx) and ADDRESS.match(deployer):
+    if TX_HASH.fullmatch(creation_tx) and ADDRESS.match(deployer):
         badges.append(
             f"<p id='creator'>Creator: <a class='addr' href='/address/{escape(deployer.lower())}'>{escape(_checksum(deployer))}</a>"
             f" at txn <a class='addr' id='creation-tx-link' href='/tx/{escape(creation_tx.lower())}'>{escape(creation_tx.lower())}</a></p>"

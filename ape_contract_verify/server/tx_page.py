@@ -10,7 +10,6 @@ pages.py, which routes `/tx/`, puts them in its frame (so this module does not i
 
 from __future__ import annotations
 
-import re
 from html import escape
 from typing import Any, Optional
 
@@ -19,10 +18,9 @@ from starlette.requests import Request
 
 from ape_contract_verify.evm.chain import ChainError, TransactionFacts
 from ape_contract_verify.server import abi_io
-from ape_contract_verify.protocol.values import checksum as _checksum
+from ape_contract_verify.protocol.values import TX_HASH, checksum as _checksum
 from ape_contract_verify.server.page_text import short_name as _short_name, text as _text, when as _when
 
-TX_HASH = re.compile(r"^0x[0-9a-fA-F]{64}$")
 MAX_LOGS_SHOWN = 200
 _BACK = "<p><a href='/'>Back to Verified Contracts</a></p>"
 Page = tuple[str, str, int]  # title, body, HTTP status
@@ -31,7 +29,7 @@ Page = tuple[str, str, int]  # title, body, HTTP status
 async def transaction_details(request: Request) -> Page:
     service = request.app.state.service
     raw = request.path_params["txhash"]
-    if not TX_HASH.match(raw):
+    if not TX_HASH.fullmatch(raw):
         return (
             "Not a transaction hash",
             f"<h1>Not a transaction hash</h1><p class='notice' id='bad-txhash'>txhash: <q>{escape(raw[:100])}</q> is not a "
