@@ -236,7 +236,8 @@ def group_input(artifact: Artifact) -> Optional[dict]:
     # Sizes and times of the sources and the config (remappings): an edit is a new project state.
     configs = [Path(project.path) / name for name in ("ape-config.yaml", "ape-config.yml", "pyproject.toml")]
     files = paths + [c for c in configs if c.is_file()]
-    key = (str(project.path), wanted, tuple(sorted((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files)))
+    stats = [(str(p), p.stat()) for p in files]
+    key = (str(project.path), wanted, tuple(sorted((name, st.st_mtime_ns, st.st_size) for name, st in stats)))
     with DEPENDENCY_LOCK:
         if key not in _GROUP_INPUTS:
             inputs = compilers.solidity.get_standard_input_json(paths, project=project)
