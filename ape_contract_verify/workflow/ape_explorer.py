@@ -115,9 +115,9 @@ class ContractVerifyExplorer(ExplorerAPI):
         embedded = _embedded(self.provider, start=False)
         if embedded is None:
             return None
-        from ape_contract_verify.client.etherscan import ExplorerClient
+        from ape_contract_verify.workflow.verification import local_client
 
-        return ExplorerClient(embedded.base_url, calls_per_second=200.0, not_indexed_timeout=0, max_retries=0)
+        return local_client(embedded, max_retries=0)
 
     def _first_with(self, fn) -> Any:
         for target in self._targets():

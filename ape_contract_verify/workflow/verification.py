@@ -351,7 +351,6 @@ def explorer_for(
     if not target.is_local:
         yield target.client(**client_options), target.browser_url
         return
-    from ape_contract_verify.client.etherscan import ExplorerClient
     from ape_contract_verify.evm.chain import ApeProviderChain
     from ape_contract_verify.server.runner import start_embedded
 
@@ -366,11 +365,18 @@ def explorer_for(
     else:
         explorer = start_embedded(chain_reader or ApeProviderChain(provider))
     try:
-        # The embedded explorer is ours, on loopback: no rate limit worth waiting for.
-        yield ExplorerClient(explorer.base_url, calls_per_second=200.0, not_indexed_timeout=0), explorer.url
+        yield local_client(explorer), explorer.url
     finally:
         if not shared:
             explorer.stop()
+
+
+def local_client(explorer: Any, **options: Any) -> Any:
+    """A client of a running embedded explorer: ours, on loopback, so no rate limit worth waiting
+    for and no indexing delay."""
+    from ape_contract_verify.client.etherscan import ExplorerClient
+
+    return ExplorerClient(explorer.base_url, calls_per_second=200.0, not_indexed_timeout=0, **options)
 
 
 def summary_table(reports: list[Report]) -> str:
