@@ -210,6 +210,18 @@ def test_a_19_mib_urlencoded_field_is_read_off_the_event_loop(explorer):
     assert response.json()["status"] == "1" and json.loads(response.json()["result"]) == ABI
 
 
+@pytest.mark.parametrize("text", [
+    "a=1&b=2", "a=1&a=2", "x", "x=&y", "a+b=c+d", "%zz=%4", "%E2%82%AC=%ff%fe", "=v", "a=1;b=2", "&&a=1&&",
+    "a=b=c", "k=%2B%2b+", "%=%%", "a=%C3", "a=#b&c=d", "a=\nb", "a=\x00b&c=%00", "a=%%41", "é=ü", "",
+])
+def test_urlencoded_bodies_read_as_parse_qsl_reads_them(text):
+    from urllib.parse import parse_qsl
+
+    from ape_contract_verify.server.params import parse_body
+
+    assert parse_body(text.encode(), "application/x-www-form-urlencoded") == dict(parse_qsl(text, keep_blank_values=True))
+
+
 def test_a_json_body_of_many_keys_is_refused(explorer):
     body = json.dumps({"module": "contract", "action": "getabi", **{f"k{i}": i for i in range(1_000_000)}}).encode()
     assert len(body) > 10 * MIB

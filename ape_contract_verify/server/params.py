@@ -9,7 +9,6 @@ import json
 import re
 from itertools import accumulate
 from dataclasses import replace
-from urllib.parse import parse_qsl
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -68,7 +67,16 @@ def parse_body(body: bytes, content_type: str) -> dict[str, str]:
         text = body.decode("utf-8")
     except UnicodeDecodeError as err:
         raise BadRequest(f"The request body is not valid UTF-8 (byte {err.start}); send form fields as UTF-8.")
-    return dict(parse_qsl(text, keep_blank_values=True))
+    return _urlencoded_fields(text)
+
+
+def _urlencoded_fields(text: str) -> dict[str, str]:
+    """`dict(parse_qsl(text, keep_blank_values=True))`, field for field (the tests compare them),
+    with yarl's C unquoting: parse_qsl's Python loop held the GIL for 1.7 s on 19 MiB of %-escapes,
+    and other clients' requests waited for the event loop's turns."""
+    from yarl import URL
+
+    return dict(URL.build(query_string=text, encoded=True).query.items())
 
 
 def _too_large(size: int, limit: int) -> str:
