@@ -44,17 +44,37 @@ done
 
 # Vyper versions besides the venv's, each in a small venv of its own (each release pins its own
 # dependencies): .vyper/<X.Y.Z>/bin/vyper-json, where the explorer's compilers.py finds them.
-for version in ${VYPER_EXTRA_VERSIONS-0.3.10}; do
-  vdir=$root/.vyper/$version
+# vyper 0.3.7 and older declare Python < 3.11, so their venvs are made with a Python 3.10.
+python310() {
+  local candidate
+  for candidate in ${PYTHON310:-} python3.10 "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.10.*/bin/python; do
+    # pyenv's shim is on PATH even when it cannot run 3.10: ask the interpreter itself.
+    if "$candidate" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 10))' 2>/dev/null; then
+      echo "$candidate"
+      return
+    fi
+  done
+  echo "toolchain: vyper $1 needs Python 3.10 (it declares Python < 3.11); install one (pyenv install 3.10) or set PYTHON310=/path/to/python3.10" >&2
+  exit 1
+}
+older_than_038() { [ "$(printf '%s\n' "$1" 0.3.8 | sort -V | head -1)" = "$1" ] && [ "$1" != 0.3.8 ]; }
+# The real directory, so vvm's links stay valid from any checkout that links .vyper here.
+mkdir -p "$root/.vyper/vvm"
+vyper_root=$(cd -P "$root/.vyper" && pwd)
+for version in ${VYPER_EXTRA_VERSIONS-0.3.10 0.3.7}; do
+  vdir=$vyper_root/$version
   if [ ! -f "$vdir/.installed" ]; then
     rm -rf "$vdir"
-    "$venv/bin/python" -m venv "$vdir"
+    python=$venv/bin/python
+    if older_than_038 "$version"; then
+      python=$(python310 "$version")
+    fi
+    "$python" -m venv "$vdir"
     "$vdir/bin/python" -m pip install --quiet --disable-pip-version-check "vyper==$version"
     touch "$vdir/.installed"
   fi
   # Where vvm (and so ape-vyper) looks for a Vyper that is not the venv's.
-  mkdir -p "$root/.vyper/vvm"
-  ln -sf "$vdir/bin/vyper" "$root/.vyper/vvm/vyper-$version"
+  ln -sf "$vdir/bin/vyper" "$vyper_root/vvm/vyper-$version"
 done
 
 marker="# ape-contract-verify offline toolchain"
