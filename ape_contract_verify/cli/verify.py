@@ -273,7 +273,8 @@ def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, repo
                 provider_ctx = stack.enter_context(_connected(choice))
                 provider = getattr(provider_ctx, "provider", None) or provider_ctx
                 ledger = Ledger.for_chain(project, chain.chain_id)
-                todo = _records().deployments
+                records = _records()
+                todo = records.deployments
                 if not todo:
                     raise click.UsageError(
                         f"No recorded deployments on {ecosystem}:{network}. Deploy with `ape run` "
@@ -283,7 +284,7 @@ def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, repo
                 ledgers[label] = ledger
                 for name, address in todo:
                     labels[(label, address.lower())] = name
-                    items.append(Item(label, address, None))
+                    items.append(Item(label, address, deployed_type=records.types.get(address.lower())))
             reports = run.verify(
                 items, on_done=lambda item, done: _record(ledgers[item.network], labels[(item.network, item.address.lower())], item, done)
             )

@@ -51,6 +51,7 @@ def plan(address: str, name: Optional[str], chain_reader: Any, project: Any, cac
     from ape_contract_verify.evm.proxies import detect_proxy
     from ape_contract_verify.exceptions import ContractVerifyError
     from ape_contract_verify.protocol.values import checksum
+    from ape_contract_verify.workflow.verification import creation_input
 
     address = checksum(address)
     proxy = detect_proxy(chain_reader, address)
@@ -61,11 +62,14 @@ def plan(address: str, name: Optional[str], chain_reader: Any, project: Any, cac
         sources.append((address, name, constructor_args))
     planned = []
     for source_address, source_name, args in sources:
-        label = source_name or source_address[:10]
+        label = artifacts.short_name(source_name) if source_name else source_address[:10]
         try:
             artifact = (
                 artifacts.find_artifact(source_name, project) if source_name
-                else artifacts.identify(source_address, project, runtime=chain_reader.get_code(source_address), cache=cache)
+                else artifacts.identify(
+                    source_address, project, runtime=chain_reader.get_code(source_address), cache=cache,
+                    creation=lambda: creation_input(chain_reader, source_address),
+                )
             )
             label = artifact.label
             derivation = derive.derive(
