@@ -97,6 +97,7 @@ def _run(as_json: bool, **options: Any):
     cfg = config.get_config("contract_verify")
     opts = Options(
         code_format=options.get("code_format") or cfg.codeformat.value,
+        strict_format=bool(options.get("code_format")),
         check=cfg.check if options.get("check") is None else options["check"],
         force=bool(options.get("force")),
         license=cfg.license,
@@ -166,7 +167,8 @@ def contract(cli_ctx, explorer, as_json, name_or_address, address, constructor_a
 
             code_format = "flatten" if flatten else None
             check = False if no_check else None  # None: the config's, as a real run
-            sys.exit(run_dry(explorer, provider, targets, constructor_args, out, code_format, check, echo=click.echo))
+            sys.exit(run_dry(explorer, provider, targets, constructor_args, out, code_format, check, echo=click.echo,
+                             strict_format=flatten))
         try:
             with _run(
                 as_json, code_format="flatten" if flatten else None, check=False if no_check else None, force=force

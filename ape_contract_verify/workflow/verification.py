@@ -53,6 +53,8 @@ class Report:
 @dataclass
 class Options:
     code_format: str = "standard-json"
+    # The user asked for this format on the command line: no other is sent in its place.
+    strict_format: bool = False
     check: bool = True
     force: bool = False
     # Ask the explorer first whether the address is verified. Off for what this run just
@@ -249,7 +251,7 @@ class Verification:
             self.on_progress(address, f"deriving {label}")
             options = self.options
             derivation = self.shared.once(
-                ("derive", address.lower(), name, constructor_args, options.code_format, options.check, options.license),
+                ("derive", address.lower(), name, constructor_args, options.code_format, options.strict_format, options.check, options.license),
                 lambda: derive.derive(
                     artifact,
                     address,
@@ -259,6 +261,7 @@ class Verification:
                     constructor_args=constructor_args,
                     check=options.check,
                     cache=self.cache,
+                    strict_format=options.strict_format,
                 ),
             )
         except derive.PrecheckFailed as err:
