@@ -79,14 +79,14 @@ class Compiled:
     def from_evm(cls, evm: dict, language: str) -> "Compiled":
         creation = bc.to_bytes((evm.get("bytecode") or {}).get("object") or "")
         deployed = evm.get("deployedBytecode") or {}
-        layout = bc.vyper_layout(creation) if language == "vyper" else None
+        runtime = bc.to_bytes(deployed.get("object") or "")  # placeholders zeroed
         return cls(
             creation=creation,
             creation_links=(evm.get("bytecode") or {}).get("linkReferences") or {},
-            runtime=bc.to_bytes(deployed.get("object") or ""),  # placeholders zeroed
+            runtime=runtime,
             runtime_links=deployed.get("linkReferences") or {},
             immutables=deployed.get("immutableReferences") or {},
-            trailing=layout.immutable_size if layout else 0,
+            trailing=vyper_immutables_size(creation, runtime) if language == "vyper" else 0,
         )
 
     def compare_runtime(self, on_chain: bytes) -> bc.Comparison:
@@ -97,6 +97,15 @@ class Compiled:
             link_references=self.runtime_links,
             trailing_immutables=self.trailing,
         )
+
+
+def vyper_immutables_size(creation: bytes, runtime: bytes) -> int:
+    """What Vyper appends to the runtime on chain: the size in the initcode's metadata (>= 0.3.10),
+    else what its deploy sequence returns beyond the runtime (0.3.x has no such metadata)."""
+    layout = bc.vyper_layout(creation)
+    if layout:
+        return layout.immutable_size
+    return bc.vyper_deploy_immutables(creation, runtime) or 0
 
 
 @dataclass
