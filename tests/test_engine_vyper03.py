@@ -84,6 +84,24 @@ def test_the_deploy_sequence_gives_the_immutables_size(world, version, tmp_path)
     assert bc.vyper_deploy_immutables(plain_evm["bytecode"]["object"], plain_evm["deployedBytecode"]["object"]) == 0
 
 
+def test_the_deploy_sequence_must_copy_this_runtime_and_be_the_only_one():
+    runtime = bytes.fromhex("60016000550000")
+
+    def sequence(total: int, begin: int) -> bytes:  # PUSH2 len PUSH2 begin PUSH0 CODECOPY PUSH2 total PUSH0 RETURN
+        return b"\x61" + len(runtime).to_bytes(2, "big") + b"\x61" + begin.to_bytes(2, "big") + b"\x5f\x39\x61" + total.to_bytes(2, "big") + b"\x5f\xf3"
+
+    one = len(sequence(0, 0))
+    assert bc.vyper_deploy_immutables(sequence(len(runtime) + 64, one) + runtime, runtime) == 64
+    assert bc.vyper_deploy_immutables(sequence(len(runtime) + 64, one + 1) + b"\x00" + runtime, runtime) == 64
+    # Two sequences that disagree, one copying from elsewhere, or a runtime found nowhere: nothing.
+    assert bc.vyper_deploy_immutables(sequence(len(runtime) + 64, 2 * one) + sequence(len(runtime) + 96, 2 * one) + runtime, runtime) is None
+    assert bc.vyper_deploy_immutables(sequence(len(runtime) + 64, 0) + runtime, runtime) is None
+    assert bc.vyper_deploy_immutables(sequence(len(runtime) + 64, one) + runtime[:-1], runtime) is None
+    # Push data is not read as instructions: a sequence inside a PUSH32's data does not count.
+    hidden = b"\x7f" + sequence(len(runtime) + 64, 33).ljust(32, b"\x00")
+    assert bc.vyper_deploy_immutables(hidden + runtime, runtime) is None
+
+
 @pytest.mark.parametrize("version", ["0.3.7", "0.3.10"])
 def test_exactly_the_immutables_are_masked_on_chain(world, version):
     anvil = world["anvil"]

@@ -1,8 +1,9 @@
 """A Vyper 0.3.7 project through the plugin on anvil, verified on the embedded local explorer: its
-VaultFactory keeps four immutables after the runtime code. `ape run deploy` with auto verification,
-then `ape verify contract ADDRESS` for another deployment, both in this process and both read back
-over HTTP; an edited constant and a deployment running past its immutables are refused by the
-pre-check. The engine's side of it is tests/test_engine_vyper03.py."""
+VaultFactory keeps four immutables after the runtime code. `ape run deploy` with auto verification
+(its script reads the record back), then `ape verify contract ADDRESS` in this process for another
+deployment (read back before its explorer stops), both over HTTP; an edited constant and a
+deployment running past its immutables are refused by the pre-check. The engine's side of it is
+tests/test_engine_vyper03.py."""
 
 import json
 
@@ -39,7 +40,7 @@ def project(anvil, tmp_path_factory):
         project = copy_project(PROJECT, tmp_path_factory.mktemp("vyper03") / "project")
         run([BIN / "ape", "compile"], cwd=project, timeout=300)
         configure(project, foundry={"host": anvil.url}, contract_verify={"auto": True, "max_retries": 1, "poll_interval": 0.5})
-        yield project
+        yield project  # the variable holds for the module's tests (they compile edited copies)
 
 
 def manifest_type(project) -> dict:
@@ -108,6 +109,7 @@ def test_ape_verify_contract_by_address_alone(project, anvil, read_before_stop):
     (report,) = json.loads(proc.stdout)["reports"]
     assert (report["contract"], report["address"], report["outcome"], report["match"]) == ("VaultFactory", address, "verified", "full")
     assert report["link"].startswith("http://127.0.0.1:")
+    assert read_before_stop[address], "no embedded explorer stopped after the command"
     assert_verified_record(read_before_stop[address], args)
 
 
@@ -123,9 +125,7 @@ def test_an_edited_constant_is_refused(project, anvil, tmp_path):
     path = edited / FILE
     assert "BPS: constant(uint256) = 10000\n" in path.read_text()
     path.write_text(path.read_text().replace("BPS: constant(uint256) = 10000\n", "BPS: constant(uint256) = 10001\n"))
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("VVM_BINARY_PATH", str(vyper_executable("0.3.7").parents[2] / "vvm"))
-        run([BIN / "ape", "compile", "--force"], cwd=edited, timeout=300)
+    run([BIN / "ape", "compile", "--force"], cwd=edited, timeout=300)  # VVM_BINARY_PATH: the module's
     runtime = manifest_type(edited)["runtimeBytecode"]["bytecode"]
     assert runtime != manifest_type(project)["runtimeBytecode"]["bytecode"], "the constant must change the code"
     address, _ = deploy(anvil, project, 30, "original")
