@@ -305,7 +305,7 @@ def _upgrade_partial(
             remapping_options.append(option)
     current = input_json["settings"].get("libraries") or {}
     libraries = [{"libraries": option} for option in library_options if option != current]
-    patches: list[dict] = libraries + [{"remappings": option} for option in remapping_options]
+    patches: list[dict] = [{"remappings": option} for option in remapping_options] + libraries
     patches += [{"remappings": option, **lib} for option in remapping_options for lib in libraries]
     for patch in patches:
         candidate = json.loads(json.dumps(input_json))
