@@ -421,8 +421,9 @@ def summary_table(reports: list[Report]) -> str:
         detail = r.link or ""
         if not r.ok and r.reason:
             detail = r.reason
-        elif r.match == "partial":
-            detail = f"{detail} (partial match)".strip()
+        elif r.match == "partial":  # derive's warning says why, when it knows
+            why = next((w for w in r.warnings if str(w).startswith("partial match: ")), "partial match")
+            detail = f"{detail} ({why})".strip()
         cells = (r.contract, r.address, str(r.outcome), r.target or "-") + ((r.network or "-",) if networks else ())
         rows.append(cells + (detail,))
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(head))]
