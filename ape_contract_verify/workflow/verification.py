@@ -151,13 +151,18 @@ class Verification:
         from ape_contract_verify.derive import artifacts
 
         def find() -> Any:
+            runtime = self.chain.get_code(address)
             if deployed_type:
                 try:
-                    return artifacts.find_artifact(deployed_type, self.project)
+                    artifact = artifacts.find_artifact(deployed_type, self.project)
                 except artifacts.ArtifactNotFound as err:
                     logger.info("%s: deployed as %s, which no artifact answers to (%s); identifying by code", address, deployed_type, err)
+                else:
+                    if artifacts.has_code_of(artifact, runtime):
+                        return artifact
+                    logger.info("%s: recorded as %s, whose code it does not have; identifying by code", address, deployed_type)
             return artifacts.identify(
-                address, self.project, runtime=self.chain.get_code(address), cache=self.cache,
+                address, self.project, runtime=runtime, cache=self.cache,
                 creation=lambda: creation_input(self.chain, address),
             )
 
