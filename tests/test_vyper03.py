@@ -144,3 +144,21 @@ def test_a_deployment_running_past_its_immutables_is_refused(project, anvil):
     assert "Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. " in reason
     assert f"The deployed code is the compiled runtime code ({runtime_length} bytes) followed by 192 bytes, " \
            "but the contract's immutables take 160 bytes" in reason, reason
+
+
+def test_a_contract_importing_an_interface_verifies_by_address(project, anvil, read_before_stop):
+    """Registry imports interfaces/IVaultFactory.vy: the vyper-json sent carries it under
+    `interfaces`, where vyper 0.3.7 looks it up (snekmate 0.0.1's ERC20 and ERC4626 do this)."""
+    code = load_manifest(project)["contractTypes"]["Registry"]["deploymentBytecode"]["bytecode"]
+    factory, _ = deploy(anvil, project, 7, "registry")
+    address = to_checksum_address(anvil.deploy(code, encode(["address"], [factory])))
+    read_before_stop[address] = None
+    proc = verify_cli(project, "contract", address, "--json")
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    (report,) = json.loads(proc.stdout)["reports"]
+    assert (report["contract"], report["outcome"], report["match"]) == ("Registry", "verified", "full"), report
+    record = read_before_stop[address]
+    assert record["ContractName"] == "Registry" and record["MatchType"] == "full"
+    sent = json.loads(record["SourceCode"][1:-1])
+    assert list(sent["sources"]) == ["contracts/Registry.vy"]
+    assert list(sent["interfaces"]) == ["contracts/interfaces/IVaultFactory.vy"]

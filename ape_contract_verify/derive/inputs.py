@@ -155,6 +155,9 @@ def _vyper_input(artifact: Artifact) -> dict:
         todo.extend(imports.get(source_id, []))
     sources: dict[str, dict] = {}
     interfaces: dict[str, dict] = {}
+    # Before 0.4 an import is an interface, never a module: vyper-json 0.3 looks it up under
+    # `interfaces` (under `sources` it fails with a KeyError naming the file).
+    imports_are_interfaces = _vyper_before_04(artifact.compiler_version)
     for source_id in sorted(closure):
         if source_id.startswith(_VYPER_BUILTIN_PREFIXES) and source_id.endswith(".json"):
             continue
@@ -168,6 +171,8 @@ def _vyper_input(artifact: Artifact) -> dict:
         if file.suffix == ".json":  # an ABI file imported as an interface
             abi = json.loads(text)
             interfaces[source_id] = {"abi": abi.get("abi", abi) if isinstance(abi, dict) else abi}
+        elif imports_are_interfaces and source_id != artifact.source_id:
+            interfaces[source_id] = {"content": text}
         else:
             sources[source_id] = {"content": text}
     settings = _clean_settings(artifact.settings)
@@ -177,6 +182,14 @@ def _vyper_input(artifact: Artifact) -> dict:
     if interfaces:
         result["interfaces"] = interfaces
     return result
+
+
+def _vyper_before_04(version: str) -> bool:
+    try:
+        major, minor = (int(part) for part in version.lstrip("v").split("+")[0].split(".")[:2])
+    except ValueError:
+        return False
+    return (major, minor) < (0, 4)
 
 
 def _settings_from_pragmas(settings: dict, content: str) -> None:
