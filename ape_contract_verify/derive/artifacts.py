@@ -75,29 +75,45 @@ def project_source_names(sources: dict, project: Any) -> dict:
     link's target (`../node_modules/pkg/contracts/X.sol`), where the compile that was deployed
     read them as `contracts/X.sol`: their imports resolve only under those names, and the
     metadata hash holds them."""
+    rename = _linked_folder_names(project)
+    if rename is None:
+        return sources
+    named: dict = {}
+    for key, value in sources.items():
+        named.setdefault(rename(key), value)  # a file given under both names is one
+    return named
+
+
+def _linked_folder_names(project: Any) -> Optional[Callable[[str], str]]:
+    """When the contracts folder is a link: the function that names a file reached through the
+    link's target as `contracts/…`; None otherwise (nothing to rename)."""
     try:
         root = Path(project.path).absolute()
         folder = Path(project.contracts_folder).absolute()
         real = folder.resolve()
         prefix = folder.relative_to(root)
     except (AttributeError, OSError, ValueError, TypeError):  # no contracts folder under the project
-        return sources
+        return None
     if real == folder:
-        return sources
-    named: dict = {}
-    for key, value in sources.items():
+        return None
+
+    def rename(name: str) -> str:
+        if not (name.startswith("..") or Path(name).is_absolute()):
+            return name  # already a name under the project
         try:
-            inside = (root / key).resolve().relative_to(real)
+            return (prefix / (root / name).resolve().relative_to(real)).as_posix()
         except (OSError, ValueError):
-            named.setdefault(key, value)
-            continue
-        named.setdefault((prefix / inside).as_posix(), value)  # a file given under both names is one
-    return named
+            return name
+
+    return rename
 
 
 def _artifacts_of(project: Any, dependency: Optional[str] = None) -> Iterator[Artifact]:
     manifest = project.manifest
     types = manifest.contract_types or {}
+    # ape-solidity records a type only imported through a linked contracts folder under the
+    # link's target; it was compiled, and is found, as contracts/….
+    rename = _linked_folder_names(project) if dependency is None else None
     for compiler in manifest.compilers or []:
         settings = dict(compiler.settings or {})
         for name in compiler.contractTypes or []:
@@ -106,7 +122,7 @@ def _artifacts_of(project: Any, dependency: Optional[str] = None) -> Iterator[Ar
                 continue
             yield Artifact(
                 name=name,
-                source_id=ct.source_id,
+                source_id=rename(ct.source_id) if rename else ct.source_id,
                 contract_type=ct,
                 project=project,
                 compiler_name=compiler.name,
