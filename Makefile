@@ -51,4 +51,4 @@ bench: install
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:
-	rm -rf $(VENV) .solcx toolchain/node_modules toolchain/openzeppelin-contracts example/.build
+	rm -rf $(VENV) .solcx toolchain/node_modules toolchain/openzeppelin-contracts toolchain/pypi example/.build
