@@ -131,7 +131,7 @@ def test_sourcify_gets_standard_json_its_match_level_and_no_proxy_link(world, mo
     monkeypatch.setattr(
         proxies, "detect_proxy", lambda chain, address: SimpleNamespace(kind="EIP-1967", implementation=B) if address == A else None
     )
-    monkeypatch.setattr(artifacts, "identify", lambda address, project, runtime=None, cache=None: SimpleNamespace(label="Impl"))
+    monkeypatch.setattr(artifacts, "identify", lambda address, project, runtime=None, cache=None, **kw: SimpleNamespace(label="Impl"))
     chain = SimpleNamespace(get_code=lambda address: b"\x60")
     world.clients.update(
         etherscan=Client("etherscan", answer=ExplorerAnswer(Outcome.VERIFIED, "1", "OK", "The proxy's (0x) implementation contract is found at 0x and is successfully updated.")),

@@ -97,6 +97,7 @@ def _run(as_json: bool, **options: Any):
     cfg = config.get_config("contract_verify")
     opts = Options(
         code_format=options.get("code_format") or cfg.codeformat.value,
+        strict_format=bool(options.get("code_format")),
         check=cfg.check if options.get("check") is None else options["check"],
         force=bool(options.get("force")),
         license=cfg.license,
@@ -166,7 +167,8 @@ def contract(cli_ctx, explorer, as_json, name_or_address, address, constructor_a
 
             code_format = "flatten" if flatten else None
             check = False if no_check else None  # None: the config's, as a real run
-            sys.exit(run_dry(explorer, provider, targets, constructor_args, out, code_format, check, echo=click.echo))
+            sys.exit(run_dry(explorer, provider, targets, constructor_args, out, code_format, check, echo=click.echo,
+                             strict_format=flatten))
         try:
             with _run(
                 as_json, code_format="flatten" if flatten else None, check=False if no_check else None, force=force
@@ -273,7 +275,8 @@ def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, repo
                 provider_ctx = stack.enter_context(_connected(choice))
                 provider = getattr(provider_ctx, "provider", None) or provider_ctx
                 ledger = Ledger.for_chain(project, chain.chain_id)
-                todo = _records().deployments
+                records = _records()
+                todo = records.deployments
                 if not todo:
                     raise click.UsageError(
                         f"No recorded deployments on {ecosystem}:{network}. Deploy with `ape run` "
@@ -283,7 +286,7 @@ def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, repo
                 ledgers[label] = ledger
                 for name, address in todo:
                     labels[(label, address.lower())] = name
-                    items.append(Item(label, address, None))
+                    items.append(Item(label, address, deployed_type=records.types.get(address.lower())))
             reports = run.verify(
                 items, on_done=lambda item, done: _record(ledgers[item.network], labels[(item.network, item.address.lower())], item, done)
             )

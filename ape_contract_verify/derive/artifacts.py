@@ -8,7 +8,7 @@ bytecode, no compile); whether the artifact really verifies is the engine's ques
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 from ape_contract_verify.evm import bytecode
 from ape_contract_verify.exceptions import ContractVerifyError
@@ -41,6 +41,11 @@ class Artifact:
     @property
     def label(self) -> str:
         return f"{self.dependency}:{self.name}" if self.dependency else self.name
+
+    @property
+    def reference(self) -> str:
+        """The name no other type answers to: `path/File.sol:Name`, `dependency:path/File.sol:Name`."""
+        return f"{self.dependency}:{self.qualified_name}" if self.dependency else self.qualified_name
 
     @property
     def is_vyper(self) -> bool:
@@ -119,7 +124,7 @@ def iter_artifacts(
 def find_artifact(name: str, project: Any) -> Artifact:
     """`Name`, `path/File.sol:Name` or `dependency:Name`; the project's own types win over dependencies'."""
     def named(artifacts: Any) -> list[Artifact]:
-        return [a for a in artifacts if name in (a.name, a.qualified_name, a.label)]
+        return [a for a in artifacts if name in (a.name, a.qualified_name, a.label, a.reference)]
 
     uncompiled: list[str] = []
     candidates = named(iter_artifacts(project, compile_dependencies=False, uncompiled=uncompiled))
@@ -137,17 +142,43 @@ def find_artifact(name: str, project: Any) -> Artifact:
             f"No contract type named {name!r} in the project or its dependencies; "
             "run `ape compile --include-dependencies`, or check the name"
         )
-    choices = ", ".join(sorted({a.label if a.dependency else a.qualified_name for a in candidates}))
+    choices = ", ".join(sorted({a.reference for a in candidates}))
     raise ArtifactNotFound(f"{name!r} is ambiguous: {choices}. Pass one of these instead")
+
+
+def type_reference(contract_type: Any) -> Optional[str]:
+    """What `find_artifact` resolves to the very type Ape deployed (its source file and name), so
+    that two types with the same code are never confused; None for a type with no source (one
+    built from an ABI and bytecode), which only its code can identify."""
+    name = getattr(contract_type, "name", None)
+    source_id = getattr(contract_type, "source_id", None)
+    return f"{source_id}:{name}" if name and source_id else None
+
+
+def short_name(reference: str) -> str:
+    """`Name` (or `dependency:Name`) for a summary row, from any name `find_artifact` takes."""
+    parts = reference.split(":")
+    return parts[-1] if len(parts) < 3 else f"{parts[0]}:{parts[-1]}"
 
 
 # --- address-only mode ---------------------------------------------------------------------------
 
 
-def identify(address: str, project: Any, runtime: Optional[bytes] = None, cache: Any = None) -> Artifact:
+def identify(
+    address: str,
+    project: Any,
+    runtime: Optional[bytes] = None,
+    cache: Any = None,
+    creation: Optional[Callable[[], Optional[bytes]]] = None,
+) -> Artifact:
     """The one contract type whose runtime code matches `address`'s, metadata, immutables and
     link positions aside. Uses the manifest's bytecode, so it needs no compile; only when nothing
-    matches are the types of the import closure compiled (see `closure_artifacts`)."""
+    matches are the types of the import closure compiled (see `closure_artifacts`).
+
+    Types with the same code (a contract that inherits another and adds only a constructor) tie
+    once the metadata is stripped; the tie is broken as a compiler would tell them apart: by the
+    full runtime code, metadata hash included, then by the creation code against the creation
+    transaction (`creation()` gives its input, read only when needed)."""
     if runtime is None:
         from ape import chain
 
@@ -163,6 +194,8 @@ def identify(address: str, project: Any, runtime: Optional[bytes] = None, cache:
     matches = [a for a in iter_artifacts(project, compile_dependencies=False, uncompiled=uncompiled) if _same_shape(a, runtime)]
     if not matches:
         matches = [a for a in closure_artifacts(project, cache) if _same_shape(a, runtime)]
+    if len(matches) > 1:
+        matches = _break_tie(matches, runtime, creation)
     if len(matches) == 1:
         return matches[0]
     if not matches:
@@ -176,8 +209,66 @@ def identify(address: str, project: Any, runtime: Optional[bytes] = None, cache:
             f"the code at {address} matches no contract type of the project or its dependencies{hint}; "
             "name the contract type: `ape verify contract NAME ADDRESS`"
         )
-    names = ", ".join(a.label for a in matches)
-    raise ArtifactNotFound(f"the code at {address} matches several contract types ({names}); name one")
+    names = ", ".join(sorted(a.reference for a in matches))
+    raise ArtifactNotFound(
+        f"the code at {address} matches several contract types, identical in runtime and creation code ({names}); "
+        f"name one: `ape verify contract {matches[0].reference} {address}`"
+    )
+
+
+def _break_tie(matches: list[Artifact], runtime: bytes, creation: Optional[Callable[[], Optional[bytes]]]) -> list[Artifact]:
+    """The candidates that match more closely: the full runtime code (metadata hash included:
+    the hash of the sources that were compiled), then the creation code. A step that rules out
+    every candidate (sources edited since the deploy) leaves them all to the next."""
+    exact = [a for a in matches if _same_code(_runtime_of(a), _vyper_cut(a, runtime))]
+    if len(exact) == 1:
+        return exact
+    matches = exact or matches
+    creation_input = creation() if creation is not None else None
+    if not creation_input:
+        return matches
+    created = [a for a in matches if _created_by(a, bytes(creation_input))]
+    return created or matches
+
+
+def _runtime_of(artifact: Artifact) -> bytes:
+    code = artifact.contract_type.runtime_bytecode
+    text = (code.bytecode if code else None) or ""
+    return bytecode.to_bytes(text) if text and text != "0x" else b""  # link placeholders zeroed
+
+
+def _vyper_cut(artifact: Artifact, runtime: bytes) -> bytes:
+    expected = _runtime_of(artifact)
+    if artifact.is_vyper and len(runtime) > len(expected):
+        return runtime[: len(expected)]  # Vyper appends immutables after the runtime
+    return runtime
+
+
+def _same_shape(artifact: Artifact, runtime: bytes) -> bool:
+    expected = _runtime_of(artifact)
+    if not expected:
+        return False
+    runtime = _vyper_cut(artifact, runtime)
+    if len(expected) != len(runtime):
+        return False
+    exp = bytecode.strip_metadata(expected)
+    return _same_code(exp, runtime[: len(exp)])
+
+
+def _same_code(expected: bytes, actual: bytes) -> bool:
+    """Equal but for what the artifact can't know (immutables, library addresses); the metadata
+    is compared like any other byte."""
+    if not expected or len(expected) != len(actual):
+        return False
+    return _explained(expected, [i for i in range(len(expected)) if expected[i] != actual[i]])
+
+
+def _created_by(artifact: Artifact, creation_input: bytes) -> bool:
+    """The creation transaction's input starts with this type's creation code."""
+    code = artifact.contract_type.deployment_bytecode
+    text = (code.bytecode if code else None) or ""
+    expected = bytecode.to_bytes(text) if text and text != "0x" else b""
+    return _same_code(expected, creation_input[: len(expected)])
 
 
 # --- the import closure ---------------------------------------------------------------------------
@@ -308,22 +399,6 @@ def _dependency_of(source_id: str) -> Optional[str]:
     if ".cache" in parts and parts.index(".cache") + 1 < len(parts):
         return parts[parts.index(".cache") + 1]
     return None
-
-
-def _same_shape(artifact: Artifact, runtime: bytes) -> bool:
-    code = artifact.contract_type.runtime_bytecode
-    text = (code.bytecode if code else None) or ""
-    if not text or text == "0x":
-        return False
-    expected = bytecode.to_bytes(text)  # link placeholders zeroed
-    if artifact.is_vyper and len(runtime) > len(expected):
-        runtime = runtime[: len(expected)]  # Vyper appends immutables after the runtime
-    if len(expected) != len(runtime):
-        return False
-    exp = bytecode.strip_metadata(expected)
-    act = runtime[: len(exp)]
-    differing = [i for i in range(len(exp)) if exp[i] != act[i]]
-    return _explained(exp, differing)
 
 
 def _explained(code: bytes, cluster: list[int]) -> bool:

@@ -79,15 +79,16 @@ def _tx_hash(value: Any) -> Optional[str]:
 # --- the pre-check -----------------------------------------------------------------------------
 
 
-def precheck(request: VerificationRequest, chain_reader: Any, cache: Any = None) -> str:
+def precheck(request: VerificationRequest, chain_reader: Any, cache: Any = None, diagnose: bool = True) -> str:
     """Verify `request` with the local explorer's engine, on `chain_reader` (the run's: its
     creation search is cached) and `cache` (the run's: derive's compile is then a hit).
-    "full" or "partial", or PrecheckFailed naming the input that differs, in the engine's words."""
+    "full" or "partial", or PrecheckFailed naming the input that differs, in the engine's words.
+    Without `diagnose`, a mismatch is not searched for the setting that differs."""
     from ape_contract_verify.engine.verifier import Verifier
 
     # Without the creation transaction (a factory's, on a node without traces) the runtime code
     # is what can be checked here; the explorer, which has the transaction, checks the rest.
-    result = Verifier(chain_reader, cache, require_creation=False).verify(request)
+    result = Verifier(chain_reader, cache, require_creation=False).verify(request, diagnose_compiles=None if diagnose else 0)
     if not result.verified:
         raise PrecheckFailed(result.setting or "source", result.reason)
     return result.match or "full"
@@ -149,8 +150,13 @@ def derive(
     check: bool = True,
     cache: Any = None,
     manifest_libraries: Optional[dict] = None,
+    strict_format: bool = False,
 ) -> Derivation:
-    """Everything verifysourcecode needs for `artifact` at `address`, checked against the chain."""
+    """Everything verifysourcecode needs for `artifact` at `address`, checked against the chain.
+
+    A flat file that does not compile to the deployed code, where standard-json does, is sent as
+    standard-json with a warning, or with `strict_format` (the user asked for a flat file) fails
+    with that reason."""
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     address = _checksum(address)
@@ -189,8 +195,8 @@ def derive(
     )
     args = resolve_constructor_args(artifact, constructor_args, derived_args)
 
-    def build(candidate: dict) -> VerificationRequest:
-        request = build_request(artifact, address, candidate, libraries, args, code_format, license, warnings)
+    def build(candidate: dict, fmt: str = code_format, layout: str = "imports") -> VerificationRequest:
+        request = build_request(artifact, address, candidate, libraries, args, fmt, license, warnings, layout)
         # Sourcify reads constructor arguments from the creation transaction: tell it which one.
         return dataclasses.replace(request, creation_tx_hash=_tx_hash(chain_state.tx_hash))
 
@@ -200,13 +206,16 @@ def derive(
     match = None
     if check:
         t0 = time.perf_counter()
-        match = precheck(request, reader, cache)
+        if code_format == "flatten" and not artifact.is_vyper:
+            request, match = _precheck_flat(request, input_json, build, reader, cache, strict_format, warnings)
+        else:
+            match = precheck(request, reader, cache)
         if chain_state.creation_input is None:
             warnings.append(
                 "the creation transaction was not found (a factory deployment on a node without traces?): "
                 "the pre-check compared the runtime code only"
             )
-        if match == "partial" and code_format != "flatten" and not artifact.is_vyper:
+        if match == "partial" and request.code_format == CodeFormat.STANDARD_JSON:
             upgraded = _upgrade_partial(artifact, input_json, {} if libraries else stale, build, reader, cache)
             if upgraded is not None:
                 input_json, request, match = *upgraded, "full"
@@ -220,6 +229,59 @@ def derive(
         compile_input=input_json,
         timings=timings,
     )
+
+
+# Layouts of the flat file, in the order tried: each orders the same files differently.
+FLAT_LAYOUTS = ("imports", "names")
+
+
+def _precheck_flat(
+    request: VerificationRequest,
+    input_json: dict,
+    build: Callable[..., VerificationRequest],
+    reader: Any,
+    cache: Any,
+    strict: bool,
+    warnings: list[str],
+) -> tuple[VerificationRequest, str]:
+    """The flat request and its match, when a layout of the flat file compiles to the deployed
+    code. Under via-IR the output can depend on how the sources are laid out (the compiler's
+    node ids order its Yul), so one file can differ where standard-json does not. The
+    standard-json compile is the judge: when it fails too, the flat file's diagnosis stands; when
+    it passes, no setting is to blame and the answer says so."""
+    from ape_contract_verify.derive.flatten import FlattenError
+
+    as_json = build(input_json, "standard-json")
+    try:
+        json_match = precheck(as_json, reader, cache)
+    except PrecheckFailed:
+        json_match = None
+    try:
+        return request, precheck(request, reader, cache, diagnose=json_match is None)
+    except PrecheckFailed:
+        if json_match is None:
+            raise
+    tried = {request.source_code}
+    for layout in FLAT_LAYOUTS[1:]:
+        try:
+            candidate = build(input_json, "flatten", layout)
+        except FlattenError:
+            continue
+        if candidate.source_code in tried:
+            continue
+        tried.add(candidate.source_code)
+        try:
+            match = precheck(candidate, reader, cache, diagnose=False)
+        except PrecheckFailed:
+            continue
+        warnings.append(f"the flat file's sources are laid out by name ({layout}): the import order changes the compiled code")
+        return candidate, match
+    output = "via-IR output" if input_json["settings"].get("viaIR") else "compiled output"
+    reason = f"flattening changes this contract's {output}; standard-json reproduces it"
+    if strict:
+        raise PrecheckFailed("codeformat", reason)
+    warnings.append(f"{reason}, so standard-json was submitted instead")
+    return as_json, json_match
 
 
 def _upgrade_partial(
@@ -267,6 +329,7 @@ def build_request(
     code_format: str,
     license: Optional[str],
     warnings: list[str],
+    layout: str = "imports",
 ) -> VerificationRequest:
     settings = input_json["settings"]
     submitted = json.loads(json.dumps(input_json))
@@ -304,9 +367,9 @@ def build_request(
         from ape_contract_verify.derive.flatten import flatten
 
         sources = {k: v["content"] for k, v in input_json["sources"].items()}
-        flat = flatten(artifact.source_id, sources, settings.get("remappings") or ())
+        flat = flatten(artifact.source_id, sources, settings.get("remappings") or (), layout=layout)
         for key in ("metadata", "debug"):
-            if settings.get(key):
+            if settings.get(key) and layout == "imports":  # said once, not per layout tried
                 warnings.append(f"settings.{key} cannot be expressed in a single-file submission")
         return VerificationRequest(
             contract_name=artifact.name,

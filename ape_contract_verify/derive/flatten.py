@@ -403,8 +403,13 @@ def _merge_pragmas(order: list[str], units: dict[str, _Unit]) -> tuple[str, Vers
     return pragma, merged, others
 
 
-def flatten(entry: str, sources: Mapping[str, str], remappings: Sequence[str] = ()) -> FlattenResult:
+def flatten(entry: str, sources: Mapping[str, str], remappings: Sequence[str] = (), layout: str = "imports") -> FlattenResult:
     """One source that compiles to the same code as ``entry`` with its imports (metadata aside).
+
+    ``layout`` orders the files: "imports" depth-first along the import statements, "names" by
+    source unit name as solc reads a standard-json input, each file after those that define its
+    contracts' bases (one file needs nothing more: it may use a name declared further down).
+    Legacy code generation does not care; via-IR's output can (see derive's flat pre-check).
 
     ``entry`` is the source unit name of the contract's file, ``sources`` maps source unit names to
     their text (dependencies under their remapped names included), ``remappings`` are solc's
@@ -414,7 +419,12 @@ def flatten(entry: str, sources: Mapping[str, str], remappings: Sequence[str] = 
     """
     remaps = [parse_remapping(r) for r in remappings]
     order, edges, cyclic = _resolve_all(entry, sources, remaps)
+    if layout not in ("imports", "names"):
+        raise FlattenError(f"layout {layout!r} is unknown: use 'imports' or 'names'")
     units = {name: _analyse(sources[name], name) for name in order}
+    if layout == "names":
+        order = _by_name(order, units)
+        cyclic = True  # the order is no longer the imports': check that bases still come first
 
     owners: dict[str, tuple[str, str]] = {}
     for name in order:
@@ -456,6 +466,63 @@ def flatten(entry: str, sources: Mapping[str, str], remappings: Sequence[str] = 
     return FlattenResult(source, order, license, pragma)
 
 
+def _by_name(order: list[str], units: dict[str, _Unit]) -> list[str]:
+    """The units in the order solc reads a standard-json input (by source unit name), each
+    preceded only by what one file requires: the units that define its contracts' bases."""
+    owners: dict[str, str] = {}
+    for name in order:
+        for kw, decl, _ in units[name].declarations:
+            owners.setdefault(decl, name)
+    placed: list[str] = []
+    seen: set[str] = set()
+
+    def place(unit: str) -> None:
+        stack = [(unit, iter(sorted(_base_units(unit, units, owners))))]
+        seen.add(unit)
+        while stack:
+            current, bases = stack[-1]
+            for base in bases:
+                if base not in seen:
+                    seen.add(base)
+                    stack.append((base, iter(sorted(_base_units(base, units, owners)))))
+                    break
+            else:
+                stack.pop()
+                placed.append(current)
+
+    for unit in sorted(order):
+        if unit not in seen:
+            place(unit)
+    return placed
+
+
+def _base_units(unit: str, units: dict[str, _Unit], owners: dict[str, str]) -> set[str]:
+    text = units[unit].text
+    found = set()
+    for kw, _name, end in units[unit].declarations:
+        if kw in ("contract", "interface"):
+            found.update(owners[b] for b in _bases(text, end) if owners.get(b, unit) != unit)
+    return found
+
+
+def _bases(source: str, end: int) -> list[str]:
+    """The base names after a contract's name (which ends at `end`): `is A, B(1)`."""
+    bases, expect_base, parens = [], False, 0
+    for tok in _tokens(source, end):
+        if tok.kind == "c":
+            continue
+        if tok.text == "{" and parens == 0:
+            break
+        if tok.text in "()":
+            parens += 1 if tok.text == "(" else -1
+        elif parens == 0 and tok.text in ("is", ","):
+            expect_base = True
+        elif expect_base and tok.kind == "id":
+            bases.append(tok.text)
+            expect_base = False
+    return bases
+
+
 def _check_bases_come_first(source: str) -> None:
     """In one file a base contract must be defined before the contracts that inherit it.
 
@@ -467,20 +534,7 @@ def _check_bases_come_first(source: str) -> None:
     for i, (kw, name, end) in enumerate(flat.declarations):
         if kw not in ("contract", "interface"):
             continue
-        bases, expect_base, parens = [], False, 0
-        for tok in _tokens(source, end):
-            if tok.kind == "c":
-                continue
-            if tok.text == "{" and parens == 0:
-                break
-            if tok.text in "()":
-                parens += 1 if tok.text == "(" else -1
-            elif parens == 0 and tok.text in ("is", ","):
-                expect_base = True
-            elif expect_base and tok.kind == "id":
-                bases.append(tok.text)
-                expect_base = False
-        for base in bases:
+        for base in _bases(source, end):
             if defined_at.get(base, -1) > i:
 
                 def file_of(name: str) -> str:

@@ -79,14 +79,14 @@ class Compiled:
     def from_evm(cls, evm: dict, language: str) -> "Compiled":
         creation = bc.to_bytes((evm.get("bytecode") or {}).get("object") or "")
         deployed = evm.get("deployedBytecode") or {}
-        layout = bc.vyper_layout(creation) if language == "vyper" else None
+        runtime = bc.to_bytes(deployed.get("object") or "")  # placeholders zeroed
         return cls(
             creation=creation,
             creation_links=(evm.get("bytecode") or {}).get("linkReferences") or {},
-            runtime=bc.to_bytes(deployed.get("object") or ""),  # placeholders zeroed
+            runtime=runtime,
             runtime_links=deployed.get("linkReferences") or {},
             immutables=deployed.get("immutableReferences") or {},
-            trailing=layout.immutable_size if layout else 0,
+            trailing=vyper_immutables_size(creation, runtime) if language == "vyper" else 0,
         )
 
     def compare_runtime(self, on_chain: bytes) -> bc.Comparison:
@@ -97,6 +97,15 @@ class Compiled:
             link_references=self.runtime_links,
             trailing_immutables=self.trailing,
         )
+
+
+def vyper_immutables_size(creation: bytes, runtime: bytes) -> int:
+    """What Vyper appends to the runtime on chain: the size in the initcode's metadata (>= 0.3.10),
+    else what its deploy sequence returns beyond the runtime (0.3.x has no such metadata)."""
+    layout = bc.vyper_layout(creation)
+    if layout:
+        return layout.immutable_size
+    return bc.vyper_deploy_immutables(creation, runtime) or 0
 
 
 @dataclass
@@ -141,6 +150,9 @@ def compare(
         if version_reason:
             raise Failure(FailureKind.COMPILER_VERSION, f"{Texts.BYTECODE_MISMATCH} {version_reason}")
         which, cmp = ("runtime", runtime_cmp) if not runtime_cmp.matches else ("creation", creation_cmp)
+        trailing_reason = _trailing_difference(compiled, runtime_on_chain) if which == "runtime" else None
+        if trailing_reason:
+            raise Failure(FailureKind.BYTECODE, f"{Texts.BYTECODE_MISMATCH} {trailing_reason}", offset=cmp.offset)
         if which == "runtime" and not compiled.trailing and _only_tail_metadata_differs(compiled, runtime_on_chain):
             raise Failure(
                 FailureKind.BYTECODE,
@@ -293,6 +305,23 @@ def _linked_library_difference(compiled: bytes, on_chain: bytes, libraries: dict
             if len(found) == 20 and found != compiled[position : position + 20]:
                 return f"Library {name} address differs: submitted {address}, on chain 0x{found.hex()}"
     return None
+
+
+def _trailing_difference(compiled: Compiled, on_chain: bytes) -> Optional[str]:
+    """The deployed code is the compiled runtime followed by more or fewer bytes than the
+    immutables' size: said as such, since no setting explains it (nothing is masked then)."""
+    size = len(compiled.runtime)
+    if not compiled.trailing or len(on_chain) <= size or len(on_chain) == size + compiled.trailing:
+        return None
+    prefix = bc.compare(compiled.runtime, on_chain[:size], immutable_references=compiled.immutables,
+                        link_references=compiled.runtime_links)
+    if not prefix.matches:
+        return None
+    return (
+        f"The deployed code is the compiled runtime code ({size} bytes) followed by {len(on_chain) - size} bytes, "
+        f"but the contract's immutables take {compiled.trailing} bytes (as its creation code says): "
+        "the deployed code is not what this contract's creation code deploys."
+    )
 
 
 def _only_tail_metadata_differs(compiled: Compiled, on_chain: bytes) -> bool:

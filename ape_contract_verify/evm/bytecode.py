@@ -189,6 +189,49 @@ def vyper_layout(creation: Code) -> Optional[VyperLayout]:
     return VyperLayout(ints[-2], tuple(int(s) for s in sizes), ints[-1], compiler[1] if compiler else None)
 
 
+_PUSH0, _PUSH1, _PUSH32, _CODECOPY, _RETURN = 0x5F, 0x60, 0x7F, 0x39, 0xF3
+
+
+def _instructions(code: bytes, stop: int) -> Iterable[tuple[int, Optional[int]]]:
+    """(opcode, pushed value or None) of each instruction before `stop`."""
+    pos = 0
+    while pos < stop:
+        op = code[pos]
+        if _PUSH1 <= op <= _PUSH32:
+            size = op - _PUSH1 + 1
+            yield op, int.from_bytes(code[pos + 1 : pos + 1 + size], "big")
+            pos += 1 + size
+        else:
+            yield op, 0 if op == _PUSH0 else None
+            pos += 1
+
+
+def vyper_deploy_immutables(creation: Code, runtime: Code) -> Optional[int]:
+    """The immutables' size that a Vyper initcode appends to `runtime`, from its deploy sequence.
+
+    Vyper < 0.3.10 records it nowhere else (vyper-json gives no layout): the constructor ends with
+    `PUSH len(runtime) PUSH begin PUSH mem CODECOPY PUSH len(runtime)+immutables PUSH mem RETURN`,
+    and creation[begin:begin+len(runtime)] is `runtime`. None unless exactly one such sequence.
+    """
+    code, body = to_bytes(creation), to_bytes(runtime)
+    begin = code.find(body) if body else -1
+    if begin < 0:
+        return None
+    found: set[int] = set()
+    window: list[tuple[int, Optional[int]]] = []
+    for instruction in _instructions(code, begin):
+        window = (window + [instruction])[-7:]
+        if len(window) < 7:
+            continue
+        (_, size), (_, start), (_, mem), (copy, _), (_, total), (_, mem2), (ret, _) = window
+        pushes = (size, start, mem, total, mem2)
+        if copy != _CODECOPY or ret != _RETURN or any(v is None for v in pushes):
+            continue
+        if size == len(body) and mem == mem2 and total >= size and code[start : start + size] == body:
+            found.add(total - size)
+    return found.pop() if len(found) == 1 else None
+
+
 # --- immutables and libraries -----------------------------------------------------------------
 
 

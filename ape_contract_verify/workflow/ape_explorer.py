@@ -249,13 +249,28 @@ class ContractVerifyExplorer(ExplorerAPI):
         client_options = {"max_retries": min(cfg.max_retries, 1)}
         with VerificationRun(project, options, client_options=client_options, shared_local=True) as run:
             run.add_network(label, targets, self.provider, ApeProviderChain(self.provider))
-            reports = run.verify([Item(label, address)])
+            reports = run.verify([Item(label, address, deployed_type=_deployed_type(address))])
         click.echo(summary_table(reports))
         failed = [r for r in reports if not r.ok]
         if failed or not reports:
             reason = "; ".join(f"{r.contract}: {r.outcome}: {r.reason}" for r in failed) or "nothing was submitted"
             raise ContractVerifyError(f"{address} was not verified: {reason}")
         return reports
+
+
+def _deployed_type(address: str) -> Optional[str]:
+    """The type Ape just deployed at `address` (`deploy` caches it before it publishes), so the
+    verification does not guess among types with the same code."""
+    from ape import chain
+
+    from ape_contract_verify.derive.artifacts import type_reference
+
+    try:
+        contract_type = chain.contracts.get(address, fetch_from_explorer=False, detect_proxy=False)
+    except Exception as err:  # the code still identifies it
+        logger.debug("contract_verify: no cached type for %s: %s", address, err)
+        return None
+    return type_reference(contract_type) if contract_type is not None else None
 
 
 # -- records to ethpm types ---------------------------------------------------------------------

@@ -91,10 +91,17 @@ class DeployQueue:
         self._ledger = Ledger.for_chain(project, chain_id)
 
     def add_instance(self, instance: Any) -> None:
-        name = getattr(instance.contract_type, "name", None)
-        self._queue_address(str(instance.address), name, getattr(instance, "txn_hash", None))
+        from ape_contract_verify.derive.artifacts import type_reference
 
-    def _queue_address(self, address: str, name: Optional[str], txn_hash: Optional[str]) -> None:
+        name = getattr(instance.contract_type, "name", None)
+        deployed_type = type_reference(instance.contract_type)
+        self._queue_address(str(instance.address), name, getattr(instance, "txn_hash", None), deployed_type)
+
+    def _queue_address(
+        self, address: str, name: Optional[str], txn_hash: Optional[str], deployed_type: Optional[str] = None
+    ) -> None:
+        """`deployed_type` is the type Ape deployed (None for what a factory made): it is the one
+        verified, and the ledger keeps it for `ape verify all`."""
         from ape_contract_verify.protocol.values import checksum
 
         address = checksum(address)
@@ -102,9 +109,10 @@ class DeployQueue:
             return
         self.seen.add(address.lower())
         self._warm(address, txn_hash)
-        self._ledger.record(name or address, address, status="pending", network=self.network)
+        recorded = {"type": deployed_type} if deployed_type else {}
+        self._ledger.record(name or address, address, status="pending", network=self.network, **recorded)
         for target, verification in self._verifications:
-            self.futures.append((target, self.pool.submit(self._verify, verification, address, name)))
+            self.futures.append((target, self.pool.submit(self._verify, verification, address, name, deployed_type)))
 
     def _warm(self, address: str, txn_hash: Optional[str]) -> None:
         """Read on the script's thread what the workers will need."""
@@ -124,12 +132,12 @@ class DeployQueue:
         if info is not None:
             self.chain.get_code(info.implementation)
 
-    def _verify(self, verification: Any, address: str, name: Optional[str]) -> list:
+    def _verify(self, verification: Any, address: str, name: Optional[str], deployed_type: Optional[str] = None) -> list:
         from ape_contract_verify.protocol.answers import Outcome
         from ape_contract_verify.workflow.verification import Report, outcome_for
 
         try:
-            reports = verification.contract(address, None)
+            reports = verification.contract(address, deployed_type=deployed_type)
         except Exception as err:  # reported, never raised into the script
             reports = [Report(name or address[:10], address, Outcome.ERROR, str(err))]
         # The ledger says how the address ended on every target: written once the last one ends.

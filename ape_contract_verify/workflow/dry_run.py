@@ -44,13 +44,15 @@ class Planned:
 
 
 def plan(address: str, name: Optional[str], chain_reader: Any, project: Any, cache: Any, *,
-         code_format: Optional[str], license: Optional[str], constructor_args: Optional[str], check: bool) -> list[Planned]:
+         code_format: Optional[str], license: Optional[str], constructor_args: Optional[str], check: bool,
+         strict_format: bool = False) -> list[Planned]:
     """What `Verification.contract` would submit for `address`, in its order: a proxy's
     implementation, the contract's own source (not for an EIP-1167 clone), then the proxy link."""
     from ape_contract_verify.derive import artifacts, derive
     from ape_contract_verify.evm.proxies import detect_proxy
     from ape_contract_verify.exceptions import ContractVerifyError
     from ape_contract_verify.protocol.values import checksum
+    from ape_contract_verify.workflow.verification import creation_input
 
     address = checksum(address)
     proxy = detect_proxy(chain_reader, address)
@@ -61,16 +63,19 @@ def plan(address: str, name: Optional[str], chain_reader: Any, project: Any, cac
         sources.append((address, name, constructor_args))
     planned = []
     for source_address, source_name, args in sources:
-        label = source_name or source_address[:10]
+        label = artifacts.short_name(source_name) if source_name else source_address[:10]
         try:
             artifact = (
                 artifacts.find_artifact(source_name, project) if source_name
-                else artifacts.identify(source_address, project, runtime=chain_reader.get_code(source_address), cache=cache)
+                else artifacts.identify(
+                    source_address, project, runtime=chain_reader.get_code(source_address), cache=cache,
+                    creation=lambda: creation_input(chain_reader, source_address),
+                )
             )
             label = artifact.label
             derivation = derive.derive(
                 artifact, source_address, chain_reader=chain_reader, code_format=code_format or "standard-json",
-                license=license, constructor_args=args, check=check, cache=cache,
+                license=license, constructor_args=args, check=check, cache=cache, strict_format=strict_format,
             )
         except derive.PrecheckFailed as err:
             planned.append(Planned(label, source_address, error=f"pre-check failed: {err.field}: {err.reason}"))
@@ -197,9 +202,10 @@ def show_sourcify(target: Any, planned: list[Planned], out: Optional[str], echo:
 
 
 def dry_run(explorer: Any, provider: Any, contracts: list[tuple[Optional[str], str]], constructor_args: Optional[str],
-            out: Optional[str], code_format: Optional[str], check: Optional[bool], echo: Callable[[str], None] = print) -> int:
+            out: Optional[str], code_format: Optional[str], check: Optional[bool], echo: Callable[[str], None] = print,
+            strict_format: bool = False) -> int:
     """The dry run of `ape verify contract`; returns the exit code (0: every submission derived).
-    `check` None: the config's, as a real run's Options."""
+    `check` None: the config's, as a real run's Options; `strict_format` as Options'."""
     from ape import config, project
 
     from ape_contract_verify.engine.compilers import CompileCache
@@ -223,7 +229,7 @@ def dry_run(explorer: Any, provider: Any, contracts: list[tuple[Optional[str], s
         plans[fmt] = []
         for name, address in contracts:
             plans[fmt] += plan(address, name, reader, project, cache, code_format=fmt, license=cfg.license,
-                               constructor_args=constructor_args, check=check)
+                               constructor_args=constructor_args, check=check, strict_format=strict_format)
     echo(f"Dry run on {ecosystem}:{network}: nothing is sent.")
     failed = False
     for target in targets:

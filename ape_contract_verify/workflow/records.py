@@ -14,10 +14,13 @@ from typing import Any, Optional
 class Records:
     deployments: list[tuple[str, str]] = field(default_factory=list)  # (contract, address), in order, once each
     problems: list[str] = field(default_factory=list)
+    types: dict[str, str] = field(default_factory=dict)  # address (lower) -> the type deployed (artifacts.type_reference)
 
-    def add(self, contract: str, address: str) -> None:
+    def add(self, contract: str, address: str, deployed_type: Optional[str] = None) -> None:
         if all(address.lower() != known.lower() for _, known in self.deployments):
             self.deployments.append((contract, address))
+        if deployed_type:
+            self.types.setdefault(address.lower(), deployed_type)
 
 
 def ape_records(contract_type: Any) -> list[str]:
@@ -43,7 +46,7 @@ def recorded_deployments(project: Any, chain_id: int, name: Optional[str] = None
         for entry in Ledger.for_chain(project, chain_id).entries():
             contract = entry.get("contract") or entry["address"]
             if name is None or contract in (name, artifacts[0].label, artifacts[0].contract_type.name):
-                records.add(contract, entry["address"])
+                records.add(contract, entry["address"], entry.get("type"))
     except LedgerError as err:
         records.problems.append(str(err))
     if name is None:
@@ -54,7 +57,7 @@ def recorded_deployments(project: Any, chain_id: int, name: Optional[str] = None
     for artifact in artifacts:
         try:
             for address in ape_records(artifact.contract_type):
-                records.add(artifact.label, address)
+                records.add(artifact.label, address, artifact.reference)
         except Exception as err:
             records.problems.append(f"could not read Ape's deployment records of {artifact.label}: {err}")
     return records

@@ -27,6 +27,13 @@ class Item:
     address: str
     name: Optional[str] = None
     constructor_args: Optional[str] = None
+    deployed_type: Optional[str] = None  # what Ape deployed there (the ledger's record), see Verification.contract
+
+    @property
+    def label(self) -> str:
+        from ape_contract_verify.derive.artifacts import short_name
+
+        return short_name(self.name or self.deployed_type or "") or self.address[:10]
 
 
 @dataclass
@@ -107,11 +114,11 @@ class VerificationRun:
         def one(task: tuple[Item, Destination]) -> list[Report]:
             item, destination = task
             try:
-                reports = destination.verification.contract(item.address, item.name, item.constructor_args)
+                reports = destination.verification.contract(item.address, item.name, item.constructor_args, item.deployed_type)
             except Exception as err:  # reported, never lost, never stops the other targets
                 logger.debug("verification of %s on %s failed", item.address, destination.target.name, exc_info=True)
                 reports = [Report(
-                    item.name or item.address[:10], item.address, Outcome.ERROR, str(err),
+                    item.label, item.address, Outcome.ERROR, str(err),
                     target=destination.target.name, network=destination.network,
                 )]
             if on_done is not None:

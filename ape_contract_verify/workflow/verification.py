@@ -53,6 +53,8 @@ class Report:
 @dataclass
 class Options:
     code_format: str = "standard-json"
+    # The user asked for this format on the command line: no other is sent in its place.
+    strict_format: bool = False
     check: bool = True
     force: bool = False
     # Ask the explorer first whether the address is verified. Off for what this run just
@@ -125,11 +127,19 @@ class Verification:
     # -- entry points -------------------------------------------------------------------------
 
     def contract(
-        self, address: str, name: Optional[str] = None, constructor_args: Optional[str] = None
+        self,
+        address: str,
+        name: Optional[str] = None,
+        constructor_args: Optional[str] = None,
+        deployed_type: Optional[str] = None,
     ) -> list[Report]:
         """Verify `address` as `name` (or as whatever the project's artifacts identify), and,
-        when it is a proxy, its implementation first and then the proxy link."""
-        return self._stamp(self._contract(address, name, constructor_args))
+        when it is a proxy, its implementation first and then the proxy link.
+
+        `deployed_type` is the type Ape deployed there (`artifacts.type_reference`), as the deploy
+        hook and the ledger know it: used instead of the code, which several types may share; the
+        code decides only when no artifact answers to it."""
+        return self._stamp(self._contract(address, name, constructor_args, deployed_type))
 
     def _stamp(self, reports: list[Report]) -> list[Report]:
         for report in reports:
@@ -137,15 +147,25 @@ class Verification:
             report.network = report.network or self.network
         return reports
 
-    def _identify(self, address: str) -> Any:
+    def _identify(self, address: str, deployed_type: Optional[str] = None) -> Any:
         from ape_contract_verify.derive import artifacts
 
-        return self.shared.once(
-            ("identify", address.lower()),
-            lambda: artifacts.identify(address, self.project, runtime=self.chain.get_code(address), cache=self.cache),
-        )
+        def find() -> Any:
+            if deployed_type:
+                try:
+                    return artifacts.find_artifact(deployed_type, self.project)
+                except artifacts.ArtifactNotFound as err:
+                    logger.info("%s: deployed as %s, which no artifact answers to (%s); identifying by code", address, deployed_type, err)
+            return artifacts.identify(
+                address, self.project, runtime=self.chain.get_code(address), cache=self.cache,
+                creation=lambda: creation_input(self.chain, address),
+            )
 
-    def _contract(self, address: str, name: Optional[str], constructor_args: Optional[str]) -> list[Report]:
+        return self.shared.once(("identify", address.lower(), deployed_type), find)
+
+    def _contract(
+        self, address: str, name: Optional[str], constructor_args: Optional[str], deployed_type: Optional[str] = None
+    ) -> list[Report]:
         from ape_contract_verify.evm.proxies import detect_proxy
 
         address = _checksum(address)
@@ -164,13 +184,13 @@ class Verification:
         if not clone:  # a clone's own code is 45 bytes no one can compile; only the link is verified
             if name is None and proxy is not None:
                 try:
-                    self._identify(address)
+                    self._identify(address, deployed_type)
                 except ContractVerifyError as err:
                     reports.append(Report(address[:10], address, Outcome.SKIPPED, f"proxy source: {err}"))
                 else:
-                    reports += self._source(address, None, constructor_args)
+                    reports += self._source(address, None, constructor_args, deployed_type)
             else:
-                reports += self._source(address, name, constructor_args)
+                reports += self._source(address, name, constructor_args, deployed_type)
         self._finished(address)
         if proxy is not None and not self.sourcify:  # Sourcify resolves proxies itself: no link to submit
             # The link needs the implementation's verification to have ended (maybe on another worker).
@@ -216,20 +236,22 @@ class Verification:
 
     # -- one source submission ----------------------------------------------------------------
 
-    def _source(self, address: str, name: Optional[str], constructor_args: Optional[str]) -> list[Report]:
+    def _source(
+        self, address: str, name: Optional[str], constructor_args: Optional[str], deployed_type: Optional[str] = None
+    ) -> list[Report]:
         from ape_contract_verify.derive import artifacts, derive
 
         started = time.monotonic()
-        label = name or address[:10]
+        label = artifacts.short_name(name or deployed_type or "") or address[:10]
         try:
-            artifact = artifacts.find_artifact(name, self.project) if name else self._identify(address)
+            artifact = artifacts.find_artifact(name, self.project) if name else self._identify(address, deployed_type)
             label = artifact.label
             if self.options.ask_first and not self.options.force and self._already_verified(address):
                 return [Report(label, address, Outcome.ALREADY_VERIFIED, "the explorer holds its source", link=self._link(address))]
             self.on_progress(address, f"deriving {label}")
             options = self.options
             derivation = self.shared.once(
-                ("derive", address.lower(), name, constructor_args, options.code_format, options.check, options.license),
+                ("derive", address.lower(), name, constructor_args, options.code_format, options.strict_format, options.check, options.license),
                 lambda: derive.derive(
                     artifact,
                     address,
@@ -239,6 +261,7 @@ class Verification:
                     constructor_args=constructor_args,
                     check=options.check,
                     cache=self.cache,
+                    strict_format=options.strict_format,
                 ),
             )
         except derive.PrecheckFailed as err:
@@ -331,6 +354,16 @@ def outcome_for(address: str, reports: list[Report]) -> Optional[Report]:
     """The report that says how `address` ended: its source submission, else (a clone) its proxy link."""
     mine = [r for r in reports if r.address.lower() == address.lower()]
     return next((r for r in mine if r.kind == "source"), None) or next(iter(mine), None)
+
+
+def creation_input(chain: Any, address: str) -> Optional[bytes]:
+    """The input of the transaction that created `address`, or None where the node can't tell."""
+    try:
+        creation = chain.find_creation(address)
+    except Exception as err:  # identifying goes on without it
+        logger.debug("%s: no creation transaction to identify by: %s", address, err)
+        return None
+    return bytes(creation.input) if creation is not None and creation.input else None
 
 
 def _since(started: float) -> float:
