@@ -76,24 +76,33 @@ def deploy(protocol: str, root: Path) -> Deployed:
         raise
 
 
-def summary_rows(output: str) -> dict[str, tuple[str, str, str]]:
-    """address (lower case) -> (contract, outcome, link or reason) of the deploy's summary."""
-    return {m.group(2).lower(): (m.group(1).strip(), m.group(3), m.group(5).strip()) for m in ROW.finditer(output)}
+def summary_rows(output: str) -> dict[str, list[tuple[str, str, str]]]:
+    """address (lower case) -> its rows in the deploy's summary, (contract, outcome, link or
+    reason): the source's, and for a proxy its link's, "<contract> (proxy link)"."""
+    rows: dict[str, list[tuple[str, str, str]]] = {}
+    for m in ROW.finditer(output):
+        rows.setdefault(m.group(2).lower(), []).append((m.group(1).strip(), m.group(3), m.group(5).strip()))
+    return rows
 
 
 def after_deploy_failures(deployed: Deployed, names: dict[str, str]) -> list[str]:
     """What the deploy's summary got wrong, contract by contract: every address the script printed
     must be `verified`, as a full match, under the contract type's name in `names` (the script's
-    name -> the summary's)."""
+    name -> the summary's); a proxy's link row, when there is one, `verified` too."""
     rows = summary_rows(deployed.deploy.stdout)
     failures = []
     for name, address in deployed.contracts:
-        row = rows.get(address.lower())
+        mine = rows.get(address.lower(), [])
+        sources = [row for row in mine if not row[0].endswith("(proxy link)")]
         want = names.get(name, name)
-        if row is None:
+        if not sources:
             failures.append(f"{name} {address}: no row in the deploy's summary")
-        elif row[1] != "verified" or "partial match" in row[2] or row[0] != want:
-            failures.append(f"{name} {address}: summary says {row[0]!r} {row[1]}: {row[2]} (wanted {want!r} verified, full match)")
+        for row in sources:
+            if row[1] != "verified" or "partial match" in row[2] or row[0] != want:
+                failures.append(f"{name} {address}: summary says {row[0]!r} {row[1]}: {row[2]} (wanted {want!r} verified, full match)")
+        for row in mine:
+            if row[0].endswith("(proxy link)") and row[1] != "verified":
+                failures.append(f"{name} {address}: summary says {row[0]!r} {row[1]}: {row[2]}")
     return failures
 
 
