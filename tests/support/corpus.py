@@ -52,11 +52,17 @@ def _set(project: Path, **sections) -> None:
     path.write_text(yaml.safe_dump(config, sort_keys=False))
 
 
-def deploy(protocol: str, root: Path) -> Deployed:
-    """corpus/<protocol> copied (its links into toolchain/ followed: the copy holds the package's
-    files), compiled, and deployed to a new anvil by its own script, auto verification on."""
+def deploy(protocol: str, root: Path, links: bool = False) -> Deployed:
+    """corpus/<protocol> copied, compiled, and deployed to a new anvil by its own script, auto
+    verification on. The copy holds the package's files (its links into toolchain/ followed), or
+    with `links` it keeps its contracts folder a link into toolchain/, as in the checkout."""
     project = root / protocol
-    shutil.copytree(CORPUS / protocol, project, ignore=shutil.ignore_patterns(".build", ".cache", "__pycache__"))
+    ignore = shutil.ignore_patterns(".build", ".cache", "__pycache__")
+    shutil.copytree(CORPUS / protocol, project, symlinks=links, ignore=ignore)
+    for link in (path for path in project.iterdir() if path.is_symlink()):
+        target = (CORPUS / protocol / link.name).resolve()  # relative to the checkout's layout
+        link.unlink()
+        link.symlink_to(target, target_is_directory=True)
     anvil = Anvil()
     try:
         _set(project, foundry={"host": anvil.url})
