@@ -2,20 +2,24 @@
 size 0.3.7 to 0.3.9 record only in the initcode's deploy sequence (0.3.10 in its metadata too).
 That size against the compiler's own `-f layout`, the comparison masking exactly that many bytes on
 anvil (0.3.7 and 0.3.10), and the local explorer verifying a submitted 0.3.7 vyper-json over HTTP;
-an edited constant and code running past the immutables fail with their reasons."""
+an edited constant and code running past the immutables fail with their reasons. The diagnosis
+tries only settings the contract's compiler accepts (asked of 0.3.7, 0.3.10 and 0.4.3 themselves)
+and names the one a 0.3.7 deployment used."""
 
 import json
 
 import pytest
 
 from ape_contract_verify.engine import compare as engine_compare
-from ape_contract_verify.engine.compilers import CompileCache, compile_input
+from ape_contract_verify.engine import vyper_settings
+from ape_contract_verify.engine.compilers import CompileCache, CompilerError, compile_input
+from ape_contract_verify.engine.diagnose import variations, vyper_hint
 from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.evm.chain import JsonRpcChain
 from ape_contract_verify.server.jobs import RealEngine
 from ape_contract_verify.server.runner import start_embedded
 from support.service import Anvil, encode, get, poll, post
-from support.vyper03 import FILE, IMMUTABLES, TYPES, code_layout, source, vyper_input, with_extra_trailing
+from support.vyper03 import FILE, IMMUTABLES, SETTINGS, TYPES, code_layout, source, vyper_input, with_extra_trailing
 
 pytestmark = pytest.mark.engine
 
@@ -180,6 +184,10 @@ def test_the_local_explorer_refuses_an_edited_constant_and_code_past_the_immutab
                                     "Compiled bytecode differs from the deployed code at byte "), edited
     offset = int(edited.split(" at byte ", 1)[1].split()[0])
     assert offset < len(runtime), edited  # inside the code, not at the immutables
+    # Only what 0.3.7 accepts was tried, spelt as 0.3.7's vyper-json takes it.
+    assert ("settings or source differ: compiler version, optimize (true, false), evmVersion or a source line. No single change "
+            "among settings.optimize=false, settings.evmVersion=berlin, settings.evmVersion=istanbul, "
+            "settings.evmVersion=constantinople, settings.evmVersion=byzantium reproduces it") in edited, edited
     assert get(base, action="getsourcecode", address=address)["result"][0]["SourceCode"] == ""
 
     longer = anvil.deploy(with_extra_trailing(creation, len(runtime)), args)
@@ -190,3 +198,50 @@ def test_the_local_explorer_refuses_an_edited_constant_and_code_past_the_immutab
     assert (f"The deployed code is the compiled runtime code ({len(runtime)} bytes) followed by {trailing + 32} bytes, "
             f"but the contract's immutables take {trailing} bytes") in answer
     assert get(base, action="getsourcecode", address=longer)["result"][0]["SourceCode"] == ""
+
+
+# What each installed compiler refuses among the EVM versions the other rows try.
+REFUSED = {"0.3.7": ("london", "shanghai", "cancun", "prague"), "0.3.10": ("byzantium", "constantinople", "prague"), "0.4.3": ("istanbul", "berlin")}
+PLAIN_SETTINGS = {**SETTINGS, "0.4.3": {"evmVersion": "cancun", "optimize": "gas"}}
+
+
+@pytest.mark.parametrize("version", sorted(REFUSED))
+def test_each_installed_vyper_accepts_the_settings_its_diagnosis_tries(world, version):
+    plain = {"language": "Vyper", "sources": {FILE: {"content": NO_IMMUTABLES.format(version=version)}}, "settings": dict(PLAIN_SETTINGS[version])}
+    tried = variations(plain, FILE, "vyper", compiler_version=f"vyper:{version}")
+    assert len(tried) >= 5
+    for _, label, variant in tried:
+        assert evm_of(world, version, variant)["deployedBytecode"]["object"], label
+    for evm in REFUSED[version]:
+        with pytest.raises(CompilerError):
+            evm_of(world, version, vyper_settings.with_setting(plain, evm=evm))
+
+
+def test_0_3_7_optimize_is_a_bool_so_a_mode_name_means_on(world):
+    """Why 0.3.7 is not sent optimize=none: vyper-json 0.3.7 reads `not settings.get("optimize", True)`."""
+    runtime = {
+        str(value): evm_of(world, "0.3.7", vyper_settings.with_setting(vyper_input("0.3.7"), optimize=value))["deployedBytecode"]["object"]
+        for value in (True, False, "none", "codesize")
+    }
+    assert runtime["none"] == runtime["codesize"] == runtime["True"] != runtime["False"]
+
+
+@pytest.mark.parametrize("change, label", [({"optimize": False}, "settings.optimize=false"), ({"evm": "byzantium"}, "settings.evmVersion=byzantium")])
+def test_the_diagnosis_names_the_setting_a_0_3_7_deployment_used(world, change, label):
+    """Paris, berlin, istanbul and constantinople compile VaultFactory alike; byzantium (no SHL/SHR)
+    does not, so it is found last, after every other EVM version 0.3.7 accepts."""
+    deployed_input = vyper_settings.with_setting(vyper_input("0.3.7"), **change)
+    args = args_for(world, 60, label)
+    address = world["anvil"].deploy(bc.to_bytes(evm_of(world, "0.3.7", deployed_input)["bytecode"]["object"]), args)
+    answer = submit(world, address, vyper_input("0.3.7"), args)
+    assert answer.startswith(FAIL) and f"the deployed code was compiled with {label}: resubmit with that setting." in answer, answer
+    assert submit(world, address, deployed_input, args) == "Pass - Verified"
+
+
+def test_0_4_3_tries_what_it_always_tried():
+    text = NO_IMMUTABLES.format(version="0.4.3")
+    escrow = {"language": "Vyper", "sources": {"a.vy": {"content": text}}, "settings": {"evmVersion": "paris", "optimize": "gas"}}
+    before = ["settings.optimize=codesize", "settings.optimize=none", "settings.evmVersion=cancun", "settings.evmVersion=shanghai", "settings.evmVersion=prague"]
+    for version in ("vyper:0.4.3", None, "not a version"):
+        assert [label for _, label, _ in variations(escrow, "a.vy", "vyper", compiler_version=version)] == before
+    assert vyper_hint("vyper:0.4.3") == "settings or source differ: compiler version, optimize (gas, codesize, none), evmVersion or a source line"

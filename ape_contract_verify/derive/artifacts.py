@@ -216,6 +216,12 @@ def identify(
     )
 
 
+def has_code_of(artifact: Artifact, runtime: bytes) -> bool:
+    """`runtime` is this type's code, metadata, immutables and link positions aside: a name that
+    came with the address (Ape gives a proxy the type of its implementation) is checked by it."""
+    return _same_shape(artifact, runtime)
+
+
 def _break_tie(matches: list[Artifact], runtime: bytes, creation: Optional[Callable[[], Optional[bytes]]]) -> list[Artifact]:
     """The candidates that match more closely: the full runtime code (metadata hash included:
     the hash of the sources that were compiled), then the creation code. A step that rules out

@@ -216,9 +216,12 @@ def derive(
                 "the pre-check compared the runtime code only"
             )
         if match == "partial" and request.code_format == CodeFormat.STANDARD_JSON:
-            upgraded = _upgrade_partial(artifact, input_json, {} if libraries else stale, build, reader, cache)
+            library_options = _library_options(libraries, stale, address, reader)
+            upgraded = _upgrade_partial(artifact, input_json, library_options, build, reader, cache)
             if upgraded is not None:
                 input_json, request, match = *upgraded, "full"
+            else:
+                warnings.append(_partial_reason(libraries, library_options))
         timings["precheck"] = time.perf_counter() - t0
 
     return Derivation(
@@ -284,27 +287,88 @@ def _precheck_flat(
     return as_json, json_match
 
 
+def _library_options(linked: dict, recorded: dict, address: str, reader: Any) -> list[dict]:
+    """settings.libraries that may have built the contract, most likely first.
+
+    ape-solidity compiles with every library added so far (add_library), linked or not, and solc
+    hashes them all into the metadata; the manifest records only the latest set. So the set a
+    contract was built with is its linked libraries (their chain addresses) plus a prefix, in the
+    order they were added, of the others recorded: taken as their deployment order, the ones
+    deployed before the contract first."""
+    mine = {(file, name) for file, libs in linked.items() for name in libs}
+    extras = [
+        (file, name, str(addr))
+        for file, libs in (recorded or {}).items()
+        for name, addr in (libs or {}).items()
+        if (file, name) not in mine and str(addr).lower() != address.lower()
+    ]
+    if not extras:
+        return []
+
+    def block(addr: str) -> Optional[int]:
+        try:
+            return getattr(reader.find_creation(addr), "block", None)
+        except Exception:  # not an address, no code, a node that cannot say: order unknown
+            return None
+
+    own = block(address)
+    blocks = {addr: block(addr) for _, _, addr in extras}
+    extras.sort(key=lambda e: (blocks[e[2]] is None, blocks[e[2]] or 0))
+
+    def with_extras(chosen: list) -> dict:
+        merged = json.loads(json.dumps(linked))
+        for file, name, addr in chosen:
+            merged.setdefault(file, {})[name] = addr
+        return merged
+
+    before = [e for e in extras if own is not None and blocks[e[2]] is not None and blocks[e[2]] < own]
+    options = [with_extras(before)] if before else []
+    for count in range(len(extras), 0, -1):
+        option = with_extras(extras[:count])
+        if option not in options:
+            options.append(option)
+    return options
+
+
+def _partial_reason(linked: dict, library_options: list[dict]) -> str:
+    """Why the pre-check's match stays partial, for the summary."""
+    if not library_options:
+        return (
+            "partial match: the code matches, its metadata hash does not; no recorded setting that changes "
+            "only the metadata (libraries, remappings) reproduces it"
+        )
+    mine = {name for libs in linked.values() for name in libs}
+    others = sorted({name for option in library_options for libs in option.values() for name in libs} - mine)
+    return (
+        "partial match: the code matches, its metadata hash does not. ape-solidity compiles with every library "
+        "added so far (add_library), linked or not, and solc hashes them all into the metadata; none of the "
+        f"{len(library_options) + 1} libraries settings tried (the linked ones plus those of {', '.join(others)} "
+        "at the addresses the manifest records) reproduces it: it was compiled with other libraries or addresses "
+        "(a library deployed and added again since?), or a source changed in comments only"
+    )
+
+
 def _upgrade_partial(
     artifact: Artifact,
     input_json: dict,
-    recorded_libraries: dict,
+    library_options: list[dict],
     build: Callable[[dict], VerificationRequest],
     reader: Any,
     cache: Any,
 ) -> Optional[tuple[dict, VerificationRequest]]:
     """Settings that change only the metadata, which the minimal input may lack: ape-solidity
     compiles a whole group at once, so every contract of it carries the group's remappings and,
-    after `add_library`, its libraries, even when it uses neither. Try them (the engine judges);
-    (input, request) of the first that makes the match full, else None."""
+    after `add_library`, every library added so far, even those it does not link. Try them (the
+    engine judges); (input, request) of the first that makes the match full, else None."""
     sent = sorted(input_json["settings"].get("remappings") or [])
     remapping_options = []
     for option in (project_remappings(artifact), []):  # the whole group's, or none at all
         if option != sent and option not in remapping_options:
             remapping_options.append(option)
-    patches: list[dict] = [{"remappings": option} for option in remapping_options]
-    if recorded_libraries and not input_json["settings"].get("libraries"):
-        libraries = {"libraries": recorded_libraries}
-        patches += [libraries] + [{**patch, **libraries} for patch in patches]
+    current = input_json["settings"].get("libraries") or {}
+    libraries = [{"libraries": option} for option in library_options if option != current]
+    patches: list[dict] = [{"remappings": option} for option in remapping_options] + libraries
+    patches += [{"remappings": option, **lib} for option in remapping_options for lib in libraries]
     for patch in patches:
         candidate = json.loads(json.dumps(input_json))
         candidate["settings"].update(patch)
@@ -348,7 +412,7 @@ def build_request(
             constructor_arguments=args,
             license_type=license_of(artifact, license),
         )
-    if libraries:
+    if libraries and not settings.get("libraries"):  # never narrow the input's: it may hold unlinked ones
         submitted["settings"]["libraries"] = libraries
     optimizer = settings.get("optimizer") or {}
     flat_libraries = {lib: addr for libs in libraries.values() for lib, addr in libs.items()}

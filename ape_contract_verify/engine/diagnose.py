@@ -2,7 +2,8 @@
 
 One ordered list of variations, most common mistake first, tried within one compile budget:
 the plugin's pre-check and the local explorer run this same code, so they name the same setting.
-Vyper's variations come from `vyper_settings` (a setting may sit in a `# pragma` line).
+Vyper's variations come from `vyper_settings` (a setting may sit in a `# pragma` line), only those
+the request's compiler version accepts, named as that version spells them (0.3.7: optimize=false).
 """
 
 from __future__ import annotations
@@ -11,11 +12,17 @@ from typing import Any, Optional
 
 from ape_contract_verify.engine import vyper_settings
 from ape_contract_verify.engine.compare import Compiled
-from ape_contract_verify.engine.compilers import CompileCache, CompilerError, compile_input, with_output_selection
+from ape_contract_verify.engine.compilers import (
+    CompileCache,
+    CompilerError,
+    InvalidCompilerVersion,
+    compile_input,
+    parse_compiler_version,
+    with_output_selection,
+)
 
 DEFAULT_COMPILES = 8
 SETTINGS_HINT = "settings or source differ: compiler, optimizer runs, evmVersion, viaIR or a source line"
-VYPER_SETTINGS_HINT = "settings or source differ: compiler version, optimize (gas, codesize, none), evmVersion or a source line"
 
 # After the optimizer, the default runs and viaIR: EVM versions and runs, the frequent ones first.
 _LATER = (
@@ -62,12 +69,29 @@ def solidity_variations(settings: dict, single_file: bool = False) -> list[tuple
     return found
 
 
-def variations(input_json: dict, file: str, language: str, single_file: bool = False) -> list[tuple[str, str, dict]]:
-    """(setting, label, input) with one setting changed, in the order they are tried."""
+def _vyper_version(compiler_version: Optional[str]) -> Optional[tuple[int, int, int]]:
+    try:
+        return parse_compiler_version(compiler_version or "", "vyper").triple
+    except InvalidCompilerVersion:
+        return None  # the newest compiler's settings
+
+
+def vyper_hint(compiler_version: Optional[str] = None) -> str:
+    """The settings to check, as this compiler version spells them."""
+    values = vyper_settings.optimize_values(_vyper_version(compiler_version))
+    optimize = f"optimize ({', '.join(values)}), " if values else ""
+    return f"settings or source differ: compiler version, {optimize}evmVersion or a source line"
+
+
+def variations(
+    input_json: dict, file: str, language: str, single_file: bool = False, compiler_version: Optional[str] = None
+) -> list[tuple[str, str, dict]]:
+    """(setting, label, input) with one setting changed, in the order they are tried; for Vyper
+    only settings that `compiler_version` accepts."""
     if language == "vyper":
         return [
             (setting, f"settings.{description.replace(': ', '=')}", variant)
-            for setting, description, variant in vyper_settings.variants(input_json, file)
+            for setting, description, variant in vyper_settings.variants(input_json, file, _vyper_version(compiler_version))
         ]
     return [
         (setting, label, {**input_json, "settings": settings})
@@ -89,12 +113,12 @@ def diagnose(
     timeout: Optional[float] = None,
 ) -> tuple[str, str]:
     """(setting, text): the one setting whose change reproduces `runtime_on_chain`, or "source"."""
-    hint = VYPER_SETTINGS_HINT if language == "vyper" else SETTINGS_HINT
+    hint = vyper_hint(compiler_version) if language == "vyper" else SETTINGS_HINT
     if compiles <= 0:
         return "source", f"{hint}."
     tried = []
     options = {"cache": cache} if timeout is None else {"cache": cache, "timeout": timeout}
-    for setting, label, variant in variations(input_json, file, language, single_file)[:compiles]:
+    for setting, label, variant in variations(input_json, file, language, single_file, compiler_version)[:compiles]:
         tried.append(label)
         try:
             output = compile_input(compiler_version, with_output_selection(variant, file, name), **options)

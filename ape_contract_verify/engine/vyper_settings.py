@@ -10,18 +10,62 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Iterator
+from typing import Iterator, Optional
 
 OPTIMIZE_MODES = ("gas", "codesize", "none")
 EVM_VERSIONS = ("cancun", "shanghai", "paris", "prague")
+Version = tuple[int, int, int]
+
+# What each vyper-json accepts, so a diagnosis tries only settings its compiler takes. From
+# Vyper's own source at the release tags (vyper/evm/opcodes.py EVM_VERSIONS and
+# DEFAULT_EVM_VERSION, cli/vyper_json.py), checked against `vyper --help` of the installed 0.3.7,
+# 0.3.10 and 0.4.3. Rows: (from version, optimize values, evmVersions in the order tried, default).
+# `optimize` is a bool from 0.3.1 to 0.3.9 (any truthy value, even "none", means on), modes from
+# 0.3.10; before 0.3.1 vyper-json has no optimize setting. The `# pragma optimize` and
+# `evm-version` lines are read from 0.3.10 on. Aliases that compile alike are left out:
+# petersburg (= constantinople), ETC's atlantis and agharta. Each list stays within the
+# diagnosis' 8 compiles; 0.4.3's is the list this module always tried.
+_ACCEPTED: tuple[tuple[Version, tuple, tuple[str, ...], str], ...] = (
+    ((0, 4, 3), OPTIMIZE_MODES, EVM_VERSIONS, "prague"),
+    ((0, 4, 0), OPTIMIZE_MODES, ("cancun", "shanghai", "paris"), "cancun"),
+    ((0, 3, 10), OPTIMIZE_MODES, ("shanghai", "paris", "cancun", "london", "berlin", "istanbul"), "shanghai"),
+    ((0, 3, 8), (True, False), ("shanghai", "paris", "berlin", "istanbul", "cancun", "constantinople", "byzantium"), "shanghai"),
+    ((0, 3, 7), (True, False), ("paris", "berlin", "istanbul", "constantinople", "byzantium"), "paris"),
+    ((0, 3, 1), (True, False), ("berlin", "istanbul", "constantinople", "byzantium"), "berlin"),
+    ((0, 0, 0), (), ("berlin", "istanbul", "constantinople", "byzantium"), "berlin"),
+)
+
+
+def _accepted(version: Optional[Version]) -> tuple[tuple, tuple[str, ...], str]:
+    """(optimize values, evmVersions, default evmVersion) for `version`; unknown means the newest."""
+    for first, modes, evms, default in _ACCEPTED:
+        if version is None or tuple(version) >= first:
+            return modes, evms, default
+    raise AssertionError("the last row starts at 0.0.0")
+
+
+def reads_pragmas(version: Optional[Version]) -> bool:
+    return version is None or tuple(version) >= (0, 3, 10)
+
+
+def optimize_values(version: Optional[Version] = None) -> tuple[str, ...]:
+    """The optimize values as written in vyper-json for `version`: gas/codesize/none, or true/false."""
+    return tuple(_text(value) for value in _accepted(version)[0])
+
+
+def _text(value) -> str:
+    return str(value).lower()  # True -> "true": JSON's spelling
 
 _OPTIMIZE_PRAGMA = re.compile(r"^([ \t]*#[ \t]*pragma[ \t]+optimize[ \t]+)(\w+)", re.M)
 _EVM_PRAGMA = re.compile(r"^([ \t]*#[ \t]*pragma[ \t]+evm-version[ \t]+)(\w+)", re.M)
 
 
-def optimize_mode(input_json: dict, file: str | None = None) -> str:
-    """The mode the compiler will use: the source pragma if any, else settings, else gas."""
+def optimize_mode(input_json: dict, file: str | None = None, version: Optional[Version] = None) -> str:
+    """The mode the compiler will use: the source pragma if any, else settings, else gas
+    ("true"/"false" for a compiler whose `optimize` is a bool)."""
     settings = input_json.get("settings") or {}
+    if True in _accepted(version)[0]:
+        return _text(bool(settings.get("optimize", True)))  # vyper-json: `not settings.get("optimize", True)`
     sources = input_json.get("sources") or {}
     contents = [sources[file].get("content", "")] if file in sources else [s.get("content", "") for s in sources.values()]
     for content in contents:
@@ -40,23 +84,23 @@ def has_optimize_pragma(content: str) -> bool:
     return bool(_OPTIMIZE_PRAGMA.search(content or ""))
 
 
-def evm_version(input_json: dict) -> str:
+def evm_version(input_json: dict, version: Optional[Version] = None) -> str:
     settings = input_json.get("settings") or {}
-    for source in (input_json.get("sources") or {}).values():
+    for source in (input_json.get("sources") or {}).values() if reads_pragmas(version) else ():
         match = _EVM_PRAGMA.search(source.get("content", "") or "")
         if match:
             return match.group(2).lower()
     return str(settings.get("evmVersion") or "default")
 
 
-def with_setting(input_json: dict, *, optimize: str | None = None, evm: str | None = None) -> dict:
+def with_setting(input_json: dict, *, optimize: str | bool | None = None, evm: str | None = None) -> dict:
     """A copy of `input_json` where the setting is changed in `settings` and in every pragma."""
     copy = json.loads(json.dumps(input_json))
     settings = copy.setdefault("settings", {})
     for source in (copy.get("sources") or {}).values():
         content = source.get("content", "")
         if optimize is not None:
-            content = _OPTIMIZE_PRAGMA.sub(lambda m: m.group(1) + optimize, content)
+            content = _OPTIMIZE_PRAGMA.sub(lambda m: m.group(1) + _text(optimize), content)
         if evm is not None:
             content = _EVM_PRAGMA.sub(lambda m: m.group(1) + evm, content)
         source["content"] = content
@@ -67,18 +111,20 @@ def with_setting(input_json: dict, *, optimize: str | None = None, evm: str | No
     return copy
 
 
-def variants(input_json: dict, file: str | None = None) -> Iterator[tuple[str, str, dict]]:
-    """(field, description, input) with one setting changed: the optimization mode first (the
-    usual mistake), then the EVM version."""
-    mode = optimize_mode(input_json, file)
-    for other in OPTIMIZE_MODES:
-        if other != mode:
-            yield "optimizer", f"optimize: {other}", with_setting(input_json, optimize=other)
-    current = evm_version(input_json)
-    for other in EVM_VERSIONS:
+def variants(input_json: dict, file: str | None = None, version: Optional[Version] = None) -> Iterator[tuple[str, str, dict]]:
+    """(field, description, input) with one setting changed, among those the compiler `version`
+    accepts: the optimization mode first (the usual mistake), then the EVM version."""
+    modes, evms, default = _accepted(version)
+    mode = optimize_mode(input_json, file, version)
+    for other in modes:
+        if _text(other) != mode:
+            yield "optimizer", f"optimize: {_text(other)}", with_setting(input_json, optimize=other)
+    current = evm_version(input_json, version)
+    current = default if current == "default" else current  # the compiler's default is no change
+    for other in evms:
         if other != current:
             yield "evmVersion", f"evmVersion: {other}", with_setting(input_json, evm=other)
 
 
-def describe(input_json: dict, file: str | None = None) -> str:
-    return f"optimize: {optimize_mode(input_json, file)}, evmVersion: {evm_version(input_json)}"
+def describe(input_json: dict, file: str | None = None, version: Optional[Version] = None) -> str:
+    return f"optimize: {optimize_mode(input_json, file, version)}, evmVersion: {evm_version(input_json, version)}"

@@ -151,13 +151,18 @@ class Verification:
         from ape_contract_verify.derive import artifacts
 
         def find() -> Any:
+            runtime = self.chain.get_code(address)
             if deployed_type:
                 try:
-                    return artifacts.find_artifact(deployed_type, self.project)
+                    artifact = artifacts.find_artifact(deployed_type, self.project)
                 except artifacts.ArtifactNotFound as err:
                     logger.info("%s: deployed as %s, which no artifact answers to (%s); identifying by code", address, deployed_type, err)
+                else:
+                    if artifacts.has_code_of(artifact, runtime):
+                        return artifact
+                    logger.info("%s: recorded as %s, whose code it does not have; identifying by code", address, deployed_type)
             return artifacts.identify(
-                address, self.project, runtime=self.chain.get_code(address), cache=self.cache,
+                address, self.project, runtime=runtime, cache=self.cache,
                 creation=lambda: creation_input(self.chain, address),
             )
 
@@ -421,8 +426,9 @@ def summary_table(reports: list[Report]) -> str:
         detail = r.link or ""
         if not r.ok and r.reason:
             detail = r.reason
-        elif r.match == "partial":
-            detail = f"{detail} (partial match)".strip()
+        elif r.match == "partial":  # derive's warning says why, when it knows
+            why = next((w for w in r.warnings if str(w).startswith("partial match: ")), "partial match")
+            detail = f"{detail} ({why})".strip()
         cells = (r.contract, r.address, str(r.outcome), r.target or "-") + ((r.network or "-",) if networks else ())
         rows.append(cells + (detail,))
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(head))]
