@@ -2,7 +2,8 @@
 constructor (Uniswap V2's test `ERC20 is UniswapV2ERC20`), and a copy of a contract under another
 name in another file. With the metadata stripped their runtime codes are equal; each is still
 verified as itself: by the type Ape deployed after a deploy, and by address alone from the full
-runtime code (metadata hash included) and the creation code."""
+runtime code (metadata hash included) and the creation code. The project's contracts folder is
+a link, as over a published package's sources: every match is still full."""
 
 import re
 import shutil
@@ -82,12 +83,17 @@ def main():
 def twins(tmp_path_factory):
     root = tmp_path_factory.mktemp("twins")
     project = root / "twins"
-    (project / "contracts" / "test").mkdir(parents=True)
-    (project / "scripts").mkdir()
+    # The contracts folder is a link to sources kept elsewhere, as a project over a published
+    # package's sources has it (the corpus's Uniswap V2 links node_modules): the compile that was
+    # deployed names them contracts/…, whatever the link's target.
+    published = root / "published"
+    (published / "test").mkdir(parents=True)
+    (project / "scripts").mkdir(parents=True)
+    (project / "contracts").symlink_to(published, target_is_directory=True)
     (project / "ape-config.yaml").write_text(CONFIG)
-    (project / "contracts" / "Token.sol").write_text(TOKEN)
-    (project / "contracts" / "Copy.sol").write_text(TOKEN.replace("contract Token", "contract Copy"))
-    (project / "contracts" / "test" / "Minted.sol").write_text(MINTED)
+    (published / "Token.sol").write_text(TOKEN)
+    (published / "Copy.sol").write_text(TOKEN.replace("contract Token", "contract Copy"))
+    (published / "test" / "Minted.sol").write_text(MINTED)
     (project / "scripts" / "deploy.py").write_text(DEPLOY)
     run([BIN / "ape", "compile"], cwd=project, timeout=300)
     anvil = Anvil()

@@ -69,6 +69,32 @@ class Artifact:
         return Path(self.project.path) / self.source_id
 
 
+def project_source_names(sources: dict, project: Any) -> dict:
+    """`sources` keyed as the project's compile named them. When the contracts folder is a link
+    (to an npm package's sources, say), ape-solidity names the files a contract imports by the
+    link's target (`../node_modules/pkg/contracts/X.sol`), where the compile that was deployed
+    read them as `contracts/X.sol`: their imports resolve only under those names, and the
+    metadata hash holds them."""
+    try:
+        root = Path(project.path).absolute()
+        folder = Path(project.contracts_folder).absolute()
+        real = folder.resolve()
+        prefix = folder.relative_to(root)
+    except (AttributeError, OSError, ValueError, TypeError):  # no contracts folder under the project
+        return sources
+    if real == folder:
+        return sources
+    named: dict = {}
+    for key, value in sources.items():
+        try:
+            inside = (root / key).resolve().relative_to(real)
+        except (OSError, ValueError):
+            named.setdefault(key, value)
+            continue
+        named.setdefault((prefix / inside).as_posix(), value)  # a file given under both names is one
+    return named
+
+
 def _artifacts_of(project: Any, dependency: Optional[str] = None) -> Iterator[Artifact]:
     manifest = project.manifest
     types = manifest.contract_types or {}
@@ -344,6 +370,8 @@ def _search_closure(project: Any, cache: Any) -> list[Artifact]:
             inputs = ape_compilers.solidity.get_standard_input_json(paths, project=project)
     except Exception:  # no closure to search is "no match", which identify reports
         return []
+    for value in inputs.values():
+        value["sources"] = project_source_names(value["sources"], project)
     found: list[Artifact] = []
     for compiler in project.manifest.compilers or []:
         if compiler.name.lower() != "solidity" or not compiler.contractTypes:

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any, Optional
 
-from ape_contract_verify.derive.artifacts import DEPENDENCY_LOCK, Artifact, ArtifactNotFound
+from ape_contract_verify.derive.artifacts import DEPENDENCY_LOCK, Artifact, ArtifactNotFound, project_source_names
 
 # What derivation reads from the compiler; the manifest keeps none of it.
 OUTPUT_SELECTION = [
@@ -54,7 +54,7 @@ def standard_input(artifact: Artifact, libraries: Optional[dict] = None) -> dict
     settings["outputSelection"] = {"*": {"*": OUTPUT_SELECTION}}
     if libraries:
         settings["libraries"] = libraries
-    return {"language": "Solidity", "sources": chosen["sources"], "settings": settings}
+    return {"language": "Solidity", "sources": project_source_names(chosen["sources"], artifact.project), "settings": settings}
 
 
 def _solidity_inputs(solidity: Any, path: Path, version: str, project: Any) -> dict:
@@ -241,6 +241,9 @@ def group_input(artifact: Artifact) -> Optional[dict]:
     with DEPENDENCY_LOCK:
         if key not in _GROUP_INPUTS:
             inputs = compilers.solidity.get_standard_input_json(paths, project=project)
-            _GROUP_INPUTS[key] = next((v for k, v in inputs.items() if str(k).split("+")[0] == wanted), None)
+            found = next((v for k, v in inputs.items() if str(k).split("+")[0] == wanted), None)
+            if found is not None:
+                found["sources"] = project_source_names(found["sources"], project)
+            _GROUP_INPUTS[key] = found
         found = _GROUP_INPUTS[key]
     return json.loads(json.dumps(found)) if found is not None else None  # callers may change it
