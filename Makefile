@@ -9,7 +9,7 @@ export SOLCX_BINARY_PATH := $(CURDIR)/.solcx
 export PATH := $(BIN):$(PATH)
 PYTEST_ARGS ?=
 
-.PHONY: install test demo explore bench clean
+.PHONY: install test corpus demo explore bench clean
 
 install: $(STAMP)
 
@@ -29,8 +29,15 @@ $(STAMP): pyproject.toml constraints.txt toolchain/package.json toolchain/packag
 # pytest exits 5 when it collected nothing: that is a broken suite, not a pass.
 test: install
 	@cd $(CURDIR) && $(BIN)/lint-imports
-	@$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
+	@$(BIN)/python -m pytest -m "not corpus" $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests" >&2; exit 1; fi; exit $$rc
+
+# Published protocols (corpus/: their sources from npm and PyPI, their own compiler settings)
+# deployed to anvil and verified every way: minutes each (Morpho Blue's via-IR compiles are the
+# slowest), so not in `make test`. CI runs both.
+corpus: install
+	@$(BIN)/python -m pytest -m corpus $(PYTEST_ARGS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make corpus: pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 # The deploy script says nothing about verification: `contract_verify.auto: true` in the
 # example's ape-config.yaml makes the plugin verify every deployment on its embedded local
@@ -51,4 +58,4 @@ bench: install
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:
-	rm -rf $(VENV) .solcx toolchain/node_modules toolchain/openzeppelin-contracts example/.build
+	rm -rf $(VENV) .solcx toolchain/node_modules toolchain/openzeppelin-contracts toolchain/pypi example/.build

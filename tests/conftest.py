@@ -16,7 +16,10 @@ KINDS = ("unit", "engine", "e2e", "browser")  # registered in pyproject.toml; `-
 
 
 def _drives_the_example(item) -> bool:
-    """e2e and browser tests, and any module that builds on the example project's copies."""
+    """e2e and browser tests, and any module that builds on the example project's copies; not the
+    corpus's (tests/test_corpus_*.py), which deploy projects of their own."""
+    if item.module.__name__.startswith("test_corpus_"):
+        return False
     if item.get_closest_marker("e2e") or item.get_closest_marker("browser"):
         return True
     names = vars(item.module)

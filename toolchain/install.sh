@@ -27,6 +27,22 @@ if [ ! -f "$oz/.complete" ] || [ "$oz_src/package.json" -nt "$oz/.complete" ]; t
   touch "$oz/.complete"
 fi
 
+# The corpus's Vyper protocols, published on PyPI as packages of .vy files: each pinned release in
+# a folder of its own (never the venv's site-packages: snekmate 0.0.1 installs top-level `tokens`,
+# `auth`, … packages). 0.0.1's sources import one another as `src.…`, as in its repository, so they
+# go under `src/`. The corpus projects (corpus/snekmate*/contracts) link there.
+pypi=$tc/pypi
+for spec in snekmate==0.1.2: snekmate==0.0.1:src; do
+  requirement=${spec%%:*}
+  dest=$pypi/${requirement%%==*}-${requirement##*==}
+  if [ ! -f "$dest/.complete" ]; then
+    rm -rf "$dest"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --no-compile \
+      --target "$dest/${spec#*:}" "$requirement"
+    touch "$dest/.complete"
+  fi
+done
+
 mkdir -p "$solcx"
 for pkg in "$tc"/node_modules/solc-*; do
   version=${pkg##*/solc-}

@@ -1,0 +1,41 @@
+"""Morpho Blue (@morpho-org/morpho-blue 1.0.0 from npm; solc 0.8.19, via-IR, 999999 runs, paris),
+the corpus's via-IR protocol, deployed by corpus/morpho-blue's own script with the package's mocks
+and one market opened. Every contract verified after deploy, then by address alone, standard-json
+and flattened (flattening may change via-IR output: the plugin must then say so and fall back to
+standard-json, or reproduce it), and read back."""
+
+import pytest
+
+from support.corpus import after_deploy_failures, by_address_failures, deploy
+
+pytestmark = [pytest.mark.corpus, pytest.mark.e2e]
+
+CONTRACTS = ['Morpho', 'ERC20Mock', 'ERC20Mock', 'OracleMock', 'IrmMock', 'FlashBorrowerMock']
+# The deploy script's name for a contract -> the contract type's name, where they differ.
+NAMES = {}
+
+
+@pytest.fixture(scope="module")
+def deployed(tmp_path_factory):
+    deployed = deploy("morpho-blue", tmp_path_factory.mktemp("corpus"))
+    yield deployed
+    deployed.stop()
+
+
+def test_the_script_creates_every_contract(deployed):
+    assert [name for name, _ in deployed.contracts] == CONTRACTS, deployed.deploy.stdout[-3000:]
+
+
+def test_every_contract_is_verified_after_deploy(deployed):
+    failures = after_deploy_failures(deployed, NAMES)
+    assert not failures, "\n".join(failures) + "\n" + deployed.deploy.stdout[-4000:]
+
+
+def test_every_contract_verifies_by_address_alone(deployed, tmp_path):
+    failures = by_address_failures(deployed, False, tmp_path, NAMES)
+    assert not failures, "\n".join(failures)
+
+
+def test_every_contract_verifies_by_address_alone_flattened(deployed, tmp_path):
+    failures = by_address_failures(deployed, True, tmp_path, NAMES)
+    assert not failures, "\n".join(failures)
