@@ -6,6 +6,8 @@ VENV := $(CURDIR)/.venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export SOLCX_BINARY_PATH := $(CURDIR)/.solcx
+# Where vvm (and so ape-vyper) finds the Vyper side venvs toolchain/install.sh makes (0.3.x).
+export VVM_BINARY_PATH := $(CURDIR)/.vyper/vvm
 export PATH := $(BIN):$(PATH)
 PYTEST_ARGS ?=
 

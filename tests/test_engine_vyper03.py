@@ -18,6 +18,7 @@ from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.evm.chain import JsonRpcChain
 from ape_contract_verify.server.jobs import RealEngine
 from ape_contract_verify.server.runner import start_embedded
+from support import REPO
 from support.service import Anvil, encode, get, poll, post
 from support.vyper03 import FILE, IMMUTABLES, SETTINGS, TYPES, code_layout, source, vyper_input, with_extra_trailing
 
@@ -245,3 +246,43 @@ def test_0_4_3_tries_what_it_always_tried():
     for version in ("vyper:0.4.3", None, "not a version"):
         assert [label for _, label, _ in variations(escrow, "a.vy", "vyper", compiler_version=version)] == before
     assert vyper_hint("vyper:0.4.3") == "settings or source differ: compiler version, optimize (gas, codesize, none), evmVersion or a source line"
+
+
+SNEKMATE = REPO / "toolchain" / "pypi" / "snekmate-0.0.1"
+ERC20_FILE = "src/tokens/ERC20.vy"
+PERMIT_FILE = "src/tokens/interfaces/IERC20Permit.vy"
+
+
+def test_vyper_0_3_7_compiling_one_input_to_two_codes_is_said_as_such(world):
+    """snekmate 0.0.1's ERC20 (PyPI, from `make`): vyper 0.3.7's output follows Python's hash
+    seed. Each compile here uses one seed, so it repeats; a deployment compiled under another is
+    refused with that reason, not a setting or source to fix."""
+    from ape_contract_verify.engine.compilers import compile_vyper_json
+
+    assert (SNEKMATE / ERC20_FILE).is_file(), "run `make`: toolchain/install.sh installs snekmate 0.0.1"
+    input_json = {
+        "language": "Vyper",
+        "sources": {ERC20_FILE: {"content": (SNEKMATE / ERC20_FILE).read_text()}},
+        "interfaces": {PERMIT_FILE: {"content": (SNEKMATE / PERMIT_FILE).read_text()}},
+        "settings": {"evmVersion": "paris", "optimize": True, "outputSelection": {ERC20_FILE: ["abi", "evm.bytecode", "evm.deployedBytecode"]}},
+    }
+
+    def creation(seed: str) -> bytes:
+        out = compile_vyper_json("vyper:0.3.7", input_json, hash_seed=seed)
+        return bc.to_bytes(out["contracts"][ERC20_FILE]["ERC20"]["evm"]["bytecode"]["object"])
+
+    assert creation("0") == creation("0"), "one seed, one code"
+    others = [seed for seed in ("1", "2", "3", "4") if creation(seed) != creation("0")]
+    assert others, "the seed changes this contract's code under 0.3.7"
+    args = encode(["string", "string", "uint256", "string", "string"], ["Token", "TOK", 10**21, "Token", "1"])
+    address = world["anvil"].deploy(creation(others[0]), args)
+    base = world["explorer"].base_url
+    form = {
+        "module": "contract", "action": "verifysourcecode", "contractaddress": address, "codeformat": "vyper-json",
+        "sourceCode": json.dumps(input_json), "contractname": f"{ERC20_FILE}:ERC20", "compilerversion": "vyper:0.3.7",
+        "constructorArguements": args.hex(),
+    }
+    answer = post(base, form)
+    result = poll(base, answer["result"], timeout=240)["result"]
+    assert "compiles this contract to different code from run to run" in result, result
+    assert "vyper 0.3.10 or later" in result and "No single change" not in result

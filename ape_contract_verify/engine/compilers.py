@@ -307,7 +307,14 @@ def vyper_json_command(version: CompilerVersion) -> list[str]:
     )
 
 
-def compile_vyper_json(version: str, input_json: dict, timeout: float = DEFAULT_TIMEOUT) -> dict:
+# Vyper before 0.3.10 can compile one input to different code from run to run: its output follows
+# Python's hash seed (snekmate 0.0.1's ERC20 under 0.3.7: 14 codes in 40 seeds). A fixed seed makes
+# each compile here, and so the compile cache, repeatable; `diagnose` tries a second one.
+VYPER_HASH_SEED = "0"
+
+
+def compile_vyper_json(version: str, input_json: dict, timeout: float = DEFAULT_TIMEOUT,
+                       hash_seed: str = VYPER_HASH_SEED) -> dict:
     """Run the `vyper-json` of exactly `version` on `input_json`."""
     requested = parse_compiler_version(version, "vyper")
     command = vyper_json_command(requested)
@@ -321,7 +328,8 @@ def compile_vyper_json(version: str, input_json: dict, timeout: float = DEFAULT_
         settings["outputSelection"] = {path: VYPER_OUTPUTS for path in contracts} or {"*": VYPER_OUTPUTS}
     input_json = {**input_json, "settings": settings}
     with tempfile.TemporaryDirectory(prefix="acv-vyper-") as empty:
-        output = _run_json(command, input_json, timeout, f"vyper {requested.version}", cwd=empty)
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        output = _run_json(command, input_json, timeout, f"vyper {requested.version}", cwd=empty, env=env)
     _raise_on_errors(output, input_json, f"vyper {requested.version}")
     return output
 
@@ -329,14 +337,15 @@ def compile_vyper_json(version: str, input_json: dict, timeout: float = DEFAULT_
 # --- shared -----------------------------------------------------------------------------------
 
 
-def _run_json(command: list[str], input_json: dict, timeout: float, what: str, cwd: str) -> dict:
+def _run_json(command: list[str], input_json: dict, timeout: float, what: str, cwd: str,
+              env: Optional[dict] = None) -> dict:
     try:
         limits = sandbox.limits_for(timeout)
         sandbox.max_compiles()  # a bad setting is this compile's clear failure, not a crash
     except sandbox.CompileLimitError as err:
         raise CompilerFailed(f"{what} could not be started: {err}") from err
     with sandbox.compile_slot():
-        stdout, stderr, returncode = _run_bounded(command, json.dumps(input_json), timeout, what, cwd, limits)
+        stdout, stderr, returncode = _run_bounded(command, json.dumps(input_json), timeout, what, cwd, limits, env)
     cpu = sandbox.cpu_reason(returncode, limits)
     if cpu:
         raise CompilerFailed(f"{what} {cpu}")
@@ -359,7 +368,7 @@ def _run_json(command: list[str], input_json: dict, timeout: float, what: str, c
 
 
 def _run_bounded(command: list[str], stdin: str, timeout: float, what: str, cwd: str,
-                 limits: sandbox.Limits) -> tuple[str, str, int]:
+                 limits: sandbox.Limits, env: Optional[dict] = None) -> tuple[str, str, int]:
     try:
         proc = subprocess.Popen(
             command,
@@ -368,6 +377,7 @@ def _run_bounded(command: list[str], stdin: str, timeout: float, what: str, cwd:
             stderr=subprocess.PIPE,
             text=True,
             cwd=cwd,
+            env=env,
             start_new_session=True,  # so a timeout kills node and anything it started
             preexec_fn=sandbox.preexec(limits),
         )

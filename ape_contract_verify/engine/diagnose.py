@@ -8,15 +8,18 @@ the request's compiler version accepts, named as that version spells them (0.3.7
 
 from __future__ import annotations
 
+import json
 from typing import Any, Optional
 
 from ape_contract_verify.engine import vyper_settings
 from ape_contract_verify.engine.compare import Compiled
 from ape_contract_verify.engine.compilers import (
+    VYPER_HASH_SEED,
     CompileCache,
     CompilerError,
     InvalidCompilerVersion,
     compile_input,
+    compile_vyper_json,
     parse_compiler_version,
     with_output_selection,
 )
@@ -129,7 +132,38 @@ def diagnose(
             continue
         if Compiled.from_evm(evm, language).compare_runtime(runtime_on_chain).matches:
             return setting, f"the deployed code was compiled with {label}: resubmit with that setting."
+    unstable = _unstable_vyper(compiler_version, input_json, file, name, language, timeout) if tried else None
+    if unstable:
+        return "compiler", unstable
     return "source", (
         f"{hint}. No single change among {', '.join(tried)} reproduces it, so the source "
         "or the compiler most likely differs."
+    )
+
+
+def _unstable_vyper(compiler_version: str, input_json: dict, file: str, name: str, language: str,
+                    timeout: Optional[float]) -> Optional[str]:
+    """Before 0.3.10 Vyper's output can follow Python's hash seed: when a second seed compiles
+    this input to other code, no setting is to blame and no one can compile the deployment again
+    (the run that deployed it had its own seed and input layout)."""
+    version = _vyper_version(compiler_version)
+    if language != "vyper" or version is None or version >= (0, 3, 10):
+        return None
+    selected = with_output_selection(input_json, file, name)
+    options = {} if timeout is None else {"timeout": timeout}
+    try:
+        codes = {
+            json.dumps((((compile_vyper_json(compiler_version, selected, hash_seed=seed, **options).get("contracts") or {})
+                        .get(file) or {}).get(name) or {}).get("evm", {}).get("deployedBytecode", {}).get("object"))
+            for seed in (VYPER_HASH_SEED, "1")
+        }
+    except CompilerError:
+        return None
+    if len(codes) < 2:
+        return None
+    major, minor, patch = version
+    return (
+        f"vyper {major}.{minor}.{patch} compiles this contract to different code from run to run (its output follows "
+        "Python's hash seed, a compiler bug fixed in 0.3.10), so the code deployed cannot be compiled again, "
+        "here or on any explorer. Compile and deploy it with vyper 0.3.10 or later, which its pragma may allow"
     )
