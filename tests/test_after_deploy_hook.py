@@ -303,6 +303,8 @@ def test_auto_off_records_what_ape_run_deploys_and_verify_all_verifies_it(compil
         assert len(ledgers) == 1
         entries = json.loads(ledgers[0].read_text())["deployments"]
         assert {(e["contract"], e["address"], e["status"]) for e in entries} == {(n, a, "pending") for n, a in deployed.items()}
+        # The type deployed, for `ape verify all` to verify as such (types may share one code).
+        assert {e["contract"]: e.get("type") for e in entries} == {"Box": "contracts/proxy/Box.sol:Box", "LegacyStore": "contracts/legacy/LegacyStore.sol:LegacyStore"}
 
         manifest = json.loads((project / ".build" / "__local__.json").read_text())
         from eth_utils import to_checksum_address

@@ -238,8 +238,14 @@ def on_deploy(instance: Any) -> None:
             queue.add_instance(instance)
             return
     # auto off, or verification could not start: the ledger lets `ape verify all` do it later
+    from ape_contract_verify.derive.artifacts import type_reference
+
     address = str(instance.address)
-    _recorder_for(provider).record(getattr(instance.contract_type, "name", None) or address, address, status="pending", network=_label(provider))
+    deployed_type = type_reference(instance.contract_type)
+    recorded = {"type": deployed_type} if deployed_type else {}
+    _recorder_for(provider).record(
+        getattr(instance.contract_type, "name", None) or address, address, status="pending", network=_label(provider), **recorded
+    )
 
 
 def current_queue() -> Any:
