@@ -196,10 +196,10 @@ def test_summary_names_each_network():
 def test_an_unreadable_ledger_is_an_error_not_an_empty_one(tmp_path):
     from ape_contract_verify.workflow.ledger import Ledger, LedgerError
 
-    ledger = Ledger(tmp_path / "deployments.json")
+    ledger = Ledger(tmp_path / "deployments.sqlite")
     assert ledger.entries() == []  # no file: nothing recorded yet
     ledger.path.write_text('{"deployments": [')
-    with pytest.raises(LedgerError, match="deployments.json"):
+    with pytest.raises(LedgerError, match="deployments.sqlite"):
         ledger.entries()
     with pytest.raises(LedgerError):  # never written over
         ledger.record("Box", "0x5FbDB2315678afecb367f032d93F642f64180aa3")
@@ -287,6 +287,7 @@ def test_auto_off_records_what_ape_run_deploys_and_verify_all_verifies_it(compil
     `deployments:` section. `ape verify all`, in a fresh `ape` process (no memory of the run),
     verifies all three; an unreadable ledger is a warning, not "no recorded deployments"."""
     from ape_contract_verify.workflow import after_deploy
+    from ape_contract_verify.workflow.ledger import Ledger
 
     anvil = Anvil()
     try:
@@ -299,9 +300,9 @@ def test_auto_off_records_what_ape_run_deploys_and_verify_all_verifies_it(compil
         deployed = dict(re.findall(r"^DEPLOYED (\w+) (0x[0-9a-fA-F]{40})$", proc.stdout, re.M))
         assert set(deployed) == {"Box", "LegacyStore"}, proc.stdout
         assert "contract_verify" not in proc.stdout  # auto off: nothing verified during the run
-        ledgers = list((project / ".build" / "contract_verify").glob("deployments-31337-*.json"))
+        ledgers = list((project / ".build" / "contract_verify").glob("deployments-31337-*.sqlite"))
         assert len(ledgers) == 1
-        entries = json.loads(ledgers[0].read_text())["deployments"]
+        entries = Ledger(ledgers[0]).entries()
         assert {(e["contract"], e["address"], e["status"]) for e in entries} == {(n, a, "pending") for n, a in deployed.items()}
 
         manifest = json.loads((project / ".build" / "__local__.json").read_text())
@@ -314,7 +315,7 @@ def test_auto_off_records_what_ape_run_deploys_and_verify_all_verifies_it(compil
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
         outcomes = {r["address"]: r["outcome"] for r in json.loads(proc.stdout)["reports"]}
         assert outcomes == {deployed["Box"]: "verified", deployed["LegacyStore"]: "verified", other_box: "verified"}, outcomes
-        statuses = {e["address"]: e["status"] for e in json.loads(ledgers[0].read_text())["deployments"]}
+        statuses = {e["address"]: e["status"] for e in Ledger(ledgers[0]).entries()}
         assert statuses == {deployed["Box"]: "verified", deployed["LegacyStore"]: "verified", other_box: "verified"}
 
         # A ledger that cannot be read: said, and Ape's own record is still verified (the embedded
@@ -327,3 +328,4 @@ def test_auto_off_records_what_ape_run_deploys_and_verify_all_verifies_it(compil
         assert other_box in {r["address"] for r in reports} and all(r["ok"] for r in reports), reports
     finally:
         anvil.stop()
+
