@@ -41,10 +41,13 @@ def _env():
     return {**os.environ, "PYTHONPATH": str(REPO)}
 
 
-def test_four_processes_recording_at_once_lose_nothing(tmp_path):
+@pytest.mark.parametrize("old", [False, True], ids=["new", "beside-a-json-ledger"])
+def test_four_processes_recording_at_once_lose_nothing(tmp_path, old):
+    """With a JSON ledger beside the database, all four open it first at once: it is imported once."""
     from ape_contract_verify.workflow.ledger import Ledger
 
     path = tmp_path / "deployments-31337-abc.sqlite"
+    imported = _old_ledger(path.with_suffix(".json"))["deployments"] if old else []
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", WRITER, str(path), str(me), str(WRITERS), str(EACH)],
@@ -64,6 +67,8 @@ def test_four_processes_recording_at_once_lose_nothing(tmp_path):
             if proc.poll() is None:
                 proc.kill()
     entries = Ledger(path).entries()
+    assert entries[: len(imported)] == imported and not path.with_suffix(".json").exists()
+    entries = entries[len(imported):]
     assert len(entries) == WRITERS * EACH
     by_address = {e["address"]: e for e in entries}
     for i in range(WRITERS * EACH):
@@ -73,7 +78,7 @@ def test_four_processes_recording_at_once_lose_nothing(tmp_path):
         failed = i % 7 == 0
         assert entry["status"] == ("failed" if failed else "verified"), entry
         assert entry["reason"] == ("why" if failed else "")
-    assert len(Ledger(path).pending()) == len([i for i in range(WRITERS * EACH) if i % 7 == 0])
+    assert len(Ledger(path).pending()) == len(imported) + len([i for i in range(WRITERS * EACH) if i % 7 == 0])
 
 
 def _old_ledger(path):
