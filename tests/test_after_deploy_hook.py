@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 import types
 
 import click
@@ -196,10 +197,10 @@ def test_summary_names_each_network():
 def test_an_unreadable_ledger_is_an_error_not_an_empty_one(tmp_path):
     from ape_contract_verify.workflow.ledger import Ledger, LedgerError
 
-    ledger = Ledger(tmp_path / "deployments.json")
+    ledger = Ledger(tmp_path / "deployments.sqlite")
     assert ledger.entries() == []  # no file: nothing recorded yet
     ledger.path.write_text('{"deployments": [')
-    with pytest.raises(LedgerError, match="deployments.json"):
+    with pytest.raises(LedgerError, match="deployments.sqlite"):
         ledger.entries()
     with pytest.raises(LedgerError):  # never written over
         ledger.record("Box", "0x5FbDB2315678afecb367f032d93F642f64180aa3")
@@ -287,6 +288,7 @@ def test_auto_off_records_what_ape_run_deploys_and_verify_all_verifies_it(compil
     `deployments:` section. `ape verify all`, in a fresh `ape` process (no memory of the run),
     verifies all three; an unreadable ledger is a warning, not "no recorded deployments"."""
     from ape_contract_verify.workflow import after_deploy
+    from ape_contract_verify.workflow.ledger import Ledger
 
     anvil = Anvil()
     try:
@@ -299,9 +301,9 @@ def test_auto_off_records_what_ape_run_deploys_and_verify_all_verifies_it(compil
         deployed = dict(re.findall(r"^DEPLOYED (\w+) (0x[0-9a-fA-F]{40})$", proc.stdout, re.M))
         assert set(deployed) == {"Box", "LegacyStore"}, proc.stdout
         assert "contract_verify" not in proc.stdout  # auto off: nothing verified during the run
-        ledgers = list((project / ".build" / "contract_verify").glob("deployments-31337-*.json"))
+        ledgers = list((project / ".build" / "contract_verify").glob("deployments-31337-*.sqlite"))
         assert len(ledgers) == 1
-        entries = json.loads(ledgers[0].read_text())["deployments"]
+        entries = Ledger(ledgers[0]).entries()
         assert {(e["contract"], e["address"], e["status"]) for e in entries} == {(n, a, "pending") for n, a in deployed.items()}
         # The type deployed, for `ape verify all` to verify as such (types may share one code).
         assert {e["contract"]: e.get("type") for e in entries} == {"Box": "contracts/proxy/Box.sol:Box", "LegacyStore": "contracts/legacy/LegacyStore.sol:LegacyStore"}
@@ -316,7 +318,7 @@ def test_auto_off_records_what_ape_run_deploys_and_verify_all_verifies_it(compil
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
         outcomes = {r["address"]: r["outcome"] for r in json.loads(proc.stdout)["reports"]}
         assert outcomes == {deployed["Box"]: "verified", deployed["LegacyStore"]: "verified", other_box: "verified"}, outcomes
-        statuses = {e["address"]: e["status"] for e in json.loads(ledgers[0].read_text())["deployments"]}
+        statuses = {e["address"]: e["status"] for e in Ledger(ledgers[0]).entries()}
         assert statuses == {deployed["Box"]: "verified", deployed["LegacyStore"]: "verified", other_box: "verified"}
 
         # A ledger that cannot be read: said, and Ape's own record is still verified (the embedded
@@ -328,4 +330,66 @@ def test_auto_off_records_what_ape_run_deploys_and_verify_all_verifies_it(compil
         reports = json.loads(proc.stdout)["reports"]
         assert other_box in {r["address"] for r in reports} and all(r["ok"] for r in reports), reports
     finally:
+        anvil.stop()
+
+
+DEPLOY_MANY = '''
+import time
+
+from ape import accounts, project
+
+
+def main():
+    deployer = accounts.test_accounts[0]
+    for n in range({count}):
+        contract = deployer.deploy(project.Box) if n % 2 else deployer.deploy(project.LegacyStore, f"n{{n}}", n)
+        print("DEPLOYED", contract.contract_type.name, contract.address, flush=True)
+        time.sleep(0.5)  # spread over the `ape verify all` runs beside it
+'''
+
+
+@pytest.mark.e2e
+def test_verify_all_beside_a_deploy_with_auto_off_loses_no_deployment(compiled_example, tmp_path):
+    """`ape run` with auto off records each deployment while `ape verify all` processes, run again
+    and again beside it, record how theirs ended in the same ledger: once both are done and a last
+    `ape verify all` has run, every deployment is in the ledger, verified."""
+    from ape_contract_verify.workflow.ledger import Ledger
+
+    count = 12
+    anvil = Anvil()
+    deploy = None
+    try:
+        project = copy_project(compiled_example, tmp_path / "beside")
+        (project / "scripts" / "deploy_many.py").write_text(DEPLOY_MANY.format(count=count))
+        configure(project, foundry={"host": anvil.url}, contract_verify={"auto": False, "poll_interval": 0.5})
+        deploy = subprocess.Popen(
+            [BIN / "ape", "run", "deploy_many", "--network", "ethereum:local:foundry"],
+            cwd=project, env=tool_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        folder = project / ".build" / "contract_verify"
+        deadline = time.monotonic() + 300
+        while not any(lg.entries() for lg in Ledger.in_project(types.SimpleNamespace(path=project))):
+            assert deploy.poll() is None and time.monotonic() < deadline, "the deploy recorded nothing"
+            time.sleep(0.2)
+        beside = 0
+        while deploy.poll() is None:  # `ape verify all` again and again while the deploy goes on
+            proc = run([BIN / "ape", "verify", "all", "--network", "ethereum:local:foundry", "--json"], cwd=project, timeout=300, check=False)
+            assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+            beside += 1
+            assert time.monotonic() < deadline, "the deploy did not end"
+        out, err = deploy.communicate(timeout=60)
+        assert deploy.returncode == 0, out[-3000:] + err[-3000:]
+        assert beside >= 1
+        deployed = re.findall(r"^DEPLOYED (\w+) (0x[0-9a-fA-F]{40})$", out, re.M)
+        assert len(deployed) == count, out
+
+        last = run([BIN / "ape", "verify", "all", "--network", "ethereum:local:foundry", "--json"], cwd=project, timeout=300, check=False)
+        assert last.returncode == 0, last.stdout[-3000:] + last.stderr[-3000:]
+        (ledger,) = folder.glob("deployments-31337-*.sqlite")
+        statuses = {e["address"]: (e["contract"], e["status"]) for e in Ledger(ledger).entries()}
+        assert statuses == {address: (name, "verified") for name, address in deployed}, statuses
+    finally:
+        if deploy is not None and deploy.poll() is None:
+            deploy.kill()
+            deploy.communicate(timeout=30)
         anvil.stop()

@@ -141,11 +141,9 @@ def test_after_deploy_each_is_verified_as_the_type_deployed(twins):
 
 
 def test_the_ledger_keeps_the_deployed_type(twins):
-    import json
+    from ape_contract_verify.workflow.ledger import Ledger
 
-    ledger = next((twins.project / ".build" / "contract_verify").glob("*.json"))
-    entries = json.loads(ledger.read_text())
-    entries = entries.get("deployments", entries) if isinstance(entries, dict) else entries
+    entries = [e for ledger in Ledger.in_project(SimpleNamespace(path=twins.project)) for e in ledger.entries()]
     types = {e["address"].lower(): e.get("type") for e in entries}
     expected = {"Token": "contracts/Token.sol:Token", "Minted": "contracts/test/Minted.sol:Minted", "Copy": "contracts/Copy.sol:Copy"}
     for name, address in twins.deployed:

@@ -46,11 +46,16 @@ def world(example_on_anvil, tmp_path_factory):
     shutil.copytree(example_on_anvil.project / ".build" / "contract_verify", project / ".build" / "contract_verify")
     # A few of the deploy's contracts, a proxy among them, are enough to stop a target in the middle.
     keep = {example_on_anvil.deployed[name].lower() for name in ("Token", "Box", "SimpleProxy", "Vault", "LegacyStore")}
-    for ledger in (project / ".build" / "contract_verify").glob("deployments-*.json"):
-        data = json.loads(ledger.read_text())
+    from ape_contract_verify.workflow.ledger import Ledger
+
+    # The ledger keeps every entry it is given: the kept ones go back in as a JSON ledger, imported.
+    for path in (project / ".build" / "contract_verify").glob("deployments-*.sqlite"):
+        data = Ledger(path).export()
         data["deployments"] = [e for e in data["deployments"] if e["address"].lower() in keep]
         assert len(data["deployments"]) == len(keep), data
-        ledger.write_text(json.dumps(data))
+        path.unlink()
+        path.with_suffix(".json").write_text(json.dumps(data))
+        assert len(Ledger(path).entries()) == len(keep)
     servers = []
     try:
         for name in ("etherscan", "sourcify"):

@@ -117,7 +117,7 @@ def test_verify_all_and_contract_name_read_apes_own_deployment_records(on_anvil,
     find them through Ape's records."""
     project, _, deployed = on_anvil
     bare = copy_project(project, tmp_path / "records")  # the copy leaves the plugin's ledger behind
-    assert not list((bare / ".build").glob("contract_verify/deployments-*.json"))
+    assert not list((bare / ".build").glob("contract_verify/deployments-*"))
     configure(bare, deployments={"ethereum": {"local": [
         {"contract_type": "Box", "address": deployed["Box"]},
         {"contract_type": "Calculator", "address": deployed["Calculator"]},
@@ -311,8 +311,10 @@ def test_explorer_going_away_loses_no_deploy_and_verify_all_finishes(compiled_ex
             assert again.returncode == 0, again.stdout[-4000:] + again.stderr[-4000:]
             reports = as_json(again)["reports"]
             assert all(r["ok"] for r in reports)
-            ledger = next((project / ".build" / "contract_verify").glob("deployments-*.json"))
-            statuses = {e["contract"]: e["status"] for e in json.loads(ledger.read_text())["deployments"]}
+            from ape_contract_verify.workflow.ledger import Ledger
+
+            ledger = next((project / ".build" / "contract_verify").glob("deployments-*.sqlite"))
+            statuses = {e["contract"]: e["status"] for e in Ledger(ledger).entries()}
             assert all(s in ("verified", "already verified") for s in statuses.values()), statuses
         finally:
             back.stop()

@@ -2,88 +2,227 @@
 
 Ape records deployments only on live networks, and only with `publish=True`; the deploy hook
 records every deployment here instead, so `ape verify all` knows what there is to do and can
-resume after an interruption. One JSON file per chain, keyed by chain id and genesis hash
-(a restarted dev chain with the same id is another chain), under the project's `.build/`.
+resume after an interruption.
+
+The store is SQLite in WAL mode, one database per chain under the project's
+`.build/contract_verify/` (deployments-<chain id>-<genesis prefix>.sqlite; a restarted dev chain
+with the same id is another chain). Several processes write at once (two `ape run` scripts,
+`ape verify all` beside a deploy): each change is one `BEGIN IMMEDIATE` transaction, and a writer
+that finds the database busy waits (`busy_timeout`) instead of failing, so no change is lost.
+One database per chain rather than one per project: the file name says which chain it is, as the
+JSON ledger's did, so a chain's record is moved aside or deleted as one file, and a damaged
+database costs one chain's record, not the project's. Each entry is kept whole as a JSON object
+(callers add fields freely: type, network, targets, ...), keyed by its lower-case address, in
+insertion order.
+
+A JSON ledger of earlier versions (deployments-….json beside it) is imported the first time the
+database is opened, in one transaction, and renamed to `….json.migrated`.
 """
 
+import contextlib
 import json
 import os
+import sqlite3
 import tempfile
-import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Optional
 
 from ape_contract_verify.exceptions import ContractVerifyError
 
-_LOCK = threading.Lock()
 DONE = ("verified", "already verified")
+BUSY_TIMEOUT = 60.0  # seconds a writer waits for another; a verification holds it for milliseconds
+SUFFIX = ".sqlite"
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS deployments ("
+    " seq INTEGER PRIMARY KEY AUTOINCREMENT,"  # insertion order, as entries() lists them
+    " address TEXT NOT NULL UNIQUE,"  # lower case
+    " entry TEXT NOT NULL)"  # the entry as a JSON object
+)
 
 
 class LedgerError(ContractVerifyError):
-    """The ledger file exists but cannot be read."""
+    """The ledger exists but cannot be read (or stayed busy beyond BUSY_TIMEOUT)."""
 
 
 class Ledger:
     def __init__(self, path: Path):
-        self.path = Path(path)
+        """`path` names the chain's database; a `.json` name (the old ledger's) means the database
+        beside it, which imports it."""
+        path = Path(path)
+        self.path = path.with_suffix(SUFFIX)
+        self.legacy = path.with_suffix(".json")
 
     @classmethod
     def for_chain(cls, project: Any, chain_id: int, genesis: Optional[str] = None) -> "Ledger":
         if genesis is None:
             genesis = _genesis_hash()
-        name = f"deployments-{chain_id}-{(genesis or 'unknown')[2:12]}.json"
+        name = f"deployments-{chain_id}-{(genesis or 'unknown')[2:12]}{SUFFIX}"
         return cls(Path(project.path) / ".build" / "contract_verify" / name)
 
+    @classmethod
+    def in_project(cls, project: Any) -> list["Ledger"]:
+        """Every chain's ledger in the project, the not yet imported JSON ones too."""
+        folder = Path(project.path) / ".build" / "contract_verify"
+        stems = {p.stem for pattern in ("deployments-*.json", f"deployments-*{SUFFIX}") for p in folder.glob(pattern)}
+        return [cls(folder / f"{stem}{SUFFIX}") for stem in sorted(stems)]
+
     def entries(self) -> list[dict]:
-        """The recorded deployments; none when the file does not exist. An unreadable file is an
-        error (LedgerError), never "nothing recorded"."""
-        try:
-            data = json.loads(self.path.read_text())
-            entries = data.get("deployments", []) if isinstance(data, dict) else None
-            if not isinstance(entries, list) or not all(isinstance(e, dict) and "address" in e for e in entries):
-                raise ValueError("it is not a {\"deployments\": [{\"address\": …}, …]} document")
-        except FileNotFoundError:
-            return []
-        except (OSError, ValueError) as err:
-            raise LedgerError(f"cannot read the deployment ledger {self.path}: {err}; move it aside to start a new one") from None
-        return list(entries)
+        """The recorded deployments, in the order first recorded; none when there is no ledger.
+        An unreadable one is an error (LedgerError), never "nothing recorded"."""
+        if not self.path.exists() and not self.legacy.exists():
+            return []  # reading creates nothing
+        with self._connect() as db:
+            rows = db.execute("SELECT entry FROM deployments ORDER BY seq").fetchall()
+        return [self._decode(row[0]) for row in rows]
 
     def record(self, contract: str, address: str, **fields: Any) -> None:
         """Add or update the entry for `address` (the last write of a field wins)."""
-        with _LOCK:
-            entries = self.entries()
-            for entry in entries:
-                if entry["address"].lower() == address.lower():
-                    entry.update(fields, contract=contract, updated=time.time())
-                    break
+        with self._transaction() as db:
+            entry = self._get(db, address)
+            if entry is not None:
+                entry.update(fields, contract=contract, updated=time.time())
             else:
-                entries.append({"contract": contract, "address": address, "status": "pending", **fields, "updated": time.time()})
-            self._write(entries)
+                entry = {"contract": contract, "address": address, "status": "pending", **fields, "updated": time.time()}
+            self._put(db, entry)
 
     def record_target(self, contract: str, address: str, target: str, status: str, reason: str = "") -> None:
         """One target's ending for `address`; the entry's `status` is the worst of its targets'."""
-        with _LOCK:
-            entries = self.entries()
-            entry = next((e for e in entries if e["address"].lower() == address.lower()), None)
-            if entry is None:
-                entry = {"contract": contract, "address": address}
-                entries.append(entry)
+        with self._transaction() as db:
+            entry = self._get(db, address) or {"contract": contract, "address": address}
             targets = entry.setdefault("targets", {})
             targets[target or "explorer"] = {"status": status, "reason": reason}
             worst = next((t for t in targets.values() if t["status"] not in DONE), None) or {"status": status, "reason": reason}
             entry.update(contract=contract, status=worst["status"], reason=worst["reason"], updated=time.time())
-            self._write(entries)
+            self._put(db, entry)
 
     def pending(self) -> list[dict]:
         return [e for e in self.entries() if e.get("status") not in DONE]
 
-    def _write(self, entries: list[dict]) -> None:
+    def export(self, path: Optional[Path] = None) -> dict:
+        """The ledger as the JSON ledger was (`{"deployments": [...]}`), read in one snapshot;
+        written atomically to `path` when given. Never imported back (only `….json` beside the
+        database is, once)."""
+        document = {"deployments": self.entries()}
+        if path is not None:
+            path = Path(path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".ledger-export-")
+            with os.fdopen(fd, "w") as handle:
+                json.dump(document, handle, indent=2)
+            os.replace(tmp, path)
+        return document
+
+    # -- the store
+
+    def _error(self, err: Exception) -> LedgerError:
+        if isinstance(err, sqlite3.OperationalError) and "locked" in str(err):
+            return LedgerError(
+                f"the deployment ledger {self.path} stayed locked by another process for {BUSY_TIMEOUT:.0f}s: {err}; "
+                "try again once the other `ape` command ends"
+            )
+        return LedgerError(
+            f"cannot read the deployment ledger {self.path}: {err}; move it (and its -wal and -shm files) aside to start a new one"
+        )
+
+    @contextlib.contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        """A connection per use: safe across threads and forks, and cheap next to a transaction."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".ledger-")
-        with os.fdopen(fd, "w") as handle:
-            json.dump({"deployments": entries}, handle, indent=2)
-        os.replace(tmp, self.path)  # atomic: an interrupted run never leaves half a file
+        try:
+            # isolation_level=None: transactions are only the ones begun here. timeout: busy_timeout.
+            db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None)
+        except sqlite3.Error as err:
+            raise self._error(err) from None
+        try:
+            try:
+                if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                    db.execute("PRAGMA journal_mode=WAL")  # persistent: set once per database
+                db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable across a crashed process
+                if self.legacy.exists() or not self._has_schema(db):  # else no write lock to read
+                    with self._immediate(db):
+                        db.execute(_SCHEMA)
+                        self._import_legacy(db)
+            except sqlite3.Error as err:
+                raise self._error(err) from None
+            if self.legacy.exists():
+                with contextlib.suppress(FileNotFoundError):  # another process got there first
+                    os.replace(self.legacy, self.legacy.with_name(self.legacy.name + ".migrated"))
+            try:
+                yield db
+            except sqlite3.Error as err:
+                raise self._error(err) from None
+        finally:
+            db.close()
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One read-modify-write: BEGIN IMMEDIATE takes the write lock before reading, so no other
+        writer changes the entry between this one's read and write."""
+        with self._connect() as db:
+            try:
+                with self._immediate(db):
+                    yield db
+            except sqlite3.Error as err:
+                raise self._error(err) from None
+
+    @staticmethod
+    @contextlib.contextmanager
+    def _immediate(db: sqlite3.Connection) -> Iterator[None]:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    @staticmethod
+    def _has_schema(db: sqlite3.Connection) -> bool:
+        return db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='deployments'").fetchone() is not None
+
+    def _import_legacy(self, db: sqlite3.Connection) -> None:
+        """Inside the opening transaction: the JSON ledger's entries, those not in the database yet
+        (so an import interrupted before the rename is never applied twice)."""
+        try:
+            data = json.loads(self.legacy.read_text())
+            entries = data.get("deployments", []) if isinstance(data, dict) else None
+            if not isinstance(entries, list) or not all(isinstance(e, dict) and "address" in e for e in entries):
+                raise ValueError("it is not a {\"deployments\": [{\"address\": …}, …]} document")
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError) as err:
+            raise LedgerError(
+                f"cannot import the deployment ledger {self.legacy} into {self.path.name}: {err}; "
+                "move it aside to start a new one"
+            ) from None
+        for entry in entries:
+            db.execute(
+                "INSERT OR IGNORE INTO deployments (address, entry) VALUES (?, ?)",
+                (str(entry["address"]).lower(), json.dumps(entry)),
+            )
+
+    def _get(self, db: sqlite3.Connection, address: str) -> Optional[dict]:
+        row = db.execute("SELECT entry FROM deployments WHERE address = ?", (address.lower(),)).fetchone()
+        return None if row is None else self._decode(row[0])
+
+    @staticmethod
+    def _put(db: sqlite3.Connection, entry: dict) -> None:
+        # An upsert keeps the row, so its place in insertion order.
+        db.execute(
+            "INSERT INTO deployments (address, entry) VALUES (?, ?) ON CONFLICT(address) DO UPDATE SET entry = excluded.entry",
+            (entry["address"].lower(), json.dumps(entry)),
+        )
+
+    def _decode(self, text: str) -> dict:
+        try:
+            entry = json.loads(text)
+            if not isinstance(entry, dict) or "address" not in entry:
+                raise ValueError("an entry is not an object with an address")
+        except ValueError as err:
+            raise self._error(err) from None
+        return entry
 
 
 def _genesis_hash() -> Optional[str]:

@@ -67,8 +67,6 @@ def recorded_networks(project: Any) -> tuple[list[str], list[str]]:
     """(networks, problems): every network with recorded deployments, for `ape verify all
     --all-networks`: those the ledgers name (`ecosystem:network:provider`, as `ape run` was
     connected) and those of the `deployments:` section of ape-config.yaml (`ecosystem:network`)."""
-    from pathlib import Path
-
     from ape_contract_verify.workflow.ledger import Ledger, LedgerError
 
     networks: list[str] = []
@@ -81,9 +79,9 @@ def recorded_networks(project: Any) -> tuple[list[str], list[str]]:
             seen.add(key)
             networks.append(choice)
 
-    for path in sorted((Path(project.path) / ".build" / "contract_verify").glob("deployments-*.json")):
+    for ledger in Ledger.in_project(project):
         try:
-            for entry in Ledger(path).entries():
+            for entry in ledger.entries():
                 if entry.get("network"):
                     add(str(entry["network"]))
         except LedgerError as err:
