@@ -307,15 +307,11 @@ def vyper_json_command(version: CompilerVersion) -> list[str]:
     )
 
 
-# Vyper before 0.3.10 can compile one input to different code from run to run: its output follows
-# Python's hash seed (snekmate 0.0.1's ERC20 under 0.3.7: 14 codes in 40 seeds). A fixed seed makes
-# each compile here, and so the compile cache, repeatable; `diagnose` tries a second one.
-VYPER_HASH_SEED = "0"
-
-
 def compile_vyper_json(version: str, input_json: dict, timeout: float = DEFAULT_TIMEOUT,
-                       hash_seed: str = VYPER_HASH_SEED) -> dict:
-    """Run the `vyper-json` of exactly `version` on `input_json`."""
+                       hash_seed: Optional[str] = None) -> dict:
+    """Run the `vyper-json` of exactly `version` on `input_json`; `hash_seed`, Python's, where a
+    run must differ from another (Vyper before 0.3.10 can compile one input to different code
+    from run to run, see diagnose)."""
     requested = parse_compiler_version(version, "vyper")
     command = vyper_json_command(requested)
     settings = dict(input_json.get("settings") or {})
@@ -328,7 +324,7 @@ def compile_vyper_json(version: str, input_json: dict, timeout: float = DEFAULT_
         settings["outputSelection"] = {path: VYPER_OUTPUTS for path in contracts} or {"*": VYPER_OUTPUTS}
     input_json = {**input_json, "settings": settings}
     with tempfile.TemporaryDirectory(prefix="acv-vyper-") as empty:
-        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        env = None if hash_seed is None else {**os.environ, "PYTHONHASHSEED": hash_seed}
         output = _run_json(command, input_json, timeout, f"vyper {requested.version}", cwd=empty, env=env)
     _raise_on_errors(output, input_json, f"vyper {requested.version}")
     return output
