@@ -48,6 +48,10 @@ class ExplorerUnavailable(ExplorerError):
     """Connection errors, timeouts, HTTP 429/5xx or non-JSON bodies, after every retry."""
 
 
+class TargetDown(ExplorerUnavailable):
+    """The target stopped answering during this run (client/health.py): nothing more is sent to it."""
+
+
 class RateLimited(ExplorerUnavailable):
     """The explorer kept answering with a rate-limit text after every retry (not a failed verification)."""
 

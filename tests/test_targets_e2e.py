@@ -3,6 +3,7 @@ by `ape verify` on two fresh local explorers at once, one through its Etherscan-
 through its Sourcify API v2 face; one of them stopped in the middle; `--target` choosing."""
 
 import json
+import logging
 import re
 import shutil
 import threading
@@ -145,3 +146,94 @@ def test_target_chooses_and_the_sourcify_face_reads_back(world):
         assert "nope" in bad.stderr and "sourcify" in bad.stderr and "etherscan" in bad.stderr
     finally:
         server.stop()
+
+
+def test_a_target_killed_in_the_middle_of_every_deployment_is_found_down_once(example_on_anvil, tmp_path, monkeypatch):
+    """Issue 23: every recorded deployment (20 contracts) on two fresh explorers, the default
+    retries (5, backoff up to 16 s); one explorer killed after its first submission. The run ends soon
+    after the kill, not after each contract's own backoff: the target is marked down once and its
+    remaining rows carry that one reason, while the other target verifies everything. The other
+    target's own work (20 contracts, compiled on a shared machine) may outlast the 30 s: the command
+    then ends with it, and the dead target's rows end no later."""
+    from ape_contract_verify.workflow.run import VerificationRun
+
+    ends: dict = {}  # target -> when each of its rows ended
+    verify = VerificationRun.verify
+
+    def timed(self, items, on_done=None):
+        def done(item, reports):
+            for report in reports:
+                ends.setdefault(report.target, []).append(time.monotonic())
+            if on_done is not None:
+                on_done(item, reports)
+
+        return verify(self, items, on_done=done)
+
+    monkeypatch.setattr(VerificationRun, "verify", timed)
+    project = copy_project(example_on_anvil.project, tmp_path / "example")
+    shutil.copytree(example_on_anvil.project / ".build" / "contract_verify", project / ".build" / "contract_verify")
+    recorded = sum(len(json.loads(p.read_text())["deployments"]) for p in (project / ".build" / "contract_verify").glob("deployments-*.json"))
+    assert recorded >= 20, recorded
+    servers = [ServerProcess(example_on_anvil.anvil.url, tmp_path / f"{name}.sqlite", use_ape=True) for name in ("etherscan", "sourcify")]
+    etherscan, sourcify = servers
+    try:
+        configure(project, contract_verify={
+            "auto": False, "poll_interval": 0.5, "calls_per_second": 50, "max_retries": 5,  # the default, not the example's 1
+            "explorers": {"ethereum": {"local": {"url": etherscan.base_url, "sourcify": {"url": sourcify_base(sourcify)}}}},
+        })
+        killed: list = []
+
+        def kill_after_the_first_submission():
+            deadline = time.monotonic() + 300
+            while time.monotonic() < deadline:
+                try:
+                    if submissions(tmp_path / "sourcify.sqlite") >= 1:
+                        break
+                except Exception:
+                    pass  # the table appears with the first write
+                time.sleep(0.05)
+            sourcify.kill()
+            killed.append(time.monotonic())
+
+        found_down: list = []
+
+        class WhenDown(logging.Handler):
+            def emit(self, record):
+                if "is down" in record.getMessage():
+                    found_down.append(time.monotonic())
+
+        handler = WhenDown(logging.WARNING)
+        logging.getLogger("ape_contract_verify").addHandler(handler)
+        killer = threading.Thread(target=kill_after_the_first_submission, daemon=True)
+        killer.start()
+        try:
+            proc = verify_cli(project, "all", "--json", timeout=900)
+        finally:
+            logging.getLogger("ape_contract_verify").removeHandler(handler)
+        ended = time.monotonic()
+        killer.join(30)
+        document = as_json(proc)
+        assert killed, "the Sourcify-face explorer never got a submission"
+        after_kill = ended - killed[0]
+        assert proc.returncode == 1, proc.stderr[-2000:]
+        rows = document["reports"]
+        etherscan_rows = [r for r in rows if r["target"] == "etherscan"]
+        found = found_down[0] - killed[0] if found_down else float("nan")
+        healthy_done, dead_done = max(ends["etherscan"]), max(ends["sourcify"])
+        print(f"the run ended {after_kill:.1f} s after the kill; the target was found down after {found:.1f} s; "
+              f"its last row ended {dead_done - killed[0]:.1f} s and the other target's {healthy_done - killed[0]:.1f} s after the kill")
+        brief = [(r["contract"], r["target"], r["outcome"], r["reason"][:200]) for r in rows if not r["ok"]]
+        assert etherscan_rows and all(r["ok"] for r in etherscan_rows), brief
+        assert {r["address"].lower() for r in etherscan_rows} >= {a.lower() for a in example_on_anvil.deployed.values()}
+        down = [r for r in rows if r["target"] == "sourcify" and not r["ok"]]
+        assert down, rows
+        reasons = {r["reason"].split("; submitted as ")[0] for r in down}
+        assert len(reasons) == 1, reasons
+        (reason,) = reasons
+        assert reason.startswith("target sourcify is down: ") and "tries in" in reason and "the other targets went on" in reason, reason
+        assert len(found_down) == 1 and found < 15, (found_down, killed)  # once, and soon
+        assert dead_done <= max(killed[0] + 30, healthy_done + 2), "the dead target held the run up"
+        assert ended <= max(killed[0] + 30, healthy_done + 5), f"{after_kill:.0f} s after the kill; {reason}"
+    finally:
+        for server in servers:
+            server.stop()

@@ -38,11 +38,13 @@ from ape_contract_verify.exceptions import (
     ExplorerUnavailable,
     InvalidApiKey,
     RateLimited,
+    TargetDown,
     VerificationRejected,
     VerificationTimeout,
 )
 from ape_contract_verify.protocol.secrets import ApiKey, redact, register_secret
 from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
+from ape_contract_verify.client.health import TargetHealth, lost_job
 from ape_contract_verify.client.retrying import JobTimes, Outage, Retry, RetryPolicy, retry_after, send, with_retries
 from ape_contract_verify.request import Receipt, VerificationRequest
 from ape_contract_verify.protocol.forms import (
@@ -213,6 +215,7 @@ class ExplorerClient:
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
         rng: Optional[random.Random] = None,
+        health: Optional[TargetHealth] = None,
         chain_id_param: str = "chainid",
     ):
         self.base_url = base_url.rstrip("/")
@@ -228,7 +231,8 @@ class ExplorerClient:
         self.not_indexed_interval = not_indexed_interval
         self.session = session or requests.Session()
         self.limiter = limiter or limiter_for(self.base_url, calls_per_second)
-        self._sleep = sleep
+        self.health = health  # the run's record of whether this target answers (shared by its workers)
+        self._sleep = health.sleeper(sleep) if health is not None else sleep
         self._clock = clock
         self._rng = rng or random.Random()
         self._jobs_lock = threading.Lock()
@@ -311,6 +315,8 @@ class ExplorerClient:
             self._in_flight.setdefault(action, {})[ticket] = started
         try:
             return self._poll(receipt, action, started, interval, timeout, on_progress, fresh, ticket)
+        except TargetDown as err:
+            raise lost_job(err, receipt.guid, receipt.proxy, self.health.name if self.health else "") from None
         finally:
             with self._jobs_lock:
                 self._in_flight[action].pop(ticket, None)
@@ -324,6 +330,8 @@ class ExplorerClient:
         checks = 0
         outage = Outage(self._clock)
         while True:
+            if self.health is not None:
+                self.health.check()  # its sleeps end at once when the target is down
             if fresh and self._clock() + interval <= deadline:  # near the deadline, always ask
                 not_yet = self._seconds_until_due(action, ticket, started, interval)
                 if not_yet > 0:
@@ -332,6 +340,8 @@ class ExplorerClient:
             checks += 1
             try:
                 last = self._check(action, receipt.guid)
+            except TargetDown:
+                raise  # said once, by the health record
             except ExplorerUnavailable as err:
                 logger.warning("%s for %s: %s", action, receipt.address, err)
                 if outage.failed():
@@ -450,7 +460,7 @@ class ExplorerClient:
         return with_retries(
             lambda: self._attempt(method, action, query, body),
             policy=self.retry, limiter=self.limiter, rng=self._rng, sleep=self._sleep, label=action,
-            pauses_limiter=lambda retry: retry.rate_limited, gave_up=gave_up,
+            pauses_limiter=lambda retry: retry.rate_limited, gave_up=gave_up, health=self.health,
         )
 
     def _attempt(self, method: str, action: str, query: dict, body: Optional[dict]) -> ExplorerAnswer:
@@ -459,7 +469,7 @@ class ExplorerClient:
             logger.debug("%s %s?%s %s", method, self.base_url, urlencode(query), redact(shown) if body else "")
         response = send(
             self.session, method, self.base_url, self.base_url, f"{action} at {redact(self.base_url)}",
-            params=query, data=body, timeout=self.timeout,
+            params=query, data=body, timeout=self.timeout, health=self.health,
         )
 
         code = response.status_code

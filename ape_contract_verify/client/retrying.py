@@ -14,6 +14,7 @@ from typing import Any, Optional, TypeVar
 
 import requests
 
+from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.exceptions import ExplorerUnavailable
 from ape_contract_verify.protocol.secrets import redact
 
@@ -35,10 +36,11 @@ class RetryPolicy:
 
 
 class Retry(Exception):
-    """One attempt failed in a way worth retrying."""
+    """One attempt failed in a way worth retrying. `unreachable`: no answer at all (refused, timed out)."""
 
-    def __init__(self, reason: str, delay: Optional[float] = None, rate_limited: bool = False, answer=None):
+    def __init__(self, reason: str, delay: Optional[float] = None, rate_limited: bool = False, answer=None, unreachable: bool = False):
         self.reason, self.delay, self.rate_limited, self.answer = reason, delay, rate_limited, answer
+        self.unreachable = unreachable
         super().__init__(reason)
 
 
@@ -48,6 +50,8 @@ RETRYABLE_ERRORS = (
     requests.exceptions.ChunkedEncodingError,
     requests.exceptions.ContentDecodingError,
 )
+# No answer at all (refused, reset, timed out): what counts toward a target being down.
+UNREACHABLE_ERRORS = (requests.ConnectionError, requests.Timeout)
 
 
 def with_retries(
@@ -60,38 +64,79 @@ def with_retries(
     label: str,
     pauses_limiter: Callable[[Retry], bool],
     gave_up: Callable[[Optional[Retry]], Exception],
+    health: Optional[TargetHealth] = None,
 ) -> T:
     """`attempt()` under the limiter until it returns, at most `policy.max_retries` retries after a
     `Retry`. A retry the server asked for (Retry-After) waits that long; one that `pauses_limiter`
-    holds every thread of this explorer back too. `gave_up(last)` is raised at the end."""
+    holds every thread of this explorer back too. `gave_up(last)` is raised at the end.
+
+    With `health`, TargetDown is raised at once when the target is down. A call whose retries ran
+    out with no answer from the target goes on while the target's strikes are still being counted
+    (for `health.seconds` and one backoff more): so it ends as every other call there does, down
+    or answered, not with a reason of its own."""
     last: Optional[Retry] = None
-    for number in range(policy.max_retries + 1):
+    unreachable_since: Optional[float] = None
+    number = 0
+    while True:
+        if health is not None:
+            health.check()
         if number:
-            delay = last.delay if last and last.delay is not None else policy.delay(number - 1, rng)
-            logger.warning("%s: %s; retry %d/%d in %.1fs", label, last.reason if last else "", number, policy.max_retries, delay)
+            delay = last.delay if last and last.delay is not None else policy.delay(min(number, policy.max_retries + 1) - 1, rng)
+            if number <= policy.max_retries:
+                logger.warning("%s: %s; retry %d/%d in %.1fs", label, last.reason if last else "", number, policy.max_retries, delay)
+            else:
+                logger.warning("%s: %s; retry %d in %.1fs, until it is known whether %s is down", label, last.reason if last else "", number, delay, health.name if health else "")
             if last and pauses_limiter(last):
                 limiter.pause(delay)
             sleep(delay)
+            if health is not None:
+                health.check()
         limiter.acquire()
         try:
             return attempt()
         except Retry as retry:
             last = retry
+        number += 1
+        if health is not None and last.unreachable and unreachable_since is None:
+            unreachable_since = health.now()
+        if number > policy.max_retries and not (
+            health is not None and last.unreachable and health.deciding(unreachable_since, policy.max_delay)
+        ):
+            break
+    if health is not None:
+        health.check()
     raise gave_up(last)
 
 
-def send(session: requests.Session, method: str, url: str, base_url: str, label: str, **kwargs: Any) -> requests.Response:
+def send(
+    session: requests.Session, method: str, url: str, base_url: str, label: str,
+    health: Optional[TargetHealth] = None, **kwargs: Any,
+) -> requests.Response:
     """One HTTP request. A connection fault is a `Retry`; any other requests error ends the call.
     Both are raised outside the except blocks: requests' messages hold the full URL, key included,
-    and must not ride along as __context__."""
+    and must not ride along as __context__. `health` hears whether the target answered."""
     failure: Optional[Exception] = None
     try:
-        return session.request(method, url, **kwargs)
+        response = session.request(method, url, **kwargs)
     except RETRYABLE_ERRORS as err:
-        failure = Retry(f"{type(err).__name__} talking to {redact(base_url)}")
+        failure = Retry(f"{type(err).__name__} talking to {redact(base_url)}", unreachable=isinstance(err, UNREACHABLE_ERRORS))
+        if health is not None and failure.unreachable:
+            health.unreachable(f"{_no_answer(err)} at {redact(base_url)}")
     except requests.RequestException as err:
         failure = ExplorerUnavailable(f"{label}: {type(err).__name__}: {redact(err)}")
+    else:
+        if health is not None:
+            health.answered()
+        return response
     raise failure
+
+
+def _no_answer(err: Exception) -> str:
+    if isinstance(err, requests.ConnectTimeout):
+        return "connect timeout"
+    if isinstance(err, requests.ReadTimeout):
+        return "read timeout"
+    return "connection refused" if "refused" in str(err).lower() else type(err).__name__
 
 
 def retry_after(response: requests.Response, policy: RetryPolicy) -> Optional[float]:

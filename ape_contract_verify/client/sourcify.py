@@ -23,6 +23,7 @@ import requests
 
 from ape_contract_verify.client.etherscan import SourceRecord, SubmissionReceipt, _reason_of
 from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
+from ape_contract_verify.client.health import TargetHealth, lost_job
 from ape_contract_verify.client.retrying import JobTimes, Outage, Retry, RetryPolicy, retry_after, send, with_retries
 from ape_contract_verify.exceptions import (
     ActionNotSupported,
@@ -32,6 +33,7 @@ from ape_contract_verify.exceptions import (
     ExplorerUnavailable,
     InvalidRequest,
     RateLimited,
+    TargetDown,
     VerificationRejected,
     VerificationTimeout,
 )
@@ -166,6 +168,7 @@ class SourcifyClient:
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
         rng: Optional[random.Random] = None,
+        health: Optional[TargetHealth] = None,
     ):
         self.base_url = base_url.rstrip("/") + "/"
         self.chain_id = int(rules.validate_chain_id(chain_id))
@@ -176,7 +179,8 @@ class SourcifyClient:
         self.retry = RetryPolicy(max_retries=max_retries, base_delay=backoff, max_delay=max_backoff)
         self.session = session or requests.Session()
         self.limiter = limiter or limiter_for(self.base_url, calls_per_second)
-        self._sleep = sleep
+        self.health = health  # the run's record of whether this target answers (shared by its workers)
+        self._sleep = health.sleeper(sleep) if health is not None else sleep
         self._clock = clock
         self._rng = rng or random.Random()
         self._job_times = JobTimes()
@@ -258,6 +262,12 @@ class SourcifyClient:
             if answer is not None:
                 return answer
             raise ExplorerError(f"{receipt.address}: the receipt has no verificationId to poll")
+        try:
+            return self._poll(receipt, interval, timeout, on_progress, fresh)
+        except TargetDown as err:
+            raise lost_job(err, receipt.guid, False, self.health.name if self.health else "") from None
+
+    def _poll(self, receipt, interval, timeout, on_progress, fresh) -> ExplorerAnswer:
         started = self._clock()
         deadline = started + timeout
         if fresh:
@@ -270,6 +280,8 @@ class SourcifyClient:
             checks += 1
             try:
                 last = self.check_verify_status(receipt.guid)
+            except TargetDown:
+                raise  # said once, by the health record
             except ExplorerUnavailable as err:
                 logger.warning("job %s for %s: %s", receipt.guid, receipt.address, err)
                 if outage.failed():
@@ -354,14 +366,14 @@ class SourcifyClient:
             lambda: self._attempt(method, url, path, params, json_body, headers),
             policy=self.retry, limiter=self.limiter, rng=self._rng, sleep=self._sleep, label=f"{method} {path}",
             pauses_limiter=lambda retry: retry.rate_limited and retry.answer is not None and retry.answer.message == rules.TOO_MANY_REQUESTS,
-            gave_up=gave_up,
+            gave_up=gave_up, health=self.health,
         )
 
     def _attempt(self, method, url, path, params, json_body, headers) -> tuple[int, Any]:
         logger.debug("%s %s", method, redact(url))
         response = send(
             self.session, method, url, self.base_url, f"{method} {redact(url)}",
-            params=params, json=json_body, headers=headers, timeout=self.timeout,
+            params=params, json=json_body, headers=headers, timeout=self.timeout, health=self.health,
         )
         code = response.status_code
         logger.debug("%s %s -> HTTP %d %s", method, path, code, redact(response.text[:300]))

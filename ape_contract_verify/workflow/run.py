@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
 
+from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.workflow.verification import Derivations, Options, Report, Verification, explorer_for
 
@@ -41,6 +42,7 @@ class Destination:
     network: str
     target: Any  # client.targets.Target
     verification: Verification
+    health: TargetHealth  # shared by every worker on this target: down once, for the whole run
 
 
 class VerificationRun:
@@ -81,11 +83,13 @@ class VerificationRun:
         """Open each target's explorer for `network`. A target that cannot be opened raises, or,
         with `on_error`, is handed to it and left out (the others still run)."""
         shared = Derivations()
+        opened: list[Destination] = []
         for target in targets:
+            health = TargetHealth(target.name)
             try:
-                client, browser = self._stack.enter_context(
-                    explorer_for(target, provider, chain_reader=chain_reader, shared=self.shared_local, **self.client_options)
-                )
+                client, browser = self._stack.enter_context(explorer_for(
+                    target, provider, chain_reader=chain_reader, shared=self.shared_local, health=health, **self.client_options
+                ))
             except Exception as err:
                 if on_error is None:
                     raise
@@ -99,7 +103,10 @@ class VerificationRun:
                 client, self.project, chain_reader, options, browser_url=browser,
                 on_progress=self.on_progress, target=target, network=network, shared=shared,
             )
-            self.destinations.append(Destination(network, target, verification))
+            opened.append(Destination(network, target, verification, health))
+        for destination in opened:
+            destination.health.others = len(opened) > 1
+        self.destinations += opened
 
     def targets_of(self, network: str) -> list[Destination]:
         return [d for d in self.destinations if d.network == network]
@@ -114,6 +121,7 @@ class VerificationRun:
         def one(task: tuple[Item, Destination]) -> list[Report]:
             item, destination = task
             try:
+                destination.health.check()  # a target found down gets no more requests
                 reports = destination.verification.contract(item.address, item.name, item.constructor_args, item.deployed_type)
             except Exception as err:  # reported, never lost, never stops the other targets
                 logger.debug("verification of %s on %s failed", item.address, destination.target.name, exc_info=True)

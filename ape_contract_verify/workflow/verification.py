@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterator, Optional
 
 from ape_contract_verify.protocol.answers import Outcome
-from ape_contract_verify.exceptions import ContractVerifyError, ExplorerError
+from ape_contract_verify.exceptions import ContractVerifyError, ExplorerError, TargetDown
 from ape_contract_verify.protocol.values import checksum as _checksum
 
 logger = logging.getLogger("ape_contract_verify")
@@ -325,6 +325,8 @@ class Verification:
             record = self.client.get_source_code(address)
         except ContractNotVerified:
             return False
+        except TargetDown:
+            raise  # nothing to submit to
         except ExplorerError as err:
             logger.info("%s: could not ask whether it is verified (%s); submitting", address, err.reason)
             return False
@@ -349,6 +351,8 @@ _OWN_OUTCOMES = (Outcome.REFUSED, Outcome.UNSUPPORTED_CHAIN, Outcome.INVALID_KEY
 
 
 def _failure(err: ExplorerError, default: Outcome = Outcome.ERROR) -> Outcome:
+    if isinstance(err, TargetDown):  # not the contract's failure
+        return Outcome.ERROR
     outcome = getattr(getattr(err, "answer", None), "outcome", None)
     if outcome == Outcome.FAILED or outcome in _OWN_OUTCOMES:
         return outcome
