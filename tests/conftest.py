@@ -17,8 +17,9 @@ KINDS = ("unit", "engine", "e2e", "browser")  # registered in pyproject.toml; `-
 
 def _drives_the_example(item) -> bool:
     """e2e and browser tests, and any module that builds on the example project's copies; not the
-    corpus's (tests/test_corpus_*.py), which deploy projects of their own."""
-    if item.module.__name__.startswith("test_corpus_"):
+    corpus's (tests/test_corpus_*.py) nor a module with `OWN_PROJECT = True`: they deploy projects
+    of their own, with no Ape dependency to install, and run beside the example's group."""
+    if item.module.__name__.startswith("test_corpus_") or getattr(item.module, "OWN_PROJECT", False):
         return False
     if item.get_closest_marker("e2e") or item.get_closest_marker("browser"):
         return True

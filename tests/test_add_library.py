@@ -21,6 +21,7 @@ from support.e2e import ape_in_process, as_json, configure, summary, verify_cli
 from support.service import Anvil
 
 pytestmark = pytest.mark.e2e
+OWN_PROJECT = True  # its own project, no dependency: beside the example's group (conftest.py)
 
 SOURCES = {
     "LibA.sol": """// SPDX-License-Identifier: MIT

@@ -39,3 +39,25 @@ def test_every_contract_verifies_by_address_alone(deployed, tmp_path):
 def test_every_contract_verifies_by_address_alone_flattened(deployed, tmp_path):
     failures = by_address_failures(deployed, True, tmp_path, NAMES)
     assert not failures, "\n".join(failures)
+
+
+def test_with_codeformat_flatten_in_the_config_every_contract_still_ends_verified(deployed):
+    """The flat file asked for in the config, not on the command line: where flattening changes
+    the via-IR output and no layout keeps it, standard-json is sent instead; either way every
+    contract of a second deploy ends verified (a flat file's match may be partial: its metadata
+    names one file)."""
+    from support import BIN, run
+    from support.corpus import DEPLOYED, _set, summary_rows
+
+    _set(deployed.project, contract_verify={"codeformat": "flatten"})
+    try:
+        proc = run([BIN / "ape", "run", "deploy", "--network", "ethereum:local:foundry"], cwd=deployed.project, timeout=900, check=False)
+    finally:
+        _set(deployed.project, contract_verify={"codeformat": "standard-json"})
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    contracts = [(name.strip(), address) for name, address in DEPLOYED.findall(proc.stdout)]
+    assert [name for name, _ in contracts] == CONTRACTS and {a for _, a in contracts}.isdisjoint({a for _, a in deployed.contracts})
+    rows = summary_rows(proc.stdout)
+    for name, address in contracts:
+        mine = rows.get(address.lower(), [])
+        assert mine and all(row[0] == name and row[1] == "verified" for row in mine), (name, address, mine, proc.stdout[-3000:])

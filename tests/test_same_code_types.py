@@ -17,6 +17,7 @@ from support.e2e import ROW, configure, verify_cli
 from support.service import Anvil, ServerProcess
 
 pytestmark = pytest.mark.e2e
+OWN_PROJECT = True  # its own project, no dependency: beside the example's group (conftest.py)
 
 CONFIG = """\
 name: twins

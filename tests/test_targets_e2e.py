@@ -172,7 +172,9 @@ def test_a_target_killed_in_the_middle_of_every_deployment_is_found_down_once(ex
     monkeypatch.setattr(VerificationRun, "verify", timed)
     project = copy_project(example_on_anvil.project, tmp_path / "example")
     shutil.copytree(example_on_anvil.project / ".build" / "contract_verify", project / ".build" / "contract_verify")
-    recorded = sum(len(json.loads(p.read_text())["deployments"]) for p in (project / ".build" / "contract_verify").glob("deployments-*.json"))
+    from ape_contract_verify.workflow.ledger import Ledger
+
+    recorded = sum(len(Ledger(p).entries()) for p in (project / ".build" / "contract_verify").glob("deployments-*.sqlite"))
     assert recorded >= 20, recorded
     servers = [ServerProcess(example_on_anvil.anvil.url, tmp_path / f"{name}.sqlite", use_ape=True) for name in ("etherscan", "sourcify")]
     etherscan, sourcify = servers

@@ -17,6 +17,7 @@ from support.service import Anvil, encode
 from support.vyper03 import FILE, PROJECT, TYPES, vyper_executable, with_extra_trailing
 
 pytestmark = pytest.mark.e2e
+OWN_PROJECT = True  # its own project, no dependency: beside the example's group (conftest.py)
 
 IMPLEMENTATION = "0x" + "22" * 20
 
