@@ -450,6 +450,7 @@ def test_getcontractcreation_and_v2_path(keyless):
     (entry,) = answer["result"]
     assert entry["contractAddress"] == _checksum(ADDRESS_A)
     assert entry["txHash"] == "0x" + "ab" * 32 and entry["contractCreator"] == "0x" + "99" * 20
+    assert entry["creationBytecode"] == "0x6080" + "6080604052"
     none = get(keyless.base_url, action="getcontractcreation", contractaddresses=EMPTY_ADDR)
     assert none == {"status": "0", "message": "NOTOK", "result": "No data found"}
 

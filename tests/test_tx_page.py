@@ -260,3 +260,15 @@ def test_memoising_chain_keeps_only_mined_transactions():
     assert base.asked == ["0x01", "0x03", "0x04", "0x03", "0x04"]
     with pytest.raises(NotImplementedError, match="cannot read transactions"):
         MemoizingChain(FakeChain()).get_transaction("0x01")
+
+
+def test_getcontractcreation_gives_the_creation_input_as_etherscan_v2_does(world):
+    """Etherscan API V2's `creationBytecode`: the creating transaction's input, init code and
+    constructor arguments, beside its hash and sender."""
+    from support.service import get
+
+    anvil, note = world["anvil"], world["note"]
+    (entry,) = get(world["explorer"].base_url, action="getcontractcreation", contractaddresses=note)["result"]
+    tx = anvil.rpc("eth_getTransactionByHash", world["tx"]["create"])
+    assert entry["txHash"] == world["tx"]["create"] and entry["contractCreator"].lower() == tx["from"].lower()
+    assert entry["creationBytecode"] == tx["input"] and entry["contractFactory"] == ""

@@ -225,6 +225,9 @@ async def getcontractcreation(service: ExplorerService, params: dict[str, str], 
                 "txHash": _creation_field(creation, "tx_hash", "transaction_hash", "txHash", "hash"),
                 "blockNumber": _creation_field(creation, "block", "block_number"),
                 "contractFactory": _creation_field(creation, "creator") if factory else "",
+                # Etherscan API V2 gives the creation input (init code + constructor arguments):
+                # what a verifier without traces needs for a factory's child.
+                "creationBytecode": _creation_field(creation, "input"),
             }
         )
     if not found:

@@ -46,7 +46,7 @@ class FakeChain:
     def find_creation(self, address: str) -> Any:
         if address.lower() not in self.codes:
             return None
-        return {"deployer": "0x" + "99" * 20, "tx_hash": "0x" + "ab" * 32, "block": 7}
+        return {"deployer": "0x" + "99" * 20, "tx_hash": "0x" + "ab" * 32, "block": 7, "input": b"\x60\x80" + self.codes[address.lower()]}
 
 
 def default_codes() -> dict[str, bytes]:
