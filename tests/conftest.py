@@ -102,3 +102,17 @@ def example_on_anvil(compiled_example, tmp_path_factory):
     example = deploy_example_on_anvil(compiled_example, tmp_path_factory.mktemp("example-on-anvil"), sourcify=True)
     yield example
     stop(example)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _secrets_of_this_module():
+    """Keys a module registers for redaction stay in that module: a test's one-letter key ("k")
+    would otherwise redact that letter from every later module's texts in the same worker."""
+    from ape_contract_verify.protocol import secrets
+
+    with secrets._secrets_lock:
+        before = set(secrets._secrets)
+    yield
+    with secrets._secrets_lock:
+        secrets._secrets.clear()
+        secrets._secrets.update(before)

@@ -30,14 +30,14 @@ def test_todays_keys_are_the_etherscan_target_and_named_entries_are_further_targ
     explorer = config.explorer_for("ethereum", "sepolia")
     assert explorer.api_key_env == "MY_ETHERSCAN"  # the old form reads as before
     assert {n: t.kind for n, t in explorer.named_targets().items()} == {"blockscout": "etherscan", "mirror": "sourcify"}
-    targets = by_name(resolve_targets("ethereum", "sepolia", config=config, environ={"MY_ETHERSCAN": "k"}))
+    targets = by_name(resolve_targets("ethereum", "sepolia", config=config, environ={"MY_ETHERSCAN": "targets-test-key"}))
     assert list(targets) == ["etherscan", "blockscout", "mirror", "sourcify"]
-    assert targets["etherscan"].url == ETHERSCAN_V2_URL and targets["etherscan"].api_key.reveal() == "k"
+    assert targets["etherscan"].url == ETHERSCAN_V2_URL and targets["etherscan"].api_key.reveal() == "targets-test-key"
     assert targets["etherscan"].calls_per_second == 4
     assert targets["blockscout"].url == "https://eth-sepolia.blockscout.com/api" and targets["blockscout"].calls_per_second == 2
     assert targets["mirror"].url == "http://127.0.0.1:5006/" and targets["mirror"].kind == "sourcify"
     # the singular resolver keeps giving the network's own (etherscan) target
-    assert resolve_target("ethereum", "sepolia", 11155111, config=config, environ={"MY_ETHERSCAN": "k"}).url == ETHERSCAN_V2_URL
+    assert resolve_target("ethereum", "sepolia", 11155111, config=config, environ={"MY_ETHERSCAN": "targets-test-key"}).url == ETHERSCAN_V2_URL
 
 
 @pytest.mark.parametrize(
@@ -228,7 +228,7 @@ def test_pro_api_without_a_key_names_the_setting():
 
 
 def test_an_etherscan_target_makes_an_explorer_client_with_its_settings():
-    (target,) = resolve_targets("ethereum", "sepolia", names=["etherscan"], api_key="k", environ={})
+    (target,) = resolve_targets("ethereum", "sepolia", names=["etherscan"], api_key="targets-test-key", environ={})
     client = target.client(sleep=Sleeps(), max_retries=1)
     assert client.base_url == ETHERSCAN_V2_URL and client.chain_id == 11155111 and client.chain_id_param == "chainid"
     assert client.retry.max_retries == 1
