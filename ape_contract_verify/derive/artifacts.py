@@ -268,7 +268,7 @@ def _break_tie(matches: list[Artifact], runtime: bytes, creation: Optional[Calla
     """The candidates that match more closely: the full runtime code (metadata hash included:
     the hash of the sources that were compiled), then the creation code. A step that rules out
     every candidate (sources edited since the deploy) leaves them all to the next."""
-    exact = [a for a in matches if _same_code(_runtime_of(a), _vyper_cut(a, runtime))]
+    exact = [a for a in matches if _same_full_runtime(a, runtime)]
     if len(exact) == 1:
         return exact
     matches = exact or matches
@@ -285,18 +285,22 @@ def _runtime_of(artifact: Artifact) -> bytes:
     return bytecode.to_bytes(text) if text and text != "0x" else b""  # link placeholders zeroed
 
 
-def _vyper_cut(artifact: Artifact, runtime: bytes) -> bytes:
-    expected = _runtime_of(artifact)
+def _vyper_cut(artifact: Artifact, runtime: bytes, expected: bytes) -> bytes:
     if artifact.is_vyper and len(runtime) > len(expected):
         return runtime[: len(expected)]  # Vyper appends immutables after the runtime
     return runtime
+
+
+def _same_full_runtime(artifact: Artifact, runtime: bytes) -> bool:
+    expected = _runtime_of(artifact)
+    return _same_code(expected, _vyper_cut(artifact, runtime, expected))
 
 
 def _same_shape(artifact: Artifact, runtime: bytes) -> bool:
     expected = _runtime_of(artifact)
     if not expected:
         return False
-    runtime = _vyper_cut(artifact, runtime)
+    runtime = _vyper_cut(artifact, runtime, expected)
     if len(expected) != len(runtime):
         return False
     exp = bytecode.strip_metadata(expected)
