@@ -6,58 +6,30 @@ standard-json, or reproduce it), and read back."""
 
 import pytest
 
-from support.corpus import after_deploy_failures, by_address_failures, deploy
+from support import BIN, run
+from support.corpus import DEPLOYED, ProtocolChecks, _set, summary_rows
 
 pytestmark = [pytest.mark.corpus, pytest.mark.e2e]
 
-CONTRACTS = ['Morpho', 'ERC20Mock', 'ERC20Mock', 'OracleMock', 'IrmMock', 'FlashBorrowerMock']
-# The deploy script's name for a contract -> the contract type's name, where they differ.
-NAMES = {}
 
+class TestMorphoBlue(ProtocolChecks):
+    PROTOCOL = "morpho-blue"
+    CONTRACTS = ['Morpho', 'ERC20Mock', 'ERC20Mock', 'OracleMock', 'IrmMock', 'FlashBorrowerMock']
 
-@pytest.fixture(scope="module")
-def deployed(tmp_path_factory):
-    deployed = deploy("morpho-blue", tmp_path_factory.mktemp("corpus"))
-    yield deployed
-    deployed.stop()
-
-
-def test_the_script_creates_every_contract(deployed):
-    assert [name for name, _ in deployed.contracts] == CONTRACTS, deployed.deploy.stdout[-3000:]
-
-
-def test_every_contract_is_verified_after_deploy(deployed):
-    failures = after_deploy_failures(deployed, NAMES)
-    assert not failures, "\n".join(failures) + "\n" + deployed.deploy.stdout[-4000:]
-
-
-def test_every_contract_verifies_by_address_alone(deployed, tmp_path):
-    failures = by_address_failures(deployed, False, tmp_path, NAMES)
-    assert not failures, "\n".join(failures)
-
-
-def test_every_contract_verifies_by_address_alone_flattened(deployed, tmp_path):
-    failures = by_address_failures(deployed, True, tmp_path, NAMES)
-    assert not failures, "\n".join(failures)
-
-
-def test_with_codeformat_flatten_in_the_config_every_contract_still_ends_verified(deployed):
-    """The flat file asked for in the config, not on the command line: where flattening changes
-    the via-IR output and no layout keeps it, standard-json is sent instead; either way every
-    contract of a second deploy ends verified (a flat file's match may be partial: its metadata
-    names one file)."""
-    from support import BIN, run
-    from support.corpus import DEPLOYED, _set, summary_rows
-
-    _set(deployed.project, contract_verify={"codeformat": "flatten"})
-    try:
-        proc = run([BIN / "ape", "run", "deploy", "--network", "ethereum:local:foundry"], cwd=deployed.project, timeout=900, check=False)
-    finally:
-        _set(deployed.project, contract_verify={"codeformat": "standard-json"})
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    contracts = [(name.strip(), address) for name, address in DEPLOYED.findall(proc.stdout)]
-    assert [name for name, _ in contracts] == CONTRACTS and {a for _, a in contracts}.isdisjoint({a for _, a in deployed.contracts})
-    rows = summary_rows(proc.stdout)
-    for name, address in contracts:
-        mine = rows.get(address.lower(), [])
-        assert mine and all(row[0] == name and row[1] == "verified" for row in mine), (name, address, mine, proc.stdout[-3000:])
+    def test_with_codeformat_flatten_in_the_config_every_contract_still_ends_verified(self, deployed):
+        """The flat file asked for in the config, not on the command line: where flattening changes
+        the via-IR output and no layout keeps it, standard-json is sent instead; either way every
+        contract of a second deploy ends verified (a flat file's match may be partial: its metadata
+        names one file)."""
+        _set(deployed.project, contract_verify={"codeformat": "flatten"})
+        try:
+            proc = run([BIN / "ape", "run", "deploy", "--network", "ethereum:local:foundry"], cwd=deployed.project, timeout=900, check=False)
+        finally:
+            _set(deployed.project, contract_verify={"codeformat": "standard-json"})
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        contracts = [(name.strip(), address) for name, address in DEPLOYED.findall(proc.stdout)]
+        assert [name for name, _ in contracts] == self.CONTRACTS and {a for _, a in contracts}.isdisjoint({a for _, a in deployed.contracts})
+        rows = summary_rows(proc.stdout)
+        for name, address in contracts:
+            mine = rows.get(address.lower(), [])
+            assert mine and all(row[0] == name and row[1] == "verified" for row in mine), (name, address, mine, proc.stdout[-3000:])

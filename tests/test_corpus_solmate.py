@@ -5,36 +5,11 @@ read back."""
 
 import pytest
 
-from support.corpus import after_deploy_failures, by_address_failures, deploy
+from support.corpus import ProtocolChecks
 
 pytestmark = [pytest.mark.corpus, pytest.mark.e2e]
 
-CONTRACTS = ['MockERC20', 'MockERC4626', 'MockERC721', 'MockERC1155', 'MockERC6909', 'WETH', 'RolesAuthority', 'MultiRolesAuthority', 'MockAuthority', 'MockAuthChild', 'MockOwned']
-# The deploy script's name for a contract -> the contract type's name, where they differ.
-NAMES = {}
 
-
-@pytest.fixture(scope="module")
-def deployed(tmp_path_factory):
-    deployed = deploy("solmate", tmp_path_factory.mktemp("corpus"))
-    yield deployed
-    deployed.stop()
-
-
-def test_the_script_creates_every_contract(deployed):
-    assert [name for name, _ in deployed.contracts] == CONTRACTS, deployed.deploy.stdout[-3000:]
-
-
-def test_every_contract_is_verified_after_deploy(deployed):
-    failures = after_deploy_failures(deployed, NAMES)
-    assert not failures, "\n".join(failures) + "\n" + deployed.deploy.stdout[-4000:]
-
-
-def test_every_contract_verifies_by_address_alone(deployed, tmp_path):
-    failures = by_address_failures(deployed, False, tmp_path, NAMES)
-    assert not failures, "\n".join(failures)
-
-
-def test_every_contract_verifies_by_address_alone_flattened(deployed, tmp_path):
-    failures = by_address_failures(deployed, True, tmp_path, NAMES)
-    assert not failures, "\n".join(failures)
+class TestSolmate(ProtocolChecks):
+    PROTOCOL = "solmate"
+    CONTRACTS = ['MockERC20', 'MockERC4626', 'MockERC721', 'MockERC1155', 'MockERC6909', 'WETH', 'RolesAuthority', 'MultiRolesAuthority', 'MockAuthority', 'MockAuthChild', 'MockOwned']

@@ -6,34 +6,12 @@ alone, standard-json and flattened, and read back. Quick enough for `make test` 
 
 import pytest
 
-from support.corpus import after_deploy_failures, by_address_failures, deploy
+from support.corpus import ProtocolChecks
 
 pytestmark = pytest.mark.e2e
 
-CONTRACTS = ["UniswapV2Factory", "ERC20", "ERC20", "ERC20", "UniswapV2Pair", "UniswapV2Pair"]
 
-
-@pytest.fixture(scope="module")
-def uniswap(tmp_path_factory):
-    deployed = deploy("uniswap-v2", tmp_path_factory.mktemp("corpus"))
-    yield deployed
-    deployed.stop()
-
-
-def test_the_script_creates_six_contracts_two_of_them_by_the_factory(uniswap):
-    assert [name for name, _ in uniswap.contracts] == CONTRACTS, uniswap.deploy.stdout[-3000:]
-
-
-def test_every_contract_is_verified_after_deploy_the_tokens_as_erc20(uniswap):
-    failures = after_deploy_failures(uniswap, {})
-    assert not failures, "\n".join(failures) + "\n" + uniswap.deploy.stdout[-4000:]
-
-
-def test_every_contract_verifies_by_address_alone(uniswap, tmp_path):
-    failures = by_address_failures(uniswap, False, tmp_path, {})
-    assert not failures, "\n".join(failures)
-
-
-def test_every_contract_verifies_by_address_alone_flattened(uniswap, tmp_path):
-    failures = by_address_failures(uniswap, True, tmp_path, {})
-    assert not failures, "\n".join(failures)
+class TestUniswapV2(ProtocolChecks):
+    PROTOCOL = "uniswap-v2"
+    # Two pairs made by the factory; the three tokens are named ERC20 in every summary.
+    CONTRACTS = ["UniswapV2Factory", "ERC20", "ERC20", "ERC20", "UniswapV2Pair", "UniswapV2Pair"]

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
 import requests
 import yaml
 
@@ -204,3 +205,34 @@ def by_address_failures(deployed: Deployed, flatten: bool, tmp: Path, names: dic
         if record.get("SourceCode") and not flatten and record.get("MatchType") != "full":
             failures.append(f"{name} {address}: getsourcecode MatchType {record.get('MatchType')!r} after standard-json, wanted 'full'")
     return failures
+
+
+class ProtocolChecks:
+    """The checks every corpus protocol passes, for a `Test…` class in its module to inherit:
+    `PROTOCOL` (its folder under corpus/), `CONTRACTS` (the names its script prints, in order)
+    and `NAMES` (a script's name -> the contract type's, where they differ)."""
+
+    PROTOCOL: str
+    CONTRACTS: list[str]
+    NAMES: dict[str, str] = {}
+
+    @pytest.fixture(scope="class")
+    def deployed(self, tmp_path_factory):
+        deployed = deploy(self.PROTOCOL, tmp_path_factory.mktemp("corpus"))
+        yield deployed
+        deployed.stop()
+
+    def test_the_script_creates_every_contract(self, deployed):
+        assert [name for name, _ in deployed.contracts] == self.CONTRACTS, deployed.deploy.stdout[-3000:]
+
+    def test_every_contract_is_verified_after_deploy(self, deployed):
+        failures = after_deploy_failures(deployed, self.NAMES)
+        assert not failures, "\n".join(failures) + "\n" + deployed.deploy.stdout[-4000:]
+
+    def test_every_contract_verifies_by_address_alone(self, deployed, tmp_path):
+        failures = by_address_failures(deployed, False, tmp_path, self.NAMES)
+        assert not failures, "\n".join(failures)
+
+    def test_every_contract_verifies_by_address_alone_flattened(self, deployed, tmp_path):
+        failures = by_address_failures(deployed, True, tmp_path, self.NAMES)
+        assert not failures, "\n".join(failures)
