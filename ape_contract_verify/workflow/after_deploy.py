@@ -3,8 +3,9 @@
 Ape 0.8 has no deploy event. Every `AccountAPI.deploy` passes its new instance through
 `ContractCache.cache_deployment`, so that one method is wrapped here; nothing else in Ape is
 touched except `DeploymentManager.track`, which `publish=True` would otherwise break on a dev
-network (the publishing itself is the plugin's explorer, workflow/ape_explorer.py), and the
-provider context's exit, where a network's queue is drained while its chain is still connected.
+network (the publishing itself is the plugin's explorer, workflow/ape_explorer.py), the
+provider context's exit, where a network's queue is drained while its chain is still connected,
+and `PackagesCache.cache_api`, which is not safe beside the workers' dependency lookups.
 
 `install()` runs when Ape loads the plugin's config, in every command, and imports nothing: each
 wrapper goes in when Ape imports its module (at once if it already has). Whether a deploy is
@@ -146,6 +147,35 @@ def _patch_track(module: Any) -> None:
         return original_track(self, contract, allow_dev=allow_dev)
 
     DeploymentManager.track = track
+    _patch_packages_cache(module)
+
+
+def _patch_packages_cache(module: Any) -> None:
+    """Ape rewrites a dependency's API file (unlink, then write) each time the dependency is
+    looked up, and reads it back at once. The verification workers look dependencies up beside the
+    script, so a script's `project.dependencies[name]` could read the file empty and fail the
+    deploy ("Failed to add dependency … Expecting value"). Written whole by a rename, and only when
+    it changes, a reader always finds it complete."""
+    import os
+
+    PackagesCache = module.PackagesCache
+
+    def cache_api(self, api):
+        api_file = self.get_api_path(api.package_id, api.version_id)
+        api_file.parent.mkdir(parents=True, exist_ok=True)
+        # The same excludes as Ape's, so the file reads the same.
+        text = api.model_dump_json(by_alias=True, mode="json", exclude_none=True, exclude_unset=True, exclude_defaults=True)
+        try:
+            if api_file.read_text(encoding="utf8") == text:
+                return api_file
+        except OSError:
+            pass
+        partial = api_file.with_name(f".{api_file.name}.{os.getpid()}.{threading.get_ident()}")
+        partial.write_text(text, encoding="utf8")
+        os.replace(partial, api_file)
+        return api_file
+
+    PackagesCache.cache_api = cache_api
 
 
 def _patch_networks(module: Any) -> None:

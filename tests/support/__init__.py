@@ -25,8 +25,10 @@ def run(cmd: list, cwd: Path, timeout: float = 300, check: bool = True) -> subpr
         cmd, cwd=cwd, env=tool_env(), capture_output=True, text=True, timeout=timeout
     )
     if check and proc.returncode != 0:
+        # The error's last lines first: a truncated report still shows why.
+        last = [line for line in proc.stderr.splitlines() if line.strip()][-3:]
         raise AssertionError(
-            f"{' '.join(map(str, cmd))} exited {proc.returncode}\n"
+            f"{' '.join(map(str, cmd))} exited {proc.returncode}: {' | '.join(last)}\n"
             f"--- stdout\n{proc.stdout[-4000:]}\n--- stderr\n{proc.stderr[-4000:]}"
         )
     return proc
