@@ -103,6 +103,7 @@ def read_status(networks: Iterable[NetworkStatus], workers: int = WORKERS) -> li
 
     Each target's calls run on `workers` threads of its own (its limiter spaces them), every target
     at once; the chain reads run beside them."""
+    networks = list(networks)
     rows: list[Row] = []
     jobs: list[tuple[Row, str, Future]] = []
     chain_jobs: list[tuple[Row, Future]] = []
@@ -136,6 +137,11 @@ def read_status(networks: Iterable[NetworkStatus], workers: int = WORKERS) -> li
             row.chain_error = problem
         for row, name, future in jobs:
             row.targets[name] = _judge(future.result(), row)
+        for network in networks:  # columns in the network's target order
+            order = [t.name for t in network.targets]
+            for row in rows:
+                if row.network == network.label:
+                    row.targets = {n: row.targets[n] for n in order if n in row.targets}
     finally:
         for pool in pools:
             pool.shutdown(wait=True, cancel_futures=True)
