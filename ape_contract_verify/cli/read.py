@@ -120,16 +120,34 @@ def source(cli_ctx, address: str, explorer, as_json: bool, out: Optional[Path]):
         click.echo(f"Written to:     {out}")
 
 
-@click.command(short_help="Print the outcome of a verification submission")
+@click.command(short_help="What is verified where (every recorded deployment), or one submission's outcome (GUID)")
 @explorer_options
 @json_option
-@click.option("--proxy", is_flag=True, help="GUID is from a proxy submission (checkproxyverification).")
-@click.option("--wait", "wait_", is_flag=True, help="Poll until the answer is final.")
-@click.option("--interval", type=click.FloatRange(min=0.1), default=None, help="Seconds between polls (config poll_interval).")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=None, help="Give up after this many seconds (config timeout).")
-@click.argument("guid")
-def status(cli_ctx, guid: str, explorer, as_json: bool, proxy: bool, wait_: bool, interval, timeout):
-    """Print the outcome of the submission with receipt GUID."""
+@click.option("--proxy", is_flag=True, help="With GUID: it is from a proxy submission (checkproxyverification).")
+@click.option("--wait", "wait_", is_flag=True, help="With GUID: poll until the answer is final.")
+@click.option("--interval", type=click.FloatRange(min=0.1), default=None, help="With GUID: seconds between polls (config poll_interval).")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=None, help="With GUID: give up after this many seconds (config timeout).")
+@click.option("--all-networks", is_flag=True, help="Without GUID: every network with recorded deployments.")
+@click.option("--workers", default=None, type=click.IntRange(1, 10), help="Without GUID: calls in flight per target, under its rate limit [default: 8; a client keeps 10 connections].")
+@click.argument("guid", required=False)
+def status(cli_ctx, guid: Optional[str], explorer, as_json: bool, proxy: bool, wait_: bool, interval, timeout, all_networks, workers):
+    """Without GUID: every recorded deployment of the project (--network, repeatable, or
+    --all-networks) on each target: verified (Sourcify: full or partial match), not verified, a
+    proxy linked to its implementation, or a stale link (the explorer links another implementation
+    than the chain's). Exit code 1 when something on a required target (contract_verify.required_targets,
+    default all) is not verified or not linked as on chain.
+
+    With GUID: print the outcome of the submission with that receipt."""
+    if guid is None:
+        given = [name for name, on in (("--proxy", proxy), ("--wait", wait_), ("--interval", interval), ("--timeout", timeout)) if on]
+        if given:
+            raise click.UsageError(f"{', '.join(given)} go with a GUID: `ape verify status GUID {given[0]}`")
+        from ape_contract_verify.cli.status import overview
+
+        overview(explorer, as_json, all_networks, workers)
+        return
+    if all_networks or workers:
+        raise click.UsageError("--all-networks and --workers go without a GUID: `ape verify status --all-networks`")
     from ape_contract_verify.request import Receipt
     from ape_contract_verify.protocol.forms import validate_guid
 

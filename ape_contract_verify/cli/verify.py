@@ -250,18 +250,7 @@ def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, repo
     from ape_contract_verify.workflow.ledger import Ledger
     from ape_contract_verify.workflow.run import Item
 
-    if all_networks:
-        if explorer.networks:
-            raise click.UsageError("give --network or --all-networks, not both")
-        from ape_contract_verify.workflow.records import recorded_networks
-
-        found, problems = recorded_networks(project)
-        for problem in problems:
-            click.echo(f"WARNING: {problem}", err=True)
-        if not found:
-            raise click.UsageError("no network has recorded deployments; deploy with `ape run`, or give --network")
-        explorer = dataclasses.replace(explorer, networks=tuple(found))
-    choices = [explorer.for_network(n) for n in explorer.networks] or [explorer]
+    choices = network_choices(explorer, all_networks)
     items: list = []
     ledgers: dict = {}
     labels: dict = {}  # (network, address) -> the name it was recorded under
@@ -298,6 +287,25 @@ def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, repo
         with open(report_path, "w") as handle:
             json.dump({"ok": not failed(reports), "reports": [r.as_dict() for r in reports]}, handle, indent=2)
     _finish(reports, as_json)
+
+
+def network_choices(explorer: Any, all_networks: bool) -> list:
+    """One ExplorerChoice per network: each --network given, or with --all-networks every network
+    with recorded deployments (the plugin's records and ape-config.yaml's deployments:)."""
+    from ape import project
+
+    if all_networks:
+        if explorer.networks:
+            raise click.UsageError("give --network or --all-networks, not both")
+        from ape_contract_verify.workflow.records import recorded_networks
+
+        found, problems = recorded_networks(project)
+        for problem in problems:
+            click.echo(f"WARNING: {problem}", err=True)
+        if not found:
+            raise click.UsageError("no network has recorded deployments; deploy with `ape run`, or give --network")
+        explorer = dataclasses.replace(explorer, networks=tuple(found))
+    return [explorer.for_network(n) for n in explorer.networks] or [explorer]
 
 
 def _record(ledger: Any, name: str, item: Any, reports: list) -> None:

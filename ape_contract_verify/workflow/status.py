@@ -1,0 +1,261 @@
+"""`ape verify status`: what each recorded deployment is on each target, as the explorers answer now.
+
+For every address, each Etherscan-style target gets one `getsourcecode` (verified or not, and the
+proxy link it holds: `Implementation`) and each Sourcify target one lookup (`match`, and the
+implementation it resolves). The chain is read once per address (`evm.proxies.detect_proxy`, no
+explorer call) to tell a current link from a stale one: an Etherscan-style explorer keeps the
+implementation it was linked to until `verifyproxycontract` is sent again.
+
+Targets are read side by side, each by its own threads under its own rate limiter (and its
+`TargetHealth`: one found down ends its remaining rows with one reason), so the whole costs about
+what the slowest target's calls cost at its rate. Nothing else is asked.
+"""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Optional
+
+from ape_contract_verify.client.health import TargetHealth
+from ape_contract_verify.exceptions import ContractNotVerified, ExplorerError
+from ape_contract_verify.protocol.answers import Outcome
+from ape_contract_verify.protocol.values import checksum
+
+logger = logging.getLogger("ape_contract_verify")
+
+VERIFIED = "verified"
+NOT_VERIFIED = "not verified"
+LINKED = "linked"  # a proxy, verified, linked to the implementation on chain
+STALE = "stale link"  # linked to an implementation the proxy no longer uses
+UNLINKED = "not linked"  # a proxy, verified, with no link to its implementation
+ERROR = "error"  # the target gave no usable answer
+OK_STATES = (VERIFIED, LINKED)
+# Calls in flight per target: its limiter spaces them; this only hides each call's latency
+# (8 covers 5 calls/s at 1.5 s a call), and stays within a requests session's 10 pooled connections.
+WORKERS = 8
+MATCHES = {"exact_match": "full", "perfect": "full", "match": "partial", "partial": "partial"}
+
+
+@dataclass
+class TargetStatus:
+    target: str
+    kind: str  # etherscan | sourcify
+    state: str
+    match: Optional[str] = None  # full | partial: Sourcify says; Etherscan-style explorers do not
+    implementation: Optional[str] = None  # the explorer's link (Etherscan-style) or resolution (Sourcify)
+    reason: str = ""
+    link: Optional[str] = None
+
+    @property
+    def ok(self) -> bool:
+        return self.state in OK_STATES
+
+    def as_dict(self) -> dict:
+        return {"kind": self.kind, "state": self.state, "ok": self.ok, "match": self.match,
+                "implementation": self.implementation, "reason": self.reason, "link": self.link}
+
+    def cell(self) -> str:
+        """The table's text for this target."""
+        if self.state == VERIFIED:
+            return f"verified ({self.match})" if self.match else "verified"
+        if self.state == LINKED:
+            return f"linked {short(self.implementation)}"
+        if self.state == STALE:
+            return f"STALE {short(self.implementation)}"
+        if self.state == UNLINKED:
+            return "verified, NOT LINKED"
+        return self.state.upper() if self.state == NOT_VERIFIED else self.state
+
+
+@dataclass
+class Row:
+    network: str
+    contract: str
+    address: str
+    proxy: Optional[str] = None  # the pattern on chain (evm.proxies.ProxyKind), if a proxy
+    implementation: Optional[str] = None  # the implementation on chain, if a proxy
+    chain_error: str = ""  # the chain could not be read (no proxy verdict)
+    targets: dict[str, TargetStatus] = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        proxy = {"kind": self.proxy, "implementation": self.implementation} if self.proxy else None
+        return {"network": self.network, "contract": self.contract, "address": self.address, "proxy": proxy,
+                "chain_error": self.chain_error or None,
+                "targets": {name: status.as_dict() for name, status in self.targets.items()}}
+
+
+@dataclass
+class NetworkStatus:
+    """One network to read: its label, its targets (client.targets.Target), its recorded
+    deployments ((contract, address)), and how to read its chain and open its targets."""
+
+    label: str
+    targets: list
+    deployments: list[tuple[str, str]]
+    chain: Any  # an evm ChainReader
+    open_client: Callable[[Any, TargetHealth], Any]  # (target, health) -> a client
+
+
+def read_status(networks: Iterable[NetworkStatus], workers: int = WORKERS) -> list[Row]:
+    """Every deployment of every network on each of its targets: rows in record order.
+
+    Each target's calls run on `workers` threads of its own (its limiter spaces them), every target
+    at once; the chain reads run beside them."""
+    networks = list(networks)
+    rows: list[Row] = []
+    jobs: list[tuple[Row, str, Future]] = []
+    chain_jobs: list[tuple[Row, Future]] = []
+    pools: list[ThreadPoolExecutor] = []
+    try:
+        for network in networks:
+            mine = [Row(network.label, name, checksum(address)) for name, address in network.deployments]
+            rows += mine
+            if not mine:
+                continue
+            reader = ThreadPoolExecutor(max_workers=min(4, len(mine)), thread_name_prefix="status-chain")
+            pools.append(reader)
+            chain_jobs += [(row, reader.submit(_chain_proxy, network.chain, row.address)) for row in mine]
+            for target in network.targets:
+                health = TargetHealth(target.name)
+                health.others = len(network.targets) > 1
+                try:
+                    client = network.open_client(target, health)
+                except Exception as err:  # every row of this target says why; the others go on
+                    for row in mine:
+                        row.targets[target.name] = TargetStatus(target.name, target.kind, ERROR, reason=str(err))
+                    continue
+                pool = ThreadPoolExecutor(max_workers=max(1, min(workers, len(mine))), thread_name_prefix=f"status-{target.name}")
+                pools.append(pool)
+                for row in mine:
+                    jobs.append((row, target.name, pool.submit(_ask, target, client, health, row.address)))
+        for row, future in chain_jobs:
+            info, problem = future.result()
+            if info is not None:
+                row.proxy, row.implementation = info.kind, checksum(info.implementation)
+            row.chain_error = problem
+        for row, name, future in jobs:
+            row.targets[name] = _judge(future.result(), row)
+        for network in networks:  # columns in the network's target order
+            order = [t.name for t in network.targets]
+            for row in rows:
+                if row.network == network.label:
+                    row.targets = {n: row.targets[n] for n in order if n in row.targets}
+    finally:
+        for pool in pools:
+            pool.shutdown(wait=True, cancel_futures=True)
+    return rows
+
+
+def _chain_proxy(chain: Any, address: str) -> tuple[Any, str]:
+    from ape_contract_verify.evm.proxies import detect_proxy
+
+    try:
+        return detect_proxy(chain, address), ""
+    except Exception as err:  # the explorers' answers still stand
+        return None, f"could not read the chain: {err}"
+
+
+def _ask(target: Any, client: Any, health: TargetHealth, address: str) -> TargetStatus:
+    """The one call this target gets for `address`."""
+    link = target.contract_url(address) if target.browser_url else None
+    try:
+        health.check()
+        if target.kind == "sourcify":
+            data = client.lookup(address, fields="proxyResolution")
+            match = MATCHES.get(str(data.get("match") or ""))
+            if not data.get("match"):
+                return TargetStatus(target.name, target.kind, NOT_VERIFIED)
+            resolved = (data.get("proxyResolution") or {}).get("implementations") or []
+            implementation = resolved[0].get("address") if resolved and isinstance(resolved[0], dict) else None
+            return TargetStatus(target.name, target.kind, VERIFIED, match=match,
+                                implementation=checksum(implementation) if implementation else None, link=link)
+        record = client.get_source_code(address)
+    except ContractNotVerified:
+        return TargetStatus(target.name, target.kind, NOT_VERIFIED)
+    except ExplorerError as err:
+        outcome = getattr(getattr(err, "answer", None), "outcome", None)
+        if target.kind == "sourcify" and outcome in (Outcome.NOT_FOUND, Outcome.NOT_VERIFIED):
+            return TargetStatus(target.name, target.kind, NOT_VERIFIED)
+        return TargetStatus(target.name, target.kind, ERROR, reason=err.reason or str(err))
+    except Exception as err:  # reported on its row, never stops the other rows
+        logger.debug("status of %s on %s failed", address, target.name, exc_info=True)
+        return TargetStatus(target.name, target.kind, ERROR, reason=f"{type(err).__name__}: {err}")
+    if not record.verified:
+        return TargetStatus(target.name, target.kind, NOT_VERIFIED)
+    implementation = record.implementation.strip() if record.proxy else ""
+    implementation = checksum(implementation) if implementation.startswith("0x") and len(implementation) == 42 else None
+    return TargetStatus(target.name, target.kind, VERIFIED, implementation=implementation, link=link)
+
+
+def _judge(status: TargetStatus, row: Row) -> TargetStatus:
+    """An Etherscan-style target's verdict on a proxy: its link against the chain's implementation."""
+    if status.kind == "sourcify" or status.state != VERIFIED or row.implementation is None:
+        return status  # Sourcify resolves proxies itself: there is no link to keep up
+    if status.implementation is None:
+        status.state, status.reason = UNLINKED, f"the explorer has no link to {row.implementation}; `ape verify proxy {row.address}` links it"
+    elif status.implementation.lower() == row.implementation.lower():
+        status.state = LINKED
+    else:
+        status.state = STALE
+        status.reason = (f"the explorer links {status.implementation}, the chain's implementation is {row.implementation}; "
+                         f"`ape verify proxy {row.address}` links it again")
+    return status
+
+
+def failing(rows: Iterable[Row], required: Optional[Iterable[str]] = None) -> list[tuple[Row, TargetStatus]]:
+    """What makes `ape verify status` exit 1: not verified (or a stale or missing proxy link, or no
+    answer) on a target that counts: `required` (contract_verify.required_targets), else every one."""
+    names = set(required) if required else None
+    return [(row, s) for row in rows for s in row.targets.values() if not s.ok and (names is None or s.target in names)]
+
+
+def short(address: Optional[str]) -> str:
+    return f"{address[:6]}…{address[-4:]}" if address else "?"
+
+
+def status_table(rows: list[Row]) -> str:
+    """One row per deployment, one column per target; a network column once there are several."""
+    networks = len({r.network for r in rows}) > 1
+    names = list(dict.fromkeys(name for r in rows for name in r.targets))
+    head = ("contract", "address") + (("network",) if networks else ()) + ("proxy",) + tuple(names)
+    table = [head]
+    for r in rows:
+        proxy = f"{r.proxy} -> {short(r.implementation)}" if r.proxy else ("?" if r.chain_error else "-")
+        cells = (r.contract, r.address) + ((r.network,) if networks else ()) + (proxy,)
+        table.append(cells + tuple(r.targets[n].cell() if n in r.targets else "-" for n in names))
+    widths = [max(len(str(row[i])) for row in table) for i in range(len(head))]
+    return "\n".join("  ".join(str(c).ljust(widths[i]) for i, c in enumerate(row)).rstrip() for row in table)
+
+
+def readable_targets(targets: Iterable[Any], provider: Any) -> tuple[list, list[str]]:
+    """(targets to read, warnings). A local network's embedded explorer lives inside the `ape`
+    process that verified there, and is gone with it: it is read only while this process runs one."""
+    from ape_contract_verify.workflow import local_explorers
+
+    usable, warnings = [], []
+    for target in targets:
+        if target.is_local and local_explorers.shared(provider, start=False) is None:
+            warnings.append(
+                f"target {target.name} of {target.ecosystem}:{target.network} is the embedded local explorer, which "
+                "keeps nothing after the `ape` command that verified: not read. Run `ape verify serve --rpc <node>` and "
+                f"set contract_verify.explorers.{target.ecosystem}.{target.network}.url to its Base URL to check it"
+            )
+            continue
+        usable.append(target)
+    return usable, warnings
+
+
+def client_opener(provider: Any, **client_options: Any) -> Callable[[Any, TargetHealth], Any]:
+    """`NetworkStatus.open_client` for a connected network: each target's own client and limiter."""
+
+    def open_client(target: Any, health: TargetHealth) -> Any:
+        if target.is_local:
+            from ape_contract_verify.workflow import local_explorers
+            from ape_contract_verify.workflow.verification import local_client
+
+            return local_client(local_explorers.shared(provider, start=False), health=health, **client_options)
+        return target.client(health=health, **client_options)
+
+    return open_client
