@@ -22,7 +22,6 @@ import socket
 import subprocess
 import threading
 import time
-import weakref
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -54,13 +53,20 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-_live: "weakref.WeakSet[ForkReplayer]" = weakref.WeakSet()
+# Every fork process still running, held strongly: a reader dropped without close() leaves its
+# fork here, and exit kills it.
+_running: set = set()
+_running_lock = threading.Lock()
 
 
 @atexit.register
-def _close_all() -> None:
-    for replayer in list(_live):
-        replayer.close()
+def _kill_all() -> None:
+    with _running_lock:
+        processes = list(_running)
+        _running.clear()
+    for proc in processes:
+        if proc.poll() is None:
+            proc.kill()
 
 
 class _Fork:
@@ -83,6 +89,8 @@ class _Fork:
             )
         except OSError as err:
             raise ForkUnavailable(f"anvil could not run ({anvil}: {err.strerror or type(err).__name__})") from None
+        with _running_lock:
+            _running.add(self.proc)
         deadline = time.monotonic() + startup_timeout
         while True:
             try:
@@ -126,6 +134,8 @@ class _Fork:
         return self.proc.poll() is None
 
     def stop(self) -> None:
+        with _running_lock:
+            _running.discard(self.proc)
         self.session.close()
         if self.proc.poll() is None:
             self.proc.kill()
@@ -163,7 +173,6 @@ class ForkReplayer:
         self._lock = threading.Lock()
         self._traces: dict[str, dict] = {}  # tx hash -> its call frame, replayed once
         self.forks_started = 0
-        _live.add(self)
 
     def __repr__(self) -> str:
         return "ForkReplayer()"
@@ -215,6 +224,11 @@ class ForkReplayer:
         self._fork = _Fork(anvil, self.node_url, max(block, 0), self.startup_timeout, self.timeout)
         self.forks_started += 1
         return self._fork
+
+    def __del__(self) -> None:  # a reader dropped without close(): its fork ends with it
+        fork = getattr(self, "_fork", None)
+        if fork is not None:
+            fork.stop()
 
     def close(self) -> None:
         with self._lock:
