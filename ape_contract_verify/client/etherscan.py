@@ -276,6 +276,21 @@ class ExplorerClient:
             raise ExplorerError("getsourcecode: the result is not a list with one object", answer, reason=_reason_of(answer))
         return SourceRecord.from_result(address, item)
 
+    def get_contract_creation(self, address: str) -> Optional[Mapping[str, Any]]:
+        """getcontractcreation's entry for `address` (contractCreator, txHash, and, in Etherscan
+        API V2 and Blockscout, creationBytecode), or None when the explorer has no record of it."""
+        address = validate_read_form({"address": address})
+        answer = self._call("GET", "getcontractcreation", {"contractaddresses": address})
+        if answer.status != "1":
+            if "no data found" in answer.reason.lower() or answer.outcome == Outcome.NOT_VERIFIED:
+                return None
+            self._raise_for(answer, "getcontractcreation", address)
+        entries = answer.result if isinstance(answer.result, list) else []
+        return next(
+            (e for e in entries if isinstance(e, Mapping) and str(e.get("contractAddress", "")).lower() == address.lower()),
+            None,
+        )
+
     def verify_source_code(self, request: VerificationRequest) -> SubmissionReceipt:
         """Submit sources. Every parameter is validated before anything is sent."""
         form = validate_request(request)

@@ -24,16 +24,24 @@ def _inputs(artifact: Artifact) -> list[dict]:
     return constructor_inputs(list(artifact.contract_type.abi))
 
 
-def resolve_constructor_args(artifact: Artifact, given: Optional[str], derived: Optional[str]) -> str:
-    """The arguments to submit: the chain's (`derived`), or `given` when it agrees with them."""
+def not_found_reason(tried: Optional[list[str]] = None) -> str:
+    """The one answer when no source gave the creation code: what was tried, and the way out."""
+    where = f"tried {', '.join(tried)}" if tried else "a factory deployment on a node without traces?"
+    return (
+        f"the creation code of this contract was not found ({where}). "
+        "Pass them with --constructor-args, as values or ABI-encoded hex"
+    )
+
+
+def resolve_constructor_args(
+    artifact: Artifact, given: Optional[str], derived: Optional[str], tried: Optional[list[str]] = None
+) -> str:
+    """The arguments to submit: the chain's (`derived`), or `given` when it agrees with them.
+    `tried` names the creation sources that could not answer, for the reason when none did."""
     if given is None:
         if derived is None:
             if _inputs(artifact):
-                raise PrecheckFailed(
-                    "constructor arguments",
-                    "the creation transaction of this contract was not found (a factory deployment on a node "
-                    "without traces?). Pass them with --constructor-args, as values or ABI-encoded hex",
-                )
+                raise PrecheckFailed("constructor arguments", not_found_reason(tried))
             return ""
         return derived
     encoded = encode_constructor_args(artifact, given)

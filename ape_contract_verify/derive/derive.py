@@ -45,6 +45,8 @@ class OnChain:
     creation_input: Optional[bytes]
     tx_hash: Optional[str] = None
     factory: bool = False
+    source: str = ""  # which source gave creation_input: transaction, trace, fork replay, explorer record
+    tried: list = field(default_factory=list)  # the sources that could not, in words
 
 
 def chain_reader_or_provider(chain_reader: Any = None) -> Any:
@@ -58,17 +60,49 @@ def chain_reader_or_provider(chain_reader: Any = None) -> Any:
     return ApeProviderChain(chain.provider)
 
 
-def read_chain(address: str, chain_reader: Any = None) -> OnChain:
-    """Runtime code and the creation input, through the active Ape provider by default."""
+def read_chain(address: str, chain_reader: Any = None, creation_record: Optional[Callable[[str], Any]] = None) -> OnChain:
+    """Runtime code and the creation input, through the active Ape provider by default.
+
+    The chain reader finds the creation (its transaction, the node's traces, or a replay on a
+    fork); when it cannot, `creation_record(address)`, an explorer's record of the creation
+    (`client.creation.CreationRecord`), is asked."""
     reader = chain_reader_or_provider(chain_reader)
     runtime = bytes(reader.get_code(address))
     creation = reader.find_creation(address) if runtime else None
-    return OnChain(
-        runtime=runtime,
-        creation_input=bytes(creation.input) if creation else None,
-        tx_hash=getattr(creation, "tx_hash", None),
-        factory=bool(getattr(creation, "factory", False)),
-    )
+    if creation is not None:
+        factory = bool(getattr(creation, "factory", False))
+        return OnChain(
+            runtime=runtime,
+            creation_input=bytes(creation.input),
+            tx_hash=getattr(creation, "tx_hash", None),
+            factory=factory,
+            source=getattr(creation, "source", "") or ("trace" if factory else "transaction"),
+        )
+    attempts = getattr(reader, "creation_attempts", None)
+    tried = list(attempts(address)) if runtime and callable(attempts) else []
+    if runtime and creation_record is not None:
+        record = creation_record(address)
+        if record is not None and record.input:
+            return OnChain(runtime, bytes(record.input), record.tx_hash, record.factory, record.source, tried)
+        tried.append(record.note if record is not None else "the explorer's record (none)")
+    return OnChain(runtime=runtime, creation_input=None, tried=tried)
+
+
+class _KnownCreation:
+    """A chain reader that knows one address's creation from elsewhere (an explorer's record)."""
+
+    def __init__(self, reader: Any, address: str, state: OnChain):
+        from ape_contract_verify.evm.chain import Creation
+
+        self._reader = reader
+        self._address = address.lower()
+        self._creation = Creation(state.tx_hash or "", state.creation_input or b"", factory=state.factory, source=state.source)
+
+    def find_creation(self, address: str) -> Any:
+        return self._creation if address.lower() == self._address else self._reader.find_creation(address)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._reader, name)
 
 
 def _tx_hash(value: Any) -> Optional[str]:
@@ -107,6 +141,7 @@ class Derivation:
     warnings: list[str] = field(default_factory=list)
     compile_input: dict = field(default_factory=dict)
     timings: dict = field(default_factory=dict)
+    creation_source: str = ""  # which source gave the creation code (and so the constructor arguments)
 
 
 def _compile(artifact: Artifact, input_json: dict, cache: Any) -> dict:
@@ -151,17 +186,19 @@ def derive(
     cache: Any = None,
     manifest_libraries: Optional[dict] = None,
     strict_format: bool = False,
+    creation_record: Optional[Callable[[str], Any]] = None,
 ) -> Derivation:
     """Everything verifysourcecode needs for `artifact` at `address`, checked against the chain.
 
     A flat file that does not compile to the deployed code, where standard-json does, is sent as
     standard-json with a warning, or with `strict_format` (the user asked for a flat file) fails
-    with that reason."""
+    with that reason. `creation_record` is an explorer's record of the creation, asked when the
+    chain cannot give it (see `read_chain`)."""
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     address = _checksum(address)
     reader = chain_reader_or_provider(chain_reader)
-    chain_state = read_chain(address, reader)
+    chain_state = read_chain(address, reader, creation_record)
     if not chain_state.runtime:
         raise PrecheckFailed("address", f"no contract code at {address} on this network")
     timings["chain"] = time.perf_counter() - t0
@@ -193,7 +230,9 @@ def derive(
     derived_args = (
         bytecode.split_constructor_args(chain_state.creation_input, creation_code) if chain_state.creation_input else None
     )
-    args = resolve_constructor_args(artifact, constructor_args, derived_args)
+    args = resolve_constructor_args(artifact, constructor_args, derived_args, chain_state.tried)
+    if chain_state.source and chain_state.source not in ("transaction", "trace") and derived_args is not None:
+        warnings.append(f"constructor arguments from {chain_state.source}: the node has no trace API")
 
     def build(candidate: dict, fmt: str = code_format, layout: str = "imports") -> VerificationRequest:
         request = build_request(artifact, address, candidate, libraries, args, fmt, license, warnings, layout)
@@ -206,15 +245,17 @@ def derive(
     match = None
     if check:
         t0 = time.perf_counter()
+        checked = reader
+        if chain_state.creation_input is not None and chain_state.source.endswith(("record", "(REST API)")):
+            # The explorer's record: the pre-check compares the creation code with it too.
+            checked = _KnownCreation(reader, address, chain_state)
         if code_format == "flatten" and not artifact.is_vyper:
-            request, match = _precheck_flat(request, input_json, build, reader, cache, strict_format, warnings)
+            request, match = _precheck_flat(request, input_json, build, checked, cache, strict_format, warnings)
         else:
-            match = precheck(request, reader, cache)
+            match = precheck(request, checked, cache)
         if chain_state.creation_input is None:
-            warnings.append(
-                "the creation transaction was not found (a factory deployment on a node without traces?): "
-                "the pre-check compared the runtime code only"
-            )
+            tried = f"tried {', '.join(chain_state.tried)}" if chain_state.tried else "a factory deployment on a node without traces?"
+            warnings.append(f"the creation code was not found ({tried}): the pre-check compared the runtime code only")
         if match == "partial" and request.code_format == CodeFormat.STANDARD_JSON:
             library_options = _library_options(libraries, stale, address, reader)
             upgraded = _upgrade_partial(artifact, input_json, library_options, build, reader, cache)
@@ -231,6 +272,7 @@ def derive(
         warnings=warnings,
         compile_input=input_json,
         timings=timings,
+        creation_source=chain_state.source,
     )
 
 

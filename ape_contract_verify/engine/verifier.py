@@ -200,10 +200,13 @@ class Verifier:
 
         creation = self.chain.find_creation(address)
         if creation is None and self.require_creation:
+            attempts = getattr(self.chain, "creation_attempts", None)
+            tried = ", ".join(attempts(address)) if callable(attempts) else ""
             raise Failure(
                 FailureKind.NO_CREATION,
                 f"Unable to find the transaction that created {address}: searched the recent blocks for a "
-                "deployment, and factory deployments need a node that offers traces (debug_/trace_)",
+                + (f"deployment, then tried {tried}" if tried else
+                   "deployment, and factory deployments need a node that offers traces (debug_/trace_) or a replay on a fork"),
             )
         if creation is not None:
             result.creation_tx, result.factory = creation.tx_hash, creation.factory

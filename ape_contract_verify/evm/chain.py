@@ -16,12 +16,20 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional, Protocol, runtime_checkable
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.protocol.values import checksum as _checksum, hex_to_bytes as _hex_bytes
 
 DEFAULT_SCAN_BLOCKS = 5_000
+# A node that prunes state keeps the last 128 blocks' (geth's default): the creation block is
+# searched there when older blocks' code cannot be read.
+RECENT_STATE_BLOCKS = 128
+# Without historical code the block is not known: a fork replays only the most recent blocks.
+FORK_SCAN_BLOCKS = 16
+# Transactions of one block traced on a fork, at most (those whose logs name the address first).
+FORK_MAX_TXS = 32
 _TOO_OLD = -1
 
 
@@ -49,6 +57,9 @@ class Creation:
     factory: bool = False
     block: Optional[int] = None
     creator: Optional[str] = None  # the factory contract, when factory is True
+    # Where the input came from: "transaction" (a to-less one), "trace" (the node's trace API),
+    # "fork replay" (the transaction traced on a local fork); "" when the caller did not say.
+    source: str = ""
 
 
 @dataclass(frozen=True)
@@ -113,6 +124,42 @@ def _revert_data(error: Any) -> bytes:
         return _hex_bytes(data) if isinstance(data, str) else b""
     except ValueError:
         return b""
+
+
+# A provider's rate limit: HTTP 429, or JSON-RPC -32005 (limit exceeded) / -32029 (too many requests).
+RATE_LIMIT_CODES = (-32005, -32029, 429)
+RATE_LIMIT_RETRIES = 8
+RATE_LIMIT_MAX_WAIT = 8.0
+
+
+def _rate_limited(body: Any) -> bool:
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict):
+        return False
+    message = str(error.get("message", "")).lower()
+    return error.get("code") in RATE_LIMIT_CODES or "rate limit" in message or "too many requests" in message
+
+
+def rate_limit_text(err: BaseException) -> bool:
+    """Whether an error raised by a provider (web3, Ape) is a rate limit, by its words."""
+    text = str(err).lower()
+    return any(word in text for word in ("429", "too many requests", "rate limit", "-32005", "-32029"))
+
+
+def _refused(err: BaseException) -> bool:
+    """Whether the node refused the method itself (JSON-RPC -32601, as hosted plans answer)."""
+    text = str(err).lower()
+    return any(word in text for word in ("does not exist", "not available", "method not found", "not supported", "-32601", "unsupported method"))
+
+
+def _backoff(attempt: int, retry_after: Optional[str] = None) -> float:
+    """Seconds before retry `attempt` (0-based): the server's Retry-After, else doubling from 0.25 s."""
+    try:
+        if retry_after is not None:
+            return min(RATE_LIMIT_MAX_WAIT, max(0.0, float(retry_after)))
+    except ValueError:
+        pass
+    return min(RATE_LIMIT_MAX_WAIT, 0.25 * (2**attempt))
 
 
 def _hex_hash(value: Any) -> str:
@@ -213,10 +260,15 @@ def _walk_create_frames(frame: dict) -> Iterable[dict]:
 class _CreationFinder:
     """The search shared by both readers; subclasses answer the primitive questions."""
 
-    def __init__(self, max_scan_blocks: int = DEFAULT_SCAN_BLOCKS):
+    def __init__(self, max_scan_blocks: int = DEFAULT_SCAN_BLOCKS, fork: Any = True):
+        """`fork`: True replays on a fork of the node (when its URL is known and it has no
+        traces), False never, or a `fork.ForkReplayer` to use."""
         self.max_scan_blocks = max_scan_blocks
         self._creations: dict[tuple[str, str], Creation] = {}
         self._creation_lock = threading.Lock()
+        self._fork_setting = fork
+        self._fork: Any = None
+        self._tried: dict[str, list[str]] = {}  # address -> what the last search tried, in words
 
     # primitives
     def _block_number(self) -> int:
@@ -237,6 +289,40 @@ class _CreationFinder:
     def get_code(self, address: str) -> bytes:
         raise NotImplementedError
 
+    def _node_url(self) -> Optional[str]:
+        """The node's JSON-RPC URL, for a fork; None when there is none (an in-process chain)."""
+        return None
+
+    def _block_transactions(self, block: int) -> list[dict]:
+        """The block's transactions as JSON-RPC objects (hex quantities), in order."""
+        raise NotImplementedError
+
+    def _block_receipts(self, block: int) -> Optional[list[dict]]:
+        """The block's receipts in one call (eth_getBlockReceipts), or None."""
+        return None
+
+    def creation_attempts(self, address: str) -> list[str]:
+        """What the last search for `address` tried without finding it, in words."""
+        return list(self._tried.get(_norm(address), []))
+
+    def fork_replayer(self) -> Any:
+        """The fork replayer, made on first use; None when forking is off or there is no URL."""
+        if self._fork is None and self._fork_setting:
+            if self._fork_setting is True:
+                url = self._node_url()
+                if url:
+                    from ape_contract_verify.evm.fork import ForkReplayer
+
+                    self._fork = ForkReplayer(url)
+            else:
+                self._fork = self._fork_setting
+        return self._fork
+
+    def close(self) -> None:
+        """Stop the fork, if one runs."""
+        if self._fork is not None:
+            self._fork.close()
+
     # search
     def find_creation(self, address: str) -> Optional[Creation]:
         key = _norm(address)
@@ -248,18 +334,25 @@ class _CreationFinder:
         with self._creation_lock:
             if key in self._creations:
                 return self._creations[key]
+        tried = self._tried[_norm(address)] = []
         latest = self._block_number()
         lowest = max(0, latest - self.max_scan_blocks)
         block = self._creation_block(address, lowest, latest)
+        if block is None and lowest < latest - RECENT_STATE_BLOCKS:
+            # A pruning node answers only recent blocks' code: search there.
+            block = self._creation_block(address, latest - RECENT_STATE_BLOCKS, latest)
+            block = None if block == _TOO_OLD else block
         if block == _TOO_OLD:
+            tried.append(f"the creation is older than the {self.max_scan_blocks} blocks searched")
             return None
         blocks = [block] if block is not None else range(latest, lowest - 1, -1)
         for number in blocks:
-            creation = self._creation_in_block(address, number)
+            creation = self._creation_in_block(address, number, fork=block is not None or number > latest - FORK_SCAN_BLOCKS)
             if creation:
                 with self._creation_lock:
                     self._creations[key] = creation
                 return creation
+        tried[:] = list(dict.fromkeys(tried))  # a scan tries each source once per block: say it once
         return None
 
     def _creation_block(self, address: str, lo: int, hi: int) -> Optional[int]:
@@ -287,12 +380,17 @@ class _CreationFinder:
                 lo = mid
         return hi
 
-    def _creation_in_block(self, address: str, block: int) -> Optional[Creation]:
+    def _creation_in_block(self, address: str, block: int, fork: bool = True) -> Optional[Creation]:
         target = _norm(address)
         for tx_hash, data, sender, contract_address in self._block_deployments(block):
             if _norm(contract_address()) == target:
-                return Creation(tx_hash, data, sender, factory=False, block=block)
+                return Creation(tx_hash, data, sender, factory=False, block=block, source="transaction")
         frames = self._block_create_frames(block)
+        source = "trace"
+        if frames is None:
+            self._tried.setdefault(target, []).append("the node's trace APIs (refused)")
+            frames = self._fork_frames(target, block) if fork else None
+            source = "fork replay"
         for tx_hash, sender, frame in frames or []:
             if _norm(frame.get("to")) == target:
                 return Creation(
@@ -302,22 +400,62 @@ class _CreationFinder:
                     factory=_norm(frame.get("from")) != _norm(sender),
                     block=block,
                     creator=frame.get("from"),
+                    source=source,
                 )
         return None
+
+    def _fork_frames(self, target: str, block: int) -> Optional[list[tuple[str, str, dict]]]:
+        """The block's transactions replayed on a local fork, until one creates `target`."""
+        from ape_contract_verify.evm.fork import ForkUnavailable
+
+        tried = self._tried.setdefault(target, [])
+        replayer = self.fork_replayer()
+        if replayer is None:
+            tried.append("a replay on a local fork (off)" if not self._fork_setting else "a replay on a local fork (no node URL to fork)")
+            return None
+        try:
+            txs = [tx for tx in self._block_transactions(block) if isinstance(tx, dict)]
+            order = self._candidates(target, block, txs)
+            for index in order[:FORK_MAX_TXS]:
+                frame = replayer.trace(block, txs, index, lambda f: any(_norm(c.get("to")) == target for c in _walk_create_frames(f)))
+                found = [(str(txs[index]["hash"]), str(txs[index].get("from", "")), c) for c in _walk_create_frames(frame)]
+                if any(_norm(c.get("to")) == target for _, _, c in found):
+                    return found
+        except (ForkUnavailable, ChainError) as err:
+            tried.append(f"a replay on a local fork ({err})")
+            return None
+        tried.append(f"a replay on a local fork of block {block} (no transaction of it created the address)")
+        return None
+
+    def _candidates(self, target: str, block: int, txs: list[dict]) -> list[int]:
+        """Indexes of the block's transactions worth replaying, those whose logs name the address first."""
+        bare = target.removeprefix("0x")
+        named: set[int] = set()
+        try:
+            receipts = self._block_receipts(block) or []
+        except ChainError:
+            receipts = []
+        for index, receipt in enumerate(receipts):
+            for log in (receipt or {}).get("logs") or []:
+                text = " ".join([str(log.get("address", "")), *map(str, log.get("topics") or []), str(log.get("data", ""))]).lower()
+                if bare in text:
+                    named.add(index)
+        return sorted(range(len(txs)), key=lambda i: (i not in named, i))
 
 
 class JsonRpcChain(_CreationFinder):
     """A ChainReader over JSON-RPC (requests); one HTTP session per thread."""
 
-    def __init__(self, url: str, timeout: float = 15.0, max_scan_blocks: int = DEFAULT_SCAN_BLOCKS):
-        super().__init__(max_scan_blocks)
+    def __init__(self, url: str, timeout: float = 15.0, max_scan_blocks: int = DEFAULT_SCAN_BLOCKS, fork: Any = True):
+        super().__init__(max_scan_blocks, fork)
         self.url = url
         self.timeout = timeout
         self._local = threading.local()
         self._ids = iter(range(1, 1 << 62))
         self._id_lock = threading.Lock()
         self._chain_id: Optional[int] = None
-        self._traces: Optional[str] = None  # which trace API the node answered, once known
+        self._traces: Optional[str] = None  # which trace API the node answered, once known ("" none)
+        self.rate_limited = 0  # answers that were the provider's rate limit, waited out
 
     def __repr__(self) -> str:
         return f"JsonRpcChain({self.safe_url!r})"
@@ -339,14 +477,23 @@ class JsonRpcChain(_CreationFinder):
             session = self._local.session = requests.Session()
         with self._id_lock:
             request_id = next(self._ids)
-        try:
-            response = session.post(
-                self.url, json={"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}, timeout=self.timeout
-            )
-            body = response.json()
-        except (requests.RequestException, ValueError) as err:
-            detail = type(err).__name__ if self.safe_url != self.url.rstrip("/") else err
-            raise ChainError(f"the node at {self.safe_url} did not answer {method}: {detail}") from None
+        for attempt in range(RATE_LIMIT_RETRIES + 1):
+            try:
+                response = session.post(
+                    self.url, json={"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}, timeout=self.timeout
+                )
+                limited = response.status_code == 429
+                body = None if limited else response.json()
+            except (requests.RequestException, ValueError) as err:
+                detail = type(err).__name__ if self.safe_url != self.url.rstrip("/") else err
+                raise ChainError(f"the node at {self.safe_url} did not answer {method}: {detail}") from None
+            limited = limited or _rate_limited(body)
+            if not limited:
+                break
+            if attempt == RATE_LIMIT_RETRIES:
+                raise ChainError(f"the node at {self.safe_url} kept answering {method} with its rate limit ({RATE_LIMIT_RETRIES} retries)")
+            self.rate_limited += 1
+            time.sleep(_backoff(attempt, response.headers.get("Retry-After")))
         if not isinstance(body, dict):
             raise ChainError(f"the node at {self.safe_url} answered {method} with an unexpected body")
         if body.get("error"):
@@ -383,6 +530,15 @@ class JsonRpcChain(_CreationFinder):
     def _block_number(self) -> int:
         return int(self.request("eth_blockNumber", []), 16)
 
+    def _node_url(self) -> Optional[str]:
+        return self.url
+
+    def _block_transactions(self, block: int) -> list[dict]:
+        return list((self.request("eth_getBlockByNumber", [hex(block), True]) or {}).get("transactions") or [])
+
+    def _block_receipts(self, block: int) -> Optional[list[dict]]:
+        return self.request("eth_getBlockReceipts", [hex(block)])
+
     def _code_at(self, address: str, block: int) -> Optional[bytes]:
         try:
             return _hex_bytes(self.request("eth_getCode", [address, hex(block)]))
@@ -399,13 +555,19 @@ class JsonRpcChain(_CreationFinder):
                 )
 
     def _block_create_frames(self, block: int) -> Optional[list[tuple[str, str, dict]]]:
+        if self._traces == "":  # refused before: a hosted node does not change its mind mid-run
+            return None
+        refusals = 0
         for api in ([self._traces] if self._traces else ["debug", "parity"]):
             try:
                 frames = self._debug_frames(block) if api == "debug" else self._parity_frames(block)
-            except ChainError:
+            except ChainError as err:
+                refusals += _refused(err)
                 continue
             self._traces = api
             return frames
+        if refusals == 2:
+            self._traces = ""
         return None
 
     def _debug_frames(self, block: int) -> list[tuple[str, str, dict]]:
@@ -446,22 +608,47 @@ class JsonRpcChain(_CreationFinder):
 class ApeProviderChain(_CreationFinder):
     """A ChainReader through an Ape provider (calls serialised: eth-tester is not thread-safe)."""
 
-    def __init__(self, provider: Any, max_scan_blocks: int = DEFAULT_SCAN_BLOCKS):
-        super().__init__(max_scan_blocks)
+    def __init__(self, provider: Any, max_scan_blocks: int = DEFAULT_SCAN_BLOCKS, fork: Any = True):
+        super().__init__(max_scan_blocks, fork)
         self.provider = provider
         self._lock = threading.RLock()
+        self.rate_limited = 0
+        self._traces_refused = False
 
     def __repr__(self) -> str:
         return f"ApeProviderChain({type(self.provider).__name__})"
 
     def _guard(self, what: str, fn: Callable[[], Any]) -> Any:
-        with self._lock:
-            try:
-                return fn()
-            except ChainError:
-                raise
-            except Exception as err:  # provider errors come in many types
-                raise ChainError(f"the Ape provider could not {what}: {err}") from err
+        for attempt in range(RATE_LIMIT_RETRIES + 1):
+            with self._lock:
+                try:
+                    return fn()
+                except ChainError:
+                    raise
+                except Exception as err:  # provider errors come in many types
+                    if not rate_limit_text(err) or attempt == RATE_LIMIT_RETRIES:
+                        raise ChainError(f"the Ape provider could not {what}: {err}") from err
+                    self.rate_limited += 1
+            time.sleep(_backoff(attempt))  # a provider's rate limit: wait, outside the lock
+        raise AssertionError("unreachable")
+
+    def _node_url(self) -> Optional[str]:
+        # The URL web3 is connected to: a provider's configured or default URI may be no node at all
+        # (eth-tester's is a placeholder).
+        try:
+            url = getattr(getattr(self.provider.web3, "provider", None), "endpoint_uri", None)
+        except Exception:  # not connected
+            return None
+        return str(url) if isinstance(url, str) and url.startswith(("http://", "https://")) else None
+
+    def _rpc(self, what: str, method: str, params: list) -> Any:
+        return self._guard(what, lambda: self.provider.make_request(method, params))
+
+    def _block_transactions(self, block: int) -> list[dict]:
+        return list((self._rpc("read a block", "eth_getBlockByNumber", [hex(block), True]) or {}).get("transactions") or [])
+
+    def _block_receipts(self, block: int) -> Optional[list[dict]]:
+        return self._rpc("read a block's receipts", "eth_getBlockReceipts", [hex(block)])
 
     def chain_id(self) -> int:
         return int(self._guard("read the chain id", lambda: self.provider.chain_id))
@@ -555,12 +742,15 @@ class ApeProviderChain(_CreationFinder):
 
     def _block_create_frames(self, block: int) -> Optional[list[tuple[str, str, dict]]]:
         # Providers backed by a real node (ape-foundry, ape-node) pass JSON-RPC through.
+        if self._traces_refused:  # a hosted node does not change its mind mid-run
+            return None
         try:
             results = self._guard(
                 "trace a block",
                 lambda: self.provider.make_request("debug_traceBlockByNumber", [hex(block), {"tracer": "callTracer"}]),
             )
-        except ChainError:
+        except ChainError as err:
+            self._traces_refused = _refused(err)
             return None
         frames = []
         for item in results or []:

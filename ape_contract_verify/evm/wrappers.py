@@ -44,6 +44,16 @@ class MemoizingChain:
     def find_creation(self, address: str):
         return self._read(("creation", address.lower()), lambda: self.base.find_creation(address))
 
+    def creation_attempts(self, address: str) -> list[str]:
+        """What the base's search tried in vain (not memoised: it follows the last search)."""
+        attempts = getattr(self.base, "creation_attempts", None)
+        return attempts(address) if callable(attempts) else []
+
+    def close(self) -> None:
+        closer = getattr(self.base, "close", None)
+        if callable(closer):
+            closer()
+
     def get_transaction(self, tx_hash: str):
         """Kept once mined (it cannot change then); None and pending ones are asked again."""
         getter = getattr(self.base, "get_transaction", None)

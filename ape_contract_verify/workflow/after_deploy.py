@@ -37,6 +37,7 @@ _install_errors: list[str] = []
 _lock = threading.RLock()
 _queues: dict[int, Any] = {}  # by id() of the provider they verify on
 _recorders: dict[int, Any] = {}  # ledgers of networks deployed to with auto off
+_recorded: dict[int, tuple[int, set]] = {}  # with auto off: (block before the first deploy, addresses recorded)
 _drained: list[tuple[str, str, list]] = []  # (network, target, reports) not yet in a summary
 _warned: set[str] = set()
 
@@ -273,9 +274,11 @@ def on_deploy(instance: Any) -> None:
     address = str(instance.address)
     deployed_type = type_reference(instance.contract_type)
     recorded = {"type": deployed_type} if deployed_type else {}
-    _recorder_for(provider).record(
+    recorder = _recorder_for(provider)
+    recorder.record(
         getattr(instance.contract_type, "name", None) or address, address, status="pending", network=_label(provider), **recorded
     )
+    _recorded.setdefault(id(provider), (_block_before(provider), set()))[1].add(address.lower())
 
 
 def current_queue() -> Any:
@@ -322,10 +325,33 @@ def _still_used(provider: Any, stack: list) -> bool:
     return connection is not None and connection in stack[:-1]
 
 
+def _block_before(provider: Any) -> int:
+    """The block before this run's first recorded deploy (the deploy is in the latest)."""
+    try:
+        return max((provider.get_block("latest").number or 0) - 1, 0)
+    except Exception:
+        return 0
+
+
+def _record_factory_children(provider: Any, recorder: Any) -> None:
+    """Auto off: what factories made during the run goes in the ledger too, for `ape verify all`."""
+    start, seen = _recorded.pop(id(provider), (None, set()))
+    if start is None or recorder is None:
+        return
+    from ape_contract_verify.workflow.deploy_queue import factory_made
+
+    try:
+        for address in factory_made(provider, start, seen):
+            recorder.record(address, address, status="pending", network=_label(provider))
+    except Exception as err:  # the deploys are recorded; their children can be verified by address
+        logger.warning("contract_verify: could not look for factory deployments: %s", err)
+
+
 def _drain(provider: Any) -> None:
     with _lock:
         queue = _queues.pop(id(provider), None)
-        _recorders.pop(id(provider), None)
+        recorder = _recorders.pop(id(provider), None)
+    _record_factory_children(provider, recorder)
     if queue is not None:
         _drained.extend((queue.network, target, reports) for target, reports in queue.finish())
 
@@ -402,6 +428,7 @@ def reset() -> None:
         queues = list(_queues.values())
         _queues.clear()
         _recorders.clear()
+        _recorded.clear()
         _drained.clear()
         _warned.clear()
     for queue in queues:

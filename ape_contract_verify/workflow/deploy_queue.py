@@ -157,25 +157,9 @@ class DeployQueue:
 
     def add_factory_deployments(self, max_blocks: int = 5000) -> None:
         """Contracts that other contracts created during the run (factories, CREATE2 deployers,
-        clones) never pass through `deploy`. Their addresses show up in the run's event logs: any
-        address there that has code now and had none when the run started is queued too."""
-        latest = self.provider.get_block("latest").number or 0
-        first = max(self.start_block + 1, latest - max_blocks + 1)
-        candidates: list[str] = []
-        for number in range(first, latest + 1):
-            for txn in self.provider.get_block(number).transactions:
-                receipt = self.provider.get_receipt(txn.txn_hash)
-                for log in receipt.logs or []:
-                    for word in _address_words(log):
-                        if word.lower() not in self.seen and word not in candidates:
-                            candidates.append(word)
-        before = max(self.start_block, 0)
-        for address in candidates:
-            try:
-                if self.provider.get_code(address) and not self.provider.get_code(address, block_id=before):
-                    self._queue_address(address, None, None)
-            except Exception as err:
-                logger.debug("contract_verify: skipping %s: %s", address, err)
+        clones) never pass through `deploy`: `factory_made` finds them, and they are queued too."""
+        for address in factory_made(self.provider, self.start_block, self.seen, max_blocks):
+            self._queue_address(address, None, None)
 
     def finish(self) -> list[tuple[str, list]]:
         """Wait for every queued verification and stop the explorers: (target, reports) per target."""
@@ -206,6 +190,7 @@ class DeployQueue:
     def close(self) -> None:
         self.active = False
         self.pool.shutdown(wait=False, cancel_futures=True)
+        self.chain.close()  # a fork the creation search started (a node without traces)
         run, self._run = self._run, None
         if run is not None:
             try:
@@ -241,6 +226,31 @@ def _progress_line(text: Optional[str]) -> None:
         print(f"\r\033[K{text}", end="", file=sys.stderr, flush=True)
     elif text.split()[1].split("/")[0] == text.split()[1].split("/")[1]:
         print(text, file=sys.stderr)
+
+
+def factory_made(provider: Any, start_block: int, seen: set, max_blocks: int = 5000) -> list[str]:
+    """Contracts that other contracts created since `start_block`: their addresses show up in the
+    run's event logs, so any address there (not in `seen`) that has code now and had none when the
+    run started."""
+    found: list[str] = []
+    latest = provider.get_block("latest").number or 0
+    first = max(start_block + 1, latest - max_blocks + 1)
+    candidates: list[str] = []
+    for number in range(first, latest + 1):
+        for txn in provider.get_block(number).transactions:
+            receipt = provider.get_receipt(txn.txn_hash)
+            for log in receipt.logs or []:
+                for word in _address_words(log):
+                    if word.lower() not in seen and word not in candidates:
+                        candidates.append(word)
+    before = max(start_block, 0)
+    for address in candidates:
+        try:
+            if provider.get_code(address) and not provider.get_code(address, block_id=before):
+                found.append(address)
+        except Exception as err:
+            logger.debug("contract_verify: skipping %s: %s", address, err)
+    return found
 
 
 def _address_words(log: Any) -> list[str]:

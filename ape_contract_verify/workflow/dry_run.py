@@ -41,11 +41,12 @@ class Planned:
     match: Optional[str] = None
     warnings: list = field(default_factory=list)
     error: Optional[str] = None
+    creation_source: str = ""  # which source gave the creation code (the constructor arguments)
 
 
 def plan(address: str, name: Optional[str], chain_reader: Any, project: Any, cache: Any, *,
          code_format: Optional[str], license: Optional[str], constructor_args: Optional[str], check: bool,
-         strict_format: bool = False) -> list[Planned]:
+         strict_format: bool = False, creation_record: Any = None) -> list[Planned]:
     """What `Verification.contract` would submit for `address`, in its order: a proxy's
     implementation, the contract's own source (not for an EIP-1167 clone), then the proxy link."""
     from ape_contract_verify.derive import artifacts, derive
@@ -76,6 +77,7 @@ def plan(address: str, name: Optional[str], chain_reader: Any, project: Any, cac
             derivation = derive.derive(
                 artifact, source_address, chain_reader=chain_reader, code_format=code_format or "standard-json",
                 license=license, constructor_args=args, check=check, cache=cache, strict_format=strict_format,
+                creation_record=creation_record,
             )
         except derive.PrecheckFailed as err:
             planned.append(Planned(label, source_address, error=f"pre-check failed: {err.field}: {err.reason}"))
@@ -83,7 +85,8 @@ def plan(address: str, name: Optional[str], chain_reader: Any, project: Any, cac
         except ContractVerifyError as err:
             planned.append(Planned(label, source_address, error=str(err)))
             continue
-        planned.append(Planned(label, source_address, derivation.request, match=derivation.match, warnings=list(derivation.warnings)))
+        planned.append(Planned(label, source_address, derivation.request, match=derivation.match,
+                               warnings=list(derivation.warnings), creation_source=derivation.creation_source))
     if proxy is not None:
         own = next((p.label for p in planned if p.address == address), f"{proxy.kind} clone")
         planned.append(Planned(f"{own} (proxy link)", address, implementation=checksum(proxy.implementation)))
@@ -126,7 +129,8 @@ def describe(item: Planned, head: Optional[str] = None, licence_sent: bool = Tru
         f"    compiler {r.compiler_version}, {r.code_format.value}, {len(r.source_code.encode())} bytes of source",
         f"    settings: {', '.join(settings)}",
         f"    libraries: {', '.join(f'{k}={v}' for k, v in sorted(r.libraries.items())) or 'none'}",
-        f"    constructor arguments: {('0x' + r.constructor_arguments) if r.constructor_arguments else 'none'}",
+        f"    constructor arguments: {('0x' + r.constructor_arguments) if r.constructor_arguments else 'none'}"
+        + (f" (from {item.creation_source})" if item.creation_source not in ("", "transaction", "trace") else ""),
         *([f"    licence: {licence}"] if licence_sent else []),
         f"    pre-check: {'skipped' if item.match is None else item.match + ' match'}",
     ]
@@ -224,12 +228,15 @@ def dry_run(explorer: Any, provider: Any, contracts: list[tuple[Optional[str], s
     check = cfg.check if check is None else check
     # Sourcify takes standard-json input only: a real run sends that to it whatever the format.
     formats = {"standard-json" if t.kind == "sourcify" else code_format for t in targets}
+    # Where the chain cannot give a factory child's creation, the first explorer's record can.
+    record = next((_record_of(t) for t in targets if t.kind != "sourcify" and t.url), None)
     plans: dict[str, list[Planned]] = {}
     for fmt in sorted(formats, key=lambda f: f != code_format):
         plans[fmt] = []
         for name, address in contracts:
             plans[fmt] += plan(address, name, reader, project, cache, code_format=fmt, license=cfg.license,
-                               constructor_args=constructor_args, check=check, strict_format=strict_format)
+                               constructor_args=constructor_args, check=check, strict_format=strict_format,
+                               creation_record=record)
     echo(f"Dry run on {ecosystem}:{network}: nothing is sent.")
     failed = False
     for target in targets:
@@ -248,6 +255,15 @@ def dry_run(explorer: Any, provider: Any, contracts: list[tuple[Optional[str], s
                     echo(f"    wrote {path}")
         failed = failed or any(item.error for item in planned)
     return 1 if failed else 0
+
+
+def _record_of(target: Any) -> Any:
+    from ape_contract_verify.client.creation import explorer_record
+
+    try:
+        return explorer_record(target.client(), target.name, blockscout="blockscout" in f"{target.name} {target.url}".lower())
+    except Exception:  # a target whose client cannot be made reads nothing here; the run says why
+        return None
 
 
 def _folder(out: Any, target: Any) -> Path:

@@ -267,6 +267,7 @@ class Verification:
                     check=options.check,
                     cache=self.cache,
                     strict_format=options.strict_format,
+                    creation_record=self._creation_record(),
                 ),
             )
         except derive.PrecheckFailed as err:
@@ -275,7 +276,17 @@ class Verification:
             return [Report(label, address, Outcome.ERROR, str(err), seconds=_since(started))]
         for warning in derivation.warnings:
             logger.warning("%s: %s", label, warning)
+        if derivation.creation_source:
+            logger.info("%s: creation code (constructor arguments) from %s", label, derivation.creation_source)
         return [self._submit(label, derivation, started)]
+
+    def _creation_record(self) -> Any:
+        """This target's record of creations, for contracts whose creation the chain cannot give."""
+        from ape_contract_verify.client.creation import explorer_record
+
+        name = self.target_name or "the explorer"
+        where = f"{name} {getattr(self.target, 'url', '') or ''}".lower()
+        return explorer_record(self.client, name, blockscout="blockscout" in where)
 
     def _submit(self, label: str, derivation: Any, started: float) -> Report:
         report = self._submit_once(label, derivation.request, derivation, started)

@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -47,11 +48,12 @@ def submissions(db: Path) -> int:
         return conn.execute("SELECT COUNT(*) FROM submissions").fetchone()[0]
 
 
-def anvil_project(compiled_example, dest: Path, anvil, explorer_url: str) -> Path:
+def anvil_project(compiled_example, dest: Path, anvil, explorer_url: str, node_url: str | None = None) -> Path:
+    """`node_url`: where Ape's provider reads and sends (e.g. a hosted node's proxy); default the anvil."""
     project = copy_project(compiled_example, dest)
     configure(
         project,
-        foundry={"host": anvil.url},
+        foundry={"host": node_url or anvil.url},
         contract_verify={
             "auto": True,
             "max_retries": 1,
@@ -154,6 +156,7 @@ class ExampleOnAnvil:
     proc: subprocess.CompletedProcess  # the `ape run deploy`
     deployed: dict  # the deploy script's name -> address
     sourcify: ServerProcess | None = None  # a second explorer, the deploy's second target (its Sourcify face)
+    node: Any = None  # what stood in front of the anvil for Ape (`deploy_example_on_anvil`'s `node`)
 
 
 def sourcify_base(server: ServerProcess) -> str:
@@ -162,16 +165,23 @@ def sourcify_base(server: ServerProcess) -> str:
     return line.split("Sourcify API: ", 1)[1].strip()
 
 
-def deploy_example_on_anvil(compiled_example: Path, root: Path, sourcify: bool = False) -> ExampleOnAnvil:
+def deploy_example_on_anvil(
+    compiled_example: Path, root: Path, sourcify: bool = False, node: Any = None, auto: bool = True
+) -> ExampleOnAnvil:
     """With `sourcify`, the deploy verifies on two targets: the explorer's Etherscan-style API and a
-    second explorer's Sourcify face; afterwards the project names the first only, as tests expect."""
+    second explorer's Sourcify face; afterwards the project names the first only, as tests expect.
+    `node(anvil_url)` puts something in front of the anvil for Ape (a hosted node's proxy: it has
+    `.url` and `.stop()`) while the explorer reads the anvil directly, as explorers index their own."""
     anvil = Anvil()
+    front = node(anvil.url) if node is not None else None
     explorer = second = None
     try:
         db = root / "explorer.sqlite"
         explorer = ServerProcess(anvil.url, db, use_ape=True)
         explorer.db = db
-        project = anvil_project(compiled_example, root / "example", anvil, explorer.base_url)
+        project = anvil_project(compiled_example, root / "example", anvil, explorer.base_url, front.url if front else None)
+        if not auto:
+            configure(project, contract_verify={"auto": False})
         if sourcify:
             second = ServerProcess(anvil.url, root / "sourcify.sqlite", use_ape=True)
             second.db = root / "sourcify.sqlite"
@@ -180,9 +190,9 @@ def deploy_example_on_anvil(compiled_example: Path, root: Path, sourcify: bool =
         proc = run([BIN / "ape", "run", "deploy", "--network", "ethereum:local:foundry"], cwd=project, timeout=900)
         if sourcify:
             configure(project, contract_verify={"explorers": {"ethereum": {"local": {"url": explorer.base_url}}}})
-        return ExampleOnAnvil(anvil, explorer, project, proc, dict(DEPLOYED.findall(proc.stdout)), second)
+        return ExampleOnAnvil(anvil, explorer, project, proc, dict(DEPLOYED.findall(proc.stdout)), second, front)
     except BaseException:
-        for server in (explorer, second):
+        for server in (explorer, second, front):
             if server is not None:
                 server.stop()
         anvil.stop()
@@ -193,4 +203,6 @@ def stop(example: ExampleOnAnvil) -> None:
     example.explorer.stop()
     if example.sourcify is not None:
         example.sourcify.stop()
+    if example.node is not None:
+        example.node.stop()
     example.anvil.stop()

@@ -1,0 +1,87 @@
+"""An explorer's own record of a contract's creation: its creation code, where the node has none.
+
+Explorers index every creation with their own tracers, so they know a factory's child's creation
+code when a hosted node refuses traces: Etherscan API V2's `getcontractcreation` carries it as
+`creationBytecode` (with `contractFactory` naming the factory), and so does Blockscout's
+Etherscan-compatible one in recent versions; Blockscout's REST API has it as `creation_bytecode`
+of `GET /api/v2/smart-contracts/{address}`. `explorer_record(client, name)` is what derive asks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+from urllib.parse import urlsplit, urlunsplit
+
+from ape_contract_verify.exceptions import ExplorerError
+from ape_contract_verify.protocol.values import hex_to_bytes
+
+
+@dataclass(frozen=True)
+class CreationRecord:
+    """The creation input (init code + constructor arguments) an explorer recorded, or why not."""
+
+    input: Optional[bytes] = field(default=None, repr=False)
+    tx_hash: Optional[str] = None
+    factory: bool = False
+    source: str = ""  # e.g. "etherscan's creation record", for the summary and -v
+    note: str = ""  # when `input` is None: what was asked, and its answer, in words
+
+
+def _bytes(value: Any) -> Optional[bytes]:
+    if not isinstance(value, str) or not value.strip() or value.strip().lower() == "0x":
+        return None
+    try:
+        return hex_to_bytes(value.strip())
+    except ValueError:
+        return None
+
+
+def blockscout_rest_url(base_url: str, address: str) -> Optional[str]:
+    """`https://<instance>/api/v2/smart-contracts/{address}` for an instance's `…/api` base URL."""
+    parts = urlsplit(base_url)
+    path = parts.path.rstrip("/")
+    if not path.endswith("/api"):
+        return None
+    return urlunsplit((parts.scheme, parts.netloc, f"{path}/v2/smart-contracts/{address}", "", ""))
+
+
+def read_record(client: Any, address: str, name: str, blockscout: bool = False) -> CreationRecord:
+    """`client`'s record of `address`'s creation. `blockscout` also asks the instance's REST API
+    when the Etherscan-style answer has no creation bytecode."""
+    source = f"{name}'s creation record"
+    try:
+        entry = client.get_contract_creation(address)
+    except ExplorerError as err:
+        return CreationRecord(source=source, note=f"{source} ({err.reason or err})")
+    if entry is not None:
+        code = _bytes(entry.get("creationBytecode"))
+        if code:
+            factory = bool(str(entry.get("contractFactory") or "").strip())
+            return CreationRecord(code, str(entry.get("txHash") or "") or None, factory, source)
+    if blockscout:
+        code = _blockscout_rest(client, address)
+        if code:
+            return CreationRecord(code, None, True, f"{name}'s creation bytecode (REST API)")
+    what = "no record of it" if entry is None else "a record without creationBytecode"
+    return CreationRecord(source=source, note=f"{source} ({what})")
+
+
+def _blockscout_rest(client: Any, address: str) -> Optional[bytes]:
+    url = blockscout_rest_url(getattr(client, "base_url", ""), address)
+    session = getattr(client, "session", None)
+    if url is None or session is None:
+        return None
+    try:
+        response = session.get(url, timeout=getattr(client, "timeout", 30))
+        body = response.json() if response.status_code == 200 else {}
+    except Exception:  # a REST API this instance may not have: the record stays unknown
+        return None
+    return _bytes(body.get("creation_bytecode")) if isinstance(body, dict) else None
+
+
+def explorer_record(client: Any, name: str, blockscout: bool = False) -> Optional[Callable[[str], CreationRecord]]:
+    """What derive asks when the chain cannot give a creation; None for a client without the action."""
+    if not callable(getattr(client, "get_contract_creation", None)):
+        return None
+    return lambda address: read_record(client, address, name, blockscout)

@@ -1,0 +1,238 @@
+"""Creation frames without the node's trace API: the transaction replayed on a local fork.
+
+Hosted nodes refuse `debug_*` and `trace_*`, so a factory's child has no creation input there.
+anvil (from the toolchain, or `anvil` on PATH) forks the node at the block before the
+transaction, which needs only `eth_*` reads of that block's state (a non-archive node keeps recent
+blocks' state: the deploy hook replays right after the deploy). There the transaction is traced
+with a call (`debug_traceCall`) and, when that does not create the address (an earlier transaction
+of the same block changed the factory's state), the block's transactions up to it are sent again
+and the one asked for is traced (`debug_traceTransaction`).
+
+Bounded: one anvil process per reader, forked at one block at a time (reused for every address of
+that block, reset to the next block's); it starts within `startup_timeout`, each call ends within
+`timeout`; it is killed on `close()` and at exit.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+ANVIL_ENV = "APE_CONTRACT_VERIFY_ANVIL"
+
+
+class ForkUnavailable(Exception):
+    """No replay on a fork: why, in words for the summary (no URL, no secrets)."""
+
+
+def find_anvil() -> Optional[str]:
+    """anvil: `$APE_CONTRACT_VERIFY_ANVIL`, else on PATH, else the project toolchain's."""
+    explicit = os.environ.get(ANVIL_ENV)
+    if explicit:
+        return explicit if Path(explicit).is_file() else None
+    found = shutil.which("anvil")
+    if found:
+        return found
+    for base in (Path.cwd(), *Path(__file__).resolve().parents):
+        candidate = base / "toolchain" / "node_modules" / ".bin" / "anvil"
+        if candidate.is_file():
+            return str(candidate)
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+# Every fork process still running, held strongly: a reader dropped without close() leaves its
+# fork here, and exit kills it.
+_running: set = set()
+_running_lock = threading.Lock()
+
+
+@atexit.register
+def _kill_all() -> None:
+    with _running_lock:
+        processes = list(_running)
+        _running.clear()
+    for proc in processes:
+        if proc.poll() is None:
+            proc.kill()
+
+
+class _Fork:
+    """One anvil process forked at `block`."""
+
+    def __init__(self, anvil: str, node_url: str, block: int, startup_timeout: float, timeout: float):
+        import requests
+
+        self.block = block
+        self.timeout = timeout
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.session = requests.Session()
+        # The node URL goes by JSON-RPC (anvil_reset), not argv: hosted URLs carry the API key, and
+        # anyone on the machine can read a process's arguments.
+        try:
+            self.proc = subprocess.Popen(
+                [anvil, "--host", "127.0.0.1", "--port", str(self.port), "--silent", "--no-mining"],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            )
+        except OSError as err:
+            raise ForkUnavailable(f"anvil could not run ({anvil}: {err.strerror or type(err).__name__})") from None
+        with _running_lock:
+            _running.add(self.proc)
+        deadline = time.monotonic() + startup_timeout
+        while True:
+            try:
+                self.call("eth_chainId")
+                break
+            except ForkUnavailable:
+                if self.proc.poll() is not None:
+                    detail = (self.proc.stderr.read() or b"").decode(errors="replace").strip().splitlines()
+                    self.stop()
+                    raise ForkUnavailable("anvil did not start" + (f": {detail[-1][:200]}" if detail else ""))
+                if time.monotonic() > deadline:
+                    self.stop()
+                    raise ForkUnavailable(f"anvil did not start within {startup_timeout:g} s")
+                time.sleep(0.05)
+        self.reset(node_url, block)
+
+    def reset(self, node_url: str, block: int) -> None:
+        """Fork the node at `block` (again: one process serves block after block)."""
+        try:
+            self.call("anvil_reset", {"forking": {"jsonRpcUrl": node_url, "blockNumber": block}})
+        except ForkUnavailable as err:
+            # anvil's error may quote the URL: say what failed without it.
+            raise ForkUnavailable(f"anvil could not fork the node at block {block}" + _without(str(err), node_url)) from None
+        self.block = block
+
+    def call(self, method: str, *params: Any) -> Any:
+        import requests
+
+        try:
+            body = self.session.post(
+                self.url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}, timeout=self.timeout
+            ).json()
+        except (requests.RequestException, ValueError) as err:
+            raise ForkUnavailable(f"the fork did not answer {method}: {type(err).__name__}") from None
+        if body.get("error"):
+            error = body["error"]
+            raise ForkUnavailable(f"the fork refused {method}: {error.get('message') if isinstance(error, dict) else error}")
+        return body.get("result")
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def stop(self) -> None:
+        with _running_lock:
+            _running.discard(self.proc)
+        self.session.close()
+        if self.proc.poll() is None:
+            self.proc.kill()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        if self.proc.stderr:
+            self.proc.stderr.close()
+
+
+def _without(text: str, secret: str) -> str:
+    return "" if secret in text else f" ({text})"
+
+
+def _call_of(tx: dict) -> dict:
+    """The transaction as a call: who, to whom, what, how much, with how much gas."""
+    call = {"from": tx.get("from"), "data": tx.get("input") or tx.get("data") or "0x", "gas": tx.get("gas")}
+    if tx.get("to"):
+        call["to"] = tx["to"]
+    if tx.get("value") not in (None, "0x0", 0):
+        call["value"] = tx["value"]
+    return {k: v for k, v in call.items() if v is not None}
+
+
+class ForkReplayer:
+    """Replays a block's transactions on a local fork of `node_url` and traces them (callTracer)."""
+
+    def __init__(self, node_url: str, anvil: Optional[str] = None, startup_timeout: float = 30.0, timeout: float = 60.0):
+        self.node_url = node_url
+        self.anvil = anvil
+        self.startup_timeout = startup_timeout
+        self.timeout = timeout
+        self._fork: Optional[_Fork] = None
+        self._lock = threading.Lock()
+        self._traces: dict[str, dict] = {}  # tx hash -> its call frame, replayed once
+        self.forks_started = 0
+
+    def __repr__(self) -> str:
+        return "ForkReplayer()"
+
+    def trace(self, block: int, txs: list[dict], index: int, creates: Callable[[dict], bool]) -> dict:
+        """The callTracer frame of `txs[index]` (full transaction objects of `block`, in order):
+        traced as a call on the state before the block; when that frame does not satisfy
+        `creates`, and earlier transactions of the block may have changed the state it ran on,
+        the block is replayed up to it."""
+        tx_hash = str(txs[index].get("hash", "")).lower()
+        with self._lock:
+            if tx_hash and tx_hash in self._traces:
+                return self._traces[tx_hash]
+            fork = self._fork_at(block - 1)
+            frame = fork.call("debug_traceCall", _call_of(txs[index]), "latest", {"tracer": "callTracer"})
+            if index and not creates(frame):
+                frame = self._replay(fork, txs, index)
+            if tx_hash:
+                self._traces[tx_hash] = frame
+            return frame
+
+    def _replay(self, fork: _Fork, txs: list[dict], index: int) -> dict:
+        snapshot = fork.call("evm_snapshot")
+        try:
+            local = None
+            for tx in txs[: index + 1]:
+                sender = tx.get("from")
+                fork.call("anvil_impersonateAccount", sender)
+                call = _call_of(tx)
+                call["nonce"] = tx.get("nonce")
+                local = fork.call("eth_sendTransaction", call)
+            fork.call("evm_mine")
+            return fork.call("debug_traceTransaction", local, {"tracer": "callTracer"})
+        finally:
+            fork.call("evm_revert", snapshot)
+
+    def _fork_at(self, block: int) -> _Fork:
+        if self._fork is not None and self._fork.alive():
+            if self._fork.block != block:
+                self._fork.reset(self.node_url, max(block, 0))
+                self.forks_started += 1
+            return self._fork
+        if self._fork is not None:
+            self._fork.stop()
+            self._fork = None
+        anvil = self.anvil or find_anvil()
+        if not anvil:
+            raise ForkUnavailable(f"anvil was not found (install Foundry, or set {ANVIL_ENV})")
+        self._fork = _Fork(anvil, self.node_url, max(block, 0), self.startup_timeout, self.timeout)
+        self.forks_started += 1
+        return self._fork
+
+    def __del__(self) -> None:  # a reader dropped without close(): its fork ends with it
+        fork = getattr(self, "_fork", None)
+        if fork is not None:
+            fork.stop()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._fork is not None:
+                self._fork.stop()
+                self._fork = None
+

@@ -1,0 +1,87 @@
+"""The example through a hosted node (issue 22): Ape's provider talks to a JSON-RPC proxy in front of
+anvil that refuses `trace_*`, `debug_*`, `ots_*` and `parity_*` as hosted plans do, while the
+explorer reads the anvil directly, as Etherscan reads its own indexer.
+
+Two deploys: `ape run deploy` with auto on; and with auto off through a proxy that also answers 429
+to one request in ten, then `ape verify all`. Both verify every contract created on chain, the
+ProxyAdmin that TransparentUpgradeableProxy's constructor makes and the factory's clone included,
+and say where a factory child's constructor arguments came from."""
+
+from __future__ import annotations
+
+import pytest
+
+from support.e2e import deploy_example_on_anvil, stop, summary, verify_cli
+from support.rpc_proxy import HostedNodeProxy
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
+
+DONE = ("verified", "already verified")
+
+
+@pytest.fixture(scope="module")
+def auto_on(compiled_example, tmp_path_factory):
+    example = deploy_example_on_anvil(compiled_example, tmp_path_factory.mktemp("hosted-auto"), node=HostedNodeProxy)
+    yield example
+    stop(example)
+
+
+@pytest.fixture(scope="module")
+def auto_off(compiled_example, tmp_path_factory):
+    example = deploy_example_on_anvil(
+        compiled_example, tmp_path_factory.mktemp("hosted-later"), auto=False,
+        node=lambda url: HostedNodeProxy(url, rate_limit_every=10),
+    )
+    yield example
+    stop(example)
+
+
+def created_on_chain(example) -> set[str]:
+    """Every contract address the run's transactions created (anvil, which has traces, says)."""
+    anvil = example.anvil
+    latest = int(anvil.rpc("eth_blockNumber"), 16)
+    created = set()
+    for number in range(1, latest + 1):  # bounded by the chain's height
+        for item in anvil.rpc("debug_traceBlockByNumber", hex(number), {"tracer": "callTracer"}):
+            stack = [item.get("result", item)]
+            while stack:  # bounded by the trace's size
+                frame = stack.pop()
+                if frame.get("type") in ("CREATE", "CREATE2") and "error" not in frame:
+                    created.add(frame["to"].lower())
+                stack.extend(frame.get("calls") or [])
+    return created
+
+
+def assert_every_creation_verified(example, rows: dict) -> None:
+    created = created_on_chain(example)
+    by_address = {address.lower(): (name, outcome, detail) for name, (address, outcome, detail) in rows.items()}
+    missing = created - set(by_address)
+    assert not missing, f"created on chain but not in the summary: {missing}\n{rows}"
+    failed = {a: v for a, v in by_address.items() if a in created and v[1] not in DONE}
+    assert not failed, failed
+    assert any(name.endswith("ProxyAdmin") for name, _, _ in by_address.values()), rows
+    clone = example.deployed["Clone"].lower()
+    assert by_address[clone][1] in DONE
+
+
+def test_auto_on_verifies_every_creation_through_a_node_without_traces(auto_on):
+    proc = auto_on.proc
+    rows = summary(proc.stdout)
+    assert_every_creation_verified(auto_on, rows)
+    assert auto_on.node.refused, "the proxy refused no trace call: the test proves nothing"
+    assert sum(auto_on.node.calls[m] for m in auto_on.node.refused) == sum(auto_on.node.refused.values())
+    # Where the ProxyAdmin's constructor arguments came from: the fork replay.
+    assert "openzeppelin:ProxyAdmin: constructor arguments from fork replay" in proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_verify_all_later_through_a_rate_limited_node(auto_off):
+    assert not summary(auto_off.proc.stdout), "auto is off: the deploy verifies nothing"
+    node = auto_off.node
+    node.rate_limit_every = 10
+    proc = verify_cli(auto_off.project, "all", "-v", "INFO")
+    rows = summary(proc.stdout)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert_every_creation_verified(auto_off, rows)
+    assert node.limited > 0 and node.refused
+    assert "openzeppelin:ProxyAdmin: constructor arguments from fork replay" in proc.stdout + proc.stderr
