@@ -247,8 +247,8 @@ def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, repo
     from ape import chain, project
 
     from ape_contract_verify.exceptions import ContractVerifyError
+    from ape_contract_verify.evm.chain import ApeProviderChain
     from ape_contract_verify.workflow.ledger import Ledger
-    from ape_contract_verify.workflow.run import Item
 
     if all_networks:
         if explorer.networks:
@@ -265,6 +265,7 @@ def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, repo
     items: list = []
     ledgers: dict = {}
     labels: dict = {}  # (network, address) -> the name it was recorded under
+    current: list = []  # rows of proxies whose links match the chain: nothing sent
     with _quiet_stdout(as_json), contextlib.ExitStack() as stack:
         try:
             run = stack.enter_context(
@@ -284,12 +285,14 @@ def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, repo
                     )
                 label = _add_network(run, choice, provider)
                 ledgers[label] = ledger
+                entries = {e["address"].lower(): e for e in ledger.entries()}
+                reader = ApeProviderChain(provider)
                 for name, address in todo:
                     labels[(label, address.lower())] = name
-                    items.append(Item(label, address, deployed_type=records.types.get(address.lower())))
+                    items += _plan_items(run, entries.get(address.lower()), label, address, records.types.get(address.lower()), reader, current)
             reports = run.verify(
                 items, on_done=lambda item, done: _record(ledgers[item.network], labels[(item.network, item.address.lower())], item, done)
-            )
+            ) + current
         except ContractVerifyError as err:
             raise click.UsageError(str(err)) from None
     if report_path:
@@ -300,14 +303,40 @@ def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, repo
     _finish(reports, as_json)
 
 
+def _plan_items(run: Any, entry: Any, label: str, address: str, deployed_type: Any, reader: Any, current: list) -> list:
+    """The items for one recorded address (workflow/upgrades.plan): as before, except a proxy the
+    ledger linked, which costs calls only on targets where it moved (a relink) or did not end well."""
+    from ape_contract_verify.protocol.answers import Outcome
+    from ape_contract_verify.workflow.run import Item
+    from ape_contract_verify.workflow.upgrades import plan
+    from ape_contract_verify.workflow.verification import Report
+
+    names = [d.target.name for d in run.targets_of(label)]
+    todo = plan(entry, names, reader, address)
+    item = Item(label, address, deployed_type=deployed_type)
+    items = []
+    if todo.verify:
+        items.append(dataclasses.replace(item, targets=None if todo.verify == set(names) else frozenset(todo.verify)))
+    items += [dataclasses.replace(item, targets=frozenset({t}), relink=todo.implementation) for t in sorted(todo.relink)]
+    for target in sorted(todo.current):
+        current.append(Report(
+            item.label, address, Outcome.ALREADY_VERIFIED, "linked to the implementation on chain: nothing to send",
+            target=target, network=label, kind="proxy", implementation=todo.implementation,
+        ))
+    return items
+
+
 def _record(ledger: Any, name: str, item: Any, reports: list) -> None:
     """The ledger keeps each target's ending per address (the explorer, not the ledger, says what is
-    verified: the ledger may speak of another explorer)."""
+    verified: the ledger may speak of another explorer), and a proxy's link."""
     from ape_contract_verify.exceptions import ContractVerifyError
+    from ape_contract_verify.workflow.upgrades import record_links
     from ape_contract_verify.workflow.verification import outcome_for
 
-    if (report := outcome_for(item.address, reports)) is not None:
-        try:
+    try:
+        if (report := outcome_for(item.address, reports)) is not None:
             ledger.record_target(name, item.address, report.target, str(report.outcome), report.reason)
-        except ContractVerifyError as err:  # already warned about; the verification stands
-            click.echo(f"WARNING: {err}", err=True)
+        relinked = (next(iter(item.targets)), item.relink) if item.relink else None
+        record_links(ledger, name, item.address, reports, relinked)
+    except ContractVerifyError as err:  # already warned about; the verification stands
+        click.echo(f"WARNING: {err}", err=True)

@@ -36,6 +36,7 @@ _install_errors: list[str] = []
 _lock = threading.RLock()
 _queues: dict[int, Any] = {}  # by id() of the provider they verify on
 _recorders: dict[int, Any] = {}  # ledgers of networks deployed to with auto off
+_starts: dict[int, int] = {}  # by id() of the provider: the block a run's network context began at
 _drained: list[tuple[str, str, list]] = []  # (network, target, reports) not yet in a summary
 _warned: set[str] = set()
 
@@ -151,6 +152,16 @@ def _patch_track(module: Any) -> None:
 def _patch_networks(module: Any) -> None:
     ProviderContextManager = module.ProviderContextManager
     original_exit = ProviderContextManager.__exit__
+    original_enter = ProviderContextManager.__enter__
+
+    def enter_provider(self, *args, **kwargs):
+        provider = original_enter(self, *args, **kwargs)
+        try:  # where the run's upgrades may begin: a script may upgrade before (or without) deploying
+            if id(provider) not in _starts and deploy_mode() is not None:
+                _starts[id(provider)] = provider.get_block("latest").number or 0
+        except Exception as err:
+            logger.debug("contract_verify: no start block on %s: %s", _label(provider), err)
+        return provider
 
     def exit_provider(self, exception, *args, **kwargs):
         provider = getattr(self, "_provider", None)
@@ -168,6 +179,7 @@ def _patch_networks(module: Any) -> None:
         return result
 
     ProviderContextManager.__exit__ = exit_provider
+    ProviderContextManager.__enter__ = enter_provider
 
 
 _PATCHES: dict[str, Callable[[Any], None]] = {
@@ -270,7 +282,7 @@ def _queue_for(provider: Any) -> Any:
         if queue is None:
             from ape_contract_verify.workflow.deploy_queue import DeployQueue
 
-            queue = _queues[id(provider)] = DeployQueue(provider, _config(), _label(provider))
+            queue = _queues[id(provider)] = DeployQueue(provider, _config(), _label(provider), start_block=_starts.get(id(provider)))
         return queue
 
 
@@ -295,9 +307,42 @@ def _still_used(provider: Any, stack: list) -> bool:
 def _drain(provider: Any) -> None:
     with _lock:
         queue = _queues.pop(id(provider), None)
-        _recorders.pop(id(provider), None)
+        recorder = _recorders.pop(id(provider), None)
+        start = _starts.pop(id(provider), None)
+    if queue is None and start is not None:
+        queue, recorder = _upgrades_only(provider, start, recorder)
     if queue is not None:
         _drained.extend((queue.network, target, reports) for target, reports in queue.finish())
+
+
+def _upgrades_only(provider: Any, start: int, recorder: Any) -> tuple[Any, Any]:
+    """A run with no verified deploy on this network: its upgrades still are followed (auto on: a
+    queue for them, given the one walk of the logs) or marked in the ledger (auto off)."""
+    from ape_contract_verify.workflow.deploy_queue import DeployQueue, scan_logs
+
+    mode = deploy_mode()
+    if mode is None:
+        return None, recorder
+    scanned = scan_logs(provider, start)
+    if not scanned[1]:
+        return None, recorder
+    if mode == "verify":
+        queue = DeployQueue(provider, _config(), _label(provider), start_block=start)
+        if queue.active:
+            queue.scanned = scanned
+            return queue, recorder
+    from ape import project
+
+    from ape_contract_verify.evm.chain import ApeProviderChain
+    from ape_contract_verify.workflow.ledger import Ledger
+    from ape_contract_verify.workflow.upgrades import record_upgrades
+
+    recorder = recorder or Ledger.for_chain(project, provider.chain_id)
+    moved = record_upgrades(scanned[1], ApeProviderChain(provider), recorder, _label(provider))
+    if moved:
+        logger.info("contract_verify: %d upgraded prox%s recorded; `ape verify all` links %s again",
+                    len(moved), "y" if len(moved) == 1 else "ies", "it" if len(moved) == 1 else "them")
+    return None, recorder
 
 
 def print_summary() -> list:
@@ -372,6 +417,7 @@ def reset() -> None:
         queues = list(_queues.values())
         _queues.clear()
         _recorders.clear()
+        _starts.clear()
         _drained.clear()
         _warned.clear()
     for queue in queues:

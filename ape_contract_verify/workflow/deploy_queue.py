@@ -15,7 +15,9 @@ class DeployQueue:
     """Deployments on one network of one `ape run`, verified on background workers, on each of
     the network's targets, under each explorer's limit."""
 
-    def __init__(self, provider: Any, cfg: Any, network: str, workers: Optional[int] = None):
+    def __init__(
+        self, provider: Any, cfg: Any, network: str, workers: Optional[int] = None, start_block: Optional[int] = None
+    ):
         from concurrent.futures import ThreadPoolExecutor
 
         from ape_contract_verify.evm.chain import ApeProviderChain
@@ -36,7 +38,10 @@ class DeployQueue:
         self._ledger = None
         self._pending: dict[str, list] = {}  # address -> reports of the targets done so far
         self._setup_error: Optional[str] = None
-        self.start_block = provider.get_block("latest").number or 0
+        # The run's first block: from the network's context entry when the hook saw it, else now.
+        self.start_block = (provider.get_block("latest").number or 0) if start_block is None else start_block
+        self.upgrade_events: list = []  # the run's Upgraded/BeaconUpgraded/AdminChanged, in order
+        self.scanned: Optional[tuple] = None  # scan_logs' answer, when the caller walked the logs already
         self._setup()
 
     def bound_to(self, provider: Any) -> bool:
@@ -140,6 +145,12 @@ class DeployQueue:
             reports = verification.contract(address, deployed_type=deployed_type)
         except Exception as err:  # reported, never raised into the script
             reports = [Report(name or address[:10], address, Outcome.ERROR, str(err))]
+        try:  # a proxy: the implementation linked on this target, for following upgrades
+            from ape_contract_verify.workflow.upgrades import record_links
+
+            record_links(self._ledger, name or address, address, reports)
+        except Exception as err:
+            logger.warning("contract_verify: %s", err)
         # The ledger says how the address ended on every target: written once the last one ends.
         with _lock:
             done = self._pending.setdefault(address.lower(), [])
@@ -158,17 +169,10 @@ class DeployQueue:
     def add_factory_deployments(self, max_blocks: int = 5000) -> None:
         """Contracts that other contracts created during the run (factories, CREATE2 deployers,
         clones) never pass through `deploy`. Their addresses show up in the run's event logs: any
-        address there that has code now and had none when the run started is queued too."""
-        latest = self.provider.get_block("latest").number or 0
-        first = max(self.start_block + 1, latest - max_blocks + 1)
-        candidates: list[str] = []
-        for number in range(first, latest + 1):
-            for txn in self.provider.get_block(number).transactions:
-                receipt = self.provider.get_receipt(txn.txn_hash)
-                for log in receipt.logs or []:
-                    for word in _address_words(log):
-                        if word.lower() not in self.seen and word not in candidates:
-                            candidates.append(word)
+        address there that has code now and had none when the run started is queued too. The same
+        walk keeps the run's upgrade events (`evm/upgrades.py`), which `finish` follows."""
+        scanned, self.scanned = self.scanned, None  # already walked (after_deploy, a run with no deploy)
+        candidates, self.upgrade_events = scanned or scan_logs(self.provider, self.start_block, self.seen, max_blocks)
         before = max(self.start_block, 0)
         for address in candidates:
             try:
@@ -200,6 +204,16 @@ class DeployQueue:
                 by_target[target].append(Report("?", "?", Outcome.ERROR, f"not finished: {err}"))
             _progress_line(f"contract_verify: {index}/{total} verifications on {self.network} done")
         _progress_line(None)
+        if self.upgrade_events:  # after the deploys' own verifications: a relink follows their link
+            from ape_contract_verify.workflow.upgrades import follow
+
+            try:
+                followed = follow(self.upgrade_events, self.chain, self._ledger, self._verifications, self.seen, self.pool.submit)
+            except Exception as err:
+                logger.warning("contract_verify: could not follow the run's upgrades on %s: %s", self.network, err)
+                followed = []
+            for target, reports in followed:
+                by_target.setdefault(target, []).extend(reports)
         self.close()
         return list(by_target.items())
 
@@ -241,6 +255,28 @@ def _progress_line(text: Optional[str]) -> None:
         print(f"\r\033[K{text}", end="", file=sys.stderr, flush=True)
     elif text.split()[1].split("/")[0] == text.split()[1].split("/")[1]:
         print(text, file=sys.stderr)
+
+
+def scan_logs(provider: Any, start_block: int, seen: Any = (), max_blocks: int = 5000) -> tuple[list[str], list]:
+    """One walk of the run's blocks (after `start_block`) and their receipts' logs: (addresses the
+    logs mention that are not in `seen`, the upgrade events in order)."""
+    from ape_contract_verify.evm.upgrades import decode_log
+
+    latest = provider.get_block("latest").number or 0
+    first = max(start_block + 1, latest - max_blocks + 1)
+    candidates: list[str] = []
+    events: list = []
+    for number in range(first, latest + 1):
+        for txn in provider.get_block(number).transactions:
+            receipt = provider.get_receipt(txn.txn_hash)
+            for log in receipt.logs or []:
+                event = decode_log(log, str(receipt.txn_hash))
+                if event is not None:
+                    events.append(event)
+                for word in _address_words(log):
+                    if word.lower() not in seen and word not in candidates:
+                        candidates.append(word)
+    return candidates, events
 
 
 def _address_words(log: Any) -> list[str]:
