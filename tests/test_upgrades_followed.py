@@ -114,18 +114,23 @@ def world(compiled_example, tmp_path_factory):
     root = tmp_path_factory.mktemp("upgrades")
     anvil = Anvil()
     servers: list = []
+    counters: list = []
     try:
         for name in ("etherscan", "mirror"):
             servers.append(ServerProcess(anvil.url, root / f"{name}.sqlite", use_ape=True))
-        project = anvil_project(compiled_example, root / "example", anvil, servers[0].base_url)
-        use_targets(project, servers[0].base_url, servers[1].base_url, True)
+        # Every request of the plugin goes through a counter; the test reads the explorers directly.
+        counters = [CountingProxy(server.base_url) for server in servers]
+        project = anvil_project(compiled_example, root / "example", anvil, counters[0].url)
+        use_targets(project, counters[0].url, counters[1].url, True)
         proc = run([BIN / "ape", "run", "deploy", "--network", "ethereum:local:foundry"], cwd=project, timeout=900)
         deployed = dict(DEPLOYED.findall(proc.stdout))
         admin = anvil.rpc("eth_getStorageAt", deployed["TransparentProxy"], hex(ADMIN_SLOT), "latest")
         deployed["ProxyAdmin"] = "0x" + admin[-40:]
         (project / "scripts" / "upgrade.py").write_text(UPGRADE)
-        yield anvil, servers, project, deployed
+        yield anvil, servers, counters, project, deployed
     finally:
+        for counter in counters:
+            counter.stop()
         for server in servers:
             server.stop()
         anvil.stop()
@@ -155,7 +160,7 @@ def ledger_entries(project) -> dict:
 
 
 def test_upgrades_in_a_run_outside_and_with_auto_off_are_linked_again_on_both_targets(world):
-    anvil, servers, project, deployed = world
+    anvil, servers, counters, project, deployed = world
 
     # 1. auto on: the run's upgrades are followed on both targets, each with a "re-linked" row.
     proc, new = upgrade(project, deployed)
@@ -173,7 +178,7 @@ def test_upgrades_in_a_run_outside_and_with_auto_off_are_linked_again_on_both_ta
         assert not [line for line in relinked if deployed[name] in line]
 
     # 2. auto off: the run leaves the links as they were and marks the upgrades; `ape verify all` finishes.
-    use_targets(project, servers[0].base_url, servers[1].base_url, False)
+    use_targets(project, counters[0].url, counters[1].url, False)
     before = links(servers, deployed)
     proc, newer = upgrade(project, deployed)
     assert "(re-linked)" not in proc.stdout
@@ -195,38 +200,33 @@ def test_upgrades_in_a_run_outside_and_with_auto_off_are_linked_again_on_both_ta
     }
 
     # 3. a raw transaction outside Ape moves the UUPS proxy back to the first run's implementation.
-    counters = [CountingProxy(server.base_url) for server in servers]
-    try:
-        configure(project, contract_verify={"explorers": {"ethereum": {"local": {
-            "url": counters[0].url, "mirror": {"url": counters[1].url, "kind": "etherscan"}}}}})
-        from eth_abi import encode
-        from eth_utils import keccak
+    for counter in counters:
+        counter.seen.clear()
+    from eth_abi import encode
+    from eth_utils import keccak
 
-        call = keccak(text="upgradeToAndCall(address,bytes)")[:4] + encode(["address", "bytes"], [new["NewBoxUUPS"], b""])
-        anvil.transact(call, to=deployed["UUPSProxy"])
-        caught = verify_cli(project, "all", "--json")
-        assert caught.returncode == 0, caught.stdout[-3000:] + caught.stderr[-3000:]
-        assert {i: implementation_on(s.base_url, deployed["UUPSProxy"]) for i, s in enumerate(servers)} == {
-            0: new["NewBoxUUPS"].lower(), 1: new["NewBoxUUPS"].lower()
-        }
-        for counter in counters:
-            actions = [t for t in counter.mentioning(deployed["UUPSProxy"]) if "verifyproxycontract" in t]
-            assert len(actions) == 1, counter.mentioning(deployed["UUPSProxy"])
-            # The proxies that did not move cost no explorer call.
-            for name in ("TransparentProxy", "BeaconProxy", "SimpleProxy"):
-                assert counter.mentioning(deployed[name]) == [], (name, counter.mentioning(deployed[name]))
-        for counter in counters:
-            counter.seen.clear()
-        again = verify_cli(project, "all", "--json")
-        assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
-        for counter in counters:
-            assert counter.mentioning(deployed["UUPSProxy"]) == [], counter.mentioning(deployed["UUPSProxy"])
-            assert counter.seen, "the explorer was asked nothing at all: the counter is not in the path"
-        row = next(r for r in json.loads(again.stdout)["reports"] if r["address"] == deployed["UUPSProxy"])
-        assert row["ok"] and row["implementation"].lower() == new["NewBoxUUPS"].lower()
-    finally:
-        for counter in counters:
-            counter.stop()
+    call = keccak(text="upgradeToAndCall(address,bytes)")[:4] + encode(["address", "bytes"], [new["NewBoxUUPS"], b""])
+    anvil.transact(call, to=deployed["UUPSProxy"])
+    caught = verify_cli(project, "all", "--json")
+    assert caught.returncode == 0, caught.stdout[-3000:] + caught.stderr[-3000:]
+    assert {i: implementation_on(s.base_url, deployed["UUPSProxy"]) for i, s in enumerate(servers)} == {
+        0: new["NewBoxUUPS"].lower(), 1: new["NewBoxUUPS"].lower()
+    }
+    for counter in counters:
+        actions = [t for t in counter.mentioning(deployed["UUPSProxy"]) if "verifyproxycontract" in t]
+        assert len(actions) == 1, counter.mentioning(deployed["UUPSProxy"])
+        # The proxies that did not move cost no explorer call.
+        for name in ("TransparentProxy", "BeaconProxy", "SimpleProxy"):
+            assert counter.mentioning(deployed[name]) == [], (name, counter.mentioning(deployed[name]))
+    for counter in counters:
+        counter.seen.clear()
+    again = verify_cli(project, "all", "--json")
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    for counter in counters:
+        assert counter.mentioning(deployed["UUPSProxy"]) == [], counter.mentioning(deployed["UUPSProxy"])
+        assert counter.seen, "the explorer was asked nothing at all: the counter is not in the path"
+    row = next(r for r in json.loads(again.stdout)["reports"] if r["address"] == deployed["UUPSProxy"])
+    assert row["ok"] and row["implementation"].lower() == new["NewBoxUUPS"].lower()
 
 
 # -- the parts, without a chain -----------------------------------------------------------------
@@ -285,15 +285,21 @@ def test_a_beacon_moves_its_known_proxies_and_a_linked_proxy_that_did_not_move_c
     moved = upgrades.affected([UpgradeEvent("implementation", BEACON_ADDR, NEW)], chain, [PROXY, other])
     assert list(moved) == [PROXY]
     # plan: linked to what the chain holds on both targets -> no work; moved on one -> a relink there only.
-    entry = {"address": PROXY, "status": "verified", "links": {"etherscan": NEW, "mirror": OLD}}
-    todo = upgrades.plan(entry, ["etherscan", "mirror"], chain, PROXY)
+    urls = {"etherscan": "http://a/api", "mirror": "http://b/api"}
+    link = lambda impl, url: {"implementation": impl, "url": url}  # noqa: E731
+    entry = {"address": PROXY, "status": "verified", "links": {"etherscan": link(NEW, urls["etherscan"]), "mirror": link(OLD, urls["mirror"])}}
+    todo = upgrades.plan(entry, urls, chain, PROXY)
     assert (todo.verify, todo.relink, todo.current, todo.implementation) == (set(), {"mirror"}, {"etherscan"}, NEW)
-    entry["links"]["mirror"] = NEW
-    assert upgrades.plan(entry, ["etherscan", "mirror"], chain, PROXY).current == {"etherscan", "mirror"}
+    entry["links"]["mirror"] = link(NEW, urls["mirror"])
+    assert upgrades.plan(entry, urls, chain, PROXY).current == {"etherscan", "mirror"}
+    # A link made at another URL (a fresh explorer of the same name) is no link there.
+    assert upgrades.plan(entry, {**urls, "mirror": "http://c/api"}, chain, PROXY).relink == {"mirror"}
+    # The embedded explorer (no URL) is new in each process: verified as before.
+    assert upgrades.plan(entry, {"etherscan": None}, chain, PROXY).verify == {"etherscan"}
     # A target that did not end well is verified as before; an entry with no links, everywhere.
     entry["targets"] = {"mirror": {"status": "failed"}}
-    assert upgrades.plan(entry, ["etherscan", "mirror"], chain, PROXY).verify == {"mirror"}
-    assert upgrades.plan({"address": other}, ["etherscan"], chain, other).verify == {"etherscan"}
+    assert upgrades.plan(entry, urls, chain, PROXY).verify == {"mirror"}
+    assert upgrades.plan({"address": other}, {"etherscan": "http://a/api"}, chain, other).verify == {"etherscan"}
     # A proxy emitting Upgraded is not a beacon: its own slot says so.
     chain.slots[(PROXY, EIP1967_IMPLEMENTATION_SLOT)] = _word(NEW)
     assert list(upgrades.affected([UpgradeEvent("implementation", PROXY, NEW)], chain, [])) == [PROXY]

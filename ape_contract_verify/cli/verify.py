@@ -285,13 +285,19 @@ def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, repo
                     )
                 label = _add_network(run, choice, provider)
                 ledgers[label] = ledger
-                entries = {e["address"].lower(): e for e in ledger.entries()}
+                try:
+                    entries = {e["address"].lower(): e for e in ledger.entries()}
+                except ContractVerifyError:  # _records warned: verify as before
+                    entries = {}
                 reader = ApeProviderChain(provider)
                 for name, address in todo:
                     labels[(label, address.lower())] = name
                     items += _plan_items(run, entries.get(address.lower()), label, address, records.types.get(address.lower()), reader, current)
             reports = run.verify(
-                items, on_done=lambda item, done: _record(ledgers[item.network], labels[(item.network, item.address.lower())], item, done)
+                items, on_done=lambda item, done: _record(
+                    ledgers[item.network], labels[(item.network, item.address.lower())], item, done,
+                    {d.target.name: d.target.url for d in run.targets_of(item.network)},
+                )
             ) + current
         except ContractVerifyError as err:
             raise click.UsageError(str(err)) from None
@@ -311,22 +317,23 @@ def _plan_items(run: Any, entry: Any, label: str, address: str, deployed_type: A
     from ape_contract_verify.workflow.upgrades import plan
     from ape_contract_verify.workflow.verification import Report
 
-    names = [d.target.name for d in run.targets_of(label)]
+    names = {d.target.name: d.target.url for d in run.targets_of(label)}
     todo = plan(entry, names, reader, address)
     item = Item(label, address, deployed_type=deployed_type)
     items = []
     if todo.verify:
-        items.append(dataclasses.replace(item, targets=None if todo.verify == set(names) else frozenset(todo.verify)))
+        items.append(dataclasses.replace(item, targets=None if len(todo.verify) == len(names) else frozenset(todo.verify)))
     items += [dataclasses.replace(item, targets=frozenset({t}), relink=todo.implementation) for t in sorted(todo.relink)]
     for target in sorted(todo.current):
+        # One row for the proxy: its source and its link to what the chain holds, as the ledger says.
         current.append(Report(
-            item.label, address, Outcome.ALREADY_VERIFIED, "linked to the implementation on chain: nothing to send",
-            target=target, network=label, kind="proxy", implementation=todo.implementation,
+            item.label, address, Outcome.ALREADY_VERIFIED, "verified, and linked to the implementation on chain: nothing sent",
+            target=target, network=label, implementation=todo.implementation,
         ))
     return items
 
 
-def _record(ledger: Any, name: str, item: Any, reports: list) -> None:
+def _record(ledger: Any, name: str, item: Any, reports: list, urls: dict) -> None:
     """The ledger keeps each target's ending per address (the explorer, not the ledger, says what is
     verified: the ledger may speak of another explorer), and a proxy's link."""
     from ape_contract_verify.exceptions import ContractVerifyError
@@ -337,6 +344,6 @@ def _record(ledger: Any, name: str, item: Any, reports: list) -> None:
         if (report := outcome_for(item.address, reports)) is not None:
             ledger.record_target(name, item.address, report.target, str(report.outcome), report.reason)
         relinked = (next(iter(item.targets)), item.relink) if item.relink else None
-        record_links(ledger, name, item.address, reports, relinked)
+        record_links(ledger, name, item.address, reports, urls, relinked)
     except ContractVerifyError as err:  # already warned about; the verification stands
         click.echo(f"WARNING: {err}", err=True)

@@ -148,7 +148,7 @@ class DeployQueue:
         try:  # a proxy: the implementation linked on this target, for following upgrades
             from ape_contract_verify.workflow.upgrades import record_links
 
-            record_links(self._ledger, name or address, address, reports)
+            record_links(self._ledger, name or address, address, reports, {verification.target_name: getattr(verification.target, "url", None)})
         except Exception as err:
             logger.warning("contract_verify: %s", err)
         # The ledger says how the address ended on every target: written once the last one ends.

@@ -74,8 +74,11 @@ def implementation(chain: Any, address: str) -> Optional[str]:
     return info.implementation.lower() if info is not None else None
 
 
-def linked(entry: Optional[dict], target: str) -> Optional[str]:
-    return ((entry or {}).get("links") or {}).get(target)
+def linked(entry: Optional[dict], target: str, url: Optional[str]) -> Optional[str]:
+    """The implementation the ledger last linked on `target`, if that link was made at `url` (a
+    target of the same name elsewhere, e.g. a fresh explorer, holds no link of ours)."""
+    link = ((entry or {}).get("links") or {}).get(target)
+    return link["implementation"] if isinstance(link, dict) and link.get("url") == url else None
 
 
 def done(entry: Optional[dict], target: str) -> bool:
@@ -86,10 +89,13 @@ def done(entry: Optional[dict], target: str) -> bool:
     return (own or entry).get("status") in DONE
 
 
-def record_links(ledger: Any, name: str, address: str, reports: list, relinked: Optional[tuple[str, str]] = None) -> None:
+def record_links(
+    ledger: Any, name: str, address: str, reports: list, urls: dict, relinked: Optional[tuple[str, str]] = None
+) -> None:
     """Keep, per target, the implementation `address` was linked to (a proxy link that ended
     well), or handled with (Sourcify: its own source, verified); `relinked` (target,
-    implementation) when a relink there ended well with nothing of the proxy's own to show."""
+    implementation) when a relink there ended well with nothing of the proxy's own to show. `urls`:
+    each target name's URL (None: the embedded explorer), kept with the link."""
     chosen: dict[str, Any] = {}
     for report in reports:
         if report.address.lower() != address.lower() or not report.implementation:
@@ -102,7 +108,7 @@ def record_links(ledger: Any, name: str, address: str, reports: list, relinked: 
     if relinked is not None and all(r.ok for r in reports):
         links[relinked[0]] = relinked[1]
     for target, implementation in links.items():
-        ledger.record_link(name, address, target, implementation)
+        ledger.record_link(name, address, target, implementation, urls.get(target))
 
 
 def record_admins(ledger: Any, events: Iterable[UpgradeEvent], known: dict[str, dict]) -> None:
@@ -141,7 +147,7 @@ def follow(
         name = (entry or {}).get("contract") or proxy
         if now is None or (proxy in deployed and before == now):
             continue  # the deploy's own verification linked it to this implementation
-        stale = [t for t, _ in destinations if linked(entry, t) != now]
+        stale = [t for t, v in destinations if linked(entry, t, _url(v)) != now]
         found.append(Moved(proxy, event, now, before, name, stale))
         if entry is None:  # upgraded here, recorded nowhere: `ape verify all` knows it from now on
             ledger.record(name, proxy, status="pending")
@@ -161,11 +167,16 @@ def follow(
 
             reports = [Report(f"{item.name} (re-linked)", item.proxy, Outcome.ERROR, str(err), target=target, kind="relink")]
         try:
-            record_links(ledger, item.name, item.proxy, reports, (target, item.implementation) if verification.sourcify else None)
+            record_links(ledger, item.name, item.proxy, reports, {target: _url(verification)},
+                         (target, item.implementation) if verification.sourcify else None)
         except Exception as err:  # the link stands; the ledger says why it is stale
             logger.warning("contract_verify: %s", err)
         results.setdefault(target, []).extend(reports)
     return list(results.items())
+
+
+def _url(verification: Any) -> Optional[str]:
+    return getattr(getattr(verification, "target", None), "url", None)
 
 
 class _Done:
@@ -203,10 +214,11 @@ class Plan:
     implementation: Optional[str] = None  # on chain, for a linked proxy
 
 
-def plan(entry: Optional[dict], targets: Iterable[str], chain: Any, address: str) -> Plan:
-    """An entry with no links (not a proxy, or never linked) is verified everywhere, as before; a
-    linked proxy is read on chain (one storage read, `detect_proxy`) and costs explorer calls only
-    where a target has not ended well or its link is stale."""
+def plan(entry: Optional[dict], targets: dict, chain: Any, address: str) -> Plan:
+    """`targets`: name -> URL. An entry with no links (not a proxy, or never linked) is verified
+    everywhere, as before; a linked proxy is read on chain (one storage read, `detect_proxy`) and
+    costs explorer calls only where a target has not ended well or its link is stale. An embedded
+    explorer (no URL) is new in each process: it gets everything, as before."""
     names = set(targets)
     if not (entry or {}).get("links"):
         return Plan(names)
@@ -217,6 +229,6 @@ def plan(entry: Optional[dict], targets: Iterable[str], chain: Any, address: str
         return Plan(names)
     if now is None:
         return Plan(names)
-    verify = {name for name in names if not done(entry, name)}
-    relink = {name for name in names - verify if linked(entry, name) != now}
+    verify = {name for name in names if not done(entry, name) or targets[name] is None}
+    relink = {name for name in names - verify if linked(entry, name, targets[name]) != now}
     return Plan(verify, relink, names - verify - relink, now)
