@@ -292,8 +292,8 @@ def test_a_beacon_moves_its_known_proxies_and_a_linked_proxy_that_did_not_move_c
     assert (todo.verify, todo.relink, todo.current, todo.implementation) == (set(), {"mirror"}, {"etherscan"}, NEW)
     entry["links"]["mirror"] = link(NEW, urls["mirror"])
     assert upgrades.plan(entry, urls, chain, PROXY).current == {"etherscan", "mirror"}
-    # A link made at another URL (a fresh explorer of the same name) is no link there.
-    assert upgrades.plan(entry, {**urls, "mirror": "http://c/api"}, chain, PROXY).relink == {"mirror"}
+    # A link made at another URL (a fresh explorer of the same name) is no link there: verified as before.
+    assert upgrades.plan(entry, {**urls, "mirror": "http://c/api"}, chain, PROXY).verify == {"mirror"}
     # The embedded explorer (no URL) is new in each process: verified as before.
     assert upgrades.plan(entry, {"etherscan": None}, chain, PROXY).verify == {"etherscan"}
     # A target that did not end well is verified as before; an entry with no links, everywhere.

@@ -229,6 +229,10 @@ def plan(entry: Optional[dict], targets: dict, chain: Any, address: str) -> Plan
         return Plan(names)
     if now is None:
         return Plan(names)
-    verify = {name for name in names if not done(entry, name) or targets[name] is None}
+    # No link of ours at that URL (a fresh explorer of the same name): as before, whatever the status says.
+    verify = {
+        name for name in names
+        if targets[name] is None or not done(entry, name) or linked(entry, name, targets[name]) is None
+    }
     relink = {name for name in names - verify if linked(entry, name, targets[name]) != now}
     return Plan(verify, relink, names - verify - relink, now)
