@@ -247,13 +247,14 @@ def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, repo
     from ape import chain, project
 
     from ape_contract_verify.exceptions import ContractVerifyError
+    from ape_contract_verify.evm.chain import ApeProviderChain
     from ape_contract_verify.workflow.ledger import Ledger
-    from ape_contract_verify.workflow.run import Item
 
     choices = network_choices(explorer, all_networks)
     items: list = []
     ledgers: dict = {}
     labels: dict = {}  # (network, address) -> the name it was recorded under
+    current: list = []  # rows of proxies whose links match the chain: nothing sent
     with _quiet_stdout(as_json), contextlib.ExitStack() as stack:
         try:
             run = stack.enter_context(
@@ -273,12 +274,20 @@ def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, repo
                     )
                 label = _add_network(run, choice, provider)
                 ledgers[label] = ledger
+                try:
+                    entries = {e["address"].lower(): e for e in ledger.entries()}
+                except ContractVerifyError:  # _records warned: verify as before
+                    entries = {}
+                reader = ApeProviderChain(provider)
                 for name, address in todo:
                     labels[(label, address.lower())] = name
-                    items.append(Item(label, address, deployed_type=records.types.get(address.lower())))
+                    items += _plan_items(run, entries.get(address.lower()), label, address, records.types.get(address.lower()), reader, current)
             reports = run.verify(
-                items, on_done=lambda item, done: _record(ledgers[item.network], labels[(item.network, item.address.lower())], item, done)
-            )
+                items, on_done=lambda item, done: _record(
+                    ledgers[item.network], labels[(item.network, item.address.lower())], item, done,
+                    {d.target.name: d.target.url for d in run.targets_of(item.network)},
+                )
+            ) + current
         except ContractVerifyError as err:
             raise click.UsageError(str(err)) from None
     if report_path:
@@ -308,14 +317,41 @@ def network_choices(explorer: Any, all_networks: bool) -> list:
     return [explorer.for_network(n) for n in explorer.networks] or [explorer]
 
 
-def _record(ledger: Any, name: str, item: Any, reports: list) -> None:
+def _plan_items(run: Any, entry: Any, label: str, address: str, deployed_type: Any, reader: Any, current: list) -> list:
+    """The items for one recorded address (workflow/upgrades.plan): as before, except a proxy the
+    ledger linked, which costs calls only on targets where it moved (a relink) or did not end well."""
+    from ape_contract_verify.protocol.answers import Outcome
+    from ape_contract_verify.workflow.run import Item
+    from ape_contract_verify.workflow.upgrades import plan
+    from ape_contract_verify.workflow.verification import Report
+
+    names = {d.target.name: d.target.url for d in run.targets_of(label)}
+    todo = plan(entry, names, reader, address)
+    item = Item(label, address, deployed_type=deployed_type)
+    items = []
+    if todo.verify:
+        items.append(dataclasses.replace(item, targets=None if len(todo.verify) == len(names) else frozenset(todo.verify)))
+    items += [dataclasses.replace(item, targets=frozenset({t}), relink=todo.implementation) for t in sorted(todo.relink)]
+    for target in sorted(todo.current):
+        # One row for the proxy: its source and its link to what the chain holds, as the ledger says.
+        current.append(Report(
+            item.label, address, Outcome.ALREADY_VERIFIED, "verified, and linked to the implementation on chain: nothing sent",
+            target=target, network=label, implementation=todo.implementation,
+        ))
+    return items
+
+
+def _record(ledger: Any, name: str, item: Any, reports: list, urls: dict) -> None:
     """The ledger keeps each target's ending per address (the explorer, not the ledger, says what is
-    verified: the ledger may speak of another explorer)."""
+    verified: the ledger may speak of another explorer), and a proxy's link."""
     from ape_contract_verify.exceptions import ContractVerifyError
+    from ape_contract_verify.workflow.upgrades import record_links
     from ape_contract_verify.workflow.verification import outcome_for
 
-    if (report := outcome_for(item.address, reports)) is not None:
-        try:
+    try:
+        if (report := outcome_for(item.address, reports)) is not None:
             ledger.record_target(name, item.address, report.target, str(report.outcome), report.reason)
-        except ContractVerifyError as err:  # already warned about; the verification stands
-            click.echo(f"WARNING: {err}", err=True)
+        relinked = (next(iter(item.targets)), item.relink) if item.relink else None
+        record_links(ledger, name, item.address, reports, urls, relinked)
+    except ContractVerifyError as err:  # already warned about; the verification stands
+        click.echo(f"WARNING: {err}", err=True)

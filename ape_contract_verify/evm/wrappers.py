@@ -68,6 +68,14 @@ class MemoizingChain:
                 self._memo[key] = facts
             return facts
 
+    def forget(self, *addresses: str) -> None:
+        """Drop what was read of these addresses' storage and calls (an upgrade changed them);
+        code and creation stay."""
+        gone = {a.lower() for a in addresses}
+        with self._lock:
+            for key in [k for k in self._memo if k[0] in ("slot", "call") and k[1] in gone]:
+                del self._memo[key]
+
     def remember_creation(self, address: str, creation: Any) -> None:
         """What the deploy receipt already says, so no worker searches blocks for it."""
         with self._lock:

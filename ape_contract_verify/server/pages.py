@@ -254,6 +254,7 @@ async def address_page(request: Request) -> HTMLResponse:
             + (f" ({escape(_short_name(implementation.contract_name))})" if implementation else " (not verified)")
             + "</p>"
         )
+        badges.append(await _stale_link_note(service, address, proxy.implementation))
     if contract is None and proxy is None:
         return _page(_checksum(address), title + await _unverified(service, address))
     tabs: list[tuple[str, str, str]] = []
@@ -294,6 +295,27 @@ async def address_page(request: Request) -> HTMLResponse:
     )
     panels = "".join(f"<section class='panel' id='{key}' data-panel='{key}'>{html}</section>" for key, _, html in tabs)
     return _page(_checksum(address), title + "".join(badges) + f"<nav class='tabs' role='tablist'>{nav}</nav>{panels}")
+
+
+async def _stale_link_note(service: Any, address: str, linked: str) -> str:
+    """As Etherscan, the link stays until verifyproxycontract is sent again; unlike it, the page says
+    when the chain has moved on (one read of the proxy's slots), and which implementation Read as
+    Proxy reads."""
+    from ape_contract_verify.evm.proxies import detect_proxy
+
+    try:
+        info = await run_in_threadpool(detect_proxy, service.chain, address)
+    except Exception:  # the chain's answer is a nicety here, never the page's failure
+        return ""
+    if info is None or info.implementation.lower() == str(linked).lower():
+        return ""
+    now = escape(_checksum(info.implementation))
+    return (
+        "<p class='notice' id='stale-link-note'>The implementation on chain is now "
+        f"<a class='addr' href='/address/{escape(info.implementation.lower())}'>{now}</a>: this proxy was upgraded "
+        f"after it was linked. Read as Proxy still reads the linked implementation, {escape(_checksum(linked))}, "
+        "until the proxy is submitted again (verifyproxycontract, or <code>ape verify proxy</code>).</p>"
+    )
 
 
 def _proxy_kind_name(kind: Any) -> str:

@@ -38,6 +38,7 @@ _lock = threading.RLock()
 _queues: dict[int, Any] = {}  # by id() of the provider they verify on
 _recorders: dict[int, Any] = {}  # ledgers of networks deployed to with auto off
 _recorded: dict[int, tuple[int, set]] = {}  # with auto off: (block before the first deploy, addresses recorded)
+_starts: dict[int, int] = {}  # by id() of the provider: the block a run's network context began at
 _drained: list[tuple[str, str, list]] = []  # (network, target, reports) not yet in a summary
 _warned: set[str] = set()
 
@@ -182,6 +183,16 @@ def _patch_packages_cache(module: Any) -> None:
 def _patch_networks(module: Any) -> None:
     ProviderContextManager = module.ProviderContextManager
     original_exit = ProviderContextManager.__exit__
+    original_enter = ProviderContextManager.__enter__
+
+    def enter_provider(self, *args, **kwargs):
+        provider = original_enter(self, *args, **kwargs)
+        try:  # where the run's upgrades may begin: a script may upgrade before (or without) deploying
+            if id(provider) not in _starts and deploy_mode() is not None:
+                _starts[id(provider)] = provider.get_block("latest").number or 0
+        except Exception as err:
+            logger.debug("contract_verify: no start block on %s: %s", _label(provider), err)
+        return provider
 
     def exit_provider(self, exception, *args, **kwargs):
         provider = getattr(self, "_provider", None)
@@ -199,6 +210,7 @@ def _patch_networks(module: Any) -> None:
         return result
 
     ProviderContextManager.__exit__ = exit_provider
+    ProviderContextManager.__enter__ = enter_provider
 
 
 _PATCHES: dict[str, Callable[[Any], None]] = {
@@ -303,7 +315,7 @@ def _queue_for(provider: Any) -> Any:
         if queue is None:
             from ape_contract_verify.workflow.deploy_queue import DeployQueue
 
-            queue = _queues[id(provider)] = DeployQueue(provider, _config(), _label(provider))
+            queue = _queues[id(provider)] = DeployQueue(provider, _config(), _label(provider), start_block=_starts.get(id(provider)))
         return queue
 
 
@@ -333,27 +345,58 @@ def _block_before(provider: Any) -> int:
         return 0
 
 
-def _record_factory_children(provider: Any, recorder: Any) -> None:
-    """Auto off: what factories made during the run goes in the ledger too, for `ape verify all`."""
-    start, seen = _recorded.pop(id(provider), (None, set()))
-    if start is None or recorder is None:
-        return
-    from ape_contract_verify.workflow.deploy_queue import factory_made
-
-    try:
-        for address in factory_made(provider, start, seen):
-            recorder.record(address, address, status="pending", network=_label(provider))
-    except Exception as err:  # the deploys are recorded; their children can be verified by address
-        logger.warning("contract_verify: could not look for factory deployments: %s", err)
-
-
 def _drain(provider: Any) -> None:
     with _lock:
         queue = _queues.pop(id(provider), None)
         recorder = _recorders.pop(id(provider), None)
-    _record_factory_children(provider, recorder)
+        start = _starts.pop(id(provider), None)
+        recorded = _recorded.pop(id(provider), None)
+    if queue is None and (start is not None or recorded is not None):
+        queue = _without_queue(provider, start, recorded, recorder)
     if queue is not None:
         _drained.extend((queue.network, target, reports) for target, reports in queue.finish())
+
+
+def _without_queue(provider: Any, start: Optional[int], recorded: Optional[tuple], recorder: Any) -> Any:
+    """A network with no verification queue: auto on with no deploy (the run's upgrades still are
+    followed, by a queue for them), or auto off (what factories made and which proxies moved go in
+    the ledger, for `ape verify all`). One walk of the run's logs serves both."""
+    from ape_contract_verify.workflow.deploy_queue import DeployQueue, created_since, scan_logs
+
+    mode = deploy_mode()
+    if mode is None:
+        return None
+    begin = start if start is not None else recorded[0]
+    seen = recorded[1] if recorded is not None else set()
+    try:
+        scanned = scan_logs(provider, begin, seen)
+    except Exception as err:
+        logger.warning("contract_verify: could not read the run's logs on %s: %s", _label(provider), err)
+        return None
+    if mode == "verify":
+        if not scanned[1]:
+            return None
+        queue = DeployQueue(provider, _config(), _label(provider), start_block=begin)
+        if queue.active:
+            queue.scanned = scanned
+            return queue
+    from ape import project
+
+    from ape_contract_verify.evm.chain import ApeProviderChain
+    from ape_contract_verify.workflow.ledger import Ledger
+    from ape_contract_verify.workflow.upgrades import record_upgrades
+
+    recorder = recorder or Ledger.for_chain(project, provider.chain_id)
+    try:  # the deploys are recorded; children left out can still be verified by address
+        for address in created_since(provider, begin, scanned[0]):
+            recorder.record(address, address, status="pending", network=_label(provider))
+    except Exception as err:
+        logger.warning("contract_verify: could not look for factory deployments: %s", err)
+    moved = record_upgrades(scanned[1], ApeProviderChain(provider), recorder, _label(provider)) if scanned[1] else []
+    if moved:
+        logger.info("contract_verify: %d upgraded prox%s recorded; `ape verify all` links %s again",
+                    len(moved), "y" if len(moved) == 1 else "ies", "it" if len(moved) == 1 else "them")
+    return None
 
 
 def print_summary() -> list:
@@ -429,6 +472,7 @@ def reset() -> None:
         _queues.clear()
         _recorders.clear()
         _recorded.clear()
+        _starts.clear()
         _drained.clear()
         _warned.clear()
     for queue in queues:

@@ -5,7 +5,7 @@ import logging
 import sys
 import threading
 import time
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 logger = logging.getLogger("ape_contract_verify")
 _lock = threading.Lock()
@@ -15,7 +15,9 @@ class DeployQueue:
     """Deployments on one network of one `ape run`, verified on background workers, on each of
     the network's targets, under each explorer's limit."""
 
-    def __init__(self, provider: Any, cfg: Any, network: str, workers: Optional[int] = None):
+    def __init__(
+        self, provider: Any, cfg: Any, network: str, workers: Optional[int] = None, start_block: Optional[int] = None
+    ):
         from concurrent.futures import ThreadPoolExecutor
 
         from ape_contract_verify.evm.chain import ApeProviderChain
@@ -36,7 +38,10 @@ class DeployQueue:
         self._ledger = None
         self._pending: dict[str, list] = {}  # address -> reports of the targets done so far
         self._setup_error: Optional[str] = None
-        self.start_block = provider.get_block("latest").number or 0
+        # The run's first block: from the network's context entry when the hook saw it, else now.
+        self.start_block = (provider.get_block("latest").number or 0) if start_block is None else start_block
+        self.upgrade_events: list = []  # the run's Upgraded/BeaconUpgraded/AdminChanged, in order
+        self.scanned: Optional[tuple] = None  # scan_logs' answer, when the caller walked the logs already
         self._setup()
 
     def bound_to(self, provider: Any) -> bool:
@@ -140,6 +145,12 @@ class DeployQueue:
             reports = verification.contract(address, deployed_type=deployed_type)
         except Exception as err:  # reported, never raised into the script
             reports = [Report(name or address[:10], address, Outcome.ERROR, str(err))]
+        try:  # a proxy: the implementation linked on this target, for following upgrades
+            from ape_contract_verify.workflow.upgrades import record_links
+
+            record_links(self._ledger, name or address, address, reports, {verification.target_name: getattr(verification.target, "url", None)})
+        except Exception as err:
+            logger.warning("contract_verify: %s", err)
         # The ledger says how the address ended on every target: written once the last one ends.
         with _lock:
             done = self._pending.setdefault(address.lower(), [])
@@ -157,8 +168,12 @@ class DeployQueue:
 
     def add_factory_deployments(self, max_blocks: int = 5000) -> None:
         """Contracts that other contracts created during the run (factories, CREATE2 deployers,
-        clones) never pass through `deploy`: `factory_made` finds them, and they are queued too."""
-        for address in factory_made(self.provider, self.start_block, self.seen, max_blocks):
+        clones) never pass through `deploy`. Their addresses show up in the run's event logs: any
+        address there that has code now and had none when the run started is queued too. The same
+        walk keeps the run's upgrade events (`evm/upgrades.py`), which `finish` follows."""
+        scanned, self.scanned = self.scanned, None  # already walked (after_deploy, a run with no deploy)
+        candidates, self.upgrade_events = scanned or scan_logs(self.provider, self.start_block, self.seen, max_blocks)
+        for address in created_since(self.provider, self.start_block, candidates):
             self._queue_address(address, None, None)
 
     def finish(self) -> list[tuple[str, list]]:
@@ -184,6 +199,16 @@ class DeployQueue:
                 by_target[target].append(Report("?", "?", Outcome.ERROR, f"not finished: {err}"))
             _progress_line(f"contract_verify: {index}/{total} verifications on {self.network} done")
         _progress_line(None)
+        if self.upgrade_events:  # after the deploys' own verifications: a relink follows their link
+            from ape_contract_verify.workflow.upgrades import follow
+
+            try:
+                followed = follow(self.upgrade_events, self.chain, self._ledger, self._verifications, self.seen, self.pool.submit)
+            except Exception as err:
+                logger.warning("contract_verify: could not follow the run's upgrades on %s: %s", self.network, err)
+                followed = []
+            for target, reports in followed:
+                by_target.setdefault(target, []).extend(reports)
         self.close()
         return list(by_target.items())
 
@@ -228,21 +253,54 @@ def _progress_line(text: Optional[str]) -> None:
         print(text, file=sys.stderr)
 
 
-def factory_made(provider: Any, start_block: int, seen: set, max_blocks: int = 5000) -> list[str]:
-    """Contracts that other contracts created since `start_block`: their addresses show up in the
-    run's event logs, so any address there (not in `seen`) that has code now and had none when the
-    run started."""
-    found: list[str] = []
+def scan_logs(provider: Any, start_block: int, seen: Any = (), max_blocks: int = 5000) -> tuple[list[str], list]:
+    """One walk of the run's blocks (after `start_block`) and their receipts' logs: (addresses the
+    logs mention that are not in `seen`, the upgrade events in order)."""
+    from ape_contract_verify.evm.upgrades import decode_log
+
     latest = provider.get_block("latest").number or 0
     first = max(start_block + 1, latest - max_blocks + 1)
     candidates: list[str] = []
+    events: list = []
+    ours = _own_sender(provider)
     for number in range(first, latest + 1):
         for txn in provider.get_block(number).transactions:
+            if not ours(txn):
+                continue
             receipt = provider.get_receipt(txn.txn_hash)
             for log in receipt.logs or []:
+                event = decode_log(log, str(receipt.txn_hash))
+                if event is not None:
+                    events.append(event)
                 for word in _address_words(log):
                     if word.lower() not in seen and word not in candidates:
                         candidates.append(word)
+    return candidates, events
+
+
+def _own_sender(provider: Any) -> Callable[[Any], bool]:
+    """On a live network a run's blocks hold others' transactions too: only those Ape's accounts
+    sent are read (a receipt each), not every one of a busy chain's. A dev chain is the run's own."""
+    try:
+        if provider.network.is_dev:
+            return lambda txn: True
+        from ape import accounts
+    except Exception:
+        return lambda txn: True
+
+    def ours(txn: Any) -> bool:
+        try:
+            return getattr(txn, "sender", None) in accounts
+        except Exception:
+            return True
+
+    return ours
+
+
+def created_since(provider: Any, start_block: int, candidates: list[str]) -> list[str]:
+    """Of the addresses the run's logs mention, the contracts made during the run: code now, none
+    at `start_block`."""
+    found: list[str] = []
     before = max(start_block, 0)
     for address in candidates:
         try:

@@ -97,6 +97,15 @@ class Ledger:
             entry.update(contract=contract, status=worst["status"], reason=worst["reason"], updated=time.time())
             self._put(db, entry)
 
+    def record_link(self, contract: str, address: str, target: str, implementation: str, url: Optional[str] = None) -> None:
+        """The implementation a proxy was last linked to (handled with, on Sourcify) on `target` at
+        `url`: what `ape verify all` compares the chain with, so a proxy that did not move costs no call."""
+        with self._transaction() as db:
+            entry = self._get(db, address) or {"contract": contract, "address": address, "status": "pending"}
+            entry.setdefault("links", {})[target or "explorer"] = {"implementation": implementation.lower(), "url": url}
+            entry["updated"] = time.time()
+            self._put(db, entry)
+
     def pending(self) -> list[dict]:
         return [e for e in self.entries() if e.get("status") not in DONE]
 

@@ -29,6 +29,8 @@ class Item:
     name: Optional[str] = None
     constructor_args: Optional[str] = None
     deployed_type: Optional[str] = None  # what Ape deployed there (the ledger's record), see Verification.contract
+    targets: Optional[frozenset] = None  # the target names to verify it on; None: every one of its network
+    relink: Optional[str] = None  # a proxy that moved: link it to this implementation (Verification.relink)
 
     @property
     def label(self) -> str:
@@ -114,7 +116,10 @@ class VerificationRun:
     def verify(self, items: Iterable[Item], on_done: Optional[Callable[[Item, list[Report]], None]] = None) -> list[Report]:
         """Every item on every target of its network, side by side. Reports come back in item order,
         then target order. `on_done(item, reports)` is called once per item and target."""
-        tasks = [(item, d) for item in items for d in self.targets_of(item.network)]
+        tasks = [
+            (item, d) for item in items for d in self.targets_of(item.network)
+            if item.targets is None or d.target.name in item.targets
+        ]
         if not tasks:
             return []
 
@@ -122,7 +127,10 @@ class VerificationRun:
             item, destination = task
             try:
                 destination.health.check()  # a target found down gets no more requests
-                reports = destination.verification.contract(item.address, item.name, item.constructor_args, item.deployed_type)
+                if item.relink:
+                    reports = destination.verification.relink(item.address, item.relink, item.label)
+                else:
+                    reports = destination.verification.contract(item.address, item.name, item.constructor_args, item.deployed_type)
             except Exception as err:  # reported, never lost, never stops the other targets
                 logger.debug("verification of %s on %s failed", item.address, destination.target.name, exc_info=True)
                 reports = [Report(

@@ -38,6 +38,7 @@ class Report:
     link: Optional[str] = None
     warnings: list = field(default_factory=list)
     seconds: float = 0.0
+    implementation: Optional[str] = None  # a proxy's: the implementation it was handled (linked) with
 
     @property
     def ok(self) -> bool:
@@ -203,6 +204,10 @@ class Verification:
             own = next((r.contract for r in reports if r.address == address and r.kind == "source"), None)
             own = own or (f"{proxy.kind} clone" if clone else None)
             reports.append(self.proxy(address, _checksum(proxy.implementation), label=own))
+        if proxy is not None:  # the ledger keeps, per target, which implementation was handled
+            for report in reports:
+                if report.address == address:
+                    report.implementation = _checksum(proxy.implementation)
         return reports
 
     def _first_time(self, address: str) -> bool:
@@ -219,7 +224,21 @@ class Verification:
     def proxy(
         self, address: str, expected_implementation: Optional[str] = None, label: Optional[str] = None
     ) -> Report:
-        return self._stamp([self._proxy(address, expected_implementation, label)])[0]
+        report = self._stamp([self._proxy(address, expected_implementation, label)])[0]
+        report.implementation = _checksum(expected_implementation) if expected_implementation else None
+        return report
+
+    def relink(self, address: str, implementation: str, label: Optional[str] = None) -> list[Report]:
+        """After an upgrade: the new implementation verified if it is not yet, then the proxy linked
+        to it again (an Etherscan-style explorer keeps the old link until then; Sourcify reads the
+        slot itself, so there only the implementation is verified)."""
+        implementation = _checksum(implementation)
+        reports = self.contract(implementation)
+        if self.sourcify:
+            return reports
+        report = self.proxy(address, implementation, label=f"{label or _checksum(address)[:10]} (re-linked)")
+        report.kind = "relink"
+        return reports + [report]
 
     def _proxy(self, address: str, expected_implementation: Optional[str], label: Optional[str]) -> Report:
         started = time.monotonic()
@@ -439,6 +458,8 @@ def summary_table(reports: list[Report]) -> str:
     rows = [head + ("link / reason",)]
     for r in reports:
         detail = r.link or ""
+        if r.kind == "relink" and r.ok:
+            detail = f"re-linked to {r.implementation} {detail}".strip()
         if not r.ok and r.reason:
             detail = r.reason
         elif r.match == "partial":  # derive's warning says why, when it knows

@@ -1,0 +1,238 @@
+"""Upgrades followed to every explorer.
+
+An Etherscan-style explorer keeps a proxy's link (verifyproxycontract) until it is submitted again,
+so after an upgrade its "Read as Proxy" reads the old implementation; Sourcify reads the slot
+itself. The ledger keeps, per proxy and target, the implementation it was last linked to
+(`links`); whenever the chain says otherwise, the new implementation is verified if it is not yet
+and the proxy is linked again with `expectedimplementation` set to it.
+
+Two ways an upgrade is found:
+- in `ape run`: the run's receipts' `Upgraded`, `BeaconUpgraded` and `AdminChanged` events
+  (`evm/upgrades.py`), read in the deploy queue's one walk of the run's logs (`deploy_queue.py`);
+  a beacon's `Upgraded` moves every proxy of that beacon the project knows (ledger and run);
+- in `ape verify all` (`plan`): each recorded proxy's implementation on chain (one storage read)
+  against its links, so a proxy moved by a Safe, a timelock or another tool is linked again, and
+  one that did not move costs no explorer call.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Optional
+
+from ape_contract_verify.evm.proxies import detect_proxy
+from ape_contract_verify.evm.upgrades import ADMIN, BEACON, IMPLEMENTATION, UpgradeEvent, beacon_of, is_beacon
+from ape_contract_verify.workflow.ledger import DONE
+
+logger = logging.getLogger("ape_contract_verify")
+
+
+@dataclass
+class Moved:
+    """One proxy an upgrade event touched."""
+
+    proxy: str  # lower case
+    event: UpgradeEvent
+    implementation: Optional[str] = None  # on chain now (lower case); None: no longer a proxy
+    before: Optional[str] = None  # what this run's deploy verification linked, for proxies it deployed
+    name: str = ""
+    targets: list[str] = field(default_factory=list)  # where the link is stale
+
+
+def affected(events: Iterable[UpgradeEvent], chain: Any, known: Iterable[str]) -> dict[str, UpgradeEvent]:
+    """proxy (lower case) -> the last event that moved it. A beacon's `Upgraded` moves every
+    proxy in `known` whose EIP-1967 beacon slot names it (read only when a beacon moved)."""
+    moved: dict[str, UpgradeEvent] = {}
+    beacons: dict[str, UpgradeEvent] = {}
+    for event in events:
+        if event.kind == BEACON:
+            moved[event.emitter] = event
+        elif event.kind == IMPLEMENTATION:
+            try:
+                beacon = is_beacon(chain, event.emitter)
+            except Exception as err:
+                logger.debug("contract_verify: %s: %s", event.emitter, err)
+                continue
+            if beacon:
+                beacons[event.emitter] = event
+            else:
+                moved[event.emitter] = event
+    if beacons:
+        for address in dict.fromkeys(a.lower() for a in known):
+            try:
+                beacon = beacon_of(chain, address)
+            except Exception:
+                continue
+            if beacon in beacons:
+                moved.setdefault(address, beacons[beacon])
+    return moved
+
+
+def implementation(chain: Any, address: str) -> Optional[str]:
+    info = detect_proxy(chain, address)
+    return info.implementation.lower() if info is not None else None
+
+
+def linked(entry: Optional[dict], target: str, url: Optional[str]) -> Optional[str]:
+    """The implementation the ledger last linked on `target`, if that link was made at `url` (a
+    target of the same name elsewhere, e.g. a fresh explorer, holds no link of ours)."""
+    link = ((entry or {}).get("links") or {}).get(target)
+    return link["implementation"] if isinstance(link, dict) and link.get("url") == url else None
+
+
+def done(entry: Optional[dict], target: str) -> bool:
+    """Whether the ledger says `target` ended well for this entry (its own record, else the entry's)."""
+    if not entry:
+        return False
+    own = (entry.get("targets") or {}).get(target)
+    return (own or entry).get("status") in DONE
+
+
+def record_links(
+    ledger: Any, name: str, address: str, reports: list, urls: dict, relinked: Optional[tuple[str, str]] = None
+) -> None:
+    """Keep, per target, the implementation `address` was linked to (a proxy link that ended
+    well), or handled with (Sourcify: its own source, verified); `relinked` (target,
+    implementation) when a relink there ended well with nothing of the proxy's own to show. `urls`:
+    each target name's URL (None: the embedded explorer), kept with the link."""
+    chosen: dict[str, Any] = {}
+    for report in reports:
+        if report.address.lower() != address.lower() or not report.implementation:
+            continue
+        if report.kind in ("proxy", "relink"):
+            chosen[report.target] = report
+        else:
+            chosen.setdefault(report.target, report)
+    links = {target: r.implementation for target, r in chosen.items() if r.ok}
+    if relinked is not None and all(r.ok for r in reports):
+        links[relinked[0]] = relinked[1]
+    for target, implementation in links.items():
+        ledger.record_link(name, address, target, implementation, urls.get(target))
+
+
+def record_admins(ledger: Any, events: Iterable[UpgradeEvent], known: dict[str, dict]) -> None:
+    """AdminChanged moves no implementation, so no link: the ledger keeps the admin of the proxies it knows."""
+    for event in events:
+        if event.kind == ADMIN and event.emitter in known:
+            ledger.record(known[event.emitter].get("contract") or event.emitter, known[event.emitter]["address"], admin=event.address)
+
+
+def follow(
+    events: list[UpgradeEvent],
+    chain: Any,
+    ledger: Any,
+    destinations: list[tuple[str, Any]],
+    deployed: Iterable[str] = (),
+    submit: Any = None,
+) -> list[tuple[str, list]]:
+    """The run's upgrades, followed on each (target name, Verification): [(target, reports)].
+
+    `chain` is the run's memoising reader: what it read at deploy time is what the deploy's own
+    verification linked (`deployed`: this run's addresses); it forgets the moved proxies and their
+    beacons before reading them again. `submit(fn, *args)` runs a relink (default: here, in turn)."""
+    entries = {e["address"].lower(): e for e in ledger.entries()}
+    deployed = {a.lower() for a in deployed}
+    record_admins(ledger, events, entries)
+    moved = affected(events, chain, [*entries, *deployed])
+    if not moved:
+        return []
+    found: list[Moved] = []
+    for proxy, event in moved.items():
+        before = implementation(chain, proxy) if proxy in deployed else None
+        info = detect_proxy(chain, proxy)
+        chain.forget(proxy, *([info.beacon] if info is not None and info.beacon else []), event.emitter)
+        now = implementation(chain, proxy)
+        entry = entries.get(proxy)
+        name = (entry or {}).get("contract") or proxy
+        if now is None or (proxy in deployed and before == now):
+            continue  # the deploy's own verification linked it to this implementation
+        stale = [t for t, v in destinations if linked(entry, t, _url(v)) != now]
+        found.append(Moved(proxy, event, now, before, name, stale))
+        if entry is None:  # upgraded here, recorded nowhere: `ape verify all` knows it from now on
+            ledger.record(name, proxy, status="pending")
+    jobs = []
+    for item in found:
+        for target, verification in destinations:
+            if target in item.targets:
+                run = submit or (lambda fn, *args: _Done(fn(*args)))
+                jobs.append((item, target, verification, run(verification.relink, item.proxy, item.implementation, item.name)))
+    results: dict[str, list] = {}
+    for item, target, verification, job in jobs:
+        try:
+            reports = job.result()
+        except Exception as err:
+            from ape_contract_verify.protocol.answers import Outcome
+            from ape_contract_verify.workflow.verification import Report
+
+            reports = [Report(f"{item.name} (re-linked)", item.proxy, Outcome.ERROR, str(err), target=target, kind="relink")]
+        try:
+            record_links(ledger, item.name, item.proxy, reports, {target: _url(verification)},
+                         (target, item.implementation) if verification.sourcify else None)
+        except Exception as err:  # the link stands; the ledger says why it is stale
+            logger.warning("contract_verify: %s", err)
+        results.setdefault(target, []).extend(reports)
+    return list(results.items())
+
+
+def _url(verification: Any) -> Optional[str]:
+    return getattr(getattr(verification, "target", None), "url", None)
+
+
+class _Done:
+    def __init__(self, value: Any):
+        self.value = value
+
+    def result(self, timeout: Optional[float] = None) -> Any:
+        return self.value
+
+
+def record_upgrades(events: list[UpgradeEvent], chain: Any, ledger: Any, network: str) -> list[str]:
+    """With auto off: each proxy the run moved, marked in the ledger (its new implementation and the
+    transaction), so `ape verify all` links it again. Returns the proxies."""
+    entries = {e["address"].lower(): e for e in ledger.entries()}
+    record_admins(ledger, events, entries)
+    moved = affected(events, chain, entries)
+    for proxy, event in moved.items():
+        now = implementation(chain, proxy)
+        if now is None:
+            continue
+        entry = entries.get(proxy) or {}
+        fields = {} if entry else {"status": "pending", "network": network}
+        ledger.record(entry.get("contract") or proxy, entry.get("address") or proxy,
+                      upgraded={"implementation": now, "tx": event.tx_hash}, **fields)
+    return list(moved)
+
+
+@dataclass
+class Plan:
+    """What `ape verify all` does with one recorded address, per target name."""
+
+    verify: set[str]  # as before: ask, verify what is not, link a proxy
+    relink: set[str] = field(default_factory=set)  # a proxy that moved since its link there
+    current: set[str] = field(default_factory=set)  # a proxy linked to what the chain holds: no call
+    implementation: Optional[str] = None  # on chain, for a linked proxy
+
+
+def plan(entry: Optional[dict], targets: dict, chain: Any, address: str) -> Plan:
+    """`targets`: name -> URL. An entry with no links (not a proxy, or never linked) is verified
+    everywhere, as before; a linked proxy is read on chain (one storage read, `detect_proxy`) and
+    costs explorer calls only where a target has not ended well or its link is stale. An embedded
+    explorer (no URL) is new in each process: it gets everything, as before."""
+    names = set(targets)
+    if not (entry or {}).get("links"):
+        return Plan(names)
+    try:
+        now = implementation(chain, address)
+    except Exception as err:  # cannot tell: verify as before
+        logger.debug("contract_verify: %s: %s", address, err)
+        return Plan(names)
+    if now is None:
+        return Plan(names)
+    # No link of ours at that URL (a fresh explorer of the same name): as before, whatever the status says.
+    verify = {
+        name for name in names
+        if targets[name] is None or not done(entry, name) or linked(entry, name, targets[name]) is None
+    }
+    relink = {name for name in names - verify if linked(entry, name, targets[name]) != now}
+    return Plan(verify, relink, names - verify - relink, now)
