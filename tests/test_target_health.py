@@ -160,7 +160,7 @@ class Alive:
 def test_a_run_marks_a_dead_target_down_once_and_the_other_verifies_everything(monkeypatch):
     def fake_derive(artifact, address, **kwargs):
         request = VerificationRequest(address, "a.sol:A", "{}", CodeFormat.STANDARD_JSON, "v0.8.26+commit.8a97fa7a")
-        return SimpleNamespace(request=request, match="full", warnings=[], artifact=artifact)
+        return SimpleNamespace(request=request, match="full", warnings=[], artifact=artifact, creation_source="transaction")
 
     monkeypatch.setattr(derive, "derive", fake_derive)
     monkeypatch.setattr(artifacts, "find_artifact", lambda name, project: SimpleNamespace(label=name))

@@ -71,7 +71,7 @@ def world(monkeypatch):
     def fake_derive(artifact, address, **kwargs):
         derived.append((address, kwargs["code_format"]))
         request = VerificationRequest(address, "a.sol:A", "{}", CodeFormat.STANDARD_JSON, "v0.8.26+commit.8a97fa7a")
-        return SimpleNamespace(request=request, match="full", warnings=[], artifact=artifact)
+        return SimpleNamespace(request=request, match="full", warnings=[], artifact=artifact, creation_source="transaction")
 
     monkeypatch.setattr(derive, "derive", fake_derive)
     monkeypatch.setattr(artifacts, "find_artifact", lambda name, project: SimpleNamespace(label=name))
@@ -96,7 +96,7 @@ def test_targets_run_side_by_side_on_one_derivation(world):
     barrier = threading.Barrier(2, timeout=10)
     world.clients.update(etherscan=Client("etherscan", barrier=barrier), blockscout=Client("blockscout", barrier=barrier))
     reports = verify(world, {"ethereum:sepolia": ["etherscan", "blockscout"]}, [Item("ethereum:sepolia", A, "Box")])
-    assert [(r.target, r.outcome) for r in reports] == [("etherscan", "verified"), ("blockscout", "verified")]
+    assert [(r.target, r.outcome) for r in reports] == [("etherscan", "verified"), ("blockscout", "verified")], [r.reason for r in reports]
     assert world.derived == [(A, "standard-json")], "one derivation serves every target"
     assert all(r.network == "ethereum:sepolia" for r in reports)
 

@@ -17,6 +17,9 @@ from typing import Any, Optional
 import requests
 
 REFUSED_PREFIXES = ("trace_", "debug_", "ots_", "parity_")
+# web3 retries a 429 only for the methods of its allowlist; Ape's connect asks this one outside it,
+# so a 429 there fails Ape's command before any plugin runs. The limit spares it, not the plugin's reads.
+UNRETRIED_BY_WEB3 = ("web3_clientVersion",)
 
 
 def refusal(call: dict) -> dict:
@@ -89,7 +92,8 @@ class HostedNodeProxy:
             self._requests += 1
             for call in calls:
                 self.calls[str(call.get("method", ""))] += 1
-            if self.rate_limit_every and self._requests % self.rate_limit_every == 0:
+            handshake = all(str(call.get("method", "")) in UNRETRIED_BY_WEB3 for call in calls)
+            if self.rate_limit_every and not handshake and self._requests % self.rate_limit_every == 0:
                 self.limited += 1
                 code = self.rate_limit_code or 429
                 error = {"jsonrpc": "2.0", "id": calls[0].get("id"), "error": {"code": code, "message": "Too Many Requests"}}

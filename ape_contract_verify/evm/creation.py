@@ -1,0 +1,235 @@
+"""Finding a contract's creation, shared by both readers (`evm/chain.py`).
+
+A binary search on historical `eth_getCode` finds the block in which the code appeared (log2(height)
+calls), then that block's transactions are checked for a direct deployment, and its traces for a
+factory CREATE/CREATE2 frame; a node that refuses traces gets `evm/fork.py`'s replay. Nodes without
+historical state fall back to a bounded scan of the recent blocks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from typing import Any, Callable, Iterable, Optional
+
+from ape_contract_verify.evm.reads import ChainError, Creation
+from ape_contract_verify.protocol.values import hex_to_bytes as _hex_bytes
+
+DEFAULT_SCAN_BLOCKS = 5_000
+# A node that prunes state keeps the last 128 blocks' (geth's default): the creation block is
+# searched there when older blocks' code cannot be read.
+RECENT_STATE_BLOCKS = 128
+# Without historical code the block is not known: a fork replays only the most recent blocks.
+FORK_SCAN_BLOCKS = 16
+# Transactions of one block traced on a fork, at most (those whose logs name the address first).
+FORK_MAX_TXS = 32
+_TOO_OLD = -1
+
+def _created_address(sender: str, nonce: int) -> str:
+    """Where a to-less transaction from `sender` with `nonce` puts its contract (CREATE's rule)."""
+    import rlp
+    from eth_utils import keccak
+
+    return "0x" + keccak(rlp.encode([_hex_bytes(sender), nonce]))[12:].hex()
+
+
+def _norm(address: Optional[str]) -> str:
+    return (address or "").lower()
+
+
+def _walk_create_frames(frame: dict) -> Iterable[dict]:
+    """CREATE/CREATE2 frames of a callTracer tree, depth first (failed subtrees skipped)."""
+    if not isinstance(frame, dict):
+        return
+    if str(frame.get("type", "")).upper() in ("CREATE", "CREATE2") and "error" not in frame:
+        yield frame
+    if "error" in frame:
+        return
+    for sub in frame.get("calls") or []:
+        yield from _walk_create_frames(sub)
+
+
+class _CreationFinder:
+    """The search shared by both readers; subclasses answer the primitive questions."""
+
+    def __init__(self, max_scan_blocks: int = DEFAULT_SCAN_BLOCKS, fork: Any = True):
+        """`fork`: True replays on a fork of the node (when its URL is known and it has no
+        traces), False never, or a `fork.ForkReplayer` to use."""
+        self.max_scan_blocks = max_scan_blocks
+        self._creations: dict[tuple[str, str], Creation] = {}
+        self._creation_lock = threading.Lock()
+        self._fork_setting = fork
+        self._fork: Any = None
+        self._tried: dict[str, list[str]] = {}  # address -> what the last search tried, in words
+
+    # primitives
+    def _block_number(self) -> int:
+        raise NotImplementedError
+
+    def _code_at(self, address: str, block: int) -> Optional[bytes]:
+        """Code at a past block, or None when the node keeps no historical state."""
+        raise NotImplementedError
+
+    def _block_deployments(self, block: int) -> Iterable[tuple[str, bytes, str, Callable[[], Optional[str]]]]:
+        """(tx hash, input, sender, lazy receipt contract address) for each to-less transaction."""
+        raise NotImplementedError
+
+    def _block_create_frames(self, block: int) -> Optional[list[tuple[str, str, dict]]]:
+        """(tx hash, tx sender, frame) of each CREATE/CREATE2 frame in the block; None without traces."""
+        raise NotImplementedError
+
+    def get_code(self, address: str) -> bytes:
+        raise NotImplementedError
+
+    def _node_url(self) -> Optional[str]:
+        """The node's JSON-RPC URL, for a fork; None when there is none (an in-process chain)."""
+        return None
+
+    def _block_transactions(self, block: int) -> list[dict]:
+        """The block's transactions as JSON-RPC objects (hex quantities), in order."""
+        raise NotImplementedError
+
+    def _block_receipts(self, block: int) -> Optional[list[dict]]:
+        """The block's receipts in one call (eth_getBlockReceipts), or None."""
+        return None
+
+    def creation_attempts(self, address: str) -> list[str]:
+        """What the last search for `address` tried without finding it, in words."""
+        return list(self._tried.get(_norm(address), []))
+
+    def fork_replayer(self) -> Any:
+        """The fork replayer, made on first use; None when forking is off or there is no URL."""
+        if self._fork is None and self._fork_setting:
+            if self._fork_setting is True:
+                url = self._node_url()
+                if url:
+                    from ape_contract_verify.evm.fork import ForkReplayer
+
+                    self._fork = ForkReplayer(url)
+            else:
+                self._fork = self._fork_setting
+        return self._fork
+
+    def close(self) -> None:
+        """Stop the fork, if one runs."""
+        if self._fork is not None:
+            self._fork.close()
+
+    # search
+    def find_creation(self, address: str) -> Optional[Creation]:
+        key = _norm(address)
+        code = self.get_code(address)
+        if not code:
+            return None
+        # Keyed by the code too: a restarted dev chain can hold other code at the same address.
+        key = (key, hashlib.sha256(code).hexdigest())
+        with self._creation_lock:
+            if key in self._creations:
+                return self._creations[key]
+        tried = self._tried[_norm(address)] = []
+        latest = self._block_number()
+        lowest = max(0, latest - self.max_scan_blocks)
+        block = self._creation_block(address, lowest, latest)
+        if block is None and lowest < latest - RECENT_STATE_BLOCKS:
+            # A pruning node answers only recent blocks' code: search there.
+            block = self._creation_block(address, latest - RECENT_STATE_BLOCKS, latest)
+            block = None if block == _TOO_OLD else block
+        if block == _TOO_OLD:
+            tried.append(f"the creation is older than the {self.max_scan_blocks} blocks searched")
+            return None
+        blocks = [block] if block is not None else range(latest, lowest - 1, -1)
+        for number in blocks:
+            creation = self._creation_in_block(address, number, fork=block is not None or number > latest - FORK_SCAN_BLOCKS)
+            if creation:
+                with self._creation_lock:
+                    self._creations[key] = creation
+                return creation
+        tried[:] = list(dict.fromkeys(tried))  # a scan tries each source once per block: say it once
+        return None
+
+    def _creation_block(self, address: str, lo: int, hi: int) -> Optional[int]:
+        """The first block with code at `address`, by binary search.
+
+        None when the node keeps no historical state (the caller scans instead); _TOO_OLD when the
+        code predates the scan window.
+        """
+        first = self._code_at(address, lo)
+        if first is None:
+            return None
+        if first:
+            return lo if lo == 0 else _TOO_OLD
+        last = self._code_at(address, hi)
+        if not last:
+            return None
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            code = self._code_at(address, mid)
+            if code is None:
+                return None
+            if code:
+                hi = mid
+            else:
+                lo = mid
+        return hi
+
+    def _creation_in_block(self, address: str, block: int, fork: bool = True) -> Optional[Creation]:
+        target = _norm(address)
+        for tx_hash, data, sender, contract_address in self._block_deployments(block):
+            if _norm(contract_address()) == target:
+                return Creation(tx_hash, data, sender, factory=False, block=block, source="transaction")
+        frames = self._block_create_frames(block)
+        source = "trace"
+        if frames is None:
+            self._tried.setdefault(target, []).append("the node's trace APIs (refused)")
+            frames = self._fork_frames(target, block) if fork else None
+            source = "fork replay"
+        for tx_hash, sender, frame in frames or []:
+            if _norm(frame.get("to")) == target:
+                return Creation(
+                    tx_hash,
+                    _hex_bytes(frame.get("input")),
+                    sender,
+                    factory=_norm(frame.get("from")) != _norm(sender),
+                    block=block,
+                    creator=frame.get("from"),
+                    source=source,
+                )
+        return None
+
+    def _fork_frames(self, target: str, block: int) -> Optional[list[tuple[str, str, dict]]]:
+        """The block's transactions replayed on a local fork, until one creates `target`."""
+        from ape_contract_verify.evm.fork import ForkUnavailable
+
+        tried = self._tried.setdefault(target, [])
+        replayer = self.fork_replayer()
+        if replayer is None:
+            tried.append("a replay on a local fork (off)" if not self._fork_setting else "a replay on a local fork (no node URL to fork)")
+            return None
+        try:
+            txs = [tx for tx in self._block_transactions(block) if isinstance(tx, dict)]
+            order = self._candidates(target, block, txs)
+            for index in order[:FORK_MAX_TXS]:
+                frame = replayer.trace(block, txs, index, lambda f: any(_norm(c.get("to")) == target for c in _walk_create_frames(f)))
+                found = [(str(txs[index]["hash"]), str(txs[index].get("from", "")), c) for c in _walk_create_frames(frame)]
+                if any(_norm(c.get("to")) == target for _, _, c in found):
+                    return found
+        except (ForkUnavailable, ChainError) as err:
+            tried.append(f"a replay on a local fork ({err})")
+            return None
+        tried.append(f"a replay on a local fork of block {block} (no transaction of it created the address)")
+        return None
+
+    def _candidates(self, target: str, block: int, txs: list[dict]) -> list[int]:
+        """Indexes of the block's transactions worth replaying, those whose logs name the address first."""
+        bare = target.removeprefix("0x")
+        named: set[int] = set()
+        try:
+            receipts = self._block_receipts(block) or []
+        except ChainError:
+            receipts = []
+        for index, receipt in enumerate(receipts):
+            for log in (receipt or {}).get("logs") or []:
+                text = " ".join([str(log.get("address", "")), *map(str, log.get("topics") or []), str(log.get("data", ""))]).lower()
+                if bare in text:
+                    named.add(index)
+        return sorted(range(len(txs)), key=lambda i: (i not in named, i))

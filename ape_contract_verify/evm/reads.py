@@ -1,0 +1,210 @@
+"""What a chain read is, for every reader: its errors, the facts it returns (`Creation`,
+`TransactionFacts`), the `ChainReader` protocol, and how a node says it is rate-limited."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Protocol, runtime_checkable
+
+from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.protocol.values import hex_to_bytes as _hex_bytes
+
+
+class ChainError(ContractVerifyError):
+    """The node could not be read (unreachable, or it rejected a request)."""
+
+
+class CallReverted(ChainError):
+    """The node ran an eth_call and it reverted: an answer about the contract, not a fault of the
+    node. `data` is the revert data (a custom error, `Error(string)` or `Panic(uint256)`), when given."""
+
+    def __init__(self, message: str, data: bytes = b""):
+        super().__init__(message)
+        self.data = data
+
+
+@dataclass(frozen=True)
+class Creation:
+    """How a contract came to be: the transaction, its creation input (init code + constructor
+    arguments), who sent it, and whether a factory contract ran the CREATE/CREATE2."""
+
+    tx_hash: str
+    input: bytes = field(repr=False)
+    deployer: str = ""
+    factory: bool = False
+    block: Optional[int] = None
+    creator: Optional[str] = None  # the factory contract, when factory is True
+    # Where the input came from: "transaction" (a to-less one), "trace" (the node's trace API),
+    # "fork replay" (the transaction traced on a local fork); "" when the caller did not say.
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One log of a receipt: the emitter, its topics (0x hex) and data."""
+
+    address: str
+    topics: tuple[str, ...] = ()
+    data: bytes = field(default=b"", repr=False)
+
+
+@dataclass(frozen=True)
+class TransactionFacts:
+    """What a transaction page shows. Addresses and the hash are lowercase 0x hex; `block`,
+    `status` and the gas figures are None while the transaction is pending."""
+
+    hash: str
+    sender: str
+    to: Optional[str]  # None for a contract creation
+    value: int  # wei
+    input: bytes = field(repr=False)
+    nonce: int
+    block: Optional[int] = None
+    timestamp: Optional[int] = None  # the block's, in seconds
+    created: Optional[str] = None  # the receipt's contractAddress
+    status: Optional[int] = None  # 1 success, 0 reverted
+    gas_used: Optional[int] = None
+    gas_price: Optional[int] = None  # the effective price paid, when the receipt says it
+    gas_limit: Optional[int] = None
+    logs: tuple[LogEntry, ...] = ()
+
+    @property
+    def fee(self) -> Optional[int]:
+        """Wei paid for gas, when both figures are known."""
+        return None if self.gas_used is None or self.gas_price is None else self.gas_used * self.gas_price
+
+
+@runtime_checkable
+class ChainReader(Protocol):
+    def chain_id(self) -> int: ...
+
+    def get_code(self, address: str) -> bytes: ...
+
+    def get_storage_at(self, address: str, slot: int) -> bytes: ...
+
+    def call(self, to: str, data: bytes) -> bytes: ...
+
+    def find_creation(self, address: str) -> Optional[Creation]: ...
+
+    def get_transaction(self, tx_hash: str) -> Optional[TransactionFacts]:
+        """The transaction, or None when the node does not know the hash. (Readers written before
+        it may lack it: the pages check with getattr.)"""
+        ...
+
+
+def _revert_data(error: Any) -> bytes:
+    """The revert data of a JSON-RPC error: anvil and geth put it in `data` as hex."""
+    data = error.get("data") if isinstance(error, dict) else None
+    if isinstance(data, dict):  # some nodes nest it
+        data = data.get("data")
+    try:
+        return _hex_bytes(data) if isinstance(data, str) else b""
+    except ValueError:
+        return b""
+
+
+# A provider's rate limit: HTTP 429, or JSON-RPC -32005 (limit exceeded) / -32029 (too many requests).
+RATE_LIMIT_CODES = (-32005, -32029, 429)
+RATE_LIMIT_RETRIES = 8
+RATE_LIMIT_MAX_WAIT = 8.0
+
+
+def _rate_limited(body: Any) -> bool:
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict):
+        return False
+    message = str(error.get("message", "")).lower()
+    return error.get("code") in RATE_LIMIT_CODES or "rate limit" in message or "too many requests" in message
+
+
+def rate_limit_text(err: BaseException) -> bool:
+    """Whether an error raised by a provider (web3, Ape) is a rate limit, by its words."""
+    text = str(err).lower()
+    return any(word in text for word in ("429", "too many requests", "rate limit", "-32005", "-32029"))
+
+
+def _refused(err: BaseException) -> bool:
+    """Whether the node refused the method itself (JSON-RPC -32601, as hosted plans answer)."""
+    text = str(err).lower()
+    return any(word in text for word in ("does not exist", "not available", "method not found", "not supported", "-32601", "unsupported method"))
+
+
+def _backoff(attempt: int, retry_after: Optional[str] = None) -> float:
+    """Seconds before retry `attempt` (0-based): the server's Retry-After, else doubling from 0.25 s."""
+    try:
+        if retry_after is not None:
+            return min(RATE_LIMIT_MAX_WAIT, max(0.0, float(retry_after)))
+    except ValueError:
+        pass
+    return min(RATE_LIMIT_MAX_WAIT, 0.25 * (2**attempt))
+
+
+def _hex_hash(value: Any) -> str:
+    return "0x" + _hex_bytes(value).hex()
+
+
+def _number(value: Any) -> Optional[int]:
+    """A JSON-RPC quantity (0x hex text) or web3's int, as an int."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, int):
+        return int(value)
+    text = str(value).strip()
+    return int(text, 16) if text[:2].lower() == "0x" else int(text)
+
+
+def _address(value: Any) -> Optional[str]:
+    if not value:
+        return None
+    text = "0x" + _hex_bytes(value).hex() if isinstance(value, (bytes, bytearray)) else str(value)
+    return text.lower()
+
+
+def transaction_facts(tx: Any, receipt: Any, timestamp: Any = None) -> TransactionFacts:
+    """TransactionFacts from a node's transaction and receipt, as JSON-RPC (hex text) or web3
+    (ints, HexBytes) gives them; `timestamp` is the block's when the caller read it."""
+    receipt = receipt or {}
+    logs = tuple(
+        LogEntry(_address(log.get("address")) or "", tuple(_hex_hash(t) for t in log.get("topics") or []), _hex_bytes(log.get("data")))
+        for log in receipt.get("logs") or []
+    )
+    created = _address(receipt.get("contractAddress"))
+    to = _address(tx.get("to"))
+    if created and to == "0x" + "00" * 20:  # some tools spell a creation's `to` as the zero address
+        to = None
+    price = receipt.get("effectiveGasPrice")
+    stamp = timestamp if timestamp is not None else tx.get("blockTimestamp", receipt.get("blockTimestamp"))
+    return TransactionFacts(
+        hash=_hex_hash(tx["hash"]),
+        sender=_address(tx.get("from")) or "",
+        to=to,
+        value=_number(tx.get("value")) or 0,
+        input=_hex_bytes(tx.get("input", tx.get("data"))),  # eth-tester says "data"
+        nonce=_number(tx.get("nonce")) or 0,
+        block=_number(tx.get("blockNumber")),
+        timestamp=_number(stamp),
+        created=created,
+        status=_number(receipt.get("status")),
+        gas_used=_number(receipt.get("gasUsed")),
+        gas_price=_number(price if price is not None else tx.get("gasPrice")),
+        gas_limit=_number(tx.get("gas")),
+        logs=logs,
+    )
+
+
+def _read_transaction(request: Callable[[str, list], Any], tx_hash: str) -> Optional[TransactionFacts]:
+    """A transaction over JSON-RPC: the transaction, its receipt once mined, and the block's
+    timestamp when neither carries it (anvil puts `blockTimestamp` in both)."""
+    tx = request("eth_getTransactionByHash", [tx_hash])
+    if not tx:
+        return None
+    receipt, timestamp = None, None
+    if tx.get("blockNumber") is not None:
+        receipt = request("eth_getTransactionReceipt", [tx_hash])
+        if tx.get("blockTimestamp") is None and (receipt or {}).get("blockTimestamp") is None:
+            if tx.get("blockHash"):
+                block = request("eth_getBlockByHash", [tx["blockHash"], False])
+            else:
+                block = request("eth_getBlockByNumber", [tx["blockNumber"], False])
+            timestamp = (block or {}).get("timestamp")
+    return transaction_facts(tx, receipt, timestamp)
