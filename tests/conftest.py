@@ -9,6 +9,7 @@ import pytest
 
 from support import BIN, EXAMPLE, REPO, run
 from support.e2e import deploy_example_on_anvil, stop
+from support.rpc_proxy import HostedNodeProxy
 from support.stub_server import stub  # noqa: F401  (the fixture, for the client tests)
 
 COMPILE_CACHE_ENV = "APE_CONTRACT_VERIFY_COMPILE_CACHE"
@@ -97,9 +98,12 @@ def deployed_local(compiled_example):
 @pytest.fixture(scope="session")
 def example_on_anvil(compiled_example, tmp_path_factory):
     """The example deployed to one anvil by `ape run deploy`, verified beside it on two targets: a
-    standalone `ape verify serve` (its Etherscan-style API) and a second one's Sourcify face. Shared: tests may add to the explorer and the chain, not change what the
+    standalone `ape verify serve` (its Etherscan-style API) and a second one's Sourcify face. Ape
+    reaches the anvil as users reach a hosted node: through a proxy that refuses trace APIs. Shared: tests may add to the explorer and the chain, not change what the
     deploy made (tests that must, deploy their own)."""
-    example = deploy_example_on_anvil(compiled_example, tmp_path_factory.mktemp("example-on-anvil"), sourcify=True)
+    example = deploy_example_on_anvil(
+        compiled_example, tmp_path_factory.mktemp("example-on-anvil"), sourcify=True, node=HostedNodeProxy
+    )
     yield example
     stop(example)
 

@@ -2,7 +2,7 @@
 anvil that refuses `trace_*`, `debug_*`, `ots_*` and `parity_*` as hosted plans do, while the
 explorer reads the anvil directly, as Etherscan reads its own indexer.
 
-Two deploys: `ape run deploy` with auto on; and with auto off through a proxy that also answers 429
+Two deploys: `ape run deploy` with auto on (the suite's shared one, `example_on_anvil`); and with auto off through a proxy that also answers 429
 to one request in ten, then `ape verify all`. Both verify every contract created on chain, the
 ProxyAdmin that TransparentUpgradeableProxy's constructor makes and the factory's clone included,
 and say where a factory child's constructor arguments came from."""
@@ -20,13 +20,6 @@ DONE = ("verified", "already verified")
 
 
 @pytest.fixture(scope="module")
-def auto_on(compiled_example, tmp_path_factory):
-    example = deploy_example_on_anvil(compiled_example, tmp_path_factory.mktemp("hosted-auto"), node=HostedNodeProxy)
-    yield example
-    stop(example)
-
-
-@pytest.fixture(scope="module")
 def auto_off(compiled_example, tmp_path_factory):
     example = deploy_example_on_anvil(
         compiled_example, tmp_path_factory.mktemp("hosted-later"), auto=False,
@@ -37,11 +30,11 @@ def auto_off(compiled_example, tmp_path_factory):
 
 
 def created_on_chain(example) -> set[str]:
-    """Every contract address the run's transactions created (anvil, which has traces, says)."""
+    """Every contract address the deploy's transactions created (anvil, which has traces, says);
+    blocks later tests added to a shared chain are not the deploy's."""
     anvil = example.anvil
-    latest = int(anvil.rpc("eth_blockNumber"), 16)
     created = set()
-    for number in range(1, latest + 1):  # bounded by the chain's height
+    for number in range(1, example.height + 1):  # bounded by the deploy's height
         for item in anvil.rpc("debug_traceBlockByNumber", hex(number), {"tracer": "callTracer"}):
             stack = [item.get("result", item)]
             while stack:  # bounded by the trace's size
@@ -64,7 +57,9 @@ def assert_every_creation_verified(example, rows: dict) -> None:
     assert by_address[clone][1] in DONE
 
 
-def test_auto_on_verifies_every_creation_through_a_node_without_traces(auto_on):
+def test_auto_on_verifies_every_creation_through_a_node_without_traces(example_on_anvil):
+    """The suite's shared deploy (tests/conftest.py) goes through the proxy."""
+    auto_on = example_on_anvil
     proc = auto_on.proc
     rows = summary(proc.stdout)
     assert_every_creation_verified(auto_on, rows)

@@ -157,6 +157,7 @@ class ExampleOnAnvil:
     deployed: dict  # the deploy script's name -> address
     sourcify: ServerProcess | None = None  # a second explorer, the deploy's second target (its Sourcify face)
     node: Any = None  # what stood in front of the anvil for Ape (`deploy_example_on_anvil`'s `node`)
+    height: int = 0  # the chain's last block once the deploy ended (later tests may add blocks)
 
 
 def sourcify_base(server: ServerProcess) -> str:
@@ -190,7 +191,8 @@ def deploy_example_on_anvil(
         proc = run([BIN / "ape", "run", "deploy", "--network", "ethereum:local:foundry"], cwd=project, timeout=900)
         if sourcify:
             configure(project, contract_verify={"explorers": {"ethereum": {"local": {"url": explorer.base_url}}}})
-        return ExampleOnAnvil(anvil, explorer, project, proc, dict(DEPLOYED.findall(proc.stdout)), second, front)
+        height = int(anvil.rpc("eth_blockNumber"), 16)
+        return ExampleOnAnvil(anvil, explorer, project, proc, dict(DEPLOYED.findall(proc.stdout)), second, front, height)
     except BaseException:
         for server in (explorer, second, front):
             if server is not None:
