@@ -22,6 +22,7 @@ from support.service import poll, post
 from support.vyper import DATA, ESCROW, ESCROW_TYPES, TOKEN, deploy_escrow, edited_copy, escrow_input
 
 pytestmark = pytest.mark.engine
+OWN_PROJECT = True  # its own anvil and the Vyper data project, no dependency: beside the example's group (conftest.py)
 
 BOX = "src/Box.sol"
 BOX_TYPES = ["uint256", "address", "string", "bytes32", "int16[]"]

@@ -444,14 +444,14 @@ def test_the_cycle_refusal_is_what_solc_would_reject(sources, monkeypatch):
 # ---------------------------------------------------------------------------------------------
 # The example project: every Solidity contract, with its package's own compiler settings
 
-EXAMPLE = REPO / "example"
+EXAMPLE_SOURCES = REPO / "example"
 
 
 def example_groups() -> list[tuple[Path, dict]]:
     """(package root, its standard-json settings) for the project and each local package."""
     import yaml
 
-    roots = [EXAMPLE] + sorted(p.parent for p in (EXAMPLE / "packages").glob("*/ape-config.yaml"))
+    roots = [EXAMPLE_SOURCES] + sorted(p.parent for p in (EXAMPLE_SOURCES / "packages").glob("*/ape-config.yaml"))
     groups = []
     for root in roots:
         config = yaml.safe_load((root / "ape-config.yaml").read_text()) or {}

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import pytest
 
-from support.e2e import deploy_example_on_anvil, stop, summary, verify_cli
+from support.e2e import copy_project, deploy_example_on_anvil, stop, summary, verify_cli
 from support.rpc_proxy import HostedNodeProxy
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 
 DONE = ("verified", "already verified")
+ADMIN_SLOT = "0xb53127684a568b3173ae13b9f8a6016e243e63b6e8ee1178d6a717850b5d6103"  # EIP-1967's admin
 
 
 @pytest.fixture(scope="module")
@@ -80,3 +81,28 @@ def test_verify_all_later_through_a_rate_limited_node(auto_off):
     assert_every_creation_verified(auto_off, rows)
     assert node.limited > 0 and node.refused
     assert "openzeppelin:ProxyAdmin: constructor arguments from fork replay" in proc.stdout + proc.stderr
+
+
+def proxy_admin(example) -> str:
+    """The ProxyAdmin TransparentUpgradeableProxy's constructor made: the proxy's admin slot."""
+    from eth_utils import to_checksum_address
+
+    word = example.anvil.rpc("eth_getStorageAt", example.deployed["TransparentProxy"], ADMIN_SLOT, "latest")
+    return to_checksum_address("0x" + word[-40:])
+
+
+def test_a_factory_child_by_address_and_its_dry_run_through_the_node(example_on_anvil, tmp_path):
+    """`ape verify contract ADDRESS` and `--dry-run` take the same way to the creation code."""
+    project = copy_project(example_on_anvil.project, tmp_path / "by-address")
+    admin = proxy_admin(example_on_anvil)
+    refused_before = sum(example_on_anvil.node.refused.values())
+    dry = verify_cli(project, "contract", admin, "--dry-run", "--out", str(tmp_path / "out"))
+    assert dry.returncode == 0, dry.stdout[-3000:] + dry.stderr[-3000:]
+    assert "(from fork replay)" in dry.stdout, dry.stdout
+    assert any((tmp_path / "out").iterdir()), "the dry run wrote no request body"
+    sent = verify_cli(project, "contract", admin, "--force", "-v", "INFO")
+    assert sent.returncode == 0, sent.stdout[-3000:] + sent.stderr[-3000:]
+    row = summary(sent.stdout)
+    assert [outcome for address, outcome, _ in row.values() if address.lower() == admin.lower()] in (["verified"], ["already verified"]), sent.stdout
+    assert "constructor arguments from fork replay" in sent.stdout + sent.stderr
+    assert sum(example_on_anvil.node.refused.values()) > refused_before, "the node's traces were not even asked"

@@ -24,6 +24,7 @@ from ape_contract_verify.protocol.values import checksum
 from support.service import REPO, SOLC_0826, VENV_BIN, Anvil, ServerProcess, encode, get, json_form, post, poll, solc_compile
 
 pytestmark = pytest.mark.e2e
+OWN_PROJECT = True  # its own anvil, explorers and forge project, no Ape dependency: beside the example's group (conftest.py)
 
 ANSWERS = Path(__file__).parent / "data" / "sourcify-answers"
 CHAIN = "31337"
