@@ -13,6 +13,7 @@ and hosted; the figures are the medians. Result: the hosted deploy's wall time /
 from __future__ import annotations
 
 import argparse
+import os
 import json
 import shutil
 import statistics
@@ -68,6 +69,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=1)
     options = parser.parse_args()
+    load = [round(x, 2) for x in os.getloadavg()]
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
         project, compile_s = compiled_example(root)
@@ -82,6 +84,8 @@ def main() -> None:
     hosted = statistics.median(r["wall_s"] for r in runs["hosted"])
     result = {
         "rounds": options.rounds,
+        "cpus": os.cpu_count(),
+        "load_average_at_start": load,
         "compile_s": round(compile_s, 2),
         "baseline_traces_wall_s": baseline,
         "hosted_wall_s": hosted,

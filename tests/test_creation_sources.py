@@ -214,3 +214,26 @@ def test_rate_limit_that_never_ends_is_an_error_not_a_hang(node, monkeypatch):
             JsonRpcChain(always.url)._block_number()
     finally:
         always.stop()
+
+
+def test_a_pruning_node_gives_a_new_childs_creation_from_its_recent_state(node, factory):
+    """A node that keeps only the last 128 blocks' state (geth's default), 300 blocks after the
+    factory: the search finds the new child's block in the state it keeps, and the fork replays it
+    from the block before (within that state)."""
+    anvil, _ = node
+    address, _, _, child = factory
+    anvil.rpc("anvil_mine", hex(300))
+    data = "0x" + (keccak(text="make(uint256)")[:4] + encode(["uint256"], [8])).hex()
+    tx_hash = anvil.rpc("eth_sendTransaction", {"from": anvil.accounts[3], "to": address, "data": data, "gas": hex(1_000_000)})
+    receipt = next(r for r in (anvil.rpc("eth_getTransactionReceipt", tx_hash) for _ in range(100)) if r)
+    made = "0x" + receipt["logs"][0]["data"][-40:]
+    pruning = HostedNodeProxy(anvil.url, state_blocks=128)
+    chain = JsonRpcChain(pruning.url)
+    try:
+        state = read_chain(made, chain)
+        assert state.source == "fork replay" and state.tx_hash == tx_hash
+        assert args_of(state, child) == encode(["uint256"], [8]).hex()
+    finally:
+        chain.close()
+        pruning.stop()
+    assert pruning.pruned > 0, "no old state was asked: the node's pruning was never met"

@@ -20,6 +20,10 @@ REFUSED_PREFIXES = ("trace_", "debug_", "ots_", "parity_")
 # web3 retries a 429 only for the methods of its allowlist; Ape's connect asks this one outside it,
 # so a 429 there fails Ape's command before any plugin runs. The limit spares it, not the plugin's reads.
 UNRETRIED_BY_WEB3 = ("web3_clientVersion",)
+# Where each state method takes its block; a pruning node refuses those older than its kept state.
+STATE_BLOCK_PARAM = {
+    "eth_getCode": 1, "eth_getStorageAt": 2, "eth_getBalance": 1, "eth_getTransactionCount": 1, "eth_call": 1, "eth_getProof": 2,
+}
 
 
 def refusal(call: dict) -> dict:
@@ -35,9 +39,16 @@ class HostedNodeProxy:
     """`url` is the proxy's; `calls` counts every method asked, `refused` the refused ones, and
     `limited` how many requests got a 429."""
 
-    def __init__(self, upstream: str, rate_limit_every: Optional[int] = None, rate_limit_code: Optional[int] = None):
-        """`rate_limit_code` (-32005, -32029): the limit as a JSON-RPC error in a 200, not a 429."""
+    def __init__(
+        self, upstream: str, rate_limit_every: Optional[int] = None, rate_limit_code: Optional[int] = None,
+        state_blocks: Optional[int] = None,
+    ):
+        """`rate_limit_code` (-32005, -32029): the limit as a JSON-RPC error in a 200, not a 429.
+        `state_blocks`: a node that prunes, keeping only the last N blocks' state (geth keeps 128):
+        older state is refused as geth refuses it; `pruned` counts those refusals."""
         self.upstream = upstream
+        self.state_blocks = state_blocks
+        self.pruned = 0
         self.rate_limit_every = rate_limit_every
         self.rate_limit_code = rate_limit_code
         self.calls: Counter = Counter()
@@ -107,6 +118,11 @@ class HostedNodeProxy:
                 with self._lock:
                     self.refused[call["method"]] += 1
                 answers[index] = refusal(call)
+            elif self._pruned(call):
+                with self._lock:
+                    self.pruned += 1
+                error = {"code": -32000, "message": "missing trie node 0000000000000000000000000000000000000000000000000000000000000000 (path ) <nil>"}
+                answers[index] = {"jsonrpc": "2.0", "id": call.get("id"), "error": error}
             else:
                 forward.append((index, call))
         if forward:
@@ -118,6 +134,18 @@ class HostedNodeProxy:
                 answers[index] = by_id.get(json.dumps(call.get("id")), answer)
         ordered = [answers[i] for i in range(len(calls))]
         return 200, ordered if isinstance(body, list) else ordered[0]
+
+    def _pruned(self, call: dict) -> bool:
+        """Whether a pruning node has dropped the state this call asks for."""
+        index = STATE_BLOCK_PARAM.get(str(call.get("method", "")))
+        params = call.get("params") or []
+        if self.state_blocks is None or index is None or len(params) <= index:
+            return False
+        block = params[index]
+        if not (isinstance(block, str) and block.startswith("0x")):
+            return False  # "latest", "pending", a block hash object: current state
+        latest = int(self._session().post(self.upstream, json={"jsonrpc": "2.0", "id": 0, "method": "eth_blockNumber", "params": []}, timeout=30).json()["result"], 16)
+        return int(block, 16) < latest - self.state_blocks
 
     def stop(self) -> None:
         self.server.shutdown()
