@@ -9,14 +9,14 @@ two beacon proxies):
 The steps share the deployment, so they run in order in one test."""
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 import requests
 
 from support import BIN, run
 from support.e2e import DEPLOYED, anvil_project, configure, verify_cli
+from support.loopback import LoopbackServer, reply
 from support.service import Anvil, ServerProcess
 
 pytestmark = pytest.mark.e2e
@@ -66,11 +66,7 @@ class CountingProxy:
                 counter.seen.append(f"{self.path} {body.decode(errors='replace')}")
                 headers = {k: v for k, v in self.headers.items() if k.lower() in ("content-type",)}
                 answer = requests.request(self.command, counter.root + self.path, data=body, headers=headers, timeout=120)
-                self.send_response(answer.status_code)
-                self.send_header("Content-Type", answer.headers.get("Content-Type", "application/json"))
-                self.send_header("Content-Length", str(len(answer.content)))
-                self.end_headers()
-                self.wfile.write(answer.content)
+                reply(self, answer.status_code, answer.content, {"Content-Type": answer.headers.get("Content-Type", "application/json")})
 
             do_GET = do_POST = _forward
 
@@ -81,16 +77,15 @@ class CountingProxy:
 
         parts = urlsplit(self.upstream)
         self.root = f"{parts.scheme}://{parts.netloc}"
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_port}{parts.path}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.server = LoopbackServer(Handler)
+        self.url = f"http://127.0.0.1:{self.server.port}{parts.path}"
+        self.server.start()
 
     def mentioning(self, address: str) -> list[str]:
         return [text for text in self.seen if address.lower()[2:] in text.lower()]
 
     def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.stop()
 
 
 def implementation_on(explorer_url: str, address: str) -> str:

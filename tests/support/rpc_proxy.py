@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 import threading
 from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Optional
 
 import requests
+
+from support.loopback import LoopbackServer, reply
 
 REFUSED_PREFIXES = ("trace_", "debug_", "ots_", "parity_")
 # web3 retries a 429 only for the methods of its allowlist; Ape's connect asks this one outside it,
@@ -69,23 +71,11 @@ class HostedNodeProxy:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
                 status, body = proxy._answer(raw)
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                reply(self, status, json.dumps(body).encode())
 
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-
-            def handle_error(self, request, client_address):  # a client that hung up (a fork ended)
-                pass
-
-        self.server = Server(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self._thread = threading.Thread(target=self.server.serve_forever, name="rpc-proxy", daemon=True)
-        self._thread.start()
+        self.server = LoopbackServer(Handler)
+        self.url = f"http://127.0.0.1:{self.server.port}"
+        self._thread = self.server.start("rpc-proxy")
 
     def _session(self) -> requests.Session:
         session = getattr(self._local, "session", None)
@@ -148,6 +138,4 @@ class HostedNodeProxy:
         return int(block, 16) < latest - self.state_blocks
 
     def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self._thread.join(timeout=10)
+        self.server.stop(self._thread)

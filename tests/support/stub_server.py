@@ -11,11 +11,13 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable, Optional, Union
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
+
+from support.loopback import LoopbackServer, reply
 
 
 @dataclass
@@ -113,29 +115,16 @@ class StubExplorer:
                     return
                 if isinstance(answer, dict):
                     answer = Http(200, json.dumps(answer), {"Content-Type": "application/json"})
-                body = answer.body.encode()
-                self.send_response(answer.code)
-                for key, value in answer.headers.items():
-                    self.send_header(key, value)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                reply(self, answer.code, answer.body.encode(), answer.headers)
 
             do_GET = _handle
             do_POST = _handle
 
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-
-            def handle_error(self, request, client_address):  # stalled peers hang up: not an error here
-                pass
-
-        self.server = Server(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self.server = LoopbackServer(Handler)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/api"
+        return f"http://127.0.0.1:{self.server.port}/api"
 
     def answer(self, *answers: Answer) -> "StubExplorer":
         with self.lock:
@@ -146,13 +135,11 @@ class StubExplorer:
         return [s.action for s in self.seen]
 
     def __enter__(self):
-        self.thread.start()
+        self.thread = self.server.start(poll_interval=0.05)
         return self
 
     def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=5)
+        self.server.stop(self.thread)
 
 
 @pytest.fixture
