@@ -46,27 +46,30 @@ def cache():
     return CompileCache()
 
 
+def make(anvil, factory: str, value: int, sender: str) -> str:
+    """The factory's `make(value)`, sent by `sender`: the transaction's hash."""
+    data = "0x" + (keccak(text="make(uint256)")[:4] + encode(["uint256"], [value])).hex()
+    return anvil.rpc("eth_sendTransaction", {"from": sender, "to": factory, "data": data, "gas": hex(1_000_000)})
+
+
+def child_made(anvil, tx_hash: str) -> str:
+    """The child a `make` transaction created (its event's one word)."""
+    receipt = next(r for r in (anvil.rpc("eth_getTransactionReceipt", tx_hash) for _ in range(100)) if r)
+    return "0x" + receipt["logs"][0]["data"][-40:]
+
+
 @pytest.fixture(scope="module")
 def factory(node, cache):
     """The factory and three children: made with 5 and 6 in one block (by two senders), and 7."""
     anvil, _ = node
     input_json = standard_input(SOURCES)
     address = anvil.deploy(bytecode_of(compiled(cache, SOLC, input_json, "src/Factory.sol", "Factory")))
-    make = keccak(text="make(uint256)")[:4]
-
-    def call(value: int, sender: str) -> str:
-        data = "0x" + (make + encode(["uint256"], [value])).hex()
-        return anvil.rpc("eth_sendTransaction", {"from": sender, "to": address, "data": data, "gas": hex(1_000_000)})
-
     anvil.rpc("evm_setAutomine", False)
-    hashes = [call(5, anvil.accounts[0]), call(6, anvil.accounts[1])]
+    hashes = [make(anvil, address, 5, anvil.accounts[0]), make(anvil, address, 6, anvil.accounts[1])]
     anvil.rpc("evm_mine")
     anvil.rpc("evm_setAutomine", True)
-    hashes.append(call(7, anvil.accounts[2]))
-    children = {}
-    for value, tx_hash in zip((5, 6, 7), hashes):
-        receipt = next(r for r in (anvil.rpc("eth_getTransactionReceipt", tx_hash) for _ in range(100)) if r)
-        children[value] = ("0x" + receipt["logs"][0]["data"][-40:], tx_hash)
+    hashes.append(make(anvil, address, 7, anvil.accounts[2]))
+    children = {value: (child_made(anvil, tx_hash), tx_hash) for value, tx_hash in zip((5, 6, 7), hashes)}
     child = compiled(cache, SOLC, input_json, "src/Factory.sol", "Child")
     return address, children, input_json, child
 
@@ -223,10 +226,8 @@ def test_a_pruning_node_gives_a_new_childs_creation_from_its_recent_state(node, 
     anvil, _ = node
     address, _, _, child = factory
     anvil.rpc("anvil_mine", hex(300))
-    data = "0x" + (keccak(text="make(uint256)")[:4] + encode(["uint256"], [8])).hex()
-    tx_hash = anvil.rpc("eth_sendTransaction", {"from": anvil.accounts[3], "to": address, "data": data, "gas": hex(1_000_000)})
-    receipt = next(r for r in (anvil.rpc("eth_getTransactionReceipt", tx_hash) for _ in range(100)) if r)
-    made = "0x" + receipt["logs"][0]["data"][-40:]
+    tx_hash = make(anvil, address, 8, anvil.accounts[3])
+    made = child_made(anvil, tx_hash)
     pruning = HostedNodeProxy(anvil.url, state_blocks=128)
     chain = JsonRpcChain(pruning.url)
     try:
