@@ -37,7 +37,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from bench_targets import TargetServer  # noqa: E402
+from bench_targets import TargetServer, save_figures  # noqa: E402
 from support.service import Anvil  # noqa: E402
 
 RESULTS = REPO / "benchmarks" / "results" / "bench_status.json"
@@ -207,11 +207,7 @@ def main() -> None:
         for server in servers.values():
             server.stop()
         anvil.stop()
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(figures, indent=2) + "\n")
-    print(json.dumps({k: v for k, v in figures.items() if k != "last_round"}, indent=2))
-    if not figures["meets_target"]:
-        sys.exit(1)
+    save_figures(RESULTS, figures)
 
 
 if __name__ == "__main__":
