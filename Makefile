@@ -43,8 +43,9 @@ corpus: install
 
 # The deploy script says nothing about verification: `contract_verify.auto: true` in the
 # example's ape-config.yaml makes the plugin verify every deployment on its embedded local
-# explorer, beside the script. anvil (ethereum:local:foundry) has traces, which contracts made by
-# other contracts (OpenZeppelin's ProxyAdmin) need for their constructor arguments.
+# explorer, beside the script. anvil (ethereum:local:foundry) has traces, so contracts made by
+# other contracts (OpenZeppelin's ProxyAdmin) get their constructor arguments from them; a node
+# without traces gets them from a replay on a local fork (README: Verifying through a hosted node).
 demo: install
 	cd example && $(BIN)/ape compile --include-dependencies
 	@set -o pipefail; cd example && $(BIN)/ape run deploy --network ethereum:local:foundry 2>&1 | tee .build/demo.log
