@@ -16,12 +16,14 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 import requests
 import yaml
 
 from support import BIN, REPO, run
+from support.rpc_proxy import HostedNodeProxy
 from support.service import Anvil, ServerProcess
 
 CORPUS = REPO / "corpus"
@@ -40,8 +42,11 @@ class Deployed:
     deploy: subprocess.CompletedProcess
     contracts: list[tuple[str, str]]  # (name the script printed, address), in deploy order
     seconds: dict = field(default_factory=dict)  # compile, deploy (with its verification)
+    node: Any = None  # the hosted node's proxy Ape reaches the anvil through
 
     def stop(self) -> None:
+        if self.node is not None:
+            self.node.stop()
         self.anvil.stop()
 
 
@@ -55,7 +60,8 @@ def _set(project: Path, **sections) -> None:
 
 def deploy(protocol: str, root: Path, links: bool = False) -> Deployed:
     """corpus/<protocol> copied, compiled, and deployed to a new anvil by its own script, auto
-    verification on. The copy holds the package's files (its links into toolchain/ followed), or
+    verification on. Ape reaches the anvil as users reach a hosted node, through a proxy that
+    refuses trace APIs (support.rpc_proxy): factories' children need the fork replay. The copy holds the package's files (its links into toolchain/ followed), or
     with `links` it keeps its contracts folder a link into toolchain/, as in the checkout."""
     project = root / protocol
     ignore = shutil.ignore_patterns(".build", ".cache", "__pycache__")
@@ -65,8 +71,10 @@ def deploy(protocol: str, root: Path, links: bool = False) -> Deployed:
         link.unlink()
         link.symlink_to(target, target_is_directory=True)
     anvil = Anvil()
+    node = None
     try:
-        _set(project, foundry={"host": anvil.url})
+        node = HostedNodeProxy(anvil.url)
+        _set(project, foundry={"host": node.url})
         seconds = {}
         started = time.monotonic()
         run([BIN / "ape", "compile"], cwd=project, timeout=900)
@@ -77,8 +85,10 @@ def deploy(protocol: str, root: Path, links: bool = False) -> Deployed:
         if proc.returncode != 0:
             raise AssertionError(f"{protocol}: `ape run deploy` exited {proc.returncode}\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
         contracts = [(name.strip(), address) for name, address in DEPLOYED.findall(proc.stdout)]
-        return Deployed(protocol, project, anvil, proc, contracts, seconds)
+        return Deployed(protocol, project, anvil, proc, contracts, seconds, node)
     except BaseException:
+        if node is not None:
+            node.stop()
         anvil.stop()
         raise
 
