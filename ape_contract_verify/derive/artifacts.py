@@ -5,16 +5,13 @@ compiler and settings that built it. Identifying an address compares shapes only
 bytecode, no compile); whether the artifact really verifies is the engine's question.
 """
 
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional
 
+from ape_contract_verify.derive.ape_gate import GATE
 from ape_contract_verify.evm import bytecode
 from ape_contract_verify.exceptions import ContractVerifyError
-
-# Ape's dependency manager is not thread-safe: workers must not load or resolve packages at once.
-DEPENDENCY_LOCK = threading.RLock()
 
 
 class ArtifactNotFound(ContractVerifyError):
@@ -138,38 +135,41 @@ def iter_artifacts(
     """Every deployable contract type of the project, then of its dependencies. Without
     `compile_dependencies` a dependency with no compiled types is skipped (its name is added to
     `uncompiled`) instead of compiled whole, which takes minutes for OpenZeppelin."""
-    seen = set()
-    for artifact in _artifacts_of(project):
-        seen.add(artifact.qualified_name)
-        yield artifact
+    return iter(_all_artifacts(project, include_dependencies, compile_dependencies, uncompiled))
+
+
+@GATE.guard  # reading a dependency's project may install it
+def _all_artifacts(project: Any, include_dependencies: bool, compile_dependencies: bool, uncompiled: Optional[list]) -> list[Artifact]:
+    found = list(_artifacts_of(project))
     if not include_dependencies:
-        return
-    with DEPENDENCY_LOCK:
-        found = []
-        for dep in project.dependencies.specified:
-            try:
-                dep_project = dep.project
-                if not dep_project.manifest.contract_types:
-                    if not compile_dependencies:
-                        if uncompiled is not None:
-                            uncompiled.append(dep.name)
-                        continue
-                    dep_project.load_contracts()
-                found += list(_artifacts_of(dep_project, dependency=dep.name))
-            except Exception:  # an uncompilable dependency must not hide the others
-                continue
-    for artifact in found:
-        if artifact.qualified_name not in seen:
-            yield artifact
+        return found
+    seen = {artifact.qualified_name for artifact in found}
+    for dep in project.dependencies.specified:
+        try:
+            dep_project = dep.project
+            if not dep_project.manifest.contract_types:
+                if not compile_dependencies:
+                    if uncompiled is not None:
+                        uncompiled.append(dep.name)
+                    continue
+                dep_project.load_contracts()
+            found += [a for a in _artifacts_of(dep_project, dependency=dep.name) if a.qualified_name not in seen]
+        except Exception:  # an uncompilable dependency must not hide the others
+            continue
+    return found
 
 
-def find_artifact(name: str, project: Any) -> Artifact:
-    """`Name`, `path/File.sol:Name` or `dependency:Name`; the project's own types win over dependencies'."""
+@GATE.guard
+def find_artifact(name: str, project: Any, compile: bool = True) -> Artifact:
+    """`Name`, `path/File.sol:Name` or `dependency:Name`; the project's own types win over dependencies'.
+    Without `compile`, only the manifests are read (no import closure, no dependency compiled)."""
     def named(artifacts: Any) -> list[Artifact]:
         return [a for a in artifacts if name in (a.name, a.qualified_name, a.label, a.reference)]
 
     uncompiled: list[str] = []
     candidates = named(iter_artifacts(project, compile_dependencies=False, uncompiled=uncompiled))
+    if not candidates and not compile:
+        raise ArtifactNotFound(f"No compiled contract type named {name!r} in the manifests")
     if not candidates:  # a type only an imported file defines (`openzeppelin:ProxyAdmin`)
         candidates = named(closure_artifacts(project))
     if not candidates and uncompiled:  # last: compile the dependencies whole
@@ -206,6 +206,7 @@ def short_name(reference: str) -> str:
 # --- address-only mode ---------------------------------------------------------------------------
 
 
+@GATE.guard
 def identify(
     address: str,
     project: Any,
@@ -328,10 +329,10 @@ def _created_by(artifact: Artifact, creation_input: bytes) -> bool:
 # What identifying needs from the compiler: the manifest's bytecode, for the closure's types.
 _CLOSURE_OUTPUTS = ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"]
 _CLOSURE_MEMO: dict[tuple, list[Artifact]] = {}  # per run: (project, compilers, sources' stamps)
-_CLOSURE_LOCK = threading.Lock()
 _CLOSURE_CACHE: Any = None  # the compile cache used when the caller gives none
 
 
+@GATE.guard  # also one search at a time: workers of a run share its result
 def closure_artifacts(project: Any, cache: Any = None) -> list[Artifact]:
     """Every deployable contract type defined only in a file the project's own Solidity sources
     import (OpenZeppelin's ProxyAdmin, which its TransparentUpgradeableProxy's constructor
@@ -344,10 +345,9 @@ def closure_artifacts(project: Any, cache: Any = None) -> list[Artifact]:
     key = _closure_key(project)
     if key is None:
         return []
-    with _CLOSURE_LOCK:  # one search per project at a time: workers of a run share its result
-        if key not in _CLOSURE_MEMO:
-            _CLOSURE_MEMO[key] = _search_closure(project, cache)
-        return list(_CLOSURE_MEMO[key])
+    if key not in _CLOSURE_MEMO:
+        _CLOSURE_MEMO[key] = _search_closure(project, cache)
+    return list(_CLOSURE_MEMO[key])
 
 
 def _closure_key(project: Any) -> Optional[tuple]:
@@ -386,8 +386,7 @@ def _search_closure(project: Any, cache: Any) -> list[Artifact]:
     if not paths:
         return []
     try:
-        with DEPENDENCY_LOCK:  # resolving remappings may install dependencies
-            inputs = ape_compilers.solidity.get_standard_input_json(paths, project=project)
+        inputs = ape_compilers.solidity.get_standard_input_json(paths, project=project)
     except Exception:  # no closure to search is "no match", which identify reports
         return []
     for value in inputs.values():

@@ -10,7 +10,8 @@ import json
 from pathlib import Path
 from typing import Any, Optional
 
-from ape_contract_verify.derive.artifacts import DEPENDENCY_LOCK, Artifact, ArtifactNotFound, project_source_names
+from ape_contract_verify.derive.ape_gate import GATE
+from ape_contract_verify.derive.artifacts import Artifact, ArtifactNotFound, project_source_names
 
 # What derivation reads from the compiler; the manifest keeps none of it.
 OUTPUT_SELECTION = [
@@ -31,6 +32,7 @@ def _clean_settings(settings: dict) -> dict:
     return {k: v for k, v in settings.items() if k not in _DROP_SETTINGS}
 
 
+@GATE.guard  # ape-solidity resolves remappings (may install dependencies); ape-vyper reads imports
 def standard_input(artifact: Artifact, libraries: Optional[dict] = None) -> dict:
     """The minimal compiler input for this contract: its source, its transitive imports, and
     exactly the settings the manifest recorded (libraries as given, placeholders otherwise)."""
@@ -40,8 +42,7 @@ def standard_input(artifact: Artifact, libraries: Optional[dict] = None) -> dict
 
     path = artifact.source_path
     wanted = artifact.compiler_version.split("+")[0]
-    with DEPENDENCY_LOCK:  # resolving remappings may install dependencies
-        inputs = _solidity_inputs(compilers.solidity, path, wanted, artifact.project)
+    inputs = _solidity_inputs(compilers.solidity, path, wanted, artifact.project)
     chosen = next((v for k, v in inputs.items() if str(k).split("+")[0] == wanted), None)
     if chosen is None:
         chosen = next(iter(inputs.values()), None)
@@ -150,8 +151,7 @@ def _vyper_input(artifact: Artifact) -> dict:
         file = _vyper_source_file(root, source_id)
         if file is None or file.suffix == ".json":
             continue
-        with DEPENDENCY_LOCK:
-            imports = compilers.vyper.get_imports([file], project=artifact.project)
+        imports = compilers.vyper.get_imports([file], project=artifact.project)
         todo.extend(imports.get(source_id, []))
     sources: dict[str, dict] = {}
     interfaces: dict[str, dict] = {}
@@ -235,6 +235,7 @@ def project_remappings(artifact: Artifact) -> list[str]:
 _GROUP_INPUTS: dict[tuple, Optional[dict]] = {}
 
 
+@GATE.guard
 def group_input(artifact: Artifact) -> Optional[dict]:
     """ape-solidity's input for every source of the artifact's project compiled by its compiler."""
     from ape import compilers
@@ -251,12 +252,11 @@ def group_input(artifact: Artifact) -> Optional[dict]:
     files = paths + [c for c in configs if c.is_file()]
     stats = [(str(p), p.stat()) for p in files]
     key = (str(project.path), wanted, tuple(sorted((name, st.st_mtime_ns, st.st_size) for name, st in stats)))
-    with DEPENDENCY_LOCK:
-        if key not in _GROUP_INPUTS:
-            inputs = compilers.solidity.get_standard_input_json(paths, project=project)
-            found = next((v for k, v in inputs.items() if str(k).split("+")[0] == wanted), None)
-            if found is not None:
-                found["sources"] = project_source_names(found["sources"], project)
-            _GROUP_INPUTS[key] = found
-        found = _GROUP_INPUTS[key]
+    if key not in _GROUP_INPUTS:
+        inputs = compilers.solidity.get_standard_input_json(paths, project=project)
+        found = next((v for k, v in inputs.items() if str(k).split("+")[0] == wanted), None)
+        if found is not None:
+            found["sources"] = project_source_names(found["sources"], project)
+        _GROUP_INPUTS[key] = found
+    found = _GROUP_INPUTS[key]
     return json.loads(json.dumps(found)) if found is not None else None  # callers may change it

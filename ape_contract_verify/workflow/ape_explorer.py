@@ -247,7 +247,10 @@ class ContractVerifyExplorer(ExplorerAPI):
         # The targets side by side on one derivation, and the process's embedded explorer: the one
         # `Contract(address)` and the links read from.
         client_options = {"max_retries": min(cfg.max_retries, 1)}
-        with VerificationRun(project, options, client_options=client_options, shared_local=True) as run:
+        from ape_contract_verify.derive.ape_gate import GATE
+
+        # The script's thread waits for this run's workers: they may use Ape's managers meanwhile.
+        with VerificationRun(project, options, client_options=client_options, shared_local=True) as run, GATE.script_waits():
             run.add_network(label, targets, self.provider, ApeProviderChain(self.provider))
             reports = run.verify([Item(label, address, deployed_type=_deployed_type(address))])
         click.echo(summary_table(reports))

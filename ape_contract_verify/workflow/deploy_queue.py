@@ -42,6 +42,7 @@ class DeployQueue:
         self.start_block = (provider.get_block("latest").number or 0) if start_block is None else start_block
         self.upgrade_events: list = []  # the run's Upgraded/BeaconUpgraded/AdminChanged, in order
         self.scanned: Optional[tuple] = None  # scan_logs' answer, when the caller walked the logs already
+        self._gated = False  # whether this queue told the gate that a script runs
         self._setup()
 
     def bound_to(self, provider: Any) -> bool:
@@ -94,6 +95,10 @@ class DeployQueue:
             self.pool.shutdown(wait=False)
             return
         self._ledger = Ledger.for_chain(project, chain_id)
+        from ape_contract_verify.derive.ape_gate import GATE
+
+        GATE.script_started()  # from now on the workers leave Ape's managers to the script
+        self._gated = True
 
     def add_instance(self, instance: Any) -> None:
         from ape_contract_verify.derive.artifacts import type_reference
@@ -114,6 +119,8 @@ class DeployQueue:
             return
         self.seen.add(address.lower())
         self._warm(address, txn_hash)
+        if deployed_type:
+            self._prepare(address, deployed_type)
         recorded = {"type": deployed_type} if deployed_type else {}
         self._ledger.record(name or address, address, status="pending", network=self.network, **recorded)
         for target, verification in self._verifications:
@@ -136,6 +143,16 @@ class DeployQueue:
         info = detect_proxy(self.chain, address)
         if info is not None:
             self.chain.get_code(info.implementation)
+
+    def _prepare(self, address: str, deployed_type: str) -> None:
+        """On the script's thread: what needs Ape's project, dependency and compiler managers
+        (the artifact, its compiler input), so the workers need not call into them while the
+        script can (`derive.ape_gate`). Cheap: manifests and ape-solidity's import resolution."""
+        shared = self._verifications[0][1].shared
+        try:
+            shared.prepare(address, deployed_type, self._run.project, self.chain.get_code(address))
+        except Exception as err:  # the workers resolve it later, once the script lets them
+            logger.debug("contract_verify: %s not prepared at the deploy: %s", address, err)
 
     def _verify(self, verification: Any, address: str, name: Optional[str], deployed_type: Optional[str] = None) -> list:
         from ape_contract_verify.protocol.answers import Outcome
@@ -215,6 +232,11 @@ class DeployQueue:
     def close(self) -> None:
         self.active = False
         self.pool.shutdown(wait=False, cancel_futures=True)
+        if self._gated:
+            from ape_contract_verify.derive.ape_gate import GATE
+
+            self._gated = False
+            GATE.script_ended()
         self.chain.close()  # a fork the creation search started (a node without traces)
         run, self._run = self._run, None
         if run is not None:

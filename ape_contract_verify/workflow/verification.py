@@ -69,7 +69,12 @@ class Options:
 
 class Derivations:
     """What the targets of one run share per contract: the compile cache, which artifact an
-    address is, and its derivation (or the error deriving it). Computed once, under a lock per key."""
+    address is, and its derivation (or the error deriving it). Computed once, under a lock per key.
+
+    `prepared` and `inputs` hold what the deploy hook resolved on the script's thread (the
+    artifact of each address, the compiler input of each artifact), so that workers need not call
+    into Ape's managers while the script can (`derive.ape_gate`). Plain dicts: the script's thread
+    never waits on a worker's lock."""
 
     def __init__(self) -> None:
         from ape_contract_verify.engine.compilers import CompileCache
@@ -78,6 +83,27 @@ class Derivations:
         self._lock = threading.Lock()
         self._keys: dict[tuple, threading.Lock] = {}
         self._results: dict[tuple, tuple[bool, Any]] = {}
+        self.prepared: dict[str, Any] = {}  # address (lower case) -> Artifact
+        self.inputs: dict[str, dict] = {}  # Artifact.reference -> its compiler input
+
+    def prepare(self, address: str, deployed_type: str, project: Any, runtime: bytes) -> bool:
+        """Resolve, on the caller's (the script's) thread, the artifact Ape deployed at `address`
+        and its compiler input; False when the manifests alone cannot say (workers then resolve
+        it once the script lets them)."""
+        from ape_contract_verify.derive import artifacts
+        from ape_contract_verify.derive.inputs import standard_input
+
+        try:
+            artifact = artifacts.find_artifact(deployed_type, project, compile=False)
+        except artifacts.ArtifactNotFound as err:
+            logger.debug("%s: %s not resolved at the deploy: %s", address, deployed_type, err)
+            return False
+        if not artifacts.has_code_of(artifact, runtime):
+            return False
+        if artifact.reference not in self.inputs:
+            self.inputs[artifact.reference] = standard_input(artifact)
+        self.prepared[address.lower()] = artifact
+        return True
 
     def once(self, key: tuple, make: Callable[[], Any]) -> Any:
         with self._lock:
@@ -150,6 +176,10 @@ class Verification:
 
     def _identify(self, address: str, deployed_type: Optional[str] = None) -> Any:
         from ape_contract_verify.derive import artifacts
+
+        prepared = self.shared.prepared.get(address.lower())
+        if prepared is not None:
+            return prepared
 
         def find() -> Any:
             runtime = self.chain.get_code(address)
@@ -274,6 +304,7 @@ class Verification:
                 return [Report(label, address, Outcome.ALREADY_VERIFIED, "the explorer holds its source", link=self._link(address))]
             self.on_progress(address, f"deriving {label}")
             options = self.options
+            prepared_input = self.shared.inputs.get(artifact.reference)
             derivation = self.shared.once(
                 ("derive", address.lower(), name, constructor_args, options.code_format, options.strict_format, options.check, options.license),
                 lambda: derive.derive(
@@ -287,6 +318,7 @@ class Verification:
                     cache=self.cache,
                     strict_format=options.strict_format,
                     creation_record=self._creation_record(),
+                    input_json=prepared_input,
                 ),
             )
         except derive.PrecheckFailed as err:
