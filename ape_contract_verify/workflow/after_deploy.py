@@ -278,6 +278,9 @@ def on_deploy(instance: Any) -> None:
     if mode == "verify":
         queue = _queue_for(provider)
         if queue.active:
+            from ape_contract_verify.derive.ape_gate import GATE
+
+            GATE.script_thread()  # a script's own thread may deploy from another thread
             queue.add_instance(instance)
             return
     # auto off, or verification could not start: the ledger lets `ape verify all` do it later
@@ -354,12 +357,16 @@ def _drain(provider: Any) -> None:
     if queue is None and (start is not None or recorded is not None):
         queue = _without_queue(provider, start, recorded, recorder)
     if queue is not None:
-        _drained.extend((queue.network, target, reports) for target, reports in queue.finish())
+        from ape_contract_verify.derive.ape_gate import GATE
+
+        with GATE.script_waits():  # the script waits here: workers may now call into Ape
+            finished = queue.finish()
+        _drained.extend((queue.network, target, reports) for target, reports in finished)
 
 
 def _without_queue(provider: Any, start: Optional[int], recorded: Optional[tuple], recorder: Any) -> Any:
-    """A network with no verification queue: auto on with no deploy (the run's upgrades still are
-    followed, by a queue for them), or auto off (what factories made and which proxies moved go in
+    """A network with no verification queue: auto on with no deploy (what the run's calls made
+    through factories is verified and its upgrades followed, by a queue for them), or auto off (what factories made and which proxies moved go in
     the ledger, for `ape verify all`). One walk of the run's logs serves both."""
     from ape_contract_verify.workflow.deploy_queue import DeployQueue, created_since, scan_logs
 
@@ -374,11 +381,17 @@ def _without_queue(provider: Any, start: Optional[int], recorded: Optional[tuple
         logger.warning("contract_verify: could not read the run's logs on %s: %s", _label(provider), err)
         return None
     if mode == "verify":
-        if not scanned[1]:
+        # A run that only calls contracts: what factories made in it is verified like a deploy.
+        try:
+            made = created_since(provider, begin, scanned[0])
+        except Exception as err:
+            logger.warning("contract_verify: could not look for factory deployments: %s", err)
+            made = []
+        if not made and not scanned[1]:
             return None
         queue = DeployQueue(provider, _config(), _label(provider), start_block=begin)
         if queue.active:
-            queue.scanned = scanned
+            queue.scanned = (made, scanned[1])
             return queue
     from ape import project
 
