@@ -224,6 +224,39 @@ def test_upgrades_in_a_run_outside_and_with_auto_off_are_linked_again_on_both_ta
     assert row["ok"] and row["implementation"].lower() == new["NewBoxUUPS"].lower()
 
 
+# A script that deploys nothing itself: it only calls the factory an earlier run deployed.
+CLONE_MORE = '''
+import json
+from pathlib import Path
+
+from ape import accounts, project
+
+
+def main():
+    known = json.loads(Path("upgrade-input.json").read_text())
+    factory = project.CloneFactory.at(known["CloneFactory"])
+    receipt = factory.clone(7, sender=accounts.test_accounts[0])
+    print(f"Clone2 {receipt.events.filter(factory.CloneCreated)[0].clone}")
+'''
+
+
+def test_a_run_that_only_calls_a_factory_verifies_records_and_summarises_its_children(world):
+    """Issue 27: with auto on, the children a run's calls make are verified like deploys, though
+    the run deployed nothing itself; the ledger keeps them for `ape verify all` and `status`."""
+    _, servers, _, project, deployed = world
+    use_targets(project, servers[0].base_url, servers[1].base_url, True)
+    (project / "upgrade-input.json").write_text(json.dumps(deployed))
+    (project / "scripts" / "clone_more.py").write_text(CLONE_MORE)
+    proc = run([BIN / "ape", "run", "clone_more", "--network", "ethereum:local:foundry"], cwd=project, timeout=600)
+    clone = dict(DEPLOYED.findall(proc.stdout))["Clone2"]
+    rows = [line for line in proc.stdout.splitlines() if clone in line and "(proxy link)" in line]
+    assert len(rows) == 2 and all(" verified " in row for row in rows), proc.stdout[-5000:] + proc.stderr[-3000:]
+    assert {i: implementation_on(server.base_url, clone) for i, server in enumerate(servers)} == {
+        0: deployed["Box"].lower(), 1: deployed["Box"].lower()
+    }
+    assert ledger_entries(project)[clone.lower()]["status"] == "verified"
+
+
 # -- the parts, without a chain -----------------------------------------------------------------
 
 
