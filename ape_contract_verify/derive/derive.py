@@ -191,9 +191,9 @@ def derive(
 ) -> Derivation:
     """Everything verifysourcecode needs for `artifact` at `address`, checked against the chain.
 
-    A flat file that does not compile to the deployed code, where standard-json does, is sent as
-    standard-json with a warning, or with `strict_format` (the user asked for a flat file) fails
-    with that reason. `creation_record` is an explorer's record of the creation, asked when the
+    A flat file the flattener refuses, or one that does not compile to the deployed code where
+    standard-json does, is sent as standard-json with a warning, or with `strict_format` (the user
+    asked for a flat file) fails with that reason. `creation_record` is an explorer's record of the creation, asked when the
     chain cannot give it (see `read_chain`)."""
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -240,7 +240,7 @@ def derive(
         # Sourcify reads constructor arguments from the creation transaction: tell it which one.
         return dataclasses.replace(request, creation_tx_hash=_tx_hash(chain_state.tx_hash))
 
-    request = build(input_json)
+    request = _flat_or_json(build, input_json, strict_format, warnings)
     timings["derive"] = time.perf_counter() - t0
 
     match = None
@@ -250,7 +250,7 @@ def derive(
         if chain_state.creation_input is not None and chain_state.source.endswith(("record", "(REST API)")):
             # The explorer's record: the pre-check compares the creation code with it too.
             checked = _KnownCreation(reader, address, chain_state)
-        if code_format == "flatten" and not artifact.is_vyper:
+        if request.code_format == CodeFormat.SINGLE_FILE:
             request, match = _precheck_flat(request, input_json, build, checked, cache, strict_format, warnings)
         else:
             match = precheck(request, checked, cache)
@@ -275,6 +275,24 @@ def derive(
         timings=timings,
         creation_source=chain_state.source,
     )
+
+
+def _flat_or_json(
+    build: Callable[..., VerificationRequest], input_json: dict, strict: bool, warnings: list[str]
+) -> VerificationRequest:
+    """The request in the format asked for; when that is a flat file the flattener refuses (mixed ABI
+    coders, a name declared twice, …), standard-json with the reason, or with `strict` (the flat
+    file was asked for on the command line) PrecheckFailed with it. Whether or not a pre-check runs."""
+    from ape_contract_verify.derive.flatten import FlattenError
+
+    try:
+        return build(input_json)
+    except FlattenError as err:
+        reason = f"cannot flatten: {err}"
+    if strict:
+        raise PrecheckFailed("codeformat", reason)
+    warnings.append(f"{reason} (so standard-json was submitted instead)")
+    return build(input_json, "standard-json")
 
 
 # Layouts of the flat file, in the order tried: each orders the same files differently.
@@ -395,7 +413,7 @@ def _upgrade_partial(
     artifact: Artifact,
     input_json: dict,
     library_options: list[dict],
-    build: Callable[[dict], VerificationRequest],
+    build: Callable[..., VerificationRequest],
     reader: Any,
     cache: Any,
 ) -> Optional[tuple[dict, VerificationRequest]]:
@@ -415,7 +433,7 @@ def _upgrade_partial(
     for patch in patches:
         candidate = json.loads(json.dumps(input_json))
         candidate["settings"].update(patch)
-        request = build(candidate)
+        request = build(candidate, "standard-json")  # as sent: a flat request may have fallen back to it
         try:
             if precheck(request, reader, cache) == "full":
                 return candidate, request
