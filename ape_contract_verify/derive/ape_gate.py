@@ -68,6 +68,11 @@ class ApeGate:
     def _open_to_workers(self) -> bool:
         return self._scripts == 0 or self._parked > 0
 
+    def holds_out(self, ident: int) -> bool:
+        """Whether the thread `ident` would wait at the gate now (a script may be inside Ape)."""
+        with self._cond:
+            return not (self._open_to_workers() or ident in self._script_threads)
+
     @contextlib.contextmanager
     def entered(self) -> Iterator[None]:
         """Inside Ape's managers; waits while the script may be using them."""

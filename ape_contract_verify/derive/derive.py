@@ -193,8 +193,8 @@ def derive(
 
     A flat file the flattener refuses, or one that does not compile to the deployed code where
     standard-json does, is sent as standard-json with a warning, or with `strict_format` (the user
-    asked for a flat file) fails with that reason. `creation_record` is an explorer's record of the creation, asked when the
-    chain cannot give it (see `read_chain`)."""
+    asked for a flat file) fails with that reason. `creation_record` is an explorer's record of the
+    creation, asked when the chain cannot give it (see `read_chain`)."""
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     address = _checksum(address)

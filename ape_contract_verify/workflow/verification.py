@@ -84,7 +84,7 @@ class Derivations:
         self._keys: dict[tuple, threading.Lock] = {}
         self._results: dict[tuple, tuple[bool, Any]] = {}
         self.prepared: dict[str, Any] = {}  # address (lower case) -> Artifact
-        self.inputs: dict[str, dict] = {}  # Artifact.reference -> its compiler input
+        self.inputs: dict[str, dict] = {}  # address (lower case) -> its artifact's compiler input
 
     def prepare(self, address: str, deployed_type: str, project: Any, runtime: bytes) -> bool:
         """Resolve, on the caller's (the script's) thread, the artifact Ape deployed at `address`
@@ -100,8 +100,8 @@ class Derivations:
             return False
         if not artifacts.has_code_of(artifact, runtime):
             return False
-        if artifact.reference not in self.inputs:
-            self.inputs[artifact.reference] = standard_input(artifact)
+        same = next((k for k, a in self.prepared.items() if a.reference == artifact.reference), None)
+        self.inputs[address.lower()] = self.inputs[same] if same else standard_input(artifact)
         self.prepared[address.lower()] = artifact
         return True
 
@@ -304,7 +304,9 @@ class Verification:
                 return [Report(label, address, Outcome.ALREADY_VERIFIED, "the explorer holds its source", link=self._link(address))]
             self.on_progress(address, f"deriving {label}")
             options = self.options
-            prepared_input = self.shared.inputs.get(artifact.reference)
+            # What the deploy hook resolved on the script's thread, for this very artifact.
+            prepared = self.shared.prepared.get(address.lower()) is artifact
+            prepared_input = self.shared.inputs.get(address.lower()) if prepared else None
             derivation = self.shared.once(
                 ("derive", address.lower(), name, constructor_args, options.code_format, options.strict_format, options.check, options.license),
                 lambda: derive.derive(
