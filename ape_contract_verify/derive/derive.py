@@ -144,16 +144,19 @@ class Derivation:
     creation_source: str = ""  # which source gave the creation code (and so the constructor arguments)
 
 
-def _compile(artifact: Artifact, input_json: dict, cache: Any) -> dict:
+def _compile(artifact: Artifact, input_json: dict, cache: Any, warnings: Optional[list] = None) -> dict:
     """The artifact's compiler output for `input_json`, asked for exactly as the engine asks for it
     (same version text, same output selection), so the pre-check's compile is a cache hit."""
     from ape_contract_verify.engine.compilers import compile_input, with_output_selection
+    from ape_contract_verify.engine.selection import WIDENED
 
     output = compile_input(
         artifact.explorer_compiler_version,
         with_output_selection(input_json, artifact.source_id, artifact.name),
         cache=cache,
     )
+    if output.get(WIDENED) and warnings is not None and output[WIDENED] not in warnings:
+        warnings.append(output[WIDENED])  # the engine's narrowing crashed solc: say so in the report
     try:
         return output["contracts"][artifact.source_id][artifact.name]
     except KeyError:
@@ -210,7 +213,7 @@ def derive(
     warnings: list[str] = []
 
     t0 = time.perf_counter()
-    compiled = _compile(artifact, input_json, cache)
+    compiled = _compile(artifact, input_json, cache, warnings)
     timings["compile"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -225,7 +228,7 @@ def derive(
     if libraries:
         # Compile as the submission will: linked through settings.libraries (part of the metadata).
         input_json = {**input_json, "settings": {**input_json["settings"], "libraries": libraries}}
-        compiled = _compile(artifact, input_json, cache)
+        compiled = _compile(artifact, input_json, cache, warnings)
 
     creation_code = bytecode.to_bytes(compiled["evm"]["bytecode"]["object"])
     derived_args = (

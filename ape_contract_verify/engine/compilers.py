@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
@@ -21,12 +22,13 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional
-from ape_contract_verify.engine import sandbox
+from ape_contract_verify.engine import sandbox, selection
 from ape_contract_verify.exceptions import ContractVerifyError
 
 # Set to 1 to let py-solc-x download a missing solc (needs internet; never in tests).
 INSTALL_ENV = "APE_VERIFY_INSTALL_SOLC"
 DEFAULT_TIMEOUT = 120.0
+logger = logging.getLogger("ape_contract_verify")
 
 # What the verifier needs from each contract; nothing else is generated (it is faster).
 SOLIDITY_OUTPUTS = [
@@ -55,6 +57,10 @@ class CompilerNotInstalled(CompilerError):
 
 class CompilerFailed(CompilerError):
     pass
+
+
+class CompilerCrashed(CompilerFailed):
+    """solc stopped on an internal error (a bug of its own), not on the sources."""
 
 
 @dataclass(frozen=True)
@@ -412,7 +418,9 @@ def _raise_on_errors(output: dict, input_json: dict, what: str) -> None:
         else:
             messages.append(_one_line(error, input_json))
     more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
-    raise CompilerFailed(f"{what} reported errors{more}: " + " | ".join(messages))
+    crashed = any(e.get("type") == "InternalCompilerError" or "Compiled contract not found" in str(e.get("message"))
+                  for e in errors)
+    raise (CompilerCrashed if crashed else CompilerFailed)(f"{what} reported errors{more}: " + " | ".join(messages))
 
 
 def _one_line(error: dict, input_json: dict) -> str:
@@ -554,6 +562,26 @@ def compile_input(
         run = lambda: compile_standard_json(compiler_version, input_json, timeout)  # noqa: E731
     else:
         raise CompilerFailed(f"language {input_json.get('language')!r} is not supported; use Solidity or Vyper")
+    if language == "solidity" and selection.widened(input_json) is not None:
+        narrowed = run
+        run = lambda: _widening(compiler_version, input_json, narrowed, timeout)  # noqa: E731
     if cache is None:
         return run()
     return cache.get_or_compile(compiler_version, input_json, run)
+
+
+def _widening(compiler_version: str, input_json: dict, narrowed: Callable[[], dict], timeout: float) -> dict:
+    """solc 0.7.1 crashes ("Compiled contract not found") on a contract whose base creates another
+    when only it is selected; the user's build selected every contract and did not. So an internal
+    error of a narrowed compile is retried wide, and its narrowed part returned (and so cached under
+    the narrowed input: the next compile is a hit, not a crash)."""
+    try:
+        return narrowed()
+    except CompilerCrashed as crash:
+        try:
+            output = compile_standard_json(compiler_version, selection.widened(input_json), timeout)
+        except CompilerError as err:
+            raise CompilerFailed(f"{crash}; and with every contract selected, as a build selects them: {err}") from err
+        output = selection.narrowed(output, input_json, str(crash))
+        logger.warning("contract_verify: %s", output[selection.WIDENED])
+        return output
