@@ -5,7 +5,7 @@ compiler and settings that built it. Identifying an address compares shapes only
 bytecode, no compile); whether the artifact really verifies is the engine's question.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional
 
@@ -30,6 +30,8 @@ class Artifact:
     compiler_version: str  # as the manifest records it: 0.8.26+commit.8a97fa7a, 0.4.3
     settings: dict
     dependency: Optional[str] = None
+    # What was read from Ape's managers for it, by the thread that could (`derive.inputs.prepare`).
+    resolved: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def qualified_name(self) -> str:

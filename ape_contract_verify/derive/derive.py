@@ -190,7 +190,6 @@ def derive(
     manifest_libraries: Optional[dict] = None,
     strict_format: bool = False,
     creation_record: Optional[Callable[[str], Any]] = None,
-    input_json: Optional[dict] = None,
 ) -> Derivation:
     """Everything verifysourcecode needs for `artifact` at `address`, checked against the chain.
 
@@ -208,7 +207,7 @@ def derive(
     timings["chain"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    input_json = json.loads(json.dumps(input_json)) if input_json is not None else standard_input(artifact)
+    input_json = standard_input(artifact)
     timings["input"] = time.perf_counter() - t0
     warnings: list[str] = []
 

@@ -32,10 +32,25 @@ def _clean_settings(settings: dict) -> dict:
     return {k: v for k, v in settings.items() if k not in _DROP_SETTINGS}
 
 
-@GATE.guard  # ape-solidity resolves remappings (may install dependencies); ape-vyper reads imports
+def prepare(artifact: Artifact) -> None:
+    """Read now, on this thread, what deriving `artifact` needs of Ape's managers: its input and,
+    for Solidity, its compile group's (remappings, every source). The deploy hook calls it on the
+    script's thread, so workers find both in `artifact.resolved` and need not call into Ape."""
+    artifact.resolved["input"] = _standard_input(artifact)
+    if not artifact.is_vyper:
+        artifact.resolved["group"] = _group_input(artifact)
+
+
 def standard_input(artifact: Artifact, libraries: Optional[dict] = None) -> dict:
     """The minimal compiler input for this contract: its source, its transitive imports, and
     exactly the settings the manifest recorded (libraries as given, placeholders otherwise)."""
+    if "input" in artifact.resolved and not libraries:
+        return json.loads(json.dumps(artifact.resolved["input"]))  # callers may change it
+    return _standard_input(artifact, libraries)
+
+
+@GATE.guard  # ape-solidity resolves remappings (may install dependencies); ape-vyper reads imports
+def _standard_input(artifact: Artifact, libraries: Optional[dict] = None) -> dict:
     if artifact.is_vyper:
         return _vyper_input(artifact)
     from ape import compilers
@@ -230,14 +245,18 @@ def project_remappings(artifact: Artifact) -> list[str]:
     return sorted((full or {}).get("settings", {}).get("remappings") or [])
 
 
-# ape-solidity's whole-project input costs a `solc --version` per source set (4 s for the example's
-# 12 sources with solc-js): asked once per project state and compiler in a process, not per contract.
+# ape-solidity's whole-project input, asked once per project state and compiler in a process.
 _GROUP_INPUTS: dict[tuple, Optional[dict]] = {}
 
 
-@GATE.guard
 def group_input(artifact: Artifact) -> Optional[dict]:
     """ape-solidity's input for every source of the artifact's project compiled by its compiler."""
+    found = artifact.resolved["group"] if "group" in artifact.resolved else _group_input(artifact)
+    return json.loads(json.dumps(found)) if found is not None else None  # callers may change it
+
+
+@GATE.guard
+def _group_input(artifact: Artifact) -> Optional[dict]:
     from ape import compilers
 
     project = artifact.project
@@ -253,10 +272,45 @@ def group_input(artifact: Artifact) -> Optional[dict]:
     stats = [(str(p), p.stat()) for p in files]
     key = (str(project.path), wanted, tuple(sorted((name, st.st_mtime_ns, st.st_size) for name, st in stats)))
     if key not in _GROUP_INPUTS:
-        inputs = compilers.solidity.get_standard_input_json(paths, project=project)
+        inputs = _group_inputs(compilers.solidity, paths, wanted, project)
         found = next((v for k, v in inputs.items() if str(k).split("+")[0] == wanted), None)
         if found is not None:
             found["sources"] = project_source_names(found["sources"], project)
         _GROUP_INPUTS[key] = found
-    found = _GROUP_INPUTS[key]
-    return json.loads(json.dumps(found)) if found is not None else None  # callers may change it
+    return _GROUP_INPUTS[key]
+
+
+def _group_inputs(solidity: Any, paths: list, wanted: str, project: Any) -> dict:
+    """ape-solidity's input for `paths`, grouped by the solc the manifest says built each file's
+    contracts (as `_solidity_inputs` hands over one file's): ape-solidity's own selection asks each
+    source set's solc for its version, 4 s for the example's 12 sources with solc-js, which the
+    deploy hook cannot spend on the script's thread. Its own selection still decides when a file
+    with no contract is imported by none (which group it joins is a pragma's question)."""
+    try:
+        from ape_solidity._models import SourceTree
+        from packaging.version import Version
+
+        by_source: dict[str, str] = {}
+        for compiler in project.manifest.compilers or []:
+            if compiler.name.lower() == "solidity":
+                for name in compiler.contractTypes or []:
+                    contract_type = (project.manifest.contract_types or {}).get(name)
+                    if contract_type is not None and contract_type.source_id:
+                        by_source[contract_type.source_id] = compiler.version.split("+")[0]
+        memo = _IMPORTS.setdefault(str(project.path), _ImportMemo())
+        tree = SourceTree.from_source_files(paths, project, statements=dict(memo.valid()) or None)
+        memo.remember(tree.import_statements)
+        root = Path(project.path)
+        version_map: dict[Any, set] = {}
+        placed: set = set()
+        for path in paths:
+            version = by_source.get(Path(path).relative_to(root).as_posix())
+            if version is not None:
+                imported = {path, *tree.get_imported_paths(path)}
+                version_map.setdefault(Version(version), set()).update(imported)
+                placed |= imported
+        if version_map and all(path in placed for path in paths):
+            return solidity.get_standard_input_json_from_version_map(version_map, tree, project=project)
+    except (ImportError, AttributeError, ValueError, TypeError):  # another ape-solidity: its own selection
+        pass
+    return solidity.get_standard_input_json(paths, project=project)

@@ -71,10 +71,10 @@ class Derivations:
     """What the targets of one run share per contract: the compile cache, which artifact an
     address is, and its derivation (or the error deriving it). Computed once, under a lock per key.
 
-    `prepared` and `inputs` hold what the deploy hook resolved on the script's thread (the
-    artifact of each address, the compiler input of each artifact), so that workers need not call
-    into Ape's managers while the script can (`derive.ape_gate`). Plain dicts: the script's thread
-    never waits on a worker's lock."""
+    `prepared` holds the artifact of each address the deploy hook resolved on the script's thread,
+    with what deriving it needs of Ape (`derive.inputs.prepare`), so that workers need not call
+    into Ape's managers while the script can (`derive.ape_gate`). A plain dict: the script's
+    thread never waits on a worker's lock."""
 
     def __init__(self) -> None:
         from ape_contract_verify.engine.compilers import CompileCache
@@ -83,15 +83,13 @@ class Derivations:
         self._lock = threading.Lock()
         self._keys: dict[tuple, threading.Lock] = {}
         self._results: dict[tuple, tuple[bool, Any]] = {}
-        self.prepared: dict[str, Any] = {}  # address (lower case) -> Artifact
-        self.inputs: dict[str, dict] = {}  # address (lower case) -> its artifact's compiler input
+        self.prepared: dict[str, Any] = {}  # address (lower case) -> Artifact, resolved
 
     def prepare(self, address: str, deployed_type: str, project: Any, runtime: bytes) -> bool:
         """Resolve, on the caller's (the script's) thread, the artifact Ape deployed at `address`
-        and its compiler input; False when the manifests alone cannot say (workers then resolve
-        it once the script lets them)."""
-        from ape_contract_verify.derive import artifacts
-        from ape_contract_verify.derive.inputs import standard_input
+        and what deriving it needs of Ape; False when the manifests alone cannot say (workers then
+        resolve it once the script lets them)."""
+        from ape_contract_verify.derive import artifacts, inputs
 
         try:
             artifact = artifacts.find_artifact(deployed_type, project, compile=False)
@@ -100,8 +98,11 @@ class Derivations:
             return False
         if not artifacts.has_code_of(artifact, runtime):
             return False
-        same = next((k for k, a in self.prepared.items() if a.reference == artifact.reference), None)
-        self.inputs[address.lower()] = self.inputs[same] if same else standard_input(artifact)
+        same = next((a for a in self.prepared.values() if a.reference == artifact.reference), None)
+        if same is not None:
+            artifact.resolved.update(same.resolved)  # the same type deployed again
+        else:
+            inputs.prepare(artifact)
         self.prepared[address.lower()] = artifact
         return True
 
@@ -304,9 +305,6 @@ class Verification:
                 return [Report(label, address, Outcome.ALREADY_VERIFIED, "the explorer holds its source", link=self._link(address))]
             self.on_progress(address, f"deriving {label}")
             options = self.options
-            # What the deploy hook resolved on the script's thread, for this very artifact.
-            prepared = self.shared.prepared.get(address.lower()) is artifact
-            prepared_input = self.shared.inputs.get(address.lower()) if prepared else None
             derivation = self.shared.once(
                 ("derive", address.lower(), name, constructor_args, options.code_format, options.strict_format, options.check, options.license),
                 lambda: derive.derive(
@@ -320,7 +318,6 @@ class Verification:
                     cache=self.cache,
                     strict_format=options.strict_format,
                     creation_record=self._creation_record(),
-                    input_json=prepared_input,
                 ),
             )
         except derive.PrecheckFailed as err:
