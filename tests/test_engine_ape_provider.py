@@ -84,23 +84,176 @@ def test_verify_through_ape_provider(ape_chain, box, cache):
     assert wrong.text.startswith("Fail - Unable to verify. Please check if the correct constructor argument was entered. Constructor arguments differ")
 
 
-def test_factory_child_without_traces_is_explained(ape_chain, cache):
-    provider, owner = ape_chain
-    input_json = standard_input({"src/Factory.sol": "Factory.sol"})
-    factory = owner.deploy(_contract_type("Factory", compiled(cache, SOLC, input_json, "src/Factory.sol", "Factory")))
-    receipt = factory.make(5, sender=owner)
-    child = receipt.events[0].child
-    result = Verifier(ApeProviderChain(provider), cache).verify(json_request(str(child), input_json, "src/Factory.sol:Child", encode(["uint256"], [5])))
-    assert result.failure == FailureKind.NO_CREATION
-    # eth-tester has no trace API and no URL a fork could start from: the reason names both tries.
-    assert "tried the node's trace APIs (refused), a replay on a local fork (no node URL to fork)" in result.reason, result.reason
+# --- a factory's children, found by replaying the block in the in-process chain ----------------
 
-    # The plugin's pre-check cannot see that CREATE either, but the explorer it submits to can:
-    # it compares the runtime code alone, and still refuses code that differs.
+FACTORY_SOURCES = {"src/Factory.sol": "Factory.sol", "src/Deep.sol": "Deep.sol"}
+
+
+@pytest.fixture(scope="module")
+def made(ape_chain, cache):
+    """Contracts the engine's sources make on Ape's test provider: children of a factory (CREATE,
+    CREATE2, and CREATE three calls deep through two relays), one made in a constructor, one
+    undone by a revert; each with its receipt and what its creation input must be."""
+    provider, owner = ape_chain
+    input_json = standard_input(FACTORY_SOURCES)
+
+    def contract(file: str, name: str) -> dict:
+        return compiled(cache, SOLC, input_json, file, name)
+
+    child_code = bytes.fromhex(contract("src/Factory.sol", "Child")["evm"]["bytecode"]["object"])
+    factory = owner.deploy(_contract_type("Factory", contract("src/Factory.sol", "Factory")))
+    relay_type = _contract_type("Relay", contract("src/Deep.sol", "Relay"))
+    outer, inner = owner.deploy(relay_type), owner.deploy(relay_type)
+    undone = owner.deploy(_contract_type("Undone", contract("src/Deep.sol", "Undone")))
+
+    created = factory.make(5, sender=owner)
+    created2 = factory.make2(b"\x07" * 32, 6, sender=owner)
+    # owner -> outer.forward -> inner.forward -> factory.make -> CREATE: three calls deep.
+    deep_call = inner.forward.encode_input(str(factory.address), factory.make.encode_input(7))
+    deep = outer.forward(str(inner.address), deep_call, sender=owner)
+    maker = owner.deploy(_contract_type("Maker", contract("src/Deep.sol", "Maker")), 8)
+    reverted = outer.tryForward(str(undone.address), undone.makeAndRevert.encode_input(9), sender=owner)
+    plain = owner.transfer(ape_chain[1].address, 1)  # a block without a create
+    provider.mine(2)  # the creations are not the latest blocks: the search goes back
+
+    def child_of(receipt) -> str:
+        (log,) = [log for log in receipt.events if log.event_name == "Made"]
+        return str(log.child)
+
+    expected = lambda x: child_code + encode(["uint256"], [x])  # noqa: E731
+    return {
+        "owner": owner.address, "factory": str(factory.address), "input_json": input_json,
+        "create": (child_of(created), created, expected(5)),
+        "create2": (child_of(created2), created2, expected(6)),
+        "deep": (child_of(deep), deep, expected(7)),
+        "constructor": (str(maker.child()), expected(8), str(maker.address), maker.txn_hash),
+        "reverted": reverted, "plain": plain,
+    }
+
+
+def _tester_state(provider) -> tuple:
+    """What the replay must leave as it was: the head, its state, the pending block, every key
+    of the chain's database."""
+    from ape_contract_verify.evm.tester_replay import tester_chain
+
+    chain = tester_chain(provider)
+    head = chain.get_canonical_head()
+    kv = getattr(chain.chaindb.db, "wrapped_db", chain.chaindb.db)
+    keys = frozenset(getattr(kv, "kv_store", {}))
+    return head.hash, head.state_root, chain.header.hash, provider.get_block("latest").hash, keys
+
+
+@pytest.mark.parametrize("kind", ["create", "create2", "deep"])
+def test_factory_child_creation_is_replayed_in_process(ape_chain, made, kind):
+    provider, _ = ape_chain
+    address, receipt, expected = made[kind]
+    before = _tester_state(provider)
+    assert before[-1], "the test reads eth-tester's database keys"
+    chain = ApeProviderChain(provider)
+    creation = chain.find_creation(address)
+    assert creation is not None, chain.creation_attempts(address)
+    assert creation.factory is True and creation.source == "in-process replay"
+    assert creation.tx_hash.lower() == receipt.txn_hash.lower()
+    assert creation.block == receipt.block_number
+    assert creation.deployer.lower() == made["owner"].lower()
+    assert creation.creator.lower() == made["factory"].lower()
+    assert creation.input == expected  # the Child's init code and its constructor argument, exactly
+    # The replay ran on a copy: the test chain's head, its state and its database are as they were.
+    assert _tester_state(provider) == before
+
+
+def test_replayed_frames_have_the_call_tracers_shape(ape_chain, made):
+    provider, _ = ape_chain
+    chain = ApeProviderChain(provider)
+    for kind, opcode in (("create", "CREATE"), ("create2", "CREATE2"), ("deep", "CREATE")):
+        address, receipt, expected = made[kind]
+        frames = chain._block_create_frames(receipt.block_number)
+        (tx_hash, sender, frame), = frames
+        assert tx_hash.lower() == receipt.txn_hash.lower() and sender.lower() == made["owner"].lower()
+        assert frame["type"] == opcode and frame["to"] == address.lower() and frame["from"] == made["factory"].lower()
+        assert frame["input"] == "0x" + expected.hex()
+        assert bytes.fromhex(frame["output"][2:]) == chain.get_code(address)
+    # A contract whose constructor creates another (OpenZeppelin 5's proxy and its ProxyAdmin):
+    # both creations, the transaction's first, depth first.
+    child, expected, maker, txn_hash = made["constructor"]
+    block = provider.get_receipt(txn_hash).block_number
+    frames = chain._block_create_frames(block)
+    assert [(f["type"], f["from"], f["to"]) for _, _, f in frames] == [
+        ("CREATE", made["owner"].lower(), maker.lower()), ("CREATE", maker.lower(), child.lower()),
+    ]
+    assert frames[1][2]["input"] == "0x" + expected.hex()
+    # A CREATE inside a call that reverted is not a creation; a block without creates has none.
+    assert chain._block_create_frames(made["reverted"].block_number) == []
+    assert chain._block_create_frames(made["plain"].block_number) == []
+
+
+def test_constructor_child_is_a_factory_child_and_the_deployment_is_not(ape_chain, made):
+    provider, _ = ape_chain
+    child, expected, maker, txn_hash = made["constructor"]
+    chain = ApeProviderChain(provider)
+    creation = chain.find_creation(child)
+    assert creation is not None and creation.factory is True and creation.creator.lower() == maker.lower()
+    assert creation.tx_hash.lower() == txn_hash.lower() and creation.input == expected
+    direct = chain.find_creation(maker)  # the transaction's own deployment: not a factory child
+    assert direct is not None and direct.factory is False and direct.source == "transaction"
+    assert direct.tx_hash.lower() == txn_hash.lower() and direct.input.endswith(encode(["uint256"], [8]))
+
+
+def test_factory_child_verifies_in_process(ape_chain, made, cache):
+    provider, _ = ape_chain
+    address = made["deep"][0]
+    verifier = Verifier(ApeProviderChain(provider), cache)
+    request = json_request(address, made["input_json"], "src/Factory.sol:Child", encode(["uint256"], [7]))
+    results = []
+    # The deploy hook's workers and the local explorer verify from threads: the replay is serialised.
+    worker = threading.Thread(target=lambda: results.append(verifier.verify(request)))
+    worker.start()
+    worker.join(timeout=120)
+    (result,) = results
+    assert result.text == "Pass - Verified" and result.match == "full", result.reason
+    wrong = verifier.verify(json_request(address, made["input_json"], "src/Factory.sol:Child", encode(["uint256"], [8])))
+    assert wrong.failure == FailureKind.CONSTRUCTOR_ARGUMENTS, wrong.reason
+
+
+def test_a_failed_replay_is_named_truthfully(ape_chain, made):
+    """When the replay cannot run, the search says so, and names no trace API and no fork: the
+    in-process chain has neither."""
+    from ape_contract_verify.evm.reads import ChainError
+    from ape_contract_verify.evm.tester_replay import ReplayFailed, create_frames, tester_chain
+
+    provider, _ = ape_chain
+    head = tester_chain(provider).get_canonical_head().block_number
+    with pytest.raises(ReplayFailed, match=f"block {head + 50} is not in the chain"):
+        create_frames(tester_chain(provider), head + 50)
+
+    class Failing(ApeProviderChain):
+        def _replay(self, block):
+            raise ChainError(f"block {block}: MissingTrieNode")
+
+    address, receipt, _ = made["create"]
+    chain = Failing(provider)
+    assert chain.find_creation(address) is None
+    assert chain.creation_attempts(address) == [f"a replay in the in-process chain (block {receipt.block_number}: MissingTrieNode)"]
+
+
+def test_a_provider_that_is_not_in_process_keeps_the_trace_path():
+    from ape_contract_verify.evm.tester_replay import tester_chain
+
+    class NodeProvider:  # what ape-foundry's web3 is: an HTTP provider, no ethereum_tester
+        class web3:
+            provider = type("HTTPProvider", (), {"endpoint_uri": "http://127.0.0.1:1"})()
+
+    assert tester_chain(NodeProvider()) is None and tester_chain(object()) is None
+    assert ApeProviderChain(NodeProvider())._frames_source() == "trace"
+
+
+def test_the_plugins_precheck_can_still_compare_runtime_only(ape_chain, made, cache):
+    """The explorer a plugin submits to may compare the runtime code alone; it still refuses code
+    that differs."""
+    provider, _ = ape_chain
+    address = made["create"][0]
     precheck = Verifier(ApeProviderChain(provider), cache, require_creation=False)
-    runtime_only = precheck.verify(json_request(str(child), input_json, "src/Factory.sol:Child", encode(["uint256"], [5])))
-    assert runtime_only.verified and runtime_only.creation_tx is None, runtime_only.reason
-    other = precheck.verify(json_request(str(child), input_json, "src/Factory.sol:Factory", b""))
+    other = precheck.verify(json_request(address, made["input_json"], "src/Factory.sol:Factory", b""))
     assert not other.verified and other.failure == FailureKind.BYTECODE, other.reason
 
 

@@ -3,8 +3,9 @@
 `ChainReader` (`evm/reads.py`) is all the verifier and proxy detection need (and `get_transaction`,
 the explorer's transaction page). `JsonRpcChain` talks JSON-RPC to any node (anvil, for
 `ape verify serve --rpc URL`); `ApeProviderChain` reads through an Ape provider, including the
-in-process `ethereum:local:test` one, which has no JSON-RPC endpoint. Both find creations with
-`evm/creation.py`'s search and are safe to call from several worker threads.
+in-process `ethereum:local:test` one, which has no JSON-RPC endpoint (a factory's children are
+found there by replaying the block in the process: `evm/tester_replay.py`). Both find creations
+with `evm/creation.py`'s search and are safe to call from several worker threads.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from ape_contract_verify.evm.reads import (  # the reads' types, for those who i
     rate_limit_text,
     transaction_facts,
 )
+from ape_contract_verify.evm.tester_replay import IN_PROCESS_SOURCE, ReplayFailed, create_frames, tester_chain
 from ape_contract_verify.protocol.values import checksum as _checksum, hex_to_bytes as _hex_bytes
 
 __all__ = [
@@ -335,7 +337,29 @@ class ApeProviderChain(_CreationFinder):
                 lambda h=tx_hash: self._guard("read a receipt", lambda: self.provider.get_receipt(h).contract_address)
             )
 
+    def _frames_source(self) -> str:
+        in_process = self._guard("reach its chain", lambda: tester_chain(self.provider)) is not None
+        return IN_PROCESS_SOURCE if in_process else "trace"
+
+    def _replay(self, block: int) -> list[tuple[str, str, dict]]:
+        """The block replayed in the in-process chain (eth-tester's py-evm), under the lock."""
+
+        def replay() -> list[tuple[str, str, dict]]:
+            chain = tester_chain(self.provider)
+            if chain is None:
+                raise ChainError("the provider's in-process chain is gone")
+            try:
+                return create_frames(chain, block)
+            except ReplayFailed as err:
+                raise ChainError(str(err)) from None
+
+        return self._guard("replay a block", replay)
+
     def _block_create_frames(self, block: int) -> Optional[list[tuple[str, str, dict]]]:
+        # Ape's test provider (eth-tester) runs in this process: no traces, no node to fork, but
+        # its chain can replay the block with py-evm.
+        if self._frames_source() == IN_PROCESS_SOURCE:
+            return self._replay(block)
         # Providers backed by a real node (ape-foundry, ape-node) pass JSON-RPC through.
         if self._traces_refused:  # a hosted node does not change its mind mid-run
             return None

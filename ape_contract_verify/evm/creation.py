@@ -2,8 +2,10 @@
 
 A binary search on historical `eth_getCode` finds the block in which the code appeared (log2(height)
 calls), then that block's transactions are checked for a direct deployment, and its traces for a
-factory CREATE/CREATE2 frame; a node that refuses traces gets `evm/fork.py`'s replay. Nodes without
-historical state fall back to a bounded scan of the recent blocks.
+factory CREATE/CREATE2 frame; a node that refuses traces gets `evm/fork.py`'s replay. An in-process
+chain (Ape's test provider) has neither traces nor a node to fork: its reader replays the block in
+the process (`evm/tester_replay.py`), with the same frames. Nodes without historical state fall
+back to a bounded scan of the recent blocks.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import threading
 from typing import Any, Callable, Iterable, Optional
 
 from ape_contract_verify.evm.reads import ChainError, Creation
+from ape_contract_verify.evm.tester_replay import IN_PROCESS_REPLAY, IN_PROCESS_SOURCE
 from ape_contract_verify.protocol.values import hex_to_bytes as _hex_bytes
 
 DEFAULT_SCAN_BLOCKS = 5_000
@@ -77,6 +80,12 @@ class _CreationFinder:
     def _block_create_frames(self, block: int) -> Optional[list[tuple[str, str, dict]]]:
         """(tx hash, tx sender, frame) of each CREATE/CREATE2 frame in the block; None without traces."""
         raise NotImplementedError
+
+    def _frames_source(self) -> str:
+        """Where `_block_create_frames` takes its frames: "trace", the node's trace APIs (refused:
+        a replay on a fork may follow), or IN_PROCESS_SOURCE, a replay in the in-process chain (no
+        fork: there is no node; a failed replay raises ChainError, which says why)."""
+        return "trace"
 
     def get_code(self, address: str) -> bytes:
         raise NotImplementedError
@@ -177,12 +186,19 @@ class _CreationFinder:
         for tx_hash, data, sender, contract_address in self._block_deployments(block):
             if _norm(contract_address()) == target:
                 return Creation(tx_hash, data, sender, factory=False, block=block, source="transaction")
-        frames = self._block_create_frames(block)
-        source = "trace"
-        if frames is None:
-            self._tried.setdefault(target, []).append("the node's trace APIs (refused)")
-            frames = self._fork_frames(target, block) if fork else None
-            source = "fork replay"
+        source = self._frames_source()
+        if source == IN_PROCESS_SOURCE:
+            try:
+                frames = self._block_create_frames(block)
+            except ChainError as err:
+                self._tried.setdefault(target, []).append(f"{IN_PROCESS_REPLAY} ({err})")
+                return None
+        else:
+            frames = self._block_create_frames(block)
+            if frames is None:
+                self._tried.setdefault(target, []).append("the node's trace APIs (refused)")
+                frames = self._fork_frames(target, block) if fork else None
+                source = "fork replay"
         for tx_hash, sender, frame in frames or []:
             if _norm(frame.get("to")) == target:
                 return Creation(
@@ -194,6 +210,8 @@ class _CreationFinder:
                     creator=frame.get("from"),
                     source=source,
                 )
+        if source == IN_PROCESS_SOURCE:
+            self._tried.setdefault(target, []).append(f"{IN_PROCESS_REPLAY} (no transaction created the address)")
         return None
 
     def _fork_frames(self, target: str, block: int) -> Optional[list[tuple[str, str, dict]]]:

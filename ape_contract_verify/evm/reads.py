@@ -35,7 +35,8 @@ class Creation:
     block: Optional[int] = None
     creator: Optional[str] = None  # the factory contract, when factory is True
     # Where the input came from: "transaction" (a to-less one), "trace" (the node's trace API),
-    # "fork replay" (the transaction traced on a local fork); "" when the caller did not say.
+    # "fork replay" (the transaction traced on a local fork), "in-process replay" (the block replayed
+    # in an in-process chain, `evm/tester_replay.py`); "" when the caller did not say.
     source: str = ""
 
 

@@ -1,0 +1,137 @@
+"""Creation frames on an in-process chain: a block replayed with py-evm, its create messages caught.
+
+Ape's test provider (`ethereum:local:test`) runs eth-tester on py-evm in the same process: it has
+no trace API and no URL a fork could start from, but its chain is right here. A block is replayed
+on a copy of the state at its parent (the block's own header for the context: number, time,
+coinbase, base fee), and every CREATE/CREATE2 message is read from the replay's computation tree,
+depth first, in the shape of a callTracer frame (`evm/creation.py` searches them unchanged).
+
+The real chain is never written: the replay's state lives on a write buffer over the chain's
+database that is dropped afterwards, and the chain object itself is only read. Callers serialise
+(eth-tester is not thread-safe): `ApeProviderChain` holds its lock around `create_frames`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Optional
+
+# What `creation_attempts` says this source is, and a Creation's `source` when it answers.
+IN_PROCESS_REPLAY = "a replay in the in-process chain"
+IN_PROCESS_SOURCE = "in-process replay"
+
+
+class ReplayFailed(Exception):
+    """The block could not be replayed: why, in words."""
+
+
+def tester_chain(provider: Any) -> Optional[Any]:
+    """py-evm's chain behind `provider` when it is an in-process eth-tester (Ape's test provider:
+    provider.web3 -> EthereumTesterProvider -> EthereumTester -> PyEVMBackend -> chain); else None.
+    Read at each use: eth-tester replaces its chain object when a snapshot is restored."""
+    try:
+        web3 = provider.web3
+    except Exception:  # not connected, or no web3 at all
+        return None
+    tester = getattr(getattr(web3, "provider", None), "ethereum_tester", None)
+    if tester is None:
+        return None
+    try:
+        chain = getattr(getattr(tester, "backend", None), "chain", None)
+    except Exception:
+        return None
+    needed = ("get_canonical_block_by_number", "get_vm", "chaindb", "chain_id")
+    return chain if chain is not None and all(hasattr(chain, name) for name in needed) else None
+
+
+def _hex(value: bytes) -> str:
+    return "0x" + bytes(value).hex()
+
+
+def _created_by_nonce(sender: bytes, nonce: int) -> bytes:
+    import rlp
+    from eth_utils import keccak
+
+    return keccak(rlp.encode([bytes(sender), nonce]))[12:]
+
+
+def create_frames(chain: Any, block_number: int) -> list[tuple[str, str, dict]]:
+    """(tx hash, tx sender, frame) of every successful CREATE/CREATE2 of the canonical block
+    `block_number`, depth first; [] for a block without creates. Raises ReplayFailed."""
+    try:
+        block = chain.get_canonical_block_by_number(block_number)
+    except Exception as err:  # HeaderNotFound, BlockNotFound
+        raise ReplayFailed(f"block {block_number} is not in the chain: {type(err).__name__}") from None
+    if not block.transactions:
+        return []
+    try:
+        return list(_replay(chain, block))
+    except ReplayFailed:
+        raise
+    except Exception as err:  # py-evm's ValidationError, VMError, a missing trie node
+        raise ReplayFailed(f"block {block_number}: {type(err).__name__}: {err}") from None
+
+
+def _replay(chain: Any, block: Any) -> Iterator[tuple[str, str, dict]]:
+    from eth.db.atomic import AtomicDB
+    from eth.db.batch import BatchDB
+
+    parent = chain.get_block_header_by_hash(block.header.parent_hash)
+    # The block's context on its parent's state: what the block's transactions ran on.
+    header = block.header.copy(state_root=parent.state_root, gas_used=0)
+    base = chain.get_vm(at_header=header)
+    kinds: dict[int, str] = {}  # id(create message) -> "CREATE" | "CREATE2"
+    overlay = AtomicDB(BatchDB(chain.chaindb.db))  # writes stay in the buffer, never committed
+    vm_class = _replay_vm_class(type(base), kinds)
+    vm = vm_class(
+        header=header,
+        chaindb=type(chain.chaindb)(overlay),
+        chain_context=base.chain_context,
+        consensus_context=base.consensus_context,
+    )
+    vm.block_preprocessing(block)  # the system contracts' writes before the first transaction
+    state = vm.state
+    for transaction in block.transactions:
+        state.lock_changes()
+        computation = state.apply_transaction(transaction)
+        tx_hash, sender = _hex(transaction.hash), _hex(transaction.sender)
+        for frame in _walk(computation, kinds):
+            yield tx_hash, sender, frame
+
+
+def _replay_vm_class(vm_class: type, kinds: dict[int, str]) -> type:
+    """`vm_class` whose state's computations note, as each create message starts, whether CREATE
+    or CREATE2 made it (the creator's nonce is already raised for both: CREATE's address is the
+    one that nonce minus one gives)."""
+    state_class = vm_class.get_state_class()
+    computation_class = state_class.computation_class
+
+    class ReplayComputation(computation_class):  # type: ignore[misc, valid-type]
+        @classmethod
+        def apply_create_message(cls, state, message, transaction_context, parent_computation=None):  # type: ignore[no-untyped-def]
+            nonce = state.get_nonce(message.sender)
+            by_nonce = nonce > 0 and _created_by_nonce(message.sender, nonce - 1) == bytes(message.storage_address)
+            kinds[id(message)] = "CREATE" if by_nonce else "CREATE2"
+            return super().apply_create_message(state, message, transaction_context, parent_computation=parent_computation)
+
+    replay_state = type("Replay" + state_class.__name__, (state_class,), {"computation_class": ReplayComputation})
+    return type("Replay" + vm_class.__name__, (vm_class,), {"_state_class": replay_state})
+
+
+def _walk(computation: Any, kinds: dict[int, str]) -> Iterator[dict]:
+    """Create frames of a computation tree, depth first; a failed computation's subtree skipped
+    (as `creation._walk_create_frames` skips a callTracer frame with an error)."""
+    if computation.is_error:
+        return
+    message = computation.msg
+    if message.is_create:
+        yield {
+            "type": kinds.get(id(message), "CREATE"),
+            "from": _hex(message.sender),
+            "to": _hex(message.storage_address),
+            "input": _hex(message.code),  # the init code (and constructor arguments)
+            "output": _hex(computation.output),
+            "value": hex(message.value),
+            "gas": hex(message.gas),
+        }
+    for child in computation.children:
+        yield from _walk(child, kinds)
