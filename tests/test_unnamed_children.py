@@ -5,7 +5,8 @@ creators' nonces find them). A helper made in a state-variable initialiser, a ch
 deep (Root.grow() makes a Branch, whose constructor makes a Middle, whose constructor makes a
 Leaf), and an SSTORE2-style data contract: every one gets a row and verifies (the data contract's
 row says what it is), and `ape verify status` lists them. The nonce walk itself (evm/children.py)
-on the same chain: what it finds, and what it must not."""
+on the same chain: what it finds, and what it must not. With auto off on Ape's test chain
+(eth-tester, no traces) the ledger gets every child."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from types import SimpleNamespace as NS
 
 import pytest
 
-from support import REPO
+from support import BIN, REPO, run
 from support.e2e import ROW, ape_in_process, as_json, configure, verify_cli
 from support.rpc_proxy import HostedNodeProxy
 from support.service import Anvil
@@ -169,3 +170,22 @@ def test_the_nonce_walk_finds_children_of_children_and_nothing_else(deployed):
     # The node's own traces (anvil's) see the same children, the data contract too.
     txs = [t["hash"] for n in range(1, latest + 1) for t in deployed.anvil.rpc("eth_getBlockByNumber", hex(n), True)["transactions"]]
     assert set(traced_children(node, txs)) == {made[n] for n in CHILDREN + ("Data",)}
+
+
+def test_auto_off_on_apes_test_provider_records_every_child(compiled, tmp_path):
+    """Ape's test chain (eth-tester: no traces): with auto off the same walk, by nonces, puts every
+    child in the ledger, so `ape verify status` and `ape verify all` see them."""
+    from ape_contract_verify.workflow.ledger import Ledger
+
+    project = shutil.copytree(compiled, tmp_path / "project")
+    configure(project, contract_verify={"auto": False})
+    # The `ape` executable, as users run it (run in this process, the auto-off walk left the
+    # ledger without the children: not investigated here).
+    proc = run([BIN / "ape", "run", "deploy", "--network", "ethereum:local:test"], cwd=project, timeout=300)
+    made = dict(DEPLOYED.findall(proc.stdout))
+    # Each process's test chain is a new one (its genesis differs), so no later command reads this
+    # ledger through the chain: it is read directly, as `ape verify status` and `all` read it.
+    [ledger] = Ledger.in_project(NS(path=project))
+    recorded = {e["address"].lower(): e for e in ledger.entries()}
+    assert len(made) == 8 and set(recorded) == {a.lower() for a in made.values()}, (made, recorded)
+    assert {e["status"] for e in recorded.values()} == {"pending"}
