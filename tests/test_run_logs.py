@@ -5,6 +5,7 @@ from types import SimpleNamespace as NS
 
 import pytest
 
+from ape_contract_verify.protocol.values import checksum
 from ape_contract_verify.workflow.deploy_queue import scan_logs
 
 pytestmark = pytest.mark.unit
@@ -39,13 +40,15 @@ def _ours_and_theirs():
 def test_on_a_live_network_only_the_runs_own_transactions_are_read():
     ours, theirs = _ours_and_theirs()
     chain = Chain(is_dev=False, senders=[theirs, ours, theirs])
-    candidates, events = scan_logs(chain, 0)
-    assert chain.receipts_read == [chain.txs[1].txn_hash]
+    scan = scan_logs(chain, 0)
+    assert chain.receipts_read == [chain.txs[1].txn_hash] and scan.transactions == [chain.txs[1].txn_hash]
+    events = scan.events
+    assert scan.involved == [checksum("0x" + "cd" * 20)]  # the emitter: a contract the run touched
     assert len(events) == 1 and "0x" + "ab" * 20 in str(events[0]).lower()
 
 
 def test_on_a_dev_chain_every_transaction_is_the_runs():
     ours, theirs = _ours_and_theirs()
     chain = Chain(is_dev=True, senders=[theirs, ours])
-    _, events = scan_logs(chain, 0)
+    events = scan_logs(chain, 0).events
     assert len(chain.receipts_read) == 2 and len(events) == 2

@@ -26,6 +26,15 @@ def to_hex(code: Code) -> str:
     return "0x" + to_bytes(code).hex()
 
 
+DATA_CONTRACT = "a data contract (code that is never run: it starts with STOP): nothing to verify"
+
+
+def is_data_contract(code: Code) -> bool:
+    """Code that starts with STOP (0x00) never runs: SSTORE2-style factories keep bytes as the
+    code of such a contract. (An ERC-5202 blueprint starts 0xFE71: it is compiled, not data.)"""
+    return to_bytes(code)[:1] == b"\x00"
+
+
 # --- CBOR metadata ----------------------------------------------------------------------------
 
 

@@ -115,6 +115,8 @@ class Outcome(str, Enum):
     UNSUPPORTED_CHAIN = "unsupported chain"  # the target does not know the chain (Sourcify's unsupported_chain)
     PRECHECK_FAILED = "pre-check failed"  # the local pre-check found that it cannot verify
     SKIPPED = "skipped"
+    # Code that is never run (a data contract): there is no source to verify, and nothing failed.
+    NOTHING_TO_VERIFY = "nothing to verify"
 
     def __str__(self) -> str:  # summaries and JSON show the value, as before the enum
         return self.value
@@ -122,6 +124,11 @@ class Outcome(str, Enum):
     @property
     def is_success(self) -> bool:
         return self in (Outcome.VERIFIED, Outcome.ALREADY_VERIFIED)
+
+    @property
+    def is_done(self) -> bool:
+        """Nothing is left to do for the contract: verified, or there is nothing to verify."""
+        return self.is_success or self is Outcome.NOTHING_TO_VERIFY
 
     @property
     def is_final(self) -> bool:

@@ -366,9 +366,10 @@ def _drain(provider: Any) -> None:
 
 def _without_queue(provider: Any, start: Optional[int], recorded: Optional[tuple], recorder: Any) -> Any:
     """A network with no verification queue: auto on with no deploy (what the run's calls made
-    through factories is verified and its upgrades followed, by a queue for them), or auto off (what factories made and which proxies moved go in
-    the ledger, for `ape verify all`). One walk of the run's logs serves both."""
-    from ape_contract_verify.workflow.deploy_queue import DeployQueue, created_since, scan_logs
+    through factories is verified and its upgrades followed, by a queue for them), or auto off (what
+    factories made, named by an event or not, and which proxies moved go in the ledger, for `ape
+    verify all`). One walk of the run serves both."""
+    from ape_contract_verify.workflow.deploy_queue import DeployQueue, run_children, scan_logs
 
     mode = deploy_mode()
     if mode is None:
@@ -380,18 +381,18 @@ def _without_queue(provider: Any, start: Optional[int], recorded: Optional[tuple
     except Exception as err:
         logger.warning("contract_verify: could not read the run's logs on %s: %s", _label(provider), err)
         return None
+    try:
+        made = run_children(provider, begin, scanned, seen)
+    except Exception as err:
+        logger.warning("contract_verify: could not look for factory deployments: %s", err)
+        made = []
     if mode == "verify":
         # A run that only calls contracts: what factories made in it is verified like a deploy.
-        try:
-            made = created_since(provider, begin, scanned[0])
-        except Exception as err:
-            logger.warning("contract_verify: could not look for factory deployments: %s", err)
-            made = []
-        if not made and not scanned[1]:
+        if not made and not scanned.events:
             return None
         queue = DeployQueue(provider, _config(), _label(provider), start_block=begin)
         if queue.active:
-            queue.scanned = (made, scanned[1])
+            queue.scanned = (made, scanned.events)
             return queue
     from ape import project
 
@@ -401,11 +402,11 @@ def _without_queue(provider: Any, start: Optional[int], recorded: Optional[tuple
 
     recorder = recorder or Ledger.for_chain(project, provider.chain_id)
     try:  # the deploys are recorded; children left out can still be verified by address
-        for address in created_since(provider, begin, scanned[0]):
+        for address in made:
             recorder.record(address, address, status="pending", network=_label(provider))
     except Exception as err:
-        logger.warning("contract_verify: could not look for factory deployments: %s", err)
-    moved = record_upgrades(scanned[1], ApeProviderChain(provider), recorder, _label(provider)) if scanned[1] else []
+        logger.warning("contract_verify: could not record factory deployments: %s", err)
+    moved = record_upgrades(scanned.events, ApeProviderChain(provider), recorder, _label(provider)) if scanned.events else []
     if moved:
         logger.info("contract_verify: %d upgraded prox%s recorded; `ape verify all` links %s again",
                     len(moved), "y" if len(moved) == 1 else "ies", "it" if len(moved) == 1 else "them")

@@ -5,7 +5,7 @@ import logging
 import sys
 import threading
 import time
-from typing import Any, Callable, Optional
+from typing import Any, Callable, NamedTuple, Optional
 
 logger = logging.getLogger("ape_contract_verify")
 _lock = threading.Lock()
@@ -185,12 +185,15 @@ class DeployQueue:
 
     def add_factory_deployments(self, max_blocks: int = 5000) -> None:
         """Contracts that other contracts created during the run (factories, CREATE2 deployers,
-        clones) never pass through `deploy`. Their addresses show up in the run's event logs: any
-        address there that has code now and had none when the run started is queued too. The same
-        walk keeps the run's upgrade events (`evm/upgrades.py`), which `finish` follows."""
+        clones, helpers made in a constructor) never pass through `deploy`: `run_children` finds
+        them, named by an event or not, and each is queued too. The same walk keeps the run's
+        upgrade events (`evm/upgrades.py`), which `finish` follows."""
         scanned, self.scanned = self.scanned, None  # already walked (after_deploy, a run with no deploy)
-        candidates, self.upgrade_events = scanned or scan_logs(self.provider, self.start_block, self.seen, max_blocks)
-        for address in created_since(self.provider, self.start_block, candidates):
+        if scanned is None:
+            scan = scan_logs(self.provider, self.start_block, self.seen, max_blocks)
+            scanned = (run_children(self.provider, self.start_block, scan, self.seen), scan.events)
+        children, self.upgrade_events = scanned
+        for address in children:
             self._queue_address(address, None, None)
 
     def finish(self) -> list[tuple[str, list]]:
@@ -275,29 +278,69 @@ def _progress_line(text: Optional[str]) -> None:
         print(text, file=sys.stderr)
 
 
-def scan_logs(provider: Any, start_block: int, seen: Any = (), max_blocks: int = 5000) -> tuple[list[str], list]:
-    """One walk of the run's blocks (after `start_block`) and their receipts' logs: (addresses the
-    logs mention that are not in `seen`, the upgrade events in order)."""
+class RunScan(NamedTuple):
+    """What one walk of a run's blocks found."""
+
+    candidates: list  # addresses the logs mention (topics, data words), not in `seen`
+    events: list  # the upgrade events, in order
+    transactions: list  # the hashes of the run's transactions (on a live network, Ape's accounts' only)
+    involved: list  # contracts the run touched: its transactions' receivers, its logs' emitters
+
+
+def scan_logs(provider: Any, start_block: int, seen: Any = (), max_blocks: int = 5000) -> RunScan:
+    """One walk of the run's blocks (after `start_block`) and their receipts' logs."""
     from ape_contract_verify.evm.upgrades import decode_log
+    from ape_contract_verify.protocol.values import checksum
 
     latest = provider.get_block("latest").number or 0
     first = max(start_block + 1, latest - max_blocks + 1)
-    candidates: list[str] = []
-    events: list = []
+    scan = RunScan([], [], [], [])
     ours = _own_sender(provider)
+
+    def touched(address: Any) -> None:
+        if address and int(str(address), 16) and checksum(str(address)) not in scan.involved:
+            scan.involved.append(checksum(str(address)))
+
     for number in range(first, latest + 1):
         for txn in provider.get_block(number).transactions:
             if not ours(txn):
                 continue
             receipt = provider.get_receipt(txn.txn_hash)
+            scan.transactions.append(_hash_text(receipt.txn_hash))
+            touched(getattr(txn, "receiver", None))
             for log in receipt.logs or []:
                 event = decode_log(log, str(receipt.txn_hash))
                 if event is not None:
-                    events.append(event)
+                    scan.events.append(event)
+                touched(log.get("address") if isinstance(log, dict) else getattr(log, "address", None))
                 for word in _address_words(log):
-                    if word.lower() not in seen and word not in candidates:
-                        candidates.append(word)
-    return candidates, events
+                    if word.lower() not in seen and word not in scan.candidates:
+                        scan.candidates.append(word)
+    return scan
+
+
+def run_children(provider: Any, start_block: int, scan: RunScan, seen: Any = ()) -> list[str]:
+    """Every contract the run created that is not in `seen` (what Ape deployed): those its logs
+    name or emit with new code; then every CREATE and CREATE2 in the node's traces of the run's
+    transactions, or, without traces, the CREATE children by the involved contracts' nonces
+    (`evm/children.py`: children of children too)."""
+    from ape_contract_verify.evm.children import nonce_children, traced_children
+    from ape_contract_verify.protocol.values import checksum
+
+    mine = {a.lower() for a in seen}
+    found = created_since(provider, start_block, [a for a in dict.fromkeys(scan.candidates + scan.involved) if a.lower() not in mine])
+    traced = traced_children(provider, scan.transactions)
+    if traced is None:
+        deployed = [checksum(a) for a in seen]
+        traced = nonce_children(provider, deployed + scan.involved + found, start_block, made_in_run=deployed + found)
+    for address in traced:
+        if address.lower() not in mine and address not in found:
+            found.append(address)
+    return found
+
+
+def _hash_text(value: Any) -> str:
+    return value if isinstance(value, str) else "0x" + bytes(value).hex()
 
 
 def _own_sender(provider: Any) -> Callable[[Any], bool]:

@@ -31,7 +31,8 @@ LINKED = "linked"  # a proxy, verified, linked to the implementation on chain
 STALE = "stale link"  # linked to an implementation the proxy no longer uses
 UNLINKED = "not linked"  # a proxy, verified, with no link to its implementation
 ERROR = "error"  # the target gave no usable answer
-OK_STATES = (VERIFIED, LINKED)
+DATA = "data contract"  # code that never runs (starts with STOP): nothing to verify
+OK_STATES = (VERIFIED, LINKED, DATA)
 # Calls in flight per target: its limiter spaces them; this only hides each call's latency
 # (8 covers 5 calls/s at 1.5 s a call), and stays within a requests session's 10 pooled connections.
 WORKERS = 8
@@ -77,6 +78,7 @@ class Row:
     proxy: Optional[str] = None  # the pattern on chain (evm.proxies.ProxyKind), if a proxy
     implementation: Optional[str] = None  # the implementation on chain, if a proxy
     chain_error: str = ""  # the chain could not be read (no proxy verdict)
+    data: bool = False  # a data contract on chain: no explorer holds a source for it
     targets: dict[str, TargetStatus] = field(default_factory=dict)
 
     def as_dict(self) -> dict:
@@ -131,7 +133,7 @@ def read_status(networks: Iterable[NetworkStatus], workers: int = WORKERS) -> li
                 for row in mine:
                     jobs.append((row, target.name, pool.submit(_ask, target, client, health, row.address)))
         for row, future in chain_jobs:
-            info, problem = future.result()
+            info, problem, row.data = future.result()
             if info is not None:
                 row.proxy, row.implementation = info.kind, checksum(info.implementation)
             row.chain_error = problem
@@ -148,13 +150,17 @@ def read_status(networks: Iterable[NetworkStatus], workers: int = WORKERS) -> li
     return rows
 
 
-def _chain_proxy(chain: Any, address: str) -> tuple[Any, str]:
+def _chain_proxy(chain: Any, address: str) -> tuple[Any, str, bool]:
+    """(the proxy on chain or None, why the chain could not be read, whether it is a data contract)."""
+    from ape_contract_verify.evm.bytecode import is_data_contract
     from ape_contract_verify.evm.proxies import detect_proxy
 
     try:
-        return detect_proxy(chain, address), ""
+        if is_data_contract(chain.get_code(address)):
+            return None, "", True
+        return detect_proxy(chain, address), "", False
     except Exception as err:  # the explorers' answers still stand
-        return None, f"could not read the chain: {err}"
+        return None, f"could not read the chain: {err}", False
 
 
 def _ask(target: Any, client: Any, health: TargetHealth, address: str) -> TargetStatus:
@@ -190,7 +196,13 @@ def _ask(target: Any, client: Any, health: TargetHealth, address: str) -> Target
 
 
 def _judge(status: TargetStatus, row: Row) -> TargetStatus:
-    """An Etherscan-style target's verdict on a proxy: its link against the chain's implementation."""
+    """An Etherscan-style target's verdict on a proxy: its link against the chain's implementation;
+    a data contract's "not verified" is what it is, with nothing to verify."""
+    if row.data and status.state == NOT_VERIFIED:
+        from ape_contract_verify.evm.bytecode import DATA_CONTRACT
+
+        status.state, status.reason = DATA, DATA_CONTRACT
+        return status
     if status.kind == "sourcify" or status.state != VERIFIED or row.implementation is None:
         return status  # Sourcify resolves proxies itself: there is no link to keep up
     if status.implementation is None:

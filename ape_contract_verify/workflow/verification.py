@@ -42,7 +42,7 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        return Outcome(self.outcome).is_success
+        return Outcome(self.outcome).is_done
 
     def as_dict(self) -> dict:
         data = asdict(self)
@@ -209,6 +209,12 @@ class Verification:
         if not self._first_time(address):  # already handled in this run, e.g. as an implementation
             self._done[address.lower()].wait(self.options.timeout)
             return []
+        if name is None and not deployed_type:
+            from ape_contract_verify.evm.bytecode import DATA_CONTRACT, is_data_contract
+
+            if is_data_contract(self.chain.get_code(address)):  # no type would ever match: say what it is
+                self._finished(address)
+                return [Report("data contract", address, Outcome.NOTHING_TO_VERIFY, DATA_CONTRACT)]
         proxy = detect_proxy(self.chain, address)
         reports: list[Report] = []
         if proxy is not None:
@@ -491,7 +497,7 @@ def summary_table(reports: list[Report]) -> str:
         detail = r.link or ""
         if r.kind == "relink" and r.ok:
             detail = f"re-linked to {r.implementation} {detail}".strip()
-        if not r.ok and r.reason:
+        if (not r.ok or not r.outcome.is_success) and r.reason:  # a data contract says what it is
             detail = r.reason
         elif r.match == "partial":  # derive's warning says why, when it knows
             why = next((w for w in r.warnings if str(w).startswith("partial match: ")), "partial match")

@@ -1,6 +1,7 @@
 """Deploy Balancer V2's Vault (1.0.0) with what it needs: the package's Authorizer (the deployer
 its admin) and a WETH. The Vault's constructor creates a ProtocolFeesCollector, which no event
-names (finding it is issue 28), so it is not printed."""
+names: the deploy hook finds it by the Vault's nonce or the node's traces (issue 28); printed
+from the Vault's getter."""
 
 from ape import accounts, project
 
@@ -15,5 +16,7 @@ def main():
     weth = deployer.deploy(project.WETH)
     vault = deployer.deploy(project.Vault, authorizer.address, weth.address, PAUSE_WINDOW, BUFFER_PERIOD)
 
-    for name, address in (("Authorizer", authorizer.address), ("WETH", weth.address), ("Vault", vault.address)):
+    collector = vault.getProtocolFeesCollector()
+    made = (("Authorizer", authorizer.address), ("WETH", weth.address), ("Vault", vault.address), ("ProtocolFeesCollector", collector))
+    for name, address in made:
         print(f"{name:30} {address}")

@@ -1,0 +1,110 @@
+"""Contracts a run created, whether or not an event names them.
+
+Two ways, over an Ape provider: the node's call traces of the run's transactions (every CREATE
+and CREATE2 frame, at any depth), and, where the node has no traces, the CREATE rule: a
+contract's nonce (`eth_getTransactionCount`) counts the contracts it created, and the n-th is at
+`keccak(rlp([creator, n]))[12:]`. The nonce walk reads two nonces per contract that had code
+before the run (none for one the run made: it started at 0) and recurses into what it finds, so
+children of children are found too. CREATE2 children leave no trace in a nonce: without the
+node's traces only an event that names them finds them (`workflow/deploy_queue.scan_logs`).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Iterable, Optional
+
+from ape_contract_verify.evm.creation import _created_address, _walk_create_frames
+from ape_contract_verify.evm.reads import _refused
+from ape_contract_verify.protocol.values import checksum, hex_to_bytes
+
+logger = logging.getLogger("ape_contract_verify")
+
+MAX_DEPTH = 4  # generations below a contract the run touched (A makes B makes C makes D)
+MAX_CHILDREN = 256  # in all, per run
+MAX_SPAN = 64  # contracts one creator may have made in one run, at most, by nonce
+
+
+def create_address(creator: str, nonce: int) -> str:
+    """Where CREATE from `creator` at `nonce` puts its contract (checksummed)."""
+    return checksum(_created_address(creator, nonce))
+
+
+def _code(provider: Any, address: str, block: Any = None) -> bytes:
+    if block is None:
+        return hex_to_bytes(provider.get_code(checksum(address)))
+    return hex_to_bytes(provider.get_code(checksum(address), block_id=block))
+
+
+def traced_children(provider: Any, tx_hashes: Iterable[str]) -> Optional[list[str]]:
+    """Every contract the transactions created, from the node's callTracer (in order, once each);
+    None when the node has no traces (a hosted plan's refusal, Ape's in-process chain)."""
+    found: list[str] = []
+    for tx_hash in tx_hashes:
+        try:
+            call = provider.make_request("debug_traceTransaction", [tx_hash, {"tracer": "callTracer"}])
+        except Exception as err:  # refused, or a provider without the method: the nonce walk instead
+            logger.debug("contract_verify: no trace of %s (%s): %s", tx_hash, "refused" if _refused(err) else "failed", err)
+            return None
+        if not isinstance(call, dict):
+            return None
+        frames = list(_walk_create_frames(call))
+        if str(call.get("type", "")).upper() in ("CREATE", "CREATE2"):
+            frames = frames[1:]  # the transaction's own deployment, which Ape's deploy hook saw
+        for frame in frames:
+            if frame.get("to"):
+                address = checksum(frame["to"])
+                if address not in found:
+                    found.append(address)
+    return found
+
+
+def nonce_children(
+    provider: Any, involved: Iterable[str], before: int, made_in_run: Iterable[str] = (),
+    max_depth: int = MAX_DEPTH, max_children: int = MAX_CHILDREN,
+) -> list[str]:
+    """Contracts CREATE made during the run (after block `before`), by the creators' nonces.
+
+    `involved`: contracts the run touched (deployed, called, or that logged); `made_in_run`: those
+    of them the run created, whose nonce before the run was 0 (no read needed). An address without
+    code now (an EOA, a self-destructed contract) creates nothing here and is never a child."""
+    made = {a.lower() for a in made_in_run}
+    queue = [(checksum(a), 0) for a in dict.fromkeys(involved)]
+    visited: set[str] = set()
+    found: list[str] = []
+    while queue and len(found) < max_children:
+        creator, depth = queue.pop(0)
+        if creator.lower() in visited or depth >= max_depth:
+            continue
+        visited.add(creator.lower())
+        try:
+            after = int(provider.get_nonce(creator))
+            if after == 0:
+                continue  # created nothing, ever (an EOA that never sent, a pre-EIP-161 contract)
+            start = 0 if creator.lower() in made else int(provider.get_nonce(creator, block_id=before))
+        except Exception as err:
+            logger.debug("contract_verify: no nonce for %s: %s", creator, err)
+            continue
+        if start == after:
+            continue
+        try:
+            if not _code(provider, creator):
+                continue  # an EOA: its nonce counts its transactions, and its deploys are Ape's
+        except Exception as err:
+            logger.debug("contract_verify: no code read for %s: %s", creator, err)
+            continue
+        # A contract's own nonce starts at 1 (EIP-161): n=0 is never one of its children.
+        first = max(start, 1) if creator.lower() in made else start
+        for n in range(max(first, after - MAX_SPAN), after):
+            child = create_address(creator, n)
+            try:
+                if not _code(provider, child) or _code(provider, child, before):
+                    continue  # failed, self-destructed, or there before the run
+            except Exception as err:
+                logger.debug("contract_verify: skipping %s: %s", child, err)
+                continue
+            if child.lower() not in made:
+                found.append(child)
+                made.add(child.lower())
+            queue.append((child, depth + 1))
+    return found
