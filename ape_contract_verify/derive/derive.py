@@ -234,7 +234,8 @@ def derive(
         bytecode.split_constructor_args(chain_state.creation_input, creation_code) if chain_state.creation_input else None
     )
     args = resolve_constructor_args(artifact, constructor_args, derived_args, chain_state.tried)
-    if chain_state.source and chain_state.source not in ("transaction", "trace") and derived_args is not None:
+    # A replay in the very chain that ran the transaction is as good as its traces: nothing to say.
+    if chain_state.source and chain_state.source not in ("transaction", "trace", "in-process replay") and derived_args is not None:
         warnings.append(f"constructor arguments from {chain_state.source}: the node has no trace API")
 
     def build(candidate: dict, fmt: str = code_format, layout: str = "imports") -> VerificationRequest:
