@@ -27,10 +27,12 @@ $(STAMP): pyproject.toml constraints.txt toolchain/package.json toolchain/packag
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 	@touch $(STAMP)
 
-# The layer contracts first (seconds): a forbidden import fails the run before any test.
+# The layer contracts and the declared dependencies first (seconds): a forbidden or undeclared
+# import fails the run before any test.
 # pytest exits 5 when it collected nothing: that is a broken suite, not a pass.
 test: install
 	@cd $(CURDIR) && $(BIN)/lint-imports
+	@cd $(CURDIR) && $(BIN)/deptry .
 	@$(BIN)/python -m pytest -m "not corpus" $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests" >&2; exit 1; fi; exit $$rc
 

@@ -55,6 +55,10 @@ def explorers():
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":  # pyproject.toml is the one source; read only when asked
+        from importlib.metadata import version
+
+        return version("ape-contract-verify")
     if module := _PUBLIC.get(name):
         return getattr(import_module(module), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

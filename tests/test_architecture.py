@@ -12,9 +12,8 @@ from support import REPO
 
 pytestmark = pytest.mark.unit
 
-pytestmark = pytest.mark.unit
-
 LINT = Path(sys.executable).with_name("lint-imports")
+DEPTRY = Path(sys.executable).with_name("deptry")
 PACKAGE = REPO / "ape_contract_verify"
 MAX_MODULE_LINES = 600
 
@@ -73,3 +72,27 @@ def test_no_module_is_over_600_lines():
     }
     too_long = {name: lines for name, lines in sizes.items() if lines > MAX_MODULE_LINES}
     assert not too_long, f"split these into modules of one job each: {too_long}"
+
+
+def deptry(root: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([DEPTRY, ".", "--no-ansi"], cwd=root, capture_output=True, text=True, timeout=120)
+
+
+def test_every_imported_package_is_declared():
+    proc = deptry(REPO)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize(
+    "module, line, rule",
+    [
+        ("evm/bytecode.py", "import cbor2", "DEP003"),  # installed only because vyper needs it
+        ("server/pages.py", "from jinja2 import Template", "DEP001"),  # not installed at all
+    ],
+)
+def test_an_undeclared_import_fails_the_dependency_check(package_copy, module, line, rule):
+    target = package_copy / "ape_contract_verify" / module
+    target.write_text(target.read_text() + f"\n\ndef _late():\n    {line}\n")
+    proc = deptry(package_copy)
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert rule in proc.stdout + proc.stderr and line.split()[1] in proc.stdout + proc.stderr

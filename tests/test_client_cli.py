@@ -314,3 +314,17 @@ def test_every_command_has_the_shared_options():
         command = cli.get_command(click.Context(cli), name)
         options = {opt for param in command.params for opt in param.opts}
         assert {"--network", "--explorer-url", "--api-key", "--verbosity", "-v", "--json"} <= options
+
+
+def test_verbosity_debug_shows_the_retry_loop_in_apes_format(stub):
+    """The plugin logs under Ape's `ape` logger: `-v DEBUG` shows the retry loop's debug line, in
+    Ape's format; at the default level it is absent (the retry's warning is there in both)."""
+    stub.answer(Http(429), ok(Texts.PASS))
+    quiet = invoke_real(stub, "status", GUID)
+    stub.answer(Http(429), ok(Texts.PASS))
+    loud = invoke_real(stub, "status", GUID, "-v", "DEBUG")
+    assert quiet.exit_code == loud.exit_code == 0, (quiet.stderr, loud.stderr)
+    assert "attempt 1 answered HTTP 429" in loud.stdout + loud.stderr, loud.stdout + loud.stderr
+    assert "DEBUG: " in next(line for line in (loud.stdout + loud.stderr).splitlines() if "attempt 1 answered" in line)
+    assert "attempt 1 answered" not in quiet.stdout + quiet.stderr
+    assert "WARNING: " in next(line for line in (quiet.stdout + quiet.stderr).splitlines() if "retry 1/" in line)

@@ -68,7 +68,7 @@ def test_the_narrowed_input_crashes_solc_and_the_wide_one_does_not(solc):
 
 def test_a_crash_is_retried_wide_said_and_cached(solc, solc_runs, tmp_path, caplog):
     cache = CompileCache(tmp_path / "cache")
-    with caplog.at_level(logging.WARNING, logger="ape_contract_verify"):
+    with caplog.at_level(logging.WARNING, logger="ape.contract_verify"):
         output = compile_input(solc, narrowed_input(), cache=cache)
     wide = {"*": {"*": sorted(compilers.SOLIDITY_OUTPUTS)}}
     assert solc_runs == [{FILE: {"Main": compilers.SOLIDITY_OUTPUTS}}, wide]
@@ -138,7 +138,7 @@ def test_the_verifier_and_so_the_explorer_verifies_it(solc, deployed, form, capl
     else:
         request = single_request(addresses[form], source("BaseCreates.sol"), "Main", args, version=solc,
                                  optimization_used=True, runs=1500)
-    with caplog.at_level(logging.WARNING, logger="ape_contract_verify"):
+    with caplog.at_level(logging.WARNING, logger="ape.contract_verify"):
         result = Verifier(JsonRpcChain(node.url), CompileCache()).verify(request)
     assert result.verified and result.match == "full", result.reason
     assert any("solc crashed with the output narrowed to" in r.getMessage() for r in caplog.records)

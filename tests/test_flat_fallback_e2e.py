@@ -55,7 +55,7 @@ def deployed(tmp_path_factory):
             },
         )
         warned = _Warnings()
-        logging.getLogger("ape_contract_verify").addHandler(warned)
+        logging.getLogger("ape.contract_verify").addHandler(warned)
         try:
             proc = ape_in_process(project, "run", "deploy", "--network", "ethereum:local:foundry")
             # Under pytest the run's outermost network context is not the last to exit, so the
@@ -64,7 +64,7 @@ def deployed(tmp_path_factory):
             with contextlib.redirect_stdout(pending):
                 after_deploy.print_summary()
         finally:
-            logging.getLogger("ape_contract_verify").removeHandler(warned)
+            logging.getLogger("ape.contract_verify").removeHandler(warned)
             after_deploy.reset()
         assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
         output = proc.stdout + pending.getvalue()

@@ -205,13 +205,13 @@ def test_a_target_killed_in_the_middle_of_every_deployment_is_found_down_once(ex
                     found_down.append(time.monotonic())
 
         handler = WhenDown(logging.WARNING)
-        logging.getLogger("ape_contract_verify").addHandler(handler)
+        logging.getLogger("ape.contract_verify").addHandler(handler)
         killer = threading.Thread(target=kill_after_the_first_submission, daemon=True)
         killer.start()
         try:
             proc = verify_cli(project, "all", "--json", timeout=900)
         finally:
-            logging.getLogger("ape_contract_verify").removeHandler(handler)
+            logging.getLogger("ape.contract_verify").removeHandler(handler)
         ended = time.monotonic()
         killer.join(30)
         document = as_json(proc)

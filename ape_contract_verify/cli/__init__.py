@@ -39,9 +39,10 @@ def serve(rpc, host, port, db_path, api_keys, workers, compile_timeout):
     until interrupted. Without --api-key, submissions need no key (as on Blockscout)."""
     import logging
 
+    from ape_contract_verify.logs import SERVER
     from ape_contract_verify.server.runner import ExplorerStartError, serve as run_explorer
 
-    logging.getLogger("ape_contract_verify.server").setLevel(logging.INFO)
+    logging.getLogger(SERVER).setLevel(logging.INFO)
     try:
         run_explorer(
             rpc, host, port, db_path, api_keys, workers, echo=click.echo, compile_timeout=compile_timeout

@@ -47,6 +47,7 @@ from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
 from ape_contract_verify.client.health import TargetHealth, lost_job
 from ape_contract_verify.client.retrying import JobTimes, Outage, Retry, RetryPolicy, retry_after, send, with_retries
 from ape_contract_verify.request import Receipt, VerificationRequest
+from ape_contract_verify.logs import CLIENT, get_logger
 from ape_contract_verify.protocol.forms import (
     validate_check_form,
     validate_proxy_form,
@@ -54,7 +55,7 @@ from ape_contract_verify.protocol.forms import (
     validate_request,
 )
 
-logger = logging.getLogger("ape.contract_verify.client")
+logger = get_logger(CLIENT)
 
 
 def _reason_of(answer: Optional[ExplorerAnswer]) -> str:

@@ -8,15 +8,15 @@ not each contract's full backoff. The spread keeps a blip (a restart, a load bal
 may fail many workers' requests at the same instant, from ending the run's work on a live target.
 """
 
-import logging
 import threading
 import time
 from collections.abc import Callable
 from typing import Optional
 
 from ape_contract_verify.exceptions import TargetDown
+from ape_contract_verify.logs import get_logger
 
-logger = logging.getLogger("ape_contract_verify")
+logger = get_logger()
 
 
 class TargetHealth:

@@ -5,7 +5,6 @@ The Etherscan-style client and the Sourcify client differ in what they send and 
 answer; how they wait, retry and give up is this one mechanism.
 """
 
-import logging
 import random
 import threading
 from collections.abc import Callable
@@ -17,8 +16,9 @@ import requests
 from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.exceptions import ExplorerUnavailable
 from ape_contract_verify.protocol.secrets import redact
+from ape_contract_verify.logs import get_logger
 
-logger = logging.getLogger("ape_contract_verify")
+logger = get_logger()
 T = TypeVar("T")
 
 
@@ -96,6 +96,8 @@ def with_retries(
             return attempt()
         except Retry as retry:
             last = retry
+            logger.debug("%s: attempt %d answered %s%s", label, number + 1, retry.reason,
+                         f" (Retry-After {retry.delay:g}s)" if retry.delay is not None else "")
         number += 1
         if health is not None and last.unreachable and unreachable_since is None:
             unreachable_since = health.now()

@@ -6,7 +6,6 @@ The workflow calls it as it calls `ExplorerClient` (duck-typed): `verify_source_
 """
 
 import json
-import logging
 import random
 import re
 import subprocess
@@ -42,8 +41,9 @@ from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.protocol.forms import validate_read_form
 from ape_contract_verify.protocol.secrets import ApiKey, redact, register_secret
 from ape_contract_verify.request import Receipt, VerificationRequest
+from ape_contract_verify.logs import CLIENT, get_logger
 
-logger = logging.getLogger("ape.contract_verify.client")
+logger = get_logger(CLIENT)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import os
 import re
 import shutil
@@ -24,11 +23,12 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 from ape_contract_verify.engine import sandbox, selection
 from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.logs import get_logger
 
 # Set to 1 to let py-solc-x download a missing solc (needs internet; never in tests).
 INSTALL_ENV = "APE_VERIFY_INSTALL_SOLC"
 DEFAULT_TIMEOUT = 120.0
-logger = logging.getLogger("ape_contract_verify")
+logger = get_logger()
 
 # What the verifier needs from each contract; nothing else is generated (it is faster).
 SOLIDITY_OUTPUTS = [

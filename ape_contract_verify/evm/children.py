@@ -11,14 +11,14 @@ node's traces only an event that names them finds them (`workflow/deploy_queue.s
 
 from __future__ import annotations
 
-import logging
 from typing import Any, Iterable, Optional
 
 from ape_contract_verify.evm.creation import _created_address, _walk_create_frames
+from ape_contract_verify.logs import get_logger
 from ape_contract_verify.evm.reads import _refused
 from ape_contract_verify.protocol.values import checksum, hex_to_bytes
 
-logger = logging.getLogger("ape_contract_verify")
+logger = get_logger()
 
 MAX_DEPTH = 4  # generations below a contract the run touched (A makes B makes C makes D)
 MAX_CHILDREN = 256  # in all, per run

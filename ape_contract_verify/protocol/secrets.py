@@ -5,6 +5,8 @@ import logging
 import threading
 from urllib.parse import quote, quote_plus
 
+from ape_contract_verify import logs
+
 
 class ApiKey:
     """An API key that never shows itself in a repr, str, f-string or log line."""
@@ -45,8 +47,8 @@ _secrets: set[str] = set()
 _secrets_lock = threading.Lock()
 REDACTED = "***"
 # Logger filters apply only to records logged on that very logger, so each one is listed.
-_HTTP_LOGGERS = (
-    "ape.contract_verify.client",
+_REDACTED_LOGGERS = (
+    *logs.ALL,
     "urllib3",
     "urllib3.connectionpool",
     "urllib3.connection",
@@ -93,7 +95,7 @@ def register_secret(secret: str) -> None:
         return
     with _secrets_lock:
         _secrets.add(secret)
-    for name in _HTTP_LOGGERS:
+    for name in _REDACTED_LOGGERS:
         log = logging.getLogger(name)
         if _filter not in log.filters:
             log.addFilter(_filter)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hmac
 import json
-import logging
 from typing import Any, Callable, Iterable, Optional
 
 from starlette.applications import Starlette
@@ -30,8 +29,9 @@ from ape_contract_verify.server.jobs import code_hash, request_to_payload
 from ape_contract_verify.server.params import MAX_BODY_BYTES, BadRequest
 from ape_contract_verify.server.sources import source_result
 from ape_contract_verify.server.store import PROXY, SOURCE, Store
+from ape_contract_verify.logs import SERVER, get_logger
 
-logger = logging.getLogger("ape_contract_verify.server")
+logger = get_logger(SERVER)
 
 _JSON_HEADERS = [(b"content-type", b"application/json")]
 _NOSNIFF = (b"x-content-type-options", b"nosniff")

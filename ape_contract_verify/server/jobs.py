@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import threading
 import time
 from dataclasses import asdict, dataclass, is_dataclass
@@ -31,8 +30,9 @@ from ape_contract_verify.server.store import (
 )
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 from ape_contract_verify.protocol.values import checksum, hex_to_bytes
+from ape_contract_verify.logs import SERVER, get_logger
 
-logger = logging.getLogger("ape_contract_verify.server")
+logger = get_logger(SERVER)
 
 
 class Engine(Protocol):

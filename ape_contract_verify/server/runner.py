@@ -20,8 +20,9 @@ from ape_contract_verify.server.api import MAX_BODY_BYTES, ExplorerService, crea
 from ape_contract_verify.server.jobs import Engine, JobRunner, RealEngine, wait_until
 from ape_contract_verify.server.store import Store, StoreOpenError
 from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.logs import SERVER, get_logger
 
-logger = logging.getLogger("ape_contract_verify.server")
+logger = get_logger(SERVER)
 DEFAULT_HOST = "127.0.0.1"
 START_TIMEOUT = 15.0
 HEADER_TIMEOUT = 10.0  # seconds a client has to send a request's headers

@@ -11,7 +11,6 @@ failure answers 503 `internal_error`, never a 500 or a traceback.
 from __future__ import annotations
 
 import json
-import logging
 import time
 import uuid
 from typing import Any, Callable, Optional
@@ -30,8 +29,9 @@ from ape_contract_verify.server import sourcify_results
 from ape_contract_verify.server.jobs import code_hash, request_to_payload
 from ape_contract_verify.server.params import BadRequest
 from ape_contract_verify.server.store import DONE, SOURCIFY, VerifiedContract
+from ape_contract_verify.logs import SERVER, get_logger
 
-logger = logging.getLogger("ape_contract_verify.server")
+logger = get_logger(SERVER)
 
 DEFAULT_FIELDS = ("matchId", "creationMatch", "runtimeMatch", "verifiedAt", "match", "chainId", "address")
 # Every field a lookup knows, in Sourcify's order; the ones with parts can be asked for part by part.

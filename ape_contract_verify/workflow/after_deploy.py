@@ -24,12 +24,12 @@ run on background workers, beside the script. Those reads are memoised
 provider that is not thread-safe while the script uses it.
 """
 
-import logging
 import sys
 import threading
 from typing import Any, Callable, Optional
+from ape_contract_verify.logs import get_logger
 
-logger = logging.getLogger("ape_contract_verify")
+logger = get_logger()
 
 _installed = False
 _applied: set[str] = set()  # the modules whose wrappers are in

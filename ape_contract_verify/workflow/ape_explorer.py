@@ -9,13 +9,13 @@ hook, kept until the process ends, so what a script verified is what `Contract(a
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator
 from typing import Any, Optional
 
 from ape.api.explorers import ExplorerAPI
+from ape_contract_verify.logs import get_logger
 
-logger = logging.getLogger("ape_contract_verify")
+logger = get_logger()
 
 def registrations(cfg: Any) -> Iterator[tuple[str, str]]:
     """(ecosystem, network) pairs this explorer serves: every chain with a known target (Etherscan
@@ -105,7 +105,7 @@ class ContractVerifyExplorer(ExplorerAPI):
             try:
                 found += resolve_targets(ecosystem, name, self._chain_id() if name == network else None, config=self._cfg)
             except ContractVerifyError as err:
-                logger.info("contract_verify: %s:%s: %s", ecosystem, name, err)
+                logger.debug("contract_verify: %s:%s: %s", ecosystem, name, err)
         return found
 
     def _reader(self, target: Any) -> Any:
@@ -205,7 +205,7 @@ class ContractVerifyExplorer(ExplorerAPI):
         try:
             proxy = detect_proxy(ApeProviderChain(self.provider), address)
         except Exception as err:
-            logger.info("contract_verify: proxy detection at %s: %s", address, _one_line(err))
+            logger.debug("contract_verify: proxy detection at %s: %s", address, _one_line(err))
             return None
         return checksum(proxy.implementation) if proxy else None
 

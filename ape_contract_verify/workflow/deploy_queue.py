@@ -1,13 +1,14 @@
 """The deploy hook's queue for one network: what a script deployed there, verified on background
 workers on each of the network's targets, and the run's summary table (see `after_deploy`)."""
 
-import logging
 import sys
 import threading
 import time
 from typing import Any, Callable, NamedTuple, Optional
 
-logger = logging.getLogger("ape_contract_verify")
+from ape_contract_verify.logs import get_logger
+
+logger = get_logger()
 _lock = threading.Lock()
 
 

@@ -8,7 +8,6 @@ pre-checked once, then submitted to each.
 
 import contextlib
 import dataclasses
-import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
@@ -16,8 +15,9 @@ from typing import Any, Callable, Iterable, Optional
 from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.workflow.verification import Derivations, Options, Report, Verification, explorer_for
+from ape_contract_verify.logs import get_logger
 
-logger = logging.getLogger("ape_contract_verify")
+logger = get_logger()
 
 
 @dataclass(frozen=True)

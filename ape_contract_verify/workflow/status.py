@@ -13,7 +13,6 @@ what the slowest target's calls cost at its rate. Nothing else is asked.
 
 from __future__ import annotations
 
-import logging
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
@@ -22,8 +21,9 @@ from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.exceptions import ContractNotVerified, ExplorerError
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.protocol.values import checksum
+from ape_contract_verify.logs import get_logger
 
-logger = logging.getLogger("ape_contract_verify")
+logger = get_logger()
 
 VERIFIED = "verified"
 NOT_VERIFIED = "not verified"

@@ -17,15 +17,15 @@ Two ways an upgrade is found:
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
 from ape_contract_verify.evm.proxies import detect_proxy
 from ape_contract_verify.evm.upgrades import ADMIN, BEACON, IMPLEMENTATION, UpgradeEvent, beacon_of, is_beacon
 from ape_contract_verify.workflow.ledger import DONE
+from ape_contract_verify.logs import get_logger
 
-logger = logging.getLogger("ape_contract_verify")
+logger = get_logger()
 
 
 @dataclass

@@ -9,7 +9,6 @@ print the same summary.
 
 import contextlib
 import dataclasses
-import logging
 import threading
 import time
 from dataclasses import asdict, dataclass, field
@@ -18,8 +17,9 @@ from typing import Any, Callable, Iterator, Optional
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.exceptions import ContractVerifyError, ExplorerError, TargetDown
 from ape_contract_verify.protocol.values import checksum as _checksum
+from ape_contract_verify.logs import get_logger
 
-logger = logging.getLogger("ape_contract_verify")
+logger = get_logger()
 
 
 @dataclass
@@ -188,11 +188,11 @@ class Verification:
                 try:
                     artifact = artifacts.find_artifact(deployed_type, self.project)
                 except artifacts.ArtifactNotFound as err:
-                    logger.info("%s: deployed as %s, which no artifact answers to (%s); identifying by code", address, deployed_type, err)
+                    logger.debug("%s: deployed as %s, which no artifact answers to (%s); identifying by code", address, deployed_type, err)
                 else:
                     if artifacts.has_code_of(artifact, runtime):
                         return artifact
-                    logger.info("%s: recorded as %s, whose code it does not have; identifying by code", address, deployed_type)
+                    logger.debug("%s: recorded as %s, whose code it does not have; identifying by code", address, deployed_type)
             return artifacts.identify(
                 address, self.project, runtime=runtime, cache=self.cache,
                 creation=lambda: creation_input(self.chain, address),
@@ -354,7 +354,7 @@ class Verification:
             try:
                 request = with_full_project_input(derivation)
             except Exception as err:  # the first answer stands
-                logger.info("%s: no full-project input to retry with: %s", label, err)
+                logger.debug("%s: no full-project input to retry with: %s", label, err)
                 return report
             if request is not None:
                 logger.warning("%s: the explorer rejected the minimal input (%s); retrying once with the full project input", label, report.reason)
