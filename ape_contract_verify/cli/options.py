@@ -31,7 +31,9 @@ class ExplorerChoice(NetworkChoice):
     """The options as a NetworkChoice; its errors are usage errors (exit 2, no traceback)."""
 
     def one_network(self) -> "ExplorerChoice":
-        return _usage(super().one_network)
+        if len(self.networks) > 1:
+            raise click.BadParameter("give one network here; `ape verify all` takes several", param_hint="--network")
+        return self
 
     def names(self) -> tuple[str, str, Optional[int]]:
         return _usage(super().names)
@@ -43,6 +45,8 @@ class ExplorerChoice(NetworkChoice):
         return _usage(lambda: super(ExplorerChoice, self).targets(chain_id))
 
     def read_target(self) -> Any:
+        if len(self.target_names) > 1:
+            raise click.BadParameter("give one target to read from", param_hint="--target")
         return _usage(super().read_target)
 
     def client(self, **kwargs: Any) -> Any:

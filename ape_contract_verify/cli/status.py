@@ -14,6 +14,8 @@ from ape_contract_verify.cli.common import api_call, quiet_stdout, warn
 def overview(explorer: Any, as_json: bool, all_networks: bool, workers: Optional[int]) -> None:
     from ape_contract_verify import api
 
+    if all_networks and explorer.networks:
+        raise click.UsageError("give --network or --all-networks, not both")
     with quiet_stdout(as_json):
         view = api_call(lambda: api.status(
             explorer.networks or None, all_networks=all_networks, targets=explorer.target_names,

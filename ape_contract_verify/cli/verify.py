@@ -100,6 +100,8 @@ def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, repo
     each explorer already has. Resumable: a second run does only what is left."""
     from ape_contract_verify import api
 
+    if all_networks and explorer.networks:
+        raise click.UsageError("give --network or --all-networks, not both")
     with quiet_stdout(as_json):
         reports = api_call(lambda: api.verify_all(
             explorer.networks or None, all_networks=all_networks, **_where(explorer), workers=workers,
