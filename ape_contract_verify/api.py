@@ -30,7 +30,7 @@ from ape_contract_verify.protocol.values import is_address
 from ape_contract_verify.workflow.choice import NetworkChoice, connected_label
 from ape_contract_verify.workflow.dry_run import DryRunPlan
 from ape_contract_verify.workflow.recorded import NoRecords
-from ape_contract_verify.workflow.run import VerificationRun
+from ape_contract_verify.workflow.run import Item, VerificationRun
 from ape_contract_verify.workflow.status import Row as StatusRow, StatusView, TargetStatus
 from ape_contract_verify.workflow.verification import Report
 
@@ -67,16 +67,14 @@ def verify(
     explorer already has the source; `constructor_args`: ABI-typed values or raw hex, checked
     against the chain."""
     wanted = _contracts(contracts)
-    _options(code_format, workers)
-    choice = _choice(network, targets, explorer_url, api_key)
+    _options(code_format, workers, check=check, force=force)
+    choice = _choice(network, targets, explorer_url, api_key).one_network()
     warn = on_warning or _log_warning
     with connected(choice.network) as provider:
         choice = _bound(choice, provider)
         pairs = _resolve(wanted, choice, provider, warn)
         with _run(code_format, check, force, workers, on_progress) as run:
             label = _open(run, choice, provider)
-            from ape_contract_verify.workflow.run import Item
-
             return run.verify([Item(label, address, name, constructor_args) for name, address in pairs])
 
 
@@ -95,7 +93,7 @@ def verify_proxy(
     _address(address, "address")
     if expected_implementation is not None:
         _address(expected_implementation, "expected_implementation")
-    choice = _choice(network, targets, explorer_url, api_key)
+    choice = _choice(network, targets, explorer_url, api_key).one_network()
     with connected(choice.network) as provider:
         choice = _bound(choice, provider)
         with _run(None, None, False, None, on_progress) as run:
@@ -127,7 +125,7 @@ def verify_all(
 
     from ape_contract_verify.workflow.recorded import RecordedBatch, network_choices
 
-    _options(code_format, workers)
+    _options(code_format, workers, check=check)
     warn = on_warning or _log_warning
     choices = network_choices(project, _choice(network, targets, explorer_url, api_key), all_networks, warn)
     with contextlib.ExitStack() as stack:
@@ -197,9 +195,8 @@ def dry_run(
     from ape_contract_verify.workflow.dry_run import plan_dry_run
 
     wanted = _contracts(contracts)
-    if code_format is not None:
-        _format(code_format)
-    choice = _choice(network, targets, explorer_url, api_key)
+    _options(code_format, None, check=check)
+    choice = _choice(network, targets, explorer_url, api_key).one_network()
     with connected(choice.network) as provider:
         choice = _bound(choice, provider)
         pairs = _resolve(wanted, choice, provider, on_warning or _log_warning)
@@ -359,11 +356,14 @@ def _workers(workers: Any, maximum: int = 64) -> int:
     return workers
 
 
-def _options(code_format: Optional[str], workers: Optional[int]) -> None:
+def _options(code_format: Optional[str], workers: Optional[int], check: Any = None, force: Any = False) -> None:
     if code_format is not None:
         _format(code_format)
     if workers is not None:
         _workers(workers)
+    for name, value in (("check", check), ("force", force)):
+        if value is not None and not isinstance(value, bool):
+            raise InvalidRequest(name, f"{value!r} is not True, False or None", f"give {name}=True or {name}=False")
 
 
 def _run(code_format: Optional[str], check: Optional[bool], force: bool, workers: Optional[int],
