@@ -69,7 +69,11 @@ def api_call(call: Callable[[], Any]) -> Any:
     from ape_contract_verify.cli.options import usage_error
     from ape_contract_verify.exceptions import ContractVerifyError
 
+    from ape_contract_verify.workflow import local_explorers
+
     try:
         return call()
     except ContractVerifyError as err:
         raise usage_error(err) from None
+    finally:  # a command's embedded explorer ends with the command, as it always has
+        local_explorers.stop_all()

@@ -344,7 +344,8 @@ class Verification:
         for warning in derivation.warnings:
             logger.warning("%s: %s", label, warning)
         if derivation.creation_source:
-            logger.info("%s: creation code (constructor arguments) from %s", label, derivation.creation_source)
+            # debug: a worker thread, whose lines would interleave with the script's own output
+            logger.debug("%s: creation code (constructor arguments) from %s", label, derivation.creation_source)
         return [self._submit(label, derivation, started)]
 
     def _creation_record(self) -> Any:
