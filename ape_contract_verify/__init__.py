@@ -14,7 +14,27 @@ from ape import plugins
 # print two lines about it before any output. Only that warning is silenced.
 warnings.filterwarnings("ignore", message=r"Field 'import_remapping' has an incomplete definition", module=r"pydantic_settings\.")
 
+# Public name -> the module defining it, imported on first use (`__getattr__`). The Python API's
+# functions and result types come from `ape_contract_verify.api`; tests/test_public_api.py holds
+# this list to the one in README.md.
+_API = "ape_contract_verify.api"
 _PUBLIC = {
+    "verify": _API,
+    "verify_all": _API,
+    "verify_proxy": _API,
+    "status": _API,
+    "dry_run": _API,
+    "connected": _API,
+    "failed": _API,
+    "summary_table": _API,
+    "Report": _API,
+    "StatusView": _API,
+    "StatusRow": _API,
+    "TargetStatus": _API,
+    "DryRunPlan": _API,
+    "ContractVerifyError": _API,
+    "InvalidRequest": _API,
+    "NoRecords": _API,
     "ContractVerifyConfig": "ape_contract_verify.config",
     "VerificationRequest": "ape_contract_verify.request",
     "Receipt": "ape_contract_verify.request",

@@ -128,6 +128,8 @@ def _config_error(path: str, problem: str, fix: str) -> ValueError:
 
 
 class ContractVerifyConfig(PluginConfig):
+    """The `contract_verify:` section of ape-config.yaml (each field's text below is its documentation)."""
+
     model_config = SettingsConfigDict(extra="allow", env_prefix="APE_CONTRACT_VERIFY_")
 
     auto: Union[bool, Literal["always"]] = False

@@ -6,6 +6,8 @@ from typing import Optional
 
 
 class CodeFormat(str, Enum):
+    """The contract API's `codeformat`: how `sourceCode` is written."""
+
     SINGLE_FILE = "solidity-single-file"
     STANDARD_JSON = "solidity-standard-json-input"
     VYPER_JSON = "vyper-json"

@@ -199,11 +199,11 @@ def main() -> None:
         sources = {k: v["content"] for k, v in input_json["sources"].items()}
         remappings = input_json["settings"].get("remappings") or ()
         # flatten() memoises each file's analysis by its text: cold = the memo cleared first.
-        from ape_contract_verify.derive.flatten import _analyse
+        from ape_contract_verify.derive.flatten import analyse
 
         flat_times, flat_cold = [], []
         for _ in range(options.repeat):
-            _analyse.cache_clear()
+            analyse.cache_clear()
             t0 = time.perf_counter()
             flat = flatten(artifact.source_id, sources, remappings)
             flat_cold.append(time.perf_counter() - t0)

@@ -58,7 +58,7 @@ def main() -> dict:
     entry = max(closures, key=lambda e: (len(closures[e]), e))
     closure = closures[entry]
     closure_paths = [Path(p) for p in closure]
-    clear = flattener._analyse.cache_clear
+    clear = flattener.analyse.cache_clear
 
     read_ms, _ = median_ms(lambda: read_sources(closure_paths), args.repeat)
     cold_ms, cold_all = median_ms(lambda: flattener.flatten(entry, sources, REMAPPINGS), args.repeat, clear)

@@ -1,5 +1,6 @@
 """The package's shape holds by contract: import-linter's layers, no cycles, small modules."""
 
+import ast
 import os
 import shutil
 import subprocess
@@ -72,6 +73,28 @@ def test_no_module_is_over_600_lines():
     }
     too_long = {name: lines for name, lines in sizes.items() if lines > MAX_MODULE_LINES}
     assert not too_long, f"split these into modules of one job each: {too_long}"
+
+
+def private_imports(paths) -> list[str]:
+    """`from ape_contract_verify… import _name`: a module reaching for another's private name (an
+    alias such as `import checksum as _checksum` is the importer's own, and fine)."""
+    found = []
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ape_contract_verify"):
+                found += [f"{path.relative_to(REPO)}:{node.lineno}: {node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
+    return found
+
+
+def test_no_module_imports_another_modules_private_name(tmp_path):
+    paths = [*PACKAGE.rglob("*.py"), *(REPO / "benchmarks").rglob("*.py"), *(REPO / "toolchain").glob("*.py")]
+    assert private_imports(paths) == []
+    # The check finds one when there is one.
+    planted = tmp_path / "planted.py"
+    planted.write_text("from ape_contract_verify.evm.reads import (\n    ChainError,\n    _number,\n)\n")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sys.modules[__name__], "REPO", tmp_path)
+        assert private_imports([planted]) == ["planted.py:1: ape_contract_verify.evm.reads._number"]
 
 
 def deptry(root: Path) -> subprocess.CompletedProcess:

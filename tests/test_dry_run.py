@@ -166,7 +166,7 @@ def test_the_dry_run_writes_the_sourcify_body_a_real_run_sends(example_on_anvil,
 def test_sourcify_dry_runs_that_would_fail_or_skip_say_why(example_on_anvil, sourcify_project, tmp_path):
     from ape_contract_verify.client.targets import Target
     from ape_contract_verify.request import CodeFormat, VerificationRequest
-    from ape_contract_verify.workflow.dry_run import Planned, show_sourcify
+    from ape_contract_verify.workflow.dry_run import DryRunPlan, Planned, sourcify_lines
 
     project, stub, base = sourcify_project
     stub.seen.clear()
@@ -191,9 +191,12 @@ def test_sourcify_dry_runs_that_would_fail_or_skip_say_why(example_on_anvil, sou
     source = json.dumps({"language": "Solidity", "sources": {"A.sol": {"content": ""}}, "settings": {}})
     request = VerificationRequest(calculator, "Calculator", source, CodeFormat.STANDARD_JSON, "v0.8.26+commit.8a97fa7a")
     target = Target("ethereum", "local", base, 31337, None, name="sourcify", kind="sourcify")
-    lines: list[str] = []
     out = tmp_path / "refused"
-    assert show_sourcify(target, [Planned("Calculator", calculator, request, match="full")], str(out), lines.append) is True
+    planned = [Planned("Calculator", calculator, request, match="full")]
+    assert DryRunPlan("ethereum:local", [target], {"sourcify": planned}).ok is False
+    files: list = []
+    lines = list(sourcify_lines(target, planned, str(out), files))
+    assert files == []
     assert lines == [
         f"  Calculator {calculator}: NOT SENT: contractIdentifier: 'Calculator' is not <path>:<Name>. "
         "Fix: give the contract as in the JSON input, e.g. src/Box.sol:Box"

@@ -58,7 +58,7 @@ from ape_contract_verify.protocol.forms import (
 logger = get_logger(CLIENT)
 
 
-def _reason_of(answer: Optional[ExplorerAnswer]) -> str:
+def reason_of(answer: Optional[ExplorerAnswer]) -> str:
     """The explorer's own text for an error's `reason`, keys scrubbed."""
     return redact(answer.reason) if answer is not None and answer.reason else ""
 
@@ -251,15 +251,15 @@ class ExplorerClient:
         address = validate_read_form({"address": address})
         answer = self._call("GET", "getabi", {"address": address})
         if answer.outcome == Outcome.NOT_VERIFIED or (answer.status == "1" and not answer.reason.strip()):
-            raise ContractNotVerified(f"{address}: {redact(answer.reason) or 'no ABI returned'}", answer, reason=_reason_of(answer))
+            raise ContractNotVerified(f"{address}: {redact(answer.reason) or 'no ABI returned'}", answer, reason=reason_of(answer))
         if answer.status != "1":
             self._raise_for(answer, "getabi", address)
         try:
             abi = json.loads(answer.reason)
         except json.JSONDecodeError:
-            raise ExplorerError(f"getabi: the result is not ABI JSON: {redact(answer.reason[:80])!r}", answer, reason=_reason_of(answer)) from None
+            raise ExplorerError(f"getabi: the result is not ABI JSON: {redact(answer.reason[:80])!r}", answer, reason=reason_of(answer)) from None
         if not isinstance(abi, list):
-            raise ExplorerError("getabi: the result is not a JSON list", answer, reason=_reason_of(answer))
+            raise ExplorerError("getabi: the result is not a JSON list", answer, reason=reason_of(answer))
         return abi
 
     def get_source_code(self, address: str) -> SourceRecord:
@@ -269,12 +269,12 @@ class ExplorerClient:
         answer = self._call("GET", "getsourcecode", {"address": address})
         if answer.status != "1":
             if answer.outcome == Outcome.NOT_VERIFIED:
-                raise ContractNotVerified(f"{address}: {redact(answer.reason)}", answer, reason=_reason_of(answer))
+                raise ContractNotVerified(f"{address}: {redact(answer.reason)}", answer, reason=reason_of(answer))
             self._raise_for(answer, "getsourcecode", address)
         result = answer.result
         item = result[0] if isinstance(result, list) and result else result
         if not isinstance(item, Mapping):
-            raise ExplorerError("getsourcecode: the result is not a list with one object", answer, reason=_reason_of(answer))
+            raise ExplorerError("getsourcecode: the result is not a list with one object", answer, reason=reason_of(answer))
         return SourceRecord.from_result(address, item)
 
     def get_contract_creation(self, address: str) -> Optional[Mapping[str, Any]]:
@@ -376,7 +376,7 @@ class ExplorerClient:
                     f"{receipt.address}: still not final after {timeout:g}s ({state}); check later with "
                     f"`ape verify status {receipt.guid}{' --proxy' if receipt.proxy else ''}`",
                     last,
-                    reason=_reason_of(last),
+                    reason=reason_of(last),
                 )
             self._sleep(interval)
 
@@ -416,7 +416,7 @@ class ExplorerClient:
                     continue
                 raise AddressNotFound(
                     f"{address}: {redact(answer.reason)} (waited {waited:.0f}s for the explorer to index it)", answer,
-                    reason=_reason_of(answer),
+                    reason=reason_of(answer),
                 )
             self._raise_for(answer, action, address)
 
@@ -426,24 +426,24 @@ class ExplorerClient:
             raise InvalidApiKey(
                 f"{action}: {reason}. Fix: pass --api-key, or set ETHERSCAN_API_KEY (or the explorer's api_key_env)",
                 answer,
-                reason=_reason_of(answer),
+                reason=reason_of(answer),
             )
         if answer.outcome == Outcome.REFUSED:
             raise ExplorerRefused(
                 f"{action} at {redact(self.base_url)}: {reason} (this key's plan does not cover the chain; the "
                 "other targets go on)",
                 answer,
-                reason=_reason_of(answer),
+                reason=reason_of(answer),
             )
         if answer.outcome == Outcome.NOT_FOUND:
-            raise AddressNotFound(f"{subject}: {reason}", answer, reason=_reason_of(answer))
+            raise AddressNotFound(f"{subject}: {reason}", answer, reason=reason_of(answer))
         if answer.outcome == Outcome.NOT_VERIFIED:
-            raise ContractNotVerified(f"{subject}: {reason}", answer, reason=_reason_of(answer))
+            raise ContractNotVerified(f"{subject}: {reason}", answer, reason=reason_of(answer))
         if answer.outcome == Outcome.ERROR and reason and (is_bad_endpoint(reason) or "chainid" in reason.lower()):
-            raise BadEndpoint(f"{action} at {redact(self.base_url)}: {reason}", answer, reason=_reason_of(answer))
+            raise BadEndpoint(f"{action} at {redact(self.base_url)}: {reason}", answer, reason=reason_of(answer))
         if action in ("verifysourcecode", "verifyproxycontract"):
-            raise VerificationRejected(f"{subject}: {reason}", answer, reason=_reason_of(answer))
-        raise ExplorerError(f"{action} {subject}: {reason}", answer, reason=_reason_of(answer))
+            raise VerificationRejected(f"{subject}: {reason}", answer, reason=reason_of(answer))
+        raise ExplorerError(f"{action} {subject}: {reason}", answer, reason=reason_of(answer))
 
     def _call(self, method: str, action: str, params: Mapping[str, str]) -> ExplorerAnswer:
         """One action, with retries. Returns the classified envelope (never a rate-limit answer)."""
@@ -466,7 +466,7 @@ class ExplorerClient:
                     f"{action}: still rate limited after {self.retry.max_retries} retries ({last.reason}); "
                     "lower contract_verify.calls_per_second or use an API key",
                     last.answer,
-                    reason=_reason_of(last.answer),
+                    reason=reason_of(last.answer),
                 )
             return ExplorerUnavailable(
                 f"{action} at {redact(self.base_url)}: {last.reason if last else 'no answer'} "

@@ -20,7 +20,7 @@ from urllib.parse import quote
 
 import requests
 
-from ape_contract_verify.client.etherscan import SourceRecord, SubmissionReceipt, _reason_of
+from ape_contract_verify.client.etherscan import SourceRecord, SubmissionReceipt, reason_of
 from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
 from ape_contract_verify.client.health import TargetHealth, lost_job
 from ape_contract_verify.client.retrying import JobTimes, Outage, Retry, RetryPolicy, retry_after, send, with_retries
@@ -221,7 +221,7 @@ class SourcifyClient:
             return SubmissionReceipt(guid="", address=address, proxy=False, answer=answer)
         if status == 202:
             raise BadEndpoint(f"POST {redact(self.base_url)}{path}: 202 without a verificationId", answer, reason=answer.reason)
-        raise VerificationRejected(f"{address}: {answer.reason}", answer, reason=_reason_of(answer))
+        raise VerificationRejected(f"{address}: {answer.reason}", answer, reason=reason_of(answer))
 
     def verify_proxy(self, address: str, expected_implementation: Optional[str] = None) -> SubmissionReceipt:
         """Sourcify has no proxy-link action: it resolves proxies itself (a lookup with
@@ -244,7 +244,7 @@ class SourcifyClient:
         answer = self._error_answer(status, data)
         if answer.outcome == Outcome.UNKNOWN_GUID:
             return answer
-        raise ExplorerError(f"job {guid}: {answer.reason}", answer, reason=_reason_of(answer))
+        raise ExplorerError(f"job {guid}: {answer.reason}", answer, reason=reason_of(answer))
 
     def wait(
         self,
@@ -300,7 +300,7 @@ class SourcifyClient:
                     f"{receipt.address}: the Sourcify job is still not completed after {timeout:g}s ({state}); "
                     f"see {self.job_url(receipt.guid)}",
                     last,
-                    reason=_reason_of(last),
+                    reason=reason_of(last),
                 )
             self._sleep(interval)
 
@@ -315,7 +315,7 @@ class SourcifyClient:
         if status in (200, 404) and isinstance(data, Mapping) and "match" in data:
             return dict(data)
         answer = self._error_answer(status, data)
-        raise ExplorerError(f"lookup {address}: {answer.reason}", answer, reason=_reason_of(answer))
+        raise ExplorerError(f"lookup {address}: {answer.reason}", answer, reason=reason_of(answer))
 
     def _verified(self, address: str, fields: str) -> dict:
         data = self.lookup(address, fields)
@@ -355,7 +355,7 @@ class SourcifyClient:
             if last and last.rate_limited:
                 return RateLimited(
                     f"{method} {path}: still refused after {self.retry.max_retries} retries ({last.reason})",
-                    last.answer, reason=_reason_of(last.answer),
+                    last.answer, reason=reason_of(last.answer),
                 )
             return ExplorerUnavailable(
                 f"{method} {redact(url)}: {last.reason if last else 'no answer'} (gave up after {self.retry.max_retries} retries)"

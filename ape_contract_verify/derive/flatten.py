@@ -14,15 +14,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ape_contract_verify.derive.solidity_source import (  # noqa: F401 (re-exported)
-    _DECL_KW,
-    _INHERITDOC,
+    DECL_KW,
+    INHERITDOC,
     FlattenError,
     VersionRange,
-    _analyse,
-    _Import,
-    _Tok,
-    _tokens,
-    _Unit,
+    analyse,
+    ImportDirective,
+    Token,
+    tokenize,
+    SourceUnit,
 )
 
 __all__ = [
@@ -115,11 +115,11 @@ def resolve_import(path: str, importer: str, remappings: Sequence[Remapping | st
 # Dependency order
 
 
-def _resolve_all(entry, sources, remaps) -> tuple[list[str], dict[str, list[tuple[_Import, str]]], bool]:
+def _resolve_all(entry, sources, remaps) -> tuple[list[str], dict[str, list[tuple[ImportDirective, str]]], bool]:
     if entry not in sources:
         raise FlattenError(f"entry {entry!r} is not among the sources; pass its source unit name")
     order: list[str] = []
-    edges: dict[str, list[tuple[_Import, str]]] = {}
+    edges: dict[str, list[tuple[ImportDirective, str]]] = {}
     state: dict[str, int] = {}  # 1 = being visited, 2 = done
     cyclic = False
 
@@ -144,7 +144,7 @@ def _resolve_all(entry, sources, remaps) -> tuple[list[str], dict[str, list[tupl
     def _edges(unit: str):
         if unit not in edges:
             out = []
-            for imp in _analyse(sources[unit], unit).imports:
+            for imp in analyse(sources[unit], unit).imports:
                 dep = resolve_import(imp.path, unit, remaps)
                 if dep not in sources:
                     raise FlattenError(
@@ -171,11 +171,11 @@ def collect_imports(entry: str, sources: Mapping[str, str], remappings: Sequence
 _USE_KW = frozenset(
     "return emit new is using delete revert else do throw import from as override case".split()
 )
-_NAME_KW = frozenset(_DECL_KW + ("modifier",))
+_NAME_KW = frozenset(DECL_KW + ("modifier",))
 _TOP_KW = _NAME_KW | {"constant"}
 
 
-def _is_declaration(toks: list[_Tok], i: int) -> bool:
+def _is_declaration(toks: list[Token], i: int) -> bool:
     """Conservative: could toks[i] be the name of a declaration (which would shadow a global)?"""
     prev = toks[i - 1] if i > 0 else None
     nxt = toks[i + 1] if i + 1 < len(toks) else None
@@ -188,26 +188,26 @@ def _is_declaration(toks: list[_Tok], i: int) -> bool:
     return False
 
 
-def _code_tokens(text: str) -> list[_Tok]:
-    return [t for t in _tokens(text) if t.kind != "c"]
+def _code_tokens(text: str) -> list[Token]:
+    return [t for t in tokenize(text) if t.kind != "c"]
 
 
 class _Aliases:
-    def __init__(self, units: dict[str, _Unit], order: list[str], edges):
+    def __init__(self, units: dict[str, SourceUnit], order: list[str], edges):
         self.units, self.order, self.edges = units, order, edges
         self.decls: dict[str, list[str]] = {}
         for name in order:
             for kw, decl, _ in units[name].declarations:
                 self.decls.setdefault(decl, []).append(name)
-        self._tokens: dict[str, list[_Tok]] = {}
+        self._tokens: dict[str, list[Token]] = {}
         self._checked: set[str] = set()
 
-    def tokens(self, name: str) -> list[_Tok]:
+    def tokens(self, name: str) -> list[Token]:
         if name not in self._tokens:
             self._tokens[name] = _code_tokens(self.units[name].text)
         return self._tokens[name]
 
-    def _require_global(self, global_name: str, file: str, imp: _Import, what: str) -> None:
+    def _require_global(self, global_name: str, file: str, imp: ImportDirective, what: str) -> None:
         """``global_name`` must mean the same declaration everywhere in the flat file."""
         where = self.decls.get(global_name, [])
         if len(set(where)) != 1:
@@ -240,8 +240,8 @@ class _Aliases:
         toks = self.tokens(file)
         spans = [(imp.start, imp.end) for imp in unit.imports]
         out: list[tuple[int, int, str]] = []
-        renames: dict[str, tuple[str, _Import]] = {}
-        units: dict[str, _Import] = {}
+        renames: dict[str, tuple[str, ImportDirective]] = {}
+        units: dict[str, ImportDirective] = {}
         for imp, _dep in aliased:
             if imp.unit_alias:
                 units[imp.unit_alias] = imp
@@ -285,10 +285,10 @@ class _Aliases:
     def _inheritdoc_edits(self, text, units, renames, file):
         # NatSpec `@inheritdoc Name` is resolved by the compiler, so it must follow the rename.
         out = []
-        for tok in _tokens(text):
+        for tok in tokenize(text):
             if tok.kind != "c" or not (tok.text.startswith("///") or tok.text.startswith("/**")):
                 continue
-            for m in _INHERITDOC.finditer(tok.text):
+            for m in INHERITDOC.finditer(tok.text):
                 parts = [p.strip() for p in m.group(2).split(".")]
                 start = tok.start + m.start(2)
                 if parts[0] in units and len(parts) > 1:
@@ -344,7 +344,7 @@ def _combine_licenses(per_file: list[str]) -> str | None:
 _ABICODER_V2 = {("abicoder", "v2"), ("experimental", "ABIEncoderV2"), ("experimental", '"ABIEncoderV2"')}
 
 
-def _merge_pragmas(order: list[str], units: dict[str, _Unit]) -> tuple[str, VersionRange | None, list[str]]:
+def _merge_pragmas(order: list[str], units: dict[str, SourceUnit]) -> tuple[str, VersionRange | None, list[str]]:
     texts: list[tuple[str, str]] = []
     merged: VersionRange | None = None
     seen: list[tuple[str, VersionRange, str]] = []
@@ -421,7 +421,7 @@ def flatten(entry: str, sources: Mapping[str, str], remappings: Sequence[str] = 
     order, edges, cyclic = _resolve_all(entry, sources, remaps)
     if layout not in ("imports", "names"):
         raise FlattenError(f"layout {layout!r} is unknown: use 'imports' or 'names'")
-    units = {name: _analyse(sources[name], name) for name in order}
+    units = {name: analyse(sources[name], name) for name in order}
     if layout == "names":
         order = _by_name(order, units)
         cyclic = True  # the order is no longer the imports': check that bases still come first
@@ -466,7 +466,7 @@ def flatten(entry: str, sources: Mapping[str, str], remappings: Sequence[str] = 
     return FlattenResult(source, order, license, pragma)
 
 
-def _by_name(order: list[str], units: dict[str, _Unit]) -> list[str]:
+def _by_name(order: list[str], units: dict[str, SourceUnit]) -> list[str]:
     """The units in the order solc reads a standard-json input (by source unit name), each
     preceded only by what one file requires: the units that define its contracts' bases."""
     owners: dict[str, str] = {}
@@ -496,7 +496,7 @@ def _by_name(order: list[str], units: dict[str, _Unit]) -> list[str]:
     return placed
 
 
-def _base_units(unit: str, units: dict[str, _Unit], owners: dict[str, str]) -> set[str]:
+def _base_units(unit: str, units: dict[str, SourceUnit], owners: dict[str, str]) -> set[str]:
     text = units[unit].text
     found = set()
     for kw, _name, end in units[unit].declarations:
@@ -508,7 +508,7 @@ def _base_units(unit: str, units: dict[str, _Unit], owners: dict[str, str]) -> s
 def _bases(source: str, end: int) -> list[str]:
     """The base names after a contract's name (which ends at `end`): `is A, B(1)`."""
     bases, expect_base, parens = [], False, 0
-    for tok in _tokens(source, end):
+    for tok in tokenize(source, end):
         if tok.kind == "c":
             continue
         if tok.text == "{" and parens == 0:
@@ -529,7 +529,7 @@ def _check_bases_come_first(source: str) -> None:
     Across files solc accepts import cycles in any order, so after a cycle the depth-first order
     may put a derived contract first. Checked on the flat text itself, where aliases are resolved.
     """
-    flat = _analyse.__wrapped__(source, "<flat>")
+    flat = analyse.__wrapped__(source, "<flat>")
     defined_at = {name: i for i, (kw, name, _) in enumerate(flat.declarations)}
     for i, (kw, name, end) in enumerate(flat.declarations):
         if kw not in ("contract", "interface"):

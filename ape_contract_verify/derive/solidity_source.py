@@ -24,10 +24,10 @@ class FlattenError(ContractVerifyError, ValueError):
 
 _IDENT = r"[A-Za-z_$][A-Za-z0-9_$]*"
 _STRING = r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'"""
-_DECL_KW = ("contract", "interface", "library", "struct", "enum", "type", "error", "event", "function")
+DECL_KW = ("contract", "interface", "library", "struct", "enum", "type", "error", "event", "function")
 # Comments, strings and braces: everything else is code, and only code at brace depth 0 matters here.
 _SKIP = re.compile(rf"""//[^\n]*|/\*.*?\*/|{_STRING}|[{{}}]""", re.S)
-_KEYWORDS = "|".join(("import", "pragma", "constant") + _DECL_KW)
+_KEYWORDS = "|".join(("import", "pragma", "constant") + DECL_KW)
 _KEYWORD = re.compile(rf"(?<![A-Za-z0-9_$])(?:{_KEYWORDS})(?![A-Za-z0-9_$])")
 _TOKEN = re.compile(
     rf"""(?P<ws>\s+)|(?P<c>//[^\n]*|/\*.*?\*/)|(?P<s>{_STRING})|(?P<id>{_IDENT})"""
@@ -37,11 +37,11 @@ _TOKEN = re.compile(
 _NAME_AFTER = re.compile(rf"(?:\s+|//[^\n]*|/\*.*?\*/)*({_IDENT})", re.S)
 # solc's own pattern (Parser::findLicenseString); it searches the text between top-level nodes.
 _SPDX = re.compile(r"SPDX-License-Identifier:\s*(.+?)(?=[\n\r]|\*/|$)", re.S)
-_INHERITDOC = re.compile(rf"(@inheritdoc\s+)({_IDENT}(?:\s*\.\s*{_IDENT})*)")
+INHERITDOC = re.compile(rf"(@inheritdoc\s+)({_IDENT}(?:\s*\.\s*{_IDENT})*)")
 
 
 @dataclass(frozen=True)
-class _Tok:
+class Token:
     kind: str  # c (comment), s (string), id, num, p (punctuation)
     text: str
     start: int
@@ -49,13 +49,13 @@ class _Tok:
     depth: int  # brace depth before the token
 
 
-def _tokens(text: str, pos: int = 0, endpos: int | None = None):
+def tokenize(text: str, pos: int = 0, endpos: int | None = None):
     depth = 0
     for m in _TOKEN.finditer(text, pos, len(text) if endpos is None else endpos):
         kind = m.lastgroup
         if kind == "ws":
             continue
-        tok = _Tok(kind, m.group(), m.start(), m.end(), depth)
+        tok = Token(kind, m.group(), m.start(), m.end(), depth)
         if kind == "p":
             if tok.text == "{":
                 depth += 1
@@ -64,10 +64,10 @@ def _tokens(text: str, pos: int = 0, endpos: int | None = None):
         yield tok
 
 
-def _statement(text: str, start: int, name: str) -> tuple[list[_Tok], int]:
+def _statement(text: str, start: int, name: str) -> tuple[list[Token], int]:
     """The tokens of the statement at ``start`` (comments dropped) and the offset after its ``;``."""
     toks = []
-    for tok in _tokens(text, start):
+    for tok in tokenize(text, start):
         if tok.kind == "c":
             continue
         if tok.text == ";":
@@ -82,7 +82,7 @@ def _unquote(literal: str) -> str:
 
 
 @dataclass
-class _Import:
+class ImportDirective:
     start: int
     end: int
     path: str
@@ -100,18 +100,18 @@ class _Pragma:
 
 
 @dataclass
-class _Unit:
+class SourceUnit:
     """What a source unit contributes to the flat file, and the edits that remove it."""
 
     text: str
-    imports: list[_Import]
+    imports: list[ImportDirective]
     pragmas: list[_Pragma]
     licenses: list[str]
     spdx_edits: list[tuple[int, int, str]]
     declarations: list[tuple[str, str, int]]  # (keyword, name, offset after the name) at file level
 
 
-def _parse_import(text: str, start: int, name: str) -> _Import:
+def _parse_import(text: str, start: int, name: str) -> ImportDirective:
     toks, end = _statement(text, start, name)
     statement = text[start:end]
     t = [tok.text for tok in toks[1:]]
@@ -120,12 +120,12 @@ def _parse_import(text: str, start: int, name: str) -> _Import:
     if kinds[:1] == ["s"]:
         path = _unquote(t[0])
         if len(t) == 1:
-            return _Import(start, end, path, statement)
+            return ImportDirective(start, end, path, statement)
         if len(t) == 3 and t[1] == "as" and kinds[2] == "id":
-            return _Import(start, end, path, statement, unit_alias=t[2])
+            return ImportDirective(start, end, path, statement, unit_alias=t[2])
         raise bad
     if t[:2] == ["*", "as"] and len(t) == 5 and kinds[2] == "id" and t[3] == "from" and kinds[4] == "s":
-        return _Import(start, end, _unquote(t[4]), statement, unit_alias=t[2])
+        return ImportDirective(start, end, _unquote(t[4]), statement, unit_alias=t[2])
     if t[:1] == ["{"] and len(t) >= 4 and t[-2] == "from" and kinds[-1] == "s" and t[-3] == "}":
         symbols = []
         items = t[1:-3]
@@ -145,7 +145,7 @@ def _parse_import(text: str, start: int, name: str) -> _Import:
                 if items[i] != ",":
                     raise bad
                 i += 1
-        return _Import(start, end, _unquote(t[-1]), statement, symbols=symbols)
+        return ImportDirective(start, end, _unquote(t[-1]), statement, symbols=symbols)
     raise bad
 
 
@@ -162,8 +162,8 @@ def _spdx_edit(comment: str, start: int) -> tuple[list[str], tuple[int, int, str
 
 
 @lru_cache(maxsize=1024)
-def _analyse(text: str, name: str) -> _Unit:
-    unit = _Unit(text, [], [], [], [], [])
+def analyse(text: str, name: str) -> SourceUnit:
+    unit = SourceUnit(text, [], [], [], [], [])
     depth = 0
     pos = 0  # the end of the last comment, string or brace
     resume = 0  # the end of the last statement parsed, so its parts are not read twice
@@ -187,7 +187,7 @@ def _analyse(text: str, name: str) -> _Unit:
     return unit
 
 
-def _file_level_code(unit: _Unit, name: str, start: int, end: int) -> int:
+def _file_level_code(unit: SourceUnit, name: str, start: int, end: int) -> int:
     """Record the imports, pragmas and declarations in text[start:end]; return where parsing got to."""
     text = unit.text
     resume = start

@@ -14,7 +14,13 @@ import threading
 import time
 from typing import Any, Callable, Optional
 
-from ape_contract_verify.evm.creation import DEFAULT_SCAN_BLOCKS, _created_address, _CreationFinder, _norm, _walk_create_frames
+from ape_contract_verify.evm.creation import (
+    DEFAULT_SCAN_BLOCKS,
+    CreationFinder as _CreationFinder,
+    created_address as _created_address,
+    norm_address as _norm,
+    walk_create_frames as _walk_create_frames,
+)
 from ape_contract_verify.evm.reads import (  # the reads' types, for those who import them from here
     RATE_LIMIT_RETRIES,
     CallReverted,
@@ -23,12 +29,12 @@ from ape_contract_verify.evm.reads import (  # the reads' types, for those who i
     Creation,
     LogEntry,
     TransactionFacts,
-    _backoff,
-    _hex_hash,
-    _rate_limited,
-    _read_transaction,
-    _refused,
-    _revert_data,
+    backoff_seconds as _backoff,
+    hex_hash as _hex_hash,
+    is_rate_limited as _rate_limited,
+    read_transaction as _read_transaction,
+    is_refused as _refused,
+    revert_data as _revert_data,
     rate_limit_text,
     transaction_facts,
 )

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Optional
 
-from ape_contract_verify.evm.creation import _created_address, _walk_create_frames
+from ape_contract_verify.evm.creation import created_address, walk_create_frames
+from ape_contract_verify.evm.reads import is_refused
 from ape_contract_verify.logs import get_logger
-from ape_contract_verify.evm.reads import _refused
 from ape_contract_verify.protocol.values import checksum, hex_to_bytes
 
 logger = get_logger()
@@ -27,7 +27,7 @@ MAX_SPAN = 64  # contracts one creator may have made in one run, at most, by non
 
 def create_address(creator: str, nonce: int) -> str:
     """Where CREATE from `creator` at `nonce` puts its contract (checksummed)."""
-    return checksum(_created_address(creator, nonce))
+    return checksum(created_address(creator, nonce))
 
 
 def _code(provider: Any, address: str, block: Any = None) -> bytes:
@@ -44,11 +44,11 @@ def traced_children(provider: Any, tx_hashes: Iterable[str]) -> Optional[list[st
         try:
             call = provider.make_request("debug_traceTransaction", [tx_hash, {"tracer": "callTracer"}])
         except Exception as err:  # refused, or a provider without the method: the nonce walk instead
-            logger.debug("contract_verify: no trace of %s (%s): %s", tx_hash, "refused" if _refused(err) else "failed", err)
+            logger.debug("contract_verify: no trace of %s (%s): %s", tx_hash, "refused" if is_refused(err) else "failed", err)
             return None
         if not isinstance(call, dict):
             return None
-        frames = list(_walk_create_frames(call))
+        frames = list(walk_create_frames(call))
         if str(call.get("type", "")).upper() in ("CREATE", "CREATE2"):
             frames = frames[1:]  # the transaction's own deployment, which Ape's deploy hook saw
         for frame in frames:

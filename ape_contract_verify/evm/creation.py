@@ -28,7 +28,7 @@ FORK_SCAN_BLOCKS = 16
 FORK_MAX_TXS = 32
 _TOO_OLD = -1
 
-def _created_address(sender: str, nonce: int) -> str:
+def created_address(sender: str, nonce: int) -> str:
     """Where a to-less transaction from `sender` with `nonce` puts its contract (CREATE's rule)."""
     import rlp
     from eth_utils import keccak
@@ -36,11 +36,11 @@ def _created_address(sender: str, nonce: int) -> str:
     return "0x" + keccak(rlp.encode([_hex_bytes(sender), nonce]))[12:].hex()
 
 
-def _norm(address: Optional[str]) -> str:
+def norm_address(address: Optional[str]) -> str:
     return (address or "").lower()
 
 
-def _walk_create_frames(frame: dict) -> Iterable[dict]:
+def walk_create_frames(frame: dict) -> Iterable[dict]:
     """CREATE/CREATE2 frames of a callTracer tree, depth first (failed subtrees skipped)."""
     if not isinstance(frame, dict):
         return
@@ -49,10 +49,10 @@ def _walk_create_frames(frame: dict) -> Iterable[dict]:
     if "error" in frame:
         return
     for sub in frame.get("calls") or []:
-        yield from _walk_create_frames(sub)
+        yield from walk_create_frames(sub)
 
 
-class _CreationFinder:
+class CreationFinder:
     """The search shared by both readers; subclasses answer the primitive questions."""
 
     def __init__(self, max_scan_blocks: int = DEFAULT_SCAN_BLOCKS, fork: Any = True):
@@ -104,7 +104,7 @@ class _CreationFinder:
 
     def creation_attempts(self, address: str) -> list[str]:
         """What the last search for `address` tried without finding it, in words."""
-        return list(self._tried.get(_norm(address), []))
+        return list(self._tried.get(norm_address(address), []))
 
     def fork_replayer(self) -> Any:
         """The fork replayer, made on first use; None when forking is off or there is no URL."""
@@ -126,7 +126,7 @@ class _CreationFinder:
 
     # search
     def find_creation(self, address: str) -> Optional[Creation]:
-        key = _norm(address)
+        key = norm_address(address)
         code = self.get_code(address)
         if not code:
             return None
@@ -135,7 +135,7 @@ class _CreationFinder:
         with self._creation_lock:
             if key in self._creations:
                 return self._creations[key]
-        tried = self._tried[_norm(address)] = []
+        tried = self._tried[norm_address(address)] = []
         latest = self._block_number()
         lowest = max(0, latest - self.max_scan_blocks)
         block = self._creation_block(address, lowest, latest)
@@ -182,9 +182,9 @@ class _CreationFinder:
         return hi
 
     def _creation_in_block(self, address: str, block: int, fork: bool = True) -> Optional[Creation]:
-        target = _norm(address)
+        target = norm_address(address)
         for tx_hash, data, sender, contract_address in self._block_deployments(block):
-            if _norm(contract_address()) == target:
+            if norm_address(contract_address()) == target:
                 return Creation(tx_hash, data, sender, factory=False, block=block, source="transaction")
         source = self._frames_source()
         if source == IN_PROCESS_SOURCE:
@@ -200,12 +200,12 @@ class _CreationFinder:
                 frames = self._fork_frames(target, block) if fork else None
                 source = "fork replay"
         for tx_hash, sender, frame in frames or []:
-            if _norm(frame.get("to")) == target:
+            if norm_address(frame.get("to")) == target:
                 return Creation(
                     tx_hash,
                     _hex_bytes(frame.get("input")),
                     sender,
-                    factory=_norm(frame.get("from")) != _norm(sender),
+                    factory=norm_address(frame.get("from")) != norm_address(sender),
                     block=block,
                     creator=frame.get("from"),
                     source=source,
@@ -227,9 +227,9 @@ class _CreationFinder:
             txs = [tx for tx in self._block_transactions(block) if isinstance(tx, dict)]
             order = self._candidates(target, block, txs)
             for index in order[:FORK_MAX_TXS]:
-                frame = replayer.trace(block, txs, index, lambda f: any(_norm(c.get("to")) == target for c in _walk_create_frames(f)))
-                found = [(str(txs[index]["hash"]), str(txs[index].get("from", "")), c) for c in _walk_create_frames(frame)]
-                if any(_norm(c.get("to")) == target for _, _, c in found):
+                frame = replayer.trace(block, txs, index, lambda f: any(norm_address(c.get("to")) == target for c in walk_create_frames(f)))
+                found = [(str(txs[index]["hash"]), str(txs[index].get("from", "")), c) for c in walk_create_frames(frame)]
+                if any(norm_address(c.get("to")) == target for _, _, c in found):
                     return found
         except (ForkUnavailable, ChainError) as err:
             tried.append(f"a replay on a local fork ({err})")

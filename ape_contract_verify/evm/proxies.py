@@ -65,7 +65,7 @@ def minimal_proxy_implementation(code: "bytes | str") -> Optional[str]:
     return "0x" + raw.hex()
 
 
-def _address_in_word(word: bytes) -> Optional[str]:
+def address_in_word(word: bytes) -> Optional[str]:
     word = word.rjust(32, b"\0")[-32:]
     if any(word[:12]) or not any(word[12:]):
         return None
@@ -84,26 +84,26 @@ def detect_proxy(chain, address: str) -> Optional[ProxyInfo]:
     if implementation:
         return ProxyInfo(ProxyKind.EIP1167, implementation)
 
-    implementation = _address_in_word(chain.get_storage_at(address, EIP1967_IMPLEMENTATION_SLOT))
+    implementation = address_in_word(chain.get_storage_at(address, EIP1967_IMPLEMENTATION_SLOT))
     if implementation:
         return ProxyInfo(ProxyKind.EIP1967, implementation)
 
-    beacon = _address_in_word(chain.get_storage_at(address, EIP1967_BEACON_SLOT))
+    beacon = address_in_word(chain.get_storage_at(address, EIP1967_BEACON_SLOT))
     if beacon:
         try:
-            implementation = _address_in_word(chain.call(beacon, IMPLEMENTATION_SELECTOR)[:32])
+            implementation = address_in_word(chain.call(beacon, IMPLEMENTATION_SELECTOR)[:32])
         except Exception:  # a beacon that reverts has no implementation to offer
             implementation = None
         if implementation:
             return ProxyInfo(ProxyKind.EIP1967_BEACON, implementation, beacon=beacon)
 
     for kind, slot in ((ProxyKind.EIP1822, EIP1822_PROXIABLE_SLOT), (ProxyKind.OZ_LEGACY, OZ_LEGACY_SLOT)):
-        implementation = _address_in_word(chain.get_storage_at(address, slot))
+        implementation = address_in_word(chain.get_storage_at(address, slot))
         if implementation:
             return ProxyInfo(kind, implementation)
 
     if has_delegatecall(code):
-        implementation = _address_in_word(chain.get_storage_at(address, 0))
+        implementation = address_in_word(chain.get_storage_at(address, 0))
         if implementation and chain.get_code(implementation):
             return ProxyInfo(ProxyKind.GNOSIS_SAFE, implementation)
     return None

@@ -93,7 +93,7 @@ class ChainReader(Protocol):
         ...
 
 
-def _revert_data(error: Any) -> bytes:
+def revert_data(error: Any) -> bytes:
     """The revert data of a JSON-RPC error: anvil and geth put it in `data` as hex."""
     data = error.get("data") if isinstance(error, dict) else None
     if isinstance(data, dict):  # some nodes nest it
@@ -110,7 +110,7 @@ RATE_LIMIT_RETRIES = 8
 RATE_LIMIT_MAX_WAIT = 8.0
 
 
-def _rate_limited(body: Any) -> bool:
+def is_rate_limited(body: Any) -> bool:
     error = body.get("error") if isinstance(body, dict) else None
     if not isinstance(error, dict):
         return False
@@ -124,13 +124,13 @@ def rate_limit_text(err: BaseException) -> bool:
     return any(word in text for word in ("429", "too many requests", "rate limit", "-32005", "-32029"))
 
 
-def _refused(err: BaseException) -> bool:
+def is_refused(err: BaseException) -> bool:
     """Whether the node refused the method itself (JSON-RPC -32601, as hosted plans answer)."""
     text = str(err).lower()
     return any(word in text for word in ("does not exist", "not available", "method not found", "not supported", "-32601", "unsupported method"))
 
 
-def _backoff(attempt: int, retry_after: Optional[str] = None) -> float:
+def backoff_seconds(attempt: int, retry_after: Optional[str] = None) -> float:
     """Seconds before retry `attempt` (0-based): the server's Retry-After, else doubling from 0.25 s."""
     try:
         if retry_after is not None:
@@ -140,7 +140,7 @@ def _backoff(attempt: int, retry_after: Optional[str] = None) -> float:
     return min(RATE_LIMIT_MAX_WAIT, 0.25 * (2**attempt))
 
 
-def _hex_hash(value: Any) -> str:
+def hex_hash(value: Any) -> str:
     return "0x" + _hex_bytes(value).hex()
 
 
@@ -166,7 +166,7 @@ def transaction_facts(tx: Any, receipt: Any, timestamp: Any = None) -> Transacti
     (ints, HexBytes) gives them; `timestamp` is the block's when the caller read it."""
     receipt = receipt or {}
     logs = tuple(
-        LogEntry(_address(log.get("address")) or "", tuple(_hex_hash(t) for t in log.get("topics") or []), _hex_bytes(log.get("data")))
+        LogEntry(_address(log.get("address")) or "", tuple(hex_hash(t) for t in log.get("topics") or []), _hex_bytes(log.get("data")))
         for log in receipt.get("logs") or []
     )
     created = _address(receipt.get("contractAddress"))
@@ -176,7 +176,7 @@ def transaction_facts(tx: Any, receipt: Any, timestamp: Any = None) -> Transacti
     price = receipt.get("effectiveGasPrice")
     stamp = timestamp if timestamp is not None else tx.get("blockTimestamp", receipt.get("blockTimestamp"))
     return TransactionFacts(
-        hash=_hex_hash(tx["hash"]),
+        hash=hex_hash(tx["hash"]),
         sender=_address(tx.get("from")) or "",
         to=to,
         value=_number(tx.get("value")) or 0,
@@ -193,7 +193,7 @@ def transaction_facts(tx: Any, receipt: Any, timestamp: Any = None) -> Transacti
     )
 
 
-def _read_transaction(request: Callable[[str, list], Any], tx_hash: str) -> Optional[TransactionFacts]:
+def read_transaction(request: Callable[[str, list], Any], tx_hash: str) -> Optional[TransactionFacts]:
     """A transaction over JSON-RPC: the transaction, its receipt once mined, and the block's
     timestamp when neither carries it (anvil puts `blockTimestamp` in both)."""
     tx = request("eth_getTransactionByHash", [tx_hash])

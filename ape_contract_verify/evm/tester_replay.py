@@ -119,7 +119,7 @@ def _replay_vm_class(vm_class: type, kinds: dict[int, str]) -> type:
 
 def _walk(computation: Any, kinds: dict[int, str]) -> Iterator[dict]:
     """Create frames of a computation tree, depth first; a failed computation's subtree skipped
-    (as `creation._walk_create_frames` skips a callTracer frame with an error)."""
+    (as `creation.walk_create_frames` skips a callTracer frame with an error)."""
     if computation.is_error:
         return
     message = computation.msg

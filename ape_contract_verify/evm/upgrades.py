@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from ape_contract_verify.evm.proxies import EIP1967_BEACON_SLOT, EIP1967_IMPLEMENTATION_SLOT, _address_in_word
+from ape_contract_verify.evm.proxies import EIP1967_BEACON_SLOT, EIP1967_IMPLEMENTATION_SLOT, address_in_word
 
 # keccak256 of each signature.
 UPGRADED = bytes.fromhex("bc7cd75a20ee27fd9adebab32041f755214dbc6bffa90cc0225b39da2e5c2d3b")
@@ -60,7 +60,7 @@ def decode_log(log: Any, tx_hash: str = "") -> Optional[UpgradeEvent]:
         kind = ADMIN
     else:
         return None
-    address = _address_in_word(word) if len(word) == 32 else None
+    address = address_in_word(word) if len(word) == 32 else None
     if address is None and kind != ADMIN:  # an admin may be renounced to zero
         return None
     return UpgradeEvent(kind, emitter, address or "0x" + "00" * 20, tx_hash)
@@ -69,9 +69,9 @@ def decode_log(log: Any, tx_hash: str = "") -> Optional[UpgradeEvent]:
 def is_beacon(chain: Any, address: str) -> bool:
     """Whether an `Upgraded` emitter is a beacon rather than a proxy: a proxy keeps the
     implementation in its EIP-1967 slot (one storage read), a beacon in storage of its own."""
-    return _address_in_word(chain.get_storage_at(address, EIP1967_IMPLEMENTATION_SLOT)) is None
+    return address_in_word(chain.get_storage_at(address, EIP1967_IMPLEMENTATION_SLOT)) is None
 
 
 def beacon_of(chain: Any, address: str) -> Optional[str]:
     """The beacon in a proxy's EIP-1967 beacon slot (lower case), or None."""
-    return _address_in_word(chain.get_storage_at(address, EIP1967_BEACON_SLOT))
+    return address_in_word(chain.get_storage_at(address, EIP1967_BEACON_SLOT))

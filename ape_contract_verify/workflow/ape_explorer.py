@@ -240,10 +240,7 @@ class ContractVerifyExplorer(ExplorerAPI):
                 f"No explorer for {label}: set contract_verify.explorers.{self.network.ecosystem.name}."
                 f"{self.network.name}.url"
             )
-        options = Options(
-            code_format=cfg.codeformat.value, check=cfg.check, license=cfg.license,
-            poll_interval=cfg.poll_interval, timeout=cfg.timeout,
-        )
+        options = Options.from_config(cfg)
         # The targets side by side on one derivation, and the process's embedded explorer: the one
         # `Contract(address)` and the links read from.
         client_options = {"max_retries": min(cfg.max_retries, 1)}

@@ -66,14 +66,7 @@ class DeployQueue:
             )
         except Exception as err:
             targets, errors = [], [str(err)]
-        options = Options(
-            code_format=self.cfg.codeformat.value,
-            check=self.cfg.check,
-            license=self.cfg.license,
-            poll_interval=self.cfg.poll_interval,
-            timeout=self.cfg.timeout,
-            ask_first=False,  # deployed by this very run
-        )
+        options = Options.from_config(self.cfg, ask_first=False)  # deployed by this very run: no question first
         # The process's embedded explorer, so `Contract(address)` and links later in the run see
         # what this queue verified there.
         self._run = VerificationRun(

@@ -1,4 +1,5 @@
-"""`ape verify contract … --dry-run [--out DIR]`: derive and pre-check everything, send nothing.
+"""The dry run (`dry_run()`, `ape verify contract … --dry-run [--out DIR]`): derive and pre-check
+everything, send nothing.
 
 Per target it prints what would be sent (compiler, settings, libraries, constructor arguments,
 licence; never the API key) and, with DIR, writes the request bodies a real run sends:
@@ -20,7 +21,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Iterator, Optional
 
 _EXTENSIONS = {
     "solidity-standard-json-input": ".json",
@@ -168,61 +169,114 @@ def sourcify_submission(target: Any, item: Planned) -> tuple[str, bytes]:
     return url, body
 
 
-def show_sourcify(target: Any, planned: list[Planned], out: Optional[str], echo: Callable[[str], None]) -> bool:
-    """Print (and with `out` write) what a Sourcify target would get; True when something would
-    not be sent."""
+def sourcify_lines(target: Any, planned: list[Planned], out: Optional[str], files: list[Path]) -> Iterator[str]:
+    """What a Sourcify target would get, as lines (with `out`, the bodies written and added to
+    `files`). Each submission that would not be sent has a line with NOT SENT."""
     from ape_contract_verify.exceptions import InvalidRequest
 
-    failed = False
     for item in planned:
         if item.error:
-            echo(describe(item)[0])
-            failed = True
+            yield describe(item)[0]
             continue
         if item.request is None:
-            echo(f"  {item.label} {item.address}: no proxy link is sent to Sourcify (it resolves proxies itself)")
+            yield f"  {item.label} {item.address}: no proxy link is sent to Sourcify (it resolves proxies itself)"
             continue
         if target.chain_id is None:
-            echo(f"  {item.label} {item.address}: NOT SENT: Sourcify needs the chain id, and the node did not say it")
-            failed = True
+            yield f"  {item.label} {item.address}: NOT SENT: Sourcify needs the chain id, and the node did not say it"
             continue
         try:
             url, body = sourcify_submission(target, item)
         except InvalidRequest as err:
-            echo(f"  {item.label} {item.address}: NOT SENT: {err}")
-            failed = True
+            yield f"  {item.label} {item.address}: NOT SENT: {err}"
             continue
         fields = json.loads(body)
-        for line in describe(item, head=f"POST {url}", licence_sent=False):
-            echo(line)
-        echo(f"    compilerVersion {fields['compilerVersion']}, contractIdentifier {fields['contractIdentifier']}")
+        yield from describe(item, head=f"POST {url}", licence_sent=False)
+        yield f"    compilerVersion {fields['compilerVersion']}, contractIdentifier {fields['contractIdentifier']}"
         tx = fields.get("creationTransactionHash")
-        echo(f"    creationTransactionHash {tx}" if tx else "    creationTransactionHash: none (Sourcify looks for it)")
+        yield f"    creationTransactionHash {tx}" if tx else "    creationTransactionHash: none (Sourcify looks for it)"
         if out:
             path = _folder(out, target) / f"{_stem(item)}.sourcify.json"
             path.write_bytes(body)
-            echo(f"    wrote {path}")
-    return failed
+            files.append(path)
+            yield f"    wrote {path}"
 
 
-def dry_run(explorer: Any, provider: Any, contracts: list[tuple[Optional[str], str]], constructor_args: Optional[str],
-            out: Optional[str], code_format: Optional[str], check: Optional[bool], echo: Callable[[str], None] = print,
-            strict_format: bool = False) -> int:
-    """The dry run of `ape verify contract`; returns the exit code (0: every submission derived).
+def _sourcify_sendable(target: Any, item: Planned) -> bool:
+    from ape_contract_verify.exceptions import InvalidRequest
+
+    if item.error:
+        return False
+    if item.request is None:
+        return True
+    if target.chain_id is None:
+        return False
+    try:
+        sourcify_submission(target, item)
+    except InvalidRequest:
+        return False
+    return True
+
+
+@dataclass
+class DryRunPlan:
+    """What a real run would send: per target, its submissions (`Planned`: the request, or why not)."""
+
+    network: str
+    targets: list  # client.targets.Target, in run order
+    submissions: dict[str, list[Planned]]  # target name -> what it would get
+    files: list[Path] = field(default_factory=list)  # the bodies written by `lines(out)`
+
+    @property
+    def ok(self) -> bool:
+        """Every submission of every target derived (and, for Sourcify, sendable)."""
+        for target in self.targets:
+            planned = self.submissions[target.name]
+            if target.kind == "sourcify":
+                if not all(_sourcify_sendable(target, item) for item in planned):
+                    return False
+            elif any(item.error for item in planned):
+                return False
+        return True
+
+    def lines(self, out: Optional[str] = None) -> Iterator[str]:
+        """The plan for a person, target by target; with `out`, the exact request bodies written there."""
+        yield f"Dry run on {self.network}: nothing is sent."
+        for target in self.targets:
+            where = target.url or "the embedded local explorer"
+            key = "an API key (not shown)" if target.api_key else "no API key"
+            yield f"target {target.name} ({target.kind}) at {where}, with {key}:"
+            planned = self.submissions[target.name]
+            if target.kind == "sourcify":
+                yield from sourcify_lines(target, planned, out, self.files)
+                continue
+            for item in planned:
+                yield from describe(item)
+                if out and not item.error:
+                    for path in write(Path(out), target, item, form_for(target, item)):
+                        self.files.append(path)
+                        yield f"    wrote {path}"
+
+    def write(self, out: str) -> list[Path]:
+        """Write every request body under `out` (see the module's layout); returns the files."""
+        for _ in self.lines(out):
+            pass
+        return self.files
+
+
+def plan_dry_run(choice: Any, provider: Any, contracts: list[tuple[Optional[str], str]], constructor_args: Optional[str],
+                 code_format: Optional[str], check: Optional[bool], strict_format: bool = False) -> DryRunPlan:
+    """The dry run of a verification: every target's submissions derived and pre-checked, nothing sent.
     `check` None: the config's, as a real run's Options; `strict_format` as Options'."""
     from ape import config, project
 
     from ape_contract_verify.engine.compilers import CompileCache
     from ape_contract_verify.evm.chain import ApeProviderChain
+    from ape_contract_verify.workflow.choice import chain_id_of
 
     cfg = config.get_config("contract_verify")
-    ecosystem, network, _ = explorer.names()
-    try:
-        chain_id = int(provider.chain_id)
-    except Exception:
-        chain_id = None
-    # The same targets a real run resolves: --target, --explorer-url, --api-key, then config.
-    targets = explorer.targets(chain_id)
+    label = choice.label()
+    # The same targets a real run resolves: the names, explorer URL and key given, then config.
+    targets = choice.targets(chain_id_of(provider))
     reader, cache = ApeProviderChain(provider), CompileCache()
     code_format = code_format or cfg.codeformat.value  # as a real run's Options
     check = cfg.check if check is None else check
@@ -237,24 +291,8 @@ def dry_run(explorer: Any, provider: Any, contracts: list[tuple[Optional[str], s
             plans[fmt] += plan(address, name, reader, project, cache, code_format=fmt, license=cfg.license,
                                constructor_args=constructor_args, check=check, strict_format=strict_format,
                                creation_record=record)
-    echo(f"Dry run on {ecosystem}:{network}: nothing is sent.")
-    failed = False
-    for target in targets:
-        where = target.url or "the embedded local explorer"
-        key = "an API key (not shown)" if target.api_key else "no API key"
-        echo(f"target {target.name} ({target.kind}) at {where}, with {key}:")
-        if target.kind == "sourcify":
-            failed = show_sourcify(target, plans["standard-json"], out, echo) or failed
-            continue
-        planned = plans[code_format]
-        for item in planned:
-            for line in describe(item):
-                echo(line)
-            if out and not item.error:
-                for path in write(Path(out), target, item, form_for(target, item)):
-                    echo(f"    wrote {path}")
-        failed = failed or any(item.error for item in planned)
-    return 1 if failed else 0
+    submissions = {t.name: plans["standard-json" if t.kind == "sourcify" else code_format] for t in targets}
+    return DryRunPlan(label, list(targets), submissions)
 
 
 def _record_of(target: Any) -> Any:

@@ -41,6 +41,9 @@ MATCHES = {"exact_match": "full", "perfect": "full", "match": "partial", "partia
 
 @dataclass
 class TargetStatus:
+    """What one target holds for one address: `state` (verified, not verified, linked, stale link,
+    not linked, error), Sourcify's `match`, the `implementation` it links or resolves, and why."""
+
     target: str
     kind: str  # etherscan | sourcify
     state: str
@@ -72,6 +75,9 @@ class TargetStatus:
 
 @dataclass
 class Row:
+    """One recorded deployment: its proxy pattern and implementation on chain, and each target's
+    `TargetStatus` (by target name, in the network's target order)."""
+
     network: str
     contract: str
     address: str
@@ -271,3 +277,42 @@ def client_opener(provider: Any, **client_options: Any) -> Callable[[Any, Target
         return target.client(health=health, **client_options)
 
     return open_client
+
+
+@dataclass
+class StatusView:
+    """What `status()` read: one row per recorded deployment, and which targets count."""
+
+    rows: list[Row]
+    required_targets: Optional[list[str]] = None  # contract_verify.required_targets; None: every target counts
+
+    @property
+    def ok(self) -> bool:
+        """Everything verified (and linked as on chain) on every target that counts."""
+        return not self.failing()
+
+    def failing(self, required_only: bool = True) -> list[tuple[Row, TargetStatus]]:
+        """(row, target) pairs not verified or not linked as on chain: on required targets, or every one."""
+        return failing(self.rows, self.required_targets if required_only else None)
+
+    def table(self) -> str:
+        return status_table(self.rows)
+
+    def as_dict(self) -> dict:
+        return {"ok": self.ok, "required_targets": self.required_targets, "rows": [r.as_dict() for r in self.rows]}
+
+
+def network_status(choice: Any, provider: Any, deployments: list[tuple[str, str]], warn: Callable[[str], None],
+                   **client_options: Any) -> NetworkStatus:
+    """The NetworkStatus of a connected network: its readable targets (raises when none is)."""
+    from ape_contract_verify.evm.chain import ApeProviderChain
+    from ape_contract_verify.exceptions import ContractVerifyError
+    from ape_contract_verify.workflow.choice import chain_id_of
+
+    label = choice.label()
+    targets, warnings = readable_targets(choice.targets(chain_id_of(provider)), provider)
+    for warning in warnings:
+        warn(warning)
+    if not targets:
+        raise ContractVerifyError(f"no target of {label} can be read (see the warnings)")
+    return NetworkStatus(label, targets, deployments, ApeProviderChain(provider), client_opener(provider, **client_options))

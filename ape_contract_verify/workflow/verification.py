@@ -66,6 +66,17 @@ class Options:
     poll_interval: float = 5.0
     timeout: float = 300.0
 
+    @classmethod
+    def from_config(cls, cfg: Any, code_format: Optional[str] = None, check: Optional[bool] = None, **overrides: Any) -> "Options":
+        """The `contract_verify:` config's options; a `code_format` given is strict (no other format is
+        sent in its place), `check` None is the config's. The CLI, the API, the deploy hook and
+        `publish=True` all start here."""
+        return cls(
+            code_format=code_format or cfg.codeformat.value, strict_format=bool(code_format),
+            check=cfg.check if check is None else check, license=cfg.license,
+            poll_interval=cfg.poll_interval, timeout=cfg.timeout, **overrides,
+        )
+
 
 class Derivations:
     """What the targets of one run share per contract: the compile cache, which artifact an

@@ -1,0 +1,392 @@
+"""The plugin's Python API: what `ape verify …` does, for scripts, tests and other plugins.
+
+    import ape_contract_verify as cv
+
+    reports = cv.verify("Token", "0x5FbDB2315678afecb367f032d93F642f64180aa3", network="ethereum:sepolia")
+    reports = cv.verify_all()            # every recorded deployment, upgrades followed
+    view = cv.status()                   # what each explorer holds now
+    plan = cv.dry_run("Token", out="bodies/")   # the exact request bodies, nothing sent
+
+A contract is an address (its type found by its bytecode), a name (its recorded deployments), a
+pair `"Name@0x…"` or `(name, address)`, or an Ape contract instance. `network=None` is the connected network inside
+Ape's context (`with networks.parse_network_choice(...)`), else Ape's default; a network named
+(`"ethereum:local:foundry"`) that is not the connected one is opened for the call and closed after.
+Targets, formats and options default to the `contract_verify:` config, as on the command line.
+
+Every function returns typed results (`Report`, `StatusView`, `DryRunPlan`) and raises only
+`ContractVerifyError`s: bad input is an `InvalidRequest` naming the parameter and the fix.
+A verification that failed is not an exception: it is a report whose `ok` is False.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from pathlib import Path
+from typing import Any, Callable, Iterator, Optional, Sequence, Union
+
+from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
+from ape_contract_verify.protocol.values import is_address
+from ape_contract_verify.workflow.choice import NetworkChoice, connected_label
+from ape_contract_verify.workflow.dry_run import DryRunPlan
+from ape_contract_verify.workflow.recorded import NoRecords
+from ape_contract_verify.workflow.run import Item, VerificationRun
+from ape_contract_verify.workflow.status import Row as StatusRow, StatusView, TargetStatus
+from ape_contract_verify.workflow.verification import Report
+
+__all__ = [
+    "ContractVerifyError", "DryRunPlan", "InvalidRequest", "NoRecords", "Report", "StatusRow", "StatusView",
+    "TargetStatus", "connected", "dry_run", "failed", "status", "summary_table", "verify", "verify_all", "verify_proxy",
+]
+
+Contract = Union[str, tuple, Any]  # an address, a name, "Name@0x…", (name, address), or an Ape ContractInstance
+Progress = Callable[[str, str], None]  # (address, what is happening)
+Warn = Callable[[str], None]
+FORMATS = ("standard-json", "flatten")
+
+
+def verify(
+    *contracts: Contract,
+    network: Optional[str] = None,
+    targets: Optional[Sequence[str]] = None,
+    explorer_url: Optional[str] = None,
+    api_key: Optional[str] = None,
+    code_format: Optional[str] = None,
+    check: Optional[bool] = None,
+    force: bool = False,
+    constructor_args: Optional[str] = None,
+    workers: Optional[int] = None,
+    on_progress: Optional[Progress] = None,
+    on_warning: Optional[Warn] = None,
+) -> list[Report]:
+    """Verify `contracts` on every target of `network` (or the `targets` named), side by side.
+    Proxies are verified with their implementation, then linked. One `Report` per submission.
+
+    `code_format`: "standard-json" or "flatten" (given: no other format is sent in its place);
+    `check`: run the local pre-check (default: the config's); `force`: submit even where the
+    explorer already has the source; `constructor_args`: ABI-typed values or raw hex, checked
+    against the chain."""
+    wanted = _contracts(contracts)
+    _options(code_format, workers, check=check, force=force)
+    choice = _choice(network, targets, explorer_url, api_key).one_network()
+    warn = on_warning or _log_warning
+    with connected(choice.network) as provider:
+        choice = _bound(choice, provider)
+        pairs = _resolve(wanted, choice, provider, warn)
+        with _run(code_format, check, force, workers, on_progress) as run:
+            label = _open(run, choice, provider)
+            return run.verify([Item(label, address, name, constructor_args) for name, address in pairs])
+
+
+def verify_proxy(
+    address: str,
+    *,
+    expected_implementation: Optional[str] = None,
+    network: Optional[str] = None,
+    targets: Optional[Sequence[str]] = None,
+    explorer_url: Optional[str] = None,
+    api_key: Optional[str] = None,
+    on_progress: Optional[Progress] = None,
+) -> list[Report]:
+    """Link the proxy at `address` to its implementation on every Etherscan-style target
+    (`verifyproxycontract`; Sourcify resolves proxies itself). Raises when no target takes links."""
+    _address(address, "address")
+    if expected_implementation is not None:
+        _address(expected_implementation, "expected_implementation")
+    choice = _choice(network, targets, explorer_url, api_key).one_network()
+    with connected(choice.network) as provider:
+        choice = _bound(choice, provider)
+        with _run(None, None, False, None, on_progress) as run:
+            label = _open(run, choice, provider)
+            reports = run.proxy(label, address, expected_implementation)
+    if not reports:
+        raise InvalidRequest("targets", f"no Etherscan-style target for {label}", "proxy links are theirs: name one in targets")
+    return reports
+
+
+def verify_all(
+    network: Union[str, Sequence[str], None] = None,
+    *,
+    all_networks: bool = False,
+    targets: Optional[Sequence[str]] = None,
+    explorer_url: Optional[str] = None,
+    api_key: Optional[str] = None,
+    code_format: Optional[str] = None,
+    check: Optional[bool] = None,
+    workers: Optional[int] = None,
+    on_progress: Optional[Progress] = None,
+    on_warning: Optional[Warn] = None,
+) -> list[Report]:
+    """Verify every recorded deployment (the plugin's ledger of `ape run`, and Ape's own records) on
+    every target of each network, skipping what each explorer already has and relinking proxies
+    that were upgraded. The ledger notes each ending, so a second call does only what is left.
+    `network`: one or several; `all_networks`: every network with recorded deployments."""
+    from ape import project
+
+    from ape_contract_verify.workflow.recorded import RecordedBatch, network_choices
+
+    _options(code_format, workers, check=check)
+    warn = on_warning or _log_warning
+    choices = network_choices(project, _choice(network, targets, explorer_url, api_key), all_networks, warn)
+    with contextlib.ExitStack() as stack:
+        run = stack.enter_context(_run(code_format, check, False, workers, on_progress))
+        batch = RecordedBatch(run, project, warn)
+        for choice in choices:
+            provider = stack.enter_context(connected(choice.network))
+            batch.add_network(_bound(choice, provider), provider)
+        return batch.verify()
+
+
+def status(
+    network: Union[str, Sequence[str], None] = None,
+    *,
+    all_networks: bool = False,
+    targets: Optional[Sequence[str]] = None,
+    explorer_url: Optional[str] = None,
+    api_key: Optional[str] = None,
+    workers: Optional[int] = None,
+    on_warning: Optional[Warn] = None,
+) -> StatusView:
+    """What every recorded deployment is on each target now: verified (Sourcify: full or partial),
+    not verified, a proxy linked to the chain's implementation, or a stale or missing link. One
+    read per address and target; nothing is sent. `view.ok` is what `ape verify status` exits on."""
+    from ape import config, project
+
+    from ape_contract_verify.workflow import status as status_module
+    from ape_contract_verify.workflow.recorded import network_choices, records_on
+    from ape_contract_verify.workflow.choice import chain_id_of
+
+    if workers is not None:
+        _workers(workers, maximum=10)  # a client keeps 10 pooled connections
+    warn = on_warning or _log_warning
+    cfg = config.get_config("contract_verify")
+    choices = network_choices(project, _choice(network, targets, explorer_url, api_key), all_networks, warn)
+    found = []
+    with contextlib.ExitStack() as stack:
+        for choice in choices:
+            provider = stack.enter_context(connected(choice.network))
+            choice = _bound(choice, provider)
+            records = records_on(project, chain_id_of(provider), warn)
+            if not records.deployments:
+                warn(f"no recorded deployments on {choice.label()}")
+                continue
+            found.append(status_module.network_status(choice, provider, records.deployments, warn, max_retries=cfg.max_retries))
+        if not found:
+            raise NoRecords("no recorded deployments on the networks given; deploy with `ape run`, or give a network")
+        rows = status_module.read_status(found, workers=workers or status_module.WORKERS)
+    return StatusView(rows, list(cfg.required_targets) if cfg.required_targets else None)
+
+
+def dry_run(
+    *contracts: Contract,
+    network: Optional[str] = None,
+    targets: Optional[Sequence[str]] = None,
+    explorer_url: Optional[str] = None,
+    api_key: Optional[str] = None,
+    out: Union[str, Path, None] = None,
+    code_format: Optional[str] = None,
+    check: Optional[bool] = None,
+    constructor_args: Optional[str] = None,
+    on_warning: Optional[Warn] = None,
+) -> DryRunPlan:
+    """What `verify` would send to each target, derived and pre-checked, with nothing sent. With
+    `out`, the exact request bodies are written there (`plan.files`); `plan.lines()` says it for a
+    person; `plan.ok` is False when something would not be sent."""
+    from ape_contract_verify.workflow.dry_run import plan_dry_run
+
+    wanted = _contracts(contracts)
+    _options(code_format, None, check=check)
+    choice = _choice(network, targets, explorer_url, api_key).one_network()
+    with connected(choice.network) as provider:
+        choice = _bound(choice, provider)
+        pairs = _resolve(wanted, choice, provider, on_warning or _log_warning)
+        plan = plan_dry_run(choice, provider, pairs, constructor_args, code_format, check, strict_format=bool(code_format))
+    if out is not None:
+        plan.write(str(out))
+    return plan
+
+
+def failed(reports: Sequence[Report], required_only: bool = True) -> list[Report]:
+    """The reports that count as failures: not ok, on a target of `contract_verify.required_targets`
+    (every target when it names none, or with `required_only=False`). Empty: the run succeeded."""
+    from ape import config
+
+    from ape_contract_verify.workflow.run import failed as failed_reports
+
+    required = config.get_config("contract_verify").required_targets if required_only else None
+    return failed_reports(reports, required)
+
+
+def summary_table(reports: Sequence[Report]) -> str:
+    """The table the commands print: one row per contract and target (a network column once there are several)."""
+    from ape_contract_verify.workflow.verification import summary_table as table
+
+    return table(list(reports))
+
+
+@contextlib.contextmanager
+def connected(network: Optional[str] = None) -> Iterator[Any]:
+    """The provider to verify on: the connected one when `network` is None (or names it), else
+    `network` (default: Ape's default) opened for the block and closed after."""
+    from ape import networks
+
+    active = networks.active_provider
+    if active is not None and getattr(active, "is_connected", False) and (network is None or _names_active(network, active)):
+        yield active
+        return
+    if network is not None and not isinstance(network, str):
+        raise InvalidRequest("network", f"{network!r} is not a network choice", "give ecosystem:network[:provider], e.g. ethereum:local:foundry")
+    if network is not None:
+        NetworkChoice(network).names()  # an unknown name is said plainly, before any connection
+    choice = network or networks.default_ecosystem.name
+    with contextlib.ExitStack() as stack:
+        try:
+            provider_ctx = stack.enter_context(networks.parse_network_choice(choice))
+        except ContractVerifyError:
+            raise
+        except Exception as err:  # Ape's own errors for unknown names and unreachable nodes
+            raise InvalidRequest(
+                "network", f"{choice!r} could not be connected: {err}", "give ecosystem:network[:provider], e.g. ethereum:local:foundry"
+            ) from None
+        yield getattr(provider_ctx, "provider", None) or provider_ctx
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+def _log_warning(text: str) -> None:
+    from ape_contract_verify.logs import get_logger
+
+    get_logger().log(logging.WARNING, text)
+
+
+def _choice(network: Any, targets: Optional[Sequence[str]], explorer_url: Optional[str], api_key: Optional[str]) -> NetworkChoice:
+    if isinstance(targets, str):
+        targets = (targets,)
+    if targets is not None and not all(isinstance(t, str) and t for t in targets):
+        raise InvalidRequest("targets", f"{targets!r} is not a list of target names", "give names such as ['etherscan', 'sourcify']")
+    if network is None or isinstance(network, str):
+        given = (network,) if network else ()
+    elif isinstance(network, Sequence) and all(isinstance(n, str) and n for n in network):
+        given = tuple(network)
+    else:
+        raise InvalidRequest("network", f"{network!r} is not a network choice", "give 'ecosystem:network', or a list of them")
+    for name in given:  # an unknown name is said plainly, before any connection
+        NetworkChoice(name).names()
+    return NetworkChoice(given[0] if given else None, explorer_url, api_key, tuple(targets or ()), given)
+
+
+def _bound(choice: NetworkChoice, provider: Any) -> NetworkChoice:
+    """The choice for the network actually connected (None meant 'the connected one')."""
+    if choice.network:
+        return choice
+    return choice.for_network(connected_label(provider))
+
+
+def _names_active(network: str, provider: Any) -> bool:
+    parts = [p for p in network.split(":")]
+    label = [provider.network.ecosystem.name, provider.network.name, provider.name]
+    return all(not given or given == have for given, have in zip(parts, label)) and len(parts) <= 3 and bool(parts[0])
+
+
+def _contracts(contracts: Sequence[Contract]) -> list[tuple[Optional[str], Optional[str]]]:
+    """(name, address) per contract given; either may be None, not both."""
+    if not contracts:
+        raise InvalidRequest("contracts", "none given", "give an address, a contract name, or 'Name@0x…'")
+    wanted = []
+    for contract in contracts:
+        if isinstance(contract, tuple):
+            if len(contract) != 2 or not isinstance(contract[0], (str, type(None))):
+                raise InvalidRequest("contracts", f"{contract!r} is not a (name, address) pair", "give ('Name', '0x…')")
+            wanted.append((contract[0], _address(contract[1], "contracts")))
+        elif not isinstance(contract, str):
+            address = getattr(contract, "address", None)
+            if address is None:
+                raise InvalidRequest("contracts", f"{contract!r} is not a contract", "give an address, a contract name, or 'Name@0x…'")
+            contract_type = getattr(contract, "contract_type", None)
+            wanted.append((getattr(contract_type, "name", None), _address(str(address), "contracts")))
+        elif "@0x" in contract:  # a name may hold "@" (a dependency's path): the address is last
+            name, _, address = contract.rpartition("@")
+            if not name:
+                raise InvalidRequest("contracts", f"{contract!r} has no name before '@'", "give 'Name@0x…', or the address alone")
+            wanted.append((name, _address(address, "contracts")))
+        elif is_address(contract):
+            wanted.append((None, contract))
+        elif contract.startswith("0x") or not contract.strip():
+            raise InvalidRequest("contracts", f"{contract!r} is not an address", "give 0x followed by 40 hex digits")
+        else:
+            wanted.append((contract, None))
+    return wanted
+
+
+def _resolve(wanted: list[tuple[Optional[str], Optional[str]]], choice: NetworkChoice, provider: Any, warn: Warn) -> list[tuple[Optional[str], str]]:
+    """Names without an address become their recorded deployments on the connected network."""
+    from ape import project
+
+    from ape_contract_verify.workflow.choice import chain_id_of
+    from ape_contract_verify.workflow.recorded import records_on
+
+    pairs: list[tuple[Optional[str], str]] = []
+    for name, address in wanted:
+        if address is not None:
+            pairs.append((name, address))
+            continue
+        recorded = [(name, a) for _, a in records_on(project, chain_id_of(provider), warn, name).deployments]
+        if not recorded:
+            raise NoRecords(f"No recorded deployment of {name} on {choice.label()}. Give its address: '{name}@0x…'")
+        pairs += recorded
+    return pairs
+
+
+def _address(value: str, param: str) -> str:
+    if not isinstance(value, str) or not is_address(value):
+        raise InvalidRequest(param, f"{value!r} is not an address", "give 0x followed by 40 hex digits")
+    return value
+
+
+def _format(code_format: str) -> str:
+    if code_format not in FORMATS:
+        raise InvalidRequest("code_format", f"{code_format!r} is not a format", f"give one of {', '.join(FORMATS)}")
+    return code_format
+
+
+def _workers(workers: Any, maximum: int = 64) -> int:
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= maximum:
+        raise InvalidRequest("workers", f"{workers!r} is not a number of workers", f"give a whole number from 1 to {maximum}")
+    return workers
+
+
+def _options(code_format: Optional[str], workers: Optional[int], check: Any = None, force: Any = False) -> None:
+    if code_format is not None:
+        _format(code_format)
+    if workers is not None:
+        _workers(workers)
+    for name, value in (("check", check), ("force", force)):
+        if value is not None and not isinstance(value, bool):
+            raise InvalidRequest(name, f"{value!r} is not True, False or None", f"give {name}=True or {name}=False")
+
+
+def _run(code_format: Optional[str], check: Optional[bool], force: bool, workers: Optional[int],
+         on_progress: Optional[Progress]) -> VerificationRun:
+    """A VerificationRun with the config's options and the call's overrides, on the process's
+    embedded local explorer (so `Contract(address)`, links and `status()` later in the process see
+    what it verified, as after the deploy hook)."""
+    from ape import config, project
+
+    from ape_contract_verify.workflow.verification import Options
+
+    _options(code_format, workers)
+    cfg = config.get_config("contract_verify")
+    options = Options.from_config(cfg, code_format, check, force=bool(force))
+    return VerificationRun(project, options, workers=workers or cfg.workers, on_progress=on_progress,
+                           client_options={"max_retries": cfg.max_retries}, shared_local=True)
+
+
+def _open(run: VerificationRun, choice: NetworkChoice, provider: Any) -> str:
+    """Open the targets of the connected network in `run`; returns the network's label."""
+    from ape_contract_verify.evm.chain import ApeProviderChain
+    from ape_contract_verify.workflow.choice import chain_id_of
+
+    label = choice.one_network().label()
+    run.add_network(label, choice.targets(chain_id_of(provider)), provider, ApeProviderChain(provider))
+    return label

@@ -1,0 +1,111 @@
+"""Which network and which explorers: what a command's --network/--target/--explorer-url/--api-key
+or the Python API's keywords ask for, resolved without connecting to a node (ecosystem, network and
+chain id come from Ape's network manager). Bad choices raise `InvalidRequest`, naming the API's
+parameter; the CLI turns that into a usage error on its option.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from ape_contract_verify.exceptions import InvalidRequest
+
+
+@dataclass
+class NetworkChoice:
+    """What the caller asked for; `targets()` resolves it (lazily: it loads Ape's networks and config)."""
+
+    network: Optional[str] = None
+    explorer_url: Optional[str] = None
+    api_key: Optional[str] = None
+    target_names: tuple[str, ...] = ()
+    networks: tuple[str, ...] = ()  # every network given (only `verify_all` and `status` take several)
+
+    def __repr__(self) -> str:  # never show the key
+        return (
+            f"{type(self).__name__}(network={self.network!r}, targets={list(self.target_names)!r}, "
+            f"explorer_url={self.explorer_url!r}, api_key=***)"
+        )
+
+    def one_network(self) -> "NetworkChoice":
+        if len(self.networks) > 1:
+            raise InvalidRequest("network", "several networks given", "give one network here; verify_all and status take several")
+        return self
+
+    def for_network(self, network: Optional[str]) -> "NetworkChoice":
+        return type(self)(network, self.explorer_url, self.api_key, self.target_names, (network,) if network else ())
+
+    def names(self) -> tuple[str, str, Optional[int]]:
+        """(ecosystem, network, chain id) without connecting."""
+        from ape import networks
+
+        choice = (self.network or "").strip()
+        parts = choice.split(":") if choice else []
+        try:
+            if parts and parts[0] and parts[0] not in networks.ecosystem_names and len(parts) == 1:
+                # a bare network name of the default ecosystem, e.g. `sepolia`
+                ecosystem = networks.default_ecosystem
+                parts = [ecosystem.name, parts[0]]
+            else:
+                ecosystem = networks.get_ecosystem(parts[0]) if parts and parts[0] else networks.default_ecosystem
+            network_name = parts[1] if len(parts) > 1 and parts[1] else ecosystem.default_network_name
+            network = ecosystem.get_network(network_name)
+        except Exception as err:  # Ape raises several types for unknown names
+            raise InvalidRequest("network", f"{choice!r}: {err}", "give ecosystem:network, e.g. ethereum:sepolia") from None
+        chain_id = None
+        if not network.is_local:
+            try:
+                chain_id = int(network.chain_id)
+            except Exception:
+                chain_id = None  # custom networks may only know it once connected
+        return ecosystem.name, network.name, chain_id
+
+    def label(self) -> str:
+        ecosystem, network, _ = self.names()
+        return f"{ecosystem}:{network}"
+
+    def target(self) -> Any:
+        """The ExplorerTarget (url None = the local network's embedded explorer)."""
+        from ape import config
+
+        from ape_contract_verify.client.targets import resolve_target
+
+        ecosystem, network, chain_id = self.names()
+        return resolve_target(
+            ecosystem, network, chain_id, explorer_url=self.explorer_url, api_key=self.api_key,
+            config=config.get_config("contract_verify"),
+        )
+
+    def targets(self, chain_id: Optional[int] = None) -> list:
+        """Every Target that runs for the chosen network: the names given, else contract_verify.targets,
+        else every configured and known one. `chain_id` once connected (custom networks)."""
+        from ape import config
+
+        from ape_contract_verify.client.targets import resolve_targets
+
+        ecosystem, network, known_id = self.names()
+        return resolve_targets(
+            ecosystem, network, known_id if known_id is not None else chain_id,
+            config=config.get_config("contract_verify"), names=self.target_names,
+            explorer_url=self.explorer_url, api_key=self.api_key,
+        )
+
+    def read_target(self) -> Any:
+        """The one target a read (abi, source, a GUID's status) asks: the one named, else the `etherscan` one."""
+        if len(self.target_names) > 1:
+            raise InvalidRequest("targets", "several targets given for a read", "give one target to read from")
+        return self.targets()[0] if self.target_names else self.target()
+
+
+def connected_label(provider: Any) -> str:
+    """`ecosystem:network` of a connected provider."""
+    return f"{provider.network.ecosystem.name}:{provider.network.name}"
+
+
+def chain_id_of(provider: Any) -> Optional[int]:
+    try:
+        return int(provider.chain_id)
+    except Exception:  # a node that cannot say: the targets known by name still resolve
+        return None
+

@@ -1,0 +1,141 @@
+"""Verifying what was recorded (`verify_all`, `ape verify all`): which networks have records, what
+each recorded address still needs on each target (upgrades followed: `upgrades.plan`), and the
+ledger's note of how each ended, so a second run does only what is left.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, Iterable, Optional
+
+from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.workflow.choice import NetworkChoice
+from ape_contract_verify.workflow.records import Records
+from ape_contract_verify.workflow.run import Item, VerificationRun
+from ape_contract_verify.workflow.verification import Report
+
+Warn = Callable[[str], None]
+
+
+class NoRecords(ContractVerifyError):
+    """Nothing recorded where records were asked for."""
+
+
+def network_choices(project: Any, choice: NetworkChoice, all_networks: bool, warn: Warn) -> list[NetworkChoice]:
+    """One NetworkChoice per network: each one given, or with `all_networks` every network with
+    recorded deployments (the plugin's records and ape-config.yaml's deployments:)."""
+    if all_networks:
+        from ape_contract_verify.exceptions import InvalidRequest
+        from ape_contract_verify.workflow.records import recorded_networks
+
+        if choice.networks:
+            raise InvalidRequest("network", "a network given with all_networks", "give networks or all_networks, not both")
+        found, problems = recorded_networks(project)
+        for problem in problems:
+            warn(problem)
+        if not found:
+            raise NoRecords("no network has recorded deployments; deploy with `ape run`, or give a network")
+        choice = dataclasses.replace(choice, networks=tuple(found))
+    return [choice.for_network(n) for n in choice.networks] or [choice]
+
+
+def records_on(project: Any, chain_id: int, warn: Warn, name: Optional[str] = None) -> Records:
+    """The recorded deployments on the connected network (of `name` only, when given); records that
+    could not be read are warned about. An unknown `name` raises (`find_artifact`'s error), and so
+    do records that could not be read at all: "none" would be a wrong answer."""
+    from ape_contract_verify.workflow.records import recorded_deployments
+
+    records = recorded_deployments(project, chain_id, name)
+    for problem in records.problems:
+        warn(problem)
+    if not records.deployments and records.problems:
+        raise NoRecords("no deployment could be read from the records (see the warnings); give an address instead")
+    return records
+
+
+class RecordedBatch:
+    """Every recorded deployment of the networks added, planned against the ledger and the chain,
+    then verified in one `VerificationRun`, each ending written to its network's ledger."""
+
+    def __init__(self, run: VerificationRun, project: Any, warn: Warn):
+        self.run = run
+        self.project = project
+        self.warn = warn
+        self.items: list[Item] = []
+        self.current: list[Report] = []  # proxies whose links match the chain: nothing sent
+        self._ledgers: dict[str, Any] = {}
+        self._names: dict[tuple[str, str], str] = {}  # (network, address) -> the name it was recorded under
+
+    def add_network(self, choice: NetworkChoice, provider: Any) -> None:
+        """Open `choice`'s targets on the connected `provider` and plan its recorded deployments."""
+        from ape_contract_verify.evm.chain import ApeProviderChain
+        from ape_contract_verify.workflow.choice import chain_id_of
+        from ape_contract_verify.workflow.ledger import Ledger
+
+        label = choice.label()
+        chain_id = chain_id_of(provider)
+        ledger = Ledger.for_chain(self.project, chain_id)
+        records = records_on(self.project, chain_id, self.warn)
+        if not records.deployments:
+            raise NoRecords(
+                f"No recorded deployments on {label}. Deploy with `ape run` (the plugin records what it "
+                "deploys), or verify one by address with `verify`."
+            )
+        self.run.add_network(label, choice.targets(chain_id), provider, ApeProviderChain(provider))
+        self._ledgers[label] = ledger
+        try:
+            entries = {e["address"].lower(): e for e in ledger.entries()}
+        except ContractVerifyError:  # records_on warned: verify as if nothing were recorded
+            entries = {}
+        reader = ApeProviderChain(provider)
+        for name, address in records.deployments:
+            self._names[(label, address.lower())] = name
+            self.items += plan_items(
+                self.run, entries.get(address.lower()), label, address, records.types.get(address.lower()), reader, self.current
+            )
+
+    def verify(self) -> list[Report]:
+        def done(item: Item, reports: list[Report]) -> None:
+            urls = {d.target.name: d.target.url for d in self.run.targets_of(item.network)}
+            record_outcome(self._ledgers[item.network], self._names[(item.network, item.address.lower())], item, reports, urls, self.warn)
+
+        return self.run.verify(self.items, on_done=done) + self.current
+
+
+def plan_items(run: VerificationRun, entry: Any, label: str, address: str, deployed_type: Optional[str],
+               reader: Any, current: list[Report]) -> list[Item]:
+    """The items for one recorded address (workflow/upgrades.plan): as before, except a proxy the
+    ledger linked, which costs calls only on targets where it moved (a relink) or did not end well."""
+    from ape_contract_verify.protocol.answers import Outcome
+    from ape_contract_verify.workflow.upgrades import plan
+
+    names = {d.target.name: d.target.url for d in run.targets_of(label)}
+    todo = plan(entry, names, reader, address)
+    item = Item(label, address, deployed_type=deployed_type)
+    items = []
+    if todo.verify:
+        items.append(dataclasses.replace(item, targets=None if len(todo.verify) == len(names) else frozenset(todo.verify)))
+    items += [dataclasses.replace(item, targets=frozenset({t}), relink=todo.implementation) for t in sorted(todo.relink)]
+    for target in sorted(todo.current):
+        # One row for the proxy: its source and its link to what the chain holds, as the ledger says.
+        current.append(Report(
+            item.label, address, Outcome.ALREADY_VERIFIED, "verified, and linked to the implementation on chain: nothing sent",
+            target=target, network=label, implementation=todo.implementation,
+        ))
+    return items
+
+
+def record_outcome(ledger: Any, name: str, item: Item, reports: Iterable[Report], urls: dict, warn: Warn) -> None:
+    """The ledger keeps each target's ending per address (the explorer, not the ledger, says what is
+    verified: the ledger may speak of another explorer), and a proxy's link."""
+    from ape_contract_verify.workflow.upgrades import record_links
+    from ape_contract_verify.workflow.verification import outcome_for
+
+    reports = list(reports)
+    try:
+        if (report := outcome_for(item.address, reports)) is not None:
+            ledger.record_target(name, item.address, report.target, str(report.outcome), report.reason)
+        relinked = (next(iter(item.targets)), item.relink) if item.relink and item.targets else None
+        record_links(ledger, name, item.address, reports, urls, relinked)
+    except ContractVerifyError as err:  # already warned about; the verification stands
+        warn(str(err))
