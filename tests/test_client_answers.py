@@ -1,4 +1,4 @@
-"""Every answer listed in explorer-behaviour.md, replayed over real HTTP, becomes a typed outcome."""
+"""Every answer listed in docs/explorer-behaviour.md, replayed over real HTTP, becomes a typed outcome."""
 
 import json
 

@@ -124,7 +124,7 @@ CASES = {
 }
 
 
-# Etherscan's own words, which each cause's reason starts with (explorer-behaviour.md).
+# Etherscan's own words, which each cause's reason starts with (docs/explorer-behaviour.md).
 MISMATCH = "Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. "
 LEADS = {
     "library": "Library was required but suitable match not found: ",

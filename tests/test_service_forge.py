@@ -1,7 +1,7 @@
 """Foundry's own client against the local explorer: `forge verify-contract --verifier custom`
 verifies a contract that `forge create` deployed to anvil, and a wrong `--constructor-args` fails.
 
-Offline, as offline-toolchain.md says: solc where svm looks (a copy of the solc-js shim under a
+Offline, as docs/offline-toolchain.md says: solc where svm looks (a copy of the solc-js shim under a
 temporary HOME), the version with its commit, no cache/ or out/ when verifying, `offline = true`.
 """
 

@@ -34,7 +34,7 @@ class Texts:
     PROXY_NO_DELEGATECALL = (
         "This contract does not look like it contains any delegatecall opcode sequence."
     )
-    # Further texts real explorers answer with (explorer-behaviour.md). A failure's detail follows
+    # Further texts real explorers answer with (docs/explorer-behaviour.md). A failure's detail follows
     # Etherscan's own words for its cause: clients match on them (hardhat-verify on the first).
     CHECK_CONSTRUCTOR_ARGUMENTS = "Please check if the correct constructor argument was entered."
     BYTECODE_MISMATCH = (

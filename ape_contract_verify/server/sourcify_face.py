@@ -1,7 +1,7 @@
 """The local explorer's Sourcify face: Sourcify API v2 (submit, job, lookup) at the server's root,
 beside the Etherscan face at /api, on the same store and the same job queue.
 
-Shapes and status codes are Sourcify 3.12.1's (tests/data and ../shared/spec/sourcify-answers):
+Shapes and status codes are Sourcify 3.12.1's (tests/data/sourcify-answers):
 submit 202 `{verificationId}`, 409 `already_verified`, 400 `invalid_parameter`/`unsupported_chain`;
 a job answer is always 200; an unknown job 404 `job_not_found`; a lookup of an unverified
 contract 404 with null matches. Errors carry `customCode`, `message` and `errorId`. An unexpected
