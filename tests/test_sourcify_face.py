@@ -353,3 +353,20 @@ def test_a_lookup_reads_proxy_detection_in_one_round_trip(tmp_path):
     assert data["runtimeBytecode"]["onchainBytecode"] == "0x" + RUNTIME.hex()
     reads = [post for post in node.posts if not (isinstance(post, dict) and post["method"] == "eth_chainId")]
     assert len(reads) == 1 and isinstance(reads[0], list)  # code and proxy slots: one round trip
+
+
+def test_an_explorer_gone_leaves_no_shared_reads_behind(tmp_path):
+    import gc
+    import weakref
+
+    from ape_contract_verify.server.api import ExplorerService
+    from ape_contract_verify.server.store import Store
+
+    store = Store(tmp_path / "explorer.sqlite")
+    service = ExplorerService(store, DictChain())
+    assert sourcify_face._live_reads(service) is sourcify_face._live_reads(service)  # one per explorer
+    gone = weakref.ref(service)
+    del service
+    gc.collect()
+    assert gone() is None  # its shared reads did not keep it alive
+    store.close()

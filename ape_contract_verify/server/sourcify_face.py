@@ -243,7 +243,8 @@ async def lookup(service: Any, request: Request) -> Response:
 def _live_reads(service: Any) -> SharedReads:
     reads = _LIVE.get(service)
     if reads is None:
-        reads = _LIVE[service] = SharedReads(lambda key: _read_chain(service, *key))
+        owner = weakref.ref(service)  # the entry must not keep its own key alive
+        reads = _LIVE[service] = SharedReads(lambda key: _read_chain(owner(), *key))
     return reads
 
 
@@ -254,7 +255,7 @@ def _read_chain(service: Any, address: str, runtime: bool, proxy: bool) -> dict[
     if proxy:  # proxy detection's first reads in one round trip, where the reader can
         batch = getattr(service.chain, "code_and_slots", None)
         try:
-            chain = _Read(chain, address, *batch(address, PROXY_SLOTS)) if callable(batch) else chain
+            chain = _ReadAhead(chain, address, *batch(address, PROXY_SLOTS)) if callable(batch) else chain
         except Exception:  # the reads one by one say what failed, where the answer has room for it
             pass
     live: dict[str, Any] = {}
@@ -265,7 +266,7 @@ def _read_chain(service: Any, address: str, runtime: bool, proxy: bool) -> dict[
     return live
 
 
-class _Read:
+class _ReadAhead:
     """A reader with the code and some slots of one address already read."""
 
     def __init__(self, base: Any, address: str, code: bytes, words: list[bytes]):
