@@ -37,7 +37,8 @@ ABI = [
 # -- the load generator (runs in the second process) -----------------------------------------
 
 
-async def _connection(host: str, port: int, request: bytes, stop_at: float, latencies: list, errors: list):
+async def _connection(host: str, port: int, request: bytes, stop_at: float, latencies: list, errors: list,
+                      expect: bytes = b'"status":"1"'):
     reader, writer = await asyncio.open_connection(host, port)
     try:
         while time.perf_counter() < stop_at:
@@ -50,19 +51,20 @@ async def _connection(host: str, port: int, request: bytes, stop_at: float, late
                     length = int(line[15:])
             body = await reader.readexactly(length)
             latencies.append(time.perf_counter() - started)
-            if not head.startswith(b"HTTP/1.1 200") or b'"status":"1"' not in body:
+            if not head.startswith(b"HTTP/1.1 200") or expect not in body:
                 errors.append(head.split(b"\r\n", 1)[0].decode() + " " + body[:80].decode(errors="replace"))
     finally:
         writer.close()
 
 
-async def _load(host: str, port: int, path: str, connections: int, seconds: float) -> dict:
+async def _load(host: str, port: int, path: str, connections: int, seconds: float,
+                expect: bytes = b'"status":"1"') -> dict:
     request = f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode()
     latencies: list[float] = []
     errors: list[str] = []
     started = time.perf_counter()
     stop_at = started + seconds
-    await asyncio.gather(*(_connection(host, port, request, stop_at, latencies, errors) for _ in range(connections)))
+    await asyncio.gather(*(_connection(host, port, request, stop_at, latencies, errors, expect) for _ in range(connections)))
     elapsed = time.perf_counter() - started
     latencies.sort()
     return {
@@ -83,8 +85,9 @@ def load_main(argv: list[str]) -> None:
     parser.add_argument("--path", required=True)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--seconds", type=float, default=5)
+    parser.add_argument("--expect", default='"status":"1"', help="bytes every 200 answer's body must hold")
     args = parser.parse_args(argv)
-    result = asyncio.run(_load(args.host, args.port, args.path, args.connections, args.seconds))
+    result = asyncio.run(_load(args.host, args.port, args.path, args.connections, args.seconds, args.expect.encode()))
     print(json.dumps(result))
 
 
@@ -98,9 +101,9 @@ class _NoChain:
         raise RuntimeError(f"the getabi path read the chain ({name})")
 
 
-def _run_load(port: int, path: str, connections: int, seconds: float) -> dict:
+def _run_load(port: int, path: str, connections: int, seconds: float, expect: str = '"status":"1"') -> dict:
     command = [sys.executable, __file__, "--load", "--host", "127.0.0.1", "--port", str(port), "--path", path,
-               "--connections", str(connections), "--seconds", str(seconds)]
+               "--connections", str(connections), "--seconds", str(seconds), "--expect", expect]
     out = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60)
     if out.returncode != 0:
         raise SystemExit(f"load generator failed: {out.stderr[-2000:]}")

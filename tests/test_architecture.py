@@ -109,7 +109,7 @@ def test_every_imported_package_is_declared():
 @pytest.mark.parametrize(
     "module, line, rule",
     [
-        ("evm/bytecode.py", "import cbor2", "DEP003"),  # installed only because vyper needs it
+        ("evm/bytecode.py", "import toolz", "DEP003"),  # installed only because cytoolz needs it
         ("server/pages.py", "from jinja2 import Template", "DEP001"),  # not installed at all
     ],
 )

@@ -6,7 +6,8 @@ import json
 from typing import Any, Optional
 
 from ape_contract_verify.derive.artifacts import Artifact
-from ape_contract_verify.engine.compare import abi_type, constructor_arguments_reason, constructor_inputs
+from ape_contract_verify.engine.compare import constructor_arguments_reason, constructor_inputs
+from ape_contract_verify.evm.abi import abi_type
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.protocol.values import checksum as _checksum
 

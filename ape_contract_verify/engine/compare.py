@@ -14,6 +14,7 @@ from typing import Any, Callable, Optional
 
 from ape_contract_verify.engine.compilers import CompilerError, parse_compiler_version
 from ape_contract_verify.evm import bytecode as bc
+from ape_contract_verify.evm.abi import abi_type
 from ape_contract_verify.evm.chain import Creation
 from ape_contract_verify.protocol.answers import Texts
 
@@ -245,14 +246,6 @@ def constructor_inputs(abi: list) -> list[dict]:
         if item.get("type") == "constructor":
             return list(item.get("inputs") or [])
     return []
-
-
-def abi_type(item: dict) -> str:
-    """The canonical type, tuples spelt out: `(uint256,address)[]`."""
-    kind = str(item.get("type", ""))
-    if kind.startswith("tuple"):
-        return "(" + ",".join(abi_type(c) for c in item.get("components") or []) + ")" + kind[len("tuple"):]
-    return kind
 
 
 def argument_differences(submitted: str, deployed: str, inputs: list[dict]) -> str:

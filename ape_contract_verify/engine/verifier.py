@@ -15,7 +15,6 @@ from ape_contract_verify.engine.compare import (
     Compiled,
     Failure,
     FailureKind,
-    abi_type,
     compare,
     constructor_arguments_reason,
     constructor_inputs,
@@ -32,6 +31,7 @@ from ape_contract_verify.engine.compilers import (
     with_output_selection,
 )
 from ape_contract_verify.engine.diagnose import DEFAULT_COMPILES, diagnose
+from ape_contract_verify.evm.abi import abi_type
 from ape_contract_verify.evm.chain import ChainError, ChainReader
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.protocol.values import ADDRESS

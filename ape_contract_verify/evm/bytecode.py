@@ -8,8 +8,12 @@ libraries). These functions know nothing about the service, so other checks reus
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional, Union
+
+import cbor2
+
 from ape_contract_verify.protocol.values import hex_to_bytes
 
 Code = Union[bytes, bytearray, str]
@@ -42,54 +46,33 @@ class _CborError(ValueError):
     pass
 
 
-def _cbor_decode(data: bytes, pos: int, depth: int = 0) -> tuple[Any, int]:
-    """A minimal CBOR decoder (ints, strings, arrays, maps, simple values): (value, next position)."""
-    if depth > 8 or pos >= len(data):
-        raise _CborError("truncated")
-    initial = data[pos]
-    major, info = initial >> 5, initial & 0x1F
-    pos += 1
-    if info < 24:
-        arg = info
-    elif info in (24, 25, 26, 27):
-        size = 1 << (info - 24)
-        if pos + size > len(data):
-            raise _CborError("truncated")
-        arg = int.from_bytes(data[pos : pos + size], "big")
-        pos += size
-    else:
-        raise _CborError("indefinite lengths are not used in metadata")
-    if major == 0:
-        return arg, pos
-    if major == 1:
-        return -1 - arg, pos
-    if major in (2, 3):
-        if pos + arg > len(data):
-            raise _CborError("truncated")
-        raw = data[pos : pos + arg]
-        if major == 3:
-            try:
-                return raw.decode("utf-8"), pos + arg
-            except UnicodeDecodeError as err:
-                raise _CborError("bad text") from err
-        return raw, pos + arg
-    if major == 4:
-        items = []
-        for _ in range(arg):
-            item, pos = _cbor_decode(data, pos, depth + 1)
-            items.append(item)
-        return items, pos
-    if major == 5:
-        mapping = {}
-        for _ in range(arg):
-            key, pos = _cbor_decode(data, pos, depth + 1)
-            if not isinstance(key, str):
-                raise _CborError("metadata keys are text")
-            mapping[key], pos = _cbor_decode(data, pos, depth + 1)
-        return mapping, pos
-    if major == 7 and info in (20, 21, 22):
-        return {20: False, 21: True, 22: None}[info], pos
-    raise _CborError("unsupported CBOR item")
+_MAX_DEPTH = 8  # metadata nests two levels; garbage that parses deeper is not metadata
+_PLAIN = (int, str, bytes, bool, type(None))
+
+
+def _plain(value: Any, depth: int = 0) -> bool:
+    """Only what compiler metadata holds: ints, strings, byte strings, arrays, maps with text keys,
+    true/false/null. cbor2 also decodes floats, tags and simple values; here they mark garbage."""
+    if depth > _MAX_DEPTH:
+        return False
+    if isinstance(value, list):
+        return all(_plain(item, depth + 1) for item in value)
+    if isinstance(value, dict):
+        return all(isinstance(key, str) and _plain(item, depth + 1) for key, item in value.items())
+    return isinstance(value, _PLAIN) and not isinstance(value, float)
+
+
+def _cbor_decode(data: bytes, pos: int) -> tuple[Any, int]:
+    """The CBOR item at data[pos:] (cbor2; what follows it is ignored): (value, next position)."""
+    stream = io.BytesIO(data)  # shares `data`'s buffer: no copy per try
+    stream.seek(pos)
+    try:
+        value = cbor2.CBORDecoder(stream).decode()  # reads one byte at a time: tell() is the item's end
+    except (cbor2.CBORDecodeError, ValueError, OverflowError, RecursionError) as err:
+        raise _CborError(str(err)) from None
+    if not _plain(value):
+        raise _CborError("not compiler metadata")
+    return value, stream.tell()
 
 
 @dataclass(frozen=True)
@@ -120,6 +103,8 @@ class MetadataSegment:
 
 
 def _segment_at(code: bytes, start: int) -> Optional[MetadataSegment]:
+    if start >= len(code) or code[start] >> 5 not in (4, 5):  # metadata is a map (Vyper's: an array)
+        return None
     try:
         value, end = _cbor_decode(code, start)
     except _CborError:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Any, Optional
+from ape_contract_verify.evm.abi import abi_type, selector as abi_selector, signature as abi_signature
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.protocol.values import ADDRESS, checksum
 
@@ -22,23 +23,10 @@ class InputError(ContractVerifyError, ValueError):
     """A form value that does not fit its ABI type; the text names the parameter and the fix."""
 
 
-def canonical_type(param: dict) -> str:
-    """The ABI type as eth_abi spells it: tuples expanded to `(t1,t2)` with their array suffix."""
-    kind = str(param.get("type", ""))
-    if kind.startswith("tuple"):
-        inner = ",".join(canonical_type(c) for c in param.get("components") or [])
-        return f"({inner}){kind[len('tuple'):]}"
-    return kind
-
-
-def signature(item: dict) -> str:
-    return f"{item.get('name', '')}({','.join(canonical_type(p) for p in item.get('inputs') or [])})"
-
-
-def selector(item: dict) -> bytes:
-    from eth_utils import keccak
-
-    return keccak(text=signature(item))[:4]
+# The ABI's type strings and selectors are evm/abi.py's (eth_utils); these names are the pages'.
+canonical_type = abi_type
+signature = abi_signature
+selector = abi_selector
 
 
 def functions(abi: list, read: bool) -> list[dict]:
@@ -227,8 +215,7 @@ def describe_revert(abi: list, data: bytes) -> str:
             return f"reverted: Panic(0x{decode(['uint256'], payload)[0]:02x})"
         for item in abi:
             if isinstance(item, dict) and item.get("type") == "error" and "name" in item:
-                signature_text = f"{item['name']}({','.join(canonical_type(p) for p in item.get('inputs') or [])})"
-                if keccak_selector(signature_text) == selector:
+                if abi_selector(item) == selector:
                     inputs = item.get("inputs") or []
                     values = decode([canonical_type(p) for p in inputs], payload)
                     shown = ", ".join(str(show(p, v)) for p, v in zip(inputs, values))
@@ -236,12 +223,6 @@ def describe_revert(abi: list, data: bytes) -> str:
     except Exception:  # data that does not decode as its selector promises: show it raw
         pass
     return f"reverted: custom error 0x{selector.hex()}" + (f" (data 0x{payload.hex()})" if payload else "")
-
-
-def keccak_selector(signature_text: str) -> bytes:
-    from eth_utils import keccak
-
-    return keccak(text=signature_text)[:4]
 
 
 def decode_constructor(abi: list, hex_args: str) -> Optional[list[dict]]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+import weakref
 from typing import Any, Callable, Optional
 
 from starlette.concurrency import run_in_threadpool
@@ -23,11 +24,16 @@ from starlette.routing import Route
 from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.protocol import forms
 from ape_contract_verify.protocol import sourcify as sfy
+from ape_contract_verify.evm.proxies import (
+    EIP1822_PROXIABLE_SLOT, EIP1967_BEACON_SLOT, EIP1967_IMPLEMENTATION_SLOT, OZ_LEGACY_SLOT,
+)
+from ape_contract_verify.evm.wrappers import MemoizingChain
 from ape_contract_verify.protocol.values import checksum, hex_to_bytes
 from ape_contract_verify.server import params as p
 from ape_contract_verify.server import sourcify_results
 from ape_contract_verify.server.jobs import code_hash, request_to_payload
 from ape_contract_verify.server.params import BadRequest
+from ape_contract_verify.server.shared_reads import SharedReads
 from ape_contract_verify.server.store import DONE, SOURCIFY, VerifiedContract
 from ape_contract_verify.logs import SERVER, get_logger
 
@@ -49,6 +55,10 @@ SUBFIELDS = {
     "proxyResolution": ("isProxy", "proxyType", "implementations"),
 }
 MAX_LIST = 200
+# The slots proxy detection reads at every address that is not an EIP-1167 clone (evm/proxies.py).
+PROXY_SLOTS = (EIP1967_IMPLEMENTATION_SLOT, EIP1967_BEACON_SLOT, EIP1822_PROXIABLE_SLOT, OZ_LEGACY_SLOT)
+# Per explorer: its lookups' chain reads, shared by the lookups waiting for the same ones.
+_LIVE: "weakref.WeakKeyDictionary[Any, SharedReads]" = weakref.WeakKeyDictionary()
 ROUTES_TEXT = ("POST /v2/verify/{chainId}/{address}, GET /v2/verify/{verificationId}, "
                "GET /v2/contract/{chainId}/{address}, GET /v2/contracts/{chainId}, GET /chains, GET /health")
 
@@ -214,7 +224,9 @@ async def lookup(service: Any, request: Request) -> Response:
     summary = _summary(service, contract, chain)
     if wanted is None:
         return JSONResponse(summary)
-    full = {**await run_in_threadpool(_details, service, contract, {w.partition(".")[0] for w in wanted}), **summary}
+    tops = {w.partition(".")[0] for w in wanted}
+    live = await _live_reads(service).get((contract.address, "runtimeBytecode" in tops, "proxyResolution" in tops))
+    full = {**await run_in_threadpool(_details, contract, tops, live), **summary}
     answer: dict[str, Any] = {}
     for name in wanted:
         top, _, part = name.partition(".")
@@ -228,9 +240,54 @@ async def lookup(service: Any, request: Request) -> Response:
     return JSONResponse(answer)
 
 
-def _details(service: Any, contract: VerifiedContract, tops: set[str]) -> dict[str, Any]:
-    """The fields beyond the summary, from the store (and the chain for the on-chain runtime code
-    and proxies). Fields this explorer does not keep are null (storage layouts, compiler output)."""
+def _live_reads(service: Any) -> SharedReads:
+    reads = _LIVE.get(service)
+    if reads is None:
+        owner = weakref.ref(service)  # the entry must not keep its own key alive
+        reads = _LIVE[service] = SharedReads(lambda key: _read_chain(owner(), *key))
+    return reads
+
+
+def _read_chain(service: Any, address: str, runtime: bool, proxy: bool) -> dict[str, Any]:
+    """What a lookup reads live from the chain: the runtime code and the proxy resolution, the code
+    read once for both (proxy detection starts with it)."""
+    chain = MemoizingChain(service.chain)
+    if proxy:  # proxy detection's first reads in one round trip, where the reader can
+        batch = getattr(service.chain, "code_and_slots", None)
+        try:
+            chain = _ReadAhead(chain, address, *batch(address, PROXY_SLOTS)) if callable(batch) else chain
+        except Exception:  # the reads one by one say what failed, where the answer has room for it
+            pass
+    live: dict[str, Any] = {}
+    if runtime:
+        live["runtime"] = "0x" + hex_to_bytes(chain.get_code(address)).hex()
+    if proxy:
+        live["proxy"] = _proxy(service, chain, address)
+    return live
+
+
+class _ReadAhead:
+    """A reader with the code and some slots of one address already read."""
+
+    def __init__(self, base: Any, address: str, code: bytes, words: list[bytes]):
+        self._base, self._address = base, address.lower()
+        self._code, self._words = code, dict(zip(PROXY_SLOTS, words))
+
+    def get_code(self, address: str) -> bytes:
+        return self._code if address.lower() == self._address else self._base.get_code(address)
+
+    def get_storage_at(self, address: str, slot: int) -> bytes:
+        if address.lower() == self._address and slot in self._words:
+            return self._words[slot]
+        return self._base.get_storage_at(address, slot)
+
+    def call(self, to: str, data: bytes) -> bytes:
+        return self._base.call(to, data)
+
+
+def _details(contract: VerifiedContract, tops: set[str], live: dict[str, Any]) -> dict[str, Any]:
+    """The fields beyond the summary, from the store (and `live`, the chain's runtime code and proxy
+    resolution). Fields this explorer does not keep are null (storage layouts, compiler output)."""
     kept = contract.details or {}
     std_input = _std_input(contract)
     settings = {k: v for k, v in (std_input.get("settings") or {}).items() if k != "outputSelection"}
@@ -242,8 +299,7 @@ def _details(service: Any, contract: VerifiedContract, tops: set[str]) -> dict[s
                                "recompiledBytecode": _hex(kept.get("recompiled_creation")),
                                "transformationValues": {"constructorArguments": "0x" + args} if args else {}}
     if "runtimeBytecode" in tops:
-        onchain = "0x" + hex_to_bytes(service.chain.get_code(contract.address)).hex()
-        out["runtimeBytecode"] = {**{part: None for part in _BYTECODE_PARTS}, "onchainBytecode": onchain,
+        out["runtimeBytecode"] = {**{part: None for part in _BYTECODE_PARTS}, "onchainBytecode": live["runtime"],
                                   "recompiledBytecode": _hex(kept.get("recompiled_runtime"))}
     block = kept.get("creation_block")
     out["deployment"] = {"transactionHash": kept.get("creation_tx"), "blockNumber": None if block is None else str(block),
@@ -262,7 +318,7 @@ def _details(service: Any, contract: VerifiedContract, tops: set[str]) -> dict[s
     out["userdoc"], out["devdoc"] = output.get("userdoc"), output.get("devdoc")
     out["stdJsonInput"] = {"language": language, "sources": out["sources"], "settings": settings}
     if "proxyResolution" in tops:
-        out["proxyResolution"] = _proxy(service, contract.address)
+        out["proxyResolution"] = live["proxy"]
     return out
 
 
@@ -276,11 +332,11 @@ def _std_input(contract: VerifiedContract) -> dict[str, Any]:
             "settings": dict(contract.settings or {})}
 
 
-def _proxy(service: Any, address: str) -> dict[str, Any]:
+def _proxy(service: Any, chain: Any, address: str) -> dict[str, Any]:
     from ape_contract_verify.evm.proxies import detect_proxy
 
     try:
-        info = detect_proxy(service.chain, address)
+        info = detect_proxy(chain, address)
     except Exception as err:
         return {"isProxy": None, "proxyType": None, "implementations": [], "proxyResolutionError": {
             "customCode": sfy.PROXY_RESOLUTION_ERROR, "message": f"{type(err).__name__}: {err}"}}

@@ -16,6 +16,7 @@ from typing import Any, Optional
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
+from ape_contract_verify.evm.abi import event_topic
 from ape_contract_verify.evm.chain import ChainError, TransactionFacts
 from ape_contract_verify.server import abi_io
 from ape_contract_verify.protocol.values import TX_HASH, checksum as _checksum
@@ -221,12 +222,10 @@ def _logs(store: Any, facts: TransactionFacts) -> str:
 
 
 def _events(store: Any, address: str) -> dict[bytes, str]:
-    from eth_utils import keccak
-
     found: dict[bytes, str] = {}
     for abi, _ in _abis(store, address):
         for item in abi:
             if isinstance(item, dict) and item.get("type") == "event" and item.get("name") and not item.get("anonymous"):
                 signature = abi_io.signature(item)
-                found.setdefault(keccak(text=signature), signature)
+                found.setdefault(event_topic(item), signature)
     return found

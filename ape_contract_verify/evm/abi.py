@@ -1,0 +1,37 @@
+"""An ABI entry's canonical types, signature, selector and event topic, written once, on
+eth_utils' ABI helpers: the engine decodes constructor arguments with these types, the explorer's
+forms encode calls and its transaction page names methods and events by these selectors.
+
+Our own code here is only the tolerance compiler-free ABIs need (a missing `type` or `inputs`, a
+tuple without `components`) and the signature's text: eth-utils' `abi_to_signature` is newer
+than the floor this package shares with eth-ape (eth-utils 2.1).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from eth_utils.abi import collapse_if_tuple, event_signature_to_log_topic, function_signature_to_4byte_selector
+
+
+def abi_type(param: Mapping[str, Any]) -> str:
+    """The canonical type, tuples spelt out with their array suffix: `(uint256,address)[]`."""
+    kind = param.get("type")
+    if not isinstance(kind, str) or (kind.startswith("tuple") and not param.get("components")):
+        param = {**param, "type": "" if kind is None else str(kind), "components": param.get("components") or []}
+    return collapse_if_tuple(param)
+
+
+def signature(item: Mapping[str, Any]) -> str:
+    """`name(type,…)` of a function, event or error entry."""
+    return f"{item.get('name', '')}({','.join(abi_type(p) for p in item.get('inputs') or [])})"
+
+
+def selector(item: Mapping[str, Any]) -> bytes:
+    """A function's (or custom error's) 4-byte selector."""
+    return function_signature_to_4byte_selector(signature(item))
+
+
+def event_topic(item: Mapping[str, Any]) -> bytes:
+    """An event's topic 0 (the keccak of its signature)."""
+    return event_signature_to_log_topic(signature(item))
