@@ -18,6 +18,9 @@ def main():
     deployer = accounts.test_accounts[0]
     pool_blueprint = deployer.declare(project.Pool).contract_address
     print(f"DEPLOYED PoolBlueprint {pool_blueprint}")
+    # The container's own declare, through the account (Ape caches nothing on this path).
+    spare = project.Pool.declare(sender=deployer).contract_address
+    print(f"DEPLOYED SparePoolBlueprint {spare}")
     gauge_blueprint = raw_blueprint(deployer, project.Gauge)
     print(f"DEPLOYED GaugeBlueprint {gauge_blueprint}")
     factory = deployer.deploy(project.Factory, pool_blueprint, gauge_blueprint)
