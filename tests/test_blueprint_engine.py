@@ -122,3 +122,26 @@ def test_a_different_body_is_said_as_such_never_as_a_setting(pool_creation, cut)
     assert "ERC-5202 blueprint" in result.reason and "compiled creation code" in result.reason
     assert f"at byte {40 if cut == 'edited' else len(body)} of the body" in result.reason, result.reason
     assert not [w for w in SETTING_WORDS if w in result.reason.lower()], result.reason
+
+
+def test_a_vyper_0_3_7_blueprint_sent_raw(tmp_path):
+    """Vyper 0.3.7 (ape-vyper's settings for it: paris, `optimize` a bool): the same body check."""
+    exe = REPO / ".vyper" / "0.3.7" / "bin" / "vyper"
+    assert exe.exists(), f"vyper 0.3.7 is missing at {exe}: run toolchain/install.sh"
+    source = (PROJECT / "contracts" / "Gauge.vy").read_text().replace("# @version 0.3.10", "# @version 0.3.7", 1)
+    (tmp_path / "Gauge.vy").write_text(source)
+    proc = subprocess.run([str(exe), "-f", "bytecode", "--evm-version", "paris", "Gauge.vy"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    creation = bytes.fromhex(proc.stdout.strip().removeprefix("0x"))
+    text = json.dumps({"language": "Vyper", "sources": {"contracts/Gauge.vy": {"content": source}},
+                       "settings": {"evmVersion": "paris", "optimize": True}})
+    submitted = VerificationRequest(address=ADDRESS, source_code=text, code_format=CodeFormat.VYPER_JSON,
+                                    contract_name="contracts/Gauge.vy:Gauge", compiler_version="vyper:0.3.7")
+    chain = BlueprintChain(blueprint.deploy_code(creation)[10:])
+    result = Verifier(chain).verify(submitted, diagnose_compiles=4)
+    assert (result.verified, result.match, result.blueprint) == (True, "full", True), result.reason
+    chain.code = chain.code[:23] + bytes([chain.code[23] ^ 1]) + chain.code[24:]  # byte 20 of the body
+    refused = Verifier(chain).verify(submitted, diagnose_compiles=4)
+    assert (refused.verified, refused.setting, refused.offset) == (False, "source", 20), refused.reason
+    assert not [w for w in SETTING_WORDS if w in refused.reason.lower()], refused.reason
