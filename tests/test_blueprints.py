@@ -178,10 +178,13 @@ def test_by_address_a_new_blueprint_and_a_new_pool(deployed):
     _call(deployed.anvil, factory, "make_pool(address,uint256,string)", ["address", "uint256", "string"], ["0x" + "09" * 20, 7, "third"])
     pool = to_checksum_address("0x" + deployed.anvil.rpc("eth_call", {"to": factory, "data": "0x" + (
         keccak(text="pools(uint256)")[:4] + encode(["uint256"], [2])).hex()}, "latest")[-40:])
+    # Named, as the user tried it: the settings were right all along.
+    named = as_json(verify_cli(deployed.project, "contract", "Gauge", blueprint, "--target", "etherscan", "--json"))
+    assert [(r["contract"], r["outcome"]) for r in named["reports"]] == [("Gauge (blueprint)", "verified")], named
     for address, label in ((blueprint, "Gauge (blueprint)"), (pool, "Pool")):
         report = as_json(verify_cli(deployed.project, "contract", address, "--json"))
         by_target = {r["target"]: r for r in report["reports"]}
-        assert by_target["etherscan"]["outcome"] == "verified" and by_target["etherscan"]["contract"] == label, report
+        assert by_target["etherscan"]["outcome"] in DONE and by_target["etherscan"]["contract"] == label, report
         if label.endswith("(blueprint)"):
             assert by_target["sourcify"]["outcome"] == "unsupported", report
         else:
