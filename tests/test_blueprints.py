@@ -24,7 +24,7 @@ import requests
 from eth_abi import encode
 from eth_utils import keccak, to_checksum_address
 
-from support import REPO
+from support import BIN, REPO, run
 from support.e2e import ape_in_process, as_json, configure, verify_cli
 from support.rpc_proxy import HostedNodeProxy
 from support.service import Anvil
@@ -221,3 +221,20 @@ def test_an_edited_source_is_refused_without_blaming_a_setting(deployed, tmp_pat
     assert reasons and all(r.startswith("source: ") and "ERC-5202 blueprint" in r for r in reasons), reasons
     assert "compiled creation code" in reasons[0] and "differ at byte" in reasons[0], reasons
     assert not [w for w in SETTING_WORDS for r in reasons if w in r.lower()], reasons
+
+
+def test_auto_off_on_apes_test_provider_records_every_blueprint_and_pool(compiled, tmp_path):
+    """Ape's test chain (eth-tester: no traces) with auto off: the ledger gets the declared
+    blueprints (by type), the raw one (a creation transaction of the run) and every pool and gauge
+    (by nonces), so `ape verify all` sees them."""
+    from ape_contract_verify.workflow.ledger import Ledger
+
+    project = shutil.copytree(compiled.path, tmp_path / "project")
+    configure(project, contract_verify={"auto": False})
+    proc = run([BIN / "ape", "run", "deploy", "--network", "ethereum:local:test"], cwd=project, timeout=300)
+    made = dict(DEPLOYED.findall(proc.stdout))
+    [ledger] = Ledger.in_project(NS(path=project))
+    recorded = {e["address"].lower(): e for e in ledger.entries()}
+    assert len(made) == 8 and set(recorded) == {a.lower() for a in made.values()}, (made, recorded)
+    for name in ("PoolBlueprint", "SparePoolBlueprint"):
+        assert str(recorded[made[name].lower()].get("type", "")).endswith("Pool"), recorded[made[name].lower()]
