@@ -178,6 +178,8 @@ def test_by_address_a_new_blueprint_and_a_new_pool(deployed):
     _call(deployed.anvil, factory, "make_pool(address,uint256,string)", ["address", "uint256", "string"], ["0x" + "09" * 20, 7, "third"])
     pool = to_checksum_address("0x" + deployed.anvil.rpc("eth_call", {"to": factory, "data": "0x" + (
         keccak(text="pools(uint256)")[:4] + encode(["uint256"], [2])).hex()}, "latest")[-40:])
+    unverified = requests.get(f"{deployed.explorer.url}/address/{blueprint}", timeout=30).text
+    assert "not verified" in unverified and "It is an ERC-5202 blueprint" in unverified
     # Named, as the user tried it: the settings were right all along.
     named = as_json(verify_cli(deployed.project, "contract", "Gauge", blueprint, "--target", "etherscan", "--json"))
     assert [(r["contract"], r["outcome"]) for r in named["reports"]] == [("Gauge (blueprint)", "verified")], named

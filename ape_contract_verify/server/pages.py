@@ -343,8 +343,11 @@ async def _unverified(service: Any, address: str) -> str:
             "<p class='notice'><strong>Contract source code not verified</strong>, and there is no contract at this "
             "address: it has no code on the chain the explorer reads.</p>"
         )
+    from ape_contract_verify.evm.blueprint import is_blueprint
+
+    kind = " It is an ERC-5202 blueprint (code never run, kept for factories to deploy from)." if is_blueprint(code) else ""
     return (
-        f"<p class='notice'><strong>Contract source code not verified.</strong> The address has {len(code)} bytes of code. "
+        f"<p class='notice'><strong>Contract source code not verified.</strong> The address has {len(code)} bytes of code.{kind} "
         "Verify it with <code>ape verify contract &lt;Name&gt; &lt;address&gt;</code> to see its source and call it here.</p>"
     )
 
