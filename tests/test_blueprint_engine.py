@@ -6,6 +6,7 @@ a compiler setting. The deploy code the plugin builds is vyper's own `-f bluepri
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 
@@ -144,4 +145,25 @@ def test_a_vyper_0_3_7_blueprint_sent_raw(tmp_path):
     chain.code = chain.code[:23] + bytes([chain.code[23] ^ 1]) + chain.code[24:]  # byte 20 of the body
     refused = Verifier(chain).verify(submitted, diagnose_compiles=4)
     assert (refused.verified, refused.setting, refused.offset) == (False, "source", 20), refused.reason
+    assert not [w for w in SETTING_WORDS if w in refused.reason.lower()], refused.reason
+
+
+def test_a_vyper_0_4_blueprint(tmp_path):
+    """Vyper 0.4 (the venv's 0.4.3: its initcode carries the integrity hash): the same body check."""
+    exe = REPO / ".venv" / "bin" / "vyper"
+    source = "# pragma version 0.4.3\nOWNER: public(immutable(address))\n\n\n@deploy\ndef __init__(owner: address):\n    OWNER = owner\n"
+    (tmp_path / "Owned.vy").write_text(source)
+    proc = subprocess.run([str(exe), "-f", "blueprint_bytecode", "Owned.vy"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    on_chain = bytes.fromhex(proc.stdout.strip().removeprefix("0x"))[10:]  # what the deploy code returns
+    text = json.dumps({"language": "Vyper", "sources": {"contracts/Owned.vy": {"content": source}}, "settings": {}})
+    submitted = VerificationRequest(address=ADDRESS, source_code=text, code_format=CodeFormat.VYPER_JSON,
+                                    contract_name="contracts/Owned.vy:Owned", compiler_version="vyper:0.4.3")
+    result = Verifier(BlueprintChain(on_chain)).verify(submitted, diagnose_compiles=4)
+    assert (result.verified, result.match, result.blueprint) == (True, "full", True), result.reason
+    edited = json.dumps({"language": "Vyper", "sources": {"contracts/Owned.vy": {"content": source + "\nx: public(uint256)\n"}},
+                         "settings": {}})
+    refused = Verifier(BlueprintChain(on_chain)).verify(
+        dataclasses.replace(submitted, source_code=edited), diagnose_compiles=4)
+    assert (refused.verified, refused.setting) == (False, "source"), refused.reason
     assert not [w for w in SETTING_WORDS if w in refused.reason.lower()], refused.reason
