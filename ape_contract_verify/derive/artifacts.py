@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Optional
 
 from ape_contract_verify.derive.ape_gate import GATE
-from ape_contract_verify.evm import bytecode
+from ape_contract_verify.evm import blueprint, bytecode
 from ape_contract_verify.exceptions import ContractVerifyError
 
 
@@ -294,12 +294,34 @@ def _vyper_cut(artifact: Artifact, runtime: bytes, expected: bytes) -> bytes:
     return runtime
 
 
+def _creation_of(artifact: Artifact) -> bytes:
+    code = artifact.contract_type.deployment_bytecode
+    text = (code.bytecode if code else None) or ""
+    return bytecode.to_bytes(text) if text and text != "0x" else b""
+
+
+def _declared_as(artifact: Artifact, code: bytes) -> Optional[bool]:
+    """For an ERC-5202 blueprint: whether its body starts with this type's creation code (None:
+    `code` is no blueprint). Arguments may follow the creation code."""
+    declared = blueprint.parse(code)
+    if declared is None:
+        return None
+    expected = _creation_of(artifact)
+    return bool(expected) and _same_code(expected, declared.body[: len(expected)])
+
+
 def _same_full_runtime(artifact: Artifact, runtime: bytes) -> bool:
+    declared = _declared_as(artifact, runtime)
+    if declared is not None:
+        return declared
     expected = _runtime_of(artifact)
     return _same_code(expected, _vyper_cut(artifact, runtime, expected))
 
 
 def _same_shape(artifact: Artifact, runtime: bytes) -> bool:
+    declared = _declared_as(artifact, runtime)
+    if declared is not None:
+        return declared
     expected = _runtime_of(artifact)
     if not expected:
         return False
@@ -320,9 +342,7 @@ def _same_code(expected: bytes, actual: bytes) -> bool:
 
 def _created_by(artifact: Artifact, creation_input: bytes) -> bool:
     """The creation transaction's input starts with this type's creation code."""
-    code = artifact.contract_type.deployment_bytecode
-    text = (code.bytecode if code else None) or ""
-    expected = bytecode.to_bytes(text) if text and text != "0x" else b""
+    expected = _creation_of(artifact)
     return _same_code(expected, creation_input[: len(expected)])
 
 

@@ -16,7 +16,7 @@ from typing import Any, Callable, Optional
 from ape_contract_verify.derive.artifacts import Artifact, ArtifactNotFound
 from ape_contract_verify.derive.constructor import PrecheckFailed, resolve_constructor_args
 from ape_contract_verify.derive.inputs import VYPER_OUTPUT_SELECTION, group_input, project_remappings, standard_input
-from ape_contract_verify.evm import bytecode
+from ape_contract_verify.evm import blueprint, bytecode
 from ape_contract_verify.protocol.licenses import code_from_source, license_code
 from ape_contract_verify.protocol.values import checksum as _checksum
 from ape_contract_verify.request import CodeFormat, VerificationRequest
@@ -230,9 +230,13 @@ def derive(
         compiled = _compile(artifact, input_json, cache, warnings)
 
     creation_code = bytecode.to_bytes(compiled["evm"]["bytecode"]["object"])
-    derived_args = (
-        bytecode.split_constructor_args(chain_state.creation_input, creation_code) if chain_state.creation_input else None
-    )
+    declared = blueprint.parse(chain_state.runtime)
+    if declared is not None:  # the arguments, if any, follow the creation code in the blueprint's body
+        derived_args = blueprint.arguments_after(declared, creation_code)
+    else:
+        derived_args = (
+            bytecode.split_constructor_args(chain_state.creation_input, creation_code) if chain_state.creation_input else None
+        )
     args = resolve_constructor_args(artifact, constructor_args, derived_args, chain_state.tried)
     # A replay in the very chain that ran the transaction is as good as its traces: nothing to say.
     if chain_state.source and chain_state.source not in ("transaction", "trace", "in-process replay") and derived_args is not None:
@@ -257,7 +261,7 @@ def derive(
             request, match = _precheck_flat(request, input_json, build, checked, cache, strict_format, warnings)
         else:
             match = precheck(request, checked, cache)
-        if chain_state.creation_input is None:
+        if chain_state.creation_input is None and declared is None:
             tried = f"tried {', '.join(chain_state.tried)}" if chain_state.tried else "a factory deployment on a node without traces?"
             warnings.append(f"the creation code was not found ({tried}): the pre-check compared the runtime code only")
         if match == "partial" and request.code_format == CodeFormat.STANDARD_JSON:

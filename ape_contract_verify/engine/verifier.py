@@ -82,6 +82,7 @@ class VerificationResult:
     creation_block: Optional[int] = None
     deployer: str = ""
     metadata: str = ""
+    blueprint: bool = False  # an ERC-5202 blueprint: its body verified as the creation code
 
     @property
     def text(self) -> str:
@@ -198,8 +199,12 @@ class Verifier:
                 f"{prepared.name} has no bytecode (an interface or abstract contract); submit a deployable contract",
             )
 
+        from ape_contract_verify.evm import blueprint
+
+        declared = blueprint.parse(runtime_on_chain)
         creation = self.chain.find_creation(address)
-        if creation is None and self.require_creation:
+        # A blueprint's body is its creation code: its transaction is not needed to verify it.
+        if creation is None and self.require_creation and declared is None:
             attempts = getattr(self.chain, "creation_attempts", None)
             tried = ", ".join(attempts(address)) if callable(attempts) else ""
             raise Failure(
@@ -220,8 +225,11 @@ class Verifier:
                     f"that created it is {creation.tx_hash}; send that one (its constructor arguments are the "
                     "deployment's), or leave creationTransactionHash out",
                 )
-            if args_from_creation:
+            if args_from_creation and declared is None:
                 submitted_args = _creation_args(creation.input, evm)
+        if declared is not None:
+            self._compare_blueprint(request, prepared, evm, declared, submitted_args, result, args_from_creation)
+            return
         self._compare(request, prepared, evm, creation, runtime_on_chain, submitted_args, result,
                       self.diagnose_compiles if compiles is None else compiles)
         if args_from_creation and creation is not None and (submitted_args or constructor_inputs(result.abi)):
@@ -289,6 +297,17 @@ class Verifier:
         found = _declared_names(prepared.file, content, prepared.language)
         hint = f" {prepared.file} declares: {', '.join(found)}" if found else ""
         return UNABLE_TO_LOCATE_NAME.format(name=prepared.name) + hint
+
+    def _compare_blueprint(self, request: VerificationRequest, prepared: _Prepared, evm: dict, declared: Any,
+                           submitted_args: str, result: VerificationResult, args_from_chain: bool) -> None:
+        from ape_contract_verify.engine.blueprint_compare import compare_blueprint
+
+        matched = compare_blueprint(
+            Compiled.from_evm(evm, prepared.language), declared, compiler_version=request.compiler_version,
+            submitted_args=submitted_args, abi=result.abi, args_from_chain=args_from_chain,
+        )
+        result.constructor_arguments = matched.constructor_arguments
+        result.verified, result.match, result.blueprint = True, matched.match, True
 
     def _compare(
         self,

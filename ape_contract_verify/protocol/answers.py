@@ -117,6 +117,8 @@ class Outcome(str, Enum):
     SKIPPED = "skipped"
     # Code that is never run (a data contract): there is no source to verify, and nothing failed.
     NOTHING_TO_VERIFY = "nothing to verify"
+    # The target cannot verify this kind of contract yet (Sourcify and ERC-5202 blueprints): not a failure.
+    UNSUPPORTED = "unsupported"
 
     def __str__(self) -> str:  # summaries and JSON show the value, as before the enum
         return self.value
@@ -128,7 +130,7 @@ class Outcome(str, Enum):
     @property
     def is_done(self) -> bool:
         """Nothing is left to do for the contract: verified, or there is nothing to verify."""
-        return self.is_success or self is Outcome.NOTHING_TO_VERIFY
+        return self.is_success or self in (Outcome.NOTHING_TO_VERIFY, Outcome.UNSUPPORTED)
 
     @property
     def is_final(self) -> bool:

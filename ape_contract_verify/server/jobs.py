@@ -296,6 +296,9 @@ class JobRunner:
         elapsed_ms = (time.monotonic() - started) * 1000
         if _chain_failed(result):
             raise _ChainDown(getattr(result, "reason", "") or "the chain could not be read")
+        if sourcify and getattr(result, "blueprint", False):  # as Sourcify answers an ERC-5202 blueprint today
+            self.store.finish(sub.guid, "0", sourcify_results.error(sfy.NO_MATCH, "The deployed and recompiled bytecode don't match."))
+            return
         if not getattr(result, "verified", False):
             text = sourcify_results.failure(result) if sourcify else fail_text(getattr(result, "reason", "") or "")
             self.store.finish(sub.guid, "0", text)
@@ -324,7 +327,7 @@ class JobRunner:
             match=match,
             code_hash=code_hash(code),
             guid=sub.guid,
-            details=sourcify_results.details(result),
+            details={**sourcify_results.details(result), **({"blueprint": True} if getattr(result, "blueprint", False) else {})},
         )
         text = sourcify_results.success(match, elapsed_ms) if sourcify else Texts.PASS
         self.store.finish(sub.guid, "1", text, contract=contract)

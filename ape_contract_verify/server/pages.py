@@ -255,14 +255,22 @@ async def address_page(request: Request) -> HTMLResponse:
             + "</p>"
         )
         badges.append(await _stale_link_note(service, address, proxy.implementation))
+    blueprint = bool(kept.get("blueprint"))
+    if blueprint:
+        badges.append(
+            "<p class='proxy-note' id='blueprint-note'><span class='badge'>ERC-5202 blueprint</span> This contract's code is "
+            "never run: it holds the creation code below, after the ERC-5202 preamble, for factories to deploy "
+            "contracts from (<code>create_from_blueprint</code>). It has no functions to read or write.</p>"
+        )
     if contract is None and proxy is None:
         return _page(_checksum(address), title + await _unverified(service, address))
     tabs: list[tuple[str, str, str]] = []
     if contract:
         facts = Facts(contract)
         tabs.append(("code", "Contract", await run_in_threadpool(_code_tab, facts)))  # highlighting takes a while
-        tabs.append(("read", "Read Contract", _functions_tab(address, facts.abi, read=True, proxy=False)))
-        tabs.append(("write", "Write Contract", _functions_tab(address, facts.abi, read=False, proxy=False)))
+        if not blueprint:
+            tabs.append(("read", "Read Contract", _functions_tab(address, facts.abi, read=True, proxy=False)))
+            tabs.append(("write", "Write Contract", _functions_tab(address, facts.abi, read=False, proxy=False)))
     elif implementation is not None:
         # As Blockscout shows a minimal proxy: the linked implementation's verified source.
         note = (
@@ -335,8 +343,11 @@ async def _unverified(service: Any, address: str) -> str:
             "<p class='notice'><strong>Contract source code not verified</strong>, and there is no contract at this "
             "address: it has no code on the chain the explorer reads.</p>"
         )
+    from ape_contract_verify.evm.blueprint import is_blueprint
+
+    kind = " It is an ERC-5202 blueprint (code never run, kept for factories to deploy from)." if is_blueprint(code) else ""
     return (
-        f"<p class='notice'><strong>Contract source code not verified.</strong> The address has {len(code)} bytes of code. "
+        f"<p class='notice'><strong>Contract source code not verified.</strong> The address has {len(code)} bytes of code.{kind} "
         "Verify it with <code>ape verify contract &lt;Name&gt; &lt;address&gt;</code> to see its source and call it here.</p>"
     )
 

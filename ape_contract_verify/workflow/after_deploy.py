@@ -137,6 +137,46 @@ def _patch_cache(module: Any) -> None:
         return result
 
     ContractCache.cache_deployment = cache_deployment
+    original_blueprint = ContractCache.cache_blueprint
+
+    def cache_blueprint(self, blueprint_id, contract_type, *args, **kwargs):
+        result = original_blueprint(self, blueprint_id, contract_type, *args, **kwargs)
+        _on_declare(blueprint_id, contract_type)
+        return result
+
+    ContractCache.cache_blueprint = cache_blueprint
+
+
+def _patch_declare(module: Any) -> None:
+    """`ContractContainer.declare(sender=account)` sends through the account and caches nothing:
+    its ERC-5202 blueprint is queued from the receipt here (the other declares pass through
+    `cache_blueprint`)."""
+    ContractContainer = module.ContractContainer
+    original_declare = ContractContainer.declare
+
+    def declare(self, *args, **kwargs):
+        through_account = hasattr(kwargs.get("sender"), "call")
+        receipt = original_declare(self, *args, **kwargs)
+        if through_account and getattr(receipt, "contract_address", None):
+            _on_declare(receipt.contract_address, self.contract_type, getattr(receipt, "txn_hash", None))
+        return receipt
+
+    ContractContainer.declare = declare
+
+
+class _Declared:
+    """A declared blueprint, shaped as the deployed instances `on_deploy` takes."""
+
+    def __init__(self, address: Any, contract_type: Any, txn_hash: Any = None):
+        self.address, self.contract_type, self.txn_hash = address, contract_type, txn_hash
+
+
+def _on_declare(address: Any, contract_type: Any, txn_hash: Any = None) -> None:
+    try:
+        if isinstance(address, str) and address.startswith("0x") and len(address) == 42:  # EIP-5202: an address
+            on_deploy(_Declared(address, contract_type, txn_hash))
+    except Exception as err:  # a declare is never undone by verification
+        logger.warning("contract_verify: could not queue the blueprint %s: %s", address, err)
 
 
 def _patch_track(module: Any) -> None:
@@ -215,6 +255,7 @@ def _patch_networks(module: Any) -> None:
 
 _PATCHES: dict[str, Callable[[Any], None]] = {
     "ape.managers._contractscache": _patch_cache,
+    "ape.contracts.base": _patch_declare,
     "ape.managers.project": _patch_track,
     "ape.api.networks": _patch_networks,
 }

@@ -302,6 +302,10 @@ def scan_logs(provider: Any, start_block: int, seen: Any = (), max_blocks: int =
             receipt = provider.get_receipt(txn.txn_hash)
             scan.transactions.append(_hash_text(receipt.txn_hash))
             touched(getattr(txn, "receiver", None))
+            receiver = getattr(txn, "receiver", None)  # eth-tester gives a creation the zero address
+            made = getattr(receipt, "contract_address", None) if not receiver or not int(str(receiver), 16) else None
+            if made and str(made).lower() not in seen and checksum(str(made)) not in scan.candidates:
+                scan.candidates.append(checksum(str(made)))  # a raw creation transaction (a blueprint sent by hand)
             for log in receipt.logs or []:
                 event = decode_log(log, str(receipt.txn_hash))
                 if event is not None:

@@ -31,7 +31,7 @@ from typing import Any, Optional
 
 from ape_contract_verify.exceptions import ContractVerifyError
 
-DONE = ("verified", "already verified", "nothing to verify")
+DONE = ("verified", "already verified", "nothing to verify", "unsupported")  # unsupported: no target can do more yet
 BUSY_TIMEOUT = 60.0  # seconds a writer waits for another; a verification holds it for milliseconds
 SUFFIX = ".sqlite"
 _SCHEMA = (

@@ -32,7 +32,8 @@ STALE = "stale link"  # linked to an implementation the proxy no longer uses
 UNLINKED = "not linked"  # a proxy, verified, with no link to its implementation
 ERROR = "error"  # the target gave no usable answer
 DATA = "data contract"  # code that never runs (starts with STOP): nothing to verify
-OK_STATES = (VERIFIED, LINKED, DATA)
+UNSUPPORTED = "unsupported"  # the target cannot verify this kind of contract yet (Sourcify: blueprints)
+OK_STATES = (VERIFIED, LINKED, DATA, UNSUPPORTED)
 # Calls in flight per target: its limiter spaces them; this only hides each call's latency
 # (8 covers 5 calls/s at 1.5 s a call), and stays within a requests session's 10 pooled connections.
 WORKERS = 8
@@ -85,11 +86,13 @@ class Row:
     implementation: Optional[str] = None  # the implementation on chain, if a proxy
     chain_error: str = ""  # the chain could not be read (no proxy verdict)
     data: bool = False  # a data contract on chain: no explorer holds a source for it
+    blueprint: bool = False  # an ERC-5202 blueprint on chain: verified as its creation code
     targets: dict[str, TargetStatus] = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         proxy = {"kind": self.proxy, "implementation": self.implementation} if self.proxy else None
         return {"network": self.network, "contract": self.contract, "address": self.address, "proxy": proxy,
+                "blueprint": self.blueprint,
                 "chain_error": self.chain_error or None,
                 "targets": {name: status.as_dict() for name, status in self.targets.items()}}
 
@@ -139,7 +142,8 @@ def read_status(networks: Iterable[NetworkStatus], workers: int = WORKERS) -> li
                 for row in mine:
                     jobs.append((row, target.name, pool.submit(_ask, target, client, health, row.address)))
         for row, future in chain_jobs:
-            info, problem, row.data = future.result()
+            info, problem, kind = future.result()
+            row.data, row.blueprint = kind == "data", kind == "blueprint"
             if info is not None:
                 row.proxy, row.implementation = info.kind, checksum(info.implementation)
             row.chain_error = problem
@@ -156,17 +160,22 @@ def read_status(networks: Iterable[NetworkStatus], workers: int = WORKERS) -> li
     return rows
 
 
-def _chain_proxy(chain: Any, address: str) -> tuple[Any, str, bool]:
-    """(the proxy on chain or None, why the chain could not be read, whether it is a data contract)."""
+def _chain_proxy(chain: Any, address: str) -> tuple[Any, str, str]:
+    """(the proxy on chain or None, why the chain could not be read, "data" for a data contract,
+    "blueprint" for an ERC-5202 blueprint, else "")."""
+    from ape_contract_verify.evm.blueprint import is_blueprint
     from ape_contract_verify.evm.bytecode import is_data_contract
     from ape_contract_verify.evm.proxies import detect_proxy
 
     try:
-        if is_data_contract(chain.get_code(address)):
-            return None, "", True
-        return detect_proxy(chain, address), "", False
+        code = chain.get_code(address)
+        if is_data_contract(code):
+            return None, "", "data"
+        if is_blueprint(code):
+            return None, "", "blueprint"
+        return detect_proxy(chain, address), "", ""
     except Exception as err:  # the explorers' answers still stand
-        return None, f"could not read the chain: {err}", False
+        return None, f"could not read the chain: {err}", ""
 
 
 def _ask(target: Any, client: Any, health: TargetHealth, address: str) -> TargetStatus:
@@ -209,6 +218,11 @@ def _judge(status: TargetStatus, row: Row) -> TargetStatus:
 
         status.state, status.reason = DATA, DATA_CONTRACT
         return status
+    if row.blueprint and status.kind == "sourcify" and status.state == NOT_VERIFIED:
+        from ape_contract_verify.evm.blueprint import SOURCIFY_UNSUPPORTED
+
+        status.state, status.reason = UNSUPPORTED, SOURCIFY_UNSUPPORTED
+        return status
     if status.kind == "sourcify" or status.state != VERIFIED or row.implementation is None:
         return status  # Sourcify resolves proxies itself: there is no link to keep up
     if status.implementation is None:
@@ -241,7 +255,7 @@ def status_table(rows: list[Row]) -> str:
     table = [head]
     for r in rows:
         proxy = f"{r.proxy} -> {short(r.implementation)}" if r.proxy else ("?" if r.chain_error else "-")
-        cells = (r.contract, r.address) + ((r.network,) if networks else ()) + (proxy,)
+        cells = (f"{r.contract} (blueprint)" if r.blueprint else r.contract, r.address) + ((r.network,) if networks else ()) + (proxy,)
         table.append(cells + tuple(r.targets[n].cell() if n in r.targets else "-" for n in names))
     widths = [max(len(str(row[i])) for row in table) for i in range(len(head))]
     return "\n".join("  ".join(str(c).ljust(widths[i]) for i, c in enumerate(row)).rstrip() for row in table)

@@ -317,7 +317,7 @@ class Verification:
         label = artifacts.short_name(name or deployed_type or "") or address[:10]
         try:
             artifact = artifacts.find_artifact(name, self.project) if name else self._identify(address, deployed_type)
-            label = artifact.label
+            label = f"{artifact.label} (blueprint)" if self._is_blueprint(address) else artifact.label
             if self.options.ask_first and not self.options.force and self._already_verified(address):
                 return [Report(label, address, Outcome.ALREADY_VERIFIED, "the explorer holds its source", link=self._link(address))]
             self.on_progress(address, f"deriving {label}")
@@ -390,12 +390,26 @@ class Verification:
             outcome = Outcome.ALREADY_VERIFIED if answer.outcome == Outcome.ALREADY_VERIFIED else Outcome.VERIFIED
         else:
             outcome = answer.outcome if answer.outcome in _OWN_OUTCOMES else Outcome.FAILED
+        reason = answer.reason
+        if outcome == Outcome.FAILED and self.sourcify and self._is_blueprint(address):
+            from ape_contract_verify.evm.blueprint import SOURCIFY_UNSUPPORTED
+
+            outcome, reason = Outcome.UNSUPPORTED, f"{SOURCIFY_UNSUPPORTED}; it answered: {answer.reason}"
         # Sourcify says which match it stored; an Etherscan-style explorer says nothing, so the pre-check's word stands.
         match = {"exact_match": "full", "match": "partial"}.get(answer.match or "", derivation.match)
+        match = None if outcome == Outcome.UNSUPPORTED else match
         return Report(
-            label, address, outcome, answer.reason, guid=receipt.guid, match=match,
+            label, address, outcome, reason, guid=receipt.guid, match=match,
             link=self._link(address), warnings=list(derivation.warnings), seconds=_since(started),
         )
+
+    def _is_blueprint(self, address: str) -> bool:
+        from ape_contract_verify.evm.blueprint import is_blueprint
+
+        try:
+            return is_blueprint(self.chain.get_code(address))
+        except Exception:  # the explorer's answer stands
+            return False
 
     def _already_verified(self, address: str) -> bool:
         from ape_contract_verify.exceptions import ContractNotVerified

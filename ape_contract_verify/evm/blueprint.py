@@ -1,0 +1,70 @@
+"""ERC-5202 blueprints: code that is never run, kept on chain for `create_from_blueprint`.
+
+A blueprint's code is a preamble, `0xFE 0x71` and a version byte (six bits of version, two that
+give the size of an optional data-length field), the optional data, then the body: a contract's
+creation code, which factories copy (`code_offset` past the preamble) and run with constructor
+arguments. Explorers verify the body against the compiled creation code, not a runtime code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Union
+
+MAGIC = b"\xfe\x71"
+# Ape's `declare` and `vyper -f blueprint_bytecode`: return the code that follows these 10 bytes.
+_DEPLOYER = bytes.fromhex("3d81600a3d39f3")
+
+BLUEPRINT = "an ERC-5202 blueprint"
+SOURCIFY_UNSUPPORTED = (
+    "Sourcify's API does not verify ERC-5202 blueprints yet (argotorg/sourcify#2860): it compares the "
+    "on-chain code with a runtime code, and a blueprint holds a creation code"
+)
+
+
+@dataclass(frozen=True)
+class Blueprint:
+    version: int
+    data: bytes  # the preamble's optional data section
+    body: bytes  # the creation code (and any constructor arguments after it)
+    preamble_length: int  # where the body starts: a factory's `code_offset`
+
+
+def parse(code: Union[bytes, bytearray, str, None]) -> Optional[Blueprint]:
+    """The blueprint `code` is, or None: not the preamble, or a data length past the code's end."""
+    if isinstance(code, str):
+        text = code.removeprefix("0x")
+        try:
+            code = bytes.fromhex(text)
+        except ValueError:
+            return None
+    code = bytes(code or b"")
+    if len(code) < 3 or code[:2] != MAGIC:
+        return None
+    version, length_size = code[2] >> 2, code[2] & 0b11
+    start = 3 + length_size
+    if length_size == 3 or len(code) < start:  # 0b11 is reserved by the standard
+        return None
+    data_length = int.from_bytes(code[3:start], "big") if length_size else 0
+    if start + data_length > len(code):
+        return None
+    return Blueprint(version, code[start : start + data_length], code[start + data_length :], start + data_length)
+
+
+def is_blueprint(code: Union[bytes, bytearray, str, None]) -> bool:
+    return parse(code) is not None
+
+
+def arguments_after(blueprint: Blueprint, creation_code: bytes) -> Optional[str]:
+    """The body past `creation_code` (constructor arguments deployed with it; usually none), hex;
+    None when the body is shorter than the creation code."""
+    if len(blueprint.body) < len(creation_code):
+        return None
+    return blueprint.body[len(creation_code) :].hex()
+
+
+def deploy_code(creation_code: bytes, version: int = 0) -> bytes:
+    """The creation transaction's input that deploys `creation_code` as a blueprint (no data
+    section), as Ape's `declare` and `vyper -f blueprint_bytecode` make it."""
+    code = MAGIC + bytes([version << 2]) + bytes(creation_code)
+    return b"\x61" + len(code).to_bytes(2, "big") + _DEPLOYER + code
