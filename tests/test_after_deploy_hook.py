@@ -22,7 +22,7 @@ from support.e2e import ape_in_process, configure, copy_project, summary, verify
 from support.service import Anvil, ServerProcess
 
 # The summary's row with a network column: contract, address, outcome, target, network.
-NETWORK_ROW = re.compile(r"^(\S+)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped)\s{2,}(\S+)\s{2,}(ethereum:\S+)", re.M)
+NETWORK_ROW = re.compile(r"^(\S+)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped)\s{2,}(\S+(?: \S+)?)\s{2,}(ethereum:\S+)", re.M)
 
 TWO_CHAINS = '''
 from ape import accounts, networks, project
@@ -239,6 +239,9 @@ def test_a_wrapper_started_run_verifies_every_network_the_script_deploys_to(comp
         rows = {(network, name): outcome for name, _, outcome, _, network in NETWORK_ROW.findall(proc.stdout)}
         expected = {(network, name): "verified" for network in ("ethereum:local:foundry", "ethereum:second:node") for name in ("Box", "LegacyStore")}
         assert rows == expected, proc.stdout + proc.stderr
+        # Each target named for what it is: the embedded explorer is no Etherscan.
+        targets = {network: target for _, _, _, target, network in NETWORK_ROW.findall(proc.stdout)}
+        assert targets == {"ethereum:local:foundry": "local explorer", "ethereum:second:node": "etherscan"}, proc.stdout
 
         # The second chain's explorer got the second chain's two contracts, and only those (both
         # chains have them at the same addresses: a queue that mixed networks would send four).

@@ -110,6 +110,7 @@ def plan_items(run: VerificationRun, entry: Any, label: str, address: str, deplo
     from ape_contract_verify.workflow.upgrades import plan
 
     names = {d.target.name: d.target.url for d in run.targets_of(label)}
+    labels = {d.target.name: getattr(d.target, "label", "") for d in run.targets_of(label)}
     todo = plan(entry, names, reader, address)
     item = Item(label, address, deployed_type=deployed_type)
     items = []
@@ -120,7 +121,7 @@ def plan_items(run: VerificationRun, entry: Any, label: str, address: str, deplo
         # One row for the proxy: its source and its link to what the chain holds, as the ledger says.
         current.append(Report(
             item.label, address, Outcome.ALREADY_VERIFIED, "verified, and linked to the implementation on chain: nothing sent",
-            target=target, network=label, implementation=todo.implementation,
+            target=target, network=label, implementation=todo.implementation, target_label=labels.get(target, ""),
         ))
     return items
 
