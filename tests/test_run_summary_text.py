@@ -15,8 +15,8 @@ from ape_contract_verify.client.targets import Target
 from ape_contract_verify.derive.constructor import not_found_reason
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.workflow import local_explorers, status
-from ape_contract_verify.workflow.deploy_queue import Progress, network_table, run_advice, tally
-from ape_contract_verify.workflow.verification import Report, Verification, summary_table
+from ape_contract_verify.workflow.deploy_queue import Progress, network_table, run_advice
+from ape_contract_verify.workflow.verification import Report, Verification, summary_table, tally
 
 pytestmark = [pytest.mark.unit, pytest.mark.timeout(60)]
 

@@ -4,7 +4,7 @@ workers on each of the network's targets, and the run's summary table (see `afte
 import sys
 import threading
 import time
-from typing import Any, Callable, Iterable, NamedTuple, Optional
+from typing import Any, Callable, NamedTuple, Optional
 
 from ape_contract_verify.logs import get_logger
 
@@ -297,24 +297,12 @@ def network_table(groups: list[tuple[str, str, list]]) -> str:
     return head + summary_table(reports)
 
 
-def tally(reports: Iterable[Any]) -> str:
-    """How rows ended, counted: "8 verified, 2 not verified" (a data contract's "nothing to
-    verify" counted apart; a count of none left out)."""
-    counts = {"verified": 0, "nothing to verify": 0, "not verified": 0}
-    for report in reports:
-        if not report.ok:
-            counts["not verified"] += 1
-        elif report.outcome.is_success:
-            counts["verified"] += 1
-        else:
-            counts["nothing to verify"] += 1
-    return ", ".join(f"{n} {what}" for what, n in counts.items() if n) or "nothing"
-
-
 def run_advice(groups: list[tuple[str, str, list]], endings: dict[str, str]) -> list[str]:
     """The summary's last lines, one per network: its rows counted and, when some did not verify,
     what can still be done. `endings[network]` says why the network's chain ends with the run
     (`local_explorers.ends_with_run`): there `ape verify all` has nothing to read afterwards."""
+    from ape_contract_verify.workflow.verification import tally
+
     by_network: dict[str, list] = {}
     for network, _, reports in groups:
         by_network.setdefault(network, []).extend(reports)
@@ -361,6 +349,8 @@ class Progress:
             print(text, file=self.stream, flush=True)
 
     def ended(self, reports: list, target: str) -> None:
+        from ape_contract_verify.workflow.verification import tally
+
         self.count += 1
         self.done += reports
         if self.tty:
@@ -379,6 +369,8 @@ class Progress:
                     f"on {self.network} ({time.monotonic() - self.started:.0f} s): {names}")
 
     def close(self) -> None:
+        from ape_contract_verify.workflow.verification import tally
+
         if self.tty:
             print(file=self.stream)
         elif self.total:

@@ -77,6 +77,15 @@ class RecordedBatch:
         ledger = Ledger.for_chain(self.project, chain_id)
         records = records_on(self.project, chain_id, self.warn)
         if not records.deployments:
+            from ape_contract_verify.workflow.local_explorers import ends_with_run
+
+            ends = ends_with_run(provider)
+            if ends:  # each command's chain is a new one: nothing recorded can ever be on it
+                raise NoRecords(
+                    f"No recorded deployments on {label}: {ends}, so nothing deployed by an earlier command is on it. "
+                    "Deploy on a node that outlives the command (start `anvil`, then `--network ethereum:local:foundry`), "
+                    "and `ape verify all` there finishes what a run left."
+                )
             raise NoRecords(
                 f"No recorded deployments on {label}. Deploy with `ape run` (the plugin records what it "
                 "deploys), or verify one by address with `verify`."

@@ -12,7 +12,7 @@ import dataclasses
 import threading
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterable, Iterator, Optional
 
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.exceptions import ContractVerifyError, ExplorerError, TargetDown
@@ -506,6 +506,20 @@ def local_client(explorer: Any, **options: Any) -> Any:
     from ape_contract_verify.client.etherscan import ExplorerClient
 
     return ExplorerClient(explorer.base_url, calls_per_second=200.0, not_indexed_timeout=0, **options)
+
+
+def tally(reports: Iterable[Report]) -> str:
+    """How rows ended, counted: "8 verified, 2 not verified" (a data contract's "nothing to
+    verify" counted apart; a count of none left out)."""
+    counts = {"verified": 0, "nothing to verify": 0, "not verified": 0}
+    for report in reports:
+        if not report.ok:
+            counts["not verified"] += 1
+        elif Outcome(report.outcome).is_success:
+            counts["verified"] += 1
+        else:
+            counts["nothing to verify"] += 1
+    return ", ".join(f"{n} {what}" for what, n in counts.items() if n) or "nothing"
 
 
 def proxy_row_label(contract: str, what: str = "proxy link") -> str:
