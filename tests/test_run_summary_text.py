@@ -190,3 +190,42 @@ def test_the_status_table_names_the_embedded_explorer():
     row = status.Row(NET, "Good", A, targets={"etherscan": status.TargetStatus("etherscan", "etherscan", status.VERIFIED, label="local explorer")})
     head = status.status_table([row]).splitlines()[0]
     assert head.split()[-2:] == ["local", "explorer"] and "etherscan" not in head
+
+
+def test_finish_says_what_it_waits_for_and_keeps_the_rows_in_deploy_order(monkeypatch, capsys):
+    """The deploy queue's wait, on real futures: one that ends late, one at once. The log says the
+    quick one when it ends, then what it still waits for, and the rows stay in deploy order."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ape_contract_verify.workflow import deploy_queue
+    from ape_contract_verify.workflow.deploy_queue import DeployQueue
+
+    monkeypatch.setattr(deploy_queue, "HEARTBEAT", 0.05)
+    release = threading.Event()
+    pool = ThreadPoolExecutor(max_workers=2)
+    queue = DeployQueue.__new__(DeployQueue)
+    slow = pool.submit(lambda: release.wait(10) and [Report("Slow", A, Outcome.FAILED, "differs")])
+    quick = pool.submit(lambda: [Report("Quick", B, Outcome.VERIFIED)])
+    queue.__dict__.update(
+        active=True, futures=[("etherscan", slow), ("etherscan", quick)], _what={slow: ("Slow", A), quick: ("Quick", B)},
+        _verifications=[("etherscan", None)], _run=NS(destinations=[NS(target=embedded())]), provider=None,
+        cfg=NS(timeout=30), network=NET, upgrade_events=[], ends_with_run="",
+    )
+    monkeypatch.setattr(queue, "add_factory_deployments", lambda: None)
+    monkeypatch.setattr(queue, "close", lambda: None)
+    monkeypatch.setattr(local_explorers, "ends_with_run", lambda provider: ENDS)
+    timer = threading.Timer(0.4, release.set)
+    timer.start()
+    try:
+        [(target, reports)] = queue.finish()
+    finally:
+        timer.cancel()
+        pool.shutdown()
+    assert target == "etherscan" and [r.contract for r in reports] == ["Slow", "Quick"]
+    assert all(r.target_label == "local explorer" for r in reports) and queue.ends_with_run == ENDS
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == f"contract_verify: 1/2 on {NET}: {B[:10]}… Quick verified (local explorer)", lines
+    assert lines[1].startswith(f"contract_verify: waiting for 1 verification on {NET} (") and lines[1].endswith("): Slow"), lines
+    assert lines[-2] == f"contract_verify: 2/2 on {NET}: {A[:10]}… Slow failed (local explorer)", lines
+    assert lines[-1] == f"contract_verify: 2/2 verifications on {NET} ended: 1 verified, 1 not verified", lines
