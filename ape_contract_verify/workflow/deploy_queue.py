@@ -229,7 +229,7 @@ class DeployQueue:
             if not ended:
                 if remaining <= 0:
                     break
-                progress.waiting([self._what.get(f, "?") for f in sorted(pending, key=pending.get)])
+                progress.waiting([self._what.get(f, ("?", "?")) for f in sorted(pending, key=pending.get)])
                 continue
             for future in sorted(ended, key=pending.get):
                 index = pending.pop(future)
