@@ -113,6 +113,7 @@ def test_on_an_anvil_that_outlives_the_run_status_and_verify_all_read_the_kept_s
         states = {m.group(2).lower(): m.group(4) for m in STATUS_ROW.finditer(proc.stdout)}
         assert states == {made["Good"].lower(): "verified", made["Altered"].lower(): "NOT VERIFIED"}, proc.stdout
         assert proc.stdout.splitlines()[0].split()[-2:] == ["local", "explorer"], proc.stdout
+        assert f"ERROR: Good {made['Altered']} on local explorer (ethereum:local): not verified" in proc.stderr, proc.stderr
 
         # `ape verify all` reads it too: the verified one is not verified again; the rows counted.
         proc = verify_cli(project, "all")
@@ -121,6 +122,7 @@ def test_on_an_anvil_that_outlives_the_run_status_and_verify_all_read_the_kept_s
         assert rows[made["Altered"].lower()][1] not in ("verified", "already verified"), proc.stdout[-3000:]
         assert rows[made["Good"].lower()][2].startswith("local explorer "), proc.stdout[-3000:]
         assert "contract_verify: 2 rows, 1 verified, 1 not verified" in proc.stderr.splitlines(), proc.stderr[-3000:]
+        assert f"ERROR: Good {made['Altered']} on local explorer: error: " in proc.stderr, proc.stderr[-3000:]
         assert [p.name for p in store.parent.glob("explorer-31337-*.sqlite")] == [store.name]
     finally:
         first.stop()

@@ -63,7 +63,7 @@ def finish(reports: list, as_json: bool) -> None:
             for warning in report.warnings:
                 click.echo(f"WARNING: {report.contract}: {warning}", err=True)
             if not report.ok:
-                where = f" on {report.target}" if report.target else ""
+                where = f" on {report.target_label or report.target}" if report.target else ""
                 click.echo(f"ERROR: {report.contract} {report.address}{where}: {report.outcome}: {report.reason}", err=True)
     sys.exit(0 if ok else 1)
 
