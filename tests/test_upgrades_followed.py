@@ -166,12 +166,12 @@ def ledger_entries(project) -> dict:
 def test_upgrades_in_a_run_outside_and_with_auto_off_are_linked_again_on_both_targets(world):
     anvil, servers, counters, project, deployed = world
 
-    # 1. auto on: the run's upgrades are followed on both targets, each with a "re-linked" row.
+    # 1. auto on: the run's upgrades are followed on both targets, each with a "(proxy re-link)" row.
     proc, new = upgrade(project, deployed)
     deployed["BeaconProxy2"] = new["BeaconProxy2"]
     want = expected(deployed, new)
     assert links(servers, deployed) == {(name, i): want[name] for name in PROXIES for i in (0, 1)}, proc.stdout[-5000:]
-    relinked = [line for line in proc.stdout.splitlines() if "(re-linked)" in line]
+    relinked = [line for line in proc.stdout.splitlines() if "(proxy re-link)" in line]
     for name in ("UUPSProxy", "TransparentProxy", "BeaconProxy"):
         rows = [line for line in relinked if deployed[name] in line]
         assert len(rows) == 2 and all(" verified " in r and want[name] in r.lower() for r in rows), (name, proc.stdout[-5000:])
@@ -185,7 +185,7 @@ def test_upgrades_in_a_run_outside_and_with_auto_off_are_linked_again_on_both_ta
     use_targets(project, counters[0].url, counters[1].url, False)
     before = links(servers, deployed)
     proc, newer = upgrade(project, deployed)
-    assert "(re-linked)" not in proc.stdout
+    assert "(proxy re-link)" not in proc.stdout
     assert links(servers, deployed) == before, "auto off sent links during the run"
     want = expected(deployed, newer)
     entries = ledger_entries(project)

@@ -55,11 +55,15 @@ def finish(reports: list, as_json: bool) -> None:
         click.echo(json.dumps({"ok": ok, "reports": [r.as_dict() for r in reports]}, indent=2))
     else:
         click.echo(api.summary_table(reports))
+        if reports:  # counted: how many rows ended verified and how many did not
+            from ape_contract_verify.workflow.verification import tally
+
+            click.echo(f"contract_verify: {len(reports)} row{'s' if len(reports) != 1 else ''}, {tally(reports)}", err=True)
         for report in reports:
             for warning in report.warnings:
                 click.echo(f"WARNING: {report.contract}: {warning}", err=True)
             if not report.ok:
-                where = f" on {report.target}" if report.target else ""
+                where = f" on {report.target_label or report.target}" if report.target else ""
                 click.echo(f"ERROR: {report.contract} {report.address}{where}: {report.outcome}: {report.reason}", err=True)
     sys.exit(0 if ok else 1)
 

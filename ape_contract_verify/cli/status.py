@@ -29,5 +29,5 @@ def overview(explorer: Any, as_json: bool, all_networks: bool, workers: Optional
     for row, target in view.failing(required_only=False):  # on stderr with --json too: a CI log says why
         level = "ERROR" if (id(row), target.target) in counted else "WARNING"  # not a required target
         reason = f": {target.reason}" if target.reason else ""
-        click.echo(f"{level}: {row.contract} {row.address} on {target.target} ({row.network}): {target.state}{reason}", err=True)
+        click.echo(f"{level}: {row.contract} {row.address} on {target.label or target.target} ({row.network}): {target.state}{reason}", err=True)
     sys.exit(0 if view.ok else 1)

@@ -102,6 +102,12 @@ class Target:
         return self.url is None
 
     @property
+    def label(self) -> str:
+        """What a person reads for it: the embedded local explorer is no Etherscan, though it
+        answers as the `etherscan` target (its name for --target and required_targets)."""
+        return "local explorer" if self.is_local else self.name
+
+    @property
     def chain_param(self) -> Optional[str]:
         """The query parameter carrying the chain id, if this target sends one."""
         if self.kind != "etherscan" or not self.url:

@@ -25,11 +25,16 @@ def _inputs(artifact: Artifact) -> list[dict]:
     return constructor_inputs(list(artifact.contract_type.abi))
 
 
+def sources_tried(tried: Optional[list[str]] = None) -> str:
+    """What was tried for a creation, in words: only what the chain reader and the target tried on
+    this network (an in-process chain has no trace API to name, the embedded explorer no record)."""
+    return f"tried {', '.join(tried)}" if tried else "no source of it answered"
+
+
 def not_found_reason(tried: Optional[list[str]] = None) -> str:
     """The one answer when no source gave the creation code: what was tried, and the way out."""
-    where = f"tried {', '.join(tried)}" if tried else "a factory deployment on a node without traces?"
     return (
-        f"the creation code of this contract was not found ({where}). "
+        f"the creation code of this contract was not found ({sources_tried(tried)}). "
         "Pass them with --constructor-args, as values or ABI-encoded hex"
     )
 

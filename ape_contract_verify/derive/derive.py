@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from ape_contract_verify.derive.artifacts import Artifact, ArtifactNotFound
-from ape_contract_verify.derive.constructor import PrecheckFailed, resolve_constructor_args
+from ape_contract_verify.derive.constructor import PrecheckFailed, resolve_constructor_args, sources_tried
 from ape_contract_verify.derive.inputs import VYPER_OUTPUT_SELECTION, group_input, project_remappings, standard_input
 from ape_contract_verify.evm import blueprint, bytecode
 from ape_contract_verify.protocol.licenses import code_from_source, license_code
@@ -262,8 +262,7 @@ def derive(
         else:
             match = precheck(request, checked, cache)
         if chain_state.creation_input is None and declared is None:
-            tried = f"tried {', '.join(chain_state.tried)}" if chain_state.tried else "a factory deployment on a node without traces?"
-            warnings.append(f"the creation code was not found ({tried}): the pre-check compared the runtime code only")
+            warnings.append(f"the creation code was not found ({sources_tried(chain_state.tried)}): the pre-check compared the runtime code only")
         if match == "partial" and request.code_format == CodeFormat.STANDARD_JSON:
             library_options = _library_options(libraries, stale, address, reader)
             upgraded = _upgrade_partial(artifact, input_json, library_options, build, reader, cache)

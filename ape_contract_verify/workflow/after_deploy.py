@@ -40,6 +40,7 @@ _recorders: dict[int, Any] = {}  # ledgers of networks deployed to with auto off
 _recorded: dict[int, tuple[int, set]] = {}  # with auto off: (block before the first deploy, addresses recorded)
 _starts: dict[int, int] = {}  # by id() of the provider: the block a run's network context began at
 _drained: list[tuple[str, str, list]] = []  # (network, target, reports) not yet in a summary
+_endings: dict[str, str] = {}  # network -> why its chain ends with the run (deploy_queue.run_advice)
 _warned: set[str] = set()
 
 
@@ -403,6 +404,8 @@ def _drain(provider: Any) -> None:
         with GATE.script_waits():  # the script waits here: workers may now call into Ape
             finished = queue.finish()
         _drained.extend((queue.network, target, reports) for target, reports in finished)
+        if queue.ends_with_run:
+            _endings[queue.network] = queue.ends_with_run
 
 
 def _without_queue(provider: Any, start: Optional[int], recorded: Optional[tuple], recorder: Any) -> Any:
@@ -459,15 +462,16 @@ def print_summary() -> list:
     with _lock:
         groups = list(_drained)
         _drained.clear()
+        endings = dict(_endings)
+        _endings.clear()
     if not any(reports for _, _, reports in groups):
         return []
-    from ape_contract_verify.workflow.deploy_queue import network_table
+    from ape_contract_verify.workflow.deploy_queue import network_table, run_advice
 
     print(network_table(groups))
-    left = [r for _, _, reports in groups for r in reports if not r.ok]
-    if left:
-        print(f"contract_verify: {len(left)} not verified; run `ape verify all` to finish them", file=sys.stderr)
-    return left
+    for line in run_advice(groups, endings):  # counted, and what is left to do where a row failed
+        print(line, file=sys.stderr, flush=True)
+    return [r for _, _, reports in groups for r in reports if not r.ok]
 
 
 def _warn_unhooked() -> None:
@@ -529,6 +533,7 @@ def reset() -> None:
         _recorded.clear()
         _starts.clear()
         _drained.clear()
+        _endings.clear()
         _warned.clear()
     for queue in queues:
         queue.close()

@@ -44,6 +44,8 @@ class DeployQueue:
         self.upgrade_events: list = []  # the run's Upgraded/BeaconUpgraded/AdminChanged, in order
         self.scanned: Optional[tuple] = None  # scan_logs' answer, when the caller walked the logs already
         self._gated = False  # whether this queue told the gate that a script runs
+        self._what: dict = {}  # future -> (name, address), for the lines that say what ended or is awaited
+        self.ends_with_run = ""  # why the chain ends with the run (local_explorers.ends_with_run), for the advice
         self._setup()
 
     def bound_to(self, provider: Any) -> bool:
@@ -117,8 +119,12 @@ class DeployQueue:
             self._prepare(address, deployed_type)
         recorded = {"type": deployed_type} if deployed_type else {}
         self._ledger.record(name or address, address, status="pending", network=self.network, **recorded)
+        from ape_contract_verify.derive.artifacts import short_name
+
         for target, verification in self._verifications:
-            self.futures.append((target, self.pool.submit(self._verify, verification, address, name, deployed_type)))
+            future = self.pool.submit(self._verify, verification, address, name, deployed_type)
+            self._what[future] = (short_name(name or deployed_type or "") or address[:10], address)
+            self.futures.append((target, future))
 
     def _warm(self, address: str, txn_hash: Optional[str]) -> None:
         """Read on the script's thread what the workers will need."""
@@ -191,28 +197,60 @@ class DeployQueue:
             self._queue_address(address, None, None)
 
     def finish(self) -> list[tuple[str, list]]:
-        """Wait for every queued verification and stop the explorers: (target, reports) per target."""
+        """Wait for every queued verification and stop the explorers: (target, reports) per target.
+        Each verification that ends says so as it ends (a live line on a terminal, a line each in a
+        log), and a wait with none ending says what it waits for, so a CI log is never silent."""
+        from concurrent.futures import FIRST_COMPLETED, wait
+
         from ape_contract_verify.protocol.answers import Outcome
         from ape_contract_verify.workflow.verification import Report
 
         if not self.active:
             return []
         try:
+            from ape_contract_verify.workflow import local_explorers
+
+            self.ends_with_run = local_explorers.ends_with_run(self.provider)
+        except Exception as err:  # the advice then assumes the chain outlives the run
+            logger.debug("contract_verify: %s", err)
+        try:
             self.add_factory_deployments()
         except Exception as err:
             logger.warning("contract_verify: could not look for factory deployments: %s", err)
         self.active = False
-        by_target: dict[str, list] = {name: [] for name, _ in self._verifications}
-        total = len(self.futures)
+        labels = {d.target.name: getattr(d.target, "label", "") for d in self._run.destinations} if self._run is not None else {}
+        results: list[list] = [[] for _ in self.futures]
+        progress = Progress(self.network, len(self.futures))
+        pending = {future: index for index, (_, future) in enumerate(self.futures)}
         deadline = time.monotonic() + self.cfg.timeout + 60
-        for index, (target, future) in enumerate(self.futures, start=1):
-            remaining = max(0.0, deadline - time.monotonic())
-            try:
-                by_target[target] += future.result(timeout=remaining)
-            except Exception as err:
-                by_target[target].append(Report("?", "?", Outcome.ERROR, f"not finished: {err}"))
-            _progress_line(f"contract_verify: {index}/{total} verifications on {self.network} done")
-        _progress_line(None)
+        while pending:
+            remaining = deadline - time.monotonic()
+            ended, _ = wait(pending, timeout=max(0.0, min(HEARTBEAT, remaining)), return_when=FIRST_COMPLETED)
+            if not ended:
+                if remaining <= 0:
+                    break
+                progress.waiting([self._what.get(f, ("?", "?")) for f in sorted(pending, key=pending.get)])
+                continue
+            for future in sorted(ended, key=pending.get):
+                index = pending.pop(future)
+                target = self.futures[index][0]
+                try:
+                    results[index] = future.result()
+                except Exception as err:
+                    name, address = self._what.get(future, ("?", "?"))
+                    results[index] = [Report(name, address, Outcome.ERROR, f"not finished: {err}", target=target)]
+                progress.ended(results[index], labels.get(target, target))
+        for future, index in pending.items():  # past the deadline: said, never waited for forever
+            name, address = self._what.get(future, ("?", "?"))
+            target = self.futures[index][0]
+            results[index] = [Report(name, address, Outcome.ERROR, f"not finished within {self.cfg.timeout + 60:.0f} s", target=target)]
+            progress.ended(results[index], labels.get(target, target))
+        progress.close()
+        by_target: dict[str, list] = {name: [] for name, _ in self._verifications}
+        for (target, _), reports in zip(self.futures, results):
+            for report in reports:
+                report.target_label = report.target_label or labels.get(target, "")
+            by_target[target] += reports
         if self.upgrade_events:  # after the deploys' own verifications: a relink follows their link
             from ape_contract_verify.workflow.upgrades import follow
 
@@ -259,17 +297,84 @@ def network_table(groups: list[tuple[str, str, list]]) -> str:
     return head + summary_table(reports)
 
 
-def _progress_line(text: Optional[str]) -> None:
-    """One live line on a terminal; plain lines (only the last) otherwise."""
-    tty = sys.stderr.isatty()
-    if text is None:
-        if tty:
-            print(file=sys.stderr)
-        return
-    if tty:
-        print(f"\r\033[K{text}", end="", file=sys.stderr, flush=True)
-    elif text.split()[1].split("/")[0] == text.split()[1].split("/")[1]:
-        print(text, file=sys.stderr)
+def run_advice(groups: list[tuple[str, str, list]], endings: dict[str, str]) -> list[str]:
+    """The summary's last lines, one per network: its rows counted and, when some did not verify,
+    what can still be done. `endings[network]` says why the network's chain ends with the run
+    (`local_explorers.ends_with_run`): there `ape verify all` has nothing to read afterwards."""
+    from ape_contract_verify.workflow.verification import tally
+
+    by_network: dict[str, list] = {}
+    for network, _, reports in groups:
+        by_network.setdefault(network, []).extend(reports)
+    lines = []
+    for network, reports in by_network.items():
+        if not reports:
+            continue
+        line = f"contract_verify: {network}: {len(reports)} row{'s' if len(reports) != 1 else ''}, {tally(reports)}"
+        if any(not r.ok for r in reports):
+            ends = endings.get(network, "")
+            if ends:
+                line += (
+                    f". {ends}, so nothing is left for `ape verify all` to finish: fix what the rows say and run again, "
+                    "or deploy on a node that outlives the run (start `anvil`, then `ape run … --network "
+                    "ethereum:local:foundry`), where `ape verify all` finishes what is left"
+                )
+            else:
+                line += f"; `ape verify all --network {network}` finishes them"
+        lines.append(line)
+    return lines
+
+
+HEARTBEAT = 15.0  # seconds without a verification ending before a log says what it waits for
+
+
+class Progress:
+    """What `finish` says as verifications end: on a terminal one live line with the counts; in a
+    log (no TTY) one line per verification as it ends, and what is awaited when none ended for
+    `HEARTBEAT` seconds. The last line counts how they ended."""
+
+    def __init__(self, network: str, total: int, stream: Any = None):
+        self.network = network
+        self.total = total
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.done: list = []  # every report of the verifications ended
+        self.count = 0
+        self.started = time.monotonic()
+
+    def _print(self, text: str) -> None:
+        if self.tty:
+            print(f"\r\033[K{text}", end="", file=self.stream, flush=True)
+        else:
+            print(text, file=self.stream, flush=True)
+
+    def ended(self, reports: list, target: str) -> None:
+        from ape_contract_verify.workflow.verification import tally
+
+        self.count += 1
+        self.done += reports
+        if self.tty:
+            self._print(f"contract_verify: {self.count}/{self.total} verifications on {self.network} ended: {tally(self.done)}")
+            return
+        what = "; ".join(f"{r.contract} {r.outcome}" for r in reports) or "nothing to report"
+        address = next((r.address for r in reports), "")
+        where = f" {address[:10]}…" if address.startswith("0x") else ""
+        self._print(f"contract_verify: {self.count}/{self.total} on {self.network}:{where} {what} ({target})")
+
+    def waiting(self, awaited: list) -> None:
+        if self.tty:
+            return  # the live line is still there
+        names = ", ".join(dict.fromkeys(name for name, _ in awaited))
+        self._print(f"contract_verify: waiting for {len(awaited)} verification{'s' if len(awaited) != 1 else ''} "
+                    f"on {self.network} ({time.monotonic() - self.started:.0f} s): {names}")
+
+    def close(self) -> None:
+        from ape_contract_verify.workflow.verification import tally
+
+        if self.tty:
+            print(file=self.stream)
+        elif self.total:
+            self._print(f"contract_verify: {self.count}/{self.total} verifications on {self.network} ended: {tally(self.done)}")
 
 
 class RunScan(NamedTuple):

@@ -6,13 +6,25 @@ what `Contract(address)` finds and what its links show, in the same run.
 An explorer is started on first use and kept until the process ends (or `stop_all`). It reads the
 chain through the reader of whoever started it: the deploy hook passes its memoising reader, so
 the explorer's reads during the script come from memory, not from a provider the script is using.
+
+What it verified is kept for as long as its chain lives: on a node that outlives the `ape` command
+(an anvil the user started), in the project's `.build/contract_verify/explorer-<chain id>-<genesis>.sqlite`,
+so a later `ape verify status` or `ape verify all` on that chain answers from it; a new node with
+the same chain id has another genesis, so another store. A chain that ends with the command
+(Ape's in-process test chain, a node the provider started and stops) gets no store: nothing
+could ever read it again (`ends_with_run` says why, for the summary's advice).
 """
 
 from __future__ import annotations
 
 import atexit
 import threading
+from pathlib import Path
 from typing import Any, Optional
+
+from ape_contract_verify.logs import get_logger
+
+logger = get_logger()
 
 _lock = threading.Lock()
 # (id(provider), chain id) -> (provider, explorer); the provider is held so its id is not reused.
@@ -40,14 +52,71 @@ def shared(provider: Any, chain_reader: Any = None, start: bool = True) -> Optio
         if not start:
             return None
         from ape_contract_verify.evm.chain import ApeProviderChain
-        from ape_contract_verify.server.runner import start_embedded
 
-        explorer = start_embedded(chain_reader or ApeProviderChain(provider))
+        explorer = _start(provider, chain_reader or ApeProviderChain(provider))
         _running[key] = (provider, explorer)
         if not _atexit:
             _atexit = True
             atexit.register(stop_all)
         return explorer
+
+
+def kept(provider: Any) -> Optional[Any]:
+    """The running explorer for `provider`'s chain, else the one kept for it (started on its store):
+    what `ape verify status` reads. None when the chain ends with the command (nothing is kept)."""
+    found = shared(provider, start=False)
+    if found is not None or ends_with_run(provider):
+        return found
+    return shared(provider)
+
+
+def ends_with_run(provider: Any) -> str:
+    """Why `provider`'s chain ends with this `ape` command, in words; "" when it outlives it."""
+    from ape_contract_verify.evm.tester_replay import tester_chain
+
+    if tester_chain(provider) is not None:
+        return "Ape's test provider runs its chain inside the `ape` command, and it ends with it"
+    if getattr(provider, "process", None) is not None:  # Ape's SubprocessProvider started the node: it stops it
+        name = getattr(provider, "process_name", None) or "node"
+        return f"{getattr(provider, 'name', 'the provider')} started this {name} and stops it when the command ends"
+    return ""
+
+
+def store_path(provider: Any) -> Optional[Path]:
+    """Where the explorer of `provider`'s chain keeps what it verified: one SQLite file per chain
+    id and genesis hash in the project's .build/contract_verify/; None when the chain ends with
+    the command, or its genesis cannot be read (a store keyed by chain id alone could serve one
+    anvil's sources for another's)."""
+    if ends_with_run(provider):
+        return None
+    try:
+        from ape import project
+
+        chain_id = int(provider.chain_id)
+        genesis = provider.get_block(0).hash
+        genesis = genesis.hex() if isinstance(genesis, (bytes, bytearray)) else str(genesis)
+        folder = Path(project.path) / ".build" / "contract_verify"
+    except Exception as err:  # no store: the explorer still verifies, for this command only
+        logger.debug("contract_verify: no store for the local explorer: %s", err)
+        return None
+    genesis = genesis.removeprefix("0x")
+    if not genesis:
+        return None
+    return folder / f"explorer-{chain_id}-{genesis[:12]}.sqlite"
+
+
+def _start(provider: Any, chain_reader: Any) -> Any:
+    from ape_contract_verify.server.runner import start_embedded
+    from ape_contract_verify.server.store import StoreOpenError
+
+    path = store_path(provider)
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            return start_embedded(chain_reader, db_path=path)
+        except (OSError, StoreOpenError) as err:
+            logger.warning("contract_verify: the local explorer keeps nothing after this command: %s cannot be used (%s)", path, err)
+    return start_embedded(chain_reader)
 
 
 def stop_all() -> None:

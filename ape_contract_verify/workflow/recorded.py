@@ -77,6 +77,15 @@ class RecordedBatch:
         ledger = Ledger.for_chain(self.project, chain_id)
         records = records_on(self.project, chain_id, self.warn)
         if not records.deployments:
+            from ape_contract_verify.workflow.local_explorers import ends_with_run
+
+            ends = ends_with_run(provider)
+            if ends:  # each command's chain is a new one: nothing recorded can ever be on it
+                raise NoRecords(
+                    f"No recorded deployments on {label}: {ends}, so nothing deployed by an earlier command is on it. "
+                    "Deploy on a node that outlives the command (start `anvil`, then `--network ethereum:local:foundry`), "
+                    "and `ape verify all` there finishes what a run left."
+                )
             raise NoRecords(
                 f"No recorded deployments on {label}. Deploy with `ape run` (the plugin records what it "
                 "deploys), or verify one by address with `verify`."
@@ -110,6 +119,7 @@ def plan_items(run: VerificationRun, entry: Any, label: str, address: str, deplo
     from ape_contract_verify.workflow.upgrades import plan
 
     names = {d.target.name: d.target.url for d in run.targets_of(label)}
+    labels = {d.target.name: getattr(d.target, "label", "") for d in run.targets_of(label)}
     todo = plan(entry, names, reader, address)
     item = Item(label, address, deployed_type=deployed_type)
     items = []
@@ -120,7 +130,7 @@ def plan_items(run: VerificationRun, entry: Any, label: str, address: str, deplo
         # One row for the proxy: its source and its link to what the chain holds, as the ledger says.
         current.append(Report(
             item.label, address, Outcome.ALREADY_VERIFIED, "verified, and linked to the implementation on chain: nothing sent",
-            target=target, network=label, implementation=todo.implementation,
+            target=target, network=label, implementation=todo.implementation, target_label=labels.get(target, ""),
         ))
     return items
 

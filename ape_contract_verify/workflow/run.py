@@ -135,7 +135,7 @@ class VerificationRun:
                 logger.debug("verification of %s on %s failed", item.address, destination.target.name, exc_info=True)
                 reports = [Report(
                     item.label, item.address, Outcome.ERROR, str(err),
-                    target=destination.target.name, network=destination.network,
+                    target=destination.target.name, network=destination.network, target_label=getattr(destination.target, "label", ""),
                 )]
             if on_done is not None:
                 on_done(item, reports)

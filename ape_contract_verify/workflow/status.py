@@ -52,6 +52,7 @@ class TargetStatus:
     implementation: Optional[str] = None  # the explorer's link (Etherscan-style) or resolution (Sourcify)
     reason: str = ""
     link: Optional[str] = None
+    label: str = ""  # the target as a person reads it (`Target.label`), for the table's head
 
     @property
     def ok(self) -> bool:
@@ -135,20 +136,22 @@ def read_status(networks: Iterable[NetworkStatus], workers: int = WORKERS) -> li
                     client = network.open_client(target, health)
                 except Exception as err:  # every row of this target says why; the others go on
                     for row in mine:
-                        row.targets[target.name] = TargetStatus(target.name, target.kind, ERROR, reason=str(err))
+                        row.targets[target.name] = TargetStatus(target.name, target.kind, ERROR, reason=str(err),
+                                                                label=getattr(target, "label", ""))
                     continue
                 pool = ThreadPoolExecutor(max_workers=max(1, min(workers, len(mine))), thread_name_prefix=f"status-{target.name}")
                 pools.append(pool)
                 for row in mine:
-                    jobs.append((row, target.name, pool.submit(_ask, target, client, health, row.address)))
+                    jobs.append((row, target, pool.submit(_ask, target, client, health, row.address)))
         for row, future in chain_jobs:
             info, problem, kind = future.result()
             row.data, row.blueprint = kind == "data", kind == "blueprint"
             if info is not None:
                 row.proxy, row.implementation = info.kind, checksum(info.implementation)
             row.chain_error = problem
-        for row, name, future in jobs:
-            row.targets[name] = _judge(future.result(), row)
+        for row, target, future in jobs:
+            status = row.targets[target.name] = _judge(future.result(), row)
+            status.label = getattr(target, "label", "")
         for network in networks:  # columns in the network's target order
             order = [t.name for t in network.targets]
             for row in rows:
@@ -251,7 +254,8 @@ def status_table(rows: list[Row]) -> str:
     """One row per deployment, one column per target; a network column once there are several."""
     networks = len({r.network for r in rows}) > 1
     names = list(dict.fromkeys(name for r in rows for name in r.targets))
-    head = ("contract", "address") + (("network",) if networks else ()) + ("proxy",) + tuple(names)
+    labels = {name: s.label or name for r in rows for name, s in r.targets.items()}
+    head = ("contract", "address") + (("network",) if networks else ()) + ("proxy",) + tuple(labels[n] for n in names)
     table = [head]
     for r in rows:
         proxy = f"{r.proxy} -> {short(r.implementation)}" if r.proxy else ("?" if r.chain_error else "-")
@@ -262,17 +266,19 @@ def status_table(rows: list[Row]) -> str:
 
 
 def readable_targets(targets: Iterable[Any], provider: Any) -> tuple[list, list[str]]:
-    """(targets to read, warnings). A local network's embedded explorer lives inside the `ape`
-    process that verified there, and is gone with it: it is read only while this process runs one."""
+    """(targets to read, warnings). A local network's embedded explorer keeps what it verified for
+    as long as its chain lives (`local_explorers`): it is read from its store. A chain that ends
+    with each `ape` command (Ape's test provider) has nothing kept to read."""
     from ape_contract_verify.workflow import local_explorers
 
     usable, warnings = [], []
     for target in targets:
-        if target.is_local and local_explorers.shared(provider, start=False) is None:
+        if target.is_local and local_explorers.kept(provider) is None:
+            why = local_explorers.ends_with_run(provider) or "its chain could not be read"
             warnings.append(
-                f"target {target.name} of {target.ecosystem}:{target.network} is the embedded local explorer, which "
-                "keeps nothing after the `ape` command that verified: not read. Run `ape verify serve --rpc <node>` and "
-                f"set contract_verify.explorers.{target.ecosystem}.{target.network}.url to its Base URL to check it"
+                f"target {target.label} of {target.ecosystem}:{target.network} (the embedded local explorer) keeps "
+                f"nothing for this chain: {why}. Deploy on a node that outlives the command (e.g. start `anvil`, then "
+                "`--network ethereum:local:foundry`) and its local explorer keeps what it verified for as long as that node runs"
             )
             continue
         usable.append(target)

@@ -163,9 +163,11 @@ def follow(
             reports = job.result()
         except Exception as err:
             from ape_contract_verify.protocol.answers import Outcome
-            from ape_contract_verify.workflow.verification import Report
+            from ape_contract_verify.workflow.verification import Report, proxy_row_label
 
-            reports = [Report(f"{item.name} (re-linked)", item.proxy, Outcome.ERROR, str(err), target=target, kind="relink")]
+            label = getattr(getattr(verification, "target", None), "label", "") or ""
+            reports = [Report(proxy_row_label(item.name, "proxy re-link"), item.proxy, Outcome.ERROR, str(err),
+                              target=target, kind="relink", target_label=label)]
         try:
             record_links(ledger, item.name, item.proxy, reports, {target: _url(verification)},
                          (target, item.implementation) if verification.sourcify else None)

@@ -12,7 +12,7 @@ import dataclasses
 import threading
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterable, Iterator, Optional
 
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.exceptions import ContractVerifyError, ExplorerError, TargetDown
@@ -39,6 +39,7 @@ class Report:
     warnings: list = field(default_factory=list)
     seconds: float = 0.0
     implementation: Optional[str] = None  # a proxy's: the implementation it was handled (linked) with
+    target_label: str = ""  # the target as a person reads it (`Target.label`): "local explorer"
 
     @property
     def ok(self) -> bool:
@@ -183,6 +184,7 @@ class Verification:
     def _stamp(self, reports: list[Report]) -> list[Report]:
         for report in reports:
             report.target = report.target or self.target_name
+            report.target_label = report.target_label or getattr(self.target, "label", "") or ""
             report.network = report.network or self.network
         return reports
 
@@ -284,14 +286,15 @@ class Verification:
         reports = self.contract(implementation)
         if self.sourcify:
             return reports
-        report = self.proxy(address, implementation, label=f"{label or _checksum(address)[:10]} (re-linked)")
+        report = self._stamp([self._proxy(address, implementation, label, what="proxy re-link")])[0]
+        report.implementation = implementation
         report.kind = "relink"
         return reports + [report]
 
-    def _proxy(self, address: str, expected_implementation: Optional[str], label: Optional[str]) -> Report:
+    def _proxy(self, address: str, expected_implementation: Optional[str], label: Optional[str], what: str = "proxy link") -> Report:
         started = time.monotonic()
         address = _checksum(address)
-        label = f"{label or address[:10]} (proxy link)"
+        label = proxy_row_label(label or address[:10], what)
         try:
             receipt = self.client.verify_proxy(address, expected_implementation)
             answer = self.client.wait(
@@ -349,8 +352,13 @@ class Verification:
         return [self._submit(label, derivation, started)]
 
     def _creation_record(self) -> Any:
-        """This target's record of creations, for contracts whose creation the chain cannot give."""
+        """This target's record of creations, for contracts whose creation the chain cannot give.
+        None for the embedded local explorer: it reads the same chain through the same reader, so
+        it would only repeat the search (and the reason would name an explorer record there is not)."""
         from ape_contract_verify.client.creation import explorer_record
+
+        if getattr(self.target, "is_local", False):
+            return None
 
         name = self.target_name or "the explorer"
         where = f"{name} {getattr(self.target, 'url', '') or ''}".lower()
@@ -514,6 +522,26 @@ def local_client(explorer: Any, **options: Any) -> Any:
     return ExplorerClient(explorer.base_url, calls_per_second=200.0, not_indexed_timeout=0, **options)
 
 
+def tally(reports: Iterable[Report]) -> str:
+    """How rows ended, counted: "8 verified, 2 not verified" (a data contract's "nothing to
+    verify" counted apart; a count of none left out)."""
+    counts = {"verified": 0, "nothing to verify": 0, "not verified": 0}
+    for report in reports:
+        if not report.ok:
+            counts["not verified"] += 1
+        elif Outcome(report.outcome).is_success:
+            counts["verified"] += 1
+        else:
+            counts["nothing to verify"] += 1
+    return ", ".join(f"{n} {what}" for what, n in counts.items() if n) or "nothing"
+
+
+def proxy_row_label(contract: str, what: str = "proxy link") -> str:
+    """A proxy's link row: `Name (proxy link)`, after an upgrade `Name (proxy re-link)`; one pair
+    of parentheses, whatever the name was recorded as."""
+    return f"{contract} ({what})"
+
+
 def summary_table(reports: list[Report]) -> str:
     """One row per contract and target; a network column once more than one network is in it."""
     networks = len({r.network for r in reports}) > 1
@@ -528,7 +556,7 @@ def summary_table(reports: list[Report]) -> str:
         elif r.match == "partial":  # derive's warning says why, when it knows
             why = next((w for w in r.warnings if str(w).startswith("partial match: ")), "partial match")
             detail = f"{detail} ({why})".strip()
-        cells = (r.contract, r.address, str(r.outcome), r.target or "-") + ((r.network or "-",) if networks else ())
+        cells = (r.contract, r.address, str(r.outcome), r.target_label or r.target or "-") + ((r.network or "-",) if networks else ())
         rows.append(cells + (detail,))
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(head))]
     return "\n".join(
