@@ -97,6 +97,15 @@ def test_has_delegatecall_skips_push_data():
     assert has_delegatecall(bytes([0x60, 0x00, 0xF4]))
     assert not has_delegatecall(bytes([0x7F]) + b"\xf4" * 32 + bytes([0x00]))  # 0xf4 only as PUSH32 data
     assert not has_delegatecall(bytes([0x61, 0xF4, 0xF4, 0x00]))
+
+
+def test_has_delegatecall_skips_an_embedded_contracts_metadata():
+    """`new Child()` embeds the child's creation code, metadata and all: a 0xf4 in its hash is no
+    opcode (a factory holding an address in slot 0 was taken for a Safe proxy)."""
+    child_metadata = bytes.fromhex("a2646970667358221220ee04000337a8c6bcf40f98be2d4dad9b7faa") + bytes(14) + bytes.fromhex("64736f6c634300081a0033")
+    own_metadata = bytes.fromhex("a2646970667358221220") + bytes(32) + bytes.fromhex("64736f6c634300081a0033")
+    assert not has_delegatecall(bytes([0x60, 0x00, 0xFE]) + child_metadata + own_metadata)
+    assert has_delegatecall(bytes([0x60, 0x00, 0xF4, 0xFE]) + child_metadata + own_metadata)  # its own DELEGATECALL still counts
     assert minimal_proxy_implementation("0x363d3d373d3d3d363d73" + "ab" * 20 + "5af43d82803e903d91602b57fd5bf3") == "0x" + "ab" * 20
     assert minimal_proxy_implementation("0x363d3d373d3d3d363d73" + "ab" * 20 + "5af43d82803e903d91602b57fd5bf300") is None
 

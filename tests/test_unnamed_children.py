@@ -3,10 +3,12 @@
 traces find the children) and once through a hosted node's proxy that refuses traces (the
 creators' nonces find them). A helper made in a state-variable initialiser, a chain three calls
 deep (Root.grow() makes a Branch, whose constructor makes a Middle, whose constructor makes a
-Leaf), and an SSTORE2-style data contract: every one gets a row and verifies (the data contract's
-row says what it is), and `ape verify status` lists them. The nonce walk itself (evm/children.py)
-on the same chain: what it finds, and what it must not. With auto off on Ape's test chain
-(eth-tester, no traces) the ledger gets every child."""
+Leaf), a Sprout Seeds.plant() makes with CREATE2 (no nonce finds it: without traces the run's
+transactions are replayed on a fork of the node), and an SSTORE2-style data contract: every one
+gets a row and verifies (the data contract's row says what it is, its dry run too), and `ape
+verify status` lists them. The nonce walk itself (evm/children.py) on the same chain: what it
+finds, and what it must not. With auto off on Ape's test chain (eth-tester, no traces) the ledger
+gets every child (the CREATE2 one by the in-process replay)."""
 
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 OWN_PROJECT = True  # its own project, no dependency: beside the example's group (conftest.py)
 
 DEPLOYED = re.compile(r"^DEPLOYED (\w+) (0x[0-9a-fA-F]{40})$", re.M)
-CHILDREN = ("Helper", "Branch", "Middle", "Leaf")
+CHILDREN = ("Helper", "Branch", "Middle", "Leaf", "Sprout")
 DONE = ("verified", "already verified")
 DATA_LINE = "a data contract (code that is never run: it starts with STOP): nothing to verify"
 
@@ -98,12 +100,17 @@ def rows_by_address(output: str) -> dict:
 
 def test_every_child_gets_a_row_and_verifies(deployed):
     rows = rows_by_address(deployed.output)
-    for name in ("WithHelper", "Root", "DataStore") + CHILDREN:
+    for name in ("WithHelper", "Root", "DataStore", "Seeds") + CHILDREN:
         address = deployed.made[name].lower()
         assert address in rows, f"{name} {address}: no row\n{deployed.output[-3000:]}"
         assert rows[address][0] == name and rows[address][1] in DONE, (name, rows[address])
-    if deployed.node is not None:  # the proxy really refused the traces: the nonces found them
+    if deployed.node is not None:  # the proxy really refused the traces: the nonces and the fork found them
         assert deployed.node.refused.get("debug_traceTransaction"), deployed.node.refused
+        replayed = re.search(r"(\d+) of the run's transactions replayed \(the node has no traces\) in ([\d.]+) s", deployed.output + deployed.stderr)
+        assert replayed and int(replayed.group(1)) >= 1, deployed.stderr[-3000:]
+        print(f"replay: {replayed.group(1)} transactions in {replayed.group(2)} s; the run {deployed.seconds:.1f} s")
+    else:
+        print(f"traces: the run {deployed.seconds:.1f} s")
     assert "Traceback" not in deployed.output + deployed.stderr
 
 
@@ -122,6 +129,37 @@ def test_by_address_the_data_contract_gets_the_same_line(deployed):
     assert report["ok"], report
     [row] = report["reports"]
     assert (row["outcome"], row["reason"]) == ("nothing to verify", DATA_LINE), row
+
+
+def test_a_dry_run_of_the_data_contract_says_so_and_writes_nothing(deployed, tmp_path):
+    """`--dry-run` by address, as the real run: a data contract, nothing to verify, never "name the
+    contract type"; nothing would be sent, so no body is written and the dry run succeeds."""
+    out = tmp_path / "bodies"
+    proc = verify_cli(deployed.project, "contract", deployed.made["Data"], "--dry-run", "--out", str(out))
+    said = proc.stdout + proc.stderr
+    assert proc.returncode == 0, said[-3000:]
+    assert f"data contract {deployed.made['Data']}: {DATA_LINE}" in proc.stdout, said[-3000:]
+    assert "name the contract type" not in said and "NOT SENT" not in said, said[-3000:]
+    assert not out.exists() or not any(p.is_file() for p in out.rglob("*")), list(out.rglob("*"))
+    # A contract with code to verify still plans its request beside it (the negative case).
+    both = verify_cli(deployed.project, "contract", deployed.made["Leaf"], "--dry-run")
+    assert both.returncode == 0 and f"Leaf {deployed.made['Leaf']}: verifysourcecode as contracts/Nursery.sol:Leaf" in both.stdout and DATA_LINE not in both.stdout, both.stdout[-3000:]
+
+
+def test_the_dry_run_plan_of_a_data_contract_is_ok(deployed):
+    """api.dry_run's plan (workflow/dry_run.plan under it): one entry that is neither an error nor
+    a request, and the plan is ok on an Etherscan-style and a Sourcify target alike."""
+    from ape_contract_verify.engine.compilers import CompileCache
+    from ape_contract_verify.evm.chain import JsonRpcChain
+    from ape_contract_verify.workflow.dry_run import DryRunPlan, plan
+
+    [item] = plan(deployed.made["Data"], None, JsonRpcChain(deployed.anvil.url), None, CompileCache(),
+                  code_format=None, license=None, constructor_args=None, check=True)
+    assert (item.label, item.nothing, item.error, item.request, item.sent) == ("data contract", DATA_LINE, None, None, False)
+    targets = [NS(name="local", kind="etherscan", url=None, api_key=None), NS(name="sourcify", kind="sourcify", url="http://127.0.0.1:9", api_key=None, chain_id=31337)]
+    dry = DryRunPlan("ethereum:local:foundry", targets, {t.name: [item] for t in targets})
+    lines = list(dry.lines())
+    assert dry.ok and sum(DATA_LINE in line for line in lines) == 2 and not dry.files, lines
 
 
 def test_status_lists_every_child(deployed):
@@ -168,9 +206,37 @@ def test_the_nonce_walk_finds_children_of_children_and_nothing_else(deployed):
     deployer = deployed.anvil.rpc("eth_accounts")[0]
     assert int(deployed.anvil.rpc("eth_getTransactionCount", deployer, "latest"), 16) > 0
     assert nonce_children(node, [made["Helper"], made["Leaf"], made["Data"], deployer], 0) == []
+    # CREATE2 moved the factory's nonce, but no nonce says where its child went.
+    assert int(deployed.anvil.rpc("eth_getTransactionCount", made["Seeds"], "latest"), 16) == 2
+    assert nonce_children(node, [made["Seeds"]], 0) == []
     # The node's own traces (anvil's) see the same children, the data contract too.
     txs = [t["hash"] for n in range(1, latest + 1) for t in deployed.anvil.rpc("eth_getBlockByNumber", hex(n), True)["transactions"]]
     assert set(traced_children(node, txs)) == {made[n] for n in CHILDREN + ("Data",)}
+
+
+def test_the_fork_replay_finds_every_child_without_traces(deployed):
+    """replayed_children over a reader of a node without traces (a hosted node's proxy in front of
+    the same anvil): the run's transactions replayed on a fork find every contract they created,
+    the CREATE2 child among them (once each); one transaction finds its own children only; a child
+    that had code before the block given is not one of the run's."""
+    from ape_contract_verify.evm.chain import JsonRpcChain
+    from ape_contract_verify.evm.children import replayed_children
+
+    made, anvil = deployed.made, deployed.anvil
+    latest = int(anvil.rpc("eth_blockNumber"), 16)
+    txs = [(n, t) for n in range(1, latest + 1) for t in anvil.rpc("eth_getBlockByNumber", hex(n), True)["transactions"]]
+    plant = next((n, t["hash"]) for n, t in txs if (t.get("to") or "").lower() == made["Seeds"].lower())
+    node = HostedNodeProxy(anvil.url)
+    reader = JsonRpcChain(node.url)
+    try:
+        every = replayed_children(reader, _Node(anvil), [(n, t["hash"]) for n, t in txs], 0)
+        assert replayed_children(reader, _Node(anvil), [plant], 0) == [made["Sprout"]]
+        assert replayed_children(reader, _Node(anvil), [plant], latest) == []
+    finally:
+        reader.close()
+        node.stop()
+    assert sorted(every) == sorted(made.values()), (every, made)
+    assert not node.refused, node.refused  # the fork traced; the node was asked only what it answers
 
 
 def test_auto_off_on_apes_test_provider_records_every_child(compiled, tmp_path):
@@ -188,5 +254,5 @@ def test_auto_off_on_apes_test_provider_records_every_child(compiled, tmp_path):
     # ledger through the chain: it is read directly, as `ape verify status` and `all` read it.
     [ledger] = Ledger.in_project(NS(path=project))
     recorded = {e["address"].lower(): e for e in ledger.entries()}
-    assert len(made) == 8 and set(recorded) == {a.lower() for a in made.values()}, (made, recorded)
+    assert len(made) == 10 and set(recorded) == {a.lower() for a in made.values()}, (made, recorded)
     assert {e["status"] for e in recorded.values()} == {"pending"}

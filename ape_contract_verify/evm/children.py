@@ -6,7 +6,8 @@ contract's nonce (`eth_getTransactionCount`) counts the contracts it created, an
 `keccak(rlp([creator, n]))[12:]`. The nonce walk reads two nonces per contract that had code
 before the run (none for one the run made: it started at 0) and recurses into what it finds, so
 children of children are found too. CREATE2 children leave no trace in a nonce: without the
-node's traces only an event that names them finds them (`workflow/deploy_queue.scan_logs`).
+node's traces the run's transactions that could have created a contract are replayed
+(`replayed_children`: on a local fork of the node, or in the in-process chain), bounded.
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ logger = get_logger()
 MAX_DEPTH = 4  # generations below a contract the run touched (A makes B makes C makes D)
 MAX_CHILDREN = 256  # in all, per run
 MAX_SPAN = 64  # contracts one creator may have made in one run, at most, by nonce
+MAX_REPLAYED = 64  # transactions of one run replayed to find CREATE2 children, at most
+# A transaction that created a contract paid 21000 + 32000 gas at least, less its refund, at most a
+# fifth of what it used since London (EIP-3529): one that used less created nothing.
+MIN_CREATING_GAS = (21_000 + 32_000) * 4 // 5
 
 
 def create_address(creator: str, nonce: int) -> str:
@@ -107,4 +112,41 @@ def nonce_children(
                 found.append(child)
                 made.add(child.lower())
             queue.append((child, depth + 1))
+    return found
+
+
+def replayed_children(
+    reader: Any, provider: Any, creating: Iterable[tuple[int, str]], before: int, max_txs: int = MAX_REPLAYED,
+) -> list[str]:
+    """Every contract the transactions created (CREATE2 too, at any depth), for a node without
+    traces: `creating` is (block, tx hash) of the run's transactions that could have created one
+    (`workflow/deploy_queue.scan_logs`: succeeded, gas enough), the first `max_txs` of them
+    replayed by `reader.replay_create_frames`. A child must have code now and none at `before`.
+    A replay that cannot run (no anvil, the node's state gone) is logged and ends the search."""
+    by_block: dict[int, list[str]] = {}
+    wanted = list(dict.fromkeys((int(b), str(h)) for b, h in creating))
+    if len(wanted) > max_txs:
+        logger.warning("contract_verify: %d of the run's transactions could have created contracts; the first %d are "
+                       "replayed to find those no event names (verify the others by address)", len(wanted), max_txs)
+    for block, tx_hash in wanted[:max_txs]:
+        by_block.setdefault(block, []).append(tx_hash)
+    found: list[str] = []
+    for block, hashes in by_block.items():
+        try:
+            frames = reader.replay_create_frames(block, hashes)
+        except Exception as err:  # ChainError, ForkUnavailable: said once, the nonce walk's children stand
+            logger.warning("contract_verify: contracts made with CREATE2 that no event names are not found "
+                           "without the node's traces: a replay of block %d failed: %s", block, err)
+            break
+        for _tx, _sender, frame in frames:  # a transaction's own deployment too: the caller drops Ape's
+            if not frame.get("to"):
+                continue
+            address = checksum(frame["to"])
+            if address in found:
+                continue
+            try:
+                if _code(provider, address) and not _code(provider, address, before):
+                    found.append(address)
+            except Exception as err:
+                logger.debug("contract_verify: skipping %s: %s", address, err)
     return found

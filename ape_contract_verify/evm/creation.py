@@ -52,6 +52,19 @@ def walk_create_frames(frame: dict) -> Iterable[dict]:
         yield from walk_create_frames(sub)
 
 
+def _ran_as_sent(tx: dict, frame: Any) -> bool:
+    """Whether a transaction traced as a call ran as it did on chain (it succeeded there, the run
+    only replays those): no error, and a deployment made its contract where the sender's nonce
+    put it (a different nonce on the fork moves it, and every child below with it)."""
+    if not isinstance(frame, dict) or "error" in frame:
+        return False
+    if tx.get("to"):
+        return True
+    nonce = tx.get("nonce")
+    nonce = int(nonce, 16) if isinstance(nonce, str) else nonce
+    return nonce is not None and norm_address(frame.get("to")) == created_address(str(tx.get("from")), int(nonce))
+
+
 class CreationFinder:
     """The search shared by both readers; subclasses answer the primitive questions."""
 
@@ -236,6 +249,30 @@ class CreationFinder:
             return None
         tried.append(f"a replay on a local fork of block {block} (no transaction of it created the address)")
         return None
+
+    def replay_create_frames(self, block: int, tx_hashes: Iterable[str]) -> list[tuple[str, str, dict]]:
+        """(tx hash, tx sender, frame) of every CREATE/CREATE2 of the given transactions of `block`,
+        for a node without traces: the in-process replay of the block, else each transaction
+        traced on a fork (`evm/fork.py`, which keeps the trace for a later creation search). A
+        traced call is kept when it ran as the transaction did (no error; a deployment at the
+        address its sender's nonce gives), else the block is replayed up to it. Raises ChainError,
+        or fork.ForkUnavailable (why, in words)."""
+        from ape_contract_verify.evm.fork import ForkUnavailable
+
+        wanted = {norm_address(h) for h in tx_hashes}
+        if self._frames_source() == IN_PROCESS_SOURCE:
+            return [f for f in self._block_create_frames(block) or [] if norm_address(f[0]) in wanted]
+        replayer = self.fork_replayer()
+        if replayer is None:
+            raise ForkUnavailable("off" if not self._fork_setting else "no node URL to fork")
+        txs = [tx for tx in self._block_transactions(block) if isinstance(tx, dict)]
+        found = []
+        for index, tx in enumerate(txs):
+            if norm_address(str(tx.get("hash", ""))) not in wanted:
+                continue
+            frame = replayer.trace(block, txs, index, lambda f, tx=tx: _ran_as_sent(tx, f))
+            found += [(str(tx["hash"]), str(tx.get("from", "")), c) for c in walk_create_frames(frame)]
+        return found
 
     def _candidates(self, target: str, block: int, txs: list[dict]) -> list[int]:
         """Indexes of the block's transactions worth replaying, those whose logs name the address first."""

@@ -81,10 +81,12 @@ class _Fork:
         self.url = f"http://127.0.0.1:{self.port}"
         self.session = requests.Session()
         # The node URL goes by JSON-RPC (anvil_reset), not argv: hosted URLs carry the API key, and
-        # anyone on the machine can read a process's arguments.
+        # anyone on the machine can read a process's arguments. No dev accounts: a fork reads each
+        # one's state from the node at every reset (four reads each, ten accounts), and the replay
+        # impersonates the real senders.
         try:
             self.proc = subprocess.Popen(
-                [anvil, "--host", "127.0.0.1", "--port", str(self.port), "--silent", "--no-mining"],
+                [anvil, "--host", "127.0.0.1", "--port", str(self.port), "--silent", "--no-mining", "--accounts", "0"],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             )
         except OSError as err:

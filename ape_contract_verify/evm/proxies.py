@@ -27,6 +27,9 @@ _MINIMAL_PROXY = re.compile(
 )
 
 DELEGATECALL = 0xF4
+# The start of a CBOR metadata tail (ipfs; bzzr0, bzzr1): code a contract embeds (a child's
+# creation code, for `new Child()`) ends in one, and its hash bytes are no opcodes.
+_EMBEDDED_METADATA = re.compile(rb"[\xa1-\xa3](?:\x64ipfs|\x65bzzr[01])\x58[\x20\x22]")
 
 
 class ProxyKind:
@@ -46,8 +49,11 @@ class ProxyInfo:
 
 
 def has_delegatecall(code: "bytes | str") -> bool:
-    """True when the code has a DELEGATECALL opcode (PUSH data and the metadata tail skipped)."""
+    """True when the code has a DELEGATECALL opcode (PUSH data and the metadata tail skipped, and
+    everything from an embedded contract's metadata on)."""
     data = strip_metadata(to_bytes(code))
+    embedded = _EMBEDDED_METADATA.search(data)
+    data = data[: embedded.start()] if embedded else data
     index = 0
     while index < len(data):
         opcode = data[index]

@@ -191,7 +191,7 @@ class DeployQueue:
         scanned, self.scanned = self.scanned, None  # already walked (after_deploy, a run with no deploy)
         if scanned is None:
             scan = scan_logs(self.provider, self.start_block, self.seen, max_blocks)
-            scanned = (run_children(self.provider, self.start_block, scan, self.seen), scan.events)
+            scanned = (run_children(self.provider, self.start_block, scan, self.seen, reader=self.chain.base), scan.events)
         children, self.upgrade_events = scanned
         for address in children:
             self._queue_address(address, None, None)
@@ -384,6 +384,7 @@ class RunScan(NamedTuple):
     events: list  # the upgrade events, in order
     transactions: list  # the hashes of the run's transactions (on a live network, Ape's accounts' only)
     involved: list  # contracts the run touched: its transactions' receivers, its logs' emitters
+    creating: list  # (block, hash) of the run's transactions that could have created a contract
 
 
 def scan_logs(provider: Any, start_block: int, seen: Any = (), max_blocks: int = 5000) -> RunScan:
@@ -393,7 +394,7 @@ def scan_logs(provider: Any, start_block: int, seen: Any = (), max_blocks: int =
 
     latest = provider.get_block("latest").number or 0
     first = max(start_block + 1, latest - max_blocks + 1)
-    scan = RunScan([], [], [], [])
+    scan = RunScan([], [], [], [], [])
     ours = _own_sender(provider)
 
     def touched(address: Any) -> None:
@@ -406,6 +407,8 @@ def scan_logs(provider: Any, start_block: int, seen: Any = (), max_blocks: int =
                 continue
             receipt = provider.get_receipt(txn.txn_hash)
             scan.transactions.append(_hash_text(receipt.txn_hash))
+            if _could_create(receipt):
+                scan.creating.append((number, _hash_text(receipt.txn_hash)))
             touched(getattr(txn, "receiver", None))
             receiver = getattr(txn, "receiver", None)  # eth-tester gives a creation the zero address
             made = getattr(receipt, "contract_address", None) if not receiver or not int(str(receiver), 16) else None
@@ -422,11 +425,13 @@ def scan_logs(provider: Any, start_block: int, seen: Any = (), max_blocks: int =
     return scan
 
 
-def run_children(provider: Any, start_block: int, scan: RunScan, seen: Any = ()) -> list[str]:
+def run_children(provider: Any, start_block: int, scan: RunScan, seen: Any = (), reader: Any = None) -> list[str]:
     """Every contract the run created that is not in `seen` (what Ape deployed): those its logs
     name or emit with new code; then every CREATE and CREATE2 in the node's traces of the run's
     transactions, or, without traces, the CREATE children by the involved contracts' nonces
-    (`evm/children.py`: children of children too)."""
+    (`evm/children.py`: children of children too) and every CREATE and CREATE2 of the run's
+    transactions that could have created one, replayed by `reader` (an `evm.chain` reader of the
+    provider: on a fork of its node, or in its in-process chain; one is made when none is given)."""
     from ape_contract_verify.evm.children import nonce_children, traced_children
     from ape_contract_verify.protocol.values import checksum
 
@@ -436,10 +441,44 @@ def run_children(provider: Any, start_block: int, scan: RunScan, seen: Any = ())
     if traced is None:
         deployed = [checksum(a) for a in seen]
         traced = nonce_children(provider, deployed + scan.involved + found, start_block, made_in_run=deployed + found)
+        if scan.creating:
+            traced += _replayed(provider, reader, scan.creating, start_block)
     for address in traced:
         if address.lower() not in mine and address not in found:
             found.append(address)
     return found
+
+
+def _replayed(provider: Any, reader: Any, creating: list, start_block: int) -> list[str]:
+    from ape_contract_verify.evm.children import MAX_REPLAYED, replayed_children
+
+    own = reader is None
+    if own:
+        from ape_contract_verify.evm.chain import ApeProviderChain
+
+        reader = ApeProviderChain(provider)
+    started = time.monotonic()
+    try:
+        found = replayed_children(reader, provider, creating, start_block)
+    finally:
+        if own:
+            reader.close()  # its fork; a queue's reader keeps it for the children's creations
+    logger.info("contract_verify: %d of the run's transactions replayed (the node has no traces) in %.1f s",
+                min(len(creating), MAX_REPLAYED), time.monotonic() - started)
+    return found
+
+
+def _could_create(receipt: Any) -> bool:
+    """Whether a receipt leaves room for a contract creation: it succeeded (a reverted transaction
+    keeps nothing it made) and used enough gas (`children.MIN_CREATING_GAS`)."""
+    from ape_contract_verify.evm.children import MIN_CREATING_GAS
+
+    try:
+        if int(getattr(receipt, "status", 1)) != 1:
+            return False
+        return int(getattr(receipt, "gas_used", None) or MIN_CREATING_GAS) >= MIN_CREATING_GAS
+    except (TypeError, ValueError):
+        return True
 
 
 def _hash_text(value: Any) -> str:

@@ -43,6 +43,12 @@ class Planned:
     warnings: list = field(default_factory=list)
     error: Optional[str] = None
     creation_source: str = ""  # which source gave the creation code (the constructor arguments)
+    nothing: Optional[str] = None  # why there is nothing to submit (a data contract): no error, no request
+
+    @property
+    def sent(self) -> bool:
+        """A real run would send this (a request or a proxy link)."""
+        return not self.error and not self.nothing
 
 
 def plan(address: str, name: Optional[str], chain_reader: Any, project: Any, cache: Any, *,
@@ -57,6 +63,11 @@ def plan(address: str, name: Optional[str], chain_reader: Any, project: Any, cac
     from ape_contract_verify.workflow.verification import creation_input
 
     address = checksum(address)
+    if name is None:  # as `Verification.contract`: code that never runs matches no type, say what it is
+        from ape_contract_verify.evm.bytecode import DATA_CONTRACT, is_data_contract
+
+        if is_data_contract(chain_reader.get_code(address)):
+            return [Planned("data contract", address, nothing=DATA_CONTRACT)]
     proxy = detect_proxy(chain_reader, address)
     sources: list[tuple[str, Optional[str], Optional[str]]] = []
     if proxy is not None:
@@ -113,6 +124,8 @@ def describe(item: Planned, head: Optional[str] = None, licence_sent: bool = Tru
 
     if item.error:
         return [f"  {item.label} {item.address}: NOT SENT: {item.error}"]
+    if item.nothing:
+        return [f"  {item.label} {item.address}: {item.nothing}"]
     if item.request is None:
         return [f"  {item.label} {item.address}: verifyproxycontract, expected implementation {item.implementation}"]
     r = item.request
@@ -175,7 +188,7 @@ def sourcify_lines(target: Any, planned: list[Planned], out: Optional[str], file
     from ape_contract_verify.exceptions import InvalidRequest
 
     for item in planned:
-        if item.error:
+        if not item.sent:
             yield describe(item)[0]
             continue
         if item.request is None:
@@ -206,7 +219,7 @@ def _sourcify_sendable(target: Any, item: Planned) -> bool:
 
     if item.error:
         return False
-    if item.request is None:
+    if item.request is None:  # a proxy link, or nothing to send
         return True
     if target.chain_id is None:
         return False
@@ -251,7 +264,7 @@ class DryRunPlan:
                 continue
             for item in planned:
                 yield from describe(item)
-                if out and not item.error:
+                if out and item.sent:
                     for path in write(Path(out), target, item, form_for(target, item)):
                         self.files.append(path)
                         yield f"    wrote {path}"

@@ -48,3 +48,21 @@ contract DataStore {
         pointer = made;
     }
 }
+
+// Seeds.plant(salt) makes a Sprout with CREATE2 (its constructor takes an argument); no event
+// names it, and CREATE2 leaves no trace in the factory's nonce.
+contract Sprout {
+    uint256 public immutable seed;
+
+    constructor(uint256 seed_) {
+        seed = seed_;
+    }
+}
+
+contract Seeds {
+    address public sprout;
+
+    function plant(bytes32 salt) external {
+        sprout = address(new Sprout{salt: salt}(uint256(salt)));
+    }
+}
