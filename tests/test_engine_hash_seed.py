@@ -7,6 +7,7 @@ no setting; a setting is named only with the seed that makes it reproduce, and n
 reproduces as submitted; an edited constant is not searched (other instructions, not another order)."""
 
 import json
+import os
 import re
 import time
 from collections import Counter
@@ -41,10 +42,10 @@ def factory_input(version: str = "0.3.7", source: str = SOURCE, **settings) -> d
     return {"language": "Vyper", "sources": {FILE: {"content": text}}, "settings": {**chosen, **settings}}
 
 
-def seed_evms(version: str, input_json: dict) -> dict[int, dict]:
+def seed_evms(version: str, input_json: dict, layouts: tuple = (0,)) -> dict[tuple[int, int], dict]:
     selected = with_output_selection(input_json, FILE, NAME)
-    return {seed: compile_vyper_json(f"vyper:{version}", selected, hash_seed=str(seed))["contracts"][FILE][NAME]["evm"]
-            for seed in range(hash_seed.SEEDS)}
+    return {(seed, layout): compile_vyper_json(f"vyper:{version}", selected, hash_seed=str(seed), layout=layout)["contracts"][FILE][NAME]["evm"]
+            for layout in layouts for seed in range(hash_seed.SEEDS)}
 
 
 def runtime(evm: dict) -> bytes:
@@ -59,7 +60,7 @@ def primary(input_json: dict, version: str = "0.3.7") -> dict:
 def rare_evm(input_json: dict) -> tuple[dict, int]:
     """A code the plain compile does not give, and how many seeds give it: of those, the one most seeds
     give (a few seeds give one code in one run and another in the next: one seed's code may not repeat)."""
-    evms = seed_evms("0.3.7", input_json)
+    evms = seed_evms("0.3.7", input_json, hash_seed.LAYOUTS[:2])
     counts = Counter(runtime(evm) for evm in evms.values())
     plain = runtime(primary(input_json))
     others = sorted(((count, code) for code, count in counts.items() if code != plain), reverse=True)
@@ -106,9 +107,11 @@ def submit(world, address: str, input_json: dict) -> str:
 
 
 def test_the_bound_0_3_7_follows_the_seed_0_3_10_does_not():
+    assert hash_seed.environment("3", 2) == {"PATH": os.defpath, "PYTHONHASHSEED": "3", "APE_VERIFY_LAYOUT_0": "", "APE_VERIFY_LAYOUT_1": "x"}
     assert [hash_seed.follows_hash_seed(v) for v in ("vyper:0.3.3", "vyper:0.3.4", "0.3.7", "vyper:0.3.8", "vyper:0.3.10", "vyper:0.4.3", "x")] == [
         False, True, True, False, False, False, False]
-    codes = {version: Counter(runtime(evm) for evm in seed_evms(version, factory_input(version)).values()) for version in ("0.3.7", "0.3.10")}
+    codes = {version: Counter(runtime(evm) for evm in seed_evms(version, factory_input(version), hash_seed.LAYOUTS[:2]).values())
+             for version in ("0.3.7", "0.3.10")}
     assert len(codes["0.3.10"]) == 1, codes["0.3.10"]
     assert len(codes["0.3.7"]) >= 2, "ProxyFactory must compile to several codes under 0.3.7"
     # Each 0.3.7 code is every other's instructions in another order: the seed moves code, never changes it.
@@ -127,15 +130,15 @@ def test_a_deployment_of_a_rare_seed_s_code_is_verified_by_the_pre_check_and_the
     result = Verifier(world["chain"], CompileCache(), require_creation=False).verify(request_for(address, input_json))
     seconds = time.perf_counter() - started
     assert result.verified and result.match == "full", result.reason
-    assert result.hash_seed is not None and f"PYTHONHASHSEED={result.hash_seed} reproduced the deployed code" in result.reason
-    said = re.search(r"\((\d+) of (\d+) seeds tried here give it, (\d+) codes in all\)", result.reason)
+    assert result.hash_seed.startswith("PYTHONHASHSEED=") and f"{result.hash_seed} reproduced the deployed code" in result.reason
+    said = re.search(r"\((\d+) of (\d+) compiles tried here give it, (\d+) codes in all\)", result.reason)
     assert said, result.reason
     given, tried, codes = (int(group) for group in said.groups())
-    assert tried == hash_seed.SEEDS and 1 <= given < tried and codes >= 2 and abs(given - share) <= 2, (said.group(0), share)
+    assert tried % hash_seed.SEEDS == 0 and 1 <= given < tried and codes >= 2, said.group(0)
     rare = "a plain compile rarely gives this code, so an explorer that compiles once under its own seed may fail to verify it"
-    assert (rare in result.reason) == (2 * given < tried), result.reason
+    assert (rare in result.reason) == (2 * given < tried or " environment variables more " in result.reason), result.reason
     assert runtime(evm).hex() == result.recompiled_runtime
-    print(f"search: {seconds:.1f} s for {hash_seed.SEEDS} seeds")  # the report's figure
+    print(f"search: {seconds:.1f} s, {tried} compiles, {share} of the test's 16 give the code")  # the report's figure
     # The local explorer, the same engine behind HTTP, verifies it too and stores the matching code.
     assert submit(world, address, input_json) == "Pass - Verified"
     (record,) = get(world["explorer"].base_url, action="getsourcecode", address=address)["result"]
@@ -147,10 +150,11 @@ def test_no_seed_found_names_the_seed_not_a_setting(world):
     evm, _ = rare_evm(input_json)
     address = deploy(world, evm)
     # One seed only, the plain compile's: the order is not found.
-    result = Verifier(world["chain"], CompileCache(), require_creation=False, hash_seeds=1).verify(request_for(address, input_json))
+    verifier = Verifier(world["chain"], CompileCache(), require_creation=False, hash_seeds=1, hash_layouts=(0,))
+    result = verifier.verify(request_for(address, input_json))
     assert not result.verified and result.setting == "hash seed", result.reason
     assert "the deployed code holds the compiled instructions in another order" in result.reason
-    assert "none of the 1 seeds tried here" in result.reason
+    assert "none of the 1 compiles tried here" in result.reason
     assert "settings or source differ" not in result.reason and "settings." not in result.reason, result.reason
 
 

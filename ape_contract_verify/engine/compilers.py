@@ -315,9 +315,10 @@ def vyper_json_command(version: CompilerVersion) -> list[str]:
 
 
 def compile_vyper_json(version: str, input_json: dict, timeout: float = DEFAULT_TIMEOUT,
-                       hash_seed: Optional[str] = None) -> dict:
+                       hash_seed: Optional[str] = None, layout: int = 0) -> dict:
     """Run the `vyper-json` of exactly `version` on `input_json`; `hash_seed`, Python's, in an
-    environment of its own, for a Vyper whose code follows it (`engine/hash_seed.py`)."""
+    environment of its own (`layout` variables more), for a Vyper whose code follows them
+    (`engine/hash_seed.py`)."""
     requested = parse_compiler_version(version, "vyper")
     command = vyper_json_command(requested)
     settings = dict(input_json.get("settings") or {})
@@ -330,7 +331,7 @@ def compile_vyper_json(version: str, input_json: dict, timeout: float = DEFAULT_
         settings["outputSelection"] = {path: VYPER_OUTPUTS for path in contracts} or {"*": VYPER_OUTPUTS}
     input_json = {**input_json, "settings": settings}
     with tempfile.TemporaryDirectory(prefix="acv-vyper-") as empty:
-        env = None if hash_seed is None else hash_seed_facts.environment(hash_seed)
+        env = None if hash_seed is None else hash_seed_facts.environment(hash_seed, layout)
         output = _run_json(command, input_json, timeout, f"vyper {requested.version}", cwd=empty, env=env)
     _raise_on_errors(output, input_json, f"vyper {requested.version}")
     return output

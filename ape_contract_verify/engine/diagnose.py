@@ -140,7 +140,7 @@ def diagnose(
             if found.seed is not None:
                 return setting, (
                     f"the deployed code was compiled with {label} (vyper {found.version}'s code follows the hash "
-                    f"seed: PYTHONHASHSEED={found.seed} gives it): resubmit with that setting."
+                    f"seed: {found.name} gives it): resubmit with that setting."
                 )
     return "source", (
         f"{hint}. No single change among {', '.join(tried)} reproduces it, so the source "

@@ -20,10 +20,19 @@ from typing import Optional
 
 SEED_ORDERED = ((0, 3, 4), (0, 3, 8))  # first version whose code follows the seed, first fixed
 FIRST_SEED = "0"  # every plain compile of such a version; a search starts from it
-SEEDS = 16  # how many seeds a search compiles (0 to 15)
+SEEDS = 8  # the seeds a search compiles (0 to 7) in each layout
+# The environment's size moves the memory layout as much as the seed does (8 seeds in one
+# environment gave 2 or 3 of ProxyFactory's 12 possible codes, in these four 7 to 10): a search
+# tries the seeds in an environment of 0, then 8, 24 and 48 variables more, until one reproduces.
+LAYOUTS = (0, 8, 24, 48)
 
 _VERSION = re.compile(r"^(?:vyper:)?v?(\d+)\.(\d+)\.(\d+)")
 _JUMPDEST, _PUSH1, _PUSH2, _PUSH32 = 0x5B, 0x60, 0x61, 0x7F
+
+
+def trial_name(seed: str, layout: int = 0) -> str:
+    """How a search's compile is named: `PYTHONHASHSEED=3`, with the layout when not the first."""
+    return f"PYTHONHASHSEED={seed}" + (f" with {layout} environment variables more" if layout else "")
 
 
 def follows_hash_seed(compiler_version: Optional[str]) -> bool:
@@ -35,10 +44,11 @@ def follows_hash_seed(compiler_version: Optional[str]) -> bool:
     return SEED_ORDERED[0] <= version < SEED_ORDERED[1]
 
 
-def environment(seed: str) -> dict:
-    """A seeded compile's whole environment, the same from any caller: a seed names one code only
-    within one environment (the compiler is started by its full path and starts nothing)."""
-    fixed = {"PATH": os.defpath, "PYTHONHASHSEED": seed}
+def environment(seed: str, layout: int = 0) -> dict:
+    """A seeded compile's whole environment, the same from any caller, with `layout` variables
+    more: a seed names one code only within one environment (the compiler is started by its full
+    path and starts nothing)."""
+    fixed = {"PATH": os.defpath, "PYTHONHASHSEED": seed, **{f"APE_VERIFY_LAYOUT_{i}": "x" * (i % 7) for i in range(layout)}}
     if "SYSTEMROOT" in os.environ:  # Windows' Python cannot start without it
         fixed["SYSTEMROOT"] = os.environ["SYSTEMROOT"]
     return fixed

@@ -2,8 +2,9 @@
 
 A plain compile of such a Vyper runs under `hash_seed.FIRST_SEED`; when the deployed code holds
 its instructions in another order, the search compiles the same input under each of
-`hash_seed.SEEDS` seeds (each compile cached under its seed) and keeps the first whose code is
-the deployed one. The pre-check and the local explorer run it alike, so they agree.
+`hash_seed.SEEDS` seeds, in environments of `hash_seed.LAYOUTS` sizes in turn (each compile
+cached under its name), and keeps the first whose code is the deployed one. The pre-check and the
+local explorer run it alike, so they agree.
 """
 
 from __future__ import annotations
@@ -31,11 +32,12 @@ _AT_ONCE = 2
 
 @dataclass
 class SeedSearch:
-    """What the seeds gave: each tried seed's code, and the first that reproduced the deployment."""
+    """What the seeds gave: each compile's code, and the first that reproduced the deployment."""
 
     compiler_version: str
-    codes: dict[str, str] = field(default_factory=dict)  # seed -> its code (creation and runtime)
-    seed: Optional[str] = None
+    codes: dict[tuple[str, int], str] = field(default_factory=dict)  # (seed, layout) -> its code
+    seed: Optional[str] = None  # the reproducing compile's PYTHONHASHSEED
+    layout: int = 0  # and its environment variables more
     evm: Optional[dict] = None  # the reproducing compile's evm output
 
     @property
@@ -44,20 +46,27 @@ class SeedSearch:
 
     @property
     def share(self) -> int:
-        """How many of the seeds tried give the reproducing code."""
-        return sum(code == self.codes[self.seed] for code in self.codes.values()) if self.seed is not None else 0
+        """How many of the compiles tried give the reproducing code."""
+        if self.seed is None:
+            return 0
+        found = self.codes[(self.seed, self.layout)]
+        return sum(code == found for code in self.codes.values())
 
     @property
     def version(self) -> str:
         return parse_compiler_version(self.compiler_version, "vyper").version
 
+    @property
+    def name(self) -> str:
+        return hash_seed.trial_name(self.seed or "", self.layout)
+
     def note(self) -> str:
         """For a verified contract: which seed, and whether explorers are likely to agree."""
         said = (
-            f"vyper {self.version}'s code follows Python's hash seed: PYTHONHASHSEED={self.seed} reproduced the "
-            f"deployed code ({self.share} of {len(self.codes)} seeds tried here give it, {self.distinct} codes in all)"
+            f"vyper {self.version}'s code follows Python's hash seed: {self.name} reproduced the deployed code "
+            f"({self.share} of {len(self.codes)} compiles tried here give it, {self.distinct} codes in all)"
         )
-        if 2 * self.share < len(self.codes):
+        if self.layout or 2 * self.share < len(self.codes):
             said += (
                 "; a plain compile rarely gives this code, so an explorer that compiles once under its own seed may "
                 "fail to verify it (vyper 0.3.4 to 0.3.7 lay out internal functions in an order that follows the "
@@ -70,9 +79,10 @@ class SeedSearch:
         return (
             f"the deployed code holds the compiled instructions in another order: vyper {self.version} lays out "
             "internal functions in an order that follows Python's hash seed and the compiler's memory layout "
-            f"(vyper#3369, fixed in 0.3.8), and none of the {len(self.codes)} seeds tried here "
-            f"({self.distinct} codes) gave the deployed order. The source and settings give these instructions; "
-            "compile and deploy with vyper 0.3.8 or later, which the version pragma may allow"
+            f"(vyper#3369, fixed in 0.3.8), and none of the {len(self.codes)} compiles tried here "
+            f"({self.distinct} codes; seeds 0 to {hash_seed.SEEDS - 1}, environments of {len(hash_seed.LAYOUTS)} sizes) "
+            "gave the deployed order. The source and settings give these instructions; compile and deploy with "
+            "vyper 0.3.8 or later, which the version pragma may allow"
         )
 
 
@@ -86,33 +96,40 @@ def search(
     cache: Optional[CompileCache] = None,
     timeout: float = DEFAULT_TIMEOUT,
     seeds: int = hash_seed.SEEDS,
+    layouts: tuple = hash_seed.LAYOUTS,
 ) -> SeedSearch:
-    """Compile `input_json` under seeds 0 to `seeds`-1; `reproduces(evm)` says whether a compile
-    gives the deployed code. Every seed is compiled, so the result says how common the code is."""
+    """Compile `input_json` under seeds 0 to `seeds`-1, in each of `layouts` in turn until one
+    layout's compiles reproduce the deployment (`reproduces(evm)`): all of that layout's seeds are
+    compiled, so the result says how common the code is."""
     selected = with_output_selection(input_json, file, name)
     found = SeedSearch(compiler_version)
 
-    def compile_under(seed: str) -> Optional[dict]:
+    def compile_under(trial: tuple[str, int]) -> Optional[dict]:
+        seed, layout = trial
+
         def run() -> dict:
-            return compile_vyper_json(compiler_version, selected, timeout, hash_seed=seed)
+            return compile_vyper_json(compiler_version, selected, timeout, hash_seed=seed, layout=layout)
 
         try:
             if cache is None:
                 output = run()
             else:
-                output = cache.get_or_compile(f"{compiler_version}#PYTHONHASHSEED={seed}", selected, run)
+                output = cache.get_or_compile(f"{compiler_version}#{hash_seed.trial_name(seed, layout)}", selected, run)
         except CompilerError:
             return None
         return (((output.get("contracts") or {}).get(file) or {}).get(name) or {}).get("evm")
 
     with ThreadPoolExecutor(_AT_ONCE) as pool:
-        outputs = list(pool.map(compile_under, [str(seed) for seed in range(max(seeds, 0))]))
-    for seed, evm in enumerate(outputs):
-        if not evm:
-            continue
-        found.codes[str(seed)] = json.dumps([(evm.get(part) or {}).get("object") for part in ("bytecode", "deployedBytecode")])
-        if found.seed is None and reproduces(evm):
-            found.seed, found.evm = str(seed), evm
+        for layout in layouts:
+            trials = [(str(seed), layout) for seed in range(max(seeds, 0))]
+            for trial, evm in zip(trials, pool.map(compile_under, trials)):
+                if not evm:
+                    continue
+                found.codes[trial] = json.dumps([(evm.get(part) or {}).get("object") for part in ("bytecode", "deployedBytecode")])
+                if found.seed is None and reproduces(evm):
+                    (found.seed, found.layout), found.evm = trial, evm
+            if found.seed is not None:
+                break
     return found
 
 

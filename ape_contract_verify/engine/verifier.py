@@ -34,7 +34,7 @@ from ape_contract_verify.engine.compilers import (
 )
 from ape_contract_verify.engine import seed_search
 from ape_contract_verify.engine.diagnose import DEFAULT_COMPILES, diagnose
-from ape_contract_verify.engine.hash_seed import SEEDS, follows_hash_seed
+from ape_contract_verify.engine.hash_seed import LAYOUTS, SEEDS, follows_hash_seed
 from ape_contract_verify.engine.seed_search import SeedSearch, in_another_order, reproducing
 from ape_contract_verify.evm.chain import ChainError, ChainReader
 from ape_contract_verify.protocol.answers import Texts
@@ -80,7 +80,7 @@ class VerificationResult:
     factory: bool = False
     offset: Optional[int] = None  # first differing byte, for bytecode failures
     setting: Optional[str] = None  # the input that differs: "optimizer runs", "library", "source", …
-    hash_seed: Optional[str] = None  # the PYTHONHASHSEED whose compile matched (Vyper 0.3.4-0.3.7)
+    hash_seed: Optional[str] = None  # the compile that matched (Vyper 0.3.4-0.3.7): "PYTHONHASHSEED=3 …"
     # What a Sourcify answer shows (hex without 0x; "" when not reached): both sides' code, the
     # creation's block and sender, and the compiler's metadata JSON text.
     recompiled_creation: str = ""
@@ -120,6 +120,7 @@ class Verifier:
         diagnose_compiles: int = DEFAULT_COMPILES,
         require_creation: bool = True,
         hash_seeds: int = SEEDS,
+        hash_layouts: tuple = LAYOUTS,
     ):
         """`diagnose_compiles`: on a code mismatch, how many single-setting variations (optimizer,
         runs, viaIR, evmVersion; Vyper's optimize mode, evmVersion) to compile to tell the user
@@ -133,7 +134,7 @@ class Verifier:
         self.require_creation = require_creation
         # Vyper 0.3.4-0.3.7: how many hash seeds to compile under when the deployed code is the
         # compiled instructions in another order (engine/seed_search.py).
-        self.hash_seeds = hash_seeds
+        self.hash_seeds, self.hash_layouts = hash_seeds, hash_layouts
 
     def verify(self, request: VerificationRequest, args_from_creation: bool = False,
                diagnose_compiles: Optional[int] = None) -> VerificationResult:
@@ -318,7 +319,7 @@ class Verifier:
             searched = self._seed_search(request, prepared, Compiled.from_evm(evm, "vyper"), creation, runtime_on_chain)
             if searched is not None and searched.evm is not None:
                 evm = searched.evm
-                result.hash_seed, result.reason = searched.seed, searched.note()
+                result.hash_seed, result.reason = searched.name, searched.note()
                 result.recompiled_creation = str((evm.get("bytecode") or {}).get("object") or "").removeprefix("0x")
                 result.recompiled_runtime = str((evm.get("deployedBytecode") or {}).get("object") or "").removeprefix("0x")
 
@@ -367,11 +368,11 @@ class Verifier:
         found = seed_search.search(
             request.compiler_version, prepared.input_json, prepared.file, prepared.name,
             reproducing(runtime_on_chain, creation_input), cache=self.cache, timeout=self.compile_timeout,
-            seeds=self.hash_seeds,
+            seeds=self.hash_seeds, layouts=self.hash_layouts,
         )
-        logger.info("contract_verify: %s: %d hash seeds searched in %.1f s (%d codes), %s", request.address,
+        logger.info("contract_verify: %s: %d compiles under hash seeds in %.1f s (%d codes), %s", request.address,
                     len(found.codes), time.perf_counter() - started, found.distinct,
-                    f"PYTHONHASHSEED={found.seed} reproduced it" if found.seed is not None else "none reproduced it")
+                    f"{found.name} reproduced it" if found.seed is not None else "none reproduced it")
         return found
 
 
