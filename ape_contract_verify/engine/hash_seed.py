@@ -22,9 +22,10 @@ SEED_ORDERED = ((0, 3, 4), (0, 3, 8))  # first version whose code follows the se
 FIRST_SEED = "0"  # every plain compile of such a version; a search starts from it
 SEEDS = 8  # the seeds a search compiles (0 to 7) in each layout
 # The environment's size moves the memory layout as much as the seed does (8 seeds in one
-# environment gave 2 or 3 of ProxyFactory's 12 possible codes, in these four 7 to 10): a search
-# tries the seeds in an environment of 0, then 8, 24 and 48 variables more, until one reproduces.
-LAYOUTS = (0, 8, 24, 48)
+# environment gave 2 or 3 of ProxyFactory's 12 possible codes, in these six 8, among them the one
+# Ape's compile gave under every seed 1-8): a search tries the seeds in an environment of 0, then
+# 8, 24, 48, 96 and 160 variables more, until one reproduces the deployment.
+LAYOUTS = (0, 8, 24, 48, 96, 160)
 
 _VERSION = re.compile(r"^(?:vyper:)?v?(\d+)\.(\d+)\.(\d+)")
 _JUMPDEST, _PUSH1, _PUSH2, _PUSH32 = 0x5B, 0x60, 0x61, 0x7F
