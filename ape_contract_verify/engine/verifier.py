@@ -324,7 +324,7 @@ class Verifier:
                 result.recompiled_runtime = str((evm.get("deployedBytecode") or {}).get("object") or "").removeprefix("0x")
 
         def explain() -> tuple[str, str]:
-            if searched is not None:  # the order differs, and no seed gave the deployed one
+            if searched is not None and searched.seed is None:  # the order differs, and no seed gave it
                 return "hash seed", searched.reason()
             return diagnose(
                 request.compiler_version,
