@@ -11,7 +11,7 @@ import json
 import pytest
 
 from ape_contract_verify.engine import compare as engine_compare
-from ape_contract_verify.engine import vyper_settings
+from ape_contract_verify.engine import hash_seed, vyper_settings
 from ape_contract_verify.engine.compilers import CompileCache, CompilerError, compile_input
 from ape_contract_verify.engine.diagnose import variations, vyper_hint
 from ape_contract_verify.evm import bytecode as bc
@@ -189,6 +189,7 @@ def test_the_local_explorer_refuses_an_edited_constant_and_code_past_the_immutab
     assert ("settings or source differ: compiler version, optimize (true, false), evmVersion or a source line. No single change "
             "among settings.optimize=false, settings.evmVersion=berlin, settings.evmVersion=istanbul, "
             "settings.evmVersion=constantinople, settings.evmVersion=byzantium reproduces it") in edited, edited
+    assert "hash seed" not in edited and "PYTHONHASHSEED" not in edited, "other instructions, not another order"
     assert get(base, action="getsourcecode", address=address)["result"][0]["SourceCode"] == ""
 
     longer = anvil.deploy(with_extra_trailing(creation, len(runtime)), args)
@@ -272,25 +273,6 @@ def test_vyper_0_3_7_compiles_snekmate_s_erc20_to_different_codes_from_run_to_ru
         for seed in ("0", "1", "2", "3", "4", "5", "6", "7")
     }
     assert len(codes) > 1  # the likeliest code came 17 times in 40 runs: 8 alike is out of reach
-
-
-def test_an_unstable_vyper_compile_is_the_reason_not_a_setting(monkeypatch):
-    from ape_contract_verify.engine import diagnose
-
-    outputs = iter(["0x6001", "0x6001", "0x6002"])
-
-    def fake(version, input_json, timeout=None, hash_seed=None):
-        seeds.append(hash_seed)
-        return {"contracts": {"a.vy": {"A": {"evm": {"deployedBytecode": {"object": next(outputs)}}}}}}
-
-    seeds: list = []
-    monkeypatch.setattr(diagnose, "compile_vyper_json", fake)
-    source = {"language": "Vyper", "sources": {"a.vy": {"content": ""}}, "settings": {}}
-    said = diagnose._unstable_vyper("vyper:0.3.7", source, "a.vy", "A", "vyper", None)
-    assert "vyper 0.3.7 compiles this contract to different code from run to run" in said and "0.3.10 or later" in said
-    assert seeds == ["0", "1", "2"], "stops at the first disagreement"
-    outputs, seeds = iter(["0x6001"] * 4), []
-    assert diagnose._unstable_vyper("vyper:0.3.7", source, "a.vy", "A", "vyper", None) is None
-    assert len(seeds) == len(diagnose.UNSTABLE_SEEDS)
-    seeds.clear()
-    assert diagnose._unstable_vyper("vyper:0.3.10", source, "a.vy", "A", "vyper", None) is None and seeds == []
+    # Each is the others' instructions in another order: what the seed search looks for.
+    first, *others = (bytes.fromhex(code.removeprefix("0x")) for code in codes)
+    assert all(hash_seed.reordered(first, other) for other in others)

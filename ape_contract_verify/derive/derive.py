@@ -113,11 +113,13 @@ def _tx_hash(value: Any) -> Optional[str]:
 # --- the pre-check -----------------------------------------------------------------------------
 
 
-def precheck(request: VerificationRequest, chain_reader: Any, cache: Any = None, diagnose: bool = True) -> str:
+def precheck(request: VerificationRequest, chain_reader: Any, cache: Any = None, diagnose: bool = True,
+             notes: Optional[list] = None) -> str:
     """Verify `request` with the local explorer's engine, on `chain_reader` (the run's: its
     creation search is cached) and `cache` (the run's: derive's compile is then a hit).
     "full" or "partial", or PrecheckFailed naming the input that differs, in the engine's words.
-    Without `diagnose`, a mismatch is not searched for the setting that differs."""
+    Without `diagnose`, a mismatch is not searched for the setting that differs. `notes` gets
+    what the summary should say of a match (the hash seed that reproduced a Vyper 0.3.7 code)."""
     from ape_contract_verify.engine.verifier import Verifier
 
     # Without the creation transaction (a factory's, on a node without traces) the runtime code
@@ -125,7 +127,12 @@ def precheck(request: VerificationRequest, chain_reader: Any, cache: Any = None,
     result = Verifier(chain_reader, cache, require_creation=False).verify(request, diagnose_compiles=None if diagnose else 0)
     if not result.verified:
         raise PrecheckFailed(result.setting or "source", result.reason)
+    if result.hash_seed is not None and notes is not None:
+        notes.append(f"{HASH_SEED_NOTE}{result.reason}")
     return result.match or "full"
+
+
+HASH_SEED_NOTE = "hash seed: "
 
 
 # --- derivation --------------------------------------------------------------------------------
@@ -260,7 +267,7 @@ def derive(
         if request.code_format == CodeFormat.SINGLE_FILE:
             request, match = _precheck_flat(request, input_json, build, checked, cache, strict_format, warnings)
         else:
-            match = precheck(request, checked, cache)
+            match = precheck(request, checked, cache, notes=warnings)
         if chain_state.creation_input is None and declared is None:
             warnings.append(f"the creation code was not found ({sources_tried(chain_state.tried)}): the pre-check compared the runtime code only")
         if match == "partial" and request.code_format == CodeFormat.STANDARD_JSON:

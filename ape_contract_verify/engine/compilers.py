@@ -21,6 +21,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional
+from ape_contract_verify.engine import hash_seed as hash_seed_facts
 from ape_contract_verify.engine import sandbox, selection
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.logs import get_logger
@@ -314,10 +315,10 @@ def vyper_json_command(version: CompilerVersion) -> list[str]:
 
 
 def compile_vyper_json(version: str, input_json: dict, timeout: float = DEFAULT_TIMEOUT,
-                       hash_seed: Optional[str] = None) -> dict:
-    """Run the `vyper-json` of exactly `version` on `input_json`; `hash_seed`, Python's, where a
-    run must differ from another (Vyper before 0.3.10 can compile one input to different code
-    from run to run, see diagnose)."""
+                       hash_seed: Optional[str] = None, layout: int = 0) -> dict:
+    """Run the `vyper-json` of exactly `version` on `input_json`; `hash_seed`, Python's, in an
+    environment of its own (`layout` variables more), for a Vyper whose code follows them
+    (`engine/hash_seed.py`)."""
     requested = parse_compiler_version(version, "vyper")
     command = vyper_json_command(requested)
     settings = dict(input_json.get("settings") or {})
@@ -330,7 +331,7 @@ def compile_vyper_json(version: str, input_json: dict, timeout: float = DEFAULT_
         settings["outputSelection"] = {path: VYPER_OUTPUTS for path in contracts} or {"*": VYPER_OUTPUTS}
     input_json = {**input_json, "settings": settings}
     with tempfile.TemporaryDirectory(prefix="acv-vyper-") as empty:
-        env = None if hash_seed is None else {**os.environ, "PYTHONHASHSEED": hash_seed}
+        env = None if hash_seed is None else hash_seed_facts.environment(hash_seed, layout)
         output = _run_json(command, input_json, timeout, f"vyper {requested.version}", cwd=empty, env=env)
     _raise_on_errors(output, input_json, f"vyper {requested.version}")
     return output
@@ -557,7 +558,9 @@ def compile_input(
     """Compile with the right compiler for `input_json["language"]`, through `cache` if given."""
     language = str(input_json.get("language", "Solidity")).lower()
     if language == "vyper":
-        run = lambda: compile_vyper_json(compiler_version, input_json, timeout)  # noqa: E731
+        # One seed where the code follows it, so a compile repeats and a seed search starts from it.
+        seed = hash_seed_facts.FIRST_SEED if hash_seed_facts.follows_hash_seed(compiler_version) else None
+        run = lambda: compile_vyper_json(compiler_version, input_json, timeout, hash_seed=seed)  # noqa: E731
     elif language == "solidity":
         run = lambda: compile_standard_json(compiler_version, input_json, timeout)  # noqa: E731
     else:

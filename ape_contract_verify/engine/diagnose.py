@@ -4,11 +4,12 @@ One ordered list of variations, most common mistake first, tried within one comp
 the plugin's pre-check and the local explorer run this same code, so they name the same setting.
 Vyper's variations come from `vyper_settings` (a setting may sit in a `# pragma` line), only those
 the request's compiler version accepts, named as that version spells them (0.3.7: optimize=false).
+For a Vyper whose code follows the hash seed, a setting that gives the deployed instructions in
+another order is searched over the seeds (`seed_search`) before it is ruled out.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any, Optional
 
 from ape_contract_verify.engine import vyper_settings
@@ -18,10 +19,11 @@ from ape_contract_verify.engine.compilers import (
     CompilerError,
     InvalidCompilerVersion,
     compile_input,
-    compile_vyper_json,
     parse_compiler_version,
     with_output_selection,
 )
+from ape_contract_verify.engine.hash_seed import follows_hash_seed
+from ape_contract_verify.engine.seed_search import in_another_order, reproducing, search
 
 DEFAULT_COMPILES = 8
 SETTINGS_HINT = "settings or source differ: compiler, optimizer runs, evmVersion, viaIR or a source line"
@@ -129,47 +131,18 @@ def diagnose(
         evm = (((output.get("contracts") or {}).get(file) or {}).get(name) or {}).get("evm") or {}
         if not (evm.get("deployedBytecode") or {}).get("object"):
             continue
-        if Compiled.from_evm(evm, language).compare_runtime(runtime_on_chain).matches:
+        compiled = Compiled.from_evm(evm, language)
+        if compiled.compare_runtime(runtime_on_chain).matches:
             return setting, f"the deployed code was compiled with {label}: resubmit with that setting."
-    unstable = _unstable_vyper(compiler_version, input_json, file, name, language, timeout) if tried else None
-    if unstable:
-        return "compiler", unstable
+        if language == "vyper" and follows_hash_seed(compiler_version) and in_another_order(compiled, runtime_on_chain):
+            # This setting gives the deployed instructions: only its order can tell.
+            found = search(compiler_version, variant, file, name, reproducing(runtime_on_chain), **options)
+            if found.seed is not None:
+                return setting, (
+                    f"the deployed code was compiled with {label} (vyper {found.version}'s code follows the hash "
+                    f"seed: {found.name} gives it): resubmit with that setting."
+                )
     return "source", (
         f"{hint}. No single change among {', '.join(tried)} reproduces it, so the source "
         "or the compiler most likely differs."
-    )
-
-
-# Runs that agree on every seed here make a stable compile most likely (a code that half the
-# runs give agrees four times in 16).
-UNSTABLE_SEEDS = ("0", "1", "2", "3")
-
-
-def _unstable_vyper(compiler_version: str, input_json: dict, file: str, name: str, language: str,
-                    timeout: Optional[float]) -> Optional[str]:
-    """Before 0.3.10 Vyper's output can change from run to run (it follows Python's hash seed,
-    and more: snekmate 0.0.1's ERC20 under 0.3.7 gave 14 codes in 40 runs). When runs under a few
-    seeds disagree, no setting is to blame and no one can compile the deployment again."""
-    version = _vyper_version(compiler_version)
-    if language != "vyper" or version is None or version >= (0, 3, 10):
-        return None
-    selected = with_output_selection(input_json, file, name)
-    options = {} if timeout is None else {"timeout": timeout}
-    codes = set()
-    for seed in UNSTABLE_SEEDS:
-        try:
-            output = compile_vyper_json(compiler_version, selected, hash_seed=seed, **options)
-        except CompilerError:
-            return None
-        evm = (((output.get("contracts") or {}).get(file) or {}).get(name) or {}).get("evm") or {}
-        codes.add(json.dumps((evm.get("deployedBytecode") or {}).get("object")))
-        if len(codes) > 1:
-            break
-    else:
-        return None
-    major, minor, patch = version
-    return (
-        f"vyper {major}.{minor}.{patch} compiles this contract to different code from run to run (its output follows "
-        "Python's hash seed, a compiler bug fixed in 0.3.10), so the code deployed cannot be compiled again, "
-        "here or on any explorer. Compile and deploy it with vyper 0.3.10 or later, which its pragma may allow"
     )

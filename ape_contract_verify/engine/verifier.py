@@ -8,6 +8,7 @@ setting that differs `diagnose`'s; this module turns a request into compiler inp
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -30,14 +31,20 @@ from ape_contract_verify.engine.compilers import (
     single_file_input,
     with_output_selection,
 )
+from ape_contract_verify.engine import seed_search
 from ape_contract_verify.engine.diagnose import DEFAULT_COMPILES, diagnose
 from ape_contract_verify.evm.abi import abi_type
+from ape_contract_verify.engine.hash_seed import LAYOUTS, SEEDS, follows_hash_seed
+from ape_contract_verify.engine.seed_search import SeedSearch, in_another_order, reproducing
 from ape_contract_verify.evm.chain import ChainError, ChainReader
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.protocol.values import ADDRESS
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 from ape_contract_verify.exceptions import InvalidRequest
+from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol import inputs as protocol_inputs
+
+logger = get_logger()
 
 __all__ = ["FailureKind", "VerificationResult", "Verifier", "constructor_arguments_reason", "parse_json_input"]
 
@@ -73,6 +80,7 @@ class VerificationResult:
     factory: bool = False
     offset: Optional[int] = None  # first differing byte, for bytecode failures
     setting: Optional[str] = None  # the input that differs: "optimizer runs", "library", "source", …
+    hash_seed: Optional[str] = None  # the compile that matched (Vyper 0.3.4-0.3.7): "PYTHONHASHSEED=3 …"
     # What a Sourcify answer shows (hex without 0x; "" when not reached): both sides' code, the
     # creation's block and sender, and the compiler's metadata JSON text.
     recompiled_creation: str = ""
@@ -112,6 +120,8 @@ class Verifier:
         compile_timeout: float = DEFAULT_TIMEOUT,
         diagnose_compiles: int = DEFAULT_COMPILES,
         require_creation: bool = True,
+        hash_seeds: int = SEEDS,
+        hash_layouts: tuple = LAYOUTS,
     ):
         """`diagnose_compiles`: on a code mismatch, how many single-setting variations (optimizer,
         runs, viaIR, evmVersion; Vyper's optimize mode, evmVersion) to compile to tell the user
@@ -123,6 +133,9 @@ class Verifier:
         # An explorer needs the creation transaction. The plugin's pre-check, on a node without
         # traces, may not find a factory's: it then compares the runtime code alone.
         self.require_creation = require_creation
+        # Vyper 0.3.4-0.3.7: how many hash seeds to compile under when the deployed code is the
+        # compiled instructions in another order (engine/seed_search.py).
+        self.hash_seeds, self.hash_layouts = hash_seeds, hash_layouts
 
     def verify(self, request: VerificationRequest, args_from_creation: bool = False,
                diagnose_compiles: Optional[int] = None) -> VerificationResult:
@@ -320,7 +333,18 @@ class Verifier:
         result: VerificationResult,
         compiles: int,
     ) -> None:
+        searched = None
+        if prepared.language == "vyper" and follows_hash_seed(request.compiler_version):
+            searched = self._seed_search(request, prepared, Compiled.from_evm(evm, "vyper"), creation, runtime_on_chain)
+            if searched is not None and searched.evm is not None:
+                evm = searched.evm
+                result.hash_seed, result.reason = searched.name, searched.note()
+                result.recompiled_creation = str((evm.get("bytecode") or {}).get("object") or "").removeprefix("0x")
+                result.recompiled_runtime = str((evm.get("deployedBytecode") or {}).get("object") or "").removeprefix("0x")
+
         def explain() -> tuple[str, str]:
+            if searched is not None and searched.seed is None:  # the order differs, and no seed gave it
+                return "hash seed", searched.reason()
             return diagnose(
                 request.compiler_version,
                 prepared.input_json,
@@ -350,8 +374,25 @@ class Verifier:
         if matched.match == "partial":
             result.reason = (
                 "Partial match: only the metadata hash differs (comments, source unit names or metadata "
-                "settings); the code is identical"
+                "settings); the code is identical" + (f"; {result.reason}" if result.reason else "")
             )
+
+    def _seed_search(self, request: VerificationRequest, prepared: _Prepared, compiled: Compiled, creation: Any,
+                     runtime_on_chain: bytes) -> Optional[SeedSearch]:
+        """The seeds' codes, when the deployment is this compile's instructions in another order."""
+        creation_input = bytes(creation.input) if creation is not None else None
+        if not in_another_order(compiled, runtime_on_chain, creation_input):
+            return None
+        started = time.perf_counter()
+        found = seed_search.search(
+            request.compiler_version, prepared.input_json, prepared.file, prepared.name,
+            reproducing(runtime_on_chain, creation_input), cache=self.cache, timeout=self.compile_timeout,
+            seeds=self.hash_seeds, layouts=self.hash_layouts,
+        )
+        logger.info("contract_verify: %s: %d compiles under hash seeds in %.1f s (%d codes), %s", request.address,
+                    len(found.codes), time.perf_counter() - started, found.distinct,
+                    f"{found.name} reproduced it" if found.seed is not None else "none reproduced it")
+        return found
 
 
 # --- helpers ----------------------------------------------------------------------------------

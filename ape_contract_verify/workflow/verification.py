@@ -556,6 +556,9 @@ def summary_table(reports: list[Report]) -> str:
         elif r.match == "partial":  # derive's warning says why, when it knows
             why = next((w for w in r.warnings if str(w).startswith("partial match: ")), "partial match")
             detail = f"{detail} ({why})".strip()
+        seed = next((w for w in r.warnings if str(w).startswith("hash seed: ")), None) if r.ok else None
+        if seed:  # which seed reproduced a Vyper 0.3.7 code, and whether other explorers may
+            detail = f"{detail} ({seed})".strip()
         cells = (r.contract, r.address, str(r.outcome), r.target_label or r.target or "-") + ((r.network or "-",) if networks else ())
         rows.append(cells + (detail,))
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(head))]
