@@ -35,9 +35,7 @@ from ape_contract_verify.exceptions import (
     ContractNotVerified,
     ExplorerError,
     ExplorerRefused,
-    ExplorerUnavailable,
     InvalidApiKey,
-    RateLimited,
     TargetDown,
     VerificationRejected,
     VerificationTimeout,
@@ -45,7 +43,8 @@ from ape_contract_verify.exceptions import (
 from ape_contract_verify.protocol.secrets import ApiKey, redact, register_secret
 from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
 from ape_contract_verify.client.health import TargetHealth, lost_job
-from ape_contract_verify.client.retrying import JobTimes, Outage, Retry, RetryPolicy, retry_after, send, with_retries
+from ape_contract_verify.client.retrying import gave_up, retry_after, send
+from ape_contract_verify.retry import JobTimes, Retry, RetryPolicy, poll_until_final, with_retries
 from ape_contract_verify.request import Receipt, VerificationRequest
 from ape_contract_verify.logs import CLIENT, get_logger
 from ape_contract_verify.protocol.forms import (
@@ -337,48 +336,29 @@ class ExplorerClient:
             with self._jobs_lock:
                 self._in_flight[action].pop(ticket, None)
 
-    def _poll(self, receipt, action, started, interval, timeout, on_progress, fresh, ticket) -> ExplorerAnswer:
-        deadline = started + timeout
-        last: Optional[ExplorerAnswer] = None
+    def _poll(self, receipt: Receipt, action: str, started: float, interval: float, timeout: float,
+              on_progress: Optional[Callable[[ExplorerAnswer], None]], fresh: bool, ticket: object) -> ExplorerAnswer:
+        def timed_out(last: Optional[ExplorerAnswer]) -> Exception:
+            state = redact(last.reason) if last else "no answer"
+            return VerificationTimeout(
+                f"{receipt.address}: still not final after {timeout:g}s ({state}); check later with "
+                f"`ape verify status {receipt.guid}{' --proxy' if receipt.proxy else ''}`",
+                last,
+                reason=reason_of(last),
+            )
+
+        typical = self._job_times.typical(action)
+        answer, checks = poll_until_final(
+            lambda: self._check(action, receipt.guid),
+            is_final=lambda answer: answer.outcome.is_final, timed_out=timed_out, label=f"{action} for {receipt.address}",
+            started=started, interval=interval, timeout=timeout, clock=self._clock, sleep=self._sleep,
+            first_wait=(interval if typical is None else min(typical, interval * 4)) if fresh else None,
+            not_yet=(lambda: self._seconds_until_due(action, ticket, started, interval)) if fresh else None,
+            on_progress=on_progress, health=self.health,
+        )
         if fresh:
-            typical = self._job_times.typical(action)
-            self._sleep(min(interval if typical is None else min(typical, interval * 4), timeout))
-        checks = 0
-        outage = Outage(self._clock)
-        while True:
-            if self.health is not None:
-                self.health.check()  # its sleeps end at once when the target is down
-            if fresh and self._clock() + interval <= deadline:  # near the deadline, always ask
-                not_yet = self._seconds_until_due(action, ticket, started, interval)
-                if not_yet > 0:
-                    self._sleep(min(not_yet, interval))
-                    continue
-            checks += 1
-            try:
-                last = self._check(action, receipt.guid)
-            except TargetDown:
-                raise  # said once, by the health record
-            except ExplorerUnavailable as err:
-                logger.warning("%s for %s: %s", action, receipt.address, err)
-                if outage.failed():
-                    raise
-            else:
-                outage.clear()
-                if on_progress:
-                    on_progress(last)
-                if last.outcome.is_final:
-                    if fresh:
-                        self._job_times.learn(action, self._clock() - started, checks == 1)
-                    return last
-            if self._clock() + interval > deadline:
-                state = redact(last.reason) if last else "no answer"
-                raise VerificationTimeout(
-                    f"{receipt.address}: still not final after {timeout:g}s ({state}); check later with "
-                    f"`ape verify status {receipt.guid}{' --proxy' if receipt.proxy else ''}`",
-                    last,
-                    reason=reason_of(last),
-                )
-            self._sleep(interval)
+            self._job_times.learn(action, self._clock() - started, checks == 1)
+        return answer
 
     # -- internals ----------------------------------------------------------------------------
 
@@ -460,23 +440,13 @@ class ExplorerClient:
             if self._key:
                 body["apikey"] = self._key.reveal()
 
-        def gave_up(last: Optional[Retry]) -> Exception:
-            if last and last.rate_limited:
-                return RateLimited(
-                    f"{action}: still rate limited after {self.retry.max_retries} retries ({last.reason}); "
-                    "lower contract_verify.calls_per_second or use an API key",
-                    last.answer,
-                    reason=reason_of(last.answer),
-                )
-            return ExplorerUnavailable(
-                f"{action} at {redact(self.base_url)}: {last.reason if last else 'no answer'} "
-                f"(gave up after {self.retry.max_retries} retries)"
-            )
-
         return with_retries(
             lambda: self._attempt(method, action, query, body),
-            policy=self.retry, limiter=self.limiter, rng=self._rng, sleep=self._sleep, label=action,
-            pauses_limiter=lambda retry: retry.rate_limited, gave_up=gave_up, health=self.health,
+            policy=self.retry, limiter=self.limiter, rng=self._rng, sleep=self._sleep, label=action, health=self.health,
+            gave_up=lambda last: gave_up(
+                last, self.retry, action, f"{action} at {redact(self.base_url)}", "still rate limited",
+                "; lower contract_verify.calls_per_second or use an API key",
+            ),
         )
 
     def _attempt(self, method: str, action: str, query: dict, body: Optional[dict]) -> ExplorerAnswer:

@@ -23,15 +23,13 @@ import requests
 from ape_contract_verify.client.etherscan import SourceRecord, SubmissionReceipt, reason_of
 from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
 from ape_contract_verify.client.health import TargetHealth, lost_job
-from ape_contract_verify.client.retrying import JobTimes, Outage, Retry, RetryPolicy, retry_after, send, with_retries
+from ape_contract_verify.client.retrying import gave_up, retry_after, send
 from ape_contract_verify.exceptions import (
     ActionNotSupported,
     BadEndpoint,
     ContractNotVerified,
     ExplorerError,
-    ExplorerUnavailable,
     InvalidRequest,
-    RateLimited,
     TargetDown,
     VerificationRejected,
     VerificationTimeout,
@@ -42,6 +40,7 @@ from ape_contract_verify.protocol.forms import validate_read_form
 from ape_contract_verify.protocol.secrets import ApiKey, redact, register_secret
 from ape_contract_verify.request import Receipt, VerificationRequest
 from ape_contract_verify.logs import CLIENT, get_logger
+from ape_contract_verify.retry import JobTimes, RetryPolicy, Retry, poll_until_final, with_retries
 
 logger = get_logger(CLIENT)
 
@@ -267,42 +266,29 @@ class SourcifyClient:
         except TargetDown as err:
             raise lost_job(err, receipt.guid, False, self.health.name if self.health else "") from None
 
-    def _poll(self, receipt, interval, timeout, on_progress, fresh) -> ExplorerAnswer:
+    def _poll(self, receipt: Receipt, interval: float, timeout: float,
+              on_progress: Optional[Callable[[ExplorerAnswer], None]], fresh: bool) -> ExplorerAnswer:
+        def timed_out(last: Optional[ExplorerAnswer]) -> Exception:
+            state = redact(last.reason) if last else "no answer"
+            return VerificationTimeout(
+                f"{receipt.address}: the Sourcify job is still not completed after {timeout:g}s ({state}); "
+                f"see {self.job_url(receipt.guid)}",
+                last,
+                reason=reason_of(last),
+            )
+
         started = self._clock()
-        deadline = started + timeout
+        typical = self._job_times.typical()
+        answer, checks = poll_until_final(
+            lambda: self.check_verify_status(receipt.guid),
+            is_final=lambda answer: answer.outcome.is_final, timed_out=timed_out, label=f"job {receipt.guid} for {receipt.address}",
+            started=started, interval=interval, timeout=timeout, clock=self._clock, sleep=self._sleep,
+            first_wait=(interval if typical is None else min(typical, interval)) if fresh else None,
+            on_progress=on_progress, health=self.health,
+        )
         if fresh:
-            typical = self._job_times.typical()
-            self._sleep(min(interval if typical is None else min(typical, interval), timeout))
-        last: Optional[ExplorerAnswer] = None
-        checks = 0
-        outage = Outage(self._clock)
-        while True:
-            checks += 1
-            try:
-                last = self.check_verify_status(receipt.guid)
-            except TargetDown:
-                raise  # said once, by the health record
-            except ExplorerUnavailable as err:
-                logger.warning("job %s for %s: %s", receipt.guid, receipt.address, err)
-                if outage.failed():
-                    raise
-            else:
-                outage.clear()
-                if on_progress:
-                    on_progress(last)
-                if last.outcome.is_final:
-                    if fresh:
-                        self._job_times.learn("", self._clock() - started, checks == 1)
-                    return last
-            if self._clock() + interval > deadline:
-                state = redact(last.reason) if last else "no answer"
-                raise VerificationTimeout(
-                    f"{receipt.address}: the Sourcify job is still not completed after {timeout:g}s ({state}); "
-                    f"see {self.job_url(receipt.guid)}",
-                    last,
-                    reason=reason_of(last),
-                )
-            self._sleep(interval)
+            self._job_times.learn("", self._clock() - started, checks == 1)
+        return answer
 
     # -- read ----------------------------------------------------------------------------------------
 
@@ -351,22 +337,13 @@ class SourcifyClient:
         headers = {"Accept": "application/json"}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key.reveal()}"
-        def gave_up(last: Optional[Retry]) -> Exception:
-            if last and last.rate_limited:
-                return RateLimited(
-                    f"{method} {path}: still refused after {self.retry.max_retries} retries ({last.reason})",
-                    last.answer, reason=reason_of(last.answer),
-                )
-            return ExplorerUnavailable(
-                f"{method} {redact(url)}: {last.reason if last else 'no answer'} (gave up after {self.retry.max_retries} retries)"
-            )
-
         # Only `too_many_requests` speaks of this client's rate; a duplicate request is about one address.
         return with_retries(
             lambda: self._attempt(method, url, path, params, json_body, headers),
             policy=self.retry, limiter=self.limiter, rng=self._rng, sleep=self._sleep, label=f"{method} {path}",
             pauses_limiter=lambda retry: retry.rate_limited and retry.answer is not None and retry.answer.message == rules.TOO_MANY_REQUESTS,
-            gave_up=gave_up, health=self.health,
+            gave_up=lambda last: gave_up(last, self.retry, f"{method} {path}", f"{method} {redact(url)}", "still refused"),
+            health=self.health,
         )
 
     def _attempt(self, method, url, path, params, json_body, headers) -> tuple[int, Any]:
