@@ -43,6 +43,7 @@ from ape_contract_verify.exceptions import (
 from ape_contract_verify.protocol.secrets import ApiKey, redact, register_secret
 from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
 from ape_contract_verify.client.health import TargetHealth, lost_job
+from ape_contract_verify.client.provider import ETHERSCAN, ExplorerRecord, SubmissionReceipt
 from ape_contract_verify.client.retrying import gave_up, retry_after, send
 from ape_contract_verify.retry import JobTimes, Retry, RetryPolicy, poll_until_final, with_retries
 from ape_contract_verify.request import Receipt, VerificationRequest
@@ -64,21 +65,6 @@ def reason_of(answer: Optional[ExplorerAnswer]) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # Typed results
-
-
-@dataclass(frozen=True)
-class SubmissionReceipt(Receipt):
-    """A Receipt that also carries the submission's answer.
-
-    `guid == ""` with `answer.outcome == ALREADY_VERIFIED` means there is nothing to poll: the
-    explorer already holds the verified source (a success).
-    """
-
-    answer: Optional[ExplorerAnswer] = None
-
-    @property
-    def already_verified(self) -> bool:
-        return self.answer is not None and self.answer.outcome == Outcome.ALREADY_VERIFIED
 
 
 @dataclass
@@ -114,6 +100,23 @@ class SourceRecord:
     @property
     def abi_list(self) -> list:
         return json.loads(self.abi) if self.verified else []
+
+    def explorer_record(self) -> ExplorerRecord:
+        """This getsourcecode entry as what the explorer holds, the type every target answers with."""
+        if not self.verified:
+            return ExplorerRecord(self.address, verified=False)
+        try:
+            abi = self.abi_list
+        except json.JSONDecodeError:
+            abi = []
+        return ExplorerRecord(
+            self.address, verified=True, name=self.contract_name, compiler=self.compiler_version,
+            language=self.language, abi=abi if isinstance(abi, list) else [], files=dict(self.files),
+            settings=dict(self.settings), source_format=self.source_format,
+            constructor_arguments=self.constructor_arguments, license=self.license_type,
+            optimization_used=self.optimization_used, runs=self.runs, evm_version=self.evm_version,
+            proxy=self.proxy, implementation=self.implementation.strip() if self.proxy else "",
+        )
 
     @classmethod
     def from_result(cls, address: str, item: Mapping[str, Any]) -> "SourceRecord":
@@ -196,7 +199,12 @@ def unpack_source(record: SourceRecord) -> tuple[str, dict[str, str], dict[str, 
 
 
 class ExplorerClient:
-    """A client for one explorer base URL (e.g. `https://api.etherscan.io/v2/api` + chain id)."""
+    """A client for one explorer base URL (e.g. `https://api.etherscan.io/v2/api` + chain id): a
+    `VerificationTarget` of kind `etherscan`. `flavour` (etherscan, blockscout, routescan, local)
+    is whose server it is, as the target's configuration says."""
+
+    kind = "etherscan"
+    supports_proxy_link = True
 
     def __init__(
         self,
@@ -217,8 +225,10 @@ class ExplorerClient:
         rng: Optional[random.Random] = None,
         health: Optional[TargetHealth] = None,
         chain_id_param: str = "chainid",
+        flavour: str = ETHERSCAN,
     ):
         self.base_url = base_url.rstrip("/")
+        self.flavour = flavour
         self._key = api_key if isinstance(api_key, ApiKey) else (ApiKey(api_key) if api_key else None)
         if self._key:
             register_secret(self._key.reveal())
@@ -276,6 +286,17 @@ class ExplorerClient:
             raise ExplorerError("getsourcecode: the result is not a list with one object", answer, reason=reason_of(answer))
         return SourceRecord.from_result(address, item)
 
+    def contract_record(self, address: str) -> ExplorerRecord:
+        """What the explorer holds for `address` (getsourcecode); `verified` False when nothing."""
+        try:
+            return self.get_source_code(address).explorer_record()
+        except ContractNotVerified:
+            return ExplorerRecord(validate_read_form({"address": address}), verified=False)
+
+    def link(self, address: str) -> Optional[str]:
+        """None: an Etherscan-style API's pages are the target's (`Target.contract_url`)."""
+        return None
+
     def get_contract_creation(self, address: str) -> Optional[Mapping[str, Any]]:
         """getcontractcreation's entry for `address` (contractCreator, txHash, and, in Etherscan
         API V2 and Blockscout, creationBytecode), or None when the explorer has no record of it."""
@@ -318,7 +339,7 @@ class ExplorerClient:
 
         `fresh`: the receipt was just submitted (the first check waits, see below); False for a
         GUID from earlier, checked at once."""
-        answer = getattr(receipt, "answer", None)
+        answer = receipt.answer if isinstance(receipt, SubmissionReceipt) else None
         if not receipt.guid:
             if answer is not None:
                 return answer

@@ -1,11 +1,11 @@
 """A client for Sourcify API v2 servers: submit, poll the job, look up verified contracts.
 
-The workflow calls it as it calls `ExplorerClient` (duck-typed): `verify_source_code`, `wait`,
-`get_source_code`, `get_abi`, `verify_proxy`. The request bodies and error codes are
+A `VerificationTarget` (`client/provider.py`) as `ExplorerClient` is: `verify_source_code`,
+`wait`, `contract_record` (Sourcify's own lookup as an `ExplorerRecord`), `get_abi`; it has no
+proxy-link action (`supports_proxy_link` is False). The request bodies and error codes are
 `protocol/sourcify.py`'s, which the local explorer's Sourcify face answers with too.
 """
 
-import json
 import random
 import re
 import subprocess
@@ -20,7 +20,8 @@ from urllib.parse import quote
 
 import requests
 
-from ape_contract_verify.client.etherscan import SourceRecord, SubmissionReceipt, reason_of
+from ape_contract_verify.client.etherscan import reason_of
+from ape_contract_verify.client.provider import SOURCIFY, ExplorerRecord, SubmissionReceipt
 from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
 from ape_contract_verify.client.health import TargetHealth, lost_job
 from ape_contract_verify.client.retrying import gave_up, retry_after, send
@@ -57,15 +58,6 @@ class SourcifyAnswer(ExplorerAnswer):
     @property
     def custom_code(self) -> str:
         return str(self.error.get("customCode") or "")
-
-
-@dataclass
-class SourcifyRecord(SourceRecord):
-    """getsourcecode's record, read from `GET v2/contract/{chainId}/{address}?fields=all`."""
-
-    match: Optional[str] = None
-    creation_match: Optional[str] = None
-    runtime_match: Optional[str] = None
 
 
 # -- Vyper's long version ---------------------------------------------------------------------------
@@ -150,7 +142,9 @@ class SourcifyClient:
       reprs, logs or errors.
     """
 
-    kind = "sourcify"
+    kind = SOURCIFY
+    flavour = SOURCIFY
+    supports_proxy_link = False  # Sourcify resolves proxies itself
 
     def __init__(
         self,
@@ -256,7 +250,7 @@ class SourcifyClient:
         """Poll until the job completes, at most `timeout` seconds. Raises VerificationTimeout.
         `fresh`: the receipt was just submitted (the first check waits about as long as jobs here
         take, at most `interval`); False for an id from earlier, checked at once."""
-        answer = getattr(receipt, "answer", None)
+        answer = receipt.answer if isinstance(receipt, SubmissionReceipt) else None
         if not receipt.guid:
             if answer is not None:
                 return answer
@@ -317,9 +311,10 @@ class SourcifyClient:
             raise ExplorerError(f"lookup {address}: the answer has no ABI list")
         return abi
 
-    def get_source_code(self, address: str) -> SourcifyRecord:
-        """The verified contract as a SourceRecord (standard-json source). Raises ContractNotVerified."""
-        return record_from_lookup(address, self._verified(address, "all"))
+    def contract_record(self, address: str) -> ExplorerRecord:
+        """What Sourcify holds for `address` (`fields=all`); `verified` False when nothing."""
+        address = validate_read_form({"address": address})
+        return record_of(address, self.lookup(address, "all"))
 
     # -- internals ---------------------------------------------------------------------------------------
 
@@ -429,8 +424,10 @@ def job_answer(data: Mapping) -> SourcifyAnswer:
     return SourcifyAnswer(Outcome.VERIFIED, "200", "completed", reason, match=match, contract=contract)
 
 
-def record_from_lookup(address: str, data: Mapping) -> SourcifyRecord:
-    """A `fields=all` lookup as the SourceRecord ExplorerClient's readers return."""
+def record_of(address: str, data: Mapping) -> ExplorerRecord:
+    """A `fields=all` lookup as what Sourcify holds: its own fields, named."""
+    if not data.get("match"):
+        return ExplorerRecord(address, verified=False)
     compilation = data.get("compilation") or {}
     std_input = data.get("stdJsonInput") or {
         "language": compilation.get("language", "Solidity"), "sources": data.get("sources") or {},
@@ -440,35 +437,28 @@ def record_from_lookup(address: str, data: Mapping) -> SourcifyRecord:
     language = str(compilation.get("language") or std_input.get("language") or "Solidity")
     version = str(compilation.get("compilerVersion") or "")
     vyper = language.lower() == "vyper"
-    explorer_version = f"vyper:{version.split('+', 1)[0]}" if vyper else (f"v{version}" if version and not version.startswith("v") else version)
+    compiler = f"vyper:{version.split('+', 1)[0]}" if vyper else (f"v{version}" if version and not version.startswith("v") else version)
     optimizer = settings.get("optimizer") or {}
     args = ((data.get("creationBytecode") or {}).get("transformationValues") or {}).get("constructorArguments") or ""
     proxy = data.get("proxyResolution") or {}
     implementations = proxy.get("implementations") or []
     implementation = implementations[0].get("address", "") if implementations and isinstance(implementations[0], Mapping) else ""
-    libraries = settings.get("libraries") or {}
-    flat_libraries = ";".join(f"{n}:{a}" for libs in libraries.values() if isinstance(libs, Mapping) for n, a in libs.items())
-    return SourcifyRecord(
-        address=address,
-        source_code=json.dumps(std_input),
-        abi=json.dumps(data.get("abi") or []),
-        contract_name=str(compilation.get("name") or str(compilation.get("fullyQualifiedName") or "").rsplit(":", 1)[-1]),
-        compiler_version=explorer_version,
-        optimization_used=bool(optimizer.get("enabled")) if not vyper else settings.get("optimize", "gas") != "none",
-        runs=int(optimizer.get("runs") or 0),
-        constructor_arguments=str(args).removeprefix("0x"),
-        evm_version=str(settings.get("evmVersion") or "default"),
-        library=flat_libraries,
-        license_type="",
-        proxy=bool(proxy.get("isProxy")),
-        implementation=str(implementation),
-        swarm_source="",
+    abi = data.get("abi")
+    return ExplorerRecord(
+        address,
+        verified=True,
+        name=str(compilation.get("name") or str(compilation.get("fullyQualifiedName") or "").rsplit(":", 1)[-1]),
+        compiler=compiler,
+        language="Vyper" if vyper else "Solidity",
+        abi=abi if isinstance(abi, list) else [],
         files={path: str((src or {}).get("content", "")) for path, src in (std_input.get("sources") or {}).items()},
         settings=settings,
         source_format="standard-json",
-        language="Vyper" if vyper else "Solidity",
-        raw=dict(data),
-        match=data.get("match"),
-        creation_match=data.get("creationMatch"),
-        runtime_match=data.get("runtimeMatch"),
+        constructor_arguments=str(args).removeprefix("0x"),
+        optimization_used=bool(optimizer.get("enabled")) if not vyper else settings.get("optimize", "gas") != "none",
+        runs=int(optimizer.get("runs") or 0),
+        evm_version=str(settings.get("evmVersion") or "default"),
+        proxy=bool(proxy.get("isProxy")),
+        implementation=str(implementation or ""),
+        match=str(data.get("match")),
     )
