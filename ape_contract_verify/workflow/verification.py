@@ -14,7 +14,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
-from ape_contract_verify.protocol.answers import Outcome
+from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.exceptions import ContractVerifyError, ExplorerError, TargetDown
 from ape_contract_verify.protocol.values import checksum as _checksum
 from ape_contract_verify.logs import get_logger
@@ -431,7 +431,7 @@ _OWN_OUTCOMES = (Outcome.REFUSED, Outcome.UNSUPPORTED_CHAIN, Outcome.INVALID_KEY
 def _failure(err: ExplorerError, default: Outcome = Outcome.ERROR) -> Outcome:
     if isinstance(err, TargetDown):  # not the contract's failure
         return Outcome.ERROR
-    outcome = getattr(getattr(err, "answer", None), "outcome", None)
+    outcome = err.answer.outcome if isinstance(err.answer, ExplorerAnswer) else None
     if outcome == Outcome.FAILED or outcome in _OWN_OUTCOMES:
         return outcome
     return default
