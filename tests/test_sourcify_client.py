@@ -11,6 +11,7 @@ import requests
 from ape_contract_verify.client import sourcify as client_mod
 from ape_contract_verify.client.ratelimit import RateLimiter
 from ape_contract_verify.client.sourcify import SourcifyClient, job_answer
+from ape_contract_verify.client.provider import ExplorerRecord
 from ape_contract_verify.exceptions import (
     ActionNotSupported,
     BadEndpoint,
@@ -257,16 +258,17 @@ def test_not_a_sourcify_server(server):
 # -- lookups ------------------------------------------------------------------------------------------
 
 
-def test_get_source_code_from_the_full_lookup(server):
+def test_contract_record_from_the_full_lookup(server):
     server.answer(replay("01-exact-lookup-all"))
-    record = make(server).get_source_code(BOX)
+    record = make(server).contract_record(BOX)
     assert server.seen[0].path == recorded_request("01-exact-lookup-all")[1] and server.seen[0].query == {"fields": "all"}
-    assert record.verified and record.match == "exact_match" and record.contract_name == "Box"
-    assert record.compiler_version == "v0.8.26+commit.8a97fa7a" and record.optimization_used and record.runs == 321
+    assert isinstance(record, ExplorerRecord) and record.exact
+    assert record.verified and record.match == "exact_match" and record.name == "Box"
+    assert record.compiler == "v0.8.26+commit.8a97fa7a" and record.optimization_used and record.runs == 321
     assert record.evm_version == "cancun" and record.source_format == "standard-json"
     assert "contract Box" in record.files["src/Box.sol"]
-    assert [e["name"] for e in record.abi_list if e["type"] == "function"] == ["label", "owner", "set", "value"]
-    assert record.constructor_arguments.startswith("0000") and not record.proxy
+    assert [e["name"] for e in record.abi if e["type"] == "function"] == ["label", "owner", "set", "value"]
+    assert record.constructor_arguments.startswith("0000") and not record.proxy and record.implementation == ""
 
 
 def test_lookup_of_an_unverified_contract(server):
@@ -274,8 +276,7 @@ def test_lookup_of_an_unverified_contract(server):
     server.answer(replay("13-lookup-not-verified"), replay("13-lookup-not-verified"), replay("03-wrong-source-lookup-404"))
     client = make(server)
     assert client.lookup(address)["match"] is None
-    with pytest.raises(ContractNotVerified):
-        client.get_source_code(address)
+    assert not client.contract_record(address).verified
     with pytest.raises(ContractNotVerified):
         client.get_abi("0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512")
 

@@ -13,6 +13,7 @@ from support.client import single_file_request
 
 from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.client.etherscan import SubmissionReceipt
+from ape_contract_verify.client.provider import ExplorerRecord
 from ape_contract_verify.derive import artifacts, derive
 from ape_contract_verify.evm import proxies
 from ape_contract_verify.exceptions import ExplorerUnavailable, TargetDown
@@ -139,7 +140,9 @@ class Dead:
             self.calls += 1
             self.health.unreachable("connection refused at https://dead.example/api")
 
-    def get_source_code(self, address):
+    kind, flavour, supports_proxy_link, base_url = "etherscan", "etherscan", True, "https://dead.example/api"
+
+    def contract_record(self, address):
         self._call()
 
     def verify_source_code(self, request):
@@ -147,8 +150,13 @@ class Dead:
 
 
 class Alive:
-    def get_source_code(self, address):
-        return SimpleNamespace(verified=False)
+    kind, flavour, supports_proxy_link, base_url = "etherscan", "etherscan", True, "https://alive.example/api"
+
+    def contract_record(self, address):
+        return ExplorerRecord(address, verified=False)
+
+    def link(self, address):
+        return None
 
     def verify_source_code(self, request):
         return SubmissionReceipt(guid="g".ljust(50, "x"), address=request.address)
@@ -178,7 +186,7 @@ def test_a_run_marks_a_dead_target_down_once_and_the_other_verifies_everything(m
 
     monkeypatch.setattr(run_module, "explorer_for", fake_explorer_for)
     items = [Item("ethereum:sepolia", "0x" + f"{i + 1:040x}", f"C{i}") for i in range(20)]
-    targets = [SimpleNamespace(name=n, kind="etherscan", is_local=False, url=f"https://{n}.example/api") for n in ("dead", "alive")]
+    targets = [SimpleNamespace(name=n, kind="etherscan", is_local=False, url=f"https://{n}.example/api", browser_url=None) for n in ("dead", "alive")]
     with VerificationRun(None, Options(poll_interval=0), workers=4) as run:
         run.add_network("ethereum:sepolia", targets)
         reports = run.verify(items)

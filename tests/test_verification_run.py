@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from ape_contract_verify.client.etherscan import SubmissionReceipt
+from ape_contract_verify.client.provider import ExplorerRecord
 from ape_contract_verify.derive import artifacts, derive
 from ape_contract_verify.evm import proxies
 from ape_contract_verify.exceptions import ExplorerError
@@ -37,6 +38,24 @@ class Client:
     record: object = None
     submitted: list = field(default_factory=list)
 
+    # A VerificationTarget: the one named sourcify speaks Sourcify's API, the others Etherscan's.
+    @property
+    def kind(self):
+        return "sourcify" if self.name == "sourcify" else "etherscan"
+
+    @property
+    def flavour(self):
+        return self.name if self.name in ("sourcify", "blockscout") else "etherscan"
+
+    @property
+    def supports_proxy_link(self):
+        return self.kind != "sourcify"
+
+    base_url = "https://fake.example/api"
+
+    def link(self, address):
+        return None
+
     def verify_source_code(self, request):
         self.submitted.append(request)
         return SubmissionReceipt(guid=f"{self.name}-{len(self.submitted)}".ljust(50, "x"), address=request.address)
@@ -52,14 +71,14 @@ class Client:
         self.submitted.append(("proxy", address))
         return SubmissionReceipt(guid="p".ljust(50, "x"), address=address, proxy=True)
 
-    def get_source_code(self, address):
+    def contract_record(self, address):
         if self.record is None:
             raise ExplorerError("not asked in this test")
         return self.record
 
 
 def target(name, kind="etherscan"):
-    return SimpleNamespace(name=name, kind=kind, is_local=False, url=f"https://{name}.example/api")
+    return SimpleNamespace(name=name, kind=kind, is_local=False, url=f"https://{name}.example/api", browser_url=None)
 
 
 @pytest.fixture
@@ -149,8 +168,8 @@ def test_sourcify_gets_standard_json_its_match_level_and_no_proxy_link(world, mo
 
 
 def test_a_partial_match_on_sourcify_is_submitted_again(world):
-    world.clients.update(sourcify=Client("sourcify", record=SimpleNamespace(verified=True, match="match")))
-    world.clients["etherscan"] = Client("etherscan", record=SimpleNamespace(verified=True))
+    world.clients.update(sourcify=Client("sourcify", record=ExplorerRecord(A, verified=True, match="match")))
+    world.clients["etherscan"] = Client("etherscan", record=ExplorerRecord(A, verified=True))
     reports = verify(world, {"ethereum:sepolia": ["etherscan", ("sourcify", "sourcify")]}, [Item("ethereum:sepolia", A, "Box")])
     by = {r.target: str(r.outcome) for r in reports}
     assert by == {"etherscan": "already verified", "sourcify": "verified"}

@@ -22,6 +22,16 @@ def answer(outcome: Outcome, text: str) -> ExplorerAnswer:
 
 @dataclass
 class ScriptedClient:
+    """A VerificationTarget of kind etherscan whose answers are scripted."""
+
+    kind = "etherscan"
+    flavour = "etherscan"
+    supports_proxy_link = True
+    base_url = "https://scripted.example/api"
+
+    def link(self, address):
+        return None
+
     answers: list
     submitted: list = field(default_factory=list)
 

@@ -11,6 +11,7 @@ from typing import Any, Optional
 import click
 
 from ape_contract_verify.cli.options import explorer_options, json_option
+from ape_contract_verify.protocol.answers import Texts
 
 
 def _fail(reason: str, as_json: bool, **extra: Any):
@@ -55,12 +56,12 @@ def _safe_relative(path: str) -> Path:
 
 def _settings_document(record) -> dict:
     return {
-        "contractName": record.contract_name,
-        "compilerVersion": record.compiler_version,
+        "contractName": record.name,
+        "compilerVersion": record.compiler,
         "language": record.language,
         "sourceFormat": record.source_format,
         "constructorArguments": record.constructor_arguments,
-        "licenseType": record.license_type,
+        "licenseType": record.license,
         "proxy": record.proxy,
         "implementation": record.implementation,
         "settings": record.settings,
@@ -82,9 +83,9 @@ def source(cli_ctx, address: str, explorer, as_json: bool, out: Optional[Path]):
     """Show the verified source of the contract at ADDRESS: name, compiler, optimizer, EVM version,
     licence and proxy/implementation."""
     client = explorer.client()
-    record = _run(as_json, lambda: client.get_source_code(address))
+    record = _run(as_json, lambda: client.contract_record(address))
     if not record.verified:
-        _fail(f"{address}: {record.abi or 'Contract source code not verified'}", as_json, outcome="not verified")
+        _fail(f"{address}: {Texts.NOT_VERIFIED}", as_json, outcome="not verified")
 
     written = []
     if out is not None:
@@ -106,11 +107,11 @@ def source(cli_ctx, address: str, explorer, as_json: bool, out: Optional[Path]):
         document["written"] = written
         click.echo(json.dumps(document))
         return
-    click.echo(f"Contract:       {record.contract_name}")
-    click.echo(f"Compiler:       {record.compiler_version}")
+    click.echo(f"Contract:       {record.name}")
+    click.echo(f"Compiler:       {record.compiler}")
     click.echo(f"Optimizer:      {optimizer}")
     click.echo(f"EVM version:    {evm}")
-    click.echo(f"Licence:        {record.license_type or 'Unknown'}")
+    click.echo(f"Licence:        {record.license or 'Unknown'}")
     if record.proxy:
         click.echo(f"Proxy:          yes, implementation {record.implementation or 'unknown'}")
     else:

@@ -35,9 +35,7 @@ from ape_contract_verify.exceptions import (
     ContractNotVerified,
     ExplorerError,
     ExplorerRefused,
-    ExplorerUnavailable,
     InvalidApiKey,
-    RateLimited,
     TargetDown,
     VerificationRejected,
     VerificationTimeout,
@@ -45,7 +43,9 @@ from ape_contract_verify.exceptions import (
 from ape_contract_verify.protocol.secrets import ApiKey, redact, register_secret
 from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
 from ape_contract_verify.client.health import TargetHealth, lost_job
-from ape_contract_verify.client.retrying import JobTimes, Outage, Retry, RetryPolicy, retry_after, send, with_retries
+from ape_contract_verify.client.provider import ETHERSCAN, ExplorerRecord, SubmissionReceipt
+from ape_contract_verify.client.retrying import gave_up, retry_after, send
+from ape_contract_verify.retry import JobTimes, Retry, RetryPolicy, poll_until_final, with_retries
 from ape_contract_verify.request import Receipt, VerificationRequest
 from ape_contract_verify.logs import CLIENT, get_logger
 from ape_contract_verify.protocol.forms import (
@@ -65,21 +65,6 @@ def reason_of(answer: Optional[ExplorerAnswer]) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # Typed results
-
-
-@dataclass(frozen=True)
-class SubmissionReceipt(Receipt):
-    """A Receipt that also carries the submission's answer.
-
-    `guid == ""` with `answer.outcome == ALREADY_VERIFIED` means there is nothing to poll: the
-    explorer already holds the verified source (a success).
-    """
-
-    answer: Optional[ExplorerAnswer] = None
-
-    @property
-    def already_verified(self) -> bool:
-        return self.answer is not None and self.answer.outcome == Outcome.ALREADY_VERIFIED
 
 
 @dataclass
@@ -115,6 +100,23 @@ class SourceRecord:
     @property
     def abi_list(self) -> list:
         return json.loads(self.abi) if self.verified else []
+
+    def explorer_record(self) -> ExplorerRecord:
+        """This getsourcecode entry as what the explorer holds, the type every target answers with."""
+        if not self.verified:
+            return ExplorerRecord(self.address, verified=False)
+        try:
+            abi = self.abi_list
+        except json.JSONDecodeError:
+            abi = []
+        return ExplorerRecord(
+            self.address, verified=True, name=self.contract_name, compiler=self.compiler_version,
+            language=self.language, abi=abi if isinstance(abi, list) else [], files=dict(self.files),
+            settings=dict(self.settings), source_format=self.source_format,
+            constructor_arguments=self.constructor_arguments, license=self.license_type,
+            optimization_used=self.optimization_used, runs=self.runs, evm_version=self.evm_version,
+            proxy=self.proxy, implementation=self.implementation.strip() if self.proxy else "",
+        )
 
     @classmethod
     def from_result(cls, address: str, item: Mapping[str, Any]) -> "SourceRecord":
@@ -197,7 +199,12 @@ def unpack_source(record: SourceRecord) -> tuple[str, dict[str, str], dict[str, 
 
 
 class ExplorerClient:
-    """A client for one explorer base URL (e.g. `https://api.etherscan.io/v2/api` + chain id)."""
+    """A client for one explorer base URL (e.g. `https://api.etherscan.io/v2/api` + chain id): a
+    `VerificationTarget` of kind `etherscan`. `flavour` (etherscan, blockscout, routescan, local)
+    is whose server it is, as the target's configuration says."""
+
+    kind = "etherscan"
+    supports_proxy_link = True
 
     def __init__(
         self,
@@ -218,8 +225,10 @@ class ExplorerClient:
         rng: Optional[random.Random] = None,
         health: Optional[TargetHealth] = None,
         chain_id_param: str = "chainid",
+        flavour: str = ETHERSCAN,
     ):
         self.base_url = base_url.rstrip("/")
+        self.flavour = flavour
         self._key = api_key if isinstance(api_key, ApiKey) else (ApiKey(api_key) if api_key else None)
         if self._key:
             register_secret(self._key.reveal())
@@ -277,6 +286,17 @@ class ExplorerClient:
             raise ExplorerError("getsourcecode: the result is not a list with one object", answer, reason=reason_of(answer))
         return SourceRecord.from_result(address, item)
 
+    def contract_record(self, address: str) -> ExplorerRecord:
+        """What the explorer holds for `address` (getsourcecode); `verified` False when nothing."""
+        try:
+            return self.get_source_code(address).explorer_record()
+        except ContractNotVerified:
+            return ExplorerRecord(validate_read_form({"address": address}), verified=False)
+
+    def link(self, address: str) -> Optional[str]:
+        """None: an Etherscan-style API's pages are the target's (`Target.contract_url`)."""
+        return None
+
     def get_contract_creation(self, address: str) -> Optional[Mapping[str, Any]]:
         """getcontractcreation's entry for `address` (contractCreator, txHash, and, in Etherscan
         API V2 and Blockscout, creationBytecode), or None when the explorer has no record of it."""
@@ -319,7 +339,7 @@ class ExplorerClient:
 
         `fresh`: the receipt was just submitted (the first check waits, see below); False for a
         GUID from earlier, checked at once."""
-        answer = getattr(receipt, "answer", None)
+        answer = receipt.answer if isinstance(receipt, SubmissionReceipt) else None
         if not receipt.guid:
             if answer is not None:
                 return answer
@@ -337,48 +357,29 @@ class ExplorerClient:
             with self._jobs_lock:
                 self._in_flight[action].pop(ticket, None)
 
-    def _poll(self, receipt, action, started, interval, timeout, on_progress, fresh, ticket) -> ExplorerAnswer:
-        deadline = started + timeout
-        last: Optional[ExplorerAnswer] = None
+    def _poll(self, receipt: Receipt, action: str, started: float, interval: float, timeout: float,
+              on_progress: Optional[Callable[[ExplorerAnswer], None]], fresh: bool, ticket: object) -> ExplorerAnswer:
+        def timed_out(last: Optional[ExplorerAnswer]) -> Exception:
+            state = redact(last.reason) if last else "no answer"
+            return VerificationTimeout(
+                f"{receipt.address}: still not final after {timeout:g}s ({state}); check later with "
+                f"`ape verify status {receipt.guid}{' --proxy' if receipt.proxy else ''}`",
+                last,
+                reason=reason_of(last),
+            )
+
+        typical = self._job_times.typical(action)
+        answer, checks = poll_until_final(
+            lambda: self._check(action, receipt.guid),
+            is_final=lambda answer: answer.outcome.is_final, timed_out=timed_out, label=f"{action} for {receipt.address}",
+            started=started, interval=interval, timeout=timeout, clock=self._clock, sleep=self._sleep,
+            first_wait=(interval if typical is None else min(typical, interval * 4)) if fresh else None,
+            not_yet=(lambda: self._seconds_until_due(action, ticket, started, interval)) if fresh else None,
+            on_progress=on_progress, health=self.health,
+        )
         if fresh:
-            typical = self._job_times.typical(action)
-            self._sleep(min(interval if typical is None else min(typical, interval * 4), timeout))
-        checks = 0
-        outage = Outage(self._clock)
-        while True:
-            if self.health is not None:
-                self.health.check()  # its sleeps end at once when the target is down
-            if fresh and self._clock() + interval <= deadline:  # near the deadline, always ask
-                not_yet = self._seconds_until_due(action, ticket, started, interval)
-                if not_yet > 0:
-                    self._sleep(min(not_yet, interval))
-                    continue
-            checks += 1
-            try:
-                last = self._check(action, receipt.guid)
-            except TargetDown:
-                raise  # said once, by the health record
-            except ExplorerUnavailable as err:
-                logger.warning("%s for %s: %s", action, receipt.address, err)
-                if outage.failed():
-                    raise
-            else:
-                outage.clear()
-                if on_progress:
-                    on_progress(last)
-                if last.outcome.is_final:
-                    if fresh:
-                        self._job_times.learn(action, self._clock() - started, checks == 1)
-                    return last
-            if self._clock() + interval > deadline:
-                state = redact(last.reason) if last else "no answer"
-                raise VerificationTimeout(
-                    f"{receipt.address}: still not final after {timeout:g}s ({state}); check later with "
-                    f"`ape verify status {receipt.guid}{' --proxy' if receipt.proxy else ''}`",
-                    last,
-                    reason=reason_of(last),
-                )
-            self._sleep(interval)
+            self._job_times.learn(action, self._clock() - started, checks == 1)
+        return answer
 
     # -- internals ----------------------------------------------------------------------------
 
@@ -460,23 +461,13 @@ class ExplorerClient:
             if self._key:
                 body["apikey"] = self._key.reveal()
 
-        def gave_up(last: Optional[Retry]) -> Exception:
-            if last and last.rate_limited:
-                return RateLimited(
-                    f"{action}: still rate limited after {self.retry.max_retries} retries ({last.reason}); "
-                    "lower contract_verify.calls_per_second or use an API key",
-                    last.answer,
-                    reason=reason_of(last.answer),
-                )
-            return ExplorerUnavailable(
-                f"{action} at {redact(self.base_url)}: {last.reason if last else 'no answer'} "
-                f"(gave up after {self.retry.max_retries} retries)"
-            )
-
         return with_retries(
             lambda: self._attempt(method, action, query, body),
-            policy=self.retry, limiter=self.limiter, rng=self._rng, sleep=self._sleep, label=action,
-            pauses_limiter=lambda retry: retry.rate_limited, gave_up=gave_up, health=self.health,
+            policy=self.retry, limiter=self.limiter, rng=self._rng, sleep=self._sleep, label=action, health=self.health,
+            gave_up=lambda last: gave_up(
+                last, self.retry, action, f"{action} at {redact(self.base_url)}", "still rate limited",
+                "; lower contract_verify.calls_per_second or use an API key",
+            ),
         )
 
     def _attempt(self, method: str, action: str, query: dict, body: Optional[dict]) -> ExplorerAnswer:

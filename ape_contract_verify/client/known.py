@@ -112,3 +112,24 @@ def is_blockscout_pro(url: str) -> bool:
 def pro_chain_param(url: str) -> Optional[str]:
     """`chain_id` for the Pro API's `/v2/api` form; its `/<chainId>/api` form has it in the path."""
     return "chain_id" if urlsplit(url).path.rstrip("/").endswith("/v2/api") else None
+
+
+def flavour_of(name: str, kind: str, url: Optional[str], blockscout_pages: Optional[str] = None) -> str:
+    """Whose server a target is (`client/provider.py`'s FLAVOURS), from its configuration: the
+    name it is configured under (`blockscout`, `routescan`), Blockscout's and Routescan's hosts,
+    the Blockscout instance the chain lists (`blockscout_pages`); `local` for the embedded explorer
+    (no URL) or one on loopback."""
+    if kind == "sourcify":
+        return "sourcify"
+    if url is None:
+        return "local"
+    host = _host(url)
+    if name == "blockscout" or is_blockscout_pro(url) or host == "blockscout.com" or host.endswith(".blockscout.com"):
+        return "blockscout"
+    if blockscout_pages and _host(blockscout_pages) == host:
+        return "blockscout"
+    if name == "routescan" or host == "routescan.io" or host.endswith(".routescan.io"):
+        return "routescan"
+    if host in ("127.0.0.1", "localhost", "::1"):
+        return "local"
+    return "etherscan"

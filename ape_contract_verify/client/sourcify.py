@@ -1,11 +1,11 @@
 """A client for Sourcify API v2 servers: submit, poll the job, look up verified contracts.
 
-The workflow calls it as it calls `ExplorerClient` (duck-typed): `verify_source_code`, `wait`,
-`get_source_code`, `get_abi`, `verify_proxy`. The request bodies and error codes are
+A `VerificationTarget` (`client/provider.py`) as `ExplorerClient` is: `verify_source_code`,
+`wait`, `contract_record` (Sourcify's own lookup as an `ExplorerRecord`), `get_abi`; it has no
+proxy-link action (`supports_proxy_link` is False). The request bodies and error codes are
 `protocol/sourcify.py`'s, which the local explorer's Sourcify face answers with too.
 """
 
-import json
 import random
 import re
 import subprocess
@@ -20,18 +20,17 @@ from urllib.parse import quote
 
 import requests
 
-from ape_contract_verify.client.etherscan import SourceRecord, SubmissionReceipt, reason_of
+from ape_contract_verify.client.etherscan import reason_of
+from ape_contract_verify.client.provider import SOURCIFY, ExplorerRecord, SubmissionReceipt
 from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
 from ape_contract_verify.client.health import TargetHealth, lost_job
-from ape_contract_verify.client.retrying import JobTimes, Outage, Retry, RetryPolicy, retry_after, send, with_retries
+from ape_contract_verify.client.retrying import gave_up, retry_after, send
 from ape_contract_verify.exceptions import (
     ActionNotSupported,
     BadEndpoint,
     ContractNotVerified,
     ExplorerError,
-    ExplorerUnavailable,
     InvalidRequest,
-    RateLimited,
     TargetDown,
     VerificationRejected,
     VerificationTimeout,
@@ -42,6 +41,7 @@ from ape_contract_verify.protocol.forms import validate_read_form
 from ape_contract_verify.protocol.secrets import ApiKey, redact, register_secret
 from ape_contract_verify.request import Receipt, VerificationRequest
 from ape_contract_verify.logs import CLIENT, get_logger
+from ape_contract_verify.retry import JobTimes, RetryPolicy, Retry, poll_until_final, with_retries
 
 logger = get_logger(CLIENT)
 
@@ -58,15 +58,6 @@ class SourcifyAnswer(ExplorerAnswer):
     @property
     def custom_code(self) -> str:
         return str(self.error.get("customCode") or "")
-
-
-@dataclass
-class SourcifyRecord(SourceRecord):
-    """getsourcecode's record, read from `GET v2/contract/{chainId}/{address}?fields=all`."""
-
-    match: Optional[str] = None
-    creation_match: Optional[str] = None
-    runtime_match: Optional[str] = None
 
 
 # -- Vyper's long version ---------------------------------------------------------------------------
@@ -151,7 +142,9 @@ class SourcifyClient:
       reprs, logs or errors.
     """
 
-    kind = "sourcify"
+    kind = SOURCIFY
+    flavour = SOURCIFY
+    supports_proxy_link = False  # Sourcify resolves proxies itself
 
     def __init__(
         self,
@@ -257,7 +250,7 @@ class SourcifyClient:
         """Poll until the job completes, at most `timeout` seconds. Raises VerificationTimeout.
         `fresh`: the receipt was just submitted (the first check waits about as long as jobs here
         take, at most `interval`); False for an id from earlier, checked at once."""
-        answer = getattr(receipt, "answer", None)
+        answer = receipt.answer if isinstance(receipt, SubmissionReceipt) else None
         if not receipt.guid:
             if answer is not None:
                 return answer
@@ -267,42 +260,29 @@ class SourcifyClient:
         except TargetDown as err:
             raise lost_job(err, receipt.guid, False, self.health.name if self.health else "") from None
 
-    def _poll(self, receipt, interval, timeout, on_progress, fresh) -> ExplorerAnswer:
+    def _poll(self, receipt: Receipt, interval: float, timeout: float,
+              on_progress: Optional[Callable[[ExplorerAnswer], None]], fresh: bool) -> ExplorerAnswer:
+        def timed_out(last: Optional[ExplorerAnswer]) -> Exception:
+            state = redact(last.reason) if last else "no answer"
+            return VerificationTimeout(
+                f"{receipt.address}: the Sourcify job is still not completed after {timeout:g}s ({state}); "
+                f"see {self.job_url(receipt.guid)}",
+                last,
+                reason=reason_of(last),
+            )
+
         started = self._clock()
-        deadline = started + timeout
+        typical = self._job_times.typical()
+        answer, checks = poll_until_final(
+            lambda: self.check_verify_status(receipt.guid),
+            is_final=lambda answer: answer.outcome.is_final, timed_out=timed_out, label=f"job {receipt.guid} for {receipt.address}",
+            started=started, interval=interval, timeout=timeout, clock=self._clock, sleep=self._sleep,
+            first_wait=(interval if typical is None else min(typical, interval)) if fresh else None,
+            on_progress=on_progress, health=self.health,
+        )
         if fresh:
-            typical = self._job_times.typical()
-            self._sleep(min(interval if typical is None else min(typical, interval), timeout))
-        last: Optional[ExplorerAnswer] = None
-        checks = 0
-        outage = Outage(self._clock)
-        while True:
-            checks += 1
-            try:
-                last = self.check_verify_status(receipt.guid)
-            except TargetDown:
-                raise  # said once, by the health record
-            except ExplorerUnavailable as err:
-                logger.warning("job %s for %s: %s", receipt.guid, receipt.address, err)
-                if outage.failed():
-                    raise
-            else:
-                outage.clear()
-                if on_progress:
-                    on_progress(last)
-                if last.outcome.is_final:
-                    if fresh:
-                        self._job_times.learn("", self._clock() - started, checks == 1)
-                    return last
-            if self._clock() + interval > deadline:
-                state = redact(last.reason) if last else "no answer"
-                raise VerificationTimeout(
-                    f"{receipt.address}: the Sourcify job is still not completed after {timeout:g}s ({state}); "
-                    f"see {self.job_url(receipt.guid)}",
-                    last,
-                    reason=reason_of(last),
-                )
-            self._sleep(interval)
+            self._job_times.learn("", self._clock() - started, checks == 1)
+        return answer
 
     # -- read ----------------------------------------------------------------------------------------
 
@@ -331,9 +311,10 @@ class SourcifyClient:
             raise ExplorerError(f"lookup {address}: the answer has no ABI list")
         return abi
 
-    def get_source_code(self, address: str) -> SourcifyRecord:
-        """The verified contract as a SourceRecord (standard-json source). Raises ContractNotVerified."""
-        return record_from_lookup(address, self._verified(address, "all"))
+    def contract_record(self, address: str) -> ExplorerRecord:
+        """What Sourcify holds for `address` (`fields=all`); `verified` False when nothing."""
+        address = validate_read_form({"address": address})
+        return record_of(address, self.lookup(address, "all"))
 
     # -- internals ---------------------------------------------------------------------------------------
 
@@ -351,22 +332,13 @@ class SourcifyClient:
         headers = {"Accept": "application/json"}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key.reveal()}"
-        def gave_up(last: Optional[Retry]) -> Exception:
-            if last and last.rate_limited:
-                return RateLimited(
-                    f"{method} {path}: still refused after {self.retry.max_retries} retries ({last.reason})",
-                    last.answer, reason=reason_of(last.answer),
-                )
-            return ExplorerUnavailable(
-                f"{method} {redact(url)}: {last.reason if last else 'no answer'} (gave up after {self.retry.max_retries} retries)"
-            )
-
         # Only `too_many_requests` speaks of this client's rate; a duplicate request is about one address.
         return with_retries(
             lambda: self._attempt(method, url, path, params, json_body, headers),
             policy=self.retry, limiter=self.limiter, rng=self._rng, sleep=self._sleep, label=f"{method} {path}",
             pauses_limiter=lambda retry: retry.rate_limited and retry.answer is not None and retry.answer.message == rules.TOO_MANY_REQUESTS,
-            gave_up=gave_up, health=self.health,
+            gave_up=lambda last: gave_up(last, self.retry, f"{method} {path}", f"{method} {redact(url)}", "still refused"),
+            health=self.health,
         )
 
     def _attempt(self, method, url, path, params, json_body, headers) -> tuple[int, Any]:
@@ -452,8 +424,10 @@ def job_answer(data: Mapping) -> SourcifyAnswer:
     return SourcifyAnswer(Outcome.VERIFIED, "200", "completed", reason, match=match, contract=contract)
 
 
-def record_from_lookup(address: str, data: Mapping) -> SourcifyRecord:
-    """A `fields=all` lookup as the SourceRecord ExplorerClient's readers return."""
+def record_of(address: str, data: Mapping) -> ExplorerRecord:
+    """A `fields=all` lookup as what Sourcify holds: its own fields, named."""
+    if not data.get("match"):
+        return ExplorerRecord(address, verified=False)
     compilation = data.get("compilation") or {}
     std_input = data.get("stdJsonInput") or {
         "language": compilation.get("language", "Solidity"), "sources": data.get("sources") or {},
@@ -463,35 +437,28 @@ def record_from_lookup(address: str, data: Mapping) -> SourcifyRecord:
     language = str(compilation.get("language") or std_input.get("language") or "Solidity")
     version = str(compilation.get("compilerVersion") or "")
     vyper = language.lower() == "vyper"
-    explorer_version = f"vyper:{version.split('+', 1)[0]}" if vyper else (f"v{version}" if version and not version.startswith("v") else version)
+    compiler = f"vyper:{version.split('+', 1)[0]}" if vyper else (f"v{version}" if version and not version.startswith("v") else version)
     optimizer = settings.get("optimizer") or {}
     args = ((data.get("creationBytecode") or {}).get("transformationValues") or {}).get("constructorArguments") or ""
     proxy = data.get("proxyResolution") or {}
     implementations = proxy.get("implementations") or []
     implementation = implementations[0].get("address", "") if implementations and isinstance(implementations[0], Mapping) else ""
-    libraries = settings.get("libraries") or {}
-    flat_libraries = ";".join(f"{n}:{a}" for libs in libraries.values() if isinstance(libs, Mapping) for n, a in libs.items())
-    return SourcifyRecord(
-        address=address,
-        source_code=json.dumps(std_input),
-        abi=json.dumps(data.get("abi") or []),
-        contract_name=str(compilation.get("name") or str(compilation.get("fullyQualifiedName") or "").rsplit(":", 1)[-1]),
-        compiler_version=explorer_version,
-        optimization_used=bool(optimizer.get("enabled")) if not vyper else settings.get("optimize", "gas") != "none",
-        runs=int(optimizer.get("runs") or 0),
-        constructor_arguments=str(args).removeprefix("0x"),
-        evm_version=str(settings.get("evmVersion") or "default"),
-        library=flat_libraries,
-        license_type="",
-        proxy=bool(proxy.get("isProxy")),
-        implementation=str(implementation),
-        swarm_source="",
+    abi = data.get("abi")
+    return ExplorerRecord(
+        address,
+        verified=True,
+        name=str(compilation.get("name") or str(compilation.get("fullyQualifiedName") or "").rsplit(":", 1)[-1]),
+        compiler=compiler,
+        language="Vyper" if vyper else "Solidity",
+        abi=abi if isinstance(abi, list) else [],
         files={path: str((src or {}).get("content", "")) for path, src in (std_input.get("sources") or {}).items()},
         settings=settings,
         source_format="standard-json",
-        language="Vyper" if vyper else "Solidity",
-        raw=dict(data),
-        match=data.get("match"),
-        creation_match=data.get("creationMatch"),
-        runtime_match=data.get("runtimeMatch"),
+        constructor_arguments=str(args).removeprefix("0x"),
+        optimization_used=bool(optimizer.get("enabled")) if not vyper else settings.get("optimize", "gas") != "none",
+        runs=int(optimizer.get("runs") or 0),
+        evm_version=str(settings.get("evmVersion") or "default"),
+        proxy=bool(proxy.get("isProxy")),
+        implementation=str(implementation or ""),
+        match=str(data.get("match")),
     )

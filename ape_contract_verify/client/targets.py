@@ -24,6 +24,7 @@ from ape_contract_verify.client.known import (
     SOURCIFY_REPO_URL,
     SOURCIFY_URL,
     blockscout_instance,
+    flavour_of,
     chain_meta,
     etherscan_pages,
     is_blockscout_pro,
@@ -31,6 +32,7 @@ from ape_contract_verify.client.known import (
     routescan_pages,
     routescan_url,
 )
+from ape_contract_verify.client.provider import VerificationTarget
 from ape_contract_verify.exceptions import ExplorerNotConfigured, InvalidRequest
 from ape_contract_verify.protocol.secrets import ApiKey
 
@@ -96,6 +98,13 @@ class Target:
     name: str = "etherscan"
     kind: str = "etherscan"
     chain_id_param: Optional[str] = None
+    # Whose server (etherscan, blockscout, routescan, local, sourcify): known from the configuration
+    # (`known.flavour_of`), never guessed from a URL's words later.
+    flavour: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.flavour:
+            object.__setattr__(self, "flavour", flavour_of(self.name, self.kind, self.url))
 
     @property
     def is_local(self) -> bool:
@@ -127,7 +136,7 @@ class Target:
             return f"{base}/{self.chain_id}/{address}"
         return f"{base}/address/{address}"
 
-    def client(self, **kwargs: Any):
+    def client(self, **kwargs: Any) -> "VerificationTarget":
         """The client for this target: an ExplorerClient, or a SourcifyClient for kind `sourcify`
         (the caller handles `url=None`, the embedded local explorer, first)."""
         if self.url is None:
@@ -160,6 +169,7 @@ class Target:
             chain_id=self.chain_id if param else None,
             calls_per_second=self.calls_per_second,
             chain_id_param=param or "chainid",
+            flavour=self.flavour,
             **kwargs,
         )
 
@@ -479,6 +489,7 @@ class _Network:
             name=name,
             kind=kind,
             chain_id_param=param,
+            flavour=flavour_of(name, kind, url, blockscout_instance(self.meta)),
         )
 
 

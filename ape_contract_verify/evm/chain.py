@@ -29,17 +29,18 @@ from ape_contract_verify.evm.reads import (  # the reads' types, for those who i
     Creation,
     LogEntry,
     TransactionFacts,
-    backoff_seconds as _backoff,
     hex_hash as _hex_hash,
     is_rate_limited as _rate_limited,
     read_transaction as _read_transaction,
     is_refused as _refused,
+    node_retry,
     revert_data as _revert_data,
     rate_limit_text,
     transaction_facts,
 )
 from ape_contract_verify.evm.tester_replay import IN_PROCESS_SOURCE, ReplayFailed, create_frames, tester_chain
 from ape_contract_verify.protocol.values import checksum as _checksum, hex_to_bytes as _hex_bytes
+from ape_contract_verify.retry import Retry, with_retries
 
 __all__ = [
     "ApeProviderChain", "CallReverted", "ChainError", "ChainReader", "Creation", "JsonRpcChain", "LogEntry", "TransactionFacts",
@@ -80,7 +81,9 @@ class JsonRpcChain(_CreationFinder):
             session = self._local.session = requests.Session()
         with self._id_lock:
             request_id = next(self._ids)
-        for attempt in range(RATE_LIMIT_RETRIES + 1):
+        policy = node_retry(RATE_LIMIT_RETRIES)
+
+        def attempt() -> Any:
             try:
                 response = session.post(
                     self.url, json={"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}, timeout=self.timeout
@@ -89,14 +92,17 @@ class JsonRpcChain(_CreationFinder):
                 body = None if limited else response.json()
             except (requests.RequestException, ValueError) as err:
                 detail = type(err).__name__ if self.safe_url != self.url.rstrip("/") else err
-                raise ChainError(f"the node at {self.safe_url} did not answer {method}: {detail}") from None
-            limited = limited or _rate_limited(body)
-            if not limited:
-                break
-            if attempt == RATE_LIMIT_RETRIES:
-                raise ChainError(f"the node at {self.safe_url} kept answering {method} with its rate limit ({RATE_LIMIT_RETRIES} retries)")
-            self.rate_limited += 1
-            time.sleep(_backoff(attempt, response.headers.get("Retry-After")))
+                failure = ChainError(f"the node at {self.safe_url} did not answer {method}: {detail}")
+            else:
+                if limited or _rate_limited(body):
+                    raise Retry(f"{method}: rate limited", delay=policy.retry_after(response.headers.get("Retry-After")), rate_limited=True)
+                return body
+            raise failure  # outside the except: requests' message may hold the URL's key
+
+        body = with_retries(
+            attempt, policy=policy, label=f"the node at {self.safe_url}", sleep=time.sleep, quiet=True, on_retry=self._count_limit,
+            gave_up=lambda last: ChainError(f"the node at {self.safe_url} kept answering {method} with its rate limit ({policy.max_retries} retries)"),
+        )
         if not isinstance(body, dict):
             raise ChainError(f"the node at {self.safe_url} answered {method} with an unexpected body")
         if body.get("error"):
@@ -107,6 +113,9 @@ class JsonRpcChain(_CreationFinder):
                 raise CallReverted(text, _revert_data(error))
             raise ChainError(text)
         return body.get("result")
+
+    def _count_limit(self, _: Retry) -> None:
+        self.rate_limited += 1
 
     def chain_id(self) -> int:
         if self._chain_id is None:
@@ -247,18 +256,31 @@ class ApeProviderChain(_CreationFinder):
         return f"ApeProviderChain({type(self.provider).__name__})"
 
     def _guard(self, what: str, fn: Callable[[], Any]) -> Any:
-        for attempt in range(RATE_LIMIT_RETRIES + 1):
+        policy = node_retry(RATE_LIMIT_RETRIES)
+
+        def attempt() -> Any:
             with self._lock:
                 try:
                     return fn()
                 except ChainError:
                     raise
                 except Exception as err:  # provider errors come in many types
-                    if not rate_limit_text(err) or attempt == RATE_LIMIT_RETRIES:
+                    if not rate_limit_text(err):
                         raise ChainError(f"the Ape provider could not {what}: {err}") from err
-                    self.rate_limited += 1
-            time.sleep(_backoff(attempt))  # a provider's rate limit: wait, outside the lock
-        raise AssertionError("unreachable")
+                    limited = Retry(f"{what}: rate limited ({err})", rate_limited=True, answer=err)
+            raise limited  # the wait is outside the lock
+
+        def gave_up(last: Optional[Retry]) -> Exception:
+            cause = last.answer if last is not None and isinstance(last.answer, BaseException) else None
+            error = ChainError(f"the Ape provider could not {what}: {cause}")
+            error.__cause__ = cause
+            return error
+
+        return with_retries(attempt, policy=policy, label="the Ape provider", sleep=time.sleep, quiet=True,
+                            on_retry=self._count_limit, gave_up=gave_up)
+
+    def _count_limit(self, _: Retry) -> None:
+        self.rate_limited += 1
 
     def _node_url(self) -> Optional[str]:
         # The URL web3 is connected to: a provider's configured or default URI may be no node at all

@@ -8,6 +8,7 @@ from typing import Any, Callable, Optional, Protocol, runtime_checkable
 
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.protocol.values import hex_to_bytes as _hex_bytes
+from ape_contract_verify.retry import RetryPolicy
 
 
 class ChainError(ContractVerifyError):
@@ -130,14 +131,11 @@ def is_refused(err: BaseException) -> bool:
     return any(word in text for word in ("does not exist", "not available", "method not found", "not supported", "-32601", "unsupported method"))
 
 
-def backoff_seconds(attempt: int, retry_after: Optional[str] = None) -> float:
-    """Seconds before retry `attempt` (0-based): the server's Retry-After, else doubling from 0.25 s."""
-    try:
-        if retry_after is not None:
-            return min(RATE_LIMIT_MAX_WAIT, max(0.0, float(retry_after)))
-    except ValueError:
-        pass
-    return min(RATE_LIMIT_MAX_WAIT, 0.25 * (2**attempt))
+def node_retry(retries: Optional[int] = None) -> RetryPolicy:
+    """How a node's rate limit is waited out (`ape_contract_verify.retry`'s one policy): its
+    Retry-After, else doubling from 0.25 s with jitter, at most RATE_LIMIT_MAX_WAIT seconds;
+    RATE_LIMIT_RETRIES retries unless `retries` says."""
+    return RetryPolicy(max_retries=RATE_LIMIT_RETRIES if retries is None else retries, base_delay=0.25, max_delay=RATE_LIMIT_MAX_WAIT)
 
 
 def hex_hash(value: Any) -> str:

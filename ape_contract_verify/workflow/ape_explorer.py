@@ -10,10 +10,13 @@ hook, kept until the process ends, so what a script verified is what `Contract(a
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from ape.api.explorers import ExplorerAPI
 from ape_contract_verify.logs import get_logger
+
+if TYPE_CHECKING:
+    from ape_contract_verify.client.provider import ExplorerRecord, VerificationTarget
 
 logger = get_logger()
 
@@ -276,60 +279,54 @@ def _deployed_type(address: str) -> Optional[str]:
 # -- records to ethpm types ---------------------------------------------------------------------
 
 
-def _source_or_none(client: Any, address: str) -> Any:
+def _source_or_none(client: VerificationTarget, address: str) -> Optional[ExplorerRecord]:
     from ape_contract_verify.exceptions import ContractNotVerified
 
     try:
-        record = client.get_source_code(address)
+        record = client.contract_record(address)
     except ContractNotVerified:
         return None
     return record if record.verified else None
 
 
-def _names(record: Any) -> tuple[str, str]:
-    """(contract name, source id) from getsourcecode's ContractName (`path:Name` or `Name`)."""
-    from ape_contract_verify.client.etherscan import unpack_source
-
-    path, _, name = record.contract_name.rpartition(":")
+def _names(record: ExplorerRecord) -> tuple[str, str]:
+    """(contract name, source id) from the record's name (`path:Name` or `Name`)."""
+    path, _, name = record.name.rpartition(":")
     if path:
         return name, path
-    _, files, _ = unpack_source(record)
     suffix = ".vy" if record.language.lower().startswith("vyper") else ".sol"
-    for source_id, text in files.items():
-        if f"contract {name}" in text or len(files) == 1:
+    for source_id, text in record.files.items():
+        if f"contract {name}" in text or len(record.files) == 1:
             return name, source_id
     return name, f"{name}{suffix}"
 
 
-def _record_type(record: Any) -> Any:
+def _record_type(record: Optional[ExplorerRecord]) -> Any:
     if record is None:
         return None
     from ethpm_types import ContractType
 
     name, source_id = _names(record)
-    return ContractType.model_validate({"contractName": name, "sourceId": source_id, "abi": record.abi_list})
+    return ContractType.model_validate({"contractName": name, "sourceId": source_id, "abi": record.abi})
 
 
-def _record_manifest(record: Any) -> Any:
+def _record_manifest(record: Optional[ExplorerRecord]) -> Any:
     if record is None:
         return None
     from ethpm_types import Compiler, PackageManifest
     from ethpm_types.source import Source
 
-    from ape_contract_verify.client.etherscan import unpack_source
-
-    name, source_id = _names(record)
-    _, files, settings = unpack_source(record)
+    name, _ = _names(record)
     compiler = Compiler(
         name=record.language or "Solidity",
-        version=record.compiler_version.removeprefix("v").removeprefix("vyper:"),
-        settings=settings,
+        version=record.compiler.removeprefix("v").removeprefix("vyper:"),
+        settings=record.settings,
         contractTypes=[name],
     )
     contract_type = _record_type(record)
     return PackageManifest(
         compilers=[compiler],
-        sources={sid: Source(content=text) for sid, text in (files or {source_id: record.source_code}).items()},
+        sources={sid: Source(content=text) for sid, text in record.files.items()},
         contractTypes={name: contract_type},
     )
 

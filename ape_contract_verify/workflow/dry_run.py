@@ -312,7 +312,7 @@ def _record_of(target: Any) -> Any:
     from ape_contract_verify.client.creation import explorer_record
 
     try:
-        return explorer_record(target.client(), target.name, blockscout="blockscout" in f"{target.name} {target.url}".lower())
+        return explorer_record(target.client(), target.name, blockscout=target.flavour == "blockscout")
     except Exception:  # a target whose client cannot be made reads nothing here; the run says why
         return None
 

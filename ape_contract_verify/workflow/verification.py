@@ -12,12 +12,16 @@ import dataclasses
 import threading
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional
 
-from ape_contract_verify.protocol.answers import Outcome
+from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.exceptions import ContractVerifyError, ExplorerError, TargetDown
 from ape_contract_verify.protocol.values import checksum as _checksum
 from ape_contract_verify.logs import get_logger
+
+if TYPE_CHECKING:  # the clients import requests: only when a run makes one
+    from ape_contract_verify.client.provider import VerificationTarget
+    from ape_contract_verify.client.targets import Target
 
 logger = get_logger()
 
@@ -136,13 +140,13 @@ class Derivations:
 class Verification:
     def __init__(
         self,
-        client: Any,
+        client: "VerificationTarget",
         project: Any,
         chain_reader: Any,
         options: Optional[Options] = None,
         browser_url: Optional[str] = None,
         on_progress: Optional[Callable[[str, str], None]] = None,
-        target: Any = None,
+        target: Optional["Target"] = None,
         network: str = "",
         shared: Optional[Derivations] = None,
     ):
@@ -151,8 +155,9 @@ class Verification:
         self.chain = chain_reader
         self.options = options or Options()
         self.target = target
-        self.target_name = getattr(target, "name", "") or ""
-        self.sourcify = getattr(target, "kind", "etherscan") == "sourcify"
+        self.target_name = target.name if target is not None else ""
+        # Sourcify takes standard-json only and links no proxies (it resolves them itself).
+        self.sourcify = client.kind == "sourcify"
         if self.sourcify and self.options.code_format != "standard-json":
             # Sourcify takes standard-json only; a flattened file could never match in full there.
             self.options = dataclasses.replace(self.options, code_format="standard-json")
@@ -248,7 +253,7 @@ class Verification:
             else:
                 reports += self._source(address, name, constructor_args, deployed_type)
         self._finished(address)
-        if proxy is not None and not self.sourcify:  # Sourcify resolves proxies itself: no link to submit
+        if proxy is not None and self.client.supports_proxy_link:  # Sourcify resolves proxies itself: no link to submit
             # The link needs the implementation's verification to have ended (maybe on another worker).
             self._done[_checksum(proxy.implementation).lower()].wait(self.options.timeout)
             own = next((r.contract for r in reports if r.address == address and r.kind == "source"), None)
@@ -284,7 +289,7 @@ class Verification:
         slot itself, so there only the implementation is verified)."""
         implementation = _checksum(implementation)
         reports = self.contract(implementation)
-        if self.sourcify:
+        if not self.client.supports_proxy_link:
             return reports
         report = self._stamp([self._proxy(address, implementation, label, what="proxy re-link")])[0]
         report.implementation = implementation
@@ -357,12 +362,9 @@ class Verification:
         it would only repeat the search (and the reason would name an explorer record there is not)."""
         from ape_contract_verify.client.creation import explorer_record
 
-        if getattr(self.target, "is_local", False):
+        if self.target is not None and self.target.is_local:
             return None
-
-        name = self.target_name or "the explorer"
-        where = f"{name} {getattr(self.target, 'url', '') or ''}".lower()
-        return explorer_record(self.client, name, blockscout="blockscout" in where)
+        return explorer_record(self.client, self.target_name or "the explorer", blockscout=self.client.flavour == "blockscout")
 
     def _submit(self, label: str, derivation: Any, started: float) -> Report:
         report = self._submit_once(label, derivation.request, derivation, started)
@@ -423,7 +425,7 @@ class Verification:
         from ape_contract_verify.exceptions import ContractNotVerified
 
         try:
-            record = self.client.get_source_code(address)
+            record = self.client.contract_record(address)
         except ContractNotVerified:
             return False
         except TargetDown:
@@ -431,20 +433,16 @@ class Verification:
         except ExplorerError as err:
             logger.info("%s: could not ask whether it is verified (%s); submitting", address, err.reason)
             return False
-        if self.sourcify and getattr(record, "match", None) not in (None, "exact_match", "perfect"):
-            return False  # a partial match there: submit, the exact one replaces it
-        return bool(getattr(record, "verified", False))
+        return record.exact  # a partial match: submit, the exact one replaces it
 
     def _link(self, address: str) -> Optional[str]:
         # The target knows its pages (Sourcify's repo has its own form); the embedded explorer's
         # pages are only known once it runs, as `browser_url`.
-        page = getattr(self.target, "contract_url", None)
-        if callable(page) and getattr(self.target, "browser_url", None):
-            return page(address)
+        if self.target is not None and self.target.browser_url:
+            return self.target.contract_url(address)
         if self.browser_url:
             return f"{self.browser_url}/address/{address}"
-        link = getattr(self.client, "link", None)
-        return link(address) if self.sourcify and callable(link) else None
+        return self.client.link(address)
 
 
 # Answers that end a target's submission with a reason of their own, not a verification failure.
@@ -454,7 +452,7 @@ _OWN_OUTCOMES = (Outcome.REFUSED, Outcome.UNSUPPORTED_CHAIN, Outcome.INVALID_KEY
 def _failure(err: ExplorerError, default: Outcome = Outcome.ERROR) -> Outcome:
     if isinstance(err, TargetDown):  # not the contract's failure
         return Outcome.ERROR
-    outcome = getattr(getattr(err, "answer", None), "outcome", None)
+    outcome = err.answer.outcome if isinstance(err.answer, ExplorerAnswer) else None
     if outcome == Outcome.FAILED or outcome in _OWN_OUTCOMES:
         return outcome
     return default
@@ -485,8 +483,8 @@ def _since(started: float) -> float:
 
 @contextlib.contextmanager
 def explorer_for(
-    target: Any, provider: Any = None, chain_reader: Any = None, shared: bool = False, **client_options: Any
-) -> Iterator[tuple[Any, Optional[str]]]:
+    target: "Target", provider: Any = None, chain_reader: Any = None, shared: bool = False, **client_options: Any
+) -> Iterator[tuple["VerificationTarget", Optional[str]]]:
     """(client, browser URL) for a resolved ExplorerTarget. A local network with no explorer
     configured gets an embedded local explorer, reading the chain through `chain_reader`
     (default: the Ape provider): its own, stopped on exit, or with `shared` the process's one for
@@ -514,12 +512,12 @@ def explorer_for(
             explorer.stop()
 
 
-def local_client(explorer: Any, **options: Any) -> Any:
+def local_client(explorer: Any, **options: Any) -> "VerificationTarget":
     """A client of a running embedded explorer: ours, on loopback, so no rate limit worth waiting
     for and no indexing delay."""
     from ape_contract_verify.client.etherscan import ExplorerClient
 
-    return ExplorerClient(explorer.base_url, calls_per_second=200.0, not_indexed_timeout=0, **options)
+    return ExplorerClient(explorer.base_url, calls_per_second=200.0, not_indexed_timeout=0, flavour="local", **options)
 
 
 def tally(reports: Iterable[Report]) -> str:

@@ -1,0 +1,241 @@
+"""The one resilience mechanism: how every remote call of the plugin waits, retries and gives up,
+and how a submitted job is polled to its final answer.
+
+Explorer clients (`client/`) and node readers (`evm/chain.py`) both use it: a `RetryPolicy`
+(bounded exponential backoff with jitter, the server's Retry-After honoured), `with_retries`
+(attempts under an optional rate limiter and an optional `Health`, a dead target found out once
+for every caller), and `poll_until_final` (a job checked until its answer is final, a lasting
+outage ending it early). It knows nothing of HTTP: callers turn their faults into `Retry`.
+"""
+
+import random
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Optional, Protocol, TypeVar
+
+from ape_contract_verify.exceptions import ExplorerUnavailable, TargetDown
+from ape_contract_verify.logs import get_logger
+
+logger = get_logger()
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Bounded exponential backoff with "equal jitter": retry `attempt` (0-based) waits a delay in
+    [cap/2, cap], cap = min(max_delay, base_delay * 2**attempt); a server's Retry-After instead,
+    at most `max_delay`."""
+
+    max_retries: int = 5
+    base_delay: float = 1.0
+    max_delay: float = 16.0
+
+    def delay(self, attempt: int, rng: random.Random) -> float:
+        cap = min(self.max_delay, self.base_delay * (2**attempt))
+        return cap / 2 + rng.random() * cap / 2
+
+    def retry_after(self, header: Optional[str]) -> Optional[float]:
+        """A Retry-After header's seconds, bounded by `max_delay`; None when absent or not a number."""
+        try:
+            return min(self.max_delay, max(0.0, float(header or "")))
+        except ValueError:
+            return None
+
+
+class Retry(Exception):
+    """One attempt failed in a way worth retrying. `delay`: what the server asked for (Retry-After);
+    `rate_limited`: the server said we were too fast; `unreachable`: no answer at all (refused,
+    timed out), what counts toward a target being down."""
+
+    def __init__(self, reason: str, delay: Optional[float] = None, rate_limited: bool = False, answer: object = None, unreachable: bool = False):
+        self.reason, self.delay, self.rate_limited, self.answer = reason, delay, rate_limited, answer
+        self.unreachable = unreachable
+        super().__init__(reason)
+
+
+class Limiter(Protocol):
+    """A rate limiter shared by every caller of one target (`client/ratelimit.RateLimiter`)."""
+
+    def acquire(self) -> None: ...
+
+    def pause(self, seconds: float) -> None: ...
+
+
+class Health(Protocol):
+    """Whether a target still answers, shared by every caller of it (`client/health.TargetHealth`)."""
+
+    name: str
+    seconds: float
+
+    def check(self) -> None: ...
+
+    def now(self) -> float: ...
+
+    def deciding(self, since: float, grace: float) -> bool: ...
+
+
+def with_retries(
+    attempt: Callable[[], T],
+    *,
+    policy: RetryPolicy,
+    gave_up: Callable[[Optional[Retry]], Exception],
+    label: str,
+    sleep: Callable[[float], None],
+    rng: Optional[random.Random] = None,
+    limiter: Optional[Limiter] = None,
+    pauses_limiter: Callable[[Retry], bool] = lambda retry: retry.rate_limited,
+    health: Optional[Health] = None,
+    on_retry: Optional[Callable[[Retry], None]] = None,
+    quiet: bool = False,
+) -> T:
+    """`attempt()` (under the limiter) until it returns, at most `policy.max_retries` retries after
+    a `Retry`. A retry the server asked for (Retry-After) waits that long; one that `pauses_limiter`
+    holds every caller of the limiter back too. `on_retry` hears each retry before its wait;
+    `quiet` logs the retries at debug (a node's rate limit, waited out as a matter of course).
+    `gave_up(last)` is raised at the end.
+
+    With `health`, TargetDown is raised at once when the target is down. A call whose retries ran
+    out with no answer from the target goes on while the target's strikes are still being counted
+    (for `health.seconds` and one backoff more): so it ends as every other call there does, down
+    or answered, not with a reason of its own."""
+    rng = rng or random.Random()
+    say = logger.debug if quiet else logger.warning
+    last: Optional[Retry] = None
+    unreachable_since: Optional[float] = None
+    number = 0
+    while True:
+        if health is not None:
+            health.check()
+        if number and last is not None:
+            delay = last.delay if last.delay is not None else policy.delay(min(number, policy.max_retries + 1) - 1, rng)
+            if number <= policy.max_retries:
+                say("%s: %s; retry %d/%d in %.1fs", label, last.reason, number, policy.max_retries, delay)
+            else:
+                say("%s: %s; retry %d in %.1fs, until it is known whether %s is down", label, last.reason, number, delay, health.name if health else "")
+            if on_retry is not None:
+                on_retry(last)
+            if limiter is not None and pauses_limiter(last):
+                limiter.pause(delay)
+            sleep(delay)
+            if health is not None:
+                health.check()
+        if limiter is not None:
+            limiter.acquire()
+        try:
+            return attempt()
+        except Retry as retry:
+            last = retry
+            logger.debug("%s: attempt %d answered %s%s", label, number + 1, retry.reason,
+                         f" (Retry-After {retry.delay:g}s)" if retry.delay is not None else "")
+        number += 1
+        if health is not None and last.unreachable and unreachable_since is None:
+            unreachable_since = health.now()
+        if number > policy.max_retries and not (
+            health is not None and last.unreachable and health.deciding(unreachable_since, policy.max_delay)
+        ):
+            break
+    if health is not None:
+        health.check()
+    raise gave_up(last)
+
+
+class JobTimes:
+    """How long recent jobs at one target took, per action. Every check costs a slot under the
+    rate limit, and a check right after a submission only ever hears "pending": so a job's first
+    check waits about as long as jobs took. A job already final at its first check counts a little
+    shorter, so the wait shrinks again when the target speeds up."""
+
+    SAMPLES = 16
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._seconds: dict[str, list[float]] = {}
+
+    def typical(self, action: str = "") -> Optional[float]:
+        with self._lock:
+            samples = sorted(self._seconds.get(action, ()))
+        return samples[len(samples) // 2] if samples else None
+
+    def learn(self, action: str, seconds: float, at_first_check: bool) -> None:
+        with self._lock:
+            samples = self._seconds.setdefault(action, [])
+            samples.append(max(0.0, seconds * (0.9 if at_first_check else 1.0)))
+            del samples[: -self.SAMPLES]
+
+
+class Outage:
+    """Checks of one job that failed in a row (each after its own retries). A short outage while
+    polling is waited out; a server gone for good, three failed checks over `seconds`, ends the job
+    with its error instead of the whole polling timeout."""
+
+    def __init__(self, clock: Callable[[], float], seconds: float = 10.0):
+        self._clock = clock
+        self.seconds = seconds
+        self._failed: list[float] = []
+
+    def failed(self) -> bool:
+        """Count one failed check; True when it is time to give up."""
+        self._failed.append(self._clock())
+        return len(self._failed) >= 3 and self._failed[-1] - self._failed[0] >= self.seconds
+
+    def clear(self) -> None:
+        self._failed.clear()
+
+
+A = TypeVar("A")
+
+
+def poll_until_final(
+    check: Callable[[], A],
+    *,
+    is_final: Callable[[A], bool],
+    timed_out: Callable[[Optional[A]], Exception],
+    label: str,
+    started: float,
+    interval: float,
+    timeout: float,
+    clock: Callable[[], float],
+    sleep: Callable[[float], None],
+    first_wait: Optional[float] = None,
+    not_yet: Optional[Callable[[], float]] = None,
+    on_progress: Optional[Callable[[A], None]] = None,
+    health: Optional[Health] = None,
+) -> tuple[A, int]:
+    """`check()` every `interval` seconds until `is_final`, at most `timeout` seconds from
+    `started`: the final answer and how many checks it took. `first_wait` before the first check;
+    `not_yet()`, seconds a check is still pointless (asked while the deadline is not near).
+    An `ExplorerUnavailable` (a check whose retries ran out) is waited out unless the outage lasts
+    (`Outage`); TargetDown ends the poll at once. `timed_out(last)` is raised at the deadline."""
+    deadline = started + timeout
+    if first_wait is not None:
+        sleep(min(first_wait, timeout))
+    last: Optional[A] = None
+    checks = 0
+    outage = Outage(clock)
+    while True:
+        if health is not None:
+            health.check()  # the health's sleeps end at once when the target is down
+        if not_yet is not None and clock() + interval <= deadline:  # near the deadline, always ask
+            wait = not_yet()
+            if wait > 0:
+                sleep(min(wait, interval))
+                continue
+        checks += 1
+        try:
+            last = check()
+        except TargetDown:
+            raise  # said once, by the health record
+        except ExplorerUnavailable as err:
+            logger.warning("%s: %s", label, err)
+            if outage.failed():
+                raise
+        else:
+            outage.clear()
+            if on_progress is not None:
+                on_progress(last)
+            if is_final(last):
+                return last, checks
+        if clock() + interval > deadline:
+            raise timed_out(last)
+        sleep(interval)
