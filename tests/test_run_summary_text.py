@@ -72,11 +72,20 @@ def test_the_embedded_explorer_is_named_for_what_it_is():
 
 
 class ProxyClient:
+    """A VerificationTarget of kind etherscan (the embedded explorer's) that links proxies."""
+
+    kind = "etherscan"
+    flavour = "local"
+    supports_proxy_link = True
+
     def verify_proxy(self, address, expected=None):
         return SubmissionReceipt(guid="p".ljust(50, "x"), address=address, proxy=True)
 
     def wait(self, receipt, interval, timeout, on_progress=None):
         return ExplorerAnswer(Outcome.VERIFIED, "1", "OK", "linked")
+
+    def link(self, address):
+        return f"http://127.0.0.1:1/address/{address}"
 
 
 def test_a_relinks_row_has_one_pair_of_parentheses(monkeypatch):
@@ -134,7 +143,7 @@ def test_the_embedded_explorer_is_asked_for_no_creation_record():
     local = Verification(ProxyClient(), None, None, target=embedded())
     assert local._creation_record() is None
     remote = Target("ethereum", "sepolia", "https://eth-sepolia.blockscout.com/api", 11155111, None, name="blockscout")
-    client = NS(get_contract_creation=lambda address: None)
+    client = NS(get_contract_creation=lambda address: None, kind="etherscan", flavour="blockscout", supports_proxy_link=True)
     assert callable(Verification(client, None, None, target=remote)._creation_record())
 
 
