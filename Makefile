@@ -19,16 +19,13 @@ DIST := $(CURDIR)/.dist
 WHEEL := $(DIST)/ape_contract_verify-$(VERSION)-py3-none-any.whl
 PY313 := $(CURDIR)/.venv-py313
 FLOOR := $(CURDIR)/.venv-floor
-# The floor: eth-ape 0.8.25 is ape-vyper's floor and the first 0.8 with the plugin's own floors
-# (web3 6.20.1, pydantic 2.10, eth-abi 5.1) and Ape's contract cache the deploy hook wraps.
-export FLOOR_PINS := eth-ape==0.8.25 web3==6.20.4 ape-solidity==0.8.5 ape-vyper==0.8.10
 # Python's own paths and files we lint and format (corpus/ and example/ are projects' sources).
 LINTED := ape_contract_verify tests benchmarks $(wildcard toolchain/*.py)
 # An installed package's tests run from the repository: `bin/pytest`, not `python -m pytest`,
 # which would put the repository's package first instead of the installed wheel's.
 INSTALLED_PKG = cd / && $(1)/bin/python -c 'import sys, ape_contract_verify as p; sys.exit(0 if "site-packages" in p.__file__ else f"not the wheel: {p.__file__}")'
 
-.PHONY: install test test-py313 test-floor lint wheel corpus demo explore bench clean
+.PHONY: install test test-py313 test-floor lint format wheel corpus demo explore bench clean
 
 install: $(STAMP)
 
@@ -60,6 +57,11 @@ lint: install
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
 
+# What pre-commit does: fix what ruff can, then format (a fix can leave a line to reformat).
+format: install
+	$(BIN)/ruff check --fix $(LINTED) || true
+	$(BIN)/ruff format $(LINTED)
+
 wheel: $(WHEEL)
 
 # setuptools builds in build/ of the tree; the wheel goes to .dist/ (both ignored).
@@ -77,7 +79,7 @@ $(PY313)/.installed: pyproject.toml constraints.txt toolchain/find_python.sh | $
 	$(PY313)/bin/python -m pip install --quiet -c $(PY313)/constraints.txt '$(WHEEL)[test]'
 	@touch $@
 
-$(FLOOR)/.installed: pyproject.toml toolchain/find_python.sh toolchain/floor_venv.sh | $(WHEEL)
+$(FLOOR)/.installed: pyproject.toml toolchain/find_python.sh toolchain/floor_venv.sh toolchain/floor-project.txt toolchain/pins.py | $(WHEEL)
 	bash toolchain/floor_venv.sh $(FLOOR) $(WHEEL)
 	@touch $@
 

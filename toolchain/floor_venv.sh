@@ -1,23 +1,23 @@
 #!/usr/bin/env bash
 # The oldest Ape the plugin says it supports, as a user's project has it: a venv on the oldest
-# Python (3.10) with the project's own pins (FLOOR_PINS: eth-ape at the floor and the web3 6 it
-# brings, ape-solidity and ape-vyper at the plugin's floors), then the plugin's wheel installed
-# as a user installs it, with no constraint. pip must move none of the project's packages: any
-# version that changed fails the make. The test tools go in last, constrained to what is there.
+# Python (3.10) with the project's own lock (toolchain/floor-project.txt: eth-ape at the floor with
+# web3 6, ape-solidity and ape-vyper at the plugin's floors), then the plugin's wheel installed as a
+# user installs it, with no constraint. pip must move none of the project's packages: any version
+# that changed fails the make. The test tools go in last, constrained to what is there.
 # Usage: floor_venv.sh VENV WHEEL
 set -euo pipefail
 venv=${1:?usage: floor_venv.sh VENV WHEEL}
 wheel=${2:?usage: floor_venv.sh VENV WHEEL}
 root=$(cd "$(dirname "$0")/.." && pwd)
-pins=${FLOOR_PINS:?FLOOR_PINS is set by the Makefile}
+project=$root/toolchain/floor-project.txt
 pip=(--quiet --disable-pip-version-check)
 
 python=$(bash "$root/toolchain/find_python.sh" 3.10)
 rm -rf "$venv"
 "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install "${pip[@]}" --upgrade pip
-# shellcheck disable=SC2086  # the pins are words
-"$venv/bin/python" -m pip install "${pip[@]}" $pins
+"$venv/bin/python" -m pip install "${pip[@]}" --no-deps -r "$project"
+"$venv/bin/python" -m pip check
 "$venv/bin/python" -m pip freeze --all --exclude pip > "$venv/project-pins.txt"
 
 "$venv/bin/python" -m pip install "${pip[@]}" "$wheel"
