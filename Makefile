@@ -51,7 +51,7 @@ test: install
 	@$(MAKE) --no-print-directory lint
 	@$(BIN)/python -m pytest -m "not corpus" $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests" >&2; exit 1; fi; exit $$rc
-	@$(MAKE) --no-print-directory test-py313 test-floor
+	$(if $(PYTEST_ARGS),@echo "make test: PYTEST_ARGS runs a part of the suite and not the tiers (make test-py313 test-floor)",@$(MAKE) --no-print-directory test-py313 test-floor)
 
 lint: install
 	$(BIN)/ruff check $(LINTED)
@@ -92,13 +92,14 @@ $(PY313)/.wheel $(FLOOR)/.wheel: %/.wheel: %/.installed $(WHEEL)
 test-py313: $(PY313)/.wheel
 	@$(call INSTALLED_PKG,$(PY313))
 	@cd / && PATH=$(PY313)/bin:$$PATH $(PY313)/bin/ape verify --help >/dev/null
-	PATH=$(PY313)/bin:$$PATH $(PY313)/bin/pytest -m unit -p no:cacheprovider $(PYTEST_ARGS)
+	PATH=$(PY313)/bin:$$PATH $(PY313)/bin/pytest -m unit -p no:cacheprovider
 
 # The unit tier at the floor, and the example deployed with auto on and every contract verified.
 test-floor: $(FLOOR)/.wheel
 	@$(call INSTALLED_PKG,$(FLOOR))
-	PATH=$(FLOOR)/bin:$$PATH $(FLOOR)/bin/pytest -m unit -p no:cacheprovider $(PYTEST_ARGS)
-	PATH=$(FLOOR)/bin:$$PATH $(FLOOR)/bin/pytest -n 0 -p no:cacheprovider $(PYTEST_ARGS) \
+	@cd / && PATH=$(FLOOR)/bin:$$PATH $(FLOOR)/bin/ape verify --help >/dev/null
+	PATH=$(FLOOR)/bin:$$PATH $(FLOOR)/bin/pytest -m unit -p no:cacheprovider
+	PATH=$(FLOOR)/bin:$$PATH $(FLOOR)/bin/pytest -n 0 -p no:cacheprovider \
 	  tests/test_verify_e2e.py::test_ape_run_deploy_verifies_everything_on_the_embedded_explorer
 
 # Published protocols (corpus/: their sources from npm and PyPI, their own compiler settings)
