@@ -11,7 +11,21 @@ export VVM_BINARY_PATH := $(CURDIR)/.vyper/vvm
 export PATH := $(BIN):$(PATH)
 PYTEST_ARGS ?=
 
-.PHONY: install test corpus demo explore bench clean
+# The tiers beside the main venv, each made once (stamped) and given the freshly built wheel:
+# Python 3.13 (the newest Python eth-ape 0.8 installs on), and the oldest Ape the plugin supports
+# on the oldest Python (3.10), installed beside a project's own pins (toolchain/floor_venv.sh).
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
+DIST := $(CURDIR)/.dist
+WHEEL := $(DIST)/ape_contract_verify-$(VERSION)-py3-none-any.whl
+PY313 := $(CURDIR)/.venv-py313
+FLOOR := $(CURDIR)/.venv-floor
+# Python's own paths and files we lint and format (corpus/ and example/ are projects' sources).
+LINTED := ape_contract_verify tests benchmarks $(wildcard toolchain/*.py)
+# An installed package's tests run from the repository: `bin/pytest`, not `python -m pytest`,
+# which would put the repository's package first instead of the installed wheel's.
+INSTALLED_PKG = cd / && $(1)/bin/python -c 'import sys, ape_contract_verify as p; sys.exit(0 if "site-packages" in p.__file__ else f"not the wheel: {p.__file__}")'
+
+.PHONY: install test test-py313 test-floor lint format wheel corpus demo explore bench clean
 
 install: $(STAMP)
 
@@ -30,11 +44,63 @@ $(STAMP): pyproject.toml constraints.txt toolchain/package.json toolchain/packag
 # The layer contracts and the declared dependencies first (seconds): a forbidden or undeclared
 # import fails the run before any test.
 # pytest exits 5 when it collected nothing: that is a broken suite, not a pass.
+# ruff (lint, then format) likewise: a finding fails the run.
 test: install
 	@cd $(CURDIR) && $(BIN)/lint-imports
 	@cd $(CURDIR) && $(BIN)/deptry .
+	@$(MAKE) --no-print-directory lint
 	@$(BIN)/python -m pytest -m "not corpus" $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests" >&2; exit 1; fi; exit $$rc
+	$(if $(PYTEST_ARGS),@echo "make test: PYTEST_ARGS runs a part of the suite and not the tiers (make test-py313 test-floor)",@$(MAKE) --no-print-directory test-py313 test-floor)
+
+lint: install
+	$(BIN)/ruff check $(LINTED)
+	$(BIN)/ruff format --check $(LINTED)
+
+# What pre-commit does: fix what ruff can, then format (a fix can leave a line to reformat).
+format: install
+	$(BIN)/ruff check --fix $(LINTED) || true
+	$(BIN)/ruff format $(LINTED)
+
+wheel: $(WHEEL)
+
+# setuptools builds in build/ of the tree; the wheel goes to .dist/ (both ignored).
+$(WHEEL): pyproject.toml README.md LICENSE $(shell find ape_contract_verify -type f -not -path '*/__pycache__/*') | install
+	@rm -rf $(DIST) && mkdir -p $(DIST)
+	$(BIN)/python -m pip wheel --quiet --no-deps -w $(DIST) .
+	@rm -rf build
+
+# Python 3.13: eth-ape 0.8 holds numpy<2, which has no wheel for 3.13; pip builds numpy 1.26.4
+# once (minutes; pip keeps the wheel it built). The other pins are the main venv's.
+$(PY313)/.installed: pyproject.toml constraints.txt toolchain/find_python.sh | $(WHEEL)
+	@python=$$(bash toolchain/find_python.sh 3.13) && rm -rf $(PY313) && $$python -m venv $(PY313)
+	$(PY313)/bin/python -m pip install --quiet --upgrade pip
+	grep -v '^numpy==' constraints.txt > $(PY313)/constraints.txt
+	$(PY313)/bin/python -m pip install --quiet -c $(PY313)/constraints.txt '$(WHEEL)[test]'
+	@touch $@
+
+$(FLOOR)/.installed: pyproject.toml toolchain/find_python.sh toolchain/floor_venv.sh toolchain/floor-project.txt toolchain/pins.py | $(WHEEL)
+	bash toolchain/floor_venv.sh $(FLOOR) $(WHEEL)
+	@touch $@
+
+# Each tier gets the wheel of this tree (no dependency moves: --no-deps).
+$(PY313)/.wheel $(FLOOR)/.wheel: %/.wheel: %/.installed $(WHEEL)
+	$*/bin/python -m pip install --quiet --no-deps --force-reinstall $(WHEEL)
+	@touch $@
+
+# The unit tier on Python 3.13, the installed wheel's `ape verify` first.
+test-py313: $(PY313)/.wheel
+	@$(call INSTALLED_PKG,$(PY313))
+	@cd / && PATH=$(PY313)/bin:$$PATH $(PY313)/bin/ape verify --help >/dev/null
+	PATH=$(PY313)/bin:$$PATH $(PY313)/bin/pytest -m unit -p no:cacheprovider
+
+# The unit tier at the floor, and the example deployed with auto on and every contract verified.
+test-floor: $(FLOOR)/.wheel
+	@$(call INSTALLED_PKG,$(FLOOR))
+	@cd / && PATH=$(FLOOR)/bin:$$PATH $(FLOOR)/bin/ape verify --help >/dev/null
+	PATH=$(FLOOR)/bin:$$PATH $(FLOOR)/bin/pytest -m unit -p no:cacheprovider
+	PATH=$(FLOOR)/bin:$$PATH $(FLOOR)/bin/pytest -n 0 -p no:cacheprovider \
+	  tests/test_verify_e2e.py::test_ape_run_deploy_verifies_everything_on_the_embedded_explorer
 
 # Published protocols (corpus/: their sources from npm and PyPI, their own compiler settings)
 # deployed to anvil and verified every way: minutes each (Morpho Blue's via-IR compiles are the
@@ -63,4 +129,4 @@ bench: install
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:
-	rm -rf $(VENV) .solcx toolchain/node_modules toolchain/openzeppelin-contracts toolchain/pypi example/.build
+	rm -rf $(VENV) $(PY313) $(FLOOR) $(DIST) .solcx toolchain/node_modules toolchain/openzeppelin-contracts toolchain/pypi example/.build

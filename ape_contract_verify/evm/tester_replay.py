@@ -71,6 +71,17 @@ def create_frames(chain: Any, block_number: int) -> list[tuple[str, str, dict]]:
         raise ReplayFailed(f"block {block_number}: {type(err).__name__}: {err}") from None
 
 
+def _preprocess(vm: Any, block: Any) -> None:
+    """py-evm 0.11 and later take the block (an instance method); 0.10 (eth-tester 0.11, with
+    eth-ape 0.8.25 and web3 6) takes the state and the header (a classmethod)."""
+    import inspect
+
+    if "header" in inspect.signature(vm.block_preprocessing).parameters:
+        vm.block_preprocessing(vm.state, block.header)
+    else:
+        vm.block_preprocessing(block)
+
+
 def _replay(chain: Any, block: Any) -> Iterator[tuple[str, str, dict]]:
     from eth.db.atomic import AtomicDB
     from eth.db.batch import BatchDB
@@ -88,7 +99,7 @@ def _replay(chain: Any, block: Any) -> Iterator[tuple[str, str, dict]]:
         chain_context=base.chain_context,
         consensus_context=base.consensus_context,
     )
-    vm.block_preprocessing(block)  # the system contracts' writes before the first transaction
+    _preprocess(vm, block)  # the system contracts' writes before the first transaction
     state = vm.state
     for transaction in block.transactions:
         state.lock_changes()
