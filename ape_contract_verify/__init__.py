@@ -12,7 +12,9 @@ from ape import plugins
 
 # ape-solidity's config has a field pydantic-settings cannot resolve; every `ape` command would
 # print two lines about it before any output. Only that warning is silenced.
-warnings.filterwarnings("ignore", message=r"Field 'import_remapping' has an incomplete definition", module=r"pydantic_settings\.")
+warnings.filterwarnings(
+    "ignore", message=r"Field 'import_remapping' has an incomplete definition", module=r"pydantic_settings\."
+)
 
 # Public name -> the module defining it, imported on first use (`__getattr__`). The Python API's
 # functions and result types come from `ape_contract_verify.api`; tests/test_public_api.py holds
@@ -47,7 +49,6 @@ _PUBLIC = {
 @plugins.register(plugins.Config)
 def config_class():
     from ape_contract_verify.config import ContractVerifyConfig
-
     from ape_contract_verify.workflow.after_deploy import install
 
     # In every command: the wrappers decide at each deploy whether it is inside `ape run`

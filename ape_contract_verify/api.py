@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional, Sequence, Union
+from typing import Any, Union
 
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
 from ape_contract_verify.protocol.values import is_address
@@ -31,15 +32,30 @@ from ape_contract_verify.workflow.choice import NetworkChoice, connected_label
 from ape_contract_verify.workflow.dry_run import DryRunPlan
 from ape_contract_verify.workflow.recorded import NoRecords
 from ape_contract_verify.workflow.run import Item, VerificationRun
-from ape_contract_verify.workflow.status import Row as StatusRow, StatusView, TargetStatus
+from ape_contract_verify.workflow.status import Row as StatusRow
+from ape_contract_verify.workflow.status import StatusView, TargetStatus
 from ape_contract_verify.workflow.verification import Report
 
 __all__ = [
-    "ContractVerifyError", "DryRunPlan", "InvalidRequest", "NoRecords", "Report", "StatusRow", "StatusView",
-    "TargetStatus", "connected", "dry_run", "failed", "status", "summary_table", "verify", "verify_all", "verify_proxy",
+    "ContractVerifyError",
+    "DryRunPlan",
+    "InvalidRequest",
+    "NoRecords",
+    "Report",
+    "StatusRow",
+    "StatusView",
+    "TargetStatus",
+    "connected",
+    "dry_run",
+    "failed",
+    "status",
+    "summary_table",
+    "verify",
+    "verify_all",
+    "verify_proxy",
 ]
 
-Contract = Union[str, tuple, Any]  # an address, a name, "Name@0x…", (name, address), or an Ape ContractInstance
+Contract = Union[str, tuple, Any]  # noqa: UP007 (a runtime alias, kept as Union); an address, a name, "Name@0x…", (name, address), or an Ape ContractInstance
 Progress = Callable[[str, str], None]  # (address, what is happening)
 Warn = Callable[[str], None]
 FORMATS = ("standard-json", "flatten")
@@ -47,17 +63,17 @@ FORMATS = ("standard-json", "flatten")
 
 def verify(
     *contracts: Contract,
-    network: Optional[str] = None,
-    targets: Optional[Sequence[str]] = None,
-    explorer_url: Optional[str] = None,
-    api_key: Optional[str] = None,
-    code_format: Optional[str] = None,
-    check: Optional[bool] = None,
+    network: str | None = None,
+    targets: Sequence[str] | None = None,
+    explorer_url: str | None = None,
+    api_key: str | None = None,
+    code_format: str | None = None,
+    check: bool | None = None,
     force: bool = False,
-    constructor_args: Optional[str] = None,
-    workers: Optional[int] = None,
-    on_progress: Optional[Progress] = None,
-    on_warning: Optional[Warn] = None,
+    constructor_args: str | None = None,
+    workers: int | None = None,
+    on_progress: Progress | None = None,
+    on_warning: Warn | None = None,
 ) -> list[Report]:
     """Verify `contracts` on every target of `network` (or the `targets` named), side by side.
     Proxies are verified with their implementation, then linked. One `Report` per submission.
@@ -81,12 +97,12 @@ def verify(
 def verify_proxy(
     address: str,
     *,
-    expected_implementation: Optional[str] = None,
-    network: Optional[str] = None,
-    targets: Optional[Sequence[str]] = None,
-    explorer_url: Optional[str] = None,
-    api_key: Optional[str] = None,
-    on_progress: Optional[Progress] = None,
+    expected_implementation: str | None = None,
+    network: str | None = None,
+    targets: Sequence[str] | None = None,
+    explorer_url: str | None = None,
+    api_key: str | None = None,
+    on_progress: Progress | None = None,
 ) -> list[Report]:
     """Link the proxy at `address` to its implementation on every Etherscan-style target
     (`verifyproxycontract`; Sourcify resolves proxies itself). Raises when no target takes links."""
@@ -100,22 +116,24 @@ def verify_proxy(
             label = _open(run, choice, provider)
             reports = run.proxy(label, address, expected_implementation)
     if not reports:
-        raise InvalidRequest("targets", f"no Etherscan-style target for {label}", "proxy links are theirs: name one in targets")
+        raise InvalidRequest(
+            "targets", f"no Etherscan-style target for {label}", "proxy links are theirs: name one in targets"
+        )
     return reports
 
 
 def verify_all(
-    network: Union[str, Sequence[str], None] = None,
+    network: str | Sequence[str] | None = None,
     *,
     all_networks: bool = False,
-    targets: Optional[Sequence[str]] = None,
-    explorer_url: Optional[str] = None,
-    api_key: Optional[str] = None,
-    code_format: Optional[str] = None,
-    check: Optional[bool] = None,
-    workers: Optional[int] = None,
-    on_progress: Optional[Progress] = None,
-    on_warning: Optional[Warn] = None,
+    targets: Sequence[str] | None = None,
+    explorer_url: str | None = None,
+    api_key: str | None = None,
+    code_format: str | None = None,
+    check: bool | None = None,
+    workers: int | None = None,
+    on_progress: Progress | None = None,
+    on_warning: Warn | None = None,
 ) -> list[Report]:
     """Verify every recorded deployment (the plugin's ledger of `ape run`, and Ape's own records) on
     every target of each network, skipping what each explorer already has and relinking proxies
@@ -138,14 +156,14 @@ def verify_all(
 
 
 def status(
-    network: Union[str, Sequence[str], None] = None,
+    network: str | Sequence[str] | None = None,
     *,
     all_networks: bool = False,
-    targets: Optional[Sequence[str]] = None,
-    explorer_url: Optional[str] = None,
-    api_key: Optional[str] = None,
-    workers: Optional[int] = None,
-    on_warning: Optional[Warn] = None,
+    targets: Sequence[str] | None = None,
+    explorer_url: str | None = None,
+    api_key: str | None = None,
+    workers: int | None = None,
+    on_warning: Warn | None = None,
 ) -> StatusView:
     """What every recorded deployment is on each target now: verified (Sourcify: full or partial),
     not verified, a proxy linked to the chain's implementation, or a stale or missing link. One
@@ -153,8 +171,8 @@ def status(
     from ape import config, project
 
     from ape_contract_verify.workflow import status as status_module
-    from ape_contract_verify.workflow.recorded import network_choices, records_on
     from ape_contract_verify.workflow.choice import chain_id_of
+    from ape_contract_verify.workflow.recorded import network_choices, records_on
 
     if workers is not None:
         _workers(workers, maximum=10)  # a client keeps 10 pooled connections
@@ -170,7 +188,9 @@ def status(
             if not records.deployments:
                 warn(f"no recorded deployments on {choice.label()}")
                 continue
-            found.append(status_module.network_status(choice, provider, records.deployments, warn, max_retries=cfg.max_retries))
+            found.append(
+                status_module.network_status(choice, provider, records.deployments, warn, max_retries=cfg.max_retries)
+            )
         if not found:
             raise NoRecords("no recorded deployments on the networks given; deploy with `ape run`, or give a network")
         rows = status_module.read_status(found, workers=workers or status_module.WORKERS)
@@ -179,15 +199,15 @@ def status(
 
 def dry_run(
     *contracts: Contract,
-    network: Optional[str] = None,
-    targets: Optional[Sequence[str]] = None,
-    explorer_url: Optional[str] = None,
-    api_key: Optional[str] = None,
-    out: Union[str, Path, None] = None,
-    code_format: Optional[str] = None,
-    check: Optional[bool] = None,
-    constructor_args: Optional[str] = None,
-    on_warning: Optional[Warn] = None,
+    network: str | None = None,
+    targets: Sequence[str] | None = None,
+    explorer_url: str | None = None,
+    api_key: str | None = None,
+    out: str | Path | None = None,
+    code_format: str | None = None,
+    check: bool | None = None,
+    constructor_args: str | None = None,
+    on_warning: Warn | None = None,
 ) -> DryRunPlan:
     """What `verify` would send to each target, derived and pre-checked, with nothing sent. With
     `out`, the exact request bodies are written there (`plan.files`); `plan.lines()` says it for a
@@ -200,7 +220,9 @@ def dry_run(
     with connected(choice.network) as provider:
         choice = _bound(choice, provider)
         pairs = _resolve(wanted, choice, provider, on_warning or _log_warning)
-        plan = plan_dry_run(choice, provider, pairs, constructor_args, code_format, check, strict_format=bool(code_format))
+        plan = plan_dry_run(
+            choice, provider, pairs, constructor_args, code_format, check, strict_format=bool(code_format)
+        )
     if out is not None:
         plan.write(str(out))
     return plan
@@ -219,23 +241,31 @@ def failed(reports: Sequence[Report], required_only: bool = True) -> list[Report
 
 def summary_table(reports: Sequence[Report]) -> str:
     """The table the commands print: one row per contract and target (a network column once there are several)."""
-    from ape_contract_verify.workflow.verification import summary_table as table
+    from ape_contract_verify.workflow.report import summary_table as table
 
     return table(list(reports))
 
 
 @contextlib.contextmanager
-def connected(network: Optional[str] = None) -> Iterator[Any]:
+def connected(network: str | None = None) -> Iterator[Any]:
     """The provider to verify on: the connected one when `network` is None (or names it), else
     `network` (default: Ape's default) opened for the block and closed after."""
     from ape import networks
 
     active = networks.active_provider
-    if active is not None and getattr(active, "is_connected", False) and (network is None or _names_active(network, active)):
+    if (
+        active is not None
+        and getattr(active, "is_connected", False)
+        and (network is None or _names_active(network, active))
+    ):
         yield active
         return
     if network is not None and not isinstance(network, str):
-        raise InvalidRequest("network", f"{network!r} is not a network choice", "give ecosystem:network[:provider], e.g. ethereum:local:foundry")
+        raise InvalidRequest(
+            "network",
+            f"{network!r} is not a network choice",
+            "give ecosystem:network[:provider], e.g. ethereum:local:foundry",
+        )
     if network is not None:
         NetworkChoice(network).names()  # an unknown name is said plainly, before any connection
     choice = network or networks.default_ecosystem.name
@@ -246,7 +276,9 @@ def connected(network: Optional[str] = None) -> Iterator[Any]:
             raise
         except Exception as err:  # Ape's own errors for unknown names and unreachable nodes
             raise InvalidRequest(
-                "network", f"{choice!r} could not be connected: {err}", "give ecosystem:network[:provider], e.g. ethereum:local:foundry"
+                "network",
+                f"{choice!r} could not be connected: {err}",
+                "give ecosystem:network[:provider], e.g. ethereum:local:foundry",
             ) from None
         yield getattr(provider_ctx, "provider", None) or provider_ctx
 
@@ -260,17 +292,23 @@ def _log_warning(text: str) -> None:
     get_logger().log(logging.WARNING, text)
 
 
-def _choice(network: Any, targets: Optional[Sequence[str]], explorer_url: Optional[str], api_key: Optional[str]) -> NetworkChoice:
+def _choice(
+    network: Any, targets: Sequence[str] | None, explorer_url: str | None, api_key: str | None
+) -> NetworkChoice:
     if isinstance(targets, str):
         targets = (targets,)
     if targets is not None and not all(isinstance(t, str) and t for t in targets):
-        raise InvalidRequest("targets", f"{targets!r} is not a list of target names", "give names such as ['etherscan', 'sourcify']")
+        raise InvalidRequest(
+            "targets", f"{targets!r} is not a list of target names", "give names such as ['etherscan', 'sourcify']"
+        )
     if network is None or isinstance(network, str):
         given = (network,) if network else ()
     elif isinstance(network, Sequence) and all(isinstance(n, str) and n for n in network):
         given = tuple(network)
     else:
-        raise InvalidRequest("network", f"{network!r} is not a network choice", "give 'ecosystem:network', or a list of them")
+        raise InvalidRequest(
+            "network", f"{network!r} is not a network choice", "give 'ecosystem:network', or a list of them"
+        )
     for name in given:  # an unknown name is said plainly, before any connection
         NetworkChoice(name).names()
     return NetworkChoice(given[0] if given else None, explorer_url, api_key, tuple(targets or ()), given)
@@ -289,7 +327,7 @@ def _names_active(network: str, provider: Any) -> bool:
     return all(not given or given == have for given, have in zip(parts, label)) and len(parts) <= 3 and bool(parts[0])
 
 
-def _contracts(contracts: Sequence[Contract]) -> list[tuple[Optional[str], Optional[str]]]:
+def _contracts(contracts: Sequence[Contract]) -> list[tuple[str | None, str | None]]:
     """(name, address) per contract given; either may be None, not both."""
     if not contracts:
         raise InvalidRequest("contracts", "none given", "give an address, a contract name, or 'Name@0x…'")
@@ -302,13 +340,17 @@ def _contracts(contracts: Sequence[Contract]) -> list[tuple[Optional[str], Optio
         elif not isinstance(contract, str):
             address = getattr(contract, "address", None)
             if address is None:
-                raise InvalidRequest("contracts", f"{contract!r} is not a contract", "give an address, a contract name, or 'Name@0x…'")
+                raise InvalidRequest(
+                    "contracts", f"{contract!r} is not a contract", "give an address, a contract name, or 'Name@0x…'"
+                )
             contract_type = getattr(contract, "contract_type", None)
             wanted.append((getattr(contract_type, "name", None), _address(str(address), "contracts")))
         elif "@0x" in contract:  # a name may hold "@" (a dependency's path): the address is last
             name, _, address = contract.rpartition("@")
             if not name:
-                raise InvalidRequest("contracts", f"{contract!r} has no name before '@'", "give 'Name@0x…', or the address alone")
+                raise InvalidRequest(
+                    "contracts", f"{contract!r} has no name before '@'", "give 'Name@0x…', or the address alone"
+                )
             wanted.append((name, _address(address, "contracts")))
         elif is_address(contract):
             wanted.append((None, contract))
@@ -319,14 +361,16 @@ def _contracts(contracts: Sequence[Contract]) -> list[tuple[Optional[str], Optio
     return wanted
 
 
-def _resolve(wanted: list[tuple[Optional[str], Optional[str]]], choice: NetworkChoice, provider: Any, warn: Warn) -> list[tuple[Optional[str], str]]:
+def _resolve(
+    wanted: list[tuple[str | None, str | None]], choice: NetworkChoice, provider: Any, warn: Warn
+) -> list[tuple[str | None, str]]:
     """Names without an address become their recorded deployments on the connected network."""
     from ape import project
 
     from ape_contract_verify.workflow.choice import chain_id_of
     from ape_contract_verify.workflow.recorded import records_on
 
-    pairs: list[tuple[Optional[str], str]] = []
+    pairs: list[tuple[str | None, str]] = []
     for name, address in wanted:
         if address is not None:
             pairs.append((name, address))
@@ -352,11 +396,13 @@ def _format(code_format: str) -> str:
 
 def _workers(workers: Any, maximum: int = 64) -> int:
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= maximum:
-        raise InvalidRequest("workers", f"{workers!r} is not a number of workers", f"give a whole number from 1 to {maximum}")
+        raise InvalidRequest(
+            "workers", f"{workers!r} is not a number of workers", f"give a whole number from 1 to {maximum}"
+        )
     return workers
 
 
-def _options(code_format: Optional[str], workers: Optional[int], check: Any = None, force: Any = False) -> None:
+def _options(code_format: str | None, workers: int | None, check: Any = None, force: Any = False) -> None:
     if code_format is not None:
         _format(code_format)
     if workers is not None:
@@ -366,8 +412,9 @@ def _options(code_format: Optional[str], workers: Optional[int], check: Any = No
             raise InvalidRequest(name, f"{value!r} is not True, False or None", f"give {name}=True or {name}=False")
 
 
-def _run(code_format: Optional[str], check: Optional[bool], force: bool, workers: Optional[int],
-         on_progress: Optional[Progress]) -> VerificationRun:
+def _run(
+    code_format: str | None, check: bool | None, force: bool, workers: int | None, on_progress: Progress | None
+) -> VerificationRun:
     """A VerificationRun with the config's options and the call's overrides, on the process's
     embedded local explorer (so `Contract(address)`, links and `status()` later in the process see
     what it verified, as after the deploy hook)."""
@@ -378,8 +425,14 @@ def _run(code_format: Optional[str], check: Optional[bool], force: bool, workers
     _options(code_format, workers)
     cfg = config.get_config("contract_verify")
     options = Options.from_config(cfg, code_format, check, force=bool(force))
-    return VerificationRun(project, options, workers=workers or cfg.workers, on_progress=on_progress,
-                           client_options={"max_retries": cfg.max_retries}, shared_local=True)
+    return VerificationRun(
+        project,
+        options,
+        workers=workers or cfg.workers,
+        on_progress=on_progress,
+        client_options={"max_retries": cfg.max_retries},
+        shared_local=True,
+    )
 
 
 def _open(run: VerificationRun, choice: NetworkChoice, provider: Any) -> str:

@@ -3,7 +3,7 @@
 import re
 from collections.abc import Mapping
 from enum import Enum
-from typing import Literal, Optional, Union
+from typing import Literal
 
 from ape.api.config import PluginConfig
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -31,19 +31,19 @@ class TargetConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    url: Optional[str] = None
+    url: str | None = None
     """Base URL: an Etherscan-style `.../api`, or a Sourcify server's base. Known targets have one."""
 
-    api_key_env: Optional[str] = None
+    api_key_env: str | None = None
     """Name of the environment variable holding this target's key (never the key itself)."""
 
-    browser_url: Optional[str] = None
+    browser_url: str | None = None
     """Base URL of the target's web pages, for links in reports."""
 
-    calls_per_second: Optional[float] = Field(default=None, gt=0)
+    calls_per_second: float | None = Field(default=None, gt=0)
     """This target's own rate limit."""
 
-    kind: Optional[str] = None
+    kind: str | None = None
     """`etherscan` (an Etherscan-style contract API) or `sourcify` (Sourcify API v2)."""
 
 
@@ -53,16 +53,16 @@ class ExplorerConfig(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    url: Optional[str] = None
+    url: str | None = None
     """Base URL of the contract API, ending in `/api`. Etherscan API V2 when unset."""
 
-    api_key_env: Optional[str] = None
+    api_key_env: str | None = None
     """Name of the environment variable holding the key (never the key itself)."""
 
-    browser_url: Optional[str] = None
+    browser_url: str | None = None
     """Base URL of the explorer's web pages, for links in reports."""
 
-    calls_per_second: Optional[float] = Field(default=None, gt=0)
+    calls_per_second: float | None = Field(default=None, gt=0)
     """Overrides the top-level rate for this explorer."""
 
     @property
@@ -79,7 +79,8 @@ class ExplorerConfig(BaseModel):
             where = f"{path}{name}"
             if not isinstance(value, (Mapping, TargetConfig)):
                 raise _config_error(
-                    where, f"is not a key of a network's entry (got {value!r})",
+                    where,
+                    f"is not a key of a network's entry (got {value!r})",
                     f"the network's own keys ({', '.join(_NETWORK_KEYS)}) are its `etherscan` target; a further "
                     "target is a named mapping, e.g. `mytarget: {url: https://…, kind: etherscan|sourcify}`",
                 )
@@ -90,16 +91,27 @@ class ExplorerConfig(BaseModel):
             except ValidationError as err:
                 first = err.errors()[0]
                 key = ".".join(str(part) for part in first["loc"])
-                fix = f"the keys are {', '.join(TargetConfig.model_fields)}" if first["type"] == "extra_forbidden" else "fix the value"
+                fix = (
+                    f"the keys are {', '.join(TargetConfig.model_fields)}"
+                    if first["type"] == "extra_forbidden"
+                    else "fix the value"
+                )
                 raise _config_error(f"{where}.{key}", first["msg"].lower(), fix) from None
             fixed = KNOWN_TARGET_KINDS.get(name)
             if target.kind is not None and target.kind not in TARGET_KINDS:
-                raise _config_error(f"{where}.kind", f"unknown kind {target.kind!r}", "use `kind: etherscan` or `kind: sourcify`")
+                raise _config_error(
+                    f"{where}.kind", f"unknown kind {target.kind!r}", "use `kind: etherscan` or `kind: sourcify`"
+                )
             if fixed and target.kind and target.kind != fixed:
-                raise _config_error(f"{where}.kind", f"the target named {name!r} is {fixed}-style", "drop `kind`, or name the target otherwise")
+                raise _config_error(
+                    f"{where}.kind",
+                    f"the target named {name!r} is {fixed}-style",
+                    "drop `kind`, or name the target otherwise",
+                )
             if not fixed and not target.kind:
                 raise _config_error(
-                    where, f"the target named {name!r} has no kind",
+                    where,
+                    f"the target named {name!r} has no kind",
                     "add `kind: etherscan` (an Etherscan-style API) or `kind: sourcify` (Sourcify API v2); the names "
                     f"{', '.join(KNOWN_TARGET_KINDS)} need none",
                 )
@@ -107,7 +119,8 @@ class ExplorerConfig(BaseModel):
                 raise _config_error(f"{where}.url", f"the target named {name!r} has no url", "add its base URL")
             if name == "etherscan" and any(getattr(self, key) is not None for key in _NETWORK_KEYS):
                 raise _config_error(
-                    where, "the `etherscan` target is also given by the network's own keys",
+                    where,
+                    "the `etherscan` target is also given by the network's own keys",
                     f"write {', '.join(_NETWORK_KEYS)} either at the network's level or under `etherscan:`, not both",
                 )
             targets[name] = target.model_copy(update={"kind": target.kind or fixed})
@@ -132,23 +145,23 @@ class ContractVerifyConfig(PluginConfig):
 
     model_config = SettingsConfigDict(extra="allow", env_prefix="APE_CONTRACT_VERIFY_")
 
-    auto: Union[bool, Literal["always"]] = False
+    auto: bool | Literal["always"] = False
     """Verify every contract that an `ape run` script deploys; `always` also in `ape test` and the console."""
 
     explorer: bool = True
     """Register this plugin as Ape's explorer (`Contract(address)`, links, `publish=True`). False
     leaves that to another explorer plugin (ape-etherscan, ape-sourcify); `ape verify` still works."""
 
-    targets: Optional[list[str]] = None
+    targets: list[str] | None = None
     """Which targets run (names configured under `explorers` or known ones); unset: every one that applies."""
 
-    required_targets: Optional[list[str]] = None
+    required_targets: list[str] | None = None
     """Targets whose failure sets exit code 1; unset: all of them."""
 
     codeformat: SourceFormat = SourceFormat.STANDARD_JSON
     """How Solidity sources are sent: standard-json input, or one flattened file."""
 
-    license: Optional[str] = None
+    license: str | None = None
     """SPDX id that overrides the licence read from the source's SPDX line."""
 
     poll_interval: float = Field(default=5.0, gt=0)
@@ -177,7 +190,7 @@ class ContractVerifyConfig(PluginConfig):
 
     @field_validator("license")
     @classmethod
-    def _known_license(cls, value: Optional[str]) -> Optional[str]:
+    def _known_license(cls, value: str | None) -> str | None:
         if value is None:
             return value
         from ape_contract_verify.protocol.licenses import license_code
@@ -187,10 +200,12 @@ class ContractVerifyConfig(PluginConfig):
 
     @field_validator("targets", "required_targets")
     @classmethod
-    def _target_names(cls, value: Optional[list[str]]) -> Optional[list[str]]:
+    def _target_names(cls, value: list[str] | None) -> list[str] | None:
         for name in value or ():
             if not isinstance(name, str) or not _TARGET_NAME.match(name):
-                raise ValueError(f"{name!r} is not a target name. Fix: use names such as {', '.join(KNOWN_TARGET_KINDS)}")
+                raise ValueError(
+                    f"{name!r} is not a target name. Fix: use names such as {', '.join(KNOWN_TARGET_KINDS)}"
+                )
         return value
 
     @model_validator(mode="after")
@@ -204,7 +219,8 @@ class ContractVerifyConfig(PluginConfig):
             for name in getattr(self, key) or ():
                 if name not in configured:
                     raise _config_error(
-                        f"contract_verify.{key}", f"{name!r} is neither a known target nor configured under explorers",
+                        f"contract_verify.{key}",
+                        f"{name!r} is neither a known target nor configured under explorers",
                         f"use one of {', '.join(sorted(configured))}, or add `{name}: {{url: …, kind: etherscan|sourcify}}` "
                         "to a network under contract_verify.explorers",
                     )

@@ -4,8 +4,6 @@ The engine's, the chain's, the flattener's and the server's errors subclass it w
 defined. This module imports nothing of the package, so every layer can raise these. Messages
 never carry an API key: the client redacts before it raises."""
 
-from typing import Optional
-
 from ape.exceptions import ApeException
 
 
@@ -33,7 +31,7 @@ class ExplorerError(ContractVerifyError):
     `answer` is the classified envelope when there was one.
     """
 
-    def __init__(self, message: str, answer: Optional[object] = None, reason: str = ""):
+    def __init__(self, message: str, answer: object | None = None, reason: str = ""):
         self.answer = answer
         self._reason = reason
         super().__init__(message)

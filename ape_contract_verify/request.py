@@ -2,7 +2,6 @@
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Optional
 
 
 class CodeFormat(str, Enum):
@@ -27,15 +26,15 @@ class VerificationRequest:
     source_code: str
     code_format: CodeFormat
     compiler_version: str  # v0.8.26+commit.8a97fa7a, or vyper:0.4.3
-    optimization_used: Optional[bool] = None
-    runs: Optional[int] = None
-    evm_version: Optional[str] = None
-    via_ir: Optional[bool] = None
+    optimization_used: bool | None = None
+    runs: int | None = None
+    evm_version: str | None = None
+    via_ir: bool | None = None
     constructor_arguments: str = ""
-    license_type: Optional[int] = None
+    license_type: int | None = None
     libraries: dict[str, str] = field(default_factory=dict)  # library name -> address
     # Sourcify reads constructor arguments from the creation transaction; Etherscan's form has no field for it.
-    creation_tx_hash: Optional[str] = None
+    creation_tx_hash: str | None = None
 
     @property
     def bare_name(self) -> str:

@@ -12,7 +12,7 @@ import random
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Optional, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from ape_contract_verify.exceptions import ExplorerUnavailable, TargetDown
 from ape_contract_verify.logs import get_logger
@@ -35,7 +35,7 @@ class RetryPolicy:
         cap = min(self.max_delay, self.base_delay * (2**attempt))
         return cap / 2 + rng.random() * cap / 2
 
-    def retry_after(self, header: Optional[str]) -> Optional[float]:
+    def retry_after(self, header: str | None) -> float | None:
         """A Retry-After header's seconds, bounded by `max_delay`; None when absent or not a number."""
         try:
             return min(self.max_delay, max(0.0, float(header or "")))
@@ -48,7 +48,14 @@ class Retry(Exception):
     `rate_limited`: the server said we were too fast; `unreachable`: no answer at all (refused,
     timed out), what counts toward a target being down."""
 
-    def __init__(self, reason: str, delay: Optional[float] = None, rate_limited: bool = False, answer: object = None, unreachable: bool = False):
+    def __init__(
+        self,
+        reason: str,
+        delay: float | None = None,
+        rate_limited: bool = False,
+        answer: object = None,
+        unreachable: bool = False,
+    ):
         self.reason, self.delay, self.rate_limited, self.answer = reason, delay, rate_limited, answer
         self.unreachable = unreachable
         super().__init__(reason)
@@ -79,14 +86,14 @@ def with_retries(
     attempt: Callable[[], T],
     *,
     policy: RetryPolicy,
-    gave_up: Callable[[Optional[Retry]], Exception],
+    gave_up: Callable[[Retry | None], Exception],
     label: str,
     sleep: Callable[[float], None],
-    rng: Optional[random.Random] = None,
-    limiter: Optional[Limiter] = None,
+    rng: random.Random | None = None,
+    limiter: Limiter | None = None,
     pauses_limiter: Callable[[Retry], bool] = lambda retry: retry.rate_limited,
-    health: Optional[Health] = None,
-    on_retry: Optional[Callable[[Retry], None]] = None,
+    health: Health | None = None,
+    on_retry: Callable[[Retry], None] | None = None,
     quiet: bool = False,
 ) -> T:
     """`attempt()` (under the limiter) until it returns, at most `policy.max_retries` retries after
@@ -101,8 +108,8 @@ def with_retries(
     or answered, not with a reason of its own."""
     rng = rng or random.Random()
     say = logger.debug if quiet else logger.warning
-    last: Optional[Retry] = None
-    unreachable_since: Optional[float] = None
+    last: Retry | None = None
+    unreachable_since: float | None = None
     number = 0
     while True:
         if health is not None:
@@ -112,7 +119,14 @@ def with_retries(
             if number <= policy.max_retries:
                 say("%s: %s; retry %d/%d in %.1fs", label, last.reason, number, policy.max_retries, delay)
             else:
-                say("%s: %s; retry %d in %.1fs, until it is known whether %s is down", label, last.reason, number, delay, health.name if health else "")
+                say(
+                    "%s: %s; retry %d in %.1fs, until it is known whether %s is down",
+                    label,
+                    last.reason,
+                    number,
+                    delay,
+                    health.name if health else "",
+                )
             if on_retry is not None:
                 on_retry(last)
             if limiter is not None and pauses_limiter(last):
@@ -126,8 +140,13 @@ def with_retries(
             return attempt()
         except Retry as retry:
             last = retry
-            logger.debug("%s: attempt %d answered %s%s", label, number + 1, retry.reason,
-                         f" (Retry-After {retry.delay:g}s)" if retry.delay is not None else "")
+            logger.debug(
+                "%s: attempt %d answered %s%s",
+                label,
+                number + 1,
+                retry.reason,
+                f" (Retry-After {retry.delay:g}s)" if retry.delay is not None else "",
+            )
         number += 1
         if health is not None and last.unreachable and unreachable_since is None:
             unreachable_since = health.now()
@@ -152,7 +171,7 @@ class JobTimes:
         self._lock = threading.Lock()
         self._seconds: dict[str, list[float]] = {}
 
-    def typical(self, action: str = "") -> Optional[float]:
+    def typical(self, action: str = "") -> float | None:
         with self._lock:
             samples = sorted(self._seconds.get(action, ()))
         return samples[len(samples) // 2] if samples else None
@@ -190,17 +209,17 @@ def poll_until_final(
     check: Callable[[], A],
     *,
     is_final: Callable[[A], bool],
-    timed_out: Callable[[Optional[A]], Exception],
+    timed_out: Callable[[A | None], Exception],
     label: str,
     started: float,
     interval: float,
     timeout: float,
     clock: Callable[[], float],
     sleep: Callable[[float], None],
-    first_wait: Optional[float] = None,
-    not_yet: Optional[Callable[[], float]] = None,
-    on_progress: Optional[Callable[[A], None]] = None,
-    health: Optional[Health] = None,
+    first_wait: float | None = None,
+    not_yet: Callable[[], float] | None = None,
+    on_progress: Callable[[A], None] | None = None,
+    health: Health | None = None,
 ) -> tuple[A, int]:
     """`check()` every `interval` seconds until `is_final`, at most `timeout` seconds from
     `started`: the final answer and how many checks it took. `first_wait` before the first check;
@@ -210,7 +229,7 @@ def poll_until_final(
     deadline = started + timeout
     if first_wait is not None:
         sleep(min(first_wait, timeout))
-    last: Optional[A] = None
+    last: A | None = None
     checks = 0
     outage = Outage(clock)
     while True:

@@ -37,7 +37,6 @@ from urllib.parse import parse_qs
 
 import requests
 import yaml
-
 from arrivals import call_stats  # benchmarks/, beside this script
 
 REPO = Path(__file__).resolve().parents[1]
@@ -48,7 +47,9 @@ BIN = REPO / ".venv" / "bin"
 TARGET_RATIO = 5.0
 NETWORK = "ethereum:local:foundry"
 DEPLOYED = re.compile(r"^(Box|Token|Counter) (0x[0-9a-fA-F]{40})$", re.M)
-ROW = re.compile(r"^(\S.*?)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped)\b", re.M)
+ROW = re.compile(
+    r"^(\S.*?)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped)\b", re.M
+)
 
 
 def tool_env(**extra: str) -> dict:
@@ -61,10 +62,14 @@ def tool_env(**extra: str) -> dict:
 
 def run(args: list, cwd: Path, timeout: float, **env: str) -> tuple[subprocess.CompletedProcess, float]:
     started = time.perf_counter()
-    proc = subprocess.run([str(a) for a in args], cwd=cwd, env=tool_env(**env), capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(
+        [str(a) for a in args], cwd=cwd, env=tool_env(**env), capture_output=True, text=True, timeout=timeout
+    )
     elapsed = time.perf_counter() - started
     if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(map(str, args))} failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+        raise SystemExit(
+            f"{' '.join(map(str, args))} failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+        )
     return proc, elapsed
 
 
@@ -73,7 +78,9 @@ def run_timed_lines(args: list, cwd: Path, timeout: float, **env: str) -> tuple[
     started = time.perf_counter()
     last_deploy = [0.0]
     with tempfile.TemporaryFile("w+") as err:
-        proc = subprocess.Popen([str(a) for a in args], cwd=cwd, env=tool_env(**env), stdout=subprocess.PIPE, stderr=err, text=True)
+        proc = subprocess.Popen(
+            [str(a) for a in args], cwd=cwd, env=tool_env(**env), stdout=subprocess.PIPE, stderr=err, text=True
+        )
         lines: list[str] = []
 
         def read():
@@ -108,12 +115,15 @@ class Anvil:
         self.url = f"http://127.0.0.1:{port}"
         self.proc = subprocess.Popen(
             [str(BIN / "anvil"), "--host", "127.0.0.1", "--port", str(port), "--silent"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + timeout
         while True:
             try:
-                requests.post(self.url, json={"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []}, timeout=5)
+                requests.post(
+                    self.url, json={"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []}, timeout=5
+                )
                 return
             except requests.RequestException:
                 if time.monotonic() > deadline or self.proc.poll() is not None:
@@ -262,9 +272,13 @@ def main() -> None:
     parser.add_argument("--deployments", type=int, default=50)
     parser.add_argument("--job-seconds", type=float, default=2.0, help="explorer time per verification job")
     parser.add_argument("--rate", type=float, default=5.0, help="explorer calls per second (client limit)")
-    parser.add_argument("--cli-sample", type=int, default=1, help="contracts verified with `ape verify contract` each (0: skip)")
+    parser.add_argument(
+        "--cli-sample", type=int, default=1, help="contracts verified with `ape verify contract` each (0: skip)"
+    )
     parser.add_argument("--workers", type=int, default=0, help="contract_verify.workers (0: the plugin's default)")
-    parser.add_argument("--auto-only", action="store_true", help="run auto mode only, print its figures and its log (no baseline)")
+    parser.add_argument(
+        "--auto-only", action="store_true", help="run auto mode only, print its figures and its log (no baseline)"
+    )
     options = parser.parse_args()
     n = options.deployments
 
@@ -306,21 +320,28 @@ def main() -> None:
             print(json.dumps(figures, indent=2))
             return
         if len(deployed) != n or figures["auto"]["summary_verified"] != n:
-            raise SystemExit(f"auto mode: {len(deployed)} deployed, {figures['auto']['summary_verified']} verified:\n{stdout[-3000:]}\n{stderr[-3000:]}")
+            raise SystemExit(
+                f"auto mode: {len(deployed)} deployed, {figures['auto']['summary_verified']} verified:\n{stdout[-3000:]}\n{stderr[-3000:]}"
+            )
 
         # (b) baseline: deploy with auto off, then one contract at a time, in one process.
         explorer = Explorer(anvil.url, options.job_seconds)
         configure(project, anvil.url, explorer.base_url, auto=False, rate=options.rate)
         print("baseline: ape run deploy, then one at a time…", file=sys.stderr)
         started = time.monotonic()
-        proc, deploy_s = run([BIN / "ape", "run", "deploy", "--network", NETWORK], project, 900, BENCH_DEPLOYMENTS=str(n))
+        proc, deploy_s = run(
+            [BIN / "ape", "run", "deploy", "--network", NETWORK], project, 900, BENCH_DEPLOYMENTS=str(n)
+        )
         deployed = DEPLOYED.findall(proc.stdout)
         addresses = scratch / "addresses.txt"
         addresses.write_text("".join(f"{name} {address}\n" for name, address in deployed))
         result = scratch / "sequential.json"
         _, sequential_process_s = run(
-            [BIN / "ape", "run", "verify_sequential", "--network", NETWORK], project, 1800,
-            BENCH_ADDRESSES=str(addresses), BENCH_RESULT=str(result),
+            [BIN / "ape", "run", "verify_sequential", "--network", NETWORK],
+            project,
+            1800,
+            BENCH_ADDRESSES=str(addresses),
+            BENCH_RESULT=str(result),
         )
         sequential = json.loads(result.read_text())
         verified = sum(1 for o in sequential["outcomes"] if o == "verified")
@@ -360,9 +381,7 @@ def main() -> None:
 
         auto = figures["auto"]["wall_s"]
         figures["ratio"] = round(figures["baseline"]["wall_s"] / auto, 2)
-        figures["ratio_with_baseline_process_startup"] = round(
-            (deploy_s + sequential_process_s) / auto, 2
-        )
+        figures["ratio_with_baseline_process_startup"] = round((deploy_s + sequential_process_s) / auto, 2)
         if "cli_sample" in figures:
             figures["ratio_cli_extrapolated"] = round(figures["cli_sample"]["extrapolated_wall_s"] / auto, 2)
         figures["target_ratio"] = TARGET_RATIO

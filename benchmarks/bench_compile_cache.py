@@ -27,8 +27,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from ape_contract_verify.engine.compilers import CompileCache, compile_input, with_output_selection  # noqa: E402
-from ape_contract_verify.evm.chain import JsonRpcChain  # noqa: E402
 from ape_contract_verify.engine.verifier import Verifier  # noqa: E402
+from ape_contract_verify.evm.chain import JsonRpcChain  # noqa: E402
 from ape_contract_verify.request import CodeFormat, VerificationRequest  # noqa: E402
 
 SOLC = "v0.8.26+commit.8a97fa7a"
@@ -59,13 +59,17 @@ class Anvil:
                 time.sleep(0.1)
 
     def rpc(self, method, *params):
-        body = requests.post(self.url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}, timeout=30).json()
+        body = requests.post(
+            self.url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}, timeout=30
+        ).json()
         if "error" in body:
             raise RuntimeError(body["error"])
         return body["result"]
 
     def deploy(self, data: bytes) -> str:
-        tx_hash = self.rpc("eth_sendTransaction", {"from": self.account, "data": "0x" + data.hex(), "gas": hex(5_000_000)})
+        tx_hash = self.rpc(
+            "eth_sendTransaction", {"from": self.account, "data": "0x" + data.hex(), "gas": hex(5_000_000)}
+        )
         for _ in range(200):  # anvil mines at once; the receipt can lag a moment
             receipt = self.rpc("eth_getTransactionReceipt", tx_hash)
             if receipt:
@@ -94,12 +98,17 @@ def main() -> None:
         "sources": {UNIT: {"content": (REPO / "tests" / "contracts_engine" / "Box.sol").read_text()}},
         "settings": {"optimizer": {"enabled": True, "runs": 200}},
     }
-    creation = compile_input(SOLC, with_output_selection(input_json, UNIT, "Box"))["contracts"][UNIT]["Box"]["evm"]["bytecode"]["object"]
+    creation = compile_input(SOLC, with_output_selection(input_json, UNIT, "Box"))["contracts"][UNIT]["Box"]["evm"][
+        "bytecode"
+    ]["object"]
     anvil = Anvil()
     try:
         requests_ = []
         for index in range(options.count):
-            args = encode(["uint256", "address", "string", "bytes32", "int16[]"], [index, anvil.account, f"box {index}", bytes([index]) * 32, [index]])
+            args = encode(
+                ["uint256", "address", "string", "bytes32", "int16[]"],
+                [index, anvil.account, f"box {index}", bytes([index]) * 32, [index]],
+            )
             address = anvil.deploy(bytes.fromhex(creation) + args)
             requests_.append(
                 VerificationRequest(

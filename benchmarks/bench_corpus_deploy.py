@@ -24,7 +24,6 @@ import shutil
 import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -38,7 +37,9 @@ RESULTS = REPO / "benchmarks" / "results" / "bench_corpus_deploy.json"
 BIN = REPO / ".venv" / "bin"
 NETWORK = "ethereum:local:foundry"
 CONTRACTS = 6
-ROW = re.compile(r"^(\S.*?)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped)\b", re.M)
+ROW = re.compile(
+    r"^(\S.*?)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped)\b", re.M
+)
 
 
 def tool_env(**extra: str) -> dict:
@@ -55,12 +56,17 @@ class Anvil:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
         self.url = f"http://127.0.0.1:{port}"
-        self.proc = subprocess.Popen([str(BIN / "anvil"), "--host", "127.0.0.1", "--port", str(port), "--silent"],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [str(BIN / "anvil"), "--host", "127.0.0.1", "--port", str(port), "--silent"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + timeout
         while True:
             try:
-                requests.post(self.url, json={"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []}, timeout=5)
+                requests.post(
+                    self.url, json={"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []}, timeout=5
+                )
                 return
             except requests.RequestException:
                 if time.monotonic() > deadline or self.proc.poll() is not None:
@@ -90,13 +96,21 @@ def deploy(project: Path, auto: bool, cache: Path) -> tuple[float, str]:
     try:
         configure(project, foundry={"host": anvil.url}, contract_verify={"auto": auto})
         start = time.perf_counter()
-        proc = subprocess.run([str(BIN / "ape"), "run", "deploy", "--network", NETWORK], cwd=project, capture_output=True,
-                              text=True, timeout=900, env=tool_env(APE_CONTRACT_VERIFY_COMPILE_CACHE=str(cache)))
+        proc = subprocess.run(
+            [str(BIN / "ape"), "run", "deploy", "--network", NETWORK],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            env=tool_env(APE_CONTRACT_VERIFY_COMPILE_CACHE=str(cache)),
+        )
         elapsed = time.perf_counter() - start
     finally:
         anvil.stop()
     if proc.returncode != 0:
-        raise SystemExit(f"ape run deploy (auto={auto}) exited {proc.returncode}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+        raise SystemExit(
+            f"ape run deploy (auto={auto}) exited {proc.returncode}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        )
     return elapsed, proc.stdout
 
 
@@ -109,7 +123,9 @@ def main() -> None:
         # The copy follows the project's link into toolchain/: it holds the package's own files.
         shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns(".build", ".cache"))
         start = time.perf_counter()
-        subprocess.run([str(BIN / "ape"), "compile"], cwd=project, check=True, capture_output=True, timeout=900, env=tool_env())
+        subprocess.run(
+            [str(BIN / "ape"), "compile"], cwd=project, check=True, capture_output=True, timeout=900, env=tool_env()
+        )
         compile_s = time.perf_counter() - start
         alone, verified, outcomes = [], [], {}
         for round_ in range(options.repeat):

@@ -69,7 +69,11 @@ def compile_project(fresh: bool) -> dict:
     started = time.perf_counter()
     proc = subprocess.run(
         [str(REPO / ".venv" / "bin" / "ape"), "compile"],
-        cwd=PROJECT, env=tool_env(), capture_output=True, text=True, timeout=COMPILE_TIMEOUT,
+        cwd=PROJECT,
+        env=tool_env(),
+        capture_output=True,
+        text=True,
+        timeout=COMPILE_TIMEOUT,
     )
     elapsed = time.perf_counter() - started
     if proc.returncode != 0:
@@ -112,7 +116,9 @@ def input_from_version_selection(artifact) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="warm derivations per contract and format")
-    parser.add_argument("--fresh", action="store_true", help="delete the build first, so `ape compile` is timed in full")
+    parser.add_argument(
+        "--fresh", action="store_true", help="delete the build first, so `ape compile` is timed in full"
+    )
     options = parser.parse_args()
     os.environ.update({k: v for k, v in tool_env().items() if k in ("PATH", "SOLCX_BINARY_PATH")})
 
@@ -121,8 +127,8 @@ def main() -> None:
     from ape import Project, accounts, networks
 
     from ape_contract_verify.derive import artifacts, derive, inputs
-    from ape_contract_verify.engine.compilers import CompileCache
     from ape_contract_verify.derive.flatten import flatten
+    from ape_contract_verify.engine.compilers import CompileCache
 
     project = Project(PROJECT)
     cache = CompileCache()
@@ -164,7 +170,10 @@ def main() -> None:
                 for _ in range(options.repeat):
                     t0 = time.perf_counter()
                     warm = derive.derive(
-                        artifact, address, check=code_format == "precheck", cache=cache,
+                        artifact,
+                        address,
+                        check=code_format == "precheck",
+                        cache=cache,
                         code_format="standard-json" if code_format == "precheck" else code_format,
                     )
                     totals.append(time.perf_counter() - t0)
@@ -186,11 +195,14 @@ def main() -> None:
                 if code_format == "precheck" and warm.match != "full":
                     raise SystemExit(f"{name}: the pre-check found a {warm.match} match")
             per_contract[name] = figures
-            print(f"{name:14} {figures['source_files']:3} files  "
-                  f"std-json {figures['standard-json']['median_ms']:7.1f} ms  "
-                  f"flatten {figures['flatten']['median_ms']:7.1f} ms  "
-                  f"pre-checked {figures['precheck']['median_ms']:7.1f} ms  "
-                  f"(cold compile {figures['cold_compile_ms'] / 1000:.1f} s)", file=sys.stderr)
+            print(
+                f"{name:14} {figures['source_files']:3} files  "
+                f"std-json {figures['standard-json']['median_ms']:7.1f} ms  "
+                f"flatten {figures['flatten']['median_ms']:7.1f} ms  "
+                f"pre-checked {figures['precheck']['median_ms']:7.1f} ms  "
+                f"(cold compile {figures['cold_compile_ms'] / 1000:.1f} s)",
+                file=sys.stderr,
+            )
 
         # Flatten alone, for the contract with the most sources.
         largest = max(per_contract, key=lambda n: per_contract[n]["source_files"])
@@ -250,9 +262,7 @@ def main() -> None:
         "project_source_files": len(files),
         "largest_contract": largest,
         "largest_contract_source_files": per_contract[largest]["source_files"],
-        "prepare_request_ms": {
-            f: {"median": ms(medians[f]), "p95": ms(p95(samples[f]))} for f in samples
-        },
+        "prepare_request_ms": {f: {"median": ms(medians[f]), "p95": ms(p95(samples[f]))} for f in samples},
         "worst_contract_median_ms": worst,
         "one_off_worst_estimated_ms": max(
             per_contract[n]["standard-json"]["median_ms"]
@@ -286,7 +296,8 @@ def main() -> None:
             ),
             "input_ours_over_version_selection": round(
                 statistics.median(v["ours_input_ms"] for v in selection.values())
-                / statistics.median(v["input_ms"] for v in selection.values()), 4
+                / statistics.median(v["input_ms"] for v in selection.values()),
+                4,
             ),
             "flatten_largest_cold_over_read_sources": round(statistics.median(flat_cold) * 1000 / read_ms, 2),
         },

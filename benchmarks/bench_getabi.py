@@ -25,20 +25,35 @@ from pathlib import Path
 ADDRESS = "0x5fbdb2315678afecb367f032d93f642f64180aa3"
 ABI = [
     {"type": "constructor", "inputs": [{"name": "initial", "type": "uint256"}], "stateMutability": "nonpayable"},
-    {"type": "function", "name": "value", "inputs": [], "outputs": [{"name": "", "type": "uint256"}],
-     "stateMutability": "view"},
-    {"type": "function", "name": "set", "inputs": [{"name": "v", "type": "uint256"}], "outputs": [],
-     "stateMutability": "nonpayable"},
-    {"type": "event", "name": "Changed", "inputs": [{"name": "v", "type": "uint256", "indexed": False}],
-     "anonymous": False},
+    {
+        "type": "function",
+        "name": "value",
+        "inputs": [],
+        "outputs": [{"name": "", "type": "uint256"}],
+        "stateMutability": "view",
+    },
+    {
+        "type": "function",
+        "name": "set",
+        "inputs": [{"name": "v", "type": "uint256"}],
+        "outputs": [],
+        "stateMutability": "nonpayable",
+    },
+    {
+        "type": "event",
+        "name": "Changed",
+        "inputs": [{"name": "v", "type": "uint256", "indexed": False}],
+        "anonymous": False,
+    },
 ]
 
 
 # -- the load generator (runs in the second process) -----------------------------------------
 
 
-async def _connection(host: str, port: int, request: bytes, stop_at: float, latencies: list, errors: list,
-                      expect: bytes = b'"status":"1"'):
+async def _connection(
+    host: str, port: int, request: bytes, stop_at: float, latencies: list, errors: list, expect: bytes = b'"status":"1"'
+):
     reader, writer = await asyncio.open_connection(host, port)
     try:
         while time.perf_counter() < stop_at:
@@ -57,14 +72,17 @@ async def _connection(host: str, port: int, request: bytes, stop_at: float, late
         writer.close()
 
 
-async def _load(host: str, port: int, path: str, connections: int, seconds: float,
-                expect: bytes = b'"status":"1"') -> dict:
+async def _load(
+    host: str, port: int, path: str, connections: int, seconds: float, expect: bytes = b'"status":"1"'
+) -> dict:
     request = f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode()
     latencies: list[float] = []
     errors: list[str] = []
     started = time.perf_counter()
     stop_at = started + seconds
-    await asyncio.gather(*(_connection(host, port, request, stop_at, latencies, errors, expect) for _ in range(connections)))
+    await asyncio.gather(
+        *(_connection(host, port, request, stop_at, latencies, errors, expect) for _ in range(connections))
+    )
     elapsed = time.perf_counter() - started
     latencies.sort()
     return {
@@ -74,7 +92,9 @@ async def _load(host: str, port: int, path: str, connections: int, seconds: floa
         "seconds": round(elapsed, 3),
         "req_per_s": round(len(latencies) / elapsed, 1),
         "p50_ms": round(latencies[len(latencies) // 2] * 1000, 2) if latencies else None,
-        "p99_ms": round(latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000, 2) if latencies else None,
+        "p99_ms": round(latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000, 2)
+        if latencies
+        else None,
     }
 
 
@@ -102,8 +122,23 @@ class _NoChain:
 
 
 def _run_load(port: int, path: str, connections: int, seconds: float, expect: str = '"status":"1"') -> dict:
-    command = [sys.executable, __file__, "--load", "--host", "127.0.0.1", "--port", str(port), "--path", path,
-               "--connections", str(connections), "--seconds", str(seconds), "--expect", expect]
+    command = [
+        sys.executable,
+        __file__,
+        "--load",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--path",
+        path,
+        "--connections",
+        str(connections),
+        "--seconds",
+        str(seconds),
+        "--expect",
+        expect,
+    ]
     out = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60)
     if out.returncode != 0:
         raise SystemExit(f"load generator failed: {out.stderr[-2000:]}")
@@ -131,10 +166,16 @@ def main() -> dict:
 
     with tempfile.TemporaryDirectory() as tmp:
         explorer = LocalExplorer(_NoChain(), db_path=Path(tmp) / "bench.sqlite")
-        explorer.store.save_contract(VerifiedContract(
-            address=ADDRESS, contract_name="Box", compiler_version="v0.8.26+commit.8a97fa7a",
-            code_format="solidity-single-file", source_code="contract Box {}", abi=json.dumps(ABI, separators=(",", ":")),
-        ))
+        explorer.store.save_contract(
+            VerifiedContract(
+                address=ADDRESS,
+                contract_name="Box",
+                compiler_version="v0.8.26+commit.8a97fa7a",
+                code_format="solidity-single-file",
+                source_code="contract Box {}",
+                abi=json.dumps(ABI, separators=(",", ":")),
+            )
+        )
         explorer.app.router.routes.append(Route("/baseline", static))
         explorer.start()
         try:

@@ -13,8 +13,8 @@ and hosted; the figures are the medians. Result: the hosted deploy's wall time /
 from __future__ import annotations
 
 import argparse
-import os
 import json
+import os
 import shutil
 import statistics
 import sys

@@ -25,7 +25,7 @@ import requests
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from ape_contract_verify.server import pages  # noqa: E402
+from ape_contract_verify.server import code_tab  # noqa: E402
 from ape_contract_verify.server.runner import start_embedded  # noqa: E402
 from ape_contract_verify.server.store import VerifiedContract  # noqa: E402
 
@@ -62,7 +62,9 @@ def big_contract(files: int) -> VerifiedContract:
         contract_name=f"{next(iter(sources))}:Big",
         compiler_version="v0.8.26+commit.8a97fa7a",
         code_format="solidity-standard-json-input",
-        source_code=json.dumps({"language": "Solidity", "sources": sources, "settings": {"optimizer": {"enabled": True}}}),
+        source_code=json.dumps(
+            {"language": "Solidity", "sources": sources, "settings": {"optimizer": {"enabled": True}}}
+        ),
         abi=json.dumps([{"type": "function", "name": "f", "stateMutability": "view", "inputs": [], "outputs": []}]),
     )
 
@@ -105,8 +107,10 @@ def main() -> None:
         explorer.store.save_contract(big)
         page_url = f"{explorer.url}/address/{big.address}"
 
-        baseline, api_bytes = timed(explorer.base_url, args.rounds, module="contract", action="getsourcecode", address=big.address)
-        pages._HIGHLIGHTED.clear()
+        baseline, api_bytes = timed(
+            explorer.base_url, args.rounds, module="contract", action="getsourcecode", address=big.address
+        )
+        code_tab.clear_highlighted()
         started = time.perf_counter()
         first = requests.get(page_url, timeout=60)
         first_view = time.perf_counter() - started

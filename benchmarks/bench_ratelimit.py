@@ -22,9 +22,9 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.client.etherscan import ExplorerClient
 from ape_contract_verify.client.ratelimit import RateLimiter
+from ape_contract_verify.protocol.answers import Texts
 
 GUID = "a7lpxkm9ub8mnbz4x2hvsyqxnwe1bxqzd3ckkcf9ahqurzenvx"
 RESULTS = Path(__file__).resolve().parent / "results" / "bench_ratelimit.json"
@@ -56,7 +56,11 @@ class Explorer(ThreadingHTTPServer):
                     recent = sum(1 for t in server.accepted if now - t < 1.0)
                     if recent >= server.limit:
                         server.rate_limited += 1
-                        body = {"status": "0", "message": "NOTOK", "result": Texts.RATE_LIMIT_PER_SEC.format(n=server.limit)}
+                        body = {
+                            "status": "0",
+                            "message": "NOTOK",
+                            "result": Texts.RATE_LIMIT_PER_SEC.format(n=server.limit),
+                        }
                     else:
                         server.accepted.append(now)
                         body = {"status": "1", "message": "OK", "result": Texts.PASS}

@@ -27,6 +27,7 @@ sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from bench_getabi import _run_load  # noqa: E402
+
 from support.service import Anvil, encode, solc_compile  # noqa: E402
 
 TARGET_RATIO = 0.5
@@ -55,8 +56,11 @@ contract Box {
     }
 }
 """
-STD_INPUT = {"language": "Solidity", "sources": {"src/Box.sol": {"content": BOX}},
-             "settings": {"optimizer": {"enabled": True, "runs": 200}, "evmVersion": "cancun"}}
+STD_INPUT = {
+    "language": "Solidity",
+    "sources": {"src/Box.sol": {"content": BOX}},
+    "settings": {"optimizer": {"enabled": True, "runs": 200}, "evmVersion": "cancun"},
+}
 
 
 def verify(url: str, address: str) -> None:
@@ -96,7 +100,9 @@ def main() -> dict:
 
     anvil = Anvil()
     try:
-        creation = bytes.fromhex(solc_compile(STD_INPUT)["contracts"]["src/Box.sol"]["Box"]["evm"]["bytecode"]["object"])
+        creation = bytes.fromhex(
+            solc_compile(STD_INPUT)["contracts"]["src/Box.sol"]["Box"]["evm"]["bytecode"]["object"]
+        )
         address = anvil.deploy(creation, encode(["uint256", "string"], [7, "seven"]))
         with tempfile.TemporaryDirectory() as tmp:
             explorer = LocalExplorer(JsonRpcChain(anvil.url), db_path=Path(tmp) / "bench.sqlite").start()
@@ -109,8 +115,9 @@ def main() -> dict:
                 source_runs, lookup_runs = [], []
                 for _ in range(args.rounds):
                     source_runs.append(_run_load(explorer.port, source_path, args.connections, args.seconds))
-                    lookup_runs.append(_run_load(explorer.port, lookup_path, args.connections, args.seconds,
-                                                 '"exact_match"'))
+                    lookup_runs.append(
+                        _run_load(explorer.port, lookup_path, args.connections, args.seconds, '"exact_match"')
+                    )
             finally:
                 explorer.stop()
     finally:

@@ -38,6 +38,7 @@ sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from bench_targets import TargetServer, save_figures  # noqa: E402
+
 from support.service import Anvil  # noqa: E402
 
 RESULTS = REPO / "benchmarks" / "results" / "bench_status.json"
@@ -49,7 +50,9 @@ PLAIN = bytes.fromhex("69") + RUNTIME + bytes.fromhex("600052600a6016f3")  # ini
 
 def clone_of(implementation: str) -> bytes:
     """EIP-1167's init code for a clone of `implementation`."""
-    return bytes.fromhex("3d602d80600a3d3981f3363d3d373d3d3d363d73" + implementation[2:].lower() + "5af43d82803e903d91602b57fd5bf3")
+    return bytes.fromhex(
+        "3d602d80600a3d3981f3363d3d373d3d3d363d73" + implementation[2:].lower() + "5af43d82803e903d91602b57fd5bf3"
+    )
 
 
 class Answering(TargetServer):
@@ -74,9 +77,19 @@ class Etherscan(Answering):
         address = params["address"]
         implementation = self.links.get(address.lower(), "")
         item = {
-            "SourceCode": "contract C {}", "ABI": "[]", "ContractName": "C", "CompilerVersion": "v0.8.26+commit.8a97fa7a",
-            "OptimizationUsed": "1", "Runs": "200", "ConstructorArguments": "", "EVMVersion": "Default", "Library": "",
-            "LicenseType": "MIT", "Proxy": "1" if implementation else "0", "Implementation": implementation, "SwarmSource": "",
+            "SourceCode": "contract C {}",
+            "ABI": "[]",
+            "ContractName": "C",
+            "CompilerVersion": "v0.8.26+commit.8a97fa7a",
+            "OptimizationUsed": "1",
+            "Runs": "200",
+            "ConstructorArguments": "",
+            "EVMVersion": "Default",
+            "Library": "",
+            "LicenseType": "MIT",
+            "Proxy": "1" if implementation else "0",
+            "Implementation": implementation,
+            "SwarmSource": "",
         }
         return 200, {"status": "1", "message": "OK", "result": [item]}, "getsourcecode"
 
@@ -93,11 +106,25 @@ class Sourcify(Answering):
         if method != "GET" or len(parts) != 4 or parts[:2] != ["v2", "contract"]:
             raise ValueError(f"unexpected {method} {url.path}")
         implementation = self.links.get(parts[3].lower())
-        proxy = ({"isProxy": True, "proxyType": "EIP1167Proxy", "implementations": [{"address": implementation}]}
-                 if implementation else {"isProxy": False, "proxyType": None, "implementations": []})
-        return 200, {"match": "exact_match", "creationMatch": "exact_match", "runtimeMatch": "exact_match",
-                     "chainId": parts[2], "address": parts[3], "verifiedAt": "2026-01-01T00:00:00Z", "matchId": "1",
-                     "proxyResolution": proxy}, "lookup"
+        proxy = (
+            {"isProxy": True, "proxyType": "EIP1167Proxy", "implementations": [{"address": implementation}]}
+            if implementation
+            else {"isProxy": False, "proxyType": None, "implementations": []}
+        )
+        return (
+            200,
+            {
+                "match": "exact_match",
+                "creationMatch": "exact_match",
+                "runtimeMatch": "exact_match",
+                "chainId": parts[2],
+                "address": parts[3],
+                "verifiedAt": "2026-01-01T00:00:00Z",
+                "matchId": "1",
+                "proxyResolution": proxy,
+            },
+            "lookup",
+        )
 
 
 def record(project: Path, anvil_url: str, deployments: list[tuple[str, str]]) -> None:
@@ -130,8 +157,14 @@ def main() -> None:
     scratch = Path(tempfile.mkdtemp(prefix="bench-status-"))
     anvil = Anvil()
     servers: dict = {}
-    figures: dict = {"deployments": options.deployments, "targets": 3, "calls_per_second": options.rate,
-                     "repeat": options.repeat, "cpus": os.cpu_count(), "load_average_at_start": list(os.getloadavg())}
+    figures: dict = {
+        "deployments": options.deployments,
+        "targets": 3,
+        "calls_per_second": options.rate,
+        "repeat": options.repeat,
+        "cpus": os.cpu_count(),
+        "load_average_at_start": list(os.getloadavg()),
+    }
     try:
         deployed, links = [], {}
         for index in range(options.deployments):
@@ -149,17 +182,27 @@ def main() -> None:
         config = {
             "name": "bench-status",
             "foundry": {"host": anvil.url},
-            "contract_verify": {"max_retries": 1, "explorers": {"ethereum": {"local": {
-                "url": servers["etherscan"].url, "calls_per_second": rate,
-                "second": {"url": servers["second"].url, "kind": "etherscan", "calls_per_second": rate},
-                "sourcify": {"url": servers["sourcify"].url, "calls_per_second": rate},
-            }}}},
+            "contract_verify": {
+                "max_retries": 1,
+                "explorers": {
+                    "ethereum": {
+                        "local": {
+                            "url": servers["etherscan"].url,
+                            "calls_per_second": rate,
+                            "second": {"url": servers["second"].url, "kind": "etherscan", "calls_per_second": rate},
+                            "sourcify": {"url": servers["sourcify"].url, "calls_per_second": rate},
+                        }
+                    }
+                },
+            },
         }
         (project / "ape-config.yaml").write_text(json.dumps(config))  # JSON is YAML
         record(project, anvil.url, deployed)
         bound = options.deployments / rate
         figures["bound_s"] = round(bound, 3)
-        figures["bound_note"] = "deployments / calls_per_second: each target needs one call per deployment; targets in parallel"
+        figures["bound_note"] = (
+            "deployments / calls_per_second: each target needs one call per deployment; targets in parallel"
+        )
 
         def one_round(run) -> dict:
             for server in servers.values():
@@ -174,34 +217,52 @@ def main() -> None:
             stats = {name: server.stats(rate, since) for name, server in servers.items()}
             arrivals = [t for server in servers.values() for t, _ in server.calls]
             problems = [f"{name}: {s['calls']} calls" for name, s in stats.items() if s["calls"] != options.deployments]
-            problems += [f"{name}: {s['max_calls_in_any_1s']} calls in one second" for name, s in stats.items() if not s["rate_held"]]
+            problems += [
+                f"{name}: {s['max_calls_in_any_1s']} calls in one second"
+                for name, s in stats.items()
+                if not s["rate_held"]
+            ]
             if len(rows) != options.deployments or states != ["linked", "verified"] or problems:
                 raise SystemExit(f"{len(rows)} rows, states {states}; {problems}")
-            return {"wall_s": round(wall, 3), "calls_span_s": round(max(arrivals) - min(arrivals), 3),
-                    "first_call_s": round(min(arrivals) - since, 3),
-                    "servers": {name: {k: s[k] for k in ("calls", "by_action", "max_calls_in_any_1s", "min_gap_ms", "rate_held")}
-                                for name, s in stats.items()}}
+            return {
+                "wall_s": round(wall, 3),
+                "calls_span_s": round(max(arrivals) - min(arrivals), 3),
+                "first_call_s": round(min(arrivals) - since, 3),
+                "servers": {
+                    name: {k: s[k] for k in ("calls", "by_action", "max_calls_in_any_1s", "min_gap_ms", "rate_held")}
+                    for name, s in stats.items()
+                },
+            }
 
         command = ["verify", "status", "--network", "ethereum:local:foundry", "--json"]
         rounds = []
         for index in range(options.repeat):
             print(f"round {index + 1}…", file=sys.stderr, flush=True)
             rounds.append(one_round(lambda: ape_in_process(project, *command)))
-        process = one_round(lambda: subprocess.run([str(BIN / "ape"), *command], cwd=project, capture_output=True, text=True, timeout=600))
+        process = one_round(
+            lambda: subprocess.run(
+                [str(BIN / "ape"), *command], cwd=project, capture_output=True, text=True, timeout=600
+            )
+        )
         wall = statistics.median(r["wall_s"] for r in rounds)
         span = statistics.median(r["calls_span_s"] for r in rounds)
-        figures.update({
-            "wall_s_rounds": [r["wall_s"] for r in rounds],
-            "wall_s_median": wall,
-            "calls_span_s_median": span,
-            "ratio": round(wall / bound, 3),
-            "ratio_calls_span": round(span / bound, 3),
-            "target_ratio": TARGET_RATIO,
-            "ape_executable": {"wall_s": process["wall_s"], "first_call_s": process["first_call_s"],
-                               "note": "the whole `ape verify status` process: Ape's start and connection, then the same calls"},
-            "last_round": rounds[-1],
-            "load_average_at_end": list(os.getloadavg()),
-        })
+        figures.update(
+            {
+                "wall_s_rounds": [r["wall_s"] for r in rounds],
+                "wall_s_median": wall,
+                "calls_span_s_median": span,
+                "ratio": round(wall / bound, 3),
+                "ratio_calls_span": round(span / bound, 3),
+                "target_ratio": TARGET_RATIO,
+                "ape_executable": {
+                    "wall_s": process["wall_s"],
+                    "first_call_s": process["first_call_s"],
+                    "note": "the whole `ape verify status` process: Ape's start and connection, then the same calls",
+                },
+                "last_round": rounds[-1],
+                "load_average_at_end": list(os.getloadavg()),
+            }
+        )
         figures["meets_target"] = figures["ratio"] <= TARGET_RATIO
     finally:
         for server in servers.values():

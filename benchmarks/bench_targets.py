@@ -53,8 +53,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
-from ape_contract_verify.client.targets import Target  # noqa: E402
 from arrivals import call_stats  # noqa: E402
+
+from ape_contract_verify.client.targets import Target  # noqa: E402
 from support.service import Anvil, encode  # noqa: E402
 
 PROJECT = REPO / "benchmarks" / "projects" / "auto_bench"
@@ -206,17 +207,43 @@ class SourcifyStyle(TargetServer):
         if method == "GET" and len(parts) == 3 and parts[:2] == ["v2", "verify"]:
             job = parts[2]
             if job not in self.jobs:
-                return 404, {"customCode": "job_not_found", "message": f"No job {job}", "errorId": str(uuid.uuid4())}, "job"
+                return (
+                    404,
+                    {"customCode": "job_not_found", "message": f"No job {job}", "errorId": str(uuid.uuid4())},
+                    "job",
+                )
             submitted, address = self.jobs[job]
-            contract = {"match": None, "creationMatch": None, "runtimeMatch": None, "chainId": self.chain_id, "address": address}
-            answer = {"isJobCompleted": False, "verificationId": job, "jobStartTime": "2026-01-01T00:00:00Z", "contract": contract}
+            contract = {
+                "match": None,
+                "creationMatch": None,
+                "runtimeMatch": None,
+                "chainId": self.chain_id,
+                "address": address,
+            }
+            answer = {
+                "isJobCompleted": False,
+                "verificationId": job,
+                "jobStartTime": "2026-01-01T00:00:00Z",
+                "contract": contract,
+            }
             if self.done(job, now):
-                contract.update(match="exact_match", creationMatch="exact_match", runtimeMatch="exact_match",
-                                verifiedAt="2026-01-01T00:00:02Z", matchId="1")
+                contract.update(
+                    match="exact_match",
+                    creationMatch="exact_match",
+                    runtimeMatch="exact_match",
+                    verifiedAt="2026-01-01T00:00:02Z",
+                    matchId="1",
+                )
                 answer.update(isJobCompleted=True, jobFinishTime="2026-01-01T00:00:02Z")
             return 200, answer, "job"
         if method == "GET" and len(parts) == 4 and parts[:2] == ["v2", "contract"]:
-            nulls = {"match": None, "creationMatch": None, "runtimeMatch": None, "chainId": parts[2], "address": parts[3]}
+            nulls = {
+                "match": None,
+                "creationMatch": None,
+                "runtimeMatch": None,
+                "chainId": parts[2],
+                "address": parts[3],
+            }
             return 404, nulls, "lookup"
         raise ValueError(f"unexpected {method} {url.path}")
 
@@ -251,8 +278,10 @@ def deploy_all(anvil: Anvil, project, count: int, holder: str) -> list[tuple[str
         if kind == "Box":
             args = b""
         elif kind == "Token":
-            args = encode(["string", "string", "uint256", "address", "address[]"],
-                          [f"Token {index}", f"T{index}", 10**18 + index, anvil.accounts[0], [holder]])
+            args = encode(
+                ["string", "string", "uint256", "address", "address[]"],
+                [f"Token {index}", f"T{index}", 10**18 + index, anvil.accounts[0], [holder]],
+            )
         else:
             args = encode(["uint256", "string"], [index, f"counter {index}"])
         deployed.append((kind, anvil.deploy(creation, args)))
@@ -284,17 +313,31 @@ def targets_for(chain: Chain, servers: list, rate: float) -> list:
     made = []
     for name, server in servers:
         sourcify = isinstance(server, SourcifyStyle)
-        made.append(Target(
-            ecosystem="ethereum", network="local", url=server.url, chain_id=chain.chain_id, api_key=None,
-            calls_per_second=rate, name=name, kind="sourcify" if sourcify else "etherscan"))
+        made.append(
+            Target(
+                ecosystem="ethereum",
+                network="local",
+                url=server.url,
+                chain_id=chain.chain_id,
+                api_key=None,
+                calls_per_second=rate,
+                name=name,
+                kind="sourcify" if sourcify else "etherscan",
+            )
+        )
     return made
 
 
 # -- one case ----------------------------------------------------------------------------------
 
 
-def run_case(project, plan: list[tuple[Chain, list[tuple[str, object]]]], rate: float, items_of=lambda c: c.items,
-             workers: int = 0) -> dict:
+def run_case(
+    project,
+    plan: list[tuple[Chain, list[tuple[str, object]]]],
+    rate: float,
+    items_of=lambda c: c.items,
+    workers: int = 0,
+) -> dict:
     """Verify every plan chain's items on its servers in one VerificationRun; wall time and checks."""
     from ape_contract_verify.evm.chain import ApeProviderChain
     from ape_contract_verify.workflow.run import VerificationRun
@@ -306,7 +349,9 @@ def run_case(project, plan: list[tuple[Chain, list[tuple[str, object]]]], rate: 
     started, since = time.perf_counter(), time.monotonic()
     with VerificationRun(project, options, **({"workers": workers} if workers else {})) as run:
         for chain, servers in plan:
-            run.add_network(chain.label, targets_for(chain, servers, rate), chain.provider, ApeProviderChain(chain.provider))
+            run.add_network(
+                chain.label, targets_for(chain, servers, rate), chain.provider, ApeProviderChain(chain.provider)
+            )
         reports = run.verify(items)
     wall = time.perf_counter() - started
     expected = sum(len(items_of(chain)) * len(servers) for chain, servers in plan)
@@ -341,7 +386,10 @@ def _disk_entries() -> int:
 
 
 def fresh(kinds: list[str], job_seconds: float, chain: Chain) -> list[tuple[str, object]]:
-    return [(k, SourcifyStyle(job_seconds, chain.chain_id) if k == "sourcify" else EtherscanStyle(job_seconds)) for k in kinds]
+    return [
+        (k, SourcifyStyle(job_seconds, chain.chain_id) if k == "sourcify" else EtherscanStyle(job_seconds))
+        for k in kinds
+    ]
 
 
 def stop_servers(plan) -> None:
@@ -371,15 +419,22 @@ def main() -> None:
     os.environ["PATH"] = f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"
     chains: list[Chain] = []
     figures: dict = {
-        "contracts": options.contracts, "job_seconds": options.job_seconds, "calls_per_second": options.rate,
-        "repeat": options.repeat, "workers": options.workers or "VerificationRun's default", "poll_interval_s": POLL_INTERVAL, "ask_first": False,
-        "load_average_at_start": list(os.getloadavg()), "cpus": os.cpu_count(),
+        "contracts": options.contracts,
+        "job_seconds": options.job_seconds,
+        "calls_per_second": options.rate,
+        "repeat": options.repeat,
+        "workers": options.workers or "VerificationRun's default",
+        "poll_interval_s": POLL_INTERVAL,
+        "ask_first": False,
+        "load_average_at_start": list(os.getloadavg()),
+        "cpus": os.cpu_count(),
     }
     try:
         project_dir = scratch / "auto_bench"
         shutil.copytree(PROJECT, project_dir, ignore=shutil.ignore_patterns(".build", ".cache", "__pycache__"))
-        subprocess.run([str(BIN / "ape"), "compile"], cwd=project_dir, env=tool_env(), check=True,
-                       capture_output=True, timeout=600)
+        subprocess.run(
+            [str(BIN / "ape"), "compile"], cwd=project_dir, env=tool_env(), check=True, capture_output=True, timeout=600
+        )
         from ape import Project
 
         project = Project(project_dir)
@@ -395,18 +450,22 @@ def main() -> None:
             finally:
                 stop_servers(plan)
             figures.setdefault("warm_up", {})[chain.label] = {
-                "wall_s": warm["wall_s"], "new_compile_cache_entries": warm["new_compile_cache_entries"]}
+                "wall_s": warm["wall_s"],
+                "new_compile_cache_entries": warm["new_compile_cache_entries"],
+            }
 
         cases = {
             "one": lambda: [(one, fresh(["etherscan"], options.job_seconds, one))],
             "targets": lambda: [(one, fresh(["etherscan", "blockscout", "sourcify"], options.job_seconds, one))],
-            "chains": lambda: [(one, fresh(["etherscan"], options.job_seconds, one)),
-                               (two, fresh(["etherscan"], options.job_seconds, two))],
+            "chains": lambda: [
+                (one, fresh(["etherscan"], options.job_seconds, one)),
+                (two, fresh(["etherscan"], options.job_seconds, two)),
+            ],
         }
         rounds: dict[str, list[dict]] = {name: [] for name in cases}
         names = list(cases)
         for round_index in range(options.repeat):
-            order = names[round_index % 3:] + names[: round_index % 3]  # drift falls on every case in turn
+            order = names[round_index % 3 :] + names[: round_index % 3]  # drift falls on every case in turn
             for name in order:
                 plan = cases[name]()
                 try:
@@ -425,9 +484,11 @@ def main() -> None:
         }
         figures["target_ratio"] = TARGET_RATIO
         figures["rate_held_everywhere"] = all(
-            s["rate_held"] for results in rounds.values() for r in results for s in r["servers"].values())
+            s["rate_held"] for results in rounds.values() for r in results for s in r["servers"].values()
+        )
         figures["new_compile_cache_entries_while_timed"] = sum(
-            r["new_compile_cache_entries"] for results in rounds.values() for r in results)
+            r["new_compile_cache_entries"] for results in rounds.values() for r in results
+        )
         # The last round's details: calls per server, the busiest second, how long one report took.
         figures["last_round"] = {name: results[-1] for name, results in rounds.items()}
         calls = figures["last_round"]["one"]["servers"]
@@ -435,7 +496,9 @@ def main() -> None:
             "rate_limit": round(sum(s["calls"] for s in calls.values()) / options.rate, 1),
             "note": "calls the single target took / calls_per_second: no schedule under the limit is shorter",
         }
-        figures["meets_target"] = all(v <= TARGET_RATIO for v in figures["ratio"].values()) and figures["rate_held_everywhere"]
+        figures["meets_target"] = (
+            all(v <= TARGET_RATIO for v in figures["ratio"].values()) and figures["rate_held_everywhere"]
+        )
     finally:
         for chain in chains:
             try:

@@ -26,8 +26,8 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
 from ape_contract_verify.engine.compilers import CompileCache, compile_vyper_json  # noqa: E402
-from ape_contract_verify.evm.chain import JsonRpcChain  # noqa: E402
 from ape_contract_verify.engine.verifier import Verifier  # noqa: E402
+from ape_contract_verify.evm.chain import JsonRpcChain  # noqa: E402
 from ape_contract_verify.request import CodeFormat, VerificationRequest  # noqa: E402
 from support.service import Anvil, encode  # noqa: E402
 from support.vyper import COUNTER_0310, ESCROW, ESCROW_TYPES, TOKEN, escrow_input  # noqa: E402
@@ -35,7 +35,9 @@ from support.vyper import COUNTER_0310, ESCROW, ESCROW_TYPES, TOKEN, escrow_inpu
 RESULTS = REPO / "benchmarks" / "results" / "bench_vyper.json"
 
 
-def request(address: str, input_json: dict, name: str, args: bytes, version: str = "vyper:0.4.3") -> VerificationRequest:
+def request(
+    address: str, input_json: dict, name: str, args: bytes, version: str = "vyper:0.4.3"
+) -> VerificationRequest:
     return VerificationRequest(
         address=address,
         contract_name=name,
@@ -70,7 +72,9 @@ def main() -> None:
             "sources": {"contracts/Counter310.vy": {"content": COUNTER_0310}},
             "settings": {"evmVersion": "shanghai", "optimize": "gas"},
         }
-        legacy_evm = compile_vyper_json("vyper:0.3.10", legacy_input)["contracts"]["contracts/Counter310.vy"]["Counter310"]["evm"]
+        legacy_evm = compile_vyper_json("vyper:0.3.10", legacy_input)["contracts"]["contracts/Counter310.vy"][
+            "Counter310"
+        ]["evm"]
         legacy_args = encode(["address", "uint256"], [anvil.accounts[1], 5])
         legacy = anvil.deploy(legacy_evm["bytecode"]["object"], legacy_args)
 
@@ -79,7 +83,10 @@ def main() -> None:
             "cached": (request(escrow, escrow_input("gas"), f"{ESCROW}:Escrow", escrow_args), True, "full"),
             "wrong_mode": (request(escrow, escrow_input("codesize"), f"{ESCROW}:Escrow", escrow_args), False, None),
             "vyper_0_3_10": (
-                request(legacy, legacy_input, "contracts/Counter310.vy:Counter310", legacy_args, "vyper:0.3.10"), False, "full"),
+                request(legacy, legacy_input, "contracts/Counter310.vy:Counter310", legacy_args, "vyper:0.3.10"),
+                False,
+                "full",
+            ),
         }
         seconds: dict[str, list[float]] = {name: [] for name in cases}
         for _ in range(options.repeat):

@@ -38,7 +38,9 @@ def pytest_collection_modifyitems(items):
     other module runs whole on either worker, so its module fixtures are built once."""
     unmarked = sorted({item.module.__name__ for item in items if not any(item.get_closest_marker(k) for k in KINDS)})
     if unmarked:
-        raise pytest.UsageError(f"no kind marker ({', '.join(KINDS)}) in: {', '.join(unmarked)}; add `pytestmark = pytest.mark.unit` or another")
+        raise pytest.UsageError(
+            f"no kind marker ({', '.join(KINDS)}) in: {', '.join(unmarked)}; add `pytestmark = pytest.mark.unit` or another"
+        )
     end_to_end = {item.module.__name__ for item in items if _drives_the_example(item)}
     for item in items:
         module = item.module.__name__

@@ -80,7 +80,7 @@ contract User {
 
 LIBRARIES = ("LibA", "LibC", "LibB", "LibD")  # the order they are deployed and added in
 
-DEPLOY = f'''
+DEPLOY = f"""
 from ape import accounts, compilers, project
 
 
@@ -93,10 +93,10 @@ def main():
     user = deployer.deploy(project.User)
     assert user.compute(3) == 49
     print("DEPLOYED User", user.address)
-'''
+"""
 
 # LibA deployed again and added again: the manifest now records an address User was not compiled with.
-REDEPLOY_A = '''
+REDEPLOY_A = """
 from ape import accounts, compilers, project
 
 
@@ -104,7 +104,7 @@ def main():
     library = accounts.test_accounts[0].deploy(project.LibA)
     compilers.solidity.add_library(library)
     print("DEPLOYED LibA", library.address)
-'''
+"""
 
 DEPLOYED = re.compile(r"^DEPLOYED (\w+) (0x[0-9a-fA-F]{40})$", re.M)
 
@@ -173,7 +173,10 @@ def deployed(tmp_path_factory):
             project,
             foundry={"host": anvil.url},
             contract_verify={
-                "auto": True, "max_retries": 1, "poll_interval": 0.5, "calls_per_second": 50,
+                "auto": True,
+                "max_retries": 1,
+                "poll_interval": 0.5,
+                "calls_per_second": 50,
                 "explorers": {"ethereum": {"local": {"url": explorer.base_url}}},
             },
         )
@@ -201,9 +204,9 @@ def test_the_deploy_verifies_every_contract_as_a_full_match(deployed):
         assert (record["ContractName"], record["MatchType"]) == (name, "full"), (name, record["MatchType"])
     # What was submitted is what ape-solidity compiled with: every library added before, linked or not.
     user = json.loads(_record(explorer, addresses["User"])["SourceCode"][1:-1])
-    assert user["settings"]["libraries"] == {
-        f"contracts/{name}.sol": {name: addresses[name]} for name in LIBRARIES
-    }, user["settings"]["libraries"]
+    assert user["settings"]["libraries"] == {f"contracts/{name}.sol": {name: addresses[name]} for name in LIBRARIES}, (
+        user["settings"]["libraries"]
+    )
     lib_b = json.loads(_record(explorer, addresses["LibB"])["SourceCode"][1:-1])
     assert lib_b["settings"]["libraries"] == {
         f"contracts/{name}.sol": {name: addresses[name]} for name in ("LibA", "LibC")
@@ -227,7 +230,11 @@ def test_only_the_linked_libraries_would_be_a_partial_match(deployed):
     reader, cache = JsonRpcChain(anvil.url), CompileCache()
     for name in ("LibB", "User"):
         derivation = derive(
-            artifacts.find_artifact(name, project), addresses[name], chain_reader=reader, cache=cache, manifest_libraries={}
+            artifacts.find_artifact(name, project),
+            addresses[name],
+            chain_reader=reader,
+            cache=cache,
+            manifest_libraries={},
         )
         assert derivation.match == "partial", name
         assert any(w.startswith("partial match: ") for w in derivation.warnings), derivation.warnings
@@ -250,8 +257,11 @@ def test_a_wrong_recorded_library_address_is_a_partial_match_with_its_reason(dep
     wrong = {f"contracts/{name}.sol": {name: addresses[name]} for name in LIBRARIES}
     wrong["contracts/LibA.sol"]["LibA"] = "0x" + "5a" * 20  # not where LibA is
     derivation = derive(
-        artifacts.find_artifact("User", Project(project_dir)), addresses["User"],
-        chain_reader=JsonRpcChain(anvil.url), cache=CompileCache(), manifest_libraries=wrong,
+        artifacts.find_artifact("User", Project(project_dir)),
+        addresses["User"],
+        chain_reader=JsonRpcChain(anvil.url),
+        cache=CompileCache(),
+        manifest_libraries=wrong,
     )
     assert derivation.match == "partial"
     reason = next(w for w in derivation.warnings if w.startswith("partial match: "))

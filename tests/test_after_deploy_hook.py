@@ -15,16 +15,18 @@ import types
 import click
 import pytest
 import requests
-import yaml
 
 from support import BIN, run, tool_env
-from support.e2e import ape_in_process, configure, copy_project, summary, verify_cli
+from support.e2e import ape_in_process, configure, copy_project, verify_cli
 from support.service import Anvil, ServerProcess
 
 # The summary's row with a network column: contract, address, outcome, target, network.
-NETWORK_ROW = re.compile(r"^(\S+)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped)\s{2,}(\S+(?: \S+)?)\s{2,}(ethereum:\S+)", re.M)
+NETWORK_ROW = re.compile(
+    r"^(\S+)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped)\s{2,}(\S+(?: \S+)?)\s{2,}(ethereum:\S+)",
+    re.M,
+)
 
-TWO_CHAINS = '''
+TWO_CHAINS = """
 from ape import accounts, networks, project
 
 
@@ -36,9 +38,9 @@ def main():
     for chain, deployed in (("first", first), ("second", second)):
         for contract in deployed:
             print("DEPLOYED", chain, contract.contract_type.name, contract.address)
-'''
+"""
 
-DEPLOY_TWO = '''
+DEPLOY_TWO = """
 from ape import accounts, project
 
 
@@ -46,9 +48,9 @@ def main():
     deployer = accounts.test_accounts[0]
     for contract in (deployer.deploy(project.Box), deployer.deploy(project.LegacyStore, "kept", 3)):
         print("DEPLOYED", contract.contract_type.name, contract.address)
-'''
+"""
 
-APE_TEST = '''
+APE_TEST = """
 def test_a_deploy_in_ape_test_is_not_verified(accounts, project):
     from ape_contract_verify.workflow import after_deploy
 
@@ -59,7 +61,7 @@ def test_a_deploy_in_ape_test_is_not_verified(accounts, project):
     assert after_deploy.deploy_mode() is None
     assert after_deploy.current_queue() is None
     assert after_deploy._queues == {} and after_deploy._recorders == {}
-'''
+"""
 
 # `python -m ape` does not exist in eth-ape 0.8 (no ape/__main__.py); this is what it would run, from
 # a file whose name is not `ape`: the old `sys.argv` test said "not `ape run`" to it.
@@ -89,7 +91,8 @@ def _contexts(*commands):
 @pytest.mark.unit
 def test_inside_ape_run_is_read_from_the_click_context_stack(hook_state, monkeypatch):
     from ape._cli import cli as ape_cli
-    from ape_run._cli import ScriptCommand, cli as run_cli
+    from ape_run._cli import ScriptCommand
+    from ape_run._cli import cli as run_cli
 
     script = click.Command("deploy")
     assert not hook_state.in_ape_run()  # no command running
@@ -139,7 +142,9 @@ def test_deploy_mode_follows_auto_and_the_command(hook_state, monkeypatch, caplo
 
 
 @pytest.mark.unit
-def test_wrappers_go_in_when_ape_imports_the_module_and_failures_are_said_once(hook_state, monkeypatch, tmp_path, caplog):
+def test_wrappers_go_in_when_ape_imports_the_module_and_failures_are_said_once(
+    hook_state, monkeypatch, tmp_path, caplog
+):
     package = tmp_path / "fake_ape_module_for_hook.py"
     package.write_text("class ContractCache:\n    def cache_deployment(self, instance):\n        return 'cached'\n")
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -183,13 +188,16 @@ def test_summary_names_each_network():
     assert one.splitlines()[0] == "contract_verify: ethereum:local:foundry" and "Box" in one
     assert one.splitlines()[1].split()[:4] == ["contract", "address", "outcome", "target"]
     assert one.splitlines()[2].split()[2:4] == ["verified", "etherscan"]
-    two = network_table([
-        ("ethereum:local:foundry", "etherscan", [Report("Box", box, Outcome.VERIFIED)]),
-        ("ethereum:second:node", "etherscan", [Report("Box", box, Outcome.FAILED, "bytecode differs")]),
-    ])
+    two = network_table(
+        [
+            ("ethereum:local:foundry", "etherscan", [Report("Box", box, Outcome.VERIFIED)]),
+            ("ethereum:second:node", "etherscan", [Report("Box", box, Outcome.FAILED, "bytecode differs")]),
+        ]
+    )
     rows = NETWORK_ROW.findall(two)
     assert [(r[4], r[0], r[2]) for r in rows] == [
-        ("ethereum:local:foundry", "Box", "verified"), ("ethereum:second:node", "Box", "failed")
+        ("ethereum:local:foundry", "Box", "verified"),
+        ("ethereum:second:node", "Box", "failed"),
     ], two
 
 
@@ -224,20 +232,33 @@ def test_a_wrapper_started_run_verifies_every_network_the_script_deploys_to(comp
         configure(
             project,
             foundry={"host": first.url},
-            networks={"custom": [{"name": "second", "chain_id": 31338, "ecosystem": "ethereum", "default_provider": "node"}]},
+            networks={
+                "custom": [{"name": "second", "chain_id": 31338, "ecosystem": "ethereum", "default_provider": "node"}]
+            },
             node={"ethereum": {"second": {"uri": second.url}}},
             ethereum={"second": {"required_confirmations": 0, "transaction_acceptance_timeout": 60}},
             contract_verify={
-                "auto": True, "max_retries": 1, "poll_interval": 0.5, "calls_per_second": 50,
+                "auto": True,
+                "max_retries": 1,
+                "poll_interval": 0.5,
+                "calls_per_second": 50,
                 "explorers": {"ethereum": {"second": {"url": explorer.base_url}}},
             },
         )
         (project / "deploy-tool").write_text(WRAPPER)
-        proc = run([sys.executable, "deploy-tool", "run", "two_chains", "--network", "ethereum:local:foundry"], cwd=project, timeout=600)
+        proc = run(
+            [sys.executable, "deploy-tool", "run", "two_chains", "--network", "ethereum:local:foundry"],
+            cwd=project,
+            timeout=600,
+        )
         deployed = re.findall(r"^DEPLOYED (\w+) (\w+) (0x[0-9a-fA-F]{40})$", proc.stdout, re.M)
         assert len(deployed) == 4, proc.stdout
         rows = {(network, name): outcome for name, _, outcome, _, network in NETWORK_ROW.findall(proc.stdout)}
-        expected = {(network, name): "verified" for network in ("ethereum:local:foundry", "ethereum:second:node") for name in ("Box", "LegacyStore")}
+        expected = {
+            (network, name): "verified"
+            for network in ("ethereum:local:foundry", "ethereum:second:node")
+            for name in ("Box", "LegacyStore")
+        }
         assert rows == expected, proc.stdout + proc.stderr
         # Each target named for what it is: the embedded explorer is no Etherscan.
         targets = {network: target for _, _, _, target, network in NETWORK_ROW.findall(proc.stdout)}
@@ -249,10 +270,16 @@ def test_a_wrapper_started_run_verifies_every_network_the_script_deploys_to(comp
             assert conn.execute("SELECT COUNT(*) FROM submissions").fetchone()[0] == 2
         for chain, name, address in deployed:
             if chain == "second":
-                answer = requests.get(explorer.base_url, params={"module": "contract", "action": "getsourcecode", "address": address}, timeout=10).json()
+                answer = requests.get(
+                    explorer.base_url,
+                    params={"module": "contract", "action": "getsourcecode", "address": address},
+                    timeout=10,
+                ).json()
                 assert answer["result"][0]["ContractName"].endswith(name), answer
         assert {first.rpc("eth_chainId"), second.rpc("eth_chainId")} == {hex(31337), hex(31338)}
-        assert all(a.rpc("eth_getCode", addr, "latest") not in ("0x", "") for a in (first, second) for _, _, addr in deployed)
+        assert all(
+            a.rpc("eth_getCode", addr, "latest") not in ("0x", "") for a in (first, second) for _, _, addr in deployed
+        )
 
         # Later, every network with recorded deployments in one command, side by side, one table:
         # the second chain's explorer has them already; so does ethereum:local's embedded explorer,
@@ -263,8 +290,10 @@ def test_a_wrapper_started_run_verifies_every_network_the_script_deploys_to(comp
         assert later.returncode == 0 and document["ok"], later.stdout + later.stderr
         ended = {(r["network"], r["contract"]): r["outcome"] for r in document["reports"]}
         assert ended == {
-            ("ethereum:local", "Box"): "already verified", ("ethereum:local", "LegacyStore"): "already verified",
-            ("ethereum:second", "Box"): "already verified", ("ethereum:second", "LegacyStore"): "already verified",
+            ("ethereum:local", "Box"): "already verified",
+            ("ethereum:local", "LegacyStore"): "already verified",
+            ("ethereum:second", "Box"): "already verified",
+            ("ethereum:second", "LegacyStore"): "already verified",
         }, document
     finally:
         if explorer is not None:
@@ -279,7 +308,12 @@ def test_ape_test_deploys_without_verifying(compiled_example, tmp_path):
     configure(project, contract_verify={"auto": True})
     (project / "tests").mkdir(exist_ok=True)
     (project / "tests" / "test_hook.py").write_text(APE_TEST)
-    proc = run([BIN / "ape", "test", "tests/test_hook.py", "--network", "ethereum:local:test"], cwd=project, timeout=600, check=False)
+    proc = run(
+        [BIN / "ape", "test", "tests/test_hook.py", "--network", "ethereum:local:test"],
+        cwd=project,
+        timeout=600,
+        check=False,
+    )
     assert proc.returncode == 0 and "1 passed" in proc.stdout, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "contract_verify" not in proc.stdout + proc.stderr  # no summary, no warning
     assert not (project / ".build" / "contract_verify").exists()  # nothing recorded either
@@ -308,20 +342,29 @@ def test_auto_off_records_what_ape_run_deploys_and_verify_all_verifies_it(compil
         ledgers = list((project / ".build" / "contract_verify").glob("deployments-31337-*.sqlite"))
         assert len(ledgers) == 1
         entries = Ledger(ledgers[0]).entries()
-        assert {(e["contract"], e["address"], e["status"]) for e in entries} == {(n, a, "pending") for n, a in deployed.items()}
+        assert {(e["contract"], e["address"], e["status"]) for e in entries} == {
+            (n, a, "pending") for n, a in deployed.items()
+        }
         # The type deployed, for `ape verify all` to verify as such (types may share one code).
-        assert {e["contract"]: e.get("type") for e in entries} == {"Box": "contracts/proxy/Box.sol:Box", "LegacyStore": "contracts/legacy/LegacyStore.sol:LegacyStore"}
+        assert {e["contract"]: e.get("type") for e in entries} == {
+            "Box": "contracts/proxy/Box.sol:Box",
+            "LegacyStore": "contracts/legacy/LegacyStore.sol:LegacyStore",
+        }
 
         manifest = json.loads((project / ".build" / "__local__.json").read_text())
         from eth_utils import to_checksum_address
 
-        other_box = to_checksum_address(anvil.deploy(manifest["contractTypes"]["Box"]["deploymentBytecode"]["bytecode"]))
+        other_box = to_checksum_address(
+            anvil.deploy(manifest["contractTypes"]["Box"]["deploymentBytecode"]["bytecode"])
+        )
         configure(project, deployments={"ethereum": {"local": [{"contract_type": "Box", "address": other_box}]}})
 
         proc = verify_cli(project, "all", "--json", real=True)
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
         outcomes = {r["address"]: r["outcome"] for r in json.loads(proc.stdout)["reports"]}
-        assert outcomes == {deployed["Box"]: "verified", deployed["LegacyStore"]: "verified", other_box: "verified"}, outcomes
+        assert outcomes == {deployed["Box"]: "verified", deployed["LegacyStore"]: "verified", other_box: "verified"}, (
+            outcomes
+        )
         statuses = {e["address"]: e["status"] for e in Ledger(ledgers[0]).entries()}
         assert statuses == {deployed["Box"]: "verified", deployed["LegacyStore"]: "verified", other_box: "verified"}
 
@@ -337,7 +380,7 @@ def test_auto_off_records_what_ape_run_deploys_and_verify_all_verifies_it(compil
         anvil.stop()
 
 
-DEPLOY_MANY = '''
+DEPLOY_MANY = """
 import time
 
 from ape import accounts, project
@@ -349,7 +392,7 @@ def main():
         contract = deployer.deploy(project.Box) if n % 2 else deployer.deploy(project.LegacyStore, f"n{{n}}", n)
         print("DEPLOYED", contract.contract_type.name, contract.address, flush=True)
         time.sleep(0.5)  # spread over the `ape verify all` runs beside it
-'''
+"""
 
 
 @pytest.mark.e2e
@@ -368,7 +411,11 @@ def test_verify_all_beside_a_deploy_with_auto_off_loses_no_deployment(compiled_e
         configure(project, foundry={"host": anvil.url}, contract_verify={"auto": False, "poll_interval": 0.5})
         deploy = subprocess.Popen(
             [BIN / "ape", "run", "deploy_many", "--network", "ethereum:local:foundry"],
-            cwd=project, env=tool_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            cwd=project,
+            env=tool_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         folder = project / ".build" / "contract_verify"
         deadline = time.monotonic() + 300
@@ -377,7 +424,12 @@ def test_verify_all_beside_a_deploy_with_auto_off_loses_no_deployment(compiled_e
             time.sleep(0.2)
         beside = 0
         while deploy.poll() is None:  # `ape verify all` again and again while the deploy goes on
-            proc = run([BIN / "ape", "verify", "all", "--network", "ethereum:local:foundry", "--json"], cwd=project, timeout=300, check=False)
+            proc = run(
+                [BIN / "ape", "verify", "all", "--network", "ethereum:local:foundry", "--json"],
+                cwd=project,
+                timeout=300,
+                check=False,
+            )
             assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
             beside += 1
             assert time.monotonic() < deadline, "the deploy did not end"
@@ -387,12 +439,20 @@ def test_verify_all_beside_a_deploy_with_auto_off_loses_no_deployment(compiled_e
         deployed = re.findall(r"^DEPLOYED (\w+) (0x[0-9a-fA-F]{40})$", out, re.M)
         assert len(deployed) == count, out
 
-        last = run([BIN / "ape", "verify", "all", "--network", "ethereum:local:foundry", "--json"], cwd=project, timeout=300, check=False)
+        last = run(
+            [BIN / "ape", "verify", "all", "--network", "ethereum:local:foundry", "--json"],
+            cwd=project,
+            timeout=300,
+            check=False,
+        )
         assert last.returncode == 0, last.stdout[-3000:] + last.stderr[-3000:]
         (ledger,) = folder.glob("deployments-31337-*.sqlite")
         # Each ended verified: by the run of `ape verify all` that sent it, or found verified by a
         # later one (the embedded explorer keeps what it verified while the anvil runs).
-        statuses = {e["address"]: (e["contract"], e["status"].replace("already verified", "verified")) for e in Ledger(ledger).entries()}
+        statuses = {
+            e["address"]: (e["contract"], e["status"].replace("already verified", "verified"))
+            for e in Ledger(ledger).entries()
+        }
         assert statuses == {address: (name, "verified") for name, address in deployed}, statuses
     finally:
         if deploy is not None and deploy.poll() is None:

@@ -17,7 +17,7 @@ from support.e2e import ROW, configure, copy_project, sourcify_base, summary, ve
 
 pytestmark = pytest.mark.e2e
 
-READER = '''
+READER = """
 import json, urllib.request
 from ape import Contract, chain, networks
 from ape.utils.basemodel import ManagerAccessMixin
@@ -83,9 +83,9 @@ def main():
             "url": only.get_address_url(ADDRESSES["Token"]),
         }}
     print("RESULT " + json.dumps(out))
-'''
+"""
 
-PUBLISH = '''
+PUBLISH = """
 import json, urllib.request
 from ape import Contract, accounts, chain, networks, project
 from ape.api.networks import NetworkAPI
@@ -122,11 +122,11 @@ def main():
             "verified_page": "Contract Source Code Verified" in body,
         }
     print("RESULT " + json.dumps(out))
-'''
+"""
 
 # auto: true on a local network with no explorer configured: the deploy hook verifies on the
 # process's embedded explorer, the one Ape's explorer (started here first, for a link) reads from.
-SHARED = '''
+SHARED = """
 import json, time, urllib.request
 from ape import Contract, accounts, chain, networks, project
 
@@ -150,13 +150,15 @@ def main():
     with urllib.request.urlopen(tx_url, timeout=30) as answer:
         out["tx"] = {"url": tx_url, "status": answer.status, "body": answer.read().decode()}
     print("RESULT " + json.dumps(out))
-'''
+"""
 
 
 def _result(proc) -> dict:
     lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
-    assert proc.returncode == 0 and lines, f"exit {proc.returncode}\n{proc.stdout[-3000:]}\n--- stderr\n{proc.stderr[-4000:]}"
-    return json.loads(lines[-1][len("RESULT "):])
+    assert proc.returncode == 0 and lines, (
+        f"exit {proc.returncode}\n{proc.stdout[-3000:]}\n--- stderr\n{proc.stderr[-4000:]}"
+    )
+    return json.loads(lines[-1][len("RESULT ") :])
 
 
 def _reader(root: Path, example, explorer_setting: bool) -> Path:
@@ -167,15 +169,21 @@ def _reader(root: Path, example, explorer_setting: bool) -> Path:
         "name": "reader",
         "foundry": {"host": example.anvil.url},
         # The same anvil as a live-like network whose one target is Sourcify.
-        "networks": {"custom": [{"name": "anvil-sourcify", "chain_id": 31337, "ecosystem": "ethereum", "default_provider": "node"}]},
+        "networks": {
+            "custom": [
+                {"name": "anvil-sourcify", "chain_id": 31337, "ecosystem": "ethereum", "default_provider": "node"}
+            ]
+        },
         "node": {"ethereum": {"anvil-sourcify": {"uri": example.anvil.url}}},
         "contract_verify": {
             "explorer": explorer_setting,
             "max_retries": 1,
-            "explorers": {"ethereum": {
-                "local": {"url": example.explorer.base_url},
-                "anvil-sourcify": {"sourcify": {"url": sourcify_base(example.sourcify)}},
-            }},
+            "explorers": {
+                "ethereum": {
+                    "local": {"url": example.explorer.base_url},
+                    "anvil-sourcify": {"sourcify": {"url": sourcify_base(example.sourcify)}},
+                }
+            },
         },
     }
     (project / "ape-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
@@ -225,7 +233,13 @@ def test_explorer_false_leaves_the_networks_to_ape_etherscan_and_ape_verify_stil
     assert "contract-verify" not in out["registered"] and "etherscan" in out["registered"]
 
     project = copy_project(example_on_anvil.project, tmp_path / "verify-still-works")
-    configure(project, contract_verify={**yaml.safe_load((project / "ape-config.yaml").read_text())["contract_verify"], "explorer": False})
+    configure(
+        project,
+        contract_verify={
+            **yaml.safe_load((project / "ape-config.yaml").read_text())["contract_verify"],
+            "explorer": False,
+        },
+    )
     proc = verify_cli(project, "contract", example_on_anvil.deployed["Box"])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert summary(proc.stdout)["Box"][1] in ("verified", "already verified")
@@ -234,7 +248,9 @@ def test_explorer_false_leaves_the_networks_to_ape_etherscan_and_ape_verify_stil
 def test_publish_true_on_a_live_like_network_and_the_embedded_explorer_in_one_run(example_on_anvil, tmp_path):
     project = copy_project(example_on_anvil.project, tmp_path / "publisher")
     config = yaml.safe_load((project / "ape-config.yaml").read_text())
-    config["networks"] = {"custom": [{"name": "anvil-live", "chain_id": 31337, "ecosystem": "ethereum", "default_provider": "node"}]}
+    config["networks"] = {
+        "custom": [{"name": "anvil-live", "chain_id": 31337, "ecosystem": "ethereum", "default_provider": "node"}]
+    }
     config["node"] = {"ethereum": {"anvil-live": {"uri": example_on_anvil.anvil.url}}}
     config["contract_verify"] = {
         "auto": False,

@@ -71,7 +71,7 @@ def test_the_script_resumes_only_once_the_workers_are_out():
 
 
 def test_a_thread_the_script_deploys_from_passes():
-    gate, log = ApeGate(), []
+    gate = ApeGate()
     gate.script_started()
     done = threading.Event()
 

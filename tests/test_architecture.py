@@ -23,7 +23,11 @@ def lint(root: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(root)}  # this copy of the package, not the installed one
     return subprocess.run(
         [LINT, "--config", str(root / "pyproject.toml"), "--no-cache"],
-        cwd=root, env=env, capture_output=True, text=True, timeout=120,
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -65,12 +69,8 @@ def test_a_forbidden_import_breaks_a_contract(package_copy, module, bad_import, 
     assert dotted in broken_section or dotted.rsplit(".", 1)[-1] in broken_section
 
 
-
 def test_no_module_is_over_600_lines():
-    sizes = {
-        str(path.relative_to(REPO)): len(path.read_text().splitlines())
-        for path in PACKAGE.rglob("*.py")
-    }
+    sizes = {str(path.relative_to(REPO)): len(path.read_text().splitlines()) for path in PACKAGE.rglob("*.py")}
     too_long = {name: lines for name, lines in sizes.items() if lines > MAX_MODULE_LINES}
     assert not too_long, f"split these into modules of one job each: {too_long}"
 
@@ -82,7 +82,11 @@ def private_imports(paths) -> list[str]:
     for path in paths:
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ape_contract_verify"):
-                found += [f"{path.relative_to(REPO)}:{node.lineno}: {node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
+                found += [
+                    f"{path.relative_to(REPO)}:{node.lineno}: {node.module}.{a.name}"
+                    for a in node.names
+                    if a.name.startswith("_")
+                ]
     return found
 
 

@@ -95,8 +95,15 @@ def test_the_whole_group_s_input_is_asked_once_per_project_state(compiled_exampl
 def test_the_input_is_ape_solidity_s_for_every_example_contract(compiled_example):
     out = run([BIN / "python", "-c", SAME_AS_APE_SOLIDITY], cwd=compiled_example, timeout=600).stdout
     checked = dict(json.loads(out.strip().splitlines()[-1]))
-    assert {"Token", "BoxUUPS", "CloneFactory", "LegacyStore", "openzeppelin:ProxyAdmin",
-            "openzeppelin:TransparentUpgradeableProxy", "viair:ViaIRCounter"} <= set(checked)
+    assert {
+        "Token",
+        "BoxUUPS",
+        "CloneFactory",
+        "LegacyStore",
+        "openzeppelin:ProxyAdmin",
+        "openzeppelin:TransparentUpgradeableProxy",
+        "viair:ViaIRCounter",
+    } <= set(checked)
     assert all(count >= 1 for count in checked.values())
     assert max(checked.values()) > 1  # some contract brings its imports along
 

@@ -9,8 +9,6 @@ controllers/api/rpc/contract_controller.ex (blockscout/blockscout, master of Aug
 import json
 
 import pytest
-from support.client import single_file_request
-from support.stub_server import ADDRESS, GUID, IMPL, Http, Sleeps, make_client, notok, ok
 
 from ape_contract_verify.client.targets import Target
 from ape_contract_verify.exceptions import (
@@ -21,6 +19,8 @@ from ape_contract_verify.exceptions import (
     VerificationRejected,
 )
 from ape_contract_verify.protocol.answers import Outcome, Texts, classify
+from support.client import single_file_request
+from support.stub_server import ADDRESS, GUID, IMPL, Http, Sleeps, make_client, notok, ok
 
 pytestmark = pytest.mark.unit
 
@@ -40,7 +40,10 @@ def error(message, data=None):
 
 @pytest.mark.parametrize(
     "answer",
-    [error(Texts.BLOCKSCOUT_ALREADY_VERIFIED, Texts.BLOCKSCOUT_ALREADY_VERIFIED), error(Texts.BLOCKSCOUT_ALREADY_VERIFIED)],
+    [
+        error(Texts.BLOCKSCOUT_ALREADY_VERIFIED, Texts.BLOCKSCOUT_ALREADY_VERIFIED),
+        error(Texts.BLOCKSCOUT_ALREADY_VERIFIED),
+    ],
     ids=["standard-json", "flattened-result-null"],
 )
 def test_already_verified_is_a_success_even_with_a_null_result(stub, answer):
@@ -53,7 +56,9 @@ def test_already_verified_is_a_success_even_with_a_null_result(stub, answer):
     assert stub.actions() == ["verifysourcecode"]
 
 
-@pytest.mark.parametrize("text", [Texts.BLOCKSCOUT_NOT_A_SMART_CONTRACT, Texts.BLOCKSCOUT_NOT_A_CONTRACT], ids=["2025-09+", "2025-01"])
+@pytest.mark.parametrize(
+    "text", [Texts.BLOCKSCOUT_NOT_A_SMART_CONTRACT, Texts.BLOCKSCOUT_NOT_A_CONTRACT], ids=["2025-09+", "2025-01"]
+)
 def test_not_a_smart_contract_is_waited_out_as_not_indexed(stub, text):
     stub.answer(error(text, text), error(text, text), shown(GUID))
     sleeps = Sleeps()
@@ -75,8 +80,12 @@ def test_not_a_smart_contract_after_the_wait_names_the_address(stub):
 
 @pytest.mark.parametrize(
     "text",
-    [Texts.BLOCKSCOUT_MISSING_CODEFORMAT, "contractname is required.", Texts.BLOCKSCOUT_INVALID_ADDRESS,
-     f"{Texts.BLOCKSCOUT_PUBLISH_FAILED}: %{{name: [\"can't be blank\"]}}"],
+    [
+        Texts.BLOCKSCOUT_MISSING_CODEFORMAT,
+        "contractname is required.",
+        Texts.BLOCKSCOUT_INVALID_ADDRESS,
+        f'{Texts.BLOCKSCOUT_PUBLISH_FAILED}: %{{name: ["can\'t be blank"]}}',
+    ],
     ids=["codeformat", "param", "address", "publish"],
 )
 def test_refusals_with_the_text_only_in_message_carry_it(stub, text):
@@ -124,7 +133,7 @@ def test_a_submission_polls_through_pending_to_failed(stub):
 # -- proxies ---------------------------------------------------------------------------------------
 
 ONE = f"The proxy's ({ADDRESS}) implementation contract is found at {IMPL} and is successfully updated."
-MANY = f"The proxy's ({ADDRESS}) implementation contracts are found at [\"{IMPL}\", \"{ADDRESS}\"] and they've been successfully updated."
+MANY = f'The proxy\'s ({ADDRESS}) implementation contracts are found at ["{IMPL}", "{ADDRESS}"] and they\'ve been successfully updated.'
 PROXY = [
     (shown(Texts.PROXY_IN_PROGRESS), Outcome.PENDING),
     (shown(ONE), Outcome.VERIFIED),
@@ -178,7 +187,9 @@ def test_getsourcecode_of_an_unverified_contract_has_only_its_address(stub):
 
 def test_too_many_requests_is_waited_out(stub):
     body = json.dumps(error(Texts.BLOCKSCOUT_RATE_LIMIT))
-    stub.answer(Http(429, body, {"Content-Type": "application/json"}), error(Texts.BLOCKSCOUT_RATE_LIMIT), shown(Texts.PASS))
+    stub.answer(
+        Http(429, body, {"Content-Type": "application/json"}), error(Texts.BLOCKSCOUT_RATE_LIMIT), shown(Texts.PASS)
+    )
     sleeps = Sleeps()
     answer = make_client(stub, sleep=sleeps).check_verify_status(GUID)
     assert answer.outcome == Outcome.VERIFIED
@@ -191,7 +202,12 @@ def test_too_many_requests_is_waited_out(stub):
 
 def pro_target(stub, api_key=None):
     return Target(
-        ecosystem="ethereum", network="sepolia", url=stub.url, chain_id=11155111, api_key=api_key, name="blockscout",
+        ecosystem="ethereum",
+        network="sepolia",
+        url=stub.url,
+        chain_id=11155111,
+        api_key=api_key,
+        name="blockscout",
         chain_id_param="chain_id",
     )
 

@@ -12,11 +12,11 @@ import subprocess
 
 import pytest
 
-from support import REPO
 from ape_contract_verify.engine.verifier import FailureKind, Verifier
 from ape_contract_verify.evm import blueprint
 from ape_contract_verify.evm.bytecode import is_data_contract
 from ape_contract_verify.request import CodeFormat, VerificationRequest
+from support import REPO
 
 pytestmark = pytest.mark.engine
 
@@ -43,17 +43,26 @@ class BlueprintChain:
 @pytest.fixture(scope="module")
 def pool_creation() -> bytes:
     assert VYPER.exists(), f"vyper 0.3.10 is missing at {VYPER}: run toolchain/install.sh"
-    proc = subprocess.run([str(VYPER), "-f", "bytecode", "contracts/Pool.vy"], cwd=PROJECT, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [str(VYPER), "-f", "bytecode", "contracts/Pool.vy"], cwd=PROJECT, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return bytes.fromhex(proc.stdout.strip().removeprefix("0x"))
 
 
 def request(args: str = "") -> VerificationRequest:
     source = (PROJECT / "contracts" / "Pool.vy").read_text()
-    text = json.dumps({"language": "Vyper", "sources": {"contracts/Pool.vy": {"content": source}}, "settings": SETTINGS})
-    return VerificationRequest(address=ADDRESS, source_code=text, code_format=CodeFormat.VYPER_JSON,
-                               contract_name="contracts/Pool.vy:Pool", compiler_version="vyper:0.3.10",
-                               constructor_arguments=args)
+    text = json.dumps(
+        {"language": "Vyper", "sources": {"contracts/Pool.vy": {"content": source}}, "settings": SETTINGS}
+    )
+    return VerificationRequest(
+        address=ADDRESS,
+        source_code=text,
+        code_format=CodeFormat.VYPER_JSON,
+        contract_name="contracts/Pool.vy:Pool",
+        compiler_version="vyper:0.3.10",
+        constructor_arguments=args,
+    )
 
 
 # -- the preamble -------------------------------------------------------------------------------
@@ -69,16 +78,33 @@ def test_the_preamble_with_and_without_a_data_section():
     assert blueprint.parse("0xfe7100") is not None and blueprint.parse("0xfe7100").body == b""
 
 
-@pytest.mark.parametrize("code", [b"", b"\xfe\x71", b"\xfe\x72\x00", b"\x60\x80\x60\x40", bytes([0xFE, 0x71, 3, 0]),
-                                  bytes([0xFE, 0x71, 1, 5, 0]), bytes([0xFE, 0x71, 2, 0]), b"\x00\xfe\x71\x00", "0xzz"])
+@pytest.mark.parametrize(
+    "code",
+    [
+        b"",
+        b"\xfe\x71",
+        b"\xfe\x72\x00",
+        b"\x60\x80\x60\x40",
+        bytes([0xFE, 0x71, 3, 0]),
+        bytes([0xFE, 0x71, 1, 5, 0]),
+        bytes([0xFE, 0x71, 2, 0]),
+        b"\x00\xfe\x71\x00",
+        "0xzz",
+    ],
+)
 def test_what_is_no_blueprint(code):
     """Too short, another magic, runtime code, the reserved length size 0b11, data past the end."""
     assert blueprint.parse(code) is None and not blueprint.is_blueprint(code)
 
 
 def test_a_blueprint_is_no_data_contract_and_the_deploy_code_is_vypers(pool_creation):
-    proc = subprocess.run([str(VYPER), "-f", "blueprint_bytecode", "contracts/Pool.vy"], cwd=PROJECT,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [str(VYPER), "-f", "blueprint_bytecode", "contracts/Pool.vy"],
+        cwd=PROJECT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert blueprint.deploy_code(pool_creation).hex() == proc.stdout.strip().removeprefix("0x")
     on_chain = blueprint.deploy_code(pool_creation)[10:]  # what its first 10 bytes return
@@ -96,7 +122,12 @@ def verify(code: bytes, args: str = "", **options):
 
 def test_the_body_is_verified_as_the_creation_code_without_a_creation_transaction(pool_creation):
     result = verify(b"\xfe\x71\x00" + pool_creation)
-    assert (result.verified, result.match, result.blueprint, result.constructor_arguments) == (True, "full", True, ""), result.reason
+    assert (result.verified, result.match, result.blueprint, result.constructor_arguments) == (
+        True,
+        "full",
+        True,
+        "",
+    ), result.reason
     with_data = verify(bytes([0xFE, 0x71, 1, 3]) + b"abc" + pool_creation)
     assert with_data.verified and with_data.blueprint, with_data.reason
 
@@ -131,14 +162,29 @@ def test_a_vyper_0_3_7_blueprint_sent_raw(tmp_path):
     assert exe.exists(), f"vyper 0.3.7 is missing at {exe}: run toolchain/install.sh"
     source = (PROJECT / "contracts" / "Gauge.vy").read_text().replace("# @version 0.3.10", "# @version 0.3.7", 1)
     (tmp_path / "Gauge.vy").write_text(source)
-    proc = subprocess.run([str(exe), "-f", "bytecode", "--evm-version", "paris", "Gauge.vy"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [str(exe), "-f", "bytecode", "--evm-version", "paris", "Gauge.vy"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     creation = bytes.fromhex(proc.stdout.strip().removeprefix("0x"))
-    text = json.dumps({"language": "Vyper", "sources": {"contracts/Gauge.vy": {"content": source}},
-                       "settings": {"evmVersion": "paris", "optimize": True}})
-    submitted = VerificationRequest(address=ADDRESS, source_code=text, code_format=CodeFormat.VYPER_JSON,
-                                    contract_name="contracts/Gauge.vy:Gauge", compiler_version="vyper:0.3.7")
+    text = json.dumps(
+        {
+            "language": "Vyper",
+            "sources": {"contracts/Gauge.vy": {"content": source}},
+            "settings": {"evmVersion": "paris", "optimize": True},
+        }
+    )
+    submitted = VerificationRequest(
+        address=ADDRESS,
+        source_code=text,
+        code_format=CodeFormat.VYPER_JSON,
+        contract_name="contracts/Gauge.vy:Gauge",
+        compiler_version="vyper:0.3.7",
+    )
     chain = BlueprintChain(blueprint.deploy_code(creation)[10:])
     result = Verifier(chain).verify(submitted, diagnose_compiles=4)
     assert (result.verified, result.match, result.blueprint) == (True, "full", True), result.reason
@@ -153,17 +199,30 @@ def test_a_vyper_0_4_blueprint(tmp_path):
     exe = REPO / ".venv" / "bin" / "vyper"
     source = "# pragma version 0.4.3\nOWNER: public(immutable(address))\n\n\n@deploy\ndef __init__(owner: address):\n    OWNER = owner\n"
     (tmp_path / "Owned.vy").write_text(source)
-    proc = subprocess.run([str(exe), "-f", "blueprint_bytecode", "Owned.vy"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [str(exe), "-f", "blueprint_bytecode", "Owned.vy"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     on_chain = bytes.fromhex(proc.stdout.strip().removeprefix("0x"))[10:]  # what the deploy code returns
     text = json.dumps({"language": "Vyper", "sources": {"contracts/Owned.vy": {"content": source}}, "settings": {}})
-    submitted = VerificationRequest(address=ADDRESS, source_code=text, code_format=CodeFormat.VYPER_JSON,
-                                    contract_name="contracts/Owned.vy:Owned", compiler_version="vyper:0.4.3")
+    submitted = VerificationRequest(
+        address=ADDRESS,
+        source_code=text,
+        code_format=CodeFormat.VYPER_JSON,
+        contract_name="contracts/Owned.vy:Owned",
+        compiler_version="vyper:0.4.3",
+    )
     result = Verifier(BlueprintChain(on_chain)).verify(submitted, diagnose_compiles=4)
     assert (result.verified, result.match, result.blueprint) == (True, "full", True), result.reason
-    edited = json.dumps({"language": "Vyper", "sources": {"contracts/Owned.vy": {"content": source + "\nx: public(uint256)\n"}},
-                         "settings": {}})
+    edited = json.dumps(
+        {
+            "language": "Vyper",
+            "sources": {"contracts/Owned.vy": {"content": source + "\nx: public(uint256)\n"}},
+            "settings": {},
+        }
+    )
     refused = Verifier(BlueprintChain(on_chain)).verify(
-        dataclasses.replace(submitted, source_code=edited), diagnose_compiles=4)
+        dataclasses.replace(submitted, source_code=edited), diagnose_compiles=4
+    )
     assert (refused.verified, refused.setting) == (False, "source"), refused.reason
     assert not [w for w in SETTING_WORDS if w in refused.reason.lower()], refused.reason

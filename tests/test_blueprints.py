@@ -33,8 +33,11 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 OWN_PROJECT = True  # its own project, no dependency: beside the example's group (conftest.py)
 
 DEPLOYED = re.compile(r"^DEPLOYED (\w+) (0x[0-9a-fA-F]{40})$", re.M)
-ROW = re.compile(r"^(\S.*?)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped|"
-                 r"unsupported)\s{2,}(etherscan|sourcify)\b(.*)$", re.M)
+ROW = re.compile(
+    r"^(\S.*?)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped|"
+    r"unsupported)\s{2,}(etherscan|sourcify)\b(.*)$",
+    re.M,
+)
 BLUEPRINTS = ("PoolBlueprint", "SparePoolBlueprint", "GaugeBlueprint")
 MADE = ("Factory", "Pool0", "Gauge0", "Pool1", "Gauge1")
 DONE = ("verified", "already verified")
@@ -77,8 +80,13 @@ def _deploy(compiled, root, hosted: bool) -> NS:
         project,
         foundry={"host": node.url if node else anvil.url},
         contract_verify={
-            "auto": True, "max_retries": 1, "poll_interval": 0.5, "calls_per_second": 50,
-            "explorers": {"ethereum": {"local": {"url": explorer.base_url, "sourcify": {"url": sourcify.sourcify_url}}}},
+            "auto": True,
+            "max_retries": 1,
+            "poll_interval": 0.5,
+            "calls_per_second": 50,
+            "explorers": {
+                "ethereum": {"local": {"url": explorer.base_url, "sourcify": {"url": sourcify.sourcify_url}}}
+            },
         },
     )
     started = time.monotonic()
@@ -91,8 +99,18 @@ def _deploy(compiled, root, hosted: bool) -> NS:
         after_deploy.reset()
     output = proc.stdout + pending.getvalue()
     assert proc.returncode == 0, output[-4000:] + proc.stderr[-4000:]
-    return NS(project=project, anvil=anvil, node=node, explorer=explorer, sourcify=sourcify, output=output,
-              stderr=proc.stderr, made=dict(DEPLOYED.findall(output)), seconds=time.monotonic() - started, types=compiled.types)
+    return NS(
+        project=project,
+        anvil=anvil,
+        node=node,
+        explorer=explorer,
+        sourcify=sourcify,
+        output=output,
+        stderr=proc.stderr,
+        made=dict(DEPLOYED.findall(output)),
+        seconds=time.monotonic() - started,
+        types=compiled.types,
+    )
 
 
 @pytest.fixture(scope="module", params=["traces", "hosted"])
@@ -110,7 +128,10 @@ def deployed(request, compiled, tmp_path_factory):
 
 def rows(output: str) -> dict:
     """(address lower, target) -> (contract, outcome, rest)."""
-    return {(m.group(2).lower(), m.group(4)): (m.group(1).strip(), m.group(3), m.group(5).strip()) for m in ROW.finditer(output)}
+    return {
+        (m.group(2).lower(), m.group(4)): (m.group(1).strip(), m.group(3), m.group(5).strip())
+        for m in ROW.finditer(output)
+    }
 
 
 def record(explorer, address: str) -> dict:
@@ -123,7 +144,9 @@ def test_every_blueprint_factory_and_pool_is_verified_after_deploy(deployed):
     assert set(deployed.made) == set(BLUEPRINTS + MADE), deployed.made
     for name, address in deployed.made.items():
         contract, outcome, _ = found.get((address.lower(), "etherscan"), (None, None, None))
-        assert outcome in DONE, f"{name} {address}: {found.get((address.lower(), 'etherscan'))}\n{deployed.output[-4000:]}"
+        assert outcome in DONE, (
+            f"{name} {address}: {found.get((address.lower(), 'etherscan'))}\n{deployed.output[-4000:]}"
+        )
         kind = name.rstrip("01").removeprefix("Spare").removesuffix("Blueprint")
         assert contract == (f"{kind} (blueprint)" if name in BLUEPRINTS else kind), (name, contract)
     if deployed.node is not None:  # the proxy really refused the traces: the nonces found the pools
@@ -175,9 +198,21 @@ def test_by_address_a_new_blueprint_and_a_new_pool(deployed):
     creation = bytes.fromhex(deployed.types["Gauge"]["deploymentBytecode"]["bytecode"][2:])
     blueprint = to_checksum_address(deployed.anvil.deploy(deploy_code(creation)))
     factory = deployed.made["Factory"]
-    _call(deployed.anvil, factory, "make_pool(address,uint256,string)", ["address", "uint256", "string"], ["0x" + "09" * 20, 7, "third"])
-    pool = to_checksum_address("0x" + deployed.anvil.rpc("eth_call", {"to": factory, "data": "0x" + (
-        keccak(text="pools(uint256)")[:4] + encode(["uint256"], [2])).hex()}, "latest")[-40:])
+    _call(
+        deployed.anvil,
+        factory,
+        "make_pool(address,uint256,string)",
+        ["address", "uint256", "string"],
+        ["0x" + "09" * 20, 7, "third"],
+    )
+    pool = to_checksum_address(
+        "0x"
+        + deployed.anvil.rpc(
+            "eth_call",
+            {"to": factory, "data": "0x" + (keccak(text="pools(uint256)")[:4] + encode(["uint256"], [2])).hex()},
+            "latest",
+        )[-40:]
+    )
     unverified = requests.get(f"{deployed.explorer.url}/address/{blueprint}", timeout=30).text
     assert "not verified" in unverified and "It is an ERC-5202 blueprint" in unverified
     # Named, as the issue's user tried it: the settings were right all along.
@@ -191,14 +226,18 @@ def test_by_address_a_new_blueprint_and_a_new_pool(deployed):
             assert by_target["sourcify"]["outcome"] == "unsupported", report
         else:
             assert by_target["sourcify"]["outcome"] == "verified", report
-    assert record(deployed.explorer, pool)["ConstructorArguments"] == encode(
-        ["address", "uint256", "string"], ["0x" + "09" * 20, 7, "third"]).hex()
+    assert (
+        record(deployed.explorer, pool)["ConstructorArguments"]
+        == encode(["address", "uint256", "string"], ["0x" + "09" * 20, 7, "third"]).hex()
+    )
 
 
 def test_status_lists_each_with_its_state_the_blueprints_as_blueprints(deployed):
     proc = verify_cli(deployed.project, "status")
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    lines = {m.group(0).lower(): line for line in proc.stdout.splitlines() for m in re.finditer(r"0x[0-9a-fA-F]{40}", line)}
+    lines = {
+        m.group(0).lower(): line for line in proc.stdout.splitlines() for m in re.finditer(r"0x[0-9a-fA-F]{40}", line)
+    }
     for name, address in deployed.made.items():
         line = lines.get(address.lower())
         assert line and "verified" in line and "NOT" not in line, (name, proc.stdout)

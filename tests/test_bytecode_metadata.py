@@ -94,7 +94,9 @@ def test_malformed_tails_are_no_metadata(name):
 
 def test_markers_in_garbage_find_nothing_and_end():
     rng = random.Random(31)
-    code = b"".join(rng.randbytes(200) + marker for _ in range(20) for marker in (b"\x64ipfs", b"\x64solc", b"\x65vyper"))
+    code = b"".join(
+        rng.randbytes(200) + marker for _ in range(20) for marker in (b"\x64ipfs", b"\x64solc", b"\x65vyper")
+    )
     assert bc.metadata_segments(code) == []
     assert bc.metadata_segments(code + solidity())[-1].compiler == ("solc", "0.8.26")
 

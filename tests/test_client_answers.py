@@ -3,10 +3,7 @@
 import json
 
 import pytest
-from support.client import ABI, single_file_request, source_item
-from support.stub_server import ADDRESS, GUID, IMPL, Sleeps, make_client, notok, ok
 
-from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome, Texts, classify
 from ape_contract_verify.client.etherscan import SourceRecord, SubmissionReceipt
 from ape_contract_verify.exceptions import (
     AddressNotFound,
@@ -15,7 +12,10 @@ from ape_contract_verify.exceptions import (
     InvalidApiKey,
     VerificationRejected,
 )
+from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome, Texts, classify
 from ape_contract_verify.request import CodeFormat, Receipt
+from support.client import ABI, single_file_request, source_item
+from support.stub_server import ADDRESS, GUID, IMPL, Sleeps, make_client, notok, ok
 
 pytestmark = pytest.mark.unit
 
@@ -191,7 +191,9 @@ def test_invalid_key_answers(stub, text):
 
 
 @pytest.mark.parametrize(
-    "text", [Texts.UNABLE_TO_LOCATE.format(address=ADDRESS), Texts.BLOCKSCOUT_NOT_A_CONTRACT], ids=["etherscan", "blockscout"]
+    "text",
+    [Texts.UNABLE_TO_LOCATE.format(address=ADDRESS), Texts.BLOCKSCOUT_NOT_A_CONTRACT],
+    ids=["etherscan", "blockscout"],
 )
 def test_not_indexed_yet_is_retried_then_accepted(stub, text):
     stub.answer(notok(text), notok(text), ok(GUID))
@@ -255,8 +257,6 @@ def test_getabi_unverified(stub):
         make_client(stub).get_abi(ADDRESS)
     assert Texts.NOT_VERIFIED in str(info.value)
     assert info.value.answer.outcome == Outcome.NOT_VERIFIED
-
-
 
 
 def test_getsourcecode_unverified_is_status_one(stub):

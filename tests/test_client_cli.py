@@ -6,14 +6,14 @@ import json
 import click
 import pytest
 from click.testing import CliRunner
-from support.stub_server import ADDRESS, GUID, IMPL, Drop, Http, notok, ok
-from support.client import ABI, source_item
 
 from ape_contract_verify.cli import cli
-from ape_contract_verify.protocol.answers import Texts
+from ape_contract_verify.client.targets import ETHERSCAN_V2_URL, normalize_url, resolve_api_key, resolve_target
 from ape_contract_verify.config import ContractVerifyConfig, ExplorerConfig
 from ape_contract_verify.exceptions import ExplorerNotConfigured, InvalidRequest
-from ape_contract_verify.client.targets import ETHERSCAN_V2_URL, normalize_url, resolve_api_key, resolve_target
+from ape_contract_verify.protocol.answers import Texts
+from support.client import ABI, source_item
+from support.stub_server import ADDRESS, GUID, IMPL, Drop, Http, notok, ok
 
 pytestmark = pytest.mark.unit
 
@@ -33,8 +33,13 @@ def invoke_real(stub, *args):
 
     from support import BIN, tool_env
 
-    proc = subprocess.run([str(BIN / "ape"), "verify", *args, "--explorer-url", stub.url], capture_output=True,
-                          text=True, timeout=120, env=tool_env())
+    proc = subprocess.run(
+        [str(BIN / "ape"), "verify", *args, "--explorer-url", stub.url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=tool_env(),
+    )
     return SimpleNamespace(exit_code=proc.returncode, stdout=proc.stdout, stderr=proc.stderr)
 
 
@@ -61,13 +66,19 @@ def test_abi_unverified_exits_1_with_reason(stub):
     result = invoke(stub, "abi", ADDRESS, "--json")
     assert result.exit_code == 1
     assert Texts.NOT_VERIFIED in result.stderr
-    assert json.loads(result.stdout) == {"ok": False, "reason": f"{ADDRESS}: {Texts.NOT_VERIFIED}", "outcome": "not verified"}
+    assert json.loads(result.stdout) == {
+        "ok": False,
+        "reason": f"{ADDRESS}: {Texts.NOT_VERIFIED}",
+        "outcome": "not verified",
+    }
 
 
 def test_several_networks_or_targets_for_a_read_are_bad_input(stub):
     two = invoke(stub, "abi", ADDRESS, "--network", "ethereum:sepolia", "--network", "ethereum:mainnet")
     assert_clean_usage_error(two, "--network", "ape verify all")
-    both = invoke(stub, "abi", ADDRESS, "--network", "ethereum:sepolia", "--target", "etherscan", "--target", "sourcify")
+    both = invoke(
+        stub, "abi", ADDRESS, "--network", "ethereum:sepolia", "--target", "etherscan", "--target", "sourcify"
+    )
     assert_clean_usage_error(both, "--target", "one target")
     either = invoke(stub, "all", "--all-networks", "--network", "ethereum:sepolia")
     assert_clean_usage_error(either, "--network or --all-networks")
@@ -86,12 +97,21 @@ def test_abi_bad_address_is_exit_2_and_sends_nothing(stub):
 def test_source_writes_tree_and_settings(stub, tmp_path):
     std = {
         "language": "Solidity",
-        "sources": {"src/Box.sol": {"content": "contract Box {}"}, "lib/oz/Ownable.sol": {"content": "abstract contract O {}"}},
+        "sources": {
+            "src/Box.sol": {"content": "contract Box {}"},
+            "lib/oz/Ownable.sol": {"content": "abstract contract O {}"},
+        },
         "settings": {"optimizer": {"enabled": True, "runs": 10000}, "evmVersion": "cancun"},
     }
     item = source_item(
-        SourceCode="{" + json.dumps(std) + "}", ContractName="Box", Proxy="1", Implementation=IMPL, LicenseType="MIT",
-        OptimizationUsed="1", Runs="10000", EVMVersion="cancun",
+        SourceCode="{" + json.dumps(std) + "}",
+        ContractName="Box",
+        Proxy="1",
+        Implementation=IMPL,
+        LicenseType="MIT",
+        OptimizationUsed="1",
+        Runs="10000",
+        EVMVersion="cancun",
     )
     stub.answer(ok([item]))
     out = tmp_path / "box"
@@ -161,7 +181,13 @@ def test_status_proxy_json(stub):
     stub.answer(ok(found))
     result = invoke_real(stub, "status", GUID, "--proxy", "--json")
     assert result.exit_code == 0
-    assert json.loads(result.stdout) == {"ok": True, "guid": GUID, "outcome": "verified", "status": "1", "reason": found}
+    assert json.loads(result.stdout) == {
+        "ok": True,
+        "guid": GUID,
+        "outcome": "verified",
+        "status": "1",
+        "reason": found,
+    }
     assert stub.seen[0].query["action"] == "checkproxyverification"
 
 
@@ -248,7 +274,10 @@ def test_real_ape_command_with_a_public_network_needs_no_node(stub, tmp_path):
     ape = str(Path(sys.executable).parent / "ape")
     proc = subprocess.run(
         [ape, "verify", "abi", ADDRESS, "--network", "ethereum:sepolia", "--explorer-url", stub.url, "--json"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == ABI
@@ -267,7 +296,9 @@ def test_url_precedence_and_local_network():
     assert resolve_target("ethereum", "mainnet", 1, config=config, environ={}).url == ETHERSCAN_V2_URL
     blockscout = resolve_target("ethereum", "sepolia", 11155111, config=config, environ={})
     assert blockscout.url == "https://eth-sepolia.blockscout.com/api" and not blockscout.sends_chain_id
-    override = resolve_target("ethereum", "sepolia", 11155111, explorer_url="http://127.0.0.1:9/api", config=config, environ={})
+    override = resolve_target(
+        "ethereum", "sepolia", 11155111, explorer_url="http://127.0.0.1:9/api", config=config, environ={}
+    )
     assert override.url == "http://127.0.0.1:9/api"
     # local: the configured URL (bare host gets /api), else None = the embedded local explorer
     assert resolve_target("ethereum", "local", config=config, environ={}).url == "http://127.0.0.1:8765/api"
@@ -299,13 +330,19 @@ def test_api_key_precedence():
 
 def test_links_of_an_explorer_on_this_machine_need_no_browser_url():
     """`ape verify serve` serves its pages beside `/api`; a public explorer's pages are elsewhere."""
-    config = ContractVerifyConfig(explorers={"ethereum": {
-        "local": ExplorerConfig(url="http://127.0.0.1:5005/api"),
-        "sepolia": ExplorerConfig(url="https://eth-sepolia.blockscout.com/api"),
-    }})
+    config = ContractVerifyConfig(
+        explorers={
+            "ethereum": {
+                "local": ExplorerConfig(url="http://127.0.0.1:5005/api"),
+                "sepolia": ExplorerConfig(url="https://eth-sepolia.blockscout.com/api"),
+            }
+        }
+    )
     assert resolve_target("ethereum", "local", config=config, environ={}).browser_url == "http://127.0.0.1:5005"
     assert resolve_target("ethereum", "sepolia", 11155111, config=config, environ={}).browser_url is None
-    config.explorers["ethereum"]["local"] = ExplorerConfig(url="http://127.0.0.1:5005/api", browser_url="http://pages.test")
+    config.explorers["ethereum"]["local"] = ExplorerConfig(
+        url="http://127.0.0.1:5005/api", browser_url="http://pages.test"
+    )
     assert resolve_target("ethereum", "local", config=config, environ={}).browser_url == "http://pages.test"
 
 

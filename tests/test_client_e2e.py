@@ -6,14 +6,14 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from support.service import SOLC_0826, Anvil, ServerProcess, encode, solc_compile, standard_input
 
 from ape_contract_verify.cli import cli
-from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.client.etherscan import ExplorerClient
-from ape_contract_verify.exceptions import InvalidApiKey
 from ape_contract_verify.client.ratelimit import RateLimiter
+from ape_contract_verify.exceptions import InvalidApiKey
+from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.request import CodeFormat, VerificationRequest
+from support.service import SOLC_0826, Anvil, ServerProcess, encode, solc_compile, standard_input
 
 pytestmark = pytest.mark.engine
 
@@ -27,7 +27,9 @@ def world(tmp_path_factory):
     anvil = Anvil()
     server = None
     try:
-        server = ServerProcess(anvil.url, tmp_path_factory.mktemp("client-e2e") / "explorer.sqlite", extra=("--api-key", KEY))
+        server = ServerProcess(
+            anvil.url, tmp_path_factory.mktemp("client-e2e") / "explorer.sqlite", extra=("--api-key", KEY)
+        )
         source = standard_input(["proxy/Box.sol", "proxy/SimpleProxy.sol"])
         out = solc_compile(source)["contracts"]
         box_out = out["contracts/proxy/Box.sol"]["Box"]
@@ -36,8 +38,12 @@ def world(tmp_path_factory):
         proxy_args = encode(["address", "bytes"], [box, b""])
         proxy = anvil.deploy(proxy_out["evm"]["bytecode"]["object"], proxy_args)
         yield {
-            "server": server, "source": source, "box": box, "box_abi": box_out["abi"],
-            "proxy": proxy, "proxy_args": proxy_args,
+            "server": server,
+            "source": source,
+            "box": box,
+            "box_abi": box_out["abi"],
+            "proxy": proxy,
+            "proxy_args": proxy_args,
         }
     finally:
         if server is not None:
@@ -127,7 +133,9 @@ def test_cli_against_the_real_explorer(world, box_verified, tmp_path):
     source = runner.invoke(cli, ["source", world["box"], "--out", str(tmp_path / "box"), *url])
     assert source.exit_code == 0, source.stderr
     assert "v0.8.26+commit.8a97fa7a" in source.stdout and "enabled, 200 runs" in source.stdout
-    assert (tmp_path / "box" / "contracts/proxy/Box.sol").read_text() == world["source"]["sources"]["contracts/proxy/Box.sol"]["content"]
+    assert (tmp_path / "box" / "contracts/proxy/Box.sol").read_text() == world["source"]["sources"][
+        "contracts/proxy/Box.sol"
+    ]["content"]
     assert json.loads((tmp_path / "box" / "settings.json").read_text())["compilerVersion"] == SOLC_0826
     missing = runner.invoke(cli, ["status", "x" * 50, "--json", *url])
     assert missing.exit_code == 1

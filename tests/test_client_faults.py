@@ -6,13 +6,13 @@ import threading
 import time
 
 import pytest
-from support.stub_server import GUID, Drop, Http, Sleeps, Stall, make_client, notok, ok
-from support.client import single_file_request
 
-from ape_contract_verify.protocol.answers import Outcome, Texts
-from ape_contract_verify.exceptions import ExplorerUnavailable, RateLimited, VerificationTimeout
 from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
+from ape_contract_verify.exceptions import ExplorerUnavailable, RateLimited, VerificationTimeout
+from ape_contract_verify.protocol.answers import Outcome, Texts
 from ape_contract_verify.request import Receipt
+from support.client import single_file_request
+from support.stub_server import GUID, Drop, Http, Sleeps, Stall, make_client, notok, ok
 
 pytestmark = pytest.mark.unit
 
@@ -22,8 +22,13 @@ PASS = ok(Texts.PASS)
 @pytest.mark.parametrize(
     "fault",
     [
-        Drop(), Stall(1.5), Http(408, "timeout"), Http(429, "slow down"), Http(502, "<html>Bad Gateway</html>"),
-        Http(503), Http(200, "<html>cf</html>"),
+        Drop(),
+        Stall(1.5),
+        Http(408, "timeout"),
+        Http(429, "slow down"),
+        Http(502, "<html>Bad Gateway</html>"),
+        Http(503),
+        Http(200, "<html>cf</html>"),
     ],
     ids=["drop", "stall", "408", "429", "502", "503", "html-200"],
 )

@@ -8,15 +8,15 @@ import socket
 import traceback
 
 import pytest
-from support.stub_server import ADDRESS, GUID, Drop, Http, Stall, make_client, notok, ok
-from support.client import single_file_request, source_item
 
-from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.client.etherscan import ExplorerClient
-from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.client.targets import resolve_target
+from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.protocol.secrets import ApiKey, redact
 from ape_contract_verify.request import Receipt
+from support.client import single_file_request, source_item
+from support.stub_server import ADDRESS, GUID, Drop, Http, Stall, make_client, notok, ok
 
 pytestmark = pytest.mark.unit
 
@@ -100,7 +100,9 @@ def test_connection_refused_does_not_leak(debug_logs, capsys):
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]  # closed again: nothing listens there
-    client = ExplorerClient(f"http://127.0.0.1:{port}/api", api_key=KEY, max_retries=1, backoff=0.01, sleep=lambda s: None)
+    client = ExplorerClient(
+        f"http://127.0.0.1:{port}/api", api_key=KEY, max_retries=1, backoff=0.01, sleep=lambda s: None
+    )
     with pytest.raises(ContractVerifyError) as info:
         client.get_abi(ADDRESS)
     assert KEY not in everything_said(debug_logs, capsys, info.value)

@@ -4,12 +4,12 @@ parameter and the fix, and the server hears nothing."""
 import json
 
 import pytest
-from support.stub_server import ADDRESS, GUID, IMPL, make_client, ok
-from support.client import single_file_request
 
 from ape_contract_verify.exceptions import InvalidRequest
-from ape_contract_verify.request import CodeFormat
 from ape_contract_verify.protocol.forms import validate_verify_form
+from ape_contract_verify.request import CodeFormat
+from support.client import single_file_request
+from support.stub_server import ADDRESS, GUID, IMPL, make_client, ok
 
 pytestmark = pytest.mark.unit
 
@@ -75,7 +75,10 @@ def test_compiler_versions_accepted(stub):
         client.verify_source_code(single_file_request(compiler_version=version))
     vyper_input = json.dumps({"language": "Vyper", "sources": {"a.vy": {"content": "# a"}}})
     std = single_file_request(
-        compiler_version="vyper:0.4.3", code_format=CodeFormat.VYPER_JSON, contract_name="a.vy:A", source_code=vyper_input
+        compiler_version="vyper:0.4.3",
+        code_format=CodeFormat.VYPER_JSON,
+        contract_name="a.vy:A",
+        source_code=vyper_input,
     )
     client.verify_source_code(std)
     assert len(stub.seen) == 4
@@ -125,8 +128,23 @@ def test_evm_version_is_blank_or_known(stub, value):
 
 @pytest.mark.parametrize(
     "value",
-    ["", "homestead", "tangerineWhistle", "spuriousDragon", "byzantium", "constantinople", "petersburg",
-     "istanbul", "berlin", "london", "paris", "shanghai", "cancun", "prague", "osaka"],
+    [
+        "",
+        "homestead",
+        "tangerineWhistle",
+        "spuriousDragon",
+        "byzantium",
+        "constantinople",
+        "petersburg",
+        "istanbul",
+        "berlin",
+        "london",
+        "paris",
+        "shanghai",
+        "cancun",
+        "prague",
+        "osaka",
+    ],
 )
 def test_evm_versions_accepted(value):
     form = single_file_request(evm_version=None).to_form() | {"evmversion": value}

@@ -26,7 +26,9 @@ class TestAccountAbstraction(ProtocolChecks):
         failures = by_address_failures(deployed, True, tmp_path, self.NAMES)
         entry_point = f"EntryPoint {dict(deployed.contracts)['EntryPoint']}:"
         assert [f for f in failures if not f.startswith(entry_point)] == [], "\n".join(failures)
-        assert any("flattening changes this contract's via-IR output; standard-json reproduces it" in f for f in failures), "\n".join(failures)
+        assert any(
+            "flattening changes this contract's via-IR output; standard-json reproduces it" in f for f in failures
+        ), "\n".join(failures)
 
     def test_the_node_refused_traces(self, deployed):
         # The SenderCreator was found without the node's traces: the proxy refused them.

@@ -30,9 +30,13 @@ class TestBalancerV2(ProtocolChecks):
         import do not: one flat file has one ABI coder, so `--flatten` is refused for both with that
         reason (standard-json verifies them, above); the others verify flattened."""
         failures = by_address_failures(deployed, True, tmp_path, self.NAMES)
-        mixed = [f"{name} {dict(deployed.contracts)[name]}:" for name in ("Vault", "ProtocolFeesCollector")]  # both ask for ABIEncoderV2
+        mixed = [
+            f"{name} {dict(deployed.contracts)[name]}:" for name in ("Vault", "ProtocolFeesCollector")
+        ]  # both ask for ABIEncoderV2
         assert [f for f in failures if not f.startswith(tuple(mixed))] == [], "\n".join(failures)
-        assert any("uses ABI coder v2; one file cannot mix them, submit standard-json" in f for f in failures), "\n".join(failures)
+        assert any("uses ABI coder v2; one file cannot mix them, submit standard-json" in f for f in failures), (
+            "\n".join(failures)
+        )
 
     def test_status_lists_the_collector(self, deployed, tmp_path):
         """The ledger holds what the deploy found, the child no event names included: `ape verify

@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.corpus, pytest.mark.e2e]
 
 class TestMorphoBlue(ProtocolChecks):
     PROTOCOL = "morpho-blue"
-    CONTRACTS = ['Morpho', 'ERC20Mock', 'ERC20Mock', 'OracleMock', 'IrmMock', 'FlashBorrowerMock']
+    CONTRACTS = ["Morpho", "ERC20Mock", "ERC20Mock", "OracleMock", "IrmMock", "FlashBorrowerMock"]
 
     def test_with_codeformat_flatten_in_the_config_every_contract_still_ends_verified(self, deployed):
         """The flat file asked for in the config, not on the command line: where flattening changes
@@ -23,13 +23,25 @@ class TestMorphoBlue(ProtocolChecks):
         names one file)."""
         _set(deployed.project, contract_verify={"codeformat": "flatten"})
         try:
-            proc = run([BIN / "ape", "run", "deploy", "--network", "ethereum:local:foundry"], cwd=deployed.project, timeout=900, check=False)
+            proc = run(
+                [BIN / "ape", "run", "deploy", "--network", "ethereum:local:foundry"],
+                cwd=deployed.project,
+                timeout=900,
+                check=False,
+            )
         finally:
             _set(deployed.project, contract_verify={"codeformat": "standard-json"})
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
         contracts = [(name.strip(), address) for name, address in DEPLOYED.findall(proc.stdout)]
-        assert [name for name, _ in contracts] == self.CONTRACTS and {a for _, a in contracts}.isdisjoint({a for _, a in deployed.contracts})
+        assert [name for name, _ in contracts] == self.CONTRACTS and {a for _, a in contracts}.isdisjoint(
+            {a for _, a in deployed.contracts}
+        )
         rows = summary_rows(proc.stdout)
         for name, address in contracts:
             mine = rows.get(address.lower(), [])
-            assert mine and all(row[0] == name and row[1] == "verified" for row in mine), (name, address, mine, proc.stdout[-3000:])
+            assert mine and all(row[0] == name and row[1] == "verified" for row in mine), (
+                name,
+                address,
+                mine,
+                proc.stdout[-3000:],
+            )

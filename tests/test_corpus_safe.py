@@ -13,4 +13,4 @@ pytestmark = [pytest.mark.corpus, pytest.mark.e2e]
 
 class TestSafe(ProtocolChecks):
     PROTOCOL = "safe"
-    CONTRACTS = ['SafeL2', 'SafeProxyFactory', 'CompatibilityFallbackHandler', 'MultiSendCallOnly', 'SafeProxy']
+    CONTRACTS = ["SafeL2", "SafeProxyFactory", "CompatibilityFallbackHandler", "MultiSendCallOnly", "SafeProxy"]

@@ -12,5 +12,5 @@ pytestmark = [pytest.mark.corpus, pytest.mark.e2e]
 
 class TestSnekmate(ProtocolChecks):
     PROTOCOL = "snekmate"
-    CONTRACTS = ['ownable', 'access_control', 'erc4626', 'erc4626 (over erc4626)']
-    NAMES = {'erc4626 (over erc4626)': 'erc4626'}
+    CONTRACTS = ["ownable", "access_control", "erc4626", "erc4626 (over erc4626)"]
+    NAMES = {"erc4626 (over erc4626)": "erc4626"}

@@ -12,4 +12,4 @@ pytestmark = [pytest.mark.corpus, pytest.mark.e2e]
 
 class TestSnekmate001(ProtocolChecks):
     PROTOCOL = "snekmate-0.0.1"
-    CONTRACTS = ['ERC20', 'ERC4626', 'Ownable', 'Ownable2Step', 'AccessControl']
+    CONTRACTS = ["ERC20", "ERC4626", "Ownable", "Ownable2Step", "AccessControl"]

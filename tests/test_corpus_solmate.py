@@ -12,4 +12,16 @@ pytestmark = [pytest.mark.corpus, pytest.mark.e2e]
 
 class TestSolmate(ProtocolChecks):
     PROTOCOL = "solmate"
-    CONTRACTS = ['MockERC20', 'MockERC4626', 'MockERC721', 'MockERC1155', 'MockERC6909', 'WETH', 'RolesAuthority', 'MultiRolesAuthority', 'MockAuthority', 'MockAuthChild', 'MockOwned']
+    CONTRACTS = [
+        "MockERC20",
+        "MockERC4626",
+        "MockERC721",
+        "MockERC1155",
+        "MockERC6909",
+        "WETH",
+        "RolesAuthority",
+        "MultiRolesAuthority",
+        "MockAuthority",
+        "MockAuthChild",
+        "MockOwned",
+    ]

@@ -7,7 +7,6 @@ needs the block's first transaction replayed before it) and one on its own."""
 
 from __future__ import annotations
 
-
 import pytest
 import requests
 from eth_utils import keccak
@@ -134,8 +133,12 @@ def test_explorer_record_alone(node, factory, cache, tmp_path):
         assert args == encode(["uint256"], [7]).hex()
         # The pre-check compares the creation code it was given: right arguments pass, others fail.
         checker = Verifier(_KnownCreation(chain, child_address, state), cache)
-        assert checker.verify(json_request(child_address, input_json, "src/Factory.sol:Child", bytes.fromhex(args))).verified
-        wrong = checker.verify(json_request(child_address, input_json, "src/Factory.sol:Child", encode(["uint256"], [8])))
+        assert checker.verify(
+            json_request(child_address, input_json, "src/Factory.sol:Child", bytes.fromhex(args))
+        ).verified
+        wrong = checker.verify(
+            json_request(child_address, input_json, "src/Factory.sol:Child", encode(["uint256"], [8]))
+        )
         assert wrong.failure == FailureKind.CONSTRUCTOR_ARGUMENTS, wrong.reason
     finally:
         explorer.stop()
@@ -148,7 +151,9 @@ def test_neither_gives_one_answer(node, factory, tmp_path):
     _, children, _, child = factory
     chain = JsonRpcChain(proxy.url, fork=ForkReplayer(proxy.url, anvil=str(tmp_path / "no-anvil")))
     with no_record_explorer() as stub:
-        state = read_chain(children[7][0], chain, explorer_record(ExplorerClient(stub.url, calls_per_second=100), "etherscan"))
+        state = read_chain(
+            children[7][0], chain, explorer_record(ExplorerClient(stub.url, calls_per_second=100), "etherscan")
+        )
         assert stub.actions() == ["getcontractcreation"]
     assert state.creation_input is None
     with pytest.raises(PrecheckFailed) as err:
@@ -171,9 +176,15 @@ def test_local_explorer_on_such_a_node_replays(node, factory, tmp_path):
     child_address, tx_hash = children[6]
     explorer = ServerProcess(proxy.url, tmp_path / "explorer.sqlite")
     try:
-        answer = requests.get(explorer.base_url, params={
-            "module": "contract", "action": "getcontractcreation", "contractaddresses": f"{address},{child_address}",
-        }, timeout=120).json()
+        answer = requests.get(
+            explorer.base_url,
+            params={
+                "module": "contract",
+                "action": "getcontractcreation",
+                "contractaddresses": f"{address},{child_address}",
+            },
+            timeout=120,
+        ).json()
         assert answer["status"] == "1", answer
         made, child = answer["result"]
         deployment = anvil.rpc("eth_getTransactionByHash", made["txHash"])
@@ -205,7 +216,8 @@ def test_rate_limits_slow_reads_and_fail_nothing(node, factory, code):
 
 
 def test_rate_limit_that_never_ends_is_an_error_not_a_hang(node, monkeypatch):
-    from ape_contract_verify.evm import chain as chain_module, reads
+    from ape_contract_verify.evm import chain as chain_module
+    from ape_contract_verify.evm import reads
     from ape_contract_verify.evm.chain import ChainError
 
     monkeypatch.setattr(chain_module, "RATE_LIMIT_RETRIES", 2)

@@ -29,10 +29,16 @@ def _entry_points():
     from ape.managers.project import Dependency, DependencyManager, LocalProject, Project
 
     return [
-        (Dependency, "project"), (Dependency, "install"),
-        (DependencyManager, "specified"), (DependencyManager, "__getitem__"), (DependencyManager, "get_dependency"),
-        (Project, "load_contracts"), (LocalProject, "load_contracts"),
-        (CompilerManager, "compile"), (CompilerManager, "get_imports"), (CompilerManager, "__getattr__"),
+        (Dependency, "project"),
+        (Dependency, "install"),
+        (DependencyManager, "specified"),
+        (DependencyManager, "__getitem__"),
+        (DependencyManager, "get_dependency"),
+        (Project, "load_contracts"),
+        (LocalProject, "load_contracts"),
+        (CompilerManager, "compile"),
+        (CompilerManager, "get_imports"),
+        (CompilerManager, "__getattr__"),
     ]
 
 
@@ -62,6 +68,7 @@ def audited(monkeypatch):
 
             monkeypatch.setattr(owner, attribute, property(fget, original.fset))
         else:
+
             def wrapper(self, *args, _call=original, _name=name, **kwargs):
                 note(_name)
                 return _call(self, *args, **kwargs)
@@ -103,7 +110,10 @@ def test_no_worker_calls_into_ape_while_the_script_runs(tmp_path, monkeypatch):
         proc = _deploy(tmp_path)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     rows = summary(proc.stdout)
-    assert {name: outcome for name, (_, outcome, _) in rows.items()} == {"lib:Counter": "verified", "Token": "verified"}, proc.stdout[-3000:]
+    assert {name: outcome for name, (_, outcome, _) in rows.items()} == {
+        "lib:Counter": "verified",
+        "Token": "verified",
+    }, proc.stdout[-3000:]
     assert calls["script"] > 0, "the audit saw no call at all: it is not wired to Ape's entry points"
     assert noted == [], f"calls into Ape's managers beside the running script: {sorted(set(noted))}"
     # And none had to wait for the script: what they needed of Ape was resolved at each deploy, so

@@ -102,11 +102,18 @@ def closure(tmp_path_factory):
         configure(
             project,
             foundry={"host": anvil.url},
-            contract_verify={"auto": False, "max_retries": 1, "explorers": {"ethereum": {"local": {"url": explorer.base_url}}}},
+            contract_verify={
+                "auto": False,
+                "max_retries": 1,
+                "explorers": {"ethereum": {"local": {"url": explorer.base_url}}},
+            },
         )
         types = load_manifest(project)["contractTypes"]
         box = anvil.deploy(types["Box"]["deploymentBytecode"]["bytecode"])
-        proxy = anvil.deploy(types["BoxProxy"]["deploymentBytecode"]["bytecode"], encode(["address", "address"], [box, anvil.accounts[0]]))
+        proxy = anvil.deploy(
+            types["BoxProxy"]["deploymentBytecode"]["bytecode"],
+            encode(["address", "address"], [box, anvil.accounts[0]]),
+        )
         admin = "0x" + anvil.rpc("eth_getStorageAt", proxy, ADMIN_SLOT, "latest")[-40:]
         stranger = anvil.deploy(STRANGER)
         yield project, anvil, explorer, {"Box": box, "BoxProxy": proxy, "ProxyAdmin": admin, "stranger": stranger}

@@ -63,7 +63,9 @@ def test_every_config_key_is_documented_with_its_default():
     rows = table_rows(section("Configuration"))
     for key, default in documented_keys().items():
         assert key in rows, f"README's Configuration section has no row for `{key}`"
-        assert rows[key][1] == f"`{as_yaml(default)}`", f"`{key}`: documented default {rows[key][1]}, the code's {as_yaml(default)}"
+        assert rows[key][1] == f"`{as_yaml(default)}`", (
+            f"`{key}`: documented default {rows[key][1]}, the code's {as_yaml(default)}"
+        )
         assert len(rows[key]) == 3 and rows[key][2], f"`{key}` says what it does"
     # And no row documents a key the code does not have (a renamed or dropped one).
     config_rows = {key for key, cells in rows.items() if len(cells) == 3 and cells[1].startswith("`") and key != "key"}
@@ -113,19 +115,27 @@ def test_every_command_and_option_is_documented():
     shared = next(p for p in text.split("\n\n") if p.strip().startswith("All but `serve` take"))
     rows = table_rows(text)
     for name, command in cli.commands.items():
-        own = " ".join(" | ".join(cells) for first, cells in rows.items() if first == name or first.startswith(f"ape verify {name}"))
+        own = " ".join(
+            " | ".join(cells)
+            for first, cells in rows.items()
+            if first == name or first.startswith(f"ape verify {name}")
+        )
         assert own, f"README's Commands section has no row for `ape verify {name}`"
         where = own if name == "serve" else own + " " + shared
         for param in command.params:
             if isinstance(param, click.Option) and not param.hidden:
                 tokens = [re.escape(opt) for opt in param.opts]
-                assert re.search(rf"(?<![\w-])({'|'.join(tokens)})(?![\w-])", where), f"`ape verify {name}` {param.opts[0]} is not documented"
+                assert re.search(rf"(?<![\w-])({'|'.join(tokens)})(?![\w-])", where), (
+                    f"`ape verify {name}` {param.opts[0]} is not documented"
+                )
 
 
 def test_every_outcome_is_explained():
     rows = table_rows(section("Troubleshooting"))
     for outcome in Outcome:
-        assert outcome.value in rows and all(rows[outcome.value][1:]), f"Troubleshooting has no row for `{outcome.value}`"
+        assert outcome.value in rows and all(rows[outcome.value][1:]), (
+            f"Troubleshooting has no row for `{outcome.value}`"
+        )
 
 
 def _cited_documents() -> set[tuple[Path, str]]:
@@ -155,7 +165,12 @@ def _slug(heading: str) -> str:
 
 
 def test_every_relative_link_resolves():
-    documents = [README, REPO / "CHANGELOG.md", REPO / "benchmarks" / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    documents = [
+        README,
+        REPO / "CHANGELOG.md",
+        REPO / "benchmarks" / "README.md",
+        *sorted((REPO / "docs").glob("*.md")),
+    ]
     for document in documents:
         for target in re.findall(r"\]\(([^)\s]+)\)", document.read_text()):
             if re.match(r"[a-z]+:", target):
@@ -165,7 +180,9 @@ def test_every_relative_link_resolves():
             assert linked.exists(), f"{document.relative_to(REPO)} links to {target}, which does not exist"
             if anchor and linked.suffix == ".md":
                 headings = re.findall(r"^#+ (.+)$", linked.read_text(), re.M)
-                assert anchor in {_slug(h) for h in headings}, f"{document.relative_to(REPO)} links to #{anchor}, no heading of {linked.name}"
+                assert anchor in {_slug(h) for h in headings}, (
+                    f"{document.relative_to(REPO)} links to #{anchor}, no heading of {linked.name}"
+                )
 
 
 def test_the_benchmarks_readme_has_every_benchmark():

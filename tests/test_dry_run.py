@@ -32,13 +32,27 @@ def _explorer(seen):
     [("Calculator", (), ".json", "Apache-2.0 (12)", "full"), ("Token", ("--flatten",), ".sol", "MIT (3)", "partial")],
     ids=["standard-json", "flatten"],
 )
-def test_the_dry_run_writes_exactly_what_a_real_run_sends(example_on_anvil, tmp_path, name, options, extension, licence, match):
+def test_the_dry_run_writes_exactly_what_a_real_run_sends(
+    example_on_anvil, tmp_path, name, options, extension, licence, match
+):
     project, address = example_on_anvil.project, example_on_anvil.deployed[name]
     out = tmp_path / "out"
     with StubExplorer() as stub:
         stub.default = _explorer
-        dry = verify_cli(project, "contract", name, address, "--dry-run", "--out", str(out),
-                         "--explorer-url", stub.url, "--api-key", SECRET, *options)
+        dry = verify_cli(
+            project,
+            "contract",
+            name,
+            address,
+            "--dry-run",
+            "--out",
+            str(out),
+            "--explorer-url",
+            stub.url,
+            "--api-key",
+            SECRET,
+            *options,
+        )
         assert dry.returncode == 0, dry.stdout[-3000:] + dry.stderr[-3000:]
         assert stub.seen == []  # nothing sent
         folder = out / "etherscan"
@@ -47,7 +61,12 @@ def test_the_dry_run_writes_exactly_what_a_real_run_sends(example_on_anvil, tmp_
         form = json.loads(form_file.read_text())
         # The printout says what would go, per target, and never the key.
         assert f"target etherscan (etherscan) at {stub.url}, with an API key (not shown):" in dry.stdout
-        for line in ("settings: optimizer on, 200 runs", f"licence: {licence}", f"pre-check: {match} match", f"wrote {source_file}"):
+        for line in (
+            "settings: optimizer on, 200 runs",
+            f"licence: {licence}",
+            f"pre-check: {match} match",
+            f"wrote {source_file}",
+        ):
             assert line in dry.stdout, dry.stdout
         if name == "Calculator":
             library = example_on_anvil.deployed["MathLib"]
@@ -58,7 +77,9 @@ def test_the_dry_run_writes_exactly_what_a_real_run_sends(example_on_anvil, tmp_
         assert all(SECRET not in p.read_text() for p in folder.iterdir())
         assert "apikey" not in form
 
-        real = verify_cli(project, "contract", name, address, "--explorer-url", stub.url, "--api-key", SECRET, "--force", *options)
+        real = verify_cli(
+            project, "contract", name, address, "--explorer-url", stub.url, "--api-key", SECRET, "--force", *options
+        )
         assert real.returncode == 0, real.stdout[-3000:] + real.stderr[-3000:]
         posts = [s for s in stub.seen if s.action == "verifysourcecode"]
         assert len(posts) == 1
@@ -73,8 +94,19 @@ def test_a_dry_run_that_would_fail_says_why_and_writes_nothing(example_on_anvil,
     project, address = example_on_anvil.project, example_on_anvil.deployed["Calculator"]
     out = tmp_path / "out"
     with StubExplorer() as stub:
-        proc = verify_cli(project, "contract", "Calculator", address, "--constructor-args", "4",
-                          "--dry-run", "--out", str(out), "--explorer-url", stub.url)
+        proc = verify_cli(
+            project,
+            "contract",
+            "Calculator",
+            address,
+            "--constructor-args",
+            "4",
+            "--dry-run",
+            "--out",
+            str(out),
+            "--explorer-url",
+            stub.url,
+        )
         assert stub.seen == []
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert f"Calculator {address}: NOT SENT: pre-check failed: constructor arguments" in proc.stdout, proc.stdout
@@ -97,11 +129,18 @@ def _sourcify(seen):
     the submission accepted, the job completed with an exact match."""
     parts = seen.path.strip("/").split("/")
     if seen.method == "GET" and parts[:2] == ["v2", "contract"] and len(parts) == 4:
-        return _json(404, {"match": None, "creationMatch": None, "runtimeMatch": None, "chainId": parts[2], "address": parts[3]})
+        return _json(
+            404, {"match": None, "creationMatch": None, "runtimeMatch": None, "chainId": parts[2], "address": parts[3]}
+        )
     if seen.method == "POST" and parts[:2] == ["v2", "verify"] and len(parts) == 4:
         return _json(202, {"verificationId": JOB})
     if seen.method == "GET" and parts == ["v2", "verify", JOB]:
-        contract = {"match": "exact_match", "creationMatch": "exact_match", "runtimeMatch": "exact_match", "chainId": "31337"}
+        contract = {
+            "match": "exact_match",
+            "creationMatch": "exact_match",
+            "runtimeMatch": "exact_match",
+            "chainId": "31337",
+        }
         return {"isJobCompleted": True, "verificationId": JOB, "contract": contract}
     return None  # anything else is a 500: the test would see it
 
@@ -114,7 +153,9 @@ def sourcify_project(example_on_anvil, tmp_path_factory):
     with StubExplorer() as stub:
         stub.default = _sourcify
         base = stub.url.removesuffix("api")  # a Sourcify target's base URL: http://127.0.0.1:<port>/
-        local = yaml.safe_load((project / "ape-config.yaml").read_text())["contract_verify"]["explorers"]["ethereum"]["local"]
+        local = yaml.safe_load((project / "ape-config.yaml").read_text())["contract_verify"]["explorers"]["ethereum"][
+            "local"
+        ]
         local["sourcify"] = {"url": base, "api_key_env": "DRY_RUN_SOURCIFY_KEY"}
         configure(project, contract_verify={"explorers": {"ethereum": {"local": local}}})
         yield project, stub, base
@@ -122,16 +163,23 @@ def sourcify_project(example_on_anvil, tmp_path_factory):
 
 @pytest.mark.parametrize(
     "name, options, version",
-    [("Calculator", ("--flatten",), r"0\.8\.\d+\+commit\.[0-9a-f]{8}"), ("Vault", (), r"0\.4\.\d+\+commit\.[0-9a-f]{8}")],
+    [
+        ("Calculator", ("--flatten",), r"0\.8\.\d+\+commit\.[0-9a-f]{8}"),
+        ("Vault", (), r"0\.4\.\d+\+commit\.[0-9a-f]{8}"),
+    ],
     ids=["solidity-flatten-is-standard-json-there", "vyper-long-version"],
 )
-def test_the_dry_run_writes_the_sourcify_body_a_real_run_sends(example_on_anvil, sourcify_project, tmp_path, monkeypatch, name, options, version):
+def test_the_dry_run_writes_the_sourcify_body_a_real_run_sends(
+    example_on_anvil, sourcify_project, tmp_path, monkeypatch, name, options, version
+):
     project, stub, base = sourcify_project
     monkeypatch.setenv("DRY_RUN_SOURCIFY_KEY", SOURCIFY_SECRET)
     address = example_on_anvil.deployed[name]
     out = tmp_path / "out"
     stub.seen.clear()
-    dry = verify_cli(project, "contract", name, address, "--dry-run", "--out", str(out), "--target", "sourcify", *options)
+    dry = verify_cli(
+        project, "contract", name, address, "--dry-run", "--out", str(out), "--target", "sourcify", *options
+    )
     assert dry.returncode == 0, dry.stdout[-3000:] + dry.stderr[-3000:]
     assert stub.seen == []  # nothing sent
     assert [p.name for p in out.iterdir()] == ["sourcify"]  # --target: the other target gets nothing
@@ -141,7 +189,9 @@ def test_the_dry_run_writes_the_sourcify_body_a_real_run_sends(example_on_anvil,
     assert sorted(body) == ["compilerVersion", "contractIdentifier", "creationTransactionHash", "stdJsonInput"]
     assert re.fullmatch(version, body["compilerVersion"]), body["compilerVersion"]
     assert body["stdJsonInput"]["language"] == ("Vyper" if name == "Vault" else "Solidity")  # never the flat file
-    assert body["contractIdentifier"].endswith(f":{name}") and re.fullmatch(r"0x[0-9a-f]{64}", body["creationTransactionHash"])
+    assert body["contractIdentifier"].endswith(f":{name}") and re.fullmatch(
+        r"0x[0-9a-f]{64}", body["creationTransactionHash"]
+    )
     lines = dry.stdout.splitlines()
     for line in (
         f"target sourcify (sourcify) at {base}, with an API key (not shown):",
@@ -174,15 +224,33 @@ def test_sourcify_dry_runs_that_would_fail_or_skip_say_why(example_on_anvil, sou
     # --no-check: the link does not depend on it, and these two pre-checks cost ~10 s.
     proxy, box = example_on_anvil.deployed["SimpleProxy"], example_on_anvil.deployed["Box"]
     out = tmp_path / "proxy"
-    proc = verify_cli(project, "contract", "SimpleProxy", proxy, "--dry-run", "--no-check", "--out", str(out), "--target", "sourcify")
+    proc = verify_cli(
+        project, "contract", "SimpleProxy", proxy, "--dry-run", "--no-check", "--out", str(out), "--target", "sourcify"
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert f"  SimpleProxy (proxy link) {proxy}: no proxy link is sent to Sourcify (it resolves proxies itself)" in proc.stdout.splitlines(), proc.stdout
-    assert sorted(p.name for p in (out / "sourcify").iterdir()) == sorted([f"Box-{box}.sourcify.json", f"SimpleProxy-{proxy}.sourcify.json"])
+    assert (
+        f"  SimpleProxy (proxy link) {proxy}: no proxy link is sent to Sourcify (it resolves proxies itself)"
+        in proc.stdout.splitlines()
+    ), proc.stdout
+    assert sorted(p.name for p in (out / "sourcify").iterdir()) == sorted(
+        [f"Box-{box}.sourcify.json", f"SimpleProxy-{proxy}.sourcify.json"]
+    )
     # A pre-check that fails: not sent, nothing written, exit 1.
     calculator = example_on_anvil.deployed["Calculator"]
     out = tmp_path / "wrong-args"
-    proc = verify_cli(project, "contract", "Calculator", calculator, "--constructor-args", "4",
-                      "--dry-run", "--out", str(out), "--target", "sourcify")
+    proc = verify_cli(
+        project,
+        "contract",
+        "Calculator",
+        calculator,
+        "--constructor-args",
+        "4",
+        "--dry-run",
+        "--out",
+        str(out),
+        "--target",
+        "sourcify",
+    )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert f"  Calculator {calculator}: NOT SENT: pre-check failed: constructor arguments" in proc.stdout, proc.stdout
     assert not out.exists() or not any(p.is_file() for p in out.rglob("*"))

@@ -16,9 +16,8 @@ from ape_contract_verify.server.jobs import RealEngine
 from ape_contract_verify.server.runner import start_embedded
 from support import BIN, run
 from support.e2e import anvil_project, copy_project, submissions, verify_cli
-from support.service import Anvil
 from support.engine import SOLC, bytecode_of, compiled, encode, json_request, solc_version_of, standard_input
-from support.service import poll, post
+from support.service import Anvil, poll, post
 from support.vyper import DATA, ESCROW, ESCROW_TYPES, TOKEN, deploy_escrow, edited_copy, escrow_input
 
 pytestmark = pytest.mark.engine
@@ -46,15 +45,25 @@ def world():
         # Calculator linked (settings.libraries) to a MathLib.
         lib_input = standard_input({"src/MathLib.sol": "Calculator.sol"})
         math_lib = anvil.deploy(bytecode_of(compiled(cache, SOLC, lib_input, "src/MathLib.sol", "MathLib")), b"")
-        calc_input = standard_input({"src/Calculator.sol": "Calculator.sol"}, libraries={"src/Calculator.sol": {"MathLib": math_lib}})
+        calc_input = standard_input(
+            {"src/Calculator.sol": "Calculator.sol"}, libraries={"src/Calculator.sol": {"MathLib": math_lib}}
+        )
         calc_args = encode(["uint256"], [3])
-        calc = anvil.deploy(bytecode_of(compiled(cache, SOLC, calc_input, "src/Calculator.sol", "Calculator")), calc_args)
+        calc = anvil.deploy(
+            bytecode_of(compiled(cache, SOLC, calc_input, "src/Calculator.sol", "Calculator")), calc_args
+        )
         # Vyper's Escrow, optimize gas.
         escrow_args = encode(ESCROW_TYPES, [TOKEN, 250, anvil.accounts[0]])
-        escrow = anvil.deploy(bytecode_of(compiled(cache, "vyper:0.4.3", escrow_input("gas"), ESCROW, "Escrow")), escrow_args)
+        escrow = anvil.deploy(
+            bytecode_of(compiled(cache, "vyper:0.4.3", escrow_input("gas"), ESCROW, "Escrow")), escrow_args
+        )
         yield {
-            "anvil": anvil, "explorer": explorer, "cache": cache, "box": (box, box_input, box_args),
-            "calc": (calc, calc_input, calc_args), "escrow": (escrow, escrow_args),
+            "anvil": anvil,
+            "explorer": explorer,
+            "cache": cache,
+            "box": (box, box_input, box_args),
+            "calc": (calc, calc_input, calc_args),
+            "escrow": (escrow, escrow_args),
         }
     finally:
         if explorer is not None:
@@ -86,40 +95,57 @@ def edited_source(world):
 CASES = {
     "optimizer off": (
         lambda w: box_request(w, changed(w["box"][1], optimizer={"enabled": False, "runs": 200})),
-        "optimizer", "compiled with the optimizer enabled with 200 runs (optimizer.enabled=true)",
+        "optimizer",
+        "compiled with the optimizer enabled with 200 runs (optimizer.enabled=true)",
     ),
     "optimizer runs": (
         lambda w: box_request(w, changed(w["box"][1], optimizer={"enabled": True, "runs": 1000})),
-        "optimizer runs", "compiled with optimizer.runs=200: resubmit with that setting.",
+        "optimizer runs",
+        "compiled with optimizer.runs=200: resubmit with that setting.",
     ),
     "evmVersion": (
         lambda w: box_request(w, changed(w["box"][1], evmVersion="paris")),
-        "evmVersion", "compiled with the compiler's default evmVersion",
+        "evmVersion",
+        "compiled with the compiler's default evmVersion",
     ),
     "viaIR": (
         lambda w: box_request(w, changed(w["box"][1], viaIR=True)),
-        "viaIR", "compiled with viaIR=false",
+        "viaIR",
+        "compiled with viaIR=false",
     ),
     "library": (
-        lambda w: json_request(w["calc"][0], changed(w["calc"][1], libraries={"src/Calculator.sol": {"MathLib": "0x" + "5a" * 20}}),
-                               "src/Calculator.sol:Calculator", w["calc"][2]),
-        "library", "Library MathLib address differs: submitted 0x5a5a",
+        lambda w: json_request(
+            w["calc"][0],
+            changed(w["calc"][1], libraries={"src/Calculator.sol": {"MathLib": "0x" + "5a" * 20}}),
+            "src/Calculator.sol:Calculator",
+            w["calc"][2],
+        ),
+        "library",
+        "Library MathLib address differs: submitted 0x5a5a",
     ),
     "constructor arguments": (
-        lambda w: box_request(w, args=encode(BOX_TYPES, [7, w["anvil"].accounts[1], "other box", b"\x11" * 32, [3, -2]])),
-        "constructor arguments", "label_ (string): submitted 'other box', deployed 'hello box'",
+        lambda w: box_request(
+            w, args=encode(BOX_TYPES, [7, w["anvil"].accounts[1], "other box", b"\x11" * 32, [3, -2]])
+        ),
+        "constructor arguments",
+        "label_ (string): submitted 'other box', deployed 'hello box'",
     ),
     "source line": (
         lambda w: box_request(w, edited_source(w)),
-        "source", "No single change among the optimizer disabled (optimizer.enabled=false), viaIR=true",
+        "source",
+        "No single change among the optimizer disabled (optimizer.enabled=false), viaIR=true",
     ),
     "compiler version": (
         lambda w: box_request(w, version=solc_version_of("0.8.37")),
-        "compiler", "Compiler version differs: the deployed code's metadata says solc 0.8.26",
+        "compiler",
+        "Compiler version differs: the deployed code's metadata says solc 0.8.26",
     ),
     "vyper optimize": (
-        lambda w: json_request(w["escrow"][0], escrow_input("codesize"), f"{ESCROW}:Escrow", w["escrow"][1], version="vyper:0.4.3"),
-        "optimizer", "compiled with settings.optimize=gas: resubmit with that setting.",
+        lambda w: json_request(
+            w["escrow"][0], escrow_input("codesize"), f"{ESCROW}:Escrow", w["escrow"][1], version="vyper:0.4.3"
+        ),
+        "optimizer",
+        "compiled with settings.optimize=gas: resubmit with that setting.",
     ),
 }
 
@@ -137,7 +163,7 @@ def explorer_reason(explorer, request) -> str:
     assert answer["status"] == "1", answer
     result = poll(explorer.base_url, answer["result"], timeout=120)["result"]
     assert result.startswith(FAIL), result
-    return result[len(FAIL):]
+    return result[len(FAIL) :]
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -169,7 +195,9 @@ def test_the_cli_prints_the_explorer_s_reason(world, tmp_path):
     base = copy_project(DATA, tmp_path / "compiled")
     run([BIN / "ape", "compile"], cwd=base, timeout=300)
     address = deploy_escrow(anvil, base)
-    codesize = edited_copy(base, tmp_path / "codesize", "# pragma version 0.4.3\n", "# pragma version 0.4.3\n# pragma optimize codesize\n")
+    codesize = edited_copy(
+        base, tmp_path / "codesize", "# pragma version 0.4.3\n", "# pragma version 0.4.3\n# pragma optimize codesize\n"
+    )
     project = anvil_project(codesize, tmp_path / "project", anvil, explorer.base_url)
 
     before = submissions(explorer.db_path)

@@ -8,8 +8,8 @@ import pytest
 from eth_utils import keccak
 
 from ape_contract_verify.engine.compilers import CompileCache, compile_input, with_output_selection
-from ape_contract_verify.evm.chain import ApeProviderChain, ChainReader
 from ape_contract_verify.engine.verifier import FailureKind, Verifier
+from ape_contract_verify.evm.chain import ApeProviderChain, ChainReader
 from ape_contract_verify.evm.proxies import EIP1967_IMPLEMENTATION_SLOT, ProxyKind, detect_proxy
 from support.engine import SOLC, compiled, encode, json_request, standard_input
 
@@ -22,7 +22,11 @@ def _contract_type(name: str, contract: dict):
     from ethpm_types import ContractType
 
     return ContractType.model_validate(
-        {"contractName": name, "abi": contract["abi"], "deploymentBytecode": {"bytecode": "0x" + contract["evm"]["bytecode"]["object"]}}
+        {
+            "contractName": name,
+            "abi": contract["abi"],
+            "deploymentBytecode": {"bytecode": "0x" + contract["evm"]["bytecode"]["object"]},
+        }
     )
 
 
@@ -73,15 +77,26 @@ def test_verify_through_ape_provider(ape_chain, box, cache):
     verifier = Verifier(ApeProviderChain(provider), cache)
     results = []
     # The service verifies from worker threads.
-    worker = threading.Thread(target=lambda: results.append(verifier.verify(json_request(address, input_json, "contracts/Box.sol:Box", args))))
+    worker = threading.Thread(
+        target=lambda: results.append(verifier.verify(json_request(address, input_json, "contracts/Box.sol:Box", args)))
+    )
     worker.start()
     worker.join(timeout=120)
     (result,) = results
     assert result.text == "Pass - Verified", result.reason
     assert result.match == "full"
-    wrong = verifier.verify(json_request(address, input_json, "contracts/Box.sol:Box", encode(BOX_TYPES, [10, "0x" + "00" * 20, "ape", b"\x33" * 32, [4, -4]])))
+    wrong = verifier.verify(
+        json_request(
+            address,
+            input_json,
+            "contracts/Box.sol:Box",
+            encode(BOX_TYPES, [10, "0x" + "00" * 20, "ape", b"\x33" * 32, [4, -4]]),
+        )
+    )
     assert wrong.failure == FailureKind.CONSTRUCTOR_ARGUMENTS
-    assert wrong.text.startswith("Fail - Unable to verify. Please check if the correct constructor argument was entered. Constructor arguments differ")
+    assert wrong.text.startswith(
+        "Fail - Unable to verify. Please check if the correct constructor argument was entered. Constructor arguments differ"
+    )
 
 
 # --- a factory's children, found by replaying the block in the in-process chain ----------------
@@ -122,12 +137,15 @@ def made(ape_chain, cache):
 
     expected = lambda x: child_code + encode(["uint256"], [x])  # noqa: E731
     return {
-        "owner": owner.address, "factory": str(factory.address), "input_json": input_json,
+        "owner": owner.address,
+        "factory": str(factory.address),
+        "input_json": input_json,
         "create": (child_of(created), created, expected(5)),
         "create2": (child_of(created2), created2, expected(6)),
         "deep": (child_of(deep), deep, expected(7)),
         "constructor": (str(maker.child()), expected(8), str(maker.address), maker.txn_hash),
-        "reverted": reverted, "plain": plain,
+        "reverted": reverted,
+        "plain": plain,
     }
 
 
@@ -168,7 +186,7 @@ def test_replayed_frames_have_the_call_tracers_shape(ape_chain, made):
     for kind, opcode in (("create", "CREATE"), ("create2", "CREATE2"), ("deep", "CREATE")):
         address, receipt, expected = made[kind]
         frames = chain._block_create_frames(receipt.block_number)
-        (tx_hash, sender, frame), = frames
+        ((tx_hash, sender, frame),) = frames
         assert tx_hash.lower() == receipt.txn_hash.lower() and sender.lower() == made["owner"].lower()
         assert frame["type"] == opcode and frame["to"] == address.lower() and frame["from"] == made["factory"].lower()
         assert frame["input"] == "0x" + expected.hex()
@@ -179,7 +197,8 @@ def test_replayed_frames_have_the_call_tracers_shape(ape_chain, made):
     block = provider.get_receipt(txn_hash).block_number
     frames = chain._block_create_frames(block)
     assert [(f["type"], f["from"], f["to"]) for _, _, f in frames] == [
-        ("CREATE", made["owner"].lower(), maker.lower()), ("CREATE", maker.lower(), child.lower()),
+        ("CREATE", made["owner"].lower(), maker.lower()),
+        ("CREATE", maker.lower(), child.lower()),
     ]
     assert frames[1][2]["input"] == "0x" + expected.hex()
     # A CREATE inside a call that reverted is not a creation; a block without creates has none.
@@ -211,7 +230,9 @@ def test_factory_child_verifies_in_process(ape_chain, made, cache):
     worker.join(timeout=120)
     (result,) = results
     assert result.text == "Pass - Verified" and result.match == "full", result.reason
-    wrong = verifier.verify(json_request(address, made["input_json"], "src/Factory.sol:Child", encode(["uint256"], [8])))
+    wrong = verifier.verify(
+        json_request(address, made["input_json"], "src/Factory.sol:Child", encode(["uint256"], [8]))
+    )
     assert wrong.failure == FailureKind.CONSTRUCTOR_ARGUMENTS, wrong.reason
 
 
@@ -233,7 +254,9 @@ def test_a_failed_replay_is_named_truthfully(ape_chain, made):
     address, receipt, _ = made["create"]
     chain = Failing(provider)
     assert chain.find_creation(address) is None
-    assert chain.creation_attempts(address) == [f"a replay in the in-process chain (block {receipt.block_number}: MissingTrieNode)"]
+    assert chain.creation_attempts(address) == [
+        f"a replay in the in-process chain (block {receipt.block_number}: MissingTrieNode)"
+    ]
 
 
 def test_a_provider_that_is_not_in_process_keeps_the_trace_path():
@@ -262,7 +285,11 @@ def test_proxy_detection_through_ape(ape_chain):
     input_json = standard_input({"Proxies.sol": "Proxies.sol"})
     output = compile_input(SOLC, with_output_selection(input_json, "Proxies.sol", "*"))["contracts"]["Proxies.sol"]
     target = owner.deploy(_contract_type("Target", output["Target"]))
-    proxy = owner.deploy(_contract_type("SlotProxy", output["SlotProxy"]), EIP1967_IMPLEMENTATION_SLOT.to_bytes(32, "big"), target.address)
+    proxy = owner.deploy(
+        _contract_type("SlotProxy", output["SlotProxy"]),
+        EIP1967_IMPLEMENTATION_SLOT.to_bytes(32, "big"),
+        target.address,
+    )
     beacon = owner.deploy(_contract_type("Beacon", output["Beacon"]), target.address)
     beacon_proxy = owner.deploy(_contract_type("BeaconProxy", output["BeaconProxy"]), beacon.address)
     chain = ApeProviderChain(provider)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.engine.compilers import CompileCache
+from ape_contract_verify.evm import bytecode as bc
 from support.engine import SOLC, compiled, source, standard_input
 
 pytestmark = pytest.mark.engine

@@ -10,7 +10,6 @@ import pytest
 
 from ape_contract_verify.engine import compilers
 from ape_contract_verify.engine.compilers import (
-    installed_vyper_versions,
     CompileCache,
     CompilerFailed,
     CompilerNotInstalled,
@@ -18,6 +17,7 @@ from ape_contract_verify.engine.compilers import (
     compile_input,
     compile_standard_json,
     compile_vyper_json,
+    installed_vyper_versions,
     parse_compiler_version,
     single_file_input,
     with_output_selection,
@@ -38,7 +38,9 @@ def test_parse_compiler_versions():
     assert parse_compiler_version("0.8.26").commit is None
     vyper = parse_compiler_version("vyper:0.4.3")
     assert (vyper.language, vyper.version, vyper.long) == ("vyper", "0.4.3", "vyper:0.4.3")
-    with pytest.raises(InvalidCompilerVersion, match=r"compilerversion 'latest' .* use the form v0.8.26\+commit.8a97fa7a"):
+    with pytest.raises(
+        InvalidCompilerVersion, match=r"compilerversion 'latest' .* use the form v0.8.26\+commit.8a97fa7a"
+    ):
         parse_compiler_version("latest")
 
 
@@ -132,16 +134,32 @@ def test_vyper_json():
     assert counter["evm"]["bytecode"]["object"] and any(item.get("type") == "constructor" for item in counter["abi"])
     installed = ", ".join(f"vyper:{v}" for v in installed_vyper_versions())
     assert "vyper:0.3.10" in installed and "vyper:0.4.3" in installed and "0.3.9" not in installed
-    with pytest.raises(CompilerNotInstalled, match=rf"vyper:0.3.9 is not installed .*\(installed: {re.escape(installed)}\)"):
+    with pytest.raises(
+        CompilerNotInstalled, match=rf"vyper:0.3.9 is not installed .*\(installed: {re.escape(installed)}\)"
+    ):
         compile_vyper_json("vyper:0.3.9", input_json)
-    broken = {"language": "Vyper", "sources": {"Counter.vy": {"content": "@external\ndef f() -> uint256:\n    return x\n"}}}
+    broken = {
+        "language": "Vyper",
+        "sources": {"Counter.vy": {"content": "@external\ndef f() -> uint256:\n    return x\n"}},
+    }
     with pytest.raises(CompilerFailed) as info:
         compile_vyper_json("vyper:0.4.3", broken)
-    assert str(info.value) == "vyper 0.4.3 reported errors: UndeclaredDefinition: 'x' has not been declared. --> Counter.vy:3:11"
+    assert (
+        str(info.value)
+        == "vyper 0.4.3 reported errors: UndeclaredDefinition: 'x' has not been declared. --> Counter.vy:3:11"
+    )
 
 
 def test_single_file_input_maps_the_form():
-    built = single_file_input("src", file_name="A.sol", optimizer=True, runs=999, evm_version="Paris", via_ir=True, libraries={"L": "0x" + "11" * 20})
+    built = single_file_input(
+        "src",
+        file_name="A.sol",
+        optimizer=True,
+        runs=999,
+        evm_version="Paris",
+        via_ir=True,
+        libraries={"L": "0x" + "11" * 20},
+    )
     assert built["sources"] == {"A.sol": {"content": "src"}}
     assert built["settings"] == {
         "optimizer": {"enabled": True, "runs": 999},

@@ -37,15 +37,24 @@ FAIL = "Fail - Unable to verify. "
 
 def factory_input(version: str = "0.3.7", source: str = SOURCE, **settings) -> dict:
     """What ape-vyper sends for it: 0.3.7 takes `optimize` as a bool and knows no EVM after paris."""
-    chosen = {"evmVersion": "paris", "optimize": True} if version == "0.3.7" else {"evmVersion": "shanghai", "optimize": "gas"}
+    chosen = (
+        {"evmVersion": "paris", "optimize": True}
+        if version == "0.3.7"
+        else {"evmVersion": "shanghai", "optimize": "gas"}
+    )
     text = source.replace("# @version 0.3.7", f"# @version {version}", 1)
     return {"language": "Vyper", "sources": {FILE: {"content": text}}, "settings": {**chosen, **settings}}
 
 
 def seed_evms(version: str, input_json: dict, layouts: tuple = (0,)) -> dict[tuple[int, int], dict]:
     selected = with_output_selection(input_json, FILE, NAME)
-    return {(seed, layout): compile_vyper_json(f"vyper:{version}", selected, hash_seed=str(seed), layout=layout)["contracts"][FILE][NAME]["evm"]
-            for layout in layouts for seed in range(hash_seed.SEEDS)}
+    return {
+        (seed, layout): compile_vyper_json(f"vyper:{version}", selected, hash_seed=str(seed), layout=layout)[
+            "contracts"
+        ][FILE][NAME]["evm"]
+        for layout in layouts
+        for seed in range(hash_seed.SEEDS)
+    }
 
 
 def runtime(evm: dict) -> bytes:
@@ -54,7 +63,9 @@ def runtime(evm: dict) -> bytes:
 
 def primary(input_json: dict, version: str = "0.3.7") -> dict:
     """The engine's plain compile (the one a verification starts from)."""
-    return compile_input(f"vyper:{version}", with_output_selection(input_json, FILE, NAME))["contracts"][FILE][NAME]["evm"]
+    return compile_input(f"vyper:{version}", with_output_selection(input_json, FILE, NAME))["contracts"][FILE][NAME][
+        "evm"
+    ]
 
 
 def rare_evm(input_json: dict) -> tuple[dict, int]:
@@ -89,16 +100,25 @@ def deploy(world, evm: dict) -> str:
 
 def request_for(address: str, input_json: dict) -> VerificationRequest:
     return VerificationRequest(
-        address=address, source_code=json.dumps(input_json), contract_name=f"{FILE}:{NAME}",
-        compiler_version="vyper:0.3.7", code_format=CodeFormat.VYPER_JSON, constructor_arguments=ARGS.hex(),
+        address=address,
+        source_code=json.dumps(input_json),
+        contract_name=f"{FILE}:{NAME}",
+        compiler_version="vyper:0.3.7",
+        code_format=CodeFormat.VYPER_JSON,
+        constructor_arguments=ARGS.hex(),
     )
 
 
 def submit(world, address: str, input_json: dict) -> str:
     base = world["explorer"].base_url
     form = {
-        "module": "contract", "action": "verifysourcecode", "contractaddress": address, "codeformat": "vyper-json",
-        "sourceCode": json.dumps(input_json), "contractname": f"{FILE}:{NAME}", "compilerversion": "vyper:0.3.7",
+        "module": "contract",
+        "action": "verifysourcecode",
+        "contractaddress": address,
+        "codeformat": "vyper-json",
+        "sourceCode": json.dumps(input_json),
+        "contractname": f"{FILE}:{NAME}",
+        "compilerversion": "vyper:0.3.7",
         "constructorArguements": ARGS.hex(),
     }
     answer = post(base, form)
@@ -107,11 +127,22 @@ def submit(world, address: str, input_json: dict) -> str:
 
 
 def test_the_bound_0_3_7_follows_the_seed_0_3_10_does_not():
-    assert hash_seed.environment("3", 2) == {"PATH": os.defpath, "PYTHONHASHSEED": "3", "APE_VERIFY_LAYOUT_0": "", "APE_VERIFY_LAYOUT_1": "x"}
-    assert [hash_seed.follows_hash_seed(v) for v in ("vyper:0.3.3", "vyper:0.3.4", "0.3.7", "vyper:0.3.8", "vyper:0.3.10", "vyper:0.4.3", "x")] == [
-        False, True, True, False, False, False, False]
-    codes = {version: Counter(runtime(evm) for evm in seed_evms(version, factory_input(version), hash_seed.LAYOUTS[:2]).values())
-             for version in ("0.3.7", "0.3.10")}
+    assert hash_seed.environment("3", 2) == {
+        "PATH": os.defpath,
+        "PYTHONHASHSEED": "3",
+        "APE_VERIFY_LAYOUT_0": "",
+        "APE_VERIFY_LAYOUT_1": "x",
+    }
+    assert [
+        hash_seed.follows_hash_seed(v)
+        for v in ("vyper:0.3.3", "vyper:0.3.4", "0.3.7", "vyper:0.3.8", "vyper:0.3.10", "vyper:0.4.3", "x")
+    ] == [False, True, True, False, False, False, False]
+    codes = {
+        version: Counter(
+            runtime(evm) for evm in seed_evms(version, factory_input(version), hash_seed.LAYOUTS[:2]).values()
+        )
+        for version in ("0.3.7", "0.3.10")
+    }
     assert len(codes["0.3.10"]) == 1, codes["0.3.10"]
     assert len(codes["0.3.7"]) >= 2, "ProxyFactory must compile to several codes under 0.3.7"
     # Each 0.3.7 code is every other's instructions in another order: the seed moves code, never changes it.
@@ -130,13 +161,18 @@ def test_a_deployment_of_a_rare_seed_s_code_is_verified_by_the_pre_check_and_the
     result = Verifier(world["chain"], CompileCache(), require_creation=False).verify(request_for(address, input_json))
     seconds = time.perf_counter() - started
     assert result.verified and result.match == "full", result.reason
-    assert result.hash_seed.startswith("PYTHONHASHSEED=") and f"{result.hash_seed} reproduced the deployed code" in result.reason
+    assert (
+        result.hash_seed.startswith("PYTHONHASHSEED=")
+        and f"{result.hash_seed} reproduced the deployed code" in result.reason
+    )
     said = re.search(r"\((\d+) of (\d+) compiles tried here give it, (\d+) codes in all\)", result.reason)
     assert said, result.reason
     given, tried, codes = (int(group) for group in said.groups())
     assert tried % hash_seed.SEEDS == 0 and 1 <= given < tried and codes >= 2, said.group(0)
     rare = "a plain compile rarely gives this code, so an explorer that compiles once under its own seed may fail to verify it"
-    assert (rare in result.reason) == (2 * given < tried or " environment variables more " in result.reason), result.reason
+    assert (rare in result.reason) == (2 * given < tried or " environment variables more " in result.reason), (
+        result.reason
+    )
     assert runtime(evm).hex() == result.recompiled_runtime
     print(f"search: {seconds:.1f} s, {tried} compiles, {share} of the test's 16 give the code")  # the report's figure
     # The local explorer, the same engine behind HTTP, verifies it too and stores the matching code.
@@ -165,7 +201,10 @@ def test_a_setting_is_named_with_the_seed_that_reproduces_it_never_one_that_repr
     submitted = factory_input()
     result = Verifier(world["chain"], CompileCache(), require_creation=False).verify(request_for(address, submitted))
     assert not result.verified and result.setting == "optimizer", result.reason
-    assert "the deployed code was compiled with settings.optimize=false (vyper 0.3.7's code follows the hash seed: PYTHONHASHSEED=" in result.reason
+    assert (
+        "the deployed code was compiled with settings.optimize=false (vyper 0.3.7's code follows the hash seed: PYTHONHASHSEED="
+        in result.reason
+    )
     # What the reason blames, the submitted optimize=true, reproduces the deployment under no seed.
     reproduces = seed_search.reproducing(bytes.fromhex(result.onchain_runtime))
     assert seed_search.search("vyper:0.3.7", submitted, FILE, NAME, reproduces).seed is None

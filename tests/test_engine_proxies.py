@@ -64,7 +64,14 @@ def deployed(anvil, contracts):
 
 @pytest.mark.parametrize(
     "kind",
-    [ProxyKind.EIP1967, ProxyKind.EIP1967_BEACON, ProxyKind.EIP1822, ProxyKind.OZ_LEGACY, ProxyKind.EIP1167, ProxyKind.GNOSIS_SAFE],
+    [
+        ProxyKind.EIP1967,
+        ProxyKind.EIP1967_BEACON,
+        ProxyKind.EIP1822,
+        ProxyKind.OZ_LEGACY,
+        ProxyKind.EIP1167,
+        ProxyKind.GNOSIS_SAFE,
+    ],
 )
 def test_detects_each_pattern(anvil, deployed, kind):
     proxy = deployed[kind]
@@ -102,10 +109,20 @@ def test_has_delegatecall_skips_push_data():
 def test_has_delegatecall_skips_an_embedded_contracts_metadata():
     """`new Child()` embeds the child's creation code, metadata and all: a 0xf4 in its hash is no
     opcode (a factory holding an address in slot 0 was taken for a Safe proxy)."""
-    child_metadata = bytes.fromhex("a2646970667358221220ee04000337a8c6bcf40f98be2d4dad9b7faa") + bytes(14) + bytes.fromhex("64736f6c634300081a0033")
+    child_metadata = (
+        bytes.fromhex("a2646970667358221220ee04000337a8c6bcf40f98be2d4dad9b7faa")
+        + bytes(14)
+        + bytes.fromhex("64736f6c634300081a0033")
+    )
     own_metadata = bytes.fromhex("a2646970667358221220") + bytes(32) + bytes.fromhex("64736f6c634300081a0033")
     assert not has_delegatecall(bytes([0x60, 0x00, 0xFE]) + child_metadata + own_metadata)
-    assert has_delegatecall(bytes([0x60, 0x00, 0xF4, 0xFE]) + child_metadata + own_metadata)  # its own DELEGATECALL still counts
-    assert minimal_proxy_implementation("0x363d3d373d3d3d363d73" + "ab" * 20 + "5af43d82803e903d91602b57fd5bf3") == "0x" + "ab" * 20
-    assert minimal_proxy_implementation("0x363d3d373d3d3d363d73" + "ab" * 20 + "5af43d82803e903d91602b57fd5bf300") is None
-
+    assert has_delegatecall(
+        bytes([0x60, 0x00, 0xF4, 0xFE]) + child_metadata + own_metadata
+    )  # its own DELEGATECALL still counts
+    assert (
+        minimal_proxy_implementation("0x363d3d373d3d3d363d73" + "ab" * 20 + "5af43d82803e903d91602b57fd5bf3")
+        == "0x" + "ab" * 20
+    )
+    assert (
+        minimal_proxy_implementation("0x363d3d373d3d3d363d73" + "ab" * 20 + "5af43d82803e903d91602b57fd5bf300") is None
+    )

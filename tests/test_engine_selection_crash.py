@@ -37,8 +37,11 @@ def solc():
 
 def wide_input() -> dict:
     """As the user's build (and derive's submission) has it: every file, every contract."""
-    return standard_input({FILE: "BaseCreates.sol"}, optimizer={"enabled": True, "runs": 1500},
-                          outputSelection={"*": {"*": ["abi", "evm.bytecode", "evm.deployedBytecode", "metadata"]}})
+    return standard_input(
+        {FILE: "BaseCreates.sol"},
+        optimizer={"enabled": True, "runs": 1500},
+        outputSelection={"*": {"*": ["abi", "evm.bytecode", "evm.deployedBytecode", "metadata"]}},
+    )
 
 
 def narrowed_input() -> dict:
@@ -78,7 +81,9 @@ def test_a_crash_is_retried_wide_said_and_cached(solc, solc_runs, tmp_path, capl
     assert bytecode_of(output["contracts"][FILE]["Main"]) == bytecode_of(direct)
     assert f"solc crashed with the output narrowed to {FILE}:Main" in output[WIDENED]
     assert "Compiled contract not found" in output[WIDENED] and "every contract selected" in output[WIDENED]
-    assert [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING] == [f"contract_verify: {output[WIDENED]}"]
+    assert [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING] == [
+        f"contract_verify: {output[WIDENED]}"
+    ]
 
     # The next compile of the same input is a hit, in memory and on disk: no solc, no crash.
     solc_runs.clear()
@@ -110,7 +115,10 @@ def test_a_wide_input_is_not_retried_and_a_wide_crash_says_both(solc, monkeypatc
         compile_input(solc, widened(narrowed_input()))
     assert len(asked) == 1
     asked.clear()
-    with pytest.raises(CompilerFailed, match=r"crashed on .*Main.*; and with every contract selected, as a build selects them: solc crashed on .*\*"):
+    with pytest.raises(
+        CompilerFailed,
+        match=r"crashed on .*Main.*; and with every contract selected, as a build selects them: solc crashed on .*\*",
+    ):
         compile_input(solc, narrowed_input())
     assert len(asked) == 2
 
@@ -136,8 +144,9 @@ def test_the_verifier_and_so_the_explorer_verifies_it(solc, deployed, form, capl
     if form == "standard-json":
         request = json_request(addresses[form], wide_input(), f"{FILE}:Main", args, version=solc)
     else:
-        request = single_request(addresses[form], source("BaseCreates.sol"), "Main", args, version=solc,
-                                 optimization_used=True, runs=1500)
+        request = single_request(
+            addresses[form], source("BaseCreates.sol"), "Main", args, version=solc, optimization_used=True, runs=1500
+        )
     with caplog.at_level(logging.WARNING, logger="ape.contract_verify"):
         result = Verifier(JsonRpcChain(node.url), CompileCache()).verify(request)
     assert result.verified and result.match == "full", result.reason

@@ -11,11 +11,10 @@ import threading
 
 import pytest
 
-from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.engine.compilers import CompileCache
-from ape_contract_verify.evm.chain import JsonRpcChain
 from ape_contract_verify.engine.verifier import FailureKind, Verifier
-from support.service import Anvil
+from ape_contract_verify.evm import bytecode as bc
+from ape_contract_verify.evm.chain import JsonRpcChain
 from support.engine import (
     SOLC,
     bytecode_of,
@@ -28,6 +27,7 @@ from support.engine import (
     source,
     standard_input,
 )
+from support.service import Anvil
 
 pytestmark = pytest.mark.engine
 
@@ -92,7 +92,9 @@ def test_undecodable_constructor_arguments_are_shown_as_hex(verifier, box):
     wrong = args[:-1] + b"\x01"  # one byte off the end: no longer the constructor's encoding
     result = verifier.verify(json_request(address, input_json, "src/Box.sol:Box", wrong[:31]))
     assert result.failure == FailureKind.CONSTRUCTOR_ARGUMENTS
-    assert result.reason.startswith(f"Please check if the correct constructor argument was entered. Constructor arguments differ: submitted 0x{wrong[:31].hex()} but the deployment used 0x{args.hex()}")
+    assert result.reason.startswith(
+        f"Please check if the correct constructor argument was entered. Constructor arguments differ: submitted 0x{wrong[:31].hex()} but the deployment used 0x{args.hex()}"
+    )
 
 
 def test_missing_constructor_arguments(verifier, box):
@@ -105,9 +107,14 @@ def test_missing_constructor_arguments(verifier, box):
 def _bytecode_failure(result):
     assert not result.verified and result.match is None
     assert result.failure == FailureKind.BYTECODE, result.reason
-    assert result.text.startswith("Fail - Unable to verify. Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. Compiled bytecode differs from the deployed code at byte ")
+    assert result.text.startswith(
+        "Fail - Unable to verify. Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. Compiled bytecode differs from the deployed code at byte "
+    )
     assert isinstance(result.offset, int) and f"at byte {result.offset} " in result.reason
-    hints = ("optimizer runs, evmVersion, viaIR or a source line", "optimize (gas, codesize, none), evmVersion or a source line")
+    hints = (
+        "optimizer runs, evmVersion, viaIR or a source line",
+        "optimize (gas, codesize, none), evmVersion or a source line",
+    )
     assert "the deployed code was compiled with" in result.reason or any(hint in result.reason for hint in hints)
     return result.reason
 
@@ -155,7 +162,9 @@ def test_changed_source_line(anvil, cache, box):
 def test_comment_change_is_partial_match(verifier, box):
     address, input_json, args = box
     other = json.loads(json.dumps(input_json))
-    other["sources"]["src/Box.sol"]["content"] = "// a comment changes only the metadata hash\n" + other["sources"]["src/Box.sol"]["content"]
+    other["sources"]["src/Box.sol"]["content"] = (
+        "// a comment changes only the metadata hash\n" + other["sources"]["src/Box.sol"]["content"]
+    )
     result = verifier.verify(json_request(address, other, "src/Box.sol:Box", args))
     assert result.verified and result.match == "partial", result.reason
     assert result.text == "Pass - Verified"
@@ -168,7 +177,9 @@ def test_metadata_settings_must_match(verifier, box):
     other["settings"]["metadata"] = {"bytecodeHash": "none"}
     result = verifier.verify(json_request(address, other, "src/Box.sol:Box", args))
     assert result.failure == FailureKind.BYTECODE
-    assert "only in the CBOR metadata's shape" in result.reason and "metadata.bytecodeHash or appendCBOR" in result.reason
+    assert (
+        "only in the CBOR metadata's shape" in result.reason and "metadata.bytecodeHash or appendCBOR" in result.reason
+    )
 
 
 def test_source_unit_name_change_is_partial_match(verifier, box):
@@ -189,9 +200,13 @@ def test_wrong_compiler_version(verifier, box):
 
 def test_compiler_not_installed(verifier, box):
     address, input_json, args = box
-    result = verifier.verify(json_request(address, input_json, "src/Box.sol:Box", args, version="v0.8.20+commit.a1b79de6"))
+    result = verifier.verify(
+        json_request(address, input_json, "src/Box.sol:Box", args, version="v0.8.20+commit.a1b79de6")
+    )
     assert result.failure == FailureKind.COMPILER
-    assert result.text.startswith("Fail - Unable to verify. Invalid or not supported solc version, see https://etherscan.io/solcversions for list: Compiler v0.8.20+commit.a1b79de6 is not installed")
+    assert result.text.startswith(
+        "Fail - Unable to verify. Invalid or not supported solc version, see https://etherscan.io/solcversions for list: Compiler v0.8.20+commit.a1b79de6 is not installed"
+    )
     assert "0.8.26" in result.reason  # names what is installed
 
 
@@ -237,7 +252,9 @@ def test_constructor_arguments_must_be_hex(verifier, box):
     request.constructor_arguments = "0x12zz"
     result = verifier.verify(request)
     assert result.failure == FailureKind.INVALID_INPUT
-    assert result.reason.startswith("Invalid constructor arguments provided. Please verify that they are in ABI-encoded format")
+    assert result.reason.startswith(
+        "Invalid constructor arguments provided. Please verify that they are in ABI-encoded format"
+    )
 
 
 def test_etherscan_double_brace_wrapping(verifier, box):
@@ -263,7 +280,9 @@ def test_concurrent_verifications_compile_once(anvil, box, tmp_path):
     verifier = Verifier(JsonRpcChain(anvil.url), fresh)
     results = []
     threads = [
-        threading.Thread(target=lambda: results.append(verifier.verify(json_request(address, input_json, "src/Box.sol:Box", args))))
+        threading.Thread(
+            target=lambda: results.append(verifier.verify(json_request(address, input_json, "src/Box.sol:Box", args)))
+        )
         for _ in range(4)
     ]
     for thread in threads:
@@ -288,7 +307,9 @@ def test_via_ir_paris_10000_runs(anvil, verifier, cache):
     assert result.via_ir and result.evm_version == "paris" and result.runs == 10000
     without_ir = json.loads(json.dumps(input_json))
     without_ir["settings"]["viaIR"] = False
-    assert "compiled with viaIR=true" in _bytecode_failure(verifier.verify(json_request(address, without_ir, "Box.sol:Box", args)))
+    assert "compiled with viaIR=true" in _bytecode_failure(
+        verifier.verify(json_request(address, without_ir, "Box.sol:Box", args))
+    )
 
 
 def test_single_file(anvil, verifier, cache):
@@ -299,9 +320,13 @@ def test_single_file(anvil, verifier, cache):
     ok = verifier.verify(single_request(address, text, "Box", args, optimization_used=False, evm_version="shanghai"))
     assert ok.match == "full", ok.reason
     assert ok.settings["optimizer"] == {"enabled": False, "runs": 200} and ok.evm_version == "shanghai"
-    runs_on = verifier.verify(single_request(address, text, "Box", args, optimization_used=True, runs=200, evm_version="shanghai"))
+    runs_on = verifier.verify(
+        single_request(address, text, "Box", args, optimization_used=True, runs=200, evm_version="shanghai")
+    )
     assert "compiled with the optimizer disabled (optimizationUsed=0)" in _bytecode_failure(runs_on)
-    wrong_name = verifier.verify(single_request(address, text, "Crate", args, optimization_used=False, evm_version="shanghai"))
+    wrong_name = verifier.verify(
+        single_request(address, text, "Crate", args, optimization_used=False, evm_version="shanghai")
+    )
     assert wrong_name.failure == FailureKind.CONTRACT_NAME and "The source declares: Box" in wrong_name.reason
 
 
@@ -328,14 +353,21 @@ def test_library_linked_by_settings(anvil, verifier, cache, math_lib):
     address = anvil.deploy(bytecode_of(contract), args)
     assert bc.find_address(anvil.rpc("eth_getCode", address, "latest"), math_lib)  # really linked
 
-    ok = verifier.verify(single_request(address, text, "Calculator", args, optimization_used=True, libraries={"MathLib": math_lib}))
+    ok = verifier.verify(
+        single_request(address, text, "Calculator", args, optimization_used=True, libraries={"MathLib": math_lib})
+    )
     assert ok.match == "full", ok.reason
     assert ok.libraries == {"MathLib": math_lib}
 
     other = "0x" + "5a" * 20
-    wrong = verifier.verify(single_request(address, text, "Calculator", args, optimization_used=True, libraries={"MathLib": other}))
+    wrong = verifier.verify(
+        single_request(address, text, "Calculator", args, optimization_used=True, libraries={"MathLib": other})
+    )
     assert wrong.failure == FailureKind.LIBRARY
-    assert wrong.text == f"Fail - Unable to verify. Library was required but suitable match not found: Library MathLib address differs: submitted {other}, on chain {math_lib.lower()}"
+    assert (
+        wrong.text
+        == f"Fail - Unable to verify. Library was required but suitable match not found: Library MathLib address differs: submitted {other}, on chain {math_lib.lower()}"
+    )
 
 
 def test_library_at_link_positions(anvil, verifier, cache, math_lib):
@@ -350,20 +382,31 @@ def test_library_at_link_positions(anvil, verifier, cache, math_lib):
     args = encode(["uint256"], [4])
     address = anvil.deploy(bytes(creation), args)
     runtime = anvil.rpc("eth_getCode", address, "latest")
-    assert bc.extract_link_addresses(runtime, contract["evm"]["deployedBytecode"]["linkReferences"]) == {"MathLib": math_lib.lower()}
+    assert bc.extract_link_addresses(runtime, contract["evm"]["deployedBytecode"]["linkReferences"]) == {
+        "MathLib": math_lib.lower()
+    }
 
-    ok = verifier.verify(json_request(address, input_json, "src/Calculator.sol:Calculator", args, libraries={"MathLib": math_lib}))
+    ok = verifier.verify(
+        json_request(address, input_json, "src/Calculator.sol:Calculator", args, libraries={"MathLib": math_lib})
+    )
     assert ok.match == "full", ok.reason
     assert ok.libraries == {"MathLib": math_lib.lower()}
 
     other = "0x" + "77" * 20
-    wrong = verifier.verify(json_request(address, input_json, "src/Calculator.sol:Calculator", args, libraries={"MathLib": other}))
+    wrong = verifier.verify(
+        json_request(address, input_json, "src/Calculator.sol:Calculator", args, libraries={"MathLib": other})
+    )
     assert wrong.failure == FailureKind.LIBRARY
-    assert wrong.reason == f"Library was required but suitable match not found: Library MathLib address differs: submitted {other}, on chain {math_lib.lower()}"
+    assert (
+        wrong.reason
+        == f"Library was required but suitable match not found: Library MathLib address differs: submitted {other}, on chain {math_lib.lower()}"
+    )
 
     missing = verifier.verify(json_request(address, input_json, "src/Calculator.sol:Calculator", args))
     assert missing.failure == FailureKind.LIBRARY
-    assert missing.reason.startswith(f"Library was required but suitable match not found: MathLib is linked at {math_lib.lower()}")
+    assert missing.reason.startswith(
+        f"Library was required but suitable match not found: MathLib is linked at {math_lib.lower()}"
+    )
 
 
 # --- factories --------------------------------------------------------------------------------
@@ -396,7 +439,9 @@ def test_factory_child_found_through_traces(verifier, children, kind, value):
     result = verifier.verify(json_request(address, input_json, "src/Factory.sol:Child", encode(["uint256"], [value])))
     assert result.match == "full", result.reason
     assert result.factory is True
-    wrong = verifier.verify(json_request(address, input_json, "src/Factory.sol:Child", encode(["uint256"], [value + 1])))
+    wrong = verifier.verify(
+        json_request(address, input_json, "src/Factory.sol:Child", encode(["uint256"], [value + 1]))
+    )
     assert wrong.failure == FailureKind.CONSTRUCTOR_ARGUMENTS
 
 
@@ -408,7 +453,11 @@ def test_parity_traces_give_the_same_creation(anvil, children):
     for address in made.values():
         by_debug, by_parity = debug.find_creation(address), parity.find_creation(address)
         assert by_parity is not None and by_parity.factory
-        assert (by_parity.tx_hash, by_parity.input, by_parity.creator.lower()) == (by_debug.tx_hash, by_debug.input, by_debug.creator.lower())
+        assert (by_parity.tx_hash, by_parity.input, by_parity.creator.lower()) == (
+            by_debug.tx_hash,
+            by_debug.input,
+            by_debug.creator.lower(),
+        )
     assert debug._traces == "debug"
 
 
@@ -427,19 +476,42 @@ def test_vyper_json(anvil, verifier, cache):
     ok = verifier.verify(json_request(address, input_json, "contracts/Counter.vy:Counter", args, version="vyper:0.4.3"))
     assert ok.match == "full", ok.reason
     assert {item.get("name") for item in ok.abi} >= {"bump", "owner", "start"}
-    wrong = verifier.verify(json_request(address, input_json, "contracts/Counter.vy:Counter", encode(["uint256", "string"], [6, "vy"]), version="vyper:0.4.3"))
+    wrong = verifier.verify(
+        json_request(
+            address,
+            input_json,
+            "contracts/Counter.vy:Counter",
+            encode(["uint256", "string"], [6, "vy"]),
+            version="vyper:0.4.3",
+        )
+    )
     assert wrong.failure == FailureKind.CONSTRUCTOR_ARGUMENTS
-    wrong_name = verifier.verify(json_request(address, input_json, "contracts/Counter.vy:Count", args, version="vyper:0.4.3"))
-    assert wrong_name.failure == FailureKind.CONTRACT_NAME and "contracts/Counter.vy declares: Counter" in wrong_name.reason
-    other_version = verifier.verify(json_request(address, input_json, "contracts/Counter.vy:Counter", args, version="vyper:0.4.2"))
+    wrong_name = verifier.verify(
+        json_request(address, input_json, "contracts/Counter.vy:Count", args, version="vyper:0.4.3")
+    )
+    assert (
+        wrong_name.failure == FailureKind.CONTRACT_NAME
+        and "contracts/Counter.vy declares: Counter" in wrong_name.reason
+    )
+    other_version = verifier.verify(
+        json_request(address, input_json, "contracts/Counter.vy:Counter", args, version="vyper:0.4.2")
+    )
     assert other_version.failure == FailureKind.COMPILER and "vyper:0.4.2 is not installed" in other_version.reason
     commented = json.loads(json.dumps(input_json))
-    commented["sources"]["contracts/Counter.vy"]["content"] = "# a comment: only the integrity hash changes\n" + source("Counter.vy")
-    partial = verifier.verify(json_request(address, commented, "contracts/Counter.vy:Counter", args, version="vyper:0.4.3"))
+    commented["sources"]["contracts/Counter.vy"]["content"] = "# a comment: only the integrity hash changes\n" + source(
+        "Counter.vy"
+    )
+    partial = verifier.verify(
+        json_request(address, commented, "contracts/Counter.vy:Counter", args, version="vyper:0.4.3")
+    )
     assert partial.verified and partial.match == "partial", partial.reason
     changed = json.loads(json.dumps(input_json))
-    changed["sources"]["contracts/Counter.vy"]["content"] = source("Counter.vy").replace("self.count += by", "self.count += by + 1")
-    _bytecode_failure(verifier.verify(json_request(address, changed, "contracts/Counter.vy:Counter", args, version="vyper:0.4.3")))
+    changed["sources"]["contracts/Counter.vy"]["content"] = source("Counter.vy").replace(
+        "self.count += by", "self.count += by + 1"
+    )
+    _bytecode_failure(
+        verifier.verify(json_request(address, changed, "contracts/Counter.vy:Counter", args, version="vyper:0.4.3"))
+    )
 
 
 # --- older compilers, unreachable nodes -------------------------------------------------------
@@ -463,11 +535,19 @@ def test_solidity_0_5(anvil, verifier, cache):
     contract = single_file_compiled(cache, version, OLD_SOLIDITY, "Legacy", optimizer=True, evm_version="petersburg")
     args = encode(["uint256"], [55])
     address = anvil.deploy(bytecode_of(contract), args)
-    ok = verifier.verify(single_request(address, OLD_SOLIDITY, "Legacy", args, version=version, optimization_used=True, evm_version="petersburg"))
+    ok = verifier.verify(
+        single_request(
+            address, OLD_SOLIDITY, "Legacy", args, version=version, optimization_used=True, evm_version="petersburg"
+        )
+    )
     assert ok.match == "full", ok.reason
     # 0.5 metadata is bzzr1 and records solc's version too.
     assert bc.tail_metadata(anvil.rpc("eth_getCode", address, "latest")).compiler == ("solc", "0.5.17")
-    wrong = verifier.verify(single_request(address, OLD_SOLIDITY, "Legacy", args, version=version, optimization_used=False, evm_version="petersburg"))
+    wrong = verifier.verify(
+        single_request(
+            address, OLD_SOLIDITY, "Legacy", args, version=version, optimization_used=False, evm_version="petersburg"
+        )
+    )
     _bytecode_failure(wrong)
 
 

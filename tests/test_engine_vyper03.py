@@ -93,13 +93,26 @@ def test_the_deploy_sequence_must_copy_this_runtime_and_be_the_only_one():
     runtime = bytes.fromhex("60016000550000")
 
     def sequence(total: int, begin: int) -> bytes:  # PUSH2 len PUSH2 begin PUSH0 CODECOPY PUSH2 total PUSH0 RETURN
-        return b"\x61" + len(runtime).to_bytes(2, "big") + b"\x61" + begin.to_bytes(2, "big") + b"\x5f\x39\x61" + total.to_bytes(2, "big") + b"\x5f\xf3"
+        return (
+            b"\x61"
+            + len(runtime).to_bytes(2, "big")
+            + b"\x61"
+            + begin.to_bytes(2, "big")
+            + b"\x5f\x39\x61"
+            + total.to_bytes(2, "big")
+            + b"\x5f\xf3"
+        )
 
     one = len(sequence(0, 0))
     assert bc.vyper_deploy_immutables(sequence(len(runtime) + 64, one) + runtime, runtime) == 64
     assert bc.vyper_deploy_immutables(sequence(len(runtime) + 64, one + 1) + b"\x00" + runtime, runtime) == 64
     # Two sequences that disagree, one copying from elsewhere, or a runtime found nowhere: nothing.
-    assert bc.vyper_deploy_immutables(sequence(len(runtime) + 64, 2 * one) + sequence(len(runtime) + 96, 2 * one) + runtime, runtime) is None
+    assert (
+        bc.vyper_deploy_immutables(
+            sequence(len(runtime) + 64, 2 * one) + sequence(len(runtime) + 96, 2 * one) + runtime, runtime
+        )
+        is None
+    )
     assert bc.vyper_deploy_immutables(sequence(len(runtime) + 64, 0) + runtime, runtime) is None
     assert bc.vyper_deploy_immutables(sequence(len(runtime) + 64, one) + runtime[:-1], runtime) is None
     # Push data is not read as instructions: a sequence inside a PUSH32's data does not count.
@@ -123,8 +136,14 @@ def test_exactly_the_immutables_are_masked_on_chain(world, version):
 
     def check(code: bytes):
         return engine_compare.compare(
-            compiled, None, code, compiler_version=f"vyper:{version}", libraries={}, submitted_args=args.hex(),
-            abi=[], diagnose=lambda: ("source", "diagnosed"),
+            compiled,
+            None,
+            code,
+            compiler_version=f"vyper:{version}",
+            libraries={},
+            submitted_args=args.hex(),
+            abi=[],
+            diagnose=lambda: ("source", "diagnosed"),
         )
 
     assert check(on_chain).match == "full"
@@ -141,7 +160,9 @@ def test_exactly_the_immutables_are_masked_on_chain(world, version):
         f"but the contract's immutables take {compiled.trailing} bytes"
     ) in failure.value.reason
     # Another constant in the source: a difference inside the runtime code, masking or not.
-    edited = engine_compare.Compiled.from_evm(evm_of(world, version, vyper_input(version, **{"= 10000": "= 10001"})), "vyper")
+    edited = engine_compare.Compiled.from_evm(
+        evm_of(world, version, vyper_input(version, **{"= 10000": "= 10001"})), "vyper"
+    )
     assert edited.trailing == compiled.trailing
     cmp = edited.compare_runtime(on_chain)
     assert not cmp.matches and cmp.offset < size
@@ -150,8 +171,13 @@ def test_exactly_the_immutables_are_masked_on_chain(world, version):
 def submit(world, address: str, input_json: dict, args: bytes, version: str = "vyper:0.3.7") -> str:
     base = world["explorer"].base_url
     form = {
-        "module": "contract", "action": "verifysourcecode", "contractaddress": address, "codeformat": "vyper-json",
-        "sourceCode": json.dumps(input_json), "contractname": NAME, "compilerversion": version,
+        "module": "contract",
+        "action": "verifysourcecode",
+        "contractaddress": address,
+        "codeformat": "vyper-json",
+        "sourceCode": json.dumps(input_json),
+        "contractname": NAME,
+        "compilerversion": version,
         "constructorArguements": args.hex(),
     }
     answer = post(base, form)
@@ -167,7 +193,11 @@ def test_the_local_explorer_verifies_a_submitted_0_3_7_vyper_json(world):
     address = anvil.deploy(creation, args)
     assert submit(world, address, input_json, args) == "Pass - Verified"
     (record,) = get(base, action="getsourcecode", address=address)["result"]
-    assert (record["CompilerVersion"], record["ContractName"], record["MatchType"]) == ("vyper:0.3.7", "VaultFactory", "full")
+    assert (record["CompilerVersion"], record["ContractName"], record["MatchType"]) == (
+        "vyper:0.3.7",
+        "VaultFactory",
+        "full",
+    )
     assert record["ConstructorArguments"] == args.hex() and record["EVMVersion"] == "paris"
     assert json.loads(record["SourceCode"][1:-1])["sources"][FILE]["content"] == source("0.3.7")
 
@@ -181,14 +211,18 @@ def test_the_local_explorer_refuses_an_edited_constant_and_code_past_the_immutab
 
     address = anvil.deploy(creation, args)
     edited = submit(world, address, vyper_input("0.3.7", **{"= 10000": "= 10001"}), args)
-    assert edited.startswith(FAIL + "Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. "
-                                    "Compiled bytecode differs from the deployed code at byte "), edited
+    assert edited.startswith(
+        FAIL + "Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. "
+        "Compiled bytecode differs from the deployed code at byte "
+    ), edited
     offset = int(edited.split(" at byte ", 1)[1].split()[0])
     assert offset < len(runtime), edited  # inside the code, not at the immutables
     # Only what 0.3.7 accepts was tried, spelt as 0.3.7's vyper-json takes it.
-    assert ("settings or source differ: compiler version, optimize (true, false), evmVersion or a source line. No single change "
-            "among settings.optimize=false, settings.evmVersion=berlin, settings.evmVersion=istanbul, "
-            "settings.evmVersion=constantinople, settings.evmVersion=byzantium reproduces it") in edited, edited
+    assert (
+        "settings or source differ: compiler version, optimize (true, false), evmVersion or a source line. No single change "
+        "among settings.optimize=false, settings.evmVersion=berlin, settings.evmVersion=istanbul, "
+        "settings.evmVersion=constantinople, settings.evmVersion=byzantium reproduces it"
+    ) in edited, edited
     assert "hash seed" not in edited and "PYTHONHASHSEED" not in edited, "other instructions, not another order"
     assert get(base, action="getsourcecode", address=address)["result"][0]["SourceCode"] == ""
 
@@ -197,19 +231,29 @@ def test_the_local_explorer_refuses_an_edited_constant_and_code_past_the_immutab
     assert len(code_at(world, longer)) == len(runtime) + trailing + 32
     answer = submit(world, longer, input_json, args)
     assert answer.startswith(FAIL), answer
-    assert (f"The deployed code is the compiled runtime code ({len(runtime)} bytes) followed by {trailing + 32} bytes, "
-            f"but the contract's immutables take {trailing} bytes") in answer
+    assert (
+        f"The deployed code is the compiled runtime code ({len(runtime)} bytes) followed by {trailing + 32} bytes, "
+        f"but the contract's immutables take {trailing} bytes"
+    ) in answer
     assert get(base, action="getsourcecode", address=longer)["result"][0]["SourceCode"] == ""
 
 
 # What each installed compiler refuses among the EVM versions the other rows try.
-REFUSED = {"0.3.7": ("london", "shanghai", "cancun", "prague"), "0.3.10": ("byzantium", "constantinople", "prague"), "0.4.3": ("istanbul", "berlin")}
+REFUSED = {
+    "0.3.7": ("london", "shanghai", "cancun", "prague"),
+    "0.3.10": ("byzantium", "constantinople", "prague"),
+    "0.4.3": ("istanbul", "berlin"),
+}
 PLAIN_SETTINGS = {**SETTINGS, "0.4.3": {"evmVersion": "cancun", "optimize": "gas"}}
 
 
 @pytest.mark.parametrize("version", sorted(REFUSED))
 def test_each_installed_vyper_accepts_the_settings_its_diagnosis_tries(world, version):
-    plain = {"language": "Vyper", "sources": {FILE: {"content": NO_IMMUTABLES.format(version=version)}}, "settings": dict(PLAIN_SETTINGS[version])}
+    plain = {
+        "language": "Vyper",
+        "sources": {FILE: {"content": NO_IMMUTABLES.format(version=version)}},
+        "settings": dict(PLAIN_SETTINGS[version]),
+    }
     tried = variations(plain, FILE, "vyper", compiler_version=f"vyper:{version}")
     assert len(tried) >= 5
     for _, label, variant in tried:
@@ -222,13 +266,18 @@ def test_each_installed_vyper_accepts_the_settings_its_diagnosis_tries(world, ve
 def test_0_3_7_optimize_is_a_bool_so_a_mode_name_means_on(world):
     """Why 0.3.7 is not sent optimize=none: vyper-json 0.3.7 reads `not settings.get("optimize", True)`."""
     runtime = {
-        str(value): evm_of(world, "0.3.7", vyper_settings.with_setting(vyper_input("0.3.7"), optimize=value))["deployedBytecode"]["object"]
+        str(value): evm_of(world, "0.3.7", vyper_settings.with_setting(vyper_input("0.3.7"), optimize=value))[
+            "deployedBytecode"
+        ]["object"]
         for value in (True, False, "none", "codesize")
     }
     assert runtime["none"] == runtime["codesize"] == runtime["True"] != runtime["False"]
 
 
-@pytest.mark.parametrize("change, label", [({"optimize": False}, "settings.optimize=false"), ({"evm": "byzantium"}, "settings.evmVersion=byzantium")])
+@pytest.mark.parametrize(
+    "change, label",
+    [({"optimize": False}, "settings.optimize=false"), ({"evm": "byzantium"}, "settings.evmVersion=byzantium")],
+)
 def test_the_diagnosis_names_the_setting_a_0_3_7_deployment_used(world, change, label):
     """Paris, berlin, istanbul and constantinople compile VaultFactory alike; byzantium (no SHL/SHR)
     does not, so it is found last, after every other EVM version 0.3.7 accepts."""
@@ -236,17 +285,33 @@ def test_the_diagnosis_names_the_setting_a_0_3_7_deployment_used(world, change, 
     args = args_for(world, 60, label)
     address = world["anvil"].deploy(bc.to_bytes(evm_of(world, "0.3.7", deployed_input)["bytecode"]["object"]), args)
     answer = submit(world, address, vyper_input("0.3.7"), args)
-    assert answer.startswith(FAIL) and f"the deployed code was compiled with {label}: resubmit with that setting." in answer, answer
+    assert (
+        answer.startswith(FAIL)
+        and f"the deployed code was compiled with {label}: resubmit with that setting." in answer
+    ), answer
     assert submit(world, address, deployed_input, args) == "Pass - Verified"
 
 
 def test_0_4_3_tries_what_it_always_tried():
     text = NO_IMMUTABLES.format(version="0.4.3")
-    escrow = {"language": "Vyper", "sources": {"a.vy": {"content": text}}, "settings": {"evmVersion": "paris", "optimize": "gas"}}
-    before = ["settings.optimize=codesize", "settings.optimize=none", "settings.evmVersion=cancun", "settings.evmVersion=shanghai", "settings.evmVersion=prague"]
+    escrow = {
+        "language": "Vyper",
+        "sources": {"a.vy": {"content": text}},
+        "settings": {"evmVersion": "paris", "optimize": "gas"},
+    }
+    before = [
+        "settings.optimize=codesize",
+        "settings.optimize=none",
+        "settings.evmVersion=cancun",
+        "settings.evmVersion=shanghai",
+        "settings.evmVersion=prague",
+    ]
     for version in ("vyper:0.4.3", None, "not a version"):
         assert [label for _, label, _ in variations(escrow, "a.vy", "vyper", compiler_version=version)] == before
-    assert vyper_hint("vyper:0.4.3") == "settings or source differ: compiler version, optimize (gas, codesize, none), evmVersion or a source line"
+    assert (
+        vyper_hint("vyper:0.4.3")
+        == "settings or source differ: compiler version, optimize (gas, codesize, none), evmVersion or a source line"
+    )
 
 
 SNEKMATE = REPO / "toolchain" / "pypi" / "snekmate-0.0.1"
@@ -260,7 +325,11 @@ def snekmate_erc20_input() -> dict:
         "language": "Vyper",
         "sources": {ERC20_FILE: {"content": (SNEKMATE / ERC20_FILE).read_text()}},
         "interfaces": {PERMIT_FILE: {"content": (SNEKMATE / PERMIT_FILE).read_text()}},
-        "settings": {"evmVersion": "paris", "optimize": True, "outputSelection": {ERC20_FILE: ["abi", "evm.bytecode", "evm.deployedBytecode"]}},
+        "settings": {
+            "evmVersion": "paris",
+            "optimize": True,
+            "outputSelection": {ERC20_FILE: ["abi", "evm.bytecode", "evm.deployedBytecode"]},
+        },
     }
 
 
@@ -269,7 +338,9 @@ def test_vyper_0_3_7_compiles_snekmate_s_erc20_to_different_codes_from_run_to_ru
     from ape_contract_verify.engine.compilers import compile_vyper_json
 
     codes = {
-        compile_vyper_json("vyper:0.3.7", snekmate_erc20_input(), hash_seed=seed)["contracts"][ERC20_FILE]["ERC20"]["evm"]["deployedBytecode"]["object"]
+        compile_vyper_json("vyper:0.3.7", snekmate_erc20_input(), hash_seed=seed)["contracts"][ERC20_FILE]["ERC20"][
+            "evm"
+        ]["deployedBytecode"]["object"]
         for seed in ("0", "1", "2", "3", "4", "5", "6", "7")
     }
     assert len(codes) > 1  # the likeliest code came 17 times in 40 runs: 8 alike is out of reach

@@ -26,9 +26,22 @@ def _get(url: str) -> tuple[int, str]:
 def test_explore_keeps_every_link_alive_until_ctrl_c(compiled_example, tmp_path):
     project = copy_project(compiled_example, tmp_path / "explored")
     proc = subprocess.Popen(
-        [str(BIN / "python"), str(REPO / "toolchain" / "explore.py"), "--project", str(project),
-         "--workdir", str(tmp_path / "work"), "--port", "0", "--anvil-port", "0"],
-        env=tool_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        [
+            str(BIN / "python"),
+            str(REPO / "toolchain" / "explore.py"),
+            "--project",
+            str(project),
+            "--workdir",
+            str(tmp_path / "work"),
+            "--port",
+            "0",
+            "--anvil-port",
+            "0",
+        ],
+        env=tool_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     lines: list[str] = []
     ready = threading.Event()

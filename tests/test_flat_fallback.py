@@ -59,7 +59,9 @@ def test_the_flattener_refuses_these_sources(deployed):
 
     project, _, _ = deployed
     sources = {f"contracts/{n}": (project.path / "contracts" / n).read_text() for n in ("Owned.sol", "Registry.sol")}
-    with pytest.raises(FlattenError, match=r"contracts/Owned.sol uses ABI coder default but contracts/Registry.sol uses ABI coder v2"):
+    with pytest.raises(
+        FlattenError, match=r"contracts/Owned.sol uses ABI coder default but contracts/Registry.sol uses ABI coder v2"
+    ):
         flatten("contracts/Registry.sol", sources)
 
 
@@ -75,7 +77,9 @@ def test_from_the_config_it_falls_back_to_standard_json_with_the_reason(deployed
     assert request.constructor_arguments == encode(["string"], ["mixed"]).hex()
     assert derivation.match == ("full" if check else None)
     (warning,) = [w for w in derivation.warnings if FALLBACK in w]
-    assert warning.startswith("cannot flatten: contracts/Owned.sol uses ABI coder default but contracts/Registry.sol uses ABI coder v2"), warning
+    assert warning.startswith(
+        "cannot flatten: contracts/Owned.sol uses ABI coder default but contracts/Registry.sol uses ABI coder v2"
+    ), warning
 
 
 @pytest.mark.parametrize("check", [True, False], ids=["pre-checked", "no-check"])
@@ -85,7 +89,9 @@ def test_asked_for_on_the_command_line_it_ends_with_the_reason(deployed, check):
     with pytest.raises(PrecheckFailed) as raised:
         derive_as(deployed, "Registry", code_format="flatten", check=check, strict_format=True)
     assert raised.value.field == "codeformat"
-    assert "uses ABI coder v2; one file cannot mix them, submit standard-json" in raised.value.reason, raised.value.reason
+    assert "uses ABI coder v2; one file cannot mix them, submit standard-json" in raised.value.reason, (
+        raised.value.reason
+    )
 
 
 def test_a_file_that_flattens_is_still_sent_flat(deployed):

@@ -6,7 +6,6 @@ run in this process, the explorer embedded beside it (derive's own cases: test_f
 
 import contextlib
 import io
-import json
 import logging
 import os
 import re
@@ -50,7 +49,11 @@ def deployed(tmp_path_factory):
             project,
             foundry={"host": anvil.url},
             contract_verify={
-                "auto": True, "codeformat": "flatten", "max_retries": 1, "poll_interval": 0.5, "calls_per_second": 50,
+                "auto": True,
+                "codeformat": "flatten",
+                "max_retries": 1,
+                "poll_interval": 0.5,
+                "calls_per_second": 50,
                 "explorers": {"ethereum": {"local": {"url": explorer.base_url}}},
             },
         )

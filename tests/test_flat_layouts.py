@@ -34,8 +34,13 @@ def vault(tmp_path_factory):
         configure(
             project,
             foundry={"host": anvil.url},
-            contract_verify={"auto": False, "max_retries": 1, "poll_interval": 0.5, "calls_per_second": 50,
-                             "explorers": {"ethereum": {"local": {"url": explorer.base_url}}}},
+            contract_verify={
+                "auto": False,
+                "max_retries": 1,
+                "poll_interval": 0.5,
+                "calls_per_second": 50,
+                "explorers": {"ethereum": {"local": {"url": explorer.base_url}}},
+            },
         )
         code = load_manifest(project)["contractTypes"]["Vault"]["deploymentBytecode"]["bytecode"]
         yield project, anvil, explorer, code
@@ -56,7 +61,9 @@ def spoil(monkeypatch, *layouts: str) -> list:
         asked.append(layout)
         result = real(entry, sources, remappings, layout=layout)
         if layout in layouts:
-            result = module.FlattenResult(result.source.replace("1e6", "1e7"), result.order, result.license, result.pragma)
+            result = module.FlattenResult(
+                result.source.replace("1e6", "1e7"), result.order, result.license, result.pragma
+            )
         return result
 
     monkeypatch.setattr(module, "flatten", flatten)
@@ -64,12 +71,17 @@ def spoil(monkeypatch, *layouts: str) -> list:
 
 
 def record(explorer: ServerProcess, address: str) -> dict:
-    return requests.get(explorer.base_url, params={"module": "contract", "action": "getsourcecode", "address": address},
-                        timeout=10).json()["result"][0]
+    return requests.get(
+        explorer.base_url, params={"module": "contract", "action": "getsourcecode", "address": address}, timeout=10
+    ).json()["result"][0]
 
 
 def row(output: str, address: str) -> tuple:
-    found = [(m.group(1).strip(), m.group(3), m.group(4).strip()) for m in ROW.finditer(output) if m.group(2).lower() == address.lower()]
+    found = [
+        (m.group(1).strip(), m.group(3), m.group(4).strip())
+        for m in ROW.finditer(output)
+        if m.group(2).lower() == address.lower()
+    ]
     assert found, output
     return found[0]
 
@@ -80,7 +92,11 @@ def test_flattened_along_the_imports_it_verifies(vault):
     proc = verify_cli(project, "contract", address, "--flatten")
     assert row(proc.stdout, address)[:2] == ("Vault", "verified"), proc.stdout + proc.stderr
     source = record(explorer, address)["SourceCode"]
-    assert source.index("// File: contracts/interfaces/IVault.sol") < source.index("// File: contracts/libraries/MathLib.sol") < source.index("// File: contracts/Vault.sol")
+    assert (
+        source.index("// File: contracts/interfaces/IVault.sol")
+        < source.index("// File: contracts/libraries/MathLib.sol")
+        < source.index("// File: contracts/Vault.sol")
+    )
 
 
 def test_a_layout_by_name_is_tried_when_the_imports_change_the_code(vault, monkeypatch):
@@ -94,7 +110,11 @@ def test_a_layout_by_name_is_tried_when_the_imports_change_the_code(vault, monke
     assert found["SourceCode"].lstrip().startswith("// SPDX") and "1e7" not in found["SourceCode"]
     # By name: Vault right after the interface its contract inherits, before the libraries.
     source = found["SourceCode"]
-    assert source.index("// File: contracts/interfaces/IVault.sol") < source.index("// File: contracts/Vault.sol") < source.index("// File: contracts/libraries/MathLib.sol")
+    assert (
+        source.index("// File: contracts/interfaces/IVault.sol")
+        < source.index("// File: contracts/Vault.sol")
+        < source.index("// File: contracts/libraries/MathLib.sol")
+    )
 
 
 def test_asked_for_on_the_command_line_it_ends_with_the_one_reason(vault, monkeypatch):
@@ -135,11 +155,21 @@ def test_settings_that_are_wrong_are_still_named(vault, tmp_path):
 
     from support.service import solc_compile
 
-    sources = {f"contracts/{p.relative_to(project / 'contracts')}": {"content": p.read_text()}
-               for p in sorted((project / "contracts").rglob("*.sol"))}
-    out = solc_compile({"language": "Solidity", "sources": sources, "settings": {
-        "viaIR": True, "optimizer": {"enabled": True, "runs": 200},
-        "outputSelection": {"*": {"*": ["evm.bytecode.object"]}}}})
+    sources = {
+        f"contracts/{p.relative_to(project / 'contracts')}": {"content": p.read_text()}
+        for p in sorted((project / "contracts").rglob("*.sol"))
+    }
+    out = solc_compile(
+        {
+            "language": "Solidity",
+            "sources": sources,
+            "settings": {
+                "viaIR": True,
+                "optimizer": {"enabled": True, "runs": 200},
+                "outputSelection": {"*": {"*": ["evm.bytecode.object"]}},
+            },
+        }
+    )
     address = anvil.deploy(out["contracts"]["contracts/Vault.sol"]["Vault"]["evm"]["bytecode"]["object"])
     proc = verify_cli(project, "contract", "Vault", address, "--flatten", "--json")  # its code matches no artifact
     report = json.loads(proc.stdout)["reports"][0]

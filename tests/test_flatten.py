@@ -299,8 +299,11 @@ def test_a_file_imported_twice_appears_once_in_dependency_order(sources):
 
 
 def test_missing_sources_and_bad_remappings_are_named(sources):
-    with pytest.raises(FlattenError, match=r"resolve/src/app/Main\.sol: `import \{ThingTwo\} from \"dep/Thing\.sol\";` "
-                       r"resolves to 'dep/Thing\.sol', which is not among the sources"):
+    with pytest.raises(
+        FlattenError,
+        match=r"resolve/src/app/Main\.sol: `import \{ThingTwo\} from \"dep/Thing\.sol\";` "
+        r"resolves to 'dep/Thing\.sol', which is not among the sources",
+    ):
         flatten("resolve/src/app/Main.sol", sources, REMAPPINGS[:1])
     with pytest.raises(FlattenError, match="entry 'nope.sol' is not among the sources"):
         flatten("nope.sol", sources)
@@ -377,10 +380,38 @@ def test_import_resolution_matches_solc():
 
 
 RANGES = [
-    "^0.8.20", "^0.8", "^0.8.37", "^0.8.38", "~0.8.30", "~0.8", "~0", "^0", ">=0.8.37", ">0.8.37", ">0.8",
-    ">=0.8.38", "<0.8.37", "<=0.8.37", "<=0.8", "<0.9", "=0.8.37", "0.8.37", "0.8.26", "0.8", "0.8.x",
-    ">=0.4.16 <0.9.0", ">=0.8.0 <0.8.37", "^0.7.0 || ^0.8.10", "^0.6.0 || ^0.7.0", "0.8.0 - 0.8.37",
-    "0.8.0 - 0.8.36", "0.8.0 - 0.8", "*", ">= 0.8.0 <= 0.8.37", "^0.0.1", "~1.2.3 || >=0.8.30 <0.8.40",
+    "^0.8.20",
+    "^0.8",
+    "^0.8.37",
+    "^0.8.38",
+    "~0.8.30",
+    "~0.8",
+    "~0",
+    "^0",
+    ">=0.8.37",
+    ">0.8.37",
+    ">0.8",
+    ">=0.8.38",
+    "<0.8.37",
+    "<=0.8.37",
+    "<=0.8",
+    "<0.9",
+    "=0.8.37",
+    "0.8.37",
+    "0.8.26",
+    "0.8",
+    "0.8.x",
+    ">=0.4.16 <0.9.0",
+    ">=0.8.0 <0.8.37",
+    "^0.7.0 || ^0.8.10",
+    "^0.6.0 || ^0.7.0",
+    "0.8.0 - 0.8.37",
+    "0.8.0 - 0.8.36",
+    "0.8.0 - 0.8",
+    "*",
+    ">= 0.8.0 <= 0.8.37",
+    "^0.0.1",
+    "~1.2.3 || >=0.8.30 <0.8.40",
 ]
 
 
@@ -435,8 +466,9 @@ def test_the_cycle_refusal_is_what_solc_would_reject(sources, monkeypatch):
 
     monkeypatch.setattr(module, "_check_bases_come_first", lambda source: None)
     text = flatten("features/cycle/Parent.sol", sources).source
-    out = compile_raw({"language": "Solidity", "sources": {"Flat.sol": {"content": text}},
-                       "settings": {"outputSelection": {}}})
+    out = compile_raw(
+        {"language": "Solidity", "sources": {"Flat.sol": {"content": text}}, "settings": {"outputSelection": {}}}
+    )
     messages = [e["message"] for e in out.get("errors", []) if e["severity"] == "error"]
     assert messages == ["Definition of base has to precede definition of derived contract"]
 
@@ -480,7 +512,10 @@ def test_every_example_contract_flattens_to_the_same_code():
         }
         # OpenZeppelin, which the example imports as `@openzeppelin/contracts/...` (an Ape dependency).
         oz_root = REPO / "toolchain" / "openzeppelin-contracts"
-        oz = {f"@openzeppelin/contracts/{p.relative_to(oz_root).as_posix()}": p.read_text() for p in oz_root.rglob("*.sol")}
+        oz = {
+            f"@openzeppelin/contracts/{p.relative_to(oz_root).as_posix()}": p.read_text()
+            for p in oz_root.rglob("*.sol")
+        }
         sources = {**own, **oz}
         batches: dict[str, list[str]] = {}
         flat_sources = {}
@@ -493,8 +528,14 @@ def test_every_example_contract_flattens_to_the_same_code():
             batch = {k: sources[k] for e in entries for k in collect_imports(e, sources)}
             batch.update({flat_name(e): flat_sources[flat_name(e)] for e in entries})
             selection = {name: {"*": ["evm.bytecode", "evm.deployedBytecode.object"]} for name in batch}
-            out = compile_raw({"language": "Solidity", "sources": {k: {"content": v} for k, v in batch.items()},
-                               "settings": {**settings, "outputSelection": selection}}, version)
+            out = compile_raw(
+                {
+                    "language": "Solidity",
+                    "sources": {k: {"content": v} for k, v in batch.items()},
+                    "settings": {**settings, "outputSelection": selection},
+                },
+                version,
+            )
             errors = [e["formattedMessage"] for e in out.get("errors", []) if e["severity"] == "error"]
             assert not errors, "\n".join(errors)
             for entry in entries:
@@ -502,7 +543,10 @@ def test_every_example_contract_flattens_to_the_same_code():
                     flat_evm = out["contracts"][flat_name(entry)][name]["evm"]
                     a, b = evm["bytecode"], flat_evm["bytecode"]
                     assert strip_creation(a["object"]) == strip_creation(b["object"]), (root.name, entry, name)
-                    links = lambda refs: sorted((lib, tuple(map(str, pos))) for f in refs.values() for lib, pos in f.items())  # noqa: E731
+
+                    def links(refs):
+                        return sorted((lib, tuple(map(str, pos))) for f in refs.values() for lib, pos in f.items())
+
                     assert links(a["linkReferences"]) == links(b["linkReferences"]), (entry, name)
                     ra, rb = evm["deployedBytecode"]["object"], flat_evm["deployedBytecode"]["object"]
                     assert strip_creation(strip_runtime(ra)) == strip_creation(strip_runtime(rb)), (entry, name)
@@ -518,8 +562,13 @@ def test_broken_sources_get_a_flatten_error_never_a_crash(sources):
     rnd = __import__("random").Random(5)
     junk = ['"', "'", "/*", "*/", "{", "}", ";", "import", 'import "x"', "pragma solidity", " as ", "//"]
     outcomes = {"flat": 0, "refused": 0}
-    for entry in ["features/comments/Tricky.sol", "features/aliases/SymbolAlias.sol", "features/aliases/UnitAlias.sol",
-                  "features/pragmas/Tilde.sol", "resolve/src/app/Main.sol"]:
+    for entry in [
+        "features/comments/Tricky.sol",
+        "features/aliases/SymbolAlias.sol",
+        "features/aliases/UnitAlias.sol",
+        "features/pragmas/Tilde.sol",
+        "resolve/src/app/Main.sol",
+    ]:
         text = sources[entry]
         for cut in range(0, len(text), 5):
             for variant in (text[:cut], text[:cut] + text[cut + 7 :], text[:cut] + rnd.choice(junk) + text[cut:]):

@@ -3,8 +3,6 @@ and the example project compiles and deploys with the settings its config asks f
 
 import re
 import shutil
-import subprocess
-import time
 
 import pytest
 import yaml
@@ -19,6 +17,7 @@ NATIVE_VERSION = re.compile(r"^Version: (\d+\.\d+\.\d+)\+commit\.([0-9a-f]{8})\.
 
 # --- the toolchain -------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("version", SOLC_VERSIONS)
 def test_solc_shim_answers_like_native_solc(version):
     shim = REPO / ".solcx" / f"solc-v{version}"
@@ -30,7 +29,6 @@ def test_solc_shim_answers_like_native_solc(version):
 
 def test_py_solc_x_sees_every_shim():
     import solcx
-    from solcx.install import get_executable
 
     installed = {str(v) for v in solcx.get_installed_solc_versions()}
     assert set(SOLC_VERSIONS) <= installed
@@ -54,9 +52,7 @@ def test_solc_shim_compiles_and_links():
     )
     unlinked = out["contracts"]["c.sol"]["C"]["evm"]["bytecode"]["object"]
     assert "__$" in unlinked  # a placeholder for L
-    linked = solcx.link_code(
-        unlinked, {"c.sol:L": "0x" + "ab" * 20}, solc_binary=get_executable("0.8.26")
-    )
+    linked = solcx.link_code(unlinked, {"c.sol:L": "0x" + "ab" * 20}, solc_binary=get_executable("0.8.26"))
     assert "__$" not in linked and "ab" * 20 in linked
 
 
@@ -75,6 +71,7 @@ def test_activate_script_exports_the_local_compilers():
 
 
 # --- the plugin ----------------------------------------------------------------------------
+
 
 def test_ape_verify_help_lists_the_command_group():
     proc = run([BIN / "ape", "verify", "--help"], cwd=EXAMPLE)
@@ -113,9 +110,7 @@ def test_example_config_documents_every_key():
         for key in named:
             assert set(network[key]) <= set(TargetConfig.model_fields), key
     for key in ContractVerifyConfig.model_fields:  # each key carries a comment
-        assert re.search(rf"^\s+{key}:.*#", text, re.M) or re.search(
-            rf"#.*\n\s+{key}:", text
-        ), key
+        assert re.search(rf"^\s+{key}:.*#", text, re.M) or re.search(rf"#.*\n\s+{key}:", text), key
     ContractVerifyConfig.model_validate(section)
 
 
@@ -139,15 +134,28 @@ def test_plugin_import_is_light():
         "print(' '.join(sorted(set(sys.modules) - before)))"
     )
     added = run([BIN / "python", "-c", code], cwd=REPO).stdout.split()
-    heavy = [m for m in added if m.split(".")[0] in {"requests", "starlette", "uvicorn", "solcx", "sqlite3", "vyper", "web3"}]
+    heavy = [
+        m for m in added if m.split(".")[0] in {"requests", "starlette", "uvicorn", "solcx", "sqlite3", "vyper", "web3"}
+    ]
     assert heavy == [], heavy
 
 
 # --- the example project -------------------------------------------------------------------
 
 EXPECTED_TYPES = {
-    "Token", "ERC20Base", "Ownable", "MathLib", "Box", "SimpleProxy", "BoxUUPS", "UpgradeableBeacon",
-    "BeaconProxy", "CloneFactory", "LegacyStore", "Vault", "Escrow",
+    "Token",
+    "ERC20Base",
+    "Ownable",
+    "MathLib",
+    "Box",
+    "SimpleProxy",
+    "BoxUUPS",
+    "UpgradeableBeacon",
+    "BeaconProxy",
+    "CloneFactory",
+    "LegacyStore",
+    "Vault",
+    "Escrow",
 }
 
 
@@ -204,8 +212,14 @@ def test_deploy_script_deploys_everything(deployed_local):
     proc = deployed_local
     addresses = dict(re.findall(r"^(\w+)\s+(0x[0-9a-fA-F]{40})$", proc.stdout, re.M))
     expected = EXPECTED_TYPES - {"ERC20Base", "Ownable"} | {
-        "Calculator", "Clone", "ViaIRCounter", "TunedStore", "UUPSProxy", "TransparentProxy",
-        "OZBeacon", "OZBeaconProxy",
+        "Calculator",
+        "Clone",
+        "ViaIRCounter",
+        "TunedStore",
+        "UUPSProxy",
+        "TransparentProxy",
+        "OZBeacon",
+        "OZBeaconProxy",
     }
     assert expected <= set(addresses), proc.stdout
     assert len(set(addresses.values())) == len(addresses)

@@ -24,7 +24,9 @@ ADMIN_SLOT = "0xb53127684a568b3173ae13b9f8a6016e243e63b6e8ee1178d6a717850b5d6103
 def auto_off(compiled_example, tmp_path_factory):
     # The 429s start with `ape verify all` (the test turns them on): Ape's own sends are not
     # retried by web3 on a 429, so a limited deploy would test Ape, not the plugin.
-    example = deploy_example_on_anvil(compiled_example, tmp_path_factory.mktemp("hosted-later"), auto=False, node=HostedNodeProxy)
+    example = deploy_example_on_anvil(
+        compiled_example, tmp_path_factory.mktemp("hosted-later"), auto=False, node=HostedNodeProxy
+    )
     yield example
     stop(example)
 
@@ -102,6 +104,9 @@ def test_a_factory_child_by_address_and_its_dry_run_through_the_node(example_on_
     sent = verify_cli(project, "contract", admin, "--force", "-v", "INFO")
     assert sent.returncode == 0, sent.stdout[-3000:] + sent.stderr[-3000:]
     row = summary(sent.stdout)
-    assert [outcome for address, outcome, _ in row.values() if address.lower() == admin.lower()] in (["verified"], ["already verified"]), sent.stdout
+    assert [outcome for address, outcome, _ in row.values() if address.lower() == admin.lower()] in (
+        ["verified"],
+        ["already verified"],
+    ), sent.stdout
     assert "constructor arguments from fork replay" in sent.stdout + sent.stderr
     assert sum(example_on_anvil.node.refused.values()) > refused_before, "the node's traces were not even asked"

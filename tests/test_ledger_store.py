@@ -51,7 +51,11 @@ def test_four_processes_recording_at_once_lose_nothing(tmp_path, old):
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", WRITER, str(path), str(me), str(WRITERS), str(EACH)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=_env(),
         )
         for me in range(WRITERS)
     ]
@@ -68,7 +72,7 @@ def test_four_processes_recording_at_once_lose_nothing(tmp_path, old):
                 proc.kill()
     entries = Ledger(path).entries()
     assert entries[: len(imported)] == imported and not path.with_suffix(".json").exists()
-    entries = entries[len(imported):]
+    entries = entries[len(imported) :]
     assert len(entries) == WRITERS * EACH
     by_address = {e["address"]: e for e in entries}
     for i in range(WRITERS * EACH):
@@ -85,11 +89,27 @@ def _old_ledger(path):
     """A ledger as the JSON versions wrote it: a deploy recorded, one verified on two targets."""
     document = {
         "deployments": [
-            {"contract": "Box", "address": "0x5FbDB2315678afecb367f032d93F642f64180aa3", "status": "pending",
-             "network": "ethereum:local:foundry", "type": "Box", "updated": 1.0},
-            {"contract": "Proxy", "address": "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512", "status": "failed",
-             "reason": "no", "network": "ethereum:local:foundry", "type": "Impl", "updated": 2.0,
-             "targets": {"local": {"status": "verified", "reason": ""}, "etherscan": {"status": "failed", "reason": "no"}}},
+            {
+                "contract": "Box",
+                "address": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+                "status": "pending",
+                "network": "ethereum:local:foundry",
+                "type": "Box",
+                "updated": 1.0,
+            },
+            {
+                "contract": "Proxy",
+                "address": "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512",
+                "status": "failed",
+                "reason": "no",
+                "network": "ethereum:local:foundry",
+                "type": "Impl",
+                "updated": 2.0,
+                "targets": {
+                    "local": {"status": "verified", "reason": ""},
+                    "etherscan": {"status": "failed", "reason": "no"},
+                },
+            },
         ]
     }
     path.write_text(json.dumps(document, indent=2))
@@ -143,8 +163,12 @@ def test_a_damaged_store_is_an_error_that_says_how_to_recover(tmp_path, content)
 
     ledger = Ledger(tmp_path / "deployments-1-abc.sqlite")
     ledger.path.write_bytes(content)
-    for call in (ledger.entries, ledger.pending, lambda: ledger.record("Box", "0x01"),
-                 lambda: ledger.record_target("Box", "0x01", "local", "verified")):
+    for call in (
+        ledger.entries,
+        ledger.pending,
+        lambda: ledger.record("Box", "0x01"),
+        lambda: ledger.record_target("Box", "0x01", "local", "verified"),
+    ):
         with pytest.raises(LedgerError) as info:
             call()
         message = str(info.value)

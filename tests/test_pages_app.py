@@ -12,8 +12,8 @@ import requests
 from eth_abi import encode
 from eth_utils import keccak
 
-from ape_contract_verify.server import abi_io
 from ape_contract_verify.evm.chain import CallReverted, ChainError
+from ape_contract_verify.server import abi_io
 from ape_contract_verify.server.runner import start_embedded
 from ape_contract_verify.server.store import ProxyRecord, VerifiedContract
 from support.service import FakeChain, FakeEngine
@@ -22,20 +22,62 @@ pytestmark = pytest.mark.unit
 
 ABI = [
     {"type": "constructor", "inputs": [{"name": "owner", "type": "address"}, {"name": "limits", "type": "uint16[2]"}]},
-    {"type": "function", "name": "get", "stateMutability": "view",
-     "inputs": [{"name": "who", "type": "address"}, {"name": "flag", "type": "bool"}],
-     "outputs": [{"name": "amount", "type": "uint256"}, {"name": "tag", "type": "bytes4"}]},
-    {"type": "function", "name": "pair", "stateMutability": "pure",
-     "inputs": [{"name": "p", "type": "tuple", "components": [{"name": "a", "type": "int8"}, {"name": "b", "type": "string"}]}],
-     "outputs": [{"name": "", "type": "tuple[]", "components": [{"name": "x", "type": "address"}, {"name": "y", "type": "bytes"}]}]},
-    {"type": "function", "name": "reverts", "stateMutability": "view", "inputs": [], "outputs": [{"name": "", "type": "uint256"}]},
-    {"type": "function", "name": "deposit", "stateMutability": "payable", "inputs": [{"name": "ids", "type": "uint256[]"}], "outputs": []},
-    {"type": "function", "name": "set", "stateMutability": "nonpayable", "inputs": [{"name": "v", "type": "bytes32"}], "outputs": []},
+    {
+        "type": "function",
+        "name": "get",
+        "stateMutability": "view",
+        "inputs": [{"name": "who", "type": "address"}, {"name": "flag", "type": "bool"}],
+        "outputs": [{"name": "amount", "type": "uint256"}, {"name": "tag", "type": "bytes4"}],
+    },
+    {
+        "type": "function",
+        "name": "pair",
+        "stateMutability": "pure",
+        "inputs": [
+            {
+                "name": "p",
+                "type": "tuple",
+                "components": [{"name": "a", "type": "int8"}, {"name": "b", "type": "string"}],
+            }
+        ],
+        "outputs": [
+            {
+                "name": "",
+                "type": "tuple[]",
+                "components": [{"name": "x", "type": "address"}, {"name": "y", "type": "bytes"}],
+            }
+        ],
+    },
+    {
+        "type": "function",
+        "name": "reverts",
+        "stateMutability": "view",
+        "inputs": [],
+        "outputs": [{"name": "", "type": "uint256"}],
+    },
+    {
+        "type": "function",
+        "name": "deposit",
+        "stateMutability": "payable",
+        "inputs": [{"name": "ids", "type": "uint256[]"}],
+        "outputs": [],
+    },
+    {
+        "type": "function",
+        "name": "set",
+        "stateMutability": "nonpayable",
+        "inputs": [{"name": "v", "type": "bytes32"}],
+        "outputs": [],
+    },
     {"type": "function", "name": "denied", "stateMutability": "view", "inputs": [], "outputs": []},
     {"type": "function", "name": "says", "stateMutability": "view", "inputs": [], "outputs": []},
     {"type": "function", "name": "unknown", "stateMutability": "view", "inputs": [], "outputs": []},
     {"type": "event", "name": "Done", "inputs": []},
-    {"type": "error", "name": "Unauthorized", "inputs": [{"name": "who", "type": "address"}, {"name": "level", "type": "uint8"}]},
+    {
+        "type": "error",
+        "name": "Unauthorized",
+        "inputs": [{"name": "who", "type": "address"}, {"name": "level", "type": "uint8"}],
+    },
 ]
 OWNER = "0x" + "ab" * 20
 IMPL = "0x" + "d4" * 20
@@ -63,7 +105,9 @@ class RecordingChain(FakeChain):
             raise ChainError("the node at http://127.0.0.1:1 did not answer eth_call: ConnectionError")
         reverted = "the node at http://127.0.0.1:1 rejected eth_call: execution reverted"
         if data[:4] == selector("denied()"):
-            raise CallReverted(reverted, selector("Unauthorized(address,uint8)") + encode(["address", "uint8"], [OWNER, 7]))
+            raise CallReverted(
+                reverted, selector("Unauthorized(address,uint8)") + encode(["address", "uint8"], [OWNER, 7])
+            )
         if data[:4] == selector("says()"):
             raise CallReverted(reverted, selector("Error(string)") + encode(["string"], ["not yet"]))
         if data[:4] == selector("unknown()"):
@@ -78,8 +122,13 @@ def contract(number: int, name: str = "", abi: list = ABI, **extra) -> VerifiedC
         contract_name=name or f"contracts/C{number}.sol:C{number}",
         compiler_version="v0.8.26+commit.8a97fa7a",
         code_format="solidity-standard-json-input",
-        source_code=json.dumps({"language": "Solidity", "sources": {f"contracts/C{number}.sol": {"content": f"contract C{number} {{}}"}},
-                                "settings": {"optimizer": {"enabled": True, "runs": 777}}}),
+        source_code=json.dumps(
+            {
+                "language": "Solidity",
+                "sources": {f"contracts/C{number}.sol": {"content": f"contract C{number} {{}}"}},
+                "settings": {"optimizer": {"enabled": True, "runs": 777}},
+            }
+        ),
         abi=json.dumps(abi),
         constructor_arguments=encode(["address", "uint16[2]"], [OWNER, [5, 6]]).hex(),
         match="full" if number % 2 else "partial",
@@ -98,10 +147,21 @@ def site():
         explorer.store.save_contract(contract(number))
     explorer.store.save_contract(contract(int(IMPL, 16), name="contracts/Impl.sol:Impl"))
     evil_name = "contracts/<script>alert(1)</script>.sol:Evil"
-    explorer.store.save_contract(contract(0xE711, name=evil_name, source_code="// </script><script>alert(2)</script>",
-                                          code_format="solidity-single-file", verified_at=1_800_000_000))
-    explorer.store.finish(explorer.store.add_submission("proxy", PROXY, {}), "1", "ok",
-                          proxy=ProxyRecord(address=PROXY, implementation=IMPL, kind="EIP-1967"))
+    explorer.store.save_contract(
+        contract(
+            0xE711,
+            name=evil_name,
+            source_code="// </script><script>alert(2)</script>",
+            code_format="solidity-single-file",
+            verified_at=1_800_000_000,
+        )
+    )
+    explorer.store.finish(
+        explorer.store.add_submission("proxy", PROXY, {}),
+        "1",
+        "ok",
+        proxy=ProxyRecord(address=PROXY, implementation=IMPL, kind="EIP-1967"),
+    )
     explorer.chain_log = chain
     yield explorer
     explorer.stop()
@@ -132,7 +192,7 @@ def test_search_by_name_or_part_of_an_address(site):
     by_name = listed(requests.get(site.url + "/", params={"q": "C2"}, timeout=10).text)
     assert sorted(by_name) == sorted("0x" + f"{n:040x}" for n in (2, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29))
     by_address = listed(requests.get(site.url + "/", params={"q": "0000001E"}, timeout=10).text)
-    assert by_address == ["0x" + f"{0x1e:040x}"]
+    assert by_address == ["0x" + f"{0x1E:040x}"]
     whole = requests.get(site.url + "/", params={"q": "0x" + "0" * 38 + "1E"}, timeout=10, allow_redirects=False)
     assert whole.status_code == 303 and whole.headers["location"] == "/address/0x" + "0" * 38 + "1E"
     # LIKE's wildcards are plain text in a search.
@@ -144,7 +204,10 @@ def test_search_by_name_or_part_of_an_address(site):
 
 def test_stored_markup_is_escaped_everywhere(site):
     address = "0x" + f"{0xE711:040x}"
-    for html in (requests.get(site.url + "/", timeout=10).text, requests.get(f"{site.url}/address/{address}", timeout=10).text):
+    for html in (
+        requests.get(site.url + "/", timeout=10).text,
+        requests.get(f"{site.url}/address/{address}", timeout=10).text,
+    ):
         assert "<script>alert" not in html and "</script><script>" not in html
         assert html.count("<script") == 1  # the app's own explorer.js
     page = requests.get(f"{site.url}/address/{address}", timeout=10)
@@ -154,7 +217,9 @@ def test_stored_markup_is_escaped_everywhere(site):
 
 def test_contract_page_decodes_constructor_arguments(site):
     page = requests.get(f"{site.url}/address/0x{3:040x}", timeout=10).text
-    assert "<th>owner <small>address</small></th><td><code>0xABaBaBaBABabABabAbAbABAbABabababaBaBABaB</code></td>" in page
+    assert (
+        "<th>owner <small>address</small></th><td><code>0xABaBaBaBABabABabAbAbABAbABabababaBaBABaB</code></td>" in page
+    )
     assert "<td><code>[&quot;5&quot;, &quot;6&quot;]</code></td>" in page
     bad = requests.get(f"{site.url}/address/0x{0xE711:040x}", timeout=10).text  # same args, source file format
     assert "Constructor arguments" in bad
@@ -168,8 +233,11 @@ def test_proxy_page_has_proxy_tabs_with_the_implementations_functions(site):
 
 
 def post_read(site, function: str, args: list, address: str = "0x" + f"{1:040x}", path: str = "read", **extra):
-    return requests.post(f"{site.url}/page-api/{path}", json={"address": address, "function": function, "args": args, **extra},
-                         timeout=10)
+    return requests.post(
+        f"{site.url}/page-api/{path}",
+        json={"address": address, "function": function, "args": args, **extra},
+        timeout=10,
+    )
 
 
 def test_read_encodes_the_call_and_decodes_every_type(site):
@@ -180,7 +248,9 @@ def test_read_encodes_the_call_and_decodes_every_type(site):
         {"name": "tag", "type": "bytes4", "value": "0x01020304"},
     ]
     to, data = site.chain_log.sent[-1]
-    assert to == "0x" + f"{1:040x}" and data == selector("get(address,bool)") + encode(["address", "bool"], [OWNER, True])
+    assert to == "0x" + f"{1:040x}" and data == selector("get(address,bool)") + encode(
+        ["address", "bool"], [OWNER, True]
+    )
     pair = post_read(site, "pair((int8,string))", ['[-5, "hi"]']).json()
     assert pair["outputs"][0]["value"] == [{"x": "0xABaBaBaBABabABabAbAbABAbABabababaBaBABaB", "y": "0xff"}]
     assert site.chain_log.sent[-1][1] == selector("pair((int8,string))") + encode(["(int8,string)"], [(-5, "hi")])
@@ -197,11 +267,14 @@ def test_an_unreachable_node_is_a_gateway_failure(site):
     assert response.status_code == 502 and "did not answer eth_call" in response.json()["error"]
 
 
-@pytest.mark.parametrize("function,text", [
-    ("denied()", "reverted: Unauthorized(0xABaBaBaBABabABabAbAbABAbABabababaBaBABaB, 7)"),
-    ("says()", "reverted: 'not yet'"),
-    ("unknown()", "reverted: custom error 0xe07c8dba"),
-])
+@pytest.mark.parametrize(
+    "function,text",
+    [
+        ("denied()", "reverted: Unauthorized(0xABaBaBaBABabABabAbAbABAbABabababaBaBABaB, 7)"),
+        ("says()", "reverted: 'not yet'"),
+        ("unknown()", "reverted: custom error 0xe07c8dba"),
+    ],
+)
 def test_a_revert_is_an_answer_named_through_the_verified_abi(site, function, text):
     response = post_read(site, function, [])
     assert response.status_code == 200, response.text
@@ -214,21 +287,28 @@ def test_pages_declare_no_favicon(site):
     assert "<link rel='icon' href='data:,'>" in html
 
 
-@pytest.mark.parametrize("function,args,text", [
-    ("get(address,bool)", ["0xabc", "true"], "who (address): '0xabc' is not an address"),
-    ("get(address,bool)", [OWNER, "maybe"], "flag (bool): 'maybe' is not a bool; use true or false"),
-    ("get(address,bool)", [OWNER], "takes 2 argument(s), 1 were given"),
-    ("pair((int8,string))", ["[200, \"x\"]"], "p ((int8,string)) field a (int8): 200 is out of range; it must be from -128 to 127"),
-    ("pair((int8,string))", ["[1]"], "1 field(s) given, the tuple has 2"),
-    ("pair((int8,string))", ["not json"], "is not a JSON array of its 2 fields"),
-])
+@pytest.mark.parametrize(
+    "function,args,text",
+    [
+        ("get(address,bool)", ["0xabc", "true"], "who (address): '0xabc' is not an address"),
+        ("get(address,bool)", [OWNER, "maybe"], "flag (bool): 'maybe' is not a bool; use true or false"),
+        ("get(address,bool)", [OWNER], "takes 2 argument(s), 1 were given"),
+        (
+            "pair((int8,string))",
+            ['[200, "x"]'],
+            "p ((int8,string)) field a (int8): 200 is out of range; it must be from -128 to 127",
+        ),
+        ("pair((int8,string))", ["[1]"], "1 field(s) given, the tuple has 2"),
+        ("pair((int8,string))", ["not json"], "is not a JSON array of its 2 fields"),
+    ],
+)
 def test_read_refuses_bad_arguments_naming_them(site, function, args, text):
     response = post_read(site, function, args)
     assert response.status_code == 400 and text in response.json()["error"], response.text
 
 
 def test_calldata_for_write_functions(site):
-    answer = post_read(site, "deposit(uint256[])", ["[1, \"0x10\", \"1_000\"]"], path="calldata", value="5").json()
+    answer = post_read(site, "deposit(uint256[])", ['[1, "0x10", "1_000"]'], path="calldata", value="5").json()
     assert answer["data"] == "0x" + (selector("deposit(uint256[])") + encode(["uint256[]"], [[1, 16, 1000]])).hex()
     assert answer["value"] == "5" and answer["to"] == "0x0000000000000000000000000000000000000001"
     short = post_read(site, "set(bytes32)", ["0x01"], path="calldata").json()
@@ -238,7 +318,10 @@ def test_calldata_for_write_functions(site):
     odd = post_read(site, "set(bytes32)", ["0x123"], path="calldata")
     assert "an even number of hex digits" in odd.json()["error"]
     assert "not payable" in post_read(site, "set(bytes32)", ["0x01"], path="calldata", value="1").json()["error"]
-    assert "is not a whole number" in post_read(site, "deposit(uint256[])", ["[]"], path="calldata", value="x").json()["error"]
+    assert (
+        "is not a whole number"
+        in post_read(site, "deposit(uint256[])", ["[]"], path="calldata", value="x").json()["error"]
+    )
     # Building calldata never touches the chain.
     before = len(site.chain_log.sent)
     post_read(site, "deposit(uint256[])", ["[]"], path="calldata")
@@ -257,7 +340,14 @@ def test_unknown_paths_and_static_files(site):
 
 
 def test_abi_io_functions_split_read_and_write():
-    assert [f["name"] for f in abi_io.functions(ABI, read=True)] == ["get", "pair", "reverts", "denied", "says", "unknown"]
+    assert [f["name"] for f in abi_io.functions(ABI, read=True)] == [
+        "get",
+        "pair",
+        "reverts",
+        "denied",
+        "says",
+        "unknown",
+    ]
     assert [f["name"] for f in abi_io.functions(ABI, read=False)] == ["deposit", "set"]
     legacy = [{"type": "function", "name": "old", "constant": True, "inputs": [], "outputs": []}]
     assert abi_io.functions(legacy, read=True) == legacy

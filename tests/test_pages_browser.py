@@ -15,7 +15,7 @@ from eth_utils import keccak, to_checksum_address
 
 from support import REPO
 from support.e2e import summary
-from support.service import Anvil, ServerProcess, poll, post, solc_compile, json_form
+from support.service import Anvil, ServerProcess, json_form, poll, post, solc_compile
 
 pytestmark = pytest.mark.browser
 
@@ -62,7 +62,10 @@ def browser(tmp_path_factory):
     with sync_playwright() as driver:
         # A persistent context on a fresh directory: the --user-data-dir these tests promise.
         context = driver.chromium.launch_persistent_context(
-            str(profile), executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS,
+            str(profile),
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=CHROMIUM_ARGS,
             viewport={"width": 1280, "height": 900},
         )
         yield context
@@ -113,8 +116,10 @@ def test_verified_contracts_lists_every_deployed_contract(site, page):
     page.goto(site.url + "/")
     assert page.locator("h1").inner_text() == "Verified Contracts"
     rows = page.locator("table.contracts tbody tr")
-    listed = {rows.nth(i).locator("a.addr").inner_text(): rows.nth(i).locator("td").nth(1).inner_text()
-              for i in range(rows.count())}
+    listed = {
+        rows.nth(i).locator("a.addr").inner_text(): rows.nth(i).locator("td").nth(1).inner_text()
+        for i in range(rows.count())
+    }
     for name, address in site.verified.items():
         assert listed.get(address) == name.rsplit(":", 1)[-1], f"{name} {address} missing from the list: {listed}"
     # An EIP-1167 clone is linked as a proxy, it has no source of its own: everything else is listed.
@@ -122,8 +127,11 @@ def test_verified_contracts_lists_every_deployed_contract(site, page):
     # Every row says what the API says of the same record.
     for i in range(rows.count()):
         cells = rows.nth(i).locator("td").all_inner_texts()
-        entry = requests.get(site.server.base_url, params={"module": "contract", "action": "getsourcecode",
-                                                           "address": cells[0]}, timeout=10).json()["result"][0]
+        entry = requests.get(
+            site.server.base_url,
+            params={"module": "contract", "action": "getsourcecode", "address": cells[0]},
+            timeout=10,
+        ).json()["result"][0]
         assert cells[1] == entry["ContractName"] and cells[2] == entry["CompilerVersion"]
         assert cells[4] == entry["LicenseType"] and cells[5] == entry["MatchType"].capitalize()
         assert cells[6] == ("Yes" if entry["Proxy"] == "1" else "No"), cells
@@ -212,7 +220,9 @@ def test_write_contract_builds_calldata_and_sends_nothing(site, page):
     before = eth_call(site.anvil, token, "balanceOf(address)", ["address"], [to], ["uint256"])
     page.goto(f"{site.url}/address/{token}#write")
     out = run_form(page, "write", "transfer(address,uint256)", to, str(amount))
-    expected = "0x" + (keccak(text="transfer(address,uint256)")[:4] + encode(["address", "uint256"], [to, amount])).hex()
+    expected = (
+        "0x" + (keccak(text="transfer(address,uint256)")[:4] + encode(["address", "uint256"], [to, amount])).hex()
+    )
     assert f"data: {expected}" in out and f"to: {token}" in out
     assert eth_call(site.anvil, token, "balanceOf(address)", ["address"], [to], ["uint256"]) == before
     screenshot(page, "write-contract")
@@ -286,8 +296,11 @@ def test_form_endpoints_refuse_bad_input_with_json_text(site):
         assert response.status_code == status and text in response.json()["error"], (body, response.text)
     response = requests.post(site.url + "/page-api/read", data=b"{not json", timeout=10)
     assert response.status_code == 400 and "must be JSON" in response.json()["error"]
-    response = requests.post(site.url + "/page-api/calldata", json={
-        "address": token, "function": "transfer(address,uint256)", "args": [token, "1"], "value": "5"}, timeout=10)
+    response = requests.post(
+        site.url + "/page-api/calldata",
+        json={"address": token, "function": "transfer(address,uint256)", "args": [token, "1"], "value": "5"},
+        timeout=10,
+    )
     assert response.status_code == 400 and "not payable" in response.json()["error"]
 
 
@@ -319,8 +332,11 @@ contract Evil {
 
 
 def test_submitted_markup_shows_as_text_and_runs_nothing(site, page):
-    input_json = {"language": "Solidity", "sources": {EVIL_FILE: {"content": EVIL_SOURCE}},
-                  "settings": {"optimizer": {"enabled": False, "runs": 200}}}
+    input_json = {
+        "language": "Solidity",
+        "sources": {EVIL_FILE: {"content": EVIL_SOURCE}},
+        "settings": {"optimizer": {"enabled": False, "runs": 200}},
+    }
     output = solc_compile(input_json)
     creation = output["contracts"][EVIL_FILE]["Evil"]["evm"]["bytecode"]["object"]
     address = site.anvil.deploy(creation)

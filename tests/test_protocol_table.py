@@ -9,18 +9,17 @@ explorer words it (`refusal_text`), so the two ends cannot drift.
 
 import json
 from dataclasses import dataclass, field
-from typing import Optional
 
 import pytest
 import requests
-from support.stub_server import GUID, make_client, ok
-from support.service import PLAIN_ADDR, FakeChain, FakeEngine, default_codes, poll
 
 from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.protocol.forms import refusal_text, validate_verify_form
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 from ape_contract_verify.server.runner import start_embedded
+from support.service import PLAIN_ADDR, FakeChain, FakeEngine, default_codes, poll
+from support.stub_server import GUID, make_client, ok
 
 pytestmark = pytest.mark.unit
 
@@ -47,7 +46,11 @@ def standard(**changes) -> dict:
     """A standard-json form; `changes` replace keys of the JSON input (None drops one)."""
     data = {**STANDARD, **changes}
     data = {k: v for k, v in data.items() if v is not None}
-    return {"codeformat": "solidity-standard-json-input", "contractname": "src/Box.sol:Box", "sourceCode": json.dumps(data)}
+    return {
+        "codeformat": "solidity-standard-json-input",
+        "contractname": "src/Box.sol:Box",
+        "sourceCode": json.dumps(data),
+    }
 
 
 def libraries(count: int) -> dict:
@@ -76,9 +79,15 @@ ROWS = [
     Row("compilerversion without commit", "compilerversion", {"compilerversion": "0.8.26"}),
     Row("old solc", "compilerversion", {"compilerversion": "v0.4.10+commit.9e8cc01b"}),
     Row("vyper version, solidity format", "codeformat", {"compilerversion": "vyper:0.4.3"}),
-    Row("solidity version, vyper format", "compilerversion",
-        {"codeformat": "vyper-json", "contractname": "a.vy:A",
-         "sourceCode": json.dumps({"language": "Vyper", "sources": {"a.vy": {"content": "# a"}}})}),
+    Row(
+        "solidity version, vyper format",
+        "compilerversion",
+        {
+            "codeformat": "vyper-json",
+            "contractname": "a.vy:A",
+            "sourceCode": json.dumps({"language": "Vyper", "sources": {"a.vy": {"content": "# a"}}}),
+        },
+    ),
     Row("optimizationUsed=2", "optimizationUsed", {"optimizationUsed": "2"}),
     Row("viaIR=maybe", "viaIR", {"viaIR": "maybe"}),
     Row("runs=-1", "runs", {"runs": "-1"}),
@@ -88,8 +97,12 @@ ROWS = [
     Row("licenseType=999", "licenseType", {"licenseType": "999"}),
     Row("odd-length constructor args", "constructorArguements", {"constructorArguements": "0xabc"}),
     Row("non-hex constructor args", "constructorArguements", {"constructorArguements": "0xzz"}),
-    Row("the two spellings differ", "constructorArguments",
-        {"constructorArguements": "00" * 32, "constructorArguments": "01" * 32}, client=False),
+    Row(
+        "the two spellings differ",
+        "constructorArguments",
+        {"constructorArguements": "00" * 32, "constructorArguments": "01" * 32},
+        client=False,
+    ),
     Row("libraryname without address", "libraryaddress1", {"libraryname1": "MathLib"}),
     Row("libraryaddress not an address", "libraryaddress1", {"libraryname1": "MathLib", "libraryaddress1": "0x12"}),
     Row("11 libraries", "libraryname11", libraries(11)),
@@ -105,19 +118,25 @@ ROWS = [
     Row("getabi bad address", "address", {"address": "0x" + "zz" * 20}, action="getabi"),
     Row("getsourcecode no address", "address", {"address": ""}, action="getsourcecode"),
     Row("proxy bad address", "address", {"address": "0x12"}, action="verifyproxycontract"),
-    Row("proxy bad expectedimplementation", "expectedimplementation",
-        {"address": PLAIN_ADDR, "expectedimplementation": "0x12"}, action="verifyproxycontract"),
+    Row(
+        "proxy bad expectedimplementation",
+        "expectedimplementation",
+        {"address": PLAIN_ADDR, "expectedimplementation": "0x12"},
+        action="verifyproxycontract",
+    ),
 ]
 
 
-def _flag(value: Optional[str]):
+def _flag(value: str | None):
     return {"1": True, "0": False, None: None}.get(value, value)  # anything else raw: the client must refuse it
 
 
 def request_from_form(fields: dict) -> VerificationRequest:
     """The VerificationRequest a user could build with these values, unchecked (raw where invalid)."""
-    numbers = sorted({int(k[len("libraryname"):]) for k in fields if k.startswith("libraryname")}
-                     | {int(k[len("libraryaddress"):]) for k in fields if k.startswith("libraryaddress")})
+    numbers = sorted(
+        {int(k[len("libraryname") :]) for k in fields if k.startswith("libraryname")}
+        | {int(k[len("libraryaddress") :]) for k in fields if k.startswith("libraryaddress")}
+    )
     try:
         code_format = CodeFormat(fields["codeformat"])
     except ValueError:
@@ -222,8 +241,15 @@ GOOD = [
     ("runs=2^32-1, viaIR", {"runs": str(2**32 - 1), "viaIR": "1"}),
     ("licence as SPDX id", {"licenseType": "MIT"}),
     ("ten libraries", libraries(10)),
-    ("vyper json", {"codeformat": "vyper-json", "contractname": "a.vy:A", "compilerversion": "vyper:0.4.3",
-                    "sourceCode": json.dumps({"language": "Vyper", "sources": {"a.vy": {"content": "# a"}}})}),
+    (
+        "vyper json",
+        {
+            "codeformat": "vyper-json",
+            "contractname": "a.vy:A",
+            "compilerversion": "vyper:0.4.3",
+            "sourceCode": json.dumps({"language": "Vyper", "sources": {"a.vy": {"content": "# a"}}}),
+        },
+    ),
 ]
 
 
@@ -237,21 +263,29 @@ def test_good_form_is_accepted_by_both_ends(stub, explorer, number, changes):
     sent = stub.seen[0].form
     if fields["codeformat"] != "solidity-single-file":
         json.loads(sent["sourceCode"])  # plain JSON on the wire, even when given as {{…}}
-    answer = requests.post(explorer.base_url, data={"module": "contract", "action": "verifysourcecode", **fields},
-                           timeout=10).json()
+    answer = requests.post(
+        explorer.base_url, data={"module": "contract", "action": "verifysourcecode", **fields}, timeout=10
+    ).json()
     assert answer["status"] == "1", answer
     assert len(answer["result"]) == 50
 
 
 def test_double_braced_input_round_trips_through_the_local_explorer(explorer):
     """`{{…}}` in, stored once unwrapped, and getsourcecode wraps it exactly once again."""
-    address = "0x" + f"{0x10f:040x}"
+    address = "0x" + f"{0x10F:040x}"
     wrapped = "{" + json.dumps(STANDARD) + "}"
-    data = {"module": "contract", "action": "verifysourcecode", **BASE, **standard(), "sourceCode": wrapped,
-            "contractaddress": address}
+    data = {
+        "module": "contract",
+        "action": "verifysourcecode",
+        **BASE,
+        **standard(),
+        "sourceCode": wrapped,
+        "contractaddress": address,
+    }
     guid = requests.post(explorer.base_url, data=data, timeout=10).json()["result"]
     assert poll(explorer.base_url, guid)["result"] == Texts.PASS
-    entry = requests.get(explorer.base_url, params={"module": "contract", "action": "getsourcecode",
-                                                     "address": address}, timeout=10).json()["result"][0]
+    entry = requests.get(
+        explorer.base_url, params={"module": "contract", "action": "getsourcecode", "address": address}, timeout=10
+    ).json()["result"][0]
     assert entry["SourceCode"] == wrapped
     assert json.loads(entry["SourceCode"][1:-1]) == STANDARD

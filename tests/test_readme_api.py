@@ -55,9 +55,17 @@ def check_output(stdout: str, deployed: dict) -> None:
         assert outcome == "verified", (name, outcome)
     # The status view, read in the same process from the same embedded explorer: one row per
     # recorded deployment, each verified, a proxy linked to the implementation on chain.
-    states = {address.lower(): targets for address, targets in re.findall(r"^.+? (0x[0-9a-fA-F]{40}) (\{.*\})$", stdout, re.M)}
+    states = {
+        address.lower(): targets for address, targets in re.findall(r"^.+? (0x[0-9a-fA-F]{40}) (\{.*\})$", stdout, re.M)
+    }
     for name in ("Token", "MathLib", "Box", "Vault", "Escrow", "ViaIRCounter", "TunedStore"):
-        assert re.fullmatch(r"\{'\w+': 'verified'\}", states[deployed[name].lower()]), (name, states[deployed[name].lower()])
+        assert re.fullmatch(r"\{'\w+': 'verified'\}", states[deployed[name].lower()]), (
+            name,
+            states[deployed[name].lower()],
+        )
     for name in ("SimpleProxy", "UUPSProxy", "TransparentProxy", "BeaconProxy", "OZBeaconProxy"):
-        assert re.fullmatch(r"\{'\w+': 'linked'\}", states[deployed[name].lower()]), (name, states[deployed[name].lower()])
+        assert re.fullmatch(r"\{'\w+': 'linked'\}", states[deployed[name].lower()]), (
+            name,
+            states[deployed[name].lower()],
+        )
     assert len(states) >= len(deployed)

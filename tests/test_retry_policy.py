@@ -65,8 +65,15 @@ def test_retry_after_is_honoured_and_bounded():
             raise answer
         return answer
 
-    result = with_retries(attempt, policy=policy, gave_up=lambda last: AssertionError(last), label="t",
-                          sleep=clock.sleep, rng=random.Random(1), limiter=limiter)
+    result = with_retries(
+        attempt,
+        policy=policy,
+        gave_up=lambda last: AssertionError(last),
+        label="t",
+        sleep=clock.sleep,
+        rng=random.Random(1),
+        limiter=limiter,
+    )
     assert result == "done" and limiter.acquired == 3
     assert clock.slept[0] == 2.5  # the server's word, not the backoff
     assert 1.0 <= clock.slept[1] <= 2.0  # the backoff's second step: cap 2 s, jittered
@@ -82,13 +89,24 @@ def test_gives_up_after_n_retries_with_the_last_reason():
         raise Retry(f"HTTP 502 #{len(tries)}")
 
     with pytest.raises(ExplorerUnavailable, match="HTTP 502 #5; gave up after 4"):
-        with_retries(attempt, policy=policy, label="t", sleep=clock.sleep,
-                     gave_up=lambda last: ExplorerUnavailable(f"{last.reason}; gave up after {policy.max_retries}"))
+        with_retries(
+            attempt,
+            policy=policy,
+            label="t",
+            sleep=clock.sleep,
+            gave_up=lambda last: ExplorerUnavailable(f"{last.reason}; gave up after {policy.max_retries}"),
+        )
     assert len(tries) == 5 and len(clock.slept) == 4
     retried = []
     with pytest.raises(ExplorerUnavailable):
-        with_retries(attempt, policy=policy, label="t", sleep=clock.sleep, on_retry=retried.append,
-                     gave_up=lambda last: ExplorerUnavailable(last.reason))
+        with_retries(
+            attempt,
+            policy=policy,
+            label="t",
+            sleep=clock.sleep,
+            on_retry=retried.append,
+            gave_up=lambda last: ExplorerUnavailable(last.reason),
+        )
     assert len(retried) == 4  # one per retry, never for the last try
 
 
@@ -117,14 +135,26 @@ def test_a_dead_target_is_found_out_once_and_every_later_call_ends_at_once():
 
     # One retry allowed, but the call goes on while the strikes could still mark the target down.
     with pytest.raises(TargetDown, match="target dead is down: connection refused"):
-        with_retries(refused, policy=policy, label="t", sleep=clock.sleep, health=health,
-                     gave_up=lambda last: ExplorerUnavailable(last.reason))
+        with_retries(
+            refused,
+            policy=policy,
+            label="t",
+            sleep=clock.sleep,
+            health=health,
+            gave_up=lambda last: ExplorerUnavailable(last.reason),
+        )
     assert health.down and len(sent) >= 3
     before = len(sent)
     for _ in range(5):  # the other callers: nothing sent, no wait, the one reason
         with pytest.raises(TargetDown) as info:
-            with_retries(refused, policy=policy, label="t", sleep=clock.sleep, health=health,
-                         gave_up=lambda last: AssertionError())
+            with_retries(
+                refused,
+                policy=policy,
+                label="t",
+                sleep=clock.sleep,
+                health=health,
+                gave_up=lambda last: AssertionError(),
+            )
         assert str(info.value) == health.reason
     assert len(sent) == before
 
@@ -138,8 +168,14 @@ def test_an_answering_target_is_never_marked_down():
         raise Retry("HTTP 503")
 
     with pytest.raises(ExplorerUnavailable, match="gave up"):
-        with_retries(busy, policy=RetryPolicy(max_retries=3, base_delay=1.0, max_delay=2.0), label="t",
-                     sleep=clock.sleep, health=health, gave_up=lambda last: ExplorerUnavailable("gave up"))
+        with_retries(
+            busy,
+            policy=RetryPolicy(max_retries=3, base_delay=1.0, max_delay=2.0),
+            label="t",
+            sleep=clock.sleep,
+            health=health,
+            gave_up=lambda last: ExplorerUnavailable("gave up"),
+        )
     assert not health.down
 
 
@@ -147,8 +183,16 @@ def test_poll_returns_the_final_answer_and_how_many_checks_it_took():
     clock, seen = Clock(), []
     answers = iter(["pending", "pending", "pass"])
     answer, checks = poll_until_final(
-        lambda: next(answers), is_final=lambda a: a != "pending", timed_out=lambda last: AssertionError(last),
-        label="t", started=0.0, interval=2.0, timeout=60.0, clock=clock, sleep=clock.sleep, first_wait=3.0,
+        lambda: next(answers),
+        is_final=lambda a: a != "pending",
+        timed_out=lambda last: AssertionError(last),
+        label="t",
+        started=0.0,
+        interval=2.0,
+        timeout=60.0,
+        clock=clock,
+        sleep=clock.sleep,
+        first_wait=3.0,
         on_progress=seen.append,
     )
     assert (answer, checks) == ("pass", 3) and seen == ["pending", "pending", "pass"]
@@ -159,8 +203,15 @@ def test_poll_times_out_with_the_last_answer():
     clock = Clock()
     with pytest.raises(TimeoutError, match="last: pending"):
         poll_until_final(
-            lambda: "pending", is_final=lambda a: False, timed_out=lambda last: TimeoutError(f"last: {last}"),
-            label="t", started=0.0, interval=5.0, timeout=20.0, clock=clock, sleep=clock.sleep,
+            lambda: "pending",
+            is_final=lambda a: False,
+            timed_out=lambda last: TimeoutError(f"last: {last}"),
+            label="t",
+            started=0.0,
+            interval=5.0,
+            timeout=20.0,
+            clock=clock,
+            sleep=clock.sleep,
         )
     assert clock.now <= 20.0
 
@@ -175,8 +226,17 @@ def test_poll_waits_out_a_short_outage_and_ends_on_a_lasting_one():
             raise item
         return item
 
-    answer, _ = poll_until_final(check, is_final=lambda a: a == "pass", timed_out=lambda last: AssertionError(),
-                                 label="t", started=0.0, interval=1.0, timeout=60.0, clock=clock, sleep=clock.sleep)
+    answer, _ = poll_until_final(
+        check,
+        is_final=lambda a: a == "pass",
+        timed_out=lambda last: AssertionError(),
+        label="t",
+        started=0.0,
+        interval=1.0,
+        timeout=60.0,
+        clock=clock,
+        sleep=clock.sleep,
+    )
     assert answer == "pass"
 
     def gone():
@@ -184,6 +244,15 @@ def test_poll_waits_out_a_short_outage_and_ends_on_a_lasting_one():
 
     clock = Clock()
     with pytest.raises(ExplorerUnavailable, match="gone"):
-        poll_until_final(gone, is_final=lambda a: True, timed_out=lambda last: AssertionError("timed out instead"),
-                         label="t", started=0.0, interval=5.0, timeout=300.0, clock=clock, sleep=clock.sleep)
+        poll_until_final(
+            gone,
+            is_final=lambda a: True,
+            timed_out=lambda last: AssertionError("timed out instead"),
+            label="t",
+            started=0.0,
+            interval=5.0,
+            timeout=300.0,
+            clock=clock,
+            sleep=clock.sleep,
+        )
     assert clock.now < 30.0  # three failed checks over 10 s, not the whole timeout

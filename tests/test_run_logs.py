@@ -20,7 +20,8 @@ class Chain:
         implementation = "0x" + "00" * 12 + "ab" * 20
         self.txs = [NS(txn_hash=f"0x{i:064x}", sender=s) for i, s in enumerate(senders)]
         self.logs = {
-            tx.txn_hash: [{"address": "0x" + "cd" * 20, "topics": [UPGRADED, implementation], "data": "0x"}] for tx in self.txs
+            tx.txn_hash: [{"address": "0x" + "cd" * 20, "topics": [UPGRADED, implementation], "data": "0x"}]
+            for tx in self.txs
         }
 
     def get_block(self, number):

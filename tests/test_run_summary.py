@@ -32,7 +32,9 @@ STATUS_ROW = re.compile(r"^(\w+)\s+(0x[0-9a-fA-F]{40})\s+(-|\S.*?)\s{2,}(verifie
 def compiled(tmp_path_factory):
     solc_path = os.environ.get("SOLCX_BINARY_PATH")
     os.environ.setdefault("SOLCX_BINARY_PATH", str(REPO / ".solcx"))  # in-process compiles, as `make` sets it
-    project = shutil.copytree(REPO / "tests" / "data" / "summary_project", tmp_path_factory.mktemp("summary") / "summary")
+    project = shutil.copytree(
+        REPO / "tests" / "data" / "summary_project", tmp_path_factory.mktemp("summary") / "summary"
+    )
     proc = ape_in_process(project, "compile")
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     yield project
@@ -72,26 +74,37 @@ def test_on_apes_test_chain_the_summary_counts_and_advises_what_can_work(compile
     assert good[2].startswith("local explorer ") and altered[2].startswith("local explorer "), stdout[-3000:]
     assert "etherscan" not in stdout.split("contract_verify: ethereum:local:test", 1)[1]
     # In a log (no TTY) each verification says so as it ends, then the count: never "2/2 done" alone.
-    ended = re.findall(r"^contract_verify: (\d)/2 on ethereum:local:test: (0x[0-9a-fA-F]{8})… Good (\S+) \(local explorer\)$", stderr, re.M)
+    ended = re.findall(
+        r"^contract_verify: (\d)/2 on ethereum:local:test: (0x[0-9a-fA-F]{8})… Good (\S+) \(local explorer\)$",
+        stderr,
+        re.M,
+    )
     assert sorted(n for n, _, _ in ended) == ["1", "2"], stderr[-3000:]
     assert {(address.lower(), outcome) for _, address, outcome in ended} == {
-        (made["Good"][:10].lower(), "verified"), (made["Altered"][:10].lower(), altered[1])
+        (made["Good"][:10].lower(), "verified"),
+        (made["Altered"][:10].lower(), altered[1]),
     }, stderr[-3000:]
     assert "contract_verify: 2/2 verifications on ethereum:local:test ended: 1 verified, 1 not verified" in stderr
     # The advice: this chain ends with the run, so `ape verify all` cannot finish anything later.
     [advice] = [line for line in stderr.splitlines() if line.startswith("contract_verify: ethereum:local:test: ")]
-    assert advice.startswith("contract_verify: ethereum:local:test: 2 rows, 1 verified, 1 not verified. "
-                             "Ape's test provider runs its chain inside the `ape` command, and it ends with it"), advice
+    assert advice.startswith(
+        "contract_verify: ethereum:local:test: 2 rows, 1 verified, 1 not verified. "
+        "Ape's test provider runs its chain inside the `ape` command, and it ends with it"
+    ), advice
     assert "start `anvil`" in advice and "--network ethereum:local:foundry" in advice
     assert "to finish them" not in stderr and "`ape verify all --network ethereum:local:test`" not in stderr
     # Nothing kept for a chain no later command can reach, and `ape verify all` says why it has nothing.
     assert not list((project / ".build" / "contract_verify").glob("explorer-*"))
     # The `ape` executable, as users run it: a new process, so a new test chain (in this one the
     # chain could be the run's own again).
-    proc = run([BIN / "ape", "verify", "all", "--network", "ethereum:local:test"], cwd=project, timeout=300, check=False)
+    proc = run(
+        [BIN / "ape", "verify", "all", "--network", "ethereum:local:test"], cwd=project, timeout=300, check=False
+    )
     assert proc.returncode == 2, proc.stdout[-3000:] + proc.stderr[-3000:]
     said = " ".join((proc.stdout + proc.stderr).split())
-    assert "No recorded deployments on ethereum:local: Ape's test provider runs its chain inside the `ape` command" in said, said[-2000:]
+    assert (
+        "No recorded deployments on ethereum:local: Ape's test provider runs its chain inside the `ape` command" in said
+    ), said[-2000:]
     assert "start `anvil`" in said, said[-2000:]
 
 
@@ -103,7 +116,9 @@ def test_on_an_anvil_that_outlives_the_run_status_and_verify_all_read_the_kept_s
         stdout, stderr, made = deploy(project, "ethereum:local:foundry")
         rows = rows_of(stdout)
         assert rows[made["Good"].lower()][1] == "verified", stdout[-3000:]
-        assert "1 not verified; `ape verify all --network ethereum:local:foundry` finishes them" in stderr, stderr[-3000:]
+        assert "1 not verified; `ape verify all --network ethereum:local:foundry` finishes them" in stderr, stderr[
+            -3000:
+        ]
         [store] = (project / ".build" / "contract_verify").glob("explorer-31337-*.sqlite")
 
         # A later command on the same node answers from what the run's explorer kept.
@@ -113,7 +128,9 @@ def test_on_an_anvil_that_outlives_the_run_status_and_verify_all_read_the_kept_s
         states = {m.group(2).lower(): m.group(4) for m in STATUS_ROW.finditer(proc.stdout)}
         assert states == {made["Good"].lower(): "verified", made["Altered"].lower(): "NOT VERIFIED"}, proc.stdout
         assert proc.stdout.splitlines()[0].split()[-2:] == ["local", "explorer"], proc.stdout
-        assert f"ERROR: Good {made['Altered']} on local explorer (ethereum:local): not verified" in proc.stderr, proc.stderr
+        assert f"ERROR: Good {made['Altered']} on local explorer (ethereum:local): not verified" in proc.stderr, (
+            proc.stderr
+        )
 
         # `ape verify all` reads it too: the verified one is not verified again; the rows counted.
         proc = verify_cli(project, "all")
@@ -135,7 +152,9 @@ def test_on_an_anvil_that_outlives_the_run_status_and_verify_all_read_the_kept_s
         assert again == made, "the same addresses on the new chain"
         proc = verify_cli(project, "status")
         states = {m.group(2).lower(): m.group(4) for m in STATUS_ROW.finditer(proc.stdout)}
-        assert states == {made["Good"].lower(): "NOT VERIFIED", made["Altered"].lower(): "NOT VERIFIED"}, proc.stdout + proc.stderr
+        assert states == {made["Good"].lower(): "NOT VERIFIED", made["Altered"].lower(): "NOT VERIFIED"}, (
+            proc.stdout + proc.stderr
+        )
         stores = sorted(p.name for p in store.parent.glob("explorer-31337-*.sqlite"))
         assert len(stores) == 2 and store.name in stores, stores
     finally:

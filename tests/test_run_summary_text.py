@@ -16,7 +16,8 @@ from ape_contract_verify.derive.constructor import not_found_reason
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.workflow import local_explorers, status
 from ape_contract_verify.workflow.deploy_queue import Progress, network_table, run_advice
-from ape_contract_verify.workflow.verification import Report, Verification, summary_table, tally
+from ape_contract_verify.workflow.report import Report, summary_table, tally
+from ape_contract_verify.workflow.verification import Verification
 
 pytestmark = [pytest.mark.unit, pytest.mark.timeout(60)]
 
@@ -31,9 +32,13 @@ def embedded() -> Target:
 
 
 def test_rows_are_counted_as_they_ended():
-    reports = [Report("Good", A, Outcome.VERIFIED), Report("Old", A, Outcome.ALREADY_VERIFIED),
-               Report("data contract", B, Outcome.NOTHING_TO_VERIFY), Report("Bad", B, Outcome.ERROR),
-               Report("Worse", B, Outcome.PRECHECK_FAILED)]
+    reports = [
+        Report("Good", A, Outcome.VERIFIED),
+        Report("Old", A, Outcome.ALREADY_VERIFIED),
+        Report("data contract", B, Outcome.NOTHING_TO_VERIFY),
+        Report("Bad", B, Outcome.ERROR),
+        Report("Worse", B, Outcome.PRECHECK_FAILED),
+    ]
     assert tally(reports) == "2 verified, 1 nothing to verify, 2 not verified"
     assert tally(reports[:2]) == "2 verified"
     assert tally([]) == "nothing"
@@ -50,14 +55,17 @@ def test_on_a_chain_that_ends_with_the_run_the_advice_is_not_verify_all():
 
 def test_on_a_chain_that_outlives_the_run_verify_all_finishes_them():
     net = "ethereum:local:foundry"
-    groups = [(net, "etherscan", [Report("Good", A, Outcome.VERIFIED)]), (net, "sourcify", [Report("Good", B, Outcome.FAILED)])]
+    groups = [
+        (net, "etherscan", [Report("Good", A, Outcome.VERIFIED)]),
+        (net, "sourcify", [Report("Good", B, Outcome.FAILED)]),
+    ]
     assert run_advice(groups, {}) == [
         f"contract_verify: {net}: 2 rows, 1 verified, 1 not verified; `ape verify all --network {net}` finishes them"
     ]
     # Everything verified: the count alone, no advice; a network with no rows says nothing.
-    assert run_advice([(net, "etherscan", [Report("Good", A, Outcome.VERIFIED)]), ("x:y:z", "etherscan", [])], {NET: ENDS}) == [
-        f"contract_verify: {net}: 1 row, 1 verified"
-    ]
+    assert run_advice(
+        [(net, "etherscan", [Report("Good", A, Outcome.VERIFIED)]), ("x:y:z", "etherscan", [])], {NET: ENDS}
+    ) == [f"contract_verify: {net}: 1 row, 1 verified"]
 
 
 def test_the_embedded_explorer_is_named_for_what_it_is():
@@ -116,12 +124,17 @@ def test_without_a_tty_each_verification_says_so_as_it_ends():
     progress.waiting([("Slow", B), ("Slow", B)])
     assert log.getvalue().splitlines()[-1].startswith(f"contract_verify: waiting for 2 verifications on {NET} (")
     assert log.getvalue().splitlines()[-1].endswith("): Slow")
-    progress.ended([Report("Slow", B, Outcome.ERROR, "no type"), Report("Slow (proxy link)", B, Outcome.FAILED)], "sourcify")
+    progress.ended(
+        [Report("Slow", B, Outcome.ERROR, "no type"), Report("Slow (proxy link)", B, Outcome.FAILED)], "sourcify"
+    )
     progress.ended([Report("data contract", B, Outcome.NOTHING_TO_VERIFY)], "local explorer")
     progress.close()
     lines = log.getvalue().splitlines()
     assert lines[2] == f"contract_verify: 2/3 on {NET}: {B[:10]}… Slow error; Slow (proxy link) failed (sourcify)"
-    assert lines[-1] == f"contract_verify: 3/3 verifications on {NET} ended: 1 verified, 1 nothing to verify, 2 not verified"
+    assert (
+        lines[-1]
+        == f"contract_verify: 3/3 verifications on {NET} ended: 1 verified, 1 nothing to verify, 2 not verified"
+    )
     assert len(lines) == 5 and "\r" not in log.getvalue()
 
 
@@ -133,7 +146,9 @@ def test_on_a_terminal_one_live_line_counts_them():
     progress.ended([Report("Slow", B, Outcome.FAILED)], "local explorer")
     progress.close()
     text = log.getvalue()
-    assert text.count("\r\033[K") == 2 and text.endswith(f"2/2 verifications on {NET} ended: 1 verified, 1 not verified\n")
+    assert text.count("\r\033[K") == 2 and text.endswith(
+        f"2/2 verifications on {NET} ended: 1 verified, 1 not verified\n"
+    )
     assert "waiting" not in text
 
 
@@ -143,7 +158,9 @@ def test_the_embedded_explorer_is_asked_for_no_creation_record():
     local = Verification(ProxyClient(), None, None, target=embedded())
     assert local._creation_record() is None
     remote = Target("ethereum", "sepolia", "https://eth-sepolia.blockscout.com/api", 11155111, None, name="blockscout")
-    client = NS(get_contract_creation=lambda address: None, kind="etherscan", flavour="blockscout", supports_proxy_link=True)
+    client = NS(
+        get_contract_creation=lambda address: None, kind="etherscan", flavour="blockscout", supports_proxy_link=True
+    )
     assert callable(Verification(client, None, None, target=remote)._creation_record())
 
 
@@ -173,7 +190,9 @@ def test_the_store_is_kept_per_chain_id_and_genesis(monkeypatch, tmp_path):
     first, second = Provider("ab" * 32), Provider("cd" * 32)
     folder = tmp_path / ".build" / "contract_verify"
     assert local_explorers.store_path(first) == folder / f"explorer-31337-{'ab' * 6}.sqlite"
-    assert local_explorers.store_path(second) == folder / f"explorer-31337-{'cd' * 6}.sqlite", "a new anvil, a new store"
+    assert local_explorers.store_path(second) == folder / f"explorer-31337-{'cd' * 6}.sqlite", (
+        "a new anvil, a new store"
+    )
     assert local_explorers.store_path(Provider("ab" * 32, chain_id=1)) != local_explorers.store_path(first)
     assert local_explorers.ends_with_run(first) == ""
     started = Provider("ab" * 32, process=object())  # the provider started the node: it stops it
@@ -196,7 +215,12 @@ def test_apes_test_chain_ends_with_the_run_and_keeps_no_store(monkeypatch, tmp_p
 
 
 def test_the_status_table_names_the_embedded_explorer():
-    row = status.Row(NET, "Good", A, targets={"etherscan": status.TargetStatus("etherscan", "etherscan", status.VERIFIED, label="local explorer")})
+    row = status.Row(
+        NET,
+        "Good",
+        A,
+        targets={"etherscan": status.TargetStatus("etherscan", "etherscan", status.VERIFIED, label="local explorer")},
+    )
     head = status.status_table([row]).splitlines()[0]
     assert head.split()[-2:] == ["local", "explorer"] and "etherscan" not in head
 
@@ -217,9 +241,16 @@ def test_finish_says_what_it_waits_for_and_keeps_the_rows_in_deploy_order(monkey
     slow = pool.submit(lambda: release.wait(10) and [Report("Slow", A, Outcome.FAILED, "differs")])
     quick = pool.submit(lambda: [Report("Quick", B, Outcome.VERIFIED)])
     queue.__dict__.update(
-        active=True, futures=[("etherscan", slow), ("etherscan", quick)], _what={slow: ("Slow", A), quick: ("Quick", B)},
-        _verifications=[("etherscan", None)], _run=NS(destinations=[NS(target=embedded())]), provider=None,
-        cfg=NS(timeout=30), network=NET, upgrade_events=[], ends_with_run="",
+        active=True,
+        futures=[("etherscan", slow), ("etherscan", quick)],
+        _what={slow: ("Slow", A), quick: ("Quick", B)},
+        _verifications=[("etherscan", None)],
+        _run=NS(destinations=[NS(target=embedded())]),
+        provider=None,
+        cfg=NS(timeout=30),
+        network=NET,
+        upgrade_events=[],
+        ends_with_run="",
     )
     monkeypatch.setattr(queue, "add_factory_deployments", lambda: None)
     monkeypatch.setattr(queue, "close", lambda: None)
@@ -235,6 +266,8 @@ def test_finish_says_what_it_waits_for_and_keeps_the_rows_in_deploy_order(monkey
     assert all(r.target_label == "local explorer" for r in reports) and queue.ends_with_run == ENDS
     lines = capsys.readouterr().err.splitlines()
     assert lines[0] == f"contract_verify: 1/2 on {NET}: {B[:10]}… Quick verified (local explorer)", lines
-    assert lines[1].startswith(f"contract_verify: waiting for 1 verification on {NET} (") and lines[1].endswith("): Slow"), lines
+    assert lines[1].startswith(f"contract_verify: waiting for 1 verification on {NET} (") and lines[1].endswith(
+        "): Slow"
+    ), lines
     assert lines[-2] == f"contract_verify: 2/2 on {NET}: {A[:10]}… Slow failed (local explorer)", lines
     assert lines[-1] == f"contract_verify: 2/2 verifications on {NET} ended: 1 verified, 1 not verified", lines

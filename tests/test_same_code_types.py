@@ -6,7 +6,6 @@ runtime code (metadata hash included) and the creation code. The project's contr
 a link, as over a published package's sources: every match is still full."""
 
 import re
-import shutil
 from types import SimpleNamespace
 
 import pytest
@@ -106,7 +105,10 @@ def twins(tmp_path_factory):
             project,
             foundry={"host": anvil.url},
             contract_verify={
-                "auto": True, "max_retries": 1, "poll_interval": 0.5, "calls_per_second": 50,
+                "auto": True,
+                "max_retries": 1,
+                "poll_interval": 0.5,
+                "calls_per_second": 50,
                 "explorers": {"ethereum": {"local": {"url": servers[0].base_url}}},
             },
         )
@@ -135,7 +137,9 @@ def rows(output: str) -> dict:
 def test_after_deploy_each_is_verified_as_the_type_deployed(twins):
     said = rows(twins.proc.stdout)
     for name, address in twins.deployed:
-        assert said.get(address.lower()) == (name, "verified"), twins.proc.stdout[-3000:] + "\n---stderr\n" + twins.proc.stderr[-3000:]
+        assert said.get(address.lower()) == (name, "verified"), (
+            twins.proc.stdout[-3000:] + "\n---stderr\n" + twins.proc.stderr[-3000:]
+        )
         record = source_record(twins.explorers[0], address)
         assert (record["ContractName"], record["MatchType"]) == (name, "full"), record["ContractName"]
     assert "matches several contract types" not in twins.proc.stdout
@@ -146,14 +150,20 @@ def test_the_ledger_keeps_the_deployed_type(twins):
 
     entries = [e for ledger in Ledger.in_project(SimpleNamespace(path=twins.project)) for e in ledger.entries()]
     types = {e["address"].lower(): e.get("type") for e in entries}
-    expected = {"Token": "contracts/Token.sol:Token", "Minted": "contracts/test/Minted.sol:Minted", "Copy": "contracts/Copy.sol:Copy"}
+    expected = {
+        "Token": "contracts/Token.sol:Token",
+        "Minted": "contracts/test/Minted.sol:Minted",
+        "Copy": "contracts/Copy.sol:Copy",
+    }
     for name, address in twins.deployed:
         assert types[address.lower()] == expected[name]
 
 
 def test_by_address_alone_each_is_identified_as_itself(twins):
     """On a second explorer that has seen nothing, with no name given."""
-    configure(twins.project, contract_verify={"explorers": {"ethereum": {"local": {"url": twins.explorers[1].base_url}}}})
+    configure(
+        twins.project, contract_verify={"explorers": {"ethereum": {"local": {"url": twins.explorers[1].base_url}}}}
+    )
     try:
         for name, address in twins.deployed:
             proc = verify_cli(twins.project, "contract", address)
@@ -162,7 +172,9 @@ def test_by_address_alone_each_is_identified_as_itself(twins):
             record = source_record(twins.explorers[1], address)
             assert (record["ContractName"], record["MatchType"]) == (name, "full")
     finally:
-        configure(twins.project, contract_verify={"explorers": {"ethereum": {"local": {"url": twins.explorers[0].base_url}}}})
+        configure(
+            twins.project, contract_verify={"explorers": {"ethereum": {"local": {"url": twins.explorers[0].base_url}}}}
+        )
 
 
 def test_the_dry_run_names_each_as_itself(twins, tmp_path):
@@ -194,7 +206,10 @@ def test_types_identical_in_both_codes_are_ambiguous_and_named_fully(twins, monk
     said = str(err.value)
     assert "contracts/Token.sol:Token" in said and "contracts/b/Token.sol:Token" in said
     assert "identical in runtime and creation code" in said
-    assert "ape verify contract contracts/Token.sol:Token 0x" in said or "ape verify contract contracts/b/Token.sol:Token 0x" in said
+    assert (
+        "ape verify contract contracts/Token.sol:Token 0x" in said
+        or "ape verify contract contracts/b/Token.sol:Token 0x" in said
+    )
 
 
 def test_ties_are_broken_by_the_full_runtime_then_the_creation_code(twins, monkeypatch):
@@ -219,7 +234,9 @@ def test_ties_are_broken_by_the_full_runtime_then_the_creation_code(twins, monke
     assert asked == []
     no_hash = stripped + b"\x00" * (len(runtime["Token"]) - len(stripped))
     minted_creation = bytecode.to_bytes(minted.contract_type.deployment_bytecode.bytecode) + (1000).to_bytes(32, "big")
-    assert artifacts.identify("0x" + "ab" * 20, None, runtime=no_hash, creation=creation(minted_creation)).name == "Minted"
+    assert (
+        artifacts.identify("0x" + "ab" * 20, None, runtime=no_hash, creation=creation(minted_creation)).name == "Minted"
+    )
     assert asked == [1]
     with pytest.raises(artifacts.ArtifactNotFound, match="several contract types"):
         artifacts.identify("0x" + "ab" * 20, None, runtime=no_hash, creation=creation(b"\x60\x80" * 40))

@@ -48,7 +48,9 @@ pytestmark = pytest.mark.engine
 NOT_FOUND = 'Fail - Unable to verify. Solidity Compilation Error: solc v0.8.26+commit.8a97fa7a reported errors: ParserError: Source "{path}" not found: File import callback not supported --> Box.sol:3:1'
 BOX = '// SPDX-License-Identifier: MIT\npragma solidity 0.8.26;\nimport "{path}";\ncontract Box {{ uint256 public value; }}\n'
 SECRET = "// SPDX-License-Identifier: MIT\npragma solidity ^0.8.0;\nuint256 constant PIN = 4242;\ncontract Secret { uint256 public x = PIN; }\n"
-VERSION_ANSWER = 'echo "solc, the solidity compiler commandline interface"; echo "Version: 0.8.26+commit.8a97fa7a.Linux.g++"'
+VERSION_ANSWER = (
+    'echo "solc, the solidity compiler commandline interface"; echo "Version: 0.8.26+commit.8a97fa7a.Linux.g++"'
+)
 
 
 class OpenWatch:
@@ -72,7 +74,7 @@ class OpenWatch:
             offset = 0
             while offset < len(data):
                 _, _, _, length = struct.unpack_from("iIII", data, offset)
-                names.add(data[offset + 16:offset + 16 + length].rstrip(b"\0").decode())
+                names.add(data[offset + 16 : offset + 16 + length].rstrip(b"\0").decode())
                 offset += 16 + length
         names.discard("")  # the folder itself (a listing)
         return names
@@ -112,6 +114,7 @@ def answer_for_import(explorer, path: str) -> str:
 
 
 # --- the compile sees the submitted sources and nothing else ------------------------------------
+
 
 @pytest.mark.parametrize(
     "existing, missing",
@@ -211,8 +214,11 @@ def test_sources_given_as_urls_are_not_fetched_by_the_engine(secrets):
     "version, source, expected",
     [
         ("vyper:0.4.3", "import {name}\n", "vyper 0.4.3 reported errors: ModuleNotFound: {name} --> C.vy:1:0"),
-        ("vyper:0.3.10", "import {name} as S\n",
-         "vyper 0.3.10 reported errors: FileNotFoundError: Cannot locate interface '{name}{{.vy,.json}}' --> C.vy"),
+        (
+            "vyper:0.3.10",
+            "import {name} as S\n",
+            "vyper 0.3.10 reported errors: FileNotFoundError: Cannot locate interface '{name}{{.vy,.json}}' --> C.vy",
+        ),
     ],
 )
 def test_vyper_search_paths_of_the_submission_read_nothing(tmp_path, version, source, expected):
@@ -224,8 +230,11 @@ def test_vyper_search_paths_of_the_submission_read_nothing(tmp_path, version, so
     try:
         for name in ("secret", "missing"):
             body = source.format(name=name) + "@external\ndef g() -> uint256:\n    return 1\n"
-            input_json = {"language": "Vyper", "sources": {"C.vy": {"content": body}},
-                          "settings": {"search_paths": [str(folder), "."]}}
+            input_json = {
+                "language": "Vyper",
+                "sources": {"C.vy": {"content": body}},
+                "settings": {"search_paths": [str(folder), "."]},
+            }
             with pytest.raises(CompilerFailed) as info:
                 compile_vyper_json(version, input_json)
             assert str(info.value) == expected.format(name=name)
@@ -247,8 +256,13 @@ def test_ape_soliditys_own_compiles_still_read_imports(tmp_path):
     shim = str(REPO / ".solcx" / "solc-v0.8.26")
     runs = {}
     for flags in ((), ("--no-import-callback",)):
-        proc = subprocess.run([shim, "--standard-json", "--base-path", str(tmp_path), *flags], input=json.dumps(input_json),
-                              capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(
+            [shim, "--standard-json", "--base-path", str(tmp_path), *flags],
+            input=json.dumps(input_json),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         runs[flags] = json.loads(proc.stdout)
     assert runs[()]["contracts"]["Main.sol"]["Main"]["evm"]["bytecode"]["object"]
     assert [e["message"] for e in runs[("--no-import-callback",)]["errors"] if e["severity"] == "error"] == [
@@ -290,7 +304,9 @@ def test_an_openzeppelin_compile_fits_the_default_bound_and_a_small_one_fails_cl
     monkeypatch.setenv(sandbox.MEMORY_ENV, "160")
     with pytest.raises(CompilerFailed) as info:
         compile_standard_json(SOLC_0837, input_json)
-    assert str(info.value).startswith("solc 0.8.37 crashed (signal ") or str(info.value).startswith("solc 0.8.37 failed (exit code")
+    assert str(info.value).startswith("solc 0.8.37 crashed (signal ") or str(info.value).startswith(
+        "solc 0.8.37 failed (exit code"
+    )
     assert str(info.value).endswith(
         "it ran out of memory at the explorer's bound of 160 MB per compile (raise APE_VERIFY_COMPILE_MEMORY_MB if the contract needs more)"
     ), str(info.value)
@@ -305,8 +321,14 @@ def test_a_runaway_solc_js_dies_at_the_memory_bound():
     input_json = {"language": "Solidity", "sources": {"a.sol": {"content": source}}}
     limits = sandbox.Limits(memory_mb=1024, cpu_seconds=60)
     started = time.monotonic()
-    proc = subprocess.run([str(REPO / ".solcx" / "solc-v0.8.26"), "--standard-json"], input=json.dumps(input_json),
-                          capture_output=True, text=True, timeout=120, preexec_fn=sandbox.preexec(limits))
+    proc = subprocess.run(
+        [str(REPO / ".solcx" / "solc-v0.8.26"), "--standard-json"],
+        input=json.dumps(input_json),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=sandbox.preexec(limits),
+    )
     assert proc.returncode != 0 and sandbox.memory_line(proc.stderr), proc.stderr[-500:]
     assert time.monotonic() - started < 60
     assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < 2 * 1024 * 1024  # KiB: under 2 GiB
@@ -354,8 +376,15 @@ def test_a_spinning_compiler_is_stopped_by_the_cpu_bound(tmp_path, monkeypatch):
     assert time.monotonic() - started < 20
 
 
-@pytest.mark.parametrize("variable, value", [(sandbox.MEMORY_ENV, "lots"), (sandbox.CPU_ENV, "-1"),
-                                             (sandbox.CONCURRENCY_ENV, "0"), (sandbox.CONCURRENCY_ENV, "²")])
+@pytest.mark.parametrize(
+    "variable, value",
+    [
+        (sandbox.MEMORY_ENV, "lots"),
+        (sandbox.CPU_ENV, "-1"),
+        (sandbox.CONCURRENCY_ENV, "0"),
+        (sandbox.CONCURRENCY_ENV, "²"),
+    ],
+)
 def test_a_bad_bound_setting_is_a_clear_failure(monkeypatch, variable, value):
     monkeypatch.setenv(variable, value)
     with pytest.raises(CompilerFailed) as info:
@@ -366,10 +395,14 @@ def test_a_bad_bound_setting_is_a_clear_failure(monkeypatch, variable, value):
 
 def test_compiles_at_once_are_bounded(tmp_path, monkeypatch):
     log = tmp_path / "log"
-    _script_solc(tmp_path, monkeypatch, (
-        f"sys.stdin.read()\nopen({str(log)!r}, 'a').write(f'+ {{time.monotonic()}}\\n')\ntime.sleep(0.4)\n"
-        f"open({str(log)!r}, 'a').write(f'- {{time.monotonic()}}\\n')\nprint('{{}}')"
-    ))
+    _script_solc(
+        tmp_path,
+        monkeypatch,
+        (
+            f"sys.stdin.read()\nopen({str(log)!r}, 'a').write(f'+ {{time.monotonic()}}\\n')\ntime.sleep(0.4)\n"
+            f"open({str(log)!r}, 'a').write(f'- {{time.monotonic()}}\\n')\nprint('{{}}')"
+        ),
+    )
     monkeypatch.setenv(sandbox.CONCURRENCY_ENV, "2")
     errors: list[BaseException] = []
 
@@ -385,7 +418,10 @@ def test_compiles_at_once_are_bounded(tmp_path, monkeypatch):
     for thread in threads:
         thread.join(timeout=60)
     assert not errors and not any(thread.is_alive() for thread in threads)
-    events = sorted((float(stamp), 1 if sign == "+" else -1) for sign, stamp in (line.split() for line in log.read_text().splitlines()))
+    events = sorted(
+        (float(stamp), 1 if sign == "+" else -1)
+        for sign, stamp in (line.split() for line in log.read_text().splitlines())
+    )
     running, peak = 0, 0
     for _, step in sorted(events, key=lambda event: (event[0], event[1])):
         running += step
@@ -399,6 +435,7 @@ def test_the_default_count_is_the_cpus_this_process_may_use(monkeypatch):
 
 
 # --- compilers die with the server --------------------------------------------------------------
+
 
 def _processes_with(token: str) -> dict[int, int]:
     """pid -> parent pid of every process whose command line holds `token`."""

@@ -12,14 +12,13 @@ import pytest
 from ape_contract_verify.engine.compilers import CompileCache
 from ape_contract_verify.evm.chain import ChainError, JsonRpcChain
 from ape_contract_verify.protocol.answers import Texts
+from ape_contract_verify.request import CodeFormat, VerificationRequest
 from ape_contract_verify.server.jobs import ChainRetry, JobRunner, RealEngine, request_to_payload, wait_until
 from ape_contract_verify.server.runner import LocalExplorer
 from ape_contract_verify.server.store import DONE, PENDING, PROXY, RUNNING, SOURCE, Store
-from ape_contract_verify.request import CodeFormat, VerificationRequest
 from support.service import (
     ADDRESS_A,
     PROXY_ADDR,
-    SOURCE as BOX,
     Anvil,
     FakeChain,
     FakeEngine,
@@ -31,15 +30,26 @@ from support.service import (
     solc_compile,
     standard_input,
 )
+from support.service import (
+    SOURCE as BOX,
+)
 
 FAST = ChainRetry(retries=3, first_delay=0.05, max_delay=0.2)
-CHAIN_TEXT_START = "Fail - Unable to verify. This could be a temporary error, please retry or contact us (Error Code 10001): "
+CHAIN_TEXT_START = (
+    "Fail - Unable to verify. This could be a temporary error, please retry or contact us (Error Code 10001): "
+)
 
 
 def _payload(address=ADDRESS_A, source=BOX):
-    return request_to_payload(VerificationRequest(
-        address=address, contract_name="Box", source_code=source, code_format=CodeFormat.SINGLE_FILE,
-        compiler_version="v0.8.26+commit.8a97fa7a"))
+    return request_to_payload(
+        VerificationRequest(
+            address=address,
+            contract_name="Box",
+            source_code=source,
+            code_format=CodeFormat.SINGLE_FILE,
+            compiler_version="v0.8.26+commit.8a97fa7a",
+        )
+    )
 
 
 class FlakyChain(FakeChain):
@@ -218,8 +228,9 @@ def test_a_database_from_before_the_retry_columns_opens_and_keeps_its_queue(tmp_
         "payload TEXT NOT NULL, state TEXT NOT NULL, status TEXT, result TEXT, attempts INTEGER NOT NULL DEFAULT 0, "
         "created_at REAL NOT NULL, updated_at REAL NOT NULL);"
     )
-    old.execute("INSERT INTO submissions VALUES ('g1', 'source', ?, '{}', 'running', NULL, NULL, 1, 1.0, 1.0)",
-                (ADDRESS_A,))
+    old.execute(
+        "INSERT INTO submissions VALUES ('g1', 'source', ?, '{}', 'running', NULL, NULL, 1, 1.0, 1.0)", (ADDRESS_A,)
+    )
     old.commit()
     old.close()
     store = Store(path)
@@ -237,8 +248,11 @@ TOKEN_FILES = ["token/Token.sol", "token/ERC20Base.sol", "access/Ownable.sol"]
 
 def _explorer(anvil, tmp_path, retry):
     chain = JsonRpcChain(anvil.url)
-    explorer = LocalExplorer(chain, db_path=tmp_path / "explorer.sqlite",
-                             engine=RealEngine(chain, cache=CompileCache(directory=tmp_path / "cache")))
+    explorer = LocalExplorer(
+        chain,
+        db_path=tmp_path / "explorer.sqlite",
+        engine=RealEngine(chain, cache=CompileCache(directory=tmp_path / "cache")),
+    )
     explorer.runner.chain_retry = retry
     explorer.runner.idle_poll = 0.05
     return explorer.start()
@@ -249,8 +263,10 @@ def _deploy_token(anvil):
 
     token_input = standard_input(TOKEN_FILES)
     out = solc_compile(token_input)["contracts"]["contracts/token/Token.sol"]["Token"]
-    args = encode(["string", "string", "uint256", "address", "address[]"],
-                  ["Demo", "DMO", 1000, anvil.accounts[0], [anvil.accounts[1]]])
+    args = encode(
+        ["string", "string", "uint256", "address", "address[]"],
+        ["Demo", "DMO", 1000, anvil.accounts[0], [anvil.accounts[1]]],
+    )
     return anvil.deploy(out["evm"]["bytecode"]["object"], args), token_input, args
 
 
@@ -297,8 +313,10 @@ def test_a_node_that_never_comes_back_ends_the_job_with_one_text(tmp_path):
         explorer = _explorer(anvil, tmp_path, ChainRetry(retries=2, first_delay=0.2, max_delay=0.4))
         # Submitted while the node is up (a submission reads the address's code), then the node goes:
         # the first job mid-compile (a fresh cache), the second before its first read.
-        guids = [post(explorer.base_url, json_form(address, lib_input, "contracts/math/MathLib.sol:MathLib"))["result"]
-                 for _ in range(2)]
+        guids = [
+            post(explorer.base_url, json_form(address, lib_input, "contracts/math/MathLib.sol:MathLib"))["result"]
+            for _ in range(2)
+        ]
         anvil.stop()
         started = time.monotonic()
         answers = [poll(explorer.base_url, guid, timeout=30) for guid in guids]

@@ -12,9 +12,9 @@ import pytest
 import requests
 from eth_utils import keccak, to_checksum_address
 
+from ape_contract_verify.evm.chain import JsonRpcChain
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.server.runner import start_embedded
-from ape_contract_verify.evm.chain import JsonRpcChain
 from support.service import Anvil, encode, get, json_form, poll, post, solc_compile, standard_input
 
 pytestmark = pytest.mark.engine
@@ -40,8 +40,10 @@ def world():
         w = {"anvil": anvil, "base": explorer.base_url, "url": explorer.url}
         token_input = standard_input(TOKEN_FILES)
         token = solc_compile(token_input)["contracts"]["contracts/token/Token.sol"]["Token"]
-        args = encode(["string", "string", "uint256", "address", "address[]"],
-                      ["Demo", "DMO", 1000, anvil.accounts[0], [anvil.accounts[1]]])
+        args = encode(
+            ["string", "string", "uint256", "address", "address[]"],
+            ["Demo", "DMO", 1000, anvil.accounts[0], [anvil.accounts[1]]],
+        )
         w["token"] = (anvil.deploy(token["evm"]["bytecode"]["object"], args), token_input, args)
 
         box_input = standard_input(["proxy/Box.sol", "proxy/SimpleProxy.sol"])
@@ -84,10 +86,13 @@ def _link(base, address, expected=None) -> dict:
 
 def test_wrong_constructor_arguments_answer_with_etherscan_s_words_for_hardhat_verify(world):
     address, token_input, args = world["token"]
-    wrong = encode(["string", "string", "uint256", "address", "address[]"],
-                   ["Demo", "DMO", 1001, world["anvil"].accounts[0], [world["anvil"].accounts[1]]])
-    answer = poll(world["base"], post(world["base"], json_form(address, token_input, TOKEN, wrong))["result"],
-                  timeout=TIMEOUT)
+    wrong = encode(
+        ["string", "string", "uint256", "address", "address[]"],
+        ["Demo", "DMO", 1001, world["anvil"].accounts[0], [world["anvil"].accounts[1]]],
+    )
+    answer = poll(
+        world["base"], post(world["base"], json_form(address, token_input, TOKEN, wrong))["result"], timeout=TIMEOUT
+    )
     assert answer["status"] == "0"
     assert "correct constructor argument" in answer["result"]  # hardhat-verify 3 stops on this
     assert answer["result"].startswith(
@@ -104,8 +109,9 @@ def test_different_code_answers_with_etherscan_s_bytecode_words(world):
     unit = changed["sources"]["contracts/token/Token.sol"]
     unit["content"] = unit["content"].replace("return initialHolders.length;", "return initialHolders.length + 1;")
     assert changed != token_input
-    answer = poll(world["base"], post(world["base"], json_form(address, changed, TOKEN, args))["result"],
-                  timeout=TIMEOUT)
+    answer = poll(
+        world["base"], post(world["base"], json_form(address, changed, TOKEN, args))["result"], timeout=TIMEOUT
+    )
     assert answer["result"].startswith(Texts.FAIL_BYTECODE_MISMATCH + " Compiled bytecode differs"), answer
     assert "correct constructor argument" not in answer["result"]
 
@@ -115,8 +121,9 @@ def test_a_compile_error_answers_with_solidity_compilation_error(world):
     broken = json.loads(json.dumps(token_input))
     unit = broken["sources"]["contracts/token/Token.sol"]
     unit["content"] = unit["content"].replace("return initialHolders.length;", "return initialHolders.length")
-    answer = poll(world["base"], post(world["base"], json_form(address, broken, TOKEN, args))["result"],
-                  timeout=TIMEOUT)
+    answer = poll(
+        world["base"], post(world["base"], json_form(address, broken, TOKEN, args))["result"], timeout=TIMEOUT
+    )
     assert answer["result"].startswith("Fail - Unable to verify. Solidity Compilation Error: "), answer
     assert "ParserError" in answer["result"]
 
@@ -125,7 +132,7 @@ def test_a_compile_error_answers_with_solidity_compilation_error(world):
 
 
 def test_a_linked_clone_answers_with_its_implementation_s_source(world):
-    base, clone, (box, box_input, box_abi) = world["base"], world["clone"], world["box"]
+    base, clone, (box, _, box_abi) = world["base"], world["clone"], world["box"]
     (before,) = get(base, action="getsourcecode", address=clone)["result"]
     assert before["Proxy"] == "0" and before["ABI"] == Texts.NOT_VERIFIED  # not linked yet
     linked = _link(base, clone)

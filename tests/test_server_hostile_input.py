@@ -29,26 +29,47 @@ pytestmark = pytest.mark.unit
 
 KEY = "hostile-key-Rt42"
 VERIFIED = ADDRESS_B  # getabi answers status "1" for it: the other client's request
-ABI = [{"type": "function", "name": "value", "inputs": [], "outputs": [{"type": "uint256", "name": ""}],
-        "stateMutability": "view"}]
+ABI = [
+    {
+        "type": "function",
+        "name": "value",
+        "inputs": [],
+        "outputs": [{"type": "uint256", "name": ""}],
+        "stateMutability": "view",
+    }
+]
 MIB = 1024 * 1024
-TOO_MANY_PARTS = ("The request's multipart/form-data body has more than 200 parts, the limit. "
-                  "Send only the contract API's parameters (module, action, sourceCode, …), once each.")
-TOO_MANY_FIELDS = ("The request's urlencoded body has more than 200 fields, the limit. "
-                   "Send only the contract API's parameters (module, action, sourceCode, …), once each.")
-TOO_MANY_KEYS = ("The request's JSON body has more than 200 keys, the limit. "
-                 "Send only the contract API's parameters (module, action, sourceCode, …), once each.")
+TOO_MANY_PARTS = (
+    "The request's multipart/form-data body has more than 200 parts, the limit. "
+    "Send only the contract API's parameters (module, action, sourceCode, …), once each."
+)
+TOO_MANY_FIELDS = (
+    "The request's urlencoded body has more than 200 fields, the limit. "
+    "Send only the contract API's parameters (module, action, sourceCode, …), once each."
+)
+TOO_MANY_KEYS = (
+    "The request's JSON body has more than 200 keys, the limit. "
+    "Send only the contract API's parameters (module, action, sourceCode, …), once each."
+)
 BODY_TOO_DEEP = "The JSON request body is nested too deeply (over 256 levels of arrays or objects); send a flat object."
 SOURCE_TOO_DEEP = "sourceCode: is JSON nested too deeply (over 256 levels). Fix: send the compiler's JSON input as is"
 
 
 def _start(tmp_path_factory, name, **options):
     chain = FakeChain()
-    explorer = LocalExplorer(chain, db_path=tmp_path_factory.mktemp(name) / "db.sqlite", engine=FakeEngine(chain),
-                             **options).start()
-    explorer.store.save_contract(VerifiedContract(
-        address=VERIFIED, contract_name="Box", compiler_version="v0.8.26+commit.8a97fa7a",
-        code_format="solidity-single-file", source_code=SOURCE, abi=json.dumps(ABI)))
+    explorer = LocalExplorer(
+        chain, db_path=tmp_path_factory.mktemp(name) / "db.sqlite", engine=FakeEngine(chain), **options
+    ).start()
+    explorer.store.save_contract(
+        VerifiedContract(
+            address=VERIFIED,
+            contract_name="Box",
+            compiler_version="v0.8.26+commit.8a97fa7a",
+            code_format="solidity-single-file",
+            source_code=SOURCE,
+            abi=json.dumps(ABI),
+        )
+    )
     return explorer
 
 
@@ -84,8 +105,9 @@ def stored(explorer):
 def probe(explorer) -> float:
     """Another client's getabi; its answer time."""
     start = time.monotonic()
-    answer = requests.get(explorer.base_url, params={"module": "contract", "action": "getabi", "address": VERIFIED},
-                          timeout=10).json()
+    answer = requests.get(
+        explorer.base_url, params={"module": "contract", "action": "getabi", "address": VERIFIED}, timeout=10
+    ).json()
     assert answer["status"] == "1" and json.loads(answer["result"]) == ABI, answer
     return time.monotonic() - start
 
@@ -126,14 +148,24 @@ def refusal(response) -> str:
 
 
 def many_parts(count: int, boundary: bytes = b"HostileBoundary") -> bytes:
-    part = b"--" + boundary + b"\r\nContent-Disposition: form-data; name=\"f%d\"\r\n\r\nv\r\n"
+    part = b"--" + boundary + b'\r\nContent-Disposition: form-data; name="f%d"\r\n\r\nv\r\n'
     return b"".join(part % i for i in range(count)) + b"--" + boundary + b"--\r\n"
 
 
 def multipart(fields: dict, boundary: bytes = b"HostileBoundary", charset: str = "") -> bytes:
     kind = f"Content-Type: text/plain; charset={charset}\r\n".encode() if charset else b""
-    parts = [b"--" + boundary + b"\r\nContent-Disposition: form-data; name=\"" + k.encode() + b"\"\r\n" + kind
-             + b"\r\n" + v.encode() + b"\r\n" for k, v in fields.items()]
+    parts = [
+        b"--"
+        + boundary
+        + b'\r\nContent-Disposition: form-data; name="'
+        + k.encode()
+        + b'"\r\n'
+        + kind
+        + b"\r\n"
+        + v.encode()
+        + b"\r\n"
+        for k, v in fields.items()
+    ]
     return b"".join(parts) + b"--" + boundary + b"--\r\n"
 
 
@@ -147,7 +179,9 @@ def read_response(sock: socket.socket) -> tuple[bytes, bytes]:
     for _ in range(50):
         data += sock.recv(65536)
         head, sep, body = data.partition(b"\r\n\r\n")
-        length = [int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")]
+        length = [
+            int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")
+        ]
         if sep and length and len(body) >= length[0]:
             return head, body
     raise AssertionError(f"no whole answer: {data[:300]!r}")
@@ -174,7 +208,7 @@ def drip(sock: socket.socket, data: bytes, interval: float, bound: float) -> tup
     start, received, i = time.monotonic(), b"", 0
     while time.monotonic() - start < bound:
         try:
-            sock.sendall(data[i % len(data):i % len(data) + 1])
+            sock.sendall(data[i % len(data) : i % len(data) + 1])
         except (BrokenPipeError, ConnectionResetError):
             pass  # closed: what it sent before closing is still to be read
         i += 1
@@ -197,7 +231,7 @@ def test_a_multipart_body_of_tens_of_thousands_of_parts_is_refused_without_a_sta
 
 
 def test_a_19_mib_urlencoded_body_of_many_fields_is_refused_without_a_stall(explorer):
-    body = (b"module=contract&action=verifysourcecode&" + b"&".join(b"f%d=v" % i for i in range(3 * MIB)))[:19 * MIB]
+    body = (b"module=contract&action=verifysourcecode&" + b"&".join(b"f%d=v" % i for i in range(3 * MIB)))[: 19 * MIB]
     send = lambda: post_raw(explorer, body, "application/x-www-form-urlencoded")  # noqa: E731
     assert refusal(while_in_flight(explorer, send)) == TOO_MANY_FIELDS
 
@@ -210,16 +244,39 @@ def test_a_19_mib_urlencoded_field_is_read_off_the_event_loop(explorer):
     assert response.json()["status"] == "1" and json.loads(response.json()["result"]) == ABI
 
 
-@pytest.mark.parametrize("text", [
-    "a=1&b=2", "a=1&a=2", "x", "x=&y", "a+b=c+d", "%zz=%4", "%E2%82%AC=%ff%fe", "=v", "a=1;b=2", "&&a=1&&",
-    "a=b=c", "k=%2B%2b+", "%=%%", "a=%C3", "a=#b&c=d", "a=\nb", "a=\x00b&c=%00", "a=%%41", "é=ü", "",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a=1&b=2",
+        "a=1&a=2",
+        "x",
+        "x=&y",
+        "a+b=c+d",
+        "%zz=%4",
+        "%E2%82%AC=%ff%fe",
+        "=v",
+        "a=1;b=2",
+        "&&a=1&&",
+        "a=b=c",
+        "k=%2B%2b+",
+        "%=%%",
+        "a=%C3",
+        "a=#b&c=d",
+        "a=\nb",
+        "a=\x00b&c=%00",
+        "a=%%41",
+        "é=ü",
+        "",
+    ],
+)
 def test_urlencoded_bodies_read_as_parse_qsl_reads_them(text):
     from urllib.parse import parse_qsl
 
     from ape_contract_verify.server.params import parse_body
 
-    assert parse_body(text.encode(), "application/x-www-form-urlencoded") == dict(parse_qsl(text, keep_blank_values=True))
+    assert parse_body(text.encode(), "application/x-www-form-urlencoded") == dict(
+        parse_qsl(text, keep_blank_values=True)
+    )
 
 
 def test_a_json_body_of_many_keys_is_refused(explorer):
@@ -251,10 +308,17 @@ def test_json_nested_100000_deep_in_source_code_is_refused(explorer, where, enco
     assert refusal(while_in_flight(explorer, send)) == SOURCE_TOO_DEEP
 
 
-@pytest.mark.parametrize("field, value, expected", [
-    ("runs", "²", "runs: '²' is not a whole number from 0 to 4294967295. Fix: give the optimizer runs, e.g. 200"),
-    ("licenseType", "²", "licenseType: '²' is not a licence code. Fix: give a code 1 to 14 (3 is MIT) or an SPDX id"),
-])
+@pytest.mark.parametrize(
+    "field, value, expected",
+    [
+        ("runs", "²", "runs: '²' is not a whole number from 0 to 4294967295. Fix: give the optimizer runs, e.g. 200"),
+        (
+            "licenseType",
+            "²",
+            "licenseType: '²' is not a licence code. Fix: give a code 1 to 14 (3 is MIT) or an SPDX id",
+        ),
+    ],
+)
 def test_unicode_digits_are_refused_by_name(explorer, field, value, expected):
     send = lambda: requests.post(explorer.base_url, data=form(ADDRESS_A, **{field: value}), timeout=60)  # noqa: E731
     assert refusal(while_in_flight(explorer, send)).startswith(expected)
@@ -263,18 +327,31 @@ def test_unicode_digits_are_refused_by_name(explorer, field, value, expected):
 def test_broken_multipart_bodies_are_refused_by_what_is_wrong(explorer):
     fields = form(ADDRESS_A)
     cases = [
-        (multipart(fields), "multipart/form-data",
-         "The multipart/form-data body has no boundary in its Content-Type; send boundary=…."),
-        (multipart(fields)[:-20], "multipart/form-data; boundary=HostileBoundary",
-         "The multipart/form-data body could not be parsed: no closing boundary; check its boundary."),
-        (multipart(fields, charset="no-such-charset"), "multipart/form-data; boundary=HostileBoundary",
-         "module: the part's charset 'no-such-charset' is unknown; send UTF-8."),
-        (b"--HostileBoundary\r\nContent-Disposition: form-data; name=\"module\"" + b"x" * 20_000 + b"\r\n",
-         "multipart/form-data; boundary=HostileBoundary",
-         "The multipart/form-data body could not be parsed: no closing boundary; check its boundary."),
-        (b"--HostileBoundary\r\nContent-Disposition: form-data; name=\"module\"\r\n--HostileBoundary--\r\n",
-         "multipart/form-data; boundary=HostileBoundary",
-         "Part 1 of the multipart/form-data body has no complete headers; check the body."),
+        (
+            multipart(fields),
+            "multipart/form-data",
+            "The multipart/form-data body has no boundary in its Content-Type; send boundary=….",
+        ),
+        (
+            multipart(fields)[:-20],
+            "multipart/form-data; boundary=HostileBoundary",
+            "The multipart/form-data body could not be parsed: no closing boundary; check its boundary.",
+        ),
+        (
+            multipart(fields, charset="no-such-charset"),
+            "multipart/form-data; boundary=HostileBoundary",
+            "module: the part's charset 'no-such-charset' is unknown; send UTF-8.",
+        ),
+        (
+            b'--HostileBoundary\r\nContent-Disposition: form-data; name="module"' + b"x" * 20_000 + b"\r\n",
+            "multipart/form-data; boundary=HostileBoundary",
+            "The multipart/form-data body could not be parsed: no closing boundary; check its boundary.",
+        ),
+        (
+            b'--HostileBoundary\r\nContent-Disposition: form-data; name="module"\r\n--HostileBoundary--\r\n',
+            "multipart/form-data; boundary=HostileBoundary",
+            "Part 1 of the multipart/form-data body has no complete headers; check the body.",
+        ),
     ]
     for body, content_type, expected in cases:
         send = lambda: post_raw(explorer, body, content_type)  # noqa: E731
@@ -283,7 +360,9 @@ def test_broken_multipart_bodies_are_refused_by_what_is_wrong(explorer):
 
 def test_a_quoted_boundary_and_a_latin_1_part_are_read(explorer):
     fields = {"module": "contract", "action": "getabi", "address": VERIFIED}
-    response = post_raw(explorer, multipart(fields, b"a b'c", charset="latin-1"), 'multipart/form-data; boundary="a b\'c"')
+    response = post_raw(
+        explorer, multipart(fields, b"a b'c", charset="latin-1"), 'multipart/form-data; boundary="a b\'c"'
+    )
     assert response.json()["status"] == "1", response.text
 
 
@@ -291,8 +370,10 @@ def test_a_quoted_boundary_and_a_latin_1_part_are_read(explorer):
 
 
 def _headers(path: str, length: int) -> bytes:
-    return (f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
-            f"Content-Length: {length}\r\n\r\n").encode()
+    return (
+        f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+        f"Content-Length: {length}\r\n\r\n"
+    ).encode()
 
 
 def test_a_wrong_key_in_the_query_is_refused_before_the_body_is_read(keyed):
@@ -318,8 +399,9 @@ def test_a_wrong_key_in_the_query_is_refused_before_the_body_is_read(keyed):
 
 
 def test_reads_with_a_wrong_key_in_the_query_are_still_answered(keyed):
-    response = requests.post(keyed.base_url + "?apikey=wrong&action=getabi",
-                             data={"module": "contract", "address": VERIFIED}, timeout=10)
+    response = requests.post(
+        keyed.base_url + "?apikey=wrong&action=getabi", data={"module": "contract", "address": VERIFIED}, timeout=10
+    )
     assert response.json()["status"] == "1"
 
 
@@ -329,8 +411,12 @@ def test_reads_with_a_wrong_key_in_the_query_are_still_answered(keyed):
 def test_headers_sent_byte_by_byte_are_cut_off(impatient):
     def slowloris():
         with socket.create_connection(("127.0.0.1", impatient.port), timeout=10) as sock:
-            return drip(sock, b"GET /api?module=contract&action=getabi HTTP/1.1\r\nHost: x\r\n" + b"X-a: b\r\n" * 100,
-                        interval=0.05, bound=10)
+            return drip(
+                sock,
+                b"GET /api?module=contract&action=getabi HTTP/1.1\r\nHost: x\r\n" + b"X-a: b\r\n" * 100,
+                interval=0.05,
+                bound=10,
+            )
 
     data, elapsed = while_in_flight(impatient, slowloris)
     assert 0.9 <= elapsed < 3.0, elapsed
@@ -396,8 +482,10 @@ def test_a_bad_page_number_is_the_first_page_with_the_parameter_named(explorer, 
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/html")
     assert response.headers["x-content-type-options"] == "nosniff"
-    assert (f"page: <q>{page}</q> is not a page number, so this is the "
-            "first page. Give a whole number from 1 to 1000000, or leave it out.") in response.text
+    assert (
+        f"page: <q>{page}</q> is not a page number, so this is the "
+        "first page. Give a whole number from 1 to 1000000, or leave it out."
+    ) in response.text
     assert "Internal error" not in response.text and VERIFIED in response.text
 
 
@@ -412,8 +500,10 @@ def test_the_pages_forms_refuse_deep_json(explorer):
     deep = "[" * 100_000 + "]" * 100_000
     cases = [
         (deep.encode(), "The body is nested too deeply (over 256 levels); send the arguments as they are."),
-        (json.dumps({"address": VERIFIED, "function": "value()", "args": [deep]}).encode(),
-         "args: an argument is nested too deeply (over 256 levels)."),
+        (
+            json.dumps({"address": VERIFIED, "function": "value()", "args": [deep]}).encode(),
+            "args: an argument is nested too deeply (over 256 levels).",
+        ),
     ]
     for body, expected in cases:
         send = lambda: requests.post(explorer.url + "/page-api/read", data=body, timeout=10)  # noqa: E731
@@ -426,14 +516,16 @@ def test_json_depth_is_told_before_parsing():
     from ape_contract_verify.server.params import json_too_deep
 
     assert not json_too_deep("[" * 256 + "]" * 256) and json_too_deep("[" * 257 + "]" * 257)
-    assert json_too_deep("{\"a\":" * 300 + "1" + "}" * 300) and json_too_deep(b"[" * 10_000)  # left open
+    assert json_too_deep('{"a":' * 300 + "1" + "}" * 300) and json_too_deep(b"[" * 10_000)  # left open
     assert not json_too_deep(json.dumps({"s": "[{" * 10_000, "t": '\\"' + "{" * 300}))  # inside strings
     assert not json_too_deep("[]," * 100_000) and not json_too_deep("]" * 1000)
 
 
 def test_every_answer_is_nosniff(explorer, monkeypatch):
     answers = [
-        requests.get(explorer.base_url, params={"module": "contract", "action": "getabi", "address": VERIFIED}, timeout=10),
+        requests.get(
+            explorer.base_url, params={"module": "contract", "action": "getabi", "address": VERIFIED}, timeout=10
+        ),
         requests.get(explorer.base_url, params={"module": "nope"}, timeout=10),
         requests.put(explorer.base_url, timeout=10),
         requests.get(explorer.url + "/nothing", timeout=10),
@@ -449,8 +541,11 @@ def test_every_answer_is_nosniff(explorer, monkeypatch):
         raise RuntimeError("disk on fire")
 
     monkeypatch.setattr(explorer.store, "get_abi", boom)
-    answers.append(requests.get(explorer.base_url, params={"module": "contract", "action": "getabi",
-                                                           "address": VERIFIED}, timeout=10))
+    answers.append(
+        requests.get(
+            explorer.base_url, params={"module": "contract", "action": "getabi", "address": VERIFIED}, timeout=10
+        )
+    )
     assert "RuntimeError: disk on fire" in answers[-1].json()["result"]  # the catch-all's own answer
     for response in answers:
         assert response.headers.get("x-content-type-options") == "nosniff", (response.url, response.status_code)
@@ -506,19 +601,41 @@ def _serve(rpc_url, db, cwd, drop_root=False):
     env.setdefault("SOLCX_BINARY_PATH", str(REPO / ".solcx"))
     prefix = []
     if drop_root:  # root writes read-only files; without these capabilities it cannot
-        prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--inh-caps=-dac_override,-dac_read_search"]
-    return subprocess.run([*prefix, str(VENV_BIN / "ape"), "verify", "serve", "--rpc", rpc_url, "--db", str(db)],
-                          capture_output=True, text=True, timeout=60, cwd=cwd, env=env)
+        prefix = [
+            "setpriv",
+            "--bounding-set=-dac_override,-dac_read_search",
+            "--inh-caps=-dac_override,-dac_read_search",
+        ]
+    return subprocess.run(
+        [*prefix, str(VENV_BIN / "ape"), "verify", "serve", "--rpc", rpc_url, "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd,
+        env=env,
+    )
 
 
-@pytest.mark.parametrize("case, problem", [
-    ("text", "it is not an SQLite database (another kind of file?); give another path, or move that file away"),
-    ("corrupt", "it is a damaged SQLite database; restore it from a backup, or move it away to start an empty explorer"),
-    ("read-only", "it cannot be written (read-only file or folder); make it and its folder writable (chmod u+w), "
-                  "or give another path"),
-    ("directory", "it is a folder, not a database file; give the path of a file inside it, e.g. {db}/explorer.sqlite"),
-    ("under a file", "it is under {parent}, which is a file, not a folder; give a path in a folder"),
-])
+@pytest.mark.parametrize(
+    "case, problem",
+    [
+        ("text", "it is not an SQLite database (another kind of file?); give another path, or move that file away"),
+        (
+            "corrupt",
+            "it is a damaged SQLite database; restore it from a backup, or move it away to start an empty explorer",
+        ),
+        (
+            "read-only",
+            "it cannot be written (read-only file or folder); make it and its folder writable (chmod u+w), "
+            "or give another path",
+        ),
+        (
+            "directory",
+            "it is a folder, not a database file; give the path of a file inside it, e.g. {db}/explorer.sqlite",
+        ),
+        ("under a file", "it is under {parent}, which is a file, not a folder; give a path in a folder"),
+    ],
+)
 def test_a_bad_db_ends_serve_with_one_line_and_exit_2(rpc, tmp_path, case, problem):
     db, drop_root = tmp_path / "explorer.sqlite", False
     if case == "text":
@@ -551,8 +668,14 @@ def test_a_bad_db_ends_serve_with_one_line_and_exit_2(rpc, tmp_path, case, probl
 def test_a_good_db_path_still_starts(rpc, tmp_path):
     db = tmp_path / "new" / "folder" / "explorer.sqlite"
     env = dict(os.environ, PATH=f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}", PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen([str(VENV_BIN / "ape"), "verify", "serve", "--rpc", rpc, "--db", str(db)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path, env=env)
+    proc = subprocess.Popen(
+        [str(VENV_BIN / "ape"), "verify", "serve", "--rpc", rpc, "--db", str(db)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
     watchdog = threading.Timer(60, proc.kill)  # bounds the read below
     watchdog.start()
     try:

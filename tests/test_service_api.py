@@ -49,8 +49,9 @@ def keyless():
 @pytest.fixture(scope="module")
 def keyed(tmp_path_factory):
     chain = FakeChain()
-    explorer = start_embedded(chain, db_path=tmp_path_factory.mktemp("keyed") / "db.sqlite", api_keys=[KEY],
-                              engine=FakeEngine(chain))
+    explorer = start_embedded(
+        chain, db_path=tmp_path_factory.mktemp("keyed") / "db.sqlite", api_keys=[KEY], engine=FakeEngine(chain)
+    )
     yield explorer
     explorer.stop()
 
@@ -76,8 +77,17 @@ def test_getsourcecode_of_unverified_address_has_etherscan_layout(keyless):
     assert entry["ABI"] == Texts.NOT_VERIFIED
     assert entry["SourceCode"] == "" and entry["LicenseType"] == "Unknown" and entry["Proxy"] == "0"
     assert all(isinstance(v, str) for v in entry.values())
-    for field in ("ContractName", "CompilerVersion", "OptimizationUsed", "Runs", "ConstructorArguments",
-                  "EVMVersion", "Library", "Implementation", "SwarmSource"):
+    for field in (
+        "ContractName",
+        "CompilerVersion",
+        "OptimizationUsed",
+        "Runs",
+        "ConstructorArguments",
+        "EVMVersion",
+        "Library",
+        "Implementation",
+        "SwarmSource",
+    ):
         assert field in entry
 
 
@@ -116,10 +126,15 @@ def test_submission_is_pending_then_passes_then_reads_round_trip(keyless):
 
 
 def test_checkverifystatus_accepts_post_as_forge_sends_it(keyless):
-    guid = post(keyless.base_url, form(ADDRESS_B, source=SOURCE + "// FAIL: runtime code differs at byte 12\n"))["result"]
+    guid = post(keyless.base_url, form(ADDRESS_B, source=SOURCE + "// FAIL: runtime code differs at byte 12\n"))[
+        "result"
+    ]
     answer = poll(keyless.base_url, guid, method="POST")
-    assert answer == {"status": "0", "message": "NOTOK",
-                      "result": "Fail - Unable to verify. runtime code differs at byte 12"}
+    assert answer == {
+        "status": "0",
+        "message": "NOTOK",
+        "result": "Fail - Unable to verify. runtime code differs at byte 12",
+    }
     # A failure verifies nothing.
     assert get(keyless.base_url, action="getabi", address=ADDRESS_B)["result"] == Texts.NOT_VERIFIED
 
@@ -159,8 +174,13 @@ def test_standard_json_is_returned_wrapped_in_double_braces():
             "sources": {"src/Box.sol": {"content": SOURCE}},
             "settings": {"optimizer": {"enabled": False, "runs": 200}, "evmVersion": "paris"},
         }
-        data = form(ADDRESS_A, source=json.dumps(standard), codeformat="solidity-standard-json-input",
-                    contractname="src/Box.sol:Box", licenseType="12")
+        data = form(
+            ADDRESS_A,
+            source=json.dumps(standard),
+            codeformat="solidity-standard-json-input",
+            contractname="src/Box.sol:Box",
+            licenseType="12",
+        )
         guid = post(explorer.base_url, data)["result"]
         assert poll(explorer.base_url, guid)["result"] == Texts.PASS
         (entry,) = get(explorer.base_url, action="getsourcecode", address=ADDRESS_A)["result"]
@@ -206,8 +226,11 @@ def test_proxy_found_links_the_implementation_in_getsourcecode(keyless):
     finally:
         keyless.engine.gate.set()
     answer = poll(keyless.base_url, guid, action="checkproxyverification")
-    assert answer == {"status": "1", "message": "OK", "result": Texts.PROXY_FOUND.format(
-        proxy=_checksum(PROXY_ADDR), implementation=_checksum(IMPL_ADDR))}
+    assert answer == {
+        "status": "1",
+        "message": "OK",
+        "result": Texts.PROXY_FOUND.format(proxy=_checksum(PROXY_ADDR), implementation=_checksum(IMPL_ADDR)),
+    }
     verified = post(keyless.base_url, form(PROXY_ADDR))["result"]
     assert poll(keyless.base_url, verified)["result"] == Texts.PASS
     (entry,) = get(keyless.base_url, action="getsourcecode", address=PROXY_ADDR)["result"]
@@ -225,7 +248,10 @@ def test_proxy_found_links_the_implementation_in_getsourcecode(keyless):
 def test_proxy_failures(keyless, address, extra, text):
     guid = _proxy(keyless.base_url, address, **extra)["result"]
     assert poll(keyless.base_url, guid, action="checkproxyverification") == {
-        "status": "0", "message": "NOTOK", "result": text}
+        "status": "0",
+        "message": "NOTOK",
+        "result": text,
+    }
 
 
 def test_proxy_expected_implementation_that_matches_passes(keyless):
@@ -269,12 +295,16 @@ def test_the_key_is_written_nowhere(keyed):
 
 def test_proxy_submissions_are_capped_at_100_a_day_per_key(tmp_path):
     chain = FakeChain()
-    with start_embedded(chain, db_path=tmp_path / "db.sqlite", api_keys=[KEY, "other-key"],
-                        engine=FakeEngine(chain)) as explorer:
+    with start_embedded(
+        chain, db_path=tmp_path / "db.sqlite", api_keys=[KEY, "other-key"], engine=FakeEngine(chain)
+    ) as explorer:
         session = requests.Session()
         for number in range(100):
-            answer = session.post(explorer.base_url, data={"module": "contract", "action": "verifyproxycontract",
-                                                            "address": PROXY_ADDR, "apikey": KEY}, timeout=10).json()
+            answer = session.post(
+                explorer.base_url,
+                data={"module": "contract", "action": "verifyproxycontract", "address": PROXY_ADDR, "apikey": KEY},
+                timeout=10,
+            ).json()
             assert answer["status"] == "1", (number, answer)
         refused = _proxy(explorer.base_url, PROXY_ADDR, apikey=KEY)
         assert refused["status"] == "0" and "100 a day per API key" in refused["result"]
@@ -295,19 +325,30 @@ def test_proxy_submissions_are_capped_at_100_a_day_per_key(tmp_path):
         ({"module": "contract", "action": "getabi", "address": "0x1234"}, "address: '0x1234' is not an address"),
         ({"module": "contract", "action": "getsourcecode", "address": "0x" + "zz" * 20}, "address: '0xzz"),
         ({"module": "contract", "action": "checkverifystatus"}, "Unknown UID. guid: '' is 0 characters long"),
-        ({"module": "contract", "action": "checkverifystatus", "guid": "abc"}, "Unknown UID. guid: 'abc' is 3 characters"),
+        (
+            {"module": "contract", "action": "checkverifystatus", "guid": "abc"},
+            "Unknown UID. guid: 'abc' is 3 characters",
+        ),
         ({"module": "contract", "action": "checkverifystatus", "guid": "a" * 50}, "Unknown UID"),
         ({"module": "contract", "action": "checkproxyverification", "guid": "!" * 50}, "Unknown UID. guid: '!!!"),
         ({"module": "contract", "action": "checkverifystatus", "guid": "²" * 50}, "Unknown UID. guid: '²²²"),
         ({"module": "contract", "action": "verifysourcecode"}, "verifysourcecode must be sent as a POST"),
-        ({"module": "contract", "action": "verifyproxycontract", "address": PROXY_ADDR},
-         "verifyproxycontract must be sent as a POST"),
-        ({"module": "contract", "action": "getabi", "address": ADDRESS_A, "chainid": "1"},
-         "Missing or unsupported chainid parameter (required for v2 api). chainid: this explorer serves chainid 31337"),
-        ({"module": "contract", "action": "getcontractcreation", "contractaddresses": "0x12"},
-         "contractaddresses: '0x12' is not an address"),
-        ({"module": "contract", "action": "getcontractcreation", "contractaddresses": ",".join([ADDRESS_A] * 6)},
-         "contractaddresses: 6 given. Fix: send at most 5"),
+        (
+            {"module": "contract", "action": "verifyproxycontract", "address": PROXY_ADDR},
+            "verifyproxycontract must be sent as a POST",
+        ),
+        (
+            {"module": "contract", "action": "getabi", "address": ADDRESS_A, "chainid": "1"},
+            "Missing or unsupported chainid parameter (required for v2 api). chainid: this explorer serves chainid 31337",
+        ),
+        (
+            {"module": "contract", "action": "getcontractcreation", "contractaddresses": "0x12"},
+            "contractaddresses: '0x12' is not an address",
+        ),
+        (
+            {"module": "contract", "action": "getcontractcreation", "contractaddresses": ",".join([ADDRESS_A] * 6)},
+            "contractaddresses: 6 given. Fix: send at most 5",
+        ),
     ],
 )
 def test_bad_query_is_status_0_with_a_clear_text(keyless, params, expected):
@@ -329,15 +370,30 @@ def test_bad_query_is_status_0_with_a_clear_text(keyless, params, expected):
         ({"compilerversion": ""}, f"{Texts.INVALID_COMPILER_VERSION}. compilerversion: '' is not a compiler version"),
         ({"compilerversion": "latest"}, f"{Texts.INVALID_COMPILER_VERSION}. compilerversion: 'latest'"),
         ({"compilerversion": "0.8.26"}, f"{Texts.INVALID_COMPILER_VERSION}. compilerversion: '0.8.26'"),
-        ({"compilerversion": "v0.4.10+commit.9e8cc01b"},
-         f"{Texts.INVALID_COMPILER_VERSION}. compilerversion: v0.4.10+commit.9e8cc01b is older than v0.4.11"),
+        (
+            {"compilerversion": "v0.4.10+commit.9e8cc01b"},
+            f"{Texts.INVALID_COMPILER_VERSION}. compilerversion: v0.4.10+commit.9e8cc01b is older than v0.4.11",
+        ),
         ({"codeformat": "solidity-multi-file"}, "codeformat: 'solidity-multi-file' is not a known format"),
-        ({"codeformat": "solidity-standard-json-input", "contractname": "src/Box.sol:Box", "sourceCode": "{\"sources\": {"},
-         "sourceCode: is not valid JSON"),
-        ({"codeformat": "solidity-standard-json-input", "contractname": "src/Box.sol:Box", "sourceCode": "[]"},
-         "sourceCode: is JSON list, not an object"),
-        ({"codeformat": "solidity-standard-json-input",
-          "sourceCode": json.dumps({"sources": {"a.sol": {"content": SOURCE}}})}, "contractname: 'Box' has no source unit"),
+        (
+            {
+                "codeformat": "solidity-standard-json-input",
+                "contractname": "src/Box.sol:Box",
+                "sourceCode": '{"sources": {',
+            },
+            "sourceCode: is not valid JSON",
+        ),
+        (
+            {"codeformat": "solidity-standard-json-input", "contractname": "src/Box.sol:Box", "sourceCode": "[]"},
+            "sourceCode: is JSON list, not an object",
+        ),
+        (
+            {
+                "codeformat": "solidity-standard-json-input",
+                "sourceCode": json.dumps({"sources": {"a.sol": {"content": SOURCE}}}),
+            },
+            "contractname: 'Box' has no source unit",
+        ),
         ({"optimizationUsed": "yes"}, "optimizationUsed: 'yes' is not 0 or 1"),
         ({"runs": "-5"}, "runs: '-5' is not a whole number from 0 to 4294967295"),
         ({"runs": "1e3"}, "runs: '1e3'"),
@@ -347,12 +403,17 @@ def test_bad_query_is_status_0_with_a_clear_text(keyless, params, expected):
         ({"licenseType": "WTFPL"}, "licenseType: 'WTFPL' is not a licence code"),
         ({"constructorArguements": "0xzz"}, f"{Texts.INVALID_CONSTRUCTOR_ARGUMENTS}. constructorArguements: '0xzz'"),
         ({"constructorArguements": "abc"}, f"{Texts.INVALID_CONSTRUCTOR_ARGUMENTS}. constructorArguements: 'abc'"),
-        ({"constructorArguements": "00", "constructorArguments": "01"},
-         f"{Texts.INVALID_CONSTRUCTOR_ARGUMENTS}. constructorArguments: differs from constructorArguements"),
+        (
+            {"constructorArguements": "00", "constructorArguments": "01"},
+            f"{Texts.INVALID_CONSTRUCTOR_ARGUMENTS}. constructorArguments: differs from constructorArguements",
+        ),
         ({"libraryname1": "MathLib"}, "libraryaddress1: is missing for libraryname1"),
         ({"libraryaddress2": ADDRESS_B}, "libraryname2: is missing for libraryaddress2"),
         ({"libraryname1": "MathLib", "libraryaddress1": "0x12"}, "libraryaddress1: '0x12' is not an address"),
-        ({"libraryname11": "X", "libraryaddress11": ADDRESS_B}, "libraryname11: is pair number 11. Fix: send at most 10"),
+        (
+            {"libraryname11": "X", "libraryaddress11": ADDRESS_B},
+            "libraryname11: is pair number 11. Fix: send at most 10",
+        ),
     ],
 )
 def test_bad_submission_is_refused_with_the_parameter_named(keyless, changes, expected):
@@ -384,7 +445,7 @@ def test_oversized_body_declared_in_content_length(keyless):
             data += chunk
     head, _, body = data.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 200")
-    answer = json.loads(body[body.index(b"{"):])
+    answer = json.loads(body[body.index(b"{") :])
     assert answer["status"] == "0"
     assert answer["result"].startswith("Request body too large: 30000000 bytes or more, the limit is 20971520 bytes")
 
@@ -392,13 +453,18 @@ def test_oversized_body_declared_in_content_length(keyless):
 def test_oversized_chunked_body(keyless):
     keyless.service.max_body = 4096
     try:
+
         def chunks():
             for _ in range(20):
                 yield b"sourceCode=" + b"a" * 1000 + b"&"
 
-        response = requests.post(keyless.base_url, params={"module": "contract", "action": "verifysourcecode"},
-                                 data=chunks(), headers={"Content-Type": "application/x-www-form-urlencoded"},
-                                 timeout=10)
+        response = requests.post(
+            keyless.base_url,
+            params={"module": "contract", "action": "verifysourcecode"},
+            data=chunks(),
+            headers={"Content-Type": "application/x-www-form-urlencoded"},
+            timeout=10,
+        )
     finally:
         keyless.service.max_body = 20 * 1024 * 1024
     assert response.status_code == 200
@@ -413,13 +479,18 @@ def test_multipart_and_json_bodies_are_accepted(keyless):
     assert poll(keyless.base_url, guid)["result"] == Texts.PASS
     (entry,) = get(keyless.base_url, action="getsourcecode", address=DELEGATING_ADDR)["result"]
     assert entry["SourceCode"] == SOURCE + "// multipart\n"
-    answer = requests.post(keyless.base_url, json={"module": "contract", "action": "getabi", "address": ADDRESS_A},
-                           timeout=10).json()
+    answer = requests.post(
+        keyless.base_url, json={"module": "contract", "action": "getabi", "address": ADDRESS_A}, timeout=10
+    ).json()
     assert answer["status"] == "1"
     bad = requests.post(keyless.base_url, data=b"{not json", headers={"Content-Type": "application/json"}, timeout=10)
     assert bad.status_code == 200 and bad.json()["result"].startswith("The JSON request body is not valid JSON")
-    latin = requests.post(keyless.base_url, data=b"module=contract&action=getabi&x=\xff\xfe", timeout=10,
-                          headers={"Content-Type": "application/x-www-form-urlencoded"})
+    latin = requests.post(
+        keyless.base_url,
+        data=b"module=contract&action=getabi&x=\xff\xfe",
+        timeout=10,
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
     assert latin.json()["result"].startswith("The request body is not valid UTF-8")
 
 
@@ -428,8 +499,9 @@ def test_unexpected_exception_is_an_envelope_not_a_500(keyless, monkeypatch):
         raise RuntimeError("disk on fire")
 
     monkeypatch.setattr(keyless.store, "get_abi", boom)
-    response = requests.get(keyless.base_url, params={"module": "contract", "action": "getabi", "address": ADDRESS_A},
-                            timeout=10)
+    response = requests.get(
+        keyless.base_url, params={"module": "contract", "action": "getabi", "address": ADDRESS_A}, timeout=10
+    )
     assert response.status_code == 200
     answer = response.json()
     assert answer["status"] == "0" and "RuntimeError: disk on fire" in answer["result"]
@@ -444,8 +516,12 @@ def test_wrong_path_and_method_get_envelopes(keyless):
 
 
 def test_getcontractcreation_and_v2_path(keyless):
-    answer = get(keyless.url + "/v2/api", action="getcontractcreation", chainid="31337",
-                 contractaddresses=f"{ADDRESS_A},{EMPTY_ADDR}")
+    answer = get(
+        keyless.url + "/v2/api",
+        action="getcontractcreation",
+        chainid="31337",
+        contractaddresses=f"{ADDRESS_A},{EMPTY_ADDR}",
+    )
     assert answer["status"] == "1"
     (entry,) = answer["result"]
     assert entry["contractAddress"] == _checksum(ADDRESS_A)
@@ -483,8 +559,9 @@ def test_concurrent_submissions_and_reads_lose_nothing():
         def submit(address):
             with requests.Session() as session:
                 answer = session.post(explorer.base_url, data=form(address), timeout=30).json()
-                session.get(explorer.base_url, params={"module": "contract", "action": "getabi", "address": address},
-                            timeout=30)
+                session.get(
+                    explorer.base_url, params={"module": "contract", "action": "getabi", "address": address}, timeout=30
+                )
                 return answer["result"]
 
         with ThreadPoolExecutor(16) as pool:

@@ -18,8 +18,9 @@ KEYS = ("serve-key-one-7Qx", "serve-key-two-9Lp")
 def _run_serve(*args, timeout=60):
     env = dict(os.environ, PATH=f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
     env.setdefault("SOLCX_BINARY_PATH", str(REPO / ".solcx"))
-    return subprocess.run([str(VENV_BIN / "ape"), "verify", "serve", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env)
+    return subprocess.run(
+        [str(VENV_BIN / "ape"), "verify", "serve", *args], capture_output=True, text=True, timeout=timeout, env=env
+    )
 
 
 def test_serve_with_keys_needs_them_for_submissions_and_never_prints_them(tmp_path):

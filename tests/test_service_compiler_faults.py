@@ -12,7 +12,9 @@ from support.service import Anvil, json_form, poll, post, solc_compile, standard
 
 pytestmark = pytest.mark.engine
 
-VERSION_ANSWER = 'echo "solc, the solidity compiler commandline interface"; echo "Version: 0.8.26+commit.8a97fa7a.Linux.g++"'
+VERSION_ANSWER = (
+    'echo "solc, the solidity compiler commandline interface"; echo "Version: 0.8.26+commit.8a97fa7a.Linux.g++"'
+)
 
 
 def _fake_solc(folder, body):

@@ -40,8 +40,10 @@ def _checksum(address):
 
 def _token_args(anvil, supply=1000):
     # Token(name, symbol, supplyPerHolder, owner, holders)
-    return encode(["string", "string", "uint256", "address", "address[]"],
-                  ["Demo", "DMO", supply, anvil.accounts[0], [anvil.accounts[1], anvil.accounts[2]]])
+    return encode(
+        ["string", "string", "uint256", "address", "address[]"],
+        ["Demo", "DMO", supply, anvil.accounts[0], [anvil.accounts[1], anvil.accounts[2]]],
+    )
 
 
 @pytest.fixture(scope="module")
@@ -68,26 +70,41 @@ def world(tmp_path_factory):
         calc_out = solc_compile(calc_input)["contracts"]["contracts/math/Calculator.sol"]["Calculator"]
         calc_args = encode(["uint256"], [3])
         w["mathlib"] = (lib, standard_input(["math/MathLib.sol"]), b"", lib_out["abi"])
-        w["calculator"] = (anvil.deploy(calc_out["evm"]["bytecode"]["object"], calc_args), calc_input, calc_args,
-                           calc_out["abi"])
+        w["calculator"] = (
+            anvil.deploy(calc_out["evm"]["bytecode"]["object"], calc_args),
+            calc_input,
+            calc_args,
+            calc_out["abi"],
+        )
         w["calculator_neg"] = anvil.deploy(calc_out["evm"]["bytecode"]["object"], calc_args)
 
         box_input = standard_input(["proxy/Box.sol", "proxy/SimpleProxy.sol"])
         box_all = solc_compile(box_input)["contracts"]
-        box_out, proxy_out = box_all["contracts/proxy/Box.sol"]["Box"], box_all["contracts/proxy/SimpleProxy.sol"]["SimpleProxy"]
+        box_out, proxy_out = (
+            box_all["contracts/proxy/Box.sol"]["Box"],
+            box_all["contracts/proxy/SimpleProxy.sol"]["SimpleProxy"],
+        )
         box = anvil.deploy(box_out["evm"]["bytecode"]["object"])
         proxy_args = encode(["address", "bytes"], [box, b""])
         w["box"] = (box, box_input, b"", box_out["abi"])
-        w["proxy"] = (anvil.deploy(proxy_out["evm"]["bytecode"]["object"], proxy_args), box_input, proxy_args,
-                      proxy_out["abi"])
+        w["proxy"] = (
+            anvil.deploy(proxy_out["evm"]["bytecode"]["object"], proxy_args),
+            box_input,
+            proxy_args,
+            proxy_out["abi"],
+        )
 
         beacon_input = standard_input(["proxy/UpgradeableBeacon.sol", "proxy/BeaconProxy.sol"])
         beacon_all = solc_compile(beacon_input)["contracts"]
         beacon_out = beacon_all["contracts/proxy/UpgradeableBeacon.sol"]["UpgradeableBeacon"]
         beacon_proxy_out = beacon_all["contracts/proxy/BeaconProxy.sol"]["BeaconProxy"]
-        beacon = anvil.deploy(beacon_out["evm"]["bytecode"]["object"], encode(["address", "address"], [box, anvil.accounts[0]]))
+        beacon = anvil.deploy(
+            beacon_out["evm"]["bytecode"]["object"], encode(["address", "address"], [box, anvil.accounts[0]])
+        )
         w["beacon"] = beacon
-        w["beacon_proxy"] = anvil.deploy(beacon_proxy_out["evm"]["bytecode"]["object"], encode(["address", "bytes"], [beacon, b""]))
+        w["beacon_proxy"] = anvil.deploy(
+            beacon_proxy_out["evm"]["bytecode"]["object"], encode(["address", "bytes"], [beacon, b""])
+        )
 
         factory_input = standard_input(["factory/CloneFactory.sol"])
         factory_out = solc_compile(factory_input)["contracts"]["contracts/factory/CloneFactory.sol"]["CloneFactory"]
@@ -96,22 +113,35 @@ def world(tmp_path_factory):
         w["factory"] = (factory, factory_input, factory_args, factory_out["abi"])
         from eth_utils import keccak
 
-        call = keccak(text="cloneDeterministic(bytes32,uint256)")[:4] + encode(["bytes32", "uint256"], [b"\x07" * 32, 5])
+        call = keccak(text="cloneDeterministic(bytes32,uint256)")[:4] + encode(
+            ["bytes32", "uint256"], [b"\x07" * 32, 5]
+        )
         receipt = anvil.transact("0x" + call.hex(), to=factory)
         w["clone"] = "0x" + receipt["logs"][-1]["topics"][1][-40:]
 
         legacy_text = example_source("legacy/LegacyStore.sol")
-        legacy_input = {"language": "Solidity", "sources": {"LegacyStore.sol": {"content": legacy_text}},
-                        "settings": {"optimizer": {"enabled": True, "runs": 200}}}
+        legacy_input = {
+            "language": "Solidity",
+            "sources": {"LegacyStore.sol": {"content": legacy_text}},
+            "settings": {"optimizer": {"enabled": True, "runs": 200}},
+        }
         legacy_out = solc_compile(legacy_input, "0.5.17")["contracts"]["LegacyStore.sol"]["LegacyStore"]
         legacy_args = encode(["string", "uint256"], ["old", 7])
-        w["legacy"] = (anvil.deploy(legacy_out["evm"]["bytecode"]["object"], legacy_args), legacy_text, legacy_args,
-                       legacy_out["abi"])
+        w["legacy"] = (
+            anvil.deploy(legacy_out["evm"]["bytecode"]["object"], legacy_args),
+            legacy_text,
+            legacy_args,
+            legacy_out["abi"],
+        )
         vault_input = vyper_input(["vault/Vault.vy", "vault/fees.vy"])
         vault_out = vyper_compile(vault_input)["contracts"]["contracts/vault/Vault.vy"]["Vault"]
         vault_args = encode(["string", "uint256", "address"], ["vault", 25, anvil.accounts[0]])
-        w["vault"] = (anvil.deploy(vault_out["evm"]["bytecode"]["object"], vault_args), vault_input, vault_args,
-                      vault_out["abi"])
+        w["vault"] = (
+            anvil.deploy(vault_out["evm"]["bytecode"]["object"], vault_args),
+            vault_input,
+            vault_args,
+            vault_out["abi"],
+        )
         yield w
     finally:
         if server is not None:
@@ -125,9 +155,13 @@ def verified(world):
     base = world["base"]
     # MathLib itself is not submitted: a library's runtime code carries its own address (call
     # protection, PUSH20 at byte 1), which the engine does not normalise yet (reported to the lead).
-    names = {"token": TOKEN, "factory": "contracts/factory/CloneFactory.sol:CloneFactory",
-             "calculator": "contracts/math/Calculator.sol:Calculator", "box": "contracts/proxy/Box.sol:Box",
-             "proxy": "contracts/proxy/SimpleProxy.sol:SimpleProxy"}
+    names = {
+        "token": TOKEN,
+        "factory": "contracts/factory/CloneFactory.sol:CloneFactory",
+        "calculator": "contracts/math/Calculator.sol:Calculator",
+        "box": "contracts/proxy/Box.sol:Box",
+        "proxy": "contracts/proxy/SimpleProxy.sol:SimpleProxy",
+    }
     guids = {}
     for key, name in names.items():
         address, input_json, args, _ = world[key]
@@ -135,15 +169,30 @@ def verified(world):
         assert answer["status"] == "1", (key, answer)
         guids[key] = answer["result"]
     address, text, args, _ = world["legacy"]
-    legacy = post(base, {"module": "contract", "action": "verifysourcecode", "contractaddress": address,
-                         "sourceCode": text, "codeformat": "solidity-single-file", "contractname": "LegacyStore",
-                         "compilerversion": "v0.5.17+commit.d19bba13", "optimizationUsed": "1", "runs": "200",
-                         "constructorArguements": "0x" + args.hex()})
+    legacy = post(
+        base,
+        {
+            "module": "contract",
+            "action": "verifysourcecode",
+            "contractaddress": address,
+            "sourceCode": text,
+            "codeformat": "solidity-single-file",
+            "contractname": "LegacyStore",
+            "compilerversion": "v0.5.17+commit.d19bba13",
+            "optimizationUsed": "1",
+            "runs": "200",
+            "constructorArguements": "0x" + args.hex(),
+        },
+    )
     assert legacy["status"] == "1", legacy
     guids["legacy"] = legacy["result"]
     address, input_json, args, _ = world["vault"]
-    vault = post(base, json_form(address, input_json, "contracts/vault/Vault.vy:Vault", args, version="vyper:0.4.3",
-                                 codeformat="vyper-json"))
+    vault = post(
+        base,
+        json_form(
+            address, input_json, "contracts/vault/Vault.vy:Vault", args, version="vyper:0.4.3", codeformat="vyper-json"
+        ),
+    )
     assert vault["status"] == "1", vault
     guids["vault"] = vault["result"]
     return {key: poll(base, guid, timeout=VERIFY_TIMEOUT) for key, guid in guids.items()}
@@ -189,17 +238,28 @@ def test_getabi_and_getsourcecode_round_trip(world, verified, key):
 def test_proxy_verification_links_the_implementation(world, verified):
     base = world["base"]
     proxy, box = world["proxy"][0], world["box"][0]
-    guid = post(base, {"module": "contract", "action": "verifyproxycontract", "address": proxy,
-                       "expectedimplementation": box})["result"]
+    guid = post(
+        base, {"module": "contract", "action": "verifyproxycontract", "address": proxy, "expectedimplementation": box}
+    )["result"]
     answer = poll(base, guid, action="checkproxyverification", timeout=60)
-    assert answer == {"status": "1", "message": "OK",
-                      "result": Texts.PROXY_FOUND.format(proxy=_checksum(proxy), implementation=_checksum(box))}
+    assert answer == {
+        "status": "1",
+        "message": "OK",
+        "result": Texts.PROXY_FOUND.format(proxy=_checksum(proxy), implementation=_checksum(box)),
+    }
     (entry,) = get(base, action="getsourcecode", address=proxy)["result"]
     assert entry["Proxy"] == "1" and entry["Implementation"] == _checksum(box)
     assert entry["ContractName"] == "SimpleProxy"
 
-    wrong = post(base, {"module": "contract", "action": "verifyproxycontract", "address": proxy,
-                        "expectedimplementation": world["token"][0]})["result"]
+    wrong = post(
+        base,
+        {
+            "module": "contract",
+            "action": "verifyproxycontract",
+            "address": proxy,
+            "expectedimplementation": world["token"][0],
+        },
+    )["result"]
     assert poll(base, wrong, action="checkproxyverification", timeout=60)["result"] == Texts.PROXY_EXPECTED_MISMATCH
     plain = post(base, {"module": "contract", "action": "verifyproxycontract", "address": world["token"][0]})["result"]
     assert poll(base, plain, action="checkproxyverification", timeout=60)["result"] == Texts.PROXY_NO_DELEGATECALL
@@ -210,8 +270,11 @@ def test_minimal_proxy_made_by_a_factory(world, verified):
     clone, box, factory = world["clone"], world["box"][0], world["factory"][0]
     guid = post(base, {"module": "contract", "action": "verifyproxycontract", "address": clone})["result"]
     answer = poll(base, guid, action="checkproxyverification", timeout=60)
-    assert answer == {"status": "1", "message": "OK",
-                      "result": Texts.PROXY_FOUND.format(proxy=_checksum(clone), implementation=_checksum(box))}
+    assert answer == {
+        "status": "1",
+        "message": "OK",
+        "result": Texts.PROXY_FOUND.format(proxy=_checksum(clone), implementation=_checksum(box)),
+    }
     created = get(base, action="getcontractcreation", contractaddresses=clone)
     assert created["status"] == "1", created
     (entry,) = created["result"]
@@ -222,8 +285,9 @@ def test_minimal_proxy_made_by_a_factory(world, verified):
 def test_beacon_proxy(world, verified):
     base = world["base"]
     proxy, box = world["beacon_proxy"], world["box"][0]
-    guid = post(base, {"module": "contract", "action": "verifyproxycontract", "address": proxy,
-                       "expectedimplementation": box})["result"]
+    guid = post(
+        base, {"module": "contract", "action": "verifyproxycontract", "address": proxy, "expectedimplementation": box}
+    )["result"]
     answer = poll(base, guid, action="checkproxyverification", timeout=60)
     assert answer["status"] == "1", answer
     assert answer["result"] == Texts.PROXY_FOUND.format(proxy=_checksum(proxy), implementation=_checksum(box))
@@ -238,24 +302,53 @@ def _changed_token_input():
 
 
 NEGATIVES = {
-    "constructor arguments": (lambda w: json_form(w["token_neg"], standard_input(TOKEN_FILES), TOKEN,
-                                                  _token_args(w["anvil"], supply=999)),
-                              "Constructor arguments differ"),
-    "optimizer runs": (lambda w: json_form(w["token_neg"], standard_input(TOKEN_FILES, optimizer={"enabled": True, "runs": 10000}),
-                                           TOKEN, _token_args(w["anvil"])), "differs"),
-    "evmVersion": (lambda w: json_form(w["token_neg"], standard_input(TOKEN_FILES, evmVersion="paris"), TOKEN,
-                                       _token_args(w["anvil"])), "differs"),
-    "compiler version": (lambda w: json_form(w["token_neg"], standard_input(TOKEN_FILES), TOKEN, _token_args(w["anvil"]),
-                                             version=SOLC_0837), "Compiler version differs"),
-    "source line": (lambda w: json_form(w["token_neg"], _changed_token_input(), TOKEN, _token_args(w["anvil"])),
-                    "differs"),
-    "contract name": (lambda w: json_form(w["token_neg"], standard_input(TOKEN_FILES), "contracts/token/Token.sol:Tokens",
-                                          _token_args(w["anvil"])), "Unable to locate ContractName"),
-    "library address": (lambda w: json_form(
-        w["calculator_neg"],
-        standard_input(["math/MathLib.sol", "math/Calculator.sol"],
-                       libraries={"contracts/math/MathLib.sol": {"MathLib": w["token"][0]}}),
-        "contracts/math/Calculator.sol:Calculator", encode(["uint256"], [3])), "Library MathLib"),
+    "constructor arguments": (
+        lambda w: json_form(w["token_neg"], standard_input(TOKEN_FILES), TOKEN, _token_args(w["anvil"], supply=999)),
+        "Constructor arguments differ",
+    ),
+    "optimizer runs": (
+        lambda w: json_form(
+            w["token_neg"],
+            standard_input(TOKEN_FILES, optimizer={"enabled": True, "runs": 10000}),
+            TOKEN,
+            _token_args(w["anvil"]),
+        ),
+        "differs",
+    ),
+    "evmVersion": (
+        lambda w: json_form(
+            w["token_neg"], standard_input(TOKEN_FILES, evmVersion="paris"), TOKEN, _token_args(w["anvil"])
+        ),
+        "differs",
+    ),
+    "compiler version": (
+        lambda w: json_form(
+            w["token_neg"], standard_input(TOKEN_FILES), TOKEN, _token_args(w["anvil"]), version=SOLC_0837
+        ),
+        "Compiler version differs",
+    ),
+    "source line": (
+        lambda w: json_form(w["token_neg"], _changed_token_input(), TOKEN, _token_args(w["anvil"])),
+        "differs",
+    ),
+    "contract name": (
+        lambda w: json_form(
+            w["token_neg"], standard_input(TOKEN_FILES), "contracts/token/Token.sol:Tokens", _token_args(w["anvil"])
+        ),
+        "Unable to locate ContractName",
+    ),
+    "library address": (
+        lambda w: json_form(
+            w["calculator_neg"],
+            standard_input(
+                ["math/MathLib.sol", "math/Calculator.sol"],
+                libraries={"contracts/math/MathLib.sol": {"MathLib": w["token"][0]}},
+            ),
+            "contracts/math/Calculator.sol:Calculator",
+            encode(["uint256"], [3]),
+        ),
+        "Library MathLib",
+    ),
 }
 
 

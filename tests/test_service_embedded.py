@@ -8,8 +8,8 @@ import sys
 import pytest
 import requests
 
-from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.evm.chain import ApeProviderChain
+from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.server.runner import start_embedded
 from support.service import encode, get, json_form, poll, post, solc_compile, standard_input
 
@@ -21,8 +21,13 @@ FILES = ["token/Token.sol", "token/ERC20Base.sol", "access/Ownable.sol", "proxy/
 def _contract_type(name, output):
     from ethpm_types import ContractType
 
-    return ContractType.model_validate({"contractName": name, "abi": output["abi"],
-                                        "deploymentBytecode": {"bytecode": "0x" + output["evm"]["bytecode"]["object"]}})
+    return ContractType.model_validate(
+        {
+            "contractName": name,
+            "abi": output["abi"],
+            "deploymentBytecode": {"bytecode": "0x" + output["evm"]["bytecode"]["object"]},
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -44,14 +49,19 @@ def deployed(local_chain):
     owner = accounts[0]
     holders = [accounts[1].address, accounts[2].address]
     token = owner.deploy(_contract_type("Token", token_out), "Embedded", "EMB", 5, owner.address, holders)
-    token_args = encode(["string", "string", "uint256", "address", "address[]"],
-                        ["Embedded", "EMB", 5, owner.address, holders])
+    token_args = encode(
+        ["string", "string", "uint256", "address", "address[]"], ["Embedded", "EMB", 5, owner.address, holders]
+    )
     box = owner.deploy(_contract_type("Box", box_out))
     proxy = owner.deploy(_contract_type("SimpleProxy", proxy_out), box.address, b"")
     proxy_args = encode(["address", "bytes"], [box.address, b""])
     provider.mine(2)
-    return {"input": input_json, "token": (str(token.address), token_args, token_out["abi"]),
-            "box": (str(box.address), b"", box_out["abi"]), "proxy": (str(proxy.address), proxy_args, proxy_out["abi"])}
+    return {
+        "input": input_json,
+        "token": (str(token.address), token_args, token_out["abi"]),
+        "box": (str(box.address), b"", box_out["abi"]),
+        "proxy": (str(proxy.address), proxy_args, proxy_out["abi"]),
+    }
 
 
 @pytest.fixture(scope="module")
@@ -64,8 +74,11 @@ def explorer(local_chain):
 def test_verify_on_the_in_process_chain_through_http(explorer, deployed):
     base = explorer.base_url
     assert base.startswith("http://127.0.0.1:") and base.endswith("/api")
-    names = {"token": "contracts/token/Token.sol:Token", "box": "contracts/proxy/Box.sol:Box",
-             "proxy": "contracts/proxy/SimpleProxy.sol:SimpleProxy"}
+    names = {
+        "token": "contracts/token/Token.sol:Token",
+        "box": "contracts/proxy/Box.sol:Box",
+        "proxy": "contracts/proxy/SimpleProxy.sol:SimpleProxy",
+    }
     guids = {}
     for key, name in names.items():
         address, args, _ = deployed[key]
@@ -85,8 +98,9 @@ def test_verify_on_the_in_process_chain_through_http(explorer, deployed):
 def test_proxy_on_the_in_process_chain(explorer, deployed):
     base = explorer.base_url
     proxy, box = deployed["proxy"][0], deployed["box"][0]
-    guid = post(base, {"module": "contract", "action": "verifyproxycontract", "address": proxy,
-                       "expectedimplementation": box})["result"]
+    guid = post(
+        base, {"module": "contract", "action": "verifyproxycontract", "address": proxy, "expectedimplementation": box}
+    )["result"]
     answer = poll(base, guid, action="checkproxyverification", timeout=60)
     assert answer["status"] == "1" and f"is found at {box}" in answer["result"]
 
@@ -96,9 +110,12 @@ def test_wrong_constructor_arguments_fail_on_the_in_process_chain(explorer, depl
     out = solc_compile(standard_input(FILES))["contracts"]["contracts/token/Token.sol"]["Token"]
     holders = [accounts[1].address]
     second = accounts[0].deploy(_contract_type("Token", out), "Two", "TWO", 1, accounts[0].address, holders)
-    wrong = encode(["string", "string", "uint256", "address", "address[]"], ["Two", "TWO", 2, accounts[0].address, holders])
-    guid = post(explorer.base_url, json_form(str(second.address), deployed["input"], "contracts/token/Token.sol:Token",
-                                             wrong))["result"]
+    wrong = encode(
+        ["string", "string", "uint256", "address", "address[]"], ["Two", "TWO", 2, accounts[0].address, holders]
+    )
+    guid = post(
+        explorer.base_url, json_form(str(second.address), deployed["input"], "contracts/token/Token.sol:Token", wrong)
+    )["result"]
     answer = poll(explorer.base_url, guid, timeout=240)
     assert answer["status"] == "0" and "Constructor arguments differ" in answer["result"]
 

@@ -50,8 +50,13 @@ def foundry(tmp_path_factory):
     (project / "src").mkdir(parents=True)
     (project / "src" / "Box.sol").write_text(BOX)
     (project / "foundry.toml").write_text('[profile.default]\nsrc = "src"\nout = "out"\nlibs = []\noffline = true\n')
-    env = dict(os.environ, HOME=str(home), PATH=f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-               FOUNDRY_DISABLE_NIGHTLY_WARNING="1", NO_COLOR="1")
+    env = dict(
+        os.environ,
+        HOME=str(home),
+        PATH=f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        FOUNDRY_DISABLE_NIGHTLY_WARNING="1",
+        NO_COLOR="1",
+    )
     forge = VENV_BIN / "forge"
     assert forge.exists(), f"forge is missing at {forge}: run `make` (toolchain/install.sh)"
     anvil = Anvil()
@@ -66,22 +71,54 @@ def foundry(tmp_path_factory):
 
 
 def _forge(foundry, *args):
-    return subprocess.Popen([foundry["forge"], *args], cwd=foundry["project"], env=foundry["env"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return subprocess.Popen(
+        [foundry["forge"], *args],
+        cwd=foundry["project"],
+        env=foundry["env"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
 
 
 def _create(foundry, initial: int) -> str:
-    proc = _forge(foundry, "create", "src/Box.sol:Box", "--broadcast", "--rpc-url", foundry["anvil"].url,
-                  "--private-key", ANVIL_KEY_0, "--use", VERSION, "--constructor-args", str(initial))
+    proc = _forge(
+        foundry,
+        "create",
+        "src/Box.sol:Box",
+        "--broadcast",
+        "--rpc-url",
+        foundry["anvil"].url,
+        "--private-key",
+        ANVIL_KEY_0,
+        "--use",
+        VERSION,
+        "--constructor-args",
+        str(initial),
+    )
     out, _ = proc.communicate(timeout=180)
     assert proc.returncode == 0, out
     return re.search(r"Deployed to: (0x[0-9a-fA-F]{40})", out).group(1)
 
 
 def _verify(foundry, address: str, constructor_args: str) -> subprocess.Popen:
-    return _forge(foundry, "verify-contract", address, "src/Box.sol:Box", "--verifier", "custom",
-                  "--verifier-url", foundry["server"].base_url, "--compiler-version", FULL_VERSION,
-                  "--constructor-args", constructor_args, "--chain", "31337", "--watch")
+    return _forge(
+        foundry,
+        "verify-contract",
+        address,
+        "src/Box.sol:Box",
+        "--verifier",
+        "custom",
+        "--verifier-url",
+        foundry["server"].base_url,
+        "--compiler-version",
+        FULL_VERSION,
+        "--constructor-args",
+        constructor_args,
+        "--chain",
+        "31337",
+        "--watch",
+    )
 
 
 def test_forge_verify_contract_passes_and_wrong_constructor_args_fail(foundry):
@@ -108,6 +145,9 @@ def test_forge_verify_contract_passes_and_wrong_constructor_args_fail(foundry):
     assert entry["SourceCode"].startswith("{{")  # forge submits standard-json
 
     assert failing.returncode != 0, bad_out
-    assert "Fail - Unable to verify. Please check if the correct constructor argument was entered. Constructor arguments differ" in bad_out, bad_out
+    assert (
+        "Fail - Unable to verify. Please check if the correct constructor argument was entered. Constructor arguments differ"
+        in bad_out
+    ), bad_out
     assert "correct constructor argument" in bad_out  # what hardhat-verify 3 stops on
     assert get(base, action="getabi", address=bad)["result"] == Texts.NOT_VERIFIED

@@ -30,7 +30,9 @@ def test_jobs_queued_at_sigkill_complete_after_restart(tmp_path):
         assert re.match(r"^http://127\.0\.0\.1:\d+/api$", first.base_url)
         guids = []
         for address in addresses:
-            answer = post(first.base_url, json_form(address, input_json, "contracts/proxy/SimpleProxy.sol:SimpleProxy", args))
+            answer = post(
+                first.base_url, json_form(address, input_json, "contracts/proxy/SimpleProxy.sol:SimpleProxy", args)
+            )
             assert answer["status"] == "1", answer
             guids.append(answer["result"])
         # The first job compiles (about a second); the last ones are still queued when the process dies.

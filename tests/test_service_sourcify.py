@@ -21,10 +21,24 @@ import pytest
 import requests
 
 from ape_contract_verify.protocol.values import checksum
-from support.service import REPO, SOLC_0826, VENV_BIN, Anvil, ServerProcess, encode, get, json_form, post, poll, solc_compile
+from support.service import (
+    REPO,
+    SOLC_0826,
+    VENV_BIN,
+    Anvil,
+    ServerProcess,
+    encode,
+    get,
+    json_form,
+    poll,
+    post,
+    solc_compile,
+)
 
 pytestmark = pytest.mark.e2e
-OWN_PROJECT = True  # its own anvil, explorers and forge project, no Ape dependency: beside the example's group (conftest.py)
+OWN_PROJECT = (
+    True  # its own anvil, explorers and forge project, no Ape dependency: beside the example's group (conftest.py)
+)
 
 ANSWERS = Path(__file__).parent / "data" / "sourcify-answers"
 CHAIN = "31337"
@@ -52,8 +66,11 @@ contract Box {
 LONGER = BOX.replace("        value = v;\n    }\n}", "        value = v + 1;\n    }\n}")  # 03: other length
 RENAMED = BOX.replace("function set(", "function put(")  # 03b: same length, other code
 COMMENTED = BOX.replace("contract Box {", "// a comment: only the metadata hash changes\ncontract Box {")
-SETTINGS = {"optimizer": {"enabled": True, "runs": 321}, "evmVersion": "cancun",
-            "metadata": {"bytecodeHash": "ipfs", "appendCBOR": True, "useLiteralContent": False}}
+SETTINGS = {
+    "optimizer": {"enabled": True, "runs": 321},
+    "evmVersion": "cancun",
+    "metadata": {"bytecodeHash": "ipfs", "appendCBOR": True, "useLiteralContent": False},
+}
 FORGE_BOX = """// SPDX-License-Identifier: MIT
 pragma solidity 0.8.26;
 
@@ -76,7 +93,12 @@ def std_input(source: str) -> dict:
 
 
 def body(source: str = BOX, **extra) -> dict:
-    return {"stdJsonInput": std_input(source), "compilerVersion": VERSION, "contractIdentifier": "src/Box.sol:Box", **extra}
+    return {
+        "stdJsonInput": std_input(source),
+        "compilerVersion": VERSION,
+        "contractIdentifier": "src/Box.sol:Box",
+        **extra,
+    }
 
 
 @pytest.fixture(scope="module")
@@ -91,11 +113,20 @@ def env(tmp_path_factory):
             out = solc_compile(std_input(source))
             creation[name] = bytes.fromhex(out["contracts"]["src/Box.sol"]["Box"]["evm"]["bytecode"]["object"])
         args = encode(["uint256", "string"], [7, "seven"])
-        deployed = {name: checksum(anvil.deploy(creation[kind], args))
-                    for name, kind in (("exact", "box"), ("wrong", "box"), ("partial", "commented"), ("etherscan", "box"))}
+        deployed = {
+            name: checksum(anvil.deploy(creation[kind], args))
+            for name, kind in (("exact", "box"), ("wrong", "box"), ("partial", "commented"), ("etherscan", "box"))
+        }
         url = server.base_url.removesuffix("api")
-        yield {"root": root, "anvil": anvil, "server": server, "url": url, "deployed": deployed, "args": args,
-               "creation": creation}
+        yield {
+            "root": root,
+            "anvil": anvil,
+            "server": server,
+            "url": url,
+            "deployed": deployed,
+            "args": args,
+            "creation": creation,
+        }
     finally:
         if server is not None:
             server.stop()
@@ -103,7 +134,11 @@ def env(tmp_path_factory):
 
 
 def submit(env, address: str, data, chain: str = CHAIN) -> requests.Response:
-    kwargs = {"json": data} if not isinstance(data, (str, bytes)) else {"data": data, "headers": {"content-type": "application/json"}}
+    kwargs = (
+        {"json": data}
+        if not isinstance(data, (str, bytes))
+        else {"data": data, "headers": {"content-type": "application/json"}}
+    )
     return requests.post(f"{env['url']}v2/verify/{chain}/{address}", timeout=10, **kwargs)
 
 
@@ -161,8 +196,12 @@ def test_exact_match_then_lookups_then_already_verified(env):
 
     default = same_as(lookup(env, address), "01-exact-lookup-default.json")
     assert default["match"] == "exact_match" and default["address"] == address
-    fields = same_as(lookup(env, address, "?fields=" + recorded("01-exact-lookup-fields.json")["request"]["url"].split("fields=")[1]),
-                     "01-exact-lookup-fields.json")
+    fields = same_as(
+        lookup(
+            env, address, "?fields=" + recorded("01-exact-lookup-fields.json")["request"]["url"].split("fields=")[1]
+        ),
+        "01-exact-lookup-fields.json",
+    )
     assert fields["compilation"] == {"name": "Box"}
     assert fields["creationBytecode"]["onchainBytecode"].endswith(env["args"].hex())
     everything = same_as(lookup(env, address, "?fields=all"), "01-exact-lookup-all.json", nested=False)
@@ -182,7 +221,9 @@ def test_exact_match_then_lookups_then_already_verified(env):
     # The same store: the Etherscan face serves it, constructor arguments read from the chain.
     (entry,) = get(env["server"].base_url, action="getsourcecode", address=address)["result"]
     assert entry["ContractName"] == "Box" and entry["ConstructorArguments"] == env["args"].hex()
-    listed = same_as(requests.get(f"{env['url']}v2/contracts/{CHAIN}", timeout=10), "15-get_v2_contracts_31337.json", nested=False)
+    listed = same_as(
+        requests.get(f"{env['url']}v2/contracts/{CHAIN}", timeout=10), "15-get_v2_contracts_31337.json", nested=False
+    )
     assert address in [item["address"] for item in listed["results"]]
 
 
@@ -203,7 +244,10 @@ def test_partial_match_is_upgraded_by_the_exact_source(env):
     assert keys(first) == keys(recorded("04-partial-job-final.json")["body"])
     assert first["contract"]["match"] == "match"
     assert same_as(lookup(env, address), "04-partial-lookup-default.json")["match"] == "match"
-    upgraded = job(env, same_as(submit(env, address, body(COMMENTED)), "04b-upgrade-partial-to-exact-submit.json")["verificationId"])
+    upgraded = job(
+        env,
+        same_as(submit(env, address, body(COMMENTED)), "04b-upgrade-partial-to-exact-submit.json")["verificationId"],
+    )
     assert keys(upgraded) == keys(recorded("04b-upgrade-partial-to-exact-job-final.json")["body"])
     assert upgraded["contract"]["match"] == "exact_match"
     assert upgraded["contract"]["matchId"] == first["contract"]["matchId"]  # the same contract, upgraded
@@ -214,7 +258,9 @@ def test_refusals_have_sourcifys_codes(env):
     address = env["deployed"]["exact"]
     same_as(submit(env, address, body(), chain="1"), "09-unsupported-chain-submit.json")
     same_as(submit(env, "0x1234", body()), "10-invalid-address-submit.json")
-    missing = same_as(submit(env, address, recorded("11-missing-fields.json")["request"]["body"]), "11-missing-fields.json")
+    missing = same_as(
+        submit(env, address, recorded("11-missing-fields.json")["request"]["body"]), "11-missing-fields.json"
+    )
     assert "stdJsonInput" in missing["message"]
     broken = submit(env, address, "{not json")
     assert broken.status_code == 400 and broken.json()["customCode"] == "invalid_parameter"
@@ -246,10 +292,21 @@ def test_verified_through_the_etherscan_face_is_verified_on_the_sourcify_face(en
 
 
 def _forge(env, project: Path, home: Path, *args) -> subprocess.Popen:
-    forge_env = dict(os.environ, HOME=str(home), PATH=f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-                     FOUNDRY_DISABLE_NIGHTLY_WARNING="1", NO_COLOR="1")
-    return subprocess.Popen([str(VENV_BIN / "forge"), *args], cwd=project, env=forge_env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    forge_env = dict(
+        os.environ,
+        HOME=str(home),
+        PATH=f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        FOUNDRY_DISABLE_NIGHTLY_WARNING="1",
+        NO_COLOR="1",
+    )
+    return subprocess.Popen(
+        [str(VENV_BIN / "forge"), *args],
+        cwd=project,
+        env=forge_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
 
 
 def test_forge_verifies_through_the_sourcify_face_and_wrong_constructor_arguments_fail(env):
@@ -265,11 +322,27 @@ def test_forge_verifies_through_the_sourcify_face_and_wrong_constructor_argument
     (project / "foundry.toml").write_text('[profile.default]\nsrc = "src"\nout = "out"\nlibs = []\noffline = true\n')
 
     def create(initial: int) -> tuple[str, str]:
-        proc = _forge(env, project, home, "create", "src/Box.sol:Box", "--broadcast", "--rpc-url", env["anvil"].url,
-                      "--private-key", ANVIL_KEY_0, "--use", "0.8.26", "--constructor-args", str(initial))
+        proc = _forge(
+            env,
+            project,
+            home,
+            "create",
+            "src/Box.sol:Box",
+            "--broadcast",
+            "--rpc-url",
+            env["anvil"].url,
+            "--private-key",
+            ANVIL_KEY_0,
+            "--use",
+            "0.8.26",
+            "--constructor-args",
+            str(initial),
+        )
         out, _ = proc.communicate(timeout=180)
         assert proc.returncode == 0, out
-        return re.search(r"Deployed to: (0x[0-9a-fA-F]{40})", out).group(1), re.search(r"Transaction hash: (0x[0-9a-f]{64})", out).group(1)
+        return re.search(r"Deployed to: (0x[0-9a-fA-F]{40})", out).group(1), re.search(
+            r"Transaction hash: (0x[0-9a-f]{64})", out
+        ).group(1)
 
     good, _ = create(42)
     other, other_tx = create(43)
@@ -280,13 +353,31 @@ def test_forge_verifies_through_the_sourcify_face_and_wrong_constructor_argument
     shutil.rmtree(project / "out", ignore_errors=True)
 
     def verify(address: str, *extra: str) -> subprocess.Popen:
-        return _forge(env, project, home, "verify-contract", address, "src/Box.sol:Box", "--verifier", "sourcify",
-                      "--verifier-url", env["url"], "--compiler-version", VERSION, "--chain", CHAIN, "--watch", *extra)
+        return _forge(
+            env,
+            project,
+            home,
+            "verify-contract",
+            address,
+            "src/Box.sol:Box",
+            "--verifier",
+            "sourcify",
+            "--verifier-url",
+            env["url"],
+            "--compiler-version",
+            VERSION,
+            "--chain",
+            CHAIN,
+            "--watch",
+            *extra,
+        )
 
     # All at once: forge waits 15 s between polls, so in parallel the test takes one wait.
-    runs = {"good": verify(good, "--constructor-args", "00" * 31 + "2b"),  # ignored for Sourcify, as forge says
-            "padded": verify(padded),
-            "other_tx": verify(other, "--creation-transaction-hash", _tx_of(env, good))}
+    runs = {
+        "good": verify(good, "--constructor-args", "00" * 31 + "2b"),  # ignored for Sourcify, as forge says
+        "padded": verify(padded),
+        "other_tx": verify(other, "--creation-transaction-hash", _tx_of(env, good)),
+    }
     outs = {name: proc.communicate(timeout=240)[0] for name, proc in runs.items()}
 
     assert runs["good"].returncode == 0, outs["good"]
@@ -302,7 +393,9 @@ def test_forge_verifies_through_the_sourcify_face_and_wrong_constructor_argument
     assert lookup(env, padded).status_code == 404
 
     assert runs["other_tx"].returncode != 0, outs["other_tx"]
-    assert f"did not create {other}" in outs["other_tx"] or f"did not create {other.lower()}" in outs["other_tx"], outs["other_tx"]
+    assert f"did not create {other}" in outs["other_tx"] or f"did not create {other.lower()}" in outs["other_tx"], outs[
+        "other_tx"
+    ]
     assert other_tx in outs["other_tx"], outs["other_tx"]  # the transaction that did create it
     assert lookup(env, other).status_code == 404
 

@@ -7,6 +7,7 @@ import time
 import pytest
 
 from ape_contract_verify.protocol.answers import Texts
+from ape_contract_verify.request import CodeFormat, VerificationRequest
 from ape_contract_verify.server.jobs import JobRunner, request_to_payload, wait_until
 from ape_contract_verify.server.store import (
     DONE,
@@ -18,16 +19,22 @@ from ape_contract_verify.server.store import (
     VerifiedContract,
     new_guid,
 )
-from ape_contract_verify.request import CodeFormat, VerificationRequest
-from support.service import ADDRESS_A, ADDRESS_B, PROXY_ADDR, SOURCE as BOX, FakeChain, FakeEngine
+from support.service import ADDRESS_A, ADDRESS_B, PROXY_ADDR, FakeChain, FakeEngine
+from support.service import SOURCE as BOX
 
 pytestmark = pytest.mark.unit
 
 
 def _payload(address, source=BOX, name="Box"):
-    return request_to_payload(VerificationRequest(
-        address=address, contract_name=name, source_code=source, code_format=CodeFormat.SINGLE_FILE,
-        compiler_version="v0.8.26+commit.8a97fa7a"))
+    return request_to_payload(
+        VerificationRequest(
+            address=address,
+            contract_name=name,
+            source_code=source,
+            code_format=CodeFormat.SINGLE_FILE,
+            compiler_version="v0.8.26+commit.8a97fa7a",
+        )
+    )
 
 
 def test_database_is_in_wal_mode(tmp_path):
@@ -57,8 +64,10 @@ def test_queue_is_first_in_first_out_and_claims_once(tmp_path):
 def test_a_job_left_running_by_a_killed_process_is_finished_after_restart(tmp_path):
     path = tmp_path / "crash.sqlite"
     store = Store(path)
-    guids = [store.add_submission(SOURCE, ADDRESS_A if n % 2 else ADDRESS_B, _payload(ADDRESS_A if n % 2 else ADDRESS_B))
-             for n in range(4)]
+    guids = [
+        store.add_submission(SOURCE, ADDRESS_A if n % 2 else ADDRESS_B, _payload(ADDRESS_A if n % 2 else ADDRESS_B))
+        for n in range(4)
+    ]
     claimed = store.claim_next()  # the "killed" worker had started this one
     assert claimed.guid == guids[0]
     # No close(): a killed process closes nothing. A new process opens the same file.
@@ -111,9 +120,16 @@ def test_finish_records_answer_and_contract_together_and_survives_reopen(tmp_pat
     path = tmp_path / "c.sqlite"
     store = Store(path)
     guid = store.add_submission(PROXY, PROXY_ADDR, {"expected_implementation": ""})
-    contract = VerifiedContract(address=ADDRESS_A.upper().replace("0X", "0x"), contract_name="Box",
-                                compiler_version="v0.8.26+commit.8a97fa7a", code_format="solidity-single-file",
-                                source_code=BOX, abi="[]", libraries={"MathLib": ADDRESS_B}, match="partial")
+    contract = VerifiedContract(
+        address=ADDRESS_A.upper().replace("0X", "0x"),
+        contract_name="Box",
+        compiler_version="v0.8.26+commit.8a97fa7a",
+        code_format="solidity-single-file",
+        source_code=BOX,
+        abi="[]",
+        libraries={"MathLib": ADDRESS_B},
+        match="partial",
+    )
     store.finish(guid, "1", "done", contract=contract)
     store.close()
     again = Store(path)

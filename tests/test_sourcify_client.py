@@ -9,9 +9,9 @@ import pytest
 import requests
 
 from ape_contract_verify.client import sourcify as client_mod
+from ape_contract_verify.client.provider import ExplorerRecord
 from ape_contract_verify.client.ratelimit import RateLimiter
 from ape_contract_verify.client.sourcify import SourcifyClient, job_answer
-from ape_contract_verify.client.provider import ExplorerRecord
 from ape_contract_verify.exceptions import (
     ActionNotSupported,
     BadEndpoint,
@@ -66,8 +66,15 @@ def server():
 
 def make(stub: StubExplorer, chain_id: int = 31337, **kwargs) -> SourcifyClient:
     time = FakeTime()
-    options = dict(timeout=(2.0, 2.0), max_retries=3, backoff=0.01, max_backoff=0.05,
-                   limiter=RateLimiter(1000.0), sleep=time.sleep, clock=time.clock)
+    options = dict(
+        timeout=(2.0, 2.0),
+        max_retries=3,
+        backoff=0.01,
+        max_backoff=0.05,
+        limiter=RateLimiter(1000.0),
+        sleep=time.sleep,
+        clock=time.clock,
+    )
     options.update(kwargs)
     client = SourcifyClient(stub.url.removesuffix("api"), chain_id, **options)
     client.fake_time = time
@@ -78,9 +85,14 @@ def box_request(address: str = BOX, tx: str = BOX_TX, **extra_input) -> Verifica
     """The recorded standard-json input, with what forge's build info adds at the top level."""
     source = {**FIXTURE["stdJsonInput"], **extra_input}
     return VerificationRequest(
-        address=address, contract_name=FIXTURE["contractIdentifier"], source_code=json.dumps(source),
-        code_format=CodeFormat.STANDARD_JSON, compiler_version="v" + FIXTURE["compilerVersion"],
-        optimization_used=True, runs=321, creation_tx_hash=tx,
+        address=address,
+        contract_name=FIXTURE["contractIdentifier"],
+        source_code=json.dumps(source),
+        code_format=CodeFormat.STANDARD_JSON,
+        compiler_version="v" + FIXTURE["compilerVersion"],
+        optimization_used=True,
+        runs=321,
+        creation_tx_hash=tx,
     )
 
 
@@ -110,7 +122,9 @@ def test_exact_match_submit_pending_final_and_the_body_sent(server):
     assert answer.outcome == Outcome.VERIFIED and answer.match == "exact_match"
     assert "exact match" in answer.reason
     assert [a.outcome for a in progress] == [Outcome.PENDING, Outcome.VERIFIED]
-    assert paths(server) == [recorded_request(n) for n in ("01-exact-submit", "01-exact-job-pending", "01-exact-job-final")]
+    assert paths(server) == [
+        recorded_request(n) for n in ("01-exact-submit", "01-exact-job-pending", "01-exact-job-final")
+    ]
     body = sent(server)
     assert set(body) == {"stdJsonInput", "compilerVersion", "contractIdentifier", "creationTransactionHash"}
     assert body["stdJsonInput"] == FIXTURE["stdJsonInput"]  # allowPaths/basePath/includePaths stripped (05-*)
@@ -140,7 +154,9 @@ def test_already_verified_409_is_a_success_without_polling(server):
 
 
 def test_duplicate_request_429_waits_retry_after_then_goes_on(server):
-    duplicate = rules.error_body(rules.DUPLICATE_VERIFICATION_REQUEST, f"Contract {BOX} on chain 31337 is already being verified")
+    duplicate = rules.error_body(
+        rules.DUPLICATE_VERIFICATION_REQUEST, f"Contract {BOX} on chain 31337 is already being verified"
+    )
     server.answer(Http(429, json.dumps(duplicate), {"Retry-After": "3"}), replay("01-exact-submit"))
     client = make(server, max_backoff=10.0)
     receipt = client.verify_source_code(box_request())
@@ -199,7 +215,9 @@ def test_no_match_reason_compares_the_bytecodes():
 def test_nothing_deployed_is_not_found(server):
     server.answer(replay("08-no-code-at-address-submit"), replay("08-no-code-at-address-job-final"))
     client = make(server)
-    answer = client.wait(client.verify_source_code(box_request("0x000000000000000000000000000000000000dEaD")), timeout=30)
+    answer = client.wait(
+        client.verify_source_code(box_request("0x000000000000000000000000000000000000dEaD")), timeout=30
+    )
     assert answer.outcome == Outcome.NOT_FOUND and "does not have a contract deployed" in answer.reason
 
 
@@ -223,8 +241,12 @@ def test_job_not_found_is_unknown_guid(server):
 
 def test_partial_match_then_upgrade_to_exact(server):
     address = FIXTURE["deployed"][2][0]
-    server.answer(replay("04-partial-submit"), replay("04-partial-job-final"),
-                  replay("04b-upgrade-partial-to-exact-submit"), replay("04b-upgrade-partial-to-exact-job-final"))
+    server.answer(
+        replay("04-partial-submit"),
+        replay("04-partial-job-final"),
+        replay("04b-upgrade-partial-to-exact-submit"),
+        replay("04b-upgrade-partial-to-exact-job-final"),
+    )
     client = make(server)
     first = client.wait(client.verify_source_code(box_request(address)), timeout=30)
     assert first.outcome == Outcome.VERIFIED and first.match == "match" and "partial match" in first.reason
@@ -261,7 +283,9 @@ def test_not_a_sourcify_server(server):
 def test_contract_record_from_the_full_lookup(server):
     server.answer(replay("01-exact-lookup-all"))
     record = make(server).contract_record(BOX)
-    assert server.seen[0].path == recorded_request("01-exact-lookup-all")[1] and server.seen[0].query == {"fields": "all"}
+    assert server.seen[0].path == recorded_request("01-exact-lookup-all")[1] and server.seen[0].query == {
+        "fields": "all"
+    }
     assert isinstance(record, ExplorerRecord) and record.exact
     assert record.verified and record.match == "exact_match" and record.name == "Box"
     assert record.compiler == "v0.8.26+commit.8a97fa7a" and record.optimization_used and record.runs == 321
@@ -273,7 +297,9 @@ def test_contract_record_from_the_full_lookup(server):
 
 def test_lookup_of_an_unverified_contract(server):
     address = "0x0165878A594ca255338adfa4d48449f69242Eb8F"
-    server.answer(replay("13-lookup-not-verified"), replay("13-lookup-not-verified"), replay("03-wrong-source-lookup-404"))
+    server.answer(
+        replay("13-lookup-not-verified"), replay("13-lookup-not-verified"), replay("03-wrong-source-lookup-404")
+    )
     client = make(server)
     assert client.lookup(address)["match"] is None
     assert not client.contract_record(address).verified
@@ -319,7 +345,10 @@ def test_api_key_rides_in_a_header_and_never_shows(server, caplog):
     session.hooks["response"].append(lambda r, *a, **k: seen_headers.append(dict(r.request.headers)))
     server.answer(Http(500, "oops"), Http(400, json.dumps(rules.error_body(rules.INVALID_PARAMETER, f"bad key {KEY}"))))
     client = make(server, api_key=KEY, session=session)
-    with caplog.at_level(logging.DEBUG, logger="ape.contract_verify.client"), pytest.raises(VerificationRejected) as caught:
+    with (
+        caplog.at_level(logging.DEBUG, logger="ape.contract_verify.client"),
+        pytest.raises(VerificationRejected) as caught,
+    ):
         client.verify_source_code(box_request())
     assert seen_headers[0]["Authorization"] == f"Bearer {KEY}"
     for text in (repr(client), str(caught.value), caught.value.reason, caplog.text):
@@ -336,14 +365,21 @@ def test_vyper_submission_uses_the_long_version(server, monkeypatch):
     monkeypatch.setitem(client_mod._vyper_long, "0.4.3", "0.4.3+commit.bff19ea2")
     address = "0x8a791620dd6260079bf849dc5567adc3f2fdc318"
     request = VerificationRequest(
-        address=address, contract_name="src/Counter.vy:Counter", source_code=json.dumps(VYPER_INPUT),
-        code_format=CodeFormat.VYPER_JSON, compiler_version="vyper:0.4.3",
+        address=address,
+        contract_name="src/Counter.vy:Counter",
+        source_code=json.dumps(VYPER_INPUT),
+        code_format=CodeFormat.VYPER_JSON,
+        compiler_version="vyper:0.4.3",
     )
     server.answer(replay("17-vyper-submit"), replay("17-vyper-job-pending"), replay("17-vyper-job-final"))
     client = make(server)
     answer = client.wait(client.verify_source_code(request), timeout=30)
     body = sent(server)
-    assert body == {"stdJsonInput": VYPER_INPUT, "compilerVersion": "0.4.3+commit.bff19ea2", "contractIdentifier": "src/Counter.vy:Counter"}
+    assert body == {
+        "stdJsonInput": VYPER_INPUT,
+        "compilerVersion": "0.4.3+commit.bff19ea2",
+        "contractIdentifier": "src/Counter.vy:Counter",
+    }
     assert answer.outcome == Outcome.VERIFIED and answer.match == "exact_match"  # creation exact, runtime match
 
 
@@ -388,8 +424,13 @@ def test_vyper_without_a_long_version_names_compiler_version(server, monkeypatch
         raise compilers.CompilerNotInstalled("Compiler vyper:0.1.0 is not installed")
 
     monkeypatch.setattr(compilers, "vyper_json_command", missing)
-    request = VerificationRequest(address=BOX, contract_name="a.vy:a", source_code=json.dumps(VYPER_INPUT),
-                                  code_format=CodeFormat.VYPER_JSON, compiler_version="vyper:0.1.0")
+    request = VerificationRequest(
+        address=BOX,
+        contract_name="a.vy:a",
+        source_code=json.dumps(VYPER_INPUT),
+        code_format=CodeFormat.VYPER_JSON,
+        compiler_version="vyper:0.1.0",
+    )
     with pytest.raises(InvalidRequest) as caught:
         make(server).verify_source_code(request)
     assert caught.value.param == "compilerVersion" and "not installed" in caught.value.problem and server.seen == []
@@ -400,17 +441,28 @@ def test_vyper_without_a_long_version_names_compiler_version(server, monkeypatch
 
 def test_single_file_request_becomes_one_source():
     request = VerificationRequest(
-        address=BOX, contract_name="Box", source_code="contract Box {}", code_format=CodeFormat.SINGLE_FILE,
-        compiler_version="v0.8.26+commit.8a97fa7a", optimization_used=True, runs=321, evm_version="cancun",
-        via_ir=False, libraries={"Lib": "0x0165878A594ca255338adfa4d48449f69242Eb8F"},
+        address=BOX,
+        contract_name="Box",
+        source_code="contract Box {}",
+        code_format=CodeFormat.SINGLE_FILE,
+        compiler_version="v0.8.26+commit.8a97fa7a",
+        optimization_used=True,
+        runs=321,
+        evm_version="cancun",
+        via_ir=False,
+        libraries={"Lib": "0x0165878A594ca255338adfa4d48449f69242Eb8F"},
     )
     body = rules.request_to_body(request)
     assert body["contractIdentifier"] == "Box.sol:Box" and body["compilerVersion"] == "0.8.26+commit.8a97fa7a"
     assert body["stdJsonInput"] == {
         "language": "Solidity",
         "sources": {"Box.sol": {"content": "contract Box {}"}},
-        "settings": {"optimizer": {"enabled": True, "runs": 321}, "evmVersion": "cancun", "viaIR": False,
-                     "libraries": {"Box.sol": {"Lib": "0x0165878A594ca255338adfa4d48449f69242Eb8F"}}},
+        "settings": {
+            "optimizer": {"enabled": True, "runs": 321},
+            "evmVersion": "cancun",
+            "viaIR": False,
+            "libraries": {"Box.sol": {"Lib": "0x0165878A594ca255338adfa4d48449f69242Eb8F"}},
+        },
     }
 
 
@@ -419,13 +471,25 @@ def test_round_trip(kind):
     if kind == "solidity":
         request, long = box_request(), None
     elif kind == "vyper":
-        request = VerificationRequest(address=BOX, contract_name="src/Counter.vy:Counter", source_code=json.dumps(VYPER_INPUT),
-                                      code_format=CodeFormat.VYPER_JSON, compiler_version="vyper:0.4.3")
+        request = VerificationRequest(
+            address=BOX,
+            contract_name="src/Counter.vy:Counter",
+            source_code=json.dumps(VYPER_INPUT),
+            code_format=CodeFormat.VYPER_JSON,
+            compiler_version="vyper:0.4.3",
+        )
         long = "0.4.3+commit.bff19ea2"
     else:
-        request = VerificationRequest(address=BOX, contract_name="Box", source_code="contract Box {}",
-                                      code_format=CodeFormat.SINGLE_FILE, compiler_version="v0.8.26+commit.8a97fa7a",
-                                      optimization_used=True, runs=200, creation_tx_hash=BOX_TX)
+        request = VerificationRequest(
+            address=BOX,
+            contract_name="Box",
+            source_code="contract Box {}",
+            code_format=CodeFormat.SINGLE_FILE,
+            compiler_version="v0.8.26+commit.8a97fa7a",
+            optimization_used=True,
+            runs=200,
+            creation_tx_hash=BOX_TX,
+        )
         long = None
     body = rules.request_to_body(request, long)
     back = rules.body_to_request("31337", BOX, json.loads(json.dumps(body)))
@@ -444,12 +508,18 @@ def test_recorded_missing_fields_answer_names_the_same_field():
     assert answer["status"] == rules.HTTP_STATUS[answer["body"]["customCode"]] == 400
     with pytest.raises(InvalidRequest) as caught:  # 10-*: request/params/address
         rules.body_to_request("31337", "0x1234", _good_body())
-    assert caught.value.param == "address" and "request/params/address" in recorded("10-invalid-address-submit")["body"]["message"]
+    assert (
+        caught.value.param == "address"
+        and "request/params/address" in recorded("10-invalid-address-submit")["body"]["message"]
+    )
 
 
 def _good_body(**changes) -> dict:
-    body = {"stdJsonInput": FIXTURE["stdJsonInput"], "compilerVersion": FIXTURE["compilerVersion"],
-            "contractIdentifier": FIXTURE["contractIdentifier"]}
+    body = {
+        "stdJsonInput": FIXTURE["stdJsonInput"],
+        "compilerVersion": FIXTURE["compilerVersion"],
+        "contractIdentifier": FIXTURE["contractIdentifier"],
+    }
     body.update(changes)
     return {k: v for k, v in body.items() if v is not ...}
 
@@ -477,14 +547,20 @@ def test_body_to_request_names_the_bad_field(chain, body, param):
 
 
 def test_body_to_request_drops_what_solc_refuses():
-    request = rules.body_to_request("31337", BOX, _good_body(stdJsonInput={**FIXTURE["stdJsonInput"], "allowPaths": ["/"]}))
+    request = rules.body_to_request(
+        "31337", BOX, _good_body(stdJsonInput={**FIXTURE["stdJsonInput"], "allowPaths": ["/"]})
+    )
     assert set(json.loads(request.source_code)) == {"language", "sources", "settings"}
     assert request.constructor_arguments == "" and request.creation_tx_hash is None
 
 
 def test_request_to_body_refusals():
     with pytest.raises(InvalidRequest) as caught:
-        rules.request_to_body(VerificationRequest(BOX, "src/Counter.vy:Counter", json.dumps(VYPER_INPUT), CodeFormat.VYPER_JSON, "vyper:0.4.3"))
+        rules.request_to_body(
+            VerificationRequest(
+                BOX, "src/Counter.vy:Counter", json.dumps(VYPER_INPUT), CodeFormat.VYPER_JSON, "vyper:0.4.3"
+            )
+        )
     assert caught.value.param == "compilerVersion" and "commit" in caught.value.problem
     with pytest.raises(InvalidRequest) as caught:
         rules.request_to_body(box_request(tx="0xnothash"))
@@ -493,15 +569,28 @@ def test_request_to_body_refusals():
 
 def test_outcomes_of_the_error_codes():
     expected = {
-        "already_verified": Outcome.ALREADY_VERIFIED, "unsupported_chain": Outcome.UNSUPPORTED_CHAIN,
-        "too_many_requests": Outcome.RATE_LIMITED, "duplicate_verification_request": Outcome.RATE_LIMITED,
-        "job_not_found": Outcome.UNKNOWN_GUID, "invalid_parameter": Outcome.ERROR, "internal_error": Outcome.ERROR,
-        "no_match": Outcome.FAILED, "bytecode_length_mismatch": Outcome.FAILED, "compiler_error": Outcome.FAILED,
-        "contract_not_found_in_compiler_output": Outcome.FAILED, "contract_not_deployed": Outcome.NOT_FOUND,
-        "some_future_code": Outcome.FAILED, None: Outcome.ERROR,
+        "already_verified": Outcome.ALREADY_VERIFIED,
+        "unsupported_chain": Outcome.UNSUPPORTED_CHAIN,
+        "too_many_requests": Outcome.RATE_LIMITED,
+        "duplicate_verification_request": Outcome.RATE_LIMITED,
+        "job_not_found": Outcome.UNKNOWN_GUID,
+        "invalid_parameter": Outcome.ERROR,
+        "internal_error": Outcome.ERROR,
+        "no_match": Outcome.FAILED,
+        "bytecode_length_mismatch": Outcome.FAILED,
+        "compiler_error": Outcome.FAILED,
+        "contract_not_found_in_compiler_output": Outcome.FAILED,
+        "contract_not_deployed": Outcome.NOT_FOUND,
+        "some_future_code": Outcome.FAILED,
+        None: Outcome.ERROR,
     }
     assert {code: rules.outcome_for(code) for code in expected} == expected
-    for name in ("02-already-verified-submit", "09-unsupported-chain-submit", "12-job-not-found", "14-lookup-invalid-address"):
+    for name in (
+        "02-already-verified-submit",
+        "09-unsupported-chain-submit",
+        "12-job-not-found",
+        "14-lookup-invalid-address",
+    ):
         answer = recorded(name)
         assert rules.HTTP_STATUS[answer["body"]["customCode"]] == answer["status"]
     assert rules.overall_match("exact_match", "match") == "exact_match" and rules.overall_match(None, None) is None

@@ -35,15 +35,35 @@ PROXY = "0x" + "c1" * 20
 RUNTIME = bytes.fromhex("6080604052348015600e575f5ffd5b50")
 PROXY_RUNTIME = bytes.fromhex("363d3d373d3d3d363d7f") + b"\xf4" * 4
 SOURCE = "// SPDX-License-Identifier: MIT\npragma solidity 0.8.26;\n/// @title A box\ncontract Box { uint256 public value; }\n"
-STD_INPUT = {"language": "Solidity", "sources": {"src/Box.sol": {"content": SOURCE}},
-             "settings": {"optimizer": {"enabled": True, "runs": 200}, "evmVersion": "cancun",
-                          "outputSelection": {"*": {"*": ["abi"]}}}}
-METADATA = {"compiler": {"version": "0.8.26+commit.8a97fa7a"}, "language": "Solidity",
-            "output": {"abi": [], "devdoc": {"title": "A box", "kind": "dev", "version": 1},
-                       "userdoc": {"kind": "user", "version": 1}},
-            "settings": {"compilationTarget": {"src/Box.sol": "Box"}}, "version": 1}
-ABI = [{"type": "function", "name": "value", "inputs": [], "outputs": [{"name": "", "type": "uint256"}],
-        "stateMutability": "view"}]
+STD_INPUT = {
+    "language": "Solidity",
+    "sources": {"src/Box.sol": {"content": SOURCE}},
+    "settings": {
+        "optimizer": {"enabled": True, "runs": 200},
+        "evmVersion": "cancun",
+        "outputSelection": {"*": {"*": ["abi"]}},
+    },
+}
+METADATA = {
+    "compiler": {"version": "0.8.26+commit.8a97fa7a"},
+    "language": "Solidity",
+    "output": {
+        "abi": [],
+        "devdoc": {"title": "A box", "kind": "dev", "version": 1},
+        "userdoc": {"kind": "user", "version": 1},
+    },
+    "settings": {"compilationTarget": {"src/Box.sol": "Box"}},
+    "version": 1,
+}
+ABI = [
+    {
+        "type": "function",
+        "name": "value",
+        "inputs": [],
+        "outputs": [{"name": "", "type": "uint256"}],
+        "stateMutability": "view",
+    }
+]
 
 
 class DictChain:
@@ -82,13 +102,24 @@ class DictChain:
 
 def box(address: str = BOX, **changes) -> VerifiedContract:
     fields = dict(
-        address=address, contract_name="src/Box.sol:Box", compiler_version="v0.8.26+commit.8a97fa7a",
-        code_format="solidity-standard-json-input", source_code=json.dumps(STD_INPUT), abi=json.dumps(ABI),
-        settings={"optimizer": {"enabled": True, "runs": 200}}, constructor_arguments="00" * 31 + "07",
+        address=address,
+        contract_name="src/Box.sol:Box",
+        compiler_version="v0.8.26+commit.8a97fa7a",
+        code_format="solidity-standard-json-input",
+        source_code=json.dumps(STD_INPUT),
+        abi=json.dumps(ABI),
+        settings={"optimizer": {"enabled": True, "runs": 200}},
+        constructor_arguments="00" * 31 + "07",
         code_hash="ab" * 32,
-        details={"recompiled_creation": "6080" + "00" * 8, "recompiled_runtime": RUNTIME.hex(),
-                 "onchain_creation": "0x6080" + "00" * 8 + "00" * 31 + "07", "creation_tx": "0x" + "cd" * 32,
-                 "creation_block": 12, "deployer": "0x" + "de" * 20, "metadata": json.dumps(METADATA)},
+        details={
+            "recompiled_creation": "6080" + "00" * 8,
+            "recompiled_runtime": RUNTIME.hex(),
+            "onchain_creation": "0x6080" + "00" * 8 + "00" * 31 + "07",
+            "creation_tx": "0x" + "cd" * 32,
+            "creation_block": 12,
+            "deployer": "0x" + "de" * 20,
+            "metadata": json.dumps(METADATA),
+        },
     )
     fields.update(changes)
     return VerifiedContract(**fields)
@@ -99,8 +130,16 @@ def explorer(tmp_path):
     chain = DictChain()
     running = LocalExplorer(chain, db_path=tmp_path / "explorer.sqlite")
     running.store.save_contract(box())
-    running.store.save_contract(box(PROXY, contract_name="Proxy.sol:Proxy", code_format="solidity-single-file",
-                                    source_code="contract Proxy {}", details={}, constructor_arguments=""))
+    running.store.save_contract(
+        box(
+            PROXY,
+            contract_name="Proxy.sol:Proxy",
+            code_format="solidity-single-file",
+            source_code="contract Proxy {}",
+            details={},
+            constructor_arguments="",
+        )
+    )
     running.chain_reader = chain
     running.start()
     try:
@@ -133,8 +172,11 @@ def answers(explorer) -> dict:
 def test_lookup_all_answers_what_it_answered_before(explorer):
     now = answers(explorer)
     assert now == json.loads(GOLDEN.read_text())
-    assert now[PROXY]["proxyResolution"] == {"isProxy": True, "proxyType": "EIP-1967",
-                                             "implementations": [{"address": sfy_checksum(BOX), "name": "Box"}]}
+    assert now[PROXY]["proxyResolution"] == {
+        "isProxy": True,
+        "proxyType": "EIP-1967",
+        "implementations": [{"address": sfy_checksum(BOX), "name": "Box"}],
+    }
     assert now[BOX]["runtimeBytecode"]["onchainBytecode"] == "0x" + RUNTIME.hex()
 
 
@@ -187,7 +229,10 @@ def test_a_failed_read_fails_its_lookups_and_is_not_kept(explorer):
     proxy = lookup(explorer, BOX, "?fields=proxyResolution").json()["proxyResolution"]
     assert proxy["proxyResolutionError"]["customCode"] == sfy.PROXY_RESOLUTION_ERROR
     chain.fail = False
-    assert lookup(explorer, BOX, "?fields=runtimeBytecode").json()["runtimeBytecode"]["onchainBytecode"] == "0x" + RUNTIME.hex()
+    assert (
+        lookup(explorer, BOX, "?fields=runtimeBytecode").json()["runtimeBytecode"]["onchainBytecode"]
+        == "0x" + RUNTIME.hex()
+    )
 
 
 def test_shared_reads_end_and_a_cancelled_waiter_leaves_the_read_to_the_others():
@@ -232,12 +277,15 @@ def test_requested_fields():
     assert "sources" not in omitted and "abi" not in omitted and "metadata" in omitted
 
 
-@pytest.mark.parametrize("query, param, named", [
-    ({"fields": "abi", "omit": "abi"}, "fields", "omit"),
-    ({"fields": "colour"}, "fields", "colour"),
-    ({"fields": "compilation.colour"}, "fields", "compilerSettings"),  # the fix lists the parts
-    ({"omit": "all"}, "omit", "all"),
-])
+@pytest.mark.parametrize(
+    "query, param, named",
+    [
+        ({"fields": "abi", "omit": "abi"}, "fields", "omit"),
+        ({"fields": "colour"}, "fields", "colour"),
+        ({"fields": "compilation.colour"}, "fields", "compilerSettings"),  # the fix lists the parts
+        ({"omit": "all"}, "omit", "all"),
+    ],
+)
 def test_unknown_fields_are_refused_naming_the_parameter(query, param, named):
     with pytest.raises(InvalidRequest) as refused:
         sourcify_face.requested_fields(query)
@@ -253,14 +301,24 @@ def test_protocol_rules():
     assert sfy.overall_match(sfy.EXACT_MATCH, sfy.MATCH) == sfy.EXACT_MATCH  # the better, as Sourcify's Vyper answer
     assert sfy.overall_match(None, None) is None
     assert sfy.is_better_match(sfy.EXACT_MATCH, sfy.MATCH) and not sfy.is_better_match(sfy.MATCH, sfy.EXACT_MATCH)
-    request = sfy.body_to_request("31337", BOX, {"stdJsonInput": STD_INPUT, "compilerVersion": "0.8.26+commit.8a97fa7a",
-                                                 "contractIdentifier": "src/Box.sol:Box"})
+    request = sfy.body_to_request(
+        "31337",
+        BOX,
+        {
+            "stdJsonInput": STD_INPUT,
+            "compilerVersion": "0.8.26+commit.8a97fa7a",
+            "contractIdentifier": "src/Box.sol:Box",
+        },
+    )
     assert request.compiler_version == "v0.8.26+commit.8a97fa7a" and request.contract_name == "src/Box.sol:Box"
     with pytest.raises(InvalidRequest, match="contractIdentifier"):
         sfy.body_to_request("31337", BOX, {"stdJsonInput": STD_INPUT, "compilerVersion": "0.8.26+commit.8a97fa7a"})
     with pytest.raises(InvalidRequest, match="compilerVersion"):
-        sfy.body_to_request("31337", BOX, {"stdJsonInput": STD_INPUT, "compilerVersion": "0.8.26",
-                                           "contractIdentifier": "src/Box.sol:Box"})
+        sfy.body_to_request(
+            "31337",
+            BOX,
+            {"stdJsonInput": STD_INPUT, "compilerVersion": "0.8.26", "contractIdentifier": "src/Box.sol:Box"},
+        )
 
 
 # -- one round trip for proxy detection's first reads ------------------------------------------
@@ -293,8 +351,15 @@ class StubNode:
                 body = json.loads(self.rfile.read(int(self.headers["content-length"])))
                 node.posts.append(body)
                 if isinstance(body, list):
-                    reply = [answer(c) for c in reversed(body)] if batches else {
-                        "jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "batch requests are not supported"}}
+                    reply = (
+                        [answer(c) for c in reversed(body)]
+                        if batches
+                        else {
+                            "jsonrpc": "2.0",
+                            "id": None,
+                            "error": {"code": -32600, "message": "batch requests are not supported"},
+                        }
+                    )
                 else:
                     reply = answer(body)
                 data = json.dumps(reply).encode()
@@ -329,7 +394,9 @@ def test_code_and_slots_is_one_round_trip_or_reads_one_by_one(batches):
     assert code == RUNTIME
     assert words[0] == bytes(12) + bytes.fromhex(BOX[2:]) and words[1:] == [bytes(32)] * (len(slots) - 1)
     if batches:  # the answers came back in another order: matched by id
-        assert len(node.posts) == 1 and [c["method"] for c in node.posts[0]] == ["eth_getCode"] + ["eth_getStorageAt"] * len(slots)
+        assert len(node.posts) == 1 and [c["method"] for c in node.posts[0]] == ["eth_getCode"] + [
+            "eth_getStorageAt"
+        ] * len(slots)
     else:
         assert len(node.posts) == 2 + len(slots) and all(isinstance(p, dict) for p in node.posts[1:])
 
@@ -341,8 +408,16 @@ def test_a_lookup_reads_proxy_detection_in_one_round_trip(tmp_path):
     explorer = LocalExplorer(JsonRpcChain(node.url), db_path=tmp_path / "explorer.sqlite")
     try:
         explorer.store.save_contract(box())
-        explorer.store.save_contract(box(PROXY, contract_name="Proxy.sol:Proxy", code_format="solidity-single-file",
-                                         source_code="contract Proxy {}", details={}, constructor_arguments=""))
+        explorer.store.save_contract(
+            box(
+                PROXY,
+                contract_name="Proxy.sol:Proxy",
+                code_format="solidity-single-file",
+                source_code="contract Proxy {}",
+                details={},
+                constructor_arguments="",
+            )
+        )
         explorer.start()
         node.posts.clear()
         data = lookup(explorer, PROXY, "?fields=runtimeBytecode,proxyResolution").json()

@@ -31,7 +31,9 @@ class Etherscan:
         if address.lower() in self.unverified:
             raise ContractNotVerified(f"{address}: not verified")
         link = self.links.get(address.lower(), "")
-        return SourceRecord.from_result(address, {"SourceCode": "contract C {}", "ABI": "[]", "Proxy": "1" if link else "0", "Implementation": link})
+        return SourceRecord.from_result(
+            address, {"SourceCode": "contract C {}", "ABI": "[]", "Proxy": "1" if link else "0", "Implementation": link}
+        )
 
 
 class Sourcify:
@@ -40,8 +42,10 @@ class Sourcify:
 
     def lookup(self, address, fields="all"):
         self.asked.append((address.lower(), fields))
-        return {"match": "match" if address.lower() == CLONE else None,
-                "proxyResolution": {"implementations": [{"address": IMPL}]} if address.lower() == CLONE else {}}
+        return {
+            "match": "match" if address.lower() == CLONE else None,
+            "proxyResolution": {"implementations": [{"address": IMPL}]} if address.lower() == CLONE else {},
+        }
 
 
 def _target(name: str, kind: str = "etherscan") -> Target:
@@ -49,14 +53,19 @@ def _target(name: str, kind: str = "etherscan") -> Target:
 
 
 def test_one_call_per_address_and_target_and_the_links_judged_on_chain():
-    chain = FakeChain({ADDRESS_A: bytes.fromhex("6080604052"), ADDRESS_B: bytes.fromhex("6080604053"), CLONE: CLONE_CODE})
+    chain = FakeChain(
+        {ADDRESS_A: bytes.fromhex("6080604052"), ADDRESS_B: bytes.fromhex("6080604053"), CLONE: CLONE_CODE}
+    )
     clients = {
         "etherscan": Etherscan({CLONE: IMPL}),
         "mirror": Etherscan({CLONE: MOVED}, unverified=(ADDRESS_B,)),
         "bare": Etherscan({}),
         "sourcify": Sourcify(),
     }
-    targets = [_target(n) for n in ("etherscan", "mirror", "bare")] + [_target("sourcify", "sourcify"), _target("broken")]
+    targets = [_target(n) for n in ("etherscan", "mirror", "bare")] + [
+        _target("sourcify", "sourcify"),
+        _target("broken"),
+    ]
 
     def open_client(target, health):
         if target.name == "broken":
@@ -64,7 +73,9 @@ def test_one_call_per_address_and_target_and_the_links_judged_on_chain():
         return clients[target.name]
 
     deployments = [("A", ADDRESS_A), ("B", ADDRESS_B), ("Clone", CLONE)]
-    rows = status.read_status([status.NetworkStatus("ethereum:local", targets, deployments, chain, open_client)], workers=3)
+    rows = status.read_status(
+        [status.NetworkStatus("ethereum:local", targets, deployments, chain, open_client)], workers=3
+    )
     for name, client in clients.items():
         asked = sorted(a if isinstance(a, str) else a[0] for a in client.asked)
         assert asked == sorted(a.lower() for _, a in deployments), name
@@ -73,7 +84,9 @@ def test_one_call_per_address_and_target_and_the_links_judged_on_chain():
     clone = by["Clone"]
     assert (clone.proxy, clone.implementation.lower()) == ("EIP-1167", IMPL)
     assert [clone.targets[n].state for n in ("etherscan", "mirror", "bare")] == ["linked", "stale link", "not linked"]
-    assert MOVED in clone.targets["mirror"].implementation.lower() and "ape verify proxy" in clone.targets["mirror"].reason
+    assert (
+        MOVED in clone.targets["mirror"].implementation.lower() and "ape verify proxy" in clone.targets["mirror"].reason
+    )
     assert (clone.targets["sourcify"].state, clone.targets["sourcify"].match) == ("verified", "partial")
     assert by["B"].targets["mirror"].state == "not verified" and by["A"].targets["mirror"].state == "verified"
     assert by["A"].targets["sourcify"].state == "not verified"
@@ -81,7 +94,10 @@ def test_one_call_per_address_and_target_and_the_links_judged_on_chain():
 
     # What counts: every target by default; only the required ones when named.
     assert status.failing(rows, ["etherscan"]) == []
-    assert {(r.contract, t.target) for r, t in status.failing(rows, ["mirror"])} == {("B", "mirror"), ("Clone", "mirror")}
+    assert {(r.contract, t.target) for r, t in status.failing(rows, ["mirror"])} == {
+        ("B", "mirror"),
+        ("Clone", "mirror"),
+    }
     assert len(status.failing(rows)) == 3 + 2 + 1 + 2  # broken everywhere, mirror twice, bare once, sourcify A and B
     table = status.status_table(rows).splitlines()
     assert table[0].split() == ["contract", "address", "proxy", "etherscan", "mirror", "bare", "sourcify", "broken"]

@@ -14,17 +14,39 @@ KEYS = {"ETHERSCAN_API_KEY": "ether-key", "BLOCKSCOUT_API_KEY": "bs-key"}
 
 
 def test_each_known_target_has_its_flavour_and_its_client_carries_it():
-    config = ContractVerifyConfig(explorers={"ethereum": {"mainnet": {
-        "mirror": {"url": "https://explorer.example.org/blockscout/api", "kind": "etherscan"},  # "blockscout" in the URL's words only
-        "eth-explorer": {"url": "https://eth.blockscout.com/api", "kind": "etherscan"},  # a Blockscout host, under another name
-        "local-mirror": {"url": "http://127.0.0.1:5006/api", "kind": "etherscan"},
-    }}})
-    targets = resolve_targets("ethereum", "mainnet", config=config, environ=KEYS,
-                              names=["etherscan", "blockscout", "routescan", "sourcify", "mirror", "eth-explorer", "local-mirror"])
+    config = ContractVerifyConfig(
+        explorers={
+            "ethereum": {
+                "mainnet": {
+                    "mirror": {
+                        "url": "https://explorer.example.org/blockscout/api",
+                        "kind": "etherscan",
+                    },  # "blockscout" in the URL's words only
+                    "eth-explorer": {
+                        "url": "https://eth.blockscout.com/api",
+                        "kind": "etherscan",
+                    },  # a Blockscout host, under another name
+                    "local-mirror": {"url": "http://127.0.0.1:5006/api", "kind": "etherscan"},
+                }
+            }
+        }
+    )
+    targets = resolve_targets(
+        "ethereum",
+        "mainnet",
+        config=config,
+        environ=KEYS,
+        names=["etherscan", "blockscout", "routescan", "sourcify", "mirror", "eth-explorer", "local-mirror"],
+    )
     flavours = {t.name: t.flavour for t in targets}
     assert flavours == {
-        "etherscan": "etherscan", "blockscout": "blockscout", "routescan": "routescan", "sourcify": "sourcify",
-        "mirror": "etherscan", "eth-explorer": "blockscout", "local-mirror": "local",
+        "etherscan": "etherscan",
+        "blockscout": "blockscout",
+        "routescan": "routescan",
+        "sourcify": "sourcify",
+        "mirror": "etherscan",
+        "eth-explorer": "blockscout",
+        "local-mirror": "local",
     }
     for target in targets:
         assert target.client().flavour == target.flavour
@@ -32,7 +54,10 @@ def test_each_known_target_has_its_flavour_and_its_client_carries_it():
 
 def test_the_chains_listed_blockscout_instance_is_blockscout_under_any_name():
     assert flavour_of("explorer", "etherscan", "https://base-sepolia.blockscout.com/api") == "blockscout"
-    assert flavour_of("explorer", "etherscan", "https://scan.mychain.io/api", blockscout_pages="https://scan.mychain.io") == "blockscout"
+    assert (
+        flavour_of("explorer", "etherscan", "https://scan.mychain.io/api", blockscout_pages="https://scan.mychain.io")
+        == "blockscout"
+    )
     assert flavour_of("explorer", "etherscan", "https://scan.mychain.io/api") == "etherscan"
     assert flavour_of("blockscout", "etherscan", "http://127.0.0.1:4000/api") == "blockscout"  # configured so
 

@@ -8,11 +8,9 @@ import time
 from types import SimpleNamespace
 
 import pytest
-from support.stub_server import ADDRESS, GUID, Drop, Http, make_client, ok
-from support.client import single_file_request
 
-from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.client.etherscan import SubmissionReceipt
+from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.client.provider import ExplorerRecord
 from ape_contract_verify.derive import artifacts, derive
 from ape_contract_verify.evm import proxies
@@ -22,6 +20,8 @@ from ape_contract_verify.request import CodeFormat, VerificationRequest
 from ape_contract_verify.workflow import run as run_module
 from ape_contract_verify.workflow.run import Item, VerificationRun
 from ape_contract_verify.workflow.verification import Options
+from support.client import single_file_request
+from support.stub_server import ADDRESS, GUID, Drop, Http, make_client, ok
 
 pytestmark = pytest.mark.unit
 
@@ -44,7 +44,10 @@ def test_strikes_in_a_row_over_a_few_seconds_mark_it_down_and_an_answer_clears_t
     health.unreachable("connection refused at http://x")
     assert health.down
     health.others = True
-    assert health.reason == "target sourcify is down: connection refused at http://x (3 tries in 6 s); the other targets went on"
+    assert (
+        health.reason
+        == "target sourcify is down: connection refused at http://x (3 tries in 6 s); the other targets went on"
+    )
     with pytest.raises(TargetDown, match="target sourcify is down"):
         health.check()
 
@@ -72,7 +75,9 @@ def test_the_health_is_shared_by_every_worker_and_then_nothing_is_sent(stub):
     assert {type(e) for e in errors} == {TargetDown} and len({str(e) for e in errors}) == 1, errors
     sent = len(stub.seen)
     assert sent <= 3 + 2, "the strikes, and what the other workers had in flight"
-    with pytest.raises(TargetDown, match=r"target etherscan is down: ConnectionError at http://127\.0\.0\.1:\d+/api \(3 tries in 0 s\)"):
+    with pytest.raises(
+        TargetDown, match=r"target etherscan is down: ConnectionError at http://127\.0\.0\.1:\d+/api \(3 tries in 0 s\)"
+    ):
         clients[0].verify_source_code(single_file_request())
     assert len(stub.seen) == sent
 
@@ -86,7 +91,9 @@ def test_a_success_between_failures_keeps_the_target_up(stub):
     assert not health.down and len(stub.seen) == 9
 
 
-@pytest.mark.parametrize("fault", [Http(429, "slow down"), Http(503), Http(502, "<html>Bad Gateway</html>")], ids=["429", "503", "502"])
+@pytest.mark.parametrize(
+    "fault", [Http(429, "slow down"), Http(503), Http(502, "<html>Bad Gateway</html>")], ids=["429", "503", "502"]
+)
 def test_answers_that_refuse_never_mark_a_target_down(stub, fault):
     """The explorer answered: the existing backoff (and rate-limit pause) deals with it."""
     stub.default = lambda seen: fault
@@ -168,7 +175,9 @@ class Alive:
 def test_a_run_marks_a_dead_target_down_once_and_the_other_verifies_everything(monkeypatch):
     def fake_derive(artifact, address, **kwargs):
         request = VerificationRequest(address, "a.sol:A", "{}", CodeFormat.STANDARD_JSON, "v0.8.26+commit.8a97fa7a")
-        return SimpleNamespace(request=request, match="full", warnings=[], artifact=artifact, creation_source="transaction")
+        return SimpleNamespace(
+            request=request, match="full", warnings=[], artifact=artifact, creation_source="transaction"
+        )
 
     monkeypatch.setattr(derive, "derive", fake_derive)
     monkeypatch.setattr(artifacts, "find_artifact", lambda name, project: SimpleNamespace(label=name))
@@ -186,7 +195,10 @@ def test_a_run_marks_a_dead_target_down_once_and_the_other_verifies_everything(m
 
     monkeypatch.setattr(run_module, "explorer_for", fake_explorer_for)
     items = [Item("ethereum:sepolia", "0x" + f"{i + 1:040x}", f"C{i}") for i in range(20)]
-    targets = [SimpleNamespace(name=n, kind="etherscan", is_local=False, url=f"https://{n}.example/api", browser_url=None) for n in ("dead", "alive")]
+    targets = [
+        SimpleNamespace(name=n, kind="etherscan", is_local=False, url=f"https://{n}.example/api", browser_url=None)
+        for n in ("dead", "alive")
+    ]
     with VerificationRun(None, Options(poll_interval=0), workers=4) as run:
         run.add_network("ethereum:sepolia", targets)
         reports = run.verify(items)

@@ -7,7 +7,6 @@ can, and the one that cannot says so."""
 import json
 
 import pytest
-from support.service import SOLC_0826, Anvil, ServerProcess, encode, solc_compile, standard_input
 
 from ape_contract_verify.client.etherscan import ExplorerClient
 from ape_contract_verify.client.provider import ExplorerRecord, VerificationTarget
@@ -16,6 +15,7 @@ from ape_contract_verify.client.sourcify import SourcifyClient
 from ape_contract_verify.exceptions import ActionNotSupported
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.request import CodeFormat, VerificationRequest
+from support.service import SOLC_0826, Anvil, ServerProcess, encode, solc_compile, standard_input
 
 pytestmark = pytest.mark.engine
 
@@ -56,8 +56,12 @@ def target_for(world, face: str) -> VerificationTarget:
 
 def request_for(world, address: str, name: str, args: bytes = b"") -> VerificationRequest:
     return VerificationRequest(
-        address=address, contract_name=name, source_code=json.dumps(world["source"]),
-        code_format=CodeFormat.STANDARD_JSON, compiler_version=SOLC_0826, constructor_arguments=args.hex(),
+        address=address,
+        contract_name=name,
+        source_code=json.dumps(world["source"]),
+        code_format=CodeFormat.STANDARD_JSON,
+        compiler_version=SOLC_0826,
+        constructor_arguments=args.hex(),
         license_type=3,
     )
 

@@ -1,13 +1,13 @@
 """A network's targets: config, defaults per kind of chain, choice by name, keys kept apart."""
 
 import pytest
-from support.stub_server import Sleeps
 
 from ape_contract_verify.client.etherscan import ExplorerClient
 from ape_contract_verify.client.known import BLOCKSCOUT_PRO_URL, SOURCIFY_REPO_URL, SOURCIFY_URL
 from ape_contract_verify.client.targets import ETHERSCAN_V2_URL, Target, resolve_target, resolve_targets
 from ape_contract_verify.config import ContractVerifyConfig
 from ape_contract_verify.exceptions import ExplorerNotConfigured, InvalidRequest
+from support.stub_server import Sleeps
 
 pytestmark = pytest.mark.unit
 
@@ -22,22 +22,37 @@ def by_name(targets):
 
 
 def test_todays_keys_are_the_etherscan_target_and_named_entries_are_further_targets():
-    config = ContractVerifyConfig(explorers={"ethereum": {"sepolia": {
-        "api_key_env": "MY_ETHERSCAN", "calls_per_second": 4,
-        "blockscout": {"url": "https://eth-sepolia.blockscout.com/api", "calls_per_second": 2},
-        "mirror": {"url": "http://127.0.0.1:5006", "kind": "sourcify"},
-    }}})
+    config = ContractVerifyConfig(
+        explorers={
+            "ethereum": {
+                "sepolia": {
+                    "api_key_env": "MY_ETHERSCAN",
+                    "calls_per_second": 4,
+                    "blockscout": {"url": "https://eth-sepolia.blockscout.com/api", "calls_per_second": 2},
+                    "mirror": {"url": "http://127.0.0.1:5006", "kind": "sourcify"},
+                }
+            }
+        }
+    )
     explorer = config.explorer_for("ethereum", "sepolia")
     assert explorer.api_key_env == "MY_ETHERSCAN"  # the old form reads as before
     assert {n: t.kind for n, t in explorer.named_targets().items()} == {"blockscout": "etherscan", "mirror": "sourcify"}
-    targets = by_name(resolve_targets("ethereum", "sepolia", config=config, environ={"MY_ETHERSCAN": "targets-test-key"}))
+    targets = by_name(
+        resolve_targets("ethereum", "sepolia", config=config, environ={"MY_ETHERSCAN": "targets-test-key"})
+    )
     assert list(targets) == ["etherscan", "blockscout", "mirror", "sourcify"]
     assert targets["etherscan"].url == ETHERSCAN_V2_URL and targets["etherscan"].api_key.reveal() == "targets-test-key"
     assert targets["etherscan"].calls_per_second == 4
-    assert targets["blockscout"].url == "https://eth-sepolia.blockscout.com/api" and targets["blockscout"].calls_per_second == 2
+    assert (
+        targets["blockscout"].url == "https://eth-sepolia.blockscout.com/api"
+        and targets["blockscout"].calls_per_second == 2
+    )
     assert targets["mirror"].url == "http://127.0.0.1:5006/" and targets["mirror"].kind == "sourcify"
     # the singular resolver keeps giving the network's own (etherscan) target
-    assert resolve_target("ethereum", "sepolia", 11155111, config=config, environ={"MY_ETHERSCAN": "targets-test-key"}).url == ETHERSCAN_V2_URL
+    assert (
+        resolve_target("ethereum", "sepolia", 11155111, config=config, environ={"MY_ETHERSCAN": "targets-test-key"}).url
+        == ETHERSCAN_V2_URL
+    )
 
 
 @pytest.mark.parametrize(
@@ -63,7 +78,10 @@ def test_bad_target_config_names_the_key_path_and_the_fix(entry, path, words):
 def test_a_targets_name_that_is_nowhere_is_caught_at_load():
     with pytest.raises(ValueError, match=r"contract_verify.targets: 'blokscout' is neither"):
         ContractVerifyConfig(targets=["etherscan", "blokscout"])
-    ContractVerifyConfig(targets=["etherscan", "mine"], explorers={"ethereum": {"local": {"mine": {"url": "http://127.0.0.1:1/", "kind": "sourcify"}}}})
+    ContractVerifyConfig(
+        targets=["etherscan", "mine"],
+        explorers={"ethereum": {"local": {"mine": {"url": "http://127.0.0.1:1/", "kind": "sourcify"}}}},
+    )
 
 
 # -- defaults per kind of chain ---------------------------------------------------------------------
@@ -96,13 +114,19 @@ def test_a_chain_with_a_blockscout_instance_in_evmchains():
     assert blockscout.browser_url == "https://base-sepolia.blockscout.com" and blockscout.chain_id == 84532
     assert blockscout.calls_per_second == 5.0 and not blockscout.sends_chain_id
     assert blockscout.contract_url("0xAb") == "https://base-sepolia.blockscout.com/address/0xAb"
-    assert list(by_name(resolve_targets("ethereum", "mainnet", environ=KEYS))) == ["etherscan", "blockscout", "sourcify"]
+    assert list(by_name(resolve_targets("ethereum", "mainnet", environ=KEYS))) == [
+        "etherscan",
+        "blockscout",
+        "sourcify",
+    ]
 
 
 def test_the_top_level_rate_when_set_applies_to_every_target():
     config = ContractVerifyConfig(calls_per_second=1.5)
     assert {t.calls_per_second for t in resolve_targets("base", "sepolia", config=config, environ={})} == {1.5}
-    assert {t.calls_per_second for t in resolve_targets("base", "sepolia", config=ContractVerifyConfig(), environ={})} == {5.0, 3.0}
+    assert {
+        t.calls_per_second for t in resolve_targets("base", "sepolia", config=ContractVerifyConfig(), environ={})
+    } == {5.0, 3.0}
 
 
 @pytest.mark.parametrize("network", ["local", "mainnet-fork"])
@@ -112,11 +136,19 @@ def test_local_and_fork_networks_with_nothing_configured_use_the_embedded_explor
 
 
 def test_a_local_network_with_two_explorers_configured_gets_both_and_no_embedded_one():
-    config = ContractVerifyConfig(explorers={"ethereum": {"local": {
-        "url": "http://127.0.0.1:5005/api", "sourcify": {"url": "http://127.0.0.1:5005/"}}}})
+    config = ContractVerifyConfig(
+        explorers={
+            "ethereum": {"local": {"url": "http://127.0.0.1:5005/api", "sourcify": {"url": "http://127.0.0.1:5005/"}}}
+        }
+    )
     etherscan, sourcify = resolve_targets("ethereum", "local", 31337, config=config, environ=KEYS)
     assert (etherscan.url, etherscan.browser_url) == ("http://127.0.0.1:5005/api", "http://127.0.0.1:5005")
-    assert (sourcify.name, sourcify.kind, sourcify.url, sourcify.chain_id) == ("sourcify", "sourcify", "http://127.0.0.1:5005/", 31337)
+    assert (sourcify.name, sourcify.kind, sourcify.url, sourcify.chain_id) == (
+        "sourcify",
+        "sourcify",
+        "http://127.0.0.1:5005/",
+        31337,
+    )
     assert sourcify.browser_url == "http://127.0.0.1:5005"
     assert sourcify.contract_url("0xAb") == "http://127.0.0.1:5005/address/0xAb"  # the local explorer's pages
 
@@ -153,11 +185,16 @@ def test_an_unknown_name_lists_the_networks_targets():
 def test_config_targets_pick_and_leave_out_what_does_not_apply_here():
     config = ContractVerifyConfig(targets=["blockscout", "sourcify"])
     assert [t.name for t in resolve_targets("ethereum", "sepolia", config=config, environ=KEYS)] == ["sourcify"]
-    assert [t.name for t in resolve_targets("base", "sepolia", config=config, environ=KEYS)] == ["blockscout", "sourcify"]
+    assert [t.name for t in resolve_targets("base", "sepolia", config=config, environ=KEYS)] == [
+        "blockscout",
+        "sourcify",
+    ]
     with pytest.raises(ExplorerNotConfigured, match="None of contract_verify.targets"):
         resolve_targets("ethereum", "local", config=config, environ=KEYS)
     # --target wins over the config's list
-    assert [t.name for t in resolve_targets("base", "sepolia", config=config, names=["etherscan"], environ=KEYS)] == ["etherscan"]
+    assert [t.name for t in resolve_targets("base", "sepolia", config=config, names=["etherscan"], environ=KEYS)] == [
+        "etherscan"
+    ]
 
 
 def test_routescan_by_name():
@@ -174,7 +211,9 @@ def test_routescan_by_name():
 
 
 def test_the_etherscan_key_never_reaches_another_target():
-    config = ContractVerifyConfig(explorers={"base": {"sepolia": {"custom": {"url": "https://c.example/api", "kind": "etherscan"}}}})
+    config = ContractVerifyConfig(
+        explorers={"base": {"sepolia": {"custom": {"url": "https://c.example/api", "kind": "etherscan"}}}}
+    )
     env = {"ETHERSCAN_API_KEY": "ether-key"}
     targets = by_name(resolve_targets("base", "sepolia", config=config, api_key="flag-key", environ=env))
     assert targets["etherscan"].api_key.reveal() == "flag-key"
@@ -199,27 +238,39 @@ def test_each_target_reads_its_own_key_variable():
 
 
 def pro_config(**entry):
-    return ContractVerifyConfig(explorers={"ethereum": {"sepolia": {"blockscout": {"url": BLOCKSCOUT_PRO_URL, **entry}}}})
+    return ContractVerifyConfig(
+        explorers={"ethereum": {"sepolia": {"blockscout": {"url": BLOCKSCOUT_PRO_URL, **entry}}}}
+    )
 
 
 def test_pro_api_takes_chain_id_and_its_key():
-    targets = by_name(resolve_targets("ethereum", "sepolia", config=pro_config(api_key_env="PRO"), environ={**KEYS, "PRO": "proapi_1"}))
+    targets = by_name(
+        resolve_targets(
+            "ethereum", "sepolia", config=pro_config(api_key_env="PRO"), environ={**KEYS, "PRO": "proapi_1"}
+        )
+    )
     pro = targets["blockscout"]
     assert pro.chain_id_param == "chain_id" and pro.chain_id == 11155111 and pro.api_key.reveal() == "proapi_1"
     client = pro.client(sleep=Sleeps(), max_retries=0)
     assert isinstance(client, ExplorerClient) and client.chain_id == 11155111 and client.chain_id_param == "chain_id"
     # the chain-in-path form sends no parameter
-    path_form = ContractVerifyConfig(explorers={"ethereum": {"sepolia": {"blockscout": {"url": "https://api.blockscout.com/11155111/api"}}}})
+    path_form = ContractVerifyConfig(
+        explorers={"ethereum": {"sepolia": {"blockscout": {"url": "https://api.blockscout.com/11155111/api"}}}}
+    )
     (pro,) = resolve_targets("ethereum", "sepolia", config=path_form, names=["blockscout"], environ=KEYS)
     assert pro.chain_id_param is None and pro.api_key.reveal() == "bs-key"
 
 
 def test_pro_api_without_a_key_names_the_setting():
     with pytest.raises(ExplorerNotConfigured) as info:
-        resolve_targets("ethereum", "sepolia", config=pro_config(api_key_env="PRO"), environ={"ETHERSCAN_API_KEY": "ether-key"})
+        resolve_targets(
+            "ethereum", "sepolia", config=pro_config(api_key_env="PRO"), environ={"ETHERSCAN_API_KEY": "ether-key"}
+        )
     assert "contract_verify.explorers.ethereum.sepolia.blockscout.api_key_env" in str(info.value)
     assert "PRO" in str(info.value) and "ether-key" not in str(info.value)
-    hand_made = Target("ethereum", "sepolia", BLOCKSCOUT_PRO_URL, 11155111, None, name="blockscout", chain_id_param="chain_id")
+    hand_made = Target(
+        "ethereum", "sepolia", BLOCKSCOUT_PRO_URL, 11155111, None, name="blockscout", chain_id_param="chain_id"
+    )
     with pytest.raises(ExplorerNotConfigured, match="BLOCKSCOUT_API_KEY"):
         hand_made.client()
 
@@ -235,9 +286,22 @@ def test_an_etherscan_target_makes_an_explorer_client_with_its_settings():
 
 
 def test_sourcify_targets_carry_what_the_sourcify_client_needs():
-    config = ContractVerifyConfig(explorers={"ethereum": {"sepolia": {"sourcify": {"url": "https://sourcify.example/server", "api_key_env": "SRC", "calls_per_second": 7}}}})
+    config = ContractVerifyConfig(
+        explorers={
+            "ethereum": {
+                "sepolia": {
+                    "sourcify": {"url": "https://sourcify.example/server", "api_key_env": "SRC", "calls_per_second": 7}
+                }
+            }
+        }
+    )
     (target,) = resolve_targets("ethereum", "sepolia", config=config, names=["sourcify"], environ={"SRC": "s", **KEYS})
-    assert (target.kind, target.url, target.chain_id, target.calls_per_second) == ("sourcify", "https://sourcify.example/server/", 11155111, 7.0)
+    assert (target.kind, target.url, target.chain_id, target.calls_per_second) == (
+        "sourcify",
+        "https://sourcify.example/server/",
+        11155111,
+        7.0,
+    )
     assert target.api_key.reveal() == "s" and target.chain_id_param is None and target.browser_url is None
 
 

@@ -19,8 +19,20 @@ pytestmark = pytest.mark.e2e
 
 
 # The deploy summary's row: contract, address, outcome, target.
-ROW = re.compile(r"^(\S+(?: \S+)*?)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped)\s{2,}(\S+)", re.M)
-SOURCES = ["Token", "MathLib", "Calculator", "Box", "Vault", "Escrow", "viair:ViaIRCounter", "openzeppelin:ERC1967Proxy"]
+ROW = re.compile(
+    r"^(\S+(?: \S+)*?)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped)\s{2,}(\S+)",
+    re.M,
+)
+SOURCES = [
+    "Token",
+    "MathLib",
+    "Calculator",
+    "Box",
+    "Vault",
+    "Escrow",
+    "viair:ViaIRCounter",
+    "openzeppelin:ERC1967Proxy",
+]
 
 
 def test_ape_run_deploy_verifies_every_contract_on_both_targets(example_on_anvil):
@@ -31,8 +43,12 @@ def test_ape_run_deploy_verifies_every_contract_on_both_targets(example_on_anvil
         rows[(name, target)] = (address, outcome)
     for name in SOURCES:
         for target in ("etherscan", "sourcify"):
-            assert rows.get((name, target), (None, None))[1] == "verified", f"{name} on {target}: {example_on_anvil.proc.stdout[-4000:]}"
-    assert ("EIP-1167 clone (proxy link)", "etherscan") in rows and not [k for k in rows if k[1] == "sourcify" and "proxy link" in k[0]]
+            assert rows.get((name, target), (None, None))[1] == "verified", (
+                f"{name} on {target}: {example_on_anvil.proc.stdout[-4000:]}"
+            )
+    assert ("EIP-1167 clone (proxy link)", "etherscan") in rows and not [
+        k for k in rows if k[1] == "sourcify" and "proxy link" in k[0]
+    ]
     token = example_on_anvil.deployed["Token"]
     lookup = requests.get(f"{sourcify_base(example_on_anvil.sourcify)}v2/contract/31337/{token}", timeout=30)
     assert lookup.status_code == 200 and lookup.json()["match"] == "exact_match", lookup.text
@@ -70,10 +86,18 @@ def world(example_on_anvil, tmp_path_factory):
 
 
 def use_targets(project, etherscan: ServerProcess, sourcify: ServerProcess) -> None:
-    configure(project, contract_verify={
-        "auto": False, "max_retries": 1, "poll_interval": 0.5, "calls_per_second": 50,
-        "explorers": {"ethereum": {"local": {"url": etherscan.base_url, "sourcify": {"url": sourcify_base(sourcify)}}}},
-    })
+    configure(
+        project,
+        contract_verify={
+            "auto": False,
+            "max_retries": 1,
+            "poll_interval": 0.5,
+            "calls_per_second": 50,
+            "explorers": {
+                "ethereum": {"local": {"url": etherscan.base_url, "sourcify": {"url": sourcify_base(sourcify)}}}
+            },
+        },
+    )
 
 
 def test_verify_all_on_two_targets_with_one_stopped_in_the_middle(world):
@@ -131,7 +155,9 @@ def test_target_chooses_and_the_sourcify_face_reads_back(world):
         proc = verify_cli(project, "contract", box, "--target", "sourcify", "--json")
         document = as_json(proc)
         assert proc.returncode == 0, proc.stderr[-2000:]
-        assert [(r["target"], r["outcome"], r["match"]) for r in document["reports"]] == [("sourcify", "verified", "full")]
+        assert [(r["target"], r["outcome"], r["match"]) for r in document["reports"]] == [
+            ("sourcify", "verified", "full")
+        ]
         chain_id = 31337
         lookup = requests.get(f"{sourcify_base(server)}v2/contract/{chain_id}/{box}", timeout=30)
         assert lookup.status_code == 200 and lookup.json()["match"] == "exact_match"
@@ -174,15 +200,28 @@ def test_a_target_killed_in_the_middle_of_every_deployment_is_found_down_once(ex
     shutil.copytree(example_on_anvil.project / ".build" / "contract_verify", project / ".build" / "contract_verify")
     from ape_contract_verify.workflow.ledger import Ledger
 
-    recorded = sum(len(Ledger(p).entries()) for p in (project / ".build" / "contract_verify").glob("deployments-*.sqlite"))
+    recorded = sum(
+        len(Ledger(p).entries()) for p in (project / ".build" / "contract_verify").glob("deployments-*.sqlite")
+    )
     assert recorded >= 20, recorded
-    servers = [ServerProcess(example_on_anvil.anvil.url, tmp_path / f"{name}.sqlite", use_ape=True) for name in ("etherscan", "sourcify")]
+    servers = [
+        ServerProcess(example_on_anvil.anvil.url, tmp_path / f"{name}.sqlite", use_ape=True)
+        for name in ("etherscan", "sourcify")
+    ]
     etherscan, sourcify = servers
     try:
-        configure(project, contract_verify={
-            "auto": False, "poll_interval": 0.5, "calls_per_second": 50, "max_retries": 5,  # the default, not the example's 1
-            "explorers": {"ethereum": {"local": {"url": etherscan.base_url, "sourcify": {"url": sourcify_base(sourcify)}}}},
-        })
+        configure(
+            project,
+            contract_verify={
+                "auto": False,
+                "poll_interval": 0.5,
+                "calls_per_second": 50,
+                "max_retries": 5,  # the default, not the example's 1
+                "explorers": {
+                    "ethereum": {"local": {"url": etherscan.base_url, "sourcify": {"url": sourcify_base(sourcify)}}}
+                },
+            },
+        )
         killed: list = []
 
         def kill_after_the_first_submission():
@@ -222,8 +261,10 @@ def test_a_target_killed_in_the_middle_of_every_deployment_is_found_down_once(ex
         etherscan_rows = [r for r in rows if r["target"] == "etherscan"]
         found = found_down[0] - killed[0] if found_down else float("nan")
         healthy_done, dead_done = max(ends["etherscan"]), max(ends["sourcify"])
-        print(f"the run ended {after_kill:.1f} s after the kill; the target was found down after {found:.1f} s; "
-              f"its last row ended {dead_done - killed[0]:.1f} s and the other target's {healthy_done - killed[0]:.1f} s after the kill")
+        print(
+            f"the run ended {after_kill:.1f} s after the kill; the target was found down after {found:.1f} s; "
+            f"its last row ended {dead_done - killed[0]:.1f} s and the other target's {healthy_done - killed[0]:.1f} s after the kill"
+        )
         brief = [(r["contract"], r["target"], r["outcome"], r["reason"][:200]) for r in rows if not r["ok"]]
         assert etherscan_rows and all(r["ok"] for r in etherscan_rows), brief
         assert {r["address"].lower() for r in etherscan_rows} >= {a.lower() for a in example_on_anvil.deployed.values()}
@@ -232,7 +273,11 @@ def test_a_target_killed_in_the_middle_of_every_deployment_is_found_down_once(ex
         reasons = {r["reason"].split("; submitted as ")[0] for r in down}
         assert len(reasons) == 1, reasons
         (reason,) = reasons
-        assert reason.startswith("target sourcify is down: ") and "tries in" in reason and "the other targets went on" in reason, reason
+        assert (
+            reason.startswith("target sourcify is down: ")
+            and "tries in" in reason
+            and "the other targets went on" in reason
+        ), reason
         assert len(found_down) == 1 and found < 15, (found_down, killed)  # once, and soon
         assert dead_done <= max(killed[0] + 30, healthy_done + 2), "the dead target held the run up"
         assert ended <= max(killed[0] + 30, healthy_done + 5), f"{after_kill:.0f} s after the kill; {reason}"

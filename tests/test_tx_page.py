@@ -42,8 +42,11 @@ contract Note {
     }
 }
 """
-INPUT = {"language": "Solidity", "sources": {"Note.sol": {"content": NOTE}},
-         "settings": {"optimizer": {"enabled": True, "runs": 200}}}
+INPUT = {
+    "language": "Solidity",
+    "sources": {"Note.sol": {"content": NOTE}},
+    "settings": {"optimizer": {"enabled": True, "runs": 200}},
+}
 HOSTILE = "<script>alert(1)</script>"
 
 
@@ -53,7 +56,7 @@ def selector(signature: str) -> bytes:
     return keccak(text=signature)[:4]
 
 
-def send(anvil: Anvil, data: bytes, to: "str | None" = None, sender: "str | None" = None, value: int = 0) -> str:
+def send(anvil: Anvil, data: bytes, to: str | None = None, sender: str | None = None, value: int = 0) -> str:
     """A transaction that may revert (Anvil.transact refuses those): its hash, once mined."""
     tx = {"from": sender or anvil.accounts[0], "data": "0x" + data.hex(), "gas": hex(500_000), "value": hex(value)}
     if to:
@@ -68,7 +71,11 @@ def send(anvil: Anvil, data: bytes, to: "str | None" = None, sender: "str | None
 
 def clone_code(implementation: str) -> bytes:
     """EIP-1167 creation code for a minimal proxy of `implementation`."""
-    runtime = bytes.fromhex("363d3d373d3d3d363d73") + bytes.fromhex(implementation[2:]) + bytes.fromhex("5af43d82803e903d91602b57fd5bf3")
+    runtime = (
+        bytes.fromhex("363d3d373d3d3d363d73")
+        + bytes.fromhex(implementation[2:])
+        + bytes.fromhex("5af43d82803e903d91602b57fd5bf3")
+    )
     return bytes.fromhex("3d602d80600a3d3981f3") + runtime
 
 
@@ -84,14 +91,24 @@ def world():
         clone = anvil.deploy(clone_code(note)).lower()
         guid = post(explorer.base_url, json_form(note, INPUT, "Note.sol:Note"))["result"]
         assert poll(explorer.base_url, guid)["result"] == "Pass - Verified"
-        guid = post(explorer.base_url, {"module": "contract", "action": "verifyproxycontract", "address": clone})["result"]
+        guid = post(explorer.base_url, {"module": "contract", "action": "verifyproxycontract", "address": clone})[
+            "result"
+        ]
         assert poll(explorer.base_url, guid, action="checkproxyverification")["status"] == "1"
         hashes = {
             "create": create_hash,
-            "call": send(anvil, selector("note(string,uint256)") + encode(["string", "uint256"], [HOSTILE, 7]), to=note),
-            "proxied": send(anvil, selector("note(string,uint256)") + encode(["string", "uint256"], ["via clone", 8]), to=clone),
-            "failed": send(anvil, selector("guarded(uint256)") + encode(["uint256"], [1]), to=note, sender=anvil.accounts[1]),
-            "unverified": send(anvil, bytes.fromhex("deadbeef0102"), to=anvil.accounts[2], value=1_500_000_000_000_000_000),
+            "call": send(
+                anvil, selector("note(string,uint256)") + encode(["string", "uint256"], [HOSTILE, 7]), to=note
+            ),
+            "proxied": send(
+                anvil, selector("note(string,uint256)") + encode(["string", "uint256"], ["via clone", 8]), to=clone
+            ),
+            "failed": send(
+                anvil, selector("guarded(uint256)") + encode(["uint256"], [1]), to=note, sender=anvil.accounts[1]
+            ),
+            "unverified": send(
+                anvil, bytes.fromhex("deadbeef0102"), to=anvil.accounts[2], value=1_500_000_000_000_000_000
+            ),
         }
         yield {"anvil": anvil, "explorer": explorer, "note": note, "clone": clone, "tx": hashes}
     finally:
@@ -138,7 +155,9 @@ def test_a_call_to_a_verified_contract_is_decoded_and_hostile_text_escaped(world
 def test_a_call_through_a_verified_proxy_uses_the_implementations_abi(world):
     html = page(world, world["tx"]["proxied"]).text
     method = row(html, "Method")
-    assert "note(string,uint256)" in method and f"href='/address/{world['note']}'" in method  # "the implementation's ABI, at"
+    assert (
+        "note(string,uint256)" in method and f"href='/address/{world['note']}'" in method
+    )  # "the implementation's ABI, at"
     assert "<code>via clone</code>" in html
     assert "Noted(address,string,uint256)" in html  # the clone emitted it: named through the implementation
 
@@ -158,7 +177,9 @@ def test_a_reverted_transaction_is_failed(world):
     assert "Success" not in html
 
 
-@pytest.mark.parametrize("bad", ["0x1234", "0x" + "zz" * 32, "ab" * 32, "0x" + "ab" * 33, "%3Cscript%3Ealert(1)%3C%5Cscript%3E"])
+@pytest.mark.parametrize(
+    "bad", ["0x1234", "0x" + "zz" * 32, "ab" * 32, "0x" + "ab" * 33, "%3Cscript%3Ealert(1)%3C%5Cscript%3E"]
+)
 def test_a_malformed_hash_is_a_400_naming_txhash(world, bad):
     response = page(world, bad)
     assert response.status_code == 400

@@ -59,14 +59,20 @@ def _deploy(compiled, root, hosted: bool) -> NS:
         project,
         foundry={"host": node.url if node else anvil.url},
         contract_verify={
-            "auto": True, "max_retries": 1, "poll_interval": 0.5, "calls_per_second": 50,
+            "auto": True,
+            "max_retries": 1,
+            "poll_interval": 0.5,
+            "calls_per_second": 50,
             "explorers": {"ethereum": {"local": {"url": explorer.base_url}}},
         },
     )
     started = time.monotonic()
     try:
         proc = ape_in_process(project, "run", "deploy", "--network", "ethereum:local:foundry")
-        pending, advice = io.StringIO(), io.StringIO()  # under pytest the summary is still pending: printed as `ape run` would
+        pending, advice = (
+            io.StringIO(),
+            io.StringIO(),
+        )  # under pytest the summary is still pending: printed as `ape run` would
         with contextlib.redirect_stdout(pending), contextlib.redirect_stderr(advice):
             after_deploy.print_summary()
     finally:
@@ -74,8 +80,16 @@ def _deploy(compiled, root, hosted: bool) -> NS:
     output = proc.stdout + pending.getvalue()
     assert proc.returncode == 0, output[-4000:] + proc.stderr[-4000:]
     made = dict(DEPLOYED.findall(output))
-    return NS(project=project, anvil=anvil, node=node, explorer=explorer, output=output, stderr=proc.stderr + advice.getvalue(),
-              made=made, seconds=time.monotonic() - started)
+    return NS(
+        project=project,
+        anvil=anvil,
+        node=node,
+        explorer=explorer,
+        output=output,
+        stderr=proc.stderr + advice.getvalue(),
+        made=made,
+        seconds=time.monotonic() - started,
+    )
 
 
 @pytest.fixture(scope="module", params=["traces", "hosted"])
@@ -106,7 +120,10 @@ def test_every_child_gets_a_row_and_verifies(deployed):
         assert rows[address][0] == name and rows[address][1] in DONE, (name, rows[address])
     if deployed.node is not None:  # the proxy really refused the traces: the nonces and the fork found them
         assert deployed.node.refused.get("debug_traceTransaction"), deployed.node.refused
-        replayed = re.search(r"(\d+) of the run's transactions replayed \(the node has no traces\) in ([\d.]+) s", deployed.output + deployed.stderr)
+        replayed = re.search(
+            r"(\d+) of the run's transactions replayed \(the node has no traces\) in ([\d.]+) s",
+            deployed.output + deployed.stderr,
+        )
         assert replayed and int(replayed.group(1)) >= 1, deployed.stderr[-3000:]
         print(f"replay: {replayed.group(1)} transactions in {replayed.group(2)} s; the run {deployed.seconds:.1f} s")
     else:
@@ -121,7 +138,9 @@ def test_the_data_contract_gets_one_row_saying_so(deployed):
     assert mine[0].group(3) == "nothing to verify" and DATA_LINE in mine[0].group(4), mine[0].group(0)
     assert "name the contract type" not in deployed.output + deployed.stderr
     assert "not verified" not in deployed.stderr, "a data contract is no failure"
-    assert re.search(r"^contract_verify: ethereum:local:foundry: \d+ rows, \d+ verified, 1 nothing to verify$", deployed.stderr, re.M), deployed.stderr[-2000:]
+    assert re.search(
+        r"^contract_verify: ethereum:local:foundry: \d+ rows, \d+ verified, 1 nothing to verify$", deployed.stderr, re.M
+    ), deployed.stderr[-2000:]
 
 
 def test_by_address_the_data_contract_gets_the_same_line(deployed):
@@ -143,7 +162,11 @@ def test_a_dry_run_of_the_data_contract_says_so_and_writes_nothing(deployed, tmp
     assert not out.exists() or not any(p.is_file() for p in out.rglob("*")), list(out.rglob("*"))
     # A contract with code to verify still plans its request beside it (the negative case).
     both = verify_cli(deployed.project, "contract", deployed.made["Leaf"], "--dry-run")
-    assert both.returncode == 0 and f"Leaf {deployed.made['Leaf']}: verifysourcecode as contracts/Nursery.sol:Leaf" in both.stdout and DATA_LINE not in both.stdout, both.stdout[-3000:]
+    assert (
+        both.returncode == 0
+        and f"Leaf {deployed.made['Leaf']}: verifysourcecode as contracts/Nursery.sol:Leaf" in both.stdout
+        and DATA_LINE not in both.stdout
+    ), both.stdout[-3000:]
 
 
 def test_the_dry_run_plan_of_a_data_contract_is_ok(deployed):
@@ -153,10 +176,28 @@ def test_the_dry_run_plan_of_a_data_contract_is_ok(deployed):
     from ape_contract_verify.evm.chain import JsonRpcChain
     from ape_contract_verify.workflow.dry_run import DryRunPlan, plan
 
-    [item] = plan(deployed.made["Data"], None, JsonRpcChain(deployed.anvil.url), None, CompileCache(),
-                  code_format=None, license=None, constructor_args=None, check=True)
-    assert (item.label, item.nothing, item.error, item.request, item.sent) == ("data contract", DATA_LINE, None, None, False)
-    targets = [NS(name="local", kind="etherscan", url=None, api_key=None), NS(name="sourcify", kind="sourcify", url="http://127.0.0.1:9", api_key=None, chain_id=31337)]
+    [item] = plan(
+        deployed.made["Data"],
+        None,
+        JsonRpcChain(deployed.anvil.url),
+        None,
+        CompileCache(),
+        code_format=None,
+        license=None,
+        constructor_args=None,
+        check=True,
+    )
+    assert (item.label, item.nothing, item.error, item.request, item.sent) == (
+        "data contract",
+        DATA_LINE,
+        None,
+        None,
+        False,
+    )
+    targets = [
+        NS(name="local", kind="etherscan", url=None, api_key=None),
+        NS(name="sourcify", kind="sourcify", url="http://127.0.0.1:9", api_key=None, chain_id=31337),
+    ]
     dry = DryRunPlan("ethereum:local:foundry", targets, {t.name: [item] for t in targets})
     lines = list(dry.lines())
     assert dry.ok and sum(DATA_LINE in line for line in lines) == 2 and not dry.files, lines
@@ -165,7 +206,9 @@ def test_the_dry_run_plan_of_a_data_contract_is_ok(deployed):
 def test_status_lists_every_child(deployed):
     proc = verify_cli(deployed.project, "status")
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    lines = {m.group(0).lower(): line for line in proc.stdout.splitlines() for m in re.finditer(r"0x[0-9a-fA-F]{40}", line)}
+    lines = {
+        m.group(0).lower(): line for line in proc.stdout.splitlines() for m in re.finditer(r"0x[0-9a-fA-F]{40}", line)
+    }
     for name in CHILDREN:
         line = lines.get(deployed.made[name].lower())
         assert line and "verified" in line and "NOT" not in line, (name, proc.stdout)
@@ -210,7 +253,11 @@ def test_the_nonce_walk_finds_children_of_children_and_nothing_else(deployed):
     assert int(deployed.anvil.rpc("eth_getTransactionCount", made["Seeds"], "latest"), 16) == 2
     assert nonce_children(node, [made["Seeds"]], 0) == []
     # The node's own traces (anvil's) see the same children, the data contract too.
-    txs = [t["hash"] for n in range(1, latest + 1) for t in deployed.anvil.rpc("eth_getBlockByNumber", hex(n), True)["transactions"]]
+    txs = [
+        t["hash"]
+        for n in range(1, latest + 1)
+        for t in deployed.anvil.rpc("eth_getBlockByNumber", hex(n), True)["transactions"]
+    ]
     assert set(traced_children(node, txs)) == {made[n] for n in CHILDREN + ("Data",)}
 
 
@@ -224,7 +271,9 @@ def test_the_fork_replay_finds_every_child_without_traces(deployed):
 
     made, anvil = deployed.made, deployed.anvil
     latest = int(anvil.rpc("eth_blockNumber"), 16)
-    txs = [(n, t) for n in range(1, latest + 1) for t in anvil.rpc("eth_getBlockByNumber", hex(n), True)["transactions"]]
+    txs = [
+        (n, t) for n in range(1, latest + 1) for t in anvil.rpc("eth_getBlockByNumber", hex(n), True)["transactions"]
+    ]
     plant = next((n, t["hash"]) for n, t in txs if (t.get("to") or "").lower() == made["Seeds"].lower())
     node = HostedNodeProxy(anvil.url)
     reader = JsonRpcChain(node.url)

@@ -25,7 +25,7 @@ PROXIES = ("UUPSProxy", "TransparentProxy", "BeaconProxy", "BeaconProxy2")
 ADMIN_SLOT = 0xB53127684A568B3173AE13B9F8A6016E243E63B6E8EE1178D6A717850B5D6103
 
 # The upgrade script: no word of verification in it. It reads the addresses the test wrote.
-UPGRADE = '''
+UPGRADE = """
 import json
 from pathlib import Path
 
@@ -48,7 +48,7 @@ def main():
     print(f"NewBoxUUPS {uups.address}")
     print(f"NewBox {box.address}")
     print(f"BeaconProxy2 {known['BeaconProxy2']}")
-'''
+"""
 
 
 class CountingProxy:
@@ -65,8 +65,15 @@ class CountingProxy:
                 body = self.rfile.read(length) if length else b""
                 counter.seen.append(f"{self.path} {body.decode(errors='replace')}")
                 headers = {k: v for k, v in self.headers.items() if k.lower() in ("content-type",)}
-                answer = requests.request(self.command, counter.root + self.path, data=body, headers=headers, timeout=120)
-                reply(self, answer.status_code, answer.content, {"Content-Type": answer.headers.get("Content-Type", "application/json")})
+                answer = requests.request(
+                    self.command, counter.root + self.path, data=body, headers=headers, timeout=120
+                )
+                reply(
+                    self,
+                    answer.status_code,
+                    answer.content,
+                    {"Content-Type": answer.headers.get("Content-Type", "application/json")},
+                )
 
             do_GET = do_POST = _forward
 
@@ -89,7 +96,9 @@ class CountingProxy:
 
 
 def implementation_on(explorer_url: str, address: str) -> str:
-    answer = requests.get(explorer_url, params={"module": "contract", "action": "getsourcecode", "address": address}, timeout=30).json()
+    answer = requests.get(
+        explorer_url, params={"module": "contract", "action": "getsourcecode", "address": address}, timeout=30
+    ).json()
     return answer["result"][0]["Implementation"].lower()
 
 
@@ -98,10 +107,13 @@ def page_of(server, address: str) -> str:
 
 
 def use_targets(project, first: str, second: str, auto) -> None:
-    configure(project, contract_verify={
-        "auto": auto,
-        "explorers": {"ethereum": {"local": {"url": first, "mirror": {"url": second, "kind": "etherscan"}}}},
-    })
+    configure(
+        project,
+        contract_verify={
+            "auto": auto,
+            "explorers": {"ethereum": {"local": {"url": first, "mirror": {"url": second, "kind": "etherscan"}}}},
+        },
+    )
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +164,11 @@ def expected(deployed: dict, new: dict) -> dict:
 
 
 def links(servers, deployed: dict) -> dict:
-    return {(name, i): implementation_on(server.base_url, deployed[name]) for name in PROXIES for i, server in enumerate(servers)}
+    return {
+        (name, i): implementation_on(server.base_url, deployed[name])
+        for name in PROXIES
+        for i, server in enumerate(servers)
+    }
 
 
 def ledger_entries(project) -> dict:
@@ -174,7 +190,10 @@ def test_upgrades_in_a_run_outside_and_with_auto_off_are_linked_again_on_both_ta
     relinked = [line for line in proc.stdout.splitlines() if "(proxy re-link)" in line]
     for name in ("UUPSProxy", "TransparentProxy", "BeaconProxy"):
         rows = [line for line in relinked if deployed[name] in line]
-        assert len(rows) == 2 and all(" verified " in r and want[name] in r.lower() for r in rows), (name, proc.stdout[-5000:])
+        assert len(rows) == 2 and all(" verified " in r and want[name] in r.lower() for r in rows), (
+            name,
+            proc.stdout[-5000:],
+        )
     # The proxy deployed in this run on the beacon was linked by its deploy, then again after the upgrade.
     assert len([line for line in relinked if deployed["BeaconProxy2"] in line]) == 2, proc.stdout[-5000:]
     # The untouched proxies were not linked again.
@@ -190,7 +209,9 @@ def test_upgrades_in_a_run_outside_and_with_auto_off_are_linked_again_on_both_ta
     want = expected(deployed, newer)
     entries = ledger_entries(project)
     for name in PROXIES:
-        assert entries[deployed[name].lower()]["upgraded"]["implementation"] == want[name], entries[deployed[name].lower()]
+        assert entries[deployed[name].lower()]["upgraded"]["implementation"] == want[name], entries[
+            deployed[name].lower()
+        ]
     # The explorer's page keeps the link (as Etherscan does) and says that the chain moved on.
     page = requests.get(page_of(servers[0], deployed["UUPSProxy"]), timeout=60).text
     assert "id='stale-link-note'" in page and want["UUPSProxy"] in page.lower(), page[:3000]
@@ -214,7 +235,8 @@ def test_upgrades_in_a_run_outside_and_with_auto_off_are_linked_again_on_both_ta
     caught = verify_cli(project, "all", "--json")
     assert caught.returncode == 0, not_ok(caught)
     assert {i: implementation_on(s.base_url, deployed["UUPSProxy"]) for i, s in enumerate(servers)} == {
-        0: new["NewBoxUUPS"].lower(), 1: new["NewBoxUUPS"].lower()
+        0: new["NewBoxUUPS"].lower(),
+        1: new["NewBoxUUPS"].lower(),
     }
     for counter in counters:
         actions = [t for t in counter.mentioning(deployed["UUPSProxy"]) if "verifyproxycontract" in t]
@@ -234,7 +256,7 @@ def test_upgrades_in_a_run_outside_and_with_auto_off_are_linked_again_on_both_ta
 
 
 # A script that deploys nothing itself: it only calls the factory an earlier run deployed.
-CLONE_MORE = '''
+CLONE_MORE = """
 import json
 from pathlib import Path
 
@@ -246,7 +268,7 @@ def main():
     factory = project.CloneFactory.at(known["CloneFactory"])
     receipt = factory.clone(7, sender=accounts.test_accounts[0])
     print(f"Clone2 {receipt.events.filter(factory.CloneCreated)[0].clone}")
-'''
+"""
 
 
 def test_a_run_that_only_calls_a_factory_verifies_records_and_summarises_its_children(world):
@@ -261,7 +283,8 @@ def test_a_run_that_only_calls_a_factory_verifies_records_and_summarises_its_chi
     rows = [line for line in proc.stdout.splitlines() if clone in line and "(proxy link)" in line]
     assert len(rows) == 2 and all(" verified " in row for row in rows), proc.stdout[-5000:] + proc.stderr[-3000:]
     assert {i: implementation_on(server.base_url, clone) for i, server in enumerate(servers)} == {
-        0: deployed["Box"].lower(), 1: deployed["Box"].lower()
+        0: deployed["Box"].lower(),
+        1: deployed["Box"].lower(),
     }
     assert ledger_entries(project)[clone.lower()]["status"] == "verified"
 
@@ -297,7 +320,11 @@ def test_the_three_events_are_decoded_and_nothing_else():
     from ape_contract_verify.evm import upgrades
 
     upgraded = {"address": PROXY, "topics": [upgrades.UPGRADED, _word(NEW)], "data": b""}
-    beacon = {"address": PROXY, "topics": ["0x" + upgrades.BEACON_UPGRADED.hex(), "0x" + _word(BEACON_ADDR).hex()], "data": "0x"}
+    beacon = {
+        "address": PROXY,
+        "topics": ["0x" + upgrades.BEACON_UPGRADED.hex(), "0x" + _word(BEACON_ADDR).hex()],
+        "data": "0x",
+    }
     admin = {"address": PROXY, "topics": [upgrades.ADMIN_CHANGED], "data": _word(OLD) + _word(NEW)}
     assert upgrades.decode_log(upgraded, "0x1") == upgrades.UpgradeEvent("implementation", PROXY, NEW, "0x1")
     assert upgrades.decode_log(beacon).kind == "beacon" and upgrades.decode_log(beacon).address == BEACON_ADDR
@@ -314,17 +341,23 @@ def test_a_beacon_moves_its_known_proxies_and_a_linked_proxy_that_did_not_move_c
     from ape_contract_verify.workflow import upgrades
 
     other = "0x" + "e" * 40
-    chain = _Slots({
-        (PROXY, EIP1967_BEACON_SLOT): _word(BEACON_ADDR),
-        (other, EIP1967_BEACON_SLOT): _word("0x" + "f" * 40),
-        (BEACON_ADDR, "implementation()"): _word(NEW),
-    })
+    chain = _Slots(
+        {
+            (PROXY, EIP1967_BEACON_SLOT): _word(BEACON_ADDR),
+            (other, EIP1967_BEACON_SLOT): _word("0x" + "f" * 40),
+            (BEACON_ADDR, "implementation()"): _word(NEW),
+        }
+    )
     moved = upgrades.affected([UpgradeEvent("implementation", BEACON_ADDR, NEW)], chain, [PROXY, other])
     assert list(moved) == [PROXY]
     # plan: linked to what the chain holds on both targets -> no work; moved on one -> a relink there only.
     urls = {"etherscan": "http://a/api", "mirror": "http://b/api"}
     link = lambda impl, url: {"implementation": impl, "url": url}  # noqa: E731
-    entry = {"address": PROXY, "status": "verified", "links": {"etherscan": link(NEW, urls["etherscan"]), "mirror": link(OLD, urls["mirror"])}}
+    entry = {
+        "address": PROXY,
+        "status": "verified",
+        "links": {"etherscan": link(NEW, urls["etherscan"]), "mirror": link(OLD, urls["mirror"])},
+    }
     todo = upgrades.plan(entry, urls, chain, PROXY)
     assert (todo.verify, todo.relink, todo.current, todo.implementation) == (set(), {"mirror"}, {"etherscan"}, NEW)
     entry["links"]["mirror"] = link(NEW, urls["mirror"])

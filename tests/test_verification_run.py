@@ -17,8 +17,9 @@ from ape_contract_verify.exceptions import ExplorerError
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 from ape_contract_verify.workflow import run as run_module
+from ape_contract_verify.workflow.report import summary_table
 from ape_contract_verify.workflow.run import Item, VerificationRun, failed
-from ape_contract_verify.workflow.verification import Options, summary_table
+from ape_contract_verify.workflow.verification import Options
 
 pytestmark = pytest.mark.unit
 
@@ -90,7 +91,9 @@ def world(monkeypatch):
     def fake_derive(artifact, address, **kwargs):
         derived.append((address, kwargs["code_format"]))
         request = VerificationRequest(address, "a.sol:A", "{}", CodeFormat.STANDARD_JSON, "v0.8.26+commit.8a97fa7a")
-        return SimpleNamespace(request=request, match="full", warnings=[], artifact=artifact, creation_source="transaction")
+        return SimpleNamespace(
+            request=request, match="full", warnings=[], artifact=artifact, creation_source="transaction"
+        )
 
     monkeypatch.setattr(derive, "derive", fake_derive)
     monkeypatch.setattr(artifacts, "find_artifact", lambda name, project: SimpleNamespace(label=name))
@@ -113,9 +116,13 @@ def verify(world, targets, items, **options):
 
 def test_targets_run_side_by_side_on_one_derivation(world):
     barrier = threading.Barrier(2, timeout=10)
-    world.clients.update(etherscan=Client("etherscan", barrier=barrier), blockscout=Client("blockscout", barrier=barrier))
+    world.clients.update(
+        etherscan=Client("etherscan", barrier=barrier), blockscout=Client("blockscout", barrier=barrier)
+    )
     reports = verify(world, {"ethereum:sepolia": ["etherscan", "blockscout"]}, [Item("ethereum:sepolia", A, "Box")])
-    assert [(r.target, r.outcome) for r in reports] == [("etherscan", "verified"), ("blockscout", "verified")], [r.reason for r in reports]
+    assert [(r.target, r.outcome) for r in reports] == [("etherscan", "verified"), ("blockscout", "verified")], [
+        r.reason for r in reports
+    ]
     assert world.derived == [(A, "standard-json")], "one derivation serves every target"
     assert all(r.network == "ethereum:sepolia" for r in reports)
 
@@ -129,8 +136,10 @@ def test_one_target_down_never_stops_the_others_and_required_targets_decide(worl
     reports = verify(world, {"ethereum:sepolia": ["etherscan", ("sourcify", "sourcify")]}, items)
     by = {(r.contract, r.target): r for r in reports}
     assert {k: str(r.outcome) for k, r in by.items()} == {
-        ("Box", "etherscan"): "error", ("Token", "etherscan"): "error",
-        ("Box", "sourcify"): "verified", ("Token", "sourcify"): "verified",
+        ("Box", "etherscan"): "error",
+        ("Token", "etherscan"): "error",
+        ("Box", "sourcify"): "verified",
+        ("Token", "sourcify"): "verified",
     }
     assert "etherscan is down" in by[("Box", "etherscan")].reason
     assert len(failed(reports)) == 2
@@ -148,12 +157,24 @@ def test_a_refusal_is_its_own_outcome(world):
 
 def test_sourcify_gets_standard_json_its_match_level_and_no_proxy_link(world, monkeypatch):
     monkeypatch.setattr(
-        proxies, "detect_proxy", lambda chain, address: SimpleNamespace(kind="EIP-1967", implementation=B) if address == A else None
+        proxies,
+        "detect_proxy",
+        lambda chain, address: SimpleNamespace(kind="EIP-1967", implementation=B) if address == A else None,
     )
-    monkeypatch.setattr(artifacts, "identify", lambda address, project, runtime=None, cache=None, **kw: SimpleNamespace(label="Impl"))
+    monkeypatch.setattr(
+        artifacts, "identify", lambda address, project, runtime=None, cache=None, **kw: SimpleNamespace(label="Impl")
+    )
     chain = SimpleNamespace(get_code=lambda address: b"\x60")
     world.clients.update(
-        etherscan=Client("etherscan", answer=ExplorerAnswer(Outcome.VERIFIED, "1", "OK", "The proxy's (0x) implementation contract is found at 0x and is successfully updated.")),
+        etherscan=Client(
+            "etherscan",
+            answer=ExplorerAnswer(
+                Outcome.VERIFIED,
+                "1",
+                "OK",
+                "The proxy's (0x) implementation contract is found at 0x and is successfully updated.",
+            ),
+        ),
         sourcify=Client("sourcify", answer=passed(match="match")),
     )
     with VerificationRun(None, Options(poll_interval=0, code_format="flatten"), workers=4) as run:
@@ -170,7 +191,9 @@ def test_sourcify_gets_standard_json_its_match_level_and_no_proxy_link(world, mo
 def test_a_partial_match_on_sourcify_is_submitted_again(world):
     world.clients.update(sourcify=Client("sourcify", record=ExplorerRecord(A, verified=True, match="match")))
     world.clients["etherscan"] = Client("etherscan", record=ExplorerRecord(A, verified=True))
-    reports = verify(world, {"ethereum:sepolia": ["etherscan", ("sourcify", "sourcify")]}, [Item("ethereum:sepolia", A, "Box")])
+    reports = verify(
+        world, {"ethereum:sepolia": ["etherscan", ("sourcify", "sourcify")]}, [Item("ethereum:sepolia", A, "Box")]
+    )
     by = {r.target: str(r.outcome) for r in reports}
     assert by == {"etherscan": "already verified", "sourcify": "verified"}
     assert len(world.clients["sourcify"].submitted) == 1 and not world.clients["etherscan"].submitted
@@ -179,8 +202,10 @@ def test_a_partial_match_on_sourcify_is_submitted_again(world):
 def test_the_summary_has_a_row_per_contract_and_target_and_names_networks():
     from ape_contract_verify.workflow.verification import Report
 
-    one = [Report("Box", A, Outcome.VERIFIED, target="etherscan", network="ethereum:local"),
-           Report("Box", A, Outcome.FAILED, "no_match", target="sourcify", network="ethereum:local")]
+    one = [
+        Report("Box", A, Outcome.VERIFIED, target="etherscan", network="ethereum:local"),
+        Report("Box", A, Outcome.FAILED, "no_match", target="sourcify", network="ethereum:local"),
+    ]
     table = summary_table(one).splitlines()
     assert table[0].split() == ["contract", "address", "outcome", "target", "link", "/", "reason"]
     assert table[2].split()[2:5] == ["failed", "sourcify", "no_match"]

@@ -5,11 +5,11 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from ape_contract_verify.derive import derive
-from ape_contract_verify.workflow import verification
-from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.client.etherscan import SubmissionReceipt
+from ape_contract_verify.derive import derive
+from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.request import CodeFormat, VerificationRequest
+from ape_contract_verify.workflow import verification
 
 pytestmark = pytest.mark.unit
 
@@ -56,13 +56,17 @@ def request(sources: str = '{"sources": {"a.sol": {}}}') -> VerificationRequest:
 
 
 def make(client) -> verification.Verification:
-    return verification.Verification(client, project=None, chain_reader=None, options=verification.Options(poll_interval=0))
+    return verification.Verification(
+        client, project=None, chain_reader=None, options=verification.Options(poll_interval=0)
+    )
 
 
 def test_a_rejected_minimal_input_is_retried_once_with_the_full_project_input(monkeypatch):
     full = request('{"sources": {"a.sol": {}, "b.sol": {}}}')
     monkeypatch.setattr(derive, "with_full_project_input", lambda d: full)
-    client = ScriptedClient([answer(Outcome.FAILED, "Fail - Unable to verify"), answer(Outcome.VERIFIED, "Pass - Verified")])
+    client = ScriptedClient(
+        [answer(Outcome.FAILED, "Fail - Unable to verify"), answer(Outcome.VERIFIED, "Pass - Verified")]
+    )
     report = make(client)._submit("A", FakeDerivation(request()), 0.0)
     assert [r.source_code for r in client.submitted] == [request().source_code, full.source_code]
     assert report.outcome == "verified"

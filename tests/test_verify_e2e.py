@@ -20,18 +20,35 @@ pytestmark = pytest.mark.e2e
 
 # Every contract the example deploys, and what the summary must say of it.
 SOURCES = [
-    "Token", "MathLib", "Calculator", "Box", "SimpleProxy", "BoxUUPS", "UpgradeableBeacon", "BeaconProxy",
-    "CloneFactory", "LegacyStore", "Vault", "Escrow", "viair:ViaIRCounter", "tuned:TunedStore",
-    "openzeppelin:ERC1967Proxy", "openzeppelin:TransparentUpgradeableProxy",
-    "openzeppelin:UpgradeableBeacon", "openzeppelin:BeaconProxy",
+    "Token",
+    "MathLib",
+    "Calculator",
+    "Box",
+    "SimpleProxy",
+    "BoxUUPS",
+    "UpgradeableBeacon",
+    "BeaconProxy",
+    "CloneFactory",
+    "LegacyStore",
+    "Vault",
+    "Escrow",
+    "viair:ViaIRCounter",
+    "tuned:TunedStore",
+    "openzeppelin:ERC1967Proxy",
+    "openzeppelin:TransparentUpgradeableProxy",
+    "openzeppelin:UpgradeableBeacon",
+    "openzeppelin:BeaconProxy",
 ]
 # Created inside TransparentUpgradeableProxy's constructor: found through the run's events, and
 # its constructor arguments through the node's traces (anvil), or by replaying its block in the
 # process (eth-tester, which has no traces and no node to fork: issue 28).
 PROXY_ADMIN = "openzeppelin:ProxyAdmin"
 PROXY_LINKS = [
-    "SimpleProxy (proxy link)", "BeaconProxy (proxy link)", "EIP-1167 clone (proxy link)",
-    "openzeppelin:ERC1967Proxy (proxy link)", "openzeppelin:TransparentUpgradeableProxy (proxy link)",
+    "SimpleProxy (proxy link)",
+    "BeaconProxy (proxy link)",
+    "EIP-1167 clone (proxy link)",
+    "openzeppelin:ERC1967Proxy (proxy link)",
+    "openzeppelin:TransparentUpgradeableProxy (proxy link)",
     "openzeppelin:BeaconProxy (proxy link)",
 ]
 DEPLOY_LINES = 19
@@ -79,7 +96,9 @@ def anvil_rpc(project: Path, method: str, *params):
     import requests
 
     url = yaml.safe_load((project / "ape-config.yaml").read_text())["foundry"]["host"]
-    return requests.post(url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}, timeout=30).json()["result"]
+    return requests.post(
+        url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}, timeout=30
+    ).json()["result"]
 
 
 def test_ape_run_deploy_verifies_everything_on_a_standalone_explorer(on_anvil):
@@ -120,10 +139,17 @@ def test_verify_all_and_contract_name_read_apes_own_deployment_records(on_anvil,
     project, _, deployed = on_anvil
     bare = copy_project(project, tmp_path / "records")  # the copy leaves the plugin's ledger behind
     assert not list((bare / ".build").glob("contract_verify/deployments-*"))
-    configure(bare, deployments={"ethereum": {"local": [
-        {"contract_type": "Box", "address": deployed["Box"]},
-        {"contract_type": "Calculator", "address": deployed["Calculator"]},
-    ]}})
+    configure(
+        bare,
+        deployments={
+            "ethereum": {
+                "local": [
+                    {"contract_type": "Box", "address": deployed["Box"]},
+                    {"contract_type": "Calculator", "address": deployed["Calculator"]},
+                ]
+            }
+        },
+    )
     proc = verify_cli(bare, "all", "--json")
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     found = {r["address"].lower(): r for r in as_json(proc)["reports"] if r["kind"] == "source"}
@@ -201,7 +227,9 @@ def test_precheck_stops_a_source_edited_after_deployment(on_anvil, explorer, tmp
     project = copy_project(on_anvil[0], tmp_path / "edited")
     deployed = on_anvil[2]
     source = project / "contracts" / "math" / "Calculator.sol"
-    source.write_text(source.read_text().replace("value * scale, basisPoints, 10_000", "value * scale, basisPoints, 100_000"))
+    source.write_text(
+        source.read_text().replace("value * scale, basisPoints, 10_000", "value * scale, basisPoints, 100_000")
+    )
     before = submissions(explorer.db)
     proc = verify_cli(project, "contract", "Calculator", deployed["Calculator"], "--force")
     assert proc.returncode == 1, proc.stdout
@@ -219,7 +247,9 @@ def test_precheck_names_changed_optimizer_runs(on_anvil, explorer, tmp_path):
     proc = verify_cli(project, "contract", "Token", deployed["Token"], "--force")
     assert proc.returncode == 1, proc.stdout
     assert "pre-check failed" in proc.stdout and "optimizer runs" in proc.stdout
-    assert "compiled with optimizer.runs=200: resubmit with that setting." in proc.stdout  # what the deployed code was built with
+    assert (
+        "compiled with optimizer.runs=200: resubmit with that setting." in proc.stdout
+    )  # what the deployed code was built with
     assert submissions(explorer.db) == before
 
 
@@ -284,7 +314,11 @@ def test_explorer_going_away_loses_no_deploy_and_verify_all_finishes(compiled_ex
         (project / "scripts" / "few.py").write_text(FEW_DEPLOYS)
         proc = subprocess.Popen(
             [str(BIN / "ape"), "run", "few", "--network", "ethereum:local:foundry"],
-            cwd=project, env=tool_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            cwd=project,
+            env=tool_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
         )
         lines: list[str] = []
 
@@ -308,12 +342,18 @@ def test_explorer_going_away_loses_no_deploy_and_verify_all_finishes(compiled_ex
         every = ROW.findall(output)
         not_ok = [row for row in every if row[2] not in ("verified", "already verified")]
         assert f"contract_verify: ethereum:local:foundry: {len(every)} rows, " in output, output[-3000:]
-        assert f"{len(not_ok)} not verified; `ape verify all --network ethereum:local:foundry` finishes them" in output, output[-3000:]
+        assert (
+            f"{len(not_ok)} not verified; `ape verify all --network ethereum:local:foundry` finishes them" in output
+        ), output[-3000:]
 
         back = ServerProcess(node.url, tmp_path / "gone.sqlite", use_ape=True, extra=("--port", port))
         try:
-            again = run([BIN / "ape", "verify", "all", "--network", "ethereum:local:foundry", "--json"],
-                        cwd=project, timeout=900, check=False)
+            again = run(
+                [BIN / "ape", "verify", "all", "--network", "ethereum:local:foundry", "--json"],
+                cwd=project,
+                timeout=900,
+                check=False,
+            )
             assert again.returncode == 0, again.stdout[-4000:] + again.stderr[-4000:]
             reports = as_json(again)["reports"]
             assert all(r["ok"] for r in reports)
@@ -354,9 +394,15 @@ def test_fail_on_error_makes_ape_run_fail_and_keeps_the_deploys(compiled_example
     with socket.socket() as sock:  # a port nothing listens on: the explorer is down
         sock.bind(("127.0.0.1", 0))
         down = f"http://127.0.0.1:{sock.getsockname()[1]}/api"
-    configure(project, contract_verify={
-        "auto": True, "fail_on_error": True, "max_retries": 0, "explorers": {"ethereum": {"local": {"url": down}}},
-    })
+    configure(
+        project,
+        contract_verify={
+            "auto": True,
+            "fail_on_error": True,
+            "max_retries": 0,
+            "explorers": {"ethereum": {"local": {"url": down}}},
+        },
+    )
     (project / "scripts" / "admin.py").write_text(
         "from ape import accounts, project\n\n"
         "def main():\n"
@@ -371,7 +417,9 @@ def test_fail_on_error_makes_ape_run_fail_and_keeps_the_deploys(compiled_example
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
     rows = summary(proc.stdout)
     for name in ("Box", "openzeppelin:TransparentUpgradeableProxy", PROXY_ADMIN):
-        assert name in rows and rows[name][1] == "error" and "is down" in rows[name][2], proc.stdout[-3000:] + proc.stderr[-3000:]
+        assert name in rows and rows[name][1] == "error" and "is down" in rows[name][2], (
+            proc.stdout[-3000:] + proc.stderr[-3000:]
+        )
     assert DEPLOYED.search(proc.stdout), "the deploy itself completed and printed"
 
 

@@ -66,15 +66,30 @@ def world(example_on_anvil, tmp_path_factory):
         servers = [ServerProcess(anvil.url, root / f"{name}.sqlite") for name in ("first", "mirror")]
         first, mirror = servers
         config = {
-            "networks": {"custom": [{"name": "anvil-two", "chain_id": 31337, "ecosystem": "ethereum", "default_provider": "node"}]},
+            "networks": {
+                "custom": [
+                    {"name": "anvil-two", "chain_id": 31337, "ecosystem": "ethereum", "default_provider": "node"}
+                ]
+            },
             "node": {"ethereum": {"anvil-two": {"uri": anvil.url}}},
             "contract_verify": {
-                "auto": False, "max_retries": 1, "poll_interval": 0.5, "calls_per_second": 50,
-                "explorers": {"ethereum": {
-                    "local": {"url": example_on_anvil.explorer.base_url, "sourcify": {"url": sourcify_base(example_on_anvil.sourcify)}},
-                    "anvil-two": {"url": first.base_url, "mirror": {"url": mirror.base_url, "kind": "etherscan"},
-                                  "sourcify": {"url": sourcify_base(first)}},
-                }},
+                "auto": False,
+                "max_retries": 1,
+                "poll_interval": 0.5,
+                "calls_per_second": 50,
+                "explorers": {
+                    "ethereum": {
+                        "local": {
+                            "url": example_on_anvil.explorer.base_url,
+                            "sourcify": {"url": sourcify_base(example_on_anvil.sourcify)},
+                        },
+                        "anvil-two": {
+                            "url": first.base_url,
+                            "mirror": {"url": mirror.base_url, "kind": "etherscan"},
+                            "sourcify": {"url": sourcify_base(first)},
+                        },
+                    }
+                },
             },
         }
         configure(project, **config)
@@ -98,7 +113,10 @@ def world(example_on_anvil, tmp_path_factory):
         # Only the first explorer hears of it: box2 verified there and the proxy linked again.
         proc = _cli(project, "all", "--network", TWO, "--target", "etherscan")
         assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
-        addresses = {name: to_checksum_address(a) for name, a in (("box", box), ("box2", box2), ("beacon", beacon), ("proxy", proxy))}
+        addresses = {
+            name: to_checksum_address(a)
+            for name, a in (("box", box), ("box2", box2), ("beacon", beacon), ("proxy", proxy))
+        }
         yield SimpleNamespace(project=project, example=example_on_anvil, first=first, mirror=mirror, **addresses)
     finally:
         for server in servers:
@@ -107,9 +125,13 @@ def world(example_on_anvil, tmp_path_factory):
 
 
 def _getsourcecode(base_url: str, address: str) -> dict:
-    answer = requests.get(base_url, params={"module": "contract", "action": "getsourcecode", "address": address}, timeout=30).json()
+    answer = requests.get(
+        base_url, params={"module": "contract", "action": "getsourcecode", "address": address}, timeout=30
+    ).json()
     item = answer["result"][0]
-    verified = bool(item.get("SourceCode")) and not str(item.get("ABI", "")).startswith("Contract source code not verified")
+    verified = bool(item.get("SourceCode")) and not str(item.get("ABI", "")).startswith(
+        "Contract source code not verified"
+    )
     return {"verified": verified, "implementation": item.get("Implementation") if item.get("Proxy") == "1" else ""}
 
 
@@ -121,9 +143,15 @@ def _explorers(world) -> dict:
     """network -> target -> (kind, base URL), as configured."""
     example = world.example
     return {
-        "ethereum:local": {"etherscan": ("etherscan", example.explorer.base_url), "sourcify": ("sourcify", sourcify_base(example.sourcify))},
-        "ethereum:anvil-two": {"etherscan": ("etherscan", world.first.base_url), "mirror": ("etherscan", world.mirror.base_url),
-                               "sourcify": ("sourcify", sourcify_base(world.first))},
+        "ethereum:local": {
+            "etherscan": ("etherscan", example.explorer.base_url),
+            "sourcify": ("sourcify", sourcify_base(example.sourcify)),
+        },
+        "ethereum:anvil-two": {
+            "etherscan": ("etherscan", world.first.base_url),
+            "mirror": ("etherscan", world.mirror.base_url),
+            "sourcify": ("sourcify", sourcify_base(world.first)),
+        },
     }
 
 
@@ -136,7 +164,9 @@ def test_every_row_on_both_networks_says_what_each_explorer_answers(world):
     assert {r["network"] for r in rows} == set(explorers), rows
     from ape_contract_verify.workflow.ledger import Ledger
 
-    recorded = sum(len(Ledger(p).entries()) for p in (world.project / ".build" / "contract_verify").glob("deployments-*.sqlite"))
+    recorded = sum(
+        len(Ledger(p).entries()) for p in (world.project / ".build" / "contract_verify").glob("deployments-*.sqlite")
+    )
     assert len(rows) == recorded and recorded >= 20
     for row in rows:
         assert set(row["targets"]) == set(explorers[row["network"]]), row
@@ -154,17 +184,33 @@ def test_every_row_on_both_networks_says_what_each_explorer_answers(world):
                 assert status["state"] == "not verified", (row, said)
                 continue
             linked = said["implementation"]
-            expected = ("verified" if chain_impl is None else "not linked" if not linked
-                        else "linked" if linked.lower() == chain_impl.lower() else "stale link")
+            expected = (
+                "verified"
+                if chain_impl is None
+                else "not linked"
+                if not linked
+                else "linked"
+                if linked.lower() == chain_impl.lower()
+                else "stale link"
+            )
             assert status["state"] == expected, (row, said)
             assert (status["implementation"] or "").lower() == (linked or "").lower()
 
     two = {r["address"]: r for r in rows if r["network"] == "ethereum:anvil-two"}
     proxy = two[world.proxy]
     assert proxy["proxy"] == {"kind": "EIP-1967 beacon", "implementation": world.box2}
-    assert proxy["targets"]["etherscan"]["state"] == "linked" and proxy["targets"]["etherscan"]["implementation"] == world.box2
-    assert proxy["targets"]["mirror"]["state"] == "stale link" and proxy["targets"]["mirror"]["implementation"] == world.box
-    assert world.box2 in proxy["targets"]["mirror"]["reason"] and "ape verify proxy" in proxy["targets"]["mirror"]["reason"]
+    assert (
+        proxy["targets"]["etherscan"]["state"] == "linked"
+        and proxy["targets"]["etherscan"]["implementation"] == world.box2
+    )
+    assert (
+        proxy["targets"]["mirror"]["state"] == "stale link"
+        and proxy["targets"]["mirror"]["implementation"] == world.box
+    )
+    assert (
+        world.box2 in proxy["targets"]["mirror"]["reason"]
+        and "ape verify proxy" in proxy["targets"]["mirror"]["reason"]
+    )
     assert proxy["targets"]["sourcify"]["state"] == "verified"
     # (The local Sourcify face answers for box2 as it does for box, whose code it has: the loop above holds it to that.)
     assert [two[world.box2]["targets"][t]["state"] for t in ("etherscan", "mirror")] == ["verified", "not verified"]
@@ -182,7 +228,11 @@ def test_the_table_and_the_exit_code_follow_required_targets(world):
     proc = _cli(world.project, "status", "--network", TWO)
     assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
     # (Ape's own INFO lines go to stdout too.)
-    lines = {line.split()[1]: line for line in proc.stdout.splitlines() if len(line.split()) > 2 and line.split()[1].startswith("0x")}
+    lines = {
+        line.split()[1]: line
+        for line in proc.stdout.splitlines()
+        if len(line.split()) > 2 and line.split()[1].startswith("0x")
+    }
     assert set(lines) == {world.box, world.box2, world.beacon, world.proxy}, proc.stdout
     head = next(line for line in proc.stdout.splitlines() if line.startswith("contract ")).split()
     assert head == ["contract", "address", "proxy", "etherscan", "mirror", "sourcify"], head

@@ -40,7 +40,9 @@ def project(anvil, tmp_path_factory):
         patch.setenv("VVM_BINARY_PATH", str(vvm))
         project = copy_project(PROJECT, tmp_path_factory.mktemp("vyper03") / "project")
         run([BIN / "ape", "compile"], cwd=project, timeout=300)
-        configure(project, foundry={"host": anvil.url}, contract_verify={"auto": True, "max_retries": 1, "poll_interval": 0.5})
+        configure(
+            project, foundry={"host": anvil.url}, contract_verify={"auto": True, "max_retries": 1, "poll_interval": 0.5}
+        )
         yield project  # the variable holds for the module's tests (they compile edited copies)
 
 
@@ -74,11 +76,18 @@ def read_before_stop(monkeypatch):
 
 
 def assert_verified_record(record: dict, args: bytes) -> None:
-    assert (record["CompilerVersion"], record["ContractName"], record["MatchType"]) == ("vyper:0.3.7", "VaultFactory", "full")
+    assert (record["CompilerVersion"], record["ContractName"], record["MatchType"]) == (
+        "vyper:0.3.7",
+        "VaultFactory",
+        "full",
+    )
     assert record["ConstructorArguments"] == args.hex() and record["CodeFormat"] == "vyper-json"
     sent = json.loads(record["SourceCode"][1:-1])
     assert sent["sources"][FILE]["content"] == (PROJECT / FILE).read_text()
-    assert {k: v for k, v in sent["settings"].items() if k != "outputSelection"} == {"evmVersion": "paris", "optimize": True}
+    assert {k: v for k, v in sent["settings"].items() if k != "outputSelection"} == {
+        "evmVersion": "paris",
+        "optimize": True,
+    }
 
 
 def test_the_manifest_says_vyper_0_3_7_and_the_chain_keeps_the_immutables_after_the_runtime(project, anvil):
@@ -88,8 +97,10 @@ def test_the_manifest_says_vyper_0_3_7_and_the_chain_keeps_the_immutables_after_
     runtime = bytes.fromhex(manifest_type(project)["runtimeBytecode"]["bytecode"][2:])
     # ADMIN, FEE_BPS, IMPLEMENTATION and LABEL (String[32]: length and one word) follow the runtime.
     assert on_chain[: len(runtime)] == runtime
-    assert on_chain[len(runtime):] == encode(["address", "uint256", "address", "uint256", "bytes32"],
-                                             [anvil.accounts[0], 5, IMPLEMENTATION, 6, b"layout".ljust(32, b"\0")])
+    assert on_chain[len(runtime) :] == encode(
+        ["address", "uint256", "address", "uint256", "bytes32"],
+        [anvil.accounts[0], 5, IMPLEMENTATION, 6, b"layout".ljust(32, b"\0")],
+    )
 
 
 def test_ape_run_deploy_verifies_the_factory_on_the_embedded_explorer(project, anvil):
@@ -98,7 +109,7 @@ def test_ape_run_deploy_verifies_the_factory_on_the_embedded_explorer(project, a
     row = summary(proc.stdout)["VaultFactory"]
     assert row[:2] == (address, "verified"), proc.stdout[-3000:]
     assert row[2].startswith("etherscan  http://127.0.0.1:") and row[2].endswith(f"/address/{address}"), row
-    record = json.loads(next(line for line in proc.stdout.splitlines() if line.startswith("RECORD "))[len("RECORD "):])
+    record = json.loads(next(line for line in proc.stdout.splitlines() if line.startswith("RECORD "))[len("RECORD ") :])
     assert_verified_record(record, encode(TYPES, [anvil.accounts[0], 30, IMPLEMENTATION, "first"]))
 
 
@@ -108,7 +119,12 @@ def test_ape_verify_contract_by_address_alone(project, anvil, read_before_stop):
     proc = verify_cli(project, "contract", address, "--json")
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     (report,) = json.loads(proc.stdout)["reports"]
-    assert (report["contract"], report["address"], report["outcome"], report["match"]) == ("VaultFactory", address, "verified", "full")
+    assert (report["contract"], report["address"], report["outcome"], report["match"]) == (
+        "VaultFactory",
+        address,
+        "verified",
+        "full",
+    )
     assert report["link"].startswith("http://127.0.0.1:")
     assert read_before_stop[address], "no embedded explorer stopped after the command"
     assert_verified_record(read_before_stop[address], args)
@@ -131,8 +147,10 @@ def test_an_edited_constant_is_refused(project, anvil, tmp_path):
     assert runtime != manifest_type(project)["runtimeBytecode"]["bytecode"], "the constant must change the code"
     address, _ = deploy(anvil, project, 30, "original")
     reason = precheck_refused(verify_cli(edited, "contract", "VaultFactory", address, "--json"))
-    assert reason.startswith("source: Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. "
-                             "Compiled bytecode differs from the deployed code at byte "), reason
+    assert reason.startswith(
+        "source: Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. "
+        "Compiled bytecode differs from the deployed code at byte "
+    ), reason
     offset = int(reason.split(" at byte ", 1)[1].split()[0])
     assert offset < len(runtime) // 2 - 1, reason  # inside the code, not where the immutables start
 
@@ -143,8 +161,10 @@ def test_a_deployment_running_past_its_immutables_is_refused(project, anvil):
     address, _ = deploy(anvil, project, 30, "longer", creation=with_extra_trailing(creation, runtime_length))
     reason = precheck_refused(verify_cli(project, "contract", "VaultFactory", address, "--json"))
     assert "Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. " in reason
-    assert f"The deployed code is the compiled runtime code ({runtime_length} bytes) followed by 192 bytes, " \
-           "but the contract's immutables take 160 bytes" in reason, reason
+    assert (
+        f"The deployed code is the compiled runtime code ({runtime_length} bytes) followed by 192 bytes, "
+        "but the contract's immutables take 160 bytes" in reason
+    ), reason
 
 
 def test_a_contract_importing_an_interface_verifies_by_address(project, anvil, read_before_stop):

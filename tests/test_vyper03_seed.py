@@ -33,8 +33,10 @@ FILE = "contracts/ProxyFactory.vy"
 IMPLEMENTATION = "0x" + "22" * 20
 # What ape-vyper sends for vyper 0.3.7 (tests/support/vyper03.py).
 SETTINGS = {"evmVersion": "paris", "optimize": True}
-NOTE = re.compile(r"hash seed: vyper 0\.3\.7's code follows Python's hash seed: PYTHONHASHSEED=\d+( with \d+ environment variables more)? "
-                  r"reproduced the deployed code")
+NOTE = re.compile(
+    r"hash seed: vyper 0\.3\.7's code follows Python's hash seed: PYTHONHASHSEED=\d+( with \d+ environment variables more)? "
+    r"reproduced the deployed code"
+)
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +48,11 @@ def anvil():
 
 def plugin_runtime() -> str:
     """The code the plugin's own compile (seed 0, its fixed environment) gives for what it sends."""
-    sent = {"language": "Vyper", "sources": {FILE: {"content": (PROJECT / FILE).read_text()}}, "settings": dict(SETTINGS)}
+    sent = {
+        "language": "Vyper",
+        "sources": {FILE: {"content": (PROJECT / FILE).read_text()}},
+        "settings": dict(SETTINGS),
+    }
     output = compile_input("vyper:0.3.7", with_output_selection(sent, FILE, "ProxyFactory"))
     return output["contracts"][FILE]["ProxyFactory"]["evm"]["deployedBytecode"]["object"].removeprefix("0x")
 
@@ -58,8 +64,18 @@ def manifest_type(project) -> dict:
 def in_reach(code: str) -> bool:
     """Whether the plugin's seed search gives this runtime code (Ape's compile runs in Ape's
     environment and input, so some of its codes are none of the search's)."""
-    sent = {"language": "Vyper", "sources": {FILE: {"content": (PROJECT / FILE).read_text()}}, "settings": dict(SETTINGS)}
-    found = seed_search.search("vyper:0.3.7", sent, FILE, "ProxyFactory", lambda evm: evm["deployedBytecode"]["object"].removeprefix("0x") == code)
+    sent = {
+        "language": "Vyper",
+        "sources": {FILE: {"content": (PROJECT / FILE).read_text()}},
+        "settings": dict(SETTINGS),
+    }
+    found = seed_search.search(
+        "vyper:0.3.7",
+        sent,
+        FILE,
+        "ProxyFactory",
+        lambda evm: evm["deployedBytecode"]["object"].removeprefix("0x") == code,
+    )
     return found.seed is not None
 
 
@@ -83,15 +99,23 @@ def project(anvil, tmp_path_factory):
             if code != plain:
                 out_of_reach.append(seed)
         else:
-            pytest.fail(f"no Ape compile under seeds 1 to 8 gave another code the search reaches (out of reach: {out_of_reach})")
+            pytest.fail(
+                f"no Ape compile under seeds 1 to 8 gave another code the search reaches (out of reach: {out_of_reach})"
+            )
         print(f"Ape's compile under PYTHONHASHSEED={seed}; seeds whose code the search does not reach: {out_of_reach}")
         patch.delenv("PYTHONHASHSEED")  # the user's later commands run under random seeds
-        configure(project, foundry={"host": anvil.url}, contract_verify={"auto": True, "max_retries": 1, "poll_interval": 0.5})
+        configure(
+            project, foundry={"host": anvil.url}, contract_verify={"auto": True, "max_retries": 1, "poll_interval": 0.5}
+        )
         yield project
 
 
 def assert_verified_record(record: dict) -> None:
-    assert (record["CompilerVersion"], record["ContractName"], record["MatchType"]) == ("vyper:0.3.7", "ProxyFactory", "full")
+    assert (record["CompilerVersion"], record["ContractName"], record["MatchType"]) == (
+        "vyper:0.3.7",
+        "ProxyFactory",
+        "full",
+    )
     sent = json.loads(record["SourceCode"][1:-1])
     assert sent["sources"][FILE]["content"] == (PROJECT / FILE).read_text()
     assert {k: v for k, v in sent["settings"].items() if k != "outputSelection"} == SETTINGS
@@ -103,7 +127,7 @@ def test_ape_run_deploy_verifies_it_and_the_summary_names_the_seed(project):
     row = summary(proc.stdout)["ProxyFactory"]
     assert row[:2] == (address, "verified"), proc.stdout[-3000:] + proc.stderr[-3000:]
     assert NOTE.search(row[2]), row
-    record = json.loads(next(line for line in proc.stdout.splitlines() if line.startswith("RECORD "))[len("RECORD "):])
+    record = json.loads(next(line for line in proc.stdout.splitlines() if line.startswith("RECORD "))[len("RECORD ") :])
     assert_verified_record(record)
 
 

@@ -7,15 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.engine.compilers import compile_vyper_json, installed_vyper_versions
+from ape_contract_verify.evm import bytecode as bc
 from support.service import Anvil, ServerProcess, encode, get, poll, post
 from support.vyper import COUNTER_0310, ESCROW, ESCROW_FILES, ESCROW_TYPES, PROJECT, TOKEN, escrow_input
 
 pytestmark = pytest.mark.engine
 
 VERIFY_TIMEOUT = 120.0
-
 
 
 def compiled(version: str, input_json: dict, file: str) -> dict:
@@ -113,8 +112,13 @@ def test_optimization_mode_really_changes_the_code(world):
 def test_codesize_deployment_verifies_with_codesize_and_names_it_when_sent_as_gas(world):
     base, address = world["base"], world["codesize_address"]
     as_gas = submit(base, vyper_form(address, escrow_input("gas"), f"{ESCROW}:Escrow", world["args"]))
-    assert as_gas["result"].startswith("Fail - Unable to verify. Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. Compiled bytecode differs from the deployed code at byte ")
-    assert "the deployed code was compiled with settings.optimize=codesize: resubmit with that setting." in as_gas["result"]
+    assert as_gas["result"].startswith(
+        "Fail - Unable to verify. Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. Compiled bytecode differs from the deployed code at byte "
+    )
+    assert (
+        "the deployed code was compiled with settings.optimize=codesize: resubmit with that setting."
+        in as_gas["result"]
+    )
     ok = submit(base, vyper_form(address, escrow_input("codesize"), f"{ESCROW}:Escrow", world["args"]))
     assert ok["result"] == "Pass - Verified", ok
     assert source_record(base, address)["MatchType"] == "full"
@@ -133,16 +137,22 @@ def test_wrong_constructor_arguments(world):
 def test_changed_optimization_mode(world):
     base, address = world["base"], world["negative"]
     answer = submit(base, vyper_form(address, escrow_input("codesize"), f"{ESCROW}:Escrow", world["args"]))
-    assert answer["result"].startswith("Fail - Unable to verify. Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. Compiled bytecode differs from the deployed code at byte ")
+    assert answer["result"].startswith(
+        "Fail - Unable to verify. Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. Compiled bytecode differs from the deployed code at byte "
+    )
     assert "the deployed code was compiled with settings.optimize=gas: resubmit with that setting." in answer["result"]
 
 
 def test_changed_optimization_pragma(world):
     """The mode set by a source pragma is found too (the variant rewrites the pragma)."""
     base, address = world["base"], world["negative"]
-    pragma = escrow_input("codesize", **{"# pragma version 0.4.3\n": "# pragma version 0.4.3\n# pragma optimize codesize\n"})
+    pragma = escrow_input(
+        "codesize", **{"# pragma version 0.4.3\n": "# pragma version 0.4.3\n# pragma optimize codesize\n"}
+    )
     answer = submit(base, vyper_form(address, pragma, f"{ESCROW}:Escrow", world["args"]))
-    assert answer["result"].startswith("Fail - Unable to verify. Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. Compiled bytecode differs")
+    assert answer["result"].startswith(
+        "Fail - Unable to verify. Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. Compiled bytecode differs"
+    )
     assert "compiled with settings.optimize=gas" in answer["result"]
 
 
@@ -150,7 +160,9 @@ def test_changed_source_line(world):
     base, address = world["base"], world["negative"]
     edited = escrow_input(**{"/ 10000.0": "/ 1000.0"})
     answer = submit(base, vyper_form(address, edited, f"{ESCROW}:Escrow", world["args"]))
-    assert answer["result"].startswith("Fail - Unable to verify. Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. Compiled bytecode differs from the deployed code at byte ")
+    assert answer["result"].startswith(
+        "Fail - Unable to verify. Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. Compiled bytecode differs from the deployed code at byte "
+    )
     assert "No single change among settings.optimize=codesize, settings.optimize=none" in answer["result"]
     assert "the source or the compiler most likely differs" in answer["result"]
 
@@ -160,7 +172,9 @@ def test_missing_imported_module_is_named(world):
     partial_input = escrow_input()
     del partial_input["sources"]["contracts/lib/ownable.vy"]
     answer = submit(base, vyper_form(address, partial_input, f"{ESCROW}:Escrow", world["args"]))
-    assert answer["result"].startswith("Fail - Unable to verify. Vyper Compilation Error: vyper 0.4.3 reported errors: ModuleNotFound")
+    assert answer["result"].startswith(
+        "Fail - Unable to verify. Vyper Compilation Error: vyper 0.4.3 reported errors: ModuleNotFound"
+    )
     assert "ModuleNotFound: lib.ownable --> contracts/Escrow.vy:8:0" in answer["result"]
 
 

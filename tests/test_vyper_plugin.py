@@ -11,12 +11,11 @@ import pytest
 import requests
 
 from support import BIN, load_manifest, run
-from support.service import Anvil, ServerProcess, encode
 from support.e2e import anvil_project, copy_project, submissions, summary, verify_cli
+from support.service import Anvil, ServerProcess, encode
 from support.vyper import DATA, DEPLOYER, ESCROW_SOURCES, ESCROW_TYPES, TOKEN, deploy_escrow, edited_copy
 
 pytestmark = pytest.mark.e2e
-
 
 
 @pytest.fixture(scope="module")
@@ -125,20 +124,30 @@ def precheck_refused(proc, explorer, before: int) -> str:
 def test_precheck_wrong_constructor_arguments(vyproj, unverified, explorer):
     before = submissions(explorer.db)
     args = f'"{TOKEN}", 999, "{DEPLOYER}"'
-    out = precheck_refused(verify_cli(vyproj[0], "contract", "Escrow", unverified, "--constructor-args", args), explorer, before)
+    out = precheck_refused(
+        verify_cli(vyproj[0], "contract", "Escrow", unverified, "--constructor-args", args), explorer, before
+    )
     assert "constructor arguments" in out
     assert "rate_bps (uint256): submitted 999, deployed 250" in out
 
 
 def test_precheck_changed_optimization_mode(vyproj, unverified, explorer, tmp_path):
     project = vyproj[0]
-    codesize = edited_copy(project, tmp_path / "codesize", "# pragma version 0.4.3\n", "# pragma version 0.4.3\n# pragma optimize codesize\n")
+    codesize = edited_copy(
+        project,
+        tmp_path / "codesize",
+        "# pragma version 0.4.3\n",
+        "# pragma version 0.4.3\n# pragma optimize codesize\n",
+    )
     # `# pragma` with a space: vyper obeys it, ape-vyper's manifest still says "gas" (it only
     # reads `#pragma`); the submission must follow the pragma or vyper-json reports a conflict.
     assert escrow_runtime(codesize) != escrow_runtime(project), "codesize must really change the code"
     before = submissions(explorer.db)
     out = precheck_refused(verify_cli(codesize, "contract", "Escrow", unverified), explorer, before)
-    assert "optimizer: Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. Compiled bytecode differs from the deployed code at byte" in out
+    assert (
+        "optimizer: Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. Compiled bytecode differs from the deployed code at byte"
+        in out
+    )
     assert "the deployed code was compiled with settings.optimize=gas: resubmit with that setting." in out
 
 
@@ -146,12 +155,17 @@ def test_precheck_changed_source_line(vyproj, unverified, explorer, tmp_path):
     edited = edited_copy(vyproj[0], tmp_path / "edited", "/ 10000.0", "/ 1000.0")
     before = submissions(explorer.db)
     out = precheck_refused(verify_cli(edited, "contract", "Escrow", unverified), explorer, before)
-    assert "source: Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. Compiled bytecode differs from the deployed code at byte" in out
+    assert (
+        "source: Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. Compiled bytecode differs from the deployed code at byte"
+        in out
+    )
     assert "so the source or the compiler most likely differs." in out
 
 
 def test_a_comment_verifies_as_a_partial_match(vyproj, unverified, explorer, tmp_path):
-    commented = edited_copy(vyproj[0], tmp_path / "commented", "# Escrow: implements", "# Escrow (edited comment): implements")
+    commented = edited_copy(
+        vyproj[0], tmp_path / "commented", "# Escrow: implements", "# Escrow (edited comment): implements"
+    )
     assert escrow_runtime(commented) == escrow_runtime(vyproj[0])
     proc = verify_cli(commented, "contract", "Escrow", unverified, "--json")
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -176,7 +190,10 @@ def test_example_vault_through_ape_verify_contract(compiled_example, anvil, expl
     sent = json.loads(found["SourceCode"][1:-1])
     assert set(sent["sources"]) == {"contracts/vault/Vault.vy", "contracts/vault/fees.vy"}
     assert {k: v for k, v in sent["settings"].items() if k != "outputSelection"} == {
-        "enable_decimals": False, "evmVersion": "cancun", "optimize": "gas"}
+        "enable_decimals": False,
+        "evmVersion": "cancun",
+        "optimize": "gas",
+    }
 
 
 COUNTER_0310 = """# @version 0.3.10
@@ -218,4 +235,7 @@ def test_vyper_0_3_10_contract_through_the_plugin(anvil, explorer, vyproj, tmp_p
     # Another contract type at that address: the pre-check names the compiler from the chain's metadata.
     before = submissions(explorer.db)
     out = precheck_refused(verify_cli(vyproj[0], "contract", "Escrow", address, "--force"), explorer, before)
-    assert "compiler: Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. Compiler version differs: the deployed code's metadata says vyper 0.3.10, but vyper:0.4.3 was submitted" in out
+    assert (
+        "compiler: Compiled contract deployment bytecode does NOT match the transaction deployment bytecode. Compiler version differs: the deployed code's metadata says vyper 0.3.10, but vyper:0.4.3 was submitted"
+        in out
+    )

@@ -95,18 +95,24 @@ def main(argv: "list[str] | None" = None) -> int:
     try:
         anvil_port = port_or_free(args.anvil_port)
         anvil_url = f"http://127.0.0.1:{anvil_port}"
-        children.append(subprocess.Popen(
-            [BIN / "anvil", "--host", "127.0.0.1", "--port", str(anvil_port), "--silent"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        ))
+        children.append(
+            subprocess.Popen(
+                [BIN / "anvil", "--host", "127.0.0.1", "--port", str(anvil_port), "--silent"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
         wait_for(lambda: rpc_ready(anvil_url), "anvil")
         port = port_or_free(args.port)
         db = args.workdir / f"explorer-{anvil_port}.sqlite"
         db.unlink(missing_ok=True)  # a new chain: nothing of an earlier one is verified on it
-        children.append(subprocess.Popen(
-            [BIN / "ape", "verify", "serve", "--rpc", anvil_url, "--port", str(port), "--db", str(db)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        ))
+        children.append(
+            subprocess.Popen(
+                [BIN / "ape", "verify", "serve", "--rpc", anvil_url, "--port", str(port), "--db", str(db)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
         site = f"http://127.0.0.1:{port}"
         wait_for(lambda: _answers(site + "/api?module=contract&action=getabi&address=0x" + "00" * 20), "the explorer")
         point_at(project, anvil_url, site + "/api")

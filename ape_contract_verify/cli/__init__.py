@@ -30,7 +30,12 @@ cli.add_command(all_deployments)
 @click.option("--rpc", required=True, help="JSON-RPC URL of the node to verify against, e.g. http://127.0.0.1:8545")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on")
 @click.option("--port", type=int, default=0, help="Port to listen on (default: a free port)")
-@click.option("--db", "db_path", default=None, help="SQLite file (default: ~/.ape/contract_verify/explorer-<chainid>-<genesis>.sqlite)")
+@click.option(
+    "--db",
+    "db_path",
+    default=None,
+    help="SQLite file (default: ~/.ape/contract_verify/explorer-<chainid>-<genesis>.sqlite)",
+)
 @click.option("--api-key", "api_keys", multiple=True, help="A key that submissions must carry (repeatable)")
 @click.option("--workers", type=int, default=1, show_default=True, help="Verification worker threads")
 @click.option("--compile-timeout", type=float, default=None, help="Seconds a compile may take (default 120)")
@@ -40,13 +45,12 @@ def serve(rpc, host, port, db_path, api_keys, workers, compile_timeout):
     import logging
 
     from ape_contract_verify.logs import SERVER
-    from ape_contract_verify.server.runner import ExplorerStartError, serve as run_explorer
+    from ape_contract_verify.server.runner import ExplorerStartError
+    from ape_contract_verify.server.runner import serve as run_explorer
 
     logging.getLogger(SERVER).setLevel(logging.INFO)
     try:
-        run_explorer(
-            rpc, host, port, db_path, api_keys, workers, echo=click.echo, compile_timeout=compile_timeout
-        )
+        run_explorer(rpc, host, port, db_path, api_keys, workers, echo=click.echo, compile_timeout=compile_timeout)
     except ExplorerStartError as err:
         raise _StartError(str(err))
 

@@ -5,7 +5,8 @@ import contextlib
 import json
 import sys
 import time
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import click
 
@@ -56,15 +57,19 @@ def finish(reports: list, as_json: bool) -> None:
     else:
         click.echo(api.summary_table(reports))
         if reports:  # counted: how many rows ended verified and how many did not
-            from ape_contract_verify.workflow.verification import tally
+            from ape_contract_verify.workflow.report import tally
 
-            click.echo(f"contract_verify: {len(reports)} row{'s' if len(reports) != 1 else ''}, {tally(reports)}", err=True)
+            click.echo(
+                f"contract_verify: {len(reports)} row{'s' if len(reports) != 1 else ''}, {tally(reports)}", err=True
+            )
         for report in reports:
             for warning in report.warnings:
                 click.echo(f"WARNING: {report.contract}: {warning}", err=True)
             if not report.ok:
                 where = f" on {report.target_label or report.target}" if report.target else ""
-                click.echo(f"ERROR: {report.contract} {report.address}{where}: {report.outcome}: {report.reason}", err=True)
+                click.echo(
+                    f"ERROR: {report.contract} {report.address}{where}: {report.outcome}: {report.reason}", err=True
+                )
     sys.exit(0 if ok else 1)
 
 
@@ -72,7 +77,6 @@ def api_call(call: Callable[[], Any]) -> Any:
     """Call the API; its errors (bad input, nothing recorded) are usage errors: exit 2, no traceback."""
     from ape_contract_verify.cli.options import usage_error
     from ape_contract_verify.exceptions import ContractVerifyError
-
     from ape_contract_verify.workflow import local_explorers
 
     try:

@@ -6,14 +6,14 @@ chain id come from Ape's network manager without a provider.
 """
 
 import functools
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 import click
 from ape.cli import ape_cli_context
 
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
 from ape_contract_verify.workflow.choice import NetworkChoice
-
 
 # The API's parameter names, as the options that set them.
 OPTION_OF = {"network": "--network", "targets": "--target", "explorer_url": "--explorer-url", "api_key": "--api-key"}
@@ -35,13 +35,13 @@ class ExplorerChoice(NetworkChoice):
             raise click.BadParameter("give one network here; `ape verify all` takes several", param_hint="--network")
         return self
 
-    def names(self) -> tuple[str, str, Optional[int]]:
+    def names(self) -> tuple[str, str, int | None]:
         return _usage(super().names)
 
     def target(self) -> Any:
         return _usage(super().target)
 
-    def targets(self, chain_id: Optional[int] = None) -> list:
+    def targets(self, chain_id: int | None = None) -> list:
         return _usage(lambda: super(ExplorerChoice, self).targets(chain_id))
 
     def read_target(self) -> Any:

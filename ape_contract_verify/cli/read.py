@@ -6,7 +6,7 @@ Exit codes: 0 success, 1 the explorer said no (its reason on stderr), 2 bad inpu
 import json
 import sys
 from pathlib import Path, PurePosixPath
-from typing import Any, Optional
+from typing import Any
 
 import click
 
@@ -79,7 +79,7 @@ def _settings_document(record) -> dict:
     help="Directory to write the source files and settings.json into.",
 )
 @click.argument("address")
-def source(cli_ctx, address: str, explorer, as_json: bool, out: Optional[Path]):
+def source(cli_ctx, address: str, explorer, as_json: bool, out: Path | None):
     """Show the verified source of the contract at ADDRESS: name, compiler, optimizer, EVM version,
     licence and proxy/implementation."""
     client = explorer.client()
@@ -126,12 +126,38 @@ def source(cli_ctx, address: str, explorer, as_json: bool, out: Optional[Path]):
 @json_option
 @click.option("--proxy", is_flag=True, help="With GUID: it is from a proxy submission (checkproxyverification).")
 @click.option("--wait", "wait_", is_flag=True, help="With GUID: poll until the answer is final.")
-@click.option("--interval", type=click.FloatRange(min=0.1), default=None, help="With GUID: seconds between polls (config poll_interval).")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=None, help="With GUID: give up after this many seconds (config timeout).")
+@click.option(
+    "--interval",
+    type=click.FloatRange(min=0.1),
+    default=None,
+    help="With GUID: seconds between polls (config poll_interval).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    default=None,
+    help="With GUID: give up after this many seconds (config timeout).",
+)
 @click.option("--all-networks", is_flag=True, help="Without GUID: every network with recorded deployments.")
-@click.option("--workers", default=None, type=click.IntRange(1, 10), help="Without GUID: calls in flight per target, under its rate limit [default: 8; a client keeps 10 connections].")
+@click.option(
+    "--workers",
+    default=None,
+    type=click.IntRange(1, 10),
+    help="Without GUID: calls in flight per target, under its rate limit [default: 8; a client keeps 10 connections].",
+)
 @click.argument("guid", required=False)
-def status(cli_ctx, guid: Optional[str], explorer, as_json: bool, proxy: bool, wait_: bool, interval, timeout, all_networks, workers):
+def status(
+    cli_ctx,
+    guid: str | None,
+    explorer,
+    as_json: bool,
+    proxy: bool,
+    wait_: bool,
+    interval,
+    timeout,
+    all_networks,
+    workers,
+):
     """Without GUID: every recorded deployment of the project (--network, repeatable, or
     --all-networks) on each target: verified (Sourcify: full or partial match), not verified, a
     proxy linked to its implementation, or a stale link (the explorer links another implementation
@@ -140,7 +166,11 @@ def status(cli_ctx, guid: Optional[str], explorer, as_json: bool, proxy: bool, w
 
     With GUID: print the outcome of the submission with that receipt."""
     if guid is None:
-        given = [name for name, on in (("--proxy", proxy), ("--wait", wait_), ("--interval", interval), ("--timeout", timeout)) if on]
+        given = [
+            name
+            for name, on in (("--proxy", proxy), ("--wait", wait_), ("--interval", interval), ("--timeout", timeout))
+            if on
+        ]
         if given:
             raise click.UsageError(f"{', '.join(given)} go with a GUID: `ape verify status GUID {given[0]}`")
         from ape_contract_verify.cli.status import overview
@@ -149,8 +179,8 @@ def status(cli_ctx, guid: Optional[str], explorer, as_json: bool, proxy: bool, w
         return
     if all_networks or workers:
         raise click.UsageError("--all-networks and --workers go without a GUID: `ape verify status --all-networks`")
-    from ape_contract_verify.request import Receipt
     from ape_contract_verify.protocol.forms import validate_guid
+    from ape_contract_verify.request import Receipt
 
     guid = _run(as_json, lambda: validate_guid(guid))
     client = explorer.client()
@@ -182,7 +212,15 @@ def status(cli_ctx, guid: Optional[str], explorer, as_json: bool, proxy: bool, w
     ok = answer.outcome.is_success or not answer.outcome.is_final
     if as_json:
         click.echo(
-            json.dumps({"ok": ok, "guid": guid, "outcome": answer.outcome.value, "status": answer.status, "reason": answer.reason})
+            json.dumps(
+                {
+                    "ok": ok,
+                    "guid": guid,
+                    "outcome": answer.outcome.value,
+                    "status": answer.status,
+                    "reason": answer.reason,
+                }
+            )
         )
     else:
         click.echo(f"{answer.outcome.value}: {answer.reason}")

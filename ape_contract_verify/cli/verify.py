@@ -5,7 +5,6 @@ Exit codes: 0 verified (or already verified), 1 verification failed, 2 bad input
 
 import json
 import sys
-from typing import Optional
 
 import click
 
@@ -14,7 +13,7 @@ from ape_contract_verify.cli.options import explorer_options, json_option
 from ape_contract_verify.protocol.values import is_address
 
 
-def _check_address(value: Optional[str], param: str) -> Optional[str]:
+def _check_address(value: str | None, param: str) -> str | None:
     if value is not None and not is_address(value):
         raise click.BadParameter(f"{value!r} is not an address: give 0x followed by 40 hex digits", param_hint=param)
     return value
@@ -30,13 +29,24 @@ def _where(explorer) -> dict:
 @json_option
 @click.argument("name_or_address")
 @click.argument("address", required=False)
-@click.option("--constructor-args", default=None, help="ABI-typed values (e.g. '\"Tok\", 5, [\"0x…\"]') or raw hex; checked against the chain.")
+@click.option(
+    "--constructor-args",
+    default=None,
+    help='ABI-typed values (e.g. \'"Tok", 5, ["0x…"]\') or raw hex; checked against the chain.',
+)
 @click.option("--flatten", is_flag=True, help="Submit one flattened file instead of standard-json input.")
 @click.option("--no-check", is_flag=True, help="Skip the local pre-check (recompile and compare with the chain).")
 @click.option("--force", is_flag=True, help="Submit even if the explorer already has the source.")
 @click.option("--dry-run", is_flag=True, help="Derive and pre-check, print what each target would get, send nothing.")
-@click.option("--out", default=None, type=click.Path(file_okay=False, writable=True), help="With --dry-run: write the exact request bodies here.")
-def contract(cli_ctx, explorer, as_json, name_or_address, address, constructor_args, flatten, no_check, force, dry_run, out):
+@click.option(
+    "--out",
+    default=None,
+    type=click.Path(file_okay=False, writable=True),
+    help="With --dry-run: write the exact request bodies here.",
+)
+def contract(
+    cli_ctx, explorer, as_json, name_or_address, address, constructor_args, flatten, no_check, force, dry_run, out
+):
     """Verify NAME at ADDRESS, NAME's recorded deployments, or the contract at ADDRESS (its type
     found by matching bytecode against the project's and its dependencies' artifacts). Proxies
     are verified with their implementation, then linked."""
@@ -53,15 +63,33 @@ def contract(cli_ctx, explorer, as_json, name_or_address, address, constructor_a
     network = explorer.network
     with quiet_stdout(as_json):
         if dry_run:
-            plan = api_call(lambda: api.dry_run(*contracts, network=network, **_where(explorer), code_format=code_format,
-                                                check=check, constructor_args=constructor_args, on_warning=warn))
+            plan = api_call(
+                lambda: api.dry_run(
+                    *contracts,
+                    network=network,
+                    **_where(explorer),
+                    code_format=code_format,
+                    check=check,
+                    constructor_args=constructor_args,
+                    on_warning=warn,
+                )
+            )
             for line in plan.lines(out):
                 click.echo(line)
             sys.exit(0 if plan.ok else 1)
-        reports = api_call(lambda: api.verify(
-            *contracts, network=network, **_where(explorer), code_format=code_format, check=check, force=force,
-            constructor_args=constructor_args, on_progress=progress(as_json), on_warning=warn,
-        ))
+        reports = api_call(
+            lambda: api.verify(
+                *contracts,
+                network=network,
+                **_where(explorer),
+                code_format=code_format,
+                check=check,
+                force=force,
+                constructor_args=constructor_args,
+                on_progress=progress(as_json),
+                on_warning=warn,
+            )
+        )
     finish(reports, as_json)
 
 
@@ -79,21 +107,41 @@ def proxy(cli_ctx, explorer, as_json, address, expected_implementation):
     _check_address(address, "ADDRESS")
     _check_address(expected_implementation, "--expected-implementation")
     with quiet_stdout(as_json):
-        reports = api_call(lambda: api.verify_proxy(
-            address, expected_implementation=expected_implementation, network=explorer.network, **_where(explorer),
-            on_progress=progress(as_json),
-        ))
+        reports = api_call(
+            lambda: api.verify_proxy(
+                address,
+                expected_implementation=expected_implementation,
+                network=explorer.network,
+                **_where(explorer),
+                on_progress=progress(as_json),
+            )
+        )
     finish(reports, as_json)
 
 
 @click.command("all", short_help="Verify every recorded deployment of the project on a network")
 @explorer_options
 @json_option
-@click.option("--workers", default=None, type=click.IntRange(1, 64), help="Contracts verified at once, all under the explorer's rate limit [default: contract_verify.workers, 16].")
+@click.option(
+    "--workers",
+    default=None,
+    type=click.IntRange(1, 64),
+    help="Contracts verified at once, all under the explorer's rate limit [default: contract_verify.workers, 16].",
+)
 @click.option("--flatten", is_flag=True, help="Submit flattened single files instead of standard-json input.")
 @click.option("--no-check", is_flag=True, help="Skip the local pre-check.")
-@click.option("--report", "report_path", default=None, type=click.Path(dir_okay=False, writable=True), help="Also write the JSON report to this file (for CI).")
-@click.option("--all-networks", is_flag=True, help="Every network with recorded deployments (the plugin's records and ape-config.yaml's deployments:).")
+@click.option(
+    "--report",
+    "report_path",
+    default=None,
+    type=click.Path(dir_okay=False, writable=True),
+    help="Also write the JSON report to this file (for CI).",
+)
+@click.option(
+    "--all-networks",
+    is_flag=True,
+    help="Every network with recorded deployments (the plugin's records and ape-config.yaml's deployments:).",
+)
 def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, report_path, all_networks):
     """Verify what the plugin recorded when `ape run` deployed (and Ape's own deployment records),
     on every target of every network given (--network, repeatable), side by side, skipping what
@@ -103,12 +151,23 @@ def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, repo
     if all_networks and explorer.networks:
         raise click.UsageError("give --network or --all-networks, not both")
     with quiet_stdout(as_json):
-        reports = api_call(lambda: api.verify_all(
-            explorer.networks or None, all_networks=all_networks, **_where(explorer), workers=workers,
-            code_format="flatten" if flatten else None, check=False if no_check else None,
-            on_progress=progress(as_json), on_warning=warn,
-        ))
+        reports = api_call(
+            lambda: api.verify_all(
+                explorer.networks or None,
+                all_networks=all_networks,
+                **_where(explorer),
+                workers=workers,
+                code_format="flatten" if flatten else None,
+                check=False if no_check else None,
+                on_progress=progress(as_json),
+                on_warning=warn,
+            )
+        )
     if report_path:
         with open(report_path, "w") as handle:
-            json.dump({"ok": not api.failed(reports, required_only=False), "reports": [r.as_dict() for r in reports]}, handle, indent=2)
+            json.dump(
+                {"ok": not api.failed(reports, required_only=False), "reports": [r.as_dict() for r in reports]},
+                handle,
+                indent=2,
+            )
     finish(reports, as_json)

@@ -9,8 +9,9 @@ of `GET /api/v2/smart-contracts/{address}`. `explorer_record(client, name)` is w
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ape_contract_verify.exceptions import ExplorerError
@@ -21,14 +22,14 @@ from ape_contract_verify.protocol.values import hex_to_bytes
 class CreationRecord:
     """The creation input (init code + constructor arguments) an explorer recorded, or why not."""
 
-    input: Optional[bytes] = field(default=None, repr=False)
-    tx_hash: Optional[str] = None
+    input: bytes | None = field(default=None, repr=False)
+    tx_hash: str | None = None
     factory: bool = False
     source: str = ""  # e.g. "etherscan's creation record", for the summary and -v
     note: str = ""  # when `input` is None: what was asked, and its answer, in words
 
 
-def _bytes(value: Any) -> Optional[bytes]:
+def _bytes(value: Any) -> bytes | None:
     if not isinstance(value, str) or not value.strip() or value.strip().lower() == "0x":
         return None
     try:
@@ -37,7 +38,7 @@ def _bytes(value: Any) -> Optional[bytes]:
         return None
 
 
-def blockscout_rest_url(base_url: str, address: str) -> Optional[str]:
+def blockscout_rest_url(base_url: str, address: str) -> str | None:
     """`https://<instance>/api/v2/smart-contracts/{address}` for an instance's `…/api` base URL."""
     parts = urlsplit(base_url)
     path = parts.path.rstrip("/")
@@ -67,7 +68,7 @@ def read_record(client: Any, address: str, name: str, blockscout: bool = False) 
     return CreationRecord(source=source, note=f"{source} ({what})")
 
 
-def _blockscout_rest(client: Any, address: str) -> Optional[bytes]:
+def _blockscout_rest(client: Any, address: str) -> bytes | None:
     url = blockscout_rest_url(getattr(client, "base_url", ""), address)
     session = getattr(client, "session", None)
     if url is None or session is None:
@@ -80,7 +81,7 @@ def _blockscout_rest(client: Any, address: str) -> Optional[bytes]:
     return _bytes(body.get("creation_bytecode")) if isinstance(body, dict) else None
 
 
-def explorer_record(client: Any, name: str, blockscout: bool = False) -> Optional[Callable[[str], CreationRecord]]:
+def explorer_record(client: Any, name: str, blockscout: bool = False) -> Callable[[str], CreationRecord] | None:
     """What derive asks when the chain cannot give a creation; None for a client without the action."""
     if not callable(getattr(client, "get_contract_creation", None)):
         return None

@@ -23,12 +23,15 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Optional, Union
+from typing import Any
 from urllib.parse import urlencode
 
 import requests
 
-from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome, classify, is_bad_endpoint
+from ape_contract_verify.client.health import TargetHealth, lost_job
+from ape_contract_verify.client.provider import ETHERSCAN, ExplorerRecord, SubmissionReceipt
+from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
+from ape_contract_verify.client.retrying import gave_up, retry_after, send
 from ape_contract_verify.exceptions import (
     AddressNotFound,
     BadEndpoint,
@@ -40,25 +43,22 @@ from ape_contract_verify.exceptions import (
     VerificationRejected,
     VerificationTimeout,
 )
-from ape_contract_verify.protocol.secrets import ApiKey, redact, register_secret
-from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
-from ape_contract_verify.client.health import TargetHealth, lost_job
-from ape_contract_verify.client.provider import ETHERSCAN, ExplorerRecord, SubmissionReceipt
-from ape_contract_verify.client.retrying import gave_up, retry_after, send
-from ape_contract_verify.retry import JobTimes, Retry, RetryPolicy, poll_until_final, with_retries
-from ape_contract_verify.request import Receipt, VerificationRequest
 from ape_contract_verify.logs import CLIENT, get_logger
+from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome, classify, is_bad_endpoint
 from ape_contract_verify.protocol.forms import (
     validate_check_form,
     validate_proxy_form,
     validate_read_form,
     validate_request,
 )
+from ape_contract_verify.protocol.secrets import ApiKey, redact, register_secret
+from ape_contract_verify.request import Receipt, VerificationRequest
+from ape_contract_verify.retry import JobTimes, Retry, RetryPolicy, poll_until_final, with_retries
 
 logger = get_logger(CLIENT)
 
 
-def reason_of(answer: Optional[ExplorerAnswer]) -> str:
+def reason_of(answer: ExplorerAnswer | None) -> str:
     """The explorer's own text for an error's `reason`, keys scrubbed."""
     return redact(answer.reason) if answer is not None and answer.reason else ""
 
@@ -110,12 +110,22 @@ class SourceRecord:
         except json.JSONDecodeError:
             abi = []
         return ExplorerRecord(
-            self.address, verified=True, name=self.contract_name, compiler=self.compiler_version,
-            language=self.language, abi=abi if isinstance(abi, list) else [], files=dict(self.files),
-            settings=dict(self.settings), source_format=self.source_format,
-            constructor_arguments=self.constructor_arguments, license=self.license_type,
-            optimization_used=self.optimization_used, runs=self.runs, evm_version=self.evm_version,
-            proxy=self.proxy, implementation=self.implementation.strip() if self.proxy else "",
+            self.address,
+            verified=True,
+            name=self.contract_name,
+            compiler=self.compiler_version,
+            language=self.language,
+            abi=abi if isinstance(abi, list) else [],
+            files=dict(self.files),
+            settings=dict(self.settings),
+            source_format=self.source_format,
+            constructor_arguments=self.constructor_arguments,
+            license=self.license_type,
+            optimization_used=self.optimization_used,
+            runs=self.runs,
+            evm_version=self.evm_version,
+            proxy=self.proxy,
+            implementation=self.implementation.strip() if self.proxy else "",
         )
 
     @classmethod
@@ -196,8 +206,6 @@ def unpack_source(record: SourceRecord) -> tuple[str, dict[str, str], dict[str, 
 # ---------------------------------------------------------------------------------------------
 
 
-
-
 class ExplorerClient:
     """A client for one explorer base URL (e.g. `https://api.etherscan.io/v2/api` + chain id): a
     `VerificationTarget` of kind `etherscan`. `flavour` (etherscan, blockscout, routescan, local)
@@ -209,21 +217,21 @@ class ExplorerClient:
     def __init__(
         self,
         base_url: str,
-        api_key: Union[ApiKey, str, None] = None,
-        chain_id: Optional[int] = None,
+        api_key: ApiKey | str | None = None,
+        chain_id: int | None = None,
         calls_per_second: float = 3.0,
-        timeout: Union[float, tuple[float, float]] = (10.0, 30.0),
+        timeout: float | tuple[float, float] = (10.0, 30.0),
         max_retries: int = 5,
         backoff: float = 1.0,
         max_backoff: float = 16.0,
         not_indexed_timeout: float = 90.0,
         not_indexed_interval: float = 5.0,
-        session: Optional[requests.Session] = None,
-        limiter: Optional[RateLimiter] = None,
+        session: requests.Session | None = None,
+        limiter: RateLimiter | None = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
-        rng: Optional[random.Random] = None,
-        health: Optional[TargetHealth] = None,
+        rng: random.Random | None = None,
+        health: TargetHealth | None = None,
         chain_id_param: str = "chainid",
         flavour: str = ETHERSCAN,
     ):
@@ -260,13 +268,17 @@ class ExplorerClient:
         address = validate_read_form({"address": address})
         answer = self._call("GET", "getabi", {"address": address})
         if answer.outcome == Outcome.NOT_VERIFIED or (answer.status == "1" and not answer.reason.strip()):
-            raise ContractNotVerified(f"{address}: {redact(answer.reason) or 'no ABI returned'}", answer, reason=reason_of(answer))
+            raise ContractNotVerified(
+                f"{address}: {redact(answer.reason) or 'no ABI returned'}", answer, reason=reason_of(answer)
+            )
         if answer.status != "1":
             self._raise_for(answer, "getabi", address)
         try:
             abi = json.loads(answer.reason)
         except json.JSONDecodeError:
-            raise ExplorerError(f"getabi: the result is not ABI JSON: {redact(answer.reason[:80])!r}", answer, reason=reason_of(answer)) from None
+            raise ExplorerError(
+                f"getabi: the result is not ABI JSON: {redact(answer.reason[:80])!r}", answer, reason=reason_of(answer)
+            ) from None
         if not isinstance(abi, list):
             raise ExplorerError("getabi: the result is not a JSON list", answer, reason=reason_of(answer))
         return abi
@@ -283,7 +295,9 @@ class ExplorerClient:
         result = answer.result
         item = result[0] if isinstance(result, list) and result else result
         if not isinstance(item, Mapping):
-            raise ExplorerError("getsourcecode: the result is not a list with one object", answer, reason=reason_of(answer))
+            raise ExplorerError(
+                "getsourcecode: the result is not a list with one object", answer, reason=reason_of(answer)
+            )
         return SourceRecord.from_result(address, item)
 
     def contract_record(self, address: str) -> ExplorerRecord:
@@ -293,11 +307,11 @@ class ExplorerClient:
         except ContractNotVerified:
             return ExplorerRecord(validate_read_form({"address": address}), verified=False)
 
-    def link(self, address: str) -> Optional[str]:
+    def link(self, address: str) -> str | None:
         """None: an Etherscan-style API's pages are the target's (`Target.contract_url`)."""
         return None
 
-    def get_contract_creation(self, address: str) -> Optional[Mapping[str, Any]]:
+    def get_contract_creation(self, address: str) -> Mapping[str, Any] | None:
         """getcontractcreation's entry for `address` (contractCreator, txHash, and, in Etherscan
         API V2 and Blockscout, creationBytecode), or None when the explorer has no record of it."""
         address = validate_read_form({"address": address})
@@ -308,7 +322,11 @@ class ExplorerClient:
             self._raise_for(answer, "getcontractcreation", address)
         entries = answer.result if isinstance(answer.result, list) else []
         return next(
-            (e for e in entries if isinstance(e, Mapping) and str(e.get("contractAddress", "")).lower() == address.lower()),
+            (
+                e
+                for e in entries
+                if isinstance(e, Mapping) and str(e.get("contractAddress", "")).lower() == address.lower()
+            ),
             None,
         )
 
@@ -320,7 +338,7 @@ class ExplorerClient:
     def check_verify_status(self, guid: str) -> ExplorerAnswer:
         return self._check("checkverifystatus", validate_check_form({"guid": guid}))
 
-    def verify_proxy(self, address: str, expected_implementation: Optional[str] = None) -> SubmissionReceipt:
+    def verify_proxy(self, address: str, expected_implementation: str | None = None) -> SubmissionReceipt:
         form = validate_proxy_form({"address": address, "expectedimplementation": expected_implementation})
         return self._submit("verifyproxycontract", form, form["address"], proxy=True)
 
@@ -332,7 +350,7 @@ class ExplorerClient:
         receipt: Receipt,
         interval: float = 5.0,
         timeout: float = 300.0,
-        on_progress: Optional[Callable[[ExplorerAnswer], None]] = None,
+        on_progress: Callable[[ExplorerAnswer], None] | None = None,
         fresh: bool = True,
     ) -> ExplorerAnswer:
         """Poll until a final answer, at most `timeout` seconds. Raises VerificationTimeout.
@@ -357,9 +375,18 @@ class ExplorerClient:
             with self._jobs_lock:
                 self._in_flight[action].pop(ticket, None)
 
-    def _poll(self, receipt: Receipt, action: str, started: float, interval: float, timeout: float,
-              on_progress: Optional[Callable[[ExplorerAnswer], None]], fresh: bool, ticket: object) -> ExplorerAnswer:
-        def timed_out(last: Optional[ExplorerAnswer]) -> Exception:
+    def _poll(
+        self,
+        receipt: Receipt,
+        action: str,
+        started: float,
+        interval: float,
+        timeout: float,
+        on_progress: Callable[[ExplorerAnswer], None] | None,
+        fresh: bool,
+        ticket: object,
+    ) -> ExplorerAnswer:
+        def timed_out(last: ExplorerAnswer | None) -> Exception:
             state = redact(last.reason) if last else "no answer"
             return VerificationTimeout(
                 f"{receipt.address}: still not final after {timeout:g}s ({state}); check later with "
@@ -371,11 +398,18 @@ class ExplorerClient:
         typical = self._job_times.typical(action)
         answer, checks = poll_until_final(
             lambda: self._check(action, receipt.guid),
-            is_final=lambda answer: answer.outcome.is_final, timed_out=timed_out, label=f"{action} for {receipt.address}",
-            started=started, interval=interval, timeout=timeout, clock=self._clock, sleep=self._sleep,
+            is_final=lambda answer: answer.outcome.is_final,
+            timed_out=timed_out,
+            label=f"{action} for {receipt.address}",
+            started=started,
+            interval=interval,
+            timeout=timeout,
+            clock=self._clock,
+            sleep=self._sleep,
             first_wait=(interval if typical is None else min(typical, interval * 4)) if fresh else None,
             not_yet=(lambda: self._seconds_until_due(action, ticket, started, interval)) if fresh else None,
-            on_progress=on_progress, health=self.health,
+            on_progress=on_progress,
+            health=self.health,
         )
         if fresh:
             self._job_times.learn(action, self._clock() - started, checks == 1)
@@ -412,11 +446,14 @@ class ExplorerClient:
             if answer.outcome == Outcome.NOT_FOUND:
                 waited = self._clock() - started
                 if waited + self.not_indexed_interval <= self.not_indexed_timeout:
-                    logger.info("%s: not indexed yet (%s); retrying in %gs", address, answer.reason, self.not_indexed_interval)
+                    logger.info(
+                        "%s: not indexed yet (%s); retrying in %gs", address, answer.reason, self.not_indexed_interval
+                    )
                     self._sleep(self.not_indexed_interval)
                     continue
                 raise AddressNotFound(
-                    f"{address}: {redact(answer.reason)} (waited {waited:.0f}s for the explorer to index it)", answer,
+                    f"{address}: {redact(answer.reason)} (waited {waited:.0f}s for the explorer to index it)",
+                    answer,
                     reason=reason_of(answer),
                 )
             self._raise_for(answer, action, address)
@@ -451,7 +488,7 @@ class ExplorerClient:
         query: dict[str, str] = {"module": "contract", "action": action}
         if self.chain_id is not None:
             query[self.chain_id_param] = str(self.chain_id)
-        body: Optional[dict[str, str]] = None
+        body: dict[str, str] | None = None
         if method == "GET":
             query.update(params)
             if self._key:
@@ -463,20 +500,36 @@ class ExplorerClient:
 
         return with_retries(
             lambda: self._attempt(method, action, query, body),
-            policy=self.retry, limiter=self.limiter, rng=self._rng, sleep=self._sleep, label=action, health=self.health,
+            policy=self.retry,
+            limiter=self.limiter,
+            rng=self._rng,
+            sleep=self._sleep,
+            label=action,
+            health=self.health,
             gave_up=lambda last: gave_up(
-                last, self.retry, action, f"{action} at {redact(self.base_url)}", "still rate limited",
+                last,
+                self.retry,
+                action,
+                f"{action} at {redact(self.base_url)}",
+                "still rate limited",
                 "; lower contract_verify.calls_per_second or use an API key",
             ),
         )
 
-    def _attempt(self, method: str, action: str, query: dict, body: Optional[dict]) -> ExplorerAnswer:
+    def _attempt(self, method: str, action: str, query: dict, body: dict | None) -> ExplorerAnswer:
         if logger.isEnabledFor(logging.DEBUG):
             shown = {k: v for k, v in (body or {}).items() if k != "sourceCode"}
             logger.debug("%s %s?%s %s", method, self.base_url, urlencode(query), redact(shown) if body else "")
         response = send(
-            self.session, method, self.base_url, self.base_url, f"{action} at {redact(self.base_url)}",
-            params=query, data=body, timeout=self.timeout, health=self.health,
+            self.session,
+            method,
+            self.base_url,
+            self.base_url,
+            f"{action} at {redact(self.base_url)}",
+            params=query,
+            data=body,
+            timeout=self.timeout,
+            health=self.health,
         )
 
         code = response.status_code
@@ -495,7 +548,9 @@ class ExplorerClient:
         if envelope is None:
             raise Retry(f"HTTP {code} with a body that is not JSON")
         if not isinstance(envelope, dict) or "status" not in envelope or "result" not in envelope:
-            raise BadEndpoint(f"{action} at {redact(self.base_url)}: the answer is not a status/message/result envelope")
+            raise BadEndpoint(
+                f"{action} at {redact(self.base_url)}: the answer is not a status/message/result envelope"
+            )
         answer = classify(str(envelope.get("status")), str(envelope.get("message", "")), envelope.get("result"))
         if answer.outcome == Outcome.RATE_LIMITED:
             raise Retry(f"rate limited: {redact(answer.reason)}", rate_limited=True, answer=answer)

@@ -11,7 +11,6 @@ may fail many workers' requests at the same instant, from ending the run's work 
 import threading
 import time
 from collections.abc import Callable
-from typing import Optional
 
 from ape_contract_verify.exceptions import TargetDown
 from ape_contract_verify.logs import get_logger
@@ -28,7 +27,7 @@ class TargetHealth:
         self._clock = clock
         self._lock = threading.Lock()
         self._count = 0
-        self._first: Optional[float] = None
+        self._first: float | None = None
         self._down = threading.Event()
         self._reason = ""
 

@@ -3,7 +3,7 @@ the Blockscout instances and explorer pages Ape's `evmchains` package lists per 
 data, imported only when a network's targets are resolved)."""
 
 import functools
-from typing import Any, Optional
+from typing import Any
 from urllib.parse import urlsplit
 
 SOURCIFY_URL = "https://sourcify.dev/server/"
@@ -38,7 +38,7 @@ def _by_chain_id() -> dict[int, dict[str, Any]]:
     }
 
 
-def chain_meta(ecosystem: str, network: str, chain_id: Optional[int] = None) -> Optional[dict[str, Any]]:
+def chain_meta(ecosystem: str, network: str, chain_id: int | None = None) -> dict[str, Any] | None:
     """evmchains' record of a public chain (by chain id when known), else None."""
     if chain_id is not None:
         return _by_chain_id().get(chain_id)
@@ -48,7 +48,7 @@ def chain_meta(ecosystem: str, network: str, chain_id: Optional[int] = None) -> 
     return meta if isinstance(meta, dict) else None
 
 
-def _explorers(meta: Optional[dict[str, Any]]) -> list[dict[str, str]]:
+def _explorers(meta: dict[str, Any] | None) -> list[dict[str, str]]:
     return [e for e in (meta or {}).get("explorers") or () if isinstance(e, dict) and e.get("url")]
 
 
@@ -62,7 +62,7 @@ def _label(url: str) -> str:
     return parts[-2] if len(parts) >= 2 else parts[0]
 
 
-def blockscout_instance(meta: Optional[dict[str, Any]]) -> Optional[str]:
+def blockscout_instance(meta: dict[str, Any] | None) -> str | None:
     """The pages URL of a Blockscout serving the chain (`https://eth.blockscout.com`), if listed."""
     candidates = []
     for entry in _explorers(meta):
@@ -80,7 +80,7 @@ def blockscout_instance(meta: Optional[dict[str, Any]]) -> Optional[str]:
 _ETHERSCAN_PAGES = {17000: "https://holesky.etherscan.io", 560048: "https://hoodi.etherscan.io"}
 
 
-def etherscan_pages(meta: Optional[dict[str, Any]], chain_id: Optional[int] = None) -> Optional[str]:
+def etherscan_pages(meta: dict[str, Any] | None, chain_id: int | None = None) -> str | None:
     """The Etherscan family's pages for the chain (`https://sepolia.basescan.org`), if known."""
     for entry in _explorers(meta):
         label = _label(entry["url"])
@@ -89,14 +89,14 @@ def etherscan_pages(meta: Optional[dict[str, Any]], chain_id: Optional[int] = No
     return _ETHERSCAN_PAGES.get(chain_id if chain_id is not None else (meta or {}).get("chainId"))
 
 
-def routescan_pages(meta: Optional[dict[str, Any]]) -> Optional[str]:
+def routescan_pages(meta: dict[str, Any] | None) -> str | None:
     for entry in _explorers(meta):
         if entry.get("name", "").lower() == "routescan" or "routescan" in _host(entry["url"]):
             return entry["url"].rstrip("/")
     return None
 
 
-def routescan_url(network: str, chain_id: int, meta: Optional[dict[str, Any]] = None) -> str:
+def routescan_url(network: str, chain_id: int, meta: dict[str, Any] | None = None) -> str:
     """Routescan's Etherscan-style API for a chain: its `mainnet` or `testnet` tree."""
     pages = routescan_pages(meta)
     test = "testnet" in pages if pages else "mainnet" not in network
@@ -109,12 +109,12 @@ def is_blockscout_pro(url: str) -> bool:
     return host == "api.blockscout.com" or (host.startswith("api.") and host.endswith(".blockscout.com"))
 
 
-def pro_chain_param(url: str) -> Optional[str]:
+def pro_chain_param(url: str) -> str | None:
     """`chain_id` for the Pro API's `/v2/api` form; its `/<chainId>/api` form has it in the path."""
     return "chain_id" if urlsplit(url).path.rstrip("/").endswith("/v2/api") else None
 
 
-def flavour_of(name: str, kind: str, url: Optional[str], blockscout_pages: Optional[str] = None) -> str:
+def flavour_of(name: str, kind: str, url: str | None, blockscout_pages: str | None = None) -> str:
     """Whose server a target is (`client/provider.py`'s FLAVOURS), from its configuration: the
     name it is configured under (`blockscout`, `routescan`), Blockscout's and Routescan's hosts,
     the Blockscout instance the chain lists (`blockscout_pages`); `local` for the embedded explorer

@@ -10,7 +10,7 @@ server it is, `flavour`, comes from its configuration (`client/targets.py`), not
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Optional, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.request import Receipt, VerificationRequest
@@ -32,7 +32,7 @@ class SubmissionReceipt(Receipt):
     target already holds the verified source (a success).
     """
 
-    answer: Optional[ExplorerAnswer] = None
+    answer: ExplorerAnswer | None = None
 
     @property
     def already_verified(self) -> bool:
@@ -65,7 +65,7 @@ class ExplorerRecord:
     evm_version: str = ""
     proxy: bool = False
     implementation: str = ""
-    match: Optional[str] = None
+    match: str | None = None
 
     @property
     def exact(self) -> bool:
@@ -92,7 +92,7 @@ class VerificationTarget(Protocol):
         receipt: Receipt,
         interval: float = 5.0,
         timeout: float = 300.0,
-        on_progress: Optional[Callable[[ExplorerAnswer], None]] = None,
+        on_progress: Callable[[ExplorerAnswer], None] | None = None,
         fresh: bool = True,
     ) -> ExplorerAnswer:
         """Poll until a final answer; VerificationTimeout at `timeout`."""
@@ -102,7 +102,7 @@ class VerificationTarget(Protocol):
         """What the target holds for `address`; `verified` False when nothing."""
         ...
 
-    def verify_proxy(self, address: str, expected_implementation: Optional[str] = None) -> SubmissionReceipt:
+    def verify_proxy(self, address: str, expected_implementation: str | None = None) -> SubmissionReceipt:
         """Link the proxy at `address` to its implementation; ActionNotSupported where
         `supports_proxy_link` is False."""
         ...
@@ -111,6 +111,6 @@ class VerificationTarget(Protocol):
         """The verified contract's ABI; ContractNotVerified when there is none."""
         ...
 
-    def link(self, address: str) -> Optional[str]:
+    def link(self, address: str) -> str | None:
         """The target's own page of the contract, when it has one of its own."""
         ...

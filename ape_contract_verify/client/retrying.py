@@ -5,7 +5,7 @@ How they wait, retry, poll and give up is `ape_contract_verify.retry`'s one mech
 node readers use too; this module is its HTTP side.
 """
 
-from typing import Any, Optional
+from typing import Any
 
 import requests
 
@@ -25,28 +25,39 @@ RETRYABLE_ERRORS = (
 UNREACHABLE_ERRORS = (requests.ConnectionError, requests.Timeout)
 
 
-def gave_up(last: Optional[Retry], policy: RetryPolicy, call: str, where: str, limited: str, hint: str = "") -> Exception:
+def gave_up(last: Retry | None, policy: RetryPolicy, call: str, where: str, limited: str, hint: str = "") -> Exception:
     """The error of a call whose retries ran out: RateLimited when the explorer kept saying we were
     too fast (`limited`: its words for it), else ExplorerUnavailable naming `where` it was sent."""
     if last is not None and last.rate_limited:
         answer = last.answer if isinstance(last.answer, ExplorerAnswer) else None
         reason = redact(answer.reason) if answer is not None and answer.reason else ""
-        return RateLimited(f"{call}: {limited} after {policy.max_retries} retries ({last.reason}){hint}", answer, reason=reason)
-    return ExplorerUnavailable(f"{where}: {last.reason if last else 'no answer'} (gave up after {policy.max_retries} retries)")
+        return RateLimited(
+            f"{call}: {limited} after {policy.max_retries} retries ({last.reason}){hint}", answer, reason=reason
+        )
+    return ExplorerUnavailable(
+        f"{where}: {last.reason if last else 'no answer'} (gave up after {policy.max_retries} retries)"
+    )
 
 
 def send(
-    session: requests.Session, method: str, url: str, base_url: str, label: str,
-    health: Optional[TargetHealth] = None, **kwargs: Any,
+    session: requests.Session,
+    method: str,
+    url: str,
+    base_url: str,
+    label: str,
+    health: TargetHealth | None = None,
+    **kwargs: Any,
 ) -> requests.Response:
     """One HTTP request. A connection fault is a `Retry`; any other requests error ends the call.
     Both are raised outside the except blocks: requests' messages hold the full URL, key included,
     and must not ride along as __context__. `health` hears whether the target answered."""
-    failure: Optional[Exception] = None
+    failure: Exception | None = None
     try:
         response = session.request(method, url, **kwargs)
     except RETRYABLE_ERRORS as err:
-        failure = Retry(f"{type(err).__name__} talking to {redact(base_url)}", unreachable=isinstance(err, UNREACHABLE_ERRORS))
+        failure = Retry(
+            f"{type(err).__name__} talking to {redact(base_url)}", unreachable=isinstance(err, UNREACHABLE_ERRORS)
+        )
         if health is not None and failure.unreachable:
             health.unreachable(f"{_no_answer(err)} at {redact(base_url)}")
     except requests.RequestException as err:
@@ -66,5 +77,5 @@ def _no_answer(err: Exception) -> str:
     return "connection refused" if "refused" in str(err).lower() else type(err).__name__
 
 
-def retry_after(response: requests.Response, policy: RetryPolicy) -> Optional[float]:
+def retry_after(response: requests.Response, policy: RetryPolicy) -> float | None:
     return policy.retry_after(response.headers.get("Retry-After"))

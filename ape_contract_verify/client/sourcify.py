@@ -15,15 +15,15 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any
 from urllib.parse import quote
 
 import requests
 
 from ape_contract_verify.client.etherscan import reason_of
+from ape_contract_verify.client.health import TargetHealth, lost_job
 from ape_contract_verify.client.provider import SOURCIFY, ExplorerRecord, SubmissionReceipt
 from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
-from ape_contract_verify.client.health import TargetHealth, lost_job
 from ape_contract_verify.client.retrying import gave_up, retry_after, send
 from ape_contract_verify.exceptions import (
     ActionNotSupported,
@@ -35,13 +35,13 @@ from ape_contract_verify.exceptions import (
     VerificationRejected,
     VerificationTimeout,
 )
+from ape_contract_verify.logs import CLIENT, get_logger
 from ape_contract_verify.protocol import sourcify as rules
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.protocol.forms import validate_read_form
 from ape_contract_verify.protocol.secrets import ApiKey, redact, register_secret
 from ape_contract_verify.request import Receipt, VerificationRequest
-from ape_contract_verify.logs import CLIENT, get_logger
-from ape_contract_verify.retry import JobTimes, RetryPolicy, Retry, poll_until_final, with_retries
+from ape_contract_verify.retry import JobTimes, Retry, RetryPolicy, poll_until_final, with_retries
 
 logger = get_logger(CLIENT)
 
@@ -87,19 +87,32 @@ def vyper_long_version(compiler_version: str) -> str:
     else:
         command = [sys.executable, "-m", "vyper", "--version"]
     try:
-        proc = subprocess.run(command, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
-                              preexec_fn=sandbox.preexec(sandbox.limits_for(60)))
+        proc = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+            preexec_fn=sandbox.preexec(sandbox.limits_for(60)),
+        )
         found = _VYPER_LONG.search(proc.stdout) if proc.returncode == 0 else None
     except (OSError, subprocess.TimeoutExpired) as err:
         raise compilers.CompilerFailed(f"vyper {parsed.version} did not answer --version: {err}") from None
     if not found or found.group(1) != parsed.version:
-        raise compilers.CompilerFailed(f"vyper {parsed.version} printed no {parsed.version}+commit.<hash> for --version: {proc.stdout.strip()[:100]!r}")
+        raise compilers.CompilerFailed(
+            f"vyper {parsed.version} printed no {parsed.version}+commit.<hash> for --version: {proc.stdout.strip()[:100]!r}"
+        )
     long, commit = found.group(0), found.group(2).lower()
     release = _VYPER_RELEASE_COMMITS.get(parsed.version, "")
     if len(commit) < 8 and release.startswith(commit):
         long = f"{parsed.version}+commit.{release}"
     elif len(commit) < 8:
-        logger.warning("vyper %s prints a %d-digit commit (%s); Sourcify may not find that release", parsed.version, len(commit), long)
+        logger.warning(
+            "vyper %s prints a %d-digit commit (%s); Sourcify may not find that release",
+            parsed.version,
+            len(commit),
+            long,
+        )
     with _vyper_lock:
         _vyper_long[parsed.version] = long
     return long
@@ -117,7 +130,8 @@ def sourcify_body(request: VerificationRequest) -> dict:
             long_version = vyper_long_version(request.compiler_version)
         except Exception as err:  # the engine's CompilerError: not installed, no answer
             raise InvalidRequest(
-                "compilerVersion", f"the commit of {request.compiler_version} is unknown ({err})",
+                "compilerVersion",
+                f"the commit of {request.compiler_version} is unknown ({err})",
                 "install that Vyper (Sourcify needs <version>+commit.<hash>)",
             ) from None
     return rules.request_to_body(request, long_version)
@@ -150,18 +164,18 @@ class SourcifyClient:
         self,
         base_url: str,
         chain_id: int,
-        api_key: Union[ApiKey, str, None] = None,
+        api_key: ApiKey | str | None = None,
         calls_per_second: float = 3.0,
-        timeout: Union[float, tuple[float, float]] = (10.0, 30.0),
+        timeout: float | tuple[float, float] = (10.0, 30.0),
         max_retries: int = 5,
         backoff: float = 1.0,
         max_backoff: float = 16.0,
-        session: Optional[requests.Session] = None,
-        limiter: Optional[RateLimiter] = None,
+        session: requests.Session | None = None,
+        limiter: RateLimiter | None = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
-        rng: Optional[random.Random] = None,
-        health: Optional[TargetHealth] = None,
+        rng: random.Random | None = None,
+        health: TargetHealth | None = None,
     ):
         self.base_url = base_url.rstrip("/") + "/"
         self.chain_id = int(rules.validate_chain_id(chain_id))
@@ -209,14 +223,22 @@ class SourcifyClient:
         if answer.outcome == Outcome.ALREADY_VERIFIED:
             logger.info("%s: %s", address, answer.reason)
             # 409 only when creation and runtime are both exact_match.
-            answer = SourcifyAnswer(Outcome.ALREADY_VERIFIED, answer.status, answer.message, answer.result,
-                                    match=rules.EXACT_MATCH, error=answer.error)
+            answer = SourcifyAnswer(
+                Outcome.ALREADY_VERIFIED,
+                answer.status,
+                answer.message,
+                answer.result,
+                match=rules.EXACT_MATCH,
+                error=answer.error,
+            )
             return SubmissionReceipt(guid="", address=address, proxy=False, answer=answer)
         if status == 202:
-            raise BadEndpoint(f"POST {redact(self.base_url)}{path}: 202 without a verificationId", answer, reason=answer.reason)
+            raise BadEndpoint(
+                f"POST {redact(self.base_url)}{path}: 202 without a verificationId", answer, reason=answer.reason
+            )
         raise VerificationRejected(f"{address}: {answer.reason}", answer, reason=reason_of(answer))
 
-    def verify_proxy(self, address: str, expected_implementation: Optional[str] = None) -> SubmissionReceipt:
+    def verify_proxy(self, address: str, expected_implementation: str | None = None) -> SubmissionReceipt:
         """Sourcify has no proxy-link action: it resolves proxies itself (a lookup with
         `fields=proxyResolution` shows its finding)."""
         raise ActionNotSupported(
@@ -244,7 +266,7 @@ class SourcifyClient:
         receipt: Receipt,
         interval: float = 5.0,
         timeout: float = 300.0,
-        on_progress: Optional[Callable[[ExplorerAnswer], None]] = None,
+        on_progress: Callable[[ExplorerAnswer], None] | None = None,
         fresh: bool = True,
     ) -> ExplorerAnswer:
         """Poll until the job completes, at most `timeout` seconds. Raises VerificationTimeout.
@@ -260,9 +282,15 @@ class SourcifyClient:
         except TargetDown as err:
             raise lost_job(err, receipt.guid, False, self.health.name if self.health else "") from None
 
-    def _poll(self, receipt: Receipt, interval: float, timeout: float,
-              on_progress: Optional[Callable[[ExplorerAnswer], None]], fresh: bool) -> ExplorerAnswer:
-        def timed_out(last: Optional[ExplorerAnswer]) -> Exception:
+    def _poll(
+        self,
+        receipt: Receipt,
+        interval: float,
+        timeout: float,
+        on_progress: Callable[[ExplorerAnswer], None] | None,
+        fresh: bool,
+    ) -> ExplorerAnswer:
+        def timed_out(last: ExplorerAnswer | None) -> Exception:
             state = redact(last.reason) if last else "no answer"
             return VerificationTimeout(
                 f"{receipt.address}: the Sourcify job is still not completed after {timeout:g}s ({state}); "
@@ -275,10 +303,17 @@ class SourcifyClient:
         typical = self._job_times.typical()
         answer, checks = poll_until_final(
             lambda: self.check_verify_status(receipt.guid),
-            is_final=lambda answer: answer.outcome.is_final, timed_out=timed_out, label=f"job {receipt.guid} for {receipt.address}",
-            started=started, interval=interval, timeout=timeout, clock=self._clock, sleep=self._sleep,
+            is_final=lambda answer: answer.outcome.is_final,
+            timed_out=timed_out,
+            label=f"job {receipt.guid} for {receipt.address}",
+            started=started,
+            interval=interval,
+            timeout=timeout,
+            clock=self._clock,
+            sleep=self._sleep,
             first_wait=(interval if typical is None else min(typical, interval)) if fresh else None,
-            on_progress=on_progress, health=self.health,
+            on_progress=on_progress,
+            health=self.health,
         )
         if fresh:
             self._job_times.learn("", self._clock() - started, checks == 1)
@@ -300,8 +335,12 @@ class SourcifyClient:
     def _verified(self, address: str, fields: str) -> dict:
         data = self.lookup(address, fields)
         if not data.get("match"):
-            answer = SourcifyAnswer(Outcome.NOT_VERIFIED, "404", "not verified", f"{address} is not verified on Sourcify", contract=data)
-            raise ContractNotVerified(f"{address}: not verified on Sourcify (chain {self.chain_id})", answer, reason=answer.reason)
+            answer = SourcifyAnswer(
+                Outcome.NOT_VERIFIED, "404", "not verified", f"{address} is not verified on Sourcify", contract=data
+            )
+            raise ContractNotVerified(
+                f"{address}: not verified on Sourcify (chain {self.chain_id})", answer, reason=answer.reason
+            )
         return data
 
     def get_abi(self, address: str) -> list:
@@ -321,11 +360,20 @@ class SourcifyClient:
     def _error_answer(self, status: int, data: Any) -> SourcifyAnswer:
         if isinstance(data, Mapping) and data.get("customCode"):
             code = str(data["customCode"])
-            return SourcifyAnswer(rules.outcome_for(code), str(status), code, redact(str(data.get("message") or code)), error=dict(data))
+            return SourcifyAnswer(
+                rules.outcome_for(code), str(status), code, redact(str(data.get("message") or code)), error=dict(data)
+            )
         outcome = Outcome.NOT_FOUND if status == 404 else Outcome.ERROR
-        return SourcifyAnswer(outcome, str(status), "", f"HTTP {status} without a Sourcify error body; is {redact(self.base_url)} a Sourcify server base URL (e.g. https://sourcify.dev/server/)?")
+        return SourcifyAnswer(
+            outcome,
+            str(status),
+            "",
+            f"HTTP {status} without a Sourcify error body; is {redact(self.base_url)} a Sourcify server base URL (e.g. https://sourcify.dev/server/)?",
+        )
 
-    def _call(self, method: str, path: str, params: Optional[dict] = None, json_body: Optional[dict] = None) -> tuple[int, Any]:
+    def _call(
+        self, method: str, path: str, params: dict | None = None, json_body: dict | None = None
+    ) -> tuple[int, Any]:
         """One call with retries: (HTTP status, parsed JSON) of the first answer that is not a
         rate limit, a 5xx or a connection fault."""
         url = self.base_url + path
@@ -335,17 +383,33 @@ class SourcifyClient:
         # Only `too_many_requests` speaks of this client's rate; a duplicate request is about one address.
         return with_retries(
             lambda: self._attempt(method, url, path, params, json_body, headers),
-            policy=self.retry, limiter=self.limiter, rng=self._rng, sleep=self._sleep, label=f"{method} {path}",
-            pauses_limiter=lambda retry: retry.rate_limited and retry.answer is not None and retry.answer.message == rules.TOO_MANY_REQUESTS,
-            gave_up=lambda last: gave_up(last, self.retry, f"{method} {path}", f"{method} {redact(url)}", "still refused"),
+            policy=self.retry,
+            limiter=self.limiter,
+            rng=self._rng,
+            sleep=self._sleep,
+            label=f"{method} {path}",
+            pauses_limiter=lambda retry: (
+                retry.rate_limited and retry.answer is not None and retry.answer.message == rules.TOO_MANY_REQUESTS
+            ),
+            gave_up=lambda last: gave_up(
+                last, self.retry, f"{method} {path}", f"{method} {redact(url)}", "still refused"
+            ),
             health=self.health,
         )
 
     def _attempt(self, method, url, path, params, json_body, headers) -> tuple[int, Any]:
         logger.debug("%s %s", method, redact(url))
         response = send(
-            self.session, method, url, self.base_url, f"{method} {redact(url)}",
-            params=params, json=json_body, headers=headers, timeout=self.timeout, health=self.health,
+            self.session,
+            method,
+            url,
+            self.base_url,
+            f"{method} {redact(url)}",
+            params=params,
+            json=json_body,
+            headers=headers,
+            timeout=self.timeout,
+            health=self.health,
         )
         code = response.status_code
         logger.debug("%s %s -> HTTP %d %s", method, path, code, redact(response.text[:300]))
@@ -355,7 +419,12 @@ class SourcifyClient:
             data = None
         if code == 429 or (isinstance(data, Mapping) and data.get("customCode") in _RATE_CODES):
             answer = self._error_answer(code, data)
-            raise Retry(f"HTTP {code} {answer.message or ''}: {answer.reason}".strip(), delay=retry_after(response, self.retry), rate_limited=True, answer=answer)
+            raise Retry(
+                f"HTTP {code} {answer.message or ''}: {answer.reason}".strip(),
+                delay=retry_after(response, self.retry),
+                rate_limited=True,
+                answer=answer,
+            )
         if code == 408 or code >= 500:
             raise Retry(f"HTTP {code}", delay=retry_after(response, self.retry))
         if data is None:
@@ -377,7 +446,7 @@ def _code_length(text: Any) -> int:
     return len(digits) // 2
 
 
-def _first_difference(a: Any, b: Any) -> Optional[int]:
+def _first_difference(a: Any, b: Any) -> int | None:
     x, y = str(a or "").lower().removeprefix("0x"), str(b or "").lower().removeprefix("0x")
     for index in range(0, min(len(x), len(y)), 2):
         if x[index : index + 2] != y[index : index + 2]:
@@ -389,9 +458,15 @@ def failure_reason(error: Mapping) -> str:
     """Sourcify's message, made readable: compiler errors in solc's words, and for a mismatch the
     two bytecodes' lengths and where they first differ."""
     message = str(error.get("message") or error.get("customCode") or "failed")
-    compiler_errors = (error.get("errorData") or {}).get("compilerErrors") if isinstance(error.get("errorData"), Mapping) else None
+    compiler_errors = (
+        (error.get("errorData") or {}).get("compilerErrors") if isinstance(error.get("errorData"), Mapping) else None
+    )
     if isinstance(compiler_errors, list) and compiler_errors:
-        texts = [str(e.get("formattedMessage") or e.get("message") or e).strip() for e in compiler_errors if isinstance(e, Mapping) and e.get("severity", "error") == "error"]
+        texts = [
+            str(e.get("formattedMessage") or e.get("message") or e).strip()
+            for e in compiler_errors
+            if isinstance(e, Mapping) and e.get("severity", "error") == "error"
+        ]
         if texts:
             message = "Compiler error: " + "; ".join(texts)
     parts = []
@@ -411,14 +486,24 @@ def job_answer(data: Mapping) -> SourcifyAnswer:
     contract = dict(data.get("contract") or {})
     error = dict(data.get("error") or {})
     if not data.get("isJobCompleted"):
-        return SourcifyAnswer(Outcome.PENDING, "200", "pending", "Pending: the Sourcify job is running", contract=contract)
+        return SourcifyAnswer(
+            Outcome.PENDING, "200", "pending", "Pending: the Sourcify job is running", contract=contract
+        )
     if error:
         code = str(error.get("customCode") or "")
-        return SourcifyAnswer(rules.outcome_for(code) if code else Outcome.FAILED, "200", code, failure_reason(error),
-                              contract=contract, error=error)
+        return SourcifyAnswer(
+            rules.outcome_for(code) if code else Outcome.FAILED,
+            "200",
+            code,
+            failure_reason(error),
+            contract=contract,
+            error=error,
+        )
     match = contract.get("match") or rules.overall_match(contract.get("creationMatch"), contract.get("runtimeMatch"))
     if not match:
-        return SourcifyAnswer(Outcome.FAILED, "200", "completed", "The Sourcify job completed without a match", contract=contract)
+        return SourcifyAnswer(
+            Outcome.FAILED, "200", "completed", "The Sourcify job completed without a match", contract=contract
+        )
     kind = "exact match" if match == rules.EXACT_MATCH else "partial match (the metadata differs)"
     reason = f"Verified: {kind} (creation: {contract.get('creationMatch')}, runtime: {contract.get('runtimeMatch')})"
     return SourcifyAnswer(Outcome.VERIFIED, "200", "completed", reason, match=match, contract=contract)
@@ -430,19 +515,26 @@ def record_of(address: str, data: Mapping) -> ExplorerRecord:
         return ExplorerRecord(address, verified=False)
     compilation = data.get("compilation") or {}
     std_input = data.get("stdJsonInput") or {
-        "language": compilation.get("language", "Solidity"), "sources": data.get("sources") or {},
+        "language": compilation.get("language", "Solidity"),
+        "sources": data.get("sources") or {},
         "settings": compilation.get("compilerSettings") or {},
     }
     settings = dict(std_input.get("settings") or {})
     language = str(compilation.get("language") or std_input.get("language") or "Solidity")
     version = str(compilation.get("compilerVersion") or "")
     vyper = language.lower() == "vyper"
-    compiler = f"vyper:{version.split('+', 1)[0]}" if vyper else (f"v{version}" if version and not version.startswith("v") else version)
+    compiler = (
+        f"vyper:{version.split('+', 1)[0]}"
+        if vyper
+        else (f"v{version}" if version and not version.startswith("v") else version)
+    )
     optimizer = settings.get("optimizer") or {}
     args = ((data.get("creationBytecode") or {}).get("transformationValues") or {}).get("constructorArguments") or ""
     proxy = data.get("proxyResolution") or {}
     implementations = proxy.get("implementations") or []
-    implementation = implementations[0].get("address", "") if implementations and isinstance(implementations[0], Mapping) else ""
+    implementation = (
+        implementations[0].get("address", "") if implementations and isinstance(implementations[0], Mapping) else ""
+    )
     abi = data.get("abi")
     return ExplorerRecord(
         address,

@@ -14,7 +14,7 @@ rate and pages; a non-Etherscan target never receives `--api-key` or `ETHERSCAN_
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ape_contract_verify.client.known import (
@@ -24,9 +24,9 @@ from ape_contract_verify.client.known import (
     SOURCIFY_REPO_URL,
     SOURCIFY_URL,
     blockscout_instance,
-    flavour_of,
     chain_meta,
     etherscan_pages,
+    flavour_of,
     is_blockscout_pro,
     pro_chain_param,
     routescan_pages,
@@ -90,14 +90,14 @@ class Target:
 
     ecosystem: str
     network: str
-    url: Optional[str]
-    chain_id: Optional[int]
-    api_key: Optional[ApiKey]
+    url: str | None
+    chain_id: int | None
+    api_key: ApiKey | None
     calls_per_second: float = 3.0
-    browser_url: Optional[str] = None
+    browser_url: str | None = None
     name: str = "etherscan"
     kind: str = "etherscan"
-    chain_id_param: Optional[str] = None
+    chain_id_param: str | None = None
     # Whose server (etherscan, blockscout, routescan, local, sourcify): known from the configuration
     # (`known.flavour_of`), never guessed from a URL's words later.
     flavour: str = ""
@@ -117,7 +117,7 @@ class Target:
         return "local explorer" if self.is_local else self.name
 
     @property
-    def chain_param(self) -> Optional[str]:
+    def chain_param(self) -> str | None:
         """The query parameter carrying the chain id, if this target sends one."""
         if self.kind != "etherscan" or not self.url:
             return None
@@ -127,7 +127,7 @@ class Target:
     def sends_chain_id(self) -> bool:
         return self.chain_param is not None
 
-    def contract_url(self, address: str) -> Optional[str]:
+    def contract_url(self, address: str) -> str | None:
         """The page of a contract: `<pages>/address/<address>`, Sourcify's repo `<repo>/<chainId>/<address>`."""
         if not self.browser_url:
             return None
@@ -197,7 +197,7 @@ def normalize_url(url: str, param: str = "--explorer-url") -> str:
     return urlunsplit((parts.scheme, parts.netloc, path.rstrip("/") or "/api", "", ""))
 
 
-def loopback_pages(url: Optional[str]) -> Optional[str]:
+def loopback_pages(url: str | None) -> str | None:
     """The pages of an explorer on this machine (`ape verify serve`): its API's `/api` is beside
     them, so links need no `browser_url`. Public explorers' pages live on other hosts: no guess."""
     if not url:
@@ -215,10 +215,10 @@ def is_local_network(network: str) -> bool:
 def resolve_url(
     ecosystem: str,
     network: str,
-    chain_id: Optional[int] = None,
-    explorer_url: Optional[str] = None,
-    configured_url: Optional[str] = None,
-) -> Optional[str]:
+    chain_id: int | None = None,
+    explorer_url: str | None = None,
+    configured_url: str | None = None,
+) -> str | None:
     """The base URL for a network; None for a local network with nothing configured."""
     if explorer_url:
         return normalize_url(explorer_url, "--explorer-url")
@@ -238,11 +238,11 @@ def resolve_url(
 
 
 def resolve_api_key(
-    api_key: Optional[str] = None,
-    api_key_env: Optional[str] = None,
-    configured_key: Optional[str] = None,
-    environ: Optional[Mapping[str, str]] = None,
-) -> Optional[ApiKey]:
+    api_key: str | None = None,
+    api_key_env: str | None = None,
+    configured_key: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> ApiKey | None:
     """`--api-key`, then the per-explorer env var, then ETHERSCAN_API_KEY, then config."""
     environ = os.environ if environ is None else environ
     candidates = [api_key]
@@ -258,11 +258,11 @@ def resolve_api_key(
 def resolve_target(
     ecosystem: str,
     network: str,
-    chain_id: Optional[int] = None,
-    explorer_url: Optional[str] = None,
-    api_key: Optional[str] = None,
-    config: Optional[Any] = None,
-    environ: Optional[Mapping[str, str]] = None,
+    chain_id: int | None = None,
+    explorer_url: str | None = None,
+    api_key: str | None = None,
+    config: Any | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> ExplorerTarget:
     """Everything needed to talk to one network's explorer. `config` is a ContractVerifyConfig."""
     explorer = config.explorer_for(ecosystem, network) if config is not None else None
@@ -287,7 +287,7 @@ def resolve_target(
     )
 
 
-def _configured_key(config: Any, explorer: Any) -> Optional[str]:
+def _configured_key(config: Any, explorer: Any) -> str | None:
     """A key written in config: per explorer (`api_key`), else top-level `contract_verify.api_key`."""
     for model in (explorer, config):
         if model is None:
@@ -309,14 +309,14 @@ def normalize_base_url(url: str, param: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/") + "/", "", ""))
 
 
-def _key_from(env: Optional[str], configured: Optional[str], environ: Mapping[str, str]) -> Optional[ApiKey]:
+def _key_from(env: str | None, configured: str | None, environ: Mapping[str, str]) -> ApiKey | None:
     for value in (environ.get(env) if env else None, configured):
         if value and str(value).strip():
             return ApiKey(str(value))
     return None
 
 
-def _foreign_host(url: Optional[str]) -> bool:
+def _foreign_host(url: str | None) -> bool:
     """A host that is surely not Etherscan's: it must not receive ETHERSCAN_API_KEY."""
     host = (urlsplit(url or "").hostname or "").lower()
     return any(host == d or host.endswith("." + d) for d in ("blockscout.com", "routescan.io", "sourcify.dev"))
@@ -340,7 +340,7 @@ class _Network:
         rate_set = config is not None and "calls_per_second" in getattr(config, "model_fields_set", ())
         self.top_rate = float(config.calls_per_second) if rate_set else None
 
-    def rate(self, own: Optional[float], kind_name: str) -> float:
+    def rate(self, own: float | None, kind_name: str) -> float:
         return float(own or self.top_rate or DEFAULT_RATES.get(kind_name, 3.0))
 
     def available(self) -> list[str]:
@@ -368,11 +368,20 @@ class _Network:
         names = ["etherscan"] if configured else []
         if not configured and not self.local and self.chain_id in ETHERSCAN_V2_CHAINS:
             explorer = self.explorer.etherscan_target() if self.explorer is not None else None
-            key = resolve_api_key(self.api_key, getattr(explorer, "api_key_env", None), _configured_key(self.config, self.explorer), self.environ)
+            key = resolve_api_key(
+                self.api_key,
+                getattr(explorer, "api_key_env", None),
+                _configured_key(self.config, self.explorer),
+                self.environ,
+            )
             if key is not None:
                 names.append("etherscan")
         names += [n for n in self.named if n not in names and n != "sourcify"]
-        public = not self.local and self.chain_id is not None and (self.meta is not None or self.chain_id in ETHERSCAN_V2_CHAINS)
+        public = (
+            not self.local
+            and self.chain_id is not None
+            and (self.meta is not None or self.chain_id in ETHERSCAN_V2_CHAINS)
+        )
         if "blockscout" not in names and not self.local and blockscout_instance(self.meta):
             names.append("blockscout")
         if "sourcify" in self.named or public:
@@ -405,7 +414,11 @@ class _Network:
             )
         env = getattr(explorer, "api_key_env", None)
         if _foreign_host(url):  # the network's own keys pointing at Blockscout or Routescan
-            key = ApiKey(self.api_key) if self.api_key else _key_from(env, _configured_key(self.config, self.explorer), self.environ)
+            key = (
+                ApiKey(self.api_key)
+                if self.api_key
+                else _key_from(env, _configured_key(self.config, self.explorer), self.environ)
+            )
         else:
             key = resolve_api_key(self.api_key, env, _configured_key(self.config, self.explorer), self.environ)
         own_rate = getattr(explorer, "calls_per_second", None)
@@ -496,13 +509,13 @@ class _Network:
 def resolve_targets(
     ecosystem: str,
     network: str,
-    chain_id: Optional[int] = None,
+    chain_id: int | None = None,
     *,
-    config: Optional[Any] = None,
+    config: Any | None = None,
     names: Sequence[str] = (),
-    explorer_url: Optional[str] = None,
-    api_key: Optional[str] = None,
-    environ: Optional[Mapping[str, str]] = None,
+    explorer_url: str | None = None,
+    api_key: str | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> list[Target]:
     """Every target that runs for a network: `names` (from --target), else `contract_verify.targets`,
     else the defaults:
@@ -538,12 +551,14 @@ def resolve_targets(
             chosen.append(name)
         elif param == "--target":
             raise InvalidRequest(
-                param, f"{name!r} is not a target of {ecosystem}:{network}",
+                param,
+                f"{name!r} is not a target of {ecosystem}:{network}",
                 f"use one of {', '.join(available) or '(none)'}, or configure it as {net.path}.{name}.url",
             )
     if explorer_url and "etherscan" not in chosen:
         raise InvalidRequest(
-            "--explorer-url", "sets the `etherscan` target's URL, and the targets chosen leave it out",
+            "--explorer-url",
+            "sets the `etherscan` target's URL, and the targets chosen leave it out",
             "add --target etherscan, or drop --explorer-url",
         )
     if not chosen:

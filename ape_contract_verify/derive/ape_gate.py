@@ -12,7 +12,8 @@ With no script running (the CLI, `ape verify serve`, a test) the gate is open an
 
 import contextlib
 import threading
-from typing import Callable, Iterator, TypeVar
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 T = TypeVar("T")
 

@@ -5,9 +5,10 @@ compiler and settings that built it. Identifying an address compares shapes only
 bytecode, no compile); whether the artifact really verifies is the engine's question.
 """
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional
+from typing import Any
 
 from ape_contract_verify.derive.ape_gate import GATE
 from ape_contract_verify.evm import blueprint, bytecode
@@ -29,7 +30,7 @@ class Artifact:
     compiler_name: str  # "solidity" or "vyper"
     compiler_version: str  # as the manifest records it: 0.8.26+commit.8a97fa7a, 0.4.3
     settings: dict
-    dependency: Optional[str] = None
+    dependency: str | None = None
     # What was read from Ape's managers for it, by the thread that could (`derive.inputs.prepare`).
     resolved: dict = field(default_factory=dict, compare=False, repr=False)
 
@@ -83,7 +84,7 @@ def project_source_names(sources: dict, project: Any) -> dict:
     return named
 
 
-def _linked_folder_names(project: Any) -> Optional[Callable[[str], str]]:
+def _linked_folder_names(project: Any) -> Callable[[str], str] | None:
     """When the contracts folder is a link: the function that names a file reached through the
     link's target as `contracts/…`; None otherwise (nothing to rename)."""
     try:
@@ -107,7 +108,7 @@ def _linked_folder_names(project: Any) -> Optional[Callable[[str], str]]:
     return rename
 
 
-def _artifacts_of(project: Any, dependency: Optional[str] = None) -> Iterator[Artifact]:
+def _artifacts_of(project: Any, dependency: str | None = None) -> Iterator[Artifact]:
     manifest = project.manifest
     types = manifest.contract_types or {}
     # ape-solidity records a type only imported through a linked contracts folder under the
@@ -132,7 +133,7 @@ def _artifacts_of(project: Any, dependency: Optional[str] = None) -> Iterator[Ar
 
 
 def iter_artifacts(
-    project: Any, include_dependencies: bool = True, compile_dependencies: bool = True, uncompiled: Optional[list] = None
+    project: Any, include_dependencies: bool = True, compile_dependencies: bool = True, uncompiled: list | None = None
 ) -> Iterator[Artifact]:
     """Every deployable contract type of the project, then of its dependencies. Without
     `compile_dependencies` a dependency with no compiled types is skipped (its name is added to
@@ -141,7 +142,9 @@ def iter_artifacts(
 
 
 @GATE.guard  # reading a dependency's project may install it
-def _all_artifacts(project: Any, include_dependencies: bool, compile_dependencies: bool, uncompiled: Optional[list]) -> list[Artifact]:
+def _all_artifacts(
+    project: Any, include_dependencies: bool, compile_dependencies: bool, uncompiled: list | None
+) -> list[Artifact]:
     found = list(_artifacts_of(project))
     if not include_dependencies:
         return found
@@ -165,6 +168,7 @@ def _all_artifacts(project: Any, include_dependencies: bool, compile_dependencie
 def find_artifact(name: str, project: Any, compile: bool = True) -> Artifact:
     """`Name`, `path/File.sol:Name` or `dependency:Name`; the project's own types win over dependencies'.
     Without `compile`, only the manifests are read (no import closure, no dependency compiled)."""
+
     def named(artifacts: Any) -> list[Artifact]:
         return [a for a in artifacts if name in (a.name, a.qualified_name, a.label, a.reference)]
 
@@ -190,7 +194,7 @@ def find_artifact(name: str, project: Any, compile: bool = True) -> Artifact:
     raise ArtifactNotFound(f"{name!r} is ambiguous: {choices}. Pass one of these instead")
 
 
-def type_reference(contract_type: Any) -> Optional[str]:
+def type_reference(contract_type: Any) -> str | None:
     """What `find_artifact` resolves to the very type Ape deployed (its source file and name), so
     that two types with the same code are never confused; None for a type with no source (one
     built from an ABI and bytecode), which only its code can identify."""
@@ -212,9 +216,9 @@ def short_name(reference: str) -> str:
 def identify(
     address: str,
     project: Any,
-    runtime: Optional[bytes] = None,
+    runtime: bytes | None = None,
     cache: Any = None,
-    creation: Optional[Callable[[], Optional[bytes]]] = None,
+    creation: Callable[[], bytes | None] | None = None,
 ) -> Artifact:
     """The one contract type whose runtime code matches `address`'s, metadata, immutables and
     link positions aside. Uses the manifest's bytecode, so it needs no compile; only when nothing
@@ -236,7 +240,9 @@ def identify(
     # An uncompiled dependency is not compiled whole: the types a project's own code creates
     # are in its import closure, and the closure's settings are the ones that built them.
     uncompiled: list[str] = []
-    matches = [a for a in iter_artifacts(project, compile_dependencies=False, uncompiled=uncompiled) if _same_shape(a, runtime)]
+    matches = [
+        a for a in iter_artifacts(project, compile_dependencies=False, uncompiled=uncompiled) if _same_shape(a, runtime)
+    ]
     if not matches:
         matches = [a for a in closure_artifacts(project, cache) if _same_shape(a, runtime)]
     if len(matches) > 1:
@@ -267,7 +273,7 @@ def has_code_of(artifact: Artifact, runtime: bytes) -> bool:
     return _same_shape(artifact, runtime)
 
 
-def _break_tie(matches: list[Artifact], runtime: bytes, creation: Optional[Callable[[], Optional[bytes]]]) -> list[Artifact]:
+def _break_tie(matches: list[Artifact], runtime: bytes, creation: Callable[[], bytes | None] | None) -> list[Artifact]:
     """The candidates that match more closely: the full runtime code (metadata hash included:
     the hash of the sources that were compiled), then the creation code. A step that rules out
     every candidate (sources edited since the deploy) leaves them all to the next."""
@@ -300,7 +306,7 @@ def _creation_of(artifact: Artifact) -> bytes:
     return bytecode.to_bytes(text) if text and text != "0x" else b""
 
 
-def _declared_as(artifact: Artifact, code: bytes) -> Optional[bool]:
+def _declared_as(artifact: Artifact, code: bytes) -> bool | None:
     """For an ERC-5202 blueprint: whether its body starts with this type's creation code (None:
     `code` is no blueprint). Arguments may follow the creation code."""
     declared = blueprint.parse(code)
@@ -372,7 +378,7 @@ def closure_artifacts(project: Any, cache: Any = None) -> list[Artifact]:
     return list(_CLOSURE_MEMO[key])
 
 
-def _closure_key(project: Any) -> Optional[tuple]:
+def _closure_key(project: Any) -> tuple | None:
     try:
         manifest = project.manifest
         root = Path(project.path)
@@ -423,11 +429,15 @@ def _search_closure(project: Any, cache: Any) -> list[Artifact]:
             continue
         recorded = dict(compiler.settings or {})
         settings = {k: v for k, v in chosen["settings"].items() if k not in ("outputSelection", "libraries")}
-        settings.update({k: v for k, v in recorded.items() if k not in ("outputSelection", "search_paths", "libraries")})
+        settings.update(
+            {k: v for k, v in recorded.items() if k not in ("outputSelection", "search_paths", "libraries")}
+        )
         settings["outputSelection"] = {"*": {"*": _CLOSURE_OUTPUTS}}
         version = compiler.version if compiler.version.startswith("v") else f"v{compiler.version}"
         try:
-            output = compile_input(version, {"language": "Solidity", "sources": chosen["sources"], "settings": settings}, cache=cache)
+            output = compile_input(
+                version, {"language": "Solidity", "sources": chosen["sources"], "settings": settings}, cache=cache
+            )
         except CompilerError:
             continue
         for source_id, contracts in sorted((output.get("contracts") or {}).items()):
@@ -440,7 +450,9 @@ def _search_closure(project: Any, cache: Any) -> list[Artifact]:
     return found
 
 
-def _closure_artifact(project: Any, compiler: Any, settings: dict, source_id: str, name: str, compiled: dict) -> Optional[Artifact]:
+def _closure_artifact(
+    project: Any, compiler: Any, settings: dict, source_id: str, name: str, compiled: dict
+) -> Artifact | None:
     from ethpm_types import ContractType
 
     evm = compiled.get("evm") or {}
@@ -468,7 +480,7 @@ def _closure_artifact(project: Any, compiler: Any, settings: dict, source_id: st
     )
 
 
-def _dependency_of(source_id: str) -> Optional[str]:
+def _dependency_of(source_id: str) -> str | None:
     """ape-solidity copies a dependency's files to `<contracts>/.cache/<name>/<version>/`."""
     parts = Path(source_id).parts
     if ".cache" in parts and parts.index(".cache") + 1 < len(parts):

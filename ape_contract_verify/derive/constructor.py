@@ -3,7 +3,7 @@ against it. Values are encoded with the artifact's ABI; a difference is explaine
 argument) with the engine's own text, so the pre-check and the explorer word it the same way."""
 
 import json
-from typing import Any, Optional
+from typing import Any
 
 from ape_contract_verify.derive.artifacts import Artifact
 from ape_contract_verify.engine.compare import constructor_arguments_reason, constructor_inputs
@@ -25,13 +25,13 @@ def _inputs(artifact: Artifact) -> list[dict]:
     return constructor_inputs(list(artifact.contract_type.abi))
 
 
-def sources_tried(tried: Optional[list[str]] = None) -> str:
+def sources_tried(tried: list[str] | None = None) -> str:
     """What was tried for a creation, in words: only what the chain reader and the target tried on
     this network (an in-process chain has no trace API to name, the embedded explorer no record)."""
     return f"tried {', '.join(tried)}" if tried else "no source of it answered"
 
 
-def not_found_reason(tried: Optional[list[str]] = None) -> str:
+def not_found_reason(tried: list[str] | None = None) -> str:
     """The one answer when no source gave the creation code: what was tried, and the way out."""
     return (
         f"the creation code of this contract was not found ({sources_tried(tried)}). "
@@ -40,7 +40,7 @@ def not_found_reason(tried: Optional[list[str]] = None) -> str:
 
 
 def resolve_constructor_args(
-    artifact: Artifact, given: Optional[str], derived: Optional[str], tried: Optional[list[str]] = None
+    artifact: Artifact, given: str | None, derived: str | None, tried: list[str] | None = None
 ) -> str:
     """The arguments to submit: the chain's (`derived`), or `given` when it agrees with them.
     `tried` names the creation sources that could not answer, for the reason when none did."""
@@ -65,7 +65,9 @@ def encode_constructor_args(artifact: Artifact, given: str) -> str:
     text = given.strip()
     hex_text = text.removeprefix("0x")
     inputs = _inputs(artifact)
-    if text.startswith("0x") or (hex_text and all(c in "0123456789abcdefABCDEF" for c in hex_text) and len(hex_text) % 64 == 0):
+    if text.startswith("0x") or (
+        hex_text and all(c in "0123456789abcdefABCDEF" for c in hex_text) and len(hex_text) % 64 == 0
+    ):
         if len(hex_text) % 2:
             raise PrecheckFailed("constructor arguments", "hex constructor arguments must have an even length")
         return hex_text.lower()

@@ -10,8 +10,9 @@ submission that cannot pass is stopped here, with the reason the explorer would 
 import dataclasses
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any
 
 from ape_contract_verify.derive.artifacts import Artifact, ArtifactNotFound
 from ape_contract_verify.derive.constructor import PrecheckFailed, resolve_constructor_args, sources_tried
@@ -21,10 +22,20 @@ from ape_contract_verify.protocol.licenses import code_from_source, license_code
 from ape_contract_verify.protocol.values import checksum as _checksum
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 
-__all__ = ["Derivation", "OnChain", "PrecheckFailed", "build_request", "derive", "license_of", "precheck", "read_chain", "with_full_project_input"]
+__all__ = [
+    "Derivation",
+    "OnChain",
+    "PrecheckFailed",
+    "build_request",
+    "derive",
+    "license_of",
+    "precheck",
+    "read_chain",
+    "with_full_project_input",
+]
 
 
-def license_of(artifact: Artifact, override: Optional[str] = None) -> int:
+def license_of(artifact: Artifact, override: str | None = None) -> int:
     if override:
         return license_code(override)
     source = artifact.source_path.read_text(encoding="utf8") if artifact.source_path.is_file() else ""
@@ -42,8 +53,8 @@ def license_of(artifact: Artifact, override: Optional[str] = None) -> int:
 @dataclass
 class OnChain:
     runtime: bytes
-    creation_input: Optional[bytes]
-    tx_hash: Optional[str] = None
+    creation_input: bytes | None
+    tx_hash: str | None = None
     factory: bool = False
     source: str = ""  # which source gave creation_input: transaction, trace, fork replay, explorer record
     tried: list = field(default_factory=list)  # the sources that could not, in words
@@ -60,7 +71,7 @@ def chain_reader_or_provider(chain_reader: Any = None) -> Any:
     return ApeProviderChain(chain.provider)
 
 
-def read_chain(address: str, chain_reader: Any = None, creation_record: Optional[Callable[[str], Any]] = None) -> OnChain:
+def read_chain(address: str, chain_reader: Any = None, creation_record: Callable[[str], Any] | None = None) -> OnChain:
     """Runtime code and the creation input, through the active Ape provider by default.
 
     The chain reader finds the creation (its transaction, the node's traces, or a replay on a
@@ -96,7 +107,9 @@ class _KnownCreation:
 
         self._reader = reader
         self._address = address.lower()
-        self._creation = Creation(state.tx_hash or "", state.creation_input or b"", factory=state.factory, source=state.source)
+        self._creation = Creation(
+            state.tx_hash or "", state.creation_input or b"", factory=state.factory, source=state.source
+        )
 
     def find_creation(self, address: str) -> Any:
         return self._creation if address.lower() == self._address else self._reader.find_creation(address)
@@ -105,7 +118,7 @@ class _KnownCreation:
         return getattr(self._reader, name)
 
 
-def _tx_hash(value: Any) -> Optional[str]:
+def _tx_hash(value: Any) -> str | None:
     text = value if isinstance(value, str) else ("0x" + bytes(value).hex() if value else "")
     return text if len(text) == 66 and text[:2] == "0x" else None
 
@@ -113,8 +126,9 @@ def _tx_hash(value: Any) -> Optional[str]:
 # --- the pre-check -----------------------------------------------------------------------------
 
 
-def precheck(request: VerificationRequest, chain_reader: Any, cache: Any = None, diagnose: bool = True,
-             notes: Optional[list] = None) -> str:
+def precheck(
+    request: VerificationRequest, chain_reader: Any, cache: Any = None, diagnose: bool = True, notes: list | None = None
+) -> str:
     """Verify `request` with the local explorer's engine, on `chain_reader` (the run's: its
     creation search is cached) and `cache` (the run's: derive's compile is then a hit).
     "full" or "partial", or PrecheckFailed naming the input that differs, in the engine's words.
@@ -124,7 +138,9 @@ def precheck(request: VerificationRequest, chain_reader: Any, cache: Any = None,
 
     # Without the creation transaction (a factory's, on a node without traces) the runtime code
     # is what can be checked here; the explorer, which has the transaction, checks the rest.
-    result = Verifier(chain_reader, cache, require_creation=False).verify(request, diagnose_compiles=None if diagnose else 0)
+    result = Verifier(chain_reader, cache, require_creation=False).verify(
+        request, diagnose_compiles=None if diagnose else 0
+    )
     if not result.verified:
         raise PrecheckFailed(result.setting or "source", result.reason)
     if result.hash_seed is not None and notes is not None:
@@ -144,14 +160,14 @@ class Derivation:
 
     request: VerificationRequest
     artifact: Artifact
-    match: Optional[str] = None  # the pre-check's "full"/"partial"; None when skipped
+    match: str | None = None  # the pre-check's "full"/"partial"; None when skipped
     warnings: list[str] = field(default_factory=list)
     compile_input: dict = field(default_factory=dict)
     timings: dict = field(default_factory=dict)
     creation_source: str = ""  # which source gave the creation code (and so the constructor arguments)
 
 
-def _compile(artifact: Artifact, input_json: dict, cache: Any, warnings: Optional[list] = None) -> dict:
+def _compile(artifact: Artifact, input_json: dict, cache: Any, warnings: list | None = None) -> dict:
     """The artifact's compiler output for `input_json`, asked for exactly as the engine asks for it
     (same version text, same output selection), so the pre-check's compile is a cache hit."""
     from ape_contract_verify.engine.compilers import compile_input, with_output_selection
@@ -170,7 +186,7 @@ def _compile(artifact: Artifact, input_json: dict, cache: Any, warnings: Optiona
         raise ArtifactNotFound(f"{artifact.label}: the compiler output has no {artifact.qualified_name}") from None
 
 
-def _libraries_from_chain(compiled: dict, runtime: bytes, creation: Optional[bytes]) -> dict:
+def _libraries_from_chain(compiled: dict, runtime: bytes, creation: bytes | None) -> dict:
     """{file: {library: address}} read at the link positions of the deployed code."""
     libraries: dict[str, dict[str, str]] = {}
     for which, code in (("deployedBytecode", runtime), ("bytecode", creation)):
@@ -190,13 +206,13 @@ def derive(
     *,
     chain_reader: Any = None,
     code_format: str = "standard-json",
-    license: Optional[str] = None,
-    constructor_args: Optional[str] = None,
+    license: str | None = None,
+    constructor_args: str | None = None,
     check: bool = True,
     cache: Any = None,
-    manifest_libraries: Optional[dict] = None,
+    manifest_libraries: dict | None = None,
     strict_format: bool = False,
-    creation_record: Optional[Callable[[str], Any]] = None,
+    creation_record: Callable[[str], Any] | None = None,
 ) -> Derivation:
     """Everything verifysourcecode needs for `artifact` at `address`, checked against the chain.
 
@@ -223,13 +239,17 @@ def derive(
     timings["compile"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    libraries = {} if artifact.is_vyper else _libraries_from_chain(compiled, chain_state.runtime, chain_state.creation_input)
+    libraries = (
+        {} if artifact.is_vyper else _libraries_from_chain(compiled, chain_state.runtime, chain_state.creation_input)
+    )
     stale = manifest_libraries if manifest_libraries is not None else artifact.settings.get("libraries") or {}
     for file, libs in libraries.items():
         for lib, addr in libs.items():
             recorded = (stale.get(file) or {}).get(lib)
             if recorded and recorded.lower() != addr.lower():
-                warnings.append(f"library {lib}: the manifest records {recorded}, the chain uses {addr}; using the chain's")
+                warnings.append(
+                    f"library {lib}: the manifest records {recorded}, the chain uses {addr}; using the chain's"
+                )
             libs[lib] = _checksum(addr)
     if libraries:
         # Compile as the submission will: linked through settings.libraries (part of the metadata).
@@ -242,11 +262,17 @@ def derive(
         derived_args = blueprint.arguments_after(declared, creation_code)
     else:
         derived_args = (
-            bytecode.split_constructor_args(chain_state.creation_input, creation_code) if chain_state.creation_input else None
+            bytecode.split_constructor_args(chain_state.creation_input, creation_code)
+            if chain_state.creation_input
+            else None
         )
     args = resolve_constructor_args(artifact, constructor_args, derived_args, chain_state.tried)
     # A replay in the very chain that ran the transaction is as good as its traces: nothing to say.
-    if chain_state.source and chain_state.source not in ("transaction", "trace", "in-process replay") and derived_args is not None:
+    if (
+        chain_state.source
+        and chain_state.source not in ("transaction", "trace", "in-process replay")
+        and derived_args is not None
+    ):
         warnings.append(f"constructor arguments from {chain_state.source}: the node has no trace API")
 
     def build(candidate: dict, fmt: str = code_format, layout: str = "imports") -> VerificationRequest:
@@ -269,7 +295,9 @@ def derive(
         else:
             match = precheck(request, checked, cache, notes=warnings)
         if chain_state.creation_input is None and declared is None:
-            warnings.append(f"the creation code was not found ({sources_tried(chain_state.tried)}): the pre-check compared the runtime code only")
+            warnings.append(
+                f"the creation code was not found ({sources_tried(chain_state.tried)}): the pre-check compared the runtime code only"
+            )
         if match == "partial" and request.code_format == CodeFormat.STANDARD_JSON:
             library_options = _library_options(libraries, stale, address, reader)
             upgraded = _upgrade_partial(artifact, input_json, library_options, build, reader, cache)
@@ -351,7 +379,9 @@ def _precheck_flat(
             match = precheck(candidate, reader, cache, diagnose=False)
         except PrecheckFailed:
             continue
-        warnings.append(f"the flat file's sources are laid out by name ({layout}): the import order changes the compiled code")
+        warnings.append(
+            f"the flat file's sources are laid out by name ({layout}): the import order changes the compiled code"
+        )
         return candidate, match
     output = "via-IR output" if input_json["settings"].get("viaIR") else "compiled output"
     reason = f"flattening changes this contract's {output}; standard-json reproduces it"
@@ -379,7 +409,7 @@ def _library_options(linked: dict, recorded: dict, address: str, reader: Any) ->
     if not extras:
         return []
 
-    def block(addr: str) -> Optional[int]:
+    def block(addr: str) -> int | None:
         try:
             return getattr(reader.find_creation(addr), "block", None)
         except Exception:  # not an address, no code, a node that cannot say: order unknown
@@ -429,7 +459,7 @@ def _upgrade_partial(
     build: Callable[..., VerificationRequest],
     reader: Any,
     cache: Any,
-) -> Optional[tuple[dict, VerificationRequest]]:
+) -> tuple[dict, VerificationRequest] | None:
     """Settings that change only the metadata, which the minimal input may lack: ape-solidity
     compiles a whole group at once, so every contract of it carries the group's remappings and,
     after `add_library`, every library added so far, even those it does not link. Try them (the
@@ -465,7 +495,7 @@ def build_request(
     libraries: dict,
     args: str,
     code_format: str,
-    license: Optional[str],
+    license: str | None,
     warnings: list[str],
     layout: str = "imports",
 ) -> VerificationRequest:
@@ -523,7 +553,7 @@ def build_request(
     )
 
 
-def with_full_project_input(derivation: Derivation) -> Optional[VerificationRequest]:
+def with_full_project_input(derivation: Derivation) -> VerificationRequest | None:
     """The same request with every source of the artifact's compile group (what ape-solidity
     compiled together), or None when that is what was sent already."""
     if derivation.artifact.is_vyper:

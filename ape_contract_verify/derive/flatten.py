@@ -17,12 +17,12 @@ from ape_contract_verify.derive.solidity_source import (  # noqa: F401 (re-expor
     DECL_KW,
     INHERITDOC,
     FlattenError,
+    ImportDirective,
+    SourceUnit,
+    Token,
     VersionRange,
     analyse,
-    ImportDirective,
-    Token,
     tokenize,
-    SourceUnit,
 )
 
 __all__ = [
@@ -168,9 +168,7 @@ def collect_imports(entry: str, sources: Mapping[str, str], remappings: Sequence
 # ----------------------------------------------------------------------------------------------
 # Alias rewriting
 
-_USE_KW = frozenset(
-    "return emit new is using delete revert else do throw import from as override case".split()
-)
+_USE_KW = frozenset("return emit new is using delete revert else do throw import from as override case".split())
 _NAME_KW = frozenset(DECL_KW + ("modifier",))
 _TOP_KW = _NAME_KW | {"constant"}
 
@@ -403,7 +401,9 @@ def _merge_pragmas(order: list[str], units: dict[str, SourceUnit]) -> tuple[str,
     return pragma, merged, others
 
 
-def flatten(entry: str, sources: Mapping[str, str], remappings: Sequence[str] = (), layout: str = "imports") -> FlattenResult:
+def flatten(
+    entry: str, sources: Mapping[str, str], remappings: Sequence[str] = (), layout: str = "imports"
+) -> FlattenResult:
     """One source that compiles to the same code as ``entry`` with its imports (metadata aside).
 
     ``layout`` orders the files: "imports" depth-first along the import statements, "names" by

@@ -8,7 +8,7 @@ for the remappings ape-solidity gave every contract of it.
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from ape_contract_verify.derive.ape_gate import GATE
 from ape_contract_verify.derive.artifacts import Artifact, ArtifactNotFound, project_source_names
@@ -41,7 +41,7 @@ def prepare(artifact: Artifact) -> None:
         artifact.resolved["group"] = _group_input(artifact)
 
 
-def standard_input(artifact: Artifact, libraries: Optional[dict] = None) -> dict:
+def standard_input(artifact: Artifact, libraries: dict | None = None) -> dict:
     """The minimal compiler input for this contract: its source, its transitive imports, and
     exactly the settings the manifest recorded (libraries as given, placeholders otherwise)."""
     if "input" in artifact.resolved and not libraries:
@@ -50,7 +50,7 @@ def standard_input(artifact: Artifact, libraries: Optional[dict] = None) -> dict
 
 
 @GATE.guard  # ape-solidity resolves remappings (may install dependencies); ape-vyper reads imports
-def _standard_input(artifact: Artifact, libraries: Optional[dict] = None) -> dict:
+def _standard_input(artifact: Artifact, libraries: dict | None = None) -> dict:
     if artifact.is_vyper:
         return _vyper_input(artifact)
     from ape import compilers
@@ -70,7 +70,11 @@ def _standard_input(artifact: Artifact, libraries: Optional[dict] = None) -> dic
     settings["outputSelection"] = {"*": {"*": OUTPUT_SELECTION}}
     if libraries:
         settings["libraries"] = libraries
-    return {"language": "Solidity", "sources": project_source_names(chosen["sources"], artifact.project), "settings": settings}
+    return {
+        "language": "Solidity",
+        "sources": project_source_names(chosen["sources"], artifact.project),
+        "settings": settings,
+    }
 
 
 def _solidity_inputs(solidity: Any, path: Path, version: str, project: Any) -> dict:
@@ -119,7 +123,7 @@ class _ImportMemo:
 _IMPORTS: dict[str, _ImportMemo] = {}  # by project path
 
 
-def _stamp(path: Any) -> Optional[tuple[int, int]]:
+def _stamp(path: Any) -> tuple[int, int] | None:
     try:
         stat = Path(path).stat()
     except OSError:
@@ -222,7 +226,7 @@ def _settings_from_pragmas(settings: dict, content: str) -> None:
         settings["evmVersion"] = evm
 
 
-def _vyper_source_file(root: Path, source_id: str) -> Optional[Path]:
+def _vyper_source_file(root: Path, source_id: str) -> Path | None:
     """A project file, or a module of an installed package (snekmate-style imports)."""
     import sys
 
@@ -246,17 +250,17 @@ def project_remappings(artifact: Artifact) -> list[str]:
 
 
 # ape-solidity's whole-project input, asked once per project state and compiler in a process.
-_GROUP_INPUTS: dict[tuple, Optional[dict]] = {}
+_GROUP_INPUTS: dict[tuple, dict | None] = {}
 
 
-def group_input(artifact: Artifact) -> Optional[dict]:
+def group_input(artifact: Artifact) -> dict | None:
     """ape-solidity's input for every source of the artifact's project compiled by its compiler."""
     found = artifact.resolved["group"] if "group" in artifact.resolved else _group_input(artifact)
     return json.loads(json.dumps(found)) if found is not None else None  # callers may change it
 
 
 @GATE.guard
-def _group_input(artifact: Artifact) -> Optional[dict]:
+def _group_input(artifact: Artifact) -> dict | None:
     from ape import compilers
 
     project = artifact.project

@@ -74,7 +74,7 @@ def _statement(text: str, start: int, name: str) -> tuple[list[Token], int]:
             return toks, tok.end
         toks.append(tok)
     line = text.count("\n", 0, start) + 1
-    raise FlattenError(f"{name} line {line}: `{text[start:start + 40].split(chr(10))[0]}…` has no closing ';'")
+    raise FlattenError(f"{name} line {line}: `{text[start : start + 40].split(chr(10))[0]}…` has no closing ';'")
 
 
 def _unquote(literal: str) -> str:
@@ -202,7 +202,7 @@ def _file_level_code(unit: SourceUnit, name: str, start: int, end: int) -> int:
         elif kw == "pragma":
             toks, stmt_end = _statement(text, m.start(), name)
             if len(toks) < 2:
-                raise FlattenError(f"{name}: cannot parse `{text[m.start():stmt_end]}`")
+                raise FlattenError(f"{name}: cannot parse `{text[m.start() : stmt_end]}`")
             value = " ".join(text[toks[2].start : toks[-1].end].split()) if len(toks) > 2 else ""
             unit.pragmas.append(_Pragma(m.start(), stmt_end, toks[1].text, value))
             resume = stmt_end

@@ -8,9 +8,10 @@ finds). Equal code with other constructor arguments is named argument by argumen
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Callable, Optional
+from typing import Any
 
 from ape_contract_verify.engine.compilers import CompilerError, parse_compiler_version
 from ape_contract_verify.evm import bytecode as bc
@@ -59,7 +60,7 @@ SETTING_OF = {
 class Failure(Exception):
     """A verification that cannot pass: what kind, which input (`setting`), and why."""
 
-    def __init__(self, kind: FailureKind, reason: str, offset: Optional[int] = None, setting: Optional[str] = None):
+    def __init__(self, kind: FailureKind, reason: str, offset: int | None = None, setting: str | None = None):
         super().__init__(reason)
         self.kind, self.reason, self.offset = kind, reason, offset
         self.setting = setting or SETTING_OF[kind]
@@ -77,7 +78,7 @@ class Compiled:
     trailing: int  # Vyper appends immutables after the runtime code
 
     @classmethod
-    def from_evm(cls, evm: dict, language: str) -> "Compiled":
+    def from_evm(cls, evm: dict, language: str) -> Compiled:
         creation = bc.to_bytes((evm.get("bytecode") or {}).get("object") or "")
         deployed = evm.get("deployedBytecode") or {}
         runtime = bc.to_bytes(deployed.get("object") or "")  # placeholders zeroed
@@ -118,7 +119,7 @@ class Matched:
 
 def compare(
     compiled: Compiled,
-    creation: Optional[Creation],
+    creation: Creation | None,
     runtime_on_chain: bytes,
     *,
     compiler_version: str,
@@ -138,7 +139,9 @@ def compare(
     deployed_args = submitted_args
     if creation is not None:
         chain_init = creation_input[: len(compiled.creation)]
-        deployed_args = creation_input[len(compiled.creation):].hex() if len(creation_input) >= len(compiled.creation) else ""
+        deployed_args = (
+            creation_input[len(compiled.creation) :].hex() if len(creation_input) >= len(compiled.creation) else ""
+        )
         creation_cmp = bc.compare(compiled.creation, chain_init, link_references=compiled.creation_links)
     runtime_cmp = compiled.compare_runtime(runtime_on_chain)
 
@@ -204,8 +207,12 @@ def _libraries_on_chain(compiled: Compiled, runtime: bytes, creation_input: byte
             for address in addresses:
                 known = found.setdefault(library, address)
                 if known != address:
-                    raise Failure(FailureKind.LIBRARY, _library_reason(
-                        f"Library {library} is linked at two addresses on chain: {known} and {address}"))
+                    raise Failure(
+                        FailureKind.LIBRARY,
+                        _library_reason(
+                            f"Library {library} is linked at two addresses on chain: {known} and {address}"
+                        ),
+                    )
     for library, address in found.items():
         given = lookup_library(submitted, library)
         if given is None:
@@ -215,14 +222,17 @@ def _libraries_on_chain(compiled: Compiled, runtime: bytes, creation_input: byte
                 f"submit libraryname1={library} and libraryaddress1={address}",
             )
         if given.lower() != address.lower():
-            raise Failure(FailureKind.LIBRARY, _library_reason(f"Library {library} address differs: submitted {given}, on chain {address}"))
+            raise Failure(
+                FailureKind.LIBRARY,
+                _library_reason(f"Library {library} address differs: submitted {given}, on chain {address}"),
+            )
     return found
 
 
 # --- constructor arguments --------------------------------------------------------------------
 
 
-def constructor_arguments_reason(submitted: str, deployed: str, abi: Optional[list] = None, limit: int = 1024) -> str:
+def constructor_arguments_reason(submitted: str, deployed: str, abi: list | None = None, limit: int = 1024) -> str:
     """Which argument differs, decoded with the compiled ABI when both sides decode; else both
     blobs. Either way, where they first differ (ABI encodes in 32-byte words)."""
     index = next((i for i, (a, b) in enumerate(zip(submitted, deployed)) if a != b), min(len(submitted), len(deployed)))
@@ -236,7 +246,9 @@ def constructor_arguments_reason(submitted: str, deployed: str, abi: Optional[li
             return "(none)"
         return "0x" + (hex_text if len(hex_text) <= limit else hex_text[:limit] + f"… ({len(hex_text) // 2} bytes)")
 
-    return f"Constructor arguments differ: submitted {shown(submitted)} but the deployment used {shown(deployed)}{where}"
+    return (
+        f"Constructor arguments differ: submitted {shown(submitted)} but the deployment used {shown(deployed)}{where}"
+    )
 
 
 def constructor_inputs(abi: list) -> list[dict]:
@@ -282,11 +294,11 @@ def _show(value: Any) -> str:
 # --- helpers ----------------------------------------------------------------------------------
 
 
-def lookup_library(libraries: dict[str, str], name: str) -> Optional[str]:
+def lookup_library(libraries: dict[str, str], name: str) -> str | None:
     return libraries.get(name) or libraries.get(name.rsplit(":", 1)[-1])
 
 
-def _linked_library_difference(compiled: bytes, on_chain: bytes, libraries: dict[str, str]) -> Optional[str]:
+def _linked_library_difference(compiled: bytes, on_chain: bytes, libraries: dict[str, str]) -> str | None:
     """A submitted library linked at compile time whose position holds another address on chain."""
     for name, address in libraries.items():
         try:
@@ -300,14 +312,18 @@ def _linked_library_difference(compiled: bytes, on_chain: bytes, libraries: dict
     return None
 
 
-def _trailing_difference(compiled: Compiled, on_chain: bytes) -> Optional[str]:
+def _trailing_difference(compiled: Compiled, on_chain: bytes) -> str | None:
     """The deployed code is the compiled runtime followed by more or fewer bytes than the
     immutables' size: said as such, since no setting explains it (nothing is masked then)."""
     size = len(compiled.runtime)
     if not compiled.trailing or len(on_chain) <= size or len(on_chain) == size + compiled.trailing:
         return None
-    prefix = bc.compare(compiled.runtime, on_chain[:size], immutable_references=compiled.immutables,
-                        link_references=compiled.runtime_links)
+    prefix = bc.compare(
+        compiled.runtime,
+        on_chain[:size],
+        immutable_references=compiled.immutables,
+        link_references=compiled.runtime_links,
+    )
     if not prefix.matches:
         return None
     return (
@@ -319,12 +335,14 @@ def _trailing_difference(compiled: Compiled, on_chain: bytes) -> Optional[str]:
 
 def _only_tail_metadata_differs(compiled: Compiled, on_chain: bytes) -> bool:
     """Equal code once both CBOR tails are cut off (one may have none): only metadata settings differ."""
-    ranges = bc.immutable_ranges(compiled.immutables) + [(p.start, p.length) for p in bc.link_positions(compiled.runtime_links)]
+    ranges = bc.immutable_ranges(compiled.immutables) + [
+        (p.start, p.length) for p in bc.link_positions(compiled.runtime_links)
+    ]
     body = bc.zero_ranges(bc.strip_metadata(compiled.runtime), ranges)
     return bool(body) and body == bc.zero_ranges(bc.strip_metadata(on_chain), ranges)
 
 
-def compiler_version_difference(requested: str, runtime: bytes, creation_input: bytes) -> Optional[str]:
+def compiler_version_difference(requested: str, runtime: bytes, creation_input: bytes) -> str | None:
     """When the deployed code's metadata names another compiler version than the submitted one."""
     try:
         version = parse_compiler_version(requested)

@@ -18,9 +18,11 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any
+
 from ape_contract_verify.engine import hash_seed as hash_seed_facts
 from ape_contract_verify.engine import sandbox, selection
 from ape_contract_verify.exceptions import ContractVerifyError
@@ -68,7 +70,7 @@ class CompilerCrashed(CompilerFailed):
 class CompilerVersion:
     language: str  # "solidity" or "vyper"
     version: str  # X.Y.Z
-    commit: Optional[str] = None
+    commit: str | None = None
 
     @property
     def long(self) -> str:
@@ -88,7 +90,7 @@ _VYPER_VERSION = re.compile(r"^(?:vyper:)?v?(\d+\.\d+\.\d+)(?:(?:rc|b)\d+)?(?:\+
 _NATIVE_VERSION_LINE = re.compile(r"(\d+\.\d+\.\d+)(?:-nightly\.\d+\.\d+\.\d+|)\+commit\.(\w+)")
 
 
-def parse_compiler_version(text: str, language: Optional[str] = None) -> CompilerVersion:
+def parse_compiler_version(text: str, language: str | None = None) -> CompilerVersion:
     """`v0.8.26+commit.8a97fa7a` (Solidity) or `vyper:0.4.3` (Vyper). `language` forces one."""
     raw = (text or "").strip()
     if language is None:
@@ -131,7 +133,11 @@ def _executable_version(executable: Path) -> tuple[str, str]:
             return _executable_versions[key]
     try:
         proc = subprocess.run(
-            [str(executable), "--version"], capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL,
+            [str(executable), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            stdin=subprocess.DEVNULL,
             preexec_fn=sandbox.preexec(sandbox.limits_for(30)),
         )
     except (OSError, subprocess.TimeoutExpired, sandbox.CompileLimitError) as err:
@@ -157,7 +163,9 @@ def solc_executable(version: CompilerVersion) -> Path:
             try:
                 executable = Path(solcx.install_solc(version.version))
             except Exception as err:
-                raise CompilerNotInstalled(f"Compiler {version.long} is not installed and could not be installed: {err}") from err
+                raise CompilerNotInstalled(
+                    f"Compiler {version.long} is not installed and could not be installed: {err}"
+                ) from err
         else:
             installed = ", ".join(installed_solidity_versions()) or "none"
             raise CompilerNotInstalled(
@@ -214,7 +222,7 @@ def _reject_outside_imports(output: dict, input_json: dict) -> None:
     if submitted and extra:
         raise CompilerFailed(
             f"the sources import {', '.join(extra[:5])}, which the submission does not include; "
-            "add every imported file to \"sources\""
+            'add every imported file to "sources"'
         )
 
 
@@ -231,7 +239,7 @@ def _vyper_dirs() -> list[Path]:
     return dirs + [_PROJECT_VYPER_DIR]
 
 
-def _venv_vyper() -> tuple[Optional[Path], list[str]]:
+def _venv_vyper() -> tuple[Path | None, list[str]]:
     """The venv's own `vyper` (for --version) and its vyper-json command."""
     exe = shutil.which("vyper") or str(Path(sys.executable).with_name("vyper"))
     json_exe = shutil.which("vyper-json") or str(Path(sys.executable).with_name("vyper-json"))
@@ -240,10 +248,10 @@ def _venv_vyper() -> tuple[Optional[Path], list[str]]:
 
 
 _vyper_version_lock = threading.Lock()
-_vyper_versions: dict[tuple[str, float], Optional[str]] = {}
+_vyper_versions: dict[tuple[str, float], str | None] = {}
 
 
-def _reported_vyper_version(executable: Optional[Path]) -> Optional[str]:
+def _reported_vyper_version(executable: Path | None) -> str | None:
     """X.Y.Z that `vyper --version` prints, cached per file and mtime; None when it does not run."""
     if executable is None:
         command, key = [sys.executable, "-m", "vyper", "--version"], (sys.executable, 0.0)
@@ -257,8 +265,14 @@ def _reported_vyper_version(executable: Optional[Path]) -> Optional[str]:
         if key in _vyper_versions:
             return _vyper_versions[key]
     try:
-        proc = subprocess.run(command, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
-                              preexec_fn=sandbox.preexec(sandbox.limits_for(60)))
+        proc = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+            preexec_fn=sandbox.preexec(sandbox.limits_for(60)),
+        )
         match = re.search(r"(\d+\.\d+\.\d+)", proc.stdout) if proc.returncode == 0 else None
         found = match.group(1) if match else None
     except (OSError, subprocess.TimeoutExpired, sandbox.CompileLimitError):
@@ -314,8 +328,9 @@ def vyper_json_command(version: CompilerVersion) -> list[str]:
     )
 
 
-def compile_vyper_json(version: str, input_json: dict, timeout: float = DEFAULT_TIMEOUT,
-                       hash_seed: Optional[str] = None, layout: int = 0) -> dict:
+def compile_vyper_json(
+    version: str, input_json: dict, timeout: float = DEFAULT_TIMEOUT, hash_seed: str | None = None, layout: int = 0
+) -> dict:
     """Run the `vyper-json` of exactly `version` on `input_json`; `hash_seed`, Python's, in an
     environment of its own (`layout` variables more), for a Vyper whose code follows them
     (`engine/hash_seed.py`)."""
@@ -340,8 +355,9 @@ def compile_vyper_json(version: str, input_json: dict, timeout: float = DEFAULT_
 # --- shared -----------------------------------------------------------------------------------
 
 
-def _run_json(command: list[str], input_json: dict, timeout: float, what: str, cwd: str,
-              env: Optional[dict] = None) -> dict:
+def _run_json(
+    command: list[str], input_json: dict, timeout: float, what: str, cwd: str, env: dict | None = None
+) -> dict:
     try:
         limits = sandbox.limits_for(timeout)
         sandbox.max_compiles()  # a bad setting is this compile's clear failure, not a crash
@@ -355,7 +371,11 @@ def _run_json(command: list[str], input_json: dict, timeout: float, what: str, c
     out_of_memory = sandbox.memory_line(stderr) if returncode != 0 else None
     if out_of_memory:
         # Node's and Python's own words for it, then the bound that caused it.
-        ended = f"crashed (signal {-returncode})" if returncode < 0 else f"failed (exit code {returncode}) without JSON output"
+        ended = (
+            f"crashed (signal {-returncode})"
+            if returncode < 0
+            else f"failed (exit code {returncode}) without JSON output"
+        )
         raise CompilerFailed(f"{what} {ended}: {out_of_memory}; {sandbox.memory_hint(limits)}")
     if returncode < 0:
         raise CompilerFailed(f"{what} crashed (signal {-returncode}): {stderr.strip()[-300:]}")
@@ -370,8 +390,9 @@ def _run_json(command: list[str], input_json: dict, timeout: float, what: str, c
     return output
 
 
-def _run_bounded(command: list[str], stdin: str, timeout: float, what: str, cwd: str,
-                 limits: sandbox.Limits, env: Optional[dict] = None) -> tuple[str, str, int]:
+def _run_bounded(
+    command: list[str], stdin: str, timeout: float, what: str, cwd: str, limits: sandbox.Limits, env: dict | None = None
+) -> tuple[str, str, int]:
     try:
         proc = subprocess.Popen(
             command,
@@ -419,8 +440,10 @@ def _raise_on_errors(output: dict, input_json: dict, what: str) -> None:
         else:
             messages.append(_one_line(error, input_json))
     more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
-    crashed = any(e.get("type") == "InternalCompilerError" or "Compiled contract not found" in str(e.get("message"))
-                  for e in errors)
+    crashed = any(
+        e.get("type") == "InternalCompilerError" or "Compiled contract not found" in str(e.get("message"))
+        for e in errors
+    )
     raise (CompilerCrashed if crashed else CompilerFailed)(f"{what} reported errors{more}: " + " | ".join(messages))
 
 
@@ -445,11 +468,11 @@ def single_file_input(
     source: str,
     *,
     file_name: str = "contract.sol",
-    optimizer: Optional[bool] = None,
-    runs: Optional[int] = None,
-    evm_version: Optional[str] = None,
-    via_ir: Optional[bool] = None,
-    libraries: Optional[dict[str, str]] = None,
+    optimizer: bool | None = None,
+    runs: int | None = None,
+    evm_version: str | None = None,
+    via_ir: bool | None = None,
+    libraries: dict[str, str] | None = None,
 ) -> dict:
     """Standard-json input for a flat Solidity file and the form's settings.
 
@@ -492,7 +515,7 @@ class CompileCache:
     test suite sets it so every explorer of a run, child processes too, shares one disk cache.
     """
 
-    def __init__(self, directory: "str | Path | None" = None, max_entries: int = 256):
+    def __init__(self, directory: str | Path | None = None, max_entries: int = 256):
         directory = directory or os.environ.get("APE_CONTRACT_VERIFY_COMPILE_CACHE") or None
         self.directory = Path(directory) if directory else None
         if self.directory:
@@ -520,7 +543,7 @@ class CompileCache:
             self._store(key, output)
             return output
 
-    def _load(self, key: str) -> Optional[dict]:
+    def _load(self, key: str) -> dict | None:
         with self._lock:
             if key in self._memory:
                 return self._memory[key]
@@ -553,7 +576,7 @@ def compile_input(
     input_json: dict,
     *,
     timeout: float = DEFAULT_TIMEOUT,
-    cache: Optional[CompileCache] = None,
+    cache: CompileCache | None = None,
 ) -> dict:
     """Compile with the right compiler for `input_json["language"]`, through `cache` if given."""
     language = str(input_json.get("language", "Solidity")).lower()

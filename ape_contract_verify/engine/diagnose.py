@@ -10,7 +10,7 @@ another order is searched over the seeds (`seed_search`) before it is ruled out.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from ape_contract_verify.engine import vyper_settings
 from ape_contract_verify.engine.compare import Compiled
@@ -30,8 +30,16 @@ SETTINGS_HINT = "settings or source differ: compiler, optimizer runs, evmVersion
 
 # After the optimizer, the default runs and viaIR: EVM versions and runs, the frequent ones first.
 _LATER = (
-    ("evmVersion", "paris"), ("evmVersion", "shanghai"), ("runs", 1000), ("runs", 10000), ("evmVersion", "london"),
-    ("evmVersion", "cancun"), ("evmVersion", "prague"), ("runs", 1), ("runs", 999999), ("runs", 1_000_000),
+    ("evmVersion", "paris"),
+    ("evmVersion", "shanghai"),
+    ("runs", 1000),
+    ("runs", 10000),
+    ("evmVersion", "london"),
+    ("evmVersion", "cancun"),
+    ("evmVersion", "prague"),
+    ("runs", 1),
+    ("runs", 999999),
+    ("runs", 1_000_000),
 )
 
 
@@ -51,20 +59,34 @@ def solidity_variations(settings: dict, single_file: bool = False) -> list[tuple
     found = []
     if enabled:
         off = "0" if single_file else "false"
-        found.append(("optimizer", f"the optimizer disabled ({name['optimizer']}={off})", changed(optimizer={**optimizer, "enabled": False})))
+        found.append(
+            (
+                "optimizer",
+                f"the optimizer disabled ({name['optimizer']}={off})",
+                changed(optimizer={**optimizer, "enabled": False}),
+            )
+        )
         if runs != 200:
             found.append(("optimizer runs", f"{name['runs']}=200", changed(optimizer={**optimizer, "runs": 200})))
     else:
         on = "1" if single_file else "true"
-        found.append((
-            "optimizer",
-            f"the optimizer enabled with {runs} runs ({name['optimizer']}={on})",
-            changed(optimizer={**optimizer, "enabled": True, "runs": runs}),
-        ))
+        found.append(
+            (
+                "optimizer",
+                f"the optimizer enabled with {runs} runs ({name['optimizer']}={on})",
+                changed(optimizer={**optimizer, "enabled": True, "runs": runs}),
+            )
+        )
     via_ir = bool(settings.get("viaIR", False))
     found.append(("viaIR", f"{name['viaIR']}={'false' if via_ir else 'true'}", changed(viaIR=not via_ir)))
     if settings.get("evmVersion"):
-        found.append(("evmVersion", f"the compiler's default {name['evmVersion']}", {k: v for k, v in settings.items() if k != "evmVersion"}))
+        found.append(
+            (
+                "evmVersion",
+                f"the compiler's default {name['evmVersion']}",
+                {k: v for k, v in settings.items() if k != "evmVersion"},
+            )
+        )
     for key, value in _LATER:
         if key == "evmVersion" and value != settings.get("evmVersion"):
             found.append(("evmVersion", f"{name['evmVersion']}={value}", changed(evmVersion=value)))
@@ -73,14 +95,14 @@ def solidity_variations(settings: dict, single_file: bool = False) -> list[tuple
     return found
 
 
-def _vyper_version(compiler_version: Optional[str]) -> Optional[tuple[int, int, int]]:
+def _vyper_version(compiler_version: str | None) -> tuple[int, int, int] | None:
     try:
         return parse_compiler_version(compiler_version or "", "vyper").triple
     except InvalidCompilerVersion:
         return None  # the newest compiler's settings
 
 
-def vyper_hint(compiler_version: Optional[str] = None) -> str:
+def vyper_hint(compiler_version: str | None = None) -> str:
     """The settings to check, as this compiler version spells them."""
     values = vyper_settings.optimize_values(_vyper_version(compiler_version))
     optimize = f"optimize ({', '.join(values)}), " if values else ""
@@ -88,14 +110,16 @@ def vyper_hint(compiler_version: Optional[str] = None) -> str:
 
 
 def variations(
-    input_json: dict, file: str, language: str, single_file: bool = False, compiler_version: Optional[str] = None
+    input_json: dict, file: str, language: str, single_file: bool = False, compiler_version: str | None = None
 ) -> list[tuple[str, str, dict]]:
     """(setting, label, input) with one setting changed, in the order they are tried; for Vyper
     only settings that `compiler_version` accepts."""
     if language == "vyper":
         return [
             (setting, f"settings.{description.replace(': ', '=')}", variant)
-            for setting, description, variant in vyper_settings.variants(input_json, file, _vyper_version(compiler_version))
+            for setting, description, variant in vyper_settings.variants(
+                input_json, file, _vyper_version(compiler_version)
+            )
         ]
     return [
         (setting, label, {**input_json, "settings": settings})
@@ -113,8 +137,8 @@ def diagnose(
     *,
     single_file: bool = False,
     compiles: int = DEFAULT_COMPILES,
-    cache: Optional[CompileCache] = None,
-    timeout: Optional[float] = None,
+    cache: CompileCache | None = None,
+    timeout: float | None = None,
 ) -> tuple[str, str]:
     """(setting, text): the one setting whose change reproduces `runtime_on_chain`, or "source"."""
     hint = vyper_hint(compiler_version) if language == "vyper" else SETTINGS_HINT

@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from typing import Optional
 
 SEED_ORDERED = ((0, 3, 4), (0, 3, 8))  # first version whose code follows the seed, first fixed
 FIRST_SEED = "0"  # every plain compile of such a version; a search starts from it
@@ -36,7 +35,7 @@ def trial_name(seed: str, layout: int = 0) -> str:
     return f"PYTHONHASHSEED={seed}" + (f" with {layout} environment variables more" if layout else "")
 
 
-def follows_hash_seed(compiler_version: Optional[str]) -> bool:
+def follows_hash_seed(compiler_version: str | None) -> bool:
     """Whether this Vyper (`vyper:0.3.7`, `0.3.7`) lays out its code by the hash seed."""
     match = _VERSION.match((compiler_version or "").strip())
     if not match:
@@ -49,13 +48,17 @@ def environment(seed: str, layout: int = 0) -> dict:
     """A seeded compile's whole environment, the same from any caller, with `layout` variables
     more: a seed names one code only within one environment (the compiler is started by its full
     path and starts nothing)."""
-    fixed = {"PATH": os.defpath, "PYTHONHASHSEED": seed, **{f"APE_VERIFY_LAYOUT_{i}": "x" * (i % 7) for i in range(layout)}}
+    fixed = {
+        "PATH": os.defpath,
+        "PYTHONHASHSEED": seed,
+        **{f"APE_VERIFY_LAYOUT_{i}": "x" * (i % 7) for i in range(layout)},
+    }
     if "SYSTEMROOT" in os.environ:  # Windows' Python cannot start without it
         fixed["SYSTEMROOT"] = os.environ["SYSTEMROOT"]
     return fixed
 
 
-def instructions(code: bytes, positions: Optional[set] = None) -> Counter:
+def instructions(code: bytes, positions: set | None = None) -> Counter:
     """The code's instructions regardless of their order: a PUSH2 of a position (`positions`, else
     this code's JUMPDESTs) counts as a label, every other push with its value."""
     positions = _jumpdests(code) if positions is None else positions

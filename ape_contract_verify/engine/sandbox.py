@@ -13,9 +13,9 @@ import os
 import resource
 import signal
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Iterator, Optional
 
 from ape_contract_verify.exceptions import ContractVerifyError
 
@@ -40,12 +40,14 @@ class Limits:
     cpu_seconds: int
 
 
-def _positive_int(name: str, default: Optional[int]) -> Optional[int]:
+def _positive_int(name: str, default: int | None) -> int | None:
     raw = os.environ.get(name, "").strip()
     if not raw:
         return default
     if not raw.isascii() or not raw.isdigit() or int(raw) < 1:
-        raise CompileLimitError(f"{name}={raw!r} is not a whole number above 0; set it to e.g. {default or 1}, or unset it")
+        raise CompileLimitError(
+            f"{name}={raw!r} is not a whole number above 0; set it to e.g. {default or 1}, or unset it"
+        )
     return int(raw)
 
 
@@ -56,7 +58,7 @@ def limits_for(timeout: float) -> Limits:
     return Limits(memory_mb=memory, cpu_seconds=cpu)
 
 
-def _load_prctl() -> Optional[Callable[..., int]]:
+def _load_prctl() -> Callable[..., int] | None:
     # Resolved here, in the parent: the child between fork and exec must not load libraries.
     if not os.uname().sysname == "Linux":
         return None
@@ -92,7 +94,7 @@ def preexec(limits: Limits) -> Callable[[], None]:
 
 
 _slots_lock = threading.Lock()
-_slots: Optional[threading.BoundedSemaphore] = None
+_slots: threading.BoundedSemaphore | None = None
 _slot_count = 0
 
 
@@ -120,7 +122,7 @@ def compile_slot() -> Iterator[None]:
         yield
 
 
-def cpu_reason(returncode: int, limits: Limits) -> Optional[str]:
+def cpu_reason(returncode: int, limits: Limits) -> str | None:
     """The words for a compiler the CPU bound stopped (SIGXCPU); None for any other end."""
     if returncode != -signal.SIGXCPU:
         return None
@@ -130,10 +132,17 @@ def cpu_reason(returncode: int, limits: Limits) -> Optional[str]:
     )
 
 
-_MEMORY_MARKERS = ("out of memory", "bad_alloc", "memoryerror", "cannot allocate", "allocation failed", "could not allocate")
+_MEMORY_MARKERS = (
+    "out of memory",
+    "bad_alloc",
+    "memoryerror",
+    "cannot allocate",
+    "allocation failed",
+    "could not allocate",
+)
 
 
-def memory_line(stderr: str) -> Optional[str]:
+def memory_line(stderr: str) -> str | None:
     """The line of a failed compiler's stderr that says it could not get memory, if one does."""
     for line in stderr.splitlines():
         if any(marker in line.lower() for marker in _MEMORY_MARKERS):

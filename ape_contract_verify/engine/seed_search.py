@@ -10,9 +10,9 @@ local explorer run it alike, so they agree.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Optional
 
 from ape_contract_verify.engine import hash_seed
 from ape_contract_verify.engine.compare import Compiled
@@ -36,9 +36,9 @@ class SeedSearch:
 
     compiler_version: str
     codes: dict[tuple[str, int], str] = field(default_factory=dict)  # (seed, layout) -> its code
-    seed: Optional[str] = None  # the reproducing compile's PYTHONHASHSEED
+    seed: str | None = None  # the reproducing compile's PYTHONHASHSEED
     layout: int = 0  # and its environment variables more
-    evm: Optional[dict] = None  # the reproducing compile's evm output
+    evm: dict | None = None  # the reproducing compile's evm output
 
     @property
     def distinct(self) -> int:
@@ -93,7 +93,7 @@ def search(
     name: str,
     reproduces: Callable[[dict], bool],
     *,
-    cache: Optional[CompileCache] = None,
+    cache: CompileCache | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     seeds: int = hash_seed.SEEDS,
     layouts: tuple = hash_seed.LAYOUTS,
@@ -104,7 +104,7 @@ def search(
     selected = with_output_selection(input_json, file, name)
     found = SeedSearch(compiler_version)
 
-    def compile_under(trial: tuple[str, int]) -> Optional[dict]:
+    def compile_under(trial: tuple[str, int]) -> dict | None:
         seed, layout = trial
 
         def run() -> dict:
@@ -125,7 +125,9 @@ def search(
             for trial, evm in zip(trials, pool.map(compile_under, trials)):
                 if not evm:
                     continue
-                found.codes[trial] = json.dumps([(evm.get(part) or {}).get("object") for part in ("bytecode", "deployedBytecode")])
+                found.codes[trial] = json.dumps(
+                    [(evm.get(part) or {}).get("object") for part in ("bytecode", "deployedBytecode")]
+                )
                 if found.seed is None and reproduces(evm):
                     (found.seed, found.layout), found.evm = trial, evm
             if found.seed is not None:
@@ -133,7 +135,7 @@ def search(
     return found
 
 
-def in_another_order(compiled: Compiled, runtime_on_chain: bytes, creation_input: Optional[bytes] = None) -> bool:
+def in_another_order(compiled: Compiled, runtime_on_chain: bytes, creation_input: bytes | None = None) -> bool:
     """Whether the deployment is `compiled`'s instructions in another order (runtime or creation):
     what another seed may give, where another source or setting gives other instructions."""
     if not compiled.compare_runtime(runtime_on_chain).matches:
@@ -146,7 +148,7 @@ def in_another_order(compiled: Compiled, runtime_on_chain: bytes, creation_input
     return hash_seed.reordered(compiled.creation, chain_init)
 
 
-def reproducing(runtime_on_chain: bytes, creation_input: Optional[bytes] = None) -> Callable[[dict], bool]:
+def reproducing(runtime_on_chain: bytes, creation_input: bytes | None = None) -> Callable[[dict], bool]:
     """`reproduces(evm)` for `search`: the runtime (and the creation code, when known) match."""
 
     def reproduces(evm: dict) -> bool:
@@ -155,6 +157,8 @@ def reproducing(runtime_on_chain: bytes, creation_input: Optional[bytes] = None)
             return False
         if not creation_input:
             return True
-        return bc.compare(compiled.creation, creation_input[: len(compiled.creation)], link_references=compiled.creation_links).matches
+        return bc.compare(
+            compiled.creation, creation_input[: len(compiled.creation)], link_references=compiled.creation_links
+        ).matches
 
     return reproduces

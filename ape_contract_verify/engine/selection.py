@@ -7,13 +7,11 @@ selected) compiles. `compilers.compile_input` then compiles wide and keeps the n
 
 from __future__ import annotations
 
-from typing import Optional
-
 # The key of a narrowed compile's output that came from the wide compile: what happened, in words.
 WIDENED = "widenedOutputSelection"
 
 
-def widened(input_json: dict) -> Optional[dict]:
+def widened(input_json: dict) -> dict | None:
     """`input_json` with every contract of every file selected (the same outputs), as a build
     selects them; None when it already is, or selects no contract output."""
     selection = (input_json.get("settings") or {}).get("outputSelection") or {}
@@ -31,12 +29,17 @@ def narrowed(output: dict, input_json: dict, crash: str) -> dict:
     """The wide compile's `output` cut to `input_json`'s selection, with the note saying why."""
     selection = input_json["settings"]["outputSelection"]
     contracts = {
-        file: kept for file, per_file in (output.get("contracts") or {}).items()
+        file: kept
+        for file, per_file in (output.get("contracts") or {}).items()
         if (kept := {name: c for name, c in per_file.items() if _selected(selection, file, name)})
     }
-    asked = ", ".join(f"{file}:{name}" for file, per_file in sorted(selection.items()) for name in sorted(per_file or {}))
-    note = (f"solc crashed with the output narrowed to {asked} ({crash[:200]}); "
-            "compiled again with every contract selected, as a build does, and that output used")
+    asked = ", ".join(
+        f"{file}:{name}" for file, per_file in sorted(selection.items()) for name in sorted(per_file or {})
+    )
+    note = (
+        f"solc crashed with the output narrowed to {asked} ({crash[:200]}); "
+        "compiled again with every contract selected, as a build does, and that output used"
+    )
     return {**output, "contracts": contracts, WIDENED: note}
 
 

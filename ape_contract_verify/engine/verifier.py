@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
+from ape_contract_verify.engine import seed_search
 from ape_contract_verify.engine.compare import (
     Compiled,
     Failure,
@@ -31,18 +32,17 @@ from ape_contract_verify.engine.compilers import (
     single_file_input,
     with_output_selection,
 )
-from ape_contract_verify.engine import seed_search
 from ape_contract_verify.engine.diagnose import DEFAULT_COMPILES, diagnose
-from ape_contract_verify.evm.abi import abi_type
 from ape_contract_verify.engine.hash_seed import LAYOUTS, SEEDS, follows_hash_seed
 from ape_contract_verify.engine.seed_search import SeedSearch, in_another_order, reproducing
+from ape_contract_verify.evm.abi import abi_type
 from ape_contract_verify.evm.chain import ChainError, ChainReader
-from ape_contract_verify.protocol.answers import Texts
-from ape_contract_verify.protocol.values import ADDRESS
-from ape_contract_verify.request import CodeFormat, VerificationRequest
 from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol import inputs as protocol_inputs
+from ape_contract_verify.protocol.answers import Texts
+from ape_contract_verify.protocol.values import ADDRESS
+from ape_contract_verify.request import CodeFormat, VerificationRequest
 
 logger = get_logger()
 
@@ -58,10 +58,10 @@ class VerificationResult:
     """The outcome of one verification, with everything getsourcecode needs when it passed."""
 
     verified: bool
-    match: Optional[str]  # "full", "partial", or None when not verified
+    match: str | None  # "full", "partial", or None when not verified
     reason: str  # why it failed, or a note on a partial match; no "Fail - …" prefix
     address: str = ""
-    failure: Optional[FailureKind] = None
+    failure: FailureKind | None = None
     abi: list = field(default_factory=list)
     contract_name: str = ""  # as submitted (path/File.sol:Name or Name)
     compiler_version: str = ""
@@ -71,23 +71,23 @@ class VerificationResult:
     source_code: str = ""  # the submission as sent
     constructor_arguments: str = ""  # hex without 0x, as the deployment used them
     libraries: dict = field(default_factory=dict)  # library name -> on-chain address
-    license_type: Optional[int] = None
+    license_type: int | None = None
     optimization_used: bool = False
     runs: int = 200
     evm_version: str = "Default"
     via_ir: bool = False
-    creation_tx: Optional[str] = None
+    creation_tx: str | None = None
     factory: bool = False
-    offset: Optional[int] = None  # first differing byte, for bytecode failures
-    setting: Optional[str] = None  # the input that differs: "optimizer runs", "library", "source", …
-    hash_seed: Optional[str] = None  # the compile that matched (Vyper 0.3.4-0.3.7): "PYTHONHASHSEED=3 …"
+    offset: int | None = None  # first differing byte, for bytecode failures
+    setting: str | None = None  # the input that differs: "optimizer runs", "library", "source", …
+    hash_seed: str | None = None  # the compile that matched (Vyper 0.3.4-0.3.7): "PYTHONHASHSEED=3 …"
     # What a Sourcify answer shows (hex without 0x; "" when not reached): both sides' code, the
     # creation's block and sender, and the compiler's metadata JSON text.
     recompiled_creation: str = ""
     recompiled_runtime: str = ""
     onchain_creation: str = ""
     onchain_runtime: str = ""
-    creation_block: Optional[int] = None
+    creation_block: int | None = None
     deployer: str = ""
     metadata: str = ""
     blueprint: bool = False  # an ERC-5202 blueprint: its body verified as the creation code
@@ -116,7 +116,7 @@ class Verifier:
     def __init__(
         self,
         chain: ChainReader,
-        cache: Optional[CompileCache] = None,
+        cache: CompileCache | None = None,
         compile_timeout: float = DEFAULT_TIMEOUT,
         diagnose_compiles: int = DEFAULT_COMPILES,
         require_creation: bool = True,
@@ -137,8 +137,9 @@ class Verifier:
         # compiled instructions in another order (engine/seed_search.py).
         self.hash_seeds, self.hash_layouts = hash_seeds, hash_layouts
 
-    def verify(self, request: VerificationRequest, args_from_creation: bool = False,
-               diagnose_compiles: Optional[int] = None) -> VerificationResult:
+    def verify(
+        self, request: VerificationRequest, args_from_creation: bool = False, diagnose_compiles: int | None = None
+    ) -> VerificationResult:
         """`args_from_creation`: take the constructor arguments from the creation transaction (as
         Sourcify does: its submissions carry none) instead of comparing the submitted ones; they
         must still be an ABI encoding of the compiled constructor's inputs. `diagnose_compiles`
@@ -169,11 +170,18 @@ class Verifier:
 
     # --- steps ----------------------------------------------------------------------------
 
-    def _verify(self, request: VerificationRequest, result: VerificationResult, args_from_creation: bool = False,
-                compiles: Optional[int] = None) -> None:
+    def _verify(
+        self,
+        request: VerificationRequest,
+        result: VerificationResult,
+        args_from_creation: bool = False,
+        compiles: int | None = None,
+    ) -> None:
         address = (request.address or "").strip()
         if not ADDRESS.match(address):
-            raise Failure(FailureKind.INVALID_INPUT, f"contractaddress {address!r} is not a 0x-prefixed 20-byte address")
+            raise Failure(
+                FailureKind.INVALID_INPUT, f"contractaddress {address!r} is not a 0x-prefixed 20-byte address"
+            )
         runtime_on_chain = self.chain.get_code(address)
         if not runtime_on_chain:
             raise Failure(FailureKind.NO_CODE, Texts.UNABLE_TO_LOCATE.format(address=address))
@@ -223,8 +231,11 @@ class Verifier:
             raise Failure(
                 FailureKind.NO_CREATION,
                 f"Unable to find the transaction that created {address}: searched the recent blocks for a "
-                + (f"deployment, then tried {tried}" if tried else
-                   "deployment, and factory deployments need a node that offers traces (debug_/trace_) or a replay on a fork"),
+                + (
+                    f"deployment, then tried {tried}"
+                    if tried
+                    else "deployment, and factory deployments need a node that offers traces (debug_/trace_) or a replay on a fork"
+                ),
             )
         if creation is not None:
             result.creation_tx, result.factory = creation.tx_hash, creation.factory
@@ -243,25 +254,41 @@ class Verifier:
         if declared is not None:
             self._compare_blueprint(request, prepared, evm, declared, submitted_args, result, args_from_creation)
             return
-        self._compare(request, prepared, evm, creation, runtime_on_chain, submitted_args, result,
-                      self.diagnose_compiles if compiles is None else compiles)
+        self._compare(
+            request,
+            prepared,
+            evm,
+            creation,
+            runtime_on_chain,
+            submitted_args,
+            result,
+            self.diagnose_compiles if compiles is None else compiles,
+        )
         if args_from_creation and creation is not None and (submitted_args or constructor_inputs(result.abi)):
             _check_encoding(submitted_args, result.abi, creation.tx_hash)  # after the code matched
 
     def _prepare(self, request: VerificationRequest) -> _Prepared:
         fmt = _format_value(request.code_format)
         try:
-            version = parse_compiler_version(request.compiler_version, "vyper" if fmt == CodeFormat.VYPER_JSON.value else None)
+            version = parse_compiler_version(
+                request.compiler_version, "vyper" if fmt == CodeFormat.VYPER_JSON.value else None
+            )
         except CompilerError as err:
             raise Failure(FailureKind.INVALID_INPUT, _compiler_reason(err, "solidity")) from err
         if fmt == CodeFormat.SINGLE_FILE.value:
             if version.language != "solidity":
-                raise Failure(FailureKind.INVALID_INPUT, "solidity-single-file needs a Solidity compilerversion such as v0.8.26+commit.8a97fa7a")
+                raise Failure(
+                    FailureKind.INVALID_INPUT,
+                    "solidity-single-file needs a Solidity compilerversion such as v0.8.26+commit.8a97fa7a",
+                )
             name = request.bare_name
             file = f"{name}.sol"
             if name not in _declared_names(file, request.source_code, "solidity"):
                 found = ", ".join(_declared_names(file, request.source_code, "solidity")) or "none"
-                raise Failure(FailureKind.CONTRACT_NAME, UNABLE_TO_LOCATE_NAME.format(name=name) + f" The source declares: {found}")
+                raise Failure(
+                    FailureKind.CONTRACT_NAME,
+                    UNABLE_TO_LOCATE_NAME.format(name=name) + f" The source declares: {found}",
+                )
             input_json = single_file_input(
                 request.source_code,
                 file_name=file,
@@ -273,13 +300,19 @@ class Verifier:
             )
             return _Prepared(input_json, file, name, "solidity")
         if fmt not in (CodeFormat.STANDARD_JSON.value, CodeFormat.VYPER_JSON.value):
-            raise Failure(FailureKind.INVALID_INPUT, f"codeformat {fmt!r} is not supported; use solidity-single-file, solidity-standard-json-input or vyper-json")
+            raise Failure(
+                FailureKind.INVALID_INPUT,
+                f"codeformat {fmt!r} is not supported; use solidity-single-file, solidity-standard-json-input or vyper-json",
+            )
         input_json = parse_json_input(request.source_code, fmt)
         language = "vyper" if fmt == CodeFormat.VYPER_JSON.value else "solidity"
         input_json.setdefault("language", "Vyper" if language == "vyper" else "Solidity")
         if language == "vyper" and version.language != "vyper":
             version_text = request.compiler_version
-            raise Failure(FailureKind.INVALID_INPUT, f"compilerversion {version_text!r} is not a Vyper version; use the form vyper:0.4.3")
+            raise Failure(
+                FailureKind.INVALID_INPUT,
+                f"compilerversion {version_text!r} is not a Vyper version; use the form vyper:0.4.3",
+            )
         sources = input_json["sources"]
         file, _, name = request.contract_name.rpartition(":")
         if not file:  # a bare name: find the one source that declares it
@@ -296,13 +329,16 @@ class Verifier:
         return prepared
 
     def _file_declaring(self, sources: dict, name: str, language: str) -> str:
-        matches = [path for path, src in sources.items() if name in _declared_names(path, src.get("content", ""), language)]
+        matches = [
+            path for path, src in sources.items() if name in _declared_names(path, src.get("content", ""), language)
+        ]
         if len(matches) == 1:
             return matches[0]
         where = f"it is declared in {', '.join(sorted(matches)[:5])}" if matches else "no source declares it"
         raise Failure(
             FailureKind.CONTRACT_NAME,
-            UNABLE_TO_LOCATE_NAME.format(name=name) + f" {where}; use path/File.sol:{name} (the source unit name in the input)",
+            UNABLE_TO_LOCATE_NAME.format(name=name)
+            + f" {where}; use path/File.sol:{name} (the source unit name in the input)",
         )
 
     def _name_reason(self, prepared: _Prepared) -> str:
@@ -311,13 +347,25 @@ class Verifier:
         hint = f" {prepared.file} declares: {', '.join(found)}" if found else ""
         return UNABLE_TO_LOCATE_NAME.format(name=prepared.name) + hint
 
-    def _compare_blueprint(self, request: VerificationRequest, prepared: _Prepared, evm: dict, declared: Any,
-                           submitted_args: str, result: VerificationResult, args_from_chain: bool) -> None:
+    def _compare_blueprint(
+        self,
+        request: VerificationRequest,
+        prepared: _Prepared,
+        evm: dict,
+        declared: Any,
+        submitted_args: str,
+        result: VerificationResult,
+        args_from_chain: bool,
+    ) -> None:
         from ape_contract_verify.engine.blueprint_compare import compare_blueprint
 
         matched = compare_blueprint(
-            Compiled.from_evm(evm, prepared.language), declared, compiler_version=request.compiler_version,
-            submitted_args=submitted_args, abi=result.abi, args_from_chain=args_from_chain,
+            Compiled.from_evm(evm, prepared.language),
+            declared,
+            compiler_version=request.compiler_version,
+            submitted_args=submitted_args,
+            abi=result.abi,
+            args_from_chain=args_from_chain,
         )
         result.constructor_arguments = matched.constructor_arguments
         result.verified, result.match, result.blueprint = True, matched.match, True
@@ -340,7 +388,9 @@ class Verifier:
                 evm = searched.evm
                 result.hash_seed, result.reason = searched.name, searched.note()
                 result.recompiled_creation = str((evm.get("bytecode") or {}).get("object") or "").removeprefix("0x")
-                result.recompiled_runtime = str((evm.get("deployedBytecode") or {}).get("object") or "").removeprefix("0x")
+                result.recompiled_runtime = str((evm.get("deployedBytecode") or {}).get("object") or "").removeprefix(
+                    "0x"
+                )
 
         def explain() -> tuple[str, str]:
             if searched is not None and searched.seed is None:  # the order differs, and no seed gave it
@@ -377,21 +427,38 @@ class Verifier:
                 "settings); the code is identical" + (f"; {result.reason}" if result.reason else "")
             )
 
-    def _seed_search(self, request: VerificationRequest, prepared: _Prepared, compiled: Compiled, creation: Any,
-                     runtime_on_chain: bytes) -> Optional[SeedSearch]:
+    def _seed_search(
+        self,
+        request: VerificationRequest,
+        prepared: _Prepared,
+        compiled: Compiled,
+        creation: Any,
+        runtime_on_chain: bytes,
+    ) -> SeedSearch | None:
         """The seeds' codes, when the deployment is this compile's instructions in another order."""
         creation_input = bytes(creation.input) if creation is not None else None
         if not in_another_order(compiled, runtime_on_chain, creation_input):
             return None
         started = time.perf_counter()
         found = seed_search.search(
-            request.compiler_version, prepared.input_json, prepared.file, prepared.name,
-            reproducing(runtime_on_chain, creation_input), cache=self.cache, timeout=self.compile_timeout,
-            seeds=self.hash_seeds, layouts=self.hash_layouts,
+            request.compiler_version,
+            prepared.input_json,
+            prepared.file,
+            prepared.name,
+            reproducing(runtime_on_chain, creation_input),
+            cache=self.cache,
+            timeout=self.compile_timeout,
+            seeds=self.hash_seeds,
+            layouts=self.hash_layouts,
         )
-        logger.info("contract_verify: %s: %d compiles under hash seeds in %.1f s (%d codes), %s", request.address,
-                    len(found.codes), time.perf_counter() - started, found.distinct,
-                    f"{found.name} reproduced it" if found.seed is not None else "none reproduced it")
+        logger.info(
+            "contract_verify: %s: %d compiles under hash seeds in %.1f s (%d codes), %s",
+            request.address,
+            len(found.codes),
+            time.perf_counter() - started,
+            found.distinct,
+            f"{found.name} reproduced it" if found.seed is not None else "none reproduced it",
+        )
         return found
 
 
@@ -412,8 +479,10 @@ def _check_encoding(args: str, abi: list, tx_hash: str) -> None:
     inputs = constructor_inputs(abi)
     where = f"the creation transaction {tx_hash} carries {len(args) // 2} bytes after the code"
     if not inputs:  # and there are bytes after the code
-        raise Failure(FailureKind.CONSTRUCTOR_ARGUMENTS,
-                      f"{Texts.CHECK_CONSTRUCTOR_ARGUMENTS} The constructor takes no arguments, but {where}")
+        raise Failure(
+            FailureKind.CONSTRUCTOR_ARGUMENTS,
+            f"{Texts.CHECK_CONSTRUCTOR_ARGUMENTS} The constructor takes no arguments, but {where}",
+        )
     from eth_abi import decode, encode
 
     types = [abi_type(item) for item in inputs]
@@ -423,9 +492,11 @@ def _check_encoding(args: str, abi: list, tx_hash: str) -> None:
     except Exception:
         same = False
     if not same:
-        raise Failure(FailureKind.CONSTRUCTOR_ARGUMENTS,
-                      f"{Texts.CHECK_CONSTRUCTOR_ARGUMENTS} Constructor arguments are not an ABI encoding of "
-                      f"{signature}: {where}, which do not decode as its inputs and encode back the same")
+        raise Failure(
+            FailureKind.CONSTRUCTOR_ARGUMENTS,
+            f"{Texts.CHECK_CONSTRUCTOR_ARGUMENTS} Constructor arguments are not an ABI encoding of "
+            f"{signature}: {where}, which do not decode as its inputs and encode back the same",
+        )
 
 
 def _format_value(code_format: Any) -> str:
@@ -439,7 +510,7 @@ def _compiler_reason(err: CompilerError, language: str) -> str:
     return Texts.COMPILATION_ERROR.format(language="Vyper" if language == "vyper" else "Solidity", message=err)
 
 
-def _clean_hex(value: Optional[str], parameter: str) -> str:
+def _clean_hex(value: str | None, parameter: str) -> str:
     text = re.sub(r"\s+", "", value or "")
     if not _HEX.match(text) or len(text.removeprefix("0x").removeprefix("0X")) % 2:
         raise Failure(

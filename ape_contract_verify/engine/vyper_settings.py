@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Iterator, Optional
+from collections.abc import Iterator
 
 OPTIMIZE_MODES = ("gas", "codesize", "none")
 EVM_VERSIONS = ("cancun", "shanghai", "paris", "prague")
@@ -29,14 +29,19 @@ _ACCEPTED: tuple[tuple[Version, tuple, tuple[str, ...], str], ...] = (
     ((0, 4, 3), OPTIMIZE_MODES, EVM_VERSIONS, "prague"),
     ((0, 4, 0), OPTIMIZE_MODES, ("cancun", "shanghai", "paris"), "cancun"),
     ((0, 3, 10), OPTIMIZE_MODES, ("shanghai", "paris", "cancun", "london", "berlin", "istanbul"), "shanghai"),
-    ((0, 3, 8), (True, False), ("shanghai", "paris", "berlin", "istanbul", "cancun", "constantinople", "byzantium"), "shanghai"),
+    (
+        (0, 3, 8),
+        (True, False),
+        ("shanghai", "paris", "berlin", "istanbul", "cancun", "constantinople", "byzantium"),
+        "shanghai",
+    ),
     ((0, 3, 7), (True, False), ("paris", "berlin", "istanbul", "constantinople", "byzantium"), "paris"),
     ((0, 3, 1), (True, False), ("berlin", "istanbul", "constantinople", "byzantium"), "berlin"),
     ((0, 0, 0), (), ("berlin", "istanbul", "constantinople", "byzantium"), "berlin"),
 )
 
 
-def _accepted(version: Optional[Version]) -> tuple[tuple, tuple[str, ...], str]:
+def _accepted(version: Version | None) -> tuple[tuple, tuple[str, ...], str]:
     """(optimize values, evmVersions, default evmVersion) for `version`; unknown means the newest."""
     for first, modes, evms, default in _ACCEPTED:
         if version is None or tuple(version) >= first:
@@ -44,11 +49,11 @@ def _accepted(version: Optional[Version]) -> tuple[tuple, tuple[str, ...], str]:
     raise AssertionError("the last row starts at 0.0.0")
 
 
-def reads_pragmas(version: Optional[Version]) -> bool:
+def reads_pragmas(version: Version | None) -> bool:
     return version is None or tuple(version) >= (0, 3, 10)
 
 
-def optimize_values(version: Optional[Version] = None) -> tuple[str, ...]:
+def optimize_values(version: Version | None = None) -> tuple[str, ...]:
     """The optimize values as written in vyper-json for `version`: gas/codesize/none, or true/false."""
     return tuple(_text(value) for value in _accepted(version)[0])
 
@@ -56,18 +61,21 @@ def optimize_values(version: Optional[Version] = None) -> tuple[str, ...]:
 def _text(value) -> str:
     return str(value).lower()  # True -> "true": JSON's spelling
 
+
 _OPTIMIZE_PRAGMA = re.compile(r"^([ \t]*#[ \t]*pragma[ \t]+optimize[ \t]+)(\w+)", re.M)
 _EVM_PRAGMA = re.compile(r"^([ \t]*#[ \t]*pragma[ \t]+evm-version[ \t]+)(\w+)", re.M)
 
 
-def optimize_mode(input_json: dict, file: str | None = None, version: Optional[Version] = None) -> str:
+def optimize_mode(input_json: dict, file: str | None = None, version: Version | None = None) -> str:
     """The mode the compiler will use: the source pragma if any, else settings, else gas
     ("true"/"false" for a compiler whose `optimize` is a bool)."""
     settings = input_json.get("settings") or {}
     if True in _accepted(version)[0]:
         return _text(bool(settings.get("optimize", True)))  # vyper-json: `not settings.get("optimize", True)`
     sources = input_json.get("sources") or {}
-    contents = [sources[file].get("content", "")] if file in sources else [s.get("content", "") for s in sources.values()]
+    contents = (
+        [sources[file].get("content", "")] if file in sources else [s.get("content", "") for s in sources.values()]
+    )
     for content in contents:
         match = _OPTIMIZE_PRAGMA.search(content or "")
         if match:
@@ -84,7 +92,7 @@ def has_optimize_pragma(content: str) -> bool:
     return bool(_OPTIMIZE_PRAGMA.search(content or ""))
 
 
-def evm_version(input_json: dict, version: Optional[Version] = None) -> str:
+def evm_version(input_json: dict, version: Version | None = None) -> str:
     settings = input_json.get("settings") or {}
     for source in (input_json.get("sources") or {}).values() if reads_pragmas(version) else ():
         match = _EVM_PRAGMA.search(source.get("content", "") or "")
@@ -111,7 +119,9 @@ def with_setting(input_json: dict, *, optimize: str | bool | None = None, evm: s
     return copy
 
 
-def variants(input_json: dict, file: str | None = None, version: Optional[Version] = None) -> Iterator[tuple[str, str, dict]]:
+def variants(
+    input_json: dict, file: str | None = None, version: Version | None = None
+) -> Iterator[tuple[str, str, dict]]:
     """(field, description, input) with one setting changed, among those the compiler `version`
     accepts: the optimization mode first (the usual mistake), then the EVM version."""
     modes, evms, default = _accepted(version)
@@ -126,5 +136,5 @@ def variants(input_json: dict, file: str | None = None, version: Optional[Versio
             yield "evmVersion", f"evmVersion: {other}", with_setting(input_json, evm=other)
 
 
-def describe(input_json: dict, file: str | None = None, version: Optional[Version] = None) -> str:
+def describe(input_json: dict, file: str | None = None, version: Version | None = None) -> str:
     return f"optimize: {optimize_mode(input_json, file, version)}, evmVersion: {evm_version(input_json, version)}"

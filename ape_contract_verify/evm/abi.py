@@ -9,7 +9,8 @@ than the floor this package shares with eth-ape (eth-utils 2.1).
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from eth_utils.abi import collapse_if_tuple, event_signature_to_log_topic, function_signature_to_4byte_selector
 

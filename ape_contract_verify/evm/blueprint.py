@@ -9,7 +9,6 @@ arguments. Explorers verify the body against the compiled creation code, not a r
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Union
 
 MAGIC = b"\xfe\x71"
 # Ape's `declare` and `vyper -f blueprint_bytecode`: return the code that follows these 10 bytes.
@@ -30,7 +29,7 @@ class Blueprint:
     preamble_length: int  # where the body starts: a factory's `code_offset`
 
 
-def parse(code: Union[bytes, bytearray, str, None]) -> Optional[Blueprint]:
+def parse(code: bytes | bytearray | str | None) -> Blueprint | None:
     """The blueprint `code` is, or None: not the preamble, or a data length past the code's end."""
     if isinstance(code, str):
         text = code.removeprefix("0x")
@@ -51,11 +50,11 @@ def parse(code: Union[bytes, bytearray, str, None]) -> Optional[Blueprint]:
     return Blueprint(version, code[start : start + data_length], code[start + data_length :], start + data_length)
 
 
-def is_blueprint(code: Union[bytes, bytearray, str, None]) -> bool:
+def is_blueprint(code: bytes | bytearray | str | None) -> bool:
     return parse(code) is not None
 
 
-def arguments_after(blueprint: Blueprint, creation_code: bytes) -> Optional[str]:
+def arguments_after(blueprint: Blueprint, creation_code: bytes) -> str | None:
     """The body past `creation_code` (constructor arguments deployed with it; usually none), hex;
     None when the body is shorter than the creation code."""
     if len(blueprint.body) < len(creation_code):

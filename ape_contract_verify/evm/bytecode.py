@@ -9,14 +9,15 @@ libraries). These functions know nothing about the service, so other checks reus
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional, Union
+from typing import Any, Union
 
 import cbor2
 
 from ape_contract_verify.protocol.values import hex_to_bytes
 
-Code = Union[bytes, bytearray, str]
+Code = Union[bytes, bytearray, str]  # noqa: UP007 (a runtime alias, kept as Union)
 
 # Keys that only compiler metadata CBOR carries; found anywhere, they anchor a segment.
 _MARKERS = (b"\x64ipfs", b"\x65bzzr0", b"\x65bzzr1", b"\x64solc", b"\x65vyper", b"\x6cexperimental")
@@ -84,7 +85,7 @@ class MetadataSegment:
     value: Any
 
     @property
-    def compiler(self) -> Optional[tuple[str, str]]:
+    def compiler(self) -> tuple[str, str] | None:
         """("solc", "0.8.26") or ("vyper", "0.4.3"), when the metadata records it."""
         mapping = self.value
         if isinstance(mapping, list):  # Vyper >= 0.3.10 wraps the map in an array
@@ -102,7 +103,7 @@ class MetadataSegment:
         return None
 
 
-def _segment_at(code: bytes, start: int) -> Optional[MetadataSegment]:
+def _segment_at(code: bytes, start: int) -> MetadataSegment | None:
     if start >= len(code) or code[start] >> 5 not in (4, 5):  # metadata is a map (Vyper's: an array)
         return None
     try:
@@ -140,7 +141,7 @@ def metadata_segments(code: Code) -> list[MetadataSegment]:
     return merged
 
 
-def tail_metadata(code: Code) -> Optional[MetadataSegment]:
+def tail_metadata(code: Code) -> MetadataSegment | None:
     """The CBOR blob at the very end of `code` (length in the last 2 bytes), if any."""
     data = to_bytes(code)
     if len(data) < 2:
@@ -168,10 +169,10 @@ class VyperLayout:
     runtime_size: int
     data_sizes: tuple[int, ...]
     immutable_size: int
-    version: Optional[str]
+    version: str | None
 
 
-def vyper_layout(creation: Code) -> Optional[VyperLayout]:
+def vyper_layout(creation: Code) -> VyperLayout | None:
     segment = tail_metadata(creation)
     if not segment or not isinstance(segment.value, list):
         return None
@@ -186,7 +187,7 @@ def vyper_layout(creation: Code) -> Optional[VyperLayout]:
 _PUSH0, _PUSH1, _PUSH32, _CODECOPY, _RETURN = 0x5F, 0x60, 0x7F, 0x39, 0xF3
 
 
-def _instructions(code: bytes, stop: int) -> Iterable[tuple[int, Optional[int]]]:
+def _instructions(code: bytes, stop: int) -> Iterable[tuple[int, int | None]]:
     """(opcode, pushed value or None) of each instruction before `stop`."""
     pos = 0
     while pos < stop:
@@ -200,7 +201,7 @@ def _instructions(code: bytes, stop: int) -> Iterable[tuple[int, Optional[int]]]
             pos += 1
 
 
-def vyper_deploy_immutables(creation: Code, runtime: Code) -> Optional[int]:
+def vyper_deploy_immutables(creation: Code, runtime: Code) -> int | None:
     """The immutables' size that a Vyper initcode appends to `runtime`, from its deploy sequence.
 
     Vyper < 0.3.10 records it nowhere else (vyper-json gives no layout): the constructor ends with
@@ -212,7 +213,7 @@ def vyper_deploy_immutables(creation: Code, runtime: Code) -> Optional[int]:
     if begin < 0:
         return None
     found: set[int] = set()
-    window: list[tuple[int, Optional[int]]] = []
+    window: list[tuple[int, int | None]] = []
     for instruction in _instructions(code, begin):
         window = (window + [instruction])[-7:]
         if len(window) < 7:
@@ -229,7 +230,7 @@ def vyper_deploy_immutables(creation: Code, runtime: Code) -> Optional[int]:
 # --- immutables and libraries -----------------------------------------------------------------
 
 
-def immutable_ranges(immutable_references: Optional[dict]) -> list[tuple[int, int]]:
+def immutable_ranges(immutable_references: dict | None) -> list[tuple[int, int]]:
     """(start, length) of every immutable slot, from solc's `immutableReferences`."""
     ranges = []
     for refs in (immutable_references or {}).values():
@@ -246,7 +247,7 @@ class LinkPosition:
     length: int = 20
 
 
-def link_positions(link_references: Optional[dict]) -> list[LinkPosition]:
+def link_positions(link_references: dict | None) -> list[LinkPosition]:
     """Every library placeholder, from solc's `linkReferences` ({file: {lib: [{start, length}]}})."""
     positions = []
     for file, libraries in (link_references or {}).items():
@@ -265,11 +266,11 @@ def zero_ranges(code: Code, ranges: Iterable[tuple[int, int]]) -> bytes:
     return bytes(data)
 
 
-def blank_links(code: Code, link_references: Optional[dict]) -> bytes:
+def blank_links(code: Code, link_references: dict | None) -> bytes:
     return zero_ranges(code, [(p.start, p.length) for p in link_positions(link_references)])
 
 
-def extract_link_addresses(code: Code, link_references: Optional[dict]) -> dict[str, str]:
+def extract_link_addresses(code: Code, link_references: dict | None) -> dict[str, str]:
     """{library: 0x-address} found at the link positions of on-chain `code`.
 
     A library linked at several positions with different addresses maps to the first; callers that
@@ -281,7 +282,7 @@ def extract_link_addresses(code: Code, link_references: Optional[dict]) -> dict[
     return found
 
 
-def link_addresses_all(code: Code, link_references: Optional[dict]) -> dict[str, list[str]]:
+def link_addresses_all(code: Code, link_references: dict | None) -> dict[str, list[str]]:
     data = to_bytes(code)
     found: dict[str, list[str]] = {}
     for position in link_positions(link_references):
@@ -304,8 +305,8 @@ class Comparison:
     `offset` is the first differing byte outside the metadata (None when they match).
     """
 
-    match: Optional[str]
-    offset: Optional[int] = None
+    match: str | None
+    offset: int | None = None
     expected_length: int = 0
     actual_length: int = 0
     metadata_differs: bool = False
@@ -316,7 +317,7 @@ class Comparison:
         return self.match is not None
 
 
-def _first_difference(a: bytes, b: bytes, masked: list[tuple[int, int]]) -> Optional[int]:
+def _first_difference(a: bytes, b: bytes, masked: list[tuple[int, int]]) -> int | None:
     mask = bytearray(max(len(a), len(b)))
     for start, end in masked:
         mask[start:end] = b"\x01" * (min(end, len(mask)) - start)
@@ -332,8 +333,8 @@ def compare(
     expected: Code,
     actual: Code,
     *,
-    immutable_references: Optional[dict] = None,
-    link_references: Optional[dict] = None,
+    immutable_references: dict | None = None,
+    link_references: dict | None = None,
     trailing_immutables: int = 0,
 ) -> Comparison:
     """Compare compiled code with on-chain code, normalising only metadata, immutables and links.
@@ -346,9 +347,7 @@ def compare(
     act = to_bytes(actual)
     if trailing_immutables and len(act) == len(exp) + trailing_immutables:
         act = act[: len(exp)]
-    ranges = immutable_ranges(immutable_references) + [
-        (p.start, p.length) for p in link_positions(link_references)
-    ]
+    ranges = immutable_ranges(immutable_references) + [(p.start, p.length) for p in link_positions(link_references)]
     exp = zero_ranges(exp, ranges)
     act = zero_ranges(act, ranges)
     if exp == act:

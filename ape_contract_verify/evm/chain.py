@@ -12,13 +12,22 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 from ape_contract_verify.evm.creation import (
     DEFAULT_SCAN_BLOCKS,
+)
+from ape_contract_verify.evm.creation import (
     CreationFinder as _CreationFinder,
+)
+from ape_contract_verify.evm.creation import (
     created_address as _created_address,
+)
+from ape_contract_verify.evm.creation import (
     norm_address as _norm,
+)
+from ape_contract_verify.evm.creation import (
     walk_create_frames as _walk_create_frames,
 )
 from ape_contract_verify.evm.reads import (  # the reads' types, for those who import them from here
@@ -29,21 +38,39 @@ from ape_contract_verify.evm.reads import (  # the reads' types, for those who i
     Creation,
     LogEntry,
     TransactionFacts,
-    hex_hash as _hex_hash,
-    is_rate_limited as _rate_limited,
-    read_transaction as _read_transaction,
-    is_refused as _refused,
     node_retry,
-    revert_data as _revert_data,
     rate_limit_text,
     transaction_facts,
 )
+from ape_contract_verify.evm.reads import (
+    hex_hash as _hex_hash,
+)
+from ape_contract_verify.evm.reads import (
+    is_rate_limited as _rate_limited,
+)
+from ape_contract_verify.evm.reads import (
+    is_refused as _refused,
+)
+from ape_contract_verify.evm.reads import (
+    read_transaction as _read_transaction,
+)
+from ape_contract_verify.evm.reads import (
+    revert_data as _revert_data,
+)
 from ape_contract_verify.evm.tester_replay import IN_PROCESS_SOURCE, ReplayFailed, create_frames, tester_chain
-from ape_contract_verify.protocol.values import checksum as _checksum, hex_to_bytes as _hex_bytes
+from ape_contract_verify.protocol.values import checksum as _checksum
+from ape_contract_verify.protocol.values import hex_to_bytes as _hex_bytes
 from ape_contract_verify.retry import Retry, with_retries
 
 __all__ = [
-    "ApeProviderChain", "CallReverted", "ChainError", "ChainReader", "Creation", "JsonRpcChain", "LogEntry", "TransactionFacts",
+    "ApeProviderChain",
+    "CallReverted",
+    "ChainError",
+    "ChainReader",
+    "Creation",
+    "JsonRpcChain",
+    "LogEntry",
+    "TransactionFacts",
 ]
 
 
@@ -57,8 +84,8 @@ class JsonRpcChain(_CreationFinder):
         self._local = threading.local()
         self._ids = iter(range(1, 1 << 62))
         self._id_lock = threading.Lock()
-        self._chain_id: Optional[int] = None
-        self._traces: Optional[str] = None  # which trace API the node answered, once known ("" none)
+        self._chain_id: int | None = None
+        self._traces: str | None = None  # which trace API the node answered, once known ("" none)
         self.rate_limited = 0  # answers that were the provider's rate limit, waited out
 
     def __repr__(self) -> str:
@@ -86,7 +113,9 @@ class JsonRpcChain(_CreationFinder):
         def attempt() -> Any:
             try:
                 response = session.post(
-                    self.url, json={"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}, timeout=self.timeout
+                    self.url,
+                    json={"jsonrpc": "2.0", "id": request_id, "method": method, "params": params},
+                    timeout=self.timeout,
                 )
                 limited = response.status_code == 429
                 body = None if limited else response.json()
@@ -95,13 +124,24 @@ class JsonRpcChain(_CreationFinder):
                 failure = ChainError(f"the node at {self.safe_url} did not answer {method}: {detail}")
             else:
                 if limited or _rate_limited(body):
-                    raise Retry(f"{method}: rate limited", delay=policy.retry_after(response.headers.get("Retry-After")), rate_limited=True)
+                    raise Retry(
+                        f"{method}: rate limited",
+                        delay=policy.retry_after(response.headers.get("Retry-After")),
+                        rate_limited=True,
+                    )
                 return body
             raise failure  # outside the except: requests' message may hold the URL's key
 
         body = with_retries(
-            attempt, policy=policy, label=f"the node at {self.safe_url}", sleep=time.sleep, quiet=True, on_retry=self._count_limit,
-            gave_up=lambda last: ChainError(f"the node at {self.safe_url} kept answering {method} with its rate limit ({policy.max_retries} retries)"),
+            attempt,
+            policy=policy,
+            label=f"the node at {self.safe_url}",
+            sleep=time.sleep,
+            quiet=True,
+            on_retry=self._count_limit,
+            gave_up=lambda last: ChainError(
+                f"the node at {self.safe_url} kept answering {method} with its rate limit ({policy.max_retries} retries)"
+            ),
         )
         if not isinstance(body, dict):
             raise ChainError(f"the node at {self.safe_url} answered {method} with an unexpected body")
@@ -128,12 +168,14 @@ class JsonRpcChain(_CreationFinder):
     def get_storage_at(self, address: str, slot: int) -> bytes:
         return _hex_bytes(self.request("eth_getStorageAt", [address, hex(slot), "latest"])).rjust(32, b"\0")
 
-    def code_and_slots(self, address: str, slots: "tuple[int, ...]") -> tuple[bytes, list[bytes]]:
+    def code_and_slots(self, address: str, slots: tuple[int, ...]) -> tuple[bytes, list[bytes]]:
         """The code and storage words at `address` in one JSON-RPC batch (one round trip instead of
         one per read). A node that refuses batches, or any error in one, is read call by call."""
         import requests
 
-        calls = [("eth_getCode", [address, "latest"])] + [("eth_getStorageAt", [address, hex(s), "latest"]) for s in slots]
+        calls = [("eth_getCode", [address, "latest"])] + [
+            ("eth_getStorageAt", [address, hex(s), "latest"]) for s in slots
+        ]
         session = getattr(self._local, "session", None)
         if session is None:
             session = self._local.session = requests.Session()
@@ -156,7 +198,7 @@ class JsonRpcChain(_CreationFinder):
     def call(self, to: str, data: bytes) -> bytes:
         return _hex_bytes(self.request("eth_call", [{"to": to, "data": "0x" + bytes(data).hex()}, "latest"]))
 
-    def get_transaction(self, tx_hash: str) -> Optional[TransactionFacts]:
+    def get_transaction(self, tx_hash: str) -> TransactionFacts | None:
         try:
             return _read_transaction(self.request, tx_hash)
         except (KeyError, TypeError, ValueError, AttributeError) as err:
@@ -167,16 +209,16 @@ class JsonRpcChain(_CreationFinder):
     def _block_number(self) -> int:
         return int(self.request("eth_blockNumber", []), 16)
 
-    def _node_url(self) -> Optional[str]:
+    def _node_url(self) -> str | None:
         return self.url
 
     def _block_transactions(self, block: int) -> list[dict]:
         return list((self.request("eth_getBlockByNumber", [hex(block), True]) or {}).get("transactions") or [])
 
-    def _block_receipts(self, block: int) -> Optional[list[dict]]:
+    def _block_receipts(self, block: int) -> list[dict] | None:
         return self.request("eth_getBlockReceipts", [hex(block)])
 
-    def _code_at(self, address: str, block: int) -> Optional[bytes]:
+    def _code_at(self, address: str, block: int) -> bytes | None:
         try:
             return _hex_bytes(self.request("eth_getCode", [address, hex(block)]))
         except ChainError:
@@ -187,15 +229,18 @@ class JsonRpcChain(_CreationFinder):
         for tx in data.get("transactions") or []:
             if isinstance(tx, dict) and not tx.get("to"):
                 tx_hash = tx["hash"]
-                yield tx_hash, _hex_bytes(tx.get("input") or tx.get("data")), tx.get("from", ""), (
-                    lambda h=tx_hash: (self.request("eth_getTransactionReceipt", [h]) or {}).get("contractAddress")
+                yield (
+                    tx_hash,
+                    _hex_bytes(tx.get("input") or tx.get("data")),
+                    tx.get("from", ""),
+                    (lambda h=tx_hash: (self.request("eth_getTransactionReceipt", [h]) or {}).get("contractAddress")),
                 )
 
-    def _block_create_frames(self, block: int) -> Optional[list[tuple[str, str, dict]]]:
+    def _block_create_frames(self, block: int) -> list[tuple[str, str, dict]] | None:
         if self._traces == "":  # refused before: a hosted node does not change its mind mid-run
             return None
         refusals = 0
-        for api in ([self._traces] if self._traces else ["debug", "parity"]):
+        for api in [self._traces] if self._traces else ["debug", "parity"]:
             try:
                 frames = self._debug_frames(block) if api == "debug" else self._parity_frames(block)
             except ChainError as err:
@@ -210,7 +255,7 @@ class JsonRpcChain(_CreationFinder):
     def _debug_frames(self, block: int) -> list[tuple[str, str, dict]]:
         results = self.request("debug_traceBlockByNumber", [hex(block), {"tracer": "callTracer"}]) or []
         frames = []
-        tx_hashes: Optional[list[str]] = None
+        tx_hashes: list[str] | None = None
         for index, item in enumerate(results):
             call = item.get("result", item) if isinstance(item, dict) else {}
             tx_hash = item.get("txHash") if isinstance(item, dict) else None
@@ -218,7 +263,9 @@ class JsonRpcChain(_CreationFinder):
                 if tx_hashes is None:
                     tx_hashes = [
                         t if isinstance(t, str) else t["hash"]
-                        for t in (self.request("eth_getBlockByNumber", [hex(block), False]) or {}).get("transactions", [])
+                        for t in (self.request("eth_getBlockByNumber", [hex(block), False]) or {}).get(
+                            "transactions", []
+                        )
                     ]
                 tx_hash = tx_hashes[index] if index < len(tx_hashes) else ""
             for frame in _walk_create_frames(call):
@@ -237,7 +284,12 @@ class JsonRpcChain(_CreationFinder):
             if not trace.get("traceAddress"):
                 senders[tx_hash] = action.get("from", "")
             sender = senders.get(tx_hash) or (self.request("eth_getTransactionByHash", [tx_hash]) or {}).get("from", "")
-            frame = {"type": "CREATE", "from": action.get("from"), "to": result.get("address"), "input": action.get("init")}
+            frame = {
+                "type": "CREATE",
+                "from": action.get("from"),
+                "to": result.get("address"),
+                "input": action.get("init"),
+            }
             frames.append((tx_hash, sender, frame))
         return frames
 
@@ -270,19 +322,26 @@ class ApeProviderChain(_CreationFinder):
                     limited = Retry(f"{what}: rate limited ({err})", rate_limited=True, answer=err)
             raise limited  # the wait is outside the lock
 
-        def gave_up(last: Optional[Retry]) -> Exception:
+        def gave_up(last: Retry | None) -> Exception:
             cause = last.answer if last is not None and isinstance(last.answer, BaseException) else None
             error = ChainError(f"the Ape provider could not {what}: {cause}")
             error.__cause__ = cause
             return error
 
-        return with_retries(attempt, policy=policy, label="the Ape provider", sleep=time.sleep, quiet=True,
-                            on_retry=self._count_limit, gave_up=gave_up)
+        return with_retries(
+            attempt,
+            policy=policy,
+            label="the Ape provider",
+            sleep=time.sleep,
+            quiet=True,
+            on_retry=self._count_limit,
+            gave_up=gave_up,
+        )
 
     def _count_limit(self, _: Retry) -> None:
         self.rate_limited += 1
 
-    def _node_url(self) -> Optional[str]:
+    def _node_url(self) -> str | None:
         # The URL web3 is connected to: a provider's configured or default URI may be no node at all
         # (eth-tester's is a placeholder).
         try:
@@ -295,9 +354,11 @@ class ApeProviderChain(_CreationFinder):
         return self._guard(what, lambda: self.provider.make_request(method, params))
 
     def _block_transactions(self, block: int) -> list[dict]:
-        return list((self._rpc("read a block", "eth_getBlockByNumber", [hex(block), True]) or {}).get("transactions") or [])
+        return list(
+            (self._rpc("read a block", "eth_getBlockByNumber", [hex(block), True]) or {}).get("transactions") or []
+        )
 
-    def _block_receipts(self, block: int) -> Optional[list[dict]]:
+    def _block_receipts(self, block: int) -> list[dict] | None:
         return self._rpc("read a block's receipts", "eth_getBlockReceipts", [hex(block)])
 
     def chain_id(self) -> int:
@@ -328,12 +389,12 @@ class ApeProviderChain(_CreationFinder):
 
         return _hex_bytes(self._guard("call a contract", send))
 
-    def get_transaction(self, tx_hash: str) -> Optional[TransactionFacts]:
+    def get_transaction(self, tx_hash: str) -> TransactionFacts | None:
         web3 = self._guard("reach its node", lambda: getattr(self.provider, "web3", None))
         if web3 is None:  # a provider without web3: its JSON-RPC passthrough
             return self._guard("read a transaction", lambda: _read_transaction(self.provider.make_request, tx_hash))
 
-        def read() -> Optional[TransactionFacts]:
+        def read() -> TransactionFacts | None:
             # web3, not provider.get_receipt: Ape's waits out its acceptance timeout for an unknown hash.
             from web3.exceptions import TransactionNotFound
 
@@ -356,9 +417,11 @@ class ApeProviderChain(_CreationFinder):
     def _block_number(self) -> int:
         return int(self._guard("read the block number", lambda: self.provider.get_block("latest").number))
 
-    def _code_at(self, address: str, block: int) -> Optional[bytes]:
+    def _code_at(self, address: str, block: int) -> bytes | None:
         try:
-            return _hex_bytes(self._guard("read old code", lambda: self.provider.get_code(_checksum(address), block_id=block)))
+            return _hex_bytes(
+                self._guard("read old code", lambda: self.provider.get_code(_checksum(address), block_id=block))
+            )
         except ChainError:
             return None
 
@@ -373,8 +436,11 @@ class ApeProviderChain(_CreationFinder):
                     continue
                 sender, nonce = str(txn["from"]), int(txn["nonce"])
                 data = txn.get("input", txn.get("data"))  # eth-tester says "data"
-                yield _hex_hash(txn["hash"]), _hex_bytes(data), sender, (
-                    lambda s=sender, n=nonce: _created_address(s, n)
+                yield (
+                    _hex_hash(txn["hash"]),
+                    _hex_bytes(data),
+                    sender,
+                    (lambda s=sender, n=nonce: _created_address(s, n)),
                 )
             return
         txns = self._guard("read a block", lambda: list(self.provider.get_transactions_by_block(block)))
@@ -386,8 +452,15 @@ class ApeProviderChain(_CreationFinder):
             raw_hash = txn.txn_hash
             tx_hash = raw_hash if isinstance(raw_hash, str) else "0x" + bytes(raw_hash).hex()
             tx_hash = tx_hash if tx_hash.startswith("0x") else "0x" + tx_hash
-            yield tx_hash, _hex_bytes(txn.data), str(getattr(txn, "sender", "") or ""), (
-                lambda h=tx_hash: self._guard("read a receipt", lambda: self.provider.get_receipt(h).contract_address)
+            yield (
+                tx_hash,
+                _hex_bytes(txn.data),
+                str(getattr(txn, "sender", "") or ""),
+                (
+                    lambda h=tx_hash: self._guard(
+                        "read a receipt", lambda: self.provider.get_receipt(h).contract_address
+                    )
+                ),
             )
 
     def _frames_source(self) -> str:
@@ -408,7 +481,7 @@ class ApeProviderChain(_CreationFinder):
 
         return self._guard("replay a block", replay)
 
-    def _block_create_frames(self, block: int) -> Optional[list[tuple[str, str, dict]]]:
+    def _block_create_frames(self, block: int) -> list[tuple[str, str, dict]] | None:
         # Ape's test provider (eth-tester) runs in this process: no traces, no node to fork, but
         # its chain can replay the block with py-evm.
         if self._frames_source() == IN_PROCESS_SOURCE:

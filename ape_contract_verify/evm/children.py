@@ -12,7 +12,8 @@ node's traces the run's transactions that could have created a contract are repl
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional
+from collections.abc import Iterable
+from typing import Any
 
 from ape_contract_verify.evm.creation import created_address, walk_create_frames
 from ape_contract_verify.evm.reads import is_refused
@@ -41,7 +42,7 @@ def _code(provider: Any, address: str, block: Any = None) -> bytes:
     return hex_to_bytes(provider.get_code(checksum(address), block_id=block))
 
 
-def traced_children(provider: Any, tx_hashes: Iterable[str]) -> Optional[list[str]]:
+def traced_children(provider: Any, tx_hashes: Iterable[str]) -> list[str] | None:
     """Every contract the transactions created, from the node's callTracer (in order, once each);
     None when the node has no traces (a hosted plan's refusal, Ape's in-process chain)."""
     found: list[str] = []
@@ -49,7 +50,9 @@ def traced_children(provider: Any, tx_hashes: Iterable[str]) -> Optional[list[st
         try:
             call = provider.make_request("debug_traceTransaction", [tx_hash, {"tracer": "callTracer"}])
         except Exception as err:  # refused, or a provider without the method: the nonce walk instead
-            logger.debug("contract_verify: no trace of %s (%s): %s", tx_hash, "refused" if is_refused(err) else "failed", err)
+            logger.debug(
+                "contract_verify: no trace of %s (%s): %s", tx_hash, "refused" if is_refused(err) else "failed", err
+            )
             return None
         if not isinstance(call, dict):
             return None
@@ -65,8 +68,12 @@ def traced_children(provider: Any, tx_hashes: Iterable[str]) -> Optional[list[st
 
 
 def nonce_children(
-    provider: Any, involved: Iterable[str], before: int, made_in_run: Iterable[str] = (),
-    max_depth: int = MAX_DEPTH, max_children: int = MAX_CHILDREN,
+    provider: Any,
+    involved: Iterable[str],
+    before: int,
+    made_in_run: Iterable[str] = (),
+    max_depth: int = MAX_DEPTH,
+    max_children: int = MAX_CHILDREN,
 ) -> list[str]:
     """Contracts CREATE made during the run (after block `before`), by the creators' nonces.
 
@@ -116,7 +123,11 @@ def nonce_children(
 
 
 def replayed_children(
-    reader: Any, provider: Any, creating: Iterable[tuple[int, str]], before: int, max_txs: int = MAX_REPLAYED,
+    reader: Any,
+    provider: Any,
+    creating: Iterable[tuple[int, str]],
+    before: int,
+    max_txs: int = MAX_REPLAYED,
 ) -> list[str]:
     """Every contract the transactions created (CREATE2 too, at any depth), for a node without
     traces: `creating` is (block, tx hash) of the run's transactions that could have created one
@@ -126,8 +137,12 @@ def replayed_children(
     by_block: dict[int, list[str]] = {}
     wanted = list(dict.fromkeys((int(b), str(h)) for b, h in creating))
     if len(wanted) > max_txs:
-        logger.warning("contract_verify: %d of the run's transactions could have created contracts; the first %d are "
-                       "replayed to find those no event names (verify the others by address)", len(wanted), max_txs)
+        logger.warning(
+            "contract_verify: %d of the run's transactions could have created contracts; the first %d are "
+            "replayed to find those no event names (verify the others by address)",
+            len(wanted),
+            max_txs,
+        )
     for block, tx_hash in wanted[:max_txs]:
         by_block.setdefault(block, []).append(tx_hash)
     found: list[str] = []
@@ -135,8 +150,12 @@ def replayed_children(
         try:
             frames = reader.replay_create_frames(block, hashes)
         except Exception as err:  # ChainError, ForkUnavailable: said once, the nonce walk's children stand
-            logger.warning("contract_verify: contracts made with CREATE2 that no event names are not found "
-                           "without the node's traces: a replay of block %d failed: %s", block, err)
+            logger.warning(
+                "contract_verify: contracts made with CREATE2 that no event names are not found "
+                "without the node's traces: a replay of block %d failed: %s",
+                block,
+                err,
+            )
             break
         for _tx, _sender, frame in frames:  # a transaction's own deployment too: the caller drops Ape's
             if not frame.get("to"):

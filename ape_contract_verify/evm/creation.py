@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from typing import Any, Callable, Iterable, Optional
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from ape_contract_verify.evm.reads import ChainError, Creation
 from ape_contract_verify.evm.tester_replay import IN_PROCESS_REPLAY, IN_PROCESS_SOURCE
@@ -28,6 +29,7 @@ FORK_SCAN_BLOCKS = 16
 FORK_MAX_TXS = 32
 _TOO_OLD = -1
 
+
 def created_address(sender: str, nonce: int) -> str:
     """Where a to-less transaction from `sender` with `nonce` puts its contract (CREATE's rule)."""
     import rlp
@@ -36,7 +38,7 @@ def created_address(sender: str, nonce: int) -> str:
     return "0x" + keccak(rlp.encode([_hex_bytes(sender), nonce]))[12:].hex()
 
 
-def norm_address(address: Optional[str]) -> str:
+def norm_address(address: str | None) -> str:
     return (address or "").lower()
 
 
@@ -82,15 +84,15 @@ class CreationFinder:
     def _block_number(self) -> int:
         raise NotImplementedError
 
-    def _code_at(self, address: str, block: int) -> Optional[bytes]:
+    def _code_at(self, address: str, block: int) -> bytes | None:
         """Code at a past block, or None when the node keeps no historical state."""
         raise NotImplementedError
 
-    def _block_deployments(self, block: int) -> Iterable[tuple[str, bytes, str, Callable[[], Optional[str]]]]:
+    def _block_deployments(self, block: int) -> Iterable[tuple[str, bytes, str, Callable[[], str | None]]]:
         """(tx hash, input, sender, lazy receipt contract address) for each to-less transaction."""
         raise NotImplementedError
 
-    def _block_create_frames(self, block: int) -> Optional[list[tuple[str, str, dict]]]:
+    def _block_create_frames(self, block: int) -> list[tuple[str, str, dict]] | None:
         """(tx hash, tx sender, frame) of each CREATE/CREATE2 frame in the block; None without traces."""
         raise NotImplementedError
 
@@ -103,7 +105,7 @@ class CreationFinder:
     def get_code(self, address: str) -> bytes:
         raise NotImplementedError
 
-    def _node_url(self) -> Optional[str]:
+    def _node_url(self) -> str | None:
         """The node's JSON-RPC URL, for a fork; None when there is none (an in-process chain)."""
         return None
 
@@ -111,7 +113,7 @@ class CreationFinder:
         """The block's transactions as JSON-RPC objects (hex quantities), in order."""
         raise NotImplementedError
 
-    def _block_receipts(self, block: int) -> Optional[list[dict]]:
+    def _block_receipts(self, block: int) -> list[dict] | None:
         """The block's receipts in one call (eth_getBlockReceipts), or None."""
         return None
 
@@ -138,7 +140,7 @@ class CreationFinder:
             self._fork.close()
 
     # search
-    def find_creation(self, address: str) -> Optional[Creation]:
+    def find_creation(self, address: str) -> Creation | None:
         key = norm_address(address)
         code = self.get_code(address)
         if not code:
@@ -161,7 +163,9 @@ class CreationFinder:
             return None
         blocks = [block] if block is not None else range(latest, lowest - 1, -1)
         for number in blocks:
-            creation = self._creation_in_block(address, number, fork=block is not None or number > latest - FORK_SCAN_BLOCKS)
+            creation = self._creation_in_block(
+                address, number, fork=block is not None or number > latest - FORK_SCAN_BLOCKS
+            )
             if creation:
                 with self._creation_lock:
                     self._creations[key] = creation
@@ -169,7 +173,7 @@ class CreationFinder:
         tried[:] = list(dict.fromkeys(tried))  # a scan tries each source once per block: say it once
         return None
 
-    def _creation_block(self, address: str, lo: int, hi: int) -> Optional[int]:
+    def _creation_block(self, address: str, lo: int, hi: int) -> int | None:
         """The first block with code at `address`, by binary search.
 
         None when the node keeps no historical state (the caller scans instead); _TOO_OLD when the
@@ -194,7 +198,7 @@ class CreationFinder:
                 lo = mid
         return hi
 
-    def _creation_in_block(self, address: str, block: int, fork: bool = True) -> Optional[Creation]:
+    def _creation_in_block(self, address: str, block: int, fork: bool = True) -> Creation | None:
         target = norm_address(address)
         for tx_hash, data, sender, contract_address in self._block_deployments(block):
             if norm_address(contract_address()) == target:
@@ -227,21 +231,29 @@ class CreationFinder:
             self._tried.setdefault(target, []).append(f"{IN_PROCESS_REPLAY} (no transaction created the address)")
         return None
 
-    def _fork_frames(self, target: str, block: int) -> Optional[list[tuple[str, str, dict]]]:
+    def _fork_frames(self, target: str, block: int) -> list[tuple[str, str, dict]] | None:
         """The block's transactions replayed on a local fork, until one creates `target`."""
         from ape_contract_verify.evm.fork import ForkUnavailable
 
         tried = self._tried.setdefault(target, [])
         replayer = self.fork_replayer()
         if replayer is None:
-            tried.append("a replay on a local fork (off)" if not self._fork_setting else "a replay on a local fork (no node URL to fork)")
+            tried.append(
+                "a replay on a local fork (off)"
+                if not self._fork_setting
+                else "a replay on a local fork (no node URL to fork)"
+            )
             return None
         try:
             txs = [tx for tx in self._block_transactions(block) if isinstance(tx, dict)]
             order = self._candidates(target, block, txs)
             for index in order[:FORK_MAX_TXS]:
-                frame = replayer.trace(block, txs, index, lambda f: any(norm_address(c.get("to")) == target for c in walk_create_frames(f)))
-                found = [(str(txs[index]["hash"]), str(txs[index].get("from", "")), c) for c in walk_create_frames(frame)]
+                frame = replayer.trace(
+                    block, txs, index, lambda f: any(norm_address(c.get("to")) == target for c in walk_create_frames(f))
+                )
+                found = [
+                    (str(txs[index]["hash"]), str(txs[index].get("from", "")), c) for c in walk_create_frames(frame)
+                ]
                 if any(norm_address(c.get("to")) == target for _, _, c in found):
                     return found
         except (ForkUnavailable, ChainError) as err:
@@ -284,7 +296,9 @@ class CreationFinder:
             receipts = []
         for index, receipt in enumerate(receipts):
             for log in (receipt or {}).get("logs") or []:
-                text = " ".join([str(log.get("address", "")), *map(str, log.get("topics") or []), str(log.get("data", ""))]).lower()
+                text = " ".join(
+                    [str(log.get("address", "")), *map(str, log.get("topics") or []), str(log.get("data", ""))]
+                ).lower()
                 if bare in text:
                     named.add(index)
         return sorted(range(len(txs)), key=lambda i: (i not in named, i))

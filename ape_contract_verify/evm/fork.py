@@ -22,8 +22,9 @@ import socket
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any
 
 ANVIL_ENV = "APE_CONTRACT_VERIFY_ANVIL"
 
@@ -32,7 +33,7 @@ class ForkUnavailable(Exception):
     """No replay on a fork: why, in words for the summary (no URL, no secrets)."""
 
 
-def find_anvil() -> Optional[str]:
+def find_anvil() -> str | None:
     """anvil: `$APE_CONTRACT_VERIFY_ANVIL`, else on PATH, else the project toolchain's."""
     explicit = os.environ.get(ANVIL_ENV)
     if explicit:
@@ -87,7 +88,9 @@ class _Fork:
         try:
             self.proc = subprocess.Popen(
                 [anvil, "--host", "127.0.0.1", "--port", str(self.port), "--silent", "--no-mining", "--accounts", "0"],
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
             )
         except OSError as err:
             raise ForkUnavailable(f"anvil could not run ({anvil}: {err.strerror or type(err).__name__})") from None
@@ -115,7 +118,9 @@ class _Fork:
             self.call("anvil_reset", {"forking": {"jsonRpcUrl": node_url, "blockNumber": block}})
         except ForkUnavailable as err:
             # anvil's error may quote the URL: say what failed without it.
-            raise ForkUnavailable(f"anvil could not fork the node at block {block}" + _without(str(err), node_url)) from None
+            raise ForkUnavailable(
+                f"anvil could not fork the node at block {block}" + _without(str(err), node_url)
+            ) from None
         self.block = block
 
     def call(self, method: str, *params: Any) -> Any:
@@ -123,13 +128,17 @@ class _Fork:
 
         try:
             body = self.session.post(
-                self.url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}, timeout=self.timeout
+                self.url,
+                json={"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)},
+                timeout=self.timeout,
             ).json()
         except (requests.RequestException, ValueError) as err:
             raise ForkUnavailable(f"the fork did not answer {method}: {type(err).__name__}") from None
         if body.get("error"):
             error = body["error"]
-            raise ForkUnavailable(f"the fork refused {method}: {error.get('message') if isinstance(error, dict) else error}")
+            raise ForkUnavailable(
+                f"the fork refused {method}: {error.get('message') if isinstance(error, dict) else error}"
+            )
         return body.get("result")
 
     def alive(self) -> bool:
@@ -166,12 +175,12 @@ def _call_of(tx: dict) -> dict:
 class ForkReplayer:
     """Replays a block's transactions on a local fork of `node_url` and traces them (callTracer)."""
 
-    def __init__(self, node_url: str, anvil: Optional[str] = None, startup_timeout: float = 30.0, timeout: float = 60.0):
+    def __init__(self, node_url: str, anvil: str | None = None, startup_timeout: float = 30.0, timeout: float = 60.0):
         self.node_url = node_url
         self.anvil = anvil
         self.startup_timeout = startup_timeout
         self.timeout = timeout
-        self._fork: Optional[_Fork] = None
+        self._fork: _Fork | None = None
         self._lock = threading.Lock()
         self._traces: dict[str, dict] = {}  # tx hash -> its call frame, replayed once
         self.forks_started = 0
@@ -237,4 +246,3 @@ class ForkReplayer:
             if self._fork is not None:
                 self._fork.stop()
                 self._fork = None
-

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Optional
 
 from ape_contract_verify.evm.bytecode import strip_metadata, to_bytes
 
@@ -45,10 +44,10 @@ class ProxyKind:
 class ProxyInfo:
     kind: str
     implementation: str  # checksum-free 0x address, lower case
-    beacon: Optional[str] = None
+    beacon: str | None = None
 
 
-def has_delegatecall(code: "bytes | str") -> bool:
+def has_delegatecall(code: bytes | str) -> bool:
     """True when the code has a DELEGATECALL opcode (PUSH data and the metadata tail skipped, and
     everything from an embedded contract's metadata on)."""
     data = strip_metadata(to_bytes(code))
@@ -63,7 +62,7 @@ def has_delegatecall(code: "bytes | str") -> bool:
     return False
 
 
-def minimal_proxy_implementation(code: "bytes | str") -> Optional[str]:
+def minimal_proxy_implementation(code: bytes | str) -> str | None:
     match = _MINIMAL_PROXY.match(to_bytes(code))
     if not match:
         return None
@@ -71,14 +70,14 @@ def minimal_proxy_implementation(code: "bytes | str") -> Optional[str]:
     return "0x" + raw.hex()
 
 
-def address_in_word(word: bytes) -> Optional[str]:
+def address_in_word(word: bytes) -> str | None:
     word = word.rjust(32, b"\0")[-32:]
     if any(word[:12]) or not any(word[12:]):
         return None
     return "0x" + word[12:].hex()
 
 
-def detect_proxy(chain, address: str) -> Optional[ProxyInfo]:
+def detect_proxy(chain, address: str) -> ProxyInfo | None:
     """The proxy pattern at `address` and its implementation, or None when none is found.
 
     `chain` is a ChainReader (get_code, get_storage_at, call).

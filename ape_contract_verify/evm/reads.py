@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.protocol.values import hex_to_bytes as _hex_bytes
@@ -33,8 +34,8 @@ class Creation:
     input: bytes = field(repr=False)
     deployer: str = ""
     factory: bool = False
-    block: Optional[int] = None
-    creator: Optional[str] = None  # the factory contract, when factory is True
+    block: int | None = None
+    creator: str | None = None  # the factory contract, when factory is True
     # Where the input came from: "transaction" (a to-less one), "trace" (the node's trace API),
     # "fork replay" (the transaction traced on a local fork), "in-process replay" (the block replayed
     # in an in-process chain, `evm/tester_replay.py`); "" when the caller did not say.
@@ -57,21 +58,21 @@ class TransactionFacts:
 
     hash: str
     sender: str
-    to: Optional[str]  # None for a contract creation
+    to: str | None  # None for a contract creation
     value: int  # wei
     input: bytes = field(repr=False)
     nonce: int
-    block: Optional[int] = None
-    timestamp: Optional[int] = None  # the block's, in seconds
-    created: Optional[str] = None  # the receipt's contractAddress
-    status: Optional[int] = None  # 1 success, 0 reverted
-    gas_used: Optional[int] = None
-    gas_price: Optional[int] = None  # the effective price paid, when the receipt says it
-    gas_limit: Optional[int] = None
+    block: int | None = None
+    timestamp: int | None = None  # the block's, in seconds
+    created: str | None = None  # the receipt's contractAddress
+    status: int | None = None  # 1 success, 0 reverted
+    gas_used: int | None = None
+    gas_price: int | None = None  # the effective price paid, when the receipt says it
+    gas_limit: int | None = None
     logs: tuple[LogEntry, ...] = ()
 
     @property
-    def fee(self) -> Optional[int]:
+    def fee(self) -> int | None:
         """Wei paid for gas, when both figures are known."""
         return None if self.gas_used is None or self.gas_price is None else self.gas_used * self.gas_price
 
@@ -86,9 +87,9 @@ class ChainReader(Protocol):
 
     def call(self, to: str, data: bytes) -> bytes: ...
 
-    def find_creation(self, address: str) -> Optional[Creation]: ...
+    def find_creation(self, address: str) -> Creation | None: ...
 
-    def get_transaction(self, tx_hash: str) -> Optional[TransactionFacts]:
+    def get_transaction(self, tx_hash: str) -> TransactionFacts | None:
         """The transaction, or None when the node does not know the hash. (Readers written before
         it may lack it: the pages check with getattr.)"""
         ...
@@ -128,21 +129,33 @@ def rate_limit_text(err: BaseException) -> bool:
 def is_refused(err: BaseException) -> bool:
     """Whether the node refused the method itself (JSON-RPC -32601, as hosted plans answer)."""
     text = str(err).lower()
-    return any(word in text for word in ("does not exist", "not available", "method not found", "not supported", "-32601", "unsupported method"))
+    return any(
+        word in text
+        for word in (
+            "does not exist",
+            "not available",
+            "method not found",
+            "not supported",
+            "-32601",
+            "unsupported method",
+        )
+    )
 
 
-def node_retry(retries: Optional[int] = None) -> RetryPolicy:
+def node_retry(retries: int | None = None) -> RetryPolicy:
     """How a node's rate limit is waited out (`ape_contract_verify.retry`'s one policy): its
     Retry-After, else doubling from 0.25 s with jitter, at most RATE_LIMIT_MAX_WAIT seconds;
     RATE_LIMIT_RETRIES retries unless `retries` says."""
-    return RetryPolicy(max_retries=RATE_LIMIT_RETRIES if retries is None else retries, base_delay=0.25, max_delay=RATE_LIMIT_MAX_WAIT)
+    return RetryPolicy(
+        max_retries=RATE_LIMIT_RETRIES if retries is None else retries, base_delay=0.25, max_delay=RATE_LIMIT_MAX_WAIT
+    )
 
 
 def hex_hash(value: Any) -> str:
     return "0x" + _hex_bytes(value).hex()
 
 
-def _number(value: Any) -> Optional[int]:
+def _number(value: Any) -> int | None:
     """A JSON-RPC quantity (0x hex text) or web3's int, as an int."""
     if value is None or value == "":
         return None
@@ -152,7 +165,7 @@ def _number(value: Any) -> Optional[int]:
     return int(text, 16) if text[:2].lower() == "0x" else int(text)
 
 
-def _address(value: Any) -> Optional[str]:
+def _address(value: Any) -> str | None:
     if not value:
         return None
     text = "0x" + _hex_bytes(value).hex() if isinstance(value, (bytes, bytearray)) else str(value)
@@ -164,7 +177,11 @@ def transaction_facts(tx: Any, receipt: Any, timestamp: Any = None) -> Transacti
     (ints, HexBytes) gives them; `timestamp` is the block's when the caller read it."""
     receipt = receipt or {}
     logs = tuple(
-        LogEntry(_address(log.get("address")) or "", tuple(hex_hash(t) for t in log.get("topics") or []), _hex_bytes(log.get("data")))
+        LogEntry(
+            _address(log.get("address")) or "",
+            tuple(hex_hash(t) for t in log.get("topics") or []),
+            _hex_bytes(log.get("data")),
+        )
         for log in receipt.get("logs") or []
     )
     created = _address(receipt.get("contractAddress"))
@@ -191,7 +208,7 @@ def transaction_facts(tx: Any, receipt: Any, timestamp: Any = None) -> Transacti
     )
 
 
-def read_transaction(request: Callable[[str, list], Any], tx_hash: str) -> Optional[TransactionFacts]:
+def read_transaction(request: Callable[[str, list], Any], tx_hash: str) -> TransactionFacts | None:
     """A transaction over JSON-RPC: the transaction, its receipt once mined, and the block's
     timestamp when neither carries it (anvil puts `blockTimestamp` in both)."""
     tx = request("eth_getTransactionByHash", [tx_hash])

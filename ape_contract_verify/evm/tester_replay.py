@@ -13,7 +13,8 @@ database that is dropped afterwards, and the chain object itself is only read. C
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Optional
+from collections.abc import Iterator
+from typing import Any
 
 # What `creation_attempts` says this source is, and a Creation's `source` when it answers.
 IN_PROCESS_REPLAY = "a replay in the in-process chain"
@@ -24,7 +25,7 @@ class ReplayFailed(Exception):
     """The block could not be replayed: why, in words."""
 
 
-def tester_chain(provider: Any) -> Optional[Any]:
+def tester_chain(provider: Any) -> Any | None:
     """py-evm's chain behind `provider` when it is an in-process eth-tester (Ape's test provider:
     provider.web3 -> EthereumTesterProvider -> EthereumTester -> PyEVMBackend -> chain); else None.
     Read at each use: eth-tester replaces its chain object when a snapshot is restored."""
@@ -122,7 +123,9 @@ def _replay_vm_class(vm_class: type, kinds: dict[int, str]) -> type:
             nonce = state.get_nonce(message.sender)
             by_nonce = nonce > 0 and _created_by_nonce(message.sender, nonce - 1) == bytes(message.storage_address)
             kinds[id(message)] = "CREATE" if by_nonce else "CREATE2"
-            return super().apply_create_message(state, message, transaction_context, parent_computation=parent_computation)
+            return super().apply_create_message(
+                state, message, transaction_context, parent_computation=parent_computation
+            )
 
     replay_state = type("Replay" + state_class.__name__, (state_class,), {"computation_class": ReplayComputation})
     return type("Replay" + vm_class.__name__, (vm_class,), {"_state_class": replay_state})

@@ -13,7 +13,7 @@ Which emitters are proxies and which beacons is the chain's to say (`is_beacon`)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 from ape_contract_verify.evm.proxies import EIP1967_BEACON_SLOT, EIP1967_IMPLEMENTATION_SLOT, address_in_word
 
@@ -41,7 +41,7 @@ def _bytes(value: Any) -> bytes:
     return bytes(value or b"")
 
 
-def decode_log(log: Any, tx_hash: str = "") -> Optional[UpgradeEvent]:
+def decode_log(log: Any, tx_hash: str = "") -> UpgradeEvent | None:
     """The upgrade event in one raw log (a dict or an object with `address`, `topics`, `data`),
     or None when it is none of the three or does not have their shape."""
     raw = log if isinstance(log, dict) else getattr(log, "__dict__", {})
@@ -72,6 +72,6 @@ def is_beacon(chain: Any, address: str) -> bool:
     return address_in_word(chain.get_storage_at(address, EIP1967_IMPLEMENTATION_SLOT)) is None
 
 
-def beacon_of(chain: Any, address: str) -> Optional[str]:
+def beacon_of(chain: Any, address: str) -> str | None:
     """The beacon in a proxy's EIP-1967 beacon slot (lower case), or None."""
     return address_in_word(chain.get_storage_at(address, EIP1967_BEACON_SLOT))

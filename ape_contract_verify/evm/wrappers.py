@@ -9,7 +9,8 @@ not promised to be thread-safe, and the local explorer's handlers and workers sh
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 class MemoizingChain:

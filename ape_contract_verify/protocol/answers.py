@@ -6,7 +6,6 @@ answers with them), so both sides speak exactly what real explorers speak.
 
 import re
 from dataclasses import dataclass
-from typing import Optional
 from enum import Enum
 
 
@@ -22,24 +21,15 @@ class Texts:
     NOT_VERIFIED = "Contract source code not verified"
     PROXY_IN_PROGRESS = "Verification in progress"
     PROXY_FOUND = (
-        "The proxy's ({proxy}) implementation contract is found at {implementation} "
-        "and is successfully updated."
+        "The proxy's ({proxy}) implementation contract is found at {implementation} and is successfully updated."
     )
-    PROXY_NOT_DETECTED = (
-        "A corresponding implementation contract was unfortunately not detected for the proxy address."
-    )
-    PROXY_EXPECTED_MISMATCH = (
-        "The provided expected results are different than the retrieved implementation address!"
-    )
-    PROXY_NO_DELEGATECALL = (
-        "This contract does not look like it contains any delegatecall opcode sequence."
-    )
+    PROXY_NOT_DETECTED = "A corresponding implementation contract was unfortunately not detected for the proxy address."
+    PROXY_EXPECTED_MISMATCH = "The provided expected results are different than the retrieved implementation address!"
+    PROXY_NO_DELEGATECALL = "This contract does not look like it contains any delegatecall opcode sequence."
     # Further texts real explorers answer with (docs/explorer-behaviour.md). A failure's detail follows
     # Etherscan's own words for its cause: clients match on them (hardhat-verify on the first).
     CHECK_CONSTRUCTOR_ARGUMENTS = "Please check if the correct constructor argument was entered."
-    BYTECODE_MISMATCH = (
-        "Compiled contract deployment bytecode does NOT match the transaction deployment bytecode."
-    )
+    BYTECODE_MISMATCH = "Compiled contract deployment bytecode does NOT match the transaction deployment bytecode."
     CHECK_BYTECODEHASH = "Please check if the correct bytecodehash was specified via standard-json verification."
     COMPILATION_ERROR = "{language} Compilation Error: {message}"
     FAIL_BYTECODE_MISMATCH = f"Fail - Unable to verify. {BYTECODE_MISMATCH}"
@@ -62,7 +52,9 @@ class Texts:
         "Free API access is not supported for this chain. Please upgrade your api plan for full chain coverage. "
         "https://etherscan.io/apis"
     )
-    PRO_ENDPOINT = "Sorry, it looks like you are trying to access an API Pro endpoint. Contact us to upgrade to API Pro."
+    PRO_ENDPOINT = (
+        "Sorry, it looks like you are trying to access an API Pro endpoint. Contact us to upgrade to API Pro."
+    )
     # A free key turned away for a while under load: a rate limit, waited out.
     FREE_PLAN_BUSY = (
         "Free API access is temporarily unavailable due to unusually high network activity. To maintain "
@@ -145,7 +137,7 @@ class ExplorerAnswer:
     status: str
     message: str
     result: object
-    match: Optional[str] = None  # Sourcify's `exact_match` / `match`; None for Etherscan-style answers
+    match: str | None = None  # Sourcify's `exact_match` / `match`; None for Etherscan-style answers
 
     @property
     def reason(self) -> str:
@@ -172,7 +164,8 @@ _ALREADY = re.compile(
 _NOT_FOUND = re.compile(r"unable to locate contractcode|is not a smart[- ]contract", re.I)
 _NOT_VERIFIED = re.compile(r"^(contract source code not verified|smart-contract not found or is not verified)", re.I)
 _BAD_ENDPOINT = re.compile(
-    r"unsupported chainid|deprecated v1 endpoint|^unknown (action|module)$|^params 'module' and 'action' are required", re.I
+    r"unsupported chainid|deprecated v1 endpoint|^unknown (action|module)$|^params 'module' and 'action' are required",
+    re.I,
 )
 
 _INVALID_KEY = re.compile(r"^invalid api ?key|^missing/invalid api key|too many invalid api key", re.I)

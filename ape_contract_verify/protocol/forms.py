@@ -7,9 +7,9 @@ values are ASCII on purpose: `str.isdigit`, `str.isalnum` and `re`'s `\\d` accep
 """
 
 import re
-from dataclasses import replace
 from collections.abc import Mapping
-from typing import Any, Optional
+from dataclasses import replace
+from typing import Any
 
 from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.protocol.answers import Texts
@@ -28,7 +28,7 @@ ACTIONS = (
     "getcontractcreation",
 )
 GUID_LENGTH = 50
-_GUID = re.compile(r"[0-9A-Za-z]{%d}" % GUID_LENGTH)
+_GUID = re.compile(rf"[0-9A-Za-z]{{{GUID_LENGTH}}}")
 _DIGITS = re.compile(r"[0-9]+")
 _SOLC_VERSION = re.compile(
     r"v(?P<major>[0-9]+)\.(?P<minor>[0-9]+)\.(?P<patch>[0-9]+)"
@@ -174,14 +174,18 @@ def validate_compiler_version(value: Any, code_format: str = "") -> str:
 def validate_code_format(value: Any) -> str:
     text = _text(value.value if isinstance(value, CodeFormat) else value)
     if text not in CODE_FORMATS:
-        raise InvalidRequest("codeformat", f"{clip(text)!r} is not a known format", f"use one of {', '.join(CODE_FORMATS)}")
+        raise InvalidRequest(
+            "codeformat", f"{clip(text)!r} is not a known format", f"use one of {', '.join(CODE_FORMATS)}"
+        )
     return text
 
 
 def validate_optimization_used(value: Any) -> str:
     text = _text(int(value) if isinstance(value, bool) else value)
     if text not in ("0", "1"):
-        raise InvalidRequest("optimizationUsed", f"{clip(text)!r} is not 0 or 1", "use 1 if the optimizer was on, else 0")
+        raise InvalidRequest(
+            "optimizationUsed", f"{clip(text)!r} is not 0 or 1", "use 1 if the optimizer was on, else 0"
+        )
     return text
 
 
@@ -223,7 +227,9 @@ def validate_license_type(value: Any) -> str:
     except UnknownLicense:
         spdx = ", ".join(sorted({ids[0] for _, ids in LICENSES.values()}))
         raise InvalidRequest(
-            "licenseType", f"{clip(value)!r} is not a licence code", f"give a code 1 to 14 (3 is MIT) or an SPDX id: {spdx}"
+            "licenseType",
+            f"{clip(value)!r} is not a licence code",
+            f"give a code 1 to 14 (3 is MIT) or an SPDX id: {spdx}",
         ) from None
 
 
@@ -260,7 +266,9 @@ def validate_libraries(form: Mapping[str, Any]) -> dict[str, str]:
             kind, number = match.group(1), int(match.group(2))
             if not 1 <= number <= MAX_LIBRARIES:
                 raise InvalidRequest(
-                    str(key), f"is pair number {number}", f"send at most {MAX_LIBRARIES} pairs, numbered 1 to {MAX_LIBRARIES}"
+                    str(key),
+                    f"is pair number {number}",
+                    f"send at most {MAX_LIBRARIES} pairs, numbered 1 to {MAX_LIBRARIES}",
                 )
             if _text(value):
                 pairs.setdefault(number, {})[kind] = _text(value)
@@ -270,7 +278,9 @@ def validate_libraries(form: Mapping[str, Any]) -> dict[str, str]:
         for kind, other in (("name", "address"), ("address", "name")):
             if kind not in pair:
                 raise InvalidRequest(
-                    f"library{kind}{number}", f"is missing for library{other}{number}", "give both the name and the address"
+                    f"library{kind}{number}",
+                    f"is missing for library{other}{number}",
+                    "give both the name and the address",
                 )
         validate_address(pair["address"], f"libraryaddress{number}")
         out[f"libraryname{number}"] = pair["name"]
@@ -353,7 +363,7 @@ def form_to_request(form: Mapping[str, Any]) -> VerificationRequest:
     """A verifysourcecode form as a VerificationRequest (the local explorer's parse), by the rules above."""
     checked = validate_verify_form(form)
 
-    def flag(name: str) -> Optional[bool]:
+    def flag(name: str) -> bool | None:
         return None if name not in checked else checked[name] == "1"
 
     numbers = sorted(int(k[len("libraryname") :]) for k in checked if k.startswith("libraryname"))

@@ -1,7 +1,7 @@
 """Etherscan's licenseType codes and the SPDX ids they stand for."""
 
 import re
-from typing import Optional
+
 from ape_contract_verify.exceptions import ContractVerifyError
 
 # Code -> (display name used by getsourcecode, SPDX ids that map to it).
@@ -48,7 +48,7 @@ def license_name(code: int) -> str:
     return LICENSES.get(code, ("Unknown", ()))[0]
 
 
-def spdx_from_source(source: str) -> Optional[str]:
+def spdx_from_source(source: str) -> str | None:
     """The SPDX expression of the first SPDX line anywhere in the file."""
     match = _SPDX_LINE.search(source)
     return match.group(1) if match else None

@@ -99,5 +99,3 @@ def register_secret(secret: str) -> None:
         log = logging.getLogger(name)
         if _filter not in log.filters:
             log.addFilter(_filter)
-
-

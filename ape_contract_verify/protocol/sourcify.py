@@ -11,7 +11,7 @@ import json
 import re
 import uuid
 from collections.abc import Mapping
-from typing import Any, Optional
+from typing import Any
 
 from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.protocol.answers import Outcome
@@ -77,7 +77,7 @@ HTTP_STATUS = {
 }
 
 
-def outcome_for(custom_code: Optional[str]) -> Outcome:
+def outcome_for(custom_code: str | None) -> Outcome:
     """The outcome of an error code. A code not listed is a completed job's failure (lib-sourcify
     adds codes over time; each is a reason the source did not verify)."""
     if not custom_code:
@@ -90,18 +90,20 @@ def error_body(custom_code: str, message: str, **extra: Any) -> dict:
     return {"customCode": custom_code, "message": message, "errorId": str(uuid.uuid4()), **extra}
 
 
-def overall_match(creation: Optional[str], runtime: Optional[str]) -> Optional[str]:
+def overall_match(creation: str | None, runtime: str | None) -> str | None:
     """Sourcify's `match`: the better of the two (the recorded Vyper job answers
     creationMatch exact_match, runtimeMatch match, match exact_match)."""
     return max((creation, runtime), key=lambda m: _MATCH_RANK.get(m, 0)) or None
 
 
-def is_better_match(new: Optional[str], old: Optional[str]) -> bool:
+def is_better_match(new: str | None, old: str | None) -> bool:
     return _MATCH_RANK.get(new, 0) > _MATCH_RANK.get(old, 0)
 
 
 # -- versions -------------------------------------------------------------------------------------
-_LONG_VERSION = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+(?:-nightly\.[0-9.]+)?(?:(?:a|b|rc)[0-9]+)?\+commit\.[0-9a-fA-F]{6,40}")
+_LONG_VERSION = re.compile(
+    r"[0-9]+\.[0-9]+\.[0-9]+(?:-nightly\.[0-9.]+)?(?:(?:a|b|rc)[0-9]+)?\+commit\.[0-9a-fA-F]{6,40}"
+)
 _SHORT_VYPER = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+(?:(?:a|b|rc)[0-9]+)?")
 _LANGUAGES = {"solidity": "Solidity", "vyper": "Vyper"}
 
@@ -110,7 +112,7 @@ def is_vyper(request: VerificationRequest) -> bool:
     return request.code_format == CodeFormat.VYPER_JSON or str(request.compiler_version).lower().startswith("vyper")
 
 
-def sourcify_compiler_version(request: VerificationRequest, compiler_long_version: Optional[str] = None) -> str:
+def sourcify_compiler_version(request: VerificationRequest, compiler_long_version: str | None = None) -> str:
     """`0.8.26+commit.8a97fa7a` (no leading v), or Vyper's `0.4.3+commit.bff19ea2`: Sourcify wants
     the commit for both. A Vyper request carries only `vyper:0.4.3`, so the caller passes the long
     version (`vyper --version` prints it)."""
@@ -143,7 +145,10 @@ def _flat_input(request: VerificationRequest) -> tuple[dict, str]:
     path = f"{name}.sol"
     settings: dict[str, Any] = {}
     if request.optimization_used is not None or request.runs is not None:
-        settings["optimizer"] = {"enabled": bool(request.optimization_used), "runs": 200 if request.runs is None else request.runs}
+        settings["optimizer"] = {
+            "enabled": bool(request.optimization_used),
+            "runs": 200 if request.runs is None else request.runs,
+        }
     if request.evm_version and request.evm_version.lower() != "default":
         settings["evmVersion"] = request.evm_version
     if request.via_ir is not None:
@@ -154,7 +159,7 @@ def _flat_input(request: VerificationRequest) -> tuple[dict, str]:
     return source, f"{path}:{name}"
 
 
-def request_to_body(request: VerificationRequest, compiler_long_version: Optional[str] = None) -> dict:
+def request_to_body(request: VerificationRequest, compiler_long_version: str | None = None) -> dict:
     """The JSON body of `POST {base}v2/verify/{chainId}/{address}` for `request`.
 
     - `stdJsonInput` holds only `language`, `sources` and `settings`: solc refuses other top-level
@@ -200,7 +205,9 @@ def request_to_body(request: VerificationRequest, compiler_long_version: Optiona
 def validate_tx_hash(value: Any, param: str = "creationTransactionHash") -> str:
     text = "" if value is None else str(value).strip()
     if not isinstance(value, str) or not TX_HASH.fullmatch(text):
-        raise InvalidRequest(param, f"{clip(text)!r} is not a transaction hash", "give 0x followed by 64 hex digits, or leave it out")
+        raise InvalidRequest(
+            param, f"{clip(text)!r} is not a transaction hash", "give 0x followed by 64 hex digits, or leave it out"
+        )
     return text
 
 
@@ -216,7 +223,9 @@ def _required(body: Mapping, name: str, kind: type, fix: str) -> Any:
         raise InvalidRequest(name, "is a required property and is missing", fix)
     value = body[name]
     if not isinstance(value, kind) or isinstance(value, bool):
-        raise InvalidRequest(name, f"must be a JSON {'object' if kind is dict else 'string'}, not {type(value).__name__}", fix)
+        raise InvalidRequest(
+            name, f"must be a JSON {'object' if kind is dict else 'string'}, not {type(value).__name__}", fix
+        )
     return value
 
 
@@ -230,14 +239,24 @@ def body_to_request(chain_id: Any, address: Any, body: Any) -> VerificationReque
     validate_chain_id(chain_id)
     address = validate_address(address, "address")
     if not isinstance(body, Mapping):
-        raise InvalidRequest("body", f"is JSON {type(body).__name__}, not an object", "send a JSON object with stdJsonInput, compilerVersion and contractIdentifier")
+        raise InvalidRequest(
+            "body",
+            f"is JSON {type(body).__name__}, not an object",
+            "send a JSON object with stdJsonInput, compilerVersion and contractIdentifier",
+        )
     std_input = _required(body, "stdJsonInput", dict, "send the compiler's standard JSON input as an object")
     version = _required(body, "compilerVersion", str, "give the long version, e.g. 0.8.26+commit.8a97fa7a")
-    identifier = _required(body, "contractIdentifier", str, "give <path>:<Name> as in stdJsonInput, e.g. src/Box.sol:Box")
+    identifier = _required(
+        body, "contractIdentifier", str, "give <path>:<Name> as in stdJsonInput, e.g. src/Box.sol:Box"
+    )
 
     language = _LANGUAGES.get(str(std_input.get("language", "")).lower())
     if language is None:
-        raise InvalidRequest("stdJsonInput.language", f"{clip(std_input.get('language'))!r} is not Solidity or Vyper", "set \"language\" to \"Solidity\" or \"Vyper\"")
+        raise InvalidRequest(
+            "stdJsonInput.language",
+            f"{clip(std_input.get('language'))!r} is not Solidity or Vyper",
+            'set "language" to "Solidity" or "Vyper"',
+        )
     code_format = CodeFormat.VYPER_JSON if language == "Vyper" else CodeFormat.STANDARD_JSON
     try:
         parse_json_input(json.dumps(std_input), code_format.value)
@@ -248,7 +267,11 @@ def body_to_request(chain_id: Any, address: Any, body: Any) -> VerificationReque
 
     version = version.strip()
     if not _LONG_VERSION.fullmatch(version.lstrip("vV")):
-        raise InvalidRequest("compilerVersion", f"{clip(version)!r} is not a long compiler version", "give <major>.<minor>.<patch>+commit.<hash>, e.g. 0.8.26+commit.8a97fa7a")
+        raise InvalidRequest(
+            "compilerVersion",
+            f"{clip(version)!r} is not a long compiler version",
+            "give <major>.<minor>.<patch>+commit.<hash>, e.g. 0.8.26+commit.8a97fa7a",
+        )
     if language == "Vyper":
         compiler_version = "vyper:" + version.lstrip("vV").split("+", 1)[0]
     else:
@@ -261,7 +284,11 @@ def body_to_request(chain_id: Any, address: Any, body: Any) -> VerificationReque
     identifier = identifier.strip()
     path, _, name = identifier.rpartition(":")
     if not path or not name:
-        raise InvalidRequest("contractIdentifier", f"{clip(identifier)!r} is not <path>:<Name>", "give the source path and contract name, e.g. src/Box.sol:Box")
+        raise InvalidRequest(
+            "contractIdentifier",
+            f"{clip(identifier)!r} is not <path>:<Name>",
+            "give the source path and contract name, e.g. src/Box.sol:Box",
+        )
 
     tx_hash = body.get("creationTransactionHash")
     return VerificationRequest(

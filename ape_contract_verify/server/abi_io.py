@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Optional
-from ape_contract_verify.evm.abi import abi_type, selector as abi_selector, signature as abi_signature
+from typing import Any
+
+from ape_contract_verify.evm.abi import abi_type
+from ape_contract_verify.evm.abi import selector as abi_selector
+from ape_contract_verify.evm.abi import signature as abi_signature
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.protocol.values import ADDRESS, checksum
 
@@ -82,10 +85,13 @@ def parse_value(param: dict, raw: Any, label: str) -> Any:
         return [parse_value(element, item, f"{label} item {i + 1}") for i, item in enumerate(items)]
     if kind == "tuple":
         components = param.get("components") or []
-        items = _json_list(raw, label, f"a JSON array of its {len(components)} fields, e.g. [1, \"0x…\"]")
+        items = _json_list(raw, label, f'a JSON array of its {len(components)} fields, e.g. [1, "0x…"]')
         if len(items) != len(components):
             raise InputError(f"{label}: {len(items)} field(s) given, the tuple has {len(components)}.")
-        return tuple(parse_value(c, v, f"{label} field {c.get('name') or i + 1} ({canonical_type(c)})") for i, (c, v) in enumerate(zip(components, items)))
+        return tuple(
+            parse_value(c, v, f"{label} field {c.get('name') or i + 1} ({canonical_type(c)})")
+            for i, (c, v) in enumerate(zip(components, items))
+        )
     text = raw if isinstance(raw, str) else json.dumps(raw)
     if kind == "string":
         return text
@@ -184,7 +190,9 @@ def show(param: dict, value: Any) -> Any:
     if array:
         return [show({**param, "type": array.group(1)}, v) for v in value]
     if kind == "tuple":
-        return {(c.get("name") or str(i)): show(c, v) for i, (c, v) in enumerate(zip(param.get("components") or [], value))}
+        return {
+            (c.get("name") or str(i)): show(c, v) for i, (c, v) in enumerate(zip(param.get("components") or [], value))
+        }
     if isinstance(value, bool):
         return value
     if isinstance(value, int):
@@ -225,7 +233,7 @@ def describe_revert(abi: list, data: bytes) -> str:
     return f"reverted: custom error 0x{selector.hex()}" + (f" (data 0x{payload.hex()})" if payload else "")
 
 
-def decode_constructor(abi: list, hex_args: str) -> Optional[list[dict]]:
+def decode_constructor(abi: list, hex_args: str) -> list[dict] | None:
     """The constructor's arguments by name, or None when there are none to decode or they do not decode."""
     constructor = next((i for i in abi if isinstance(i, dict) and i.get("type") == "constructor"), None)
     if constructor is None or not constructor.get("inputs") or not hex_args:

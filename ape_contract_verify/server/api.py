@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import hmac
 import json
-from typing import Any, Callable, Iterable, Optional
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -21,6 +22,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ape_contract_verify.exceptions import InvalidRequest
+from ape_contract_verify.logs import SERVER, get_logger
 from ape_contract_verify.protocol import forms
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.protocol.values import checksum, hex_to_bytes
@@ -29,7 +31,6 @@ from ape_contract_verify.server.jobs import code_hash, request_to_payload
 from ape_contract_verify.server.params import MAX_BODY_BYTES, BadRequest
 from ape_contract_verify.server.sources import source_result
 from ape_contract_verify.server.store import PROXY, SOURCE, Store
-from ape_contract_verify.logs import SERVER, get_logger
 
 logger = get_logger(SERVER)
 
@@ -38,12 +39,12 @@ _NOSNIFF = (b"x-content-type-options", b"nosniff")
 _SUBMISSIONS = ("verifysourcecode", "verifyproxycontract")
 
 
-def envelope(status: str, result: Any, message: Optional[str] = None) -> bytes:
+def envelope(status: str, result: Any, message: str | None = None) -> bytes:
     body = {"status": status, "message": message or ("OK" if status == "1" else "NOTOK"), "result": result}
     return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def envelope_response(status: str, result: Any, message: Optional[str] = None) -> Response:
+def envelope_response(status: str, result: Any, message: str | None = None) -> Response:
     return Response(envelope(status, result, message), media_type="application/json")
 
 
@@ -100,7 +101,7 @@ class ExplorerService:
         self._api_keys = tuple(k for k in api_keys if k)
         self.max_body = max_body
         self.proxy_daily_limit = proxy_daily_limit
-        self._chain_id: Optional[int] = None
+        self._chain_id: int | None = None
 
     def __repr__(self) -> str:  # never show keys
         return f"<ExplorerService db={self.store.path!r} keys={len(self._api_keys)}>"
@@ -176,7 +177,11 @@ def _status(service: ExplorerService, params: dict[str, str], kind: str) -> Resp
     if submission is None:
         return envelope_response("0", Texts.UNKNOWN_UID)
     if submission.kind != kind:
-        other = "a proxy submission; use checkproxyverification" if kind == SOURCE else "a source code submission; use checkverifystatus"
+        other = (
+            "a proxy submission; use checkproxyverification"
+            if kind == SOURCE
+            else "a source code submission; use checkverifystatus"
+        )
         return envelope_response("0", f"{Texts.UNKNOWN_UID} (this guid is {other})")
     if submission.state != "done":
         return envelope_response("0", Texts.PENDING if kind == SOURCE else Texts.PROXY_IN_PROGRESS)
@@ -266,8 +271,11 @@ def create_app(service: ExplorerService) -> Starlette:
             chain_id = (params.get("chainid") or "").strip()
             if chain_id and chain_id != str(await _chain_id(service)):
                 served = await _chain_id(service)
-                raise InvalidRequest("chainid", f"this explorer serves chainid {served}, got {forms.clip(chain_id)!r}",
-                                     f"send chainid={served}, or leave it out")
+                raise InvalidRequest(
+                    "chainid",
+                    f"this explorer serves chainid {served}, got {forms.clip(chain_id)!r}",
+                    f"send chainid={served}, or leave it out",
+                )
             return await handler(service, params, request.method)
         except InvalidRequest as err:  # a parameter's value: the protocol's own words, then param and fix
             return envelope_response("0", forms.refusal_text(err))
@@ -292,7 +300,9 @@ def create_app(service: ExplorerService) -> Starlette:
         *sourcify_face.routes(),  # Sourcify API v2 at the root: /v2/verify, /v2/contract, …
         *pages.routes(),
     ]
-    app = Starlette(routes=routes, middleware=[Middleware(CatchAll)], exception_handlers={404: not_found, 405: not_found})
+    app = Starlette(
+        routes=routes, middleware=[Middleware(CatchAll)], exception_handlers={404: not_found, 405: not_found}
+    )
     app.state.service = service
     return app
 
@@ -312,5 +322,3 @@ async def _chain_id(service: ExplorerService) -> int:
         except Exception as err:
             raise BadRequest(f"The explorer could not read the chain id: {type(err).__name__}: {err}")
     return service.chain_id()
-
-

@@ -11,12 +11,16 @@ import hashlib
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, is_dataclass
-from typing import Any, Callable, Optional, Protocol
+from typing import Any, Protocol
 
 from ape_contract_verify.evm.chain import ChainError
+from ape_contract_verify.logs import SERVER, get_logger
 from ape_contract_verify.protocol import sourcify as sfy
 from ape_contract_verify.protocol.answers import Texts
+from ape_contract_verify.protocol.values import checksum, hex_to_bytes
+from ape_contract_verify.request import CodeFormat, VerificationRequest
 from ape_contract_verify.server import sourcify_results
 from ape_contract_verify.server.store import (
     MAX_INTERRUPTIONS,
@@ -28,9 +32,6 @@ from ape_contract_verify.server.store import (
     Submission,
     VerifiedContract,
 )
-from ape_contract_verify.request import CodeFormat, VerificationRequest
-from ape_contract_verify.protocol.values import checksum, hex_to_bytes
-from ape_contract_verify.logs import SERVER, get_logger
 
 logger = get_logger(SERVER)
 
@@ -51,7 +52,7 @@ class RealEngine:
     """The engine of `ape_contract_verify.engine.verifier` and `.proxies`, imported on first use
     (the embedded explorer starts inside `ape run`; its start must stay cheap)."""
 
-    def __init__(self, chain: Any, cache: Any = None, compile_timeout: Optional[float] = None):
+    def __init__(self, chain: Any, cache: Any = None, compile_timeout: float | None = None):
         self.chain = chain
         self._cache = cache
         self._compile_timeout = compile_timeout
@@ -176,7 +177,7 @@ class JobRunner:
         engine: Engine,
         workers: int = 1,
         idle_poll: float = 0.5,
-        chain_retry: Optional[ChainRetry] = None,
+        chain_retry: ChainRetry | None = None,
         max_interruptions: int = MAX_INTERRUPTIONS,
     ):
         self.store = store
@@ -190,7 +191,7 @@ class JobRunner:
         self._threads: list[threading.Thread] = []
         self.requeued = 0
 
-    def start(self) -> "JobRunner":
+    def start(self) -> JobRunner:
         self.requeued, ended = self.store.requeue_interrupted(
             self.max_interruptions, Texts.JOB_INTERRUPTED.format(times=self.max_interruptions)
         )
@@ -247,7 +248,9 @@ class JobRunner:
             if submission.kind == PROXY:
                 text = f"Proxy verification failed: {type(err).__name__}: {err}"
             elif submission.kind == SOURCIFY:
-                text = sourcify_results.error(sfy.INTERNAL_ERROR, f"The verifier stopped with an error: {type(err).__name__}: {err}")
+                text = sourcify_results.error(
+                    sfy.INTERNAL_ERROR, f"The verifier stopped with an error: {type(err).__name__}: {err}"
+                )
             else:
                 text = fail_text(f"The verifier stopped with an error: {type(err).__name__}: {err}")
             try:
@@ -260,8 +263,14 @@ class JobRunner:
         try:
             if failures <= self.chain_retry.retries:
                 delay = self.chain_retry.delay(failures)
-                logger.warning("Submission %s: the node could not be read (%s); retry %d of %d in %.1f s.",
-                               sub.guid, err, failures, self.chain_retry.retries, delay)
+                logger.warning(
+                    "Submission %s: the node could not be read (%s); retry %d of %d in %.1f s.",
+                    sub.guid,
+                    err,
+                    failures,
+                    self.chain_retry.retries,
+                    delay,
+                )
                 self.store.retry_later(sub.guid, delay)
             else:
                 text = Texts.CHAIN_UNREADABLE.format(
@@ -297,7 +306,9 @@ class JobRunner:
         if _chain_failed(result):
             raise _ChainDown(getattr(result, "reason", "") or "the chain could not be read")
         if sourcify and getattr(result, "blueprint", False):  # as Sourcify answers an ERC-5202 blueprint today
-            self.store.finish(sub.guid, "0", sourcify_results.error(sfy.NO_MATCH, "The deployed and recompiled bytecode don't match."))
+            self.store.finish(
+                sub.guid, "0", sourcify_results.error(sfy.NO_MATCH, "The deployed and recompiled bytecode don't match.")
+            )
             return
         if not getattr(result, "verified", False):
             text = sourcify_results.failure(result) if sourcify else fail_text(getattr(result, "reason", "") or "")
@@ -321,21 +332,29 @@ class JobRunner:
             source_code=request.source_code,
             abi=_abi_text(getattr(result, "abi", None) or []),
             settings=settings,
-            constructor_arguments=(getattr(result, "constructor_arguments", None) or request.constructor_arguments or ""),
+            constructor_arguments=(
+                getattr(result, "constructor_arguments", None) or request.constructor_arguments or ""
+            ),
             libraries={str(k): str(v) for k, v in dict(libraries).items()},
             license_type=getattr(result, "license_type", None) or request.license_type,
             match=match,
             code_hash=code_hash(code),
             guid=sub.guid,
-            details={**sourcify_results.details(result), **({"blueprint": True} if getattr(result, "blueprint", False) else {})},
+            details={
+                **sourcify_results.details(result),
+                **({"blueprint": True} if getattr(result, "blueprint", False) else {}),
+            },
         )
         text = sourcify_results.success(match, elapsed_ms) if sourcify else Texts.PASS
         self.store.finish(sub.guid, "1", text, contract=contract)
 
     def _already_verified(self, sub: Submission, sourcify: bool) -> None:
         if sourcify:
-            text = sourcify_results.error(sfy.ALREADY_VERIFIED, f"Contract {checksum(sub.address)} is already verified "
-                                          "with a match at least as good as this submission's.")
+            text = sourcify_results.error(
+                sfy.ALREADY_VERIFIED,
+                f"Contract {checksum(sub.address)} is already verified "
+                "with a match at least as good as this submission's.",
+            )
         else:
             text = Texts.ALREADY_VERIFIED
         self.store.finish(sub.guid, "0", text)
@@ -370,7 +389,7 @@ class JobRunner:
 def _chain_detail(err: Exception) -> str:
     text = str(err).strip()
     prefix = "The chain could not be read: "
-    return (text[len(prefix):] if text.startswith(prefix) else text) or type(err).__name__
+    return (text[len(prefix) :] if text.startswith(prefix) else text) or type(err).__name__
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.05) -> bool:

@@ -10,8 +10,6 @@ allows only the app's own /static files, so even a missed escape could not run a
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -24,12 +22,14 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ape_contract_verify.evm.chain import CallReverted
-from ape_contract_verify.server import abi_io
+from ape_contract_verify.protocol.values import ADDRESS, TX_HASH
+from ape_contract_verify.protocol.values import checksum as _checksum
+from ape_contract_verify.request import CodeFormat
+from ape_contract_verify.server import abi_io, code_tab
+from ape_contract_verify.server.page_text import short_name as _short_name
+from ape_contract_verify.server.page_text import when as _when
 from ape_contract_verify.server.params import MAX_JSON_DEPTH, json_too_deep
 from ape_contract_verify.server.store import VerifiedContract
-from ape_contract_verify.request import CodeFormat
-from ape_contract_verify.protocol.values import ADDRESS, TX_HASH, checksum as _checksum
-from ape_contract_verify.server.page_text import short_name as _short_name, text as _text, when as _when
 
 STATIC = Path(__file__).with_name("static")
 PAGE_SIZE = 25
@@ -86,7 +86,9 @@ class Facts:
         from ape_contract_verify.protocol.licenses import code_from_source, license_name
 
         self.contract = contract
-        self.is_vyper = contract.compiler_version.startswith("vyper:") or contract.code_format == CodeFormat.VYPER_JSON.value
+        self.is_vyper = (
+            contract.compiler_version.startswith("vyper:") or contract.code_format == CodeFormat.VYPER_JSON.value
+        )
         settings = dict(contract.settings or {})
         if contract.code_format != CodeFormat.SINGLE_FILE.value:
             try:  # what the submitted input asked for, over what the compile recorded
@@ -136,7 +138,9 @@ async def index(request: Request) -> HTMLResponse:
 
         return RedirectResponse(f"/address/{query}", status_code=303)
     search = query.lower() if query.lower().startswith("0x") else query
-    total, contracts = await run_in_threadpool(service.store.search_contracts, search, (page - 1) * PAGE_SIZE, PAGE_SIZE)
+    total, contracts = await run_in_threadpool(
+        service.store.search_contracts, search, (page - 1) * PAGE_SIZE, PAGE_SIZE
+    )
     pages = max(1, -(-total // PAGE_SIZE))
     rows = []
     for contract in contracts:
@@ -179,10 +183,13 @@ async def index(request: Request) -> HTMLResponse:
         table = "<p class='empty'>No verified contract matches this search.</p>"
     else:
         table = "<p class='empty'>No contract verified yet. Deploy with <code>contract_verify.auto: true</code> or run <code>ape verify all</code>.</p>"
-    return _page("Verified Contracts", heading + bad_page + f"<p class='lead'>{note}</p>" + search_form + table + _pager(query, page, pages))
+    return _page(
+        "Verified Contracts",
+        heading + bad_page + f"<p class='lead'>{note}</p>" + search_form + table + _pager(query, page, pages),
+    )
 
 
-def _page_number(text: "str | None") -> "int | None":
+def _page_number(text: str | None) -> int | None:
     """`page` as a number from 1 to MAX_PAGE; None when it is not one (ASCII digits only: "²" is a digit to str)."""
     if text is None or text == "":
         return 1
@@ -267,7 +274,9 @@ async def address_page(request: Request) -> HTMLResponse:
     tabs: list[tuple[str, str, str]] = []
     if contract:
         facts = Facts(contract)
-        tabs.append(("code", "Contract", await run_in_threadpool(_code_tab, facts)))  # highlighting takes a while
+        tabs.append(
+            ("code", "Contract", await run_in_threadpool(code_tab.code_tab, facts))
+        )  # highlighting takes a while
         if not blueprint:
             tabs.append(("read", "Read Contract", _functions_tab(address, facts.abi, read=True, proxy=False)))
             tabs.append(("write", "Write Contract", _functions_tab(address, facts.abi, read=False, proxy=False)))
@@ -279,7 +288,7 @@ async def address_page(request: Request) -> HTMLResponse:
             "this address's own source is not verified; the source below is its implementation's, verified "
             "at that address.</p>"
         )
-        tabs.append(("code", "Contract", note + await run_in_threadpool(_code_tab, Facts(implementation))))
+        tabs.append(("code", "Contract", note + await run_in_threadpool(code_tab.code_tab, Facts(implementation))))
     else:
         tabs.append(("code", "Contract", await _unverified(service, address)))
     if proxy:
@@ -299,7 +308,8 @@ async def address_page(request: Request) -> HTMLResponse:
         tabs.append(("readProxy", "Read as Proxy", link + read))
         tabs.append(("writeProxy", "Write as Proxy", link + write))
     nav = "".join(
-        f"<a role='tab' class='tab' href='#{key}' data-tab='{key}' id='tab-{key}'>{escape(label)}</a>" for key, label, _ in tabs
+        f"<a role='tab' class='tab' href='#{key}' data-tab='{key}' id='tab-{key}'>{escape(label)}</a>"
+        for key, label, _ in tabs
     )
     panels = "".join(f"<section class='panel' id='{key}' data-panel='{key}'>{html}</section>" for key, _, html in tabs)
     return _page(_checksum(address), title + "".join(badges) + f"<nav class='tabs' role='tablist'>{nav}</nav>{panels}")
@@ -345,106 +355,14 @@ async def _unverified(service: Any, address: str) -> str:
         )
     from ape_contract_verify.evm.blueprint import is_blueprint
 
-    kind = " It is an ERC-5202 blueprint (code never run, kept for factories to deploy from)." if is_blueprint(code) else ""
+    kind = (
+        " It is an ERC-5202 blueprint (code never run, kept for factories to deploy from)."
+        if is_blueprint(code)
+        else ""
+    )
     return (
         f"<p class='notice'><strong>Contract source code not verified.</strong> The address has {len(code)} bytes of code.{kind} "
         "Verify it with <code>ape verify contract &lt;Name&gt; &lt;address&gt;</code> to see its source and call it here.</p>"
-    )
-
-
-def _code_tab(facts: Facts) -> str:
-    contract = facts.contract
-    libraries = ", ".join(f"{name}: {address}" for name, address in sorted(contract.libraries.items())) or "None"
-    rows = [
-        ("Contract name", _short_name(contract.contract_name)),
-        ("Source unit", contract.contract_name if ":" in contract.contract_name else ""),
-        ("Compiler", contract.compiler_version),
-        ("Optimizer", facts.optimizer),
-        ("EVM version", facts.evm_version),
-        ("Via IR", "Yes" if facts.via_ir else ""),
-        ("Licence", facts.license),
-        ("Libraries", libraries),
-        ("Source format", contract.code_format),
-        ("Match", contract.match.capitalize()),
-        ("Verified", _when(contract.verified_at)),
-    ]
-    summary = "".join(f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in rows if v)
-    parts = [f"<h2>Settings</h2><div class='table-wrap'><table class='facts'>{summary}</table></div>"]
-    parts.append(_constructor_section(facts))
-    parts.append(_sources_section(facts))
-    abi_text = json.dumps(facts.abi, indent=2) if facts.abi else contract.abi
-    parts.append(
-        "<h2>Contract ABI <button type='button' class='copy' data-copy='abi-json'>Copy ABI</button></h2>"
-        f"<pre class='abi' id='abi-json'>{escape(abi_text)}</pre>"
-    )
-    return "".join(parts)
-
-
-def _constructor_section(facts: Facts) -> str:
-    raw = facts.contract.constructor_arguments
-    if not raw:
-        return "<h2>Constructor arguments</h2><p>None.</p>"
-    decoded = abi_io.decode_constructor(facts.abi, raw)
-    rows = ""
-    if decoded:
-        rows = "<div class='table-wrap'><table class='facts'>" + "".join(
-            f"<tr><th>{escape(arg['name'] or f'arg{i}')} <small>{escape(arg['type'])}</small></th>"
-            f"<td><code>{escape(_text(arg['value']))}</code></td></tr>"
-            for i, arg in enumerate(decoded)
-        ) + "</table></div>"
-    else:
-        rows = "<p class='notice'>These bytes do not decode with the constructor's ABI.</p>"
-    return f"<h2>Constructor arguments</h2>{rows}<pre class='hex'>{escape(raw)}</pre>"
-
-
-_HIGHLIGHTED: "OrderedDict[tuple, str]" = OrderedDict()
-_HIGHLIGHTED_LOCK = threading.Lock()
-HIGHLIGHT_CACHE_SIZE = 32
-
-
-def _sources_section(facts: Facts) -> str:
-    """The source files, highlighted; kept for the latest contracts shown (a record changes
-    only by re-verification, which moves its updated_at)."""
-    key = (facts.contract.address, facts.contract.updated_at, facts.contract.code_format, len(facts.contract.source_code))
-    with _HIGHLIGHTED_LOCK:
-        if key in _HIGHLIGHTED:
-            _HIGHLIGHTED.move_to_end(key)
-            return _HIGHLIGHTED[key]
-    html = _render_sources(facts)
-    with _HIGHLIGHTED_LOCK:
-        _HIGHLIGHTED[key] = html
-        while len(_HIGHLIGHTED) > HIGHLIGHT_CACHE_SIZE:
-            _HIGHLIGHTED.popitem(last=False)
-    return html
-
-
-def _render_sources(facts: Facts) -> str:
-    from pygments import highlight
-    from pygments.formatters import HtmlFormatter
-    from pygments.lexers import SolidityLexer, TextLexer, VyperLexer
-
-    formatter = HtmlFormatter(nowrap=True)
-    sources = facts.sources()
-    names, files = [], []
-    for number, (name, content) in enumerate(sources.items(), start=1):
-        if name.endswith(".vy") or (facts.is_vyper and not name.endswith(".sol")):
-            lexer = VyperLexer()
-        elif name.endswith(".json"):
-            lexer = TextLexer()
-        else:
-            lexer = SolidityLexer()
-        code = highlight(content, lexer, formatter) if len(content) < 2_000_000 else escape(content)
-        names.append(
-            f"<button type='button' class='file-tab' data-file='file-{number}'>{escape(name.rsplit('/', 1)[-1])}</button>"
-        )
-        files.append(
-            f"<figure class='source' id='file-{number}' data-file-panel='file-{number}'>"
-            f"<figcaption>File {number} of {len(sources)}: <code>{escape(name)}</code></figcaption>"
-            f"<pre class='highlight'><code>{code}</code></pre></figure>"
-        )
-    return (
-        f"<h2>Source code <small>({len(sources)} file{'s' if len(sources) != 1 else ''})</small></h2>"
-        f"<div class='file-tabs'>{''.join(names)}</div>{''.join(files)}"
     )
 
 
@@ -471,8 +389,12 @@ def _functions_tab(address: str, abi: list, read: bool, proxy: bool) -> str:
                 f"<input name='arg' autocomplete='off' spellcheck='false' placeholder='{escape(hint)}'></label>"
             )
         if not read and item.get("stateMutability") == "payable":
-            fields.append("<label>value <small>wei sent with the call</small><input name='value' placeholder='0'></label>")
-        outputs = ", ".join(abi_io.canonical_type(p) + (f" {p['name']}" if p.get("name") else "") for p in item.get("outputs") or [])
+            fields.append(
+                "<label>value <small>wei sent with the call</small><input name='value' placeholder='0'></label>"
+            )
+        outputs = ", ".join(
+            abi_io.canonical_type(p) + (f" {p['name']}" if p.get("name") else "") for p in item.get("outputs") or []
+        )
         returns = f" <small class='returns'>→ {escape(outputs)}</small>" if read and outputs else ""
         forms.append(
             f"<form class='fn' data-kind='{'read' if read else 'write'}' data-address='{escape(address)}' "
@@ -504,7 +426,7 @@ async def _form_request(request: Request) -> tuple[Any, str, dict, list, dict, l
     try:
         body = json.loads(raw or b"{}")
     except ValueError:
-        raise _Refused("The body must be JSON: {\"address\": \"0x…\", \"function\": \"name(types)\", \"args\": [...]}.")
+        raise _Refused('The body must be JSON: {"address": "0x…", "function": "name(types)", "args": [...]}.')
     if not isinstance(body, dict):
         raise _Refused("The body must be a JSON object with address, function and args.")
     address = str(body.get("address") or "")
@@ -562,7 +484,8 @@ async def read_call(request: Request) -> Response:
     except abi_io.InputError as err:
         return _refusal(err)
     return JSONResponse(
-        {"ok": True, "function": abi_io.signature(item), "outputs": outputs, "data": "0x" + data.hex()}, headers=_HEADERS
+        {"ok": True, "function": abi_io.signature(item), "outputs": outputs, "data": "0x" + data.hex()},
+        headers=_HEADERS,
     )
 
 
@@ -578,6 +501,12 @@ async def build_calldata(request: Request) -> Response:
     except (_Refused, abi_io.InputError) as err:
         return _refusal(err)
     return JSONResponse(
-        {"ok": True, "function": abi_io.signature(item), "to": _checksum(address), "value": str(value), "data": "0x" + data.hex()},
+        {
+            "ok": True,
+            "function": abi_io.signature(item),
+            "to": _checksum(address),
+            "value": str(value),
+            "data": "0x" + data.hex(),
+        },
         headers=_HEADERS,
     )

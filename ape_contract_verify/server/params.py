@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 import re
-from itertools import accumulate
 from dataclasses import replace
+from itertools import accumulate
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -127,7 +127,9 @@ def _parse_multipart(body: bytes, content_type: str) -> dict[str, str]:
         try:
             fields[field] = content.decode(charset.decode("ascii"), errors="replace")
         except LookupError:
-            raise BadRequest(f"{forms.clip(field)}: the part's charset {charset.decode('ascii')!r} is unknown; send UTF-8.")
+            raise BadRequest(
+                f"{forms.clip(field)}: the part's charset {charset.decode('ascii')!r} is unknown; send UTF-8."
+            )
     return fields
 
 
@@ -141,7 +143,7 @@ def _parse_json_body(body: bytes) -> dict[str, str]:
     except RecursionError:
         raise BadRequest(_TOO_DEEP.format(what="The JSON request body"))
     if not isinstance(data, dict):
-        raise BadRequest("The JSON request body must be an object of parameters, e.g. {\"action\": \"getabi\", …}.")
+        raise BadRequest('The JSON request body must be an object of parameters, e.g. {"action": "getabi", …}.')
     if len(data) > MAX_FIELDS:
         raise BadRequest(_too_many("JSON body", "keys"))
     try:
@@ -151,14 +153,14 @@ def _parse_json_body(body: bytes) -> dict[str, str]:
 
 
 MAX_JSON_DEPTH = 256  # a compiler input nests about 6 deep
-_TOO_DEEP = "{what} is nested too deeply (over %d levels of arrays or objects); send a flat object." % MAX_JSON_DEPTH
+_TOO_DEEP = f"{{what}} is nested too deeply (over {MAX_JSON_DEPTH} levels of arrays or objects); send a flat object."
 _JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 _NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
 _STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
 _CHUNK = 1 << 20
 
 
-def json_too_deep(text: "str | bytes", limit: int = MAX_JSON_DEPTH) -> bool:
+def json_too_deep(text: str | bytes, limit: int = MAX_JSON_DEPTH) -> bool:
     """Whether JSON text nests arrays/objects deeper than `limit` (or leaves that many open), told
     before json.loads sees it: json recurses in C per level, and where a library has raised the
     recursion limit (py_ecc sets 100,000) deep input overflows the stack and kills the process."""
@@ -168,7 +170,7 @@ def json_too_deep(text: "str | bytes", limit: int = MAX_JSON_DEPTH) -> bool:
     brackets = _JSON_STRING.sub(b"", data).translate(None, _NOT_BRACKETS)  # brackets in strings do not nest
     depth = 0
     for start in range(0, len(brackets), _CHUNK):  # in chunks: other threads run between them
-        *_, depth = steps = list(accumulate(map(_STEP.__getitem__, brackets[start:start + _CHUNK]), initial=depth))
+        *_, depth = steps = list(accumulate(map(_STEP.__getitem__, brackets[start : start + _CHUNK]), initial=depth))
         if max(steps) > limit:
             return True
     return False
@@ -191,7 +193,9 @@ def verification_request(params: dict[str, str]) -> VerificationRequest:
     code_format = str(params.get("codeformat") or "").strip()
     if code_format in JSON_FORMATS and json_too_deep(str(params.get("sourceCode") or "")):
         raise InvalidRequest(
-            "sourceCode", f"is JSON nested too deeply (over {MAX_JSON_DEPTH} levels)", "send the compiler's JSON input as is"
+            "sourceCode",
+            f"is JSON nested too deeply (over {MAX_JSON_DEPTH} levels)",
+            "send the compiler's JSON input as is",
         )
     request = forms.form_to_request(params)
     return replace(request, address=request.address.lower())

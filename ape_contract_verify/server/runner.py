@@ -12,15 +12,16 @@ import socket
 import sys
 import tempfile
 import threading
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable, Optional
+from typing import Any
 
 from ape_contract_verify.evm.wrappers import SerializedChain
+from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.logs import SERVER, get_logger
 from ape_contract_verify.server.api import MAX_BODY_BYTES, ExplorerService, create_app
 from ape_contract_verify.server.jobs import Engine, JobRunner, RealEngine, wait_until
 from ape_contract_verify.server.store import Store, StoreOpenError
-from ape_contract_verify.exceptions import ContractVerifyError
-from ape_contract_verify.logs import SERVER, get_logger
 
 logger = get_logger(SERVER)
 DEFAULT_HOST = "127.0.0.1"
@@ -64,13 +65,20 @@ def bind(host: str = DEFAULT_HOST, port: int = 0) -> socket.socket:
     return sock
 
 
-def _uvicorn_config(app: Any, host: str, port: int, header_timeout: float = HEADER_TIMEOUT,
-                    body_timeout: float = BODY_TIMEOUT):
+def _uvicorn_config(
+    app: Any, host: str, port: int, header_timeout: float = HEADER_TIMEOUT, body_timeout: float = BODY_TIMEOUT
+):
     import uvicorn
 
     # No access log: a query string can carry an apikey, and keys never go to logs.
     return uvicorn.Config(
-        app, host=host, port=port, log_level="warning", access_log=False, lifespan="off", server_header=False,
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        server_header=False,
         http=guarded_protocol(header_timeout, body_timeout),
     )
 
@@ -83,7 +91,7 @@ def guarded_protocol(header_timeout: float, body_timeout: float) -> type:
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class GuardedH11Protocol(H11Protocol):
-        _phase: Optional[str] = None
+        _phase: str | None = None
         _timer: Any = None
 
         def connection_made(self, transport) -> None:
@@ -111,7 +119,7 @@ def guarded_protocol(header_timeout: float, body_timeout: float) -> type:
             else:  # the request is all in (or the connection is ending): nothing to wait for
                 self._arm(None)
 
-        def _arm(self, phase: Optional[str]) -> None:
+        def _arm(self, phase: str | None) -> None:
             if phase == self._phase:
                 return  # a deadline runs from its phase's start, not from the last byte
             if self._timer is not None:
@@ -155,14 +163,14 @@ class LocalExplorer:
     def __init__(
         self,
         chain: Any,
-        db_path: "str | Path | None" = None,
+        db_path: str | Path | None = None,
         api_keys: Iterable[str] = (),
         host: str = DEFAULT_HOST,
         port: int = 0,
-        engine: Optional[Engine] = None,
+        engine: Engine | None = None,
         workers: int = 1,
         max_body: int = MAX_BODY_BYTES,
-        compile_timeout: Optional[float] = None,
+        compile_timeout: float | None = None,
         header_timeout: float = HEADER_TIMEOUT,
         body_timeout: float = BODY_TIMEOUT,
     ):
@@ -170,7 +178,7 @@ class LocalExplorer:
         self._timeouts = (header_timeout, body_timeout)
         self._sock = bind(host, port)  # first: a busy port must fail before anything is created
         self.port = self._sock.getsockname()[1]
-        self._tmpdir: Optional[str] = None
+        self._tmpdir: str | None = None
         if db_path is None:
             self._tmpdir = tempfile.mkdtemp(prefix="ape-verify-explorer-")
             db_path = Path(self._tmpdir) / "explorer.sqlite"
@@ -188,7 +196,7 @@ class LocalExplorer:
         )
         self.app = create_app(self.service)
         self._server = None
-        self._thread: Optional[threading.Thread] = None
+        self._thread: threading.Thread | None = None
 
     def __repr__(self) -> str:
         return f"<LocalExplorer {self.base_url} db={str(self.db_path)!r}>"
@@ -211,7 +219,7 @@ class LocalExplorer:
     def requires_key(self) -> bool:
         return self.service.requires_key
 
-    def start(self) -> "LocalExplorer":
+    def start(self) -> LocalExplorer:
         """Serve on a background thread; returns once the server accepts connections."""
         import uvicorn
 
@@ -257,7 +265,7 @@ class LocalExplorer:
             shutil.rmtree(self._tmpdir, ignore_errors=True)
             self._tmpdir = None
 
-    def __enter__(self) -> "LocalExplorer":
+    def __enter__(self) -> LocalExplorer:
         if self._server is None:
             self.start()
         return self
@@ -268,11 +276,11 @@ class LocalExplorer:
 
 def start_embedded(
     chain: Any,
-    db_path: "str | Path | None" = None,
+    db_path: str | Path | None = None,
     api_keys: Iterable[str] = (),
-    engine: Optional[Engine] = None,
+    engine: Engine | None = None,
     workers: int = 1,
-    compile_timeout: Optional[float] = None,
+    compile_timeout: float | None = None,
 ) -> LocalExplorer:
     """Start an explorer for `chain` (a ChainReader) on 127.0.0.1 and a free port, on a background
     thread. Without `db_path` its data lives in a temporary file removed by `.stop()`."""
@@ -285,11 +293,11 @@ def serve(
     rpc_url: str,
     host: str = DEFAULT_HOST,
     port: int = 0,
-    db_path: "str | Path | None" = None,
+    db_path: str | Path | None = None,
     api_keys: Iterable[str] = (),
     workers: int = 1,
     echo: Callable[[str], None] = print,
-    compile_timeout: Optional[float] = None,
+    compile_timeout: float | None = None,
 ) -> None:
     """Standalone: an explorer for the JSON-RPC node at `rpc_url`, until interrupted."""
     from ape_contract_verify.evm.chain import JsonRpcChain
@@ -333,7 +341,7 @@ def serve(
     explorer.serve_forever()
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """`python -m ape_contract_verify.server.runner --rpc URL …`, the same as `ape verify serve`."""
     import argparse
 
@@ -348,8 +356,16 @@ def main(argv: Optional[list[str]] = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     try:
-        serve(args.rpc, args.host, args.port, args.db, args.api_key, args.workers,
-              echo=lambda s: print(s, flush=True), compile_timeout=args.compile_timeout)
+        serve(
+            args.rpc,
+            args.host,
+            args.port,
+            args.db,
+            args.api_key,
+            args.workers,
+            echo=lambda s: print(s, flush=True),
+            compile_timeout=args.compile_timeout,
+        )
     except ExplorerStartError as err:
         print(f"ERROR: {err}", file=sys.stderr)
         return 2

@@ -11,7 +11,8 @@ each round instead of one read each.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable, Hashable
+from collections.abc import Callable, Hashable
+from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 
@@ -32,7 +33,7 @@ class SharedReads:
             task.add_done_callback(_retrieved)  # no "exception never retrieved" when every sharer left
         return await asyncio.shield(task)  # one request going away does not end the others' read
 
-    async def _run(self, key: Hashable, before: "asyncio.Task | None") -> Any:
+    async def _run(self, key: Hashable, before: asyncio.Task | None) -> Any:
         if before is not None:  # one read of a key at a time: the node is read serially anyway
             await asyncio.wait([before])
         this = asyncio.current_task()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import Optional
 
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.protocol.values import checksum
@@ -27,7 +26,7 @@ UNVERIFIED_SOURCE = {
 }
 
 
-def source_entry(contract: VerifiedContract, proxy_implementation: Optional[str]) -> dict[str, str]:
+def source_entry(contract: VerifiedContract, proxy_implementation: str | None) -> dict[str, str]:
     """One getsourcecode result object in Etherscan's layout: every value a string."""
     from ape_contract_verify.protocol.licenses import code_from_source, license_name
 
@@ -70,7 +69,6 @@ def source_entry(contract: VerifiedContract, proxy_implementation: Optional[str]
         "MatchType": contract.match,
         "CodeFormat": contract.code_format,
     }
-
 
 
 def source_result(store: Store, address: str) -> dict[str, str]:

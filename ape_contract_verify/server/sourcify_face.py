@@ -14,20 +14,25 @@ import json
 import time
 import uuid
 import weakref
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from ape_contract_verify.exceptions import InvalidRequest
-from ape_contract_verify.protocol import forms
-from ape_contract_verify.protocol import sourcify as sfy
 from ape_contract_verify.evm.proxies import (
-    EIP1822_PROXIABLE_SLOT, EIP1967_BEACON_SLOT, EIP1967_IMPLEMENTATION_SLOT, OZ_LEGACY_SLOT,
+    EIP1822_PROXIABLE_SLOT,
+    EIP1967_BEACON_SLOT,
+    EIP1967_IMPLEMENTATION_SLOT,
+    OZ_LEGACY_SLOT,
 )
 from ape_contract_verify.evm.wrappers import MemoizingChain
+from ape_contract_verify.exceptions import InvalidRequest
+from ape_contract_verify.logs import SERVER, get_logger
+from ape_contract_verify.protocol import forms
+from ape_contract_verify.protocol import sourcify as sfy
 from ape_contract_verify.protocol.values import checksum, hex_to_bytes
 from ape_contract_verify.server import params as p
 from ape_contract_verify.server import sourcify_results
@@ -35,18 +40,46 @@ from ape_contract_verify.server.jobs import code_hash, request_to_payload
 from ape_contract_verify.server.params import BadRequest
 from ape_contract_verify.server.shared_reads import SharedReads
 from ape_contract_verify.server.store import DONE, SOURCIFY, VerifiedContract
-from ape_contract_verify.logs import SERVER, get_logger
 
 logger = get_logger(SERVER)
 
 DEFAULT_FIELDS = ("matchId", "creationMatch", "runtimeMatch", "verifiedAt", "match", "chainId", "address")
 # Every field a lookup knows, in Sourcify's order; the ones with parts can be asked for part by part.
-ALL_FIELDS = ("matchId", "creationMatch", "runtimeMatch", "verifiedAt", "creationBytecode", "runtimeBytecode",
-              "deployment", "sources", "compilation", "abi", "metadata", "storageLayout", "transientStorageLayout",
-              "userdoc", "devdoc", "sourceIds", "stdJsonInput", "stdJsonOutput", "signatures", "proxyResolution",
-              "match", "chainId", "address")
-_BYTECODE_PARTS = ("onchainBytecode", "recompiledBytecode", "sourceMap", "linkReferences", "cborAuxdata",
-                   "immutableReferences", "transformations", "transformationValues")
+ALL_FIELDS = (
+    "matchId",
+    "creationMatch",
+    "runtimeMatch",
+    "verifiedAt",
+    "creationBytecode",
+    "runtimeBytecode",
+    "deployment",
+    "sources",
+    "compilation",
+    "abi",
+    "metadata",
+    "storageLayout",
+    "transientStorageLayout",
+    "userdoc",
+    "devdoc",
+    "sourceIds",
+    "stdJsonInput",
+    "stdJsonOutput",
+    "signatures",
+    "proxyResolution",
+    "match",
+    "chainId",
+    "address",
+)
+_BYTECODE_PARTS = (
+    "onchainBytecode",
+    "recompiledBytecode",
+    "sourceMap",
+    "linkReferences",
+    "cborAuxdata",
+    "immutableReferences",
+    "transformations",
+    "transformationValues",
+)
 SUBFIELDS = {
     "creationBytecode": _BYTECODE_PARTS,
     "runtimeBytecode": _BYTECODE_PARTS,
@@ -58,9 +91,11 @@ MAX_LIST = 200
 # The slots proxy detection reads at every address that is not an EIP-1167 clone (evm/proxies.py).
 PROXY_SLOTS = (EIP1967_IMPLEMENTATION_SLOT, EIP1967_BEACON_SLOT, EIP1822_PROXIABLE_SLOT, OZ_LEGACY_SLOT)
 # Per explorer: its lookups' chain reads, shared by the lookups waiting for the same ones.
-_LIVE: "weakref.WeakKeyDictionary[Any, SharedReads]" = weakref.WeakKeyDictionary()
-ROUTES_TEXT = ("POST /v2/verify/{chainId}/{address}, GET /v2/verify/{verificationId}, "
-               "GET /v2/contract/{chainId}/{address}, GET /v2/contracts/{chainId}, GET /chains, GET /health")
+_LIVE: weakref.WeakKeyDictionary[Any, SharedReads] = weakref.WeakKeyDictionary()
+ROUTES_TEXT = (
+    "POST /v2/verify/{chainId}/{address}, GET /v2/verify/{verificationId}, "
+    "GET /v2/contract/{chainId}/{address}, GET /v2/contracts/{chainId}, GET /chains, GET /health"
+)
 
 
 class _Refusal(Exception):
@@ -91,8 +126,11 @@ def _guarded(handler: Callable) -> Callable:
             return error_response(400, sfy.INVALID_PARAMETER, str(err))
         except Exception as err:  # the point of this layer
             logger.warning("Sourcify request failed: %s: %s", type(err).__name__, err)
-            return error_response(503, sfy.INTERNAL_ERROR,
-                                  f"Internal error while handling the request ({type(err).__name__}: {err}). Nothing was recorded.")
+            return error_response(
+                503,
+                sfy.INTERNAL_ERROR,
+                f"Internal error while handling the request ({type(err).__name__}: {err}). Nothing was recorded.",
+            )
 
     return run
 
@@ -102,8 +140,12 @@ async def _served_chain(service: Any, chain_id: Any) -> str:
     chain = sfy.validate_chain_id(chain_id)
     served = await _chain_id(service)
     if int(chain) != served:
-        raise _Refusal(400, sfy.UNSUPPORTED_CHAIN, f"Chain {forms.clip(chain)} not found: this explorer serves chain {served}; "
-                                                   f"send requests for chain {served}")
+        raise _Refusal(
+            400,
+            sfy.UNSUPPORTED_CHAIN,
+            f"Chain {forms.clip(chain)} not found: this explorer serves chain {served}; "
+            f"send requests for chain {served}",
+        )
     return chain
 
 
@@ -111,7 +153,9 @@ async def _chain_id(service: Any) -> int:
     try:
         return await run_in_threadpool(service.chain_id)  # read once, then remembered by the service
     except Exception as err:
-        raise _Refusal(503, sfy.INTERNAL_ERROR, f"The explorer could not read the chain id: {type(err).__name__}: {err}")
+        raise _Refusal(
+            503, sfy.INTERNAL_ERROR, f"The explorer could not read the chain id: {type(err).__name__}: {err}"
+        )
 
 
 # -- submit -----------------------------------------------------------------------------------
@@ -125,18 +169,32 @@ async def submit(service: Any, request: Request) -> Response:
     try:
         body = json.loads(raw.decode("utf-8")) if raw.strip() else None
     except (UnicodeDecodeError, ValueError) as err:
-        raise InvalidRequest("body", f"is not valid JSON ({err})",
-                             "send a JSON object with stdJsonInput, compilerVersion and contractIdentifier") from None
+        raise InvalidRequest(
+            "body",
+            f"is not valid JSON ({err})",
+            "send a JSON object with stdJsonInput, compilerVersion and contractIdentifier",
+        ) from None
     if body is None:
-        raise InvalidRequest("body", "is empty", "send a JSON object with stdJsonInput, compilerVersion and contractIdentifier")
+        raise InvalidRequest(
+            "body", "is empty", "send a JSON object with stdJsonInput, compilerVersion and contractIdentifier"
+        )
     verification = await run_in_threadpool(sfy.body_to_request, chain_text, address, body)  # parses the input
     chain = await _served_chain(service, chain_text)
     existing = service.store.get_contract(address)
-    if existing is not None and existing.match == "full" and existing.code_hash == code_hash(await _code(service, address)):
-        raise _Refusal(409, sfy.ALREADY_VERIFIED, f"Contract {checksum(address)} on chain {chain} is already verified "
-                                                  "with runtimeMatch and creationMatch both being exact matches.")
-    verification_id = service.store.add_submission(SOURCIFY, address, request_to_payload(verification),
-                                                   new_id=lambda: str(uuid.uuid4()))
+    if (
+        existing is not None
+        and existing.match == "full"
+        and existing.code_hash == code_hash(await _code(service, address))
+    ):
+        raise _Refusal(
+            409,
+            sfy.ALREADY_VERIFIED,
+            f"Contract {checksum(address)} on chain {chain} is already verified "
+            "with runtimeMatch and creationMatch both being exact matches.",
+        )
+    verification_id = service.store.add_submission(
+        SOURCIFY, address, request_to_payload(verification), new_id=lambda: str(uuid.uuid4())
+    )
     service.notify()
     return JSONResponse({"verificationId": verification_id}, status_code=202)
 
@@ -157,10 +215,18 @@ async def job(service: Any, request: Request) -> Response:
     if submission is None or submission.kind != SOURCIFY:
         raise _Refusal(404, sfy.JOB_NOT_FOUND, f"No verification job found for id {forms.clip(verification_id)}")
     done = submission.state == DONE
-    answer: dict[str, Any] = {"isJobCompleted": done, "verificationId": submission.guid,
-                              "jobStartTime": iso(submission.created_at)}
-    contract: dict[str, Any] = {"match": None, "creationMatch": None, "runtimeMatch": None,
-                                "chainId": str(await _chain_id(service)), "address": checksum(submission.address)}
+    answer: dict[str, Any] = {
+        "isJobCompleted": done,
+        "verificationId": submission.guid,
+        "jobStartTime": iso(submission.created_at),
+    }
+    contract: dict[str, Any] = {
+        "match": None,
+        "creationMatch": None,
+        "runtimeMatch": None,
+        "chainId": str(await _chain_id(service)),
+        "address": checksum(submission.address),
+    }
     error = None
     if done:
         answer["jobFinishTime"] = iso(submission.updated_at)
@@ -186,11 +252,18 @@ async def job(service: Any, request: Request) -> Response:
 
 def _summary(service: Any, contract: VerifiedContract, chain: str) -> dict[str, Any]:
     level = sourcify_results.LEVELS.get(contract.match, sfy.MATCH)
-    return {"matchId": str(service.store.match_id(contract.address)), "creationMatch": level, "runtimeMatch": level,
-            "verifiedAt": iso(contract.verified_at), "match": level, "chainId": chain, "address": checksum(contract.address)}
+    return {
+        "matchId": str(service.store.match_id(contract.address)),
+        "creationMatch": level,
+        "runtimeMatch": level,
+        "verifiedAt": iso(contract.verified_at),
+        "match": level,
+        "chainId": chain,
+        "address": checksum(contract.address),
+    }
 
 
-def requested_fields(query: Any) -> Optional[list[str]]:
+def requested_fields(query: Any) -> list[str] | None:
     """The `fields` (or every field but `omit`) a lookup asks for; None for the default ones."""
     fields, omit = query.get("fields"), query.get("omit")
     if fields is not None and omit is not None:
@@ -204,8 +277,11 @@ def requested_fields(query: Any) -> Optional[list[str]]:
         top, _, part = name.partition(".")
         if top not in ALL_FIELDS or (part and part not in SUBFIELDS.get(top, ())):
             known = ", ".join(SUBFIELDS[top]) if part and top in SUBFIELDS else "all, " + ", ".join(ALL_FIELDS)
-            raise InvalidRequest("fields" if fields is not None else "omit", f"names an unknown field {forms.clip(name)!r}",
-                                 f"use one of: {known}")
+            raise InvalidRequest(
+                "fields" if fields is not None else "omit",
+                f"names an unknown field {forms.clip(name)!r}",
+                f"use one of: {known}",
+            )
     if omit is not None:
         return [name for name in ALL_FIELDS if name not in names]
     return names
@@ -219,8 +295,10 @@ async def lookup(service: Any, request: Request) -> Response:
     chain = await _served_chain(service, chain_text)
     contract = service.store.get_contract(address)
     if contract is None:
-        return JSONResponse({"match": None, "creationMatch": None, "runtimeMatch": None, "chainId": chain,
-                             "address": address}, status_code=404)
+        return JSONResponse(
+            {"match": None, "creationMatch": None, "runtimeMatch": None, "chainId": chain, "address": address},
+            status_code=404,
+        )
     summary = _summary(service, contract, chain)
     if wanted is None:
         return JSONResponse(summary)
@@ -294,24 +372,41 @@ def _details(contract: VerifiedContract, tops: set[str], live: dict[str, Any]) -
     args = contract.constructor_arguments or ""
     metadata = _json(kept.get("metadata"))
     out: dict[str, Any] = {name: None for name in ALL_FIELDS}
-    out["creationBytecode"] = {**{part: None for part in _BYTECODE_PARTS if part != "immutableReferences"},
-                               "onchainBytecode": _hex(kept.get("onchain_creation")),
-                               "recompiledBytecode": _hex(kept.get("recompiled_creation")),
-                               "transformationValues": {"constructorArguments": "0x" + args} if args else {}}
+    out["creationBytecode"] = {
+        **{part: None for part in _BYTECODE_PARTS if part != "immutableReferences"},
+        "onchainBytecode": _hex(kept.get("onchain_creation")),
+        "recompiledBytecode": _hex(kept.get("recompiled_creation")),
+        "transformationValues": {"constructorArguments": "0x" + args} if args else {},
+    }
     if "runtimeBytecode" in tops:
-        out["runtimeBytecode"] = {**{part: None for part in _BYTECODE_PARTS}, "onchainBytecode": live["runtime"],
-                                  "recompiledBytecode": _hex(kept.get("recompiled_runtime"))}
+        out["runtimeBytecode"] = {
+            **{part: None for part in _BYTECODE_PARTS},
+            "onchainBytecode": live["runtime"],
+            "recompiledBytecode": _hex(kept.get("recompiled_runtime")),
+        }
     block = kept.get("creation_block")
-    out["deployment"] = {"transactionHash": kept.get("creation_tx"), "blockNumber": None if block is None else str(block),
-                         "transactionIndex": None, "deployer": checksum(kept["deployer"]) if kept.get("deployer") else None}
-    out["sources"] = {path: {"content": (source or {}).get("content", "")} for path, source in (std_input.get("sources") or {}).items()}
+    out["deployment"] = {
+        "transactionHash": kept.get("creation_tx"),
+        "blockNumber": None if block is None else str(block),
+        "transactionIndex": None,
+        "deployer": checksum(kept["deployer"]) if kept.get("deployer") else None,
+    }
+    out["sources"] = {
+        path: {"content": (source or {}).get("content", "")}
+        for path, source in (std_input.get("sources") or {}).items()
+    }
     language = std_input.get("language", "Solidity")
     path, _, name = contract.contract_name.rpartition(":")
     if not path:
         path = next(iter(out["sources"]), f"{name}.sol")
-    out["compilation"] = {"language": language, "compiler": "vyper" if language == "Vyper" else "solc",
-                          "compilerVersion": contract.compiler_version.split(":", 1)[-1].lstrip("v"),
-                          "compilerSettings": settings, "name": name, "fullyQualifiedName": f"{path}:{name}"}
+    out["compilation"] = {
+        "language": language,
+        "compiler": "vyper" if language == "Vyper" else "solc",
+        "compilerVersion": contract.compiler_version.split(":", 1)[-1].lstrip("v"),
+        "compilerSettings": settings,
+        "name": name,
+        "fullyQualifiedName": f"{path}:{name}",
+    }
     out["abi"] = _json(contract.abi) or []
     out["metadata"] = metadata
     output = (metadata or {}).get("output") or {}
@@ -328,8 +423,11 @@ def _std_input(contract: VerifiedContract) -> dict[str, Any]:
         if isinstance(data, dict) and "sources" in data:
             return data
     name = contract.contract_name.rsplit(":", 1)[-1]
-    return {"language": "Solidity", "sources": {f"{name}.sol": {"content": contract.source_code}},
-            "settings": dict(contract.settings or {})}
+    return {
+        "language": "Solidity",
+        "sources": {f"{name}.sol": {"content": contract.source_code}},
+        "settings": dict(contract.settings or {}),
+    }
 
 
 def _proxy(service: Any, chain: Any, address: str) -> dict[str, Any]:
@@ -338,8 +436,15 @@ def _proxy(service: Any, chain: Any, address: str) -> dict[str, Any]:
     try:
         info = detect_proxy(chain, address)
     except Exception as err:
-        return {"isProxy": None, "proxyType": None, "implementations": [], "proxyResolutionError": {
-            "customCode": sfy.PROXY_RESOLUTION_ERROR, "message": f"{type(err).__name__}: {err}"}}
+        return {
+            "isProxy": None,
+            "proxyType": None,
+            "implementations": [],
+            "proxyResolutionError": {
+                "customCode": sfy.PROXY_RESOLUTION_ERROR,
+                "message": f"{type(err).__name__}: {err}",
+            },
+        }
     if info is None or not info.implementation or int(str(info.implementation), 16) == 0:
         return {"isProxy": False, "proxyType": None, "implementations": []}
     implementation = service.store.get_contract(info.implementation)
@@ -358,7 +463,7 @@ def _json(text: Any) -> Any:
         return None
 
 
-def _hex(text: Any) -> Optional[str]:
+def _hex(text: Any) -> str | None:
     return "0x" + str(text).removeprefix("0x") if text else None
 
 
@@ -366,7 +471,9 @@ async def contracts(service: Any, request: Request) -> Response:
     chain = await _served_chain(service, request.path_params["chain_id"])
     limit_text = request.query_params.get("limit", str(MAX_LIST))
     if not limit_text.isdigit() or not 1 <= int(limit_text) <= MAX_LIST:
-        raise InvalidRequest("limit", f"{forms.clip(limit_text)!r} is not a number from 1 to {MAX_LIST}", f"give 1 to {MAX_LIST}")
+        raise InvalidRequest(
+            "limit", f"{forms.clip(limit_text)!r} is not a number from 1 to {MAX_LIST}", f"give 1 to {MAX_LIST}"
+        )
     _, found = service.store.search_contracts(limit=int(limit_text))
     return JSONResponse({"results": [_summary(service, contract, chain) for contract in found]})
 
@@ -374,8 +481,17 @@ async def contracts(service: Any, request: Request) -> Response:
 async def chains(service: Any, request: Request) -> Response:
     served = await _chain_id(service)
     rpc = getattr(service.chain, "safe_url", None)
-    return JSONResponse([{"name": f"Local chain {served}", "chainId": served, "rpc": [rpc] if isinstance(rpc, str) else [],
-                          "supported": True, "etherscanAPI": False}])
+    return JSONResponse(
+        [
+            {
+                "name": f"Local chain {served}",
+                "chainId": served,
+                "rpc": [rpc] if isinstance(rpc, str) else [],
+                "supported": True,
+                "etherscanAPI": False,
+            }
+        ]
+    )
 
 
 async def health(service: Any, request: Request) -> Response:
@@ -388,9 +504,14 @@ def is_sourcify_path(path: str) -> bool:
 
 def not_found(request: Request, status: int) -> Response:
     if status == 405:
-        return error_response(405, "method_not_allowed", f"{request.method} is not supported on {request.url.path}; "
-                                                         f"the Sourcify API's routes are: {ROUTES_TEXT}")
-    return error_response(404, "route_not_found", f"Not found: {request.url.path}. The Sourcify API's routes are: {ROUTES_TEXT}")
+        return error_response(
+            405,
+            "method_not_allowed",
+            f"{request.method} is not supported on {request.url.path}; the Sourcify API's routes are: {ROUTES_TEXT}",
+        )
+    return error_response(
+        404, "route_not_found", f"Not found: {request.url.path}. The Sourcify API's routes are: {ROUTES_TEXT}"
+    )
 
 
 def routes() -> list:

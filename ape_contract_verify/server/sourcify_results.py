@@ -8,7 +8,7 @@ The job runner writes these; `sourcify_face` reads them. The rules of the protoc
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import Any
 
 from ape_contract_verify.protocol import sourcify as sfy
 
@@ -29,22 +29,31 @@ _CODES = {
 LEVELS = {"full": sfy.EXACT_MATCH, "partial": sfy.MATCH}
 
 
-def _hex(value: Any) -> Optional[str]:
+def _hex(value: Any) -> str | None:
     text = str(value or "")
     return ("0x" + text.removeprefix("0x")) if text else None
 
 
 def details(result: Any) -> dict[str, Any]:
     """What a verified contract keeps for Sourcify lookups (`creationBytecode`, `deployment`, …)."""
-    keep = ("recompiled_creation", "recompiled_runtime", "onchain_creation", "creation_tx", "creation_block",
-            "deployer", "factory", "metadata")
+    keep = (
+        "recompiled_creation",
+        "recompiled_runtime",
+        "onchain_creation",
+        "creation_tx",
+        "creation_block",
+        "deployer",
+        "factory",
+        "metadata",
+    )
     return {name: getattr(result, name, None) for name in keep if getattr(result, name, None) not in (None, "")}
 
 
 def success(match: str, milliseconds: float) -> str:
     level = LEVELS.get(match, sfy.MATCH)
-    return json.dumps({"creationMatch": level, "runtimeMatch": level, "match": level,
-                       "compilationTime": str(int(milliseconds))})
+    return json.dumps(
+        {"creationMatch": level, "runtimeMatch": level, "match": level, "compilationTime": str(int(milliseconds))}
+    )
 
 
 def failure(result: Any) -> str:
@@ -54,7 +63,13 @@ def failure(result: Any) -> str:
     reason = getattr(result, "reason", "") or "The deployed and recompiled bytecode don't match."
     runtime, onchain_runtime = getattr(result, "recompiled_runtime", ""), getattr(result, "onchain_runtime", "")
     extra: dict[str, Any] = {}
-    if code == sfy.NO_MATCH and kind == "bytecode" and runtime and onchain_runtime and len(runtime) != len(onchain_runtime):
+    if (
+        code == sfy.NO_MATCH
+        and kind == "bytecode"
+        and runtime
+        and onchain_runtime
+        and len(runtime) != len(onchain_runtime)
+    ):
         code = sfy.BYTECODE_LENGTH_MISMATCH
     if code in (sfy.NO_MATCH, sfy.BYTECODE_LENGTH_MISMATCH, sfy.CREATION_BYTECODE_MATCH_ERROR):
         extra["recompiledCreationCode"] = _hex(getattr(result, "recompiled_creation", ""))
@@ -65,8 +80,17 @@ def failure(result: Any) -> str:
         extra["onchainRuntimeCode"] = _hex(onchain_runtime)
         extra["creationTransactionHash"] = getattr(result, "creation_tx", None)
     if code == sfy.COMPILER_ERROR:
-        extra["errorData"] = {"compilerErrors": [{"component": "general", "formattedMessage": reason, "message": reason,
-                                                  "severity": "error", "type": "CompilerError"}]}
+        extra["errorData"] = {
+            "compilerErrors": [
+                {
+                    "component": "general",
+                    "formattedMessage": reason,
+                    "message": reason,
+                    "severity": "error",
+                    "type": "CompilerError",
+                }
+            ]
+        }
     extra = {key: value for key, value in extra.items() if value}
     return json.dumps({"error": sfy.error_body(code, reason, **extra)})
 
@@ -76,7 +100,7 @@ def error(code: str, message: str) -> str:
     return json.dumps({"error": sfy.error_body(code, message)})
 
 
-def read(result_text: Optional[str]) -> dict[str, Any]:
+def read(result_text: str | None) -> dict[str, Any]:
     """A finished job's recorded answer. A plain text (a job ended by the queue itself, e.g.
     interrupted too often) reads as an internal error with that text."""
     try:

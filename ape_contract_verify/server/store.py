@@ -17,7 +17,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
+
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.protocol.forms import GUID_LENGTH
 
@@ -100,7 +101,7 @@ def new_guid() -> str:
     return "".join(secrets.choice(_GUID_ALPHABET) for _ in range(GUID_LENGTH))
 
 
-def key_digest(api_key: Optional[str]) -> str:
+def key_digest(api_key: str | None) -> str:
     """What the quota counts by: a digest, so the key itself is never written anywhere."""
     if not api_key:
         return "keyless"
@@ -114,8 +115,8 @@ class Submission:
     address: str  # lowercase 0x…
     payload: dict[str, Any]
     state: str  # PENDING, RUNNING or DONE
-    status: Optional[str]  # the envelope status once DONE
-    result: Optional[str]  # the envelope result once DONE
+    status: str | None  # the envelope status once DONE
+    result: str | None  # the envelope result once DONE
     attempts: int  # claims, counting this one
     created_at: float
     updated_at: float
@@ -134,10 +135,10 @@ class VerifiedContract:
     settings: dict[str, Any] = field(default_factory=dict)
     constructor_arguments: str = ""
     libraries: dict[str, str] = field(default_factory=dict)
-    license_type: Optional[int] = None
+    license_type: int | None = None
     match: str = "full"  # "full" or "partial"
     code_hash: str = ""  # keccak/sha of the runtime code it was verified against
-    guid: Optional[str] = None
+    guid: str | None = None
     verified_at: float = 0.0
     updated_at: float = 0.0
     details: dict[str, Any] = field(default_factory=dict)
@@ -147,9 +148,9 @@ class VerifiedContract:
 class ProxyRecord:
     address: str
     implementation: str
-    kind: Optional[str] = None
-    beacon: Optional[str] = None
-    guid: Optional[str] = None
+    kind: str | None = None
+    beacon: str | None = None
+    guid: str | None = None
     updated_at: float = 0.0
 
 
@@ -169,12 +170,16 @@ class StoreOpenError(StoreError):
 def _check_path(path: Path) -> None:
     """The cases SQLite words obscurely ("unable to open database file"), told before it opens."""
     if path.is_dir():
-        raise StoreOpenError(str(path), "is a folder, not a database file; give the path of a file inside it, e.g. "
-                             f"{path / 'explorer.sqlite'}")
+        raise StoreOpenError(
+            str(path),
+            f"is a folder, not a database file; give the path of a file inside it, e.g. {path / 'explorer.sqlite'}",
+        )
     for parent in path.parents:
         if parent.exists():
             if not parent.is_dir():
-                raise StoreOpenError(str(path), f"is under {parent}, which is a file, not a folder; give a path in a folder")
+                raise StoreOpenError(
+                    str(path), f"is under {parent}, which is a file, not a folder; give a path in a folder"
+                )
             break
     path.parent.mkdir(parents=True, exist_ok=True)
 
@@ -187,15 +192,17 @@ def _open_problem(path: Path, err: Exception) -> str:
         return "is a damaged SQLite database; restore it from a backup, or move it away to start an empty explorer"
     unwritable_folder = "unable to open" in text and not os.access(path.parent, os.W_OK)  # WAL files go beside it
     if "readonly" in text or "read-only" in text or isinstance(err, PermissionError) or unwritable_folder:
-        return ("cannot be written (read-only file or folder); make it and its folder writable "
-                "(chmod u+w), or give another path")
+        return (
+            "cannot be written (read-only file or folder); make it and its folder writable "
+            "(chmod u+w), or give another path"
+        )
     return f"cannot be opened ({err}); check the file and its folder, or give another path"
 
 
 class Store:
     """One SQLite file shared by the HTTP handlers and the job workers (one connection per thread)."""
 
-    def __init__(self, path: "str | Path"):
+    def __init__(self, path: str | Path):
         self.path = str(path)
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
@@ -262,11 +269,11 @@ class Store:
                 continue
         raise StoreError("could not allocate a unique GUID")
 
-    def get_submission(self, guid: str) -> Optional[Submission]:
+    def get_submission(self, guid: str) -> Submission | None:
         row = self._conn().execute("SELECT * FROM submissions WHERE guid = ?", (guid,)).fetchone()
         return _submission(row) if row else None
 
-    def claim_next(self) -> Optional[Submission]:
+    def claim_next(self) -> Submission | None:
         """The oldest pending submission, marked running; None when the queue is empty."""
         conn = self._conn()
         with self._lock:  # one claimer at a time inside this process; SQLite guards the rest
@@ -295,8 +302,8 @@ class Store:
         guid: str,
         status: str,
         result: str,
-        contract: Optional[VerifiedContract] = None,
-        proxy: Optional[ProxyRecord] = None,
+        contract: VerifiedContract | None = None,
+        proxy: ProxyRecord | None = None,
     ) -> None:
         """Record a submission's answer, and what it verified, in one transaction."""
         conn = self._conn()
@@ -341,8 +348,13 @@ class Store:
             ended = conn.execute(
                 "UPDATE submissions SET state = ?, status = '0', result = ?, updated_at = ? "
                 "WHERE state = ? AND attempts - chain_failures >= ?",
-                (DONE, reason or "Fail - Unable to verify. The job was interrupted too often", now, RUNNING,
-                 max(1, max_interruptions)),
+                (
+                    DONE,
+                    reason or "Fail - Unable to verify. The job was interrupted too often",
+                    now,
+                    RUNNING,
+                    max(1, max_interruptions),
+                ),
             ).rowcount
             requeued = conn.execute(
                 "UPDATE submissions SET state = ?, updated_at = ? WHERE state = ?", (PENDING, now, RUNNING)
@@ -353,7 +365,7 @@ class Store:
             raise
         return requeued, ended
 
-    def count(self, state: Optional[str] = None) -> int:
+    def count(self, state: str | None = None) -> int:
         if state is None:
             return self._conn().execute("SELECT COUNT(*) FROM submissions").fetchone()[0]
         return self._conn().execute("SELECT COUNT(*) FROM submissions WHERE state = ?", (state,)).fetchone()[0]
@@ -396,22 +408,26 @@ class Store:
             conn.execute("ROLLBACK")
             raise
 
-    def get_contract(self, address: str) -> Optional[VerifiedContract]:
+    def get_contract(self, address: str) -> VerifiedContract | None:
         row = self._conn().execute("SELECT * FROM contracts WHERE address = ?", (address.lower(),)).fetchone()
         return _contract(row) if row is not None else None
 
-    def get_abi(self, address: str) -> Optional[str]:
+    def get_abi(self, address: str) -> str | None:
         """getabi's hot path: one indexed read of the stored ABI text."""
         row = self._conn().execute("SELECT abi FROM contracts WHERE address = ?", (address.lower(),)).fetchone()
         return row[0] if row else None
 
     def list_contracts(self, limit: int = 100) -> list[tuple[str, str, str, str, float]]:
         """(address, contract name, compiler, match, verified_at) of the latest verified contracts."""
-        rows = self._conn().execute(
-            "SELECT address, contract_name, compiler_version, match, verified_at FROM contracts "
-            "ORDER BY verified_at DESC LIMIT ?",
-            (limit,),
-        ).fetchall()
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT address, contract_name, compiler_version, match, verified_at FROM contracts "
+                "ORDER BY verified_at DESC LIMIT ?",
+                (limit,),
+            )
+            .fetchall()
+        )
         return [tuple(row) for row in rows]
 
     def search_contracts(self, text: str = "", offset: int = 0, limit: int = 25) -> tuple[int, list[VerifiedContract]]:
@@ -428,14 +444,18 @@ class Store:
         ).fetchall()
         return total, [_contract(row) for row in rows]
 
-    def match_id(self, address: str) -> Optional[int]:
+    def match_id(self, address: str) -> int | None:
         """A contract's place in verification order, from 1: Sourcify's `matchId`. It stays when a
         match is upgraded (the first verification time is kept)."""
-        row = self._conn().execute(
-            "SELECT (SELECT COUNT(*) FROM contracts o WHERE o.verified_at < c.verified_at "
-            "OR (o.verified_at = c.verified_at AND o.address <= c.address)) FROM contracts c WHERE c.address = ?",
-            (address.lower(),),
-        ).fetchone()
+        row = (
+            self._conn()
+            .execute(
+                "SELECT (SELECT COUNT(*) FROM contracts o WHERE o.verified_at < c.verified_at "
+                "OR (o.verified_at = c.verified_at AND o.address <= c.address)) FROM contracts c WHERE c.address = ?",
+                (address.lower(),),
+            )
+            .fetchone()
+        )
         return int(row[0]) if row else None
 
     def forget_contract(self, address: str) -> None:
@@ -444,11 +464,11 @@ class Store:
 
     # -- proxies -------------------------------------------------------------------------------
 
-    def get_proxy(self, address: str) -> Optional[ProxyRecord]:
+    def get_proxy(self, address: str) -> ProxyRecord | None:
         row = self._conn().execute("SELECT * FROM proxies WHERE address = ?", (address.lower(),)).fetchone()
         return ProxyRecord(**dict(row)) if row else None
 
-    def take_proxy_quota(self, api_key: Optional[str], limit: int = PROXY_DAILY_LIMIT, day: Optional[str] = None) -> bool:
+    def take_proxy_quota(self, api_key: str | None, limit: int = PROXY_DAILY_LIMIT, day: str | None = None) -> bool:
         """Count one proxy submission for this key today; False (and nothing counted) past the limit."""
         day = day or time.strftime("%Y-%m-%d", time.gmtime())
         digest = key_digest(api_key)

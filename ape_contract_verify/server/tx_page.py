@@ -11,16 +11,19 @@ pages.py, which routes `/tx/`, puts them in its frame (so this module does not i
 from __future__ import annotations
 
 from html import escape
-from typing import Any, Optional
+from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
 from ape_contract_verify.evm.abi import event_topic
 from ape_contract_verify.evm.chain import ChainError, TransactionFacts
+from ape_contract_verify.protocol.values import TX_HASH
+from ape_contract_verify.protocol.values import checksum as _checksum
 from ape_contract_verify.server import abi_io
-from ape_contract_verify.protocol.values import TX_HASH, checksum as _checksum
-from ape_contract_verify.server.page_text import short_name as _short_name, text as _text, when as _when
+from ape_contract_verify.server.page_text import short_name as _short_name
+from ape_contract_verify.server.page_text import text as _text
+from ape_contract_verify.server.page_text import when as _when
 
 MAX_LOGS_SHOWN = 200
 _BACK = "<p><a href='/'>Back to Verified Contracts</a></p>"
@@ -83,7 +86,12 @@ def _details(store: Any, facts: TransactionFacts) -> str:
     rows.append(("From", _address_link(facts.sender, "from")))
     if facts.to is not None:
         to_name = _name_of(store, facts.to)
-        rows.append(("To", _address_link(facts.to, "to") + (f" <span id='to-name'>({escape(to_name)})</span>" if to_name else "")))
+        rows.append(
+            (
+                "To",
+                _address_link(facts.to, "to") + (f" <span id='to-name'>({escape(to_name)})</span>" if to_name else ""),
+            )
+        )
     else:
         rows.append(("To", _creation(store, facts)))
     rows.append(("Value", escape(_units(facts.value, 18, "ETH"))))
@@ -144,10 +152,10 @@ def _units(amount: int, decimals: int, unit: str) -> str:
     return f"{text} {unit}"
 
 
-def _abis(store: Any, address: str) -> list[tuple[list, Optional[str]]]:
+def _abis(store: Any, address: str) -> list[tuple[list, str | None]]:
     """The verified ABIs that can describe calls to `address`: its own, then (a proxy) its
     implementation's, with the implementation's address."""
-    found: list[tuple[list, Optional[str]]] = []
+    found: list[tuple[list, str | None]] = []
     contract = store.get_contract(address)
     if contract:
         found.append((abi_io.load_abi(contract.abi), None))
@@ -177,7 +185,10 @@ def _method(store: Any, facts: TransactionFacts) -> tuple[str, str]:
             try:
                 args = abi_io.decode_outputs({"outputs": item.get("inputs") or []}, data[4:])
             except abi_io.InputError:
-                return method, "<p class='notice' id='not-decoded'>The input does not decode with this method's arguments.</p>"
+                return (
+                    method,
+                    "<p class='notice' id='not-decoded'>The input does not decode with this method's arguments.</p>",
+                )
             return method, _arguments(args)
     method = f"<code id='method'>0x{escape(selector.hex())}</code>"
     if abis:
@@ -191,7 +202,11 @@ def _arguments(args: list[dict]) -> str:
     rows = []
     for index, arg in enumerate(args):
         value = arg["value"]
-        shown = _address_link(str(value).lower(), f"arg{index}") if arg["type"] == "address" else f"<code>{escape(_text(value))}</code>"
+        shown = (
+            _address_link(str(value).lower(), f"arg{index}")
+            if arg["type"] == "address"
+            else f"<code>{escape(_text(value))}</code>"
+        )
         rows.append(
             f"<tr><th>{escape(arg['name'] or f'arg{index}')} <small>{escape(arg['type'])}</small></th><td>{shown}</td></tr>"
         )
@@ -225,7 +240,12 @@ def _events(store: Any, address: str) -> dict[bytes, str]:
     found: dict[bytes, str] = {}
     for abi, _ in _abis(store, address):
         for item in abi:
-            if isinstance(item, dict) and item.get("type") == "event" and item.get("name") and not item.get("anonymous"):
+            if (
+                isinstance(item, dict)
+                and item.get("type") == "event"
+                and item.get("name")
+                and not item.get("anonymous")
+            ):
                 signature = abi_io.signature(item)
                 found.setdefault(event_topic(item), signature)
     return found

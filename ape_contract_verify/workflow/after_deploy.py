@@ -26,7 +26,9 @@ provider that is not thread-safe while the script uses it.
 
 import sys
 import threading
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
+
 from ape_contract_verify.logs import get_logger
 
 logger = get_logger()
@@ -114,7 +116,7 @@ class _AfterImport:
         return spec
 
 
-_finder: Optional[_AfterImport] = None
+_finder: _AfterImport | None = None
 
 
 def _after_import(module_name: str, patch: Callable[[Any], None]) -> None:
@@ -207,7 +209,9 @@ def _patch_packages_cache(module: Any) -> None:
         api_file = self.get_api_path(api.package_id, api.version_id)
         api_file.parent.mkdir(parents=True, exist_ok=True)
         # The same excludes as Ape's, so the file reads the same.
-        text = api.model_dump_json(by_alias=True, mode="json", exclude_none=True, exclude_unset=True, exclude_defaults=True)
+        text = api.model_dump_json(
+            by_alias=True, mode="json", exclude_none=True, exclude_unset=True, exclude_defaults=True
+        )
         try:
             if api_file.read_text(encoding="utf8") == text:
                 return api_file
@@ -291,7 +295,7 @@ def in_ape_run() -> bool:
     return False
 
 
-def deploy_mode() -> Optional[str]:
+def deploy_mode() -> str | None:
     """For a deploy happening now: "verify" (record and verify), "record" (ledger only) or None."""
     cfg = _config()
     if cfg.auto == "always":
@@ -333,7 +337,11 @@ def on_deploy(instance: Any) -> None:
     recorded = {"type": deployed_type} if deployed_type else {}
     recorder = _recorder_for(provider)
     recorder.record(
-        getattr(instance.contract_type, "name", None) or address, address, status="pending", network=_label(provider), **recorded
+        getattr(instance.contract_type, "name", None) or address,
+        address,
+        status="pending",
+        network=_label(provider),
+        **recorded,
     )
     _recorded.setdefault(id(provider), (_block_before(provider), set()))[1].add(address.lower())
 
@@ -360,7 +368,9 @@ def _queue_for(provider: Any) -> Any:
         if queue is None:
             from ape_contract_verify.workflow.deploy_queue import DeployQueue
 
-            queue = _queues[id(provider)] = DeployQueue(provider, _config(), _label(provider), start_block=_starts.get(id(provider)))
+            queue = _queues[id(provider)] = DeployQueue(
+                provider, _config(), _label(provider), start_block=_starts.get(id(provider))
+            )
         return queue
 
 
@@ -408,7 +418,7 @@ def _drain(provider: Any) -> None:
             _endings[queue.network] = queue.ends_with_run
 
 
-def _without_queue(provider: Any, start: Optional[int], recorded: Optional[tuple], recorder: Any) -> Any:
+def _without_queue(provider: Any, start: int | None, recorded: tuple | None, recorder: Any) -> Any:
     """A network with no verification queue: auto on with no deploy (what the run's calls made
     through factories is verified and its upgrades followed, by a queue for them), or auto off (what
     factories made, named by an event or not, and which proxies moved go in the ledger, for `ape
@@ -450,10 +460,18 @@ def _without_queue(provider: Any, start: Optional[int], recorded: Optional[tuple
             recorder.record(address, address, status="pending", network=_label(provider))
     except Exception as err:
         logger.warning("contract_verify: could not record factory deployments: %s", err)
-    moved = record_upgrades(scanned.events, ApeProviderChain(provider), recorder, _label(provider)) if scanned.events else []
+    moved = (
+        record_upgrades(scanned.events, ApeProviderChain(provider), recorder, _label(provider))
+        if scanned.events
+        else []
+    )
     if moved:
-        logger.info("contract_verify: %d upgraded prox%s recorded; `ape verify all` links %s again",
-                    len(moved), "y" if len(moved) == 1 else "ies", "it" if len(moved) == 1 else "them")
+        logger.info(
+            "contract_verify: %d upgraded prox%s recorded; `ape verify all` links %s again",
+            len(moved),
+            "y" if len(moved) == 1 else "ies",
+            "it" if len(moved) == 1 else "them",
+        )
     return None
 
 

@@ -10,15 +10,17 @@ hook, kept until the process ends, so what a script verified is what `Contract(a
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 from ape.api.explorers import ExplorerAPI
+
 from ape_contract_verify.logs import get_logger
 
 if TYPE_CHECKING:
     from ape_contract_verify.client.provider import ExplorerRecord, VerificationTarget
 
 logger = get_logger()
+
 
 def registrations(cfg: Any) -> Iterator[tuple[str, str]]:
     """(ecosystem, network) pairs this explorer serves: every chain with a known target (Etherscan
@@ -81,7 +83,7 @@ class ContractVerifyExplorer(ExplorerAPI):
     def _cfg(self) -> Any:
         return self.config_manager.get_config("contract_verify")
 
-    def _chain_id(self) -> Optional[int]:
+    def _chain_id(self) -> int | None:
         """The connected chain's id, else the network's own (public networks know theirs), else None."""
         provider = self.network_manager.active_provider
         if provider is not None and provider.network is self.network:
@@ -106,7 +108,9 @@ class ContractVerifyExplorer(ExplorerAPI):
         found = []
         for name in names:
             try:
-                found += resolve_targets(ecosystem, name, self._chain_id() if name == network else None, config=self._cfg)
+                found += resolve_targets(
+                    ecosystem, name, self._chain_id() if name == network else None, config=self._cfg
+                )
             except ContractVerifyError as err:
                 logger.debug("contract_verify: %s:%s: %s", ecosystem, name, err)
         return found
@@ -190,7 +194,7 @@ class ContractVerifyExplorer(ExplorerAPI):
     def _verified_type(self, address: str) -> Any:
         return self._first_with(lambda client: _record_type(_source_or_none(client, address)))
 
-    def _ape_proxy_target(self, address: str) -> Optional[str]:
+    def _ape_proxy_target(self, address: str) -> str | None:
         """The implementation Ape found behind `address` before asking the explorer, if any."""
         try:
             entry = self.chain_manager.contracts.proxy_infos.get_entry(address)
@@ -198,7 +202,7 @@ class ContractVerifyExplorer(ExplorerAPI):
             return None
         return entry.value.target if entry.exists and entry.value is not None else None
 
-    def _implementation(self, address: str) -> Optional[str]:
+    def _implementation(self, address: str) -> str | None:
         from ape_contract_verify.evm.chain import ApeProviderChain
         from ape_contract_verify.evm.proxies import detect_proxy
         from ape_contract_verify.protocol.values import checksum
@@ -228,8 +232,9 @@ class ContractVerifyExplorer(ExplorerAPI):
         from ape_contract_verify.exceptions import ContractVerifyError
         from ape_contract_verify.protocol.values import checksum
         from ape_contract_verify.workflow import after_deploy
+        from ape_contract_verify.workflow.report import summary_table
         from ape_contract_verify.workflow.run import Item, VerificationRun
-        from ape_contract_verify.workflow.verification import Options, summary_table
+        from ape_contract_verify.workflow.verification import Options
 
         address = checksum(str(address))
         if after_deploy.queued(address):
@@ -250,7 +255,10 @@ class ContractVerifyExplorer(ExplorerAPI):
         from ape_contract_verify.derive.ape_gate import GATE
 
         # The script's thread waits for this run's workers: they may use Ape's managers meanwhile.
-        with VerificationRun(project, options, client_options=client_options, shared_local=True) as run, GATE.script_waits():
+        with (
+            VerificationRun(project, options, client_options=client_options, shared_local=True) as run,
+            GATE.script_waits(),
+        ):
             run.add_network(label, targets, self.provider, ApeProviderChain(self.provider))
             reports = run.verify([Item(label, address, deployed_type=_deployed_type(address))])
         click.echo(summary_table(reports))
@@ -261,7 +269,7 @@ class ContractVerifyExplorer(ExplorerAPI):
         return reports
 
 
-def _deployed_type(address: str) -> Optional[str]:
+def _deployed_type(address: str) -> str | None:
     """The type Ape just deployed at `address` (`deploy` caches it before it publishes), so the
     verification does not guess among types with the same code."""
     from ape import chain
@@ -279,7 +287,7 @@ def _deployed_type(address: str) -> Optional[str]:
 # -- records to ethpm types ---------------------------------------------------------------------
 
 
-def _source_or_none(client: VerificationTarget, address: str) -> Optional[ExplorerRecord]:
+def _source_or_none(client: VerificationTarget, address: str) -> ExplorerRecord | None:
     from ape_contract_verify.exceptions import ContractNotVerified
 
     try:
@@ -301,7 +309,7 @@ def _names(record: ExplorerRecord) -> tuple[str, str]:
     return name, f"{name}{suffix}"
 
 
-def _record_type(record: Optional[ExplorerRecord]) -> Any:
+def _record_type(record: ExplorerRecord | None) -> Any:
     if record is None:
         return None
     from ethpm_types import ContractType
@@ -310,7 +318,7 @@ def _record_type(record: Optional[ExplorerRecord]) -> Any:
     return ContractType.model_validate({"contractName": name, "sourceId": source_id, "abi": record.abi})
 
 
-def _record_manifest(record: Optional[ExplorerRecord]) -> Any:
+def _record_manifest(record: ExplorerRecord | None) -> Any:
     if record is None:
         return None
     from ethpm_types import Compiler, PackageManifest
@@ -352,7 +360,7 @@ def _without(own: Any, implementation: Any) -> Any:
     return kept
 
 
-def _browser(target: Any) -> Optional[str]:
+def _browser(target: Any) -> str | None:
     if target.browser_url:
         return target.browser_url
     from ape_contract_verify.client.targets import is_etherscan_v2
@@ -360,7 +368,7 @@ def _browser(target: Any) -> Optional[str]:
     return _etherscan_pages(target.chain_id) if target.url and is_etherscan_v2(target.url) else None
 
 
-def _etherscan_pages(chain_id: Optional[int]) -> Optional[str]:
+def _etherscan_pages(chain_id: int | None) -> str | None:
     """Etherscan's pages for a chain Etherscan V2 serves (links need no key)."""
     from ape_contract_verify.client.known import chain_meta, etherscan_pages
     from ape_contract_verify.client.targets import ETHERSCAN_V2_CHAINS

@@ -7,7 +7,7 @@ parameter; the CLI turns that into a usage error on its option.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 from ape_contract_verify.exceptions import InvalidRequest
 
@@ -16,9 +16,9 @@ from ape_contract_verify.exceptions import InvalidRequest
 class NetworkChoice:
     """What the caller asked for; `targets()` resolves it (lazily: it loads Ape's networks and config)."""
 
-    network: Optional[str] = None
-    explorer_url: Optional[str] = None
-    api_key: Optional[str] = None
+    network: str | None = None
+    explorer_url: str | None = None
+    api_key: str | None = None
     target_names: tuple[str, ...] = ()
     networks: tuple[str, ...] = ()  # every network given (only `verify_all` and `status` take several)
 
@@ -28,15 +28,17 @@ class NetworkChoice:
             f"explorer_url={self.explorer_url!r}, api_key=***)"
         )
 
-    def one_network(self) -> "NetworkChoice":
+    def one_network(self) -> NetworkChoice:
         if len(self.networks) > 1:
-            raise InvalidRequest("network", "several networks given", "give one network here; verify_all and status take several")
+            raise InvalidRequest(
+                "network", "several networks given", "give one network here; verify_all and status take several"
+            )
         return self
 
-    def for_network(self, network: Optional[str]) -> "NetworkChoice":
+    def for_network(self, network: str | None) -> NetworkChoice:
         return type(self)(network, self.explorer_url, self.api_key, self.target_names, (network,) if network else ())
 
-    def names(self) -> tuple[str, str, Optional[int]]:
+    def names(self) -> tuple[str, str, int | None]:
         """(ecosystem, network, chain id) without connecting."""
         from ape import networks
 
@@ -52,7 +54,9 @@ class NetworkChoice:
             network_name = parts[1] if len(parts) > 1 and parts[1] else ecosystem.default_network_name
             network = ecosystem.get_network(network_name)
         except Exception as err:  # Ape raises several types for unknown names
-            raise InvalidRequest("network", f"{choice!r}: {err}", "give ecosystem:network, e.g. ethereum:sepolia") from None
+            raise InvalidRequest(
+                "network", f"{choice!r}: {err}", "give ecosystem:network, e.g. ethereum:sepolia"
+            ) from None
         chain_id = None
         if not network.is_local:
             try:
@@ -73,11 +77,15 @@ class NetworkChoice:
 
         ecosystem, network, chain_id = self.names()
         return resolve_target(
-            ecosystem, network, chain_id, explorer_url=self.explorer_url, api_key=self.api_key,
+            ecosystem,
+            network,
+            chain_id,
+            explorer_url=self.explorer_url,
+            api_key=self.api_key,
             config=config.get_config("contract_verify"),
         )
 
-    def targets(self, chain_id: Optional[int] = None) -> list:
+    def targets(self, chain_id: int | None = None) -> list:
         """Every Target that runs for the chosen network: the names given, else contract_verify.targets,
         else every configured and known one. `chain_id` once connected (custom networks)."""
         from ape import config
@@ -86,9 +94,13 @@ class NetworkChoice:
 
         ecosystem, network, known_id = self.names()
         return resolve_targets(
-            ecosystem, network, known_id if known_id is not None else chain_id,
-            config=config.get_config("contract_verify"), names=self.target_names,
-            explorer_url=self.explorer_url, api_key=self.api_key,
+            ecosystem,
+            network,
+            known_id if known_id is not None else chain_id,
+            config=config.get_config("contract_verify"),
+            names=self.target_names,
+            explorer_url=self.explorer_url,
+            api_key=self.api_key,
         )
 
     def read_target(self) -> Any:
@@ -103,9 +115,8 @@ def connected_label(provider: Any) -> str:
     return f"{provider.network.ecosystem.name}:{provider.network.name}"
 
 
-def chain_id_of(provider: Any) -> Optional[int]:
+def chain_id_of(provider: Any) -> int | None:
     try:
         return int(provider.chain_id)
     except Exception:  # a node that cannot say: the targets known by name still resolve
         return None
-

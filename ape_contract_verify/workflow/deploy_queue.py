@@ -4,7 +4,8 @@ workers on each of the network's targets, and the run's summary table (see `afte
 import sys
 import threading
 import time
-from typing import Any, Callable, NamedTuple, Optional
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from ape_contract_verify.logs import get_logger
 
@@ -17,7 +18,7 @@ class DeployQueue:
     the network's targets, under each explorer's limit."""
 
     def __init__(
-        self, provider: Any, cfg: Any, network: str, workers: Optional[int] = None, start_block: Optional[int] = None
+        self, provider: Any, cfg: Any, network: str, workers: int | None = None, start_block: int | None = None
     ):
         from concurrent.futures import ThreadPoolExecutor
 
@@ -38,11 +39,11 @@ class DeployQueue:
         self._verifications: list[tuple[str, Any]] = []  # (target name, Verification)
         self._ledger = None
         self._pending: dict[str, list] = {}  # address -> reports of the targets done so far
-        self._setup_error: Optional[str] = None
+        self._setup_error: str | None = None
         # The run's first block: from the network's context entry when the hook saw it, else now.
         self.start_block = (provider.get_block("latest").number or 0) if start_block is None else start_block
         self.upgrade_events: list = []  # the run's Upgraded/BeaconUpgraded/AdminChanged, in order
-        self.scanned: Optional[tuple] = None  # scan_logs' answer, when the caller walked the logs already
+        self.scanned: tuple | None = None  # scan_logs' answer, when the caller walked the logs already
         self._gated = False  # whether this queue told the gate that a script runs
         self._what: dict = {}  # future -> (name, address), for the lines that say what ended or is awaited
         self.ends_with_run = ""  # why the chain ends with the run (local_explorers.ends_with_run), for the advice
@@ -63,9 +64,7 @@ class DeployQueue:
         errors = []
         try:
             chain_id = self.provider.chain_id
-            targets = resolve_targets(
-                network.ecosystem.name, network.name, chain_id, config=self.cfg
-            )
+            targets = resolve_targets(network.ecosystem.name, network.name, chain_id, config=self.cfg)
         except Exception as err:
             targets, errors = [], [str(err)]
         options = Options.from_config(self.cfg, ask_first=False)  # deployed by this very run: no question first
@@ -75,7 +74,10 @@ class DeployQueue:
             project, options, client_options={"max_retries": self.cfg.max_retries}, shared_local=True
         )
         self._run.add_network(
-            self.network, targets, self.provider, self.chain,
+            self.network,
+            targets,
+            self.provider,
+            self.chain,
             on_error=lambda target, err: errors.append(f"{target.name}: {err}"),
         )
         self._verifications = [(d.target.name, d.verification) for d in self._run.destinations]
@@ -84,8 +86,12 @@ class DeployQueue:
             logger.info("contract_verify: verifying deployments on %s at %s, beside the script", self.network, where)
         if errors:
             self._setup_error = "; ".join(errors)
-            logger.error("contract_verify: verification after deploy on %s %s: %s", self.network,
-                         "is off" if not self._verifications else "skips a target", self._setup_error)
+            logger.error(
+                "contract_verify: verification after deploy on %s %s: %s",
+                self.network,
+                "is off" if not self._verifications else "skips a target",
+                self._setup_error,
+            )
         if not self._verifications:
             self.active = False
             self.pool.shutdown(wait=False)
@@ -104,7 +110,7 @@ class DeployQueue:
         self._queue_address(str(instance.address), name, getattr(instance, "txn_hash", None), deployed_type)
 
     def _queue_address(
-        self, address: str, name: Optional[str], txn_hash: Optional[str], deployed_type: Optional[str] = None
+        self, address: str, name: str | None, txn_hash: str | None, deployed_type: str | None = None
     ) -> None:
         """`deployed_type` is the type Ape deployed (None for what a factory made): it is the one
         verified, and the ledger keeps it for `ape verify all`."""
@@ -126,7 +132,7 @@ class DeployQueue:
             self._what[future] = (short_name(name or deployed_type or "") or address[:10], address)
             self.futures.append((target, future))
 
-    def _warm(self, address: str, txn_hash: Optional[str]) -> None:
+    def _warm(self, address: str, txn_hash: str | None) -> None:
         """Read on the script's thread what the workers will need."""
         from ape_contract_verify.evm.proxies import detect_proxy
 
@@ -154,9 +160,9 @@ class DeployQueue:
         except Exception as err:  # the workers resolve it later, once the script lets them
             logger.debug("contract_verify: %s not prepared at the deploy: %s", address, err)
 
-    def _verify(self, verification: Any, address: str, name: Optional[str], deployed_type: Optional[str] = None) -> list:
+    def _verify(self, verification: Any, address: str, name: str | None, deployed_type: str | None = None) -> list:
         from ape_contract_verify.protocol.answers import Outcome
-        from ape_contract_verify.workflow.verification import Report, outcome_for
+        from ape_contract_verify.workflow.report import Report, outcome_for
 
         try:
             reports = verification.contract(address, deployed_type=deployed_type)
@@ -165,7 +171,13 @@ class DeployQueue:
         try:  # a proxy: the implementation linked on this target, for following upgrades
             from ape_contract_verify.workflow.upgrades import record_links
 
-            record_links(self._ledger, name or address, address, reports, {verification.target_name: getattr(verification.target, "url", None)})
+            record_links(
+                self._ledger,
+                name or address,
+                address,
+                reports,
+                {verification.target_name: getattr(verification.target, "url", None)},
+            )
         except Exception as err:
             logger.warning("contract_verify: %s", err)
         # The ledger says how the address ended on every target: written once the last one ends.
@@ -178,7 +190,9 @@ class DeployQueue:
             report = next((r for r in ended if not r.ok), None) or next(iter(ended), None)
             if report is not None:
                 try:
-                    self._ledger.record(name or report.contract, address, status=str(report.outcome), reason=report.reason)
+                    self._ledger.record(
+                        name or report.contract, address, status=str(report.outcome), reason=report.reason
+                    )
                 except Exception as err:  # the verification stands; the ledger says why it is stale
                     logger.warning("contract_verify: %s", err)
         return reports
@@ -191,7 +205,10 @@ class DeployQueue:
         scanned, self.scanned = self.scanned, None  # already walked (after_deploy, a run with no deploy)
         if scanned is None:
             scan = scan_logs(self.provider, self.start_block, self.seen, max_blocks)
-            scanned = (run_children(self.provider, self.start_block, scan, self.seen, reader=self.chain.base), scan.events)
+            scanned = (
+                run_children(self.provider, self.start_block, scan, self.seen, reader=self.chain.base),
+                scan.events,
+            )
         children, self.upgrade_events = scanned
         for address in children:
             self._queue_address(address, None, None)
@@ -218,7 +235,11 @@ class DeployQueue:
         except Exception as err:
             logger.warning("contract_verify: could not look for factory deployments: %s", err)
         self.active = False
-        labels = {d.target.name: getattr(d.target, "label", "") for d in self._run.destinations} if self._run is not None else {}
+        labels = (
+            {d.target.name: getattr(d.target, "label", "") for d in self._run.destinations}
+            if self._run is not None
+            else {}
+        )
         results: list[list] = [[] for _ in self.futures]
         progress = Progress(self.network, len(self.futures))
         pending = {future: index for index, (_, future) in enumerate(self.futures)}
@@ -243,7 +264,11 @@ class DeployQueue:
         for future, index in pending.items():  # past the deadline: said, never waited for forever
             name, address = self._what.get(future, ("?", "?"))
             target = self.futures[index][0]
-            results[index] = [Report(name, address, Outcome.ERROR, f"not finished within {self.cfg.timeout + 60:.0f} s", target=target)]
+            results[index] = [
+                Report(
+                    name, address, Outcome.ERROR, f"not finished within {self.cfg.timeout + 60:.0f} s", target=target
+                )
+            ]
             progress.ended(results[index], labels.get(target, target))
         progress.close()
         by_target: dict[str, list] = {name: [] for name, _ in self._verifications}
@@ -255,7 +280,9 @@ class DeployQueue:
             from ape_contract_verify.workflow.upgrades import follow
 
             try:
-                followed = follow(self.upgrade_events, self.chain, self._ledger, self._verifications, self.seen, self.pool.submit)
+                followed = follow(
+                    self.upgrade_events, self.chain, self._ledger, self._verifications, self.seen, self.pool.submit
+                )
             except Exception as err:
                 logger.warning("contract_verify: could not follow the run's upgrades on %s: %s", self.network, err)
                 followed = []
@@ -284,7 +311,7 @@ class DeployQueue:
 def network_table(groups: list[tuple[str, str, list]]) -> str:
     """The run's summary: one row per contract and target, with a network column once several
     networks are in it; one network is named above the table instead."""
-    from ape_contract_verify.workflow.verification import summary_table
+    from ape_contract_verify.workflow.report import summary_table
 
     reports = []
     for network, target, group in groups:
@@ -301,7 +328,7 @@ def run_advice(groups: list[tuple[str, str, list]], endings: dict[str, str]) -> 
     """The summary's last lines, one per network: its rows counted and, when some did not verify,
     what can still be done. `endings[network]` says why the network's chain ends with the run
     (`local_explorers.ends_with_run`): there `ape verify all` has nothing to read afterwards."""
-    from ape_contract_verify.workflow.verification import tally
+    from ape_contract_verify.workflow.report import tally
 
     by_network: dict[str, list] = {}
     for network, _, reports in groups:
@@ -349,12 +376,14 @@ class Progress:
             print(text, file=self.stream, flush=True)
 
     def ended(self, reports: list, target: str) -> None:
-        from ape_contract_verify.workflow.verification import tally
+        from ape_contract_verify.workflow.report import tally
 
         self.count += 1
         self.done += reports
         if self.tty:
-            self._print(f"contract_verify: {self.count}/{self.total} verifications on {self.network} ended: {tally(self.done)}")
+            self._print(
+                f"contract_verify: {self.count}/{self.total} verifications on {self.network} ended: {tally(self.done)}"
+            )
             return
         what = "; ".join(f"{r.contract} {r.outcome}" for r in reports) or "nothing to report"
         address = next((r.address for r in reports), "")
@@ -365,16 +394,20 @@ class Progress:
         if self.tty:
             return  # the live line is still there
         names = ", ".join(dict.fromkeys(name for name, _ in awaited))
-        self._print(f"contract_verify: waiting for {len(awaited)} verification{'s' if len(awaited) != 1 else ''} "
-                    f"on {self.network} ({time.monotonic() - self.started:.0f} s): {names}")
+        self._print(
+            f"contract_verify: waiting for {len(awaited)} verification{'s' if len(awaited) != 1 else ''} "
+            f"on {self.network} ({time.monotonic() - self.started:.0f} s): {names}"
+        )
 
     def close(self) -> None:
-        from ape_contract_verify.workflow.verification import tally
+        from ape_contract_verify.workflow.report import tally
 
         if self.tty:
             print(file=self.stream)
         elif self.total:
-            self._print(f"contract_verify: {self.count}/{self.total} verifications on {self.network} ended: {tally(self.done)}")
+            self._print(
+                f"contract_verify: {self.count}/{self.total} verifications on {self.network} ended: {tally(self.done)}"
+            )
 
 
 class RunScan(NamedTuple):
@@ -436,7 +469,9 @@ def run_children(provider: Any, start_block: int, scan: RunScan, seen: Any = (),
     from ape_contract_verify.protocol.values import checksum
 
     mine = {a.lower() for a in seen}
-    found = created_since(provider, start_block, [a for a in dict.fromkeys(scan.candidates + scan.involved) if a.lower() not in mine])
+    found = created_since(
+        provider, start_block, [a for a in dict.fromkeys(scan.candidates + scan.involved) if a.lower() not in mine]
+    )
     traced = traced_children(provider, scan.transactions)
     if traced is None:
         deployed = [checksum(a) for a in seen]
@@ -463,8 +498,11 @@ def _replayed(provider: Any, reader: Any, creating: list, start_block: int) -> l
     finally:
         if own:
             reader.close()  # its fork; a queue's reader keeps it for the children's creations
-    logger.info("contract_verify: %d of the run's transactions replayed (the node has no traces) in %.1f s",
-                min(len(creating), MAX_REPLAYED), time.monotonic() - started)
+    logger.info(
+        "contract_verify: %d of the run's transactions replayed (the node has no traces) in %.1f s",
+        min(len(creating), MAX_REPLAYED),
+        time.monotonic() - started,
+    )
     return found
 
 

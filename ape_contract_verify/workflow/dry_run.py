@@ -19,9 +19,10 @@ the HTTP body byte for byte (the key rides in a header, never in it). Sourcify g
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any
 
 _EXTENSIONS = {
     "solidity-standard-json-input": ".json",
@@ -38,12 +39,12 @@ class Planned:
     label: str
     address: str
     request: Any = None  # VerificationRequest; None for a proxy link
-    implementation: Optional[str] = None  # for a proxy link
-    match: Optional[str] = None
+    implementation: str | None = None  # for a proxy link
+    match: str | None = None
     warnings: list = field(default_factory=list)
-    error: Optional[str] = None
+    error: str | None = None
     creation_source: str = ""  # which source gave the creation code (the constructor arguments)
-    nothing: Optional[str] = None  # why there is nothing to submit (a data contract): no error, no request
+    nothing: str | None = None  # why there is nothing to submit (a data contract): no error, no request
 
     @property
     def sent(self) -> bool:
@@ -51,9 +52,20 @@ class Planned:
         return not self.error and not self.nothing
 
 
-def plan(address: str, name: Optional[str], chain_reader: Any, project: Any, cache: Any, *,
-         code_format: Optional[str], license: Optional[str], constructor_args: Optional[str], check: bool,
-         strict_format: bool = False, creation_record: Any = None) -> list[Planned]:
+def plan(
+    address: str,
+    name: str | None,
+    chain_reader: Any,
+    project: Any,
+    cache: Any,
+    *,
+    code_format: str | None,
+    license: str | None,
+    constructor_args: str | None,
+    check: bool,
+    strict_format: bool = False,
+    creation_record: Any = None,
+) -> list[Planned]:
     """What `Verification.contract` would submit for `address`, in its order: a proxy's
     implementation, the contract's own source (not for an EIP-1167 clone), then the proxy link."""
     from ape_contract_verify.derive import artifacts, derive
@@ -69,7 +81,7 @@ def plan(address: str, name: Optional[str], chain_reader: Any, project: Any, cac
         if is_data_contract(chain_reader.get_code(address)):
             return [Planned("data contract", address, nothing=DATA_CONTRACT)]
     proxy = detect_proxy(chain_reader, address)
-    sources: list[tuple[str, Optional[str], Optional[str]]] = []
+    sources: list[tuple[str, str | None, str | None]] = []
     if proxy is not None:
         sources.append((checksum(proxy.implementation), None, None))
     if proxy is None or proxy.kind != "EIP-1167":
@@ -79,16 +91,27 @@ def plan(address: str, name: Optional[str], chain_reader: Any, project: Any, cac
         label = artifacts.short_name(source_name) if source_name else source_address[:10]
         try:
             artifact = (
-                artifacts.find_artifact(source_name, project) if source_name
+                artifacts.find_artifact(source_name, project)
+                if source_name
                 else artifacts.identify(
-                    source_address, project, runtime=chain_reader.get_code(source_address), cache=cache,
+                    source_address,
+                    project,
+                    runtime=chain_reader.get_code(source_address),
+                    cache=cache,
                     creation=lambda: creation_input(chain_reader, source_address),
                 )
             )
             label = artifact.label
             derivation = derive.derive(
-                artifact, source_address, chain_reader=chain_reader, code_format=code_format or "standard-json",
-                license=license, constructor_args=args, check=check, cache=cache, strict_format=strict_format,
+                artifact,
+                source_address,
+                chain_reader=chain_reader,
+                code_format=code_format or "standard-json",
+                license=license,
+                constructor_args=args,
+                check=check,
+                cache=cache,
+                strict_format=strict_format,
                 creation_record=creation_record,
             )
         except derive.PrecheckFailed as err:
@@ -97,8 +120,16 @@ def plan(address: str, name: Optional[str], chain_reader: Any, project: Any, cac
         except ContractVerifyError as err:
             planned.append(Planned(label, source_address, error=str(err)))
             continue
-        planned.append(Planned(label, source_address, derivation.request, match=derivation.match,
-                               warnings=list(derivation.warnings), creation_source=derivation.creation_source))
+        planned.append(
+            Planned(
+                label,
+                source_address,
+                derivation.request,
+                match=derivation.match,
+                warnings=list(derivation.warnings),
+                creation_source=derivation.creation_source,
+            )
+        )
     if proxy is not None:
         own = next((p.label for p in planned if p.address == address), f"{proxy.kind} clone")
         planned.append(Planned(f"{own} (proxy link)", address, implementation=checksum(proxy.implementation)))
@@ -117,7 +148,7 @@ def form_for(target: Any, item: Planned) -> dict[str, str]:
     return {**query, **validate_proxy_form({"address": item.address, "expectedimplementation": item.implementation})}
 
 
-def describe(item: Planned, head: Optional[str] = None, licence_sent: bool = True) -> list[str]:
+def describe(item: Planned, head: str | None = None, licence_sent: bool = True) -> list[str]:
     """What the explorer would get, as lines for a person. `head` replaces the first line's
     `verifysourcecode as <name>`; Sourcify gets no licence field (`licence_sent=False`)."""
     from ape_contract_verify.protocol.licenses import license_name
@@ -129,7 +160,9 @@ def describe(item: Planned, head: Optional[str] = None, licence_sent: bool = Tru
     if item.request is None:
         return [f"  {item.label} {item.address}: verifyproxycontract, expected implementation {item.implementation}"]
     r = item.request
-    settings = [f"optimizer {'on' if r.optimization_used else 'off'}" + (f", {r.runs} runs" if r.runs is not None else "")]
+    settings = [
+        f"optimizer {'on' if r.optimization_used else 'off'}" + (f", {r.runs} runs" if r.runs is not None else "")
+    ]
     if r.evm_version:
         settings.append(f"evmVersion {r.evm_version}")
     if r.via_ir is not None:
@@ -182,7 +215,7 @@ def sourcify_submission(target: Any, item: Planned) -> tuple[str, bytes]:
     return url, body
 
 
-def sourcify_lines(target: Any, planned: list[Planned], out: Optional[str], files: list[Path]) -> Iterator[str]:
+def sourcify_lines(target: Any, planned: list[Planned], out: str | None, files: list[Path]) -> Iterator[str]:
     """What a Sourcify target would get, as lines (with `out`, the bodies written and added to
     `files`). Each submission that would not be sent has a line with NOT SENT."""
     from ape_contract_verify.exceptions import InvalidRequest
@@ -251,7 +284,7 @@ class DryRunPlan:
                 return False
         return True
 
-    def lines(self, out: Optional[str] = None) -> Iterator[str]:
+    def lines(self, out: str | None = None) -> Iterator[str]:
         """The plan for a person, target by target; with `out`, the exact request bodies written there."""
         yield f"Dry run on {self.network}: nothing is sent."
         for target in self.targets:
@@ -276,8 +309,15 @@ class DryRunPlan:
         return self.files
 
 
-def plan_dry_run(choice: Any, provider: Any, contracts: list[tuple[Optional[str], str]], constructor_args: Optional[str],
-                 code_format: Optional[str], check: Optional[bool], strict_format: bool = False) -> DryRunPlan:
+def plan_dry_run(
+    choice: Any,
+    provider: Any,
+    contracts: list[tuple[str | None, str]],
+    constructor_args: str | None,
+    code_format: str | None,
+    check: bool | None,
+    strict_format: bool = False,
+) -> DryRunPlan:
     """The dry run of a verification: every target's submissions derived and pre-checked, nothing sent.
     `check` None: the config's, as a real run's Options; `strict_format` as Options'."""
     from ape import config, project
@@ -301,9 +341,19 @@ def plan_dry_run(choice: Any, provider: Any, contracts: list[tuple[Optional[str]
     for fmt in sorted(formats, key=lambda f: f != code_format):
         plans[fmt] = []
         for name, address in contracts:
-            plans[fmt] += plan(address, name, reader, project, cache, code_format=fmt, license=cfg.license,
-                               constructor_args=constructor_args, check=check, strict_format=strict_format,
-                               creation_record=record)
+            plans[fmt] += plan(
+                address,
+                name,
+                reader,
+                project,
+                cache,
+                code_format=fmt,
+                license=cfg.license,
+                constructor_args=constructor_args,
+                check=check,
+                strict_format=strict_format,
+                creation_record=record,
+            )
     submissions = {t.name: plans["standard-json" if t.kind == "sourcify" else code_format] for t in targets}
     return DryRunPlan(label, list(targets), submissions)
 

@@ -27,7 +27,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from ape_contract_verify.exceptions import ContractVerifyError
 
@@ -55,7 +55,7 @@ class Ledger:
         self.legacy = path.with_suffix(".json")
 
     @classmethod
-    def for_chain(cls, project: Any, chain_id: int, genesis: Optional[str] = None) -> "Ledger":
+    def for_chain(cls, project: Any, chain_id: int, genesis: str | None = None) -> "Ledger":
         if genesis is None:
             genesis = _genesis_hash()
         name = f"deployments-{chain_id}-{(genesis or 'unknown')[2:12]}{SUFFIX}"
@@ -84,7 +84,13 @@ class Ledger:
             if entry is not None:
                 entry.update(fields, contract=contract, updated=time.time())
             else:
-                entry = {"contract": contract, "address": address, "status": "pending", **fields, "updated": time.time()}
+                entry = {
+                    "contract": contract,
+                    "address": address,
+                    "status": "pending",
+                    **fields,
+                    "updated": time.time(),
+                }
             self._put(db, entry)
 
     def record_target(self, contract: str, address: str, target: str, status: str, reason: str = "") -> None:
@@ -93,11 +99,16 @@ class Ledger:
             entry = self._get(db, address) or {"contract": contract, "address": address}
             targets = entry.setdefault("targets", {})
             targets[target or "explorer"] = {"status": status, "reason": reason}
-            worst = next((t for t in targets.values() if t["status"] not in DONE), None) or {"status": status, "reason": reason}
+            worst = next((t for t in targets.values() if t["status"] not in DONE), None) or {
+                "status": status,
+                "reason": reason,
+            }
             entry.update(contract=contract, status=worst["status"], reason=worst["reason"], updated=time.time())
             self._put(db, entry)
 
-    def record_link(self, contract: str, address: str, target: str, implementation: str, url: Optional[str] = None) -> None:
+    def record_link(
+        self, contract: str, address: str, target: str, implementation: str, url: str | None = None
+    ) -> None:
         """The implementation a proxy was last linked to (handled with, on Sourcify) on `target` at
         `url`: what `ape verify all` compares the chain with, so a proxy that did not move costs no call."""
         with self._transaction() as db:
@@ -109,7 +120,7 @@ class Ledger:
     def pending(self) -> list[dict]:
         return [e for e in self.entries() if e.get("status") not in DONE]
 
-    def export(self, path: Optional[Path] = None) -> dict:
+    def export(self, path: Path | None = None) -> dict:
         """The ledger as the JSON ledger was (`{"deployments": [...]}`), read in one snapshot;
         written atomically to `path` when given. Never imported back (only `….json` beside the
         database is, once)."""
@@ -189,7 +200,9 @@ class Ledger:
 
     @staticmethod
     def _has_schema(db: sqlite3.Connection) -> bool:
-        return db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='deployments'").fetchone() is not None
+        return (
+            db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='deployments'").fetchone() is not None
+        )
 
     def _import_legacy(self, db: sqlite3.Connection) -> None:
         """Inside the opening transaction: the JSON ledger's entries, those not in the database yet
@@ -198,7 +211,7 @@ class Ledger:
             data = json.loads(self.legacy.read_text())
             entries = data.get("deployments", []) if isinstance(data, dict) else None
             if not isinstance(entries, list) or not all(isinstance(e, dict) and "address" in e for e in entries):
-                raise ValueError("it is not a {\"deployments\": [{\"address\": …}, …]} document")
+                raise ValueError('it is not a {"deployments": [{"address": …}, …]} document')
         except FileNotFoundError:
             return
         except (OSError, ValueError) as err:
@@ -212,7 +225,7 @@ class Ledger:
                 (str(entry["address"]).lower(), json.dumps(entry)),
             )
 
-    def _get(self, db: sqlite3.Connection, address: str) -> Optional[dict]:
+    def _get(self, db: sqlite3.Connection, address: str) -> dict | None:
         row = db.execute("SELECT entry FROM deployments WHERE address = ?", (address.lower(),)).fetchone()
         return None if row is None else self._decode(row[0])
 
@@ -234,7 +247,7 @@ class Ledger:
         return entry
 
 
-def _genesis_hash() -> Optional[str]:
+def _genesis_hash() -> str | None:
     try:
         from ape import chain
 

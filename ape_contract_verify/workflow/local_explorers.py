@@ -20,7 +20,7 @@ from __future__ import annotations
 import atexit
 import threading
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from ape_contract_verify.logs import get_logger
 
@@ -40,7 +40,7 @@ def _key(provider: Any) -> tuple[int, Any]:
     return id(provider), chain_id
 
 
-def shared(provider: Any, chain_reader: Any = None, start: bool = True) -> Optional[Any]:
+def shared(provider: Any, chain_reader: Any = None, start: bool = True) -> Any | None:
     """The running explorer for `provider`'s chain; started (on `chain_reader`, default the
     provider itself) when there is none and `start` is set, else None."""
     global _atexit
@@ -61,7 +61,7 @@ def shared(provider: Any, chain_reader: Any = None, start: bool = True) -> Optio
         return explorer
 
 
-def kept(provider: Any) -> Optional[Any]:
+def kept(provider: Any) -> Any | None:
     """The running explorer for `provider`'s chain, else the one kept for it (started on its store):
     what `ape verify status` reads. None when the chain ends with the command (nothing is kept)."""
     found = shared(provider, start=False)
@@ -82,7 +82,7 @@ def ends_with_run(provider: Any) -> str:
     return ""
 
 
-def store_path(provider: Any) -> Optional[Path]:
+def store_path(provider: Any) -> Path | None:
     """Where the explorer of `provider`'s chain keeps what it verified: one SQLite file per chain
     id and genesis hash in the project's .build/contract_verify/; None when the chain ends with
     the command, or its genesis cannot be read (a store keyed by chain id alone could serve one
@@ -115,7 +115,11 @@ def _start(provider: Any, chain_reader: Any) -> Any:
             path.parent.mkdir(parents=True, exist_ok=True)
             return start_embedded(chain_reader, db_path=path)
         except (OSError, StoreOpenError) as err:
-            logger.warning("contract_verify: the local explorer keeps nothing after this command: %s cannot be used (%s)", path, err)
+            logger.warning(
+                "contract_verify: the local explorer keeps nothing after this command: %s cannot be used (%s)",
+                path,
+                err,
+            )
     return start_embedded(chain_reader)
 
 

@@ -6,7 +6,8 @@ ledger's note of how each ended, so a second run does only what is left.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Iterable, Optional
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.workflow.choice import NetworkChoice
@@ -29,7 +30,9 @@ def network_choices(project: Any, choice: NetworkChoice, all_networks: bool, war
         from ape_contract_verify.workflow.records import recorded_networks
 
         if choice.networks:
-            raise InvalidRequest("network", "a network given with all_networks", "give networks or all_networks, not both")
+            raise InvalidRequest(
+                "network", "a network given with all_networks", "give networks or all_networks, not both"
+            )
         found, problems = recorded_networks(project)
         for problem in problems:
             warn(problem)
@@ -39,7 +42,7 @@ def network_choices(project: Any, choice: NetworkChoice, all_networks: bool, war
     return [choice.for_network(n) for n in choice.networks] or [choice]
 
 
-def records_on(project: Any, chain_id: int, warn: Warn, name: Optional[str] = None) -> Records:
+def records_on(project: Any, chain_id: int, warn: Warn, name: str | None = None) -> Records:
     """The recorded deployments on the connected network (of `name` only, when given); records that
     could not be read are warned about. An unknown `name` raises (`find_artifact`'s error), and so
     do records that could not be read at all: "none" would be a wrong answer."""
@@ -100,19 +103,39 @@ class RecordedBatch:
         for name, address in records.deployments:
             self._names[(label, address.lower())] = name
             self.items += plan_items(
-                self.run, entries.get(address.lower()), label, address, records.types.get(address.lower()), reader, self.current
+                self.run,
+                entries.get(address.lower()),
+                label,
+                address,
+                records.types.get(address.lower()),
+                reader,
+                self.current,
             )
 
     def verify(self) -> list[Report]:
         def done(item: Item, reports: list[Report]) -> None:
             urls = {d.target.name: d.target.url for d in self.run.targets_of(item.network)}
-            record_outcome(self._ledgers[item.network], self._names[(item.network, item.address.lower())], item, reports, urls, self.warn)
+            record_outcome(
+                self._ledgers[item.network],
+                self._names[(item.network, item.address.lower())],
+                item,
+                reports,
+                urls,
+                self.warn,
+            )
 
         return self.run.verify(self.items, on_done=done) + self.current
 
 
-def plan_items(run: VerificationRun, entry: Any, label: str, address: str, deployed_type: Optional[str],
-               reader: Any, current: list[Report]) -> list[Item]:
+def plan_items(
+    run: VerificationRun,
+    entry: Any,
+    label: str,
+    address: str,
+    deployed_type: str | None,
+    reader: Any,
+    current: list[Report],
+) -> list[Item]:
     """The items for one recorded address (workflow/upgrades.plan): as before, except a proxy the
     ledger linked, which costs calls only on targets where it moved (a relink) or did not end well."""
     from ape_contract_verify.protocol.answers import Outcome
@@ -124,22 +147,34 @@ def plan_items(run: VerificationRun, entry: Any, label: str, address: str, deplo
     item = Item(label, address, deployed_type=deployed_type)
     items = []
     if todo.verify:
-        items.append(dataclasses.replace(item, targets=None if len(todo.verify) == len(names) else frozenset(todo.verify)))
-    items += [dataclasses.replace(item, targets=frozenset({t}), relink=todo.implementation) for t in sorted(todo.relink)]
+        items.append(
+            dataclasses.replace(item, targets=None if len(todo.verify) == len(names) else frozenset(todo.verify))
+        )
+    items += [
+        dataclasses.replace(item, targets=frozenset({t}), relink=todo.implementation) for t in sorted(todo.relink)
+    ]
     for target in sorted(todo.current):
         # One row for the proxy: its source and its link to what the chain holds, as the ledger says.
-        current.append(Report(
-            item.label, address, Outcome.ALREADY_VERIFIED, "verified, and linked to the implementation on chain: nothing sent",
-            target=target, network=label, implementation=todo.implementation, target_label=labels.get(target, ""),
-        ))
+        current.append(
+            Report(
+                item.label,
+                address,
+                Outcome.ALREADY_VERIFIED,
+                "verified, and linked to the implementation on chain: nothing sent",
+                target=target,
+                network=label,
+                implementation=todo.implementation,
+                target_label=labels.get(target, ""),
+            )
+        )
     return items
 
 
 def record_outcome(ledger: Any, name: str, item: Item, reports: Iterable[Report], urls: dict, warn: Warn) -> None:
     """The ledger keeps each target's ending per address (the explorer, not the ledger, says what is
     verified: the ledger may speak of another explorer), and a proxy's link."""
+    from ape_contract_verify.workflow.report import outcome_for
     from ape_contract_verify.workflow.upgrades import record_links
-    from ape_contract_verify.workflow.verification import outcome_for
 
     reports = list(reports)
     try:

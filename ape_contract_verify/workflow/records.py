@@ -7,16 +7,18 @@ not answer "No recorded deployments" because a file or a contract type could not
 """
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 
 @dataclass
 class Records:
     deployments: list[tuple[str, str]] = field(default_factory=list)  # (contract, address), in order, once each
     problems: list[str] = field(default_factory=list)
-    types: dict[str, str] = field(default_factory=dict)  # address (lower) -> the type deployed (artifacts.type_reference)
+    types: dict[str, str] = field(
+        default_factory=dict
+    )  # address (lower) -> the type deployed (artifacts.type_reference)
 
-    def add(self, contract: str, address: str, deployed_type: Optional[str] = None) -> None:
+    def add(self, contract: str, address: str, deployed_type: str | None = None) -> None:
         if all(address.lower() != known.lower() for _, known in self.deployments):
             self.deployments.append((contract, address))
         if deployed_type:
@@ -32,7 +34,7 @@ def ape_records(contract_type: Any) -> list[str]:
     return [str(c.address) for c in chain.contracts.get_deployments(ContractContainer(contract_type))]
 
 
-def recorded_deployments(project: Any, chain_id: int, name: Optional[str] = None) -> Records:
+def recorded_deployments(project: Any, chain_id: int, name: str | None = None) -> Records:
     """Every recorded deployment on the connected chain (of NAME only, when given). An unknown
     NAME raises ContractVerifyError (from `find_artifact`)."""
     from ape_contract_verify.derive.artifacts import find_artifact, iter_artifacts

@@ -8,14 +8,15 @@ pre-checked once, then submitted to each.
 
 import contextlib
 import dataclasses
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Optional
+from typing import Any
 
 from ape_contract_verify.client.health import TargetHealth
+from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.workflow.verification import Derivations, Options, Report, Verification, explorer_for
-from ape_contract_verify.logs import get_logger
 
 logger = get_logger()
 
@@ -26,11 +27,11 @@ class Item:
 
     network: str
     address: str
-    name: Optional[str] = None
-    constructor_args: Optional[str] = None
-    deployed_type: Optional[str] = None  # what Ape deployed there (the ledger's record), see Verification.contract
-    targets: Optional[frozenset] = None  # the target names to verify it on; None: every one of its network
-    relink: Optional[str] = None  # a proxy that moved: link it to this implementation (Verification.relink)
+    name: str | None = None
+    constructor_args: str | None = None
+    deployed_type: str | None = None  # what Ape deployed there (the ledger's record), see Verification.contract
+    targets: frozenset | None = None  # the target names to verify it on; None: every one of its network
+    relink: str | None = None  # a proxy that moved: link it to this implementation (Verification.relink)
 
     @property
     def label(self) -> str:
@@ -55,8 +56,8 @@ class VerificationRun:
         project: Any,
         options: Options,
         workers: int = 16,
-        on_progress: Optional[Callable[[str, str], None]] = None,
-        client_options: Optional[dict] = None,
+        on_progress: Callable[[str, str], None] | None = None,
+        client_options: dict | None = None,
         shared_local: bool = False,
     ):
         self.project = project
@@ -80,7 +81,7 @@ class VerificationRun:
         targets: Iterable[Any],
         provider: Any = None,
         chain_reader: Any = None,
-        on_error: Optional[Callable[[Any, Exception], None]] = None,
+        on_error: Callable[[Any, Exception], None] | None = None,
     ) -> None:
         """Open each target's explorer for `network`. A target that cannot be opened raises, or,
         with `on_error`, is handed to it and left out (the others still run)."""
@@ -89,9 +90,16 @@ class VerificationRun:
         for target in targets:
             health = TargetHealth(target.name)
             try:
-                client, browser = self._stack.enter_context(explorer_for(
-                    target, provider, chain_reader=chain_reader, shared=self.shared_local, health=health, **self.client_options
-                ))
+                client, browser = self._stack.enter_context(
+                    explorer_for(
+                        target,
+                        provider,
+                        chain_reader=chain_reader,
+                        shared=self.shared_local,
+                        health=health,
+                        **self.client_options,
+                    )
+                )
             except Exception as err:
                 if on_error is None:
                     raise
@@ -102,8 +110,15 @@ class VerificationRun:
             if target.is_local or _loopback(target.url):
                 options = dataclasses.replace(options, poll_interval=min(options.poll_interval, 0.5))
             verification = Verification(
-                client, self.project, chain_reader, options, browser_url=browser,
-                on_progress=self.on_progress, target=target, network=network, shared=shared,
+                client,
+                self.project,
+                chain_reader,
+                options,
+                browser_url=browser,
+                on_progress=self.on_progress,
+                target=target,
+                network=network,
+                shared=shared,
             )
             opened.append(Destination(network, target, verification, health))
         for destination in opened:
@@ -113,11 +128,15 @@ class VerificationRun:
     def targets_of(self, network: str) -> list[Destination]:
         return [d for d in self.destinations if d.network == network]
 
-    def verify(self, items: Iterable[Item], on_done: Optional[Callable[[Item, list[Report]], None]] = None) -> list[Report]:
+    def verify(
+        self, items: Iterable[Item], on_done: Callable[[Item, list[Report]], None] | None = None
+    ) -> list[Report]:
         """Every item on every target of its network, side by side. Reports come back in item order,
         then target order. `on_done(item, reports)` is called once per item and target."""
         tasks = [
-            (item, d) for item in items for d in self.targets_of(item.network)
+            (item, d)
+            for item in items
+            for d in self.targets_of(item.network)
             if item.targets is None or d.target.name in item.targets
         ]
         if not tasks:
@@ -130,13 +149,22 @@ class VerificationRun:
                 if item.relink:
                     reports = destination.verification.relink(item.address, item.relink, item.label)
                 else:
-                    reports = destination.verification.contract(item.address, item.name, item.constructor_args, item.deployed_type)
+                    reports = destination.verification.contract(
+                        item.address, item.name, item.constructor_args, item.deployed_type
+                    )
             except Exception as err:  # reported, never lost, never stops the other targets
                 logger.debug("verification of %s on %s failed", item.address, destination.target.name, exc_info=True)
-                reports = [Report(
-                    item.label, item.address, Outcome.ERROR, str(err),
-                    target=destination.target.name, network=destination.network, target_label=getattr(destination.target, "label", ""),
-                )]
+                reports = [
+                    Report(
+                        item.label,
+                        item.address,
+                        Outcome.ERROR,
+                        str(err),
+                        target=destination.target.name,
+                        network=destination.network,
+                        target_label=getattr(destination.target, "label", ""),
+                    )
+                ]
             if on_done is not None:
                 on_done(item, reports)
             return reports
@@ -144,10 +172,12 @@ class VerificationRun:
         # `workers` per destination (a target of a network): each has its own limiter and polling,
         # so one chain's contracts never queue behind another's.
         destinations = len({id(d) for _, d in tasks})
-        with ThreadPoolExecutor(max_workers=min(len(tasks), self.workers * destinations), thread_name_prefix="verify") as pool:
+        with ThreadPoolExecutor(
+            max_workers=min(len(tasks), self.workers * destinations), thread_name_prefix="verify"
+        ) as pool:
             return [r for batch in pool.map(one, tasks) for r in batch]
 
-    def proxy(self, network: str, address: str, expected_implementation: Optional[str] = None) -> list[Report]:
+    def proxy(self, network: str, address: str, expected_implementation: str | None = None) -> list[Report]:
         """The proxy link on every Etherscan-style target of the network (Sourcify resolves proxies itself)."""
         destinations = [d for d in self.targets_of(network) if d.target.kind != "sourcify"]
         if not destinations:
@@ -156,13 +186,13 @@ class VerificationRun:
             return list(pool.map(lambda d: d.verification.proxy(address, expected_implementation), destinations))
 
 
-def failed(reports: Iterable[Report], required: Optional[Iterable[str]] = None) -> list[Report]:
+def failed(reports: Iterable[Report], required: Iterable[str] | None = None) -> list[Report]:
     """Reports that make the command fail: not ok, on a target that counts (all unless `required` names some)."""
     names = set(required) if required else None
     return [r for r in reports if not r.ok and (names is None or r.target in names)]
 
 
-def _loopback(url: Optional[str]) -> bool:
+def _loopback(url: str | None) -> bool:
     from urllib.parse import urlsplit
 
     return bool(url) and urlsplit(url).hostname in ("127.0.0.1", "localhost", "::1")

@@ -13,15 +13,16 @@ what the slowest target's calls cost at its rate. Nothing else is asked.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Optional
+from typing import Any
 
 from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.exceptions import ContractNotVerified, ExplorerError
+from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.protocol.values import checksum
-from ape_contract_verify.logs import get_logger
 
 logger = get_logger()
 
@@ -48,10 +49,10 @@ class TargetStatus:
     target: str
     kind: str  # etherscan | sourcify
     state: str
-    match: Optional[str] = None  # full | partial: Sourcify says; Etherscan-style explorers do not
-    implementation: Optional[str] = None  # the explorer's link (Etherscan-style) or resolution (Sourcify)
+    match: str | None = None  # full | partial: Sourcify says; Etherscan-style explorers do not
+    implementation: str | None = None  # the explorer's link (Etherscan-style) or resolution (Sourcify)
     reason: str = ""
-    link: Optional[str] = None
+    link: str | None = None
     label: str = ""  # the target as a person reads it (`Target.label`), for the table's head
 
     @property
@@ -59,8 +60,15 @@ class TargetStatus:
         return self.state in OK_STATES
 
     def as_dict(self) -> dict:
-        return {"kind": self.kind, "state": self.state, "ok": self.ok, "match": self.match,
-                "implementation": self.implementation, "reason": self.reason, "link": self.link}
+        return {
+            "kind": self.kind,
+            "state": self.state,
+            "ok": self.ok,
+            "match": self.match,
+            "implementation": self.implementation,
+            "reason": self.reason,
+            "link": self.link,
+        }
 
     def cell(self) -> str:
         """The table's text for this target."""
@@ -83,8 +91,8 @@ class Row:
     network: str
     contract: str
     address: str
-    proxy: Optional[str] = None  # the pattern on chain (evm.proxies.ProxyKind), if a proxy
-    implementation: Optional[str] = None  # the implementation on chain, if a proxy
+    proxy: str | None = None  # the pattern on chain (evm.proxies.ProxyKind), if a proxy
+    implementation: str | None = None  # the implementation on chain, if a proxy
     chain_error: str = ""  # the chain could not be read (no proxy verdict)
     data: bool = False  # a data contract on chain: no explorer holds a source for it
     blueprint: bool = False  # an ERC-5202 blueprint on chain: verified as its creation code
@@ -92,10 +100,15 @@ class Row:
 
     def as_dict(self) -> dict:
         proxy = {"kind": self.proxy, "implementation": self.implementation} if self.proxy else None
-        return {"network": self.network, "contract": self.contract, "address": self.address, "proxy": proxy,
-                "blueprint": self.blueprint,
-                "chain_error": self.chain_error or None,
-                "targets": {name: status.as_dict() for name, status in self.targets.items()}}
+        return {
+            "network": self.network,
+            "contract": self.contract,
+            "address": self.address,
+            "proxy": proxy,
+            "blueprint": self.blueprint,
+            "chain_error": self.chain_error or None,
+            "targets": {name: status.as_dict() for name, status in self.targets.items()},
+        }
 
 
 @dataclass
@@ -136,10 +149,13 @@ def read_status(networks: Iterable[NetworkStatus], workers: int = WORKERS) -> li
                     client = network.open_client(target, health)
                 except Exception as err:  # every row of this target says why; the others go on
                     for row in mine:
-                        row.targets[target.name] = TargetStatus(target.name, target.kind, ERROR, reason=str(err),
-                                                                label=getattr(target, "label", ""))
+                        row.targets[target.name] = TargetStatus(
+                            target.name, target.kind, ERROR, reason=str(err), label=getattr(target, "label", "")
+                        )
                     continue
-                pool = ThreadPoolExecutor(max_workers=max(1, min(workers, len(mine))), thread_name_prefix=f"status-{target.name}")
+                pool = ThreadPoolExecutor(
+                    max_workers=max(1, min(workers, len(mine))), thread_name_prefix=f"status-{target.name}"
+                )
                 pools.append(pool)
                 for row in mine:
                     jobs.append((row, target, pool.submit(_ask, target, client, health, row.address)))
@@ -193,8 +209,14 @@ def _ask(target: Any, client: Any, health: TargetHealth, address: str) -> Target
                 return TargetStatus(target.name, target.kind, NOT_VERIFIED)
             resolved = (data.get("proxyResolution") or {}).get("implementations") or []
             implementation = resolved[0].get("address") if resolved and isinstance(resolved[0], dict) else None
-            return TargetStatus(target.name, target.kind, VERIFIED, match=match,
-                                implementation=checksum(implementation) if implementation else None, link=link)
+            return TargetStatus(
+                target.name,
+                target.kind,
+                VERIFIED,
+                match=match,
+                implementation=checksum(implementation) if implementation else None,
+                link=link,
+            )
         record = client.get_source_code(address)
     except ContractNotVerified:
         return TargetStatus(target.name, target.kind, NOT_VERIFIED)
@@ -229,24 +251,29 @@ def _judge(status: TargetStatus, row: Row) -> TargetStatus:
     if status.kind == "sourcify" or status.state != VERIFIED or row.implementation is None:
         return status  # Sourcify resolves proxies itself: there is no link to keep up
     if status.implementation is None:
-        status.state, status.reason = UNLINKED, f"the explorer has no link to {row.implementation}; `ape verify proxy {row.address}` links it"
+        status.state, status.reason = (
+            UNLINKED,
+            f"the explorer has no link to {row.implementation}; `ape verify proxy {row.address}` links it",
+        )
     elif status.implementation.lower() == row.implementation.lower():
         status.state = LINKED
     else:
         status.state = STALE
-        status.reason = (f"the explorer links {status.implementation}, the chain's implementation is {row.implementation}; "
-                         f"`ape verify proxy {row.address}` links it again")
+        status.reason = (
+            f"the explorer links {status.implementation}, the chain's implementation is {row.implementation}; "
+            f"`ape verify proxy {row.address}` links it again"
+        )
     return status
 
 
-def failing(rows: Iterable[Row], required: Optional[Iterable[str]] = None) -> list[tuple[Row, TargetStatus]]:
+def failing(rows: Iterable[Row], required: Iterable[str] | None = None) -> list[tuple[Row, TargetStatus]]:
     """What makes `ape verify status` exit 1: not verified (or a stale or missing proxy link, or no
     answer) on a target that counts: `required` (contract_verify.required_targets), else every one."""
     names = set(required) if required else None
     return [(row, s) for row in rows for s in row.targets.values() if not s.ok and (names is None or s.target in names)]
 
 
-def short(address: Optional[str]) -> str:
+def short(address: str | None) -> str:
     return f"{address[:6]}…{address[-4:]}" if address else "?"
 
 
@@ -259,7 +286,11 @@ def status_table(rows: list[Row]) -> str:
     table = [head]
     for r in rows:
         proxy = f"{r.proxy} -> {short(r.implementation)}" if r.proxy else ("?" if r.chain_error else "-")
-        cells = (f"{r.contract} (blueprint)" if r.blueprint else r.contract, r.address) + ((r.network,) if networks else ()) + (proxy,)
+        cells = (
+            (f"{r.contract} (blueprint)" if r.blueprint else r.contract, r.address)
+            + ((r.network,) if networks else ())
+            + (proxy,)
+        )
         table.append(cells + tuple(r.targets[n].cell() if n in r.targets else "-" for n in names))
     widths = [max(len(str(row[i])) for row in table) for i in range(len(head))]
     return "\n".join("  ".join(str(c).ljust(widths[i]) for i, c in enumerate(row)).rstrip() for row in table)
@@ -304,7 +335,7 @@ class StatusView:
     """What `status()` read: one row per recorded deployment, and which targets count."""
 
     rows: list[Row]
-    required_targets: Optional[list[str]] = None  # contract_verify.required_targets; None: every target counts
+    required_targets: list[str] | None = None  # contract_verify.required_targets; None: every target counts
 
     @property
     def ok(self) -> bool:
@@ -322,8 +353,9 @@ class StatusView:
         return {"ok": self.ok, "required_targets": self.required_targets, "rows": [r.as_dict() for r in self.rows]}
 
 
-def network_status(choice: Any, provider: Any, deployments: list[tuple[str, str]], warn: Callable[[str], None],
-                   **client_options: Any) -> NetworkStatus:
+def network_status(
+    choice: Any, provider: Any, deployments: list[tuple[str, str]], warn: Callable[[str], None], **client_options: Any
+) -> NetworkStatus:
     """The NetworkStatus of a connected network: its readable targets (raises when none is)."""
     from ape_contract_verify.evm.chain import ApeProviderChain
     from ape_contract_verify.exceptions import ContractVerifyError
@@ -335,4 +367,6 @@ def network_status(choice: Any, provider: Any, deployments: list[tuple[str, str]
         warn(warning)
     if not targets:
         raise ContractVerifyError(f"no target of {label} can be read (see the warnings)")
-    return NetworkStatus(label, targets, deployments, ApeProviderChain(provider), client_opener(provider, **client_options))
+    return NetworkStatus(
+        label, targets, deployments, ApeProviderChain(provider), client_opener(provider, **client_options)
+    )

@@ -17,13 +17,14 @@ Two ways an upgrade is found:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional
+from typing import Any
 
 from ape_contract_verify.evm.proxies import detect_proxy
 from ape_contract_verify.evm.upgrades import ADMIN, BEACON, IMPLEMENTATION, UpgradeEvent, beacon_of, is_beacon
-from ape_contract_verify.workflow.ledger import DONE
 from ape_contract_verify.logs import get_logger
+from ape_contract_verify.workflow.ledger import DONE
 
 logger = get_logger()
 
@@ -34,8 +35,8 @@ class Moved:
 
     proxy: str  # lower case
     event: UpgradeEvent
-    implementation: Optional[str] = None  # on chain now (lower case); None: no longer a proxy
-    before: Optional[str] = None  # what this run's deploy verification linked, for proxies it deployed
+    implementation: str | None = None  # on chain now (lower case); None: no longer a proxy
+    before: str | None = None  # what this run's deploy verification linked, for proxies it deployed
     name: str = ""
     targets: list[str] = field(default_factory=list)  # where the link is stale
 
@@ -69,19 +70,19 @@ def affected(events: Iterable[UpgradeEvent], chain: Any, known: Iterable[str]) -
     return moved
 
 
-def implementation(chain: Any, address: str) -> Optional[str]:
+def implementation(chain: Any, address: str) -> str | None:
     info = detect_proxy(chain, address)
     return info.implementation.lower() if info is not None else None
 
 
-def linked(entry: Optional[dict], target: str, url: Optional[str]) -> Optional[str]:
+def linked(entry: dict | None, target: str, url: str | None) -> str | None:
     """The implementation the ledger last linked on `target`, if that link was made at `url` (a
     target of the same name elsewhere, e.g. a fresh explorer, holds no link of ours)."""
     link = ((entry or {}).get("links") or {}).get(target)
     return link["implementation"] if isinstance(link, dict) and link.get("url") == url else None
 
 
-def done(entry: Optional[dict], target: str) -> bool:
+def done(entry: dict | None, target: str) -> bool:
     """Whether the ledger says `target` ended well for this entry (its own record, else the entry's)."""
     if not entry:
         return False
@@ -90,7 +91,7 @@ def done(entry: Optional[dict], target: str) -> bool:
 
 
 def record_links(
-    ledger: Any, name: str, address: str, reports: list, urls: dict, relinked: Optional[tuple[str, str]] = None
+    ledger: Any, name: str, address: str, reports: list, urls: dict, relinked: tuple[str, str] | None = None
 ) -> None:
     """Keep, per target, the implementation `address` was linked to (a proxy link that ended
     well), or handled with (Sourcify: its own source, verified); `relinked` (target,
@@ -115,7 +116,11 @@ def record_admins(ledger: Any, events: Iterable[UpgradeEvent], known: dict[str, 
     """AdminChanged moves no implementation, so no link: the ledger keeps the admin of the proxies it knows."""
     for event in events:
         if event.kind == ADMIN and event.emitter in known:
-            ledger.record(known[event.emitter].get("contract") or event.emitter, known[event.emitter]["address"], admin=event.address)
+            ledger.record(
+                known[event.emitter].get("contract") or event.emitter,
+                known[event.emitter]["address"],
+                admin=event.address,
+            )
 
 
 def follow(
@@ -156,28 +161,45 @@ def follow(
         for target, verification in destinations:
             if target in item.targets:
                 run = submit or (lambda fn, *args: _Done(fn(*args)))
-                jobs.append((item, target, verification, run(verification.relink, item.proxy, item.implementation, item.name)))
+                jobs.append(
+                    (item, target, verification, run(verification.relink, item.proxy, item.implementation, item.name))
+                )
     results: dict[str, list] = {}
     for item, target, verification, job in jobs:
         try:
             reports = job.result()
         except Exception as err:
             from ape_contract_verify.protocol.answers import Outcome
-            from ape_contract_verify.workflow.verification import Report, proxy_row_label
+            from ape_contract_verify.workflow.report import Report, proxy_row_label
 
             label = getattr(getattr(verification, "target", None), "label", "") or ""
-            reports = [Report(proxy_row_label(item.name, "proxy re-link"), item.proxy, Outcome.ERROR, str(err),
-                              target=target, kind="relink", target_label=label)]
+            reports = [
+                Report(
+                    proxy_row_label(item.name, "proxy re-link"),
+                    item.proxy,
+                    Outcome.ERROR,
+                    str(err),
+                    target=target,
+                    kind="relink",
+                    target_label=label,
+                )
+            ]
         try:
-            record_links(ledger, item.name, item.proxy, reports, {target: _url(verification)},
-                         (target, item.implementation) if verification.sourcify else None)
+            record_links(
+                ledger,
+                item.name,
+                item.proxy,
+                reports,
+                {target: _url(verification)},
+                (target, item.implementation) if verification.sourcify else None,
+            )
         except Exception as err:  # the link stands; the ledger says why it is stale
             logger.warning("contract_verify: %s", err)
         results.setdefault(target, []).extend(reports)
     return list(results.items())
 
 
-def _url(verification: Any) -> Optional[str]:
+def _url(verification: Any) -> str | None:
     return getattr(getattr(verification, "target", None), "url", None)
 
 
@@ -185,7 +207,7 @@ class _Done:
     def __init__(self, value: Any):
         self.value = value
 
-    def result(self, timeout: Optional[float] = None) -> Any:
+    def result(self, timeout: float | None = None) -> Any:
         return self.value
 
 
@@ -201,8 +223,12 @@ def record_upgrades(events: list[UpgradeEvent], chain: Any, ledger: Any, network
             continue
         entry = entries.get(proxy) or {}
         fields = {} if entry else {"status": "pending", "network": network}
-        ledger.record(entry.get("contract") or proxy, entry.get("address") or proxy,
-                      upgraded={"implementation": now, "tx": event.tx_hash}, **fields)
+        ledger.record(
+            entry.get("contract") or proxy,
+            entry.get("address") or proxy,
+            upgraded={"implementation": now, "tx": event.tx_hash},
+            **fields,
+        )
     return list(moved)
 
 
@@ -213,10 +239,10 @@ class Plan:
     verify: set[str]  # as before: ask, verify what is not, link a proxy
     relink: set[str] = field(default_factory=set)  # a proxy that moved since its link there
     current: set[str] = field(default_factory=set)  # a proxy linked to what the chain holds: no call
-    implementation: Optional[str] = None  # on chain, for a linked proxy
+    implementation: str | None = None  # on chain, for a linked proxy
 
 
-def plan(entry: Optional[dict], targets: dict, chain: Any, address: str) -> Plan:
+def plan(entry: dict | None, targets: dict, chain: Any, address: str) -> Plan:
     """`targets`: name -> URL. An entry with no links (not a proxy, or never linked) is verified
     everywhere, as before; a linked proxy is read on chain (one storage read, `detect_proxy`) and
     costs explorer calls only where a target has not ended well or its link is stale. An embedded
@@ -233,7 +259,8 @@ def plan(entry: Optional[dict], targets: dict, chain: Any, address: str) -> Plan
         return Plan(names)
     # No link of ours at that URL (a fresh explorer of the same name): as before, whatever the status says.
     verify = {
-        name for name in names
+        name
+        for name in names
         if targets[name] is None or not done(entry, name) or linked(entry, name, targets[name]) is None
     }
     relink = {name for name in names - verify if linked(entry, name, targets[name]) != now}

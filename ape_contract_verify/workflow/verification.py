@@ -11,49 +11,21 @@ import contextlib
 import dataclasses
 import threading
 import time
-from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Optional
 
-from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.exceptions import ContractVerifyError, ExplorerError, TargetDown
-from ape_contract_verify.protocol.values import checksum as _checksum
 from ape_contract_verify.logs import get_logger
+from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
+from ape_contract_verify.protocol.values import checksum as _checksum
+from ape_contract_verify.workflow.report import Report, proxy_row_label
 
 if TYPE_CHECKING:  # the clients import requests: only when a run makes one
     from ape_contract_verify.client.provider import VerificationTarget
     from ape_contract_verify.client.targets import Target
 
 logger = get_logger()
-
-
-@dataclass
-class Report:
-    """How one submission ended."""
-
-    contract: str
-    address: str
-    outcome: Outcome  # VERIFIED, ALREADY_VERIFIED, FAILED, PRECHECK_FAILED, SKIPPED, REFUSED, ... or ERROR
-    reason: str = ""
-    target: str = ""  # the target's name: etherscan, blockscout, sourcify, ...
-    network: str = ""  # ecosystem:network
-    kind: str = "source"  # source | proxy
-    guid: str = ""
-    match: Optional[str] = None
-    link: Optional[str] = None
-    warnings: list = field(default_factory=list)
-    seconds: float = 0.0
-    implementation: Optional[str] = None  # a proxy's: the implementation it was handled (linked) with
-    target_label: str = ""  # the target as a person reads it (`Target.label`): "local explorer"
-
-    @property
-    def ok(self) -> bool:
-        return Outcome(self.outcome).is_done
-
-    def as_dict(self) -> dict:
-        data = asdict(self)
-        data["outcome"] = str(self.outcome)
-        data["ok"] = self.ok
-        return data
 
 
 @dataclass
@@ -67,19 +39,25 @@ class Options:
     # deployed: the submission itself answers "already verified" (Etherscan's similar-match case),
     # and the question would cost a rate-limited call per contract.
     ask_first: bool = True
-    license: Optional[str] = None
+    license: str | None = None
     poll_interval: float = 5.0
     timeout: float = 300.0
 
     @classmethod
-    def from_config(cls, cfg: Any, code_format: Optional[str] = None, check: Optional[bool] = None, **overrides: Any) -> "Options":
+    def from_config(
+        cls, cfg: Any, code_format: str | None = None, check: bool | None = None, **overrides: Any
+    ) -> "Options":
         """The `contract_verify:` config's options; a `code_format` given is strict (no other format is
         sent in its place), `check` None is the config's. The CLI, the API, the deploy hook and
         `publish=True` all start here."""
         return cls(
-            code_format=code_format or cfg.codeformat.value, strict_format=bool(code_format),
-            check=cfg.check if check is None else check, license=cfg.license,
-            poll_interval=cfg.poll_interval, timeout=cfg.timeout, **overrides,
+            code_format=code_format or cfg.codeformat.value,
+            strict_format=bool(code_format),
+            check=cfg.check if check is None else check,
+            license=cfg.license,
+            poll_interval=cfg.poll_interval,
+            timeout=cfg.timeout,
+            **overrides,
         )
 
 
@@ -143,12 +121,12 @@ class Verification:
         client: "VerificationTarget",
         project: Any,
         chain_reader: Any,
-        options: Optional[Options] = None,
-        browser_url: Optional[str] = None,
-        on_progress: Optional[Callable[[str, str], None]] = None,
+        options: Options | None = None,
+        browser_url: str | None = None,
+        on_progress: Callable[[str, str], None] | None = None,
         target: Optional["Target"] = None,
         network: str = "",
-        shared: Optional[Derivations] = None,
+        shared: Derivations | None = None,
     ):
         self.client = client
         self.project = project
@@ -174,9 +152,9 @@ class Verification:
     def contract(
         self,
         address: str,
-        name: Optional[str] = None,
-        constructor_args: Optional[str] = None,
-        deployed_type: Optional[str] = None,
+        name: str | None = None,
+        constructor_args: str | None = None,
+        deployed_type: str | None = None,
     ) -> list[Report]:
         """Verify `address` as `name` (or as whatever the project's artifacts identify), and,
         when it is a proxy, its implementation first and then the proxy link.
@@ -193,7 +171,7 @@ class Verification:
             report.network = report.network or self.network
         return reports
 
-    def _identify(self, address: str, deployed_type: Optional[str] = None) -> Any:
+    def _identify(self, address: str, deployed_type: str | None = None) -> Any:
         from ape_contract_verify.derive import artifacts
 
         prepared = self.shared.prepared.get(address.lower())
@@ -206,20 +184,30 @@ class Verification:
                 try:
                     artifact = artifacts.find_artifact(deployed_type, self.project)
                 except artifacts.ArtifactNotFound as err:
-                    logger.debug("%s: deployed as %s, which no artifact answers to (%s); identifying by code", address, deployed_type, err)
+                    logger.debug(
+                        "%s: deployed as %s, which no artifact answers to (%s); identifying by code",
+                        address,
+                        deployed_type,
+                        err,
+                    )
                 else:
                     if artifacts.has_code_of(artifact, runtime):
                         return artifact
-                    logger.debug("%s: recorded as %s, whose code it does not have; identifying by code", address, deployed_type)
+                    logger.debug(
+                        "%s: recorded as %s, whose code it does not have; identifying by code", address, deployed_type
+                    )
             return artifacts.identify(
-                address, self.project, runtime=runtime, cache=self.cache,
+                address,
+                self.project,
+                runtime=runtime,
+                cache=self.cache,
                 creation=lambda: creation_input(self.chain, address),
             )
 
         return self.shared.once(("identify", address.lower(), deployed_type), find)
 
     def _contract(
-        self, address: str, name: Optional[str], constructor_args: Optional[str], deployed_type: Optional[str] = None
+        self, address: str, name: str | None, constructor_args: str | None, deployed_type: str | None = None
     ) -> list[Report]:
         from ape_contract_verify.evm.proxies import detect_proxy
 
@@ -276,14 +264,12 @@ class Verification:
         with self._lock:
             self._done.setdefault(address.lower(), threading.Event()).set()
 
-    def proxy(
-        self, address: str, expected_implementation: Optional[str] = None, label: Optional[str] = None
-    ) -> Report:
+    def proxy(self, address: str, expected_implementation: str | None = None, label: str | None = None) -> Report:
         report = self._stamp([self._proxy(address, expected_implementation, label)])[0]
         report.implementation = _checksum(expected_implementation) if expected_implementation else None
         return report
 
-    def relink(self, address: str, implementation: str, label: Optional[str] = None) -> list[Report]:
+    def relink(self, address: str, implementation: str, label: str | None = None) -> list[Report]:
         """After an upgrade: the new implementation verified if it is not yet, then the proxy linked
         to it again (an Etherscan-style explorer keeps the old link until then; Sourcify reads the
         slot itself, so there only the implementation is verified)."""
@@ -296,28 +282,40 @@ class Verification:
         report.kind = "relink"
         return reports + [report]
 
-    def _proxy(self, address: str, expected_implementation: Optional[str], label: Optional[str], what: str = "proxy link") -> Report:
+    def _proxy(
+        self, address: str, expected_implementation: str | None, label: str | None, what: str = "proxy link"
+    ) -> Report:
         started = time.monotonic()
         address = _checksum(address)
         label = proxy_row_label(label or address[:10], what)
         try:
             receipt = self.client.verify_proxy(address, expected_implementation)
             answer = self.client.wait(
-                receipt, interval=self.options.poll_interval, timeout=self.options.timeout,
+                receipt,
+                interval=self.options.poll_interval,
+                timeout=self.options.timeout,
                 on_progress=lambda a: self.on_progress(address, a.reason),
             )
         except ExplorerError as err:
-            return Report(label, address, _failure(err, Outcome.FAILED), err.reason, kind="proxy", seconds=_since(started))
+            return Report(
+                label, address, _failure(err, Outcome.FAILED), err.reason, kind="proxy", seconds=_since(started)
+            )
         outcome = Outcome.VERIFIED if answer.outcome.is_success else Outcome.FAILED
         return Report(
-            label, address, outcome, answer.reason, kind="proxy", guid=receipt.guid,
-            link=self._link(address), seconds=_since(started),
+            label,
+            address,
+            outcome,
+            answer.reason,
+            kind="proxy",
+            guid=receipt.guid,
+            link=self._link(address),
+            seconds=_since(started),
         )
 
     # -- one source submission ----------------------------------------------------------------
 
     def _source(
-        self, address: str, name: Optional[str], constructor_args: Optional[str], deployed_type: Optional[str] = None
+        self, address: str, name: str | None, constructor_args: str | None, deployed_type: str | None = None
     ) -> list[Report]:
         from ape_contract_verify.derive import artifacts, derive
 
@@ -327,11 +325,28 @@ class Verification:
             artifact = artifacts.find_artifact(name, self.project) if name else self._identify(address, deployed_type)
             label = f"{artifact.label} (blueprint)" if self._is_blueprint(address) else artifact.label
             if self.options.ask_first and not self.options.force and self._already_verified(address):
-                return [Report(label, address, Outcome.ALREADY_VERIFIED, "the explorer holds its source", link=self._link(address))]
+                return [
+                    Report(
+                        label,
+                        address,
+                        Outcome.ALREADY_VERIFIED,
+                        "the explorer holds its source",
+                        link=self._link(address),
+                    )
+                ]
             self.on_progress(address, f"deriving {label}")
             options = self.options
             derivation = self.shared.once(
-                ("derive", address.lower(), name, constructor_args, options.code_format, options.strict_format, options.check, options.license),
+                (
+                    "derive",
+                    address.lower(),
+                    name,
+                    constructor_args,
+                    options.code_format,
+                    options.strict_format,
+                    options.check,
+                    options.license,
+                ),
                 lambda: derive.derive(
                     artifact,
                     address,
@@ -346,7 +361,9 @@ class Verification:
                 ),
             )
         except derive.PrecheckFailed as err:
-            return [Report(label, address, Outcome.PRECHECK_FAILED, f"{err.field}: {err.reason}", seconds=_since(started))]
+            return [
+                Report(label, address, Outcome.PRECHECK_FAILED, f"{err.field}: {err.reason}", seconds=_since(started))
+            ]
         except ContractVerifyError as err:
             return [Report(label, address, Outcome.ERROR, str(err), seconds=_since(started))]
         for warning in derivation.warnings:
@@ -364,7 +381,9 @@ class Verification:
 
         if self.target is not None and self.target.is_local:
             return None
-        return explorer_record(self.client, self.target_name or "the explorer", blockscout=self.client.flavour == "blockscout")
+        return explorer_record(
+            self.client, self.target_name or "the explorer", blockscout=self.client.flavour == "blockscout"
+        )
 
     def _submit(self, label: str, derivation: Any, started: float) -> Report:
         report = self._submit_once(label, derivation.request, derivation, started)
@@ -379,9 +398,16 @@ class Verification:
                 logger.debug("%s: no full-project input to retry with: %s", label, err)
                 return report
             if request is not None:
-                logger.warning("%s: the explorer rejected the minimal input (%s); retrying once with the full project input", label, report.reason)
+                logger.warning(
+                    "%s: the explorer rejected the minimal input (%s); retrying once with the full project input",
+                    label,
+                    report.reason,
+                )
                 retried = self._submit_once(label, request, derivation, started)
-                retried.warnings = [*retried.warnings, f"minimal input rejected ({report.reason}); retried with the full project input"]
+                retried.warnings = [
+                    *retried.warnings,
+                    f"minimal input rejected ({report.reason}); retried with the full project input",
+                ]
                 return retried
         return report
 
@@ -391,11 +417,15 @@ class Verification:
             self.on_progress(address, "submitting")
             receipt = self.client.verify_source_code(request)
             answer = self.client.wait(
-                receipt, interval=self.options.poll_interval, timeout=self.options.timeout,
+                receipt,
+                interval=self.options.poll_interval,
+                timeout=self.options.timeout,
                 on_progress=lambda a: self.on_progress(address, a.reason),
             )
         except ExplorerError as err:
-            return Report(label, address, _failure(err), err.reason, warnings=list(derivation.warnings), seconds=_since(started))
+            return Report(
+                label, address, _failure(err), err.reason, warnings=list(derivation.warnings), seconds=_since(started)
+            )
         if answer.outcome.is_success:
             outcome = Outcome.ALREADY_VERIFIED if answer.outcome == Outcome.ALREADY_VERIFIED else Outcome.VERIFIED
         else:
@@ -409,8 +439,15 @@ class Verification:
         match = {"exact_match": "full", "match": "partial"}.get(answer.match or "", derivation.match)
         match = None if outcome == Outcome.UNSUPPORTED else match
         return Report(
-            label, address, outcome, reason, guid=receipt.guid, match=match,
-            link=self._link(address), warnings=list(derivation.warnings), seconds=_since(started),
+            label,
+            address,
+            outcome,
+            reason,
+            guid=receipt.guid,
+            match=match,
+            link=self._link(address),
+            warnings=list(derivation.warnings),
+            seconds=_since(started),
         )
 
     def _is_blueprint(self, address: str) -> bool:
@@ -435,7 +472,7 @@ class Verification:
             return False
         return record.exact  # a partial match: submit, the exact one replaces it
 
-    def _link(self, address: str) -> Optional[str]:
+    def _link(self, address: str) -> str | None:
         # The target knows its pages (Sourcify's repo has its own form); the embedded explorer's
         # pages are only known once it runs, as `browser_url`.
         if self.target is not None and self.target.browser_url:
@@ -458,13 +495,7 @@ def _failure(err: ExplorerError, default: Outcome = Outcome.ERROR) -> Outcome:
     return default
 
 
-def outcome_for(address: str, reports: list[Report]) -> Optional[Report]:
-    """The report that says how `address` ended: its source submission, else (a clone) its proxy link."""
-    mine = [r for r in reports if r.address.lower() == address.lower()]
-    return next((r for r in mine if r.kind == "source"), None) or next(iter(mine), None)
-
-
-def creation_input(chain: Any, address: str) -> Optional[bytes]:
+def creation_input(chain: Any, address: str) -> bytes | None:
     """The input of the transaction that created `address`, or None where the node can't tell."""
     try:
         creation = chain.find_creation(address)
@@ -484,7 +515,7 @@ def _since(started: float) -> float:
 @contextlib.contextmanager
 def explorer_for(
     target: "Target", provider: Any = None, chain_reader: Any = None, shared: bool = False, **client_options: Any
-) -> Iterator[tuple["VerificationTarget", Optional[str]]]:
+) -> Iterator[tuple["VerificationTarget", str | None]]:
     """(client, browser URL) for a resolved ExplorerTarget. A local network with no explorer
     configured gets an embedded local explorer, reading the chain through `chain_reader`
     (default: the Ape provider): its own, stopped on exit, or with `shared` the process's one for
@@ -518,48 +549,3 @@ def local_client(explorer: Any, **options: Any) -> "VerificationTarget":
     from ape_contract_verify.client.etherscan import ExplorerClient
 
     return ExplorerClient(explorer.base_url, calls_per_second=200.0, not_indexed_timeout=0, flavour="local", **options)
-
-
-def tally(reports: Iterable[Report]) -> str:
-    """How rows ended, counted: "8 verified, 2 not verified" (a data contract's "nothing to
-    verify" counted apart; a count of none left out)."""
-    counts = {"verified": 0, "nothing to verify": 0, "not verified": 0}
-    for report in reports:
-        if not report.ok:
-            counts["not verified"] += 1
-        elif Outcome(report.outcome).is_success:
-            counts["verified"] += 1
-        else:
-            counts["nothing to verify"] += 1
-    return ", ".join(f"{n} {what}" for what, n in counts.items() if n) or "nothing"
-
-
-def proxy_row_label(contract: str, what: str = "proxy link") -> str:
-    """A proxy's link row: `Name (proxy link)`, after an upgrade `Name (proxy re-link)`; one pair
-    of parentheses, whatever the name was recorded as."""
-    return f"{contract} ({what})"
-
-
-def summary_table(reports: list[Report]) -> str:
-    """One row per contract and target; a network column once more than one network is in it."""
-    networks = len({r.network for r in reports}) > 1
-    head = ("contract", "address", "outcome", "target") + (("network",) if networks else ())
-    rows = [head + ("link / reason",)]
-    for r in reports:
-        detail = r.link or ""
-        if r.kind == "relink" and r.ok:
-            detail = f"re-linked to {r.implementation} {detail}".strip()
-        if (not r.ok or not r.outcome.is_success) and r.reason:  # a data contract says what it is
-            detail = r.reason
-        elif r.match == "partial":  # derive's warning says why, when it knows
-            why = next((w for w in r.warnings if str(w).startswith("partial match: ")), "partial match")
-            detail = f"{detail} ({why})".strip()
-        seed = next((w for w in r.warnings if str(w).startswith("hash seed: ")), None) if r.ok else None
-        if seed:  # which seed reproduced a Vyper 0.3.7 code, and whether other explorers may
-            detail = f"{detail} ({seed})".strip()
-        cells = (r.contract, r.address, str(r.outcome), r.target_label or r.target or "-") + ((r.network or "-",) if networks else ())
-        rows.append(cells + (detail,))
-    widths = [max(len(str(row[i])) for row in rows) for i in range(len(head))]
-    return "\n".join(
-        "  ".join(str(cell).ljust(widths[i]) for i, cell in enumerate(row[:-1])) + "  " + str(row[-1]) for row in rows
-    )

@@ -21,9 +21,7 @@ def tool_env() -> dict:
 
 
 def run(cmd: list, cwd: Path, timeout: float = 300, check: bool = True) -> subprocess.CompletedProcess:
-    proc = subprocess.run(
-        cmd, cwd=cwd, env=tool_env(), capture_output=True, text=True, timeout=timeout
-    )
+    proc = subprocess.run(cmd, cwd=cwd, env=tool_env(), capture_output=True, text=True, timeout=timeout)
     if check and proc.returncode != 0:
         # The error's last lines first: a truncated report still shows why.
         last = [line for line in proc.stderr.splitlines() if line.strip()][-3:]

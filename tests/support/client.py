@@ -3,10 +3,11 @@
 import json
 
 from ape_contract_verify.request import CodeFormat, VerificationRequest
-
 from support.stub_server import ADDRESS
 
-ABI = [{"type": "function", "name": "retrieve", "inputs": [], "outputs": [{"type": "uint256"}], "stateMutability": "view"}]
+ABI = [
+    {"type": "function", "name": "retrieve", "inputs": [], "outputs": [{"type": "uint256"}], "stateMutability": "view"}
+]
 
 
 def single_file_request(**overrides) -> VerificationRequest:

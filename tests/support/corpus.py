@@ -28,7 +28,10 @@ from support.service import Anvil, ServerProcess
 
 CORPUS = REPO / "corpus"
 # The summary's rows: contract, address, outcome, target, then the link or the reason.
-ROW = re.compile(r"^(\S.*?)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped|nothing to verify)\s{2,}(\S+)\s{2,}(.*)$", re.M)
+ROW = re.compile(
+    r"^(\S.*?)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped|nothing to verify)\s{2,}(\S+)\s{2,}(.*)$",
+    re.M,
+)
 # The deploy scripts print one line per contract created: its name, then its address (Ape's own
 # "INFO:     Contract will be deployed at: 0x…" lines have a colon in the name's place).
 DEPLOYED = re.compile(r"^(\w[\w ()-]*?)\s+(0x[0-9a-fA-F]{40})$", re.M)
@@ -80,10 +83,14 @@ def deploy(protocol: str, root: Path, links: bool = False) -> Deployed:
         run([BIN / "ape", "compile"], cwd=project, timeout=900)
         seconds["compile"] = time.monotonic() - started
         started = time.monotonic()
-        proc = run([BIN / "ape", "run", "deploy", "--network", "ethereum:local:foundry"], cwd=project, timeout=900, check=False)
+        proc = run(
+            [BIN / "ape", "run", "deploy", "--network", "ethereum:local:foundry"], cwd=project, timeout=900, check=False
+        )
         seconds["deploy"] = time.monotonic() - started
         if proc.returncode != 0:
-            raise AssertionError(f"{protocol}: `ape run deploy` exited {proc.returncode}\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+            raise AssertionError(
+                f"{protocol}: `ape run deploy` exited {proc.returncode}\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+            )
         contracts = [(name.strip(), address) for name, address in DEPLOYED.findall(proc.stdout)]
         return Deployed(protocol, project, anvil, proc, contracts, seconds, node)
     except BaseException:
@@ -116,7 +123,9 @@ def after_deploy_failures(deployed: Deployed, names: dict[str, str]) -> list[str
             failures.append(f"{name} {address}: no row in the deploy's summary")
         for row in sources:
             if row[1] != "verified" or "partial match" in row[2] or row[0] != want:
-                failures.append(f"{name} {address}: summary says {row[0]!r} {row[1]}: {row[2]} (wanted {want!r} verified, full match)")
+                failures.append(
+                    f"{name} {address}: summary says {row[0]!r} {row[1]}: {row[2]} (wanted {want!r} verified, full match)"
+                )
         for row in mine:
             if row[0].endswith("(proxy link)") and row[1] != "verified":
                 failures.append(f"{name} {address}: summary says {row[0]!r} {row[1]}: {row[2]}")
@@ -134,25 +143,39 @@ def verify_by_address(deployed: Deployed, flatten: bool, tmp: Path) -> tuple[lis
     try:
         started = time.monotonic()
         for name, address in deployed.contracts:
-            args = ["contract", address, "--json", "--explorer-url", server.base_url] + (["--flatten"] if flatten else [])
+            args = ["contract", address, "--json", "--explorer-url", server.base_url] + (
+                ["--flatten"] if flatten else []
+            )
             proc = verify_cli(deployed.project, *args, timeout=900)
             command = f"ape verify contract {address}{' --flatten' if flatten else ''}"
             try:
                 reports = json.loads(proc.stdout)["reports"]
             except (json.JSONDecodeError, KeyError):
-                failures.append(f"{name} {address}: `{command}` exited {proc.returncode}: {(proc.stdout + proc.stderr).strip()[-1500:]}")
+                failures.append(
+                    f"{name} {address}: `{command}` exited {proc.returncode}: {(proc.stdout + proc.stderr).strip()[-1500:]}"
+                )
                 continue
             source = [r for r in reports if r.get("kind") == "source"]
             if proc.returncode != 0 or not source or not all(r["ok"] for r in reports):
-                said = "; ".join(f"{r.get('contract')} {r.get('kind')}: {r.get('outcome')}: {r.get('reason')}" for r in reports)
-                failures.append(f"{name} {address}: `{command}` exited {proc.returncode}: {said or proc.stderr.strip()[-1500:]}")
+                said = "; ".join(
+                    f"{r.get('contract')} {r.get('kind')}: {r.get('outcome')}: {r.get('reason')}" for r in reports
+                )
+                failures.append(
+                    f"{name} {address}: `{command}` exited {proc.returncode}: {said or proc.stderr.strip()[-1500:]}"
+                )
         seconds = time.monotonic() - started
         for name, address in deployed.contracts:
-            answer = requests.get(server.base_url, params={"module": "contract", "action": "getsourcecode", "address": address}, timeout=30).json()
+            answer = requests.get(
+                server.base_url,
+                params={"module": "contract", "action": "getsourcecode", "address": address},
+                timeout=30,
+            ).json()
             record = answer["result"][0]
             records[address] = record
             if not record.get("SourceCode") or record.get("ABI", "").startswith("Contract source code not verified"):
-                failures.append(f"{name} {address}: getsourcecode after `ape verify contract{' --flatten' if flatten else ''}` has no verified source")
+                failures.append(
+                    f"{name} {address}: getsourcecode after `ape verify contract{' --flatten' if flatten else ''}` has no verified source"
+                )
         if not flatten:
             failures += _read_back_through_ape(deployed, server.base_url)
     finally:
@@ -182,11 +205,15 @@ def _read_back_through_ape(deployed: Deployed, explorer_url: str) -> list[str]:
     reader = deployed.project.parent / f"{deployed.protocol}-reader"
     if not reader.exists():
         reader.mkdir()
-        (reader / "ape-config.yaml").write_text(yaml.safe_dump({
-            "name": "reader",
-            "foundry": {"host": deployed.anvil.url},
-            "contract_verify": {"explorers": {"ethereum": {"local": {"url": explorer_url}}}},
-        }))
+        (reader / "ape-config.yaml").write_text(
+            yaml.safe_dump(
+                {
+                    "name": "reader",
+                    "foundry": {"host": deployed.anvil.url},
+                    "contract_verify": {"explorers": {"ethereum": {"local": {"url": explorer_url}}}},
+                }
+            )
+        )
     addresses = [address for _, address in deployed.contracts]
     proc = run([BIN / "python", "-c", READ_BACK, json.dumps(addresses)], cwd=reader, timeout=300, check=False)
     try:
@@ -213,7 +240,9 @@ def by_address_failures(deployed: Deployed, flatten: bool, tmp: Path, names: dic
         if record.get("SourceCode") and record.get("ContractName") != want:
             failures.append(f"{name} {address}: getsourcecode names it {record.get('ContractName')!r}, wanted {want!r}")
         if record.get("SourceCode") and not flatten and record.get("MatchType") != "full":
-            failures.append(f"{name} {address}: getsourcecode MatchType {record.get('MatchType')!r} after standard-json, wanted 'full'")
+            failures.append(
+                f"{name} {address}: getsourcecode MatchType {record.get('MatchType')!r} after standard-json, wanted 'full'"
+            )
     return failures
 
 

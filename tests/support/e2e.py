@@ -19,7 +19,10 @@ import yaml
 from support import BIN, run
 from support.service import Anvil, ServerProcess
 
-ROW = re.compile(r"^(\S.*?)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped|nothing to verify)\b(.*)$", re.M)
+ROW = re.compile(
+    r"^(\S.*?)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped|nothing to verify)\b(.*)$",
+    re.M,
+)
 DEPLOYED = re.compile(r"^(\w+)\s+(0x[0-9a-fA-F]{40})$", re.M)
 
 
@@ -84,11 +87,10 @@ def ape_in_process(project: Path, *args: str) -> subprocess.CompletedProcess:
     Ape's global state is put back afterwards: the local project (Ape 0.8 picks it by the working
     directory once; `project.chdir` switches it but does not restore its path, so we do) and every
     provider connection the command opened (the next call may aim at another node)."""
-    from click.testing import CliRunner
-
     from ape import networks
     from ape import project as local_project
     from ape._cli import cli as ape_cli
+    from click.testing import CliRunner
 
     try:
         runner = CliRunner(mix_stderr=False)
@@ -180,7 +182,9 @@ def deploy_example_on_anvil(
         db = root / "explorer.sqlite"
         explorer = ServerProcess(anvil.url, db, use_ape=True)
         explorer.db = db
-        project = anvil_project(compiled_example, root / "example", anvil, explorer.base_url, front.url if front else None)
+        project = anvil_project(
+            compiled_example, root / "example", anvil, explorer.base_url, front.url if front else None
+        )
         if not auto:
             configure(project, contract_verify={"auto": False})
         if sourcify:
@@ -192,7 +196,9 @@ def deploy_example_on_anvil(
         if sourcify:
             configure(project, contract_verify={"explorers": {"ethereum": {"local": {"url": explorer.base_url}}}})
         height = int(anvil.rpc("eth_blockNumber"), 16)
-        return ExampleOnAnvil(anvil, explorer, project, proc, dict(DEPLOYED.findall(proc.stdout)), second, front, height)
+        return ExampleOnAnvil(
+            anvil, explorer, project, proc, dict(DEPLOYED.findall(proc.stdout)), second, front, height
+        )
     except BaseException:
         for server in (explorer, second, front):
             if server is not None:

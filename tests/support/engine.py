@@ -20,7 +20,6 @@ def source(name: str) -> str:
     return (CONTRACTS / name).read_text()
 
 
-
 def standard_input(files: dict[str, str], **settings: Any) -> dict:
     """Standard-json input with the given {source unit name: file in contracts_engine}."""
     return {
@@ -41,7 +40,9 @@ def single_file_compiled(cache: CompileCache, version: str, text: str, name: str
     return compiled(cache, version, input_json, f"{name}.sol", name)
 
 
-def json_request(address: str, input_json: dict, contract: str, args: bytes = b"", version: str = SOLC, **extra: Any) -> VerificationRequest:
+def json_request(
+    address: str, input_json: dict, contract: str, args: bytes = b"", version: str = SOLC, **extra: Any
+) -> VerificationRequest:
     vyper = str(input_json.get("language", "")).lower() == "vyper"
     return VerificationRequest(
         address=address,
@@ -54,7 +55,9 @@ def json_request(address: str, input_json: dict, contract: str, args: bytes = b"
     )
 
 
-def single_request(address: str, text: str, name: str, args: bytes = b"", version: str = SOLC, **extra: Any) -> VerificationRequest:
+def single_request(
+    address: str, text: str, name: str, args: bytes = b"", version: str = SOLC, **extra: Any
+) -> VerificationRequest:
     return VerificationRequest(
         address=address,
         contract_name=name,
@@ -72,9 +75,9 @@ def bytecode_of(contract: dict) -> str:
 
 def solc_version_of(label: str) -> str:
     """The installed executable's full version for X.Y.Z (so tests do not hard-code commits)."""
-    from ape_contract_verify.engine.compilers import _executable_version
     import solcx
+
+    from ape_contract_verify.engine.compilers import _executable_version
 
     version, commit = _executable_version(Path(solcx.install.get_executable(label)))
     return f"v{version}+commit.{commit}"
-

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Optional
 
 
 class LoopbackServer(ThreadingHTTPServer):
@@ -21,19 +20,21 @@ class LoopbackServer(ThreadingHTTPServer):
     def handle_error(self, request, client_address):  # a peer that hung up (stalled, a fork ended)
         pass
 
-    def start(self, name: Optional[str] = None, poll_interval: float = 0.5) -> threading.Thread:
-        thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": poll_interval}, name=name, daemon=True)
+    def start(self, name: str | None = None, poll_interval: float = 0.5) -> threading.Thread:
+        thread = threading.Thread(
+            target=self.serve_forever, kwargs={"poll_interval": poll_interval}, name=name, daemon=True
+        )
         thread.start()
         return thread
 
-    def stop(self, thread: Optional[threading.Thread] = None) -> None:
+    def stop(self, thread: threading.Thread | None = None) -> None:
         self.shutdown()
         self.server_close()
         if thread is not None:
             thread.join(timeout=10)
 
 
-def reply(handler: BaseHTTPRequestHandler, status: int, body: bytes, headers: Optional[dict] = None) -> None:
+def reply(handler: BaseHTTPRequestHandler, status: int, body: bytes, headers: dict | None = None) -> None:
     """One answer: its status, its headers (JSON unless told), and its body with its length."""
     handler.send_response(status)
     for key, value in (headers or {"Content-Type": "application/json"}).items():

@@ -12,7 +12,7 @@ import json
 import threading
 from collections import Counter
 from http.server import BaseHTTPRequestHandler
-from typing import Any, Optional
+from typing import Any
 
 import requests
 
@@ -24,7 +24,12 @@ REFUSED_PREFIXES = ("trace_", "debug_", "ots_", "parity_")
 UNRETRIED_BY_WEB3 = ("web3_clientVersion",)
 # Where each state method takes its block; a pruning node refuses those older than its kept state.
 STATE_BLOCK_PARAM = {
-    "eth_getCode": 1, "eth_getStorageAt": 2, "eth_getBalance": 1, "eth_getTransactionCount": 1, "eth_call": 1, "eth_getProof": 2,
+    "eth_getCode": 1,
+    "eth_getStorageAt": 2,
+    "eth_getBalance": 1,
+    "eth_getTransactionCount": 1,
+    "eth_call": 1,
+    "eth_getProof": 2,
 }
 
 
@@ -42,8 +47,11 @@ class HostedNodeProxy:
     `limited` how many requests got a 429."""
 
     def __init__(
-        self, upstream: str, rate_limit_every: Optional[int] = None, rate_limit_code: Optional[int] = None,
-        state_blocks: Optional[int] = None,
+        self,
+        upstream: str,
+        rate_limit_every: int | None = None,
+        rate_limit_code: int | None = None,
+        state_blocks: int | None = None,
     ):
         """`rate_limit_code` (-32005, -32029): the limit as a JSON-RPC error in a 200, not a 429.
         `state_blocks`: a node that prunes, keeping only the last N blocks' state (geth keeps 128):
@@ -97,7 +105,11 @@ class HostedNodeProxy:
             if self.rate_limit_every and not handshake and self._requests % self.rate_limit_every == 0:
                 self.limited += 1
                 code = self.rate_limit_code or 429
-                error = {"jsonrpc": "2.0", "id": calls[0].get("id"), "error": {"code": code, "message": "Too Many Requests"}}
+                error = {
+                    "jsonrpc": "2.0",
+                    "id": calls[0].get("id"),
+                    "error": {"code": code, "message": "Too Many Requests"},
+                }
                 if isinstance(body, list):
                     error = [{**error, "id": call.get("id")} for call in calls]
                 return (200 if self.rate_limit_code else 429), error
@@ -111,7 +123,10 @@ class HostedNodeProxy:
             elif self._pruned(call):
                 with self._lock:
                     self.pruned += 1
-                error = {"code": -32000, "message": "missing trie node 0000000000000000000000000000000000000000000000000000000000000000 (path ) <nil>"}
+                error = {
+                    "code": -32000,
+                    "message": "missing trie node 0000000000000000000000000000000000000000000000000000000000000000 (path ) <nil>",
+                }
                 answers[index] = {"jsonrpc": "2.0", "id": call.get("id"), "error": error}
             else:
                 forward.append((index, call))
@@ -134,7 +149,14 @@ class HostedNodeProxy:
         block = params[index]
         if not (isinstance(block, str) and block.startswith("0x")):
             return False  # "latest", "pending", a block hash object: current state
-        latest = int(self._session().post(self.upstream, json={"jsonrpc": "2.0", "id": 0, "method": "eth_blockNumber", "params": []}, timeout=30).json()["result"], 16)
+        latest = int(
+            self._session()
+            .post(
+                self.upstream, json={"jsonrpc": "2.0", "id": 0, "method": "eth_blockNumber", "params": []}, timeout=30
+            )
+            .json()["result"],
+            16,
+        )
         return int(block, 16) < latest - self.state_blocks
 
     def stop(self) -> None:

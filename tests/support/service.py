@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 import requests
 
@@ -25,7 +25,7 @@ DELEGATING_ADDR = "0x" + "f6" * 20  # DELEGATECALL, but no known proxy slot
 class FakeChain:
     """A ChainReader over a dict of codes; counts calls so tests can see what was read."""
 
-    def __init__(self, codes: Optional[dict[str, bytes]] = None, chain_id: int = 31337):
+    def __init__(self, codes: dict[str, bytes] | None = None, chain_id: int = 31337):
         self.codes = {k.lower(): v for k, v in (codes or default_codes()).items()}
         self._chain_id = chain_id
         self.calls = 0
@@ -46,7 +46,12 @@ class FakeChain:
     def find_creation(self, address: str) -> Any:
         if address.lower() not in self.codes:
             return None
-        return {"deployer": "0x" + "99" * 20, "tx_hash": "0x" + "ab" * 32, "block": 7, "input": b"\x60\x80" + self.codes[address.lower()]}
+        return {
+            "deployer": "0x" + "99" * 20,
+            "tx_hash": "0x" + "ab" * 32,
+            "block": 7,
+            "input": b"\x60\x80" + self.codes[address.lower()],
+        }
 
 
 def default_codes() -> dict[str, bytes]:
@@ -63,7 +68,7 @@ def default_codes() -> dict[str, bytes]:
 @dataclass
 class FakeResult:
     verified: bool
-    match: Optional[str] = None
+    match: str | None = None
     reason: str = ""
     abi: Any = field(default_factory=list)
     contract_name: str = ""
@@ -71,14 +76,14 @@ class FakeResult:
     settings: dict = field(default_factory=dict)
     constructor_arguments: str = ""
     libraries: dict = field(default_factory=dict)
-    license_type: Optional[int] = None
+    license_type: int | None = None
 
 
 @dataclass
 class FakeProxyInfo:
     kind: str
-    implementation: Optional[str]
-    beacon: Optional[str] = None
+    implementation: str | None
+    beacon: str | None = None
 
 
 class FakeEngine:
@@ -105,8 +110,15 @@ class FakeEngine:
             return FakeResult(False, reason=source.split("// FAIL:", 1)[1].splitlines()[0].strip())
         if f"contract {request.bare_name}" not in source:
             return FakeResult(False, reason=f"Unable to locate ContractName {request.bare_name}")
-        abi = [{"type": "function", "name": "value", "inputs": [], "outputs": [{"type": "uint256", "name": ""}],
-                "stateMutability": "view"}]
+        abi = [
+            {
+                "type": "function",
+                "name": "value",
+                "inputs": [],
+                "outputs": [{"type": "uint256", "name": ""}],
+                "stateMutability": "view",
+            }
+        ]
         return FakeResult(
             True,
             match="partial" if "// PARTIAL" in source else "full",
@@ -164,8 +176,9 @@ def post(base_url: str, data: dict, timeout: float = 10, **kwargs) -> dict:
     return response.json()
 
 
-def poll(base_url: str, guid: str, action: str = "checkverifystatus", timeout: float = 60.0,
-         method: str = "GET") -> dict:
+def poll(
+    base_url: str, guid: str, action: str = "checkverifystatus", timeout: float = 60.0, method: str = "GET"
+) -> dict:
     """checkverifystatus (or checkproxyverification) until it is not pending; bounded by `timeout`."""
     deadline = time.monotonic() + timeout
     answer: dict = {}
@@ -183,12 +196,12 @@ def poll(base_url: str, guid: str, action: str = "checkverifystatus", timeout: f
 
 # -- real parts for the end-to-end tests -----------------------------------------------------
 
-import json as _json
-import os
-import socket
-import subprocess
-import sys
-from pathlib import Path
+import json as _json  # noqa: E402 (this part's own imports)
+import os  # noqa: E402 (this part's own imports)
+import socket  # noqa: E402 (this part's own imports)
+import subprocess  # noqa: E402 (this part's own imports)
+import sys  # noqa: E402 (this part's own imports)
+from pathlib import Path  # noqa: E402 (this part's own imports)
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE_CONTRACTS = REPO / "example" / "contracts"
@@ -206,15 +219,18 @@ def free_port() -> int:
 class Anvil:
     """A real anvil on a free loopback port; deploys with eth_sendTransaction from its unlocked accounts."""
 
-    def __init__(self, startup_timeout: float = 30.0, port: Optional[int] = None, extra: tuple = ()):
+    def __init__(self, startup_timeout: float = 30.0, port: int | None = None, extra: tuple = ()):
         """`port` to restart a node where clients expect it; `extra` anvil options (e.g. `--state FILE`)."""
         binary = VENV_BIN / "anvil"
         if not binary.exists():
             raise RuntimeError(f"anvil is missing at {binary}: run `make` (toolchain/install.sh)")
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.proc = subprocess.Popen([str(binary), "--host", "127.0.0.1", "--port", str(self.port), "--silent", *extra],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [str(binary), "--host", "127.0.0.1", "--port", str(self.port), "--silent", *extra],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + startup_timeout
         while True:
             try:
@@ -227,14 +243,19 @@ class Anvil:
                 time.sleep(0.1)
 
     def rpc(self, method: str, *params: Any) -> Any:
-        body = requests.post(self.url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)},
-                             timeout=30).json()
+        body = requests.post(
+            self.url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}, timeout=30
+        ).json()
         if "error" in body:
             raise RuntimeError(f"{method}: {body['error']}")
         return body["result"]
 
-    def transact(self, data: "bytes | str", to: Optional[str] = None, sender: Optional[str] = None) -> dict:
-        tx = {"from": sender or self.accounts[0], "data": data if isinstance(data, str) else "0x" + data.hex(), "gas": hex(8_000_000)}
+    def transact(self, data: bytes | str, to: str | None = None, sender: str | None = None) -> dict:
+        tx = {
+            "from": sender or self.accounts[0],
+            "data": data if isinstance(data, str) else "0x" + data.hex(),
+            "gas": hex(8_000_000),
+        }
         if to:
             tx["to"] = to
         tx_hash = self.rpc("eth_sendTransaction", tx)
@@ -247,7 +268,7 @@ class Anvil:
             time.sleep(0.05)
         raise RuntimeError(f"no receipt for {tx_hash}")
 
-    def deploy(self, creation: "bytes | str", args: bytes = b"") -> str:
+    def deploy(self, creation: bytes | str, args: bytes = b"") -> str:
         code = creation if isinstance(creation, bytes) else bytes.fromhex(creation.removeprefix("0x"))
         return self.transact(code + args)["contractAddress"]
 
@@ -290,8 +311,9 @@ def encode(types: list[str], values: list[Any]) -> bytes:
     return abi_encode(types, values)
 
 
-def json_form(address: str, input_json: dict, contract_name: str, args: bytes = b"", version: str = SOLC_0826,
-              **extra: str) -> dict[str, str]:
+def json_form(
+    address: str, input_json: dict, contract_name: str, args: bytes = b"", version: str = SOLC_0826, **extra: str
+) -> dict[str, str]:
     data = {
         "module": "contract",
         "action": "verifysourcecode",
@@ -309,8 +331,9 @@ def json_form(address: str, input_json: dict, contract_name: str, args: bytes = 
 class ServerProcess:
     """`ape verify serve` (or `python -m …explorer.server`) as a child process, with its base URL."""
 
-    def __init__(self, rpc_url: str, db_path: Path, use_ape: bool = False, extra: tuple = (),
-                 startup_timeout: float = 60.0):
+    def __init__(
+        self, rpc_url: str, db_path: Path, use_ape: bool = False, extra: tuple = (), startup_timeout: float = 60.0
+    ):
         if use_ape:
             command = [str(VENV_BIN / "ape"), "verify", "serve"]
         else:
@@ -363,7 +386,8 @@ def vyper_compile(input_json: dict) -> dict:
     """The real Vyper compiler (`vyper-json` of the venv)."""
     full = _json.loads(_json.dumps(input_json))
     full["settings"]["outputSelection"] = {"*": ["abi", "evm.bytecode.object"]}
-    out = subprocess.run([str(VENV_BIN / "vyper-json")], input=_json.dumps(full), capture_output=True, text=True,
-                         timeout=120)
+    out = subprocess.run(
+        [str(VENV_BIN / "vyper-json")], input=_json.dumps(full), capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     return _json.loads(out.stdout)

@@ -10,9 +10,10 @@ import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
-from typing import Any, Callable, Optional, Union
+from typing import Any, Union
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
@@ -67,14 +68,14 @@ class Stall:
     then: Any = None
 
 
-Answer = Union[dict, Http, Drop, Stall, Callable[[Seen], Any]]
+Answer = Union[dict, Http, Drop, Stall, Callable[[Seen], Any]]  # noqa: UP007 (a runtime alias)
 
 
 class StubExplorer:
     def __init__(self):
         self.seen: list[Seen] = []
         self.script: deque = deque()
-        self.default: Optional[Callable[[Seen], Any]] = None
+        self.default: Callable[[Seen], Any] | None = None
         self.lock = threading.Lock()
         stub = self
 

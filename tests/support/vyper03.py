@@ -25,7 +25,11 @@ def source(version: str = "0.3.7", **replace: str) -> str:
 
 
 def vyper_input(version: str = "0.3.7", **replace: str) -> dict:
-    return {"language": "Vyper", "sources": {FILE: {"content": source(version, **replace)}}, "settings": dict(SETTINGS[version])}
+    return {
+        "language": "Vyper",
+        "sources": {FILE: {"content": source(version, **replace)}},
+        "settings": dict(SETTINGS[version]),
+    }
 
 
 def vyper_executable(version: str) -> Path:
@@ -38,7 +42,9 @@ def code_layout(version: str, text: str, tmp: Path) -> dict:
     """The compiler's own immutables layout (`vyper -f layout`; vyper-json 0.3.x does not give it)."""
     path = tmp / f"VaultFactory_{version.replace('.', '_')}.vy"
     path.write_text(text)
-    proc = subprocess.run([str(vyper_executable(version)), "-f", "layout", str(path)], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [str(vyper_executable(version)), "-f", "layout", str(path)], capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads(proc.stdout)["code_layout"]
 
@@ -46,7 +52,9 @@ def code_layout(version: str, text: str, tmp: Path) -> dict:
 def with_extra_trailing(creation: bytes, runtime_length: int, extra: int = 32) -> bytes:
     """The initcode with its deploy sequence (`PUSH2 len PUSH2 begin PUSH2 mem CODECOPY PUSH2 total
     PUSH2 mem RETURN`) returning `extra` more bytes: deployed code longer than runtime + immutables."""
-    pattern = re.compile(rb"\x61" + re.escape(runtime_length.to_bytes(2, "big")) + rb"\x61..\x61(..)\x39\x61(..)\x61(..)\xf3", re.S)
+    pattern = re.compile(
+        rb"\x61" + re.escape(runtime_length.to_bytes(2, "big")) + rb"\x61..\x61(..)\x39\x61(..)\x61(..)\xf3", re.S
+    )
     (match,) = list(pattern.finditer(creation))
     assert match.group(1) == match.group(3), "one memory offset for the copy and the return"
     total = int.from_bytes(match.group(2), "big") + extra

@@ -15,8 +15,8 @@ from ape import chain, config, project
 
 
 def main():
-    from ape_contract_verify.evm.chain import ApeProviderChain
     from ape_contract_verify.client.targets import resolve_target
+    from ape_contract_verify.evm.chain import ApeProviderChain
     from ape_contract_verify.workflow.verification import Options, Verification, explorer_for
 
     cfg = config.get_config("contract_verify")
@@ -26,8 +26,11 @@ def main():
     outcomes = []
     with explorer_for(target, chain.provider, max_retries=cfg.max_retries) as (client, browser):
         options = Options(
-            code_format=cfg.codeformat.value, check=cfg.check, license=cfg.license,
-            poll_interval=cfg.poll_interval, timeout=cfg.timeout,
+            code_format=cfg.codeformat.value,
+            check=cfg.check,
+            license=cfg.license,
+            poll_interval=cfg.poll_interval,
+            timeout=cfg.timeout,
         )
         verification = Verification(client, project, ApeProviderChain(chain.provider), options, browser_url=browser)
         started = time.perf_counter()

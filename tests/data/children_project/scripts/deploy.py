@@ -13,9 +13,16 @@ def main():
     branch = project.Branch.at(root.branch())
     middle = project.Middle.at(branch.middle())
     made = {
-        "WithHelper": with_helper.address, "Helper": with_helper.helper(), "Root": root.address,
-        "Branch": branch.address, "Middle": middle.address, "Leaf": middle.leaf(),
-        "DataStore": store.address, "Data": store.pointer(), "Seeds": seeds.address, "Sprout": seeds.sprout(),
+        "WithHelper": with_helper.address,
+        "Helper": with_helper.helper(),
+        "Root": root.address,
+        "Branch": branch.address,
+        "Middle": middle.address,
+        "Leaf": middle.leaf(),
+        "DataStore": store.address,
+        "Data": store.pointer(),
+        "Seeds": seeds.address,
+        "Sprout": seeds.sprout(),
     }
     for name, address in made.items():
         print("DEPLOYED", name, address)
