@@ -224,6 +224,7 @@ def _reject_outside_imports(output: dict, input_json: dict) -> None:
 # small venvs of their own: <dir>/<X.Y.Z>/bin/vyper-json (toolchain/install.sh makes .vyper/0.3.10).
 VYPER_DIR_ENV = "APE_VERIFY_VYPER_DIR"
 _PROJECT_VYPER_DIR = Path(__file__).resolve().parents[2] / ".vyper"
+_CALLEE_ORDER_DRIVER = Path(__file__).resolve().with_name("vyper03_callee_order.py")
 
 
 def _vyper_dirs() -> list[Path]:
@@ -315,12 +316,15 @@ def vyper_json_command(version: CompilerVersion) -> list[str]:
 
 
 def compile_vyper_json(version: str, input_json: dict, timeout: float = DEFAULT_TIMEOUT,
-                       hash_seed: Optional[str] = None, layout: int = 0) -> dict:
+                       hash_seed: Optional[str] = None, layout: int = 0,
+                       callee_order: Optional[dict] = None) -> dict:
     """Run the `vyper-json` of exactly `version` on `input_json`; `hash_seed`, Python's, in an
     environment of its own (`layout` variables more), for a Vyper whose code follows them
-    (`engine/hash_seed.py`)."""
+    (`engine/hash_seed.py`); or with each function's callees in `callee_order` (vyper03_callee_order.py)."""
     requested = parse_compiler_version(version, "vyper")
     command = vyper_json_command(requested)
+    if callee_order is not None:
+        command = [_vyper_python(command), str(_CALLEE_ORDER_DRIVER), json.dumps(callee_order, sort_keys=True)]
     settings = dict(input_json.get("settings") or {})
     # Search paths name folders of the submitter's machine; only the submitted files count here.
     # (vyper-json reads imports from the JSON alone, and 0.3's interface files only under -p, never given.)
@@ -335,6 +339,12 @@ def compile_vyper_json(version: str, input_json: dict, timeout: float = DEFAULT_
         output = _run_json(command, input_json, timeout, f"vyper {requested.version}", cwd=empty, env=env)
     _raise_on_errors(output, input_json, f"vyper {requested.version}")
     return output
+
+
+def _vyper_python(command: list[str]) -> str:
+    """The Python of a vyper-json command's venv (`python -m vyper.cli.vyper_json`, or beside it)."""
+    beside = Path(command[0]).with_name("python")
+    return command[0] if len(command) > 1 else str(beside) if beside.exists() else sys.executable
 
 
 # --- shared -----------------------------------------------------------------------------------
