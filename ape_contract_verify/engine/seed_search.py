@@ -108,16 +108,40 @@ def order_name(laid: tuple) -> str:
 
 
 def orders(contracts: list) -> Iterator[tuple[tuple, dict]]:
-    """Each distinct layout once, with a callee order that gives it: the first as reported."""
-    sets = sorted({(name, tuple(sorted(called))) for functions in contracts for name, _, called in functions if len(called) > 1})
-    ways = itertools.product(*(itertools.permutations(called) for _, called in sets))
+    """Each distinct layout once, with a callee order that gives it: the first, the callees by name.
+    Vyper's sort visits a function's callees once, so only the not yet laid out are permuted
+    (the constructor's all: its set also orders the deploy code)."""
     seen = set()
-    for way in itertools.islice(ways, _MAX_WAYS):
-        order = {name: list(called) for (name, _), called in zip(sets, way)}
+    for order in itertools.islice(_ways(contracts), _MAX_WAYS):
         laid = layout(contracts, order)
         if laid not in seen:
             seen.add(laid)
             yield laid, order
+
+
+def _ways(contracts: list) -> Iterator[dict]:
+    called = {name: sorted(callees) for functions in contracts for name, _, callees in functions}
+    start = [("visit", name) for functions in contracts for name, _, _ in functions]
+    stack: list = [(start, (), {})]
+    while stack:  # depth first, an explicit stack: a deep call graph is no deep recursion
+        queue, done, order = stack.pop()
+        while queue:
+            (step, name), queue = queue[0], queue[1:]
+            if step == "emit" or name in done:
+                done += (name,) if step == "emit" and name not in done else ()
+                continue
+            callees = called.get(name) or []
+            if len(callees) < 2:
+                queue = [("visit", c) for c in callees] + [("emit", name)] + queue
+                continue
+            movable = callees if name == "__init__" else [c for c in callees if c not in done]
+            fixed = [c for c in callees if c not in movable]
+            for way in reversed(list(itertools.permutations(movable))):
+                chosen = list(way) + fixed
+                stack.append(([("visit", c) for c in chosen] + [("emit", name)] + queue, done, {**order, name: chosen}))
+            break
+        else:
+            yield order
 
 
 def search(
