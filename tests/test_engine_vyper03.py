@@ -319,16 +319,19 @@ ERC20_FILE = "src/tokens/ERC20.vy"
 PERMIT_FILE = "src/tokens/interfaces/IERC20Permit.vy"
 
 
-def snekmate_erc20_input() -> dict:
-    assert (SNEKMATE / ERC20_FILE).is_file(), "run `make`: toolchain/install.sh installs snekmate 0.0.1"
+ERC4626_FILE = "src/extensions/ERC4626.vy"
+
+
+def snekmate_erc20_input(file: str = ERC20_FILE) -> dict:
+    assert (SNEKMATE / file).is_file(), "run `make`: toolchain/install.sh installs snekmate 0.0.1"
     return {
         "language": "Vyper",
-        "sources": {ERC20_FILE: {"content": (SNEKMATE / ERC20_FILE).read_text()}},
+        "sources": {file: {"content": (SNEKMATE / file).read_text()}},
         "interfaces": {PERMIT_FILE: {"content": (SNEKMATE / PERMIT_FILE).read_text()}},
         "settings": {
             "evmVersion": "paris",
             "optimize": True,
-            "outputSelection": {ERC20_FILE: ["abi", "evm.bytecode", "evm.deployedBytecode"]},
+            "outputSelection": {file: ["abi", "evm.bytecode", "evm.deployedBytecode"]},
         },
     }
 
@@ -347,3 +350,34 @@ def test_vyper_0_3_7_compiles_snekmate_s_erc20_to_different_codes_from_run_to_ru
     # Each is the others' instructions in another order: what the seed search looks for.
     first, *others = (bytes.fromhex(code.removeprefix("0x")) for code in codes)
     assert all(hash_seed.reordered(first, other) for other in others)
+
+
+@pytest.mark.parametrize(("file", "name", "layouts"), [(ERC20_FILE, "ERC20", (0,)), (ERC4626_FILE, "ERC4626", (0, 8))])
+def test_the_order_search_reproduces_every_code_vyper_0_3_7_gives_snekmate(file, name, layouts):
+    """Every code the seeds give (ERC4626's only in other environments) is one of the internal-function
+    orders the search names, found by it: the orders are searched, not the seeds and environments."""
+    from ape_contract_verify.engine import seed_search
+    from ape_contract_verify.engine.compilers import compile_vyper_json
+
+    sent = snekmate_erc20_input(file)
+    codes = {
+        compile_vyper_json("vyper:0.3.7", sent, hash_seed=seed, layout=layout)["contracts"][file][name]["evm"][
+            "deployedBytecode"
+        ]["object"]
+        for seed in ("0", "1", "2", "3")
+        for layout in layouts
+    }
+    assert len(codes) > 1, f"{name}: the seeds gave one code"
+    cache = CompileCache()  # shared: each order compiled once over the searches
+    for code in sorted(codes):
+        found = seed_search.search(
+            "vyper:0.3.7", sent, file, name, lambda evm: evm["deployedBytecode"]["object"] == code, cache=cache
+        )
+        assert found.order is not None and found.order.startswith("internal functions in the order _"), (
+            name,
+            len(found.codes),
+        )
+        assert found.evm["deployedBytecode"]["object"] == code
+        print(f"{name}: {len(found.codes)} of {found.orders} orders compiled to reach a seed's code")
+    # What no order gives, another source, is searched through and not found.
+    assert seed_search.search("vyper:0.3.7", sent, file, name, lambda evm: False, cache=cache).order is None

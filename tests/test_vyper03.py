@@ -108,7 +108,7 @@ def test_ape_run_deploy_verifies_the_factory_on_the_embedded_explorer(project, a
     address = next(line.split()[1] for line in proc.stdout.splitlines() if line.startswith("VaultFactory 0x"))
     row = summary(proc.stdout)["VaultFactory"]
     assert row[:2] == (address, "verified"), proc.stdout[-3000:]
-    assert row[2].startswith("etherscan  http://127.0.0.1:") and row[2].endswith(f"/address/{address}"), row
+    assert row[2].startswith("local explorer  http://127.0.0.1:") and row[2].endswith(f"/address/{address}"), row
     record = json.loads(next(line for line in proc.stdout.splitlines() if line.startswith("RECORD "))[len("RECORD ") :])
     assert_verified_record(record, encode(TYPES, [anvil.accounts[0], 30, IMPLEMENTATION, "first"]))
 

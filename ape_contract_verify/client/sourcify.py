@@ -74,8 +74,9 @@ def vyper_long_version(compiler_version: str) -> str:
     prints (the engine finds it: the venv's or a side venv's), with the release's 8-digit commit
     where the package prints fewer; cached per version."""
     from ape_contract_verify.engine import compilers, sandbox
+    from ape_contract_verify.engine.versions import parse_compiler_version
 
-    parsed = compilers.parse_compiler_version(compiler_version, "vyper")
+    parsed = parse_compiler_version(compiler_version, "vyper")
     if parsed.commit:
         return f"{parsed.version}+commit.{parsed.commit}"
     with _vyper_lock:

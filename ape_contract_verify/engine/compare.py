@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from ape_contract_verify.engine.compilers import CompilerError, parse_compiler_version
+from ape_contract_verify.engine.versions import CompilerError, parse_compiler_version
 from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.evm.abi import abi_type
 from ape_contract_verify.evm.chain import Creation

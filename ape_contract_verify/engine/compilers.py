@@ -19,13 +19,16 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ape_contract_verify.engine import hash_seed as hash_seed_facts
 from ape_contract_verify.engine import sandbox, selection
-from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.engine.versions import (
+    CompilerError,
+    CompilerVersion,
+    parse_compiler_version,
+)
 from ape_contract_verify.logs import get_logger
 
 # Set to 1 to let py-solc-x download a missing solc (needs internet; never in tests).
@@ -46,14 +49,6 @@ SOLIDITY_OUTPUTS = [
 VYPER_OUTPUTS = ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"]
 
 
-class CompilerError(ContractVerifyError):
-    """Base of every compiler problem; `str()` is a reason fit for `Fail - Unable to verify. …`."""
-
-
-class InvalidCompilerVersion(CompilerError):
-    pass
-
-
 class CompilerNotInstalled(CompilerError):
     pass
 
@@ -66,44 +61,7 @@ class CompilerCrashed(CompilerFailed):
     """solc stopped on an internal error (a bug of its own), not on the sources."""
 
 
-@dataclass(frozen=True)
-class CompilerVersion:
-    language: str  # "solidity" or "vyper"
-    version: str  # X.Y.Z
-    commit: str | None = None
-
-    @property
-    def long(self) -> str:
-        """The explorer's form: v0.8.26+commit.8a97fa7a, or vyper:0.4.3."""
-        if self.language == "vyper":
-            return f"vyper:{self.version}"
-        return f"v{self.version}" + (f"+commit.{self.commit}" if self.commit else "")
-
-    @property
-    def triple(self) -> tuple[int, int, int]:
-        major, minor, patch = (int(part) for part in self.version.split("."))
-        return major, minor, patch
-
-
-_SOLC_VERSION = re.compile(r"^v?(\d+\.\d+\.\d+)(?:-nightly\.\d{4}\.\d+\.\d+)?(?:\+commit\.([0-9a-f]{6,40}))?$", re.I)
-_VYPER_VERSION = re.compile(r"^(?:vyper:)?v?(\d+\.\d+\.\d+)(?:(?:rc|b)\d+)?(?:\+commit\.([0-9a-f]{6,40}))?$", re.I)
 _NATIVE_VERSION_LINE = re.compile(r"(\d+\.\d+\.\d+)(?:-nightly\.\d+\.\d+\.\d+|)\+commit\.(\w+)")
-
-
-def parse_compiler_version(text: str, language: str | None = None) -> CompilerVersion:
-    """`v0.8.26+commit.8a97fa7a` (Solidity) or `vyper:0.4.3` (Vyper). `language` forces one."""
-    raw = (text or "").strip()
-    if language is None:
-        language = "vyper" if raw.lower().startswith("vyper") else "solidity"
-    pattern = _VYPER_VERSION if language == "vyper" else _SOLC_VERSION
-    match = pattern.match(raw)
-    if not match:
-        example = "vyper:0.4.3" if language == "vyper" else "v0.8.26+commit.8a97fa7a"
-        raise InvalidCompilerVersion(
-            f"compilerversion {raw!r} is not a {language} compiler version; use the form {example}"
-        )
-    commit = match.group(2).lower() if match.group(2) else None
-    return CompilerVersion(language, match.group(1), commit)
 
 
 # --- Solidity ---------------------------------------------------------------------------------
@@ -232,6 +190,7 @@ def _reject_outside_imports(output: dict, input_json: dict) -> None:
 # small venvs of their own: <dir>/<X.Y.Z>/bin/vyper-json (toolchain/install.sh makes .vyper/0.3.10).
 VYPER_DIR_ENV = "APE_VERIFY_VYPER_DIR"
 _PROJECT_VYPER_DIR = Path(__file__).resolve().parents[2] / ".vyper"
+_CALLEE_ORDER_DRIVER = Path(__file__).resolve().with_name("vyper03_callee_order.py")
 
 
 def _vyper_dirs() -> list[Path]:
@@ -329,13 +288,20 @@ def vyper_json_command(version: CompilerVersion) -> list[str]:
 
 
 def compile_vyper_json(
-    version: str, input_json: dict, timeout: float = DEFAULT_TIMEOUT, hash_seed: str | None = None, layout: int = 0
+    version: str,
+    input_json: dict,
+    timeout: float = DEFAULT_TIMEOUT,
+    hash_seed: str | None = None,
+    layout: int = 0,
+    callee_order: dict | None = None,
 ) -> dict:
     """Run the `vyper-json` of exactly `version` on `input_json`; `hash_seed`, Python's, in an
     environment of its own (`layout` variables more), for a Vyper whose code follows them
-    (`engine/hash_seed.py`)."""
+    (`engine/hash_seed.py`); or with each function's callees in `callee_order` (vyper03_callee_order.py)."""
     requested = parse_compiler_version(version, "vyper")
     command = vyper_json_command(requested)
+    if callee_order is not None:
+        command = [_vyper_python(command), str(_CALLEE_ORDER_DRIVER), json.dumps(callee_order, sort_keys=True)]
     settings = dict(input_json.get("settings") or {})
     # Search paths name folders of the submitter's machine; only the submitted files count here.
     # (vyper-json reads imports from the JSON alone, and 0.3's interface files only under -p, never given.)
@@ -350,6 +316,12 @@ def compile_vyper_json(
         output = _run_json(command, input_json, timeout, f"vyper {requested.version}", cwd=empty, env=env)
     _raise_on_errors(output, input_json, f"vyper {requested.version}")
     return output
+
+
+def _vyper_python(command: list[str]) -> str:
+    """The Python of a vyper-json command's venv (`python -m vyper.cli.vyper_json`, or beside it)."""
+    beside = Path(command[0]).with_name("python")
+    return command[0] if len(command) > 1 else str(beside) if beside.exists() else sys.executable
 
 
 # --- shared -----------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ the plugin's pre-check and the local explorer run this same code, so they name t
 Vyper's variations come from `vyper_settings` (a setting may sit in a `# pragma` line), only those
 the request's compiler version accepts, named as that version spells them (0.3.7: optimize=false).
 For a Vyper whose code follows the hash seed, a setting that gives the deployed instructions in
-another order is searched over the seeds (`seed_search`) before it is ruled out.
+another order is searched over the internal-function orders (`seed_search`) before it is ruled out.
 """
 
 from __future__ import annotations
@@ -16,14 +16,12 @@ from ape_contract_verify.engine import vyper_settings
 from ape_contract_verify.engine.compare import Compiled
 from ape_contract_verify.engine.compilers import (
     CompileCache,
-    CompilerError,
-    InvalidCompilerVersion,
     compile_input,
-    parse_compiler_version,
     with_output_selection,
 )
 from ape_contract_verify.engine.hash_seed import follows_hash_seed
 from ape_contract_verify.engine.seed_search import in_another_order, reproducing, search
+from ape_contract_verify.engine.versions import CompilerError, InvalidCompilerVersion, parse_compiler_version
 
 DEFAULT_COMPILES = 8
 SETTINGS_HINT = "settings or source differ: compiler, optimizer runs, evmVersion, viaIR or a source line"
@@ -161,10 +159,10 @@ def diagnose(
         if language == "vyper" and follows_hash_seed(compiler_version) and in_another_order(compiled, runtime_on_chain):
             # This setting gives the deployed instructions: only its order can tell.
             found = search(compiler_version, variant, file, name, reproducing(runtime_on_chain), **options)
-            if found.seed is not None:
+            if found.order is not None:
                 return setting, (
                     f"the deployed code was compiled with {label} (vyper {found.version}'s code follows the hash "
-                    f"seed: {found.name} gives it): resubmit with that setting."
+                    f"seed: {found.name} reproduces it): resubmit with that setting."
                 )
     return "source", (
         f"{hint}. No single change among {', '.join(tried)} reproduces it, so the source "

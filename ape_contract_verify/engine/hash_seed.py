@@ -18,12 +18,11 @@ import re
 from collections import Counter
 
 SEED_ORDERED = ((0, 3, 4), (0, 3, 8))  # first version whose code follows the seed, first fixed
-FIRST_SEED = "0"  # every plain compile of such a version; a search starts from it
-SEEDS = 8  # the seeds a search compiles (0 to 7) in each layout
+FIRST_SEED = "0"  # every plain compile of such a version
+SEEDS = 8  # seeds 0 to 7: how the tests show the code moving (the search names orders instead)
 # The environment's size moves the memory layout as much as the seed does (8 seeds in one
-# environment gave 2 or 3 of ProxyFactory's 12 possible codes, in these six 8, among them the one
-# Ape's compile gave under every seed 1-8): a search tries the seeds in an environment of 0, then
-# 8, 24, 48, 96 and 160 variables more, until one reproduces the deployment.
+# environment gave 2 or 3 of ProxyFactory's 12 possible codes): no seed search reaches every code
+# a user's compile may give, so engine/seed_search.py compiles the orders by name.
 LAYOUTS = (0, 8, 24, 48, 96, 160)
 
 _VERSION = re.compile(r"^(?:vyper:)?v?(\d+)\.(\d+)\.(\d+)")

@@ -1,16 +1,19 @@
-"""The search for the hash seed a Vyper 0.3.4-0.3.7 deployment was compiled under.
+"""The search for the internal-function order a Vyper 0.3.4-0.3.7 deployment was compiled in.
 
-A plain compile of such a Vyper runs under `hash_seed.FIRST_SEED`; when the deployed code holds
-its instructions in another order, the search compiles the same input under each of
-`hash_seed.SEEDS` seeds, in environments of `hash_seed.LAYOUTS` sizes in turn (each compile
-cached under its name), and keeps the first whose code is the deployed one. The pre-check and the
-local explorer run it alike, so they agree.
+Such a Vyper lays out internal functions by the order of a set hashed by address (vyper#3369,
+fixed in 0.3.8), which follows the hash seed and the compiler's whole memory layout, so no seed
+reaches every order. The search names the orders instead: a first compile
+(engine/vyper03_callee_order.py) reports every function's callees; each way to order the sets of
+two or more callees is laid out as vyper's topological sort would, and each distinct layout
+compiled (two at a time, each cached under its name) until one reproduces the deployed code. The
+pre-check and the local explorer run it alike, so they agree.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -19,25 +22,26 @@ from ape_contract_verify.engine.compare import Compiled
 from ape_contract_verify.engine.compilers import (
     DEFAULT_TIMEOUT,
     CompileCache,
-    CompilerError,
     compile_vyper_json,
-    parse_compiler_version,
     with_output_selection,
 )
+from ape_contract_verify.engine.versions import CompilerError, parse_compiler_version
 from ape_contract_verify.evm import bytecode as bc
 
 # Two compiles at a time: the machine's compile slots bound them further (engine/sandbox.py).
 _AT_ONCE = 2
+MAX_ORDERS = 720  # distinct layouts compiled at most
+_MAX_WAYS = 40320  # ways to order the callee sets looked at (no compile: a sort in Python)
 
 
 @dataclass
 class SeedSearch:
-    """What the seeds gave: each compile's code, and the first that reproduced the deployment."""
+    """What the orders gave: each compile's code, and the first that reproduced the deployment."""
 
     compiler_version: str
-    codes: dict[tuple[str, int], str] = field(default_factory=dict)  # (seed, layout) -> its code
-    seed: str | None = None  # the reproducing compile's PYTHONHASHSEED
-    layout: int = 0  # and its environment variables more
+    codes: dict[str, str] = field(default_factory=dict)  # an order's name -> its code
+    orders: int = 0  # distinct layouts the callee sets allow (up to MAX_ORDERS)
+    order: str | None = None  # the reproducing compile's order, named
     evm: dict | None = None  # the reproducing compile's evm output
 
     @property
@@ -45,45 +49,98 @@ class SeedSearch:
         return len(set(self.codes.values()))
 
     @property
-    def share(self) -> int:
-        """How many of the compiles tried give the reproducing code."""
-        if self.seed is None:
-            return 0
-        found = self.codes[(self.seed, self.layout)]
-        return sum(code == found for code in self.codes.values())
-
-    @property
     def version(self) -> str:
         return parse_compiler_version(self.compiler_version, "vyper").version
 
     @property
     def name(self) -> str:
-        return hash_seed.trial_name(self.seed or "", self.layout)
+        return self.order or ""
 
     def note(self) -> str:
-        """For a verified contract: which seed, and whether explorers are likely to agree."""
-        said = (
-            f"vyper {self.version}'s code follows Python's hash seed: {self.name} reproduced the deployed code "
-            f"({self.share} of {len(self.codes)} compiles tried here give it, {self.distinct} codes in all)"
+        """For a verified contract: which order, and why explorers may disagree."""
+        return (
+            f"{self.order} reproduced the deployed code (vyper {self.version} lays them out by a set hashed by "
+            f"address, vyper#3369, fixed in 0.3.8; {len(self.codes)} of the {self.orders} orders compiled here); "
+            "an explorer that compiles once gets this order only by chance, so it may fail to verify it"
         )
-        if self.layout or 2 * self.share < len(self.codes):
-            said += (
-                "; a plain compile rarely gives this code, so an explorer that compiles once under its own seed may "
-                "fail to verify it (vyper 0.3.4 to 0.3.7 lay out internal functions in an order that follows the "
-                "seed and the compiler's memory layout, vyper#3369, fixed in 0.3.8)"
-            )
-        return said
 
     def reason(self) -> str:
-        """For a deployment no seed reproduced, though its code is this source's in another order."""
+        """For a deployment no order reproduced, though its code is this source's in another order."""
         return (
             f"the deployed code holds the compiled instructions in another order: vyper {self.version} lays out "
-            "internal functions in an order that follows Python's hash seed and the compiler's memory layout "
-            f"(vyper#3369, fixed in 0.3.8), and none of the {len(self.codes)} compiles tried here "
-            f"({self.distinct} codes; seeds 0 to {hash_seed.SEEDS - 1}, environments of {len(hash_seed.LAYOUTS)} sizes) "
-            "gave the deployed order. The source and settings give these instructions; compile and deploy with "
-            "vyper 0.3.8 or later, which the version pragma may allow"
+            "internal functions by a set hashed by address, an order that follows Python's hash seed and the "
+            f"compiler's memory layout (vyper#3369, fixed in 0.3.8), and none of the {len(self.codes)} compiles "
+            f"tried here ({self.distinct} codes, of {self.orders} orders the callees allow) gave the deployed order. "
+            "The source and settings give these instructions; compile and deploy with vyper 0.3.8 or later, "
+            "which the version pragma may allow"
         )
+
+
+def layout(contracts: list, order: dict) -> tuple:
+    """The internal functions' layout vyper 0.3.7's `_topsort` (and the constructor's callees)
+    gives when each caller's callees iterate in `order` (else as reported): one per contract."""
+    laid = []
+    for functions in contracts:
+        internal = {name: is_internal for name, is_internal, _ in functions}
+        callees = {name: order.get(name) or list(called) for name, _, called in functions}
+        seen: dict = {}
+
+        def visit(names: list) -> None:
+            for name in names:
+                visit(callees.get(name) or [])
+                seen.setdefault(name, None)
+
+        visit([name for name, _, _ in functions])
+        laid.append((tuple(n for n in seen if internal.get(n)), tuple(callees.get("__init__") or ())))
+    return tuple(laid)
+
+
+def order_name(laid: tuple) -> str:
+    """`internal functions in the order a, b, c`, with the constructor's when it calls two or more."""
+    parts = []
+    for runtime, deploy in laid:
+        part = "internal functions in the order " + ", ".join(runtime)
+        if len(deploy) > 1:
+            part += " (the constructor's " + ", ".join(deploy) + ")"
+        parts.append(part)
+    return "; ".join(parts)
+
+
+def orders(contracts: list) -> Iterator[tuple[tuple, dict]]:
+    """Each distinct layout once, with a callee order that gives it: the first, the callees by name.
+    Vyper's sort visits a function's callees once, so only the not yet laid out are permuted
+    (the constructor's all: its set also orders the deploy code)."""
+    seen = set()
+    for order in itertools.islice(_ways(contracts), _MAX_WAYS):
+        laid = layout(contracts, order)
+        if laid not in seen:
+            seen.add(laid)
+            yield laid, order
+
+
+def _ways(contracts: list) -> Iterator[dict]:
+    called = {name: sorted(callees) for functions in contracts for name, _, callees in functions}
+    start = [("visit", name) for functions in contracts for name, _, _ in functions]
+    stack: list = [(start, (), {})]
+    while stack:  # depth first, an explicit stack: a deep call graph is no deep recursion
+        queue, done, order = stack.pop()
+        while queue:
+            (step, name), queue = queue[0], queue[1:]
+            if step == "emit" or name in done:
+                done += (name,) if step == "emit" and name not in done else ()
+                continue
+            callees = called.get(name) or []
+            if len(callees) < 2:
+                queue = [("visit", c) for c in callees] + [("emit", name)] + queue
+                continue
+            movable = callees if name == "__init__" else [c for c in callees if c not in done]
+            fixed = [c for c in callees if c not in movable]
+            for way in reversed(list(itertools.permutations(movable))):
+                chosen = list(way) + fixed
+                stack.append(([("visit", c) for c in chosen] + [("emit", name)] + queue, done, {**order, name: chosen}))
+            break
+        else:
+            yield order
 
 
 def search(
@@ -95,43 +152,46 @@ def search(
     *,
     cache: CompileCache | None = None,
     timeout: float = DEFAULT_TIMEOUT,
-    seeds: int = hash_seed.SEEDS,
-    layouts: tuple = hash_seed.LAYOUTS,
+    max_orders: int = MAX_ORDERS,
 ) -> SeedSearch:
-    """Compile `input_json` under seeds 0 to `seeds`-1, in each of `layouts` in turn until one
-    layout's compiles reproduce the deployment (`reproduces(evm)`): all of that layout's seeds are
-    compiled, so the result says how common the code is."""
+    """Compile `input_json` in each distinct internal-function order (at most `max_orders`) until
+    one reproduces the deployment (`reproduces(evm)`)."""
     selected = with_output_selection(input_json, file, name)
     found = SeedSearch(compiler_version)
 
-    def compile_under(trial: tuple[str, int]) -> dict | None:
-        seed, layout = trial
-
+    def compile_in(order: dict) -> dict | None:
         def run() -> dict:
-            return compile_vyper_json(compiler_version, selected, timeout, hash_seed=seed, layout=layout)
+            return compile_vyper_json(compiler_version, selected, timeout, callee_order=order)
 
+        key = f"{compiler_version}#callees={json.dumps(order, sort_keys=True)}"
         try:
-            if cache is None:
-                output = run()
-            else:
-                output = cache.get_or_compile(f"{compiler_version}#{hash_seed.trial_name(seed, layout)}", selected, run)
+            return run() if cache is None else cache.get_or_compile(key, selected, run)
         except CompilerError:
             return None
-        return (((output.get("contracts") or {}).get(file) or {}).get(name) or {}).get("evm")
 
+    def evm_of(output: dict | None) -> dict | None:
+        return ((((output or {}).get("contracts") or {}).get(file) or {}).get(name) or {}).get("evm")
+
+    first = compile_in({}) if max_orders > 0 else None  # reports the callees: every order follows
+    contracts = (first or {}).get("calleeOrder") or []
+    trials = list(itertools.islice(orders(contracts), max_orders)) if contracts else []
+    found.orders = len(trials)
+    done = list(zip(trials[:1], [first]))  # the first order is the callees by name, as just compiled
     with ThreadPoolExecutor(_AT_ONCE) as pool:
-        for layout in layouts:
-            trials = [(str(seed), layout) for seed in range(max(seeds, 0))]
-            for trial, evm in zip(trials, pool.map(compile_under, trials)):
+        for at in range(1, len(trials) + _AT_ONCE, _AT_ONCE):
+            for laid, output in ((laid, output) for (laid, _), output in done):
+                evm = evm_of(output)
                 if not evm:
                     continue
-                found.codes[trial] = json.dumps(
+                found.codes[order_name(laid)] = json.dumps(
                     [(evm.get(part) or {}).get("object") for part in ("bytecode", "deployedBytecode")]
                 )
-                if found.seed is None and reproduces(evm):
-                    (found.seed, found.layout), found.evm = trial, evm
-            if found.seed is not None:
+                if found.order is None and reproduces(evm):
+                    found.order, found.evm = order_name(laid), evm
+            batch = trials[at : at + _AT_ONCE]
+            if found.order is not None or not batch:
                 break
+            done = list(zip(batch, pool.map(compile_in, [order for _, order in batch])))
     return found
 
 

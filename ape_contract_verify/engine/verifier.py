@@ -24,17 +24,15 @@ from ape_contract_verify.engine.compare import (
 from ape_contract_verify.engine.compilers import (
     DEFAULT_TIMEOUT,
     CompileCache,
-    CompilerError,
     CompilerNotInstalled,
-    InvalidCompilerVersion,
     compile_input,
-    parse_compiler_version,
     single_file_input,
     with_output_selection,
 )
 from ape_contract_verify.engine.diagnose import DEFAULT_COMPILES, diagnose
-from ape_contract_verify.engine.hash_seed import LAYOUTS, SEEDS, follows_hash_seed
+from ape_contract_verify.engine.hash_seed import follows_hash_seed
 from ape_contract_verify.engine.seed_search import SeedSearch, in_another_order, reproducing
+from ape_contract_verify.engine.versions import CompilerError, InvalidCompilerVersion, parse_compiler_version
 from ape_contract_verify.evm.abi import abi_type
 from ape_contract_verify.evm.chain import ChainError, ChainReader
 from ape_contract_verify.exceptions import InvalidRequest
@@ -80,7 +78,7 @@ class VerificationResult:
     factory: bool = False
     offset: int | None = None  # first differing byte, for bytecode failures
     setting: str | None = None  # the input that differs: "optimizer runs", "library", "source", …
-    hash_seed: str | None = None  # the compile that matched (Vyper 0.3.4-0.3.7): "PYTHONHASHSEED=3 …"
+    hash_seed: str | None = None  # the compile that matched (Vyper 0.3.4-0.3.7): "internal functions in the order …"
     # What a Sourcify answer shows (hex without 0x; "" when not reached): both sides' code, the
     # creation's block and sender, and the compiler's metadata JSON text.
     recompiled_creation: str = ""
@@ -120,8 +118,7 @@ class Verifier:
         compile_timeout: float = DEFAULT_TIMEOUT,
         diagnose_compiles: int = DEFAULT_COMPILES,
         require_creation: bool = True,
-        hash_seeds: int = SEEDS,
-        hash_layouts: tuple = LAYOUTS,
+        callee_orders: int = seed_search.MAX_ORDERS,
     ):
         """`diagnose_compiles`: on a code mismatch, how many single-setting variations (optimizer,
         runs, viaIR, evmVersion; Vyper's optimize mode, evmVersion) to compile to tell the user
@@ -133,9 +130,9 @@ class Verifier:
         # An explorer needs the creation transaction. The plugin's pre-check, on a node without
         # traces, may not find a factory's: it then compares the runtime code alone.
         self.require_creation = require_creation
-        # Vyper 0.3.4-0.3.7: how many hash seeds to compile under when the deployed code is the
-        # compiled instructions in another order (engine/seed_search.py).
-        self.hash_seeds, self.hash_layouts = hash_seeds, hash_layouts
+        # Vyper 0.3.4-0.3.7: how many internal-function orders to compile at most when the deployed
+        # code is the compiled instructions in another order (engine/seed_search.py).
+        self.callee_orders = callee_orders
 
     def verify(
         self, request: VerificationRequest, args_from_creation: bool = False, diagnose_compiles: int | None = None
@@ -393,7 +390,7 @@ class Verifier:
                 )
 
         def explain() -> tuple[str, str]:
-            if searched is not None and searched.seed is None:  # the order differs, and no seed gave it
+            if searched is not None and searched.order is None:  # the order differs, and no order tried gave it
                 return "hash seed", searched.reason()
             return diagnose(
                 request.compiler_version,
@@ -435,7 +432,7 @@ class Verifier:
         creation: Any,
         runtime_on_chain: bytes,
     ) -> SeedSearch | None:
-        """The seeds' codes, when the deployment is this compile's instructions in another order."""
+        """The orders' codes, when the deployment is this compile's instructions in another order."""
         creation_input = bytes(creation.input) if creation is not None else None
         if not in_another_order(compiled, runtime_on_chain, creation_input):
             return None
@@ -448,16 +445,15 @@ class Verifier:
             reproducing(runtime_on_chain, creation_input),
             cache=self.cache,
             timeout=self.compile_timeout,
-            seeds=self.hash_seeds,
-            layouts=self.hash_layouts,
+            max_orders=self.callee_orders,
         )
         logger.info(
-            "contract_verify: %s: %d compiles under hash seeds in %.1f s (%d codes), %s",
+            "contract_verify: %s: %d internal-function orders compiled in %.1f s (%d codes), %s",
             request.address,
             len(found.codes),
             time.perf_counter() - started,
             found.distinct,
-            f"{found.name} reproduced it" if found.seed is not None else "none reproduced it",
+            f"{found.name} reproduced it" if found.order is not None else "none reproduced it",
         )
         return found
 
