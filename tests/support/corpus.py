@@ -29,7 +29,7 @@ from support.service import Anvil, ServerProcess
 CORPUS = REPO / "corpus"
 # The summary's rows: contract, address, outcome, target, then the link or the reason.
 ROW = re.compile(
-    r"^(\S.*?)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped|nothing to verify)\s{2,}(\S+)\s{2,}(.*)$",
+    r"^(\S.*?)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped|nothing to verify|unsupported)\s{2,}(\S+(?: \S+)*)\s{2,}(.*)$",
     re.M,
 )
 # The deploy scripts print one line per contract created: its name, then its address (Ape's own

@@ -20,7 +20,7 @@ from support import BIN, run
 from support.service import Anvil, ServerProcess
 
 ROW = re.compile(
-    r"^(\S.*?)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped|nothing to verify)\b(.*)$",
+    r"^(\S.*?)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped|nothing to verify|unsupported)\b(.*)$",
     re.M,
 )
 DEPLOYED = re.compile(r"^(\w+)\s+(0x[0-9a-fA-F]{40})$", re.M)
