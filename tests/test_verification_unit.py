@@ -9,7 +9,7 @@ from ape_contract_verify.client.etherscan import SubmissionReceipt
 from ape_contract_verify.derive import derive
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.request import CodeFormat, VerificationRequest
-from ape_contract_verify.workflow import verification
+from ape_contract_verify.workflow import report, verification
 
 pytestmark = pytest.mark.unit
 
@@ -103,8 +103,8 @@ def test_an_address_handled_earlier_in_the_run_is_not_submitted_again():
 
 
 def test_outcome_for_prefers_the_source_report_and_falls_back_to_the_proxy_link():
-    source = verification.Report("Box", ADDRESS, "verified")
-    link = verification.Report("clone", ADDRESS, "failed", kind="proxy")
-    assert verification.outcome_for(ADDRESS, [link, source]) is source
-    assert verification.outcome_for(ADDRESS.lower(), [link]) is link
-    assert verification.outcome_for(ADDRESS, []) is None
+    source = report.Report("Box", ADDRESS, "verified")
+    link = report.Report("clone", ADDRESS, "failed", kind="proxy")
+    assert report.outcome_for(ADDRESS, [link, source]) is source
+    assert report.outcome_for(ADDRESS.lower(), [link]) is link
+    assert report.outcome_for(ADDRESS, []) is None
