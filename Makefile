@@ -25,14 +25,14 @@ LINTED := ape_contract_verify tests benchmarks $(wildcard toolchain/*.py)
 # which would put the repository's package first instead of the installed wheel's.
 INSTALLED_PKG = cd / && $(1)/bin/python -c 'import sys, ape_contract_verify as p; sys.exit(0 if "site-packages" in p.__file__ else f"not the wheel: {p.__file__}")'
 
-.PHONY: install test test-py313 test-floor lint format wheel corpus demo explore bench clean
+.PHONY: install test test-py313 test-floor lint typecheck format wheel corpus demo explore bench clean
 
 install: $(STAMP)
 
 $(STAMP): pyproject.toml constraints.txt toolchain/package.json toolchain/package-lock.json toolchain/install.sh
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test,typecheck]'
 	@# ape-foundry 0.8.12 (the newest) still pins evm-trace<0.3, which eth-ape 0.8.52 raised to >=0.3;
 	@# it imports nothing of evm-trace, so it is installed beside Ape without its own pins.
 	$(BIN)/python -m pip install --quiet --no-deps -c constraints.txt ape-foundry
@@ -48,7 +48,7 @@ $(STAMP): pyproject.toml constraints.txt toolchain/package.json toolchain/packag
 test: install
 	@cd $(CURDIR) && $(BIN)/lint-imports
 	@cd $(CURDIR) && $(BIN)/deptry .
-	@$(MAKE) --no-print-directory lint
+	@$(MAKE) --no-print-directory lint typecheck
 	@$(BIN)/python -m pytest -m "not corpus" $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests" >&2; exit 1; fi; exit $$rc
 	$(if $(PYTEST_ARGS),@echo "make test: PYTEST_ARGS runs a part of the suite and not the tiers (make test-py313 test-floor)",@$(MAKE) --no-print-directory test-py313 test-floor)
@@ -56,6 +56,10 @@ test: install
 lint: install
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
+
+# mypy, strict, on the files [tool.mypy] names (the bottom layers).
+typecheck: install
+	$(BIN)/mypy
 
 # What pre-commit does: fix what ruff can, then format (a fix can leave a line to reformat).
 format: install
@@ -88,17 +92,20 @@ $(PY313)/.wheel $(FLOOR)/.wheel: %/.wheel: %/.installed $(WHEEL)
 	$*/bin/python -m pip install --quiet --no-deps --force-reinstall $(WHEEL)
 	@touch $@
 
+# The type checker is the main venv's (the typecheck extra), not a tier's: its test runs there.
+TIER_SKIPS := --ignore=tests/test_typecheck.py
+
 # The unit tier on Python 3.13, the installed wheel's `ape verify` first.
 test-py313: $(PY313)/.wheel
 	@$(call INSTALLED_PKG,$(PY313))
 	@cd / && PATH=$(PY313)/bin:$$PATH $(PY313)/bin/ape verify --help >/dev/null
-	PATH=$(PY313)/bin:$$PATH $(PY313)/bin/pytest -m unit -p no:cacheprovider
+	PATH=$(PY313)/bin:$$PATH $(PY313)/bin/pytest -m unit -p no:cacheprovider $(TIER_SKIPS)
 
 # The unit tier at the floor, and the example deployed with auto on and every contract verified.
 test-floor: $(FLOOR)/.wheel
 	@$(call INSTALLED_PKG,$(FLOOR))
 	@cd / && PATH=$(FLOOR)/bin:$$PATH $(FLOOR)/bin/ape verify --help >/dev/null
-	PATH=$(FLOOR)/bin:$$PATH $(FLOOR)/bin/pytest -m unit -p no:cacheprovider
+	PATH=$(FLOOR)/bin:$$PATH $(FLOOR)/bin/pytest -m unit -p no:cacheprovider $(TIER_SKIPS)
 	PATH=$(FLOOR)/bin:$$PATH $(FLOOR)/bin/pytest -n 0 -p no:cacheprovider \
 	  tests/test_verify_e2e.py::test_ape_run_deploy_verifies_everything_on_the_embedded_explorer
 

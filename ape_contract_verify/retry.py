@@ -32,7 +32,7 @@ class RetryPolicy:
     max_delay: float = 16.0
 
     def delay(self, attempt: int, rng: random.Random) -> float:
-        cap = min(self.max_delay, self.base_delay * (2**attempt))
+        cap = min(self.max_delay, self.base_delay * (2.0**attempt))
         return cap / 2 + rng.random() * cap / 2
 
     def retry_after(self, header: str | None) -> float | None:
@@ -151,7 +151,10 @@ def with_retries(
         if health is not None and last.unreachable and unreachable_since is None:
             unreachable_since = health.now()
         if number > policy.max_retries and not (
-            health is not None and last.unreachable and health.deciding(unreachable_since, policy.max_delay)
+            health is not None
+            and last.unreachable
+            and unreachable_since is not None
+            and health.deciding(unreachable_since, policy.max_delay)
         ):
             break
     if health is not None:

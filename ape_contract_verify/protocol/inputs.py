@@ -23,7 +23,7 @@ def unwrap_json_source(text: str) -> str:
     return text
 
 
-def parse_json_input(text: Any, code_format: str = "solidity-standard-json-input") -> dict:
+def parse_json_input(text: Any, code_format: str = "solidity-standard-json-input") -> dict[str, Any]:
     """The compiler input of a JSON-format submission, checked; raises InvalidRequest("sourceCode", …)."""
     language = LANGUAGES.get(code_format, "Solidity")
     shape = f'the {language} compiler\'s JSON input: an object with a non-empty "sources" object'

@@ -3,6 +3,7 @@ client holds from log records (ours and the HTTP stack's), exceptions and reprs.
 
 import logging
 import threading
+from typing import NoReturn
 from urllib.parse import quote, quote_plus
 
 from ape_contract_verify import logs
@@ -36,7 +37,7 @@ class ApiKey:
     def __hash__(self) -> int:
         return hash(("ApiKey", self._value))
 
-    def __reduce__(self):
+    def __reduce__(self) -> NoReturn:
         raise TypeError("ApiKey is not picklable (it would write the key out)")
 
 

@@ -85,7 +85,7 @@ def outcome_for(custom_code: str | None) -> Outcome:
     return _OUTCOMES.get(str(custom_code), Outcome.FAILED)
 
 
-def error_body(custom_code: str, message: str, **extra: Any) -> dict:
+def error_body(custom_code: str, message: str, **extra: Any) -> dict[str, Any]:
     """An error answer in Sourcify's shape (`errorId` is a fresh UUID, as Sourcify's are)."""
     return {"customCode": custom_code, "message": message, "errorId": str(uuid.uuid4()), **extra}
 
@@ -137,7 +137,7 @@ def sourcify_compiler_version(request: VerificationRequest, compiler_long_versio
 # -- request -> body (the client) ---------------------------------------------------------------
 
 
-def _flat_input(request: VerificationRequest) -> tuple[dict, str]:
+def _flat_input(request: VerificationRequest) -> tuple[dict[str, Any], str]:
     """A single-file request as a standard-json input with one source. Its metadata names that
     file, not the deployment's files, so Sourcify can give it a `match` at best, never an
     `exact_match`: submit the standard-json input for that."""
@@ -159,7 +159,7 @@ def _flat_input(request: VerificationRequest) -> tuple[dict, str]:
     return source, f"{path}:{name}"
 
 
-def request_to_body(request: VerificationRequest, compiler_long_version: str | None = None) -> dict:
+def request_to_body(request: VerificationRequest, compiler_long_version: str | None = None) -> dict[str, Any]:
     """The JSON body of `POST {base}v2/verify/{chainId}/{address}` for `request`.
 
     - `stdJsonInput` holds only `language`, `sources` and `settings`: solc refuses other top-level
@@ -218,7 +218,7 @@ def validate_chain_id(value: Any, param: str = "chainId") -> str:
     return str(int(text))
 
 
-def _required(body: Mapping, name: str, kind: type, fix: str) -> Any:
+def _required(body: Mapping[str, Any], name: str, kind: type, fix: str) -> Any:
     if name not in body or body[name] is None:
         raise InvalidRequest(name, "is a required property and is missing", fix)
     value = body[name]

@@ -20,9 +20,9 @@ def is_address(value: Any) -> bool:
 
 def checksum(address: str) -> str:
     """EIP-55 form; Ape and web3 accept only checksummed addresses, explorers answer with them."""
-    from eth_utils import to_checksum_address
+    from eth_utils.address import to_checksum_address
 
-    return to_checksum_address(address)
+    return str(to_checksum_address(address))
 
 
 def strip_0x(text: str) -> str:
