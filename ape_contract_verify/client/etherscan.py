@@ -31,7 +31,7 @@ import requests
 from ape_contract_verify.client.health import TargetHealth, lost_job
 from ape_contract_verify.client.provider import ETHERSCAN, ExplorerRecord, SubmissionReceipt
 from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
-from ape_contract_verify.client.retrying import gave_up, retry_after, send
+from ape_contract_verify.client.retrying import gave_up, reason_of, retry_after, send, still_pending
 from ape_contract_verify.exceptions import (
     AddressNotFound,
     BadEndpoint,
@@ -41,7 +41,6 @@ from ape_contract_verify.exceptions import (
     InvalidApiKey,
     TargetDown,
     VerificationRejected,
-    VerificationTimeout,
 )
 from ape_contract_verify.logs import CLIENT, get_logger
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome, classify, is_bad_endpoint
@@ -56,11 +55,6 @@ from ape_contract_verify.request import Receipt, VerificationRequest
 from ape_contract_verify.retry import JobTimes, Retry, RetryPolicy, poll_until_final, with_retries
 
 logger = get_logger(CLIENT)
-
-
-def reason_of(answer: ExplorerAnswer | None) -> str:
-    """The explorer's own text for an error's `reason`, keys scrubbed."""
-    return redact(answer.reason) if answer is not None and answer.reason else ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -387,13 +381,8 @@ class ExplorerClient:
         ticket: object,
     ) -> ExplorerAnswer:
         def timed_out(last: ExplorerAnswer | None) -> Exception:
-            state = redact(last.reason) if last else "no answer"
-            return VerificationTimeout(
-                f"{receipt.address}: still not final after {timeout:g}s ({state}); check later with "
-                f"`ape verify status {receipt.guid}{' --proxy' if receipt.proxy else ''}`",
-                last,
-                reason=reason_of(last),
-            )
+            later = f"check later with `ape verify status {receipt.guid}{' --proxy' if receipt.proxy else ''}`"
+            return still_pending(receipt.address, "still not final", timeout, last, later)
 
         typical = self._job_times.typical(action)
         answer, checks = poll_until_final(

@@ -10,7 +10,7 @@ from typing import Any
 import requests
 
 from ape_contract_verify.client.health import TargetHealth
-from ape_contract_verify.exceptions import ExplorerUnavailable, RateLimited
+from ape_contract_verify.exceptions import ExplorerUnavailable, RateLimited, VerificationTimeout
 from ape_contract_verify.protocol.answers import ExplorerAnswer
 from ape_contract_verify.protocol.secrets import redact
 from ape_contract_verify.retry import Retry, RetryPolicy
@@ -23,6 +23,19 @@ RETRYABLE_ERRORS = (
 )
 # No answer at all (refused, reset, timed out): what counts toward a target being down.
 UNREACHABLE_ERRORS = (requests.ConnectionError, requests.Timeout)
+
+
+def reason_of(answer: ExplorerAnswer | None) -> str:
+    """The explorer's own text for an error's `reason`, keys scrubbed."""
+    return redact(answer.reason) if answer is not None and answer.reason else ""
+
+
+def still_pending(address: str, what: str, timeout: float, last: ExplorerAnswer | None, advice: str) -> Exception:
+    """A poll's deadline passed: `<address>: <what> after <timeout>s (<last answer>); <advice>`."""
+    state = redact(last.reason) if last else "no answer"
+    return VerificationTimeout(
+        f"{address}: {what} after {timeout:g}s ({state}); {advice}", last, reason=reason_of(last)
+    )
 
 
 def gave_up(last: Retry | None, policy: RetryPolicy, call: str, where: str, limited: str, hint: str = "") -> Exception:

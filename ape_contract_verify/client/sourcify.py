@@ -20,11 +20,10 @@ from urllib.parse import quote
 
 import requests
 
-from ape_contract_verify.client.etherscan import reason_of
 from ape_contract_verify.client.health import TargetHealth, lost_job
 from ape_contract_verify.client.provider import SOURCIFY, ExplorerRecord, SubmissionReceipt
 from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
-from ape_contract_verify.client.retrying import gave_up, retry_after, send
+from ape_contract_verify.client.retrying import gave_up, reason_of, retry_after, send, still_pending
 from ape_contract_verify.exceptions import (
     ActionNotSupported,
     BadEndpoint,
@@ -33,7 +32,6 @@ from ape_contract_verify.exceptions import (
     InvalidRequest,
     TargetDown,
     VerificationRejected,
-    VerificationTimeout,
 )
 from ape_contract_verify.logs import CLIENT, get_logger
 from ape_contract_verify.protocol import sourcify as rules
@@ -292,13 +290,8 @@ class SourcifyClient:
         fresh: bool,
     ) -> ExplorerAnswer:
         def timed_out(last: ExplorerAnswer | None) -> Exception:
-            state = redact(last.reason) if last else "no answer"
-            return VerificationTimeout(
-                f"{receipt.address}: the Sourcify job is still not completed after {timeout:g}s ({state}); "
-                f"see {self.job_url(receipt.guid)}",
-                last,
-                reason=reason_of(last),
-            )
+            what = "the Sourcify job is still not completed"
+            return still_pending(receipt.address, what, timeout, last, f"see {self.job_url(receipt.guid)}")
 
         started = self._clock()
         typical = self._job_times.typical()
