@@ -25,7 +25,7 @@ LINTED := ape_contract_verify tests benchmarks $(wildcard toolchain/*.py)
 # which would put the repository's package first instead of the installed wheel's.
 INSTALLED_PKG = cd / && $(1)/bin/python -c 'import sys, ape_contract_verify as p; sys.exit(0 if "site-packages" in p.__file__ else f"not the wheel: {p.__file__}")'
 
-.PHONY: install test test-py313 test-floor lint typecheck format wheel corpus demo explore bench clean
+.PHONY: install test unit test-py313 test-floor lint typecheck format wheel corpus demo explore bench clean
 
 install: $(STAMP)
 
@@ -52,6 +52,12 @@ test: install
 	@$(BIN)/python -m pytest -m "not corpus" $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests" >&2; exit 1; fi; exit $$rc
 	$(if $(PYTEST_ARGS),@echo "make test: PYTEST_ARGS runs a part of the suite and not the tiers (make test-py313 test-floor)",@$(MAKE) --no-print-directory test-py313 test-floor)
+
+# The unit tier alone (tests/unit/: no chain, no compiler process), the edit loop's: under 2 minutes.
+# The same tests as `pytest -m unit` (the folder gives the marker: tests/conftest.py).
+unit: install
+	@$(BIN)/python -m pytest tests/unit $(PYTEST_ARGS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make unit: pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 lint: install
 	$(BIN)/ruff check $(LINTED)
@@ -93,7 +99,7 @@ $(PY313)/.wheel $(FLOOR)/.wheel: %/.wheel: %/.installed $(WHEEL)
 	@touch $@
 
 # The type checker is the main venv's (the typecheck extra), not a tier's: its test runs there.
-TIER_SKIPS := --ignore=tests/test_typecheck.py
+TIER_SKIPS := --ignore=tests/unit/test_typecheck.py
 
 # The unit tier on Python 3.13, the installed wheel's `ape verify` first.
 test-py313: $(PY313)/.wheel
@@ -107,7 +113,7 @@ test-floor: $(FLOOR)/.wheel
 	@cd / && PATH=$(FLOOR)/bin:$$PATH $(FLOOR)/bin/ape verify --help >/dev/null
 	PATH=$(FLOOR)/bin:$$PATH $(FLOOR)/bin/pytest -m unit -p no:cacheprovider $(TIER_SKIPS)
 	PATH=$(FLOOR)/bin:$$PATH $(FLOOR)/bin/pytest -n 0 -p no:cacheprovider \
-	  tests/test_verify_e2e.py::test_ape_run_deploy_verifies_everything_on_the_embedded_explorer
+	  tests/e2e/test_verify_e2e.py::test_ape_run_deploy_verifies_everything_on_the_embedded_explorer
 
 # Published protocols (corpus/: their sources from npm and PyPI, their own compiler settings)
 # deployed to anvil and verified every way: minutes each (Morpho Blue's via-IR compiles are the

@@ -17,7 +17,7 @@ warnings.filterwarnings(
 )
 
 # Public name -> the module defining it, imported on first use (`__getattr__`). The Python API's
-# functions and result types come from `ape_contract_verify.api`; tests/test_public_api.py holds
+# functions and result types come from `ape_contract_verify.api`; tests/unit/test_api.py holds
 # this list to the one in README.md.
 _API = "ape_contract_verify.api"
 _PUBLIC = {

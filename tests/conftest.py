@@ -4,6 +4,7 @@ modules import live in tests/support/."""
 
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -13,12 +14,22 @@ from support.rpc_proxy import HostedNodeProxy
 from support.stub_server import stub  # noqa: F401  (the fixture, for the client tests)
 
 COMPILE_CACHE_ENV = "APE_CONTRACT_VERIFY_COMPILE_CACHE"
-KINDS = ("unit", "engine", "e2e", "browser")  # registered in pyproject.toml; `-m unit` runs seconds
+TESTS = Path(__file__).parent
+# A test's kind is its folder's (registered in pyproject.toml; `-m unit` runs seconds). The corpus's
+# tests deploy and verify end to end: e2e too, as they were marked before the folders.
+FOLDER_KINDS = {
+    "unit": ("unit",),
+    "engine": ("engine",),
+    "e2e": ("e2e",),
+    "browser": ("browser",),
+    "corpus": ("corpus", "e2e"),
+}
+KINDS = ("unit", "engine", "e2e", "browser", "corpus")
 
 
 def _drives_the_example(item) -> bool:
     """e2e and browser tests, and any module that builds on the example project's copies; not the
-    corpus's (tests/test_corpus_*.py) nor a module with `OWN_PROJECT = True`: they deploy projects
+    corpus's (test_corpus_*.py) nor a module with `OWN_PROJECT = True`: they deploy projects
     of their own, with no Ape dependency to install, and run beside the example's group."""
     if item.module.__name__.startswith("test_corpus_") or getattr(item.module, "OWN_PROJECT", False):
         return False
@@ -30,16 +41,34 @@ def _drives_the_example(item) -> bool:
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's, which reads the groups into the test ids
 def pytest_collection_modifyitems(items):
-    """Every test module says what it needs (`pytestmark = pytest.mark.<kind>`), so `-m` selects.
+    """A test's folder says what it needs (tests/unit/, engine/, e2e/, browser/, corpus/): its kind
+    marker comes from there, so `-m unit` selects tests/unit/. A test outside those folders, or
+    with an explicit kind marker its folder disagrees with, is an error.
 
     With two xdist workers (`--dist loadgroup`, pyproject.toml), every module that drives the
     example project end to end (e2e, browser) runs on one worker, so its session fixtures (the
     compiled example, its deploys) are built once and Ape's package folder has one writer; every
     other module runs whole on either worker, so its module fixtures are built once."""
-    unmarked = sorted({item.module.__name__ for item in items if not any(item.get_closest_marker(k) for k in KINDS)})
-    if unmarked:
+    outside, disagreeing = set(), set()
+    for item in items:
+        where = item.path.relative_to(TESTS).parts
+        kinds = FOLDER_KINDS.get(where[0], ()) if len(where) > 1 else ()
+        if not kinds:
+            outside.add(str(item.path.relative_to(TESTS.parent)))
+            continue
+        if {mark.name for mark in item.iter_markers() if mark.name in KINDS} - set(kinds):
+            disagreeing.add(str(item.path.relative_to(TESTS.parent)))
+        for kind in kinds:
+            item.add_marker(kind)
+    if outside:
         raise pytest.UsageError(
-            f"no kind marker ({', '.join(KINDS)}) in: {', '.join(unmarked)}; add `pytestmark = pytest.mark.unit` or another"
+            f"not in a kind's folder (tests/{{{','.join(FOLDER_KINDS)}}}/): {', '.join(sorted(outside))}; "
+            "a unit test of ape_contract_verify/<layer>/<module>.py goes in tests/unit/<layer>/test_<module>.py"
+        )
+    if disagreeing:
+        raise pytest.UsageError(
+            f"a kind marker its folder disagrees with in: {', '.join(sorted(disagreeing))}; "
+            "the folder gives the kind: move the file or drop the marker"
         )
     end_to_end = {item.module.__name__ for item in items if _drives_the_example(item)}
     for item in items:

@@ -1,4 +1,4 @@
-"""Fakes and helpers shared by the service tests (tests/test_service_*.py).
+"""Fakes and helpers shared by the service tests (tests/unit/server/, tests/engine/test_service_*.py).
 
 The fakes stand in for the verification engine and the chain only where a test is about the
 service itself (protocol, queue, storage, keys, bad input); the end-to-end tests use the real engine.

@@ -1,0 +1,223 @@
+"""The foundation: the plugin installs and registers, the offline toolchain is complete,
+and the example project compiles and deploys with the settings its config asks for."""
+
+import re
+import shutil
+
+import pytest
+import yaml
+
+from support import BIN, EXAMPLE, REPO, load_manifest, run, tool_env
+
+SOLC_VERSIONS = ["0.4.26", "0.5.17", "0.8.26", "0.8.37"]
+NATIVE_VERSION = re.compile(r"^Version: (\d+\.\d+\.\d+)\+commit\.([0-9a-f]{8})\.Linux\.g\+\+$", re.M)
+
+
+# --- the toolchain -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", SOLC_VERSIONS)
+def test_solc_shim_answers_like_native_solc(version):
+    shim = REPO / ".solcx" / f"solc-v{version}"
+    assert shim.is_file(), f"{shim} missing: run `make install`"
+    out = run([shim, "--version"], cwd=REPO).stdout
+    match = NATIVE_VERSION.search(out)
+    assert match and match.group(1) == version, out
+
+
+def test_py_solc_x_sees_every_shim():
+    import solcx
+
+    installed = {str(v) for v in solcx.get_installed_solc_versions()}
+    assert set(SOLC_VERSIONS) <= installed
+
+
+def test_solc_shim_compiles_and_links():
+    import solcx
+    from solcx.install import get_executable
+
+    source = (
+        "pragma solidity ^0.8.0; library L { function f() public pure returns (uint) { return 7; } }"
+        " contract C { function g() public pure returns (uint) { return L.f(); } }"
+    )
+    out = solcx.compile_standard(
+        {
+            "language": "Solidity",
+            "sources": {"c.sol": {"content": source}},
+            "settings": {"outputSelection": {"*": {"*": ["evm.bytecode.object"]}}},
+        },
+        solc_binary=get_executable("0.8.26"),
+    )
+    unlinked = out["contracts"]["c.sol"]["C"]["evm"]["bytecode"]["object"]
+    assert "__$" in unlinked  # a placeholder for L
+    linked = solcx.link_code(unlinked, {"c.sol:L": "0x" + "ab" * 20}, solc_binary=get_executable("0.8.26"))
+    assert "__$" not in linked and "ab" * 20 in linked
+
+
+def test_vyper_and_anvil_are_on_path():
+    env = tool_env()
+    vyper = shutil.which("vyper", path=env["PATH"])
+    anvil = shutil.which("anvil", path=env["PATH"])
+    assert vyper and anvil, "vyper and anvil must be on the venv's PATH"
+    assert run([vyper, "--version"], cwd=REPO).stdout.startswith("0.4.3")
+    assert "anvil" in run([anvil, "--version"], cwd=REPO).stdout
+
+
+def test_activate_script_exports_the_local_compilers():
+    activate = (BIN / "activate").read_text()
+    assert f'SOLCX_BINARY_PATH="{REPO / ".solcx"}"' in activate
+
+
+# --- the plugin ----------------------------------------------------------------------------
+
+
+def test_ape_verify_help_lists_the_command_group():
+    proc = run([BIN / "ape", "verify", "--help"], cwd=EXAMPLE)
+    assert "Verify deployed contracts" in proc.stdout
+    top = run([BIN / "ape", "--help"], cwd=EXAMPLE).stdout
+    assert re.search(r"^\s+verify\s", top, re.M), top
+
+
+def test_ape_commands_print_no_pydantic_settings_warning(compiled_example):
+    """ape-solidity's `import_remapping` field made pydantic-settings warn on every command; the
+    plugin silences exactly that warning (the command still compiles, and says so)."""
+    proc = run([BIN / "ape", "compile"], cwd=compiled_example)
+    assert "IncompleteFieldDefinitionWarning" not in proc.stderr + proc.stdout
+    assert "compiled" in proc.stdout + proc.stderr or "Nothing to compile" in proc.stdout + proc.stderr
+
+
+def test_plugin_config_section_is_registered(compiled_example):
+    code = (
+        "from ape import config;"
+        "c = config.get_config('contract_verify');"
+        "print(type(c).__name__, c.auto, c.calls_per_second)"
+    )
+    out = run([BIN / "python", "-c", code], cwd=compiled_example).stdout.split()
+    assert out[:3] == ["ContractVerifyConfig", "True", "3.0"]
+
+
+def test_example_config_documents_every_key():
+    from ape_contract_verify.config import ContractVerifyConfig, ExplorerConfig, TargetConfig
+
+    text = (REPO / "ape-config.example.yaml").read_text()
+    section = yaml.safe_load(text)["contract_verify"]
+    assert set(section) == set(ContractVerifyConfig.model_fields)
+    for network in section["explorers"]["ethereum"].values():
+        named = {key for key, value in network.items() if isinstance(value, dict)}  # further targets
+        assert set(network) - named <= set(ExplorerConfig.model_fields)
+        for key in named:
+            assert set(network[key]) <= set(TargetConfig.model_fields), key
+    for key in ContractVerifyConfig.model_fields:  # each key carries a comment
+        assert re.search(rf"^\s+{key}:.*#", text, re.M) or re.search(rf"#.*\n\s+{key}:", text), key
+    ContractVerifyConfig.model_validate(section)
+
+
+def test_bad_config_value_names_the_key():
+    from pydantic import ValidationError
+
+    from ape_contract_verify.config import ContractVerifyConfig
+
+    with pytest.raises(ValidationError) as err:
+        ContractVerifyConfig.model_validate({"license": "NOT-A-LICENSE"})
+    assert "license" in str(err.value) and "MIT" in str(err.value)
+    with pytest.raises(ValidationError) as err:
+        ContractVerifyConfig.model_validate({"calls_per_second": 0})
+    assert "calls_per_second" in str(err.value)
+
+
+def test_plugin_import_is_light():
+    """Ape imports every plugin on every command: the plugin must not pull heavy modules."""
+    code = (
+        "import sys, ape; before = set(sys.modules); import ape_contract_verify;"
+        "print(' '.join(sorted(set(sys.modules) - before)))"
+    )
+    added = run([BIN / "python", "-c", code], cwd=REPO).stdout.split()
+    heavy = [
+        m for m in added if m.split(".")[0] in {"requests", "starlette", "uvicorn", "solcx", "sqlite3", "vyper", "web3"}
+    ]
+    assert heavy == [], heavy
+
+
+# --- the example project -------------------------------------------------------------------
+
+EXPECTED_TYPES = {
+    "Token",
+    "ERC20Base",
+    "Ownable",
+    "MathLib",
+    "Box",
+    "SimpleProxy",
+    "BoxUUPS",
+    "UpgradeableBeacon",
+    "BeaconProxy",
+    "CloneFactory",
+    "LegacyStore",
+    "Vault",
+    "Escrow",
+}
+
+
+def dependency_manifest(name: str, project) -> dict:
+    code = (
+        "import json; from ape import project;"
+        f"dep = project.dependencies['{name}']['local'];"
+        "print(dep.manifest.model_dump_json(by_alias=True))"
+    )
+    import json
+
+    return json.loads(run([BIN / "python", "-c", code], cwd=project).stdout.strip().splitlines()[-1])
+
+
+def test_example_compiles_every_contract(compiled_example):
+    manifest = load_manifest(compiled_example)
+    assert EXPECTED_TYPES <= set(manifest["contractTypes"])
+    for name in EXPECTED_TYPES:
+        assert manifest["contractTypes"][name]["deploymentBytecode"]["bytecode"].startswith("0x")
+
+
+def test_manifest_settings_match_ape_config(compiled_example):
+    config = yaml.safe_load((compiled_example / "ape-config.yaml").read_text())
+    manifest = load_manifest(compiled_example)
+    by_name = {}
+    for compiler in manifest["compilers"]:
+        for ct in compiler["contractTypes"]:
+            by_name[ct] = compiler
+
+    solidity = by_name["Token"]
+    assert solidity["name"] == "solidity"
+    assert re.fullmatch(r"0\.8\.\d+\+commit\.[0-9a-f]{8}", solidity["version"])
+    assert solidity["settings"]["optimizer"] == {
+        "enabled": config["solidity"]["optimize"],
+        "runs": config["solidity"]["optimization_runs"],
+    }
+    assert "viaIR" not in solidity["settings"] and "evmVersion" not in solidity["settings"]
+    assert by_name["LegacyStore"]["version"].startswith("0.5.17+commit.")
+
+    vyper = by_name["Vault"]
+    assert vyper["name"] == "vyper" and vyper["version"].startswith("0.4.3")
+    assert vyper["settings"]["evmVersion"] == config["vyper"]["evm_version"]
+
+    viair = dependency_manifest("viair", compiled_example)["compilers"][0]
+    assert viair["settings"]["viaIR"] is True
+    tuned = dependency_manifest("tuned", compiled_example)["compilers"][0]
+    tuned_config = yaml.safe_load((compiled_example / "packages/tuned/ape-config.yaml").read_text())
+    assert tuned["settings"]["evmVersion"] == tuned_config["solidity"]["evm_version"] == "paris"
+    assert tuned["settings"]["optimizer"]["runs"] == tuned_config["solidity"]["optimization_runs"]
+    assert tuned["version"].startswith("0.8.26+commit.8a97fa7a")
+
+
+def test_deploy_script_deploys_everything(deployed_local):
+    proc = deployed_local
+    addresses = dict(re.findall(r"^(\w+)\s+(0x[0-9a-fA-F]{40})$", proc.stdout, re.M))
+    expected = EXPECTED_TYPES - {"ERC20Base", "Ownable"} | {
+        "Calculator",
+        "Clone",
+        "ViaIRCounter",
+        "TunedStore",
+        "UUPSProxy",
+        "TransparentProxy",
+        "OZBeacon",
+        "OZBeaconProxy",
+    }
+    assert expected <= set(addresses), proc.stdout
+    assert len(set(addresses.values())) == len(addresses)

@@ -1,0 +1,123 @@
+"""Both clients driven through the one target protocol (`client/provider.VerificationTarget`), as
+the workflow drives them: the project's local explorer as a child process (what `ape verify
+serve` runs) over real anvil and solc, real HTTP, its Etherscan-style API and its Sourcify face.
+Submit, wait, look up (an `ExplorerRecord` from either), link a proxy where the target says it
+can, and the one that cannot says so."""
+
+import json
+
+import pytest
+
+from ape_contract_verify.client.etherscan import ExplorerClient
+from ape_contract_verify.client.provider import ExplorerRecord, VerificationTarget
+from ape_contract_verify.client.ratelimit import RateLimiter
+from ape_contract_verify.client.sourcify import SourcifyClient
+from ape_contract_verify.exceptions import ActionNotSupported
+from ape_contract_verify.protocol.answers import Outcome
+from ape_contract_verify.request import CodeFormat, VerificationRequest
+from support.service import SOLC_0826, Anvil, ServerProcess, encode, solc_compile, standard_input
+
+BOX = "contracts/proxy/Box.sol:Box"
+PROXY = "contracts/proxy/SimpleProxy.sol:SimpleProxy"
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    """One explorer, and a Box and a proxy to it for each face (one store: each face its own)."""
+    anvil = Anvil()
+    server = None
+    try:
+        server = ServerProcess(anvil.url, tmp_path_factory.mktemp("target-protocol") / "explorer.sqlite")
+        source = standard_input(["proxy/Box.sol", "proxy/SimpleProxy.sol"])
+        out = solc_compile(source)["contracts"]
+        box_out = out["contracts/proxy/Box.sol"]["Box"]
+        proxy_out = out["contracts/proxy/SimpleProxy.sol"]["SimpleProxy"]
+        deployed = {}
+        for face in ("etherscan", "sourcify"):
+            box = anvil.deploy(box_out["evm"]["bytecode"]["object"])
+            args = encode(["address", "bytes"], [box, b""])
+            proxy = anvil.deploy(proxy_out["evm"]["bytecode"]["object"], args)
+            deployed[face] = (box, proxy, args, anvil.deploy(box_out["evm"]["bytecode"]["object"]))
+        yield {"server": server, "source": source, "box_abi": box_out["abi"], "deployed": deployed}
+    finally:
+        if server is not None:
+            server.stop()
+        anvil.stop()
+
+
+def target_for(world, face: str) -> VerificationTarget:
+    base = world["server"].base_url
+    if face == "sourcify":
+        return SourcifyClient(base.removesuffix("api"), 31337, limiter=RateLimiter(50.0))
+    return ExplorerClient(base, limiter=RateLimiter(50.0), not_indexed_timeout=0, flavour="local")
+
+
+def request_for(world, address: str, name: str, args: bytes = b"") -> VerificationRequest:
+    return VerificationRequest(
+        address=address,
+        contract_name=name,
+        source_code=json.dumps(world["source"]),
+        code_format=CodeFormat.STANDARD_JSON,
+        compiler_version=SOLC_0826,
+        constructor_arguments=args.hex(),
+        license_type=3,
+    )
+
+
+def submit_and_wait(target: VerificationTarget, request: VerificationRequest):
+    receipt = target.verify_source_code(request)
+    return target.wait(receipt, interval=0.2, timeout=120)
+
+
+@pytest.mark.parametrize("face", ["etherscan", "sourcify"])
+def test_one_protocol_drives_both_clients(world, face):
+    target = target_for(world, face)
+    box, proxy, proxy_args, _ = world["deployed"][face]
+    assert isinstance(target, VerificationTarget)
+    assert target.kind == face and target.flavour == ("local" if face == "etherscan" else "sourcify")
+
+    before = target.contract_record(box)
+    assert isinstance(before, ExplorerRecord) and not before.verified and not before.exact
+
+    answer = submit_and_wait(target, request_for(world, box, BOX))
+    assert answer.outcome == Outcome.VERIFIED, answer
+
+    record = target.contract_record(box)
+    assert isinstance(record, ExplorerRecord) and record.verified and record.exact
+    assert record.name.endswith("Box") and record.compiler == SOLC_0826 and record.language == "Solidity"
+    assert record.abi == world["box_abi"]
+    assert record.files["contracts/proxy/Box.sol"] == world["source"]["sources"]["contracts/proxy/Box.sol"]["content"]
+    assert record.settings["optimizer"] == {"enabled": True, "runs": 200}
+    assert record.match == ("exact_match" if face == "sourcify" else None)
+    assert not record.proxy and record.implementation == ""
+
+    again = submit_and_wait(target, request_for(world, box, BOX))
+    assert again.outcome.is_success, again  # already verified: a success, on both
+
+    assert submit_and_wait(target, request_for(world, proxy, PROXY, proxy_args)).outcome == Outcome.VERIFIED
+    if target.supports_proxy_link:
+        linked = target.wait(target.verify_proxy(proxy, box), interval=0.2, timeout=60)
+        assert linked.outcome == Outcome.VERIFIED, linked
+    else:
+        with pytest.raises(ActionNotSupported, match="resolves proxies itself"):
+            target.verify_proxy(proxy, box)
+    # Linked (Etherscan-style) or resolved by the target itself (Sourcify): the record says so.
+    proxied = target.contract_record(proxy)
+    assert proxied.verified and proxied.proxy and proxied.implementation.lower() == box.lower()
+
+
+def test_what_each_target_supports_is_said_by_the_protocol(world):
+    etherscan, sourcify = target_for(world, "etherscan"), target_for(world, "sourcify")
+    assert etherscan.supports_proxy_link and not sourcify.supports_proxy_link
+    assert etherscan.link(world["deployed"]["etherscan"][0]) is None  # its pages are the Target's
+    assert sourcify.link(world["deployed"]["sourcify"][0]).endswith(f"/31337/{world['deployed']['sourcify'][0]}")
+
+
+@pytest.mark.parametrize("face", ["etherscan", "sourcify"])
+def test_a_wrong_submission_fails_with_a_reason_and_nothing_is_held(world, face):
+    target = target_for(world, face)
+    spare = world["deployed"][face][3]  # a Box, submitted as the proxy's source: the code differs
+    args = encode(["address", "bytes"], [world["deployed"][face][0], b""])
+    answer = submit_and_wait(target, request_for(world, spare, PROXY, args))
+    assert answer.outcome == Outcome.FAILED and answer.reason, answer
+    assert not target.contract_record(spare).verified

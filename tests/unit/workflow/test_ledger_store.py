@@ -1,0 +1,196 @@
+"""The deployment ledger's store: concurrent writers lose nothing, the JSON ledger of earlier
+versions is imported once, and a damaged store is an error that says how to recover."""
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from support import REPO
+
+WRITERS, EACH = 4, 250
+TARGETS = ("local", "etherscan")
+
+# One writer process: its share of the addresses, interleaved with the others' (address i goes to
+# writer i % WRITERS), each recorded, then given an ending on both targets.
+WRITER = textwrap.dedent(
+    """
+    import sys, time
+    from ape_contract_verify.workflow.ledger import Ledger
+
+    path, me, writers, each = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    ledger = Ledger(path)
+    start = sys.stdin.readline()  # every writer starts at once
+    for n in range(each):
+        i = n * writers + me
+        address = "0x%040x" % (i + 1)
+        ledger.record(f"C{i}", address, status="pending", network="ethereum:local:test", type=f"T{i}")
+        ledger.record_target(f"C{i}", address, "local", "verified")
+        ledger.record_target(f"C{i}", address, "etherscan", "failed" if i % 7 == 0 else "verified", "why" if i % 7 == 0 else "")
+    """
+)
+
+
+def _env():
+    import os
+
+    return {**os.environ, "PYTHONPATH": str(REPO)}
+
+
+@pytest.mark.parametrize("old", [False, True], ids=["new", "beside-a-json-ledger"])
+def test_four_processes_recording_at_once_lose_nothing(tmp_path, old):
+    """With a JSON ledger beside the database, all four open it first at once: it is imported once."""
+    from ape_contract_verify.workflow.ledger import Ledger
+
+    path = tmp_path / "deployments-31337-abc.sqlite"
+    imported = _old_ledger(path.with_suffix(".json"))["deployments"] if old else []
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(path), str(me), str(WRITERS), str(EACH)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=_env(),
+        )
+        for me in range(WRITERS)
+    ]
+    try:
+        for proc in procs:
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+        for proc in procs:
+            _, err = proc.communicate(timeout=120)
+            assert proc.returncode == 0, err
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+    entries = Ledger(path).entries()
+    assert entries[: len(imported)] == imported and not path.with_suffix(".json").exists()
+    entries = entries[len(imported) :]
+    assert len(entries) == WRITERS * EACH
+    by_address = {e["address"]: e for e in entries}
+    for i in range(WRITERS * EACH):
+        entry = by_address["0x%040x" % (i + 1)]
+        assert entry["contract"] == f"C{i}" and entry["type"] == f"T{i}" and entry["network"] == "ethereum:local:test"
+        assert set(entry["targets"]) == set(TARGETS)
+        failed = i % 7 == 0
+        assert entry["status"] == ("failed" if failed else "verified"), entry
+        assert entry["reason"] == ("why" if failed else "")
+    assert len(Ledger(path).pending()) == len(imported) + len([i for i in range(WRITERS * EACH) if i % 7 == 0])
+
+
+def _old_ledger(path):
+    """A ledger as the JSON versions wrote it: a deploy recorded, one verified on two targets."""
+    document = {
+        "deployments": [
+            {
+                "contract": "Box",
+                "address": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+                "status": "pending",
+                "network": "ethereum:local:foundry",
+                "type": "Box",
+                "updated": 1.0,
+            },
+            {
+                "contract": "Proxy",
+                "address": "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512",
+                "status": "failed",
+                "reason": "no",
+                "network": "ethereum:local:foundry",
+                "type": "Impl",
+                "updated": 2.0,
+                "targets": {
+                    "local": {"status": "verified", "reason": ""},
+                    "etherscan": {"status": "failed", "reason": "no"},
+                },
+            },
+        ]
+    }
+    path.write_text(json.dumps(document, indent=2))
+    return document
+
+
+def test_a_json_ledger_is_imported_once(tmp_path):
+    from ape_contract_verify.workflow.ledger import Ledger
+
+    old = tmp_path / "deployments-31337-abc.json"
+    document = _old_ledger(old)
+    ledger = Ledger(old)  # as callers of the JSON versions named it
+    assert ledger.path == tmp_path / "deployments-31337-abc.sqlite"
+    assert ledger.entries() == document["deployments"]  # every field, in order
+    assert not old.exists() and (tmp_path / "deployments-31337-abc.json.migrated").exists()
+
+    ledger.record_target("Box", "0x5fbdb2315678afecb367f032d93f642f64180aa3", "local", "verified")
+    # A JSON ledger showing up again (restored, copied) adds what the store lacks, changes nothing.
+    _old_ledger(old)
+    entries = Ledger(old).entries()
+    assert [e["address"] for e in entries] == [e["address"] for e in document["deployments"]]
+    assert entries[0]["status"] == "verified" and entries[1] == document["deployments"][1]
+    assert ledger.export() == {"deployments": entries}
+    ledger.export(tmp_path / "export.json")
+    assert json.loads((tmp_path / "export.json").read_text()) == {"deployments": entries}
+
+
+def test_an_unreadable_json_ledger_is_not_imported_nor_written_over(tmp_path):
+    from ape_contract_verify.workflow.ledger import Ledger, LedgerError
+
+    old = tmp_path / "deployments-1-abc.json"
+    old.write_text('{"deployments": [')
+    ledger = Ledger(old)
+    with pytest.raises(LedgerError, match=r"deployments-1-abc\.json.*move it aside"):
+        ledger.entries()
+    with pytest.raises(LedgerError):
+        ledger.record("Box", "0x5FbDB2315678afecb367f032d93F642f64180aa3")
+    assert old.read_text() == '{"deployments": ['
+    old.rename(tmp_path / "aside.json")  # the fix the message gives
+    ledger.record("Box", "0x5FbDB2315678afecb367f032d93F642f64180aa3")
+    assert [e["contract"] for e in ledger.entries()] == ["Box"]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"not a database" * 100, b"SQLite format 3\x00" + b"\xff" * 200],
+    ids=["garbage", "truncated"],
+)
+def test_a_damaged_store_is_an_error_that_says_how_to_recover(tmp_path, content):
+    from ape_contract_verify.workflow.ledger import Ledger, LedgerError
+
+    ledger = Ledger(tmp_path / "deployments-1-abc.sqlite")
+    ledger.path.write_bytes(content)
+    for call in (
+        ledger.entries,
+        ledger.pending,
+        lambda: ledger.record("Box", "0x01"),
+        lambda: ledger.record_target("Box", "0x01", "local", "verified"),
+    ):
+        with pytest.raises(LedgerError) as info:
+            call()
+        message = str(info.value)
+        assert str(ledger.path) in message and "move it" in message and "aside" in message, message
+    assert ledger.path.read_bytes() == content  # never written over
+
+
+def test_no_ledger_is_nothing_recorded_and_reading_creates_nothing(tmp_path):
+    from ape_contract_verify.workflow.ledger import Ledger
+
+    ledger = Ledger(tmp_path / "contract_verify" / "deployments-1-abc.sqlite")
+    assert ledger.entries() == [] and ledger.pending() == []
+    assert not (tmp_path / "contract_verify").exists()
+
+
+def test_the_project_ledgers_are_every_chain_s_imported_or_not(tmp_path):
+    from types import SimpleNamespace
+
+    from ape_contract_verify.workflow.ledger import Ledger
+
+    folder = tmp_path / ".build" / "contract_verify"
+    folder.mkdir(parents=True)
+    _old_ledger(folder / "deployments-1-aaa.json")
+    Ledger(folder / "deployments-2-bbb.sqlite").record("Box", "0x01", network="ethereum:sepolia:node")
+    ledgers = Ledger.in_project(SimpleNamespace(path=tmp_path))
+    assert [lg.path.name for lg in ledgers] == ["deployments-1-aaa.sqlite", "deployments-2-bbb.sqlite"]
+    assert [len(lg.entries()) for lg in ledgers] == [2, 1]

@@ -1,0 +1,273 @@
+"""What a user reads at the end of `ape run` (issue 30), without a chain: the rows counted as they
+ended, the advice that fits the chain (one that ends with the run cannot be finished later), the
+embedded explorer named for what it is, a proxy re-link's row in one pair of parentheses, a
+non-TTY log that says each verification as it ends, a creation reason naming only what was tried,
+and where the embedded explorer keeps its store (per chain id AND genesis hash)."""
+
+import io
+import re
+from types import SimpleNamespace as NS
+
+import pytest
+
+from ape_contract_verify.client.etherscan import SubmissionReceipt
+from ape_contract_verify.client.targets import Target
+from ape_contract_verify.derive.constructor import not_found_reason
+from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
+from ape_contract_verify.workflow import local_explorers, status
+from ape_contract_verify.workflow.deploy_queue import Progress, network_table, run_advice
+from ape_contract_verify.workflow.report import Report, summary_table, tally
+from ape_contract_verify.workflow.verification import Verification
+
+pytestmark = pytest.mark.timeout(60)
+
+A = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
+B = "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512"
+NET = "ethereum:local:test"
+ENDS = "Ape's test provider runs its chain inside the `ape` command, and it ends with it"
+
+
+def embedded() -> Target:
+    return Target("ethereum", "local", None, 31337, None)
+
+
+def test_rows_are_counted_as_they_ended():
+    reports = [
+        Report("Good", A, Outcome.VERIFIED),
+        Report("Old", A, Outcome.ALREADY_VERIFIED),
+        Report("data contract", B, Outcome.NOTHING_TO_VERIFY),
+        Report("Bad", B, Outcome.ERROR),
+        Report("Worse", B, Outcome.PRECHECK_FAILED),
+    ]
+    assert tally(reports) == "2 verified, 1 nothing to verify, 2 not verified"
+    assert tally(reports[:2]) == "2 verified"
+    assert tally([]) == "nothing"
+
+
+def test_on_a_chain_that_ends_with_the_run_the_advice_is_not_verify_all():
+    groups = [(NET, "etherscan", [Report("Good", A, Outcome.VERIFIED), Report("Good", B, Outcome.ERROR, "no type")])]
+    [line] = run_advice(groups, {NET: ENDS})
+    assert line.startswith(f"contract_verify: {NET}: 2 rows, 1 verified, 1 not verified. {ENDS}"), line
+    assert "nothing is left for `ape verify all` to finish" in line
+    assert "start `anvil`" in line and "--network ethereum:local:foundry" in line
+    assert "`ape verify all --network" not in line
+
+
+def test_on_a_chain_that_outlives_the_run_verify_all_finishes_them():
+    net = "ethereum:local:foundry"
+    groups = [
+        (net, "etherscan", [Report("Good", A, Outcome.VERIFIED)]),
+        (net, "sourcify", [Report("Good", B, Outcome.FAILED)]),
+    ]
+    assert run_advice(groups, {}) == [
+        f"contract_verify: {net}: 2 rows, 1 verified, 1 not verified; `ape verify all --network {net}` finishes them"
+    ]
+    # Everything verified: the count alone, no advice; a network with no rows says nothing.
+    assert run_advice(
+        [(net, "etherscan", [Report("Good", A, Outcome.VERIFIED)]), ("x:y:z", "etherscan", [])], {NET: ENDS}
+    ) == [f"contract_verify: {net}: 1 row, 1 verified"]
+
+
+def test_the_embedded_explorer_is_named_for_what_it_is():
+    target = embedded()
+    assert target.label == "local explorer" and target.name == "etherscan", "still `--target etherscan`"
+    assert Target("ethereum", "sepolia", "https://api.etherscan.io/v2/api", 11155111, None).label == "etherscan"
+    report = Report("Good", A, Outcome.VERIFIED, target="etherscan", target_label=target.label)
+    table = network_table([(NET, "etherscan", [report])])
+    assert re.split(r"\s{2,}", table.splitlines()[2])[2:4] == ["verified", "local explorer"], table
+    # A report made without a label still shows its target's name.
+    assert "sourcify" in summary_table([Report("Good", A, Outcome.VERIFIED, target="sourcify")])
+
+
+class ProxyClient:
+    """A VerificationTarget of kind etherscan (the embedded explorer's) that links proxies."""
+
+    kind = "etherscan"
+    flavour = "local"
+    supports_proxy_link = True
+
+    def verify_proxy(self, address, expected=None):
+        return SubmissionReceipt(guid="p".ljust(50, "x"), address=address, proxy=True)
+
+    def wait(self, receipt, interval, timeout, on_progress=None):
+        return ExplorerAnswer(Outcome.VERIFIED, "1", "OK", "linked")
+
+    def link(self, address):
+        return f"http://127.0.0.1:1/address/{address}"
+
+
+def test_a_relinks_row_has_one_pair_of_parentheses(monkeypatch):
+    verification = Verification(ProxyClient(), None, None, target=embedded(), network=NET)
+    monkeypatch.setattr(verification, "contract", lambda address, *a, **k: [])  # the implementation: nothing to show
+    [relink] = verification.relink(A, B, "Coordinator")
+    assert relink.contract == "Coordinator (proxy re-link)" and relink.kind == "relink"
+    assert relink.target == "etherscan" and relink.target_label == "local explorer"
+    [link] = [verification.proxy(A, B, label="Coordinator")]
+    assert link.contract == "Coordinator (proxy link)"
+    assert "re-linked to" in summary_table([relink]) and "(re-linked)" not in summary_table([relink])
+
+
+class Log(io.StringIO):
+    def __init__(self, tty: bool):
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+def test_without_a_tty_each_verification_says_so_as_it_ends():
+    log = Log(tty=False)
+    progress = Progress(NET, 3, stream=log)
+    progress.ended([Report("Good", A, Outcome.VERIFIED)], "local explorer")
+    assert log.getvalue().splitlines() == [f"contract_verify: 1/3 on {NET}: {A[:10]}… Good verified (local explorer)"]
+    progress.waiting([("Slow", B), ("Slow", B)])
+    assert log.getvalue().splitlines()[-1].startswith(f"contract_verify: waiting for 2 verifications on {NET} (")
+    assert log.getvalue().splitlines()[-1].endswith("): Slow")
+    progress.ended(
+        [Report("Slow", B, Outcome.ERROR, "no type"), Report("Slow (proxy link)", B, Outcome.FAILED)], "sourcify"
+    )
+    progress.ended([Report("data contract", B, Outcome.NOTHING_TO_VERIFY)], "local explorer")
+    progress.close()
+    lines = log.getvalue().splitlines()
+    assert lines[2] == f"contract_verify: 2/3 on {NET}: {B[:10]}… Slow error; Slow (proxy link) failed (sourcify)"
+    assert (
+        lines[-1]
+        == f"contract_verify: 3/3 verifications on {NET} ended: 1 verified, 1 nothing to verify, 2 not verified"
+    )
+    assert len(lines) == 5 and "\r" not in log.getvalue()
+
+
+def test_on_a_terminal_one_live_line_counts_them():
+    log = Log(tty=True)
+    progress = Progress(NET, 2, stream=log)
+    progress.ended([Report("Good", A, Outcome.VERIFIED)], "local explorer")
+    progress.waiting([("Slow", B)])  # the live line stays
+    progress.ended([Report("Slow", B, Outcome.FAILED)], "local explorer")
+    progress.close()
+    text = log.getvalue()
+    assert text.count("\r\033[K") == 2 and text.endswith(
+        f"2/2 verifications on {NET} ended: 1 verified, 1 not verified\n"
+    )
+    assert "waiting" not in text
+
+
+def test_the_embedded_explorer_is_asked_for_no_creation_record():
+    """It reads the same chain through the same reader: asking it would repeat the search, and the
+    reason would name an explorer record that is not there."""
+    local = Verification(ProxyClient(), None, None, target=embedded())
+    assert local._creation_record() is None
+    remote = Target("ethereum", "sepolia", "https://eth-sepolia.blockscout.com/api", 11155111, None, name="blockscout")
+    client = NS(
+        get_contract_creation=lambda address: None, kind="etherscan", flavour="blockscout", supports_proxy_link=True
+    )
+    assert callable(Verification(client, None, None, target=remote)._creation_record())
+
+
+def test_the_creation_reason_names_only_what_was_tried():
+    tried = ["a replay in the in-process chain (no transaction created the address)"]
+    assert not_found_reason(tried).startswith(f"the creation code of this contract was not found (tried {tried[0]}). ")
+    bare = not_found_reason([])
+    assert "trace" not in bare and "node" not in bare and "etherscan" not in bare, bare
+
+
+class Provider:
+    """What local_explorers reads of a provider: chain id, block 0, and whether it runs the node."""
+
+    def __init__(self, genesis: str, chain_id: int = 31337, process=None):
+        self.chain_id, self.process, self.name, self.process_name = chain_id, process, "foundry", "anvil"
+        self._genesis = genesis
+
+    def get_block(self, number):
+        assert number == 0
+        return NS(hash=bytes.fromhex(self._genesis))
+
+
+def test_the_store_is_kept_per_chain_id_and_genesis(monkeypatch, tmp_path):
+    import ape
+
+    monkeypatch.setattr(ape, "project", NS(path=tmp_path))
+    first, second = Provider("ab" * 32), Provider("cd" * 32)
+    folder = tmp_path / ".build" / "contract_verify"
+    assert local_explorers.store_path(first) == folder / f"explorer-31337-{'ab' * 6}.sqlite"
+    assert local_explorers.store_path(second) == folder / f"explorer-31337-{'cd' * 6}.sqlite", (
+        "a new anvil, a new store"
+    )
+    assert local_explorers.store_path(Provider("ab" * 32, chain_id=1)) != local_explorers.store_path(first)
+    assert local_explorers.ends_with_run(first) == ""
+    started = Provider("ab" * 32, process=object())  # the provider started the node: it stops it
+    assert local_explorers.ends_with_run(started) == "foundry started this anvil and stops it when the command ends"
+    assert local_explorers.store_path(started) is None
+
+
+def test_apes_test_chain_ends_with_the_run_and_keeps_no_store(monkeypatch, tmp_path):
+    import ape
+    from ape import networks
+
+    monkeypatch.setattr(ape, "project", NS(path=tmp_path))
+    with networks.ethereum.local.use_provider("test") as provider:
+        assert local_explorers.ends_with_run(provider) == ENDS
+        assert local_explorers.store_path(provider) is None
+        usable, warnings = status.readable_targets([embedded()], provider)
+    assert usable == [] and len(warnings) == 1
+    assert ENDS in warnings[0] and "local explorer" in warnings[0] and "anvil" in warnings[0], warnings
+    assert not (tmp_path / ".build").exists()
+
+
+def test_the_status_table_names_the_embedded_explorer():
+    row = status.Row(
+        NET,
+        "Good",
+        A,
+        targets={"etherscan": status.TargetStatus("etherscan", "etherscan", status.VERIFIED, label="local explorer")},
+    )
+    head = status.status_table([row]).splitlines()[0]
+    assert head.split()[-2:] == ["local", "explorer"] and "etherscan" not in head
+
+
+def test_finish_says_what_it_waits_for_and_keeps_the_rows_in_deploy_order(monkeypatch, capsys):
+    """The deploy queue's wait, on real futures: one that ends late, one at once. The log says the
+    quick one when it ends, then what it still waits for, and the rows stay in deploy order."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ape_contract_verify.workflow import deploy_queue
+    from ape_contract_verify.workflow.deploy_queue import DeployQueue
+
+    monkeypatch.setattr(deploy_queue, "HEARTBEAT", 0.05)
+    release = threading.Event()
+    pool = ThreadPoolExecutor(max_workers=2)
+    queue = DeployQueue.__new__(DeployQueue)
+    slow = pool.submit(lambda: release.wait(10) and [Report("Slow", A, Outcome.FAILED, "differs")])
+    quick = pool.submit(lambda: [Report("Quick", B, Outcome.VERIFIED)])
+    queue.__dict__.update(
+        active=True,
+        futures=[("etherscan", slow), ("etherscan", quick)],
+        _what={slow: ("Slow", A), quick: ("Quick", B)},
+        _verifications=[("etherscan", None)],
+        _run=NS(destinations=[NS(target=embedded())]),
+        provider=None,
+        cfg=NS(timeout=30),
+        network=NET,
+        upgrade_events=[],
+        ends_with_run="",
+    )
+    monkeypatch.setattr(queue, "add_factory_deployments", lambda: None)
+    monkeypatch.setattr(queue, "close", lambda: None)
+    monkeypatch.setattr(local_explorers, "ends_with_run", lambda provider: ENDS)
+    timer = threading.Timer(0.4, release.set)
+    timer.start()
+    try:
+        [(target, reports)] = queue.finish()
+    finally:
+        timer.cancel()
+        pool.shutdown()
+    assert target == "etherscan" and [r.contract for r in reports] == ["Slow", "Quick"]
+    assert all(r.target_label == "local explorer" for r in reports) and queue.ends_with_run == ENDS
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == f"contract_verify: 1/2 on {NET}: {B[:10]}… Quick verified (local explorer)", lines
+    assert lines[1].startswith(f"contract_verify: waiting for 1 verification on {NET} (") and lines[1].endswith(
+        "): Slow"
+    ), lines
+    assert lines[-2] == f"contract_verify: 2/2 on {NET}: {A[:10]}… Slow failed (local explorer)", lines
+    assert lines[-1] == f"contract_verify: 2/2 verifications on {NET} ended: 1 verified, 1 not verified", lines
