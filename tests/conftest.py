@@ -51,25 +51,28 @@ def pytest_collection_modifyitems(items):
     other module runs whole on either worker, so its module fixtures are built once."""
     outside, disagreeing = set(), set()
     for item in items:
-        where = item.path.relative_to(TESTS).parts
+        where = item.path.relative_to(TESTS).parts if item.path.is_relative_to(TESTS) else ()
         kinds = FOLDER_KINDS.get(where[0], ()) if len(where) > 1 else ()
         if not kinds:
-            outside.add(str(item.path.relative_to(TESTS.parent)))
+            outside.add(item.nodeid.split("::")[0])
             continue
         if {mark.name for mark in item.iter_markers() if mark.name in KINDS} - set(kinds):
-            disagreeing.add(str(item.path.relative_to(TESTS.parent)))
+            disagreeing.add(item.nodeid.split("::")[0])
         for kind in kinds:
             item.add_marker(kind)
+    problems = []
     if outside:
-        raise pytest.UsageError(
+        problems.append(
             f"not in a kind's folder (tests/{{{','.join(FOLDER_KINDS)}}}/): {', '.join(sorted(outside))}; "
             "a unit test of ape_contract_verify/<layer>/<module>.py goes in tests/unit/<layer>/test_<module>.py"
         )
     if disagreeing:
-        raise pytest.UsageError(
+        problems.append(
             f"a kind marker its folder disagrees with in: {', '.join(sorted(disagreeing))}; "
             "the folder gives the kind: move the file or drop the marker"
         )
+    if problems:
+        raise pytest.UsageError("\n".join(problems))
     end_to_end = {item.module.__name__ for item in items if _drives_the_example(item)}
     for item in items:
         module = item.module.__name__

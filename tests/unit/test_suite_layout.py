@@ -4,6 +4,9 @@ path the repository cites exists."""
 
 import ast
 import re
+import shutil
+import subprocess
+import sys
 
 from support import REPO
 
@@ -105,3 +108,42 @@ def test_every_test_path_the_repository_cites_exists():
         if not found or (test and not any(re.search(rf"^def {test}\(", f.read_text(), re.M) for f in found)):
             missing.append(f"{source}: {path}{'::' + test if test else ''}")
     assert not missing, "cited but not in the suite: " + "; ".join(missing)
+
+
+def collect(root, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0", "-p", "no:cacheprovider", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_the_folder_gives_the_kind_and_a_test_outside_or_marked_otherwise_fails(tmp_path):
+    """tests/conftest.py's hook on a copy of the suite's frame (conftest, support, pyproject.toml)."""
+    tests = tmp_path / "tests"
+    shutil.copytree(TESTS / "support", tests / "support", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(TESTS / "conftest.py", tests / "conftest.py")
+    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    test = "def test_one():\n    assert True\n"
+    marked = "import pytest\n\npytestmark = pytest.mark.{}\n\n" + test
+    for folder in ("unit/evm", "engine", "corpus"):
+        (tests / folder).mkdir(parents=True)
+    (tests / "unit" / "evm" / "test_abi_copy.py").write_text(test)
+    (tests / "engine" / "test_in_engine.py").write_text(marked.format("engine"))  # agrees: allowed
+    (tests / "corpus" / "test_in_corpus.py").write_text(test)
+
+    # The unit file by its folder, the corpus's as corpus and e2e, not the engine's.
+    chosen = collect(tmp_path, "-m", "unit or (corpus and e2e)")
+    assert chosen.returncode == 0, chosen.stdout + chosen.stderr
+    assert "2/3 tests collected" in chosen.stdout, chosen.stdout
+    assert "test_abi_copy.py::test_one" in chosen.stdout and "test_in_corpus.py::test_one" in chosen.stdout
+
+    (tests / "engine" / "test_in_engine.py").write_text(marked.format("unit"))  # the folder disagrees
+    (tests / "test_at_the_top.py").write_text(test)  # no kind's folder
+    wrong = collect(tmp_path)
+    said = wrong.stdout + wrong.stderr
+    assert wrong.returncode != 0, said
+    assert "not in a kind's folder" in said and "test_at_the_top.py" in said, said
+    assert "disagrees with in: " + "/".join(("tests", "engine", "test_in_engine.py")) in said, said
