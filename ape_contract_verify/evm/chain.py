@@ -404,7 +404,7 @@ class ApeProviderChain(_CreationFinder):
         return str(url) if isinstance(url, str) and url.startswith(("http://", "https://")) else None
 
     def _rpc(self, what: str, method: str, params: list[object]) -> object:
-        """A JSON-RPC request passed through the provider (Ape types its answer Any)."""
+        """A JSON-RPC request passed through the provider (Ape leaves its answer untyped)."""
         answer: object = self._guard(what, lambda: self.provider.make_request(method, params))
         return answer
 

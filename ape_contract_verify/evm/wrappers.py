@@ -104,7 +104,7 @@ class MemoizingChain:
 
 
 class SerializedChain:
-    """Any reader, one call at a time (re-entrant: a call may make further calls)."""
+    """A reader, one call at a time (re-entrant: a call may make further calls)."""
 
     def __init__(self, chain: ChainReader):
         self._chain = chain
