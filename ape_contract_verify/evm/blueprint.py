@@ -1,9 +1,10 @@
-"""ERC-5202 blueprints: code that is never run, kept on chain for `create_from_blueprint`.
+"""Reading ERC-5202 blueprints: the preamble parsed, the creation code held, the deploy code made.
 
-A blueprint's code is a preamble, `0xFE 0x71` and a version byte (six bits of version, two that
-give the size of an optional data-length field), the optional data, then the body: a contract's
-creation code, which factories copy (`code_offset` past the preamble) and run with constructor
-arguments. Explorers verify the body against the compiled creation code, not a runtime code.
+A blueprint is code that is never run, kept on chain for `create_from_blueprint`. Its code is a
+preamble, `0xFE 0x71` and a version byte (six bits of version, two that give the size of an
+optional data-length field), the optional data, then the body: a contract's creation code, which
+factories copy (`code_offset` past the preamble) and run with constructor arguments. Explorers
+verify the body against the compiled creation code, not a runtime code.
 """
 
 from __future__ import annotations

@@ -9,15 +9,21 @@ libraries). These functions know nothing about the service, so other checks reus
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import TypeAlias, TypeGuard, Union
 
 import cbor2
 
 from ape_contract_verify.protocol.values import hex_to_bytes
 
 Code = Union[bytes, bytearray, str]  # noqa: UP007 (a runtime alias, kept as Union)
+# solc's `immutableReferences` ({ast id: [{start, length}]}) and `linkReferences`
+# ({file: {library: [{start, length}]}}).
+ImmutableReferences: TypeAlias = Mapping[str, Sequence[Mapping[str, int]]]
+LinkReferences: TypeAlias = Mapping[str, Mapping[str, Sequence[Mapping[str, int]]]]
+# What compiler metadata's CBOR holds (`_plain`): no floats, tags or simple values.
+CborValue: TypeAlias = Union[int, str, bytes, bool, None, list["CborValue"], dict[str, "CborValue"]]  # noqa: UP007
 
 # Keys that only compiler metadata CBOR carries; found anywhere, they anchor a segment.
 _MARKERS = (b"\x64ipfs", b"\x65bzzr0", b"\x65bzzr1", b"\x64solc", b"\x65vyper", b"\x6cexperimental")
@@ -51,7 +57,7 @@ _MAX_DEPTH = 8  # metadata nests two levels; garbage that parses deeper is not m
 _PLAIN = (int, str, bytes, bool, type(None))
 
 
-def _plain(value: Any, depth: int = 0) -> bool:
+def _plain(value: object, depth: int = 0) -> TypeGuard[CborValue]:
     """Only what compiler metadata holds: ints, strings, byte strings, arrays, maps with text keys,
     true/false/null. cbor2 also decodes floats, tags and simple values; here they mark garbage."""
     if depth > _MAX_DEPTH:
@@ -63,12 +69,12 @@ def _plain(value: Any, depth: int = 0) -> bool:
     return isinstance(value, _PLAIN) and not isinstance(value, float)
 
 
-def _cbor_decode(data: bytes, pos: int) -> tuple[Any, int]:
+def _cbor_decode(data: bytes, pos: int) -> tuple[CborValue, int]:
     """The CBOR item at data[pos:] (cbor2; what follows it is ignored): (value, next position)."""
     stream = io.BytesIO(data)  # shares `data`'s buffer: no copy per try
     stream.seek(pos)
     try:
-        value = cbor2.CBORDecoder(stream).decode()  # reads one byte at a time: tell() is the item's end
+        value: object = cbor2.CBORDecoder(stream).decode()  # reads one byte at a time: tell() is the item's end
     except (cbor2.CBORDecodeError, ValueError, OverflowError, RecursionError) as err:
         raise _CborError(str(err)) from None
     if not _plain(value):
@@ -82,7 +88,7 @@ class MetadataSegment:
 
     start: int
     end: int
-    value: Any
+    value: CborValue
 
     @property
     def compiler(self) -> tuple[str, str] | None:
@@ -178,10 +184,11 @@ def vyper_layout(creation: Code) -> VyperLayout | None:
         return None
     ints = [item for item in segment.value if isinstance(item, int)]
     sizes = next((item for item in segment.value if isinstance(item, list)), [])
-    if len(ints) < 2:
+    data_sizes = tuple(size for size in sizes if isinstance(size, int))
+    if len(ints) < 2 or len(data_sizes) != len(sizes):  # a data section's size is a number
         return None
     compiler = segment.compiler
-    return VyperLayout(ints[-2], tuple(int(s) for s in sizes), ints[-1], compiler[1] if compiler else None)
+    return VyperLayout(ints[-2], data_sizes, ints[-1], compiler[1] if compiler else None)
 
 
 _PUSH0, _PUSH1, _PUSH32, _CODECOPY, _RETURN = 0x5F, 0x60, 0x7F, 0x39, 0xF3
@@ -219,8 +226,9 @@ def vyper_deploy_immutables(creation: Code, runtime: Code) -> int | None:
         if len(window) < 7:
             continue
         (_, size), (_, start), (_, mem), (copy, _), (_, total), (_, mem2), (ret, _) = window
-        pushes = (size, start, mem, total, mem2)
-        if copy != _CODECOPY or ret != _RETURN or any(v is None for v in pushes):
+        if copy != _CODECOPY or ret != _RETURN:
+            continue
+        if size is None or start is None or mem is None or total is None or mem2 is None:
             continue
         if size == len(body) and mem == mem2 and total >= size and code[start : start + size] == body:
             found.add(total - size)
@@ -230,7 +238,7 @@ def vyper_deploy_immutables(creation: Code, runtime: Code) -> int | None:
 # --- immutables and libraries -----------------------------------------------------------------
 
 
-def immutable_ranges(immutable_references: dict | None) -> list[tuple[int, int]]:
+def immutable_ranges(immutable_references: ImmutableReferences | None) -> list[tuple[int, int]]:
     """(start, length) of every immutable slot, from solc's `immutableReferences`."""
     ranges = []
     for refs in (immutable_references or {}).values():
@@ -247,7 +255,7 @@ class LinkPosition:
     length: int = 20
 
 
-def link_positions(link_references: dict | None) -> list[LinkPosition]:
+def link_positions(link_references: LinkReferences | None) -> list[LinkPosition]:
     """Every library placeholder, from solc's `linkReferences` ({file: {lib: [{start, length}]}})."""
     positions = []
     for file, libraries in (link_references or {}).items():
@@ -266,11 +274,11 @@ def zero_ranges(code: Code, ranges: Iterable[tuple[int, int]]) -> bytes:
     return bytes(data)
 
 
-def blank_links(code: Code, link_references: dict | None) -> bytes:
+def blank_links(code: Code, link_references: LinkReferences | None) -> bytes:
     return zero_ranges(code, [(p.start, p.length) for p in link_positions(link_references)])
 
 
-def extract_link_addresses(code: Code, link_references: dict | None) -> dict[str, str]:
+def extract_link_addresses(code: Code, link_references: LinkReferences | None) -> dict[str, str]:
     """{library: 0x-address} found at the link positions of on-chain `code`.
 
     A library linked at several positions with different addresses maps to the first; callers that
@@ -282,7 +290,7 @@ def extract_link_addresses(code: Code, link_references: dict | None) -> dict[str
     return found
 
 
-def link_addresses_all(code: Code, link_references: dict | None) -> dict[str, list[str]]:
+def link_addresses_all(code: Code, link_references: LinkReferences | None) -> dict[str, list[str]]:
     data = to_bytes(code)
     found: dict[str, list[str]] = {}
     for position in link_positions(link_references):
@@ -333,8 +341,8 @@ def compare(
     expected: Code,
     actual: Code,
     *,
-    immutable_references: dict | None = None,
-    link_references: dict | None = None,
+    immutable_references: ImmutableReferences | None = None,
+    link_references: LinkReferences | None = None,
     trailing_immutables: int = 0,
 ) -> Comparison:
     """Compare compiled code with on-chain code, normalising only metadata, immutables and links.

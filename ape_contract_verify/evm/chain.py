@@ -1,4 +1,4 @@
-"""Read-only access to the chain the local explorer verifies against.
+"""The two chain readers: JSON-RPC to a node (`JsonRpcChain`), or through an Ape provider.
 
 `ChainReader` (`evm/reads.py`) is all the verifier and proxy detection need (and `get_transaction`,
 the explorer's transaction page). `JsonRpcChain` talks JSON-RPC to any node (anvil, for
@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from functools import partial
+from typing import TYPE_CHECKING, TypeVar
 
 from ape_contract_verify.evm.creation import (
     DEFAULT_SCAN_BLOCKS,
+    CreateFrame,
+    Deployment,
 )
 from ape_contract_verify.evm.creation import (
     CreationFinder as _CreationFinder,
@@ -37,8 +40,13 @@ from ape_contract_verify.evm.reads import (  # the reads' types, for those who i
     ChainReader,
     Creation,
     LogEntry,
+    NodeObject,
     TransactionFacts,
+    ape_address,
+    node_list,
+    node_object,
     node_retry,
+    provider_web3,
     rate_limit_text,
     transaction_facts,
 )
@@ -58,9 +66,17 @@ from ape_contract_verify.evm.reads import (
     revert_data as _revert_data,
 )
 from ape_contract_verify.evm.tester_replay import IN_PROCESS_SOURCE, ReplayFailed, create_frames, tester_chain
-from ape_contract_verify.protocol.values import checksum as _checksum
+from ape_contract_verify.json_types import JsonValue
 from ape_contract_verify.protocol.values import hex_to_bytes as _hex_bytes
 from ape_contract_verify.retry import Retry, with_retries
+
+if TYPE_CHECKING:
+    import requests
+    from ape.api import ProviderAPI
+
+    from ape_contract_verify.evm.fork import ForkReplayer
+
+T = TypeVar("T")
 
 __all__ = [
     "ApeProviderChain",
@@ -74,14 +90,45 @@ __all__ = [
 ]
 
 
+def _quantity(value: object) -> int:
+    """A JSON-RPC quantity (0x hex text) as an int."""
+    if not isinstance(value, str):
+        raise TypeError(f"a hex quantity was expected, not {type(value).__name__}")
+    return int(value, 16)
+
+
+def _text(value: object) -> str:
+    """A text field of a node's answer ("" when absent)."""
+    return value if isinstance(value, str) else ""
+
+
+class _Sessions(threading.local):
+    """One requests session per thread (the class default is each thread's until it makes one)."""
+
+    session: requests.Session | None = None
+
+    def get(self) -> requests.Session:
+        if self.session is None:
+            import requests
+
+            self.session = requests.Session()
+        return self.session
+
+
 class JsonRpcChain(_CreationFinder):
     """A ChainReader over JSON-RPC (requests); one HTTP session per thread."""
 
-    def __init__(self, url: str, timeout: float = 15.0, max_scan_blocks: int = DEFAULT_SCAN_BLOCKS, fork: Any = True):
+    def __init__(
+        self,
+        url: str,
+        timeout: float = 15.0,
+        max_scan_blocks: int = DEFAULT_SCAN_BLOCKS,
+        fork: bool | ForkReplayer = True,
+    ):
         super().__init__(max_scan_blocks, fork)
         self.url = url
         self.timeout = timeout
-        self._local = threading.local()
+        self._local = _Sessions()
         self._ids = iter(range(1, 1 << 62))
         self._id_lock = threading.Lock()
         self._chain_id: int | None = None
@@ -100,17 +147,15 @@ class JsonRpcChain(_CreationFinder):
         host = parts.hostname or ""
         return f"{parts.scheme}://{host}" + (f":{parts.port}" if parts.port else "")
 
-    def request(self, method: str, params: list) -> Any:
+    def request(self, method: str, params: list[object]) -> JsonValue:
         import requests
 
-        session = getattr(self._local, "session", None)
-        if session is None:
-            session = self._local.session = requests.Session()
+        session = self._local.get()
         with self._id_lock:
             request_id = next(self._ids)
         policy = node_retry(RATE_LIMIT_RETRIES)
 
-        def attempt() -> Any:
+        def attempt() -> JsonValue:
             try:
                 response = session.post(
                     self.url,
@@ -118,7 +163,7 @@ class JsonRpcChain(_CreationFinder):
                     timeout=self.timeout,
                 )
                 limited = response.status_code == 429
-                body = None if limited else response.json()
+                body: JsonValue = None if limited else response.json()
             except (requests.RequestException, ValueError) as err:
                 detail = type(err).__name__ if self.safe_url != self.url.rstrip("/") else err
                 failure = ChainError(f"the node at {self.safe_url} did not answer {method}: {detail}")
@@ -159,7 +204,7 @@ class JsonRpcChain(_CreationFinder):
 
     def chain_id(self) -> int:
         if self._chain_id is None:
-            self._chain_id = int(self.request("eth_chainId", []), 16)
+            self._chain_id = _quantity(self.request("eth_chainId", []))
         return self._chain_id
 
     def get_code(self, address: str) -> bytes:
@@ -176,9 +221,7 @@ class JsonRpcChain(_CreationFinder):
         calls = [("eth_getCode", [address, "latest"])] + [
             ("eth_getStorageAt", [address, hex(s), "latest"]) for s in slots
         ]
-        session = getattr(self._local, "session", None)
-        if session is None:
-            session = self._local.session = requests.Session()
+        session = self._local.get()
         with self._id_lock:
             first = next(self._ids)
             for _ in calls[1:]:
@@ -186,14 +229,17 @@ class JsonRpcChain(_CreationFinder):
         batch = [{"jsonrpc": "2.0", "id": first + i, "method": m, "params": p} for i, (m, p) in enumerate(calls)]
         try:
             response = session.post(self.url, json=batch, timeout=self.timeout)
-            answers = {item.get("id"): item for item in response.json()} if response.status_code == 200 else {}
+            answers: dict[object, JsonValue] = (
+                {item.get("id"): item for item in response.json()} if response.status_code == 200 else {}
+            )
         except (requests.RequestException, ValueError, TypeError, AttributeError):
             answers = {}
         results = [answers.get(first + i) for i in range(len(calls))]
-        if not all(isinstance(r, dict) and "result" in r and not r.get("error") for r in results):
+        read = [r["result"] for r in results if isinstance(r, dict) and "result" in r and not r.get("error")]
+        if len(read) != len(results):
             return self.get_code(address), [self.get_storage_at(address, s) for s in slots]
-        words = [_hex_bytes(r["result"]).rjust(32, b"\0") for r in results[1:]]
-        return _hex_bytes(results[0]["result"]), words
+        words = [_hex_bytes(r).rjust(32, b"\0") for r in read[1:]]
+        return _hex_bytes(read[0]), words
 
     def call(self, to: str, data: bytes) -> bytes:
         return _hex_bytes(self.request("eth_call", [{"to": to, "data": "0x" + bytes(data).hex()}, "latest"]))
@@ -207,16 +253,21 @@ class JsonRpcChain(_CreationFinder):
             ) from None
 
     def _block_number(self) -> int:
-        return int(self.request("eth_blockNumber", []), 16)
+        return _quantity(self.request("eth_blockNumber", []))
 
     def _node_url(self) -> str | None:
         return self.url
 
-    def _block_transactions(self, block: int) -> list[dict]:
-        return list((self.request("eth_getBlockByNumber", [hex(block), True]) or {}).get("transactions") or [])
+    def _block_transactions(self, block: int) -> list[NodeObject]:
+        block_object = node_object(self.request("eth_getBlockByNumber", [hex(block), True]))
+        return [tx for tx in node_list(block_object.get("transactions")) if isinstance(tx, Mapping)]
 
-    def _block_receipts(self, block: int) -> list[dict] | None:
-        return self.request("eth_getBlockReceipts", [hex(block)])
+    def _block_receipts(self, block: int) -> list[object] | None:
+        receipts = self.request("eth_getBlockReceipts", [hex(block)])
+        return list(receipts) if isinstance(receipts, list) else None
+
+    def _receipt_address(self, tx_hash: str) -> object:
+        return node_object(self.request("eth_getTransactionReceipt", [tx_hash])).get("contractAddress")
 
     def _code_at(self, address: str, block: int) -> bytes | None:
         try:
@@ -224,19 +275,19 @@ class JsonRpcChain(_CreationFinder):
         except ChainError:
             return None
 
-    def _block_deployments(self, block: int):
-        data = self.request("eth_getBlockByNumber", [hex(block), True]) or {}
-        for tx in data.get("transactions") or []:
-            if isinstance(tx, dict) and not tx.get("to"):
-                tx_hash = tx["hash"]
+    def _block_deployments(self, block: int) -> Iterator[Deployment]:
+        data = node_object(self.request("eth_getBlockByNumber", [hex(block), True]))
+        for tx in node_list(data.get("transactions")):
+            if isinstance(tx, Mapping) and not tx.get("to"):
+                tx_hash = str(tx["hash"])
                 yield (
                     tx_hash,
                     _hex_bytes(tx.get("input") or tx.get("data")),
-                    tx.get("from", ""),
-                    (lambda h=tx_hash: (self.request("eth_getTransactionReceipt", [h]) or {}).get("contractAddress")),
+                    str(tx.get("from", "")),
+                    partial(self._receipt_address, tx_hash),
                 )
 
-    def _block_create_frames(self, block: int) -> list[tuple[str, str, dict]] | None:
+    def _block_create_frames(self, block: int) -> list[CreateFrame] | None:
         if self._traces == "":  # refused before: a hosted node does not change its mind mid-run
             return None
         refusals = 0
@@ -252,38 +303,36 @@ class JsonRpcChain(_CreationFinder):
             self._traces = ""
         return None
 
-    def _debug_frames(self, block: int) -> list[tuple[str, str, dict]]:
-        results = self.request("debug_traceBlockByNumber", [hex(block), {"tracer": "callTracer"}]) or []
-        frames = []
+    def _debug_frames(self, block: int) -> list[CreateFrame]:
+        results = node_list(self.request("debug_traceBlockByNumber", [hex(block), {"tracer": "callTracer"}]))
+        frames: list[CreateFrame] = []
         tx_hashes: list[str] | None = None
         for index, item in enumerate(results):
-            call = item.get("result", item) if isinstance(item, dict) else {}
-            tx_hash = item.get("txHash") if isinstance(item, dict) else None
+            call = node_object(item.get("result", item) if isinstance(item, Mapping) else {})
+            tx_hash = _text(item.get("txHash")) if isinstance(item, Mapping) else ""
             if not tx_hash:  # older nodes omit it: take it from the block
                 if tx_hashes is None:
-                    tx_hashes = [
-                        t if isinstance(t, str) else t["hash"]
-                        for t in (self.request("eth_getBlockByNumber", [hex(block), False]) or {}).get(
-                            "transactions", []
-                        )
-                    ]
+                    listed = node_object(self.request("eth_getBlockByNumber", [hex(block), False])).get("transactions")
+                    tx_hashes = [t if isinstance(t, str) else str(node_object(t)["hash"]) for t in node_list(listed)]
                 tx_hash = tx_hashes[index] if index < len(tx_hashes) else ""
             for frame in _walk_create_frames(call):
-                frames.append((tx_hash, call.get("from", ""), frame))
+                frames.append((tx_hash, _text(call.get("from", "")), frame))
         return frames
 
-    def _parity_frames(self, block: int) -> list[tuple[str, str, dict]]:
-        traces = self.request("trace_block", [hex(block)]) or []
+    def _parity_frames(self, block: int) -> list[CreateFrame]:
+        traces = map(node_object, node_list(self.request("trace_block", [hex(block)])))
         senders: dict[str, str] = {}
-        frames = []
+        frames: list[CreateFrame] = []
         for trace in traces:
             if trace.get("type") != "create" or trace.get("error"):
                 continue
-            action, result = trace.get("action") or {}, trace.get("result") or {}
-            tx_hash = trace.get("transactionHash", "")
+            action, result = node_object(trace.get("action")), node_object(trace.get("result"))
+            tx_hash = _text(trace.get("transactionHash", ""))
             if not trace.get("traceAddress"):
-                senders[tx_hash] = action.get("from", "")
-            sender = senders.get(tx_hash) or (self.request("eth_getTransactionByHash", [tx_hash]) or {}).get("from", "")
+                senders[tx_hash] = _text(action.get("from", ""))
+            sender = senders.get(tx_hash) or _text(
+                node_object(self.request("eth_getTransactionByHash", [tx_hash])).get("from", "")
+            )
             frame = {
                 "type": "CREATE",
                 "from": action.get("from"),
@@ -297,7 +346,9 @@ class JsonRpcChain(_CreationFinder):
 class ApeProviderChain(_CreationFinder):
     """A ChainReader through an Ape provider (calls serialised: eth-tester is not thread-safe)."""
 
-    def __init__(self, provider: Any, max_scan_blocks: int = DEFAULT_SCAN_BLOCKS, fork: Any = True):
+    def __init__(
+        self, provider: ProviderAPI, max_scan_blocks: int = DEFAULT_SCAN_BLOCKS, fork: bool | ForkReplayer = True
+    ):
         super().__init__(max_scan_blocks, fork)
         self.provider = provider
         self._lock = threading.RLock()
@@ -307,10 +358,10 @@ class ApeProviderChain(_CreationFinder):
     def __repr__(self) -> str:
         return f"ApeProviderChain({type(self.provider).__name__})"
 
-    def _guard(self, what: str, fn: Callable[[], Any]) -> Any:
+    def _guard(self, what: str, fn: Callable[[], T]) -> T:
         policy = node_retry(RATE_LIMIT_RETRIES)
 
-        def attempt() -> Any:
+        def attempt() -> T:
             with self._lock:
                 try:
                     return fn()
@@ -345,52 +396,54 @@ class ApeProviderChain(_CreationFinder):
         # The URL web3 is connected to: a provider's configured or default URI may be no node at all
         # (eth-tester's is a placeholder).
         try:
-            url = getattr(getattr(self.provider.web3, "provider", None), "endpoint_uri", None)
+            web3 = provider_web3(self.provider)
         except Exception:  # not connected
             return None
+        # getattr: only web3's HTTP providers have endpoint_uri (IPC, WebSocket and eth-tester's have not)
+        url = getattr(web3.provider, "endpoint_uri", None) if web3 is not None else None
         return str(url) if isinstance(url, str) and url.startswith(("http://", "https://")) else None
 
-    def _rpc(self, what: str, method: str, params: list) -> Any:
-        return self._guard(what, lambda: self.provider.make_request(method, params))
+    def _rpc(self, what: str, method: str, params: list[object]) -> object:
+        """A JSON-RPC request passed through the provider (Ape leaves its answer untyped)."""
+        answer: object = self._guard(what, lambda: self.provider.make_request(method, params))
+        return answer
 
-    def _block_transactions(self, block: int) -> list[dict]:
-        return list(
-            (self._rpc("read a block", "eth_getBlockByNumber", [hex(block), True]) or {}).get("transactions") or []
-        )
+    def _block_transactions(self, block: int) -> list[NodeObject]:
+        block_object = node_object(self._rpc("read a block", "eth_getBlockByNumber", [hex(block), True]))
+        return [tx for tx in node_list(block_object.get("transactions")) if isinstance(tx, Mapping)]
 
-    def _block_receipts(self, block: int) -> list[dict] | None:
-        return self._rpc("read a block's receipts", "eth_getBlockReceipts", [hex(block)])
+    def _block_receipts(self, block: int) -> list[object] | None:
+        receipts = self._rpc("read a block's receipts", "eth_getBlockReceipts", [hex(block)])
+        return list(receipts) if isinstance(receipts, list) else None
 
     def chain_id(self) -> int:
         return int(self._guard("read the chain id", lambda: self.provider.chain_id))
 
     def get_code(self, address: str) -> bytes:
-        return _hex_bytes(self._guard("read code", lambda: self.provider.get_code(_checksum(address))))
+        return _hex_bytes(self._guard("read code", lambda: self.provider.get_code(ape_address(address))))
 
     def get_storage_at(self, address: str, slot: int) -> bytes:
-        def read():
-            getter = getattr(self.provider, "get_storage", None) or self.provider.get_storage_at
-            return getter(_checksum(address), slot)
-
-        return _hex_bytes(self._guard("read storage", read)).rjust(32, b"\0")
+        return _hex_bytes(
+            self._guard("read storage", lambda: self.provider.get_storage(ape_address(address), slot))
+        ).rjust(32, b"\0")
 
     def call(self, to: str, data: bytes) -> bytes:
-        def send():
+        def send() -> bytes:
             from ape.exceptions import ContractLogicError
 
             ecosystem = self.provider.network.ecosystem
-            txn = ecosystem.create_transaction(receiver=_checksum(to), data=bytes(data))
+            txn = ecosystem.create_transaction(receiver=ape_address(to), data=bytes(data))
             try:
-                return self.provider.send_call(txn)
+                return _hex_bytes(self.provider.send_call(txn))
             except ContractLogicError as err:  # a revert: Ape keeps custom errors' data as hex text
-                message = str(getattr(err, "revert_message", "") or err)
+                message = str(err.revert_message or err)
                 revert = message if message.startswith("0x") and len(message) % 2 == 0 else ""
                 raise CallReverted(f"the call reverted: {message}", _revert_data({"data": revert})) from None
 
         return _hex_bytes(self._guard("call a contract", send))
 
     def get_transaction(self, tx_hash: str) -> TransactionFacts | None:
-        web3 = self._guard("reach its node", lambda: getattr(self.provider, "web3", None))
+        web3 = self._guard("reach its node", lambda: provider_web3(self.provider))
         if web3 is None:  # a provider without web3: its JSON-RPC passthrough
             return self._guard("read a transaction", lambda: _read_transaction(self.provider.make_request, tx_hash))
 
@@ -398,18 +451,20 @@ class ApeProviderChain(_CreationFinder):
             # web3, not provider.get_receipt: Ape's waits out its acceptance timeout for an unknown hash.
             from web3.exceptions import TransactionNotFound
 
+            # web3 takes hex text; its HexStr is eth-typing's NewType of str
             try:
-                tx = web3.eth.get_transaction(tx_hash)
+                tx: NodeObject = web3.eth.get_transaction(tx_hash)  # type: ignore[arg-type]
             except TransactionNotFound:
                 return None
-            receipt, timestamp = None, None
+            receipt: NodeObject | None = None
+            timestamp: object = None
             if tx.get("blockNumber") is not None:
                 try:
-                    receipt = web3.eth.get_transaction_receipt(tx_hash)
+                    receipt = web3.eth.get_transaction_receipt(tx_hash)  # type: ignore[arg-type]
                 except TransactionNotFound:  # mined, but the node has not indexed its receipt yet
                     receipt = None
-                if tx.get("blockTimestamp") is None and (receipt or {}).get("blockTimestamp") is None:
-                    timestamp = web3.eth.get_block(tx["blockNumber"]).get("timestamp")
+                if tx.get("blockTimestamp") is None and node_object(receipt).get("blockTimestamp") is None:
+                    timestamp = web3.eth.get_block(tx["blockNumber"]).get("timestamp")  # type: ignore[arg-type]
             return transaction_facts(tx, receipt, timestamp)
 
         return self._guard("read a transaction", read)
@@ -420,57 +475,46 @@ class ApeProviderChain(_CreationFinder):
     def _code_at(self, address: str, block: int) -> bytes | None:
         try:
             return _hex_bytes(
-                self._guard("read old code", lambda: self.provider.get_code(_checksum(address), block_id=block))
+                self._guard("read old code", lambda: self.provider.get_code(ape_address(address), block_id=block))
             )
         except ChainError:
             return None
 
-    def _block_deployments(self, block: int):
-        web3 = getattr(self.provider, "web3", None)
+    def _receipt_address(self, tx_hash: str) -> object:
+        return self._guard("read a receipt", lambda: self.provider.get_receipt(tx_hash).contract_address)
+
+    def _block_deployments(self, block: int) -> Iterator[Deployment]:
+        web3 = provider_web3(self.provider)
         if web3 is not None:
             # The raw block carries hashes, senders and nonces: Ape's transaction objects would
             # recompute each hash by re-signing, and its receipts cost a query per transaction.
             raw = self._guard("read a block", lambda: web3.eth.get_block(block, full_transactions=True))
             for txn in raw.get("transactions") or []:
-                if txn.get("to"):
+                if not isinstance(txn, Mapping) or txn.get("to"):
                     continue
                 sender, nonce = str(txn["from"]), int(txn["nonce"])
                 data = txn.get("input", txn.get("data"))  # eth-tester says "data"
-                yield (
-                    _hex_hash(txn["hash"]),
-                    _hex_bytes(data),
-                    sender,
-                    (lambda s=sender, n=nonce: _created_address(s, n)),
-                )
+                yield (_hex_hash(txn["hash"]), _hex_bytes(data), sender, partial(_created_address, sender, nonce))
             return
         txns = self._guard("read a block", lambda: list(self.provider.get_transactions_by_block(block)))
         zero = "0x" + "00" * 20
         for txn in txns:
-            receiver = _norm(getattr(txn, "receiver", None))
+            receiver = _norm(txn.receiver)
             if receiver and receiver != zero:
                 continue
-            raw_hash = txn.txn_hash
-            tx_hash = raw_hash if isinstance(raw_hash, str) else "0x" + bytes(raw_hash).hex()
+            raw_hash: object = txn.txn_hash
+            tx_hash = raw_hash if isinstance(raw_hash, str) else "0x" + _hex_bytes(raw_hash).hex()
             tx_hash = tx_hash if tx_hash.startswith("0x") else "0x" + tx_hash
-            yield (
-                tx_hash,
-                _hex_bytes(txn.data),
-                str(getattr(txn, "sender", "") or ""),
-                (
-                    lambda h=tx_hash: self._guard(
-                        "read a receipt", lambda: self.provider.get_receipt(h).contract_address
-                    )
-                ),
-            )
+            yield (tx_hash, _hex_bytes(txn.data), str(txn.sender or ""), partial(self._receipt_address, tx_hash))
 
     def _frames_source(self) -> str:
         in_process = self._guard("reach its chain", lambda: tester_chain(self.provider)) is not None
         return IN_PROCESS_SOURCE if in_process else "trace"
 
-    def _replay(self, block: int) -> list[tuple[str, str, dict]]:
+    def _replay(self, block: int) -> list[CreateFrame]:
         """The block replayed in the in-process chain (eth-tester's py-evm), under the lock."""
 
-        def replay() -> list[tuple[str, str, dict]]:
+        def replay() -> list[CreateFrame]:
             chain = tester_chain(self.provider)
             if chain is None:
                 raise ChainError("the provider's in-process chain is gone")
@@ -481,7 +525,7 @@ class ApeProviderChain(_CreationFinder):
 
         return self._guard("replay a block", replay)
 
-    def _block_create_frames(self, block: int) -> list[tuple[str, str, dict]] | None:
+    def _block_create_frames(self, block: int) -> list[CreateFrame] | None:
         # Ape's test provider (eth-tester) runs in this process: no traces, no node to fork, but
         # its chain can replay the block with py-evm.
         if self._frames_source() == IN_PROCESS_SOURCE:
@@ -490,16 +534,13 @@ class ApeProviderChain(_CreationFinder):
         if self._traces_refused:  # a hosted node does not change its mind mid-run
             return None
         try:
-            results = self._guard(
-                "trace a block",
-                lambda: self.provider.make_request("debug_traceBlockByNumber", [hex(block), {"tracer": "callTracer"}]),
-            )
+            results = self._rpc("trace a block", "debug_traceBlockByNumber", [hex(block), {"tracer": "callTracer"}])
         except ChainError as err:
             self._traces_refused = _refused(err)
             return None
-        frames = []
-        for item in results or []:
-            call = item.get("result", item) if isinstance(item, dict) else {}
+        frames: list[CreateFrame] = []
+        for item in map(node_object, node_list(results)):
+            call = node_object(item.get("result", item))
             for frame in _walk_create_frames(call):
-                frames.append((item.get("txHash", ""), call.get("from", ""), frame))
+                frames.append((_text(item.get("txHash", "")), _text(call.get("from", "")), frame))
         return frames

@@ -1,4 +1,4 @@
-"""Contracts a run created, whether or not an event names them.
+"""Finding the contracts a run created, whether or not an event names them.
 
 Two ways, over an Ape provider: the node's call traces of the run's transactions (every CREATE
 and CREATE2 frame, at any depth), and, where the node has no traces, the CREATE rule: a
@@ -13,12 +13,17 @@ node's traces the run's transactions that could have created a contract are repl
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ape_contract_verify.evm.creation import created_address, walk_create_frames
-from ape_contract_verify.evm.reads import is_refused
+from ape_contract_verify.evm.reads import ape_address, is_refused
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.values import checksum, hex_to_bytes
+
+if TYPE_CHECKING:
+    from ape.api import ProviderAPI
+
+    from ape_contract_verify.evm.creation import CreationFinder
 
 logger = get_logger()
 
@@ -36,19 +41,19 @@ def create_address(creator: str, nonce: int) -> str:
     return checksum(created_address(creator, nonce))
 
 
-def _code(provider: Any, address: str, block: Any = None) -> bytes:
+def _code(provider: ProviderAPI, address: str, block: int | None = None) -> bytes:
     if block is None:
-        return hex_to_bytes(provider.get_code(checksum(address)))
-    return hex_to_bytes(provider.get_code(checksum(address), block_id=block))
+        return hex_to_bytes(provider.get_code(ape_address(address)))
+    return hex_to_bytes(provider.get_code(ape_address(address), block_id=block))
 
 
-def traced_children(provider: Any, tx_hashes: Iterable[str]) -> list[str] | None:
+def traced_children(provider: ProviderAPI, tx_hashes: Iterable[str]) -> list[str] | None:
     """Every contract the transactions created, from the node's callTracer (in order, once each);
     None when the node has no traces (a hosted plan's refusal, Ape's in-process chain)."""
     found: list[str] = []
     for tx_hash in tx_hashes:
         try:
-            call = provider.make_request("debug_traceTransaction", [tx_hash, {"tracer": "callTracer"}])
+            call: object = provider.make_request("debug_traceTransaction", [tx_hash, {"tracer": "callTracer"}])
         except Exception as err:  # refused, or a provider without the method: the nonce walk instead
             logger.debug(
                 "contract_verify: no trace of %s (%s): %s", tx_hash, "refused" if is_refused(err) else "failed", err
@@ -60,15 +65,16 @@ def traced_children(provider: Any, tx_hashes: Iterable[str]) -> list[str] | None
         if str(call.get("type", "")).upper() in ("CREATE", "CREATE2"):
             frames = frames[1:]  # the transaction's own deployment, which Ape's deploy hook saw
         for frame in frames:
-            if frame.get("to"):
-                address = checksum(frame["to"])
+            to = frame.get("to")
+            if to and isinstance(to, str):
+                address = checksum(to)
                 if address not in found:
                     found.append(address)
     return found
 
 
 def nonce_children(
-    provider: Any,
+    provider: ProviderAPI,
     involved: Iterable[str],
     before: int,
     made_in_run: Iterable[str] = (),
@@ -90,10 +96,10 @@ def nonce_children(
             continue
         visited.add(creator.lower())
         try:
-            after = int(provider.get_nonce(creator))
+            after = int(provider.get_nonce(ape_address(creator)))
             if after == 0:
                 continue  # created nothing, ever (an EOA that never sent, a pre-EIP-161 contract)
-            start = 0 if creator.lower() in made else int(provider.get_nonce(creator, block_id=before))
+            start = 0 if creator.lower() in made else int(provider.get_nonce(ape_address(creator), block_id=before))
         except Exception as err:
             logger.debug("contract_verify: no nonce for %s: %s", creator, err)
             continue
@@ -123,8 +129,8 @@ def nonce_children(
 
 
 def replayed_children(
-    reader: Any,
-    provider: Any,
+    reader: CreationFinder,
+    provider: ProviderAPI,
     creating: Iterable[tuple[int, str]],
     before: int,
     max_txs: int = MAX_REPLAYED,
@@ -158,9 +164,10 @@ def replayed_children(
             )
             break
         for _tx, _sender, frame in frames:  # a transaction's own deployment too: the caller drops Ape's
-            if not frame.get("to"):
+            to = frame.get("to")
+            if not to or not isinstance(to, str):
                 continue
-            address = checksum(frame["to"])
+            address = checksum(to)
             if address in found:
                 continue
             try:

@@ -1,4 +1,4 @@
-"""Finding a contract's creation, shared by both readers (`evm/chain.py`).
+"""Finding a contract's creation (its block, transaction and input), shared by both readers.
 
 A binary search on historical `eth_getCode` finds the block in which the code appeared (log2(height)
 calls), then that block's transactions are checked for a direct deployment, and its traces for a
@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import partial
+from typing import TYPE_CHECKING
 
-from ape_contract_verify.evm.reads import ChainError, Creation
+from ape_contract_verify.evm.reads import ChainError, Creation, NodeObject, node_list, node_object
 from ape_contract_verify.evm.tester_replay import IN_PROCESS_REPLAY, IN_PROCESS_SOURCE
 from ape_contract_verify.protocol.values import hex_to_bytes as _hex_bytes
+
+if TYPE_CHECKING:
+    from ape_contract_verify.evm.fork import ForkReplayer
 
 DEFAULT_SCAN_BLOCKS = 5_000
 # A node that prunes state keeps the last 128 blocks' (geth's default): the creation block is
@@ -29,55 +33,68 @@ FORK_SCAN_BLOCKS = 16
 FORK_MAX_TXS = 32
 _TOO_OLD = -1
 
+# (tx hash, tx sender, frame) of one CREATE/CREATE2: the frame in callTracer's shape (type, from,
+# to, input), from a node's trace, a fork's or an in-process replay.
+CreateFrame = tuple[str, str, NodeObject]
+# (tx hash, input, sender, lazy receipt contract address) of one to-less transaction.
+Deployment = tuple[str, bytes, str, Callable[[], object]]
+
 
 def created_address(sender: str, nonce: int) -> str:
     """Where a to-less transaction from `sender` with `nonce` puts its contract (CREATE's rule)."""
     import rlp
-    from eth_utils import keccak
+    from eth_utils.crypto import keccak
 
     return "0x" + keccak(rlp.encode([_hex_bytes(sender), nonce]))[12:].hex()
 
 
-def norm_address(address: str | None) -> str:
-    return (address or "").lower()
+def norm_address(address: object) -> str:
+    """An address as text to compare, lower case; "" for none (or a value that is no text)."""
+    return address.lower() if isinstance(address, str) else ""
 
 
-def walk_create_frames(frame: dict) -> Iterable[dict]:
+def walk_create_frames(frame: object) -> Iterator[NodeObject]:
     """CREATE/CREATE2 frames of a callTracer tree, depth first (failed subtrees skipped)."""
-    if not isinstance(frame, dict):
+    if not isinstance(frame, Mapping):
         return
     if str(frame.get("type", "")).upper() in ("CREATE", "CREATE2") and "error" not in frame:
         yield frame
     if "error" in frame:
         return
-    for sub in frame.get("calls") or []:
+    for sub in node_list(frame.get("calls")):
         yield from walk_create_frames(sub)
 
 
-def _ran_as_sent(tx: dict, frame: Any) -> bool:
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _ran_as_sent(tx: NodeObject, frame: object) -> bool:
     """Whether a transaction traced as a call ran as it did on chain (it succeeded there, the run
     only replays those): no error, and a deployment made its contract where the sender's nonce
     put it (a different nonce on the fork moves it, and every child below with it)."""
-    if not isinstance(frame, dict) or "error" in frame:
+    if not isinstance(frame, Mapping) or "error" in frame:
         return False
     if tx.get("to"):
         return True
     nonce = tx.get("nonce")
     nonce = int(nonce, 16) if isinstance(nonce, str) else nonce
-    return nonce is not None and norm_address(frame.get("to")) == created_address(str(tx.get("from")), int(nonce))
+    if not isinstance(nonce, int):
+        return False
+    return norm_address(frame.get("to")) == created_address(str(tx.get("from")), nonce)
 
 
 class CreationFinder:
     """The search shared by both readers; subclasses answer the primitive questions."""
 
-    def __init__(self, max_scan_blocks: int = DEFAULT_SCAN_BLOCKS, fork: Any = True):
+    def __init__(self, max_scan_blocks: int = DEFAULT_SCAN_BLOCKS, fork: bool | ForkReplayer = True):
         """`fork`: True replays on a fork of the node (when its URL is known and it has no
         traces), False never, or a `fork.ForkReplayer` to use."""
         self.max_scan_blocks = max_scan_blocks
         self._creations: dict[tuple[str, str], Creation] = {}
         self._creation_lock = threading.Lock()
         self._fork_setting = fork
-        self._fork: Any = None
+        self._fork: ForkReplayer | None = None
         self._tried: dict[str, list[str]] = {}  # address -> what the last search tried, in words
 
     # primitives
@@ -88,11 +105,11 @@ class CreationFinder:
         """Code at a past block, or None when the node keeps no historical state."""
         raise NotImplementedError
 
-    def _block_deployments(self, block: int) -> Iterable[tuple[str, bytes, str, Callable[[], str | None]]]:
+    def _block_deployments(self, block: int) -> Iterable[Deployment]:
         """(tx hash, input, sender, lazy receipt contract address) for each to-less transaction."""
         raise NotImplementedError
 
-    def _block_create_frames(self, block: int) -> list[tuple[str, str, dict]] | None:
+    def _block_create_frames(self, block: int) -> list[CreateFrame] | None:
         """(tx hash, tx sender, frame) of each CREATE/CREATE2 frame in the block; None without traces."""
         raise NotImplementedError
 
@@ -109,11 +126,11 @@ class CreationFinder:
         """The node's JSON-RPC URL, for a fork; None when there is none (an in-process chain)."""
         return None
 
-    def _block_transactions(self, block: int) -> list[dict]:
+    def _block_transactions(self, block: int) -> list[NodeObject]:
         """The block's transactions as JSON-RPC objects (hex quantities), in order."""
         raise NotImplementedError
 
-    def _block_receipts(self, block: int) -> list[dict] | None:
+    def _block_receipts(self, block: int) -> list[object] | None:
         """The block's receipts in one call (eth_getBlockReceipts), or None."""
         return None
 
@@ -121,9 +138,9 @@ class CreationFinder:
         """What the last search for `address` tried without finding it, in words."""
         return list(self._tried.get(norm_address(address), []))
 
-    def fork_replayer(self) -> Any:
+    def fork_replayer(self) -> ForkReplayer | None:
         """The fork replayer, made on first use; None when forking is off or there is no URL."""
-        if self._fork is None and self._fork_setting:
+        if self._fork is None and self._fork_setting is not False:
             if self._fork_setting is True:
                 url = self._node_url()
                 if url:
@@ -141,16 +158,16 @@ class CreationFinder:
 
     # search
     def find_creation(self, address: str) -> Creation | None:
-        key = norm_address(address)
         code = self.get_code(address)
         if not code:
             return None
         # Keyed by the code too: a restarted dev chain can hold other code at the same address.
-        key = (key, hashlib.sha256(code).hexdigest())
+        key = (norm_address(address), hashlib.sha256(code).hexdigest())
         with self._creation_lock:
             if key in self._creations:
                 return self._creations[key]
-        tried = self._tried[norm_address(address)] = []
+        tried: list[str] = []
+        self._tried[norm_address(address)] = tried
         latest = self._block_number()
         lowest = max(0, latest - self.max_scan_blocks)
         block = self._creation_block(address, lowest, latest)
@@ -161,7 +178,7 @@ class CreationFinder:
         if block == _TOO_OLD:
             tried.append(f"the creation is older than the {self.max_scan_blocks} blocks searched")
             return None
-        blocks = [block] if block is not None else range(latest, lowest - 1, -1)
+        blocks: Iterable[int] = [block] if block is not None else range(latest, lowest - 1, -1)
         for number in blocks:
             creation = self._creation_in_block(
                 address, number, fork=block is not None or number > latest - FORK_SCAN_BLOCKS
@@ -224,14 +241,14 @@ class CreationFinder:
                     sender,
                     factory=norm_address(frame.get("from")) != norm_address(sender),
                     block=block,
-                    creator=frame.get("from"),
+                    creator=_text(frame.get("from")),
                     source=source,
                 )
         if source == IN_PROCESS_SOURCE:
             self._tried.setdefault(target, []).append(f"{IN_PROCESS_REPLAY} (no transaction created the address)")
         return None
 
-    def _fork_frames(self, target: str, block: int) -> list[tuple[str, str, dict]] | None:
+    def _fork_frames(self, target: str, block: int) -> list[CreateFrame] | None:
         """The block's transactions replayed on a local fork, until one creates `target`."""
         from ape_contract_verify.evm.fork import ForkUnavailable
 
@@ -245,13 +262,13 @@ class CreationFinder:
             )
             return None
         try:
-            txs = [tx for tx in self._block_transactions(block) if isinstance(tx, dict)]
+            txs = [tx for tx in self._block_transactions(block) if isinstance(tx, Mapping)]
             order = self._candidates(target, block, txs)
             for index in order[:FORK_MAX_TXS]:
                 frame = replayer.trace(
                     block, txs, index, lambda f: any(norm_address(c.get("to")) == target for c in walk_create_frames(f))
                 )
-                found = [
+                found: list[CreateFrame] = [
                     (str(txs[index]["hash"]), str(txs[index].get("from", "")), c) for c in walk_create_frames(frame)
                 ]
                 if any(norm_address(c.get("to")) == target for _, _, c in found):
@@ -262,7 +279,7 @@ class CreationFinder:
         tried.append(f"a replay on a local fork of block {block} (no transaction of it created the address)")
         return None
 
-    def replay_create_frames(self, block: int, tx_hashes: Iterable[str]) -> list[tuple[str, str, dict]]:
+    def replay_create_frames(self, block: int, tx_hashes: Iterable[str]) -> list[CreateFrame]:
         """(tx hash, tx sender, frame) of every CREATE/CREATE2 of the given transactions of `block`,
         for a node without traces: the in-process replay of the block, else each transaction
         traced on a fork (`evm/fork.py`, which keeps the trace for a later creation search). A
@@ -277,16 +294,16 @@ class CreationFinder:
         replayer = self.fork_replayer()
         if replayer is None:
             raise ForkUnavailable("off" if not self._fork_setting else "no node URL to fork")
-        txs = [tx for tx in self._block_transactions(block) if isinstance(tx, dict)]
-        found = []
+        txs = [tx for tx in self._block_transactions(block) if isinstance(tx, Mapping)]
+        found: list[CreateFrame] = []
         for index, tx in enumerate(txs):
             if norm_address(str(tx.get("hash", ""))) not in wanted:
                 continue
-            frame = replayer.trace(block, txs, index, lambda f, tx=tx: _ran_as_sent(tx, f))
+            frame = replayer.trace(block, txs, index, partial(_ran_as_sent, tx))
             found += [(str(tx["hash"]), str(tx.get("from", "")), c) for c in walk_create_frames(frame)]
         return found
 
-    def _candidates(self, target: str, block: int, txs: list[dict]) -> list[int]:
+    def _candidates(self, target: str, block: int, txs: list[NodeObject]) -> list[int]:
         """Indexes of the block's transactions worth replaying, those whose logs name the address first."""
         bare = target.removeprefix("0x")
         named: set[int] = set()
@@ -295,9 +312,9 @@ class CreationFinder:
         except ChainError:
             receipts = []
         for index, receipt in enumerate(receipts):
-            for log in (receipt or {}).get("logs") or []:
+            for log in map(node_object, node_list(node_object(receipt).get("logs"))):
                 text = " ".join(
-                    [str(log.get("address", "")), *map(str, log.get("topics") or []), str(log.get("data", ""))]
+                    [str(log.get("address", "")), *map(str, node_list(log.get("topics"))), str(log.get("data", ""))]
                 ).lower()
                 if bare in text:
                     named.add(index)

@@ -22,9 +22,10 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+
+from ape_contract_verify.json_types import JsonValue
 
 ANVIL_ENV = "APE_CONTRACT_VERIFY_ANVIL"
 
@@ -51,12 +52,13 @@ def find_anvil() -> str | None:
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        port: int = sock.getsockname()[1]
+        return port
 
 
 # Every fork process still running, held strongly: a reader dropped without close() leaves its
 # fork here, and exit kills it.
-_running: set = set()
+_running: set[subprocess.Popen[bytes]] = set()
 _running_lock = threading.Lock()
 
 
@@ -103,7 +105,12 @@ class _Fork:
                 break
             except ForkUnavailable:
                 if self.proc.poll() is not None:
-                    detail = (self.proc.stderr.read() or b"").decode(errors="replace").strip().splitlines()
+                    detail = (
+                        ((self.proc.stderr.read() if self.proc.stderr else None) or b"")
+                        .decode(errors="replace")
+                        .strip()
+                        .splitlines()
+                    )
                     self.stop()
                     raise ForkUnavailable("anvil did not start" + (f": {detail[-1][:200]}" if detail else ""))
                 if time.monotonic() > deadline:
@@ -123,17 +130,19 @@ class _Fork:
             ) from None
         self.block = block
 
-    def call(self, method: str, *params: Any) -> Any:
+    def call(self, method: str, *params: object) -> JsonValue:
         import requests
 
         try:
-            body = self.session.post(
+            body: JsonValue = self.session.post(
                 self.url,
                 json={"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)},
                 timeout=self.timeout,
             ).json()
         except (requests.RequestException, ValueError) as err:
             raise ForkUnavailable(f"the fork did not answer {method}: {type(err).__name__}") from None
+        if not isinstance(body, dict):
+            raise ForkUnavailable(f"the fork answered {method} with an unexpected body")
         if body.get("error"):
             error = body["error"]
             raise ForkUnavailable(
@@ -162,9 +171,13 @@ def _without(text: str, secret: str) -> str:
     return "" if secret in text else f" ({text})"
 
 
-def _call_of(tx: dict) -> dict:
+def _call_of(tx: Mapping[str, object]) -> dict[str, object]:
     """The transaction as a call: who, to whom, what, how much, with how much gas."""
-    call = {"from": tx.get("from"), "data": tx.get("input") or tx.get("data") or "0x", "gas": tx.get("gas")}
+    call: dict[str, object] = {
+        "from": tx.get("from"),
+        "data": tx.get("input") or tx.get("data") or "0x",
+        "gas": tx.get("gas"),
+    }
     if tx.get("to"):
         call["to"] = tx["to"]
     if tx.get("value") not in (None, "0x0", 0):
@@ -175,24 +188,28 @@ def _call_of(tx: dict) -> dict:
 class ForkReplayer:
     """Replays a block's transactions on a local fork of `node_url` and traces them (callTracer)."""
 
+    # A class default: __del__ reads it even when __init__ did not run to the end.
+    _fork: _Fork | None = None
+
     def __init__(self, node_url: str, anvil: str | None = None, startup_timeout: float = 30.0, timeout: float = 60.0):
         self.node_url = node_url
         self.anvil = anvil
         self.startup_timeout = startup_timeout
         self.timeout = timeout
-        self._fork: _Fork | None = None
         self._lock = threading.Lock()
-        self._traces: dict[str, dict] = {}  # tx hash -> its call frame, replayed once
+        self._traces: dict[str, JsonValue] = {}  # tx hash -> its call frame, replayed once
         self.forks_started = 0
 
     def __repr__(self) -> str:
         return "ForkReplayer()"
 
-    def trace(self, block: int, txs: list[dict], index: int, creates: Callable[[dict], bool]) -> dict:
+    def trace(
+        self, block: int, txs: list[Mapping[str, object]], index: int, creates: Callable[[JsonValue], bool]
+    ) -> JsonValue:
         """The callTracer frame of `txs[index]` (full transaction objects of `block`, in order):
         traced as a call on the state before the block; when that frame does not satisfy
         `creates`, and earlier transactions of the block may have changed the state it ran on,
-        the block is replayed up to it."""
+        the block is replayed up to it. The frame is as the fork answered it: callers check its shape."""
         tx_hash = str(txs[index].get("hash", "")).lower()
         with self._lock:
             if tx_hash and tx_hash in self._traces:
@@ -205,10 +222,10 @@ class ForkReplayer:
                 self._traces[tx_hash] = frame
             return frame
 
-    def _replay(self, fork: _Fork, txs: list[dict], index: int) -> dict:
+    def _replay(self, fork: _Fork, txs: list[Mapping[str, object]], index: int) -> JsonValue:
         snapshot = fork.call("evm_snapshot")
         try:
-            local = None
+            local: JsonValue = None
             for tx in txs[: index + 1]:
                 sender = tx.get("from")
                 fork.call("anvil_impersonateAccount", sender)
@@ -237,9 +254,8 @@ class ForkReplayer:
         return self._fork
 
     def __del__(self) -> None:  # a reader dropped without close(): its fork ends with it
-        fork = getattr(self, "_fork", None)
-        if fork is not None:
-            fork.stop()
+        if self._fork is not None:
+            self._fork.stop()
 
     def close(self) -> None:
         with self._lock:

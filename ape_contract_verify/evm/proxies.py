@@ -1,4 +1,4 @@
-"""Find the implementation behind a proxy, for verifyproxycontract (and anyone with a ChainReader).
+"""Finding the implementation behind a proxy, for verifyproxycontract (and anyone with a ChainReader).
 
 Patterns, in the order tried: EIP-1167 minimal proxies (the address is in the code), the EIP-1967
 implementation slot, the EIP-1967 beacon slot (then `implementation()` on the beacon), the
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Protocol
 
 from ape_contract_verify.evm.bytecode import strip_metadata, to_bytes
 
@@ -29,6 +30,16 @@ DELEGATECALL = 0xF4
 # The start of a CBOR metadata tail (ipfs; bzzr0, bzzr1): code a contract embeds (a child's
 # creation code, for `new Child()`) ends in one, and its hash bytes are no opcodes.
 _EMBEDDED_METADATA = re.compile(rb"[\xa1-\xa3](?:\x64ipfs|\x65bzzr[01])\x58[\x20\x22]")
+
+
+class ProxyReader(Protocol):
+    """The reads proxy detection makes: a ChainReader's code, storage and calls."""
+
+    def get_code(self, address: str) -> bytes: ...
+
+    def get_storage_at(self, address: str, slot: int) -> bytes: ...
+
+    def call(self, to: str, data: bytes) -> bytes: ...
 
 
 class ProxyKind:
@@ -77,11 +88,8 @@ def address_in_word(word: bytes) -> str | None:
     return "0x" + word[12:].hex()
 
 
-def detect_proxy(chain, address: str) -> ProxyInfo | None:
-    """The proxy pattern at `address` and its implementation, or None when none is found.
-
-    `chain` is a ChainReader (get_code, get_storage_at, call).
-    """
+def detect_proxy(chain: ProxyReader, address: str) -> ProxyInfo | None:
+    """The proxy pattern at `address` and its implementation, or None when none is found."""
     code = chain.get_code(address)
     if not code:
         return None

@@ -1,15 +1,24 @@
-"""What a chain read is, for every reader: its errors, the facts it returns (`Creation`,
-`TransactionFacts`), the `ChainReader` protocol, and how a node says it is rate-limited."""
+"""What a chain read is: its errors, facts and protocol, shared by every reader.
+
+The errors, the facts a read returns (`Creation`, `TransactionFacts`), the `ChainReader`
+protocol, how a node's answer is read (JSON-RPC's hex text or web3's ints and HexBytes) and how a
+node says it is rate-limited.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.protocol.values import hex_to_bytes as _hex_bytes
 from ape_contract_verify.retry import RetryPolicy
+
+if TYPE_CHECKING:
+    from ape.api import ProviderAPI
+    from ape.types import AddressType
+    from web3 import Web3
 
 
 class ChainError(ContractVerifyError):
@@ -95,10 +104,50 @@ class ChainReader(Protocol):
         ...
 
 
-def revert_data(error: Any) -> bytes:
+class SearchingReader(ChainReader, Protocol):
+    """A ChainReader that searches creations (`evm/creation.CreationFinder`): what it tried, and
+    a fork to stop."""
+
+    def creation_attempts(self, address: str) -> list[str]: ...
+
+    def close(self) -> None: ...
+
+
+# A node's answer, read by key: a JSON-RPC object (hex text) or web3's AttributeDict (ints, HexBytes).
+NodeObject = Mapping[str, object]
+# How a reader sends one JSON-RPC request: (method, params) -> the answer's `result`.
+RpcRequest = Callable[[str, list[object]], object]
+
+
+def node_object(value: object) -> NodeObject:
+    """`value` when it is an object (a dict, web3's AttributeDict); {} for null or anything else."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def node_list(value: object) -> list[object]:
+    """`value` when it is a list (JSON's, or web3's tuple); [] for null or anything else."""
+    return list(value) if isinstance(value, (list, tuple)) else []
+
+
+def provider_web3(provider: ProviderAPI) -> Web3 | None:
+    """The web3 behind an Ape provider, or None. Raises what the provider raises when it is not
+    connected."""
+    # getattr: only Ape's Web3Provider subclasses (test, node, foundry) have `web3`; ProviderAPI has not
+    web3: Web3 | None = getattr(provider, "web3", None)
+    return web3
+
+
+def ape_address(address: str) -> AddressType:
+    """EIP-55 form, typed as the address Ape's providers take (`protocol.values.checksum`'s rule)."""
+    from eth_utils.address import to_checksum_address
+
+    return to_checksum_address(address)
+
+
+def revert_data(error: object) -> bytes:
     """The revert data of a JSON-RPC error: anvil and geth put it in `data` as hex."""
-    data = error.get("data") if isinstance(error, dict) else None
-    if isinstance(data, dict):  # some nodes nest it
+    data = error.get("data") if isinstance(error, Mapping) else None
+    if isinstance(data, Mapping):  # some nodes nest it
         data = data.get("data")
     try:
         return _hex_bytes(data) if isinstance(data, str) else b""
@@ -112,9 +161,9 @@ RATE_LIMIT_RETRIES = 8
 RATE_LIMIT_MAX_WAIT = 8.0
 
 
-def is_rate_limited(body: Any) -> bool:
-    error = body.get("error") if isinstance(body, dict) else None
-    if not isinstance(error, dict):
+def is_rate_limited(body: object) -> bool:
+    error = body.get("error") if isinstance(body, Mapping) else None
+    if not isinstance(error, Mapping):
         return False
     message = str(error.get("message", "")).lower()
     return error.get("code") in RATE_LIMIT_CODES or "rate limit" in message or "too many requests" in message
@@ -151,11 +200,11 @@ def node_retry(retries: int | None = None) -> RetryPolicy:
     )
 
 
-def hex_hash(value: Any) -> str:
+def hex_hash(value: object) -> str:
     return "0x" + _hex_bytes(value).hex()
 
 
-def _number(value: Any) -> int | None:
+def _number(value: object) -> int | None:
     """A JSON-RPC quantity (0x hex text) or web3's int, as an int."""
     if value is None or value == "":
         return None
@@ -165,24 +214,24 @@ def _number(value: Any) -> int | None:
     return int(text, 16) if text[:2].lower() == "0x" else int(text)
 
 
-def _address(value: Any) -> str | None:
+def _address(value: object) -> str | None:
     if not value:
         return None
     text = "0x" + _hex_bytes(value).hex() if isinstance(value, (bytes, bytearray)) else str(value)
     return text.lower()
 
 
-def transaction_facts(tx: Any, receipt: Any, timestamp: Any = None) -> TransactionFacts:
+def transaction_facts(tx: NodeObject, receipt: NodeObject | None, timestamp: object = None) -> TransactionFacts:
     """TransactionFacts from a node's transaction and receipt, as JSON-RPC (hex text) or web3
     (ints, HexBytes) gives them; `timestamp` is the block's when the caller read it."""
     receipt = receipt or {}
     logs = tuple(
         LogEntry(
             _address(log.get("address")) or "",
-            tuple(hex_hash(t) for t in log.get("topics") or []),
+            tuple(hex_hash(t) for t in _sequence(log.get("topics"))),
             _hex_bytes(log.get("data")),
         )
-        for log in receipt.get("logs") or []
+        for log in map(_log, _sequence(receipt.get("logs")))
     )
     created = _address(receipt.get("contractAddress"))
     to = _address(tx.get("to"))
@@ -208,19 +257,43 @@ def transaction_facts(tx: Any, receipt: Any, timestamp: Any = None) -> Transacti
     )
 
 
-def read_transaction(request: Callable[[str, list], Any], tx_hash: str) -> TransactionFacts | None:
+def _sequence(value: object) -> Sequence[object]:
+    """A list in a node's answer (null: empty); anything else is an unexpected body."""
+    if not value:
+        return ()
+    if not isinstance(value, Sequence) or isinstance(value, (str, bytes)):
+        raise TypeError(f"a list was expected, not {type(value).__name__}")
+    return value
+
+
+def _log(value: object) -> NodeObject:
+    if not isinstance(value, Mapping):
+        raise TypeError(f"a log was expected, not {type(value).__name__}")
+    return value
+
+
+def _answer(value: object) -> NodeObject | None:
+    """An object answer (null or empty: None); anything else is an unexpected body."""
+    if not value:
+        return None
+    if not isinstance(value, Mapping):
+        raise TypeError(f"an object was expected, not {type(value).__name__}")
+    return value
+
+
+def read_transaction(request: RpcRequest, tx_hash: str) -> TransactionFacts | None:
     """A transaction over JSON-RPC: the transaction, its receipt once mined, and the block's
     timestamp when neither carries it (anvil puts `blockTimestamp` in both)."""
-    tx = request("eth_getTransactionByHash", [tx_hash])
-    if not tx:
+    tx = _answer(request("eth_getTransactionByHash", [tx_hash]))
+    if tx is None:
         return None
     receipt, timestamp = None, None
     if tx.get("blockNumber") is not None:
-        receipt = request("eth_getTransactionReceipt", [tx_hash])
+        receipt = _answer(request("eth_getTransactionReceipt", [tx_hash]))
         if tx.get("blockTimestamp") is None and (receipt or {}).get("blockTimestamp") is None:
             if tx.get("blockHash"):
-                block = request("eth_getBlockByHash", [tx["blockHash"], False])
+                block = _answer(request("eth_getBlockByHash", [tx["blockHash"], False]))
             else:
-                block = request("eth_getBlockByNumber", [tx["blockNumber"], False])
+                block = _answer(request("eth_getBlockByNumber", [tx["blockNumber"], False]))
             timestamp = (block or {}).get("timestamp")
     return transaction_facts(tx, receipt, timestamp)

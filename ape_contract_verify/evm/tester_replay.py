@@ -14,7 +14,15 @@ database that is dropped afterwards, and the chain object itself is only read. C
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING
+
+from ape_contract_verify.evm.reads import NodeObject, provider_web3
+
+if TYPE_CHECKING:
+    from ape.api import ProviderAPI
+    from eth.abc import BlockAPI, ComputationAPI, MessageAPI, StateAPI, TransactionContextAPI
+    from eth.chains.base import Chain
+    from eth.vm.base import VM
 
 # What `creation_attempts` says this source is, and a Creation's `source` when it answers.
 IN_PROCESS_REPLAY = "a replay in the in-process chain"
@@ -25,19 +33,24 @@ class ReplayFailed(Exception):
     """The block could not be replayed: why, in words."""
 
 
-def tester_chain(provider: Any) -> Any | None:
+def tester_chain(provider: ProviderAPI) -> Chain | None:
     """py-evm's chain behind `provider` when it is an in-process eth-tester (Ape's test provider:
     provider.web3 -> EthereumTesterProvider -> EthereumTester -> PyEVMBackend -> chain); else None.
     Read at each use: eth-tester replaces its chain object when a snapshot is restored."""
     try:
-        web3 = provider.web3
-    except Exception:  # not connected, or no web3 at all
+        web3 = provider_web3(provider)
+    except Exception:  # not connected
         return None
-    tester = getattr(getattr(web3, "provider", None), "ethereum_tester", None)
+    if web3 is None:
+        return None
+    from web3.providers.eth_tester import EthereumTesterProvider
+
+    tester = web3.provider.ethereum_tester if isinstance(web3.provider, EthereumTesterProvider) else None
     if tester is None:
         return None
     try:
-        chain = getattr(getattr(tester, "backend", None), "chain", None)
+        # getattr: only eth-tester's PyEVMBackend has a py-evm chain (its MockBackend has none)
+        chain: Chain | None = getattr(tester.backend, "chain", None)
     except Exception:
         return None
     needed = ("get_canonical_block_by_number", "get_vm", "chaindb", "chain_id")
@@ -50,16 +63,17 @@ def _hex(value: bytes) -> str:
 
 def _created_by_nonce(sender: bytes, nonce: int) -> bytes:
     import rlp
-    from eth_utils import keccak
+    from eth_utils.crypto import keccak
 
     return keccak(rlp.encode([bytes(sender), nonce]))[12:]
 
 
-def create_frames(chain: Any, block_number: int) -> list[tuple[str, str, dict]]:
+def create_frames(chain: Chain, block_number: int) -> list[tuple[str, str, NodeObject]]:
     """(tx hash, tx sender, frame) of every successful CREATE/CREATE2 of the canonical block
     `block_number`, depth first; [] for a block without creates. Raises ReplayFailed."""
     try:
-        block = chain.get_canonical_block_by_number(block_number)
+        # py-evm's BlockNumber is eth-typing's NewType of int
+        block = chain.get_canonical_block_by_number(block_number)  # type: ignore[arg-type]
     except Exception as err:  # HeaderNotFound, BlockNotFound
         raise ReplayFailed(f"block {block_number} is not in the chain: {type(err).__name__}") from None
     if not block.transactions:
@@ -72,25 +86,28 @@ def create_frames(chain: Any, block_number: int) -> list[tuple[str, str, dict]]:
         raise ReplayFailed(f"block {block_number}: {type(err).__name__}: {err}") from None
 
 
-def _preprocess(vm: Any, block: Any) -> None:
+def _preprocess(vm: VM, block: BlockAPI) -> None:
     """py-evm 0.11 and later take the block (an instance method); 0.10 (eth-tester 0.11, with
     eth-ape 0.8.25 and web3 6) takes the state and the header (a classmethod)."""
     import inspect
 
     if "header" in inspect.signature(vm.block_preprocessing).parameters:
-        vm.block_preprocessing(vm.state, block.header)
+        vm.block_preprocessing(vm.state, block.header)  # type: ignore[call-arg, arg-type]  # py-evm 0.10's
     else:
         vm.block_preprocessing(block)
 
 
-def _replay(chain: Any, block: Any) -> Iterator[tuple[str, str, dict]]:
+def _replay(chain: Chain, block: BlockAPI) -> Iterator[tuple[str, str, NodeObject]]:
     from eth.db.atomic import AtomicDB
     from eth.db.batch import BatchDB
+    from eth.vm.base import VM
 
     parent = chain.get_block_header_by_hash(block.header.parent_hash)
     # The block's context on its parent's state: what the block's transactions ran on.
     header = block.header.copy(state_root=parent.state_root, gas_used=0)
     base = chain.get_vm(at_header=header)
+    if not isinstance(base, VM):  # every py-evm fork's VM is one; the replay needs its contexts
+        raise ReplayFailed(f"the chain's VM is not py-evm's ({type(base).__name__})")
     kinds: dict[int, str] = {}  # id(create message) -> "CREATE" | "CREATE2"
     overlay = AtomicDB(BatchDB(chain.chaindb.db))  # writes stay in the buffer, never committed
     vm_class = _replay_vm_class(type(base), kinds)
@@ -110,7 +127,7 @@ def _replay(chain: Any, block: Any) -> Iterator[tuple[str, str, dict]]:
             yield tx_hash, sender, frame
 
 
-def _replay_vm_class(vm_class: type, kinds: dict[int, str]) -> type:
+def _replay_vm_class(vm_class: type[VM], kinds: dict[int, str]) -> type[VM]:
     """`vm_class` whose state's computations note, as each create message starts, whether CREATE
     or CREATE2 made it (the creator's nonce is already raised for both: CREATE's address is the
     one that nonce minus one gives)."""
@@ -119,19 +136,26 @@ def _replay_vm_class(vm_class: type, kinds: dict[int, str]) -> type:
 
     class ReplayComputation(computation_class):  # type: ignore[misc, valid-type]
         @classmethod
-        def apply_create_message(cls, state, message, transaction_context, parent_computation=None):  # type: ignore[no-untyped-def]
+        def apply_create_message(
+            cls,
+            state: StateAPI,
+            message: MessageAPI,
+            transaction_context: TransactionContextAPI,
+            parent_computation: ComputationAPI | None = None,
+        ) -> ComputationAPI:
             nonce = state.get_nonce(message.sender)
             by_nonce = nonce > 0 and _created_by_nonce(message.sender, nonce - 1) == bytes(message.storage_address)
             kinds[id(message)] = "CREATE" if by_nonce else "CREATE2"
-            return super().apply_create_message(
+            computation: ComputationAPI = super().apply_create_message(
                 state, message, transaction_context, parent_computation=parent_computation
             )
+            return computation
 
     replay_state = type("Replay" + state_class.__name__, (state_class,), {"computation_class": ReplayComputation})
     return type("Replay" + vm_class.__name__, (vm_class,), {"_state_class": replay_state})
 
 
-def _walk(computation: Any, kinds: dict[int, str]) -> Iterator[dict]:
+def _walk(computation: ComputationAPI, kinds: dict[int, str]) -> Iterator[NodeObject]:
     """Create frames of a computation tree, depth first; a failed computation's subtree skipped
     (as `creation.walk_create_frames` skips a callTracer frame with an error)."""
     if computation.is_error:

@@ -1,4 +1,4 @@
-"""The events that say a proxy's implementation moved, decoded from raw logs.
+"""Decoding the events that say a proxy's implementation moved from raw logs.
 
 EIP-1967 names three, and OpenZeppelin's proxies (ERC1967Proxy for UUPS, transparent, beacon),
 its UpgradeableBeacon and the example's own proxies emit them:
@@ -12,10 +12,15 @@ Which emitters are proxies and which beacons is the chain's to say (`is_beacon`)
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from ape_contract_verify.evm.proxies import EIP1967_BEACON_SLOT, EIP1967_IMPLEMENTATION_SLOT, address_in_word
+from ape_contract_verify.evm.proxies import (
+    EIP1967_BEACON_SLOT,
+    EIP1967_IMPLEMENTATION_SLOT,
+    ProxyReader,
+    address_in_word,
+)
 
 # keccak256 of each signature.
 UPGRADED = bytes.fromhex("bc7cd75a20ee27fd9adebab32041f755214dbc6bffa90cc0225b39da2e5c2d3b")
@@ -35,17 +40,34 @@ class UpgradeEvent:
     tx_hash: str = ""
 
 
-def _bytes(value: Any) -> bytes:
+def _bytes(value: object) -> bytes:
     if isinstance(value, str):
         return bytes.fromhex(value.removeprefix("0x"))
-    return bytes(value or b"")
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    if not value:
+        return b""
+    raise TypeError(f"bytes or hex text was expected, not {type(value).__name__}")
 
 
-def decode_log(log: Any, tx_hash: str = "") -> UpgradeEvent | None:
+def _fields(log: object) -> Mapping[str, object]:
+    """A log's fields: a mapping's items (Ape's dicts, web3's AttributeDict), else an object's."""
+    if isinstance(log, Mapping):
+        return log
+    try:
+        return vars(log)
+    except TypeError:  # no __dict__: no fields to read
+        return {}
+
+
+def decode_log(log: object, tx_hash: str = "") -> UpgradeEvent | None:
     """The upgrade event in one raw log (a dict or an object with `address`, `topics`, `data`),
     or None when it is none of the three or does not have their shape."""
-    raw = log if isinstance(log, dict) else getattr(log, "__dict__", {})
-    topics = [_bytes(t) for t in raw.get("topics") or []]
+    raw = _fields(log)
+    topics = raw.get("topics") or []
+    if not isinstance(topics, (list, tuple)):
+        return None
+    topics = [_bytes(t) for t in topics]
     emitter = str(raw.get("address") or "").lower()
     if not topics or not emitter:
         return None
@@ -66,12 +88,12 @@ def decode_log(log: Any, tx_hash: str = "") -> UpgradeEvent | None:
     return UpgradeEvent(kind, emitter, address or "0x" + "00" * 20, tx_hash)
 
 
-def is_beacon(chain: Any, address: str) -> bool:
+def is_beacon(chain: ProxyReader, address: str) -> bool:
     """Whether an `Upgraded` emitter is a beacon rather than a proxy: a proxy keeps the
     implementation in its EIP-1967 slot (one storage read), a beacon in storage of its own."""
     return address_in_word(chain.get_storage_at(address, EIP1967_IMPLEMENTATION_SLOT)) is None
 
 
-def beacon_of(chain: Any, address: str) -> str | None:
+def beacon_of(chain: ProxyReader, address: str) -> str | None:
     """The beacon in a proxy's EIP-1967 beacon slot (lower case), or None."""
     return address_in_word(chain.get_storage_at(address, EIP1967_BEACON_SLOT))
