@@ -1,5 +1,4 @@
-"""What the contract page's Read and Write forms need from an ABI: typed parsing of what a person
-typed into a form, calldata, and decoded return values shown as text.
+"""The Read and Write forms' ABI work: a person's typed values parsed, calldata built, results as text.
 
 Inputs come as strings (arrays and tuples as JSON text, e.g. `[1, 2]`); outputs go back as
 JSON-safe values with every integer as a decimal string, since JavaScript numbers stop at 2**53.

@@ -1,5 +1,6 @@
-"""The local explorer's HTTP face: Etherscan's contract API at `<base>/api`, as a Starlette app
-(with the Sourcify face's routes, `sourcify_face.py`, at the root).
+"""Etherscan's contract API at `<base>/api`, and the Starlette app that serves every face of the explorer.
+
+The Sourcify face's routes (`sourcify_face.py`) and the pages' (`pages.py`) are mounted beside it.
 
 Everything answers HTTP 200 with Etherscan's envelope and texts (`answers.Texts`), errors
 included. Bad input gets status "0" and a text that names the parameter and the fix; an

@@ -1,6 +1,7 @@
-"""The Contract tab of the local explorer's address page: settings, constructor arguments decoded,
-the source files highlighted by Pygments (the latest pages' kept), the ABI; rendered from
-templates/code_tab.html and sources.html (autoescaped; Pygments escapes what it highlights)."""
+"""The address page's Contract tab: settings, constructor arguments, highlighted sources and the ABI.
+
+Rendered from templates/code_tab.html and sources.html (autoescaped; Pygments escapes what it highlights);
+the latest pages' highlighted sources are kept."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""`ContractFacts`: what the pages show about a verified contract (optimizer, EVM version, licence,
-ABI, source files), read in Etherscan's terms from what the store holds."""
+"""`ContractFacts`: a stored verification's settings, licence, ABI and files as the pages name them.
+
+Read in Etherscan's terms ("Yes, 200 runs", "Default") from what the store holds."""
 
 from __future__ import annotations
 

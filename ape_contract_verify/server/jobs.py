@@ -1,4 +1,4 @@
-"""Workers that run queued submissions from the store, and record each answer.
+"""The job queue's workers: each queued submission verified by the engine, and its answer recorded.
 
 The queue lives in SQLite, not in memory: a submission is claimed (running), verified, and
 finished in one transaction with what it verified. A process killed in between leaves it

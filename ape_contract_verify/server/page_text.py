@@ -1,5 +1,4 @@
-"""Text the pages share: dates, a contract's short name, a decoded value as text (the address and
-transaction pages and their templates' filters use these)."""
+"""Text helpers the pages and their templates share: dates, short contract names, values as text."""
 
 import json
 import time

@@ -1,6 +1,8 @@
-"""The local explorer's pages for people: Verified Contracts (`/`), a contract (`/address/0x…`) with
-its code, ABI, Read/Write and, for a proxy, Read/Write as Proxy; and the two JSON endpoints the
-forms use (`/page-api/read`: eth_call through the ChainReader; `/page-api/calldata`: no chain at all).
+"""The explorer's HTML pages (the contract list, an address's page) and the JSON endpoints their forms call.
+
+Verified Contracts (`/`), a contract (`/address/0x…`) with its code, ABI, Read/Write and, for a proxy,
+Read/Write as Proxy; the forms' endpoints are `/page-api/read` (eth_call through the ChainReader) and
+`/page-api/calldata` (no chain at all).
 
 Rendered from templates/ by jinja2 with autoescape (`rendering.py`): every value from a submission
 is escaped, nothing from a submission is ever placed inside a <script>, and a Content-Security-Policy

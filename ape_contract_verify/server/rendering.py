@@ -1,5 +1,7 @@
-"""The pages' one template engine: jinja2 with autoescape over `server/templates/`, the filters the
-templates share, and the response every page goes out in (its Content-Security-Policy).
+"""The pages' template engine: jinja2 with autoescape over `server/templates/`, and the page response.
+
+It holds the filters the templates share and the headers every page goes out with (its
+Content-Security-Policy).
 
 Autoescape is on for every template: a value from a submission is escaped wherever it lands. The one
 HTML that passes unescaped is Pygments' highlighted source (`code_tab.py`), which escapes as it

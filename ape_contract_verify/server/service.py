@@ -1,5 +1,6 @@
-"""`ExplorerService`: the state every handler of the local explorer reads (its store, its chain, the
-job queue's wake-up, the keys it accepts), in one object the app holds (`app.state.service`)."""
+"""`ExplorerService`: the state every handler reads (store, chain, the job queue's wake-up, accepted keys).
+
+One object, held by the app (`app.state.service`)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""The local explorer's Sourcify face: Sourcify API v2 (submit, job, lookup) at the server's root,
-beside the Etherscan face at /api, on the same store and the same job queue.
+"""Sourcify's API v2 (submit, job, lookup) served by the explorer, on the same store and job queue.
+
+At the server's root, beside the Etherscan face at /api.
 
 Shapes and status codes are Sourcify 3.12.1's (tests/data/sourcify-answers):
 submit 202 `{verificationId}`, 409 `already_verified`, 400 `invalid_parameter`/`unsupported_chain`;

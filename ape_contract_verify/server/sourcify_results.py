@@ -1,5 +1,6 @@
-"""What a job of the Sourcify face records: the engine's result as Sourcify's match fields, or as
-its error (`customCode`, message, both sides' bytecodes), in the JSON text the job answer serves.
+"""An engine result as the Sourcify face's job records it: match levels, or an error with the bytecodes.
+
+The error has Sourcify's `customCode`, message and both sides' bytecodes, in the JSON text the job answer serves.
 
 The job runner writes these; `sourcify_face` reads them. The rules of the protocol itself
 (codes, error shape, which match is better) are `protocol/sourcify.py`'s.

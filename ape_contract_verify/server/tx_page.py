@@ -1,7 +1,8 @@
-"""The transaction page, `/tx/0x…`: Etherscan's Transaction Details, read from the chain through
-the ChainReader's `get_transaction`. When the called contract is verified here (for a proxy: its
-implementation), the method and its arguments are decoded from the verified ABI, and so are the
-names of the events its logs carry.
+"""The transaction page (`/tx/0x…`): a transaction's details, its call decoded through the verified ABI.
+
+Read from the chain through the ChainReader's `get_transaction`. When the called contract is verified
+here (for a proxy: its implementation), the method and its arguments are decoded from the verified
+ABI, and so are the names of the events its logs carry.
 
 Rendered from templates/tx.html with autoescape, as the other pages: a verified ABI's names and a
 call's string arguments are anyone's text.
