@@ -1,1 +1,1 @@
-"""The local Etherscan-compatible explorer: chain access, verification engine, service."""
+"""The local explorer: Etherscan's contract API and Sourcify's API v2 on a server that really verifies."""

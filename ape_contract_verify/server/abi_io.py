@@ -1,5 +1,4 @@
-"""What the contract page's Read and Write forms need from an ABI: typed parsing of what a person
-typed into a form, calldata, and decoded return values shown as text.
+"""The Read and Write forms' ABI work: a person's typed values parsed, calldata built, results as text.
 
 Inputs come as strings (arrays and tuples as JSON text, e.g. `[1, 2]`); outputs go back as
 JSON-safe values with every integer as a decimal string, since JavaScript numbers stop at 2**53.
@@ -9,17 +8,20 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TypeAlias
 
 from ape_contract_verify.evm.abi import abi_type
 from ape_contract_verify.evm.abi import selector as abi_selector
 from ape_contract_verify.evm.abi import signature as abi_signature
 from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.json_types import JsonValue
 from ape_contract_verify.protocol.values import ADDRESS, checksum
 
 _INT = re.compile(r"^(u?)int(\d*)$")
 _FIXED_BYTES = re.compile(r"^bytes(\d+)$")
 _ARRAY = re.compile(r"^(.*)\[(\d*)\]$")
+# A value as eth_abi encodes and decodes it (tuples as tuples, arrays as lists or tuples).
+AbiValue: TypeAlias = int | bool | str | bytes | list["AbiValue"] | tuple["AbiValue", ...]
 
 
 class InputError(ContractVerifyError, ValueError):
@@ -63,7 +65,7 @@ def load_abi(text: str) -> list:
 # -- inputs ------------------------------------------------------------------------------------
 
 
-def parse_args(item: dict, values: list) -> list:
+def parse_args(item: dict, values: list[JsonValue]) -> list[AbiValue]:
     inputs = item.get("inputs") or []
     if len(values) != len(inputs):
         raise InputError(f"{signature(item)} takes {len(inputs)} argument(s), {len(values)} were given.")
@@ -74,7 +76,7 @@ def _label(param: dict, index: int) -> str:
     return f"{param.get('name') or f'argument {index + 1}'} ({canonical_type(param)})"
 
 
-def parse_value(param: dict, raw: Any, label: str) -> Any:
+def parse_value(param: dict, raw: JsonValue, label: str) -> AbiValue:
     kind = str(param.get("type", ""))
     array = _ARRAY.match(kind)
     if array:
@@ -118,12 +120,12 @@ def parse_value(param: dict, raw: Any, label: str) -> Any:
     raise InputError(f"{label}: the form cannot encode the ABI type {kind!r}.")
 
 
-def _json_list(raw: Any, label: str, hint: str) -> list:
+def _json_list(raw: JsonValue, label: str, hint: str) -> list[JsonValue]:
     if isinstance(raw, list):
         return raw
     try:
-        value = json.loads(raw)
-    except (TypeError, ValueError):
+        value = json.loads(raw) if isinstance(raw, str) else None
+    except ValueError:
         value = None
     if not isinstance(value, list):
         raise InputError(f"{label}: {_clip(str(raw))!r} is not {hint}.")
@@ -152,7 +154,7 @@ def _clip(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def calldata(item: dict, values: list) -> bytes:
+def calldata(item: dict, values: list[JsonValue]) -> bytes:
     from eth_abi import encode
 
     args = parse_args(item, values)
@@ -183,13 +185,13 @@ def decode_outputs(item: dict, data: bytes) -> list[dict]:
     ]
 
 
-def show(param: dict, value: Any) -> Any:
+def show(param: dict, value: AbiValue) -> JsonValue:
     """A decoded value as JSON: integers as decimal strings, bytes as 0x hex, addresses checksummed."""
     kind = str(param.get("type", ""))
     array = _ARRAY.match(kind)
-    if array:
-        return [show({**param, "type": array.group(1)}, v) for v in value]
-    if kind == "tuple":
+    if isinstance(value, (list, tuple)):  # eth_abi decodes arrays and tuples, and only them, to sequences
+        if array:
+            return [show({**param, "type": array.group(1)}, v) for v in value]
         return {
             (c.get("name") or str(i)): show(c, v) for i, (c, v) in enumerate(zip(param.get("components") or [], value))
         }

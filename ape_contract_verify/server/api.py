@@ -1,5 +1,6 @@
-"""The local explorer's HTTP face: Etherscan's contract API at `<base>/api`, as a Starlette app
-(with the Sourcify face's routes, `sourcify_face.py`, at the root).
+"""Etherscan's contract API at `<base>/api`, and the Starlette app that serves every face of the explorer.
+
+The Sourcify face's routes (`sourcify_face.py`) and the pages' (`pages.py`) are mounted beside it.
 
 Everything answers HTTP 200 with Etherscan's envelope and texts (`answers.Texts`), errors
 included. Bad input gets status "0" and a text that names the parameter and the fix; an
@@ -9,19 +10,22 @@ No engine module is imported here: the embedded explorer starts inside `ape run`
 
 from __future__ import annotations
 
-import hmac
 import json
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ape_contract_verify.exceptions import InvalidRequest
+from ape_contract_verify.json_types import JsonReadable
 from ape_contract_verify.logs import SERVER, get_logger
 from ape_contract_verify.protocol import forms
 from ape_contract_verify.protocol.answers import Texts
@@ -29,22 +33,28 @@ from ape_contract_verify.protocol.values import checksum, hex_to_bytes
 from ape_contract_verify.server import params as p
 from ape_contract_verify.server.jobs import code_hash, request_to_payload
 from ape_contract_verify.server.params import MAX_BODY_BYTES, BadRequest
+from ape_contract_verify.server.service import ExplorerService
 from ape_contract_verify.server.sources import source_result
-from ape_contract_verify.server.store import PROXY, SOURCE, Store
+from ape_contract_verify.server.store import PROXY, SOURCE
+
+if TYPE_CHECKING:
+    from ape_contract_verify.evm.reads import Creation
 
 logger = get_logger(SERVER)
+
+__all__ = ["MAX_BODY_BYTES", "ExplorerService", "create_app", "envelope", "envelope_response"]
 
 _JSON_HEADERS = [(b"content-type", b"application/json")]
 _NOSNIFF = (b"x-content-type-options", b"nosniff")
 _SUBMISSIONS = ("verifysourcecode", "verifyproxycontract")
 
 
-def envelope(status: str, result: Any, message: str | None = None) -> bytes:
+def envelope(status: str, result: JsonReadable, message: str | None = None) -> bytes:
     body = {"status": status, "message": message or ("OK" if status == "1" else "NOTOK"), "result": result}
     return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def envelope_response(status: str, result: Any, message: str | None = None) -> Response:
+def envelope_response(status: str, result: JsonReadable, message: str | None = None) -> Response:
     return Response(envelope(status, result, message), media_type="application/json")
 
 
@@ -52,15 +62,15 @@ class CatchAll:
     """Outermost own layer: any exception becomes status "0" with its type and text, HTTP 200.
     It also marks every answer (API, pages, static files, errors) nosniff."""
 
-    def __init__(self, app: Callable):
+    def __init__(self, app: ASGIApp):
         self.app = app
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         started = False
 
-        async def tracking_send(message):
+        async def tracking_send(message: Message) -> None:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
@@ -81,45 +91,6 @@ class CatchAll:
                 await send({"type": "http.response.body", "body": envelope("0", text)})
             except Exception:  # the client is gone (e.g. it disconnected mid-body): nobody to answer
                 pass
-
-
-class ExplorerService:
-    """The state the handlers need: the store, the job queue, the chain, the configured keys."""
-
-    def __init__(
-        self,
-        store: Store,
-        chain: Any,
-        notify: Callable[[], None] = lambda: None,
-        api_keys: Iterable[str] = (),
-        max_body: int = MAX_BODY_BYTES,
-        proxy_daily_limit: int = 100,
-    ):
-        self.store = store
-        self.chain = chain
-        self.notify = notify
-        self._api_keys = tuple(k for k in api_keys if k)
-        self.max_body = max_body
-        self.proxy_daily_limit = proxy_daily_limit
-        self._chain_id: int | None = None
-
-    def __repr__(self) -> str:  # never show keys
-        return f"<ExplorerService db={self.store.path!r} keys={len(self._api_keys)}>"
-
-    @property
-    def requires_key(self) -> bool:
-        return bool(self._api_keys)
-
-    def key_ok(self, key: str) -> bool:
-        if not self._api_keys:
-            return True
-        candidate = (key or "").encode()
-        return any(hmac.compare_digest(candidate, k.encode()) for k in self._api_keys)
-
-    def chain_id(self) -> int:
-        if self._chain_id is None:
-            self._chain_id = int(self.chain.chain_id())
-        return self._chain_id
 
 
 # -- actions ---------------------------------------------------------------------------------
@@ -240,9 +211,11 @@ async def getcontractcreation(service: ExplorerService, params: dict[str, str], 
     return envelope_response("1", found)
 
 
-def _creation_field(creation: Any, *names: str) -> str:
+def _creation_field(creation: Creation | Mapping[str, object], *names: str) -> str:
+    """The first of `names` the creation has, as getcontractcreation's text (a mapping: a reader's older form)."""
+    fields = creation if isinstance(creation, Mapping) else asdict(creation)
     for name in names:
-        value = creation.get(name) if isinstance(creation, dict) else getattr(creation, name, None)
+        value = fields.get(name)
         if value is True:
             return "1"
         if value:
@@ -283,7 +256,7 @@ def create_app(service: ExplorerService) -> Starlette:
             return envelope_response("0", str(err))
 
     async def not_found(request: Request, exc: Exception) -> Response:
-        code = getattr(exc, "status_code", 404)
+        code = exc.status_code if isinstance(exc, HTTPException) else 404
         if sourcify_face.is_sourcify_path(request.url.path):
             return sourcify_face.not_found(request, code)
         if code == 405:
@@ -316,7 +289,7 @@ def _refuse_a_wrong_query_key(service: ExplorerService, request: Request) -> Non
 
 
 async def _chain_id(service: ExplorerService) -> int:
-    if service._chain_id is None:
+    if service.known_chain_id is None:
         try:
             await run_in_threadpool(service.chain_id)
         except Exception as err:

@@ -1,4 +1,4 @@
-"""Workers that run queued submissions from the store, and record each answer.
+"""The job queue's workers: each queued submission verified by the engine, and its answer recorded.
 
 The queue lives in SQLite, not in memory: a submission is claimed (running), verified, and
 finished in one transaction with what it verified. A process killed in between leaves it
@@ -11,11 +11,12 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, is_dataclass
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ape_contract_verify.evm.chain import ChainError
+from ape_contract_verify.json_types import JsonObject, JsonValue
 from ape_contract_verify.logs import SERVER, get_logger
 from ape_contract_verify.protocol import sourcify as sfy
 from ape_contract_verify.protocol.answers import Texts
@@ -33,15 +34,23 @@ from ape_contract_verify.server.store import (
     VerifiedContract,
 )
 
+if TYPE_CHECKING:
+    from ape_contract_verify.engine.compilers import CompileCache
+    from ape_contract_verify.engine.verifier import VerificationResult, Verifier
+    from ape_contract_verify.evm.proxies import ProxyInfo
+    from ape_contract_verify.evm.reads import ChainReader
+
 logger = get_logger(SERVER)
 
 
 class Engine(Protocol):
     """What the workers need from the verification engine (the real one is `RealEngine`)."""
 
-    def verify(self, request: VerificationRequest, **options: Any) -> Any: ...
+    def verify(
+        self, request: VerificationRequest, *, args_from_creation: bool = False, diagnose_compiles: int | None = None
+    ) -> VerificationResult: ...
 
-    def detect_proxy(self, address: str) -> Any: ...
+    def detect_proxy(self, address: str) -> ProxyInfo | None: ...
 
     def has_delegatecall(self, code: bytes) -> bool: ...
 
@@ -52,31 +61,31 @@ class RealEngine:
     """The engine of `ape_contract_verify.engine.verifier` and `.proxies`, imported on first use
     (the embedded explorer starts inside `ape run`; its start must stay cheap)."""
 
-    def __init__(self, chain: Any, cache: Any = None, compile_timeout: float | None = None):
+    def __init__(self, chain: ChainReader, cache: CompileCache | None = None, compile_timeout: float | None = None):
         self.chain = chain
         self._cache = cache
         self._compile_timeout = compile_timeout
-        self._verifier = None
+        self._verifier: Verifier | None = None
         self._lock = threading.Lock()
 
     @property
-    def verifier(self):
+    def verifier(self) -> Verifier:
         with self._lock:
             if self._verifier is None:
                 from ape_contract_verify.engine.verifier import Verifier
 
-                options: dict[str, Any] = {}
-                if self._cache is not None:
-                    options["cache"] = self._cache
-                if self._compile_timeout is not None:
-                    options["compile_timeout"] = self._compile_timeout
-                self._verifier = Verifier(self.chain, **options)
+                if self._compile_timeout is None:  # the Verifier's own default
+                    self._verifier = Verifier(self.chain, cache=self._cache)
+                else:
+                    self._verifier = Verifier(self.chain, cache=self._cache, compile_timeout=self._compile_timeout)
             return self._verifier
 
-    def verify(self, request: VerificationRequest, **options: Any) -> Any:
-        return self.verifier.verify(request, **options)
+    def verify(
+        self, request: VerificationRequest, *, args_from_creation: bool = False, diagnose_compiles: int | None = None
+    ) -> VerificationResult:
+        return self.verifier.verify(request, args_from_creation=args_from_creation, diagnose_compiles=diagnose_compiles)
 
-    def detect_proxy(self, address: str) -> Any:
+    def detect_proxy(self, address: str) -> ProxyInfo | None:
         from ape_contract_verify.evm.proxies import detect_proxy
 
         return detect_proxy(self.chain, address)
@@ -94,13 +103,13 @@ def code_hash(code: bytes) -> str:
     return hashlib.sha256(code).hexdigest()
 
 
-def request_to_payload(request: VerificationRequest) -> dict[str, Any]:
+def request_to_payload(request: VerificationRequest) -> JsonObject:
     data = asdict(request)
     data["code_format"] = request.code_format.value
     return data
 
 
-def request_from_payload(payload: dict[str, Any]) -> VerificationRequest:
+def request_from_payload(payload: Mapping[str, Any]) -> VerificationRequest:  # Any: request_to_payload's fields
     data = dict(payload)
     data["code_format"] = CodeFormat(data["code_format"])
     return VerificationRequest(**data)
@@ -113,33 +122,27 @@ def fail_text(reason: str) -> str:
     return f"{Texts.FAIL}. {reason}" if reason else Texts.FAIL
 
 
-def _abi_text(abi: Any) -> str:
+def _abi_text(abi: str | list[JsonValue]) -> str:
     if isinstance(abi, str):
         return abi
     return json.dumps(abi, separators=(",", ":"))
 
 
-def _with_request_settings(settings: dict[str, Any], request: VerificationRequest, result: Any) -> dict[str, Any]:
+def _with_request_settings(
+    settings: dict[str, JsonValue], request: VerificationRequest, result: VerificationResult
+) -> dict[str, JsonValue]:
     """What getsourcecode reports (optimizer, runs, evmVersion), from the engine's result, or from
     the submitted form when the engine's settings leave it out."""
     settings = dict(settings)
-    enabled = getattr(result, "optimization_used", request.optimization_used)
-    runs = getattr(result, "runs", None) or request.runs
-    if "optimizer" not in settings and (enabled is not None or runs is not None):
-        settings["optimizer"] = {"enabled": bool(enabled), "runs": runs or 200}
-    evm = getattr(result, "evm_version", None) or request.evm_version
+    enabled = result.optimization_used
+    runs = result.runs or request.runs
+    settings.setdefault("optimizer", {"enabled": bool(enabled), "runs": runs or 200})
+    evm = result.evm_version or request.evm_version
     if not settings.get("evmVersion") and evm and evm != "Default":
         settings["evmVersion"] = evm
-    via_ir = getattr(result, "via_ir", request.via_ir)
-    if "viaIR" not in settings and via_ir:
+    if "viaIR" not in settings and result.via_ir:
         settings["viaIR"] = True
     return settings
-
-
-def _plain(value: Any) -> Any:
-    if is_dataclass(value) and not isinstance(value, type):
-        return asdict(value)
-    return value
 
 
 @dataclass(frozen=True)
@@ -153,7 +156,7 @@ class ChainRetry:
 
     def delay(self, failures: int) -> float:
         """The wait after the `failures`-th failure (1 for the first)."""
-        return min(self.max_delay, self.first_delay * 2 ** max(0, failures - 1))
+        return min(self.max_delay, self.first_delay * 2.0 ** max(0, failures - 1))
 
     def total(self, failures: int) -> float:
         return sum(self.delay(n) for n in range(1, failures + 1))
@@ -163,9 +166,8 @@ class _ChainDown(Exception):
     """A run stopped because the node could not be read: the job waits and runs again."""
 
 
-def _chain_failed(result: Any) -> bool:
-    failure = getattr(result, "failure", None)
-    return str(getattr(failure, "value", failure)) == "chain"
+def _chain_failed(result: VerificationResult) -> bool:
+    return result.failure == "chain"  # FailureKind.CHAIN, a str enum (engine/ imported only by RealEngine)
 
 
 class JobRunner:
@@ -304,45 +306,42 @@ class JobRunner:
             result = self.engine.verify(request)
         elapsed_ms = (time.monotonic() - started) * 1000
         if _chain_failed(result):
-            raise _ChainDown(getattr(result, "reason", "") or "the chain could not be read")
-        if sourcify and getattr(result, "blueprint", False):  # as Sourcify answers an ERC-5202 blueprint today
+            raise _ChainDown(result.reason or "the chain could not be read")
+        if sourcify and result.blueprint:  # as Sourcify answers an ERC-5202 blueprint today
             self.store.finish(
                 sub.guid, "0", sourcify_results.error(sfy.NO_MATCH, "The deployed and recompiled bytecode don't match.")
             )
             return
-        if not getattr(result, "verified", False):
-            text = sourcify_results.failure(result) if sourcify else fail_text(getattr(result, "reason", "") or "")
+        if not result.verified:
+            text = sourcify_results.failure(result) if sourcify else fail_text(result.reason)
             self.store.finish(sub.guid, "0", text)
             return
-        match = getattr(result, "match", None) or "full"
+        match = result.match or "full"
         if existing is not None and match != "full":
             # A partial match does not replace an earlier partial one; only a full match upgrades it.
             self._already_verified(sub, sourcify)
             return
-        settings = _plain(getattr(result, "settings", None)) or {}
-        settings = settings if isinstance(settings, dict) else {}
+        settings = dict(result.settings)
         if request.code_format is CodeFormat.SINGLE_FILE:  # JSON inputs carry their own settings
             settings = _with_request_settings(settings, request, result)
-        libraries = _plain(getattr(result, "libraries", None)) or dict(request.libraries)
+        libraries = result.libraries or dict(request.libraries)
         contract = VerifiedContract(
             address=sub.address,
-            contract_name=getattr(result, "contract_name", None) or request.contract_name,
-            compiler_version=getattr(result, "compiler_version", None) or request.compiler_version,
+            contract_name=result.contract_name or request.contract_name,
+            compiler_version=result.compiler_version or request.compiler_version,
             code_format=request.code_format.value,
             source_code=request.source_code,
-            abi=_abi_text(getattr(result, "abi", None) or []),
+            abi=_abi_text(result.abi),
             settings=settings,
-            constructor_arguments=(
-                getattr(result, "constructor_arguments", None) or request.constructor_arguments or ""
-            ),
-            libraries={str(k): str(v) for k, v in dict(libraries).items()},
-            license_type=getattr(result, "license_type", None) or request.license_type,
+            constructor_arguments=result.constructor_arguments or request.constructor_arguments or "",
+            libraries={str(k): str(v) for k, v in libraries.items()},
+            license_type=result.license_type or request.license_type,
             match=match,
             code_hash=code_hash(code),
             guid=sub.guid,
             details={
                 **sourcify_results.details(result),
-                **({"blueprint": True} if getattr(result, "blueprint", False) else {}),
+                **({"blueprint": True} if result.blueprint else {}),
             },
         )
         text = sourcify_results.success(match, elapsed_ms) if sourcify else Texts.PASS
@@ -362,25 +361,23 @@ class JobRunner:
     # -- proxies -------------------------------------------------------------------------------
 
     def _verify_proxy(self, sub: Submission) -> None:
-        expected = (sub.payload.get("expected_implementation") or "").lower()
+        expected = str(sub.payload.get("expected_implementation") or "").lower()
         info = self.engine.detect_proxy(sub.address)
-        implementation = getattr(info, "implementation", None) if info is not None else None
-        if not implementation or int(str(implementation), 16) == 0:
+        implementation = info.implementation if info is not None else None
+        if info is None or not implementation or int(implementation, 16) == 0:
             code = self.engine.get_code(sub.address)
             text = Texts.PROXY_NOT_DETECTED if self.engine.has_delegatecall(code) else Texts.PROXY_NO_DELEGATECALL
             self.store.finish(sub.guid, "0", text)
             return
-        implementation = str(implementation).lower()
+        implementation = implementation.lower()
         if expected and expected != implementation:
             self.store.finish(sub.guid, "0", Texts.PROXY_EXPECTED_MISMATCH)
             return
-        kind = getattr(info, "kind", None)
-        beacon = getattr(info, "beacon", None)
         record = ProxyRecord(
             address=sub.address,
             implementation=implementation,
-            kind=str(getattr(kind, "value", kind)) if kind is not None else None,
-            beacon=str(beacon).lower() if beacon else None,
+            kind=str(info.kind) if info.kind is not None else None,
+            beacon=info.beacon.lower() if info.beacon else None,
         )
         text = Texts.PROXY_FOUND.format(proxy=checksum(sub.address), implementation=checksum(implementation))
         self.store.finish(sub.guid, "1", text, proxy=record)

@@ -1,8 +1,9 @@
-"""Small text helpers the pages share (the address and transaction pages import this, not each other)."""
+"""Text helpers the pages and their templates share: dates, short contract names, values as text."""
 
 import json
 import time
-from typing import Any
+
+from ape_contract_verify.json_types import JsonValue
 
 
 def when(timestamp: float, zone: bool = True, iso: bool = False) -> str:
@@ -15,5 +16,5 @@ def short_name(contract_name: str) -> str:
     return contract_name.rsplit(":", 1)[-1]
 
 
-def text(value: Any) -> str:
+def text(value: JsonValue) -> str:
     return value if isinstance(value, str) else json.dumps(value)

@@ -1,51 +1,46 @@
-"""The local explorer's pages for people: Verified Contracts (`/`), a contract (`/address/0x…`) with
-its code, ABI, Read/Write and, for a proxy, Read/Write as Proxy; and the two JSON endpoints the
-forms use (`/page-api/read`: eth_call through the ChainReader; `/page-api/calldata`: no chain at all).
+"""The explorer's HTML pages (the contract list, an address's page) and the JSON endpoints their forms call.
 
-Server-rendered HTML: every value from a submission goes through `escape` (or Pygments, which
-escapes), nothing from a submission is ever placed inside a <script>, and a Content-Security-Policy
+Verified Contracts (`/`), a contract (`/address/0x…`) with its code, ABI, Read/Write and, for a proxy,
+Read/Write as Proxy; the forms' endpoints are `/page-api/read` (eth_call through the ChainReader) and
+`/page-api/calldata` (no chain at all).
+
+Rendered from templates/ by jinja2 with autoescape (`rendering.py`): every value from a submission
+is escaped, nothing from a submission is ever placed inside a <script>, and a Content-Security-Policy
 allows only the app's own /static files, so even a missed escape could not run a script.
 """
 
 from __future__ import annotations
 
 import json
-from html import escape
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
+from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Mount, Route
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ape_contract_verify.evm.chain import CallReverted
+from ape_contract_verify.json_types import JsonValue
 from ape_contract_verify.protocol.values import ADDRESS, TX_HASH
 from ape_contract_verify.protocol.values import checksum as _checksum
-from ape_contract_verify.request import CodeFormat
 from ape_contract_verify.server import abi_io, code_tab
-from ape_contract_verify.server.page_text import short_name as _short_name
-from ape_contract_verify.server.page_text import when as _when
+from ape_contract_verify.server.contract_facts import ContractFacts
 from ape_contract_verify.server.params import MAX_JSON_DEPTH, json_too_deep
-from ape_contract_verify.server.store import VerifiedContract
+from ape_contract_verify.server.rendering import HEADERS, STATIC, fragment, page
 
-STATIC = Path(__file__).with_name("static")
+if TYPE_CHECKING:
+    from ape_contract_verify.server.service import ExplorerService
+
 PAGE_SIZE = 25
 MAX_SEARCH = 100
 MAX_PAGE = 1_000_000  # SQLite's offset must stay a 64-bit integer
-_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-        "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-}
 
 
-def routes() -> list:
+def routes() -> list[BaseRoute]:
     """The pages' routes, registered by app.create_app beside the API."""
     return [
         Route("/", index, methods=["GET"]),
@@ -57,136 +52,54 @@ def routes() -> list:
     ]
 
 
-# -- layout ------------------------------------------------------------------------------------
-
-
-def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
-    html = (
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        f"<title>{escape(title)} · Local explorer</title>"
-        "<link rel='icon' href='data:,'>"  # no favicon request (and no 404 in the console)
-        "<link rel='stylesheet' href='/static/explorer.css'><link rel='stylesheet' href='/static/highlight.css'>"
-        "<script src='/static/explorer.js' defer></script></head><body>"
-        "<header class='top'><a class='brand' href='/'>Local explorer</a>"
-        "<form class='jump' action='/' method='get' role='search'>"
-        "<input name='q' placeholder='Search by address or contract name' aria-label='Search by address or name'>"
-        "<button type='submit'>Search</button></form></header>"
-        f"<main>{body}</main>"
-        "<footer>Served from this machine by <code>ape verify serve</code>: no keys, reads are <code>eth_call</code> only."
-        " API: <code>/api?module=contract&amp;action=…</code></footer></body></html>"
-    )
-    return HTMLResponse(html, status_code=status, headers=_HEADERS)
-
-
-class Facts:
-    """What the pages show about a verified contract, in Etherscan's terms."""
-
-    def __init__(self, contract: VerifiedContract):
-        from ape_contract_verify.protocol.licenses import code_from_source, license_name
-
-        self.contract = contract
-        self.is_vyper = (
-            contract.compiler_version.startswith("vyper:") or contract.code_format == CodeFormat.VYPER_JSON.value
-        )
-        settings = dict(contract.settings or {})
-        if contract.code_format != CodeFormat.SINGLE_FILE.value:
-            try:  # what the submitted input asked for, over what the compile recorded
-                settings.update(json.loads(contract.source_code).get("settings") or {})
-            except (ValueError, AttributeError):
-                pass
-        self.settings = settings
-        optimizer = settings.get("optimizer") or {}
-        if self.is_vyper:
-            mode = settings.get("optimize", "gas")
-            self.optimizer = "No" if mode == "none" else f"Yes ({mode})"
-        elif optimizer.get("enabled"):
-            self.optimizer = f"Yes, {optimizer.get('runs', 200)} runs"
-        else:
-            self.optimizer = "No"
-        self.evm_version = settings.get("evmVersion") or "Default"
-        self.via_ir = bool(settings.get("viaIR"))
-        self.license = license_name(contract.license_type or code_from_source(contract.source_code))
-        self.abi = abi_io.load_abi(contract.abi)
-
-    def sources(self) -> dict[str, str]:
-        contract = self.contract
-        if contract.code_format == CodeFormat.SINGLE_FILE.value:
-            return {_short_name(contract.contract_name) + (".vy" if self.is_vyper else ".sol"): contract.source_code}
-        try:
-            sources = json.loads(contract.source_code)["sources"]
-            return {str(k): str((v or {}).get("content", "")) for k, v in sources.items()}
-        except (ValueError, KeyError, AttributeError, TypeError):
-            return {"input.json": contract.source_code}
+def _service(request: Request) -> ExplorerService:
+    service: ExplorerService = request.app.state.service
+    return service
 
 
 # -- Verified Contracts ------------------------------------------------------------------------
 
 
-async def index(request: Request) -> HTMLResponse:
-    service = request.app.state.service
-    query = (request.query_params.get("q") or "").strip()[:MAX_SEARCH]
-    page, bad_page = _page_number(request.query_params.get("page")), ""
-    if page is None:  # nonsense is the first page, with a word on why
-        page = 1
-        bad_page = (
-            f"<p class='notice' id='bad-page'>page: <q>{escape(request.query_params['page'][:40])}</q> is not a page "
-            f"number, so this is the first page. Give a whole number from 1 to {MAX_PAGE}, or leave it out.</p>"
-        )
-    if ADDRESS.match(query):  # a whole address: its page, verified or not
-        from starlette.responses import RedirectResponse
+@dataclass(frozen=True)
+class ListedContract:
+    facts: ContractFacts
+    proxied: bool
 
+
+@dataclass(frozen=True)
+class PagerLink:
+    text: str
+    query: str | None  # None: the current page, not a link
+
+
+async def index(request: Request) -> Response:
+    service = _service(request)
+    query = (request.query_params.get("q") or "").strip()[:MAX_SEARCH]
+    page_number, bad_page = _page_number(request.query_params.get("page")), None
+    if page_number is None:  # nonsense is the first page, with a word on why
+        page_number, bad_page = 1, request.query_params["page"][:40]
+    if ADDRESS.match(query):  # a whole address: its page, verified or not
         return RedirectResponse(f"/address/{query}", status_code=303)
     search = query.lower() if query.lower().startswith("0x") else query
     total, contracts = await run_in_threadpool(
-        service.store.search_contracts, search, (page - 1) * PAGE_SIZE, PAGE_SIZE
+        service.store.search_contracts, search, (page_number - 1) * PAGE_SIZE, PAGE_SIZE
     )
     pages = max(1, -(-total // PAGE_SIZE))
-    rows = []
-    for contract in contracts:
-        facts = Facts(contract)
-        proxy = service.store.get_proxy(contract.address)
-        rows.append(
-            "<tr>"
-            f"<td data-label='Address'><a class='addr' href='/address/{escape(contract.address)}'>"
-            f"{escape(_checksum(contract.address))}</a></td>"
-            f"<td data-label='Contract'>{escape(_short_name(contract.contract_name))}</td>"
-            f"<td data-label='Compiler'>{escape(contract.compiler_version)}</td>"
-            f"<td data-label='Optimizer'>{escape(facts.optimizer)}</td>"
-            f"<td data-label='Licence'>{escape(facts.license)}</td>"
-            f"<td data-label='Match'><span class='badge {'ok' if contract.match == 'full' else 'warn'}'>"
-            f"{escape(contract.match.capitalize())}</span></td>"
-            f"<td data-label='Proxy'>{'Yes' if proxy else 'No'}</td>"
-            f"<td data-label='Verified'><time datetime='{_when(contract.verified_at, iso=True)}'>"
-            f"{_when(contract.verified_at, zone=False)}</time></td>"
-            "</tr>"
-        )
-    heading = "<h1>Verified Contracts</h1>"
-    if query:
-        note = f"{total} contract{'s' if total != 1 else ''} matching <q>{escape(query)}</q> · <a href='/'>show all</a>"
-    else:
-        note = f"{total} contract{'s' if total != 1 else ''} verified on this explorer, newest first"
-    search_form = (
-        "<form class='search' action='/' method='get' role='search'>"
-        f"<input name='q' value='{escape(query)}' placeholder='Address or contract name' aria-label='Filter by address or name'>"
-        "<button type='submit'>Filter</button></form>"
-    )
-    if rows:
-        table = (
-            "<div class='table-wrap'><table class='contracts'><thead><tr><th>Address</th><th>Contract</th>"
-            "<th>Compiler</th><th>Optimizer</th><th>Licence</th><th>Match</th><th>Proxy</th><th>Verified (UTC)</th></tr>"
-            f"</thead><tbody>{''.join(rows)}</tbody></table></div>"
-        )
-    elif total:
-        table = f"<p class='empty'>Page {page} is past the last page. <a href='/'>Back to the first page</a></p>"
-    elif query:
-        table = "<p class='empty'>No verified contract matches this search.</p>"
-    else:
-        table = "<p class='empty'>No contract verified yet. Deploy with <code>contract_verify.auto: true</code> or run <code>ape verify all</code>.</p>"
-    return _page(
-        "Verified Contracts",
-        heading + bad_page + f"<p class='lead'>{note}</p>" + search_form + table + _pager(query, page, pages),
-    )
+    rows = [
+        ListedContract(ContractFacts(contract), service.store.get_proxy(contract.address) is not None)
+        for contract in contracts
+    ]
+    context = {
+        "title": "Verified Contracts",
+        "query": query,
+        "total": total,
+        "page": page_number,
+        "bad_page": bad_page,
+        "max_page": MAX_PAGE,
+        "rows": rows,
+        "pager": _pager(query, page_number, pages),
+    }
+    return page(request, "index.html", context)
 
 
 def _page_number(text: str | None) -> int | None:
@@ -198,212 +111,164 @@ def _page_number(text: str | None) -> int | None:
     return int(text)
 
 
-def _pager(query: str, page: int, pages: int) -> str:
+def _pager(query: str, page_number: int, pages: int) -> list[PagerLink]:
     if pages <= 1:
-        return ""
+        return []
 
-    def link(number: int, text: str) -> str:
-        params = urlencode({**({"q": query} if query else {}), "page": number})
-        return f"<a href='/?{escape(params)}'>{text}</a>"
+    def link(number: int, text: str) -> PagerLink:
+        return PagerLink(text, urlencode({**({"q": query} if query else {}), "page": number}))
 
-    parts = []
-    if page > 1:
-        parts.append(link(1, "« First") + link(page - 1, "‹ Previous"))
-    parts.append(f"<span>Page {page} of {pages}</span>")
-    if page < pages:
-        parts.append(link(page + 1, "Next ›") + link(pages, "Last »"))
-    return f"<nav class='pager' aria-label='Pages'>{''.join(parts)}</nav>"
+    links = []
+    if page_number > 1:
+        links += [link(1, "« First"), link(page_number - 1, "‹ Previous")]
+    links.append(PagerLink(f"Page {page_number} of {pages}", None))
+    if page_number < pages:
+        links += [link(page_number + 1, "Next ›"), link(pages, "Last »")]
+    return links
 
 
-async def transaction_page(request: Request) -> HTMLResponse:
-    """`/tx/0x…`: tx_page.py writes the details, this module's frame holds them."""
+async def transaction_page(request: Request) -> Response:
+    """`/tx/0x…`: tx_page.py's, imported on its first view."""
     from ape_contract_verify.server import tx_page
 
-    return _page(*await tx_page.transaction_details(request))
+    return await tx_page.transaction_page(request)
 
 
 # -- contract page -----------------------------------------------------------------------------
 
 
-async def address_page(request: Request) -> HTMLResponse:
-    service = request.app.state.service
+@dataclass(frozen=True)
+class Tab:
+    key: str  # the panel's id and the URL fragment that opens it
+    label: str
+    html: Markup
+
+
+@dataclass(frozen=True)
+class Creator:
+    deployer: str  # lowercase 0x…
+    tx: str
+
+
+async def address_page(request: Request) -> Response:
+    service = _service(request)
     raw = request.path_params["address"]
     if not ADDRESS.match(raw):
-        return _page(
-            "Not an address",
-            f"<h1>Not an address</h1><p class='notice'><q>{escape(raw[:100])}</q> is not an address: "
-            "an address is 0x followed by 40 hex digits.</p><p><a href='/'>Back to Verified Contracts</a></p>",
-            404,
-        )
+        return page(request, "not_an_address.html", {"title": "Not an address", "raw": raw[:100]}, 404)
     address = raw.lower()
     contract = service.store.get_contract(address)
     proxy = service.store.get_proxy(address)
     implementation = service.store.get_contract(proxy.implementation) if proxy else None
-    title = f"<h1>{'Contract' if contract else 'Address'} <span class='addr'>{escape(_checksum(address))}</span></h1>"
-    badges = []
-    if contract:
-        badges.append(
-            f"<span class='badge ok'>Contract Source Code Verified</span> "
-            f"<span class='badge {'ok' if contract.match == 'full' else 'warn'}'>{escape(contract.match.capitalize())} match</span>"
-        )
+    if contract is None and proxy is None:
+        context = {"title": _checksum(address), "address": address, "unverified": await _unverified(service, address)}
+        return page(request, "unverified_address.html", context)
     kept = (contract.details or {}) if contract else {}  # what the verification read from the chain
     creation_tx, deployer = str(kept.get("creation_tx") or ""), str(kept.get("deployer") or "")
+    creator = None
     if TX_HASH.fullmatch(creation_tx) and ADDRESS.match(deployer):
-        badges.append(
-            f"<p id='creator'>Creator: <a class='addr' href='/address/{escape(deployer.lower())}'>{escape(_checksum(deployer))}</a>"
-            f" at txn <a class='addr' id='creation-tx-link' href='/tx/{escape(creation_tx.lower())}'>{escape(creation_tx.lower())}</a></p>"
-        )
-    if proxy:
-        badges.append(
-            f"<p class='proxy-note'>This contract is a proxy ({escape(proxy.kind or 'detected')}). Implementation: "
-            f"<a class='addr' id='implementation-link' href='/address/{escape(proxy.implementation)}'>"
-            f"{escape(_checksum(proxy.implementation))}</a>"
-            + (f" ({escape(_short_name(implementation.contract_name))})" if implementation else " (not verified)")
-            + "</p>"
-        )
-        badges.append(await _stale_link_note(service, address, proxy.implementation))
+        creator = Creator(deployer.lower(), creation_tx.lower())
     blueprint = bool(kept.get("blueprint"))
-    if blueprint:
-        badges.append(
-            "<p class='proxy-note' id='blueprint-note'><span class='badge'>ERC-5202 blueprint</span> This contract's code is "
-            "never run: it holds the creation code below, after the ERC-5202 preamble, for factories to deploy "
-            "contracts from (<code>create_from_blueprint</code>). It has no functions to read or write.</p>"
-        )
-    if contract is None and proxy is None:
-        return _page(_checksum(address), title + await _unverified(service, address))
-    tabs: list[tuple[str, str, str]] = []
+    tabs: list[Tab] = []
     if contract:
-        facts = Facts(contract)
-        tabs.append(
-            ("code", "Contract", await run_in_threadpool(code_tab.code_tab, facts))
-        )  # highlighting takes a while
+        facts = ContractFacts(contract)
+        tabs.append(Tab("code", "Contract", await run_in_threadpool(code_tab.code_tab, facts)))  # highlighting
         if not blueprint:
-            tabs.append(("read", "Read Contract", _functions_tab(address, facts.abi, read=True, proxy=False)))
-            tabs.append(("write", "Write Contract", _functions_tab(address, facts.abi, read=False, proxy=False)))
-    elif implementation is not None:
-        # As Blockscout shows a minimal proxy: the linked implementation's verified source.
-        note = (
-            f"<p class='proxy-note' id='proxy-source-note'>{escape(_proxy_kind_name(proxy.kind))} for "
-            f"<a class='addr' href='/address/{escape(proxy.implementation)}'>{escape(_checksum(proxy.implementation))}</a>: "
-            "this address's own source is not verified; the source below is its implementation's, verified "
-            "at that address.</p>"
+            tabs.append(Tab("read", "Read Contract", _functions_tab(address, facts.abi, read=True, proxy=False)))
+            tabs.append(Tab("write", "Write Contract", _functions_tab(address, facts.abi, read=False, proxy=False)))
+    elif proxy is not None and implementation is not None:
+        code = await run_in_threadpool(code_tab.code_tab, ContractFacts(implementation))
+        note = fragment(
+            "proxy_source.html", kind_name=_proxy_kind_name(proxy.kind), implementation=proxy.implementation, code=code
         )
-        tabs.append(("code", "Contract", note + await run_in_threadpool(code_tab.code_tab, Facts(implementation))))
+        tabs.append(Tab("code", "Contract", note))
     else:
-        tabs.append(("code", "Contract", await _unverified(service, address)))
+        tabs.append(Tab("code", "Contract", await _unverified(service, address)))
+    on_chain = None
     if proxy:
-        if implementation:
-            impl_abi = Facts(implementation).abi
-            read = _functions_tab(address, impl_abi, read=True, proxy=True)
-            write = _functions_tab(address, impl_abi, read=False, proxy=True)
-        else:
-            read = write = (
-                "<p class='notice'>The implementation's source is not verified here, so its functions are unknown. "
-                f"Verify <span class='addr'>{escape(_checksum(proxy.implementation))}</span> first.</p>"
-            )
-        link = (
-            f"<p class='proxy-note'>Functions of the implementation at <a class='addr' href='/address/{escape(proxy.implementation)}'>"
-            f"{escape(_checksum(proxy.implementation))}</a>, called at this proxy's address.</p>"
-        )
-        tabs.append(("readProxy", "Read as Proxy", link + read))
-        tabs.append(("writeProxy", "Write as Proxy", link + write))
-    nav = "".join(
-        f"<a role='tab' class='tab' href='#{key}' data-tab='{key}' id='tab-{key}'>{escape(label)}</a>"
-        for key, label, _ in tabs
-    )
-    panels = "".join(f"<section class='panel' id='{key}' data-panel='{key}'>{html}</section>" for key, _, html in tabs)
-    return _page(_checksum(address), title + "".join(badges) + f"<nav class='tabs' role='tablist'>{nav}</nav>{panels}")
+        on_chain = await _moved_implementation(service, address, proxy.implementation)
+        impl_abi = ContractFacts(implementation).abi if implementation else None
+        for key, label, read in (("readProxy", "Read as Proxy", True), ("writeProxy", "Write as Proxy", False)):
+            functions = _functions_tab(address, impl_abi, read=read, proxy=True) if impl_abi is not None else None
+            html = fragment("proxy_functions.html", implementation=proxy.implementation, functions=functions)
+            tabs.append(Tab(key, label, html))
+    context = {
+        "title": _checksum(address),
+        "address": address,
+        "contract": contract,
+        "proxy": proxy,
+        "implementation": implementation,
+        "on_chain": on_chain,
+        "creator": creator,
+        "blueprint": blueprint,
+        "tabs": tabs,
+    }
+    return page(request, "address.html", context)
 
 
-async def _stale_link_note(service: Any, address: str, linked: str) -> str:
+async def _moved_implementation(service: ExplorerService, address: str, linked: str) -> str | None:
     """As Etherscan, the link stays until verifyproxycontract is sent again; unlike it, the page says
     when the chain has moved on (one read of the proxy's slots), and which implementation Read as
-    Proxy reads."""
+    Proxy reads. The implementation on chain when it is not the linked one, else None."""
     from ape_contract_verify.evm.proxies import detect_proxy
 
     try:
         info = await run_in_threadpool(detect_proxy, service.chain, address)
     except Exception:  # the chain's answer is a nicety here, never the page's failure
-        return ""
+        return None
     if info is None or info.implementation.lower() == str(linked).lower():
-        return ""
-    now = escape(_checksum(info.implementation))
-    return (
-        "<p class='notice' id='stale-link-note'>The implementation on chain is now "
-        f"<a class='addr' href='/address/{escape(info.implementation.lower())}'>{now}</a>: this proxy was upgraded "
-        f"after it was linked. Read as Proxy still reads the linked implementation, {escape(_checksum(linked))}, "
-        "until the proxy is submitted again (verifyproxycontract, or <code>ape verify proxy</code>).</p>"
-    )
+        return None
+    return info.implementation
 
 
-def _proxy_kind_name(kind: Any) -> str:
+def _proxy_kind_name(kind: str | None) -> str:
     # evm.proxies' kinds: "EIP-1167", "EIP-1967", …
     if str(kind or "").replace("-", "").lower() == "eip1167":
         return "Minimal Proxy Contract (EIP-1167)"
     return f"Proxy Contract ({kind})" if kind else "Proxy Contract"
 
 
-async def _unverified(service: Any, address: str) -> str:
+async def _unverified(service: ExplorerService, address: str) -> Markup:
     try:
         code = await run_in_threadpool(service.chain.get_code, address)
     except Exception as err:
-        return f"<p class='notice'>The explorer could not read this address from the chain ({escape(type(err).__name__)}).</p>"
-    if not code:
-        return (
-            "<p class='notice'><strong>Contract source code not verified</strong>, and there is no contract at this "
-            "address: it has no code on the chain the explorer reads.</p>"
-        )
+        return fragment("unverified.html", read_error=type(err).__name__)
     from ape_contract_verify.evm.blueprint import is_blueprint
 
-    kind = (
-        " It is an ERC-5202 blueprint (code never run, kept for factories to deploy from)."
-        if is_blueprint(code)
-        else ""
-    )
-    return (
-        f"<p class='notice'><strong>Contract source code not verified.</strong> The address has {len(code)} bytes of code.{kind} "
-        "Verify it with <code>ape verify contract &lt;Name&gt; &lt;address&gt;</code> to see its source and call it here.</p>"
+    return fragment(
+        "unverified.html", read_error=None, code_size=len(code), blueprint=bool(code) and is_blueprint(code)
     )
 
 
-def _functions_tab(address: str, abi: list, read: bool, proxy: bool) -> str:
-    items = abi_io.functions(abi, read)
-    if not items:
-        what = "view or pure functions" if read else "state-changing functions"
-        return f"<p class='notice'>This ABI has no {what}.</p>"
-    intro = (
-        "<p class='lead'>Calls go to the chain as <code>eth_call</code>: nothing is signed or sent.</p>"
-        if read
-        else "<p class='lead'>The explorer holds no keys: each form builds the calldata a wallet would sign. "
-        "Copy it into your wallet or <code>cast send</code>.</p>"
-    )
+@dataclass(frozen=True)
+class FormField:
+    name: str
+    kind: str  # the canonical ABI type
+    hint: str
+
+
+@dataclass(frozen=True)
+class FunctionForm:
+    name: str
+    signature: str
+    outputs: str  # "uint256 amount, bytes4 tag"
+    fields: list[FormField]
+    payable: bool
+
+
+def _functions_tab(address: str, abi: list[JsonValue], read: bool, proxy: bool) -> Markup:
     forms = []
-    for number, item in enumerate(items, start=1):
-        sig = abi_io.signature(item)
+    for item in abi_io.functions(abi, read):
         fields = []
         for i, param in enumerate(item.get("inputs") or []):
             kind = abi_io.canonical_type(param)
             hint = "JSON array, e.g. [1, 2]" if kind.endswith("]") or kind.startswith("(") else kind
-            fields.append(
-                f"<label>{escape(param.get('name') or f'arg{i}')} <small>{escape(kind)}</small>"
-                f"<input name='arg' autocomplete='off' spellcheck='false' placeholder='{escape(hint)}'></label>"
-            )
-        if not read and item.get("stateMutability") == "payable":
-            fields.append(
-                "<label>value <small>wei sent with the call</small><input name='value' placeholder='0'></label>"
-            )
+            fields.append(FormField(param.get("name") or f"arg{i}", kind, hint))
         outputs = ", ".join(
             abi_io.canonical_type(p) + (f" {p['name']}" if p.get("name") else "") for p in item.get("outputs") or []
         )
-        returns = f" <small class='returns'>→ {escape(outputs)}</small>" if read and outputs else ""
-        forms.append(
-            f"<form class='fn' data-kind='{'read' if read else 'write'}' data-address='{escape(address)}' "
-            f"data-proxy='{1 if proxy else 0}' data-function='{escape(sig)}'>"
-            f"<h3>{number}. {escape(item['name'])}{returns}</h3>{''.join(fields)}"
-            f"<button type='submit'>{'Query' if read else 'Build calldata'}</button>"
-            "<div class='out' aria-live='polite'></div></form>"
-        )
-    return intro + "".join(forms)
+        payable = not read and item.get("stateMutability") == "payable"
+        forms.append(FunctionForm(item["name"], abi_io.signature(item), outputs, fields, payable))
+    return fragment("functions.html", address=address, forms=forms, read=read, proxy=proxy)
 
 
 # -- JSON endpoints for the forms --------------------------------------------------------------
@@ -415,9 +280,11 @@ class _Refused(Exception):
         self.status = status
 
 
-async def _form_request(request: Request) -> tuple[Any, str, dict, list, dict, list]:
+async def _form_request(
+    request: Request,
+) -> tuple[ExplorerService, str, dict[str, JsonValue], list[JsonValue], dict[str, JsonValue], list[JsonValue]]:
     """(service, address, function ABI item, argument strings, body, the ABI it came from) of a form's JSON POST."""
-    service = request.app.state.service
+    service = _service(request)
     raw = await request.body()
     if len(raw) > 1_000_000:
         raise _Refused("The request is too large (over 1 MB of arguments).")
@@ -443,7 +310,7 @@ async def _form_request(request: Request) -> tuple[Any, str, dict, list, dict, l
     return service, address, item, args, body, abi
 
 
-def _abi_for(service: Any, address: str, as_proxy: bool) -> list:
+def _abi_for(service: ExplorerService, address: str, as_proxy: bool) -> list[JsonValue]:
     if as_proxy:
         proxy = service.store.get_proxy(address)
         if proxy is None:
@@ -460,7 +327,7 @@ def _abi_for(service: Any, address: str, as_proxy: bool) -> list:
 
 def _refusal(err: Exception) -> JSONResponse:
     status = err.status if isinstance(err, _Refused) else 400
-    return JSONResponse({"ok": False, "error": str(err)}, status_code=status, headers=_HEADERS)
+    return JSONResponse({"ok": False, "error": str(err)}, status_code=status, headers=HEADERS)
 
 
 async def read_call(request: Request) -> Response:
@@ -476,16 +343,16 @@ async def read_call(request: Request) -> Response:
         returned = await run_in_threadpool(service.chain.call, address, data)
     except CallReverted as err:  # the contract's answer, not a gateway failure: named through its ABI
         text = abi_io.describe_revert(abi, err.data) if err.data else f"reverted: {err}"
-        return JSONResponse({"ok": False, "reverted": True, "error": text}, headers=_HEADERS)
+        return JSONResponse({"ok": False, "reverted": True, "error": text}, headers=HEADERS)
     except Exception as err:  # the node could not be reached or refused the call
-        return JSONResponse({"ok": False, "error": f"The call failed: {err}"}, status_code=502, headers=_HEADERS)
+        return JSONResponse({"ok": False, "error": f"The call failed: {err}"}, status_code=502, headers=HEADERS)
     try:
         outputs = abi_io.decode_outputs(item, bytes(returned))
     except abi_io.InputError as err:
         return _refusal(err)
     return JSONResponse(
         {"ok": True, "function": abi_io.signature(item), "outputs": outputs, "data": "0x" + data.hex()},
-        headers=_HEADERS,
+        headers=HEADERS,
     )
 
 
@@ -508,5 +375,5 @@ async def build_calldata(request: Request) -> Response:
             "value": str(value),
             "data": "0x" + data.hex(),
         },
-        headers=_HEADERS,
+        headers=HEADERS,
     )

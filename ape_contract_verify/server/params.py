@@ -1,7 +1,7 @@
-"""Reading a request's parameters: the query, then the body (urlencoded, multipart or JSON) under
-a size limit. Every rule about a parameter's value is `protocol.forms`'s, the client's own; this
-module only reads bodies and adapts those rules to the server (lowercase addresses for the store).
-"""
+"""Reading a request's parameters, the query and then the body (urlencoded, multipart or JSON), within bounds.
+
+Every rule about a parameter's value is `protocol.forms`'s, the client's own; this module only reads
+bodies and adapts those rules to the server (lowercase addresses for the store)."""
 
 from __future__ import annotations
 

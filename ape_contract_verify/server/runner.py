@@ -14,7 +14,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ape_contract_verify.evm.wrappers import SerializedChain
 from ape_contract_verify.exceptions import ContractVerifyError
@@ -22,6 +22,15 @@ from ape_contract_verify.logs import SERVER, get_logger
 from ape_contract_verify.server.api import MAX_BODY_BYTES, ExplorerService, create_app
 from ape_contract_verify.server.jobs import Engine, JobRunner, RealEngine, wait_until
 from ape_contract_verify.server.store import Store, StoreOpenError
+
+if TYPE_CHECKING:
+    import asyncio
+
+    import uvicorn
+    from starlette.types import ASGIApp
+
+    from ape_contract_verify.evm.chain import JsonRpcChain
+    from ape_contract_verify.evm.reads import ChainReader
 
 logger = get_logger(SERVER)
 DEFAULT_HOST = "127.0.0.1"
@@ -41,7 +50,7 @@ def default_db_path(chain_id: int, genesis_hash: str = "") -> Path:
     return Path.home() / ".ape" / "contract_verify" / f"explorer-{chain_id}{suffix}.sqlite"
 
 
-def _genesis_hash(chain: Any) -> str:
+def _genesis_hash(chain: JsonRpcChain) -> str:
     try:
         block = chain.request("eth_getBlockByNumber", ["0x0", False])
         return str(block["hash"]) if block and block.get("hash") else ""
@@ -66,8 +75,8 @@ def bind(host: str = DEFAULT_HOST, port: int = 0) -> socket.socket:
 
 
 def _uvicorn_config(
-    app: Any, host: str, port: int, header_timeout: float = HEADER_TIMEOUT, body_timeout: float = BODY_TIMEOUT
-):
+    app: ASGIApp, host: str, port: int, header_timeout: float = HEADER_TIMEOUT, body_timeout: float = BODY_TIMEOUT
+) -> uvicorn.Config:
     import uvicorn
 
     # No access log: a query string can carry an apikey, and keys never go to logs.
@@ -92,7 +101,7 @@ def guarded_protocol(header_timeout: float, body_timeout: float) -> type:
 
     class GuardedH11Protocol(H11Protocol):
         _phase: str | None = None
-        _timer: Any = None
+        _timer: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport) -> None:
             super().connection_made(transport)
@@ -162,7 +171,7 @@ class LocalExplorer:
 
     def __init__(
         self,
-        chain: Any,
+        chain: ChainReader,
         db_path: str | Path | None = None,
         api_keys: Iterable[str] = (),
         host: str = DEFAULT_HOST,
@@ -275,7 +284,7 @@ class LocalExplorer:
 
 
 def start_embedded(
-    chain: Any,
+    chain: ChainReader,
     db_path: str | Path | None = None,
     api_keys: Iterable[str] = (),
     engine: Engine | None = None,
@@ -303,7 +312,7 @@ def serve(
     from ape_contract_verify.evm.chain import JsonRpcChain
 
     chain = JsonRpcChain(rpc_url)
-    shown_url = getattr(chain, "safe_url", "the node")  # hosted RPC URLs can carry a key in their path
+    shown_url = chain.safe_url  # hosted RPC URLs can carry a key in their path
     try:
         chain_id = int(chain.chain_id())
     except Exception as err:

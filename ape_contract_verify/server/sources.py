@@ -39,7 +39,8 @@ def source_entry(contract: VerifiedContract, proxy_implementation: str | None) -
             pass
     else:
         source_code = contract.source_code
-    optimizer = settings.get("optimizer") or {}
+    optimizer = settings.get("optimizer")
+    optimizer = optimizer if isinstance(optimizer, dict) else {}
     if contract.compiler_version.startswith("vyper:"):
         # Vyper has modes, not runs: optimize gas (the default) or codesize counts as on.
         optimization_used = "0" if str(settings.get("optimize", "gas")).lower() in ("none", "false") else "1"
@@ -59,7 +60,7 @@ def source_entry(contract: VerifiedContract, proxy_implementation: str | None) -
         "OptimizationUsed": optimization_used,
         "Runs": runs,
         "ConstructorArguments": contract.constructor_arguments,
-        "EVMVersion": settings.get("evmVersion") or "Default",
+        "EVMVersion": str(settings.get("evmVersion") or "Default"),
         "Library": ";".join(f"{name}:{address}" for name, address in sorted(contract.libraries.items())),
         "LicenseType": license_name(license_code),
         "Proxy": "1" if implementation else "0",

@@ -1,5 +1,6 @@
-"""The local explorer's Sourcify face: Sourcify API v2 (submit, job, lookup) at the server's root,
-beside the Etherscan face at /api, on the same store and the same job queue.
+"""Sourcify's API v2 (submit, job, lookup) served by the explorer, on the same store and job queue.
+
+At the server's root, beside the Etherscan face at /api.
 
 Shapes and status codes are Sourcify 3.12.1's (tests/data/sourcify-answers):
 submit 202 `{verificationId}`, 409 `already_verified`, 400 `invalid_parameter`/`unsupported_chain`;
@@ -14,13 +15,13 @@ import json
 import time
 import uuid
 import weakref
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from ape_contract_verify.evm.proxies import (
     EIP1822_PROXIABLE_SLOT,
@@ -30,6 +31,7 @@ from ape_contract_verify.evm.proxies import (
 )
 from ape_contract_verify.evm.wrappers import MemoizingChain
 from ape_contract_verify.exceptions import InvalidRequest
+from ape_contract_verify.json_types import JsonObject, JsonValue
 from ape_contract_verify.logs import SERVER, get_logger
 from ape_contract_verify.protocol import forms
 from ape_contract_verify.protocol import sourcify as sfy
@@ -38,8 +40,12 @@ from ape_contract_verify.server import params as p
 from ape_contract_verify.server import sourcify_results
 from ape_contract_verify.server.jobs import code_hash, request_to_payload
 from ape_contract_verify.server.params import BadRequest
+from ape_contract_verify.server.service import ExplorerService
 from ape_contract_verify.server.shared_reads import SharedReads
 from ape_contract_verify.server.store import DONE, SOURCIFY, VerifiedContract
+
+if TYPE_CHECKING:
+    pass
 
 logger = get_logger(SERVER)
 
@@ -91,7 +97,9 @@ MAX_LIST = 200
 # The slots proxy detection reads at every address that is not an EIP-1167 clone (evm/proxies.py).
 PROXY_SLOTS = (EIP1967_IMPLEMENTATION_SLOT, EIP1967_BEACON_SLOT, EIP1822_PROXIABLE_SLOT, OZ_LEGACY_SLOT)
 # Per explorer: its lookups' chain reads, shared by the lookups waiting for the same ones.
-_LIVE: weakref.WeakKeyDictionary[Any, SharedReads] = weakref.WeakKeyDictionary()
+_LIVE: weakref.WeakKeyDictionary[ExplorerService, SharedReads[tuple[str, bool, bool], JsonObject]] = (
+    weakref.WeakKeyDictionary()
+)
 ROUTES_TEXT = (
     "POST /v2/verify/{chainId}/{address}, GET /v2/verify/{verificationId}, "
     "GET /v2/contract/{chainId}/{address}, GET /v2/contracts/{chainId}, GET /chains, GET /health"
@@ -112,7 +120,10 @@ def iso(timestamp: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(timestamp))
 
 
-def _guarded(handler: Callable) -> Callable:
+Handler = Callable[[ExplorerService, Request], Awaitable[Response]]
+
+
+def _guarded(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
     """Every refusal in Sourcify's error shape; an unexpected failure is a 503, never a 500."""
 
     async def run(request: Request) -> Response:
@@ -135,7 +146,7 @@ def _guarded(handler: Callable) -> Callable:
     return run
 
 
-async def _served_chain(service: Any, chain_id: Any) -> str:
+async def _served_chain(service: ExplorerService, chain_id: str) -> str:
     """The path's chainId, when it is the chain this explorer serves."""
     chain = sfy.validate_chain_id(chain_id)
     served = await _chain_id(service)
@@ -149,7 +160,7 @@ async def _served_chain(service: Any, chain_id: Any) -> str:
     return chain
 
 
-async def _chain_id(service: Any) -> int:
+async def _chain_id(service: ExplorerService) -> int:
     try:
         return await run_in_threadpool(service.chain_id)  # read once, then remembered by the service
     except Exception as err:
@@ -161,7 +172,7 @@ async def _chain_id(service: Any) -> int:
 # -- submit -----------------------------------------------------------------------------------
 
 
-async def submit(service: Any, request: Request) -> Response:
+async def submit(service: ExplorerService, request: Request) -> Response:
     chain_text, address = request.path_params["chain_id"], request.path_params["address"]
     sfy.validate_chain_id(chain_text)
     forms.validate_address(address, "address")
@@ -199,7 +210,7 @@ async def submit(service: Any, request: Request) -> Response:
     return JSONResponse({"verificationId": verification_id}, status_code=202)
 
 
-async def _code(service: Any, address: str) -> bytes:
+async def _code(service: ExplorerService, address: str) -> bytes:
     try:
         return hex_to_bytes(await run_in_threadpool(service.chain.get_code, address))
     except Exception as err:
@@ -209,18 +220,18 @@ async def _code(service: Any, address: str) -> bytes:
 # -- job --------------------------------------------------------------------------------------
 
 
-async def job(service: Any, request: Request) -> Response:
+async def job(service: ExplorerService, request: Request) -> Response:
     verification_id = request.path_params["verification_id"]
     submission = service.store.get_submission(verification_id) if len(verification_id) <= 100 else None
     if submission is None or submission.kind != SOURCIFY:
         raise _Refusal(404, sfy.JOB_NOT_FOUND, f"No verification job found for id {forms.clip(verification_id)}")
     done = submission.state == DONE
-    answer: dict[str, Any] = {
+    answer: JsonObject = {
         "isJobCompleted": done,
         "verificationId": submission.guid,
         "jobStartTime": iso(submission.created_at),
     }
-    contract: dict[str, Any] = {
+    contract: JsonObject = {
         "match": None,
         "creationMatch": None,
         "runtimeMatch": None,
@@ -250,7 +261,7 @@ async def job(service: Any, request: Request) -> Response:
 # -- lookups ----------------------------------------------------------------------------------
 
 
-def _summary(service: Any, contract: VerifiedContract, chain: str) -> dict[str, Any]:
+def _summary(service: ExplorerService, contract: VerifiedContract, chain: str) -> dict[str, str]:
     level = sourcify_results.LEVELS.get(contract.match, sfy.MATCH)
     return {
         "matchId": str(service.store.match_id(contract.address)),
@@ -263,14 +274,15 @@ def _summary(service: Any, contract: VerifiedContract, chain: str) -> dict[str, 
     }
 
 
-def requested_fields(query: Any) -> list[str] | None:
+def requested_fields(query: Mapping[str, str]) -> list[str] | None:
     """The `fields` (or every field but `omit`) a lookup asks for; None for the default ones."""
     fields, omit = query.get("fields"), query.get("omit")
     if fields is not None and omit is not None:
         raise InvalidRequest("fields", "and omit are both given", "use one of them")
     if fields is None and omit is None:
         return None
-    names = [name.strip() for name in (fields if fields is not None else omit).split(",") if name.strip()]
+    given = fields if fields is not None else (omit or "")
+    names = [name.strip() for name in given.split(",") if name.strip()]
     if fields is not None and names == ["all"]:
         return list(ALL_FIELDS)
     for name in names:
@@ -287,7 +299,7 @@ def requested_fields(query: Any) -> list[str] | None:
     return names
 
 
-async def lookup(service: Any, request: Request) -> Response:
+async def lookup(service: ExplorerService, request: Request) -> Response:
     chain_text, address = request.path_params["chain_id"], request.path_params["address"]
     sfy.validate_chain_id(chain_text)
     forms.validate_address(address, "address")
@@ -305,12 +317,13 @@ async def lookup(service: Any, request: Request) -> Response:
     tops = {w.partition(".")[0] for w in wanted}
     live = await _live_reads(service).get((contract.address, "runtimeBytecode" in tops, "proxyResolution" in tops))
     full = {**await run_in_threadpool(_details, contract, tops, live), **summary}
-    answer: dict[str, Any] = {}
+    answer: JsonObject = {}
     for name in wanted:
         top, _, part = name.partition(".")
         if part:
-            value = full.get(top) if isinstance(full.get(top), dict) else {}
-            answer.setdefault(top, {})[part] = value.get(part)
+            section = answer.setdefault(top, {})
+            if isinstance(section, dict):  # always: a part's section is made here
+                section[part] = _object(full.get(top)).get(part)
         else:
             answer[top] = full.get(top)
     for name in DEFAULT_FIELDS:  # always there, as Sourcify's
@@ -318,25 +331,34 @@ async def lookup(service: Any, request: Request) -> Response:
     return JSONResponse(answer)
 
 
-def _live_reads(service: Any) -> SharedReads:
+def _live_reads(service: ExplorerService) -> SharedReads[tuple[str, bool, bool], JsonObject]:
     reads = _LIVE.get(service)
     if reads is None:
         owner = weakref.ref(service)  # the entry must not keep its own key alive
-        reads = _LIVE[service] = SharedReads(lambda key: _read_chain(owner(), *key))
+
+        def read(key: tuple[str, bool, bool]) -> JsonObject:
+            explorer = owner()
+            if explorer is None:
+                raise RuntimeError("the explorer has stopped")
+            return _read_chain(explorer, *key)
+
+        reads = _LIVE[service] = SharedReads(read)
     return reads
 
 
-def _read_chain(service: Any, address: str, runtime: bool, proxy: bool) -> dict[str, Any]:
+def _read_chain(service: ExplorerService, address: str, runtime: bool, proxy: bool) -> JsonObject:
     """What a lookup reads live from the chain: the runtime code and the proxy resolution, the code
     read once for both (proxy detection starts with it)."""
-    chain = MemoizingChain(service.chain)
+    memo = MemoizingChain(service.chain)
+    chain: MemoizingChain | _ReadAhead = memo
     if proxy:  # proxy detection's first reads in one round trip, where the reader can
+        # getattr: only JsonRpcChain reads code and slots in one batch; other readers, one by one
         batch = getattr(service.chain, "code_and_slots", None)
         try:
-            chain = _ReadAhead(chain, address, *batch(address, PROXY_SLOTS)) if callable(batch) else chain
+            chain = _ReadAhead(memo, address, *batch(address, PROXY_SLOTS)) if callable(batch) else memo
         except Exception:  # the reads one by one say what failed, where the answer has room for it
             pass
-    live: dict[str, Any] = {}
+    live: JsonObject = {}
     if runtime:
         live["runtime"] = "0x" + hex_to_bytes(chain.get_code(address)).hex()
     if proxy:
@@ -347,7 +369,7 @@ def _read_chain(service: Any, address: str, runtime: bool, proxy: bool) -> dict[
 class _ReadAhead:
     """A reader with the code and some slots of one address already read."""
 
-    def __init__(self, base: Any, address: str, code: bytes, words: list[bytes]):
+    def __init__(self, base: MemoizingChain, address: str, code: bytes, words: list[bytes]):
         self._base, self._address = base, address.lower()
         self._code, self._words = code, dict(zip(PROXY_SLOTS, words))
 
@@ -363,15 +385,15 @@ class _ReadAhead:
         return self._base.call(to, data)
 
 
-def _details(contract: VerifiedContract, tops: set[str], live: dict[str, Any]) -> dict[str, Any]:
+def _details(contract: VerifiedContract, tops: set[str], live: JsonObject) -> JsonObject:
     """The fields beyond the summary, from the store (and `live`, the chain's runtime code and proxy
     resolution). Fields this explorer does not keep are null (storage layouts, compiler output)."""
     kept = contract.details or {}
     std_input = _std_input(contract)
-    settings = {k: v for k, v in (std_input.get("settings") or {}).items() if k != "outputSelection"}
+    settings: JsonObject = {k: v for k, v in _object(std_input.get("settings")).items() if k != "outputSelection"}
     args = contract.constructor_arguments or ""
     metadata = _json(kept.get("metadata"))
-    out: dict[str, Any] = {name: None for name in ALL_FIELDS}
+    out: JsonObject = {name: None for name in ALL_FIELDS}
     out["creationBytecode"] = {
         **{part: None for part in _BYTECODE_PARTS if part != "immutableReferences"},
         "onchainBytecode": _hex(kept.get("onchain_creation")),
@@ -389,16 +411,17 @@ def _details(contract: VerifiedContract, tops: set[str], live: dict[str, Any]) -
         "transactionHash": kept.get("creation_tx"),
         "blockNumber": None if block is None else str(block),
         "transactionIndex": None,
-        "deployer": checksum(kept["deployer"]) if kept.get("deployer") else None,
+        "deployer": checksum(str(kept["deployer"])) if kept.get("deployer") else None,
     }
-    out["sources"] = {
-        path: {"content": (source or {}).get("content", "")}
-        for path, source in (std_input.get("sources") or {}).items()
+    sources: JsonObject = {
+        path: {"content": _object(source).get("content", "")}
+        for path, source in _object(std_input.get("sources")).items()
     }
+    out["sources"] = sources
     language = std_input.get("language", "Solidity")
     path, _, name = contract.contract_name.rpartition(":")
     if not path:
-        path = next(iter(out["sources"]), f"{name}.sol")
+        path = next(iter(sources), f"{name}.sol")
     out["compilation"] = {
         "language": language,
         "compiler": "vyper" if language == "Vyper" else "solc",
@@ -409,7 +432,7 @@ def _details(contract: VerifiedContract, tops: set[str], live: dict[str, Any]) -
     }
     out["abi"] = _json(contract.abi) or []
     out["metadata"] = metadata
-    output = (metadata or {}).get("output") or {}
+    output = _object(_object(metadata).get("output"))
     out["userdoc"], out["devdoc"] = output.get("userdoc"), output.get("devdoc")
     out["stdJsonInput"] = {"language": language, "sources": out["sources"], "settings": settings}
     if "proxyResolution" in tops:
@@ -417,7 +440,7 @@ def _details(contract: VerifiedContract, tops: set[str], live: dict[str, Any]) -
     return out
 
 
-def _std_input(contract: VerifiedContract) -> dict[str, Any]:
+def _std_input(contract: VerifiedContract) -> JsonObject:
     if contract.code_format != "solidity-single-file":
         data = _json(contract.source_code)
         if isinstance(data, dict) and "sources" in data:
@@ -430,7 +453,7 @@ def _std_input(contract: VerifiedContract) -> dict[str, Any]:
     }
 
 
-def _proxy(service: Any, chain: Any, address: str) -> dict[str, Any]:
+def _proxy(service: ExplorerService, chain: MemoizingChain | _ReadAhead, address: str) -> JsonObject:
     from ape_contract_verify.evm.proxies import detect_proxy
 
     try:
@@ -448,26 +471,32 @@ def _proxy(service: Any, chain: Any, address: str) -> dict[str, Any]:
     if info is None or not info.implementation or int(str(info.implementation), 16) == 0:
         return {"isProxy": False, "proxyType": None, "implementations": []}
     implementation = service.store.get_contract(info.implementation)
-    entry = {"address": checksum(info.implementation)}
+    entry: JsonObject = {"address": checksum(info.implementation)}
     if implementation is not None:
         entry["name"] = implementation.contract_name.rsplit(":", 1)[-1]
-    return {"isProxy": True, "proxyType": str(getattr(info.kind, "value", info.kind)), "implementations": [entry]}
+    return {"isProxy": True, "proxyType": info.kind, "implementations": [entry]}
 
 
-def _json(text: Any) -> Any:
+def _json(text: JsonValue) -> JsonValue:
     if not isinstance(text, str) or not text:
         return text if isinstance(text, (dict, list)) else None
     try:
-        return json.loads(text)
+        value: JsonValue = json.loads(text)
     except ValueError:
         return None
+    return value
 
 
-def _hex(text: Any) -> str | None:
+def _object(value: JsonValue) -> JsonObject:
+    """A JSON object read from stored JSON, or an empty one where something else is."""
+    return value if isinstance(value, dict) else {}
+
+
+def _hex(text: JsonValue) -> str | None:
     return "0x" + str(text).removeprefix("0x") if text else None
 
 
-async def contracts(service: Any, request: Request) -> Response:
+async def contracts(service: ExplorerService, request: Request) -> Response:
     chain = await _served_chain(service, request.path_params["chain_id"])
     limit_text = request.query_params.get("limit", str(MAX_LIST))
     if not limit_text.isdigit() or not 1 <= int(limit_text) <= MAX_LIST:
@@ -478,8 +507,9 @@ async def contracts(service: Any, request: Request) -> Response:
     return JSONResponse({"results": [_summary(service, contract, chain) for contract in found]})
 
 
-async def chains(service: Any, request: Request) -> Response:
+async def chains(service: ExplorerService, request: Request) -> Response:
     served = await _chain_id(service)
+    # getattr: a JsonRpcChain names its node (key-free); an in-process chain has no URL to give
     rpc = getattr(service.chain, "safe_url", None)
     return JSONResponse(
         [
@@ -494,7 +524,7 @@ async def chains(service: Any, request: Request) -> Response:
     )
 
 
-async def health(service: Any, request: Request) -> Response:
+async def health(service: ExplorerService, request: Request) -> Response:
     return PlainTextResponse("Alive and kicking!")
 
 
@@ -514,7 +544,7 @@ def not_found(request: Request, status: int) -> Response:
     )
 
 
-def routes() -> list:
+def routes() -> list[BaseRoute]:
     return [
         Route("/v2/verify/{chain_id}/{address}", _guarded(submit), methods=["POST"]),
         Route("/v2/verify/{verification_id}", _guarded(job), methods=["GET"]),

@@ -1,5 +1,6 @@
-"""What a job of the Sourcify face records: the engine's result as Sourcify's match fields, or as
-its error (`customCode`, message, both sides' bytecodes), in the JSON text the job answer serves.
+"""An engine result as the Sourcify face's job records it: match levels, or an error with the bytecodes.
+
+The error has Sourcify's `customCode`, message and both sides' bytecodes, in the JSON text the job answer serves.
 
 The job runner writes these; `sourcify_face` reads them. The rules of the protocol itself
 (codes, error shape, which match is better) are `protocol/sourcify.py`'s.
@@ -8,9 +9,13 @@ The job runner writes these; `sourcify_face` reads them. The rules of the protoc
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
+from ape_contract_verify.json_types import JsonObject, JsonValue
 from ape_contract_verify.protocol import sourcify as sfy
+
+if TYPE_CHECKING:
+    from ape_contract_verify.engine.verifier import VerificationResult
 
 # The engine's failure kinds (FailureKind values) as Sourcify's customCodes.
 _CODES = {
@@ -29,24 +34,23 @@ _CODES = {
 LEVELS = {"full": sfy.EXACT_MATCH, "partial": sfy.MATCH}
 
 
-def _hex(value: Any) -> str | None:
-    text = str(value or "")
+def _hex(text: str) -> str | None:
     return ("0x" + text.removeprefix("0x")) if text else None
 
 
-def details(result: Any) -> dict[str, Any]:
+def details(result: VerificationResult) -> JsonObject:
     """What a verified contract keeps for Sourcify lookups (`creationBytecode`, `deployment`, …)."""
-    keep = (
-        "recompiled_creation",
-        "recompiled_runtime",
-        "onchain_creation",
-        "creation_tx",
-        "creation_block",
-        "deployer",
-        "factory",
-        "metadata",
-    )
-    return {name: getattr(result, name, None) for name in keep if getattr(result, name, None) not in (None, "")}
+    kept: JsonObject = {
+        "recompiled_creation": result.recompiled_creation,
+        "recompiled_runtime": result.recompiled_runtime,
+        "onchain_creation": result.onchain_creation,
+        "creation_tx": result.creation_tx,
+        "creation_block": result.creation_block,
+        "deployer": result.deployer,
+        "factory": result.factory,
+        "metadata": result.metadata,
+    }
+    return {name: value for name, value in kept.items() if value not in (None, "")}
 
 
 def success(match: str, milliseconds: float) -> str:
@@ -56,13 +60,13 @@ def success(match: str, milliseconds: float) -> str:
     )
 
 
-def failure(result: Any) -> str:
+def failure(result: VerificationResult) -> str:
     """A failed verification as Sourcify's job error, with the bytecodes its no_match carries."""
-    kind = str(getattr(getattr(result, "failure", None), "value", getattr(result, "failure", "")) or "")
+    kind = result.failure.value if result.failure is not None else ""
     code = _CODES.get(kind, sfy.NO_MATCH)
-    reason = getattr(result, "reason", "") or "The deployed and recompiled bytecode don't match."
-    runtime, onchain_runtime = getattr(result, "recompiled_runtime", ""), getattr(result, "onchain_runtime", "")
-    extra: dict[str, Any] = {}
+    reason = result.reason or "The deployed and recompiled bytecode don't match."
+    runtime, onchain_runtime = result.recompiled_runtime, result.onchain_runtime
+    extra: dict[str, JsonValue] = {}
     if (
         code == sfy.NO_MATCH
         and kind == "bytecode"
@@ -72,13 +76,13 @@ def failure(result: Any) -> str:
     ):
         code = sfy.BYTECODE_LENGTH_MISMATCH
     if code in (sfy.NO_MATCH, sfy.BYTECODE_LENGTH_MISMATCH, sfy.CREATION_BYTECODE_MATCH_ERROR):
-        extra["recompiledCreationCode"] = _hex(getattr(result, "recompiled_creation", ""))
+        extra["recompiledCreationCode"] = _hex(result.recompiled_creation)
         extra["recompiledRuntimeCode"] = _hex(runtime)
         if code != sfy.BYTECODE_LENGTH_MISMATCH:  # as Sourcify: a length mismatch stops before the creation code
-            extra["onchainCreationCode"] = _hex(getattr(result, "onchain_creation", ""))
+            extra["onchainCreationCode"] = _hex(result.onchain_creation)
     if code != sfy.CONTRACT_NOT_DEPLOYED:
         extra["onchainRuntimeCode"] = _hex(onchain_runtime)
-        extra["creationTransactionHash"] = getattr(result, "creation_tx", None)
+        extra["creationTransactionHash"] = result.creation_tx
     if code == sfy.COMPILER_ERROR:
         extra["errorData"] = {
             "compilerErrors": [
@@ -100,7 +104,7 @@ def error(code: str, message: str) -> str:
     return json.dumps({"error": sfy.error_body(code, message)})
 
 
-def read(result_text: str | None) -> dict[str, Any]:
+def read(result_text: str | None) -> dict[str, JsonValue]:
     """A finished job's recorded answer. A plain text (a job ended by the queue itself, e.g.
     interrupted too often) reads as an internal error with that text."""
     try:

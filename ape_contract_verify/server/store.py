@@ -15,11 +15,12 @@ import sqlite3
 import string
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.json_types import JsonObject, JsonValue
 from ape_contract_verify.protocol.forms import GUID_LENGTH
 
 _GUID_ALPHABET = string.ascii_lowercase + string.digits  # within forms' rule: ASCII letters and digits
@@ -113,7 +114,7 @@ class Submission:
     guid: str
     kind: str  # SOURCE or PROXY
     address: str  # lowercase 0x…
-    payload: dict[str, Any]
+    payload: JsonObject
     state: str  # PENDING, RUNNING or DONE
     status: str | None  # the envelope status once DONE
     result: str | None  # the envelope result once DONE
@@ -132,7 +133,7 @@ class VerifiedContract:
     code_format: str
     source_code: str  # flat text, or the JSON input text
     abi: str  # JSON text, served verbatim by getabi
-    settings: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, JsonValue] = field(default_factory=dict)
     constructor_arguments: str = ""
     libraries: dict[str, str] = field(default_factory=dict)
     license_type: int | None = None
@@ -141,7 +142,7 @@ class VerifiedContract:
     guid: str | None = None
     verified_at: float = 0.0
     updated_at: float = 0.0
-    details: dict[str, Any] = field(default_factory=dict)
+    details: dict[str, JsonValue] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -223,7 +224,7 @@ class Store:
     # -- connections -------------------------------------------------------------------------
 
     def _conn(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
+        conn = getattr(self._local, "conn", None)  # getattr: a thread-local has it only on threads that connected
         if conn is None:
             if self._closed:
                 raise StoreError("the store is closed")
@@ -237,7 +238,7 @@ class Store:
                 self._connections.append(conn)
         return conn
 
-    def _write(self, sql: str, args: tuple = ()) -> sqlite3.Cursor:
+    def _write(self, sql: str, args: tuple[object, ...] = ()) -> sqlite3.Cursor:
         return self._conn().execute(sql, args)
 
     def close(self) -> None:
@@ -253,7 +254,7 @@ class Store:
 
     # -- submissions -------------------------------------------------------------------------
 
-    def add_submission(self, kind: str, address: str, payload: dict[str, Any], new_id: Any = new_guid) -> str:
+    def add_submission(self, kind: str, address: str, payload: JsonObject, new_id: Callable[[], str] = new_guid) -> str:
         """`new_id()` draws the id (the Sourcify face's are UUIDs)."""
         now = time.time()
         for _ in range(5):
@@ -367,8 +368,8 @@ class Store:
 
     def count(self, state: str | None = None) -> int:
         if state is None:
-            return self._conn().execute("SELECT COUNT(*) FROM submissions").fetchone()[0]
-        return self._conn().execute("SELECT COUNT(*) FROM submissions WHERE state = ?", (state,)).fetchone()[0]
+            return int(self._conn().execute("SELECT COUNT(*) FROM submissions").fetchone()[0])
+        return int(self._conn().execute("SELECT COUNT(*) FROM submissions WHERE state = ?", (state,)).fetchone()[0])
 
     # -- verified contracts ------------------------------------------------------------------
 
@@ -432,7 +433,8 @@ class Store:
 
     def search_contracts(self, text: str = "", offset: int = 0, limit: int = 25) -> tuple[int, list[VerifiedContract]]:
         """(total matching, one page of them newest first); `text` matches part of the address or the name."""
-        where, args = "", ()
+        where = ""
+        args: tuple[str, ...] = ()
         if text:
             pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
             where, args = " WHERE address LIKE ? ESCAPE '\\' OR contract_name LIKE ? ESCAPE '\\'", (pattern, pattern)

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import requests
+
+from ape_contract_verify.engine.verifier import VerificationResult
 
 ADDRESS_A = "0x" + "a1" * 20
 ADDRESS_B = "0x" + "b2" * 20
@@ -65,18 +67,11 @@ def default_codes() -> dict[str, bytes]:
     }
 
 
-@dataclass
-class FakeResult:
-    verified: bool
-    match: str | None = None
-    reason: str = ""
-    abi: Any = field(default_factory=list)
-    contract_name: str = ""
-    compiler_version: str = ""
-    settings: dict = field(default_factory=dict)
-    constructor_arguments: str = ""
-    libraries: dict = field(default_factory=dict)
-    license_type: int | None = None
+class FakeResult(VerificationResult):
+    """The engine's own result type (the job runner reads its fields), with the fake's few given."""
+
+    def __init__(self, verified: bool, match: str | None = None, reason: str = "", **fields: Any):
+        super().__init__(verified, match, reason, **fields)
 
 
 @dataclass
@@ -128,6 +123,11 @@ class FakeEngine:
             constructor_arguments=request.constructor_arguments,
             libraries=dict(request.libraries),
             license_type=request.license_type,
+            # what a compile of a single file would report: the form's settings
+            optimization_used=bool(request.optimization_used),
+            runs=request.runs or 200,
+            evm_version=request.evm_version or "Default",
+            via_ir=bool(request.via_ir),
         )
 
     def detect_proxy(self, address: str):

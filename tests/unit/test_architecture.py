@@ -112,7 +112,7 @@ def test_every_imported_package_is_declared():
     "module, line, rule",
     [
         ("evm/bytecode.py", "import toolz", "DEP003"),  # installed only because cytoolz needs it
-        ("server/pages.py", "from jinja2 import Template", "DEP001"),  # not installed at all
+        ("server/pages.py", "from mako import Template", "DEP001"),  # not installed at all
     ],
 )
 def test_an_undeclared_import_fails_the_dependency_check(package_copy, module, line, rule):

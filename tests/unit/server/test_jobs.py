@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from ape_contract_verify.engine.compare import FailureKind
 from ape_contract_verify.evm.chain import ChainError
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.request import CodeFormat, VerificationRequest
@@ -69,7 +70,7 @@ class ChainFailureEngine(FakeEngine):
         if self.failing > 0:
             self.failing -= 1
             result = FakeResult(False, reason="The chain could not be read: the node rejected eth_getTransactionByHash")
-            result.failure = "chain"
+            result.failure = FailureKind.CHAIN
             return result
         return super().verify(request)
 

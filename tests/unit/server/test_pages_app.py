@@ -218,7 +218,7 @@ def test_contract_page_decodes_constructor_arguments(site):
     assert (
         "<th>owner <small>address</small></th><td><code>0xABaBaBaBABabABabAbAbABAbABabababaBaBABaB</code></td>" in page
     )
-    assert "<td><code>[&quot;5&quot;, &quot;6&quot;]</code></td>" in page
+    assert "<td><code>[&#34;5&#34;, &#34;6&#34;]</code></td>" in page  # jinja2 escapes " as &#34;
     bad = requests.get(f"{site.url}/address/0x{0xE711:040x}", timeout=10).text  # same args, source file format
     assert "Constructor arguments" in bad
 
