@@ -11,14 +11,13 @@ import json
 import pytest
 
 from ape_contract_verify.engine import compare as engine_compare
-from ape_contract_verify.engine import hash_seed, vyper_settings
+from ape_contract_verify.engine import vyper_settings
 from ape_contract_verify.engine.compilers import CompileCache, CompilerError, compile_input
 from ape_contract_verify.engine.diagnose import variations, vyper_hint
 from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.evm.chain import JsonRpcChain
 from ape_contract_verify.server.jobs import RealEngine
 from ape_contract_verify.server.runner import start_embedded
-from support import REPO
 from support.service import Anvil, encode, get, poll, post
 from support.vyper03 import FILE, IMMUTABLES, SETTINGS, TYPES, code_layout, source, vyper_input, with_extra_trailing
 
@@ -310,72 +309,3 @@ def test_0_4_3_tries_what_it_always_tried():
         vyper_hint("vyper:0.4.3")
         == "settings or source differ: compiler version, optimize (gas, codesize, none), evmVersion or a source line"
     )
-
-
-SNEKMATE = REPO / "toolchain" / "pypi" / "snekmate-0.0.1"
-ERC20_FILE = "src/tokens/ERC20.vy"
-PERMIT_FILE = "src/tokens/interfaces/IERC20Permit.vy"
-
-
-ERC4626_FILE = "src/extensions/ERC4626.vy"
-
-
-def snekmate_erc20_input(file: str = ERC20_FILE) -> dict:
-    assert (SNEKMATE / file).is_file(), "run `make`: toolchain/install.sh installs snekmate 0.0.1"
-    return {
-        "language": "Vyper",
-        "sources": {file: {"content": (SNEKMATE / file).read_text()}},
-        "interfaces": {PERMIT_FILE: {"content": (SNEKMATE / PERMIT_FILE).read_text()}},
-        "settings": {
-            "evmVersion": "paris",
-            "optimize": True,
-            "outputSelection": {file: ["abi", "evm.bytecode", "evm.deployedBytecode"]},
-        },
-    }
-
-
-def test_vyper_0_3_7_compiles_snekmate_s_erc20_to_different_codes_from_run_to_run():
-    """The compiler's fact the diagnosis rests on (snekmate 0.0.1 from PyPI, via `make`)."""
-    from ape_contract_verify.engine.compilers import compile_vyper_json
-
-    codes = {
-        compile_vyper_json("vyper:0.3.7", snekmate_erc20_input(), hash_seed=seed)["contracts"][ERC20_FILE]["ERC20"][
-            "evm"
-        ]["deployedBytecode"]["object"]
-        for seed in ("0", "1", "2", "3", "4", "5", "6", "7")
-    }
-    assert len(codes) > 1  # the likeliest code came 17 times in 40 runs: 8 alike is out of reach
-    # Each is the others' instructions in another order: what the seed search looks for.
-    first, *others = (bytes.fromhex(code.removeprefix("0x")) for code in codes)
-    assert all(hash_seed.reordered(first, other) for other in others)
-
-
-@pytest.mark.parametrize(("file", "name", "layouts"), [(ERC20_FILE, "ERC20", (0,)), (ERC4626_FILE, "ERC4626", (0, 8))])
-def test_the_order_search_reproduces_every_code_vyper_0_3_7_gives_snekmate(file, name, layouts):
-    """Every code the seeds give (ERC4626's only in other environments) is one of the internal-function
-    orders the search names, found by it: the orders are searched, not the seeds and environments."""
-    from ape_contract_verify.engine import seed_search
-    from ape_contract_verify.engine.compilers import compile_vyper_json
-
-    sent = snekmate_erc20_input(file)
-    codes = {
-        compile_vyper_json("vyper:0.3.7", sent, hash_seed=seed, layout=layout)["contracts"][file][name]["evm"][
-            "deployedBytecode"
-        ]["object"]
-        for seed in ("0", "1", "2", "3")
-        for layout in layouts
-    }
-    assert len(codes) > 1, f"{name}: the seeds gave one code"
-    cache = CompileCache()  # shared: each order compiled once over the searches
-    for code in sorted(codes):
-        found = seed_search.search(
-            "vyper:0.3.7", sent, file, name, lambda evm: evm["deployedBytecode"]["object"] == code, cache=cache
-        )
-        assert found.order is not None and found.order.startswith("internal functions in the order _"), (
-            name,
-            len(found.codes),
-        )
-        assert found.evm["deployedBytecode"]["object"] == code
-        print(f"{name}: {len(found.codes)} of {found.orders} orders compiled to reach a seed's code")
-    # What no order gives, another source, is searched through and not found.
-    assert seed_search.search("vyper:0.3.7", sent, file, name, lambda evm: False, cache=cache).order is None
