@@ -6,9 +6,11 @@ import json
 import sys
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TypeVar
 
 import click
+
+T = TypeVar("T")
 
 
 def warn(text: str) -> None:
@@ -73,7 +75,7 @@ def finish(reports: list, as_json: bool) -> None:
     sys.exit(0 if ok else 1)
 
 
-def api_call(call: Callable[[], Any]) -> Any:
+def api_call(call: Callable[[], T]) -> T:
     """Call the API; its errors (bad input, nothing recorded) are usage errors: exit 2, no traceback."""
     from ape_contract_verify.cli.options import usage_error
     from ape_contract_verify.exceptions import ContractVerifyError

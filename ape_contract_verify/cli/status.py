@@ -2,16 +2,21 @@
 answer now (`api.status`). Exit codes: 0 all verified (on `required_targets`), 1 something there is
 not (or its proxy link is stale or missing), 2 bad input."""
 
+from __future__ import annotations
+
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from ape_contract_verify.cli.common import api_call, quiet_stdout, warn
 
+if TYPE_CHECKING:
+    from ape_contract_verify.cli.options import ExplorerChoice
 
-def overview(explorer: Any, as_json: bool, all_networks: bool, workers: int | None) -> None:
+
+def overview(explorer: ExplorerChoice, as_json: bool, all_networks: bool, workers: int | None) -> None:
     from ape_contract_verify import api
 
     if all_networks and explorer.networks:
