@@ -36,7 +36,7 @@ def overview(explorer: ExplorerChoice, as_json: bool, all_networks: bool, worker
     if as_json:
         click.echo(json.dumps(view.as_dict(), indent=2))
     else:
-        click.echo(view.table())
+        click.echo(view.table(styled=sys.stdout.isatty()))
     counted = {(id(row), target.target) for row, target in view.failing()}
     for row, target in view.failing(required_only=False):  # on stderr with --json too: a CI log says why
         level = "ERROR" if (id(row), target.target) in counted else "WARNING"  # not a required target

@@ -236,6 +236,8 @@ class ContractVerifyExplorer(ExplorerAPI):
     def publish_contract(self, address: AddressType) -> list[Report]:
         """Verify `address` on every target of the network, as `ape verify contract ADDRESS` does,
         and print the same summary table. Raises ContractVerifyError when one did not verify."""
+        import sys
+
         import click
         from ape import project
 
@@ -272,7 +274,7 @@ class ContractVerifyExplorer(ExplorerAPI):
         ):
             run.add_network(label, targets, self.provider, ApeProviderChain(self.provider))
             reports = run.verify([Item(label, address, deployed_type=_deployed_type(address))])
-        click.echo(summary_table(reports))
+        click.echo(summary_table(reports, styled=sys.stdout.isatty()))
         failed = [r for r in reports if not r.ok]
         if failed or not reports:
             reason = "; ".join(f"{r.contract}: {r.outcome}: {r.reason}" for r in failed) or "nothing was submitted"

@@ -298,8 +298,11 @@ def short(address: str | None) -> str:
     return f"{address[:6]}…{address[-4:]}" if address else "?"
 
 
-def status_table(rows: list[Row]) -> str:
-    """One row per deployment, one column per target; a network column once there are several."""
+def status_table(rows: list[Row], styled: bool = False) -> str:
+    """One row per deployment, one column per target; a network column once there are several.
+    `styled` (a terminal): bold heads, each target's state coloured."""
+    from ape_contract_verify.workflow.report import render_table
+
     networks = len({r.network for r in rows}) > 1
     names = list(dict.fromkeys(name for r in rows for name in r.targets))
     labels = {name: s.label or name for r in rows for name, s in r.targets.items()}
@@ -313,8 +316,13 @@ def status_table(rows: list[Row]) -> str:
             + (proxy,)
         )
         table.append(cells + tuple(r.targets[n].cell() if n in r.targets else "-" for n in names))
-    widths = [max(len(str(row[i])) for row in table) for i in range(len(head))]
-    return "\n".join("  ".join(str(c).ljust(widths[i]) for i, c in enumerate(row)).rstrip() for row in table)
+    done = {s.cell(): s.ok for r in rows for s in r.targets.values()}  # a cell's text says its state
+
+    def state_style(cell: str) -> str | None:
+        return None if cell not in done else "green" if done[cell] else "red"
+
+    first = len(head) - len(names)  # the targets' columns
+    return render_table(head, table[1:], styled, {first + i: state_style for i in range(len(names))})
 
 
 def readable_targets(targets: Iterable[Target], provider: ProviderAPI) -> tuple[list[Target], list[str]]:
@@ -373,8 +381,8 @@ class StatusView:
         """(row, target) pairs not verified or not linked as on chain: on required targets, or every one."""
         return failing(self.rows, self.required_targets if required_only else None)
 
-    def table(self) -> str:
-        return status_table(self.rows)
+    def table(self, styled: bool = False) -> str:
+        return status_table(self.rows, styled)
 
     def as_dict(self) -> dict:
         return {"ok": self.ok, "required_targets": self.required_targets, "rows": [r.as_dict() for r in self.rows]}
