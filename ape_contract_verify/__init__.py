@@ -1,6 +1,6 @@
-"""Verify deployed contracts on Etherscan-style explorers, from Ape.
+"""The plugin as Ape loads it: its config and explorer hooks, and its public names, imported lazily.
 
-Ape imports every installed plugin on every command, so this module only registers;
+It verifies deployed contracts on Etherscan-style explorers and Sourcify, from Ape. Ape imports every installed plugin on every command, so this module only registers;
 everything heavy is imported inside the hooks or on first use of a public name.
 """
 

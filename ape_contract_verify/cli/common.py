@@ -1,5 +1,7 @@
-"""What the `ape verify` commands share: stdout kept for the JSON document, progress lines,
-warnings, and the verification summary with its exit code."""
+"""What the `ape verify` commands share: JSON-clean stdout, progress, warnings, the summary, exit codes.
+
+Stdout carries only the JSON document with --json; the progress is a live line on a terminal;
+the summary's exit code follows `required_targets`."""
 
 from __future__ import annotations
 

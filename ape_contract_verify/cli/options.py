@@ -1,4 +1,4 @@
-"""Options shared by every `ape verify` command: --network, --target, --explorer-url, --api-key, -v.
+"""The options every `ape verify` command shares: --network, --target, --explorer-url, --api-key, -v.
 
 `@explorer_options` adds them and hands the command one `explorer: ExplorerChoice` argument
 (plus Ape's `cli_ctx`). Picking the explorer never connects to a node: ecosystem, network and

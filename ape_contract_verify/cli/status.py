@@ -1,5 +1,6 @@
-"""`ape verify status` without a GUID: every recorded deployment on every target, as the explorers
-answer now (`api.status`). Exit codes: 0 all verified (on `required_targets`), 1 something there is
+"""`ape verify status` without a GUID: the status table of every recorded deployment, and its exit code.
+
+Every deployment on every target, as the explorers answer now (`api.status`). Exit codes: 0 all verified (on `required_targets`), 1 something there is
 not (or its proxy link is stale or missing), 2 bad input."""
 
 from __future__ import annotations

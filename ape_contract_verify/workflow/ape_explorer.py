@@ -1,5 +1,6 @@
-"""Ape's `ExplorerAPI` for this plugin: `Contract(address)`, links and `publish=True` go through
-the plugin's targets (Etherscan V2, configured explorers, the local explorer).
+"""Ape's `ExplorerAPI` answered by the plugin's targets: `Contract(address)`, links, `publish=True`.
+
+The targets are Etherscan V2, the configured explorers and the local explorer.
 
 Ape asks `network.explorer` and takes the first registered explorer plugin for the network (see
 `registrations`, which `__init__.py` yields). On a local network with no explorer URL configured the

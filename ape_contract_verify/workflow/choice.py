@@ -1,6 +1,7 @@
-"""Which network and which explorers: what a command's --network/--target/--explorer-url/--api-key
-or the Python API's keywords ask for, resolved without connecting to a node (ecosystem, network and
-chain id come from Ape's network manager). Bad choices raise `InvalidRequest`, naming the API's
+"""Which network and which targets a command or an API call asks for, resolved without connecting.
+
+What --network/--target/--explorer-url/--api-key or the Python API's keywords say; ecosystem,
+network and chain id come from Ape's network manager, not from a node. Bad choices raise `InvalidRequest`, naming the API's
 parameter; the CLI turns that into a usage error on its option.
 """
 

@@ -1,5 +1,6 @@
-"""The dry run (`dry_run()`, `ape verify contract … --dry-run [--out DIR]`): derive and pre-check
-everything, send nothing.
+"""The dry run: what each target would get, derived and pre-checked, with nothing sent.
+
+`dry_run()` and `ape verify contract … --dry-run [--out DIR]`.
 
 Per target it prints what would be sent (compiler, settings, libraries, constructor arguments,
 licence; never the API key) and, with DIR, writes the request bodies a real run sends:

@@ -1,6 +1,8 @@
-"""How a run's submissions ended, and how a person reads them: `Report` (one submission), the
-counts of a run's rows (`tally`), and the tables the CLI, the deploy hook and `ape verify all`
-print (`summary_table`; `render_table`, rich's, for every table of the plugin)."""
+"""How a run's submissions ended, and the tables a person reads them in.
+
+`Report` (one submission), the counts of a run's rows (`tally`), and the tables the CLI, the
+deploy hook and `ape verify all` print (`summary_table`; `render_table`, rich's, for every table
+of the plugin)."""
 
 from __future__ import annotations
 

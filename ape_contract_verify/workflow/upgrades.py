@@ -1,4 +1,4 @@
-"""Upgrades followed to every explorer.
+"""Upgrades followed: a proxy moved on chain is linked again, to its new implementation, everywhere.
 
 An Etherscan-style explorer keeps a proxy's link (verifyproxycontract) until it is submitted again,
 so after an upgrade its "Read as Proxy" reads the old implementation; Sourcify reads the slot

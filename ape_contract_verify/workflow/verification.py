@@ -1,4 +1,4 @@
-"""Derive, submit, poll, report: one contract (or one proxy and what is behind it) at a time.
+"""One contract (or one proxy and what is behind it) verified on one target: derive, submit, poll, report.
 
 `Verification` is one target's side of a run: its client, and what every contract shares (the
 project, the chain reader, the options). Verifications of the same run on other targets share one
