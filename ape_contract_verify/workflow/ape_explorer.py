@@ -324,8 +324,10 @@ def _names(record: ExplorerRecord) -> tuple[str, str]:
 
 
 def _record_type(record: ExplorerRecord | None) -> ContractType | None:
-    if record is None:
-        return None
+    return _contract_type(record) if record is not None else None
+
+
+def _contract_type(record: ExplorerRecord) -> ContractType:
     from ethpm_types import ContractType
 
     name, source_id = _names(record)
@@ -345,7 +347,7 @@ def _record_manifest(record: ExplorerRecord | None) -> PackageManifest | None:
         settings=record.settings,
         contractTypes=[name],
     )
-    contract_type = _record_type(record)
+    contract_type = _contract_type(record)
     return PackageManifest(
         compilers=[compiler],
         sources={sid: Source(content=text) for sid, text in record.files.items()},

@@ -228,8 +228,11 @@ def _ask(target: Target, client: VerificationTarget, health: TargetHealth, addre
             match = MATCHES.get(str(data.get("match") or ""))
             if not data.get("match"):
                 return TargetStatus(target.name, target.kind, NOT_VERIFIED)
-            resolved = (data.get("proxyResolution") or {}).get("implementations") or []
-            implementation = resolved[0].get("address") if resolved and isinstance(resolved[0], dict) else None
+            resolution = data.get("proxyResolution")
+            resolved = resolution.get("implementations") if isinstance(resolution, dict) else None
+            first = resolved[0] if isinstance(resolved, list) and resolved else None
+            found = first.get("address") if isinstance(first, dict) else None
+            implementation = found if isinstance(found, str) else None
             return TargetStatus(
                 target.name,
                 target.kind,

@@ -79,11 +79,11 @@ def affected(events: Iterable[UpgradeEvent], chain: ChainReader, known: Iterable
     if beacons:
         for address in dict.fromkeys(a.lower() for a in known):
             try:
-                beacon = beacon_of(chain, address)
+                its_beacon = beacon_of(chain, address)
             except Exception:
                 continue
-            if beacon in beacons:
-                moved.setdefault(address, beacons[beacon])
+            if its_beacon in beacons:
+                moved.setdefault(address, beacons[its_beacon])
     return moved
 
 
@@ -127,7 +127,7 @@ def record_links(
             chosen[report.target] = report
         else:
             chosen.setdefault(report.target, report)
-    links = {target: r.implementation for target, r in chosen.items() if r.ok}
+    links = {target: r.implementation for target, r in chosen.items() if r.ok and r.implementation}
     if relinked is not None and all(r.ok for r in reports):
         links[relinked[0]] = relinked[1]
     for target, implementation in links.items():
@@ -213,7 +213,7 @@ def follow(
                 item.proxy,
                 reports,
                 {target: _url(verification)},
-                (target, item.implementation) if verification.sourcify else None,
+                (target, item.implementation) if verification.sourcify and item.implementation else None,
             )
         except Exception as err:  # the link stands; the ledger says why it is stale
             logger.warning("contract_verify: %s", err)

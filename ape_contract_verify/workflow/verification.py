@@ -61,7 +61,9 @@ class Options:
         cfg: "ContractVerifyConfig",
         code_format: str | None = None,
         check: bool | None = None,
-        **overrides: bool | float | str | None,
+        *,
+        force: bool = False,
+        ask_first: bool = True,
     ) -> "Options":
         """The `contract_verify:` config's options; a `code_format` given is strict (no other format is
         sent in its place), `check` None is the config's. The CLI, the API, the deploy hook and
@@ -73,7 +75,8 @@ class Options:
             license=cfg.license,
             poll_interval=cfg.poll_interval,
             timeout=cfg.timeout,
-            **overrides,
+            force=force,
+            ask_first=ask_first,
         )
 
 
