@@ -1,6 +1,6 @@
-"""Verify deployed contracts on Etherscan-style explorers, from Ape.
+"""The plugin as Ape loads it: its config and explorer hooks, and its public names, imported lazily.
 
-Ape imports every installed plugin on every command, so this module only registers;
+It verifies deployed contracts on Etherscan-style explorers and Sourcify, from Ape. Ape imports every installed plugin on every command, so this module only registers;
 everything heavy is imported inside the hooks or on first use of a public name.
 """
 
@@ -69,19 +69,19 @@ def explorers():
         cfg = plugin_config()
     except Exception:  # a broken ape-config.yaml is reported where it is read, not here
         cfg = None
-    if cfg is not None and not getattr(cfg, "explorer", True):
+    if cfg is not None and not cfg.explorer:
         return
     for ecosystem, network in registrations(cfg):
         yield ecosystem, network, ContractVerifyExplorer
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> Any:  # Any: each lazy public name has its own type
     if name == "__version__":  # pyproject.toml is the one source; read only when asked
         from importlib.metadata import version
 
         return version("ape-contract-verify")
     if module := _PUBLIC.get(name):
-        return getattr(import_module(module), name)
+        return getattr(import_module(module), name)  # getattr: the name is only known at run time
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

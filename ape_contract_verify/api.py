@@ -24,17 +24,20 @@ import contextlib
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Union
+from typing import TYPE_CHECKING, Protocol, Union, runtime_checkable
 
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
 from ape_contract_verify.protocol.values import is_address
 from ape_contract_verify.workflow.choice import NetworkChoice, connected_label
 from ape_contract_verify.workflow.dry_run import DryRunPlan
 from ape_contract_verify.workflow.recorded import NoRecords
+from ape_contract_verify.workflow.report import Report
 from ape_contract_verify.workflow.run import Item, VerificationRun
 from ape_contract_verify.workflow.status import Row as StatusRow
 from ape_contract_verify.workflow.status import StatusView, TargetStatus
-from ape_contract_verify.workflow.verification import Report
+
+if TYPE_CHECKING:
+    from ape.api import ProviderAPI
 
 __all__ = [
     "ContractVerifyError",
@@ -55,7 +58,16 @@ __all__ = [
     "verify_proxy",
 ]
 
-Contract = Union[str, tuple, Any]  # noqa: UP007 (a runtime alias, kept as Union); an address, a name, "Name@0x…", (name, address), or an Ape ContractInstance
+
+@runtime_checkable
+class Deployed(Protocol):
+    """A deployed contract as Ape gives it (`ContractInstance`): its address (and type, when it has one)."""
+
+    @property
+    def address(self) -> str: ...
+
+
+Contract = Union[str, tuple, Deployed]  # noqa: UP007 (a runtime alias, kept as Union); an address, a name, "Name@0x…", (name, address), or an Ape ContractInstance
 Progress = Callable[[str, str], None]  # (address, what is happening)
 Warn = Callable[[str], None]
 FORMATS = ("standard-json", "flatten")
@@ -247,17 +259,13 @@ def summary_table(reports: Sequence[Report]) -> str:
 
 
 @contextlib.contextmanager
-def connected(network: str | None = None) -> Iterator[Any]:
+def connected(network: str | None = None) -> Iterator[ProviderAPI]:
     """The provider to verify on: the connected one when `network` is None (or names it), else
     `network` (default: Ape's default) opened for the block and closed after."""
     from ape import networks
 
     active = networks.active_provider
-    if (
-        active is not None
-        and getattr(active, "is_connected", False)
-        and (network is None or _names_active(network, active))
-    ):
+    if active is not None and active.is_connected and (network is None or _names_active(network, active)):
         yield active
         return
     if network is not None and not isinstance(network, str):
@@ -280,7 +288,7 @@ def connected(network: str | None = None) -> Iterator[Any]:
                 f"{choice!r} could not be connected: {err}",
                 "give ecosystem:network[:provider], e.g. ethereum:local:foundry",
             ) from None
-        yield getattr(provider_ctx, "provider", None) or provider_ctx
+        yield provider_ctx
 
 
 # -- helpers ----------------------------------------------------------------------------------
@@ -293,7 +301,7 @@ def _log_warning(text: str) -> None:
 
 
 def _choice(
-    network: Any, targets: Sequence[str] | None, explorer_url: str | None, api_key: str | None
+    network: object, targets: Sequence[str] | None, explorer_url: str | None, api_key: str | None
 ) -> NetworkChoice:
     if isinstance(targets, str):
         targets = (targets,)
@@ -314,14 +322,14 @@ def _choice(
     return NetworkChoice(given[0] if given else None, explorer_url, api_key, tuple(targets or ()), given)
 
 
-def _bound(choice: NetworkChoice, provider: Any) -> NetworkChoice:
+def _bound(choice: NetworkChoice, provider: ProviderAPI) -> NetworkChoice:
     """The choice for the network actually connected (None meant 'the connected one')."""
     if choice.network:
         return choice
     return choice.for_network(connected_label(provider))
 
 
-def _names_active(network: str, provider: Any) -> bool:
+def _names_active(network: str, provider: ProviderAPI) -> bool:
     parts = [p for p in network.split(":")]
     label = [provider.network.ecosystem.name, provider.network.name, provider.name]
     return all(not given or given == have for given, have in zip(parts, label)) and len(parts) <= 3 and bool(parts[0])
@@ -331,20 +339,21 @@ def _contracts(contracts: Sequence[Contract]) -> list[tuple[str | None, str | No
     """(name, address) per contract given; either may be None, not both."""
     if not contracts:
         raise InvalidRequest("contracts", "none given", "give an address, a contract name, or 'Name@0x…'")
-    wanted = []
+    wanted: list[tuple[str | None, str | None]] = []
     for contract in contracts:
         if isinstance(contract, tuple):
             if len(contract) != 2 or not isinstance(contract[0], (str, type(None))):
                 raise InvalidRequest("contracts", f"{contract!r} is not a (name, address) pair", "give ('Name', '0x…')")
             wanted.append((contract[0], _address(contract[1], "contracts")))
         elif not isinstance(contract, str):
-            address = getattr(contract, "address", None)
-            if address is None:
+            if not isinstance(contract, Deployed) or contract.address is None:
                 raise InvalidRequest(
                     "contracts", f"{contract!r} is not a contract", "give an address, a contract name, or 'Name@0x…'"
                 )
+            # getattr: a ContractInstance has a type; any other object with an address need not
             contract_type = getattr(contract, "contract_type", None)
-            wanted.append((getattr(contract_type, "name", None), _address(str(address), "contracts")))
+            name = contract_type.name if contract_type is not None else None
+            wanted.append((name, _address(str(contract.address), "contracts")))
         elif "@0x" in contract:  # a name may hold "@" (a dependency's path): the address is last
             name, _, address = contract.rpartition("@")
             if not name:
@@ -362,7 +371,7 @@ def _contracts(contracts: Sequence[Contract]) -> list[tuple[str | None, str | No
 
 
 def _resolve(
-    wanted: list[tuple[str | None, str | None]], choice: NetworkChoice, provider: Any, warn: Warn
+    wanted: list[tuple[str | None, str | None]], choice: NetworkChoice, provider: ProviderAPI, warn: Warn
 ) -> list[tuple[str | None, str]]:
     """Names without an address become their recorded deployments on the connected network."""
     from ape import project
@@ -394,7 +403,7 @@ def _format(code_format: str) -> str:
     return code_format
 
 
-def _workers(workers: Any, maximum: int = 64) -> int:
+def _workers(workers: object, maximum: int = 64) -> int:
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= maximum:
         raise InvalidRequest(
             "workers", f"{workers!r} is not a number of workers", f"give a whole number from 1 to {maximum}"
@@ -402,7 +411,7 @@ def _workers(workers: Any, maximum: int = 64) -> int:
     return workers
 
 
-def _options(code_format: str | None, workers: int | None, check: Any = None, force: Any = False) -> None:
+def _options(code_format: str | None, workers: int | None, check: object = None, force: object = False) -> None:
     if code_format is not None:
         _format(code_format)
     if workers is not None:
@@ -435,7 +444,7 @@ def _run(
     )
 
 
-def _open(run: VerificationRun, choice: NetworkChoice, provider: Any) -> str:
+def _open(run: VerificationRun, choice: NetworkChoice, provider: ProviderAPI) -> str:
     """Open the targets of the connected network in `run`; returns the network's label."""
     from ape_contract_verify.evm.chain import ApeProviderChain
     from ape_contract_verify.workflow.choice import chain_id_of

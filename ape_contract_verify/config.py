@@ -65,10 +65,20 @@ class ExplorerConfig(BaseModel):
     calls_per_second: float | None = Field(default=None, gt=0)
     """Overrides the top-level rate for this explorer."""
 
+    def network_keys(self) -> dict[str, str | float | None]:
+        """The network's own keys (`_NETWORK_KEYS`), which are its `etherscan` target's settings."""
+        return {
+            "url": self.url,
+            "api_key_env": self.api_key_env,
+            "browser_url": self.browser_url,
+            "calls_per_second": self.calls_per_second,
+        }
+
     @property
     def configures_etherscan(self) -> bool:
         """Whether the network's own keys (the `etherscan` target) are set."""
-        return any(getattr(self, key) is not None for key in _NETWORK_KEYS) or "etherscan" in (self.model_extra or {})
+        has_own = any(value is not None for value in self.network_keys().values())
+        return has_own or "etherscan" in (self.model_extra or {})
 
     def named_targets(self, path: str = "") -> dict[str, TargetConfig]:
         """The named entries, checked; `path` (`contract_verify.explorers.<eco>.<net>.`) prefixes errors."""
@@ -117,7 +127,7 @@ class ExplorerConfig(BaseModel):
                 )
             if not fixed and not target.url:
                 raise _config_error(f"{where}.url", f"the target named {name!r} has no url", "add its base URL")
-            if name == "etherscan" and any(getattr(self, key) is not None for key in _NETWORK_KEYS):
+            if name == "etherscan" and any(value is not None for value in self.network_keys().values()):
                 raise _config_error(
                     where,
                     "the `etherscan` target is also given by the network's own keys",
@@ -131,7 +141,13 @@ class ExplorerConfig(BaseModel):
         entry = self.named_targets().get("etherscan")
         if entry is not None:
             return entry
-        return TargetConfig(**{key: getattr(self, key) for key in _NETWORK_KEYS}, kind="etherscan")
+        return TargetConfig(
+            url=self.url,
+            api_key_env=self.api_key_env,
+            browser_url=self.browser_url,
+            calls_per_second=self.calls_per_second,
+            kind="etherscan",
+        )
 
 
 def _config_error(path: str, problem: str, fix: str) -> ValueError:
@@ -215,8 +231,8 @@ class ContractVerifyConfig(PluginConfig):
             for network, explorer in (networks or {}).items():
                 if explorer is not None:
                     configured |= set(explorer.named_targets(f"contract_verify.explorers.{ecosystem}.{network}."))
-        for key in ("targets", "required_targets"):
-            for name in getattr(self, key) or ():
+        for key, names in (("targets", self.targets), ("required_targets", self.required_targets)):
+            for name in names or ():
                 if name not in configured:
                     raise _config_error(
                         f"contract_verify.{key}",

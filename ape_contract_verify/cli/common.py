@@ -1,14 +1,23 @@
-"""What the `ape verify` commands share: stdout kept for the JSON document, progress lines,
-warnings, and the verification summary with its exit code."""
+"""What the `ape verify` commands share: JSON-clean stdout, progress, warnings, the summary, exit codes.
+
+Stdout carries only the JSON document with --json; the progress is a live line on a terminal;
+the summary's exit code follows `required_targets`."""
+
+from __future__ import annotations
 
 import contextlib
 import json
 import sys
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar
 
 import click
+
+if TYPE_CHECKING:
+    from ape_contract_verify.workflow.report import Report
+
+T = TypeVar("T")
 
 
 def warn(text: str) -> None:
@@ -26,39 +35,51 @@ def quiet_stdout(as_json: bool) -> Iterator[None]:
         yield
 
 
-def progress(as_json: bool) -> Callable[[str, str], None]:
-    """A live line on a terminal; plain lines otherwise; nothing with --json."""
+@contextlib.contextmanager
+def progress(as_json: bool) -> Iterator[Callable[[str, str], None]]:
+    """What is happening to each contract, as `on_progress`: on a terminal one live line (rich's
+    `Live`, gone once the block ends, before the summary); a plain line each otherwise (a CI
+    log); nothing with --json."""
     if as_json:
-        return lambda address, text: None
-    tty = sys.stderr.isatty()
+        yield lambda address, text: None
+        return
     start: dict[str, float] = {}
 
-    def show(address: str, text: str) -> None:
+    def line(address: str, text: str) -> str:
         start.setdefault(address, time.monotonic())
-        line = f"{address[:10]}… {text} ({time.monotonic() - start[address]:.0f}s)"
-        if tty:
-            click.echo(f"\r\033[K{line}", err=True, nl=False)
-        else:
-            click.echo(line, err=True)
+        return f"{address[:10]}… {text} ({time.monotonic() - start[address]:.0f}s)"
 
-    return show
+    if not sys.stderr.isatty():
+        yield lambda address, text: click.echo(line(address, text), err=True)
+        return
+    from rich.console import Console
+    from rich.live import Live
+    from rich.text import Text
+
+    # No refresh thread and no capture of the process's output: the line changes when a worker says so.
+    live = Live(
+        console=Console(stderr=True, highlight=False),
+        auto_refresh=False,
+        transient=True,
+        redirect_stdout=False,
+        redirect_stderr=False,
+    )
+    with live:
+        yield lambda address, text: live.update(Text(line(address, text)), refresh=True)
 
 
-def finish(reports: list, as_json: bool) -> None:
+def finish(reports: list[Report], as_json: bool) -> None:
     """Print the summary (or the JSON document) and exit: 1 if a target that counts failed
     (`contract_verify.required_targets`, default all), 0 otherwise."""
     from ape_contract_verify import api
+    from ape_contract_verify.workflow.report import summary_table, tally
 
     ok = bool(reports) and not api.failed(reports)
-    if sys.stderr.isatty() and not as_json:
-        click.echo("\r\033[K", err=True, nl=False)
     if as_json:
         click.echo(json.dumps({"ok": ok, "reports": [r.as_dict() for r in reports]}, indent=2))
     else:
-        click.echo(api.summary_table(reports))
+        click.echo(summary_table(reports, styled=sys.stdout.isatty()))
         if reports:  # counted: how many rows ended verified and how many did not
-            from ape_contract_verify.workflow.report import tally
-
             click.echo(
                 f"contract_verify: {len(reports)} row{'s' if len(reports) != 1 else ''}, {tally(reports)}", err=True
             )
@@ -73,7 +94,7 @@ def finish(reports: list, as_json: bool) -> None:
     sys.exit(0 if ok else 1)
 
 
-def api_call(call: Callable[[], Any]) -> Any:
+def api_call(call: Callable[[], T]) -> T:
     """Call the API; its errors (bad input, nothing recorded) are usage errors: exit 2, no traceback."""
     from ape_contract_verify.cli.options import usage_error
     from ape_contract_verify.exceptions import ContractVerifyError

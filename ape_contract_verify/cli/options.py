@@ -1,13 +1,15 @@
-"""Options shared by every `ape verify` command: --network, --target, --explorer-url, --api-key, -v.
+"""The options every `ape verify` command shares: --network, --target, --explorer-url, --api-key, -v.
 
 `@explorer_options` adds them and hands the command one `explorer: ExplorerChoice` argument
 (plus Ape's `cli_ctx`). Picking the explorer never connects to a node: ecosystem, network and
 chain id come from Ape's network manager without a provider.
 """
 
+from __future__ import annotations
+
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 from ape.cli import ape_cli_context
@@ -15,22 +17,27 @@ from ape.cli import ape_cli_context
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
 from ape_contract_verify.workflow.choice import NetworkChoice
 
+if TYPE_CHECKING:
+    from ape_contract_verify.client.provider import VerificationTarget
+    from ape_contract_verify.client.targets import Target
+
+T = TypeVar("T")
+
 # The API's parameter names, as the options that set them.
 OPTION_OF = {"network": "--network", "targets": "--target", "explorer_url": "--explorer-url", "api_key": "--api-key"}
 
 
 def usage_error(err: ContractVerifyError) -> click.ClickException:
     """A ContractVerifyError from the API as click's usage error (exit 2), on its option when it names one."""
-    param = getattr(err, "param", None)
-    if isinstance(err, InvalidRequest) and param in OPTION_OF:
-        return click.BadParameter(f"{err.problem}. {err.fix}", param_hint=OPTION_OF[param])
+    if isinstance(err, InvalidRequest) and err.param in OPTION_OF:
+        return click.BadParameter(f"{err.problem}. {err.fix}", param_hint=OPTION_OF[err.param])
     return click.UsageError(str(err))
 
 
 class ExplorerChoice(NetworkChoice):
     """The options as a NetworkChoice; its errors are usage errors (exit 2, no traceback)."""
 
-    def one_network(self) -> "ExplorerChoice":
+    def one_network(self) -> ExplorerChoice:
         if len(self.networks) > 1:
             raise click.BadParameter("give one network here; `ape verify all` takes several", param_hint="--network")
         return self
@@ -38,25 +45,25 @@ class ExplorerChoice(NetworkChoice):
     def names(self) -> tuple[str, str, int | None]:
         return _usage(super().names)
 
-    def target(self) -> Any:
+    def target(self) -> Target:
         return _usage(super().target)
 
-    def targets(self, chain_id: int | None = None) -> list:
+    def targets(self, chain_id: int | None = None) -> list[Target]:
         return _usage(lambda: super(ExplorerChoice, self).targets(chain_id))
 
-    def read_target(self) -> Any:
+    def read_target(self) -> Target:
         if len(self.target_names) > 1:
             raise click.BadParameter("give one target to read from", param_hint="--target")
         return _usage(super().read_target)
 
-    def client(self, **kwargs: Any) -> Any:
+    def client(self, **kwargs: object) -> VerificationTarget:
         """A client for the chosen network and target."""
         self.one_network()
         target = self.read_target()
         return _usage(lambda: target.client(**kwargs))
 
 
-def _usage(call: Callable[[], Any]) -> Any:
+def _usage(call: Callable[[], T]) -> T:
     try:
         return call()
     except ContractVerifyError as err:

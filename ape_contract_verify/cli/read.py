@@ -6,7 +6,7 @@ Exit codes: 0 success, 1 the explorer said no (its reason on stderr), 2 bad inpu
 import json
 import sys
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import NoReturn
 
 import click
 
@@ -14,7 +14,7 @@ from ape_contract_verify.cli.options import explorer_options, json_option
 from ape_contract_verify.protocol.answers import Texts
 
 
-def _fail(reason: str, as_json: bool, **extra: Any):
+def _fail(reason: str, as_json: bool, **extra: str) -> NoReturn:
     """Exit 1 with the explorer's reason on stderr (and a JSON result on stdout with --json)."""
     if as_json:
         click.echo(json.dumps({"ok": False, "reason": reason, **extra}))
@@ -24,15 +24,18 @@ def _fail(reason: str, as_json: bool, **extra: Any):
 
 def _run(as_json: bool, call):
     """Call the client, mapping typed errors to exit codes (never a traceback)."""
-    from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
+    from ape_contract_verify.exceptions import ContractVerifyError, ExplorerError, InvalidRequest
+    from ape_contract_verify.protocol.answers import ExplorerAnswer
 
     try:
         return call()
     except InvalidRequest as err:
         raise click.UsageError(str(err)) from None
     except ContractVerifyError as err:
-        answer = getattr(err, "answer", None)
-        extra = {"outcome": answer.outcome.value} if answer is not None else {"error": type(err).__name__}
+        answer = err.answer if isinstance(err, ExplorerError) else None
+        extra = (
+            {"outcome": answer.outcome.value} if isinstance(answer, ExplorerAnswer) else {"error": type(err).__name__}
+        )
         _fail(str(err), as_json, **extra)
 
 

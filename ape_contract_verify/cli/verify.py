@@ -77,19 +77,20 @@ def contract(
             for line in plan.lines(out):
                 click.echo(line)
             sys.exit(0 if plan.ok else 1)
-        reports = api_call(
-            lambda: api.verify(
-                *contracts,
-                network=network,
-                **_where(explorer),
-                code_format=code_format,
-                check=check,
-                force=force,
-                constructor_args=constructor_args,
-                on_progress=progress(as_json),
-                on_warning=warn,
+        with progress(as_json) as show:
+            reports = api_call(
+                lambda: api.verify(
+                    *contracts,
+                    network=network,
+                    **_where(explorer),
+                    code_format=code_format,
+                    check=check,
+                    force=force,
+                    constructor_args=constructor_args,
+                    on_progress=show,
+                    on_warning=warn,
+                )
             )
-        )
     finish(reports, as_json)
 
 
@@ -106,14 +107,14 @@ def proxy(cli_ctx, explorer, as_json, address, expected_implementation):
     explorer.one_network()
     _check_address(address, "ADDRESS")
     _check_address(expected_implementation, "--expected-implementation")
-    with quiet_stdout(as_json):
+    with quiet_stdout(as_json), progress(as_json) as show:
         reports = api_call(
             lambda: api.verify_proxy(
                 address,
                 expected_implementation=expected_implementation,
                 network=explorer.network,
                 **_where(explorer),
-                on_progress=progress(as_json),
+                on_progress=show,
             )
         )
     finish(reports, as_json)
@@ -150,7 +151,7 @@ def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, repo
 
     if all_networks and explorer.networks:
         raise click.UsageError("give --network or --all-networks, not both")
-    with quiet_stdout(as_json):
+    with quiet_stdout(as_json), progress(as_json) as show:
         reports = api_call(
             lambda: api.verify_all(
                 explorer.networks or None,
@@ -159,7 +160,7 @@ def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, repo
                 workers=workers,
                 code_format="flatten" if flatten else None,
                 check=False if no_check else None,
-                on_progress=progress(as_json),
+                on_progress=show,
                 on_warning=warn,
             )
         )

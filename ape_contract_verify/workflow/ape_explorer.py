@@ -1,5 +1,6 @@
-"""Ape's `ExplorerAPI` for this plugin: `Contract(address)`, links and `publish=True` go through
-the plugin's targets (Etherscan V2, configured explorers, the local explorer).
+"""Ape's `ExplorerAPI` answered by the plugin's targets: `Contract(address)`, links, `publish=True`.
+
+The targets are Etherscan V2, the configured explorers and the local explorer.
 
 Ape asks `network.explorer` and takes the first registered explorer plugin for the network (see
 `registrations`, which `__init__.py` yields). On a local network with no explorer URL configured the
@@ -9,20 +10,30 @@ hook, kept until the process ends, so what a script verified is what `Contract(a
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, TypeVar
 
 from ape.api.explorers import ExplorerAPI
 
 from ape_contract_verify.logs import get_logger
 
 if TYPE_CHECKING:
+    from ape.api import ProviderAPI
+    from ape.types import AddressType
+    from ethpm_types import ContractType, PackageManifest
+
     from ape_contract_verify.client.provider import ExplorerRecord, VerificationTarget
+    from ape_contract_verify.client.targets import Target
+    from ape_contract_verify.config import ContractVerifyConfig
+    from ape_contract_verify.server.runner import LocalExplorer
+    from ape_contract_verify.workflow.report import Report
 
 logger = get_logger()
 
+R = TypeVar("R")
 
-def registrations(cfg: Any) -> Iterator[tuple[str, str]]:
+
+def registrations(cfg: ContractVerifyConfig | None) -> Iterator[tuple[str, str]]:
     """(ecosystem, network) pairs this explorer serves: every chain with a known target (Etherscan
     V2's chains; the public chains Ape's `evmchains` lists, which Sourcify and often a Blockscout
     serve) and their forks, the local network of each of those ecosystems, and every network
@@ -35,7 +46,7 @@ def registrations(cfg: Any) -> Iterator[tuple[str, str]]:
     choices += [[ecosystem, network] for ecosystem, network in _public_networks()]
     for ecosystem, network in choices:
         pairs += [(ecosystem, network), (ecosystem, f"{network}-fork"), (ecosystem, "local")]
-    for ecosystem, networks in (getattr(cfg, "explorers", None) or {}).items():
+    for ecosystem, networks in (cfg.explorers if cfg is not None else {}).items():
         pairs += [(ecosystem, network) for network in networks]
     for pair in pairs:
         if pair not in seen:
@@ -55,10 +66,11 @@ def _public_networks() -> list[tuple[str, str]]:
     ]
 
 
-def plugin_config() -> Any:
+def plugin_config() -> ContractVerifyConfig:
     from ape.utils.basemodel import ManagerAccessMixin
 
-    return ManagerAccessMixin.config_manager.get_config("contract_verify")
+    config: ContractVerifyConfig = ManagerAccessMixin.config_manager.get_config("contract_verify")
+    return config
 
 
 class ContractVerifyExplorer(ExplorerAPI):
@@ -80,8 +92,8 @@ class ContractVerifyExplorer(ExplorerAPI):
     # -- where to ask -------------------------------------------------------------------------
 
     @property
-    def _cfg(self) -> Any:
-        return self.config_manager.get_config("contract_verify")
+    def _cfg(self) -> ContractVerifyConfig:
+        return plugin_config()
 
     def _chain_id(self) -> int | None:
         """The connected chain's id, else the network's own (public networks know theirs), else None."""
@@ -98,14 +110,14 @@ class ContractVerifyExplorer(ExplorerAPI):
         except Exception:  # Ape knows no id without a provider: names decide
             return None
 
-    def _targets(self) -> list:
+    def _targets(self) -> list[Target]:
         """This network's targets; a fork also reads from the network it forks (after its own)."""
         from ape_contract_verify.client.targets import resolve_targets
         from ape_contract_verify.exceptions import ContractVerifyError
 
         ecosystem, network = self.network.ecosystem.name, self.network.name
         names = [network] + ([network.removesuffix("-fork")] if network.endswith("-fork") else [])
-        found = []
+        found: list[Target] = []
         for name in names:
             try:
                 found += resolve_targets(
@@ -115,7 +127,7 @@ class ContractVerifyExplorer(ExplorerAPI):
                 logger.debug("contract_verify: %s:%s: %s", ecosystem, name, err)
         return found
 
-    def _reader(self, target: Any) -> Any:
+    def _reader(self, target: Target) -> VerificationTarget | None:
         """A client to read `target` with; for the local network, only if its explorer runs."""
         if not target.is_local:
             return target.client(max_retries=min(self._cfg.max_retries, 1))
@@ -126,7 +138,7 @@ class ContractVerifyExplorer(ExplorerAPI):
 
         return local_client(embedded, max_retries=0)
 
-    def _first_with(self, fn) -> Any:
+    def _first_with(self, fn: Callable[[VerificationTarget], R | None]) -> R | None:
         for target in self._targets():
             try:
                 client = self._reader(target)
@@ -138,7 +150,7 @@ class ContractVerifyExplorer(ExplorerAPI):
 
     # -- ExplorerAPI ---------------------------------------------------------------------------
 
-    def get_address_url(self, address: Any) -> str:
+    def get_address_url(self, address: AddressType) -> str:
         for target, base in self._pages():
             if target is None or target.kind != "sourcify":
                 return f"{base}/address/{address}"
@@ -146,14 +158,14 @@ class ContractVerifyExplorer(ExplorerAPI):
                 return url
         return ""
 
-    def get_transaction_url(self, transaction_hash: Any) -> str:
+    def get_transaction_url(self, transaction_hash: str | bytes) -> str:
         if isinstance(transaction_hash, (bytes, bytearray)):  # HexBytes' .hex() has no 0x since 1.0
             transaction_hash = "0x" + bytes(transaction_hash).hex()
         # Sourcify shows contracts only: the first target with transaction pages.
         pages = (base for target, base in self._pages() if target is None or target.kind != "sourcify")
         return next((f"{base}/tx/{transaction_hash}" for base in pages), "")
 
-    def _pages(self) -> Iterator[tuple[Any, str]]:
+    def _pages(self) -> Iterator[tuple[Target | None, str]]:
         """(target, pages base URL) of each target with browser pages, in target order (the local
         network's embedded explorer is started for its pages), then (None, Etherscan's pages)
         on Etherscan's chains: links need no key, though verifying there does."""
@@ -172,7 +184,7 @@ class ContractVerifyExplorer(ExplorerAPI):
         if etherscan := _etherscan_pages(self._chain_id()):
             yield None, etherscan
 
-    def get_contract_type(self, address: Any) -> Any:
+    def get_contract_type(self, address: AddressType) -> ContractType | None:
         """The verified type at `address`; for a proxy Ape did not recognise, its implementation's."""
         from ape_contract_verify.protocol.values import checksum
 
@@ -191,7 +203,7 @@ class ContractVerifyExplorer(ExplorerAPI):
                 return _with_extras(found, own)
         return own
 
-    def _verified_type(self, address: str) -> Any:
+    def _verified_type(self, address: str) -> ContractType | None:
         return self._first_with(lambda client: _record_type(_source_or_none(client, address)))
 
     def _ape_proxy_target(self, address: str) -> str | None:
@@ -216,15 +228,17 @@ class ContractVerifyExplorer(ExplorerAPI):
             return None
         return checksum(proxy.implementation) if proxy else None
 
-    def get_manifest(self, address: Any) -> Any:
+    def get_manifest(self, address: AddressType) -> PackageManifest | None:
         """The verified sources and compiler settings at `address`, as an ethpm PackageManifest."""
         from ape_contract_verify.protocol.values import checksum
 
         return self._first_with(lambda client: _record_manifest(_source_or_none(client, checksum(str(address)))))
 
-    def publish_contract(self, address: Any) -> list:
+    def publish_contract(self, address: AddressType) -> list[Report]:
         """Verify `address` on every target of the network, as `ape verify contract ADDRESS` does,
         and print the same summary table. Raises ContractVerifyError when one did not verify."""
+        import sys
+
         import click
         from ape import project
 
@@ -261,7 +275,7 @@ class ContractVerifyExplorer(ExplorerAPI):
         ):
             run.add_network(label, targets, self.provider, ApeProviderChain(self.provider))
             reports = run.verify([Item(label, address, deployed_type=_deployed_type(address))])
-        click.echo(summary_table(reports))
+        click.echo(summary_table(reports, styled=sys.stdout.isatty()))
         failed = [r for r in reports if not r.ok]
         if failed or not reports:
             reason = "; ".join(f"{r.contract}: {r.outcome}: {r.reason}" for r in failed) or "nothing was submitted"
@@ -309,16 +323,18 @@ def _names(record: ExplorerRecord) -> tuple[str, str]:
     return name, f"{name}{suffix}"
 
 
-def _record_type(record: ExplorerRecord | None) -> Any:
-    if record is None:
-        return None
+def _record_type(record: ExplorerRecord | None) -> ContractType | None:
+    return _contract_type(record) if record is not None else None
+
+
+def _contract_type(record: ExplorerRecord) -> ContractType:
     from ethpm_types import ContractType
 
     name, source_id = _names(record)
     return ContractType.model_validate({"contractName": name, "sourceId": source_id, "abi": record.abi})
 
 
-def _record_manifest(record: ExplorerRecord | None) -> Any:
+def _record_manifest(record: ExplorerRecord | None) -> PackageManifest | None:
     if record is None:
         return None
     from ethpm_types import Compiler, PackageManifest
@@ -331,7 +347,7 @@ def _record_manifest(record: ExplorerRecord | None) -> Any:
         settings=record.settings,
         contractTypes=[name],
     )
-    contract_type = _record_type(record)
+    contract_type = _contract_type(record)
     return PackageManifest(
         compilers=[compiler],
         sources={sid: Source(content=text) for sid, text in record.files.items()},
@@ -339,7 +355,7 @@ def _record_manifest(record: ExplorerRecord | None) -> Any:
     )
 
 
-def _with_extras(implementation: Any, own: Any) -> Any:
+def _with_extras(implementation: ContractType, own: ContractType | None) -> ContractType:
     """The implementation's type plus the proxy's own functions, events and errors it lacks."""
     if own is None:
         return implementation
@@ -351,16 +367,16 @@ def _with_extras(implementation: Any, own: Any) -> Any:
     return merged
 
 
-def _without(own: Any, implementation: Any) -> Any:
+def _without(own: ContractType | None, implementation: ContractType | None) -> ContractType | None:
     if own is None or implementation is None:
         return own
     have = {abi.signature for abi in implementation.abi if hasattr(abi, "signature")}
     kept = own.model_copy(deep=True)
-    kept.abi = [abi for abi in kept.abi if getattr(abi, "signature", None) not in have]
+    kept.abi = [abi for abi in kept.abi if not hasattr(abi, "signature") or abi.signature not in have]
     return kept
 
 
-def _browser(target: Any) -> str | None:
+def _browser(target: Target) -> str | None:
     if target.browser_url:
         return target.browser_url
     from ape_contract_verify.client.targets import is_etherscan_v2
@@ -383,7 +399,7 @@ def _one_line(err: BaseException) -> str:
     return redact(text[:300])
 
 
-def _embedded(provider: Any, start: bool) -> Any:
+def _embedded(provider: ProviderAPI, start: bool) -> LocalExplorer | None:
     """The process's embedded explorer for the provider's chain, shared with the deploy hook."""
     from ape_contract_verify.workflow import local_explorers
 

@@ -1,15 +1,21 @@
-"""Which network and which explorers: what a command's --network/--target/--explorer-url/--api-key
-or the Python API's keywords ask for, resolved without connecting to a node (ecosystem, network and
-chain id come from Ape's network manager). Bad choices raise `InvalidRequest`, naming the API's
+"""Which network and which targets a command or an API call asks for, resolved without connecting.
+
+What --network/--target/--explorer-url/--api-key or the Python API's keywords say; ecosystem,
+network and chain id come from Ape's network manager, not from a node. Bad choices raise `InvalidRequest`, naming the API's
 parameter; the CLI turns that into a usage error on its option.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ape_contract_verify.exceptions import InvalidRequest
+
+if TYPE_CHECKING:
+    from ape.api import ProviderAPI
+
+    from ape_contract_verify.client.targets import Target
 
 
 @dataclass
@@ -69,7 +75,7 @@ class NetworkChoice:
         ecosystem, network, _ = self.names()
         return f"{ecosystem}:{network}"
 
-    def target(self) -> Any:
+    def target(self) -> Target:
         """The ExplorerTarget (url None = the local network's embedded explorer)."""
         from ape import config
 
@@ -85,7 +91,7 @@ class NetworkChoice:
             config=config.get_config("contract_verify"),
         )
 
-    def targets(self, chain_id: int | None = None) -> list:
+    def targets(self, chain_id: int | None = None) -> list[Target]:
         """Every Target that runs for the chosen network: the names given, else contract_verify.targets,
         else every configured and known one. `chain_id` once connected (custom networks)."""
         from ape import config
@@ -103,19 +109,19 @@ class NetworkChoice:
             api_key=self.api_key,
         )
 
-    def read_target(self) -> Any:
+    def read_target(self) -> Target:
         """The one target a read (abi, source, a GUID's status) asks: the one named, else the `etherscan` one."""
         if len(self.target_names) > 1:
             raise InvalidRequest("targets", "several targets given for a read", "give one target to read from")
         return self.targets()[0] if self.target_names else self.target()
 
 
-def connected_label(provider: Any) -> str:
+def connected_label(provider: ProviderAPI) -> str:
     """`ecosystem:network` of a connected provider."""
     return f"{provider.network.ecosystem.name}:{provider.network.name}"
 
 
-def chain_id_of(provider: Any) -> int | None:
+def chain_id_of(provider: ProviderAPI) -> int | None:
     try:
         return int(provider.chain_id)
     except Exception:  # a node that cannot say: the targets known by name still resolve

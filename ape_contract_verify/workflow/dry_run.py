@@ -1,5 +1,6 @@
-"""The dry run (`dry_run()`, `ape verify contract … --dry-run [--out DIR]`): derive and pre-check
-everything, send nothing.
+"""The dry run: what each target would get, derived and pre-checked, with nothing sent.
+
+`dry_run()` and `ape verify contract … --dry-run [--out DIR]`.
 
 Per target it prints what would be sent (compiler, settings, libraries, constructor arguments,
 licence; never the API key) and, with DIR, writes the request bodies a real run sends:
@@ -17,12 +18,25 @@ the HTTP body byte for byte (the key rides in a header, never in it). Sourcify g
 (it resolves proxies itself) and standard-json input only, as a real run sends it.
 """
 
+from __future__ import annotations
+
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ape.api import ProviderAPI
+    from ape.managers.project import ProjectManager
+
+    from ape_contract_verify.client.creation import CreationRecord
+    from ape_contract_verify.client.targets import Target
+    from ape_contract_verify.engine.compilers import CompileCache
+    from ape_contract_verify.evm.reads import ChainReader
+    from ape_contract_verify.request import VerificationRequest
+    from ape_contract_verify.workflow.choice import NetworkChoice
 
 _EXTENSIONS = {
     "solidity-standard-json-input": ".json",
@@ -38,7 +52,7 @@ class Planned:
 
     label: str
     address: str
-    request: Any = None  # VerificationRequest; None for a proxy link
+    request: VerificationRequest | None = None  # None for a proxy link
     implementation: str | None = None  # for a proxy link
     match: str | None = None
     warnings: list = field(default_factory=list)
@@ -55,16 +69,16 @@ class Planned:
 def plan(
     address: str,
     name: str | None,
-    chain_reader: Any,
-    project: Any,
-    cache: Any,
+    chain_reader: ChainReader,
+    project: ProjectManager,
+    cache: CompileCache,
     *,
     code_format: str | None,
     license: str | None,
     constructor_args: str | None,
     check: bool,
     strict_format: bool = False,
-    creation_record: Any = None,
+    creation_record: Callable[[str], CreationRecord] | None = None,
 ) -> list[Planned]:
     """What `Verification.contract` would submit for `address`, in its order: a proxy's
     implementation, the contract's own source (not for an EIP-1167 clone), then the proxy link."""
@@ -136,7 +150,7 @@ def plan(
     return planned
 
 
-def form_for(target: Any, item: Planned) -> dict[str, str]:
+def form_for(target: Target, item: Planned) -> dict[str, str]:
     """The POST body a real run sends for `item` to `target`, without `apikey`."""
     from ape_contract_verify.protocol.forms import validate_proxy_form, validate_request
 
@@ -185,7 +199,7 @@ def describe(item: Planned, head: str | None = None, licence_sent: bool = True) 
     return lines
 
 
-def write(out: Path, target: Any, item: Planned, form: dict[str, str]) -> list[Path]:
+def write(out: Path, target: Target, item: Planned, form: dict[str, str]) -> list[Path]:
     """The request body's files for one submission to one target."""
     folder, stem = _folder(out, target), _stem(item)
     written = []
@@ -201,7 +215,7 @@ def write(out: Path, target: Any, item: Planned, form: dict[str, str]) -> list[P
     return written
 
 
-def sourcify_submission(target: Any, item: Planned) -> tuple[str, bytes]:
+def sourcify_submission(target: Target, item: Planned) -> tuple[str, bytes]:
     """The URL and the exact HTTP body `SourcifyClient.verify_source_code` sends for `item` to
     `target`. Raises InvalidRequest (naming the field) for a request Sourcify's rules refuse."""
     import requests
@@ -215,7 +229,7 @@ def sourcify_submission(target: Any, item: Planned) -> tuple[str, bytes]:
     return url, body
 
 
-def sourcify_lines(target: Any, planned: list[Planned], out: str | None, files: list[Path]) -> Iterator[str]:
+def sourcify_lines(target: Target, planned: list[Planned], out: str | None, files: list[Path]) -> Iterator[str]:
     """What a Sourcify target would get, as lines (with `out`, the bodies written and added to
     `files`). Each submission that would not be sent has a line with NOT SENT."""
     from ape_contract_verify.exceptions import InvalidRequest
@@ -247,7 +261,7 @@ def sourcify_lines(target: Any, planned: list[Planned], out: str | None, files: 
             yield f"    wrote {path}"
 
 
-def _sourcify_sendable(target: Any, item: Planned) -> bool:
+def _sourcify_sendable(target: Target, item: Planned) -> bool:
     from ape_contract_verify.exceptions import InvalidRequest
 
     if item.error:
@@ -310,8 +324,8 @@ class DryRunPlan:
 
 
 def plan_dry_run(
-    choice: Any,
-    provider: Any,
+    choice: NetworkChoice,
+    provider: ProviderAPI,
     contracts: list[tuple[str | None, str]],
     constructor_args: str | None,
     code_format: str | None,
@@ -358,7 +372,7 @@ def plan_dry_run(
     return DryRunPlan(label, list(targets), submissions)
 
 
-def _record_of(target: Any) -> Any:
+def _record_of(target: Target) -> Callable[[str], CreationRecord] | None:
     from ape_contract_verify.client.creation import explorer_record
 
     try:
@@ -367,7 +381,7 @@ def _record_of(target: Any) -> Any:
         return None
 
 
-def _folder(out: Any, target: Any) -> Path:
+def _folder(out: str | Path, target: Target) -> Path:
     folder = Path(out) / _safe(target.name)
     folder.mkdir(parents=True, exist_ok=True)
     return folder

@@ -1,8 +1,12 @@
-"""How a run's submissions ended, and how a person reads them: `Report` (one submission), the
-counts of a run's rows (`tally`) and the summary table the CLI, the deploy hook and `ape verify
-all` print."""
+"""How a run's submissions ended, and the tables a person reads them in.
 
-from collections.abc import Iterable
+`Report` (one submission), the counts of a run's rows (`tally`), and the tables the CLI, the
+deploy hook and `ape verify all` print (`summary_table`; `render_table`, rich's, for every table
+of the plugin)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 
 from ape_contract_verify.protocol.answers import Outcome
@@ -64,11 +68,12 @@ def proxy_row_label(contract: str, what: str = "proxy link") -> str:
     return f"{contract} ({what})"
 
 
-def summary_table(reports: list[Report]) -> str:
-    """One row per contract and target; a network column once more than one network is in it."""
+def summary_table(reports: list[Report], styled: bool = False) -> str:
+    """One row per contract and target; a network column once more than one network is in it.
+    `styled` (a terminal): bold heads, outcomes coloured."""
     networks = len({r.network for r in reports}) > 1
-    head = ("contract", "address", "outcome", "target") + (("network",) if networks else ())
-    rows = [head + ("link / reason",)]
+    head = ("contract", "address", "outcome", "target") + (("network",) if networks else ()) + ("link / reason",)
+    rows = []
     for r in reports:
         detail = r.link or ""
         if r.kind == "relink" and r.ok:
@@ -85,7 +90,55 @@ def summary_table(reports: list[Report]) -> str:
             (r.network or "-",) if networks else ()
         )
         rows.append(cells + (detail,))
-    widths = [max(len(str(row[i])) for row in rows) for i in range(len(head))]
-    return "\n".join(
-        "  ".join(str(cell).ljust(widths[i]) for i, cell in enumerate(row[:-1])) + "  " + str(row[-1]) for row in rows
+    return render_table(head, rows, styled=styled, styles={2: outcome_style})
+
+
+def outcome_style(text: str) -> str | None:
+    """An outcome's colour on a terminal: green verified, red not, none for nothing to verify."""
+    try:
+        outcome = Outcome(text)
+    except ValueError:
+        return None
+    if not outcome.is_done:
+        return "red"
+    return "green" if outcome.is_success else None
+
+
+def render_table(
+    head: Sequence[str],
+    rows: Iterable[Sequence[object]],
+    styled: bool = False,
+    styles: dict[int, Callable[[str], str | None]] | None = None,
+) -> str:
+    """A table laid out by rich: columns two spaces apart, one row per line, no line wrapped or
+    cut (people grep the rows, tests parse them), no trailing spaces. Plain text unless `styled`
+    (for a terminal: bold heads, and each column's `styles[i](cell)`); never markup, so a reason
+    with `[brackets]` prints as it is."""
+    import io
+
+    from rich.cells import cell_len
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    cells = [[str(cell) for cell in row] for row in rows]
+    widths = [max(cell_len(row[i]) for row in [list(head), *cells]) for i in range(len(head))]
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold" if styled else "")
+    for name in head:
+        table.add_column(name, no_wrap=True, overflow="ignore")
+    for row in cells:
+        pick = styles or {}
+        table.add_row(*(Text(c, style=(pick[i](c) if styled and i in pick else None) or "") for i, c in enumerate(row)))
+    out = io.StringIO()
+    console = Console(
+        file=out,
+        width=sum(widths) + 2 * len(widths) + 1,  # wide enough for every row whole
+        force_terminal=styled,
+        color_system="standard" if styled else None,
+        markup=False,
+        highlight=False,
+        emoji=False,
+        soft_wrap=False,
     )
+    console.print(table)
+    return "\n".join(line.rstrip() for line in out.getvalue().splitlines())

@@ -16,15 +16,36 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.exceptions import ContractNotVerified, ExplorerError
+from ape_contract_verify.json_types import JsonValue
 from ape_contract_verify.logs import get_logger
-from ape_contract_verify.protocol.answers import Outcome
+from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.protocol.values import checksum
 
+if TYPE_CHECKING:
+    from ape.api import ProviderAPI
+
+    from ape_contract_verify.client.provider import VerificationTarget
+    from ape_contract_verify.client.targets import Target
+    from ape_contract_verify.evm.proxies import ProxyInfo
+    from ape_contract_verify.evm.reads import ChainReader
+    from ape_contract_verify.workflow.choice import NetworkChoice
+
 logger = get_logger()
+
+
+@runtime_checkable
+class SourcifyLookup(Protocol):
+    """A Sourcify target's lookup (`SourcifyClient.lookup`): one call for its match and how it resolves a proxy."""
+
+    def lookup(self, address: str, fields: str = "all") -> dict[str, JsonValue]: ...
+
+
+# How a network's targets are opened: (target, its health) -> its client.
+ClientOpener = Callable[["Target", TargetHealth], "VerificationTarget"]
 
 VERIFIED = "verified"
 NOT_VERIFIED = "not verified"
@@ -117,10 +138,10 @@ class NetworkStatus:
     deployments ((contract, address)), and how to read its chain and open its targets."""
 
     label: str
-    targets: list
+    targets: list[Target]
     deployments: list[tuple[str, str]]
-    chain: Any  # an evm ChainReader
-    open_client: Callable[[Any, TargetHealth], Any]  # (target, health) -> a client
+    chain: ChainReader
+    open_client: ClientOpener
 
 
 def read_status(networks: Iterable[NetworkStatus], workers: int = WORKERS) -> list[Row]:
@@ -130,8 +151,8 @@ def read_status(networks: Iterable[NetworkStatus], workers: int = WORKERS) -> li
     at once; the chain reads run beside them."""
     networks = list(networks)
     rows: list[Row] = []
-    jobs: list[tuple[Row, str, Future]] = []
-    chain_jobs: list[tuple[Row, Future]] = []
+    jobs: list[tuple[Row, Target, Future[TargetStatus]]] = []
+    chain_jobs: list[tuple[Row, Future[tuple[ProxyInfo | None, str, str]]]] = []
     pools: list[ThreadPoolExecutor] = []
     try:
         for network in networks:
@@ -150,7 +171,7 @@ def read_status(networks: Iterable[NetworkStatus], workers: int = WORKERS) -> li
                 except Exception as err:  # every row of this target says why; the others go on
                     for row in mine:
                         row.targets[target.name] = TargetStatus(
-                            target.name, target.kind, ERROR, reason=str(err), label=getattr(target, "label", "")
+                            target.name, target.kind, ERROR, reason=str(err), label=target.label
                         )
                     continue
                 pool = ThreadPoolExecutor(
@@ -165,9 +186,9 @@ def read_status(networks: Iterable[NetworkStatus], workers: int = WORKERS) -> li
             if info is not None:
                 row.proxy, row.implementation = info.kind, checksum(info.implementation)
             row.chain_error = problem
-        for row, target, future in jobs:
-            status = row.targets[target.name] = _judge(future.result(), row)
-            status.label = getattr(target, "label", "")
+        for row, target, asked in jobs:
+            status = row.targets[target.name] = _judge(asked.result(), row)
+            status.label = target.label
         for network in networks:  # columns in the network's target order
             order = [t.name for t in network.targets]
             for row in rows:
@@ -179,7 +200,7 @@ def read_status(networks: Iterable[NetworkStatus], workers: int = WORKERS) -> li
     return rows
 
 
-def _chain_proxy(chain: Any, address: str) -> tuple[Any, str, str]:
+def _chain_proxy(chain: ChainReader, address: str) -> tuple[ProxyInfo | None, str, str]:
     """(the proxy on chain or None, why the chain could not be read, "data" for a data contract,
     "blueprint" for an ERC-5202 blueprint, else "")."""
     from ape_contract_verify.evm.blueprint import is_blueprint
@@ -197,18 +218,21 @@ def _chain_proxy(chain: Any, address: str) -> tuple[Any, str, str]:
         return None, f"could not read the chain: {err}", ""
 
 
-def _ask(target: Any, client: Any, health: TargetHealth, address: str) -> TargetStatus:
+def _ask(target: Target, client: VerificationTarget, health: TargetHealth, address: str) -> TargetStatus:
     """The one call this target gets for `address`."""
     link = target.contract_url(address) if target.browser_url else None
     try:
         health.check()
-        if target.kind == "sourcify":
-            data = client.lookup(address, fields="proxyResolution")
+        if target.kind == "sourcify" and isinstance(client, SourcifyLookup):
+            data = client.lookup(address, fields="proxyResolution")  # also says how it resolves the proxy
             match = MATCHES.get(str(data.get("match") or ""))
             if not data.get("match"):
                 return TargetStatus(target.name, target.kind, NOT_VERIFIED)
-            resolved = (data.get("proxyResolution") or {}).get("implementations") or []
-            implementation = resolved[0].get("address") if resolved and isinstance(resolved[0], dict) else None
+            resolution = data.get("proxyResolution")
+            resolved = resolution.get("implementations") if isinstance(resolution, dict) else None
+            first = resolved[0] if isinstance(resolved, list) and resolved else None
+            found = first.get("address") if isinstance(first, dict) else None
+            implementation = found if isinstance(found, str) else None
             return TargetStatus(
                 target.name,
                 target.kind,
@@ -217,11 +241,11 @@ def _ask(target: Any, client: Any, health: TargetHealth, address: str) -> Target
                 implementation=checksum(implementation) if implementation else None,
                 link=link,
             )
-        record = client.get_source_code(address)
+        record = client.contract_record(address)
     except ContractNotVerified:
         return TargetStatus(target.name, target.kind, NOT_VERIFIED)
     except ExplorerError as err:
-        outcome = getattr(getattr(err, "answer", None), "outcome", None)
+        outcome = err.answer.outcome if isinstance(err.answer, ExplorerAnswer) else None
         if target.kind == "sourcify" and outcome in (Outcome.NOT_FOUND, Outcome.NOT_VERIFIED):
             return TargetStatus(target.name, target.kind, NOT_VERIFIED)
         return TargetStatus(target.name, target.kind, ERROR, reason=err.reason or str(err))
@@ -277,8 +301,11 @@ def short(address: str | None) -> str:
     return f"{address[:6]}…{address[-4:]}" if address else "?"
 
 
-def status_table(rows: list[Row]) -> str:
-    """One row per deployment, one column per target; a network column once there are several."""
+def status_table(rows: list[Row], styled: bool = False) -> str:
+    """One row per deployment, one column per target; a network column once there are several.
+    `styled` (a terminal): bold heads, each target's state coloured."""
+    from ape_contract_verify.workflow.report import render_table
+
     networks = len({r.network for r in rows}) > 1
     names = list(dict.fromkeys(name for r in rows for name in r.targets))
     labels = {name: s.label or name for r in rows for name, s in r.targets.items()}
@@ -292,17 +319,23 @@ def status_table(rows: list[Row]) -> str:
             + (proxy,)
         )
         table.append(cells + tuple(r.targets[n].cell() if n in r.targets else "-" for n in names))
-    widths = [max(len(str(row[i])) for row in table) for i in range(len(head))]
-    return "\n".join("  ".join(str(c).ljust(widths[i]) for i, c in enumerate(row)).rstrip() for row in table)
+    done = {s.cell(): s.ok for r in rows for s in r.targets.values()}  # a cell's text says its state
+
+    def state_style(cell: str) -> str | None:
+        return None if cell not in done else "green" if done[cell] else "red"
+
+    first = len(head) - len(names)  # the targets' columns
+    return render_table(head, table[1:], styled, {first + i: state_style for i in range(len(names))})
 
 
-def readable_targets(targets: Iterable[Any], provider: Any) -> tuple[list, list[str]]:
+def readable_targets(targets: Iterable[Target], provider: ProviderAPI) -> tuple[list[Target], list[str]]:
     """(targets to read, warnings). A local network's embedded explorer keeps what it verified for
     as long as its chain lives (`local_explorers`): it is read from its store. A chain that ends
     with each `ape` command (Ape's test provider) has nothing kept to read."""
     from ape_contract_verify.workflow import local_explorers
 
-    usable, warnings = [], []
+    usable: list[Target] = []
+    warnings: list[str] = []
     for target in targets:
         if target.is_local and local_explorers.kept(provider) is None:
             why = local_explorers.ends_with_run(provider) or "its chain could not be read"
@@ -316,15 +349,20 @@ def readable_targets(targets: Iterable[Any], provider: Any) -> tuple[list, list[
     return usable, warnings
 
 
-def client_opener(provider: Any, **client_options: Any) -> Callable[[Any, TargetHealth], Any]:
+def client_opener(provider: ProviderAPI, **client_options: object) -> ClientOpener:
     """`NetworkStatus.open_client` for a connected network: each target's own client and limiter."""
 
-    def open_client(target: Any, health: TargetHealth) -> Any:
+    def open_client(target: Target, health: TargetHealth) -> VerificationTarget:
         if target.is_local:
             from ape_contract_verify.workflow import local_explorers
             from ape_contract_verify.workflow.verification import local_client
 
-            return local_client(local_explorers.shared(provider, start=False), health=health, **client_options)
+            explorer = local_explorers.shared(provider, start=False)
+            if explorer is None:  # `readable_targets` kept only local targets whose store is kept
+                from ape_contract_verify.exceptions import ContractVerifyError
+
+                raise ContractVerifyError("the local explorer of this chain is not running")
+            return local_client(explorer, health=health, **client_options)
         return target.client(health=health, **client_options)
 
     return open_client
@@ -346,15 +384,19 @@ class StatusView:
         """(row, target) pairs not verified or not linked as on chain: on required targets, or every one."""
         return failing(self.rows, self.required_targets if required_only else None)
 
-    def table(self) -> str:
-        return status_table(self.rows)
+    def table(self, styled: bool = False) -> str:
+        return status_table(self.rows, styled)
 
     def as_dict(self) -> dict:
         return {"ok": self.ok, "required_targets": self.required_targets, "rows": [r.as_dict() for r in self.rows]}
 
 
 def network_status(
-    choice: Any, provider: Any, deployments: list[tuple[str, str]], warn: Callable[[str], None], **client_options: Any
+    choice: NetworkChoice,
+    provider: ProviderAPI,
+    deployments: list[tuple[str, str]],
+    warn: Callable[[str], None],
+    **client_options: object,
 ) -> NetworkStatus:
     """The NetworkStatus of a connected network: its readable targets (raises when none is)."""
     from ape_contract_verify.evm.chain import ApeProviderChain

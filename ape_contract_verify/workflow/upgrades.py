@@ -1,4 +1,4 @@
-"""Upgrades followed to every explorer.
+"""Upgrades followed: a proxy moved on chain is linked again, to its new implementation, everywhere.
 
 An Etherscan-style explorer keeps a proxy's link (verifyproxycontract) until it is submitted again,
 so after an upgrade its "Read as Proxy" reads the old implementation; Sourcify reads the slot
@@ -17,16 +17,33 @@ Two ways an upgrade is found:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 from ape_contract_verify.evm.proxies import detect_proxy
 from ape_contract_verify.evm.upgrades import ADMIN, BEACON, IMPLEMENTATION, UpgradeEvent, beacon_of, is_beacon
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.workflow.ledger import DONE
 
+if TYPE_CHECKING:
+    from ape_contract_verify.evm.reads import ChainReader
+    from ape_contract_verify.evm.wrappers import MemoizingChain
+    from ape_contract_verify.workflow.ledger import Ledger
+    from ape_contract_verify.workflow.report import Report
+    from ape_contract_verify.workflow.verification import Verification
+
 logger = get_logger()
+
+
+class Pending(Protocol):
+    """A relink submitted (a `Future`, or `_Done` when run in turn)."""
+
+    def result(self, timeout: float | None = None) -> list[Report]: ...
+
+
+# `submit(fn, *args)`: runs `fn(*args)` somewhere (an executor's `submit`), a `Pending` of its reports.
+Submit = Callable[..., Pending]
 
 
 @dataclass
@@ -41,7 +58,7 @@ class Moved:
     targets: list[str] = field(default_factory=list)  # where the link is stale
 
 
-def affected(events: Iterable[UpgradeEvent], chain: Any, known: Iterable[str]) -> dict[str, UpgradeEvent]:
+def affected(events: Iterable[UpgradeEvent], chain: ChainReader, known: Iterable[str]) -> dict[str, UpgradeEvent]:
     """proxy (lower case) -> the last event that moved it. A beacon's `Upgraded` moves every
     proxy in `known` whose EIP-1967 beacon slot names it (read only when a beacon moved)."""
     moved: dict[str, UpgradeEvent] = {}
@@ -62,15 +79,15 @@ def affected(events: Iterable[UpgradeEvent], chain: Any, known: Iterable[str]) -
     if beacons:
         for address in dict.fromkeys(a.lower() for a in known):
             try:
-                beacon = beacon_of(chain, address)
+                its_beacon = beacon_of(chain, address)
             except Exception:
                 continue
-            if beacon in beacons:
-                moved.setdefault(address, beacons[beacon])
+            if its_beacon in beacons:
+                moved.setdefault(address, beacons[its_beacon])
     return moved
 
 
-def implementation(chain: Any, address: str) -> str | None:
+def implementation(chain: ChainReader, address: str) -> str | None:
     info = detect_proxy(chain, address)
     return info.implementation.lower() if info is not None else None
 
@@ -91,13 +108,18 @@ def done(entry: dict | None, target: str) -> bool:
 
 
 def record_links(
-    ledger: Any, name: str, address: str, reports: list, urls: dict, relinked: tuple[str, str] | None = None
+    ledger: Ledger,
+    name: str,
+    address: str,
+    reports: list[Report],
+    urls: dict[str, str | None],
+    relinked: tuple[str, str] | None = None,
 ) -> None:
     """Keep, per target, the implementation `address` was linked to (a proxy link that ended
     well), or handled with (Sourcify: its own source, verified); `relinked` (target,
     implementation) when a relink there ended well with nothing of the proxy's own to show. `urls`:
     each target name's URL (None: the embedded explorer), kept with the link."""
-    chosen: dict[str, Any] = {}
+    chosen: dict[str, Report] = {}
     for report in reports:
         if report.address.lower() != address.lower() or not report.implementation:
             continue
@@ -105,14 +127,14 @@ def record_links(
             chosen[report.target] = report
         else:
             chosen.setdefault(report.target, report)
-    links = {target: r.implementation for target, r in chosen.items() if r.ok}
+    links = {target: r.implementation for target, r in chosen.items() if r.ok and r.implementation}
     if relinked is not None and all(r.ok for r in reports):
         links[relinked[0]] = relinked[1]
     for target, implementation in links.items():
         ledger.record_link(name, address, target, implementation, urls.get(target))
 
 
-def record_admins(ledger: Any, events: Iterable[UpgradeEvent], known: dict[str, dict]) -> None:
+def record_admins(ledger: Ledger, events: Iterable[UpgradeEvent], known: dict[str, dict]) -> None:
     """AdminChanged moves no implementation, so no link: the ledger keeps the admin of the proxies it knows."""
     for event in events:
         if event.kind == ADMIN and event.emitter in known:
@@ -125,12 +147,12 @@ def record_admins(ledger: Any, events: Iterable[UpgradeEvent], known: dict[str, 
 
 def follow(
     events: list[UpgradeEvent],
-    chain: Any,
-    ledger: Any,
-    destinations: list[tuple[str, Any]],
+    chain: MemoizingChain,
+    ledger: Ledger,
+    destinations: list[tuple[str, Verification]],
     deployed: Iterable[str] = (),
-    submit: Any = None,
-) -> list[tuple[str, list]]:
+    submit: Submit | None = None,
+) -> list[tuple[str, list[Report]]]:
     """The run's upgrades, followed on each (target name, Verification): [(target, reports)].
 
     `chain` is the run's memoising reader: what it read at deploy time is what the deploy's own
@@ -156,7 +178,7 @@ def follow(
         found.append(Moved(proxy, event, now, before, name, stale))
         if entry is None:  # upgraded here, recorded nowhere: `ape verify all` knows it from now on
             ledger.record(name, proxy, status="pending")
-    jobs = []
+    jobs: list[tuple[Moved, str, Verification, Pending]] = []
     for item in found:
         for target, verification in destinations:
             if target in item.targets:
@@ -164,7 +186,7 @@ def follow(
                 jobs.append(
                     (item, target, verification, run(verification.relink, item.proxy, item.implementation, item.name))
                 )
-    results: dict[str, list] = {}
+    results: dict[str, list[Report]] = {}
     for item, target, verification, job in jobs:
         try:
             reports = job.result()
@@ -172,7 +194,7 @@ def follow(
             from ape_contract_verify.protocol.answers import Outcome
             from ape_contract_verify.workflow.report import Report, proxy_row_label
 
-            label = getattr(getattr(verification, "target", None), "label", "") or ""
+            label = verification.target.label if verification.target is not None else ""
             reports = [
                 Report(
                     proxy_row_label(item.name, "proxy re-link"),
@@ -191,7 +213,7 @@ def follow(
                 item.proxy,
                 reports,
                 {target: _url(verification)},
-                (target, item.implementation) if verification.sourcify else None,
+                (target, item.implementation) if verification.sourcify and item.implementation else None,
             )
         except Exception as err:  # the link stands; the ledger says why it is stale
             logger.warning("contract_verify: %s", err)
@@ -199,19 +221,19 @@ def follow(
     return list(results.items())
 
 
-def _url(verification: Any) -> str | None:
-    return getattr(getattr(verification, "target", None), "url", None)
+def _url(verification: Verification) -> str | None:
+    return verification.target.url if verification.target is not None else None
 
 
 class _Done:
-    def __init__(self, value: Any):
+    def __init__(self, value: list[Report]):
         self.value = value
 
-    def result(self, timeout: float | None = None) -> Any:
+    def result(self, timeout: float | None = None) -> list[Report]:
         return self.value
 
 
-def record_upgrades(events: list[UpgradeEvent], chain: Any, ledger: Any, network: str) -> list[str]:
+def record_upgrades(events: list[UpgradeEvent], chain: ChainReader, ledger: Ledger, network: str) -> list[str]:
     """With auto off: each proxy the run moved, marked in the ledger (its new implementation and the
     transaction), so `ape verify all` links it again. Returns the proxies."""
     entries = {e["address"].lower(): e for e in ledger.entries()}
@@ -242,7 +264,7 @@ class Plan:
     implementation: str | None = None  # on chain, for a linked proxy
 
 
-def plan(entry: dict | None, targets: dict, chain: Any, address: str) -> Plan:
+def plan(entry: dict | None, targets: dict[str, str | None], chain: ChainReader, address: str) -> Plan:
     """`targets`: name -> URL. An entry with no links (not a proxy, or never linked) is verified
     everywhere, as before; a linked proxy is read on chain (one storage read, `detect_proxy`) and
     costs explorer calls only where a target has not ended well or its link is stale. An embedded

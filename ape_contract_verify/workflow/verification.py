@@ -1,4 +1,4 @@
-"""Derive, submit, poll, report: one contract (or one proxy and what is behind it) at a time.
+"""One contract (or one proxy and what is behind it) verified on one target: derive, submit, poll, report.
 
 `Verification` is one target's side of a run: its client, and what every contract shares (the
 project, the chain reader, the options). Verifications of the same run on other targets share one
@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, TypeVar, cast
 
 from ape_contract_verify.exceptions import ContractVerifyError, ExplorerError, TargetDown
 from ape_contract_verify.logs import get_logger
@@ -21,11 +21,23 @@ from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.protocol.values import checksum as _checksum
 from ape_contract_verify.workflow.report import Report, proxy_row_label
 
-if TYPE_CHECKING:  # the clients import requests: only when a run makes one
+if TYPE_CHECKING:  # the clients import requests, derive imports Ape: only when a run makes one
+    from ape.api import ProviderAPI
+    from ape.managers.project import ProjectManager
+
+    from ape_contract_verify.client.creation import CreationRecord
     from ape_contract_verify.client.provider import VerificationTarget
     from ape_contract_verify.client.targets import Target
+    from ape_contract_verify.config import ContractVerifyConfig
+    from ape_contract_verify.derive.artifacts import Artifact
+    from ape_contract_verify.derive.derive import Derivation
+    from ape_contract_verify.evm.reads import ChainReader
+    from ape_contract_verify.request import VerificationRequest
+    from ape_contract_verify.server.runner import LocalExplorer
 
 logger = get_logger()
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -45,7 +57,13 @@ class Options:
 
     @classmethod
     def from_config(
-        cls, cfg: Any, code_format: str | None = None, check: bool | None = None, **overrides: Any
+        cls,
+        cfg: "ContractVerifyConfig",
+        code_format: str | None = None,
+        check: bool | None = None,
+        *,
+        force: bool = False,
+        ask_first: bool = True,
     ) -> "Options":
         """The `contract_verify:` config's options; a `code_format` given is strict (no other format is
         sent in its place), `check` None is the config's. The CLI, the API, the deploy hook and
@@ -57,7 +75,8 @@ class Options:
             license=cfg.license,
             poll_interval=cfg.poll_interval,
             timeout=cfg.timeout,
-            **overrides,
+            force=force,
+            ask_first=ask_first,
         )
 
 
@@ -76,10 +95,11 @@ class Derivations:
         self.cache = CompileCache()
         self._lock = threading.Lock()
         self._keys: dict[tuple, threading.Lock] = {}
-        self._results: dict[tuple, tuple[bool, Any]] = {}
-        self.prepared: dict[str, Any] = {}  # address (lower case) -> Artifact, resolved
+        # Each key's value is what its `make` returned: `once` gives it back as that type.
+        self._results: dict[tuple, tuple[bool, object]] = {}
+        self.prepared: dict[str, Artifact] = {}  # address (lower case) -> Artifact, resolved
 
-    def prepare(self, address: str, deployed_type: str, project: Any, runtime: bytes) -> bool:
+    def prepare(self, address: str, deployed_type: str, project: "ProjectManager", runtime: bytes) -> bool:
         """Resolve, on the caller's (the script's) thread, the artifact Ape deployed at `address`
         and what deriving it needs of Ape; False when the manifests alone cannot say (workers then
         resolve it once the script lets them)."""
@@ -100,7 +120,7 @@ class Derivations:
         self.prepared[address.lower()] = artifact
         return True
 
-    def once(self, key: tuple, make: Callable[[], Any]) -> Any:
+    def once(self, key: tuple, make: Callable[[], T]) -> T:
         with self._lock:
             key_lock = self._keys.setdefault(key, threading.Lock())
         with key_lock:
@@ -111,16 +131,16 @@ class Derivations:
                     self._results[key] = (False, err)
         ok, value = self._results[key]
         if not ok:
-            raise value
-        return value
+            raise cast(Exception, value)
+        return cast(T, value)  # the key names what `make` built
 
 
 class Verification:
     def __init__(
         self,
         client: "VerificationTarget",
-        project: Any,
-        chain_reader: Any,
+        project: "ProjectManager",
+        chain_reader: "ChainReader",
         options: Options | None = None,
         browser_url: str | None = None,
         on_progress: Callable[[str, str], None] | None = None,
@@ -167,18 +187,18 @@ class Verification:
     def _stamp(self, reports: list[Report]) -> list[Report]:
         for report in reports:
             report.target = report.target or self.target_name
-            report.target_label = report.target_label or getattr(self.target, "label", "") or ""
+            report.target_label = report.target_label or (self.target.label if self.target is not None else "")
             report.network = report.network or self.network
         return reports
 
-    def _identify(self, address: str, deployed_type: str | None = None) -> Any:
+    def _identify(self, address: str, deployed_type: str | None = None) -> "Artifact":
         from ape_contract_verify.derive import artifacts
 
         prepared = self.shared.prepared.get(address.lower())
         if prepared is not None:
             return prepared
 
-        def find() -> Any:
+        def find() -> "Artifact":
             runtime = self.chain.get_code(address)
             if deployed_type:
                 try:
@@ -373,7 +393,7 @@ class Verification:
             logger.debug("%s: creation code (constructor arguments) from %s", label, derivation.creation_source)
         return [self._submit(label, derivation, started)]
 
-    def _creation_record(self) -> Any:
+    def _creation_record(self) -> "Callable[[str], CreationRecord] | None":
         """This target's record of creations, for contracts whose creation the chain cannot give.
         None for the embedded local explorer: it reads the same chain through the same reader, so
         it would only repeat the search (and the reason would name an explorer record there is not)."""
@@ -385,7 +405,7 @@ class Verification:
             self.client, self.target_name or "the explorer", blockscout=self.client.flavour == "blockscout"
         )
 
-    def _submit(self, label: str, derivation: Any, started: float) -> Report:
+    def _submit(self, label: str, derivation: "Derivation", started: float) -> Report:
         report = self._submit_once(label, derivation.request, derivation, started)
         if report.outcome == Outcome.FAILED and derivation.request.code_format.value == "solidity-standard-json-input":
             # Some explorers want every source of the original compile. Retry once with the whole
@@ -411,7 +431,9 @@ class Verification:
                 return retried
         return report
 
-    def _submit_once(self, label: str, request: Any, derivation: Any, started: float) -> Report:
+    def _submit_once(
+        self, label: str, request: "VerificationRequest", derivation: "Derivation", started: float
+    ) -> Report:
         address = request.address
         try:
             self.on_progress(address, "submitting")
@@ -495,7 +517,7 @@ def _failure(err: ExplorerError, default: Outcome = Outcome.ERROR) -> Outcome:
     return default
 
 
-def creation_input(chain: Any, address: str) -> bytes | None:
+def creation_input(chain: "ChainReader", address: str) -> bytes | None:
     """The input of the transaction that created `address`, or None where the node can't tell."""
     try:
         creation = chain.find_creation(address)
@@ -514,7 +536,11 @@ def _since(started: float) -> float:
 
 @contextlib.contextmanager
 def explorer_for(
-    target: "Target", provider: Any = None, chain_reader: Any = None, shared: bool = False, **client_options: Any
+    target: "Target",
+    provider: "ProviderAPI | None" = None,
+    chain_reader: "ChainReader | None" = None,
+    shared: bool = False,
+    **client_options: object,
 ) -> Iterator[tuple["VerificationTarget", str | None]]:
     """(client, browser URL) for a resolved ExplorerTarget. A local network with no explorer
     configured gets an embedded local explorer, reading the chain through `chain_reader`
@@ -534,6 +560,8 @@ def explorer_for(
         from ape_contract_verify.workflow import local_explorers
 
         explorer = local_explorers.shared(provider, chain_reader)
+        if explorer is None:  # `shared` starts one when there is none
+            raise ContractVerifyError("the local explorer of this chain could not be started")
     else:
         explorer = start_embedded(chain_reader or ApeProviderChain(provider))
     try:
@@ -543,7 +571,9 @@ def explorer_for(
             explorer.stop()
 
 
-def local_client(explorer: Any, **options: Any) -> "VerificationTarget":
+def local_client(
+    explorer: "LocalExplorer", **options: Any
+) -> "VerificationTarget":  # Any: ExplorerClient's keywords, each its own type
     """A client of a running embedded explorer: ours, on loopback, so no rate limit worth waiting
     for and no indexing delay."""
     from ape_contract_verify.client.etherscan import ExplorerClient

@@ -27,9 +27,10 @@ from support.rpc_proxy import HostedNodeProxy
 from support.service import Anvil, ServerProcess
 
 CORPUS = REPO / "corpus"
-# The summary's rows: contract, address, outcome, target, then the link or the reason.
+# The summary's rows: contract, address, outcome, target, then the link or the reason (a row with
+# neither ends at its target: rich's table leaves no trailing spaces).
 ROW = re.compile(
-    r"^(\S.*?)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped|nothing to verify|unsupported)\s{2,}(\S+(?: \S+)*)\s{2,}(.*)$",
+    r"^(\S.*?)\s{2,}(0x[0-9a-fA-F]{40})\s{2,}(verified|already verified|failed|pre-check failed|error|skipped|nothing to verify|unsupported)\s{2,}(\S+(?: \S+)*)(?:\s{2,}(.*))?$",
     re.M,
 )
 # The deploy scripts print one line per contract created: its name, then its address (Ape's own
@@ -105,7 +106,7 @@ def summary_rows(output: str) -> dict[str, list[tuple[str, str, str]]]:
     reason): the source's, and for a proxy its link's, "<contract> (proxy link)"."""
     rows: dict[str, list[tuple[str, str, str]]] = {}
     for m in ROW.finditer(output):
-        rows.setdefault(m.group(2).lower(), []).append((m.group(1).strip(), m.group(3), m.group(5).strip()))
+        rows.setdefault(m.group(2).lower(), []).append((m.group(1).strip(), m.group(3), (m.group(5) or "").strip()))
     return rows
 
 

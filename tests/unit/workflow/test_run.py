@@ -77,7 +77,9 @@ class Client:
 
 
 def target(name, kind="etherscan"):
-    return SimpleNamespace(name=name, kind=kind, is_local=False, url=f"https://{name}.example/api", browser_url=None)
+    return SimpleNamespace(
+        name=name, kind=kind, is_local=False, url=f"https://{name}.example/api", browser_url=None, label=name
+    )
 
 
 @pytest.fixture

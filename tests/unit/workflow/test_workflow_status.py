@@ -25,7 +25,7 @@ class Etherscan:
         self.asked: list[str] = []
         self._lock = threading.Lock()
 
-    def get_source_code(self, address):
+    def contract_record(self, address):
         with self._lock:
             self.asked.append(address.lower())
         if address.lower() in self.unverified:
@@ -33,7 +33,7 @@ class Etherscan:
         link = self.links.get(address.lower(), "")
         return SourceRecord.from_result(
             address, {"SourceCode": "contract C {}", "ABI": "[]", "Proxy": "1" if link else "0", "Implementation": link}
-        )
+        ).explorer_record()
 
 
 class Sourcify:
