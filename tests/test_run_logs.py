@@ -1,4 +1,4 @@
-"""The one walk of a run's blocks (`deploy_queue.scan_logs`): on a live network, only transactions
+"""The one walk of a run's blocks (`run_logs.scan_logs`): on a live network, only transactions
 Ape's accounts sent are read, not every transaction of a busy chain's blocks."""
 
 from types import SimpleNamespace as NS
@@ -6,7 +6,7 @@ from types import SimpleNamespace as NS
 import pytest
 
 from ape_contract_verify.protocol.values import checksum
-from ape_contract_verify.workflow.deploy_queue import scan_logs
+from ape_contract_verify.workflow.run_logs import scan_logs
 
 pytestmark = pytest.mark.unit
 
@@ -18,7 +18,7 @@ class Chain:
         self.network = NS(is_dev=is_dev)
         self.receipts_read: list[str] = []
         implementation = "0x" + "00" * 12 + "ab" * 20
-        self.txs = [NS(txn_hash=f"0x{i:064x}", sender=s) for i, s in enumerate(senders)]
+        self.txs = [NS(txn_hash=f"0x{i:064x}", sender=s, receiver=None) for i, s in enumerate(senders)]
         self.logs = {
             tx.txn_hash: [{"address": "0x" + "cd" * 20, "topics": [UPGRADED, implementation], "data": "0x"}]
             for tx in self.txs
@@ -29,7 +29,7 @@ class Chain:
 
     def get_receipt(self, txn_hash):
         self.receipts_read.append(txn_hash)
-        return NS(txn_hash=txn_hash, logs=self.logs[txn_hash])
+        return NS(txn_hash=txn_hash, logs=self.logs[txn_hash], contract_address=None, status=1, gas_used=0)
 
 
 def _ours_and_theirs():
