@@ -128,15 +128,13 @@ class LedgerEntry:
     def from_json(cls, data: Mapping[str, JsonValue]) -> LedgerEntry:
         """An entry as any version stored it; `data` has an "address" (the store checks)."""
         extra: JsonObject = {}
-        entry = cls(address=str(data["address"]))
+        entry = cls(address=str(data["address"]), status=None)  # no status unless one is read
         for key, value in data.items():
             if key == "address":
                 continue
             if not _read_field(entry, key, value):
                 extra[key] = value
         entry.extra = extra
-        if "status" not in data:
-            entry.status = None
         return entry
 
     def to_json(self) -> JsonObject:
