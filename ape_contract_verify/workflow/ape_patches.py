@@ -20,7 +20,6 @@ has), through a one-shot meta path finder (Python has no post-import hook).
 
 from __future__ import annotations
 
-import inspect
 import os
 import sys
 import threading
@@ -93,6 +92,8 @@ class Wrapped:
 
     def check(self, module: ModuleType) -> None:
         """Raise ApeChanged, naming what changed, unless `module` has it as the patch expects."""
+        import inspect
+
         owner = vars(module).get(self.owner)
         if not isinstance(owner, type):
             raise ApeChanged(f"{module.__name__} has no class {self.owner}")
