@@ -138,7 +138,8 @@ def record(project: Path, anvil_url: str, deployments: list[tuple[str, str]]) ->
         with networks.parse_network_choice("ethereum:local:foundry", provider_settings={"host": anvil_url}):
             ledger = Ledger.for_chain(SimpleNamespace(path=project), 31337)
             for name, address in deployments:
-                ledger.record(name, address, status="verified", network="ethereum:local:foundry")
+                ledger.recorded(name, address, "ethereum:local:foundry")
+                ledger.ended(name, address, "verified")
     finally:
         forget_connections(networks)
 

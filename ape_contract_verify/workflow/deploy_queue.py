@@ -1,16 +1,48 @@
-"""The deploy hook's queue for one network: what a script deployed there, verified on background
-workers on each of the network's targets, and the run's summary table (see `after_deploy`)."""
+"""The deploy hook's queue for one network: what a script deployed there, verified on background workers.
+
+Each deploy is verified on each of the network's targets; the run's summary table and its
+progress lines are said from here too (see `after_deploy`).
+"""
+
+from __future__ import annotations
 
 import sys
 import threading
 import time
-from collections.abc import Callable
-from typing import Any, NamedTuple
+from collections.abc import Mapping
+from typing import IO, TYPE_CHECKING, Protocol
 
 from ape_contract_verify.logs import get_logger
+from ape_contract_verify.workflow.run_logs import hash_text, run_children, scan_logs
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+    from ape.api import ProviderAPI
+    from ethpm_types import ContractType
+
+    from ape_contract_verify.config import ContractVerifyConfig
+    from ape_contract_verify.evm.upgrades import UpgradeEvent
+    from ape_contract_verify.workflow.ledger import Ledger
+    from ape_contract_verify.workflow.report import Report
+    from ape_contract_verify.workflow.run import VerificationRun
+    from ape_contract_verify.workflow.verification import Verification
 
 logger = get_logger()
 _lock = threading.Lock()
+
+
+class Deployed(Protocol):
+    """What the queue reads of a deploy: Ape's ContractInstance, or a declared blueprint."""
+
+    @property
+    def address(self) -> str: ...
+
+    @property
+    def contract_type(self) -> ContractType: ...
+
+    @property
+    def txn_hash(self) -> str | bytes | None: ...
 
 
 class DeployQueue:
@@ -18,7 +50,12 @@ class DeployQueue:
     the network's targets, under each explorer's limit."""
 
     def __init__(
-        self, provider: Any, cfg: Any, network: str, workers: int | None = None, start_block: int | None = None
+        self,
+        provider: ProviderAPI,
+        cfg: ContractVerifyConfig,
+        network: str,
+        workers: int | None = None,
+        start_block: int | None = None,
     ):
         from concurrent.futures import ThreadPoolExecutor
 
@@ -30,26 +67,28 @@ class DeployQueue:
         self.network = network  # e.g. ethereum:local:foundry, for the summary
         self.active = True
         self.chain = MemoizingChain(ApeProviderChain(provider))
-        self.futures: list[tuple[str, Any]] = []  # (target name, future)
+        self.futures: list[tuple[str, Future[list[Report]]]] = []  # (target name, future)
         # Workers mostly wait (for the explorer's jobs and the rate limiter), so there are more
         # of them than cores; the limiters, not the pool, bound the load on the explorers.
         self.pool = ThreadPoolExecutor(max_workers=workers or cfg.workers, thread_name_prefix="verify")
         self.seen: set[str] = set()
-        self._run: Any = None  # the VerificationRun holding each target's explorer and Verification
-        self._verifications: list[tuple[str, Any]] = []  # (target name, Verification)
-        self._ledger = None
-        self._pending: dict[str, list] = {}  # address -> reports of the targets done so far
+        self._run: VerificationRun | None = None  # holds each target's explorer and Verification
+        self._verifications: list[tuple[str, Verification]] = []  # (target name, Verification)
+        self._ledger: Ledger | None = None
+        self._pending: dict[str, list[Report | None]] = {}  # address -> how each target done so far ended
         self._setup_error: str | None = None
         # The run's first block: from the network's context entry when the hook saw it, else now.
         self.start_block = (provider.get_block("latest").number or 0) if start_block is None else start_block
-        self.upgrade_events: list = []  # the run's Upgraded/BeaconUpgraded/AdminChanged, in order
-        self.scanned: tuple | None = None  # scan_logs' answer, when the caller walked the logs already
+        self.upgrade_events: list[UpgradeEvent] = []  # the run's Upgraded/BeaconUpgraded/AdminChanged, in order
+        # (children, upgrade events) when the caller walked the run's logs already
+        self.scanned: tuple[list[str], list[UpgradeEvent]] | None = None
         self._gated = False  # whether this queue told the gate that a script runs
-        self._what: dict = {}  # future -> (name, address), for the lines that say what ended or is awaited
+        # future -> (name, address), for the lines that say what ended or is awaited
+        self._what: dict[Future[list[Report]], tuple[str, str]] = {}
         self.ends_with_run = ""  # why the chain ends with the run (local_explorers.ends_with_run), for the advice
         self._setup()
 
-    def bound_to(self, provider: Any) -> bool:
+    def bound_to(self, provider: ProviderAPI | None) -> bool:
         return provider is not None and provider is self.provider
 
     def _setup(self) -> None:
@@ -102,12 +141,16 @@ class DeployQueue:
         GATE.script_started()  # from now on the workers leave Ape's managers to the script
         self._gated = True
 
-    def add_instance(self, instance: Any) -> None:
+    def add_instance(self, instance: Deployed) -> None:
         from ape_contract_verify.derive.artifacts import type_reference
 
-        name = getattr(instance.contract_type, "name", None)
-        deployed_type = type_reference(instance.contract_type)
-        self._queue_address(str(instance.address), name, getattr(instance, "txn_hash", None), deployed_type)
+        txn_hash = instance.txn_hash
+        self._queue_address(
+            str(instance.address),
+            instance.contract_type.name,
+            None if txn_hash is None else hash_text(txn_hash),
+            type_reference(instance.contract_type),
+        )
 
     def _queue_address(
         self, address: str, name: str | None, txn_hash: str | None, deployed_type: str | None = None
@@ -123,8 +166,8 @@ class DeployQueue:
         self._warm(address, txn_hash)
         if deployed_type:
             self._prepare(address, deployed_type)
-        recorded = {"type": deployed_type} if deployed_type else {}
-        self._ledger.record(name or address, address, status="pending", network=self.network, **recorded)
+        if self._ledger is not None:
+            self._ledger.recorded(name or address, address, self.network, deployed_type)
         from ape_contract_verify.derive.artifacts import short_name
 
         for target, verification in self._verifications:
@@ -155,12 +198,16 @@ class DeployQueue:
         (the artifact, its compiler input), so the workers need not call into them while the
         script can (`derive.ape_gate`). Cheap: manifests and ape-solidity's import resolution."""
         shared = self._verifications[0][1].shared
+        if self._run is None:
+            return
         try:
             shared.prepare(address, deployed_type, self._run.project, self.chain.get_code(address))
         except Exception as err:  # the workers resolve it later, once the script lets them
             logger.debug("contract_verify: %s not prepared at the deploy: %s", address, err)
 
-    def _verify(self, verification: Any, address: str, name: str | None, deployed_type: str | None = None) -> list:
+    def _verify(
+        self, verification: Verification, address: str, name: str | None, deployed_type: str | None = None
+    ) -> list[Report]:
         from ape_contract_verify.protocol.answers import Outcome
         from ape_contract_verify.workflow.report import Report, outcome_for
 
@@ -171,13 +218,10 @@ class DeployQueue:
         try:  # a proxy: the implementation linked on this target, for following upgrades
             from ape_contract_verify.workflow.upgrades import record_links
 
-            record_links(
-                self._ledger,
-                name or address,
-                address,
-                reports,
-                {verification.target_name: getattr(verification.target, "url", None)},
-            )
+            if self._ledger is not None:
+                target = verification.target
+                urls = {verification.target_name: target.url if target is not None else None}
+                record_links(self._ledger, name or address, address, reports, urls)
         except Exception as err:
             logger.warning("contract_verify: %s", err)
         # The ledger says how the address ended on every target: written once the last one ends.
@@ -188,11 +232,9 @@ class DeployQueue:
         if last:
             ended = [r for r in done if r is not None]
             report = next((r for r in ended if not r.ok), None) or next(iter(ended), None)
-            if report is not None:
+            if report is not None and self._ledger is not None:
                 try:
-                    self._ledger.record(
-                        name or report.contract, address, status=str(report.outcome), reason=report.reason
-                    )
+                    self._ledger.ended(name or report.contract, address, str(report.outcome), report.reason)
                 except Exception as err:  # the verification stands; the ledger says why it is stale
                     logger.warning("contract_verify: %s", err)
         return reports
@@ -213,14 +255,14 @@ class DeployQueue:
         for address in children:
             self._queue_address(address, None, None)
 
-    def finish(self) -> list[tuple[str, list]]:
+    def finish(self) -> list[tuple[str, list[Report]]]:
         """Wait for every queued verification and stop the explorers: (target, reports) per target.
         Each verification that ends says so as it ends (a live line on a terminal, a line each in a
         log), and a wait with none ending says what it waits for, so a CI log is never silent."""
         from concurrent.futures import FIRST_COMPLETED, wait
 
         from ape_contract_verify.protocol.answers import Outcome
-        from ape_contract_verify.workflow.verification import Report
+        from ape_contract_verify.workflow.report import Report
 
         if not self.active:
             return []
@@ -235,12 +277,8 @@ class DeployQueue:
         except Exception as err:
             logger.warning("contract_verify: could not look for factory deployments: %s", err)
         self.active = False
-        labels = (
-            {d.target.name: getattr(d.target, "label", "") for d in self._run.destinations}
-            if self._run is not None
-            else {}
-        )
-        results: list[list] = [[] for _ in self.futures]
+        labels = {d.target.name: d.target.label for d in self._run.destinations} if self._run is not None else {}
+        results: list[list[Report]] = [[] for _ in self.futures]
         progress = Progress(self.network, len(self.futures))
         pending = {future: index for index, (_, future) in enumerate(self.futures)}
         deadline = time.monotonic() + self.cfg.timeout + 60
@@ -250,9 +288,9 @@ class DeployQueue:
             if not ended:
                 if remaining <= 0:
                     break
-                progress.waiting([self._what.get(f, ("?", "?")) for f in sorted(pending, key=pending.get)])
+                progress.waiting([self._what.get(f, ("?", "?")) for f in sorted(pending, key=pending.__getitem__)])
                 continue
-            for future in sorted(ended, key=pending.get):
+            for future in sorted(ended, key=pending.__getitem__):
                 index = pending.pop(future)
                 target = self.futures[index][0]
                 try:
@@ -271,12 +309,12 @@ class DeployQueue:
             ]
             progress.ended(results[index], labels.get(target, target))
         progress.close()
-        by_target: dict[str, list] = {name: [] for name, _ in self._verifications}
+        by_target: dict[str, list[Report]] = {name: [] for name, _ in self._verifications}
         for (target, _), reports in zip(self.futures, results):
             for report in reports:
                 report.target_label = report.target_label or labels.get(target, "")
             by_target[target] += reports
-        if self.upgrade_events:  # after the deploys' own verifications: a relink follows their link
+        if self.upgrade_events and self._ledger is not None:  # after the deploys': a relink follows their link
             from ape_contract_verify.workflow.upgrades import follow
 
             try:
@@ -308,7 +346,7 @@ class DeployQueue:
                 logger.debug("contract_verify: stopping an explorer: %s", err)
 
 
-def network_table(groups: list[tuple[str, str, list]]) -> str:
+def network_table(groups: list[tuple[str, str, list[Report]]]) -> str:
     """The run's summary: one row per contract and target, with a network column once several
     networks are in it; one network is named above the table instead."""
     from ape_contract_verify.workflow.report import summary_table
@@ -324,13 +362,13 @@ def network_table(groups: list[tuple[str, str, list]]) -> str:
     return head + summary_table(reports)
 
 
-def run_advice(groups: list[tuple[str, str, list]], endings: dict[str, str]) -> list[str]:
+def run_advice(groups: list[tuple[str, str, list[Report]]], endings: Mapping[str, str]) -> list[str]:
     """The summary's last lines, one per network: its rows counted and, when some did not verify,
     what can still be done. `endings[network]` says why the network's chain ends with the run
     (`local_explorers.ends_with_run`): there `ape verify all` has nothing to read afterwards."""
     from ape_contract_verify.workflow.report import tally
 
-    by_network: dict[str, list] = {}
+    by_network: dict[str, list[Report]] = {}
     for network, _, reports in groups:
         by_network.setdefault(network, []).extend(reports)
     lines = []
@@ -360,12 +398,12 @@ class Progress:
     log (no TTY) one line per verification as it ends, and what is awaited when none ended for
     `HEARTBEAT` seconds. The last line counts how they ended."""
 
-    def __init__(self, network: str, total: int, stream: Any = None):
+    def __init__(self, network: str, total: int, stream: IO[str] | None = None):
         self.network = network
         self.total = total
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
-        self.done: list = []  # every report of the verifications ended
+        self.done: list[Report] = []  # every report of the verifications ended
         self.count = 0
         self.started = time.monotonic()
 
@@ -375,7 +413,7 @@ class Progress:
         else:
             print(text, file=self.stream, flush=True)
 
-    def ended(self, reports: list, target: str) -> None:
+    def ended(self, reports: list[Report], target: str) -> None:
         from ape_contract_verify.workflow.report import tally
 
         self.count += 1
@@ -390,7 +428,7 @@ class Progress:
         where = f" {address[:10]}…" if address.startswith("0x") else ""
         self._print(f"contract_verify: {self.count}/{self.total} on {self.network}:{where} {what} ({target})")
 
-    def waiting(self, awaited: list) -> None:
+    def waiting(self, awaited: list[tuple[str, str]]) -> None:
         if self.tty:
             return  # the live line is still there
         names = ", ".join(dict.fromkeys(name for name, _ in awaited))
@@ -408,167 +446,3 @@ class Progress:
             self._print(
                 f"contract_verify: {self.count}/{self.total} verifications on {self.network} ended: {tally(self.done)}"
             )
-
-
-class RunScan(NamedTuple):
-    """What one walk of a run's blocks found."""
-
-    candidates: list  # addresses the logs mention (topics, data words), not in `seen`
-    events: list  # the upgrade events, in order
-    transactions: list  # the hashes of the run's transactions (on a live network, Ape's accounts' only)
-    involved: list  # contracts the run touched: its transactions' receivers, its logs' emitters
-    creating: list  # (block, hash) of the run's transactions that could have created a contract
-
-
-def scan_logs(provider: Any, start_block: int, seen: Any = (), max_blocks: int = 5000) -> RunScan:
-    """One walk of the run's blocks (after `start_block`) and their receipts' logs."""
-    from ape_contract_verify.evm.upgrades import decode_log
-    from ape_contract_verify.protocol.values import checksum
-
-    latest = provider.get_block("latest").number or 0
-    first = max(start_block + 1, latest - max_blocks + 1)
-    scan = RunScan([], [], [], [], [])
-    ours = _own_sender(provider)
-
-    def touched(address: Any) -> None:
-        if address and int(str(address), 16) and checksum(str(address)) not in scan.involved:
-            scan.involved.append(checksum(str(address)))
-
-    for number in range(first, latest + 1):
-        for txn in provider.get_block(number).transactions:
-            if not ours(txn):
-                continue
-            receipt = provider.get_receipt(txn.txn_hash)
-            scan.transactions.append(_hash_text(receipt.txn_hash))
-            if _could_create(receipt):
-                scan.creating.append((number, _hash_text(receipt.txn_hash)))
-            touched(getattr(txn, "receiver", None))
-            receiver = getattr(txn, "receiver", None)  # eth-tester gives a creation the zero address
-            made = getattr(receipt, "contract_address", None) if not receiver or not int(str(receiver), 16) else None
-            if made and str(made).lower() not in seen and checksum(str(made)) not in scan.candidates:
-                scan.candidates.append(checksum(str(made)))  # a raw creation transaction (a blueprint sent by hand)
-            for log in receipt.logs or []:
-                event = decode_log(log, str(receipt.txn_hash))
-                if event is not None:
-                    scan.events.append(event)
-                touched(log.get("address") if isinstance(log, dict) else getattr(log, "address", None))
-                for word in _address_words(log):
-                    if word.lower() not in seen and word not in scan.candidates:
-                        scan.candidates.append(word)
-    return scan
-
-
-def run_children(provider: Any, start_block: int, scan: RunScan, seen: Any = (), reader: Any = None) -> list[str]:
-    """Every contract the run created that is not in `seen` (what Ape deployed): those its logs
-    name or emit with new code; then every CREATE and CREATE2 in the node's traces of the run's
-    transactions, or, without traces, the CREATE children by the involved contracts' nonces
-    (`evm/children.py`: children of children too) and every CREATE and CREATE2 of the run's
-    transactions that could have created one, replayed by `reader` (an `evm.chain` reader of the
-    provider: on a fork of its node, or in its in-process chain; one is made when none is given)."""
-    from ape_contract_verify.evm.children import nonce_children, traced_children
-    from ape_contract_verify.protocol.values import checksum
-
-    mine = {a.lower() for a in seen}
-    found = created_since(
-        provider, start_block, [a for a in dict.fromkeys(scan.candidates + scan.involved) if a.lower() not in mine]
-    )
-    traced = traced_children(provider, scan.transactions)
-    if traced is None:
-        deployed = [checksum(a) for a in seen]
-        traced = nonce_children(provider, deployed + scan.involved + found, start_block, made_in_run=deployed + found)
-        if scan.creating:
-            traced += _replayed(provider, reader, scan.creating, start_block)
-    for address in traced:
-        if address.lower() not in mine and address not in found:
-            found.append(address)
-    return found
-
-
-def _replayed(provider: Any, reader: Any, creating: list, start_block: int) -> list[str]:
-    from ape_contract_verify.evm.children import MAX_REPLAYED, replayed_children
-
-    own = reader is None
-    if own:
-        from ape_contract_verify.evm.chain import ApeProviderChain
-
-        reader = ApeProviderChain(provider)
-    started = time.monotonic()
-    try:
-        found = replayed_children(reader, provider, creating, start_block)
-    finally:
-        if own:
-            reader.close()  # its fork; a queue's reader keeps it for the children's creations
-    logger.info(
-        "contract_verify: %d of the run's transactions replayed (the node has no traces) in %.1f s",
-        min(len(creating), MAX_REPLAYED),
-        time.monotonic() - started,
-    )
-    return found
-
-
-def _could_create(receipt: Any) -> bool:
-    """Whether a receipt leaves room for a contract creation: it succeeded (a reverted transaction
-    keeps nothing it made) and used enough gas (`children.MIN_CREATING_GAS`)."""
-    from ape_contract_verify.evm.children import MIN_CREATING_GAS
-
-    try:
-        if int(getattr(receipt, "status", 1)) != 1:
-            return False
-        return int(getattr(receipt, "gas_used", None) or MIN_CREATING_GAS) >= MIN_CREATING_GAS
-    except (TypeError, ValueError):
-        return True
-
-
-def _hash_text(value: Any) -> str:
-    return value if isinstance(value, str) else "0x" + bytes(value).hex()
-
-
-def _own_sender(provider: Any) -> Callable[[Any], bool]:
-    """On a live network a run's blocks hold others' transactions too: only those Ape's accounts
-    sent are read (a receipt each), not every one of a busy chain's. A dev chain is the run's own."""
-    try:
-        if provider.network.is_dev:
-            return lambda txn: True
-        from ape import accounts
-    except Exception:
-        return lambda txn: True
-
-    def ours(txn: Any) -> bool:
-        try:
-            return getattr(txn, "sender", None) in accounts
-        except Exception:
-            return True
-
-    return ours
-
-
-def created_since(provider: Any, start_block: int, candidates: list[str]) -> list[str]:
-    """Of the addresses the run's logs mention, the contracts made during the run: code now, none
-    at `start_block`."""
-    found: list[str] = []
-    before = max(start_block, 0)
-    for address in candidates:
-        try:
-            if provider.get_code(address) and not provider.get_code(address, block_id=before):
-                found.append(address)
-        except Exception as err:
-            logger.debug("contract_verify: skipping %s: %s", address, err)
-    return found
-
-
-def _address_words(log: Any) -> list[str]:
-    """Addresses a log mentions: in its indexed topics and its 32-byte data words."""
-    from ape_contract_verify.protocol.values import checksum
-
-    words = []
-    raw = log if isinstance(log, dict) else getattr(log, "__dict__", {})
-    topics = list(raw.get("topics") or [])[1:]
-    data = raw.get("data") or b""
-    if isinstance(data, str):
-        data = bytes.fromhex(data.removeprefix("0x"))
-    chunks = [bytes(t) if not isinstance(t, str) else bytes.fromhex(t.removeprefix("0x")) for t in topics]
-    chunks += [bytes(data[i : i + 32]) for i in range(0, len(data) - len(data) % 32, 32)]
-    for chunk in chunks:
-        if len(chunk) == 32 and chunk[:12] == bytes(12) and chunk[12:] != bytes(20):
-            words.append(checksum(chunk[12:]))
-    return words

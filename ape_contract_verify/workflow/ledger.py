@@ -1,4 +1,4 @@
-"""The plugin's record of what was deployed on a chain and how its verification ended.
+"""The plugin's store of ledger entries (what was deployed on a chain and how its verification ended).
 
 Ape records deployments only on live networks, and only with `publish=True`; the deploy hook
 records every deployment here instead, so `ape verify all` knows what there is to do and can
@@ -12,12 +12,14 @@ that finds the database busy waits (`busy_timeout`) instead of failing, so no ch
 One database per chain rather than one per project: the file name says which chain it is, as the
 JSON ledger's did, so a chain's record is moved aside or deleted as one file, and a damaged
 database costs one chain's record, not the project's. Each entry is kept whole as a JSON object
-(callers add fields freely: type, network, targets, ...), keyed by its lower-case address, in
-insertion order.
+(`ledger_entry.LedgerEntry.to_json`), keyed by its lower-case address, in insertion order, and
+changed only by the entry's named transitions, each applied here in one transaction.
 
 A JSON ledger of earlier versions (deployments-….json beside it) is imported the first time the
 database is opened, in one transaction, and renamed to `….json.migrated`.
 """
+
+from __future__ import annotations
 
 import contextlib
 import json
@@ -25,13 +27,18 @@ import os
 import sqlite3
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.json_types import JsonObject
+from ape_contract_verify.workflow.ledger_entry import DONE, LedgerEntry
 
-DONE = ("verified", "already verified", "nothing to verify", "unsupported")  # unsupported: no target can do more yet
+if TYPE_CHECKING:
+    from os import PathLike
+
+__all__ = ["DONE", "Ledger", "LedgerEntry", "LedgerError"]
 BUSY_TIMEOUT = 60.0  # seconds a writer waits for another; a verification holds it for milliseconds
 SUFFIX = ".sqlite"
 _SCHEMA = (
@@ -46,6 +53,13 @@ class LedgerError(ContractVerifyError):
     """The ledger exists but cannot be read (or stayed busy beyond BUSY_TIMEOUT)."""
 
 
+class HasPath(Protocol):
+    """What the ledger needs of Ape's project: where it is."""
+
+    @property
+    def path(self) -> str | PathLike[str]: ...
+
+
 class Ledger:
     def __init__(self, path: Path):
         """`path` names the chain's database; a `.json` name (the old ledger's) means the database
@@ -55,76 +69,92 @@ class Ledger:
         self.legacy = path.with_suffix(".json")
 
     @classmethod
-    def for_chain(cls, project: Any, chain_id: int, genesis: str | None = None) -> "Ledger":
+    def for_chain(cls, project: HasPath, chain_id: int | None, genesis: str | None = None) -> Ledger:
         if genesis is None:
             genesis = _genesis_hash()
         name = f"deployments-{chain_id}-{(genesis or 'unknown')[2:12]}{SUFFIX}"
         return cls(Path(project.path) / ".build" / "contract_verify" / name)
 
     @classmethod
-    def in_project(cls, project: Any) -> list["Ledger"]:
+    def in_project(cls, project: HasPath) -> list[Ledger]:
         """Every chain's ledger in the project, the not yet imported JSON ones too."""
         folder = Path(project.path) / ".build" / "contract_verify"
         stems = {p.stem for pattern in ("deployments-*.json", f"deployments-*{SUFFIX}") for p in folder.glob(pattern)}
         return [cls(folder / f"{stem}{SUFFIX}") for stem in sorted(stems)]
 
-    def entries(self) -> list[dict]:
-        """The recorded deployments, in the order first recorded; none when there is no ledger.
-        An unreadable one is an error (LedgerError), never "nothing recorded"."""
+    def entries(self) -> list[JsonObject]:
+        """The recorded deployments as stored (the export's), in the order first recorded; none when
+        there is no ledger. An unreadable one is an error (LedgerError), never "nothing recorded"."""
         if not self.path.exists() and not self.legacy.exists():
             return []  # reading creates nothing
         with self._connect() as db:
             rows = db.execute("SELECT entry FROM deployments ORDER BY seq").fetchall()
         return [self._decode(row[0]) for row in rows]
 
-    def record(self, contract: str, address: str, **fields: Any) -> None:
-        """Add or update the entry for `address` (the last write of a field wins)."""
-        with self._transaction() as db:
-            entry = self._get(db, address)
-            if entry is not None:
-                entry.update(fields, contract=contract, updated=time.time())
-            else:
-                entry = {
-                    "contract": contract,
-                    "address": address,
-                    "status": "pending",
-                    **fields,
-                    "updated": time.time(),
-                }
-            self._put(db, entry)
+    def deployments(self) -> list[LedgerEntry]:
+        """The recorded deployments as typed entries, in the order first recorded."""
+        return [LedgerEntry.from_json(entry) for entry in self.entries()]
 
-    def record_target(self, contract: str, address: str, target: str, status: str, reason: str = "") -> None:
-        """One target's ending for `address`; the entry's `status` is the worst of its targets'."""
-        with self._transaction() as db:
-            entry = self._get(db, address) or {"contract": contract, "address": address}
-            targets = entry.setdefault("targets", {})
-            targets[target or "explorer"] = {"status": status, "reason": reason}
-            worst = next((t for t in targets.values() if t["status"] not in DONE), None) or {
-                "status": status,
-                "reason": reason,
-            }
-            entry.update(contract=contract, status=worst["status"], reason=worst["reason"], updated=time.time())
-            self._put(db, entry)
+    def pending(self) -> list[LedgerEntry]:
+        return [e for e in self.deployments() if not e.done]
 
-    def record_link(
-        self, contract: str, address: str, target: str, implementation: str, url: str | None = None
+    # -- the transitions (ledger_entry.LedgerEntry), each one transaction
+
+    def recorded(
+        self, contract: str, address: str, network: str | None = None, deployed_type: str | None = None
     ) -> None:
+        """Deployed (or made by a factory) and not verified yet."""
+        self._change(contract, address, lambda e: e.recorded(network, deployed_type))
+
+    def ended(self, contract: str, address: str, status: str, reason: str = "") -> None:
+        """How `address` ended on every target of a run (the worst of them)."""
+        self._change(contract, address, lambda e: e.ended(status, reason))
+
+    def target_ended(self, contract: str, address: str, target: str, status: str, reason: str = "") -> None:
+        """One target's ending for `address`; the entry's `status` is the worst of its targets'."""
+        self._change(contract, address, lambda e: e.target_ended(target, status, reason))
+
+    def linked(self, contract: str, address: str, target: str, implementation: str, url: str | None = None) -> None:
         """The implementation a proxy was last linked to (handled with, on Sourcify) on `target` at
         `url`: what `ape verify all` compares the chain with, so a proxy that did not move costs no call."""
+        self._change(contract, address, lambda e: e.linked(target, implementation, url), rename=False)
+
+    def upgraded(self, contract: str, address: str, implementation: str, tx: str | None, network: str) -> None:
+        """A proxy the run moved with auto off (recorded on `network` when the ledger did not know it)."""
+        self._change(
+            contract, address, lambda e: e.upgraded(implementation, tx), when_new=lambda e: e.recorded(network)
+        )
+
+    def admin_changed(self, contract: str, address: str, admin: str) -> None:
+        self._change(contract, address, lambda e: e.admin_changed(admin))
+
+    def _change(
+        self,
+        contract: str,
+        address: str,
+        transition: Callable[[LedgerEntry], None],
+        rename: bool = True,
+        when_new: Callable[[LedgerEntry], None] | None = None,
+    ) -> None:
+        """The one writer of entries: read `address`'s entry (a new one when there is none, first
+        changed by `when_new`), apply `transition`, write it back, under the write lock."""
         with self._transaction() as db:
-            entry = self._get(db, address) or {"contract": contract, "address": address, "status": "pending"}
-            entry.setdefault("links", {})[target or "explorer"] = {"implementation": implementation.lower(), "url": url}
-            entry["updated"] = time.time()
-            self._put(db, entry)
+            entry = self._get(db, address)
+            if entry is None:
+                entry = LedgerEntry(address=address, contract=contract)
+                if when_new is not None:
+                    when_new(entry)
+            elif rename:
+                entry.contract = contract
+            transition(entry)
+            entry.updated = time.time()
+            self._put(db, entry.to_json())
 
-    def pending(self) -> list[dict]:
-        return [e for e in self.entries() if e.get("status") not in DONE]
-
-    def export(self, path: Path | None = None) -> dict:
+    def export(self, path: Path | None = None) -> JsonObject:
         """The ledger as the JSON ledger was (`{"deployments": [...]}`), read in one snapshot;
         written atomically to `path` when given. Never imported back (only `….json` beside the
         database is, once)."""
-        document = {"deployments": self.entries()}
+        document: JsonObject = {"deployments": list(self.entries())}
         if path is not None:
             path = Path(path)
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -225,19 +255,19 @@ class Ledger:
                 (str(entry["address"]).lower(), json.dumps(entry)),
             )
 
-    def _get(self, db: sqlite3.Connection, address: str) -> dict | None:
+    def _get(self, db: sqlite3.Connection, address: str) -> LedgerEntry | None:
         row = db.execute("SELECT entry FROM deployments WHERE address = ?", (address.lower(),)).fetchone()
-        return None if row is None else self._decode(row[0])
+        return None if row is None else LedgerEntry.from_json(self._decode(row[0]))
 
     @staticmethod
-    def _put(db: sqlite3.Connection, entry: dict) -> None:
+    def _put(db: sqlite3.Connection, entry: JsonObject) -> None:
         # An upsert keeps the row, so its place in insertion order.
         db.execute(
             "INSERT INTO deployments (address, entry) VALUES (?, ?) ON CONFLICT(address) DO UPDATE SET entry = excluded.entry",
-            (entry["address"].lower(), json.dumps(entry)),
+            (str(entry["address"]).lower(), json.dumps(entry)),
         )
 
-    def _decode(self, text: str) -> dict:
+    def _decode(self, text: str) -> JsonObject:
         try:
             entry = json.loads(text)
             if not isinstance(entry, dict) or "address" not in entry:

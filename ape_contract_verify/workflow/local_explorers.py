@@ -1,7 +1,8 @@
-"""This process's embedded local explorers: one per connected chain, shared by everything in the
-process that verifies or reads there (the deploy hook's queue, Ape's explorer for
-`Contract(address)`, links and `publish=True`). What the hook verified during an `ape run` is then
-what `Contract(address)` finds and what its links show, in the same run.
+"""Keeping this process's embedded local explorers, one per connected chain.
+
+Each is shared by everything in the process that verifies or reads there (the deploy hook's
+queue, Ape's explorer for `Contract(address)`, links and `publish=True`). What the hook verified
+during an `ape run` is then what `Contract(address)` finds and what its links show, in the same run.
 
 An explorer is started on first use and kept until the process ends (or `stop_all`). It reads the
 chain through the reader of whoever started it: the deploy hook passes its memoising reader, so
@@ -20,19 +21,25 @@ from __future__ import annotations
 import atexit
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ape_contract_verify.logs import get_logger
+
+if TYPE_CHECKING:
+    from ape.api import ProviderAPI
+
+    from ape_contract_verify.evm.reads import ChainReader
+    from ape_contract_verify.server.runner import LocalExplorer
 
 logger = get_logger()
 
 _lock = threading.Lock()
 # (id(provider), chain id) -> (provider, explorer); the provider is held so its id is not reused.
-_running: dict[tuple[int, Any], tuple[Any, Any]] = {}
+_running: dict[tuple[int, int | None], tuple[ProviderAPI, LocalExplorer]] = {}
 _atexit = False
 
 
-def _key(provider: Any) -> tuple[int, Any]:
+def _key(provider: ProviderAPI) -> tuple[int, int | None]:
     try:
         chain_id = provider.chain_id
     except Exception:  # not connected: one explorer per provider object still
@@ -40,7 +47,7 @@ def _key(provider: Any) -> tuple[int, Any]:
     return id(provider), chain_id
 
 
-def shared(provider: Any, chain_reader: Any = None, start: bool = True) -> Any | None:
+def shared(provider: ProviderAPI, chain_reader: ChainReader | None = None, start: bool = True) -> LocalExplorer | None:
     """The running explorer for `provider`'s chain; started (on `chain_reader`, default the
     provider itself) when there is none and `start` is set, else None."""
     global _atexit
@@ -61,7 +68,7 @@ def shared(provider: Any, chain_reader: Any = None, start: bool = True) -> Any |
         return explorer
 
 
-def kept(provider: Any) -> Any | None:
+def kept(provider: ProviderAPI) -> LocalExplorer | None:
     """The running explorer for `provider`'s chain, else the one kept for it (started on its store):
     what `ape verify status` reads. None when the chain ends with the command (nothing is kept)."""
     found = shared(provider, start=False)
@@ -70,19 +77,21 @@ def kept(provider: Any) -> Any | None:
     return shared(provider)
 
 
-def ends_with_run(provider: Any) -> str:
+def ends_with_run(provider: ProviderAPI) -> str:
     """Why `provider`'s chain ends with this `ape` command, in words; "" when it outlives it."""
     from ape_contract_verify.evm.tester_replay import tester_chain
 
     if tester_chain(provider) is not None:
         return "Ape's test provider runs its chain inside the `ape` command, and it ends with it"
-    if getattr(provider, "process", None) is not None:  # Ape's SubprocessProvider started the node: it stops it
-        name = getattr(provider, "process_name", None) or "node"
-        return f"{getattr(provider, 'name', 'the provider')} started this {name} and stops it when the command ends"
+    # getattr: only Ape's SubprocessProvider (ape-foundry's, ape-node's) has a process and its name;
+    # one it started, it stops.
+    process, name = getattr(provider, "process", None), getattr(provider, "process_name", None)
+    if process is not None:
+        return f"{provider.name} started this {name or 'node'} and stops it when the command ends"
     return ""
 
 
-def store_path(provider: Any) -> Path | None:
+def store_path(provider: ProviderAPI) -> Path | None:
     """Where the explorer of `provider`'s chain keeps what it verified: one SQLite file per chain
     id and genesis hash in the project's .build/contract_verify/; None when the chain ends with
     the command, or its genesis cannot be read (a store keyed by chain id alone could serve one
@@ -93,8 +102,8 @@ def store_path(provider: Any) -> Path | None:
         from ape import project
 
         chain_id = int(provider.chain_id)
-        genesis = provider.get_block(0).hash
-        genesis = genesis.hex() if isinstance(genesis, (bytes, bytearray)) else str(genesis)
+        block_hash = provider.get_block(0).hash
+        genesis = block_hash.hex() if isinstance(block_hash, (bytes, bytearray)) else str(block_hash)
         folder = Path(project.path) / ".build" / "contract_verify"
     except Exception as err:  # no store: the explorer still verifies, for this command only
         logger.debug("contract_verify: no store for the local explorer: %s", err)
@@ -105,7 +114,7 @@ def store_path(provider: Any) -> Path | None:
     return folder / f"explorer-{chain_id}-{genesis[:12]}.sqlite"
 
 
-def _start(provider: Any, chain_reader: Any) -> Any:
+def _start(provider: ProviderAPI, chain_reader: ChainReader) -> LocalExplorer:
     from ape_contract_verify.server.runner import start_embedded
     from ape_contract_verify.server.store import StoreOpenError
 

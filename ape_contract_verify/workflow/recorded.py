@@ -1,19 +1,28 @@
-"""Verifying what was recorded (`verify_all`, `ape verify all`): which networks have records, what
-each recorded address still needs on each target (upgrades followed: `upgrades.plan`), and the
-ledger's note of how each ended, so a second run does only what is left.
+"""Verifying what was recorded (`verify_all`, `ape verify all`), so a second run does only what is left.
+
+Which networks have records, what each recorded address still needs on each target (upgrades
+followed: `upgrades.plan`), and the ledger's note of how each ended.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.workflow.choice import NetworkChoice
 from ape_contract_verify.workflow.records import Records
+from ape_contract_verify.workflow.report import Report
 from ape_contract_verify.workflow.run import Item, VerificationRun
-from ape_contract_verify.workflow.verification import Report
+
+if TYPE_CHECKING:
+    from ape.api import ProviderAPI
+    from ape.managers.project import ProjectManager
+
+    from ape_contract_verify.evm.reads import ChainReader
+    from ape_contract_verify.workflow.ledger import Ledger
 
 Warn = Callable[[str], None]
 
@@ -22,7 +31,9 @@ class NoRecords(ContractVerifyError):
     """Nothing recorded where records were asked for."""
 
 
-def network_choices(project: Any, choice: NetworkChoice, all_networks: bool, warn: Warn) -> list[NetworkChoice]:
+def network_choices(
+    project: ProjectManager, choice: NetworkChoice, all_networks: bool, warn: Warn
+) -> list[NetworkChoice]:
     """One NetworkChoice per network: each one given, or with `all_networks` every network with
     recorded deployments (the plugin's records and ape-config.yaml's deployments:)."""
     if all_networks:
@@ -42,7 +53,7 @@ def network_choices(project: Any, choice: NetworkChoice, all_networks: bool, war
     return [choice.for_network(n) for n in choice.networks] or [choice]
 
 
-def records_on(project: Any, chain_id: int, warn: Warn, name: str | None = None) -> Records:
+def records_on(project: ProjectManager, chain_id: int | None, warn: Warn, name: str | None = None) -> Records:
     """The recorded deployments on the connected network (of `name` only, when given); records that
     could not be read are warned about. An unknown `name` raises (`find_artifact`'s error), and so
     do records that could not be read at all: "none" would be a wrong answer."""
@@ -60,16 +71,16 @@ class RecordedBatch:
     """Every recorded deployment of the networks added, planned against the ledger and the chain,
     then verified in one `VerificationRun`, each ending written to its network's ledger."""
 
-    def __init__(self, run: VerificationRun, project: Any, warn: Warn):
+    def __init__(self, run: VerificationRun, project: ProjectManager, warn: Warn):
         self.run = run
         self.project = project
         self.warn = warn
         self.items: list[Item] = []
         self.current: list[Report] = []  # proxies whose links match the chain: nothing sent
-        self._ledgers: dict[str, Any] = {}
+        self._ledgers: dict[str, Ledger] = {}
         self._names: dict[tuple[str, str], str] = {}  # (network, address) -> the name it was recorded under
 
-    def add_network(self, choice: NetworkChoice, provider: Any) -> None:
+    def add_network(self, choice: NetworkChoice, provider: ProviderAPI) -> None:
         """Open `choice`'s targets on the connected `provider` and plan its recorded deployments."""
         from ape_contract_verify.evm.chain import ApeProviderChain
         from ape_contract_verify.workflow.choice import chain_id_of
@@ -96,7 +107,7 @@ class RecordedBatch:
         self.run.add_network(label, choice.targets(chain_id), provider, ApeProviderChain(provider))
         self._ledgers[label] = ledger
         try:
-            entries = {e["address"].lower(): e for e in ledger.entries()}
+            entries = {str(e["address"]).lower(): e for e in ledger.entries()}
         except ContractVerifyError:  # records_on warned: verify as if nothing were recorded
             entries = {}
         reader = ApeProviderChain(provider)
@@ -129,11 +140,11 @@ class RecordedBatch:
 
 def plan_items(
     run: VerificationRun,
-    entry: Any,
+    entry: JsonObject | None,
     label: str,
     address: str,
     deployed_type: str | None,
-    reader: Any,
+    reader: ChainReader,
     current: list[Report],
 ) -> list[Item]:
     """The items for one recorded address (workflow/upgrades.plan): as before, except a proxy the
@@ -142,7 +153,7 @@ def plan_items(
     from ape_contract_verify.workflow.upgrades import plan
 
     names = {d.target.name: d.target.url for d in run.targets_of(label)}
-    labels = {d.target.name: getattr(d.target, "label", "") for d in run.targets_of(label)}
+    labels = {d.target.name: d.target.label for d in run.targets_of(label)}
     todo = plan(entry, names, reader, address)
     item = Item(label, address, deployed_type=deployed_type)
     items = []
@@ -170,7 +181,9 @@ def plan_items(
     return items
 
 
-def record_outcome(ledger: Any, name: str, item: Item, reports: Iterable[Report], urls: dict, warn: Warn) -> None:
+def record_outcome(
+    ledger: Ledger, name: str, item: Item, reports: Iterable[Report], urls: dict[str, str | None], warn: Warn
+) -> None:
     """The ledger keeps each target's ending per address (the explorer, not the ledger, says what is
     verified: the ledger may speak of another explorer), and a proxy's link."""
     from ape_contract_verify.workflow.report import outcome_for
@@ -179,7 +192,7 @@ def record_outcome(ledger: Any, name: str, item: Item, reports: Iterable[Report]
     reports = list(reports)
     try:
         if (report := outcome_for(item.address, reports)) is not None:
-            ledger.record_target(name, item.address, report.target, str(report.outcome), report.reason)
+            ledger.target_ended(name, item.address, report.target, str(report.outcome), report.reason)
         relinked = (next(iter(item.targets)), item.relink) if item.relink and item.targets else None
         record_links(ledger, name, item.address, reports, urls, relinked)
     except ContractVerifyError as err:  # already warned about; the verification stands

@@ -1,17 +1,29 @@
-"""What was deployed on the connected network: the plugin's ledger (what `ape run` deployed, with
-auto mode on or off) and Ape's own records (the `deployments:` section of ape-config.yaml and the
-deployment maps Ape keeps for live networks), read through Ape's API.
+"""Reading what was deployed on the connected network, from the plugin's ledger and Ape's records.
+
+The plugin's ledger holds what `ape run` deployed, with auto mode on or off; Ape's own records are
+the `deployments:` section of ape-config.yaml and the deployment maps Ape keeps for live networks,
+read through Ape's API.
 
 A record that cannot be read is a problem to show, never an empty record: `ape verify all` must
 not answer "No recorded deployments" because a file or a contract type could not be read.
 """
 
+from __future__ import annotations
+
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ape.managers.project import ProjectManager
+    from ethpm_types import ContractType
+
+    from ape_contract_verify.derive.artifacts import Artifact
 
 
 @dataclass
 class Records:
+    """The deployments found, the problems met reading them, and the types Ape deployed."""
+
     deployments: list[tuple[str, str]] = field(default_factory=list)  # (contract, address), in order, once each
     problems: list[str] = field(default_factory=list)
     types: dict[str, str] = field(
@@ -25,7 +37,7 @@ class Records:
             self.types.setdefault(address.lower(), deployed_type)
 
 
-def ape_records(contract_type: Any) -> list[str]:
+def ape_records(contract_type: ContractType) -> list[str]:
     """Ape's deployment records of one contract type on the connected network. Ape's
     `get_deployments` takes a contract container, not a contract type."""
     from ape import chain
@@ -34,21 +46,20 @@ def ape_records(contract_type: Any) -> list[str]:
     return [str(c.address) for c in chain.contracts.get_deployments(ContractContainer(contract_type))]
 
 
-def recorded_deployments(project: Any, chain_id: int, name: str | None = None) -> Records:
+def recorded_deployments(project: ProjectManager, chain_id: int | None, name: str | None = None) -> Records:
     """Every recorded deployment on the connected chain (of NAME only, when given). An unknown
     NAME raises ContractVerifyError (from `find_artifact`)."""
     from ape_contract_verify.derive.artifacts import find_artifact, iter_artifacts
     from ape_contract_verify.workflow.ledger import Ledger, LedgerError
 
     records = Records()
-    artifacts: list[Any] = []
+    artifacts: list[Artifact] = []
     if name is not None:
         artifacts = [find_artifact(name, project)]
     try:
-        for entry in Ledger.for_chain(project, chain_id).entries():
-            contract = entry.get("contract") or entry["address"]
-            if name is None or contract in (name, artifacts[0].label, artifacts[0].contract_type.name):
-                records.add(contract, entry["address"], entry.get("type"))
+        for entry in Ledger.for_chain(project, chain_id).deployments():
+            if name is None or entry.name in (name, artifacts[0].label, artifacts[0].contract_type.name):
+                records.add(entry.name, entry.address, entry.deployed_type)
     except LedgerError as err:
         records.problems.append(str(err))
     if name is None:
@@ -65,7 +76,7 @@ def recorded_deployments(project: Any, chain_id: int, name: str | None = None) -
     return records
 
 
-def recorded_networks(project: Any) -> tuple[list[str], list[str]]:
+def recorded_networks(project: ProjectManager) -> tuple[list[str], list[str]]:
     """(networks, problems): every network with recorded deployments, for `ape verify all
     --all-networks`: those the ledgers name (`ecosystem:network:provider`, as `ape run` was
     connected) and those of the `deployments:` section of ape-config.yaml (`ecosystem:network`)."""
@@ -83,9 +94,9 @@ def recorded_networks(project: Any) -> tuple[list[str], list[str]]:
 
     for ledger in Ledger.in_project(project):
         try:
-            for entry in ledger.entries():
-                if entry.get("network"):
-                    add(str(entry["network"]))
+            for entry in ledger.deployments():
+                if entry.network:
+                    add(entry.network)
         except LedgerError as err:
             problems.append(str(err))
     try:

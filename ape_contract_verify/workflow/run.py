@@ -1,4 +1,4 @@
-"""One command's verifications: every contract on every target of every network, side by side.
+"""Running one command's verifications: every contract on every target of every network, side by side.
 
 Each target has its own client, rate limiter and polling, so three targets cost about what the
 slowest one costs, not the sum; one target down or refusing ends with its own outcome and never
@@ -6,17 +6,27 @@ stops the others. The targets of a network share one `Derivations`: a contract i
 pre-checked once, then submitted to each.
 """
 
+from __future__ import annotations
+
 import contextlib
 import dataclasses
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.answers import Outcome
-from ape_contract_verify.workflow.verification import Derivations, Options, Report, Verification, explorer_for
+from ape_contract_verify.workflow.report import Report
+from ape_contract_verify.workflow.verification import Derivations, Options, Verification, explorer_for
+
+if TYPE_CHECKING:
+    from ape.api import ProviderAPI
+    from ape.managers.project import ProjectManager
+
+    from ape_contract_verify.client.targets import Target
+    from ape_contract_verify.evm.reads import ChainReader
 
 logger = get_logger()
 
@@ -30,7 +40,7 @@ class Item:
     name: str | None = None
     constructor_args: str | None = None
     deployed_type: str | None = None  # what Ape deployed there (the ledger's record), see Verification.contract
-    targets: frozenset | None = None  # the target names to verify it on; None: every one of its network
+    targets: frozenset[str] | None = None  # the target names to verify it on; None: every one of its network
     relink: str | None = None  # a proxy that moved: link it to this implementation (Verification.relink)
 
     @property
@@ -43,7 +53,7 @@ class Item:
 @dataclass
 class Destination:
     network: str
-    target: Any  # client.targets.Target
+    target: Target
     verification: Verification
     health: TargetHealth  # shared by every worker on this target: down once, for the whole run
 
@@ -53,11 +63,11 @@ class VerificationRun:
 
     def __init__(
         self,
-        project: Any,
+        project: ProjectManager,
         options: Options,
         workers: int = 16,
         on_progress: Callable[[str, str], None] | None = None,
-        client_options: dict | None = None,
+        client_options: dict[str, int] | None = None,
         shared_local: bool = False,
     ):
         self.project = project
@@ -69,19 +79,19 @@ class VerificationRun:
         self.destinations: list[Destination] = []
         self._stack = contextlib.ExitStack()
 
-    def __enter__(self) -> "VerificationRun":
+    def __enter__(self) -> VerificationRun:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._stack.close()  # stops embedded explorers (not the process's shared ones)
 
     def add_network(
         self,
         network: str,
-        targets: Iterable[Any],
-        provider: Any = None,
-        chain_reader: Any = None,
-        on_error: Callable[[Any, Exception], None] | None = None,
+        targets: Iterable[Target],
+        provider: ProviderAPI | None = None,
+        chain_reader: ChainReader | None = None,
+        on_error: Callable[[Target, Exception], None] | None = None,
     ) -> None:
         """Open each target's explorer for `network`. A target that cannot be opened raises, or,
         with `on_error`, is handed to it and left out (the others still run)."""
@@ -162,7 +172,7 @@ class VerificationRun:
                         str(err),
                         target=destination.target.name,
                         network=destination.network,
-                        target_label=getattr(destination.target, "label", ""),
+                        target_label=destination.target.label,
                     )
                 ]
             if on_done is not None:

@@ -131,17 +131,15 @@ def record_links(
     if relinked is not None and all(r.ok for r in reports):
         links[relinked[0]] = relinked[1]
     for target, implementation in links.items():
-        ledger.record_link(name, address, target, implementation, urls.get(target))
+        ledger.linked(name, address, target, implementation, urls.get(target))
 
 
 def record_admins(ledger: Ledger, events: Iterable[UpgradeEvent], known: dict[str, dict]) -> None:
     """AdminChanged moves no implementation, so no link: the ledger keeps the admin of the proxies it knows."""
     for event in events:
         if event.kind == ADMIN and event.emitter in known:
-            ledger.record(
-                known[event.emitter].get("contract") or event.emitter,
-                known[event.emitter]["address"],
-                admin=event.address,
+            ledger.admin_changed(
+                known[event.emitter].get("contract") or event.emitter, known[event.emitter]["address"], event.address
             )
 
 
@@ -177,7 +175,7 @@ def follow(
         stale = [t for t, v in destinations if linked(entry, t, _url(v)) != now]
         found.append(Moved(proxy, event, now, before, name, stale))
         if entry is None:  # upgraded here, recorded nowhere: `ape verify all` knows it from now on
-            ledger.record(name, proxy, status="pending")
+            ledger.recorded(name, proxy)
     jobs: list[tuple[Moved, str, Verification, Pending]] = []
     for item in found:
         for target, verification in destinations:
@@ -244,13 +242,7 @@ def record_upgrades(events: list[UpgradeEvent], chain: ChainReader, ledger: Ledg
         if now is None:
             continue
         entry = entries.get(proxy) or {}
-        fields = {} if entry else {"status": "pending", "network": network}
-        ledger.record(
-            entry.get("contract") or proxy,
-            entry.get("address") or proxy,
-            upgraded={"implementation": now, "tx": event.tx_hash},
-            **fields,
-        )
+        ledger.upgraded(entry.get("contract") or proxy, entry.get("address") or proxy, now, event.tx_hash, network)
     return list(moved)
 
 

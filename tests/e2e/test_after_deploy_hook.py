@@ -51,14 +51,15 @@ def main():
 APE_TEST = """
 def test_a_deploy_in_ape_test_is_not_verified(accounts, project):
     from ape_contract_verify.workflow import after_deploy
+    from ape_contract_verify.workflow.ape_patches import PATCHES
 
     # The hook is in (so the rest says something): Ape's deploy path is wrapped in `ape test` too.
-    assert "ape.managers._contractscache" in after_deploy._applied, after_deploy._install_errors
+    assert "ape.managers._contractscache" in PATCHES.applied, PATCHES.problems
     box = accounts[0].deploy(project.Box)
     assert box.address
     assert after_deploy.deploy_mode() is None
     assert after_deploy.current_queue() is None
-    assert after_deploy._queues == {} and after_deploy._recorders == {}
+    assert after_deploy.HOOK.runs == {}
 """
 
 # `python -m ape` does not exist in eth-ape 0.8 (no ape/__main__.py); this is what it would run, from

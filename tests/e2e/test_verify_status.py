@@ -38,7 +38,7 @@ def _record(project, anvil_url: str, network: str, entries: list[tuple[str, str]
         with networks.parse_network_choice("ethereum:local:foundry", provider_settings={"host": anvil_url}):
             ledger = Ledger.for_chain(SimpleNamespace(path=project), 31337)
             for name, address in entries:
-                ledger.record(name, address, status="pending", network=network)
+                ledger.recorded(name, address, network)
     finally:
         forget_connections(networks)
 

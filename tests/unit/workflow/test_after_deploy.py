@@ -23,9 +23,10 @@ NETWORK_ROW = re.compile(
 @pytest.fixture
 def hook_state(monkeypatch):
     from ape_contract_verify.workflow import after_deploy
+    from ape_contract_verify.workflow.ape_patches import PATCHES
 
-    monkeypatch.setattr(after_deploy, "_warned", set())
-    monkeypatch.setattr(after_deploy, "_install_errors", [])
+    monkeypatch.setattr(after_deploy.HOOK, "warned", set())
+    monkeypatch.setattr(PATCHES, "problems", [])
     return after_deploy
 
 
@@ -100,25 +101,28 @@ def test_wrappers_go_in_when_ape_imports_the_module_and_failures_are_said_once(
         original = module.ContractCache.cache_deployment
         module.ContractCache.cache_deployment = lambda self, i: calls.append(i) or original(self, i)
 
+    from ape_contract_verify.workflow.ape_patches import PATCHES
+
     assert "fake_ape_module_for_hook" not in sys.modules
-    hook_state._after_import("fake_ape_module_for_hook", patch)
+    name = "fake_ape_module_for_hook"
+    PATCHES.when_imported(name, lambda module: PATCHES.apply(name, patch, module))
     import fake_ape_module_for_hook as fake  # noqa: E402
 
     try:
         assert fake.ContractCache().cache_deployment("box") == "cached" and calls == ["box"]
-        assert "fake_ape_module_for_hook" in hook_state._applied
+        assert "fake_ape_module_for_hook" in PATCHES.applied
         assert "exec_module" not in vars(fake.__spec__.loader)  # the loader is back to itself
     finally:
         sys.modules.pop("fake_ape_module_for_hook", None)
-        hook_state._applied.discard("fake_ape_module_for_hook")
+        PATCHES.applied.discard("fake_ape_module_for_hook")
 
     # A module whose class Ape renamed: the reason is kept, and said once when auto mode wants it.
-    hook_state._apply("ape.managers._contractscache", lambda module: module.ContractCache, types.ModuleType("x"))
-    assert hook_state._install_errors and "AttributeError" in hook_state._install_errors[0]
+    PATCHES.apply("ape.managers._contractscache", lambda module: module.ContractCache, types.ModuleType("x"))
+    assert PATCHES.problems and "AttributeError" in PATCHES.problems[0]
     monkeypatch.setattr(hook_state, "_config", lambda: types.SimpleNamespace(auto=True))
     monkeypatch.setattr(hook_state, "in_ape_run", lambda: True)
-    hook_state._warn_unhooked()
-    hook_state._warn_unhooked()
+    hook_state.HOOK.unhooked()
+    hook_state.HOOK.unhooked()
     warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert len(warnings) == 1 and "could not hook Ape" in warnings[0] and "ContractCache" in warnings[0], warnings
 
@@ -155,5 +159,5 @@ def test_an_unreadable_ledger_is_an_error_not_an_empty_one(tmp_path):
     with pytest.raises(LedgerError, match="deployments.sqlite"):
         ledger.entries()
     with pytest.raises(LedgerError):  # never written over
-        ledger.record("Box", "0x5FbDB2315678afecb367f032d93F642f64180aa3")
+        ledger.recorded("Box", "0x5FbDB2315678afecb367f032d93F642f64180aa3")
     assert ledger.path.read_text() == '{"deployments": ['

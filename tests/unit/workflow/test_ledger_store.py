@@ -26,9 +26,9 @@ WRITER = textwrap.dedent(
     for n in range(each):
         i = n * writers + me
         address = "0x%040x" % (i + 1)
-        ledger.record(f"C{i}", address, status="pending", network="ethereum:local:test", type=f"T{i}")
-        ledger.record_target(f"C{i}", address, "local", "verified")
-        ledger.record_target(f"C{i}", address, "etherscan", "failed" if i % 7 == 0 else "verified", "why" if i % 7 == 0 else "")
+        ledger.recorded(f"C{i}", address, "ethereum:local:test", f"T{i}")
+        ledger.target_ended(f"C{i}", address, "local", "verified")
+        ledger.target_ended(f"C{i}", address, "etherscan", "failed" if i % 7 == 0 else "verified", "why" if i % 7 == 0 else "")
     """
 )
 
@@ -124,7 +124,7 @@ def test_a_json_ledger_is_imported_once(tmp_path):
     assert ledger.entries() == document["deployments"]  # every field, in order
     assert not old.exists() and (tmp_path / "deployments-31337-abc.json.migrated").exists()
 
-    ledger.record_target("Box", "0x5fbdb2315678afecb367f032d93f642f64180aa3", "local", "verified")
+    ledger.target_ended("Box", "0x5fbdb2315678afecb367f032d93f642f64180aa3", "local", "verified")
     # A JSON ledger showing up again (restored, copied) adds what the store lacks, changes nothing.
     _old_ledger(old)
     entries = Ledger(old).entries()
@@ -144,10 +144,10 @@ def test_an_unreadable_json_ledger_is_not_imported_nor_written_over(tmp_path):
     with pytest.raises(LedgerError, match=r"deployments-1-abc\.json.*move it aside"):
         ledger.entries()
     with pytest.raises(LedgerError):
-        ledger.record("Box", "0x5FbDB2315678afecb367f032d93F642f64180aa3")
+        ledger.recorded("Box", "0x5FbDB2315678afecb367f032d93F642f64180aa3")
     assert old.read_text() == '{"deployments": ['
     old.rename(tmp_path / "aside.json")  # the fix the message gives
-    ledger.record("Box", "0x5FbDB2315678afecb367f032d93F642f64180aa3")
+    ledger.recorded("Box", "0x5FbDB2315678afecb367f032d93F642f64180aa3")
     assert [e["contract"] for e in ledger.entries()] == ["Box"]
 
 
@@ -164,8 +164,8 @@ def test_a_damaged_store_is_an_error_that_says_how_to_recover(tmp_path, content)
     for call in (
         ledger.entries,
         ledger.pending,
-        lambda: ledger.record("Box", "0x01"),
-        lambda: ledger.record_target("Box", "0x01", "local", "verified"),
+        lambda: ledger.recorded("Box", "0x01"),
+        lambda: ledger.target_ended("Box", "0x01", "local", "verified"),
     ):
         with pytest.raises(LedgerError) as info:
             call()
@@ -190,7 +190,7 @@ def test_the_project_ledgers_are_every_chain_s_imported_or_not(tmp_path):
     folder = tmp_path / ".build" / "contract_verify"
     folder.mkdir(parents=True)
     _old_ledger(folder / "deployments-1-aaa.json")
-    Ledger(folder / "deployments-2-bbb.sqlite").record("Box", "0x01", network="ethereum:sepolia:node")
+    Ledger(folder / "deployments-2-bbb.sqlite").recorded("Box", "0x01", "ethereum:sepolia:node")
     ledgers = Ledger.in_project(SimpleNamespace(path=tmp_path))
     assert [lg.path.name for lg in ledgers] == ["deployments-1-aaa.sqlite", "deployments-2-bbb.sqlite"]
     assert [len(lg.entries()) for lg in ledgers] == [2, 1]

@@ -1,10 +1,10 @@
-"""The one walk of a run's blocks (`deploy_queue.scan_logs`): on a live network, only transactions
+"""The one walk of a run's blocks (`run_logs.scan_logs`): on a live network, only transactions
 Ape's accounts sent are read, not every transaction of a busy chain's blocks."""
 
 from types import SimpleNamespace as NS
 
 from ape_contract_verify.protocol.values import checksum
-from ape_contract_verify.workflow.deploy_queue import scan_logs
+from ape_contract_verify.workflow.run_logs import scan_logs
 
 UPGRADED = "0xbc7cd75a20ee27fd9adebab32041f755214dbc6bffa90cc0225b39da2e5c2d3b"
 
@@ -14,7 +14,7 @@ class Chain:
         self.network = NS(is_dev=is_dev)
         self.receipts_read: list[str] = []
         implementation = "0x" + "00" * 12 + "ab" * 20
-        self.txs = [NS(txn_hash=f"0x{i:064x}", sender=s) for i, s in enumerate(senders)]
+        self.txs = [NS(txn_hash=f"0x{i:064x}", sender=s, receiver=None) for i, s in enumerate(senders)]
         self.logs = {
             tx.txn_hash: [{"address": "0x" + "cd" * 20, "topics": [UPGRADED, implementation], "data": "0x"}]
             for tx in self.txs
@@ -25,7 +25,7 @@ class Chain:
 
     def get_receipt(self, txn_hash):
         self.receipts_read.append(txn_hash)
-        return NS(txn_hash=txn_hash, logs=self.logs[txn_hash])
+        return NS(txn_hash=txn_hash, logs=self.logs[txn_hash], contract_address=None, status=1, gas_used=0)
 
 
 def _ours_and_theirs():

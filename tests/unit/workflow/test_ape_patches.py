@@ -1,0 +1,143 @@
+"""The deploy hook's patches of Ape: each checks what it wraps before it wraps anything. When Ape
+changes under one (an attribute gone, a parameter renamed), the module stays as Ape made it, a
+deploy still works, and the hook says what changed and that auto-verification is off for the run."""
+
+import importlib
+import types
+
+import pytest
+
+from ape_contract_verify.workflow import after_deploy
+from ape_contract_verify.workflow.ape_patches import CHECKED_AGAINST, PATCH_LIST, ApeChanged, ApePatches
+
+pytestmark = pytest.mark.unit
+
+CACHE = next(p for p in PATCH_LIST if p.module == "ape.managers._contractscache")
+
+
+class Hooks:
+    """The deploy hook's side, counting what the patches hand it."""
+
+    def __init__(self):
+        self.deployed_instances, self.declared_ids, self.unhooked_calls = [], [], 0
+
+    def deployed(self, instance):
+        self.deployed_instances.append(instance)
+
+    def declared(self, address, contract_type, txn_hash=None):
+        self.declared_ids.append(address)
+
+    def verifies_here(self):
+        return True
+
+    def entered(self, provider):
+        pass
+
+    def left(self, provider):
+        pass
+
+    def left_all(self, exception):
+        pass
+
+    def unhooked(self):
+        self.unhooked_calls += 1
+
+
+def _cache_module(source):
+    module = types.ModuleType("fake_contractscache")
+    exec(source, vars(module))  # noqa: S102  (the test's own class definitions)
+    return module
+
+
+AS_CHECKED = """
+class ContractCache:
+    def cache_deployment(self, contract_instance, proxy_info=None, detect_proxy=True):
+        return "cached " + contract_instance.address
+    def cache_blueprint(self, blueprint_id, contract_type):
+        return "blueprint"
+"""
+RENAMED = AS_CHECKED.replace("cache_deployment(self, contract_instance,", "cache_deployment(self, instance,").replace(
+    "contract_instance.address", "instance.address"
+)
+GONE = AS_CHECKED.split("    def cache_blueprint")[0]
+
+
+def test_the_installed_ape_is_the_one_the_patches_were_checked_against():
+    from importlib.metadata import version
+
+    for patch in PATCH_LIST:
+        patch.check(importlib.import_module(patch.module))  # raises ApeChanged, naming what, if not
+    assert version("eth-ape").startswith("0.8.") and "0.8.25" in CHECKED_AGAINST
+
+
+def test_a_module_as_checked_is_wrapped_and_the_deploy_reaches_the_hook():
+    module, hooks, patches = _cache_module(AS_CHECKED), Hooks(), ApePatches()
+    patches.apply_patch(CACHE, module, hooks)
+    box = types.SimpleNamespace(address="0x5FbDB2315678afecb367f032d93F642f64180aa3")
+    assert module.ContractCache().cache_deployment(box) == "cached " + box.address
+    assert hooks.deployed_instances == [box] and patches.applied == {CACHE.module} and not patches.problems
+
+
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        (RENAMED, "ContractCache.cache_deployment takes (self, instance, proxy_info, detect_proxy)"),
+        (GONE, "ContractCache.cache_blueprint is gone"),
+    ],
+    ids=["parameter-renamed", "attribute-gone"],
+)
+def test_when_ape_changes_the_module_is_left_alone_and_the_run_says_so(source, said, monkeypatch, caplog):
+    module, hooks, patches = _cache_module(source), Hooks(), ApePatches()
+    before = dict(vars(module.ContractCache))
+    patches.apply_patch(CACHE, module, hooks)
+
+    # Nothing of the module changed (not even the attribute that was still as checked), and a deploy works.
+    assert dict(vars(module.ContractCache)) == before and patches.applied == set()
+    box = types.SimpleNamespace(address="0x5FbDB2315678afecb367f032d93F642f64180aa3")
+    assert module.ContractCache().cache_deployment(box) == "cached " + box.address
+    assert hooks.deployed_instances == []
+    [problem] = patches.problems
+    assert problem.startswith("ape.managers._contractscache: fake_contractscache.") and said in problem, problem
+    if source is RENAMED:
+        assert "not (self, contract_instance, ...)" in problem and CHECKED_AGAINST in problem
+
+    # The hook: a deploy that would be verified is recorded instead, and the run says why, once.
+    monkeypatch.setattr(after_deploy, "PATCHES", patches)
+    monkeypatch.setattr(after_deploy.HOOK, "warned", set())
+    monkeypatch.setattr(after_deploy, "_config", lambda: types.SimpleNamespace(auto=True))
+    monkeypatch.setattr(after_deploy, "in_ape_run", lambda: True)
+    assert after_deploy.deploy_mode() == "record"
+    assert after_deploy.deploy_mode() == "record"
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1, warnings
+    assert "could not hook Ape 0.8." in warnings[0] and said in warnings[0], warnings
+    assert "Auto-verification is off for this run" in warnings[0] and "deploys are untouched" in warnings[0]
+    assert "`ape verify all`" in warnings[0]
+
+
+def test_with_auto_off_nothing_is_said(monkeypatch, caplog):
+    patches = ApePatches(problems=["ape.managers._contractscache: ContractCache.cache_deployment is gone"])
+    monkeypatch.setattr(after_deploy, "PATCHES", patches)
+    monkeypatch.setattr(after_deploy.HOOK, "warned", set())
+    monkeypatch.setattr(after_deploy, "_config", lambda: types.SimpleNamespace(auto=False))
+    monkeypatch.setattr(after_deploy, "in_ape_run", lambda: True)
+    assert after_deploy.deploy_mode() == "record"  # as with auto off on an Ape the patches fit
+    after_deploy.HOOK.unhooked()
+    assert not [r for r in caplog.records if r.levelname == "WARNING"]
+
+
+def test_a_check_names_a_missing_class_and_an_attribute_that_is_not_a_list():
+    networks = next(p for p in PATCH_LIST if p.module == "ape.api.networks")
+    with pytest.raises(ApeChanged, match="has no class ProviderContextManager"):
+        networks.check(types.ModuleType("ape.api.networks"))
+    module = _cache_module(
+        "class ProviderContextManager:\n"
+        "    provider_stack = ()\n"
+        "    def __init__(self, provider):\n        self._provider = provider\n"
+        "    def __enter__(self, *args, **kwargs):\n        pass\n"
+        "    def __exit__(self, exception, *args, **kwargs):\n        pass\n"
+    )
+    with pytest.raises(ApeChanged, match="provider_stack is not a list"):
+        networks.check(module)
+    module.ProviderContextManager.provider_stack = []
+    networks.check(module)  # as Ape 0.8 has it
