@@ -3,7 +3,7 @@ the Blockscout instances and explorer pages Ape's `evmchains` package lists per 
 data, imported only when a network's targets are resolved)."""
 
 import functools
-from typing import Any
+from typing import TypedDict, cast
 from urllib.parse import urlsplit
 
 SOURCIFY_URL = "https://sourcify.dev/server/"
@@ -26,30 +26,53 @@ DEFAULT_RATES = {"etherscan": 3.0, "blockscout": 5.0, "routescan": 2.0, "sourcif
 _NOT_ETHERSCAN = {"otterscan", "routescan", "subscan", "avascan", "blockscan", "blockscout"}
 
 
+class ListedExplorer(TypedDict, total=False):
+    """One of evmchains' `explorers` entries for a chain."""
+
+    name: str
+    url: str
+    icon: str
+    standard: str
+
+
+class ChainMeta(TypedDict, total=False):
+    """evmchains' record of a public chain (the keys read here; it has more)."""
+
+    chainId: int
+    name: str
+    explorers: list[ListedExplorer]
+
+
 @functools.lru_cache(maxsize=1)
-def _by_chain_id() -> dict[int, dict[str, Any]]:
+def _by_chain_id() -> dict[int, ChainMeta]:
     from evmchains import PUBLIC_CHAIN_META
 
+    # evmchains' records are plain dicts of ChainMeta's shape (its package declares no types).
     return {
-        meta["chainId"]: meta
+        meta["chainId"]: cast(ChainMeta, meta)
         for networks in PUBLIC_CHAIN_META.values()
         for meta in networks.values()
         if isinstance(meta, dict) and isinstance(meta.get("chainId"), int)
     }
 
 
-def chain_meta(ecosystem: str, network: str, chain_id: int | None = None) -> dict[str, Any] | None:
+def chain_meta(ecosystem: str, network: str, chain_id: int | None = None) -> ChainMeta | None:
     """evmchains' record of a public chain (by chain id when known), else None."""
     if chain_id is not None:
         return _by_chain_id().get(chain_id)
     from evmchains import PUBLIC_CHAIN_META
 
     meta = PUBLIC_CHAIN_META.get(ecosystem, {}).get(network)
-    return meta if isinstance(meta, dict) else None
+    return cast(ChainMeta, meta) if isinstance(meta, dict) else None
 
 
-def _explorers(meta: dict[str, Any] | None) -> list[dict[str, str]]:
-    return [e for e in (meta or {}).get("explorers") or () if isinstance(e, dict) and e.get("url")]
+def chain_id_of(meta: ChainMeta | None) -> int | None:
+    return meta.get("chainId") if meta is not None else None
+
+
+def _explorers(meta: ChainMeta | None) -> list[ListedExplorer]:
+    listed = meta.get("explorers") if meta is not None else None
+    return [e for e in listed or () if isinstance(e, dict) and e.get("url")]
 
 
 def _host(url: str) -> str:
@@ -62,11 +85,11 @@ def _label(url: str) -> str:
     return parts[-2] if len(parts) >= 2 else parts[0]
 
 
-def blockscout_instance(meta: dict[str, Any] | None) -> str | None:
+def blockscout_instance(meta: ChainMeta | None) -> str | None:
     """The pages URL of a Blockscout serving the chain (`https://eth.blockscout.com`), if listed."""
-    candidates = []
+    candidates: list[str] = []
     for entry in _explorers(meta):
-        url = entry["url"].rstrip("/")
+        url = entry.get("url", "").rstrip("/")
         said = "blockscout" in f"{entry.get('name', '')} {entry.get('icon', '')}".lower()
         host = _host(url)
         if "blockscout" in host:
@@ -80,23 +103,26 @@ def blockscout_instance(meta: dict[str, Any] | None) -> str | None:
 _ETHERSCAN_PAGES = {17000: "https://holesky.etherscan.io", 560048: "https://hoodi.etherscan.io"}
 
 
-def etherscan_pages(meta: dict[str, Any] | None, chain_id: int | None = None) -> str | None:
+def etherscan_pages(meta: ChainMeta | None, chain_id: int | None = None) -> str | None:
     """The Etherscan family's pages for the chain (`https://sepolia.basescan.org`), if known."""
     for entry in _explorers(meta):
-        label = _label(entry["url"])
+        url = entry.get("url", "")
+        label = _label(url)
         if label.endswith("scan") and label not in _NOT_ETHERSCAN:
-            return entry["url"].rstrip("/")
-    return _ETHERSCAN_PAGES.get(chain_id if chain_id is not None else (meta or {}).get("chainId"))
+            return url.rstrip("/")
+    chain_id = chain_id if chain_id is not None else chain_id_of(meta)
+    return _ETHERSCAN_PAGES.get(chain_id) if chain_id is not None else None
 
 
-def routescan_pages(meta: dict[str, Any] | None) -> str | None:
+def routescan_pages(meta: ChainMeta | None) -> str | None:
     for entry in _explorers(meta):
-        if entry.get("name", "").lower() == "routescan" or "routescan" in _host(entry["url"]):
-            return entry["url"].rstrip("/")
+        url = entry.get("url", "")
+        if entry.get("name", "").lower() == "routescan" or "routescan" in _host(url):
+            return url.rstrip("/")
     return None
 
 
-def routescan_url(network: str, chain_id: int, meta: dict[str, Any] | None = None) -> str:
+def routescan_url(network: str, chain_id: int, meta: ChainMeta | None = None) -> str:
     """Routescan's Etherscan-style API for a chain: its `mainnet` or `testnet` tree."""
     pages = routescan_pages(meta)
     test = "testnet" in pages if pages else "mainnet" not in network
