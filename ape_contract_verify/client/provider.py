@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from ape_contract_verify.json_types import JsonObject, JsonValue
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.request import Receipt, VerificationRequest
 
@@ -54,9 +55,9 @@ class ExplorerRecord:
     name: str = ""
     compiler: str = ""
     language: str = "Solidity"
-    abi: list = field(default_factory=list)
+    abi: list[JsonValue] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
-    settings: dict = field(default_factory=dict)
+    settings: JsonObject = field(default_factory=dict)
     source_format: str = "standard-json"  # flat | files | standard-json
     constructor_arguments: str = ""
     license: str = ""
@@ -107,7 +108,7 @@ class VerificationTarget(Protocol):
         `supports_proxy_link` is False."""
         ...
 
-    def get_abi(self, address: str) -> list:
+    def get_abi(self, address: str) -> list[JsonValue]:
         """The verified contract's ABI; ContractNotVerified when there is none."""
         ...
 

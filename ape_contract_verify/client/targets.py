@@ -162,10 +162,13 @@ class Target:
         clock: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
         health: TargetHealth | None = None,
+        not_indexed_timeout: float = 90.0,
+        not_indexed_interval: float = 5.0,
     ) -> VerificationTarget:
         """The client for this target: an ExplorerClient, or a SourcifyClient for kind `sourcify`
         (the caller handles `url=None`, the embedded local explorer, first). The keywords are
-        both clients' transport options, with their defaults."""
+        both clients' transport options, with their defaults; `not_indexed_*` only the Etherscan-style
+        client's (Sourcify has no "not indexed yet" answer to wait out)."""
         if self.url is None:
             raise ExplorerNotConfigured(
                 f"{self.ecosystem}:{self.network} is local and has no explorer URL; start "
@@ -210,6 +213,8 @@ class Target:
             calls_per_second=self.calls_per_second,
             chain_id_param=param or "chainid",
             flavour=self.flavour,
+            not_indexed_timeout=not_indexed_timeout,
+            not_indexed_interval=not_indexed_interval,
             timeout=timeout,
             max_retries=max_retries,
             backoff=backoff,
