@@ -1,6 +1,8 @@
-"""The targets the plugin knows without configuration: Sourcify's public server, Routescan, and
-the Blockscout instances and explorer pages Ape's `evmchains` package lists per chain (offline
-data, imported only when a network's targets are resolved)."""
+"""The targets the plugin knows without configuration, and whose server each one is.
+
+Sourcify's public server, Routescan, and the Blockscout instances and explorer pages Ape's
+`evmchains` package lists per chain (offline data, imported only when a network's targets are
+resolved)."""
 
 import functools
 from typing import TypedDict, cast

@@ -1,6 +1,7 @@
-"""What a verification target is, whatever API it speaks: the `VerificationTarget` protocol (as
-Foundry's `VerificationProvider`), the receipt a submission gives, and `ExplorerRecord`, what an
-explorer holds for an address.
+"""What a verification target is, whatever API it speaks.
+
+The `VerificationTarget` protocol (as Foundry's `VerificationProvider`), the receipt a submission
+gives, and `ExplorerRecord`, what an explorer holds for an address.
 
 `ExplorerClient` (the Etherscan-style contract API: Etherscan, Blockscout, Routescan, the local
 explorer) and `SourcifyClient` (Sourcify API v2) implement it; the workflow holds a target as this

@@ -1,5 +1,7 @@
-"""What both explorer clients share on the wire: one HTTP request whose errors never carry the URL
-(and its key), a Retry-After header read, and the error a call ends with once its retries ran out.
+"""The explorer clients' HTTP side of retrying: one request, its Retry-After, the error it ends with.
+
+What both clients share on the wire: one HTTP request whose errors never carry the URL (and its
+key), a Retry-After header read, and the error a call ends with once its retries ran out.
 
 How they wait, retry, poll and give up is `ape_contract_verify.retry`'s one mechanism, which the
 node readers use too; this module is its HTTP side.
