@@ -1,8 +1,8 @@
 """The targets the plugin knows without configuration, and whose server each one is.
 
-Sourcify's public server, Routescan, and the Blockscout instances and explorer pages Ape's
-`evmchains` package lists per chain (offline data, imported only when a network's targets are
-resolved)."""
+Etherscan API V2 and the chains it serves, Sourcify's public server, Routescan, and the Blockscout
+instances and explorer pages Ape's `evmchains` package lists per chain (offline data, imported only
+when a network's targets are resolved)."""
 
 import functools
 from typing import TypedDict, cast
@@ -13,7 +13,48 @@ SOURCIFY_URL = "https://sourcify.dev/server/"
 # (its SOURCIFY_REPO_URL; `getContractUrl` there is `${url}/${chainId}/${address}`).
 SOURCIFY_REPO_URL = "https://repo.sourcify.dev"
 BLOCKSCOUT_PRO_URL = "https://api.blockscout.com/v2/api"
+ETHERSCAN_V2_URL = "https://api.etherscan.io/v2/api"
 ROUTESCAN_URL = "https://api.routescan.io/v2/network/{network}/evm/{chain_id}/etherscan/api"
+
+
+# Chains Etherscan API V2 serves (a subset of https://api.etherscan.io/v2/chainlist), by chain id.
+ETHERSCAN_V2_CHAINS: dict[int, str] = {
+    1: "ethereum:mainnet",
+    11155111: "ethereum:sepolia",
+    17000: "ethereum:holesky",
+    560048: "ethereum:hoodi",
+    10: "optimism:mainnet",
+    11155420: "optimism:sepolia",
+    42161: "arbitrum:mainnet",
+    421614: "arbitrum:sepolia",
+    42170: "arbitrum:nova",
+    8453: "base:mainnet",
+    84532: "base:sepolia",
+    137: "polygon:mainnet",
+    80002: "polygon:amoy",
+    56: "bsc:mainnet",
+    97: "bsc:testnet",
+    59144: "linea:mainnet",
+    59141: "linea:sepolia",
+    534352: "scroll:mainnet",
+    534351: "scroll:sepolia",
+    81457: "blast:mainnet",
+    168587773: "blast:sepolia",
+    5000: "mantle:mainnet",
+    5003: "mantle:sepolia",
+    100: "gnosis:mainnet",
+    43114: "avalanche:mainnet",
+    43113: "avalanche:fuji",
+    1284: "moonbeam:mainnet",
+    252: "fraxtal:mainnet",
+    480: "world-chain:mainnet",
+    130: "unichain:mainnet",
+    146: "sonic:mainnet",
+    33139: "apechain:mainnet",
+    42220: "celo:mainnet",
+    167000: "taiko:mainnet",
+}
+KNOWN_CHAIN_IDS: dict[str, int] = {name: chain_id for chain_id, name in ETHERSCAN_V2_CHAINS.items()}
 
 # Environment variables read for a known target's key when its config names none.
 BLOCKSCOUT_KEY_ENV = "BLOCKSCOUT_API_KEY"
@@ -129,6 +170,12 @@ def routescan_url(network: str, chain_id: int, meta: ChainMeta | None = None) ->
     pages = routescan_pages(meta)
     test = "testnet" in pages if pages else "mainnet" not in network
     return ROUTESCAN_URL.format(network="testnet" if test else "mainnet", chain_id=int(chain_id))
+
+
+def is_etherscan_v2(url: str) -> bool:
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    return (host == "etherscan.io" or host.endswith(".etherscan.io")) and "/v2/" in parts.path + "/"
 
 
 def is_blockscout_pro(url: str) -> bool:

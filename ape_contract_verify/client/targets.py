@@ -23,6 +23,9 @@ from urllib.parse import urlsplit, urlunsplit
 from ape_contract_verify.client.known import (
     BLOCKSCOUT_KEY_ENV,
     DEFAULT_RATES,
+    ETHERSCAN_V2_CHAINS,
+    ETHERSCAN_V2_URL,
+    KNOWN_CHAIN_IDS,
     ROUTESCAN_KEY_ENV,
     SOURCIFY_REPO_URL,
     SOURCIFY_URL,
@@ -32,6 +35,7 @@ from ape_contract_verify.client.known import (
     etherscan_pages,
     flavour_of,
     is_blockscout_pro,
+    is_etherscan_v2,
     pro_chain_param,
     routescan_pages,
     routescan_url,
@@ -41,55 +45,10 @@ from ape_contract_verify.exceptions import ExplorerNotConfigured, InvalidRequest
 from ape_contract_verify.protocol.secrets import ApiKey
 
 if TYPE_CHECKING:
-    import random
-
-    import requests
-
     from ape_contract_verify.client.health import TargetHealth
-    from ape_contract_verify.client.ratelimit import RateLimiter
     from ape_contract_verify.config import ContractVerifyConfig, ExplorerConfig, TargetConfig
 
-ETHERSCAN_V2_URL = "https://api.etherscan.io/v2/api"
 DEFAULT_KEY_ENV = "ETHERSCAN_API_KEY"
-
-# Chains Etherscan API V2 serves (a subset of https://api.etherscan.io/v2/chainlist), by chain id.
-ETHERSCAN_V2_CHAINS: dict[int, str] = {
-    1: "ethereum:mainnet",
-    11155111: "ethereum:sepolia",
-    17000: "ethereum:holesky",
-    560048: "ethereum:hoodi",
-    10: "optimism:mainnet",
-    11155420: "optimism:sepolia",
-    42161: "arbitrum:mainnet",
-    421614: "arbitrum:sepolia",
-    42170: "arbitrum:nova",
-    8453: "base:mainnet",
-    84532: "base:sepolia",
-    137: "polygon:mainnet",
-    80002: "polygon:amoy",
-    56: "bsc:mainnet",
-    97: "bsc:testnet",
-    59144: "linea:mainnet",
-    59141: "linea:sepolia",
-    534352: "scroll:mainnet",
-    534351: "scroll:sepolia",
-    81457: "blast:mainnet",
-    168587773: "blast:sepolia",
-    5000: "mantle:mainnet",
-    5003: "mantle:sepolia",
-    100: "gnosis:mainnet",
-    43114: "avalanche:mainnet",
-    43113: "avalanche:fuji",
-    1284: "moonbeam:mainnet",
-    252: "fraxtal:mainnet",
-    480: "world-chain:mainnet",
-    130: "unichain:mainnet",
-    146: "sonic:mainnet",
-    33139: "apechain:mainnet",
-    42220: "celo:mainnet",
-    167000: "taiko:mainnet",
-}
-KNOWN_CHAIN_IDS: dict[str, int] = {name: chain_id for chain_id, name in ETHERSCAN_V2_CHAINS.items()}
 LOCAL_NETWORKS = ("local",)
 
 
@@ -154,21 +113,14 @@ class Target:
         *,
         timeout: float | tuple[float, float] = (10.0, 30.0),
         max_retries: int = 5,
-        backoff: float = 1.0,
-        max_backoff: float = 16.0,
-        session: requests.Session | None = None,
-        limiter: RateLimiter | None = None,
         sleep: Callable[[float], None] = time.sleep,
-        clock: Callable[[], float] = time.monotonic,
-        rng: random.Random | None = None,
         health: TargetHealth | None = None,
         not_indexed_timeout: float = 90.0,
-        not_indexed_interval: float = 5.0,
     ) -> VerificationTarget:
         """The client for this target: an ExplorerClient, or a SourcifyClient for kind `sourcify`
-        (the caller handles `url=None`, the embedded local explorer, first). The keywords are
-        both clients' transport options, with their defaults; `not_indexed_*` only the Etherscan-style
-        client's (Sourcify has no "not indexed yet" answer to wait out)."""
+        (the caller handles `url=None`, the embedded local explorer, first). The keywords are the
+        transport options callers set, with the clients' defaults; `not_indexed_timeout` only the
+        Etherscan-style client's (Sourcify has no "not indexed yet" answer to wait out)."""
         if self.url is None:
             raise ExplorerNotConfigured(
                 f"{self.ecosystem}:{self.network} is local and has no explorer URL; start "
@@ -189,13 +141,7 @@ class Target:
                 calls_per_second=self.calls_per_second,
                 timeout=timeout,
                 max_retries=max_retries,
-                backoff=backoff,
-                max_backoff=max_backoff,
-                session=session,
-                limiter=limiter,
                 sleep=sleep,
-                clock=clock,
-                rng=rng,
                 health=health,
             )
         from ape_contract_verify.client.etherscan import ExplorerClient
@@ -214,27 +160,14 @@ class Target:
             chain_id_param=param or "chainid",
             flavour=self.flavour,
             not_indexed_timeout=not_indexed_timeout,
-            not_indexed_interval=not_indexed_interval,
             timeout=timeout,
             max_retries=max_retries,
-            backoff=backoff,
-            max_backoff=max_backoff,
-            session=session,
-            limiter=limiter,
             sleep=sleep,
-            clock=clock,
-            rng=rng,
             health=health,
         )
 
 
 ExplorerTarget = Target  # the name before targets had names
-
-
-def is_etherscan_v2(url: str) -> bool:
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    return (host == "etherscan.io" or host.endswith(".etherscan.io")) and "/v2/" in parts.path + "/"
 
 
 def normalize_url(url: str, param: str = "--explorer-url") -> str:
