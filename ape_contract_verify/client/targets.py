@@ -113,6 +113,8 @@ class Target:
         *,
         timeout: float | tuple[float, float] = (10.0, 30.0),
         max_retries: int = 5,
+        backoff: float = 1.0,
+        max_backoff: float = 16.0,
         sleep: Callable[[float], None] = time.sleep,
         health: TargetHealth | None = None,
         not_indexed_timeout: float = 90.0,
@@ -141,6 +143,8 @@ class Target:
                 calls_per_second=self.calls_per_second,
                 timeout=timeout,
                 max_retries=max_retries,
+                backoff=backoff,
+                max_backoff=max_backoff,
                 sleep=sleep,
                 health=health,
             )
@@ -162,6 +166,8 @@ class Target:
             not_indexed_timeout=not_indexed_timeout,
             timeout=timeout,
             max_retries=max_retries,
+            backoff=backoff,
+            max_backoff=max_backoff,
             sleep=sleep,
             health=health,
         )
