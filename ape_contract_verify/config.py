@@ -17,6 +17,9 @@ KNOWN_TARGET_KINDS: dict[str, str] = {
     "sourcify": "sourcify",
 }
 TARGET_KINDS = ("etherscan", "sourcify")
+# Whose server an Etherscan-style target is, when neither its name nor its host says so (a
+# self-hosted Blockscout under another name); client/provider.py's FLAVOURS less the derived ones.
+TARGET_FLAVOURS = ("etherscan", "blockscout", "routescan")
 _TARGET_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 _NETWORK_KEYS = ("url", "api_key_env", "browser_url", "calls_per_second")
 
@@ -45,6 +48,10 @@ class TargetConfig(BaseModel):
 
     kind: str | None = None
     """`etherscan` (an Etherscan-style contract API) or `sourcify` (Sourcify API v2)."""
+
+    flavour: str | None = None
+    """Whose server an Etherscan-style target is: `etherscan`, `blockscout` or `routescan`; unset:
+    known from its name and host."""
 
 
 class ExplorerConfig(BaseModel):
@@ -111,6 +118,16 @@ class ExplorerConfig(BaseModel):
             if target.kind is not None and target.kind not in TARGET_KINDS:
                 raise _config_error(
                     f"{where}.kind", f"unknown kind {target.kind!r}", "use `kind: etherscan` or `kind: sourcify`"
+                )
+            if target.flavour is not None and target.flavour not in TARGET_FLAVOURS:
+                raise _config_error(
+                    f"{where}.flavour",
+                    f"unknown flavour {target.flavour!r}",
+                    f"use one of {', '.join(f'`flavour: {f}`' for f in TARGET_FLAVOURS)}, or drop it",
+                )
+            if target.flavour is not None and (target.kind or fixed) == "sourcify":
+                raise _config_error(
+                    f"{where}.flavour", "a Sourcify target has no flavour", "drop `flavour` (it is for kind etherscan)"
                 )
             if fixed and target.kind and target.kind != fixed:
                 raise _config_error(

@@ -11,11 +11,29 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from urllib.parse import urlsplit, urlunsplit
 
 from ape_contract_verify.exceptions import ExplorerError
 from ape_contract_verify.protocol.values import hex_to_bytes
+
+if TYPE_CHECKING:
+    import requests
+
+    from ape_contract_verify.client.provider import VerificationTarget
+    from ape_contract_verify.json_types import JsonMapping
+
+
+@runtime_checkable
+class KeepsCreations(Protocol):
+    """A target with `getcontractcreation` (`client.etherscan.ExplorerClient`; Sourcify has none),
+    and the HTTP session and base URL Blockscout's REST API is reached through."""
+
+    base_url: str
+    session: requests.Session
+    timeout: float | tuple[float, float]
+
+    def get_contract_creation(self, address: str) -> JsonMapping | None: ...
 
 
 @dataclass(frozen=True)
@@ -29,7 +47,7 @@ class CreationRecord:
     note: str = ""  # when `input` is None: what was asked, and its answer, in words
 
 
-def _bytes(value: Any) -> bytes | None:
+def _bytes(value: object) -> bytes | None:  # object: any JSON value; only a hex string is code
     if not isinstance(value, str) or not value.strip() or value.strip().lower() == "0x":
         return None
     try:
@@ -47,7 +65,7 @@ def blockscout_rest_url(base_url: str, address: str) -> str | None:
     return urlunsplit((parts.scheme, parts.netloc, f"{path}/v2/smart-contracts/{address}", "", ""))
 
 
-def read_record(client: Any, address: str, name: str, blockscout: bool = False) -> CreationRecord:
+def read_record(client: KeepsCreations, address: str, name: str, blockscout: bool = False) -> CreationRecord:
     """`client`'s record of `address`'s creation. `blockscout` also asks the instance's REST API
     when the Etherscan-style answer has no creation bytecode."""
     source = f"{name}'s creation record"
@@ -68,21 +86,23 @@ def read_record(client: Any, address: str, name: str, blockscout: bool = False) 
     return CreationRecord(source=source, note=f"{source} ({what})")
 
 
-def _blockscout_rest(client: Any, address: str) -> bytes | None:
-    url = blockscout_rest_url(getattr(client, "base_url", ""), address)
-    session = getattr(client, "session", None)
-    if url is None or session is None:
+def _blockscout_rest(client: KeepsCreations, address: str) -> bytes | None:
+    url = blockscout_rest_url(client.base_url, address)
+    if url is None:
         return None
     try:
-        response = session.get(url, timeout=getattr(client, "timeout", 30))
+        response = client.session.get(url, timeout=client.timeout)
         body = response.json() if response.status_code == 200 else {}
     except Exception:  # a REST API this instance may not have: the record stays unknown
         return None
     return _bytes(body.get("creation_bytecode")) if isinstance(body, dict) else None
 
 
-def explorer_record(client: Any, name: str, blockscout: bool = False) -> Callable[[str], CreationRecord] | None:
-    """What derive asks when the chain cannot give a creation; None for a client without the action."""
-    if not callable(getattr(client, "get_contract_creation", None)):
+def explorer_record(
+    client: VerificationTarget, name: str, blockscout: bool = False
+) -> Callable[[str], CreationRecord] | None:
+    """What derive asks when the chain cannot give a creation; None for a client without the action
+    (Sourcify's has none)."""
+    if not isinstance(client, KeepsCreations):
         return None
     return lambda address: read_record(client, address, name, blockscout)

@@ -23,7 +23,6 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import urlencode
 
 import requests
@@ -42,6 +41,7 @@ from ape_contract_verify.exceptions import (
     TargetDown,
     VerificationRejected,
 )
+from ape_contract_verify.json_types import JsonMapping, JsonObject, JsonValue
 from ape_contract_verify.logs import CLIENT, get_logger
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome, classify, is_bad_endpoint
 from ape_contract_verify.protocol.forms import (
@@ -80,10 +80,10 @@ class SourceRecord:
     implementation: str
     swarm_source: str
     files: dict[str, str] = field(default_factory=dict)
-    settings: dict[str, Any] = field(default_factory=dict)
+    settings: JsonObject = field(default_factory=dict)
     source_format: str = "flat"  # flat | files | standard-json
     language: str = "Solidity"
-    raw: dict[str, Any] = field(default_factory=dict)
+    raw: JsonObject = field(default_factory=dict)
 
     @property
     def verified(self) -> bool:
@@ -92,8 +92,10 @@ class SourceRecord:
         )
 
     @property
-    def abi_list(self) -> list:
-        return json.loads(self.abi) if self.verified else []
+    def abi_list(self) -> list[JsonValue]:
+        """The ABI; raises JSONDecodeError for text that is not JSON, returns [] for JSON that is no list."""
+        abi: JsonValue = json.loads(self.abi) if self.verified else []
+        return abi if isinstance(abi, list) else []
 
     def explorer_record(self) -> ExplorerRecord:
         """This getsourcecode entry as what the explorer holds, the type every target answers with."""
@@ -123,7 +125,7 @@ class SourceRecord:
         )
 
     @classmethod
-    def from_result(cls, address: str, item: Mapping[str, Any]) -> "SourceRecord":
+    def from_result(cls, address: str, item: Mapping[str, JsonValue]) -> "SourceRecord":
         def text(key: str) -> str:
             value = item.get(key)
             return "" if value is None else str(value)
@@ -161,16 +163,16 @@ def _parse_libraries(text: str) -> dict[str, str]:
     return libraries
 
 
-def unpack_source(record: SourceRecord) -> tuple[str, dict[str, str], dict[str, Any]]:
+def unpack_source(record: SourceRecord) -> tuple[str, dict[str, str], JsonObject]:
     """The three SourceCode shapes: flat text, a JSON object of files, `{{standard-json}}`."""
     text = record.source_code.strip()
-    settings: dict[str, Any] = {
+    settings: JsonObject = {
         "optimizer": {"enabled": record.optimization_used, "runs": record.runs},
     }
     if record.evm_version and record.evm_version.lower() != "default":
         settings["evmVersion"] = record.evm_version
     if libraries := _parse_libraries(record.library):
-        settings["libraries"] = {"": libraries}
+        settings["libraries"] = {"": dict[str, JsonValue](libraries)}
     if not text:
         return "flat", {}, settings
 
@@ -191,8 +193,9 @@ def unpack_source(record: SourceRecord) -> tuple[str, dict[str, str], dict[str, 
     # Blockscout names the main file and lists the others under AdditionalSources.
     main = str(record.raw.get("FileName") or "").strip() or f"{name}{suffix}"
     files = {main: record.source_code}
-    for extra in record.raw.get("AdditionalSources") or []:
-        if isinstance(extra, Mapping) and extra.get("Filename"):
+    extras = record.raw.get("AdditionalSources")
+    for extra in extras if isinstance(extras, list) else []:
+        if isinstance(extra, dict) and extra.get("Filename"):
             files[str(extra["Filename"])] = str(extra.get("SourceCode") or "")
     return "flat" if len(files) == 1 else "files", files, settings
 
@@ -257,7 +260,7 @@ class ExplorerClient:
 
     # -- the six actions ----------------------------------------------------------------------
 
-    def get_abi(self, address: str) -> list:
+    def get_abi(self, address: str) -> list[JsonValue]:
         """The contract's ABI. Raises ContractNotVerified for an unverified address."""
         address = validate_read_form({"address": address})
         answer = self._call("GET", "getabi", {"address": address})
@@ -305,7 +308,7 @@ class ExplorerClient:
         """None: an Etherscan-style API's pages are the target's (`Target.contract_url`)."""
         return None
 
-    def get_contract_creation(self, address: str) -> Mapping[str, Any] | None:
+    def get_contract_creation(self, address: str) -> JsonMapping | None:
         """getcontractcreation's entry for `address` (contractCreator, txHash, and, in Etherscan
         API V2 and Blockscout, creationBytecode), or None when the explorer has no record of it."""
         address = validate_read_form({"address": address})
@@ -505,7 +508,7 @@ class ExplorerClient:
             ),
         )
 
-    def _attempt(self, method: str, action: str, query: dict, body: dict | None) -> ExplorerAnswer:
+    def _attempt(self, method: str, action: str, query: dict[str, str], body: dict[str, str] | None) -> ExplorerAnswer:
         if logger.isEnabledFor(logging.DEBUG):
             shown = {k: v for k, v in (body or {}).items() if k != "sourceCode"}
             logger.debug("%s %s?%s %s", method, self.base_url, urlencode(query), redact(shown) if body else "")

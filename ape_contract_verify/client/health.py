@@ -79,7 +79,11 @@ class TargetHealth:
         An injected sleep (tests' fake clocks) is kept as it is."""
         if sleep is not time.sleep:
             return sleep
-        return lambda seconds: self._down.wait(max(0.0, seconds)) and None
+
+        def sleep_unless_down(seconds: float) -> None:
+            self._down.wait(max(0.0, seconds))
+
+        return sleep_unless_down
 
 
 def lost_job(err: TargetDown, guid: str, proxy: bool, target: str) -> TargetDown:

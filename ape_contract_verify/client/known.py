@@ -1,9 +1,11 @@
-"""The targets the plugin knows without configuration: Sourcify's public server, Routescan, and
-the Blockscout instances and explorer pages Ape's `evmchains` package lists per chain (offline
-data, imported only when a network's targets are resolved)."""
+"""The targets the plugin knows without configuration, and whose server each one is.
+
+Etherscan API V2 and the chains it serves, Sourcify's public server, Routescan, and the Blockscout
+instances and explorer pages Ape's `evmchains` package lists per chain (offline data, imported only
+when a network's targets are resolved)."""
 
 import functools
-from typing import Any
+from typing import TypedDict, cast
 from urllib.parse import urlsplit
 
 SOURCIFY_URL = "https://sourcify.dev/server/"
@@ -11,7 +13,48 @@ SOURCIFY_URL = "https://sourcify.dev/server/"
 # (its SOURCIFY_REPO_URL; `getContractUrl` there is `${url}/${chainId}/${address}`).
 SOURCIFY_REPO_URL = "https://repo.sourcify.dev"
 BLOCKSCOUT_PRO_URL = "https://api.blockscout.com/v2/api"
+ETHERSCAN_V2_URL = "https://api.etherscan.io/v2/api"
 ROUTESCAN_URL = "https://api.routescan.io/v2/network/{network}/evm/{chain_id}/etherscan/api"
+
+
+# Chains Etherscan API V2 serves (a subset of https://api.etherscan.io/v2/chainlist), by chain id.
+ETHERSCAN_V2_CHAINS: dict[int, str] = {
+    1: "ethereum:mainnet",
+    11155111: "ethereum:sepolia",
+    17000: "ethereum:holesky",
+    560048: "ethereum:hoodi",
+    10: "optimism:mainnet",
+    11155420: "optimism:sepolia",
+    42161: "arbitrum:mainnet",
+    421614: "arbitrum:sepolia",
+    42170: "arbitrum:nova",
+    8453: "base:mainnet",
+    84532: "base:sepolia",
+    137: "polygon:mainnet",
+    80002: "polygon:amoy",
+    56: "bsc:mainnet",
+    97: "bsc:testnet",
+    59144: "linea:mainnet",
+    59141: "linea:sepolia",
+    534352: "scroll:mainnet",
+    534351: "scroll:sepolia",
+    81457: "blast:mainnet",
+    168587773: "blast:sepolia",
+    5000: "mantle:mainnet",
+    5003: "mantle:sepolia",
+    100: "gnosis:mainnet",
+    43114: "avalanche:mainnet",
+    43113: "avalanche:fuji",
+    1284: "moonbeam:mainnet",
+    252: "fraxtal:mainnet",
+    480: "world-chain:mainnet",
+    130: "unichain:mainnet",
+    146: "sonic:mainnet",
+    33139: "apechain:mainnet",
+    42220: "celo:mainnet",
+    167000: "taiko:mainnet",
+}
+KNOWN_CHAIN_IDS: dict[str, int] = {name: chain_id for chain_id, name in ETHERSCAN_V2_CHAINS.items()}
 
 # Environment variables read for a known target's key when its config names none.
 BLOCKSCOUT_KEY_ENV = "BLOCKSCOUT_API_KEY"
@@ -26,30 +69,53 @@ DEFAULT_RATES = {"etherscan": 3.0, "blockscout": 5.0, "routescan": 2.0, "sourcif
 _NOT_ETHERSCAN = {"otterscan", "routescan", "subscan", "avascan", "blockscan", "blockscout"}
 
 
+class ListedExplorer(TypedDict, total=False):
+    """One of evmchains' `explorers` entries for a chain."""
+
+    name: str
+    url: str
+    icon: str
+    standard: str
+
+
+class ChainMeta(TypedDict, total=False):
+    """evmchains' record of a public chain (the keys read here; it has more)."""
+
+    chainId: int
+    name: str
+    explorers: list[ListedExplorer]
+
+
 @functools.lru_cache(maxsize=1)
-def _by_chain_id() -> dict[int, dict[str, Any]]:
+def _by_chain_id() -> dict[int, ChainMeta]:
     from evmchains import PUBLIC_CHAIN_META
 
+    # evmchains' records are plain dicts of ChainMeta's shape (its package declares no types).
     return {
-        meta["chainId"]: meta
+        meta["chainId"]: cast(ChainMeta, meta)
         for networks in PUBLIC_CHAIN_META.values()
         for meta in networks.values()
         if isinstance(meta, dict) and isinstance(meta.get("chainId"), int)
     }
 
 
-def chain_meta(ecosystem: str, network: str, chain_id: int | None = None) -> dict[str, Any] | None:
+def chain_meta(ecosystem: str, network: str, chain_id: int | None = None) -> ChainMeta | None:
     """evmchains' record of a public chain (by chain id when known), else None."""
     if chain_id is not None:
         return _by_chain_id().get(chain_id)
     from evmchains import PUBLIC_CHAIN_META
 
     meta = PUBLIC_CHAIN_META.get(ecosystem, {}).get(network)
-    return meta if isinstance(meta, dict) else None
+    return cast(ChainMeta, meta) if isinstance(meta, dict) else None
 
 
-def _explorers(meta: dict[str, Any] | None) -> list[dict[str, str]]:
-    return [e for e in (meta or {}).get("explorers") or () if isinstance(e, dict) and e.get("url")]
+def chain_id_of(meta: ChainMeta | None) -> int | None:
+    return meta.get("chainId") if meta is not None else None
+
+
+def _explorers(meta: ChainMeta | None) -> list[ListedExplorer]:
+    listed = meta.get("explorers") if meta is not None else None
+    return [e for e in listed or () if isinstance(e, dict) and e.get("url")]
 
 
 def _host(url: str) -> str:
@@ -62,11 +128,11 @@ def _label(url: str) -> str:
     return parts[-2] if len(parts) >= 2 else parts[0]
 
 
-def blockscout_instance(meta: dict[str, Any] | None) -> str | None:
+def blockscout_instance(meta: ChainMeta | None) -> str | None:
     """The pages URL of a Blockscout serving the chain (`https://eth.blockscout.com`), if listed."""
-    candidates = []
+    candidates: list[str] = []
     for entry in _explorers(meta):
-        url = entry["url"].rstrip("/")
+        url = entry.get("url", "").rstrip("/")
         said = "blockscout" in f"{entry.get('name', '')} {entry.get('icon', '')}".lower()
         host = _host(url)
         if "blockscout" in host:
@@ -80,27 +146,36 @@ def blockscout_instance(meta: dict[str, Any] | None) -> str | None:
 _ETHERSCAN_PAGES = {17000: "https://holesky.etherscan.io", 560048: "https://hoodi.etherscan.io"}
 
 
-def etherscan_pages(meta: dict[str, Any] | None, chain_id: int | None = None) -> str | None:
+def etherscan_pages(meta: ChainMeta | None, chain_id: int | None = None) -> str | None:
     """The Etherscan family's pages for the chain (`https://sepolia.basescan.org`), if known."""
     for entry in _explorers(meta):
-        label = _label(entry["url"])
+        url = entry.get("url", "")
+        label = _label(url)
         if label.endswith("scan") and label not in _NOT_ETHERSCAN:
-            return entry["url"].rstrip("/")
-    return _ETHERSCAN_PAGES.get(chain_id if chain_id is not None else (meta or {}).get("chainId"))
+            return url.rstrip("/")
+    chain_id = chain_id if chain_id is not None else chain_id_of(meta)
+    return _ETHERSCAN_PAGES.get(chain_id) if chain_id is not None else None
 
 
-def routescan_pages(meta: dict[str, Any] | None) -> str | None:
+def routescan_pages(meta: ChainMeta | None) -> str | None:
     for entry in _explorers(meta):
-        if entry.get("name", "").lower() == "routescan" or "routescan" in _host(entry["url"]):
-            return entry["url"].rstrip("/")
+        url = entry.get("url", "")
+        if entry.get("name", "").lower() == "routescan" or "routescan" in _host(url):
+            return url.rstrip("/")
     return None
 
 
-def routescan_url(network: str, chain_id: int, meta: dict[str, Any] | None = None) -> str:
+def routescan_url(network: str, chain_id: int, meta: ChainMeta | None = None) -> str:
     """Routescan's Etherscan-style API for a chain: its `mainnet` or `testnet` tree."""
     pages = routescan_pages(meta)
     test = "testnet" in pages if pages else "mainnet" not in network
     return ROUTESCAN_URL.format(network="testnet" if test else "mainnet", chain_id=int(chain_id))
+
+
+def is_etherscan_v2(url: str) -> bool:
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    return (host == "etherscan.io" or host.endswith(".etherscan.io")) and "/v2/" in parts.path + "/"
 
 
 def is_blockscout_pro(url: str) -> bool:

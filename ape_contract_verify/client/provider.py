@@ -1,6 +1,7 @@
-"""What a verification target is, whatever API it speaks: the `VerificationTarget` protocol (as
-Foundry's `VerificationProvider`), the receipt a submission gives, and `ExplorerRecord`, what an
-explorer holds for an address.
+"""What a verification target is, whatever API it speaks.
+
+The `VerificationTarget` protocol (as Foundry's `VerificationProvider`), the receipt a submission
+gives, and `ExplorerRecord`, what an explorer holds for an address.
 
 `ExplorerClient` (the Etherscan-style contract API: Etherscan, Blockscout, Routescan, the local
 explorer) and `SourcifyClient` (Sourcify API v2) implement it; the workflow holds a target as this
@@ -12,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from ape_contract_verify.json_types import JsonObject, JsonValue
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.request import Receipt, VerificationRequest
 
@@ -54,9 +56,9 @@ class ExplorerRecord:
     name: str = ""
     compiler: str = ""
     language: str = "Solidity"
-    abi: list = field(default_factory=list)
+    abi: list[JsonValue] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
-    settings: dict = field(default_factory=dict)
+    settings: JsonObject = field(default_factory=dict)
     source_format: str = "standard-json"  # flat | files | standard-json
     constructor_arguments: str = ""
     license: str = ""
@@ -107,7 +109,7 @@ class VerificationTarget(Protocol):
         `supports_proxy_link` is False."""
         ...
 
-    def get_abi(self, address: str) -> list:
+    def get_abi(self, address: str) -> list[JsonValue]:
         """The verified contract's ABI; ContractNotVerified when there is none."""
         ...
 

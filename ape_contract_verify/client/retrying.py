@@ -1,11 +1,15 @@
-"""What both explorer clients share on the wire: one HTTP request whose errors never carry the URL
-(and its key), a Retry-After header read, and the error a call ends with once its retries ran out.
+"""The explorer clients' HTTP side of retrying: one request, its Retry-After, the error it ends with.
+
+What both clients share on the wire: one HTTP request whose errors never carry the URL (and its
+key), a Retry-After header read, and the error a call ends with once its retries ran out.
 
 How they wait, retry, poll and give up is `ape_contract_verify.retry`'s one mechanism, which the
 node readers use too; this module is its HTTP side.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import requests
 
@@ -14,6 +18,9 @@ from ape_contract_verify.exceptions import ExplorerUnavailable, RateLimited, Ver
 from ape_contract_verify.protocol.answers import ExplorerAnswer
 from ape_contract_verify.protocol.secrets import redact
 from ape_contract_verify.retry import Retry, RetryPolicy
+
+if TYPE_CHECKING:
+    from ape_contract_verify.json_types import JsonObject
 
 RETRYABLE_ERRORS = (
     requests.ConnectionError,
@@ -59,14 +66,19 @@ def send(
     base_url: str,
     label: str,
     health: TargetHealth | None = None,
-    **kwargs: Any,
+    *,
+    params: dict[str, str] | None = None,
+    data: dict[str, str] | None = None,
+    json: JsonObject | None = None,
+    headers: dict[str, str] | None = None,
+    timeout: float | tuple[float, float] | None = None,
 ) -> requests.Response:
     """One HTTP request. A connection fault is a `Retry`; any other requests error ends the call.
     Both are raised outside the except blocks: requests' messages hold the full URL, key included,
     and must not ride along as __context__. `health` hears whether the target answered."""
     failure: Exception | None = None
     try:
-        response = session.request(method, url, **kwargs)
+        response = session.request(method, url, params=params, data=data, json=json, headers=headers, timeout=timeout)
     except RETRYABLE_ERRORS as err:
         failure = Retry(
             f"{type(err).__name__} talking to {redact(base_url)}", unreachable=isinstance(err, UNREACHABLE_ERRORS)

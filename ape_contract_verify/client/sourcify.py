@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
 import requests
@@ -33,6 +32,7 @@ from ape_contract_verify.exceptions import (
     TargetDown,
     VerificationRejected,
 )
+from ape_contract_verify.json_types import JsonObject, JsonValue
 from ape_contract_verify.logs import CLIENT, get_logger
 from ape_contract_verify.protocol import sourcify as rules
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
@@ -50,8 +50,8 @@ class SourcifyAnswer(ExplorerAnswer):
     …) and `error` (customCode, message, the bytecodes for no_match, compiler errors). `status` is
     the HTTP status, `message` the customCode (or `pending`/`completed`)."""
 
-    contract: dict = field(default_factory=dict)
-    error: dict = field(default_factory=dict)
+    contract: JsonObject = field(default_factory=dict)
+    error: JsonObject = field(default_factory=dict)
 
     @property
     def custom_code(self) -> str:
@@ -120,7 +120,7 @@ def vyper_long_version(compiler_version: str) -> str:
 _RATE_CODES = (rules.TOO_MANY_REQUESTS, rules.DUPLICATE_VERIFICATION_REQUEST)
 
 
-def sourcify_body(request: VerificationRequest) -> dict:
+def sourcify_body(request: VerificationRequest) -> JsonObject:
     """The JSON body `verify_source_code` POSTs for `request` (the dry run writes it too): the
     protocol's body, with Vyper's long version found here. Raises InvalidRequest naming the field."""
     long_version = None
@@ -315,7 +315,7 @@ class SourcifyClient:
 
     # -- read ----------------------------------------------------------------------------------------
 
-    def lookup(self, address: str, fields: str = "all") -> dict:
+    def lookup(self, address: str, fields: str = "all") -> JsonObject:
         """`GET v2/contract/{chainId}/{address}?fields=…`: the body, also for an unverified
         contract (404 with `match: null`)."""
         address = validate_read_form({"address": address})
@@ -326,7 +326,7 @@ class SourcifyClient:
         answer = self._error_answer(status, data)
         raise ExplorerError(f"lookup {address}: {answer.reason}", answer, reason=reason_of(answer))
 
-    def _verified(self, address: str, fields: str) -> dict:
+    def _verified(self, address: str, fields: str) -> JsonObject:
         data = self.lookup(address, fields)
         if not data.get("match"):
             answer = SourcifyAnswer(
@@ -337,7 +337,7 @@ class SourcifyClient:
             )
         return data
 
-    def get_abi(self, address: str) -> list:
+    def get_abi(self, address: str) -> list[JsonValue]:
         data = self._verified(address, "abi")
         abi = data.get("abi")
         if not isinstance(abi, list):
@@ -351,7 +351,7 @@ class SourcifyClient:
 
     # -- internals ---------------------------------------------------------------------------------------
 
-    def _error_answer(self, status: int, data: Any) -> SourcifyAnswer:
+    def _error_answer(self, status: int, data: JsonValue) -> SourcifyAnswer:
         if isinstance(data, Mapping) and data.get("customCode"):
             code = str(data["customCode"])
             return SourcifyAnswer(
@@ -366,8 +366,8 @@ class SourcifyClient:
         )
 
     def _call(
-        self, method: str, path: str, params: dict | None = None, json_body: dict | None = None
-    ) -> tuple[int, Any]:
+        self, method: str, path: str, params: dict[str, str] | None = None, json_body: JsonObject | None = None
+    ) -> tuple[int, JsonValue]:
         """One call with retries: (HTTP status, parsed JSON) of the first answer that is not a
         rate limit, a 5xx or a connection fault."""
         url = self.base_url + path
@@ -383,7 +383,9 @@ class SourcifyClient:
             sleep=self._sleep,
             label=f"{method} {path}",
             pauses_limiter=lambda retry: (
-                retry.rate_limited and retry.answer is not None and retry.answer.message == rules.TOO_MANY_REQUESTS
+                retry.rate_limited
+                and isinstance(retry.answer, ExplorerAnswer)
+                and retry.answer.message == rules.TOO_MANY_REQUESTS
             ),
             gave_up=lambda last: gave_up(
                 last, self.retry, f"{method} {path}", f"{method} {redact(url)}", "still refused"
@@ -391,7 +393,15 @@ class SourcifyClient:
             health=self.health,
         )
 
-    def _attempt(self, method, url, path, params, json_body, headers) -> tuple[int, Any]:
+    def _attempt(
+        self,
+        method: str,
+        url: str,
+        path: str,
+        params: dict[str, str] | None,
+        json_body: JsonObject | None,
+        headers: dict[str, str],
+    ) -> tuple[int, JsonValue]:
         logger.debug("%s %s", method, redact(url))
         response = send(
             self.session,
@@ -407,6 +417,7 @@ class SourcifyClient:
         )
         code = response.status_code
         logger.debug("%s %s -> HTTP %d %s", method, path, code, redact(response.text[:300]))
+        data: JsonValue
         try:
             data = response.json()
         except ValueError:
@@ -434,13 +445,13 @@ class SourcifyClient:
 # -- answers ---------------------------------------------------------------------------------------
 
 
-def _code_length(text: Any) -> int:
+def _code_length(text: object) -> int:  # object: only read through str()
     digits = str(text or "")
     digits = digits[2:] if digits[:2].lower() == "0x" else digits
     return len(digits) // 2
 
 
-def _first_difference(a: Any, b: Any) -> int | None:
+def _first_difference(a: object, b: object) -> int | None:  # object: only read through str()
     x, y = str(a or "").lower().removeprefix("0x"), str(b or "").lower().removeprefix("0x")
     for index in range(0, min(len(x), len(y)), 2):
         if x[index : index + 2] != y[index : index + 2]:
@@ -448,18 +459,21 @@ def _first_difference(a: Any, b: Any) -> int | None:
     return None if len(x) == len(y) else min(len(x), len(y)) // 2
 
 
-def failure_reason(error: Mapping) -> str:
+def _object(value: JsonValue) -> JsonObject:
+    """A JSON object of Sourcify's answer, or {} where it has none (null, or another shape)."""
+    return value if isinstance(value, dict) else {}
+
+
+def failure_reason(error: JsonObject) -> str:
     """Sourcify's message, made readable: compiler errors in solc's words, and for a mismatch the
     two bytecodes' lengths and where they first differ."""
     message = str(error.get("message") or error.get("customCode") or "failed")
-    compiler_errors = (
-        (error.get("errorData") or {}).get("compilerErrors") if isinstance(error.get("errorData"), Mapping) else None
-    )
+    compiler_errors = _object(error.get("errorData")).get("compilerErrors")
     if isinstance(compiler_errors, list) and compiler_errors:
         texts = [
             str(e.get("formattedMessage") or e.get("message") or e).strip()
             for e in compiler_errors
-            if isinstance(e, Mapping) and e.get("severity", "error") == "error"
+            if isinstance(e, dict) and e.get("severity", "error") == "error"
         ]
         if texts:
             message = "Compiler error: " + "; ".join(texts)
@@ -475,10 +489,14 @@ def failure_reason(error: Mapping) -> str:
     return redact(message + (f" ({'; '.join(parts)})" if parts else ""))
 
 
-def job_answer(data: Mapping) -> SourcifyAnswer:
+def _text(value: JsonValue) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def job_answer(data: JsonObject) -> SourcifyAnswer:
     """A job's answer (`GET v2/verify/{id}`, always 200) as an outcome."""
-    contract = dict(data.get("contract") or {})
-    error = dict(data.get("error") or {})
+    contract = dict(_object(data.get("contract")))
+    error = dict(_object(data.get("error")))
     if not data.get("isJobCompleted"):
         return SourcifyAnswer(
             Outcome.PENDING, "200", "pending", "Pending: the Sourcify job is running", contract=contract
@@ -493,7 +511,9 @@ def job_answer(data: Mapping) -> SourcifyAnswer:
             contract=contract,
             error=error,
         )
-    match = contract.get("match") or rules.overall_match(contract.get("creationMatch"), contract.get("runtimeMatch"))
+    match = _text(contract.get("match")) or rules.overall_match(
+        _text(contract.get("creationMatch")), _text(contract.get("runtimeMatch"))
+    )
     if not match:
         return SourcifyAnswer(
             Outcome.FAILED, "200", "completed", "The Sourcify job completed without a match", contract=contract
@@ -503,17 +523,17 @@ def job_answer(data: Mapping) -> SourcifyAnswer:
     return SourcifyAnswer(Outcome.VERIFIED, "200", "completed", reason, match=match, contract=contract)
 
 
-def record_of(address: str, data: Mapping) -> ExplorerRecord:
+def record_of(address: str, data: JsonObject) -> ExplorerRecord:
     """A `fields=all` lookup as what Sourcify holds: its own fields, named."""
     if not data.get("match"):
         return ExplorerRecord(address, verified=False)
-    compilation = data.get("compilation") or {}
-    std_input = data.get("stdJsonInput") or {
+    compilation = _object(data.get("compilation"))
+    std_input = _object(data.get("stdJsonInput")) or {
         "language": compilation.get("language", "Solidity"),
-        "sources": data.get("sources") or {},
-        "settings": compilation.get("compilerSettings") or {},
+        "sources": _object(data.get("sources")),
+        "settings": _object(compilation.get("compilerSettings")),
     }
-    settings = dict(std_input.get("settings") or {})
+    settings = dict(_object(std_input.get("settings")))
     language = str(compilation.get("language") or std_input.get("language") or "Solidity")
     version = str(compilation.get("compilerVersion") or "")
     vyper = language.lower() == "vyper"
@@ -522,14 +542,15 @@ def record_of(address: str, data: Mapping) -> ExplorerRecord:
         if vyper
         else (f"v{version}" if version and not version.startswith("v") else version)
     )
-    optimizer = settings.get("optimizer") or {}
-    args = ((data.get("creationBytecode") or {}).get("transformationValues") or {}).get("constructorArguments") or ""
-    proxy = data.get("proxyResolution") or {}
-    implementations = proxy.get("implementations") or []
-    implementation = (
-        implementations[0].get("address", "") if implementations and isinstance(implementations[0], Mapping) else ""
-    )
+    optimizer = _object(settings.get("optimizer"))
+    transformation = _object(_object(data.get("creationBytecode")).get("transformationValues"))
+    args = transformation.get("constructorArguments") or ""
+    proxy = _object(data.get("proxyResolution"))
+    implementations = proxy.get("implementations")
+    first = implementations[0] if isinstance(implementations, list) and implementations else None
+    implementation = first.get("address", "") if isinstance(first, dict) else ""
     abi = data.get("abi")
+    runs = optimizer.get("runs")
     return ExplorerRecord(
         address,
         verified=True,
@@ -537,12 +558,12 @@ def record_of(address: str, data: Mapping) -> ExplorerRecord:
         compiler=compiler,
         language="Vyper" if vyper else "Solidity",
         abi=abi if isinstance(abi, list) else [],
-        files={path: str((src or {}).get("content", "")) for path, src in (std_input.get("sources") or {}).items()},
+        files={path: str(_object(src).get("content", "")) for path, src in _object(std_input.get("sources")).items()},
         settings=settings,
         source_format="standard-json",
         constructor_arguments=str(args).removeprefix("0x"),
         optimization_used=bool(optimizer.get("enabled")) if not vyper else settings.get("optimize", "gas") != "none",
-        runs=int(optimizer.get("runs") or 0),
+        runs=int(runs or 0) if isinstance(runs, (int, float, str)) else 0,
         evm_version=str(settings.get("evmVersion") or "default"),
         proxy=bool(proxy.get("isProxy")),
         implementation=str(implementation or ""),

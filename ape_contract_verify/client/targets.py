@@ -11,23 +11,31 @@ Every target of a network (`resolve_targets`, rules in its docstring) keeps its 
 rate and pages; a non-Etherscan target never receives `--api-key` or `ETHERSCAN_API_KEY`.
 """
 
+from __future__ import annotations
+
 import os
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 from ape_contract_verify.client.known import (
     BLOCKSCOUT_KEY_ENV,
     DEFAULT_RATES,
+    ETHERSCAN_V2_CHAINS,
+    ETHERSCAN_V2_URL,
+    KNOWN_CHAIN_IDS,
     ROUTESCAN_KEY_ENV,
     SOURCIFY_REPO_URL,
     SOURCIFY_URL,
     blockscout_instance,
+    chain_id_of,
     chain_meta,
     etherscan_pages,
     flavour_of,
     is_blockscout_pro,
+    is_etherscan_v2,
     pro_chain_param,
     routescan_pages,
     routescan_url,
@@ -36,47 +44,11 @@ from ape_contract_verify.client.provider import VerificationTarget
 from ape_contract_verify.exceptions import ExplorerNotConfigured, InvalidRequest
 from ape_contract_verify.protocol.secrets import ApiKey
 
-ETHERSCAN_V2_URL = "https://api.etherscan.io/v2/api"
-DEFAULT_KEY_ENV = "ETHERSCAN_API_KEY"
+if TYPE_CHECKING:
+    from ape_contract_verify.client.health import TargetHealth
+    from ape_contract_verify.config import ContractVerifyConfig, ExplorerConfig, TargetConfig
 
-# Chains Etherscan API V2 serves (a subset of https://api.etherscan.io/v2/chainlist), by chain id.
-ETHERSCAN_V2_CHAINS: dict[int, str] = {
-    1: "ethereum:mainnet",
-    11155111: "ethereum:sepolia",
-    17000: "ethereum:holesky",
-    560048: "ethereum:hoodi",
-    10: "optimism:mainnet",
-    11155420: "optimism:sepolia",
-    42161: "arbitrum:mainnet",
-    421614: "arbitrum:sepolia",
-    42170: "arbitrum:nova",
-    8453: "base:mainnet",
-    84532: "base:sepolia",
-    137: "polygon:mainnet",
-    80002: "polygon:amoy",
-    56: "bsc:mainnet",
-    97: "bsc:testnet",
-    59144: "linea:mainnet",
-    59141: "linea:sepolia",
-    534352: "scroll:mainnet",
-    534351: "scroll:sepolia",
-    81457: "blast:mainnet",
-    168587773: "blast:sepolia",
-    5000: "mantle:mainnet",
-    5003: "mantle:sepolia",
-    100: "gnosis:mainnet",
-    43114: "avalanche:mainnet",
-    43113: "avalanche:fuji",
-    1284: "moonbeam:mainnet",
-    252: "fraxtal:mainnet",
-    480: "world-chain:mainnet",
-    130: "unichain:mainnet",
-    146: "sonic:mainnet",
-    33139: "apechain:mainnet",
-    42220: "celo:mainnet",
-    167000: "taiko:mainnet",
-}
-KNOWN_CHAIN_IDS: dict[str, int] = {name: chain_id for chain_id, name in ETHERSCAN_V2_CHAINS.items()}
+DEFAULT_KEY_ENV = "ETHERSCAN_API_KEY"
 LOCAL_NETWORKS = ("local",)
 
 
@@ -136,9 +108,21 @@ class Target:
             return f"{base}/{self.chain_id}/{address}"
         return f"{base}/address/{address}"
 
-    def client(self, **kwargs: Any) -> "VerificationTarget":
+    def client(
+        self,
+        *,
+        timeout: float | tuple[float, float] = (10.0, 30.0),
+        max_retries: int = 5,
+        backoff: float = 1.0,
+        max_backoff: float = 16.0,
+        sleep: Callable[[float], None] = time.sleep,
+        health: TargetHealth | None = None,
+        not_indexed_timeout: float = 90.0,
+    ) -> VerificationTarget:
         """The client for this target: an ExplorerClient, or a SourcifyClient for kind `sourcify`
-        (the caller handles `url=None`, the embedded local explorer, first)."""
+        (the caller handles `url=None`, the embedded local explorer, first). The keywords are the
+        transport options callers set, with the clients' defaults; `not_indexed_timeout` only the
+        Etherscan-style client's (Sourcify has no "not indexed yet" answer to wait out)."""
         if self.url is None:
             raise ExplorerNotConfigured(
                 f"{self.ecosystem}:{self.network} is local and has no explorer URL; start "
@@ -153,7 +137,16 @@ class Target:
                     "resolve the targets with the network's chain id"
                 )
             return SourcifyClient(
-                self.url, self.chain_id, api_key=self.api_key, calls_per_second=self.calls_per_second, **kwargs
+                self.url,
+                self.chain_id,
+                api_key=self.api_key,
+                calls_per_second=self.calls_per_second,
+                timeout=timeout,
+                max_retries=max_retries,
+                backoff=backoff,
+                max_backoff=max_backoff,
+                sleep=sleep,
+                health=health,
             )
         from ape_contract_verify.client.etherscan import ExplorerClient
 
@@ -170,17 +163,17 @@ class Target:
             calls_per_second=self.calls_per_second,
             chain_id_param=param or "chainid",
             flavour=self.flavour,
-            **kwargs,
+            not_indexed_timeout=not_indexed_timeout,
+            timeout=timeout,
+            max_retries=max_retries,
+            backoff=backoff,
+            max_backoff=max_backoff,
+            sleep=sleep,
+            health=health,
         )
 
 
 ExplorerTarget = Target  # the name before targets had names
-
-
-def is_etherscan_v2(url: str) -> bool:
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    return (host == "etherscan.io" or host.endswith(".etherscan.io")) and "/v2/" in parts.path + "/"
 
 
 def normalize_url(url: str, param: str = "--explorer-url") -> str:
@@ -261,12 +254,12 @@ def resolve_target(
     chain_id: int | None = None,
     explorer_url: str | None = None,
     api_key: str | None = None,
-    config: Any | None = None,
+    config: ContractVerifyConfig | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> ExplorerTarget:
     """Everything needed to talk to one network's explorer. `config` is a ContractVerifyConfig."""
     explorer = config.explorer_for(ecosystem, network) if config is not None else None
-    url = resolve_url(ecosystem, network, chain_id, explorer_url, getattr(explorer, "url", None))
+    url = resolve_url(ecosystem, network, chain_id, explorer_url, explorer.url if explorer else None)
     if chain_id is None:
         chain_id = KNOWN_CHAIN_IDS.get(f"{ecosystem}:{network}")
     if url and is_etherscan_v2(url) and chain_id is None:
@@ -274,8 +267,10 @@ def resolve_target(
             f"Etherscan API V2 needs a chain id and none is known for {ecosystem}:{network}; "
             "pick a network with --network, or pass a non-Etherscan --explorer-url"
         )
-    key = resolve_api_key(api_key, getattr(explorer, "api_key_env", None), _configured_key(config, explorer), environ)
-    rate = getattr(explorer, "calls_per_second", None) or getattr(config, "calls_per_second", None) or 3.0
+    key = resolve_api_key(
+        api_key, explorer.api_key_env if explorer else None, _configured_key(config, explorer), environ
+    )
+    rate = (explorer.calls_per_second if explorer else None) or (config.calls_per_second if config else None) or 3.0
     return ExplorerTarget(
         ecosystem=ecosystem,
         network=network,
@@ -283,16 +278,15 @@ def resolve_target(
         chain_id=chain_id,
         api_key=key,
         calls_per_second=float(rate),
-        browser_url=getattr(explorer, "browser_url", None) or loopback_pages(url),
+        browser_url=(explorer.browser_url if explorer else None) or loopback_pages(url),
     )
 
 
-def _configured_key(config: Any, explorer: Any) -> str | None:
-    """A key written in config: per explorer (`api_key`), else top-level `contract_verify.api_key`."""
+def _configured_key(config: ContractVerifyConfig | None, explorer: ExplorerConfig | None) -> str | None:
+    """A key written in config: per explorer (`api_key`), else top-level `contract_verify.api_key`
+    (both extra keys of their models, so read from `model_extra`)."""
     for model in (explorer, config):
-        if model is None:
-            continue
-        value = getattr(model, "api_key", None) or (getattr(model, "model_extra", None) or {}).get("api_key")
+        value = (model.model_extra or {}).get("api_key") if model is not None else None
         if value:
             return str(value)
     return None
@@ -325,27 +319,38 @@ def _foreign_host(url: str | None) -> bool:
 class _Network:
     """What resolving one network's targets needs, computed once."""
 
-    def __init__(self, ecosystem, network, chain_id, config, explorer_url, api_key, environ):
+    def __init__(
+        self,
+        ecosystem: str,
+        network: str,
+        chain_id: int | None,
+        config: ContractVerifyConfig | None,
+        explorer_url: str | None,
+        api_key: str | None,
+        environ: Mapping[str, str] | None,
+    ) -> None:
         self.ecosystem, self.network, self.config = ecosystem, network, config
         self.explorer_url, self.api_key = explorer_url, api_key
         self.environ = os.environ if environ is None else environ
         self.path = f"contract_verify.explorers.{ecosystem}.{network}"
         self.explorer = config.explorer_for(ecosystem, network) if config is not None else None
-        self.named = self.explorer.named_targets(self.path + ".") if self.explorer is not None else {}
+        self.named: dict[str, TargetConfig] = (
+            self.explorer.named_targets(self.path + ".") if self.explorer is not None else {}
+        )
         self.local = is_local_network(network)
         self.meta = None if self.local else chain_meta(ecosystem, network, chain_id)
         if chain_id is None:
-            chain_id = KNOWN_CHAIN_IDS.get(f"{ecosystem}:{network}") or (self.meta or {}).get("chainId")
+            chain_id = KNOWN_CHAIN_IDS.get(f"{ecosystem}:{network}") or chain_id_of(self.meta)
         self.chain_id = chain_id
-        rate_set = config is not None and "calls_per_second" in getattr(config, "model_fields_set", ())
-        self.top_rate = float(config.calls_per_second) if rate_set else None
+        rate_set = config is not None and "calls_per_second" in config.model_fields_set
+        self.top_rate = float(config.calls_per_second) if config is not None and rate_set else None
 
     def rate(self, own: float | None, kind_name: str) -> float:
         return float(own or self.top_rate or DEFAULT_RATES.get(kind_name, 3.0))
 
     def available(self) -> list[str]:
         """Every name that can run here, configured or known, in the order they run."""
-        names = []
+        names: list[str] = []
         if self.explorer_url or (self.explorer is not None and self.explorer.configures_etherscan) or self.local:
             names.append("etherscan")
         elif self.chain_id in ETHERSCAN_V2_CHAINS:
@@ -370,7 +375,7 @@ class _Network:
             explorer = self.explorer.etherscan_target() if self.explorer is not None else None
             key = resolve_api_key(
                 self.api_key,
-                getattr(explorer, "api_key_env", None),
+                explorer.api_key_env if explorer else None,
                 _configured_key(self.config, self.explorer),
                 self.environ,
             )
@@ -401,6 +406,7 @@ class _Network:
     def _etherscan(self) -> Target:
         explorer = self.explorer.etherscan_target() if self.explorer is not None else None
         where = f"{self.path}.{'etherscan.' if 'etherscan' in self.named else ''}url"
+        url: str | None
         if self.explorer_url:
             url = normalize_url(self.explorer_url, "--explorer-url")
         elif explorer is not None and explorer.url:
@@ -412,7 +418,7 @@ class _Network:
                 f"Etherscan API V2 needs a chain id and none is known for {self.ecosystem}:{self.network}; "
                 "pick a network with --network, or pass a non-Etherscan --explorer-url"
             )
-        env = getattr(explorer, "api_key_env", None)
+        env = explorer.api_key_env if explorer else None
         if _foreign_host(url):  # the network's own keys pointing at Blockscout or Routescan
             key = (
                 ApiKey(self.api_key)
@@ -421,16 +427,17 @@ class _Network:
             )
         else:
             key = resolve_api_key(self.api_key, env, _configured_key(self.config, self.explorer), self.environ)
-        own_rate = getattr(explorer, "calls_per_second", None)
-        rate = float(own_rate or getattr(self.config, "calls_per_second", None) or 3.0)
-        browser = getattr(explorer, "browser_url", None) or loopback_pages(url)
+        own_rate = explorer.calls_per_second if explorer else None
+        rate = float(own_rate or (self.config.calls_per_second if self.config else None) or 3.0)
+        browser = (explorer.browser_url if explorer else None) or loopback_pages(url)
         if not browser and url == ETHERSCAN_V2_URL:
             browser = etherscan_pages(self.meta, self.chain_id)
-        return self._target("etherscan", "etherscan", url, key, rate, browser, "api_key_env", env)
+        flavour = explorer.flavour if explorer else None
+        return self._target("etherscan", "etherscan", url, key, rate, browser, "api_key_env", env, flavour)
 
-    def _etherscan_style(self, name: str, entry: Any) -> Target:
-        url = None
-        pages = None
+    def _etherscan_style(self, name: str, entry: TargetConfig | None) -> Target:
+        url: str | None = None
+        pages: str | None = None
         if entry is not None and entry.url:
             url = normalize_url(entry.url, f"{self.path}.{name}.url")
         elif name == "blockscout":
@@ -445,18 +452,19 @@ class _Network:
                 f"set {self.path}.{name}.url in ape-config.yaml"
             )
         default_env = {"blockscout": BLOCKSCOUT_KEY_ENV, "routescan": ROUTESCAN_KEY_ENV}.get(name)
-        env = getattr(entry, "api_key_env", None) or default_env
+        env = (entry.api_key_env if entry else None) or default_env
         key = _key_from(env, None, self.environ)
         if key is None and is_etherscan_v2(url):  # a custom name for Etherscan V2 still takes its key
             key = resolve_api_key(None, None, _configured_key(self.config, self.explorer), self.environ)
         if pages is None and name == "blockscout":
             instance = blockscout_instance(self.meta)
             pages = instance if instance and urlsplit(instance).hostname == urlsplit(url).hostname else None
-        browser = getattr(entry, "browser_url", None) or loopback_pages(url) or pages
-        rate = self.rate(getattr(entry, "calls_per_second", None), name if name in DEFAULT_RATES else "etherscan")
-        return self._target(name, "etherscan", url, key, rate, browser, f"{name}.api_key_env", env)
+        browser = (entry.browser_url if entry else None) or loopback_pages(url) or pages
+        rate = self.rate(entry.calls_per_second if entry else None, name if name in DEFAULT_RATES else "etherscan")
+        flavour = entry.flavour if entry else None
+        return self._target(name, "etherscan", url, key, rate, browser, f"{name}.api_key_env", env, flavour)
 
-    def _sourcify(self, name: str, entry: Any) -> Target:
+    def _sourcify(self, name: str, entry: TargetConfig | None) -> Target:
         if entry is not None and entry.url:
             url = normalize_base_url(entry.url, f"{self.path}.{name}.url")
         elif name == "sourcify" and not self.local:
@@ -466,14 +474,26 @@ class _Network:
                 f"No Sourcify server is known for {self.ecosystem}:{self.network}; set {self.path}.{name}.url "
                 "(e.g. the `Sourcify API:` URL `ape verify serve` prints)"
             )
-        key = _key_from(getattr(entry, "api_key_env", None), None, self.environ)
+        key = _key_from(entry.api_key_env if entry else None, None, self.environ)
         parts = urlsplit(url)
         loopback = loopback_pages(urlunsplit((parts.scheme, parts.netloc, "/api", "", "")))
-        browser = getattr(entry, "browser_url", None) or (SOURCIFY_REPO_URL if url == SOURCIFY_URL else loopback)
-        rate = self.rate(getattr(entry, "calls_per_second", None), "sourcify")
+        browser = (entry.browser_url if entry else None) or (SOURCIFY_REPO_URL if url == SOURCIFY_URL else loopback)
+        rate = self.rate(entry.calls_per_second if entry else None, "sourcify")
         return self._target(name, "sourcify", url, key, rate, browser, f"{name}.api_key_env")
 
-    def _target(self, name, kind, url, key, rate, browser, key_setting, env=None) -> Target:
+    def _target(
+        self,
+        name: str,
+        kind: str,
+        url: str | None,
+        key: ApiKey | None,
+        rate: float,
+        browser: str | None,
+        key_setting: str,
+        env: str | None = None,
+        flavour: str | None = None,
+    ) -> Target:
+        """The target, its flavour as configured (`flavour:`), else known from its name and host."""
         param = None
         if kind == "etherscan" and url:
             if is_etherscan_v2(url):
@@ -502,7 +522,7 @@ class _Network:
             name=name,
             kind=kind,
             chain_id_param=param,
-            flavour=flavour_of(name, kind, url, blockscout_instance(self.meta)),
+            flavour=flavour or flavour_of(name, kind, url, blockscout_instance(self.meta)),
         )
 
 
@@ -511,7 +531,7 @@ def resolve_targets(
     network: str,
     chain_id: int | None = None,
     *,
-    config: Any | None = None,
+    config: ContractVerifyConfig | None = None,
     names: Sequence[str] = (),
     explorer_url: str | None = None,
     api_key: str | None = None,
@@ -532,20 +552,20 @@ def resolve_targets(
     net = _Network(ecosystem, network, chain_id, config, explorer_url, api_key, environ)
     wanted = [str(n).strip() for n in names if str(n).strip()]
     param = "--target"
-    if not wanted and config is not None and getattr(config, "targets", None):
+    if not wanted and config is not None and config.targets:
         wanted, param = list(config.targets), "contract_verify.targets"
     if not wanted:
-        chosen = net.defaults()
-        if not chosen:
+        defaults = net.defaults()
+        if not defaults:
             raise ExplorerNotConfigured(
                 f"No explorer known for {ecosystem}:{network} (chain id {net.chain_id}). Set "
                 f"{net.path}.url in ape-config.yaml (e.g. a Blockscout `https://<explorer>/api` or a Routescan URL), "
                 f"add a named target under it (`sourcify: {{url: …}}`), or pass --explorer-url."
             )
-        return [net.build(name) for name in chosen]
+        return [net.build(name) for name in defaults]
 
     available = net.available()
-    chosen = []
+    chosen: list[str] = []
     for name in dict.fromkeys(wanted):
         if name in available:
             chosen.append(name)

@@ -77,6 +77,7 @@ class ApeGate:
     @contextlib.contextmanager
     def entered(self) -> Iterator[None]:
         """Inside Ape's managers; waits while the script may be using them."""
+        # getattr: a threading.local has `value` only on threads that set it.
         depth = getattr(self._depth, "value", 0)
         if depth == 0:
             ident = threading.get_ident()

@@ -5,14 +5,34 @@ compiler and settings that built it. Identifying an address compares shapes only
 bytecode, no compile); whether the artifact really verifies is the engine's question.
 """
 
-from collections.abc import Callable, Iterator
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ape_contract_verify.derive.ape_gate import GATE
 from ape_contract_verify.evm import blueprint, bytecode
 from ape_contract_verify.exceptions import ContractVerifyError
+
+if TYPE_CHECKING:
+    from ape.managers.project import ProjectManager
+    from ethpm_types import ContractType
+    from ethpm_types.source import Compiler
+
+    from ape_contract_verify.engine.compilers import CompileCache
+
+
+# A compiler's standard JSON, input or output, or a part of it (a source entry, an ABI item): the
+# layout solc and vyper document, read here by deep keys, where a missing key is the compiler's
+# answer (a KeyError caught where it means something); `Any`: JsonValue would need a narrowing
+# at every one of those keys.
+CompilerJson: TypeAlias = dict[str, Any]
+# settings.libraries: addresses by source file, then by library name.
+Libraries: TypeAlias = dict[str, dict[str, str]]
+# What closure_artifacts' memo is keyed by: project root, (compiler, version)s, sources' stamps.
+ClosureKey: TypeAlias = tuple[str, tuple[tuple[str, str], ...], tuple[tuple[str, int, int], ...]]
 
 
 class ArtifactNotFound(ContractVerifyError):
@@ -25,14 +45,14 @@ class Artifact:
 
     name: str
     source_id: str
-    contract_type: Any
-    project: Any
+    contract_type: ContractType
+    project: ProjectManager
     compiler_name: str  # "solidity" or "vyper"
     compiler_version: str  # as the manifest records it: 0.8.26+commit.8a97fa7a, 0.4.3
-    settings: dict
+    settings: CompilerJson
     dependency: str | None = None
     # What was read from Ape's managers for it, by the thread that could (`derive.inputs.prepare`).
-    resolved: dict = field(default_factory=dict, compare=False, repr=False)
+    resolved: dict[str, CompilerJson | None] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def qualified_name(self) -> str:
@@ -69,7 +89,7 @@ class Artifact:
         return Path(self.project.path) / self.source_id
 
 
-def project_source_names(sources: dict, project: Any) -> dict:
+def project_source_names(sources: CompilerJson, project: ProjectManager) -> CompilerJson:
     """`sources` keyed as the project's compile named them. When the contracts folder is a link
     (to an npm package's sources, say), ape-solidity names the files a contract imports by the
     link's target (`../node_modules/pkg/contracts/X.sol`), where the compile that was deployed
@@ -78,13 +98,13 @@ def project_source_names(sources: dict, project: Any) -> dict:
     rename = _linked_folder_names(project)
     if rename is None:
         return sources
-    named: dict = {}
+    named: CompilerJson = {}
     for key, value in sources.items():
         named.setdefault(rename(key), value)  # a file given under both names is one
     return named
 
 
-def _linked_folder_names(project: Any) -> Callable[[str], str] | None:
+def _linked_folder_names(project: ProjectManager) -> Callable[[str], str] | None:
     """When the contracts folder is a link: the function that names a file reached through the
     link's target as `contracts/…`; None otherwise (nothing to rename)."""
     try:
@@ -108,7 +128,7 @@ def _linked_folder_names(project: Any) -> Callable[[str], str] | None:
     return rename
 
 
-def _artifacts_of(project: Any, dependency: str | None = None) -> Iterator[Artifact]:
+def _artifacts_of(project: ProjectManager, dependency: str | None = None) -> Iterator[Artifact]:
     manifest = project.manifest
     types = manifest.contract_types or {}
     # ape-solidity records a type only imported through a linked contracts folder under the
@@ -133,7 +153,10 @@ def _artifacts_of(project: Any, dependency: str | None = None) -> Iterator[Artif
 
 
 def iter_artifacts(
-    project: Any, include_dependencies: bool = True, compile_dependencies: bool = True, uncompiled: list | None = None
+    project: ProjectManager,
+    include_dependencies: bool = True,
+    compile_dependencies: bool = True,
+    uncompiled: list[str] | None = None,
 ) -> Iterator[Artifact]:
     """Every deployable contract type of the project, then of its dependencies. Without
     `compile_dependencies` a dependency with no compiled types is skipped (its name is added to
@@ -143,7 +166,7 @@ def iter_artifacts(
 
 @GATE.guard  # reading a dependency's project may install it
 def _all_artifacts(
-    project: Any, include_dependencies: bool, compile_dependencies: bool, uncompiled: list | None
+    project: ProjectManager, include_dependencies: bool, compile_dependencies: bool, uncompiled: list[str] | None
 ) -> list[Artifact]:
     found = list(_artifacts_of(project))
     if not include_dependencies:
@@ -165,11 +188,11 @@ def _all_artifacts(
 
 
 @GATE.guard
-def find_artifact(name: str, project: Any, compile: bool = True) -> Artifact:
+def find_artifact(name: str, project: ProjectManager, compile: bool = True) -> Artifact:
     """`Name`, `path/File.sol:Name` or `dependency:Name`; the project's own types win over dependencies'.
     Without `compile`, only the manifests are read (no import closure, no dependency compiled)."""
 
-    def named(artifacts: Any) -> list[Artifact]:
+    def named(artifacts: Iterable[Artifact]) -> list[Artifact]:
         return [a for a in artifacts if name in (a.name, a.qualified_name, a.label, a.reference)]
 
     uncompiled: list[str] = []
@@ -194,12 +217,11 @@ def find_artifact(name: str, project: Any, compile: bool = True) -> Artifact:
     raise ArtifactNotFound(f"{name!r} is ambiguous: {choices}. Pass one of these instead")
 
 
-def type_reference(contract_type: Any) -> str | None:
+def type_reference(contract_type: ContractType) -> str | None:
     """What `find_artifact` resolves to the very type Ape deployed (its source file and name), so
     that two types with the same code are never confused; None for a type with no source (one
     built from an ABI and bytecode), which only its code can identify."""
-    name = getattr(contract_type, "name", None)
-    source_id = getattr(contract_type, "source_id", None)
+    name, source_id = contract_type.name, contract_type.source_id
     return f"{source_id}:{name}" if name and source_id else None
 
 
@@ -215,9 +237,9 @@ def short_name(reference: str) -> str:
 @GATE.guard
 def identify(
     address: str,
-    project: Any,
+    project: ProjectManager,
     runtime: bytes | None = None,
-    cache: Any = None,
+    cache: CompileCache | None = None,
     creation: Callable[[], bytes | None] | None = None,
 ) -> Artifact:
     """The one contract type whose runtime code matches `address`'s, metadata, immutables and
@@ -356,12 +378,12 @@ def _created_by(artifact: Artifact, creation_input: bytes) -> bool:
 
 # What identifying needs from the compiler: the manifest's bytecode, for the closure's types.
 _CLOSURE_OUTPUTS = ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"]
-_CLOSURE_MEMO: dict[tuple, list[Artifact]] = {}  # per run: (project, compilers, sources' stamps)
-_CLOSURE_CACHE: Any = None  # the compile cache used when the caller gives none
+_CLOSURE_MEMO: dict[ClosureKey, list[Artifact]] = {}  # per run: (project, compilers, sources' stamps)
+_CLOSURE_CACHE: CompileCache | None = None  # the compile cache used when the caller gives none
 
 
 @GATE.guard  # also one search at a time: workers of a run share its result
-def closure_artifacts(project: Any, cache: Any = None) -> list[Artifact]:
+def closure_artifacts(project: ProjectManager, cache: CompileCache | None = None) -> list[Artifact]:
     """Every deployable contract type defined only in a file the project's own Solidity sources
     import (OpenZeppelin's ProxyAdmin, which its TransparentUpgradeableProxy's constructor
     creates): ape-solidity's manifest keeps the types of the project's sources alone, and a
@@ -378,7 +400,7 @@ def closure_artifacts(project: Any, cache: Any = None) -> list[Artifact]:
     return list(_CLOSURE_MEMO[key])
 
 
-def _closure_key(project: Any) -> tuple | None:
+def _closure_key(project: ProjectManager) -> ClosureKey | None:
     try:
         manifest = project.manifest
         root = Path(project.path)
@@ -399,10 +421,11 @@ def _closure_key(project: Any) -> tuple | None:
     return str(root), compilers, tuple(stamps)
 
 
-def _search_closure(project: Any, cache: Any) -> list[Artifact]:
+def _search_closure(project: ProjectManager, cache: CompileCache | None) -> list[Artifact]:
     from ape import compilers as ape_compilers
 
-    from ape_contract_verify.engine.compilers import CompileCache, CompilerError, compile_input
+    from ape_contract_verify.engine.compilers import CompileCache, compile_input
+    from ape_contract_verify.engine.versions import CompilerError
 
     global _CLOSURE_CACHE
     if cache is None:
@@ -451,7 +474,12 @@ def _search_closure(project: Any, cache: Any) -> list[Artifact]:
 
 
 def _closure_artifact(
-    project: Any, compiler: Any, settings: dict, source_id: str, name: str, compiled: dict
+    project: ProjectManager,
+    compiler: Compiler,
+    settings: CompilerJson,
+    source_id: str,
+    name: str,
+    compiled: CompilerJson,
 ) -> Artifact | None:
     from ethpm_types import ContractType
 

@@ -1,14 +1,15 @@
-"""Constructor arguments: read from the creation transaction, or given by the user and checked
-against it. Values are encoded with the artifact's ABI; a difference is explained (argument by
+"""Constructor arguments: read from the creation transaction, or given by the user and checked.
+
+A given value is checked against the chain's. Values are encoded with the artifact's ABI; a difference is explained (argument by
 argument) with the engine's own text, so the pre-check and the explorer word it the same way."""
 
 import json
-from typing import Any
 
-from ape_contract_verify.derive.artifacts import Artifact
+from ape_contract_verify.derive.artifacts import Artifact, CompilerJson
 from ape_contract_verify.engine.compare import constructor_arguments_reason, constructor_inputs
 from ape_contract_verify.evm.abi import abi_type
 from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.json_types import JsonValue
 from ape_contract_verify.protocol.values import checksum as _checksum
 
 
@@ -21,7 +22,7 @@ class PrecheckFailed(ContractVerifyError):
         super().__init__(f"Local pre-check failed ({field}): {reason}")
 
 
-def _inputs(artifact: Artifact) -> list[dict]:
+def _inputs(artifact: Artifact) -> list[CompilerJson]:
     return constructor_inputs(list(artifact.contract_type.abi))
 
 
@@ -71,8 +72,9 @@ def encode_constructor_args(artifact: Artifact, given: str) -> str:
         if len(hex_text) % 2:
             raise PrecheckFailed("constructor arguments", "hex constructor arguments must have an even length")
         return hex_text.lower()
-    from eth_abi import encode
+    from eth_abi.abi import encode
 
+    values: list[JsonValue]
     try:
         values = json.loads(text if text.startswith("[") else f"[{text}]")
     except json.JSONDecodeError:
@@ -90,7 +92,8 @@ def encode_constructor_args(artifact: Artifact, given: str) -> str:
         raise PrecheckFailed("constructor arguments", f"cannot encode {values} as ({', '.join(types)}): {err}")
 
 
-def _coerce(abi_type: str, value: Any) -> Any:
+def _coerce(abi_type: str, value: JsonValue) -> object:
+    """The value eth_abi encodes as `abi_type` (it takes any Python value it can encode)."""
     if abi_type.endswith("]") and isinstance(value, list):
         inner = abi_type[: abi_type.rindex("[")]
         return [_coerce(inner, v) for v in value]

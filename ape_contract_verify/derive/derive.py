@@ -7,26 +7,41 @@ runs the local explorer's own `Verifier` on the very request about to be submitt
 submission that cannot pass is stopped here, with the reason the explorer would give.
 """
 
+from __future__ import annotations
+
 import dataclasses
 import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
-from ape_contract_verify.derive.artifacts import Artifact, ArtifactNotFound
+from ape_contract_verify.derive.artifacts import Artifact, ArtifactNotFound, CompilerJson, Libraries
 from ape_contract_verify.derive.constructor import PrecheckFailed, resolve_constructor_args, sources_tried
 from ape_contract_verify.derive.inputs import VYPER_OUTPUT_SELECTION, group_input, project_remappings, standard_input
+from ape_contract_verify.derive.onchain import (
+    CreationRecordLike,
+    KnownCreation,
+    OnChain,
+    chain_reader_or_provider,
+    read_chain,
+    tx_hash_of,
+)
 from ape_contract_verify.evm import blueprint, bytecode
 from ape_contract_verify.protocol.licenses import code_from_source, license_code
 from ape_contract_verify.protocol.values import checksum as _checksum
 from ape_contract_verify.request import CodeFormat, VerificationRequest
+
+if TYPE_CHECKING:
+    from ape_contract_verify.engine.compilers import CompileCache
+    from ape_contract_verify.evm.reads import ChainReader
 
 __all__ = [
     "Derivation",
     "OnChain",
     "PrecheckFailed",
     "build_request",
+    "chain_reader_or_provider",
     "derive",
     "license_of",
     "precheck",
@@ -47,87 +62,15 @@ def license_of(artifact: Artifact, override: str | None = None) -> int:
     return code_from_source(source)
 
 
-# --- the chain ---------------------------------------------------------------------------------
-
-
-@dataclass
-class OnChain:
-    runtime: bytes
-    creation_input: bytes | None
-    tx_hash: str | None = None
-    factory: bool = False
-    source: str = ""  # which source gave creation_input: transaction, trace, fork replay, explorer record
-    tried: list = field(default_factory=list)  # the sources that could not, in words
-
-
-def chain_reader_or_provider(chain_reader: Any = None) -> Any:
-    """The given reader, or one on the active Ape provider."""
-    if chain_reader is not None:
-        return chain_reader
-    from ape import chain
-
-    from ape_contract_verify.evm.chain import ApeProviderChain
-
-    return ApeProviderChain(chain.provider)
-
-
-def read_chain(address: str, chain_reader: Any = None, creation_record: Callable[[str], Any] | None = None) -> OnChain:
-    """Runtime code and the creation input, through the active Ape provider by default.
-
-    The chain reader finds the creation (its transaction, the node's traces, or a replay on a
-    fork); when it cannot, `creation_record(address)`, an explorer's record of the creation
-    (`client.creation.CreationRecord`), is asked."""
-    reader = chain_reader_or_provider(chain_reader)
-    runtime = bytes(reader.get_code(address))
-    creation = reader.find_creation(address) if runtime else None
-    if creation is not None:
-        factory = bool(getattr(creation, "factory", False))
-        return OnChain(
-            runtime=runtime,
-            creation_input=bytes(creation.input),
-            tx_hash=getattr(creation, "tx_hash", None),
-            factory=factory,
-            source=getattr(creation, "source", "") or ("trace" if factory else "transaction"),
-        )
-    attempts = getattr(reader, "creation_attempts", None)
-    tried = list(attempts(address)) if runtime and callable(attempts) else []
-    if runtime and creation_record is not None:
-        record = creation_record(address)
-        if record is not None and record.input:
-            return OnChain(runtime, bytes(record.input), record.tx_hash, record.factory, record.source, tried)
-        tried.append(record.note if record is not None else "the explorer's record (none)")
-    return OnChain(runtime=runtime, creation_input=None, tried=tried)
-
-
-class _KnownCreation:
-    """A chain reader that knows one address's creation from elsewhere (an explorer's record)."""
-
-    def __init__(self, reader: Any, address: str, state: OnChain):
-        from ape_contract_verify.evm.chain import Creation
-
-        self._reader = reader
-        self._address = address.lower()
-        self._creation = Creation(
-            state.tx_hash or "", state.creation_input or b"", factory=state.factory, source=state.source
-        )
-
-    def find_creation(self, address: str) -> Any:
-        return self._creation if address.lower() == self._address else self._reader.find_creation(address)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._reader, name)
-
-
-def _tx_hash(value: Any) -> str | None:
-    text = value if isinstance(value, str) else ("0x" + bytes(value).hex() if value else "")
-    return text if len(text) == 66 and text[:2] == "0x" else None
-
-
 # --- the pre-check -----------------------------------------------------------------------------
 
 
 def precheck(
-    request: VerificationRequest, chain_reader: Any, cache: Any = None, diagnose: bool = True, notes: list | None = None
+    request: VerificationRequest,
+    chain_reader: ChainReader,
+    cache: CompileCache | None = None,
+    diagnose: bool = True,
+    notes: list[str] | None = None,
 ) -> str:
     """Verify `request` with the local explorer's engine, on `chain_reader` (the run's: its
     creation search is cached) and `cache` (the run's: derive's compile is then a hit).
@@ -162,12 +105,14 @@ class Derivation:
     artifact: Artifact
     match: str | None = None  # the pre-check's "full"/"partial"; None when skipped
     warnings: list[str] = field(default_factory=list)
-    compile_input: dict = field(default_factory=dict)
-    timings: dict = field(default_factory=dict)
+    compile_input: CompilerJson = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
     creation_source: str = ""  # which source gave the creation code (and so the constructor arguments)
 
 
-def _compile(artifact: Artifact, input_json: dict, cache: Any, warnings: list | None = None) -> dict:
+def _compile(
+    artifact: Artifact, input_json: CompilerJson, cache: CompileCache | None, warnings: list[str] | None = None
+) -> CompilerJson:
     """The artifact's compiler output for `input_json`, asked for exactly as the engine asks for it
     (same version text, same output selection), so the pre-check's compile is a cache hit."""
     from ape_contract_verify.engine.compilers import compile_input, with_output_selection
@@ -181,14 +126,15 @@ def _compile(artifact: Artifact, input_json: dict, cache: Any, warnings: list | 
     if output.get(WIDENED) and warnings is not None and output[WIDENED] not in warnings:
         warnings.append(output[WIDENED])  # the engine's narrowing crashed solc: say so in the report
     try:
-        return output["contracts"][artifact.source_id][artifact.name]
+        compiled: CompilerJson = output["contracts"][artifact.source_id][artifact.name]
+        return compiled
     except KeyError:
         raise ArtifactNotFound(f"{artifact.label}: the compiler output has no {artifact.qualified_name}") from None
 
 
-def _libraries_from_chain(compiled: dict, runtime: bytes, creation: bytes | None) -> dict:
+def _libraries_from_chain(compiled: CompilerJson, runtime: bytes, creation: bytes | None) -> Libraries:
     """{file: {library: address}} read at the link positions of the deployed code."""
-    libraries: dict[str, dict[str, str]] = {}
+    libraries: Libraries = {}
     for which, code in (("deployedBytecode", runtime), ("bytecode", creation)):
         refs = compiled["evm"][which].get("linkReferences") or {}
         if not code:
@@ -204,15 +150,15 @@ def derive(
     artifact: Artifact,
     address: str,
     *,
-    chain_reader: Any = None,
+    chain_reader: ChainReader | None = None,
     code_format: str = "standard-json",
     license: str | None = None,
     constructor_args: str | None = None,
     check: bool = True,
-    cache: Any = None,
-    manifest_libraries: dict | None = None,
+    cache: CompileCache | None = None,
+    manifest_libraries: Libraries | None = None,
     strict_format: bool = False,
-    creation_record: Callable[[str], Any] | None = None,
+    creation_record: Callable[[str], CreationRecordLike | None] | None = None,
 ) -> Derivation:
     """Everything verifysourcecode needs for `artifact` at `address`, checked against the chain.
 
@@ -275,10 +221,10 @@ def derive(
     ):
         warnings.append(f"constructor arguments from {chain_state.source}: the node has no trace API")
 
-    def build(candidate: dict, fmt: str = code_format, layout: str = "imports") -> VerificationRequest:
+    def build(candidate: CompilerJson, fmt: str = code_format, layout: str = "imports") -> VerificationRequest:
         request = build_request(artifact, address, candidate, libraries, args, fmt, license, warnings, layout)
         # Sourcify reads constructor arguments from the creation transaction: tell it which one.
-        return dataclasses.replace(request, creation_tx_hash=_tx_hash(chain_state.tx_hash))
+        return dataclasses.replace(request, creation_tx_hash=tx_hash_of(chain_state.tx_hash))
 
     request = _flat_or_json(build, input_json, strict_format, warnings)
     timings["derive"] = time.perf_counter() - t0
@@ -286,10 +232,10 @@ def derive(
     match = None
     if check:
         t0 = time.perf_counter()
-        checked = reader
+        checked: ChainReader = reader
         if chain_state.creation_input is not None and chain_state.source.endswith(("record", "(REST API)")):
             # The explorer's record: the pre-check compares the creation code with it too.
-            checked = _KnownCreation(reader, address, chain_state)
+            checked = KnownCreation(reader, address, chain_state)
         if request.code_format == CodeFormat.SINGLE_FILE:
             request, match = _precheck_flat(request, input_json, build, checked, cache, strict_format, warnings)
         else:
@@ -319,7 +265,7 @@ def derive(
 
 
 def _flat_or_json(
-    build: Callable[..., VerificationRequest], input_json: dict, strict: bool, warnings: list[str]
+    build: Callable[..., VerificationRequest], input_json: CompilerJson, strict: bool, warnings: list[str]
 ) -> VerificationRequest:
     """The request in the format asked for; when that is a flat file the flattener refuses (mixed ABI
     coders, a name declared twice, …), standard-json with the reason, or with `strict` (the flat
@@ -342,10 +288,10 @@ FLAT_LAYOUTS = ("imports", "names")
 
 def _precheck_flat(
     request: VerificationRequest,
-    input_json: dict,
+    input_json: CompilerJson,
     build: Callable[..., VerificationRequest],
-    reader: Any,
-    cache: Any,
+    reader: ChainReader,
+    cache: CompileCache | None,
     strict: bool,
     warnings: list[str],
 ) -> tuple[VerificationRequest, str]:
@@ -391,7 +337,7 @@ def _precheck_flat(
     return as_json, json_match
 
 
-def _library_options(linked: dict, recorded: dict, address: str, reader: Any) -> list[dict]:
+def _library_options(linked: Libraries, recorded: Libraries, address: str, reader: ChainReader) -> list[Libraries]:
     """settings.libraries that may have built the contract, most likely first.
 
     ape-solidity compiles with every library added so far (add_library), linked or not, and solc
@@ -411,7 +357,8 @@ def _library_options(linked: dict, recorded: dict, address: str, reader: Any) ->
 
     def block(addr: str) -> int | None:
         try:
-            return getattr(reader.find_creation(addr), "block", None)
+            creation = reader.find_creation(addr)
+            return creation.block if creation is not None else None
         except Exception:  # not an address, no code, a node that cannot say: order unknown
             return None
 
@@ -419,13 +366,13 @@ def _library_options(linked: dict, recorded: dict, address: str, reader: Any) ->
     blocks = {addr: block(addr) for _, _, addr in extras}
     extras.sort(key=lambda e: (blocks[e[2]] is None, blocks[e[2]] or 0))
 
-    def with_extras(chosen: list) -> dict:
-        merged = json.loads(json.dumps(linked))
+    def with_extras(chosen: list[tuple[str, str, str]]) -> Libraries:
+        merged: Libraries = json.loads(json.dumps(linked))
         for file, name, addr in chosen:
             merged.setdefault(file, {})[name] = addr
         return merged
 
-    before = [e for e in extras if own is not None and blocks[e[2]] is not None and blocks[e[2]] < own]
+    before = [e for e in extras if own is not None and (made := blocks[e[2]]) is not None and made < own]
     options = [with_extras(before)] if before else []
     for count in range(len(extras), 0, -1):
         option = with_extras(extras[:count])
@@ -434,7 +381,7 @@ def _library_options(linked: dict, recorded: dict, address: str, reader: Any) ->
     return options
 
 
-def _partial_reason(linked: dict, library_options: list[dict]) -> str:
+def _partial_reason(linked: Libraries, library_options: list[Libraries]) -> str:
     """Why the pre-check's match stays partial, for the summary."""
     if not library_options:
         return (
@@ -454,12 +401,12 @@ def _partial_reason(linked: dict, library_options: list[dict]) -> str:
 
 def _upgrade_partial(
     artifact: Artifact,
-    input_json: dict,
-    library_options: list[dict],
+    input_json: CompilerJson,
+    library_options: list[Libraries],
     build: Callable[..., VerificationRequest],
-    reader: Any,
-    cache: Any,
-) -> tuple[dict, VerificationRequest] | None:
+    reader: ChainReader,
+    cache: CompileCache | None,
+) -> tuple[CompilerJson, VerificationRequest] | None:
     """Settings that change only the metadata, which the minimal input may lack: ape-solidity
     compiles a whole group at once, so every contract of it carries the group's remappings and,
     after `add_library`, every library added so far, even those it does not link. Try them (the
@@ -471,7 +418,7 @@ def _upgrade_partial(
             remapping_options.append(option)
     current = input_json["settings"].get("libraries") or {}
     libraries = [{"libraries": option} for option in library_options if option != current]
-    patches: list[dict] = [{"remappings": option} for option in remapping_options] + libraries
+    patches: list[CompilerJson] = [{"remappings": option} for option in remapping_options] + libraries
     patches += [{"remappings": option, **lib} for option in remapping_options for lib in libraries]
     for patch in patches:
         candidate = json.loads(json.dumps(input_json))
@@ -491,8 +438,8 @@ def _upgrade_partial(
 def build_request(
     artifact: Artifact,
     address: str,
-    input_json: dict,
-    libraries: dict,
+    input_json: CompilerJson,
+    libraries: Libraries,
     args: str,
     code_format: str,
     license: str | None,

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ape_contract_verify.derive.solidity_source import (  # noqa: F401 (re-exported)
+from ape_contract_verify.derive.solidity_source import (
     DECL_KW,
     INHERITDOC,
     FlattenError,
@@ -115,7 +115,12 @@ def resolve_import(path: str, importer: str, remappings: Sequence[Remapping | st
 # Dependency order
 
 
-def _resolve_all(entry, sources, remaps) -> tuple[list[str], dict[str, list[tuple[ImportDirective, str]]], bool]:
+Edges = dict[str, list[tuple[ImportDirective, str]]]  # unit -> (its import, the unit it names)
+
+
+def _resolve_all(
+    entry: str, sources: Mapping[str, str], remaps: Sequence[Remapping | str]
+) -> tuple[list[str], dict[str, list[tuple[ImportDirective, str]]], bool]:
     if entry not in sources:
         raise FlattenError(f"entry {entry!r} is not among the sources; pass its source unit name")
     order: list[str] = []
@@ -141,7 +146,7 @@ def _resolve_all(entry, sources, remaps) -> tuple[list[str], dict[str, list[tupl
                 state[unit] = 2
                 order.append(unit)
 
-    def _edges(unit: str):
+    def _edges(unit: str) -> list[tuple[ImportDirective, str]]:
         if unit not in edges:
             out = []
             for imp in analyse(sources[unit], unit).imports:
@@ -191,7 +196,7 @@ def _code_tokens(text: str) -> list[Token]:
 
 
 class _Aliases:
-    def __init__(self, units: dict[str, SourceUnit], order: list[str], edges):
+    def __init__(self, units: dict[str, SourceUnit], order: list[str], edges: Edges):
         self.units, self.order, self.edges = units, order, edges
         self.decls: dict[str, list[str]] = {}
         for name in order:
@@ -280,9 +285,15 @@ class _Aliases:
         out += self._inheritdoc_edits(unit.text, units, renames, file)
         return out
 
-    def _inheritdoc_edits(self, text, units, renames, file):
+    def _inheritdoc_edits(
+        self,
+        text: str,
+        units: dict[str, ImportDirective],
+        renames: dict[str, tuple[str, ImportDirective]],
+        file: str,
+    ) -> list[tuple[int, int, str]]:
         # NatSpec `@inheritdoc Name` is resolved by the compiler, so it must follow the rename.
-        out = []
+        out: list[tuple[int, int, str]] = []
         for tok in tokenize(text):
             if tok.kind != "c" or not (tok.text.startswith("///") or tok.text.startswith("/**")):
                 continue
@@ -377,7 +388,8 @@ def _merge_pragmas(order: list[str], units: dict[str, SourceUnit]) -> tuple[str,
     # Other pragmas apply to their own file only; abicoder changes the code, so it must agree.
     others: list[str] = []
     coder: dict[str, str] = {}
-    default_v2 = merged is not None and merged.lowest >= (0, 8, 0)
+    lowest = merged.lowest if merged is not None else None
+    default_v2 = lowest is not None and lowest >= (0, 8, 0)
     for name in order:
         mine = None
         for p in units[name].pragmas:
@@ -498,7 +510,7 @@ def _by_name(order: list[str], units: dict[str, SourceUnit]) -> list[str]:
 
 def _base_units(unit: str, units: dict[str, SourceUnit], owners: dict[str, str]) -> set[str]:
     text = units[unit].text
-    found = set()
+    found: set[str] = set()
     for kw, _name, end in units[unit].declarations:
         if kw in ("contract", "interface"):
             found.update(owners[b] for b in _bases(text, end) if owners.get(b, unit) != unit)

@@ -6,12 +6,29 @@ module it imports, with the settings its pragmas impose. Also the whole compile 
 for the remappings ape-solidity gave every contract of it.
 """
 
+from __future__ import annotations
+
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypeAlias
 
 from ape_contract_verify.derive.ape_gate import GATE
-from ape_contract_verify.derive.artifacts import Artifact, ArtifactNotFound, project_source_names
+from ape_contract_verify.derive.artifacts import (
+    Artifact,
+    ArtifactNotFound,
+    CompilerJson,
+    Libraries,
+    project_source_names,
+)
+
+if TYPE_CHECKING:
+    from ape.managers.project import ProjectManager
+    from ape_solidity._models import ImportStatementMetadata
+    from ape_solidity.compiler import SolidityCompiler
+    from packaging.version import Version
+
+    # ape-solidity's resolved imports: (file, import text) -> what it names.
+    ImportStatements: TypeAlias = dict[tuple[Path, str], set[ImportStatementMetadata]]
 
 # What derivation reads from the compiler; the manifest keeps none of it.
 OUTPUT_SELECTION = [
@@ -28,7 +45,7 @@ VYPER_OUTPUT_SELECTION = ["abi", "evm.bytecode.object", "evm.deployedBytecode.ob
 _DROP_SETTINGS = ("outputSelection", "search_paths", "libraries")
 
 
-def _clean_settings(settings: dict) -> dict:
+def _clean_settings(settings: CompilerJson) -> CompilerJson:
     return {k: v for k, v in settings.items() if k not in _DROP_SETTINGS}
 
 
@@ -41,16 +58,17 @@ def prepare(artifact: Artifact) -> None:
         artifact.resolved["group"] = _group_input(artifact)
 
 
-def standard_input(artifact: Artifact, libraries: dict | None = None) -> dict:
+def standard_input(artifact: Artifact, libraries: Libraries | None = None) -> CompilerJson:
     """The minimal compiler input for this contract: its source, its transitive imports, and
     exactly the settings the manifest recorded (libraries as given, placeholders otherwise)."""
     if "input" in artifact.resolved and not libraries:
-        return json.loads(json.dumps(artifact.resolved["input"]))  # callers may change it
+        copy: CompilerJson = json.loads(json.dumps(artifact.resolved["input"]))  # callers may change it
+        return copy
     return _standard_input(artifact, libraries)
 
 
 @GATE.guard  # ape-solidity resolves remappings (may install dependencies); ape-vyper reads imports
-def _standard_input(artifact: Artifact, libraries: dict | None = None) -> dict:
+def _standard_input(artifact: Artifact, libraries: Libraries | None = None) -> CompilerJson:
     if artifact.is_vyper:
         return _vyper_input(artifact)
     from ape import compilers
@@ -77,7 +95,9 @@ def _standard_input(artifact: Artifact, libraries: dict | None = None) -> dict:
     }
 
 
-def _solidity_inputs(solidity: Any, path: Path, version: str, project: Any) -> dict:
+def _solidity_inputs(
+    solidity: SolidityCompiler, path: Path, version: str, project: ProjectManager
+) -> dict[Version, CompilerJson]:
     """ape-solidity's standard input for `path` and its imports, compiled by `version`.
 
     The manifest already says which compiler built the contract. Handing that version to
@@ -93,7 +113,10 @@ def _solidity_inputs(solidity: Any, path: Path, version: str, project: Any) -> d
     except (ImportError, AttributeError, ValueError, TypeError):  # another ape-solidity: its own selection
         return solidity.get_standard_input_json([path], project=project)
     memo.remember(tree.import_statements)
-    return solidity.get_standard_input_json_from_version_map(version_map, tree, project=project)
+    inputs: dict[Version, CompilerJson] = solidity.get_standard_input_json_from_version_map(
+        version_map, tree, project=project
+    )
+    return inputs
 
 
 class _ImportMemo:
@@ -102,16 +125,16 @@ class _ImportMemo:
     one import costs ape-solidity about 0.5 ms. Dropped whole when any file they came from changed."""
 
     def __init__(self) -> None:
-        self.statements: dict = {}
-        self.stamps: dict = {}  # file -> (mtime, size) when its statements were remembered
+        self.statements: ImportStatements = {}
+        self.stamps: dict[Path, tuple[int, int]] = {}  # file -> (mtime, size) when its statements were remembered
 
-    def valid(self) -> dict:
+    def valid(self) -> ImportStatements:
         if any(_stamp(path) != stamp for path, stamp in self.stamps.items()):
             self.statements.clear()
             self.stamps.clear()
         return self.statements
 
-    def remember(self, statements: dict) -> None:
+    def remember(self, statements: ImportStatements) -> None:
         fresh = set(statements) - set(self.statements)
         _close(statements, fresh)
         for key in fresh:
@@ -123,7 +146,7 @@ class _ImportMemo:
 _IMPORTS: dict[str, _ImportMemo] = {}  # by project path
 
 
-def _stamp(path: Any) -> tuple[int, int] | None:
+def _stamp(path: str | Path) -> tuple[int, int] | None:
     try:
         stat = Path(path).stat()
     except OSError:
@@ -131,7 +154,7 @@ def _stamp(path: Any) -> tuple[int, int] | None:
     return stat.st_mtime_ns, stat.st_size
 
 
-def _close(statements: dict, fresh: set) -> None:
+def _close(statements: ImportStatements, fresh: set[tuple[Path, str]]) -> None:
     """Make each fresh entry hold everything its file imports, transitively.
 
     ape-solidity guarantees that only for the file it was asked about: inside an import cycle
@@ -155,13 +178,14 @@ def _close(statements: dict, fresh: set) -> None:
 _VYPER_BUILTIN_PREFIXES = ("ethereum/", "vyper/")
 
 
-def _vyper_input(artifact: Artifact) -> dict:
+def _vyper_input(artifact: Artifact) -> CompilerJson:
     """The contract, every module and interface it imports (transitively), and the settings
     ape-vyper compiled with, minus its host-specific `search_paths`."""
     from ape import compilers
 
     root = Path(artifact.project.path)
-    closure, todo = [], [artifact.source_id]
+    closure: list[str] = []
+    todo = [artifact.source_id]
     while todo:
         source_id = todo.pop()
         if source_id in closure:
@@ -172,8 +196,8 @@ def _vyper_input(artifact: Artifact) -> dict:
             continue
         imports = compilers.vyper.get_imports([file], project=artifact.project)
         todo.extend(imports.get(source_id, []))
-    sources: dict[str, dict] = {}
-    interfaces: dict[str, dict] = {}
+    sources: dict[str, CompilerJson] = {}
+    interfaces: dict[str, CompilerJson] = {}
     # Before 0.4 an import is an interface, never a module: vyper-json 0.3 looks it up under
     # `interfaces` (under `sources` it fails with a KeyError naming the file).
     imports_are_interfaces = _vyper_before_04(artifact.compiler_version)
@@ -197,7 +221,7 @@ def _vyper_input(artifact: Artifact) -> dict:
     settings = _clean_settings(artifact.settings)
     settings["outputSelection"] = {artifact.source_id: VYPER_OUTPUT_SELECTION}
     _settings_from_pragmas(settings, sources.get(artifact.source_id, {}).get("content", ""))
-    result = {"language": "Vyper", "sources": sources, "settings": settings}
+    result: CompilerJson = {"language": "Vyper", "sources": sources, "settings": settings}
     if interfaces:
         result["interfaces"] = interfaces
     return result
@@ -211,7 +235,7 @@ def _vyper_before_04(version: str) -> bool:
     return (major, minor) < (0, 4)
 
 
-def _settings_from_pragmas(settings: dict, content: str) -> None:
+def _settings_from_pragmas(settings: CompilerJson, content: str) -> None:
     """The compiler obeys the contract's pragmas; ape-vyper records them only when written
     `#pragma` (no space), so `# pragma optimize codesize` leaves "gas" in the manifest, and
     vyper-json refuses settings that conflict with a pragma. The pragma is the truth."""
@@ -250,17 +274,18 @@ def project_remappings(artifact: Artifact) -> list[str]:
 
 
 # ape-solidity's whole-project input, asked once per project state and compiler in a process.
-_GROUP_INPUTS: dict[tuple, dict | None] = {}
+_GROUP_INPUTS: dict[tuple[str, str, tuple[tuple[str, int, int], ...]], CompilerJson | None] = {}
 
 
-def group_input(artifact: Artifact) -> dict | None:
+def group_input(artifact: Artifact) -> CompilerJson | None:
     """ape-solidity's input for every source of the artifact's project compiled by its compiler."""
     found = artifact.resolved["group"] if "group" in artifact.resolved else _group_input(artifact)
-    return json.loads(json.dumps(found)) if found is not None else None  # callers may change it
+    copy: CompilerJson | None = json.loads(json.dumps(found)) if found is not None else None  # callers may change it
+    return copy
 
 
 @GATE.guard
-def _group_input(artifact: Artifact) -> dict | None:
+def _group_input(artifact: Artifact) -> CompilerJson | None:
     from ape import compilers
 
     project = artifact.project
@@ -284,7 +309,9 @@ def _group_input(artifact: Artifact) -> dict | None:
     return _GROUP_INPUTS[key]
 
 
-def _group_inputs(solidity: Any, paths: list, wanted: str, project: Any) -> dict:
+def _group_inputs(
+    solidity: SolidityCompiler, paths: list[Path], wanted: str, project: ProjectManager
+) -> dict[Version, CompilerJson]:
     """ape-solidity's input for `paths`, grouped by the solc the manifest says built each file's
     contracts (as `_solidity_inputs` hands over one file's): ape-solidity's own selection asks each
     source set's solc for its version, 4 s for the example's 12 sources with solc-js, which the
@@ -305,8 +332,8 @@ def _group_inputs(solidity: Any, paths: list, wanted: str, project: Any) -> dict
         tree = SourceTree.from_source_files(paths, project, statements=dict(memo.valid()) or None)
         memo.remember(tree.import_statements)
         root = Path(project.path)
-        version_map: dict[Any, set] = {}
-        placed: set = set()
+        version_map: dict[Version, set[Path]] = {}
+        placed: set[Path] = set()
         for path in paths:
             version = by_source.get(Path(path).relative_to(root).as_posix())
             if version is not None:
@@ -314,7 +341,10 @@ def _group_inputs(solidity: Any, paths: list, wanted: str, project: Any) -> dict
                 version_map.setdefault(Version(version), set()).update(imported)
                 placed |= imported
         if version_map and all(path in placed for path in paths):
-            return solidity.get_standard_input_json_from_version_map(version_map, tree, project=project)
+            grouped: dict[Version, CompilerJson] = solidity.get_standard_input_json_from_version_map(
+                version_map, tree, project=project
+            )
+            return grouped
     except (ImportError, AttributeError, ValueError, TypeError):  # another ape-solidity: its own selection
         pass
     return solidity.get_standard_input_json(paths, project=project)

@@ -1,9 +1,12 @@
-"""Solidity source text as the flattener reads it: a file-level scanner (imports, pragmas, SPDX
-lines, declarations) and solc's version-range semantics for merging `pragma solidity` lines."""
+"""Solidity source text as the flattener reads it, at file level; no flat file is built here.
+
+A file-level scanner (imports, pragmas, SPDX lines, declarations) and solc's version-range
+semantics for merging `pragma solidity` lines. `derive/flatten.py` builds the flat file from it."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -49,10 +52,10 @@ class Token:
     depth: int  # brace depth before the token
 
 
-def tokenize(text: str, pos: int = 0, endpos: int | None = None):
+def tokenize(text: str, pos: int = 0, endpos: int | None = None) -> Iterator[Token]:
     depth = 0
     for m in _TOKEN.finditer(text, pos, len(text) if endpos is None else endpos):
-        kind = m.lastgroup
+        kind = m.lastgroup or ""  # every alternative of _TOKEN is a named group
         if kind == "ws":
             continue
         tok = Token(kind, m.group(), m.start(), m.end(), depth)
@@ -66,7 +69,7 @@ def tokenize(text: str, pos: int = 0, endpos: int | None = None):
 
 def _statement(text: str, start: int, name: str) -> tuple[list[Token], int]:
     """The tokens of the statement at ``start`` (comments dropped) and the offset after its ``;``."""
-    toks = []
+    toks: list[Token] = []
     for tok in tokenize(text, start):
         if tok.kind == "c":
             continue
@@ -219,16 +222,22 @@ _RANGE_TOKEN = re.compile(r"\s*(\|\||>=|<=|[<>=^~]|-(?=\s)|[0-9xX*]+(?:\.[0-9xX*
 _INF = None
 
 
+def _padded(nums: list[int]) -> _Version:
+    """`[0, 8]` as `(0, 8, 0)`: a version of one to three numbers, zeros after."""
+    full = [*nums[:3], 0, 0, 0]
+    return full[0], full[1], full[2]
+
+
 def _bump(nums: list[int], levels: int) -> _Version:
     head = nums[:levels]
     head[-1] += 1
-    return tuple(head + [0] * (3 - levels))  # type: ignore[return-value]
+    return _padded(head)
 
 
 class VersionRange:
     """A union of [low, high) intervals of compiler versions (high None: unbounded)."""
 
-    def __init__(self, intervals):
+    def __init__(self, intervals: Iterable[tuple[_Version, _Version | None]]):
         merged: list[tuple[_Version, _Version | None]] = []
         for lo, hi in sorted(i for i in intervals if i[1] is None or i[0] < i[1]):
             if merged and (merged[-1][1] is None or lo <= merged[-1][1]):
@@ -268,7 +277,7 @@ class VersionRange:
                 nums.append(int(part))
             return nums
 
-        def cap(new_lo: _Version | None = None, new_hi: _Version | None = None):
+        def cap(new_lo: _Version | None = None, new_hi: _Version | None = None) -> None:
             nonlocal lo, hi
             if new_lo is not None:
                 lo = max(lo, new_lo)
@@ -289,7 +298,7 @@ class VersionRange:
                 upper = version(tokens[i + 2])
                 i += 2
                 nums = version(v)
-                cap(new_lo=tuple(nums + [0] * (3 - len(nums))))
+                cap(new_lo=_padded(nums))
                 if upper:
                     cap(new_hi=_bump(upper, len(upper)))
                 i += 1
@@ -297,7 +306,7 @@ class VersionRange:
             i += 1
             nums = version(v)
             n = len(nums)
-            padded: _Version = tuple(nums + [0] * (3 - n))  # type: ignore[assignment]
+            padded = _padded(nums)
             if n == 0:  # a wildcard: every comparison but < and > matches
                 if op in ("<", ">"):
                     cap(new_hi=(0, 0, 0))

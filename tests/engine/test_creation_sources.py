@@ -15,7 +15,7 @@ from ape_contract_verify.client.creation import explorer_record
 from ape_contract_verify.client.etherscan import ExplorerClient
 from ape_contract_verify.derive.artifacts import Artifact
 from ape_contract_verify.derive.constructor import PrecheckFailed, resolve_constructor_args
-from ape_contract_verify.derive.derive import _KnownCreation, read_chain
+from ape_contract_verify.derive.onchain import KnownCreation, read_chain
 from ape_contract_verify.engine.compilers import CompileCache
 from ape_contract_verify.engine.verifier import FailureKind, Verifier
 from ape_contract_verify.evm import bytecode as bc
@@ -132,7 +132,7 @@ def test_explorer_record_alone(node, factory, cache, tmp_path):
         args = resolve_constructor_args(child_artifact(child), None, args_of(state, child), state.tried)
         assert args == encode(["uint256"], [7]).hex()
         # The pre-check compares the creation code it was given: right arguments pass, others fail.
-        checker = Verifier(_KnownCreation(chain, child_address, state), cache)
+        checker = Verifier(KnownCreation(chain, child_address, state), cache)
         assert checker.verify(
             json_request(child_address, input_json, "src/Factory.sol:Child", bytes.fromhex(args))
         ).verified

@@ -66,3 +66,48 @@ def test_a_target_built_by_hand_derives_its_flavour():
     assert target(url="https://sourcify.dev/server/", kind="sourcify", name="sourcify").flavour == "sourcify"
     assert target(url="https://api.blockscout.com/v2/api", name="pro").flavour == "blockscout"
     assert target(url="https://api.etherscan.io/v2/api", flavour="blockscout").flavour == "blockscout"  # said, kept
+
+
+def test_a_self_hosted_blockscout_under_another_name_says_its_flavour():
+    """A Blockscout on the chain's own host, neither *.blockscout.com nor the instance evmchains
+    lists, is Etherscan-flavoured unless its config says `flavour: blockscout`."""
+    mirror = {"url": "https://scan.mychain.example/api", "kind": "etherscan"}
+    config = ContractVerifyConfig(
+        explorers={
+            "ethereum": {
+                "mainnet": {
+                    "own-scout": {**mirror, "flavour": "blockscout"},
+                    "plain": mirror,
+                    "etherscan": {"url": "https://explorer.mychain.example/api", "flavour": "blockscout"},
+                }
+            }
+        }
+    )
+    targets = {
+        t.name: t
+        for t in resolve_targets(
+            "ethereum", "mainnet", config=config, environ=KEYS, names=["own-scout", "plain", "etherscan"]
+        )
+    }
+    assert targets["own-scout"].flavour == "blockscout"
+    assert targets["own-scout"].client().flavour == "blockscout"
+    assert targets["plain"].flavour == "etherscan"  # the same host, no `flavour:`: nothing says Blockscout
+    assert targets["etherscan"].flavour == "blockscout"
+
+
+@pytest.mark.parametrize(
+    ("entry", "problem"),
+    [
+        ({"url": "https://scan.mychain.example/api", "kind": "etherscan", "flavour": "blokscout"}, "unknown flavour"),
+        ({"url": "https://scan.mychain.example/api", "kind": "etherscan", "flavour": "local"}, "unknown flavour"),
+        ({"url": "https://sourcify.mychain.example/server/", "kind": "sourcify", "flavour": "blockscout"}, "sourcify"),
+    ],
+)
+def test_a_bad_flavour_is_named_with_the_allowed_values(entry, problem):
+    with pytest.raises(ValueError) as info:  # pydantic wraps the InvalidRequest the config raises
+        ContractVerifyConfig(explorers={"ethereum": {"mainnet": {"own-scout": entry}}})
+    text = str(info.value)
+    assert "contract_verify.explorers.ethereum.mainnet.own-scout.flavour" in text
+    assert problem in text.lower()
+    if problem == "unknown flavour":
+        assert all(f"flavour: {f}" in text for f in ("etherscan", "blockscout", "routescan"))
