@@ -13,7 +13,7 @@ node's traces the run's transactions that could have created a contract are repl
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ape_contract_verify.evm.creation import created_address, walk_create_frames
 from ape_contract_verify.evm.reads import ape_address, is_refused
@@ -23,7 +23,7 @@ from ape_contract_verify.protocol.values import checksum, hex_to_bytes
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
 
-    from ape_contract_verify.evm.creation import CreationFinder
+    from ape_contract_verify.evm.creation import CreateFrame
 
 logger = get_logger()
 
@@ -128,8 +128,14 @@ def nonce_children(
     return found
 
 
+class ReplaysCreations(Protocol):
+    """What the replay search needs of a reader: `CreationFinder`'s replay (or a wrapper's)."""
+
+    def replay_create_frames(self, block: int, tx_hashes: Iterable[str]) -> list[CreateFrame]: ...
+
+
 def replayed_children(
-    reader: CreationFinder,
+    reader: ReplaysCreations,
     provider: ProviderAPI,
     creating: Iterable[tuple[int, str]],
     before: int,

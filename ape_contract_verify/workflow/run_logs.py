@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection, Mapping
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from ape_contract_verify.logs import get_logger
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI, ReceiptAPI, TransactionAPI
 
+    from ape_contract_verify.evm.children import ReplaysCreations
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.evm.upgrades import UpgradeEvent
 
@@ -112,7 +113,9 @@ def _replayed(
     own = ApeProviderChain(provider) if reader is None else None
     started = time.monotonic()
     try:
-        found = replayed_children(own or reader, provider, creating, start_block)
+        # A queue's reader is a CreationFinder (JsonRpcChain, ApeProviderChain) or a wrapper passing its calls on.
+        finder = own if own is not None else cast("ReplaysCreations", reader)
+        found = replayed_children(finder, provider, creating, start_block)
     finally:
         if own is not None:
             own.close()  # its fork; a queue's reader keeps it for the children's creations

@@ -140,7 +140,7 @@ class Verification:
         self,
         client: "VerificationTarget",
         project: "ProjectManager",
-        chain_reader: "ChainReader",
+        chain_reader: "ChainReader | None",
         options: Options | None = None,
         browser_url: str | None = None,
         on_progress: Callable[[str, str], None] | None = None,

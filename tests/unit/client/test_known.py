@@ -2,6 +2,8 @@
 URL: the name it is configured under, Blockscout's and Routescan's hosts, the Blockscout instance
 evmchains lists for the chain; and its client carries it (the workflow asks the client)."""
 
+import pytest
+
 from ape_contract_verify.client.known import flavour_of
 from ape_contract_verify.client.targets import Target, resolve_targets
 from ape_contract_verify.config import ContractVerifyConfig
