@@ -67,7 +67,7 @@ def main() -> None:
     def recorded(functions: list[FunctionNode]) -> list[FunctionNode]:
         reported.append(
             [
-                (f.name, _internal(f._metadata["type"]), [c.name for c in f._metadata["type"].called_functions])
+                (f.name, is_internal(f._metadata["type"]), [c.name for c in f._metadata["type"].called_functions])
                 for f in functions
             ]
         )
@@ -79,7 +79,7 @@ def main() -> None:
     print(json.dumps(output, sort_keys=True, default=str))
 
 
-def _internal(kind: object) -> bool:
+def is_internal(kind: object) -> bool:
     # getattr: which of `is_internal` and `visibility` a function type has differs across the
     # Vyper 0.3.x this runs under (0.3.7 has both; the plain attribute is read where it exists).
     internal = getattr(kind, "is_internal", None)
