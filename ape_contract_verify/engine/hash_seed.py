@@ -1,4 +1,4 @@
-"""Which Vyper's code follows Python's hash seed, how such a compile is run, and whether two codes are reordered.
+"""Vyper whose code follows Python's hash seed (0.3.4-0.3.7): which versions, their compiles' environment, reordered code.
 
 Whether two codes are the same instructions in another order is what starts the order search.
 
