@@ -7,7 +7,6 @@ proxy-link action (`supports_proxy_link` is False). The request bodies and error
 """
 
 import random
-import re
 import subprocess
 import sys
 import threading
@@ -36,6 +35,7 @@ from ape_contract_verify.json_types import JsonObject, JsonValue
 from ape_contract_verify.logs import CLIENT, get_logger
 from ape_contract_verify.protocol import sourcify as rules
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
+from ape_contract_verify.protocol.compiler_version import CompilerVersion
 from ape_contract_verify.protocol.forms import validate_read_form
 from ape_contract_verify.protocol.secrets import ApiKey, redact, register_secret
 from ape_contract_verify.request import Receipt, VerificationRequest
@@ -61,7 +61,6 @@ class SourcifyAnswer(ExplorerAnswer):
 # -- Vyper's long version ---------------------------------------------------------------------------
 _vyper_lock = threading.Lock()
 _vyper_long: dict[str, str] = {}
-_VYPER_LONG = re.compile(r"([0-9]+\.[0-9]+\.[0-9]+)(?:(?:a|b|rc)[0-9]+)?\+commit\.([0-9a-fA-F]+)")
 # Sourcify fetches `vyper.<long version>.linux` from Vyper's GitHub releases, whose names carry 8
 # hex digits; the PyPI packages of older releases print 7 (0.3.10: 9136169). Their full names:
 _VYPER_RELEASE_COMMITS = {"0.3.3": "48e326f0", "0.3.9": "66b96705", "0.3.10": "91361694", "0.4.0": "e9db8d9f"}
@@ -76,10 +75,10 @@ def vyper_long_version(compiler_version: str) -> str:
 
     parsed = parse_compiler_version(compiler_version, "vyper")
     if parsed.commit:
-        return f"{parsed.version}+commit.{parsed.commit}"
+        return parsed.plain
     with _vyper_lock:
-        if parsed.version in _vyper_long:
-            return _vyper_long[parsed.version]
+        if parsed.number in _vyper_long:
+            return _vyper_long[parsed.number]
     json_command = compilers.vyper_json_command(parsed)  # CompilerNotInstalled names the installed ones
     if json_command[0].endswith("vyper-json"):
         command = [str(Path(json_command[0]).with_name("vyper")), "--version"]
@@ -94,15 +93,15 @@ def vyper_long_version(compiler_version: str) -> str:
             stdin=subprocess.DEVNULL,
             preexec_fn=sandbox.preexec(sandbox.limits_for(60)),
         )
-        found = _VYPER_LONG.search(proc.stdout) if proc.returncode == 0 else None
+        found = CompilerVersion.printed(proc.stdout, "vyper") if proc.returncode == 0 else None
     except (OSError, subprocess.TimeoutExpired) as err:
         raise compilers.CompilerFailed(f"vyper {parsed.version} did not answer --version: {err}") from None
-    if not found or found.group(1) != parsed.version:
+    if not found or not found.commit or found.number != parsed.number:
         raise compilers.CompilerFailed(
             f"vyper {parsed.version} printed no {parsed.version}+commit.<hash> for --version: {proc.stdout.strip()[:100]!r}"
         )
-    long, commit = found.group(0), found.group(2).lower()
-    release = _VYPER_RELEASE_COMMITS.get(parsed.version, "")
+    long, commit = found.plain, found.commit or ""
+    release = _VYPER_RELEASE_COMMITS.get(parsed.number, "")
     if len(commit) < 8 and release.startswith(commit):
         long = f"{parsed.version}+commit.{release}"
     elif len(commit) < 8:
@@ -113,7 +112,7 @@ def vyper_long_version(compiler_version: str) -> str:
             long,
         )
     with _vyper_lock:
-        _vyper_long[parsed.version] = long
+        _vyper_long[parsed.number] = long
     return long
 
 

@@ -1,11 +1,15 @@
-"""An ERC-5202 blueprint against the compiled contract, as explorers verify blueprints: the body
-after the preamble is the compiled creation code (constructor arguments, if any, follow it). Its
-code never runs, so no compiler setting is searched for: a difference is said as a difference of
+"""An ERC-5202 blueprint's body against the compiled creation code, as explorers verify blueprints.
+
+The body after the preamble is the compiled creation code (constructor arguments, if any, follow
+it). Its code never runs, so no compiler setting is searched for: a difference is said as a difference of
 the creation code, never blamed on a setting."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ape_contract_verify.engine.compare import (
+    AbiEntry,
     Compiled,
     Failure,
     FailureKind,
@@ -24,7 +28,7 @@ def compare_blueprint(
     *,
     compiler_version: str,
     submitted_args: str,
-    abi: list,
+    abi: Sequence[AbiEntry],
     args_from_chain: bool = False,
 ) -> Matched:
     """`Matched`, or `Failure` saying what differs. `args_from_chain`: the body's bytes past the

@@ -1,4 +1,4 @@
-"""Compiled code against deployed code: creation and runtime, as explorers compare them.
+"""Compiled code against deployed code, creation and runtime, as explorers compare them: what differs.
 
 Only the CBOR metadata, immutables and library link positions are ignored. A difference is
 explained by its most specific cause: a library address, the compiler version (from the
@@ -8,15 +8,17 @@ finds). Equal code with other constructor arguments is named argument by argumen
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Literal, Protocol
 
+from ape_contract_verify.engine.compiler_output import EvmOutput, ImmutableReferences, LinkReferences
 from ape_contract_verify.engine.versions import CompilerError, parse_compiler_version
 from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.evm.abi import abi_type
 from ape_contract_verify.evm.chain import Creation
+from ape_contract_verify.json_types import JsonObject, JsonValue
 from ape_contract_verify.protocol.answers import Texts
 
 LIBRARY_REQUIRED = Texts.LIBRARY_NOT_FOUND
@@ -71,14 +73,14 @@ class Compiled:
     """The compiler's code for one contract, with what the comparison must ignore."""
 
     creation: bytes
-    creation_links: dict
+    creation_links: LinkReferences
     runtime: bytes
-    runtime_links: dict
-    immutables: dict
+    runtime_links: LinkReferences
+    immutables: ImmutableReferences
     trailing: int  # Vyper appends immutables after the runtime code
 
     @classmethod
-    def from_evm(cls, evm: dict, language: str) -> Compiled:
+    def from_evm(cls, evm: EvmOutput, language: str) -> Compiled:
         creation = bc.to_bytes((evm.get("bytecode") or {}).get("object") or "")
         deployed = evm.get("deployedBytecode") or {}
         runtime = bc.to_bytes(deployed.get("object") or "")  # placeholders zeroed
@@ -112,8 +114,8 @@ def vyper_immutables_size(creation: bytes, runtime: bytes) -> int:
 
 @dataclass
 class Matched:
-    match: str  # "full" or "partial"
-    libraries: dict  # library name -> address on chain
+    match: Literal["full", "partial"]
+    libraries: dict[str, str]  # library name -> address on chain
     constructor_arguments: str  # hex without 0x, as the deployment used them
 
 
@@ -125,7 +127,7 @@ def compare(
     compiler_version: str,
     libraries: dict[str, str],
     submitted_args: str,
-    abi: list,
+    abi: Sequence[AbiEntry],
     diagnose: Callable[[], tuple[str, str]],
 ) -> Matched:
     """`Matched`, or `Failure` saying what differs. `diagnose()` -> (setting, text) is called only
@@ -153,7 +155,10 @@ def compare(
         version_reason = compiler_version_difference(compiler_version, runtime_on_chain, creation_input)
         if version_reason:
             raise Failure(FailureKind.COMPILER_VERSION, f"{Texts.BYTECODE_MISMATCH} {version_reason}")
-        which, cmp = ("runtime", runtime_cmp) if not runtime_cmp.matches else ("creation", creation_cmp)
+        # When the runtime code matches, the creation code was compared and differs.
+        which, cmp = (
+            ("runtime", runtime_cmp) if not runtime_cmp.matches or creation_cmp is None else ("creation", creation_cmp)
+        )
         trailing_reason = _trailing_difference(compiled, runtime_on_chain) if which == "runtime" else None
         if trailing_reason:
             raise Failure(FailureKind.BYTECODE, f"{Texts.BYTECODE_MISMATCH} {trailing_reason}", offset=cmp.offset)
@@ -197,7 +202,9 @@ def compare(
     return Matched("full" if full else "partial", {**by_settings, **found}, deployed_args)
 
 
-def _libraries_on_chain(compiled: Compiled, runtime: bytes, creation_input: bytes, submitted: dict[str, str]) -> dict:
+def _libraries_on_chain(
+    compiled: Compiled, runtime: bytes, creation_input: bytes, submitted: dict[str, str]
+) -> dict[str, str]:
     """Unlinked placeholders: the chain's addresses there must be the submitted libraries."""
     found: dict[str, str] = {}
     for code, links in ((runtime, compiled.runtime_links), (creation_input, compiled.creation_links)):
@@ -232,7 +239,9 @@ def _libraries_on_chain(compiled: Compiled, runtime: bytes, creation_input: byte
 # --- constructor arguments --------------------------------------------------------------------
 
 
-def constructor_arguments_reason(submitted: str, deployed: str, abi: list | None = None, limit: int = 1024) -> str:
+def constructor_arguments_reason(
+    submitted: str, deployed: str, abi: Sequence[AbiEntry] | None = None, limit: int = 1024
+) -> str:
     """Which argument differs, decoded with the compiled ABI when both sides decode; else both
     blobs. Either way, where they first differ (ABI encodes in 32-byte words)."""
     index = next((i for i, (a, b) in enumerate(zip(submitted, deployed)) if a != b), min(len(submitted), len(deployed)))
@@ -251,21 +260,32 @@ def constructor_arguments_reason(submitted: str, deployed: str, abi: list | None
     )
 
 
-def constructor_inputs(abi: list) -> list[dict]:
+class AbiModel(Protocol):
+    """An ABI entry as a model (ethpm-types' `ABI` members: pydantic models)."""
+
+    def model_dump(self, *, mode: str, by_alias: bool) -> dict[str, JsonValue]: ...
+
+
+# An ABI entry from compiler output (JSON), or from an Ape contract type.
+AbiEntry = JsonObject | AbiModel
+
+
+def constructor_inputs(abi: Sequence[AbiEntry]) -> list[JsonObject]:
     """The constructor's inputs as ABI JSON dicts (from compiler output or an ethpm-types ABI)."""
-    for item in abi:
-        item = item if isinstance(item, dict) else item.model_dump(mode="json", by_alias=True)
+    for entry in abi:
+        item = entry if isinstance(entry, dict) else entry.model_dump(mode="json", by_alias=True)
         if item.get("type") == "constructor":
-            return list(item.get("inputs") or [])
+            inputs = item.get("inputs")
+            return [i for i in inputs if isinstance(i, dict)] if isinstance(inputs, list) else []
     return []
 
 
-def argument_differences(submitted: str, deployed: str, inputs: list[dict]) -> str:
+def argument_differences(submitted: str, deployed: str, inputs: list[JsonObject]) -> str:
     """`name (type): submitted X, deployed Y` for each differing argument; "" when either side
     does not decode as the constructor's arguments (or when there are none)."""
     if not inputs or not submitted or not deployed:
         return ""
-    from eth_abi import decode
+    from eth_abi.abi import decode
 
     types = [abi_type(i) for i in inputs]
     try:
@@ -281,7 +301,7 @@ def argument_differences(submitted: str, deployed: str, inputs: list[dict]) -> s
     return "; ".join(diffs) or "the same values, encoded differently"
 
 
-def _show(value: Any) -> str:
+def _show(value: object) -> str:
     if isinstance(value, (bytes, bytearray)):
         text = "0x" + bytes(value).hex()
     elif isinstance(value, (list, tuple)):
@@ -354,7 +374,8 @@ def compiler_version_difference(requested: str, runtime: bytes, creation_input: 
         for candidate in bc.metadata_segments(creation_input):
             segment = candidate
     recorded = segment.compiler if segment else None
-    if recorded and recorded[1] != version.version:
+    # The metadata records the release (0.4.0 for 0.4.0rc6; a nightly's as text, and so differing).
+    if recorded and recorded[1] != ".".join(str(part) for part in version.release):
         return (
             f"Compiler version differs: the deployed code's metadata says {recorded[0]} {recorded[1]}, "
             f"but {requested} was submitted"

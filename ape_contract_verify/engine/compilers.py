@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -20,16 +19,23 @@ import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+
+from packaging.version import Version
 
 from ape_contract_verify.engine import hash_seed as hash_seed_facts
 from ape_contract_verify.engine import sandbox, selection
+from ape_contract_verify.engine.compiler_messages import raise_on_errors
+from ape_contract_verify.engine.compiler_output import CompilerOutput
 from ape_contract_verify.engine.versions import (
+    CompilerCrashed,
     CompilerError,
+    CompilerFailed,
+    CompilerNotInstalled,
     CompilerVersion,
     parse_compiler_version,
 )
 from ape_contract_verify.logs import get_logger
+from ape_contract_verify.protocol.inputs import CompilerInput, CompilerSettings
 
 # Set to 1 to let py-solc-x download a missing solc (needs internet; never in tests).
 INSTALL_ENV = "APE_VERIFY_INSTALL_SOLC"
@@ -49,21 +55,6 @@ SOLIDITY_OUTPUTS = [
 VYPER_OUTPUTS = ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"]
 
 
-class CompilerNotInstalled(CompilerError):
-    pass
-
-
-class CompilerFailed(CompilerError):
-    pass
-
-
-class CompilerCrashed(CompilerFailed):
-    """solc stopped on an internal error (a bug of its own), not on the sources."""
-
-
-_NATIVE_VERSION_LINE = re.compile(r"(\d+\.\d+\.\d+)(?:-nightly\.\d+\.\d+\.\d+|)\+commit\.(\w+)")
-
-
 # --- Solidity ---------------------------------------------------------------------------------
 
 _version_lock = threading.Lock()
@@ -74,13 +65,9 @@ def installed_solidity_versions() -> list[str]:
     import solcx
 
     try:
-        return sorted((str(v) for v in solcx.get_installed_solc_versions()), key=_version_key)
+        return sorted((str(v) for v in solcx.get_installed_solc_versions()), key=Version)
     except Exception:  # a missing install folder means none installed
         return []
-
-
-def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in version.split("."))
 
 
 def _executable_version(executable: Path) -> tuple[str, str]:
@@ -100,10 +87,10 @@ def _executable_version(executable: Path) -> tuple[str, str]:
         )
     except (OSError, subprocess.TimeoutExpired, sandbox.CompileLimitError) as err:
         raise CompilerFailed(f"solc at {executable} did not answer --version: {err}") from err
-    match = _NATIVE_VERSION_LINE.search(proc.stdout)
-    if not match:
+    printed = CompilerVersion.printed(proc.stdout, "solidity")
+    if printed is None or printed.commit is None:
         raise CompilerFailed(f"solc at {executable} gave an unexpected --version answer: {proc.stdout.strip()[:200]!r}")
-    found = (match.group(1), match.group(2).lower())
+    found = (printed.number, printed.commit)
     with _version_lock:
         _executable_versions[key] = found
     return found
@@ -115,11 +102,12 @@ def solc_executable(version: CompilerVersion) -> Path:
     from solcx.exceptions import SolcNotInstalled
 
     try:
-        executable = Path(solcx.install.get_executable(version.version))
+        executable = Path(solcx.install.get_executable(version.number))
     except SolcNotInstalled:
         if os.environ.get(INSTALL_ENV, "").lower() in ("1", "true", "yes"):
             try:
-                executable = Path(solcx.install_solc(version.version))
+                solcx.install_solc(version.number)  # answers the installed version, not its path
+                executable = Path(solcx.install.get_executable(version.number))
             except Exception as err:
                 raise CompilerNotInstalled(
                     f"Compiler {version.long} is not installed and could not be installed: {err}"
@@ -131,15 +119,17 @@ def solc_executable(version: CompilerVersion) -> Path:
                 f"submit one of those versions, or install it (set {INSTALL_ENV}=1 with internet access)"
             )
     found_version, found_commit = _executable_version(executable)
-    if found_version != version.version or (version.commit and not found_commit.startswith(version.commit[:8])):
+    if found_version != version.number or (version.commit and not found_commit.startswith(version.commit[:8])):
         raise CompilerNotInstalled(
-            f"Compiler {version.long} is not installed: the solc-v{version.version} here is "
+            f"Compiler {version.long} is not installed: the solc-v{version.number} here is "
             f"v{found_version}+commit.{found_commit}"
         )
     return executable
 
 
-def compile_standard_json(compiler_version: str, input_json: dict, timeout: float = DEFAULT_TIMEOUT) -> dict:
+def compile_standard_json(
+    compiler_version: str, input_json: CompilerInput, timeout: float = DEFAULT_TIMEOUT
+) -> CompilerOutput:
     """Run `solc --standard-json` of exactly `compiler_version` on `input_json`; the output dict.
 
     Errors of severity "error" raise `CompilerFailed` with the first messages.
@@ -151,8 +141,8 @@ def compile_standard_json(compiler_version: str, input_json: dict, timeout: floa
         command = [str(executable), "--standard-json", "--base-path", empty]
         if _has_no_import_callback(executable, version):
             command.append("--no-import-callback")
-        output = _run_json(command, input_json, timeout, f"solc {version.version}", cwd=empty)
-    _raise_on_errors(output, input_json, f"solc {version.long}")
+        output = _run_json(command, input_json, timeout, f"solc {version.number}", cwd=empty)
+    raise_on_errors(output, input_json, f"solc {version.long}")
     _reject_outside_imports(output, input_json)
     return output
 
@@ -163,7 +153,7 @@ _NO_IMPORT_CALLBACK_SINCE = (0, 8, 22)
 
 def _has_no_import_callback(executable: Path, version: CompilerVersion) -> bool:
     """Whether this solc takes --no-import-callback: import answers then never depend on the disk."""
-    if version.triple >= _NO_IMPORT_CALLBACK_SINCE:
+    if version.release >= _NO_IMPORT_CALLBACK_SINCE:
         return True
     try:
         with open(executable, "rb") as head:
@@ -173,7 +163,7 @@ def _has_no_import_callback(executable: Path, version: CompilerVersion) -> bool:
     return start.startswith(b"#!") and b"solc-native.js" in start
 
 
-def _reject_outside_imports(output: dict, input_json: dict) -> None:
+def _reject_outside_imports(output: CompilerOutput, input_json: CompilerInput) -> None:
     """Explorers compile only what was submitted: an import resolved from elsewhere is an error."""
     submitted = set((input_json.get("sources") or {}).keys())
     extra = sorted(set((output.get("sources") or {}).keys()) - submitted)
@@ -211,7 +201,7 @@ _vyper_versions: dict[tuple[str, float], str | None] = {}
 
 
 def _reported_vyper_version(executable: Path | None) -> str | None:
-    """X.Y.Z that `vyper --version` prints, cached per file and mtime; None when it does not run."""
+    """The number `vyper --version` prints (0.4.3, 0.4.0rc6), cached per file and mtime; None when it does not run."""
     if executable is None:
         command, key = [sys.executable, "-m", "vyper", "--version"], (sys.executable, 0.0)
     else:
@@ -232,8 +222,8 @@ def _reported_vyper_version(executable: Path | None) -> str | None:
             stdin=subprocess.DEVNULL,
             preexec_fn=sandbox.preexec(sandbox.limits_for(60)),
         )
-        match = re.search(r"(\d+\.\d+\.\d+)", proc.stdout) if proc.returncode == 0 else None
-        found = match.group(1) if match else None
+        printed = CompilerVersion.printed(proc.stdout, "vyper") if proc.returncode == 0 else None
+        found = printed.number if printed else None
     except (OSError, subprocess.TimeoutExpired, sandbox.CompileLimitError):
         found = None
     with _vyper_version_lock:
@@ -242,7 +232,7 @@ def _reported_vyper_version(executable: Path | None) -> str | None:
 
 
 def vyper_compilers() -> dict[str, list[str]]:
-    """X.Y.Z -> the vyper-json command of every installed Vyper: the venv's, then the side venvs.
+    """Number -> the vyper-json command of every installed Vyper: the venv's, then the side venvs.
 
     A side venv counts only when its `vyper --version` agrees with its folder name."""
     found: dict[str, list[str]] = {}
@@ -255,19 +245,25 @@ def vyper_compilers() -> dict[str, list[str]]:
             continue
         for candidate in sorted(folder.iterdir()):
             json_exe, exe = candidate / "bin" / "vyper-json", candidate / "bin" / "vyper"
-            if candidate.name in found or not json_exe.exists() or not re.fullmatch(r"\d+\.\d+\.\d+", candidate.name):
+            if candidate.name in found or not json_exe.exists() or not _names_a_version(candidate.name):
                 continue
             if _reported_vyper_version(exe) == candidate.name:
                 found[candidate.name] = [str(json_exe)]
     return found
 
 
+def _names_a_version(folder: str) -> bool:
+    """Whether a side venv's folder is named as its Vyper's number is (0.3.10, 0.4.0rc6)."""
+    printed = CompilerVersion.printed(folder, "vyper")
+    return printed is not None and printed.number == folder
+
+
 def installed_vyper_versions() -> list[str]:
-    return sorted(vyper_compilers(), key=_version_key)
+    return sorted(vyper_compilers(), key=Version)
 
 
 def vyper_version() -> str:
-    """The venv's Vyper version, X.Y.Z (the PyPI `vyper` package is the compiler)."""
+    """The venv's Vyper version, its number (the PyPI `vyper` package is the compiler)."""
     version = _reported_vyper_version(_venv_vyper()[0])
     if not version:
         raise CompilerNotInstalled("No Vyper compiler is installed on this explorer")
@@ -277,24 +273,24 @@ def vyper_version() -> str:
 def vyper_json_command(version: CompilerVersion) -> list[str]:
     """The vyper-json of exactly this version, or CompilerNotInstalled naming the installed ones."""
     compilers = vyper_compilers()
-    if version.version in compilers:
-        return compilers[version.version]
-    installed = ", ".join(f"vyper:{v}" for v in sorted(compilers, key=_version_key)) or "none"
+    if version.number in compilers:
+        return compilers[version.number]
+    installed = ", ".join(f"vyper:{v}" for v in sorted(compilers, key=Version)) or "none"
     raise CompilerNotInstalled(
         f"Compiler {version.long} is not installed on this explorer (installed: {installed}); "
-        f"submit one of those versions, or install it: python -m venv .vyper/{version.version} && "
-        f".vyper/{version.version}/bin/pip install vyper=={version.version}"
+        f"submit one of those versions, or install it: python -m venv .vyper/{version.number} && "
+        f".vyper/{version.number}/bin/pip install vyper=={version.number}"
     )
 
 
 def compile_vyper_json(
     version: str,
-    input_json: dict,
+    input_json: CompilerInput,
     timeout: float = DEFAULT_TIMEOUT,
     hash_seed: str | None = None,
     layout: int = 0,
-    callee_order: dict | None = None,
-) -> dict:
+    callee_order: dict[str, list[str]] | None = None,
+) -> CompilerOutput:
     """Run the `vyper-json` of exactly `version` on `input_json`; `hash_seed`, Python's, in an
     environment of its own (`layout` variables more), for a Vyper whose code follows them
     (`engine/hash_seed.py`); or with each function's callees in `callee_order` (vyper03_callee_order.py)."""
@@ -302,7 +298,7 @@ def compile_vyper_json(
     command = vyper_json_command(requested)
     if callee_order is not None:
         command = [_vyper_python(command), str(_CALLEE_ORDER_DRIVER), json.dumps(callee_order, sort_keys=True)]
-    settings = dict(input_json.get("settings") or {})
+    settings: CompilerSettings = (input_json.get("settings") or {}).copy()
     # Search paths name folders of the submitter's machine; only the submitted files count here.
     # (vyper-json reads imports from the JSON alone, and 0.3's interface files only under -p, never given.)
     settings.pop("search_paths", None)
@@ -313,8 +309,8 @@ def compile_vyper_json(
     input_json = {**input_json, "settings": settings}
     with tempfile.TemporaryDirectory(prefix="acv-vyper-") as empty:
         env = None if hash_seed is None else hash_seed_facts.environment(hash_seed, layout)
-        output = _run_json(command, input_json, timeout, f"vyper {requested.version}", cwd=empty, env=env)
-    _raise_on_errors(output, input_json, f"vyper {requested.version}")
+        output = _run_json(command, input_json, timeout, f"vyper {requested.number}", cwd=empty, env=env)
+    raise_on_errors(output, input_json, f"vyper {requested.number}")
     return output
 
 
@@ -328,8 +324,13 @@ def _vyper_python(command: list[str]) -> str:
 
 
 def _run_json(
-    command: list[str], input_json: dict, timeout: float, what: str, cwd: str, env: dict | None = None
-) -> dict:
+    command: list[str],
+    input_json: CompilerInput,
+    timeout: float,
+    what: str,
+    cwd: str,
+    env: dict[str, str] | None = None,
+) -> CompilerOutput:
     try:
         limits = sandbox.limits_for(timeout)
         sandbox.max_compiles()  # a bad setting is this compile's clear failure, not a crash
@@ -353,7 +354,7 @@ def _run_json(
         raise CompilerFailed(f"{what} crashed (signal {-returncode}): {stderr.strip()[-300:]}")
     start = stdout.find("{")
     try:
-        output = json.loads(stdout[start:]) if start >= 0 else None
+        output: CompilerOutput | None = json.loads(stdout[start:]) if start >= 0 else None
     except json.JSONDecodeError:
         output = None
     if not isinstance(output, dict):
@@ -363,7 +364,13 @@ def _run_json(
 
 
 def _run_bounded(
-    command: list[str], stdin: str, timeout: float, what: str, cwd: str, limits: sandbox.Limits, env: dict | None = None
+    command: list[str],
+    stdin: str,
+    timeout: float,
+    what: str,
+    cwd: str,
+    limits: sandbox.Limits,
+    env: dict[str, str] | None = None,
 ) -> tuple[str, str, int]:
     try:
         proc = subprocess.Popen(
@@ -390,50 +397,12 @@ def _run_bounded(
     return stdout, stderr, proc.returncode
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+def _kill_group(proc: subprocess.Popen[str]) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         proc.kill()
     proc.communicate()
-
-
-def _raise_on_errors(output: dict, input_json: dict, what: str) -> None:
-    errors = [e for e in output.get("errors") or [] if str(e.get("severity", "error")).lower() == "error"]
-    if not errors:
-        return
-    submitted = set((input_json.get("sources") or {}).keys())
-    messages = []
-    for error in errors[:3]:
-        file = (error.get("sourceLocation") or {}).get("file")
-        if file and submitted and file not in submitted and not file.startswith("<"):
-            # Never echo text of a file the submission did not include.
-            messages.append(f"{error.get('type', 'Error')} in {file}, which the submitted sources do not include")
-        else:
-            messages.append(_one_line(error, input_json))
-    more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
-    crashed = any(
-        e.get("type") == "InternalCompilerError" or "Compiled contract not found" in str(e.get("message"))
-        for e in errors
-    )
-    raise (CompilerCrashed if crashed else CompilerFailed)(f"{what} reported errors{more}: " + " | ".join(messages))
-
-
-def _one_line(error: dict, input_json: dict) -> str:
-    """`ParserError: Expected ';' but got '}' --> File.sol:12:5`: one line, fit for a status text."""
-    message = str(error.get("message") or error.get("formattedMessage") or error).strip().replace("\n", " ")
-    text = f"{error.get('type', 'Error')}: {message}"
-    location = error.get("sourceLocation") or {}
-    file, start = location.get("file"), location.get("start")
-    if file:
-        content = ((input_json.get("sources") or {}).get(file) or {}).get("content")
-        if isinstance(content, str) and isinstance(start, int) and 0 <= start <= len(content):
-            line = content.count("\n", 0, start) + 1
-            column = start - (content.rfind("\n", 0, start) + 1) + 1
-            return f"{text} --> {file}:{line}:{column}"
-        vyper_line = re.search(r"line (\d+):(\d+)", str(error.get("formattedMessage") or ""))
-        return f"{text} --> {file}" + (f":{vyper_line.group(1)}:{vyper_line.group(2)}" if vyper_line else "")
-    return text
 
 
 def single_file_input(
@@ -445,12 +414,12 @@ def single_file_input(
     evm_version: str | None = None,
     via_ir: bool | None = None,
     libraries: dict[str, str] | None = None,
-) -> dict:
+) -> CompilerInput:
     """Standard-json input for a flat Solidity file and the form's settings.
 
     Unset optimizer means off (Etherscan's form default); runs default to 200.
     """
-    settings: dict[str, Any] = {
+    settings: CompilerSettings = {
         "optimizer": {"enabled": bool(optimizer), "runs": 200 if runs is None else int(runs)},
     }
     if evm_version and evm_version.lower() not in ("default", "compiler default"):
@@ -462,9 +431,9 @@ def single_file_input(
     return {"language": "Solidity", "sources": {file_name: {"content": source}}, "settings": settings}
 
 
-def with_output_selection(input_json: dict, file: str = "*", contract: str = "*") -> dict:
+def with_output_selection(input_json: CompilerInput, file: str = "*", contract: str = "*") -> CompilerInput:
     """A copy of `input_json` asking only for what verification needs (and for one contract)."""
-    copy = json.loads(json.dumps(input_json))
+    copy: CompilerInput = json.loads(json.dumps(input_json))
     settings = copy.setdefault("settings", {})
     if str(copy.get("language", "Solidity")).lower() == "vyper":
         settings["outputSelection"] = {file: VYPER_OUTPUTS}
@@ -473,7 +442,7 @@ def with_output_selection(input_json: dict, file: str = "*", contract: str = "*"
     return copy
 
 
-def canonical_key(compiler_version: str, input_json: dict) -> str:
+def canonical_key(compiler_version: str, input_json: CompilerInput) -> str:
     canon = json.dumps([compiler_version, input_json], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canon.encode()).hexdigest()
 
@@ -493,13 +462,15 @@ class CompileCache:
         if self.directory:
             self.directory.mkdir(parents=True, exist_ok=True)
         self.max_entries = max_entries
-        self._memory: dict[str, dict] = {}
+        self._memory: dict[str, CompilerOutput] = {}
         self._lock = threading.Lock()
         self._key_locks: dict[str, threading.Lock] = {}
         self.compiles = 0
         self.hits = 0
 
-    def get_or_compile(self, compiler_version: str, input_json: dict, compile: Callable[[], dict]) -> dict:
+    def get_or_compile(
+        self, compiler_version: str, input_json: CompilerInput, compile: Callable[[], CompilerOutput]
+    ) -> CompilerOutput:
         key = canonical_key(compiler_version, input_json)
         with self._lock:
             key_lock = self._key_locks.setdefault(key, threading.Lock())
@@ -515,28 +486,28 @@ class CompileCache:
             self._store(key, output)
             return output
 
-    def _load(self, key: str) -> dict | None:
+    def _load(self, key: str) -> CompilerOutput | None:
         with self._lock:
             if key in self._memory:
                 return self._memory[key]
         if self.directory:
             path = self.directory / f"{key}.json"
             try:
-                output = json.loads(path.read_text())
+                output: CompilerOutput = json.loads(path.read_text())
             except (OSError, ValueError):
                 return None
             self._remember(key, output)
             return output
         return None
 
-    def _store(self, key: str, output: dict) -> None:
+    def _store(self, key: str, output: CompilerOutput) -> None:
         self._remember(key, output)
         if self.directory:
             tmp = self.directory / f".{key}.{os.getpid()}.{threading.get_ident()}.tmp"
             tmp.write_text(json.dumps(output))
             os.replace(tmp, self.directory / f"{key}.json")
 
-    def _remember(self, key: str, output: dict) -> None:
+    def _remember(self, key: str, output: CompilerOutput) -> None:
         with self._lock:
             self._memory[key] = output
             while len(self._memory) > self.max_entries:
@@ -545,13 +516,14 @@ class CompileCache:
 
 def compile_input(
     compiler_version: str,
-    input_json: dict,
+    input_json: CompilerInput,
     *,
     timeout: float = DEFAULT_TIMEOUT,
     cache: CompileCache | None = None,
-) -> dict:
+) -> CompilerOutput:
     """Compile with the right compiler for `input_json["language"]`, through `cache` if given."""
     language = str(input_json.get("language", "Solidity")).lower()
+    run: Callable[[], CompilerOutput]
     if language == "vyper":
         # One seed where the code follows it, so a compile repeats and a seed search starts from it.
         seed = hash_seed_facts.FIRST_SEED if hash_seed_facts.follows_hash_seed(compiler_version) else None
@@ -560,15 +532,22 @@ def compile_input(
         run = lambda: compile_standard_json(compiler_version, input_json, timeout)  # noqa: E731
     else:
         raise CompilerFailed(f"language {input_json.get('language')!r} is not supported; use Solidity or Vyper")
-    if language == "solidity" and selection.widened(input_json) is not None:
-        narrowed = run
-        run = lambda: _widening(compiler_version, input_json, narrowed, timeout)  # noqa: E731
+    wide = selection.widened(input_json) if language == "solidity" else None
+    if wide is not None:
+        narrowed, wide_input = run, wide
+        run = lambda: _widening(compiler_version, input_json, wide_input, narrowed, timeout)  # noqa: E731
     if cache is None:
         return run()
     return cache.get_or_compile(compiler_version, input_json, run)
 
 
-def _widening(compiler_version: str, input_json: dict, narrowed: Callable[[], dict], timeout: float) -> dict:
+def _widening(
+    compiler_version: str,
+    input_json: CompilerInput,
+    wide: CompilerInput,
+    narrowed: Callable[[], CompilerOutput],
+    timeout: float,
+) -> CompilerOutput:
     """solc 0.7.1 crashes ("Compiled contract not found") on a contract whose base creates another
     when only it is selected; the user's build selected every contract and did not. So an internal
     error of a narrowed compile is retried wide, and its narrowed part returned (and so cached under
@@ -577,7 +556,7 @@ def _widening(compiler_version: str, input_json: dict, narrowed: Callable[[], di
         return narrowed()
     except CompilerCrashed as crash:
         try:
-            output = compile_standard_json(compiler_version, selection.widened(input_json), timeout)
+            output = compile_standard_json(compiler_version, wide, timeout)
         except CompilerError as err:
             raise CompilerFailed(f"{crash}; and with every contract selected, as a build selects them: {err}") from err
         output = selection.narrowed(output, input_json, str(crash))

@@ -1,4 +1,4 @@
-"""Which single setting reproduces the deployed code, when the submitted one does not.
+"""Which single setting reproduces the deployed code, when the submitted one does not: one list of variations.
 
 One ordered list of variations, most common mistake first, tried within one compile budget:
 the plugin's pre-check and the local explorer run this same code, so they name the same setting.
@@ -10,11 +10,10 @@ another order is searched over the internal-function orders (`seed_search`) befo
 
 from __future__ import annotations
 
-from typing import Any
-
 from ape_contract_verify.engine import vyper_settings
 from ape_contract_verify.engine.compare import Compiled
 from ape_contract_verify.engine.compilers import (
+    DEFAULT_TIMEOUT,
     CompileCache,
     compile_input,
     with_output_selection,
@@ -22,12 +21,13 @@ from ape_contract_verify.engine.compilers import (
 from ape_contract_verify.engine.hash_seed import follows_hash_seed
 from ape_contract_verify.engine.seed_search import in_another_order, reproducing, search
 from ape_contract_verify.engine.versions import CompilerError, InvalidCompilerVersion, parse_compiler_version
+from ape_contract_verify.protocol.inputs import CompilerInput, CompilerSettings
 
 DEFAULT_COMPILES = 8
 SETTINGS_HINT = "settings or source differ: compiler, optimizer runs, evmVersion, viaIR or a source line"
 
 # After the optimizer, the default runs and viaIR: EVM versions and runs, the frequent ones first.
-_LATER = (
+_LATER: tuple[tuple[str, str | int], ...] = (
     ("evmVersion", "paris"),
     ("evmVersion", "shanghai"),
     ("runs", 1000),
@@ -41,9 +41,11 @@ _LATER = (
 )
 
 
-def solidity_variations(settings: dict, single_file: bool = False) -> list[tuple[str, str, dict]]:
+def solidity_variations(
+    settings: CompilerSettings, single_file: bool = False
+) -> list[tuple[str, str, CompilerSettings]]:
     """(setting, label, settings) with one setting changed, in the order they are tried."""
-    optimizer = dict(settings.get("optimizer") or {})
+    optimizer = (settings.get("optimizer") or {}).copy()
     enabled, runs = bool(optimizer.get("enabled", False)), int(optimizer.get("runs", 200))
     name = (
         {"optimizer": "optimizationUsed", "runs": "runs", "viaIR": "viaIR", "evmVersion": "evmversion"}
@@ -51,51 +53,49 @@ def solidity_variations(settings: dict, single_file: bool = False) -> list[tuple
         else {"optimizer": "optimizer.enabled", "runs": "optimizer.runs", "viaIR": "viaIR", "evmVersion": "evmVersion"}
     )
 
-    def changed(**updates: Any) -> dict:
+    def changed(updates: CompilerSettings) -> CompilerSettings:
         return {**settings, **updates}
 
-    found = []
+    found: list[tuple[str, str, CompilerSettings]] = []
     if enabled:
         off = "0" if single_file else "false"
         found.append(
             (
                 "optimizer",
                 f"the optimizer disabled ({name['optimizer']}={off})",
-                changed(optimizer={**optimizer, "enabled": False}),
+                changed({"optimizer": {**optimizer, "enabled": False}}),
             )
         )
         if runs != 200:
-            found.append(("optimizer runs", f"{name['runs']}=200", changed(optimizer={**optimizer, "runs": 200})))
+            found.append(("optimizer runs", f"{name['runs']}=200", changed({"optimizer": {**optimizer, "runs": 200}})))
     else:
         on = "1" if single_file else "true"
         found.append(
             (
                 "optimizer",
                 f"the optimizer enabled with {runs} runs ({name['optimizer']}={on})",
-                changed(optimizer={**optimizer, "enabled": True, "runs": runs}),
+                changed({"optimizer": {**optimizer, "enabled": True, "runs": runs}}),
             )
         )
     via_ir = bool(settings.get("viaIR", False))
-    found.append(("viaIR", f"{name['viaIR']}={'false' if via_ir else 'true'}", changed(viaIR=not via_ir)))
+    found.append(("viaIR", f"{name['viaIR']}={'false' if via_ir else 'true'}", changed({"viaIR": not via_ir})))
     if settings.get("evmVersion"):
-        found.append(
-            (
-                "evmVersion",
-                f"the compiler's default {name['evmVersion']}",
-                {k: v for k, v in settings.items() if k != "evmVersion"},
-            )
-        )
+        default_evm = settings.copy()
+        del default_evm["evmVersion"]
+        found.append(("evmVersion", f"the compiler's default {name['evmVersion']}", default_evm))
     for key, value in _LATER:
-        if key == "evmVersion" and value != settings.get("evmVersion"):
-            found.append(("evmVersion", f"{name['evmVersion']}={value}", changed(evmVersion=value)))
-        elif key == "runs" and enabled and value not in (runs, 200):
-            found.append(("optimizer runs", f"{name['runs']}={value}", changed(optimizer={**optimizer, "runs": value})))
+        if key == "evmVersion" and isinstance(value, str) and value != settings.get("evmVersion"):
+            found.append(("evmVersion", f"{name['evmVersion']}={value}", changed({"evmVersion": value})))
+        elif key == "runs" and isinstance(value, int) and enabled and value not in (runs, 200):
+            found.append(
+                ("optimizer runs", f"{name['runs']}={value}", changed({"optimizer": {**optimizer, "runs": value}}))
+            )
     return found
 
 
 def _vyper_version(compiler_version: str | None) -> tuple[int, int, int] | None:
     try:
-        return parse_compiler_version(compiler_version or "", "vyper").triple
+        return parse_compiler_version(compiler_version or "", "vyper").release
     except InvalidCompilerVersion:
         return None  # the newest compiler's settings
 
@@ -108,8 +108,12 @@ def vyper_hint(compiler_version: str | None = None) -> str:
 
 
 def variations(
-    input_json: dict, file: str, language: str, single_file: bool = False, compiler_version: str | None = None
-) -> list[tuple[str, str, dict]]:
+    input_json: CompilerInput,
+    file: str,
+    language: str,
+    single_file: bool = False,
+    compiler_version: str | None = None,
+) -> list[tuple[str, str, CompilerInput]]:
     """(setting, label, input) with one setting changed, in the order they are tried; for Vyper
     only settings that `compiler_version` accepts."""
     if language == "vyper":
@@ -127,7 +131,7 @@ def variations(
 
 def diagnose(
     compiler_version: str,
-    input_json: dict,
+    input_json: CompilerInput,
     file: str,
     name: str,
     language: str,
@@ -143,11 +147,12 @@ def diagnose(
     if compiles <= 0:
         return "source", f"{hint}."
     tried = []
-    options = {"cache": cache} if timeout is None else {"cache": cache, "timeout": timeout}
+    timeout = DEFAULT_TIMEOUT if timeout is None else timeout  # the compilers' own default
     for setting, label, variant in variations(input_json, file, language, single_file, compiler_version)[:compiles]:
         tried.append(label)
         try:
-            output = compile_input(compiler_version, with_output_selection(variant, file, name), **options)
+            selected = with_output_selection(variant, file, name)
+            output = compile_input(compiler_version, selected, cache=cache, timeout=timeout)
         except CompilerError:
             continue
         evm = (((output.get("contracts") or {}).get(file) or {}).get(name) or {}).get("evm") or {}
@@ -158,7 +163,9 @@ def diagnose(
             return setting, f"the deployed code was compiled with {label}: resubmit with that setting."
         if language == "vyper" and follows_hash_seed(compiler_version) and in_another_order(compiled, runtime_on_chain):
             # This setting gives the deployed instructions: only its order can tell.
-            found = search(compiler_version, variant, file, name, reproducing(runtime_on_chain), **options)
+            found = search(
+                compiler_version, variant, file, name, reproducing(runtime_on_chain), cache=cache, timeout=timeout
+            )
             if found.order is not None:
                 return setting, (
                     f"the deployed code was compiled with {label} (vyper {found.version}'s code follows the hash "

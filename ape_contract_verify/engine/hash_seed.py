@@ -1,5 +1,6 @@
-"""Vyper whose code follows Python's hash seed: which versions, how such a compile is run, and
-whether two codes are the same instructions in another order.
+"""Vyper whose code follows Python's hash seed (0.3.4-0.3.7): which versions, their compiles' environment, reordered code.
+
+Whether two codes are the same instructions in another order is what starts the order search.
 
 Vyper 0.3.4 to 0.3.7 keep a function's callees in a set of objects hashed by their address
 (vyper#3369, fixed in 0.3.8), and lay out internal functions in that set's order. Where a
@@ -14,8 +15,10 @@ factory calling three internal functions from one external and two from another:
 from __future__ import annotations
 
 import os
-import re
 from collections import Counter
+from collections.abc import Iterator
+
+from ape_contract_verify.protocol.compiler_version import CompilerVersion, InvalidCompilerVersion
 
 SEED_ORDERED = ((0, 3, 4), (0, 3, 8))  # first version whose code follows the seed, first fixed
 FIRST_SEED = "0"  # every plain compile of such a version
@@ -25,7 +28,6 @@ SEEDS = 8  # seeds 0 to 7: how the tests show the code moving (the search names 
 # a user's compile may give, so engine/seed_search.py compiles the orders by name.
 LAYOUTS = (0, 8, 24, 48, 96, 160)
 
-_VERSION = re.compile(r"^(?:vyper:)?v?(\d+)\.(\d+)\.(\d+)")
 _JUMPDEST, _PUSH1, _PUSH2, _PUSH32 = 0x5B, 0x60, 0x61, 0x7F
 
 
@@ -36,14 +38,14 @@ def trial_name(seed: str, layout: int = 0) -> str:
 
 def follows_hash_seed(compiler_version: str | None) -> bool:
     """Whether this Vyper (`vyper:0.3.7`, `0.3.7`) lays out its code by the hash seed."""
-    match = _VERSION.match((compiler_version or "").strip())
-    if not match:
+    try:
+        version = CompilerVersion.parse(compiler_version or "", "vyper")
+    except InvalidCompilerVersion:
         return False
-    version = tuple(int(part) for part in match.groups())
-    return SEED_ORDERED[0] <= version < SEED_ORDERED[1]
+    return SEED_ORDERED[0] <= version.release < SEED_ORDERED[1]
 
 
-def environment(seed: str, layout: int = 0) -> dict:
+def environment(seed: str, layout: int = 0) -> dict[str, str]:
     """A seeded compile's whole environment, the same from any caller, with `layout` variables
     more: a seed names one code only within one environment (the compiler is started by its full
     path and starts nothing)."""
@@ -57,11 +59,11 @@ def environment(seed: str, layout: int = 0) -> dict:
     return fixed
 
 
-def instructions(code: bytes, positions: set | None = None) -> Counter:
+def instructions(code: bytes, positions: set[int] | None = None) -> Counter[tuple[int, bytes]]:
     """The code's instructions regardless of their order: a PUSH2 of a position (`positions`, else
     this code's JUMPDESTs) counts as a label, every other push with its value."""
     positions = _jumpdests(code) if positions is None else positions
-    found: Counter = Counter()
+    found: Counter[tuple[int, bytes]] = Counter()
     for _, op, data in _walk(code):
         if op == _PUSH2 and len(data) == 2 and int.from_bytes(data, "big") in positions:
             data = b"label"
@@ -79,7 +81,7 @@ def reordered(compiled: bytes, deployed: bytes) -> bool:
     return instructions(compiled, positions) == instructions(deployed, positions)
 
 
-def _walk(code: bytes):
+def _walk(code: bytes) -> Iterator[tuple[int, int, bytes]]:
     i = 0
     while i < len(code):
         op = code[i]
@@ -88,5 +90,5 @@ def _walk(code: bytes):
         i += 1 + size
 
 
-def _jumpdests(code: bytes) -> set:
+def _jumpdests(code: bytes) -> set[int]:
     return {offset for offset, op, _ in _walk(code) if op == _JUMPDEST}

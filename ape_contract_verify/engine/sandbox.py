@@ -40,7 +40,7 @@ class Limits:
     cpu_seconds: int
 
 
-def _positive_int(name: str, default: int | None) -> int | None:
+def _positive_int(name: str, default: int) -> int:
     raw = os.environ.get(name, "").strip()
     if not raw:
         return default

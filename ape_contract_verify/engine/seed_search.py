@@ -16,9 +16,11 @@ import json
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
 from ape_contract_verify.engine import hash_seed
 from ape_contract_verify.engine.compare import Compiled
+from ape_contract_verify.engine.compiler_output import CalleeReport, CompilerOutput, EvmOutput
 from ape_contract_verify.engine.compilers import (
     DEFAULT_TIMEOUT,
     CompileCache,
@@ -27,6 +29,12 @@ from ape_contract_verify.engine.compilers import (
 )
 from ape_contract_verify.engine.versions import CompilerError, parse_compiler_version
 from ape_contract_verify.evm import bytecode as bc
+from ape_contract_verify.protocol.inputs import CompilerInput
+
+# A caller's callees in the order to iterate them; a layout: per contract, the internal functions
+# in code order and the constructor's callees.
+CalleeOrder: TypeAlias = dict[str, list[str]]
+Layout: TypeAlias = tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]
 
 # Two compiles at a time: the machine's compile slots bound them further (engine/sandbox.py).
 _AT_ONCE = 2
@@ -42,7 +50,7 @@ class SeedSearch:
     codes: dict[str, str] = field(default_factory=dict)  # an order's name -> its code
     orders: int = 0  # distinct layouts the callee sets allow (up to MAX_ORDERS)
     order: str | None = None  # the reproducing compile's order, named
-    evm: dict | None = None  # the reproducing compile's evm output
+    evm: EvmOutput | None = None  # the reproducing compile's evm output
 
     @property
     def distinct(self) -> int:
@@ -50,7 +58,7 @@ class SeedSearch:
 
     @property
     def version(self) -> str:
-        return parse_compiler_version(self.compiler_version, "vyper").version
+        return parse_compiler_version(self.compiler_version, "vyper").number
 
     @property
     def name(self) -> str:
@@ -76,16 +84,16 @@ class SeedSearch:
         )
 
 
-def layout(contracts: list, order: dict) -> tuple:
+def layout(contracts: CalleeReport, order: CalleeOrder) -> Layout:
     """The internal functions' layout vyper 0.3.7's `_topsort` (and the constructor's callees)
     gives when each caller's callees iterate in `order` (else as reported): one per contract."""
     laid = []
     for functions in contracts:
         internal = {name: is_internal for name, is_internal, _ in functions}
         callees = {name: order.get(name) or list(called) for name, _, called in functions}
-        seen: dict = {}
+        seen: dict[str, None] = {}  # an ordered set
 
-        def visit(names: list) -> None:
+        def visit(names: list[str]) -> None:
             for name in names:
                 visit(callees.get(name) or [])
                 seen.setdefault(name, None)
@@ -95,7 +103,7 @@ def layout(contracts: list, order: dict) -> tuple:
     return tuple(laid)
 
 
-def order_name(laid: tuple) -> str:
+def order_name(laid: Layout) -> str:
     """`internal functions in the order a, b, c`, with the constructor's when it calls two or more."""
     parts = []
     for runtime, deploy in laid:
@@ -106,11 +114,11 @@ def order_name(laid: tuple) -> str:
     return "; ".join(parts)
 
 
-def orders(contracts: list) -> Iterator[tuple[tuple, dict]]:
+def orders(contracts: CalleeReport) -> Iterator[tuple[Layout, CalleeOrder]]:
     """Each distinct layout once, with a callee order that gives it: the first, the callees by name.
     Vyper's sort visits a function's callees once, so only the not yet laid out are permuted
     (the constructor's all: its set also orders the deploy code)."""
-    seen = set()
+    seen: set[Layout] = set()
     for order in itertools.islice(_ways(contracts), _MAX_WAYS):
         laid = layout(contracts, order)
         if laid not in seen:
@@ -118,10 +126,12 @@ def orders(contracts: list) -> Iterator[tuple[tuple, dict]]:
             yield laid, order
 
 
-def _ways(contracts: list) -> Iterator[dict]:
+def _ways(contracts: CalleeReport) -> Iterator[CalleeOrder]:
     called = {name: sorted(callees) for functions in contracts for name, _, callees in functions}
     start = [("visit", name) for functions in contracts for name, _, _ in functions]
-    stack: list = [(start, (), {})]
+    # Each way still to walk: the steps left (visit a function, or emit it once its callees are
+    # laid out), the functions laid out, and the callee orders chosen so far.
+    stack: list[tuple[list[tuple[str, str]], tuple[str, ...], CalleeOrder]] = [(start, (), {})]
     while stack:  # depth first, an explicit stack: a deep call graph is no deep recursion
         queue, done, order = stack.pop()
         while queue:
@@ -145,10 +155,10 @@ def _ways(contracts: list) -> Iterator[dict]:
 
 def search(
     compiler_version: str,
-    input_json: dict,
+    input_json: CompilerInput,
     file: str,
     name: str,
-    reproduces: Callable[[dict], bool],
+    reproduces: Callable[[EvmOutput], bool],
     *,
     cache: CompileCache | None = None,
     timeout: float = DEFAULT_TIMEOUT,
@@ -159,8 +169,8 @@ def search(
     selected = with_output_selection(input_json, file, name)
     found = SeedSearch(compiler_version)
 
-    def compile_in(order: dict) -> dict | None:
-        def run() -> dict:
+    def compile_in(order: CalleeOrder) -> CompilerOutput | None:
+        def run() -> CompilerOutput:
             return compile_vyper_json(compiler_version, selected, timeout, callee_order=order)
 
         key = f"{compiler_version}#callees={json.dumps(order, sort_keys=True)}"
@@ -169,7 +179,7 @@ def search(
         except CompilerError:
             return None
 
-    def evm_of(output: dict | None) -> dict | None:
+    def evm_of(output: CompilerOutput | None) -> EvmOutput | None:
         return ((((output or {}).get("contracts") or {}).get(file) or {}).get(name) or {}).get("evm")
 
     first = compile_in({}) if max_orders > 0 else None  # reports the callees: every order follows
@@ -184,7 +194,7 @@ def search(
                 if not evm:
                     continue
                 found.codes[order_name(laid)] = json.dumps(
-                    [(evm.get(part) or {}).get("object") for part in ("bytecode", "deployedBytecode")]
+                    [(evm.get("bytecode") or {}).get("object"), (evm.get("deployedBytecode") or {}).get("object")]
                 )
                 if found.order is None and reproduces(evm):
                     found.order, found.evm = order_name(laid), evm
@@ -208,10 +218,10 @@ def in_another_order(compiled: Compiled, runtime_on_chain: bytes, creation_input
     return hash_seed.reordered(compiled.creation, chain_init)
 
 
-def reproducing(runtime_on_chain: bytes, creation_input: bytes | None = None) -> Callable[[dict], bool]:
+def reproducing(runtime_on_chain: bytes, creation_input: bytes | None = None) -> Callable[[EvmOutput], bool]:
     """`reproduces(evm)` for `search`: the runtime (and the creation code, when known) match."""
 
-    def reproduces(evm: dict) -> bool:
+    def reproduces(evm: EvmOutput) -> bool:
         compiled = Compiled.from_evm(evm, "vyper")
         if not compiled.compare_runtime(runtime_on_chain).matches:
             return False

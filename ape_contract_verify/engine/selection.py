@@ -7,34 +7,39 @@ selected) compiles. `compilers.compile_input` then compiles wide and keeps the n
 
 from __future__ import annotations
 
+from typing import Final
+
+from ape_contract_verify.engine.compiler_output import CompilerOutput, ContractOutput
+from ape_contract_verify.protocol.inputs import CompilerInput, OutputSelection
+
 # The key of a narrowed compile's output that came from the wide compile: what happened, in words.
-WIDENED = "widenedOutputSelection"
+WIDENED: Final = "widenedOutputSelection"
 
 
-def widened(input_json: dict) -> dict | None:
+def widened(input_json: CompilerInput) -> CompilerInput | None:
     """`input_json` with every contract of every file selected (the same outputs), as a build
     selects them; None when it already is, or selects no contract output."""
     selection = (input_json.get("settings") or {}).get("outputSelection") or {}
-    outputs: dict[str, set] = {"": set(), "*": set()}
+    outputs: dict[str, set[str]] = {"": set(), "*": set()}
     for per_file in selection.values():
-        for contract, wanted in (per_file or {}).items():
+        for contract, wanted in _per_contract(per_file).items():
             outputs["" if contract == "" else "*"].update(wanted or [])
-    wide = {"*": {key: sorted(value) for key, value in outputs.items() if value}}
+    wide: OutputSelection = {"*": {key: sorted(value) for key, value in outputs.items() if value}}
     if not outputs["*"] or selection == wide:
         return None
     return {**input_json, "settings": {**input_json["settings"], "outputSelection": wide}}
 
 
-def narrowed(output: dict, input_json: dict, crash: str) -> dict:
+def narrowed(output: CompilerOutput, input_json: CompilerInput, crash: str) -> CompilerOutput:
     """The wide compile's `output` cut to `input_json`'s selection, with the note saying why."""
     selection = input_json["settings"]["outputSelection"]
-    contracts = {
+    contracts: dict[str, dict[str, ContractOutput]] = {
         file: kept
         for file, per_file in (output.get("contracts") or {}).items()
         if (kept := {name: c for name, c in per_file.items() if _selected(selection, file, name)})
     }
     asked = ", ".join(
-        f"{file}:{name}" for file, per_file in sorted(selection.items()) for name in sorted(per_file or {})
+        f"{file}:{name}" for file, per_file in sorted(selection.items()) for name in sorted(_per_contract(per_file))
     )
     note = (
         f"solc crashed with the output narrowed to {asked} ({crash[:200]}); "
@@ -43,5 +48,12 @@ def narrowed(output: dict, input_json: dict, crash: str) -> dict:
     return {**output, "contracts": contracts, WIDENED: note}
 
 
-def _selected(selection: dict, file: str, name: str) -> bool:
-    return any(name in (selection.get(key) or {}) or "*" in (selection.get(key) or {}) for key in (file, "*"))
+def _per_contract(per_file: dict[str, list[str]] | list[str] | None) -> dict[str, list[str]]:
+    # Only Solidity selects per contract (and only Solidity is widened); Vyper's list names none.
+    return per_file if isinstance(per_file, dict) else {}
+
+
+def _selected(selection: OutputSelection, file: str, name: str) -> bool:
+    return any(
+        name in _per_contract(selection.get(key)) or "*" in _per_contract(selection.get(key)) for key in (file, "*")
+    )

@@ -1,4 +1,4 @@
-"""The verification engine: compile what was submitted and compare it with what is on chain.
+"""The verification engine, `Verifier.verify(request)`: compile what was submitted and compare it with what is on chain.
 
 The local explorer runs it on each submission, and the plugin's pre-check runs it on the request
 it is about to submit, so both give the same reason. Comparing is `compare`'s job, naming the
@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Literal, Protocol, runtime_checkable
 
 from ape_contract_verify.engine import seed_search
 from ape_contract_verify.engine.compare import (
+    AbiEntry,
     Compiled,
     Failure,
     FailureKind,
@@ -21,10 +23,10 @@ from ape_contract_verify.engine.compare import (
     constructor_arguments_reason,
     constructor_inputs,
 )
+from ape_contract_verify.engine.compiler_output import EvmOutput
 from ape_contract_verify.engine.compilers import (
     DEFAULT_TIMEOUT,
     CompileCache,
-    CompilerNotInstalled,
     compile_input,
     single_file_input,
     with_output_selection,
@@ -32,13 +34,22 @@ from ape_contract_verify.engine.compilers import (
 from ape_contract_verify.engine.diagnose import DEFAULT_COMPILES, diagnose
 from ape_contract_verify.engine.hash_seed import follows_hash_seed
 from ape_contract_verify.engine.seed_search import SeedSearch, in_another_order, reproducing
-from ape_contract_verify.engine.versions import CompilerError, InvalidCompilerVersion, parse_compiler_version
+from ape_contract_verify.engine.versions import (
+    CompilerError,
+    CompilerNotInstalled,
+    InvalidCompilerVersion,
+    parse_compiler_version,
+)
 from ape_contract_verify.evm.abi import abi_type
+from ape_contract_verify.evm.blueprint import Blueprint
 from ape_contract_verify.evm.chain import ChainError, ChainReader
+from ape_contract_verify.evm.reads import Creation
 from ape_contract_verify.exceptions import InvalidRequest
+from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol import inputs as protocol_inputs
 from ape_contract_verify.protocol.answers import Texts
+from ape_contract_verify.protocol.inputs import CompilerInput, CompilerSettings, SourceUnit
 from ape_contract_verify.protocol.values import ADDRESS
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 
@@ -51,24 +62,32 @@ _DECLARATION = re.compile(r"\b(?:abstract\s+contract|contract|library|interface)
 UNABLE_TO_LOCATE_NAME = "Unable to locate ContractName {name}, did you specify the correct Contract Name ?"
 
 
+@runtime_checkable
+class TellsCreationAttempts(Protocol):
+    """A chain reader that says where it looked for a creation (the node readers and their
+    memoizing wrapper do; the protocol `ChainReader` does not ask it)."""
+
+    def creation_attempts(self, address: str) -> list[str]: ...
+
+
 @dataclass
 class VerificationResult:
     """The outcome of one verification, with everything getsourcecode needs when it passed."""
 
     verified: bool
-    match: str | None  # "full", "partial", or None when not verified
+    match: Literal["full", "partial"] | None  # None when not verified
     reason: str  # why it failed, or a note on a partial match; no "Fail - …" prefix
     address: str = ""
     failure: FailureKind | None = None
-    abi: list = field(default_factory=list)
+    abi: list[JsonObject] = field(default_factory=list)
     contract_name: str = ""  # as submitted (path/File.sol:Name or Name)
     compiler_version: str = ""
     code_format: str = ""
-    settings: dict = field(default_factory=dict)  # the compiler settings used (no outputSelection)
-    sources: dict = field(default_factory=dict)  # source unit name -> content
+    settings: CompilerSettings = field(default_factory=CompilerSettings)  # as used (no outputSelection)
+    sources: dict[str, str] = field(default_factory=dict)  # source unit name -> content
     source_code: str = ""  # the submission as sent
     constructor_arguments: str = ""  # hex without 0x, as the deployment used them
-    libraries: dict = field(default_factory=dict)  # library name -> on-chain address
+    libraries: dict[str, str] = field(default_factory=dict)  # library name -> on-chain address
     license_type: int | None = None
     optimization_used: bool = False
     runs: int = 200
@@ -102,7 +121,7 @@ class VerificationResult:
 
 @dataclass
 class _Prepared:
-    input_json: dict
+    input_json: CompilerInput
     file: str
     name: str
     language: str
@@ -187,7 +206,8 @@ class Verifier:
 
         prepared = self._prepare(request)
         result.sources = {path: src.get("content", "") for path, src in prepared.input_json.get("sources", {}).items()}
-        result.settings = {k: v for k, v in prepared.input_json.get("settings", {}).items() if k != "outputSelection"}
+        result.settings = prepared.input_json.get("settings", {}).copy()
+        result.settings.pop("outputSelection", None)
         _fill_settings(result, result.settings, prepared.language)
         if result.license_type is None:
             from ape_contract_verify.protocol.licenses import code_from_source
@@ -223,8 +243,11 @@ class Verifier:
         creation = self.chain.find_creation(address)
         # A blueprint's body is its creation code: its transaction is not needed to verify it.
         if creation is None and self.require_creation and declared is None:
-            attempts = getattr(self.chain, "creation_attempts", None)
-            tried = ", ".join(attempts(address)) if callable(attempts) else ""
+            tried = (
+                ", ".join(self.chain.creation_attempts(address))
+                if isinstance(self.chain, TellsCreationAttempts)
+                else ""
+            )
             raise Failure(
                 FailureKind.NO_CREATION,
                 f"Unable to find the transaction that created {address}: searched the recent blocks for a "
@@ -325,7 +348,7 @@ class Verifier:
             raise Failure(FailureKind.CONTRACT_NAME, self._name_reason(prepared))  # no compile needed
         return prepared
 
-    def _file_declaring(self, sources: dict, name: str, language: str) -> str:
+    def _file_declaring(self, sources: dict[str, SourceUnit], name: str, language: str) -> str:
         matches = [
             path for path, src in sources.items() if name in _declared_names(path, src.get("content", ""), language)
         ]
@@ -348,8 +371,8 @@ class Verifier:
         self,
         request: VerificationRequest,
         prepared: _Prepared,
-        evm: dict,
-        declared: Any,
+        evm: EvmOutput,
+        declared: Blueprint,
         submitted_args: str,
         result: VerificationResult,
         args_from_chain: bool,
@@ -371,8 +394,8 @@ class Verifier:
         self,
         request: VerificationRequest,
         prepared: _Prepared,
-        evm: dict,
-        creation: Any,
+        evm: EvmOutput,
+        creation: Creation | None,
         runtime_on_chain: bytes,
         submitted_args: str,
         result: VerificationResult,
@@ -429,7 +452,7 @@ class Verifier:
         request: VerificationRequest,
         prepared: _Prepared,
         compiled: Compiled,
-        creation: Any,
+        creation: Creation | None,
         runtime_on_chain: bytes,
     ) -> SeedSearch | None:
         """The orders' codes, when the deployment is this compile's instructions in another order."""
@@ -461,14 +484,14 @@ class Verifier:
 # --- helpers ----------------------------------------------------------------------------------
 
 
-def _creation_args(creation_input: bytes, evm: dict) -> str:
+def _creation_args(creation_input: bytes, evm: EvmOutput) -> str:
     """The creation transaction's input past the compiled creation code (links are placeholders
     of the same length): the deployment's constructor arguments, hex."""
     size = len(str((evm.get("bytecode") or {}).get("object") or "").removeprefix("0x")) // 2
     return bytes(creation_input[size:]).hex() if len(creation_input) >= size else ""
 
 
-def _check_encoding(args: str, abi: list, tx_hash: str) -> None:
+def _check_encoding(args: str, abi: Sequence[AbiEntry], tx_hash: str) -> None:
     """Arguments taken from the chain must be what the constructor's ABI encoding produces: the
     bytes after the code decode as its inputs and encode back to the same bytes. Otherwise no
     call of this source's constructor could have sent them (wrong contract, or a hand-made input)."""
@@ -479,7 +502,7 @@ def _check_encoding(args: str, abi: list, tx_hash: str) -> None:
             FailureKind.CONSTRUCTOR_ARGUMENTS,
             f"{Texts.CHECK_CONSTRUCTOR_ARGUMENTS} The constructor takes no arguments, but {where}",
         )
-    from eth_abi import decode, encode
+    from eth_abi.abi import decode, encode
 
     types = [abi_type(item) for item in inputs]
     signature = f"constructor({','.join(types)})"
@@ -495,7 +518,7 @@ def _check_encoding(args: str, abi: list, tx_hash: str) -> None:
         )
 
 
-def _format_value(code_format: Any) -> str:
+def _format_value(code_format: CodeFormat | str | None) -> str:
     return code_format.value if isinstance(code_format, CodeFormat) else str(code_format or "")
 
 
@@ -516,7 +539,7 @@ def _clean_hex(value: str | None, parameter: str) -> str:
     return text.removeprefix("0x").removeprefix("0X").lower()
 
 
-def parse_json_input(text: str, code_format: str = CodeFormat.STANDARD_JSON.value) -> dict:
+def parse_json_input(text: str, code_format: str = CodeFormat.STANDARD_JSON.value) -> CompilerInput:
     """The submission's compiler input, by the protocol's one rule (Etherscan's `{{…}}` accepted)."""
     try:
         return protocol_inputs.parse_json_input(text, code_format)
@@ -530,7 +553,7 @@ def _declared_names(path: str, content: str, language: str) -> list[str]:
     return list(dict.fromkeys(_DECLARATION.findall(re.sub(r"//[^\n]*|/\*.*?\*/", "", content, flags=re.S))))
 
 
-def _fill_settings(result: VerificationResult, settings: dict, language: str) -> None:
+def _fill_settings(result: VerificationResult, settings: CompilerSettings, language: str) -> None:
     optimizer = settings.get("optimizer") or {}
     if language == "vyper":
         result.optimization_used = settings.get("optimize", "gas") != "none"

@@ -1,54 +1,47 @@
-"""A compiler version as the contract API names it (`v0.8.26+commit.8a97fa7a`, `vyper:0.4.3`), parsed
-once for engine, client and server, and the root of the compiler errors."""
+"""The engine's compiler errors, from a compiler version it cannot read to a compiler that crashed.
 
-import re
-from dataclasses import dataclass
+The version itself is `protocol/compiler_version.py`'s `CompilerVersion`, one parse for engine,
+client and server; here its refusal becomes a `CompilerError`, whose text is a verification's reason.
+"""
 
 from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.protocol import compiler_version
+from ape_contract_verify.protocol.compiler_version import CompilerVersion, Language
+
+__all__ = [
+    "CompilerCrashed",
+    "CompilerError",
+    "CompilerFailed",
+    "CompilerNotInstalled",
+    "CompilerVersion",
+    "InvalidCompilerVersion",
+    "parse_compiler_version",
+]
 
 
 class CompilerError(ContractVerifyError):
     """Base of every compiler problem; `str()` is a reason fit for `Fail - Unable to verify. …`."""
 
 
-class InvalidCompilerVersion(CompilerError):
-    pass
+class InvalidCompilerVersion(CompilerError, compiler_version.InvalidCompilerVersion):
+    """A compilerversion that names no compiler: a compiler problem to the engine."""
 
 
-@dataclass(frozen=True)
-class CompilerVersion:
-    language: str  # "solidity" or "vyper"
-    version: str  # X.Y.Z
-    commit: str | None = None
-
-    @property
-    def long(self) -> str:
-        """The explorer's form: v0.8.26+commit.8a97fa7a, or vyper:0.4.3."""
-        if self.language == "vyper":
-            return f"vyper:{self.version}"
-        return f"v{self.version}" + (f"+commit.{self.commit}" if self.commit else "")
-
-    @property
-    def triple(self) -> tuple[int, int, int]:
-        major, minor, patch = (int(part) for part in self.version.split("."))
-        return major, minor, patch
+class CompilerNotInstalled(CompilerError):
+    """The compiler of the requested version is not on this machine."""
 
 
-_SOLC_VERSION = re.compile(r"^v?(\d+\.\d+\.\d+)(?:-nightly\.\d{4}\.\d+\.\d+)?(?:\+commit\.([0-9a-f]{6,40}))?$", re.I)
-_VYPER_VERSION = re.compile(r"^(?:vyper:)?v?(\d+\.\d+\.\d+)(?:(?:rc|b)\d+)?(?:\+commit\.([0-9a-f]{6,40}))?$", re.I)
+class CompilerFailed(CompilerError):
+    """The compiler ran and refused the sources, or did not finish."""
 
 
-def parse_compiler_version(text: str, language: str | None = None) -> CompilerVersion:
-    """`v0.8.26+commit.8a97fa7a` (Solidity) or `vyper:0.4.3` (Vyper). `language` forces one."""
-    raw = (text or "").strip()
-    if language is None:
-        language = "vyper" if raw.lower().startswith("vyper") else "solidity"
-    pattern = _VYPER_VERSION if language == "vyper" else _SOLC_VERSION
-    match = pattern.match(raw)
-    if not match:
-        example = "vyper:0.4.3" if language == "vyper" else "v0.8.26+commit.8a97fa7a"
-        raise InvalidCompilerVersion(
-            f"compilerversion {raw!r} is not a {language} compiler version; use the form {example}"
-        )
-    commit = match.group(2).lower() if match.group(2) else None
-    return CompilerVersion(language, match.group(1), commit)
+class CompilerCrashed(CompilerFailed):
+    """solc stopped on an internal error (a bug of its own), not on the sources."""
+
+
+def parse_compiler_version(text: str, language: Language | None = None) -> CompilerVersion:
+    """`CompilerVersion.parse`, its refusal raised as the engine's `InvalidCompilerVersion`."""
+    try:
+        return CompilerVersion.parse(text, language)
+    except compiler_version.InvalidCompilerVersion as err:
+        raise InvalidCompilerVersion(str(err)) from None

@@ -1,28 +1,52 @@
-"""Run by a Vyper 0.3.4-0.3.7's own Python (never imported by the plugin): vyper-json on stdin's
-input with each function's callees iterated in a chosen order, not the order of a set hashed by
-address (vyper#3369), so any internal-function layout such a Vyper can give is reached by name.
+"""Run by a Vyper 0.3.4-0.3.7's own Python, never imported: vyper-json with each function's callees in a chosen order.
+
+vyper-json runs on stdin's input with each function's callees iterated in a chosen order, not the
+order of a set hashed by address (vyper#3369), so any internal-function layout such a Vyper can
+give is reached by name.
 
 argv[1]: JSON {caller: [callee, ...]}; a caller not named iterates its callees by name. The output
 is vyper-json's, with `calleeOrder`: every function (name, internal, callees in the order used)
-as the compiler laid them out, one list per contract compiled."""
+as the compiler laid them out, one list per contract compiled.
+
+Not under mypy (pyproject's [tool.mypy] exclude): it patches that Vyper's internals
+(`vyper.codegen.module._topsort`), which the main venv's Vyper, the one mypy would read, lacks.
+"""
+
+from __future__ import annotations
 
 import importlib
 import json
 import sys
+from collections.abc import Callable, Iterator
+from typing import Protocol
+
+
+class FunctionType(Protocol):
+    """What this script reads of a Vyper 0.3.x function type (`ContractFunction`)."""
+
+    name: str
+    called_functions: set[FunctionType]
+
+
+class FunctionNode(Protocol):
+    """A `FunctionDef` node, its type in `_metadata["type"]`."""
+
+    name: str
+    _metadata: dict[str, FunctionType]
 
 
 def main() -> None:
-    orders = json.loads(sys.argv[1]) if len(sys.argv) > 1 else {}
+    orders: dict[str, list[str]] = json.loads(sys.argv[1]) if len(sys.argv) > 1 else {}
     function = importlib.import_module("vyper.semantics.types.function")
     module = importlib.import_module("vyper.codegen.module")
     vyper_json = importlib.import_module("vyper.cli.vyper_json")
 
-    class Callees(set):
+    class Callees(set[FunctionType]):
         """The set vyper keeps a function's callees in, iterated in the chosen order."""
 
         owner = ""
 
-        def __iter__(self):
+        def __iter__(self) -> Iterator[FunctionType]:
             rank = orders.get(self.owner) or []
             return iter(
                 sorted(set.__iter__(self), key=lambda f: (rank.index(f.name) if f.name in rank else len(rank), f.name))
@@ -30,20 +54,20 @@ def main() -> None:
 
     made = function.ContractFunction.__init__
 
-    def init(self, *args, **kwargs):
+    def init(self: FunctionType, *args: object, **kwargs: object) -> None:
         made(self, *args, **kwargs)
         callees = Callees(self.called_functions)
         callees.owner = self.name
         self.called_functions = callees
 
     function.ContractFunction.__init__ = init
-    reported = []
-    topsort = module._topsort
+    reported: list[list[tuple[str, bool, list[str]]]] = []
+    topsort: Callable[[list[FunctionNode]], list[FunctionNode]] = module._topsort
 
-    def recorded(functions):
+    def recorded(functions: list[FunctionNode]) -> list[FunctionNode]:
         reported.append(
             [
-                [f.name, bool(_internal(f._metadata["type"])), [c.name for c in f._metadata["type"].called_functions]]
+                (f.name, is_internal(f._metadata["type"]), [c.name for c in f._metadata["type"].called_functions])
                 for f in functions
             ]
         )
@@ -55,10 +79,12 @@ def main() -> None:
     print(json.dumps(output, sort_keys=True, default=str))
 
 
-def _internal(kind) -> bool:
+def is_internal(kind: object) -> bool:
+    # getattr: which of `is_internal` and `visibility` a function type has differs across the
+    # Vyper 0.3.x this runs under (0.3.7 has both; the plain attribute is read where it exists).
     internal = getattr(kind, "is_internal", None)
     if internal is not None:
-        return internal
+        return bool(internal)
     return str(getattr(kind, "visibility", "")).lower().endswith("internal")
 
 

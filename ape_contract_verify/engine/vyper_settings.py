@@ -11,10 +11,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from typing import TypeAlias
+
+from ape_contract_verify.protocol.inputs import CompilerInput
 
 OPTIMIZE_MODES = ("gas", "codesize", "none")
 EVM_VERSIONS = ("cancun", "shanghai", "paris", "prague")
-Version = tuple[int, int, int]
+Version: TypeAlias = tuple[int, int, int]
+# vyper-json's `optimize`: a mode from 0.3.10, a bool before.
+OptimizeValue: TypeAlias = str | bool
 
 # What each vyper-json accepts, so a diagnosis tries only settings its compiler takes. From
 # Vyper's own source at the release tags (vyper/evm/opcodes.py EVM_VERSIONS and
@@ -25,7 +30,7 @@ Version = tuple[int, int, int]
 # `evm-version` lines are read from 0.3.10 on. Aliases that compile alike are left out:
 # petersburg (= constantinople), ETC's atlantis and agharta. Each list stays within the
 # diagnosis' 8 compiles; 0.4.3's is the list this module always tried.
-_ACCEPTED: tuple[tuple[Version, tuple, tuple[str, ...], str], ...] = (
+_ACCEPTED: tuple[tuple[Version, tuple[OptimizeValue, ...], tuple[str, ...], str], ...] = (
     ((0, 4, 3), OPTIMIZE_MODES, EVM_VERSIONS, "prague"),
     ((0, 4, 0), OPTIMIZE_MODES, ("cancun", "shanghai", "paris"), "cancun"),
     ((0, 3, 10), OPTIMIZE_MODES, ("shanghai", "paris", "cancun", "london", "berlin", "istanbul"), "shanghai"),
@@ -41,7 +46,7 @@ _ACCEPTED: tuple[tuple[Version, tuple, tuple[str, ...], str], ...] = (
 )
 
 
-def _accepted(version: Version | None) -> tuple[tuple, tuple[str, ...], str]:
+def _accepted(version: Version | None) -> tuple[tuple[OptimizeValue, ...], tuple[str, ...], str]:
     """(optimize values, evmVersions, default evmVersion) for `version`; unknown means the newest."""
     for first, modes, evms, default in _ACCEPTED:
         if version is None or tuple(version) >= first:
@@ -58,7 +63,7 @@ def optimize_values(version: Version | None = None) -> tuple[str, ...]:
     return tuple(_text(value) for value in _accepted(version)[0])
 
 
-def _text(value) -> str:
+def _text(value: OptimizeValue) -> str:
     return str(value).lower()  # True -> "true": JSON's spelling
 
 
@@ -66,7 +71,7 @@ _OPTIMIZE_PRAGMA = re.compile(r"^([ \t]*#[ \t]*pragma[ \t]+optimize[ \t]+)(\w+)"
 _EVM_PRAGMA = re.compile(r"^([ \t]*#[ \t]*pragma[ \t]+evm-version[ \t]+)(\w+)", re.M)
 
 
-def optimize_mode(input_json: dict, file: str | None = None, version: Version | None = None) -> str:
+def optimize_mode(input_json: CompilerInput, file: str | None = None, version: Version | None = None) -> str:
     """The mode the compiler will use: the source pragma if any, else settings, else gas
     ("true"/"false" for a compiler whose `optimize` is a bool)."""
     settings = input_json.get("settings") or {}
@@ -92,7 +97,7 @@ def has_optimize_pragma(content: str) -> bool:
     return bool(_OPTIMIZE_PRAGMA.search(content or ""))
 
 
-def evm_version(input_json: dict, version: Version | None = None) -> str:
+def evm_version(input_json: CompilerInput, version: Version | None = None) -> str:
     settings = input_json.get("settings") or {}
     for source in (input_json.get("sources") or {}).values() if reads_pragmas(version) else ():
         match = _EVM_PRAGMA.search(source.get("content", "") or "")
@@ -101,9 +106,11 @@ def evm_version(input_json: dict, version: Version | None = None) -> str:
     return str(settings.get("evmVersion") or "default")
 
 
-def with_setting(input_json: dict, *, optimize: str | bool | None = None, evm: str | None = None) -> dict:
+def with_setting(
+    input_json: CompilerInput, *, optimize: OptimizeValue | None = None, evm: str | None = None
+) -> CompilerInput:
     """A copy of `input_json` where the setting is changed in `settings` and in every pragma."""
-    copy = json.loads(json.dumps(input_json))
+    copy: CompilerInput = json.loads(json.dumps(input_json))
     settings = copy.setdefault("settings", {})
     for source in (copy.get("sources") or {}).values():
         content = source.get("content", "")
@@ -120,8 +127,8 @@ def with_setting(input_json: dict, *, optimize: str | bool | None = None, evm: s
 
 
 def variants(
-    input_json: dict, file: str | None = None, version: Version | None = None
-) -> Iterator[tuple[str, str, dict]]:
+    input_json: CompilerInput, file: str | None = None, version: Version | None = None
+) -> Iterator[tuple[str, str, CompilerInput]]:
     """(field, description, input) with one setting changed, among those the compiler `version`
     accepts: the optimization mode first (the usual mistake), then the EVM version."""
     modes, evms, default = _accepted(version)
@@ -136,5 +143,5 @@ def variants(
             yield "evmVersion", f"evmVersion: {other}", with_setting(input_json, evm=other)
 
 
-def describe(input_json: dict, file: str | None = None, version: Version | None = None) -> str:
+def describe(input_json: CompilerInput, file: str | None = None, version: Version | None = None) -> str:
     return f"optimize: {optimize_mode(input_json, file, version)}, evmVersion: {evm_version(input_json, version)}"

@@ -1,5 +1,7 @@
-"""The contract API's form rules, once: the client checks what it sends and the local explorer
-checks what it receives with these same functions, so the two cannot drift.
+"""The contract API's form rules, once, for the client that sends a form and the explorer that receives it.
+
+The client checks what it sends and the local explorer checks what it receives with these same
+functions, so the two cannot drift.
 
 Every rule raises `InvalidRequest(param, problem, fix)` naming the explorer's own field. The
 values are ASCII on purpose: `str.isdigit`, `str.isalnum` and `re`'s `\\d` accept other scripts
@@ -9,10 +11,11 @@ values are ASCII on purpose: `str.isdigit`, `str.isalnum` and `re`'s `\\d` accep
 import re
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TypeAlias
 
 from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.protocol.answers import Texts
+from ape_contract_verify.protocol.compiler_version import CompilerVersion, InvalidCompilerVersion
 from ape_contract_verify.protocol.inputs import JSON_FORMATS, parse_json_input, unwrap_json_source
 from ape_contract_verify.protocol.values import ADDRESS, HEX
 from ape_contract_verify.request import CodeFormat, VerificationRequest
@@ -30,11 +33,6 @@ ACTIONS = (
 GUID_LENGTH = 50
 _GUID = re.compile(rf"[0-9A-Za-z]{{{GUID_LENGTH}}}")
 _DIGITS = re.compile(r"[0-9]+")
-_SOLC_VERSION = re.compile(
-    r"v(?P<major>[0-9]+)\.(?P<minor>[0-9]+)\.(?P<patch>[0-9]+)"
-    r"(?:-nightly\.[0-9]{4}\.[0-9]{1,2}\.[0-9]{1,2})?\+commit\.[0-9a-fA-F]{8,40}"
-)
-_VYPER_VERSION = re.compile(r"vyper:[0-9]+\.[0-9]+\.[0-9]+(?:(?:a|b|rc)[0-9]+)?(?:\+commit\.[0-9a-fA-F]+)?")
 MIN_SOLC = (0, 4, 11)
 MAX_RUNS = 2**32 - 1  # solc's bound: runs is a uint32
 CODE_FORMATS = tuple(f.value for f in CodeFormat)
@@ -59,6 +57,11 @@ MAX_CREATION_ADDRESSES = 5
 _LIBRARY_FIELD = re.compile(r"library(name|address)([0-9]+)")
 _FLAGS = {"0": "0", "1": "1", "false": "0", "true": "1"}  # viaIR: Foundry sends true/false
 
+# A form's field as sent: text from a form or query, any JSON value from a JSON body. Every rule
+# reads it only through str() and isinstance, so any value is accepted and judged.
+FormValue: TypeAlias = object
+Form: TypeAlias = Mapping[str, FormValue]
+
 # Texts real explorers refuse with, which third-party clients match on: the local explorer
 # puts them first (see `refusal_text`).
 _EXPLORER_TEXTS = {
@@ -79,16 +82,16 @@ def refusal_text(err: InvalidRequest) -> str:
     return f"{prefix}. {err}" if prefix else str(err)
 
 
-def clip(value: Any, limit: int = 60) -> str:
+def clip(value: object, limit: int = 60) -> str:
     text = str(value)
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     return "" if value is None else str(value).strip()
 
 
-def require(form: Mapping[str, Any], name: str, fix: str) -> str:
+def require(form: Form, name: str, fix: str) -> str:
     value = _text(form.get(name))
     if not value:
         raise InvalidRequest(name, "is missing or empty", fix)
@@ -98,7 +101,7 @@ def require(form: Mapping[str, Any], name: str, fix: str) -> str:
 # -- single fields ----------------------------------------------------------------------------
 
 
-def validate_module(value: Any) -> str:
+def validate_module(value: FormValue) -> str:
     text = _text(value)
     if text != MODULE:
         problem = f"{clip(text)!r} is not served here" if text else "is missing"
@@ -106,7 +109,7 @@ def validate_module(value: Any) -> str:
     return text
 
 
-def validate_action(value: Any) -> str:
+def validate_action(value: FormValue) -> str:
     text = _text(value)
     if text not in ACTIONS:
         problem = f"{clip(text)!r} is not an action of module=contract" if text else "is missing"
@@ -114,7 +117,7 @@ def validate_action(value: Any) -> str:
     return text
 
 
-def validate_address(value: Any, param: str = "address") -> str:
+def validate_address(value: FormValue, param: str = "address") -> str:
     text = _text(value)
     if not text:
         raise InvalidRequest(param, "is missing or empty", "give 0x followed by 40 hex digits")
@@ -127,7 +130,7 @@ def validate_address(value: Any, param: str = "address") -> str:
     return text
 
 
-def validate_guid(value: Any, param: str = "guid") -> str:
+def validate_guid(value: FormValue, param: str = "guid") -> str:
     text = _text(value)
     if not _GUID.fullmatch(text):
         what = f"{len(text)} characters long" if len(text) != GUID_LENGTH else "not only ASCII letters and digits"
@@ -139,11 +142,14 @@ def validate_guid(value: Any, param: str = "guid") -> str:
     return text
 
 
-def validate_compiler_version(value: Any, code_format: str = "") -> str:
+def validate_compiler_version(value: FormValue, code_format: str = "") -> str:
     text = _text(value)
-    if solc := _SOLC_VERSION.fullmatch(text):
-        version = tuple(int(solc.group(k)) for k in ("major", "minor", "patch"))
-        if version < MIN_SOLC:
+    try:
+        version: CompilerVersion | None = CompilerVersion.parse(text)
+    except InvalidCompilerVersion:
+        version = None
+    if version is not None and version.language == "solidity" and version.commit:
+        if version.release < MIN_SOLC:
             raise InvalidRequest(
                 "compilerversion",
                 f"{text} is older than v0.4.11, which explorers do not support",
@@ -155,15 +161,15 @@ def validate_compiler_version(value: Any, code_format: str = "") -> str:
                 f"{text} is a Solidity version but codeformat is vyper-json",
                 "give vyper:<version>, e.g. vyper:0.4.3",
             )
-        return text
-    if _VYPER_VERSION.fullmatch(text):
+        return version.long
+    if version is not None and version.language == "vyper":
         if code_format and code_format != CodeFormat.VYPER_JSON.value:
             raise InvalidRequest(
                 "codeformat",
                 f"{code_format} cannot carry a Vyper compiler ({text})",
                 "use codeformat vyper-json for Vyper contracts",
             )
-        return text
+        return version.long
     raise InvalidRequest(
         "compilerversion",
         f"{clip(text)!r} is not a compiler version",
@@ -171,7 +177,7 @@ def validate_compiler_version(value: Any, code_format: str = "") -> str:
     )
 
 
-def validate_code_format(value: Any) -> str:
+def validate_code_format(value: FormValue) -> str:
     text = _text(value.value if isinstance(value, CodeFormat) else value)
     if text not in CODE_FORMATS:
         raise InvalidRequest(
@@ -180,7 +186,7 @@ def validate_code_format(value: Any) -> str:
     return text
 
 
-def validate_optimization_used(value: Any) -> str:
+def validate_optimization_used(value: FormValue) -> str:
     text = _text(int(value) if isinstance(value, bool) else value)
     if text not in ("0", "1"):
         raise InvalidRequest(
@@ -189,14 +195,14 @@ def validate_optimization_used(value: Any) -> str:
     return text
 
 
-def validate_via_ir(value: Any) -> str:
+def validate_via_ir(value: FormValue) -> str:
     text = _text(int(value) if isinstance(value, bool) else value).lower()
     if text not in _FLAGS:
         raise InvalidRequest("viaIR", f"{clip(text)!r} is not 0 or 1", "use 1 if compiled via IR, else 0")
     return _FLAGS[text]
 
 
-def validate_runs(value: Any) -> str:
+def validate_runs(value: FormValue) -> str:
     text = _text(value)
     if isinstance(value, bool) or not _DIGITS.fullmatch(text) or int(text) > MAX_RUNS:
         raise InvalidRequest(
@@ -205,7 +211,7 @@ def validate_runs(value: Any) -> str:
     return str(int(text))
 
 
-def validate_evm_version(value: Any) -> str:
+def validate_evm_version(value: FormValue) -> str:
     text = _text(value)
     if text.lower() in ("", "default"):
         return ""
@@ -219,7 +225,7 @@ def validate_evm_version(value: Any) -> str:
     return match
 
 
-def validate_license_type(value: Any) -> str:
+def validate_license_type(value: FormValue) -> str:
     from ape_contract_verify.protocol.licenses import LICENSES, UnknownLicense, license_code
 
     try:
@@ -233,7 +239,7 @@ def validate_license_type(value: Any) -> str:
         ) from None
 
 
-def validate_constructor_arguments(value: Any, param: str = "constructorArguements") -> str:
+def validate_constructor_arguments(value: FormValue, param: str = "constructorArguements") -> str:
     text = _text(value)
     digits = text[2:] if text[:2].lower() == "0x" else text
     if not HEX.fullmatch(digits) or len(digits) % 2:
@@ -245,7 +251,7 @@ def validate_constructor_arguments(value: Any, param: str = "constructorArguemen
     return digits.lower()
 
 
-def constructor_arguments(form: Mapping[str, Any]) -> str:
+def constructor_arguments(form: Form) -> str:
     """Either spelling (Etherscan documents the misspelt one); when both are sent they must agree."""
     misspelt = validate_constructor_arguments(form.get("constructorArguements"), "constructorArguements")
     right = validate_constructor_arguments(form.get("constructorArguments"), "constructorArguments")
@@ -258,7 +264,7 @@ def constructor_arguments(form: Mapping[str, Any]) -> str:
     return misspelt or right
 
 
-def validate_libraries(form: Mapping[str, Any]) -> dict[str, str]:
+def validate_libraries(form: Form) -> dict[str, str]:
     """libraryname<N>/libraryaddress<N>: pairs numbered 1 to 10, both members, a valid address."""
     pairs: dict[int, dict[str, str]] = {}
     for key, value in form.items():
@@ -291,17 +297,17 @@ def validate_libraries(form: Mapping[str, Any]) -> dict[str, str]:
 # -- whole forms, one per action --------------------------------------------------------------
 
 
-def validate_read_form(form: Mapping[str, Any]) -> str:
+def validate_read_form(form: Form) -> str:
     """getabi and getsourcecode: the contract's address."""
     return validate_address(form.get("address"), "address")
 
 
-def validate_check_form(form: Mapping[str, Any]) -> str:
+def validate_check_form(form: Form) -> str:
     """checkverifystatus and checkproxyverification: the receipt GUID."""
     return validate_guid(form.get("guid"), "guid")
 
 
-def validate_proxy_form(form: Mapping[str, Any]) -> dict[str, str]:
+def validate_proxy_form(form: Form) -> dict[str, str]:
     """verifyproxycontract: `address` (Etherscan) or `contractaddress` (some clients), and an
     optional expectedimplementation."""
     param = "contractaddress" if not _text(form.get("address")) and _text(form.get("contractaddress")) else "address"
@@ -311,7 +317,7 @@ def validate_proxy_form(form: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
-def validate_creation_form(form: Mapping[str, Any]) -> list[str]:
+def validate_creation_form(form: Form) -> list[str]:
     """getcontractcreation: up to 5 comma-separated addresses."""
     raw = require(form, "contractaddresses", f"give up to {MAX_CREATION_ADDRESSES} comma-separated addresses")
     addresses = [a.strip() for a in raw.split(",") if a.strip()]
@@ -322,7 +328,7 @@ def validate_creation_form(form: Mapping[str, Any]) -> list[str]:
     return [validate_address(a, "contractaddresses") for a in addresses]
 
 
-def validate_verify_form(form: Mapping[str, Any]) -> dict[str, str]:
+def validate_verify_form(form: Form) -> dict[str, str]:
     """Every rule for a verifysourcecode form; returns the normalised form (JSON sourceCode
     unwrapped from Etherscan's `{{…}}`, constructor arguments as lowercase hex without 0x)."""
     out = {k: str(v) for k, v in form.items() if not _LIBRARY_FIELD.fullmatch(str(k)) and v is not None}
@@ -359,7 +365,7 @@ def validate_verify_form(form: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
-def form_to_request(form: Mapping[str, Any]) -> VerificationRequest:
+def form_to_request(form: Form) -> VerificationRequest:
     """A verifysourcecode form as a VerificationRequest (the local explorer's parse), by the rules above."""
     checked = validate_verify_form(form)
 
@@ -383,11 +389,11 @@ def form_to_request(form: Mapping[str, Any]) -> VerificationRequest:
     )
 
 
-def validate_request(request: Any) -> dict[str, str]:
+def validate_request(request: VerificationRequest) -> dict[str, str]:
     """A VerificationRequest as a checked verifysourcecode form (without module/action/apikey)."""
-    # to_form() turns any truthy value into "1": check the raw fields first, by the form's rules.
-    for attribute, rule in (("optimization_used", validate_optimization_used), ("via_ir", validate_via_ir)):
-        value = getattr(request, attribute, None)
+    # to_form() turns any truthy value into "1": check the raw fields first, by the form's rules
+    # (a caller's request may hold a text or number where the type says bool).
+    for value, rule in ((request.optimization_used, validate_optimization_used), (request.via_ir, validate_via_ir)):
         if value is not None and not isinstance(value, bool):
             rule(value)
     code_format = validate_code_format(request.code_format)

@@ -1,5 +1,7 @@
-"""Secrets: the API key in a holder that never shows itself, and redaction of every key a
-client holds from log records (ours and the HTTP stack's), exceptions and reprs."""
+"""The API key kept out of sight: a holder that never shows itself, and every key redacted from logs.
+
+Every key a client holds is redacted from log records (ours and the HTTP stack's), exceptions and
+reprs."""
 
 import logging
 import threading

@@ -1,5 +1,7 @@
-"""Sourcify API v2's rules, once: the client builds its submissions with them and the local
-explorer's Sourcify face reads submissions and answers errors with the same ones.
+"""Sourcify API v2's rules, once, for the client that submits and the local explorer's face that receives.
+
+The client builds its submissions with them and the local explorer's Sourcify face reads
+submissions and answers errors with the same ones.
 
 A submission is `POST {base}v2/verify/{chainId}/{address}` with the JSON body
 `{stdJsonInput, compilerVersion, contractIdentifier, creationTransactionHash?}`; it answers 202
@@ -11,12 +13,14 @@ import json
 import re
 import uuid
 from collections.abc import Mapping
-from typing import Any
+from typing import TypedDict, TypeVar
 
 from ape_contract_verify.exceptions import InvalidRequest
+from ape_contract_verify.json_types import JsonObject, JsonValue
 from ape_contract_verify.protocol.answers import Outcome
+from ape_contract_verify.protocol.compiler_version import CompilerVersion, InvalidCompilerVersion, Language
 from ape_contract_verify.protocol.forms import clip, validate_address, validate_compiler_version
-from ape_contract_verify.protocol.inputs import parse_json_input
+from ape_contract_verify.protocol.inputs import CompilerInput, CompilerSettings, parse_json_input
 from ape_contract_verify.protocol.values import TX_HASH
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 
@@ -85,7 +89,7 @@ def outcome_for(custom_code: str | None) -> Outcome:
     return _OUTCOMES.get(str(custom_code), Outcome.FAILED)
 
 
-def error_body(custom_code: str, message: str, **extra: Any) -> dict[str, Any]:
+def error_body(custom_code: str, message: str, **extra: JsonValue) -> JsonObject:
     """An error answer in Sourcify's shape (`errorId` is a fresh UUID, as Sourcify's are)."""
     return {"customCode": custom_code, "message": message, "errorId": str(uuid.uuid4()), **extra}
 
@@ -101,10 +105,6 @@ def is_better_match(new: str | None, old: str | None) -> bool:
 
 
 # -- versions -------------------------------------------------------------------------------------
-_LONG_VERSION = re.compile(
-    r"[0-9]+\.[0-9]+\.[0-9]+(?:-nightly\.[0-9.]+)?(?:(?:a|b|rc)[0-9]+)?\+commit\.[0-9a-fA-F]{6,40}"
-)
-_SHORT_VYPER = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+(?:(?:a|b|rc)[0-9]+)?")
 _LANGUAGES = {"solidity": "Solidity", "vyper": "Vyper"}
 
 
@@ -117,10 +117,9 @@ def sourcify_compiler_version(request: VerificationRequest, compiler_long_versio
     the commit for both. A Vyper request carries only `vyper:0.4.3`, so the caller passes the long
     version (`vyper --version` prints it)."""
     given = (compiler_long_version or request.compiler_version or "").strip()
-    text = given.split(":", 1)[1] if given.lower().startswith("vyper:") else given
-    text = text[1:] if text[:1] in ("v", "V") else text
-    if _LONG_VERSION.fullmatch(text):
-        return text
+    long = _long_version(given, "vyper" if is_vyper(request) else "solidity")
+    if long is not None:
+        return long.plain
     if is_vyper(request):
         raise InvalidRequest(
             "compilerVersion",
@@ -134,16 +133,37 @@ def sourcify_compiler_version(request: VerificationRequest, compiler_long_versio
     )
 
 
+def _long_version(text: str, language: Language) -> CompilerVersion | None:
+    """The version when `text` is one with its commit (Sourcify's long form), else None."""
+    try:
+        version = CompilerVersion.parse(text, language)
+    except InvalidCompilerVersion:
+        return None
+    return version if version.commit else None
+
+
 # -- request -> body (the client) ---------------------------------------------------------------
 
 
-def _flat_input(request: VerificationRequest) -> tuple[dict[str, Any], str]:
+class _BodyFields(TypedDict):
+    stdJsonInput: CompilerInput
+    compilerVersion: str
+    contractIdentifier: str
+
+
+class SubmissionBody(_BodyFields, total=False):
+    """The JSON body of a submission."""
+
+    creationTransactionHash: str
+
+
+def _flat_input(request: VerificationRequest) -> tuple[CompilerInput, str]:
     """A single-file request as a standard-json input with one source. Its metadata names that
     file, not the deployment's files, so Sourcify can give it a `match` at best, never an
     `exact_match`: submit the standard-json input for that."""
     name = request.bare_name or "Contract"
     path = f"{name}.sol"
-    settings: dict[str, Any] = {}
+    settings: CompilerSettings = {}
     if request.optimization_used is not None or request.runs is not None:
         settings["optimizer"] = {
             "enabled": bool(request.optimization_used),
@@ -155,11 +175,15 @@ def _flat_input(request: VerificationRequest) -> tuple[dict[str, Any], str]:
         settings["viaIR"] = bool(request.via_ir)
     if request.libraries:
         settings["libraries"] = {path: dict(sorted(request.libraries.items()))}
-    source = {"language": "Solidity", "sources": {path: {"content": request.source_code}}, "settings": settings}
+    source: CompilerInput = {
+        "language": "Solidity",
+        "sources": {path: {"content": request.source_code}},
+        "settings": settings,
+    }
     return source, f"{path}:{name}"
 
 
-def request_to_body(request: VerificationRequest, compiler_long_version: str | None = None) -> dict[str, Any]:
+def request_to_body(request: VerificationRequest, compiler_long_version: str | None = None) -> SubmissionBody:
     """The JSON body of `POST {base}v2/verify/{chainId}/{address}` for `request`.
 
     - `stdJsonInput` holds only `language`, `sources` and `settings`: solc refuses other top-level
@@ -177,19 +201,8 @@ def request_to_body(request: VerificationRequest, compiler_long_version: str | N
             raise InvalidRequest("sourceCode", "is empty", "send the flat source, or the JSON input")
         std_input, identifier = _flat_input(request)
     else:
-        code_format = CodeFormat(request.code_format).value
-        data = parse_json_input(request.source_code, code_format)
-        language = "Vyper" if request.code_format == CodeFormat.VYPER_JSON else "Solidity"
-        std_input = {"language": language, "sources": data["sources"], "settings": dict(data.get("settings") or {})}
-        identifier = (request.contract_name or "").strip()
-        path, _, name = identifier.rpartition(":")
-        if not path or not name:
-            raise InvalidRequest(
-                "contractIdentifier",
-                f"{clip(identifier)!r} is not <path>:<Name>",
-                "give the contract as in the JSON input, e.g. src/Box.sol:Box",
-            )
-    body = {
+        std_input, identifier = _json_input(request)
+    body: SubmissionBody = {
         "stdJsonInput": std_input,
         "compilerVersion": sourcify_compiler_version(request, compiler_long_version),
         "contractIdentifier": identifier,
@@ -199,10 +212,31 @@ def request_to_body(request: VerificationRequest, compiler_long_version: str | N
     return body
 
 
+def _json_input(request: VerificationRequest) -> tuple[CompilerInput, str]:
+    """A JSON-format request's input, only what the compiler takes, and its `path:Name`."""
+    code_format = CodeFormat(request.code_format).value
+    data = parse_json_input(request.source_code, code_format)
+    language = "Vyper" if request.code_format == CodeFormat.VYPER_JSON else "Solidity"
+    std_input: CompilerInput = {
+        "language": language,
+        "sources": data["sources"],
+        "settings": (data.get("settings") or {}).copy(),
+    }
+    identifier = (request.contract_name or "").strip()
+    path, _, name = identifier.rpartition(":")
+    if not path or not name:
+        raise InvalidRequest(
+            "contractIdentifier",
+            f"{clip(identifier)!r} is not <path>:<Name>",
+            "give the contract as in the JSON input, e.g. src/Box.sol:Box",
+        )
+    return std_input, identifier
+
+
 # -- body -> request (the local explorer's Sourcify face) ---------------------------------------
 
 
-def validate_tx_hash(value: Any, param: str = "creationTransactionHash") -> str:
+def validate_tx_hash(value: object, param: str = "creationTransactionHash") -> str:
     text = "" if value is None else str(value).strip()
     if not isinstance(value, str) or not TX_HASH.fullmatch(text):
         raise InvalidRequest(
@@ -211,14 +245,17 @@ def validate_tx_hash(value: Any, param: str = "creationTransactionHash") -> str:
     return text
 
 
-def validate_chain_id(value: Any, param: str = "chainId") -> str:
+def validate_chain_id(value: object, param: str = "chainId") -> str:
     text = "" if value is None else str(value).strip()
     if not re.fullmatch(r"[0-9]{1,20}", text) or int(text) == 0:
         raise InvalidRequest(param, f"{clip(text)!r} is not a chain id", "give the chain's decimal id, e.g. 11155111")
     return str(int(text))
 
 
-def _required(body: Mapping[str, Any], name: str, kind: type, fix: str) -> Any:
+_Field = TypeVar("_Field", str, dict[str, JsonValue])
+
+
+def _required(body: Mapping[str, JsonValue], name: str, kind: type[_Field], fix: str) -> _Field:
     if name not in body or body[name] is None:
         raise InvalidRequest(name, "is a required property and is missing", fix)
     value = body[name]
@@ -229,7 +266,7 @@ def _required(body: Mapping[str, Any], name: str, kind: type, fix: str) -> Any:
     return value
 
 
-def body_to_request(chain_id: Any, address: Any, body: Any) -> VerificationRequest:
+def body_to_request(chain_id: object, address: object, body: JsonValue) -> VerificationRequest:
     """A submission's path parameters and JSON body as a VerificationRequest, by Sourcify's rules;
     raises InvalidRequest naming the field (the face answers 400 `invalid_parameter`).
 
@@ -265,17 +302,15 @@ def body_to_request(chain_id: Any, address: Any, body: Any) -> VerificationReque
     # Only what the compiler takes: other top-level keys make solc refuse the input (05-*).
     cleaned = {key: std_input[key] for key in ("language", "sources", "settings") if key in std_input}
 
-    version = version.strip()
-    if not _LONG_VERSION.fullmatch(version.lstrip("vV")):
+    long = _long_version(version, "vyper" if language == "Vyper" else "solidity")
+    if long is None:
         raise InvalidRequest(
             "compilerVersion",
             f"{clip(version)!r} is not a long compiler version",
             "give <major>.<minor>.<patch>+commit.<hash>, e.g. 0.8.26+commit.8a97fa7a",
         )
-    if language == "Vyper":
-        compiler_version = "vyper:" + version.lstrip("vV").split("+", 1)[0]
-    else:
-        compiler_version = "v" + version.lstrip("vV")
+    # The contract API's form: Vyper's without its commit, as explorers name it.
+    compiler_version = (long.without_commit() if language == "Vyper" else long).long
     try:
         compiler_version = validate_compiler_version(compiler_version, code_format.value)
     except InvalidRequest as err:

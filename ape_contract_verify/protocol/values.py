@@ -1,11 +1,10 @@
-"""The contract API's primitive values, written once: addresses and hex.
+"""The contract API's primitive values, addresses and hex, written once.
 
 Every layer checks addresses with `ADDRESS`, checksums with `checksum` and turns hex into
 bytes with `hex_to_bytes`; the form rules (`forms`) and the EVM helpers build on these.
 """
 
 import re
-from typing import Any
 
 ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 TX_HASH = re.compile(r"0x[0-9a-fA-F]{64}")  # use with fullmatch
@@ -14,7 +13,7 @@ HEX = re.compile(r"^[0-9a-fA-F]*$")
 _PLACEHOLDER = re.compile(r"__.{36}__")
 
 
-def is_address(value: Any) -> bool:
+def is_address(value: object) -> bool:
     return isinstance(value, str) and bool(ADDRESS.match(value))
 
 
@@ -29,7 +28,7 @@ def strip_0x(text: str) -> str:
     return text[2:] if text[:2].lower() == "0x" else text
 
 
-def hex_to_bytes(value: Any) -> bytes:
+def hex_to_bytes(value: str | bytes | bytearray | memoryview | None) -> bytes:
     """Hex text (0x optional; unlinked placeholders become zero addresses), bytes, or None, as bytes."""
     if value is None:
         return b""

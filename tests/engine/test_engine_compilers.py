@@ -34,7 +34,7 @@ def test_parse_compiler_versions():
     assert parse_compiler_version("v0.8.26+commit.8a97fa7a").long == "v0.8.26+commit.8a97fa7a"
     assert parse_compiler_version("0.8.26").commit is None
     vyper = parse_compiler_version("vyper:0.4.3")
-    assert (vyper.language, vyper.version, vyper.long) == ("vyper", "0.4.3", "vyper:0.4.3")
+    assert (vyper.language, vyper.number, vyper.long) == ("vyper", "0.4.3", "vyper:0.4.3")
     with pytest.raises(
         InvalidCompilerVersion, match=r"compilerversion 'latest' .* use the form v0.8.26\+commit.8a97fa7a"
     ):
