@@ -20,7 +20,7 @@ from ape_contract_verify.protocol.secrets import redact
 from ape_contract_verify.retry import Retry, RetryPolicy
 
 if TYPE_CHECKING:
-    from ape_contract_verify.json_types import JsonObject
+    from collections.abc import Mapping
 
 RETRYABLE_ERRORS = (
     requests.ConnectionError,
@@ -69,7 +69,7 @@ def send(
     *,
     params: dict[str, str] | None = None,
     data: dict[str, str] | None = None,
-    json: JsonObject | None = None,
+    json: Mapping[str, object] | None = None,
     headers: dict[str, str] | None = None,
     timeout: float | tuple[float, float] | None = None,
 ) -> requests.Response:

@@ -71,7 +71,7 @@ def vyper_long_version(compiler_version: str) -> str:
     prints (the engine finds it: the venv's or a side venv's), with the release's 8-digit commit
     where the package prints fewer; cached per version."""
     from ape_contract_verify.engine import compilers, sandbox
-    from ape_contract_verify.engine.versions import parse_compiler_version
+    from ape_contract_verify.engine.versions import CompilerFailed, parse_compiler_version
 
     parsed = parse_compiler_version(compiler_version, "vyper")
     if parsed.commit:
@@ -95,9 +95,9 @@ def vyper_long_version(compiler_version: str) -> str:
         )
         found = CompilerVersion.printed(proc.stdout, "vyper") if proc.returncode == 0 else None
     except (OSError, subprocess.TimeoutExpired) as err:
-        raise compilers.CompilerFailed(f"vyper {parsed.version} did not answer --version: {err}") from None
+        raise CompilerFailed(f"vyper {parsed.version} did not answer --version: {err}") from None
     if not found or not found.commit or found.number != parsed.number:
-        raise compilers.CompilerFailed(
+        raise CompilerFailed(
             f"vyper {parsed.version} printed no {parsed.version}+commit.<hash> for --version: {proc.stdout.strip()[:100]!r}"
         )
     long, commit = found.plain, found.commit or ""
@@ -119,7 +119,7 @@ def vyper_long_version(compiler_version: str) -> str:
 _RATE_CODES = (rules.TOO_MANY_REQUESTS, rules.DUPLICATE_VERIFICATION_REQUEST)
 
 
-def sourcify_body(request: VerificationRequest) -> JsonObject:
+def sourcify_body(request: VerificationRequest) -> rules.SubmissionBody:
     """The JSON body `verify_source_code` POSTs for `request` (the dry run writes it too): the
     protocol's body, with Vyper's long version found here. Raises InvalidRequest naming the field."""
     long_version = None
@@ -365,7 +365,11 @@ class SourcifyClient:
         )
 
     def _call(
-        self, method: str, path: str, params: dict[str, str] | None = None, json_body: JsonObject | None = None
+        self,
+        method: str,
+        path: str,
+        params: dict[str, str] | None = None,
+        json_body: Mapping[str, object] | None = None,
     ) -> tuple[int, JsonValue]:
         """One call with retries: (HTTP status, parsed JSON) of the first answer that is not a
         rate limit, a 5xx or a connection fault."""
@@ -398,7 +402,7 @@ class SourcifyClient:
         url: str,
         path: str,
         params: dict[str, str] | None,
-        json_body: JsonObject | None,
+        json_body: Mapping[str, object] | None,
         headers: dict[str, str],
     ) -> tuple[int, JsonValue]:
         logger.debug("%s %s", method, redact(url))

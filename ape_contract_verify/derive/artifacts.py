@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 from ape_contract_verify.derive.ape_gate import GATE
 from ape_contract_verify.evm import blueprint, bytecode
@@ -21,7 +21,9 @@ if TYPE_CHECKING:
     from ethpm_types import ContractType
     from ethpm_types.source import Compiler
 
+    from ape_contract_verify.engine.compiler_output import ContractOutput
     from ape_contract_verify.engine.compilers import CompileCache
+    from ape_contract_verify.protocol.inputs import CompilerInput
 
 
 # A compiler's standard JSON, input or output, or a part of it (a source entry, an ABI item): the
@@ -458,9 +460,9 @@ def _search_closure(project: ProjectManager, cache: CompileCache | None) -> list
         settings["outputSelection"] = {"*": {"*": _CLOSURE_OUTPUTS}}
         version = compiler.version if compiler.version.startswith("v") else f"v{compiler.version}"
         try:
-            output = compile_input(
-                version, {"language": "Solidity", "sources": chosen["sources"], "settings": settings}, cache=cache
-            )
+            # The manifest's recorded input and settings: solc's standard JSON, as Ape wrote it.
+            sent = cast("CompilerInput", {"language": "Solidity", "sources": chosen["sources"], "settings": settings})
+            output = compile_input(version, sent, cache=cache)
         except CompilerError:
             continue
         for source_id, contracts in sorted((output.get("contracts") or {}).items()):
@@ -479,7 +481,7 @@ def _closure_artifact(
     settings: CompilerJson,
     source_id: str,
     name: str,
-    compiled: CompilerJson,
+    compiled: ContractOutput,
 ) -> Artifact | None:
     from ethpm_types import ContractType
 

@@ -14,7 +14,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ape_contract_verify.derive.artifacts import Artifact, ArtifactNotFound, CompilerJson, Libraries
 from ape_contract_verify.derive.constructor import PrecheckFailed, resolve_constructor_args, sources_tried
@@ -35,6 +35,7 @@ from ape_contract_verify.request import CodeFormat, VerificationRequest
 if TYPE_CHECKING:
     from ape_contract_verify.engine.compilers import CompileCache
     from ape_contract_verify.evm.reads import ChainReader
+    from ape_contract_verify.protocol.inputs import CompilerInput
 
 __all__ = [
     "Derivation",
@@ -120,14 +121,15 @@ def _compile(
 
     output = compile_input(
         artifact.explorer_compiler_version,
-        with_output_selection(input_json, artifact.source_id, artifact.name),
+        # The artifact's compiler input: solc's or vyper's standard JSON, as Ape builds it.
+        with_output_selection(cast("CompilerInput", input_json), artifact.source_id, artifact.name),
         cache=cache,
     )
     if output.get(WIDENED) and warnings is not None and output[WIDENED] not in warnings:
         warnings.append(output[WIDENED])  # the engine's narrowing crashed solc: say so in the report
     try:
-        compiled: CompilerJson = output["contracts"][artifact.source_id][artifact.name]
-        return compiled
+        # Read on by key by the pre-check's callers, as the compiler's JSON.
+        return cast(CompilerJson, output["contracts"][artifact.source_id][artifact.name])
     except KeyError:
         raise ArtifactNotFound(f"{artifact.label}: the compiler output has no {artifact.qualified_name}") from None
 

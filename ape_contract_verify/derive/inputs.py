@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from ape_solidity.compiler import SolidityCompiler
     from packaging.version import Version
 
+    from ape_contract_verify.protocol.inputs import CompilerInput
+
     # ape-solidity's resolved imports: (file, import text) -> what it names.
     ImportStatements: TypeAlias = dict[tuple[Path, str], set[ImportStatementMetadata]]
 
@@ -241,7 +243,7 @@ def _settings_from_pragmas(settings: CompilerJson, content: str) -> None:
     vyper-json refuses settings that conflict with a pragma. The pragma is the truth."""
     from ape_contract_verify.engine import vyper_settings
 
-    single = {"sources": {"f": {"content": content}}, "settings": {}}
+    single: CompilerInput = {"sources": {"f": {"content": content}}, "settings": {}}
     mode = vyper_settings.optimize_mode(single, "f")
     if vyper_settings.has_optimize_pragma(content):
         settings["optimize"] = mode

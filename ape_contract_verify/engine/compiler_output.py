@@ -8,13 +8,8 @@ from __future__ import annotations
 
 from typing import TypeAlias, TypedDict
 
+from ape_contract_verify.evm.bytecode import CodeReference
 from ape_contract_verify.json_types import JsonObject
-
-
-class CodeReference(TypedDict, total=False):
-    start: int
-    length: int
-
 
 # file -> library -> where its address goes; an immutable's AST id -> where its value goes.
 LinkReferences: TypeAlias = dict[str, dict[str, list[CodeReference]]]

@@ -11,17 +11,24 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeAlias, TypeGuard, Union
+from typing import TypeAlias, TypedDict, TypeGuard, Union
 
 import cbor2
 
 from ape_contract_verify.protocol.values import hex_to_bytes
 
 Code = Union[bytes, bytearray, str]  # noqa: UP007 (a runtime alias, kept as Union)
+
+
 # solc's `immutableReferences` ({ast id: [{start, length}]}) and `linkReferences`
 # ({file: {library: [{start, length}]}}).
-ImmutableReferences: TypeAlias = Mapping[str, Sequence[Mapping[str, int]]]
-LinkReferences: TypeAlias = Mapping[str, Mapping[str, Sequence[Mapping[str, int]]]]
+class CodeReference(TypedDict, total=False):
+    start: int
+    length: int
+
+
+ImmutableReferences: TypeAlias = Mapping[str, Sequence[CodeReference]]
+LinkReferences: TypeAlias = Mapping[str, Mapping[str, Sequence[CodeReference]]]
 # What compiler metadata's CBOR holds (`_plain`): no floats, tags or simple values.
 CborValue: TypeAlias = Union[int, str, bytes, bool, None, list["CborValue"], dict[str, "CborValue"]]  # noqa: UP007
 

@@ -28,7 +28,7 @@ def strip_0x(text: str) -> str:
     return text[2:] if text[:2].lower() == "0x" else text
 
 
-def hex_to_bytes(value: str | bytes | bytearray | memoryview | None) -> bytes:
+def hex_to_bytes(value: object) -> bytes:
     """Hex text (0x optional; unlinked placeholders become zero addresses), bytes, or None, as bytes."""
     if value is None:
         return b""
