@@ -1,0 +1,178 @@
+"""evm/children.py: a run's children found on an in-memory chain model (nonces and code now and
+before the run), from a callTracer tree, by the CREATE rule, and by replay; refusals, limits and
+failures said in logs, never raised."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from ape_contract_verify.evm.children import (
+    MAX_SPAN,
+    create_address,
+    nonce_children,
+    replayed_children,
+    traced_children,
+)
+from ape_contract_verify.evm.creation import created_address
+from ape_contract_verify.logs import NAME
+
+pytestmark = pytest.mark.unit
+
+BEFORE = 10  # the block before the run
+EOA = "0x6ac7ea33f8831ea9dcc53393aaa88b25a785dbf0"
+FACTORY = create_address(EOA, 0)
+
+
+class Provider:
+    """What an Ape provider answers about nonces, code and traces, from dicts (lower-case keys);
+    `before` holds the state at block BEFORE."""
+
+    def __init__(self, nonces=None, nonces_before=None, code=None, code_before=None, traces=None):
+        self.nonces: dict[str, int] = nonces or {}
+        self.nonces_before: dict[str, int] = nonces_before or {}
+        self.code: set[str] = set(code or ())
+        self.code_before: set[str] = set(code_before or ())
+        self.traces: dict[str, object] = traces or {}
+        self.failing: set[str] = set()
+
+    def get_nonce(self, address: str, block_id: int | None = None) -> int:
+        if address.lower() in self.failing:
+            raise ConnectionError("node gone")
+        table = self.nonces if block_id is None else self.nonces_before
+        return table.get(address.lower(), 0)
+
+    def get_code(self, address: str, block_id: int | None = None) -> str:
+        if address.lower() in self.failing:
+            raise ConnectionError("node gone")
+        held = self.code if block_id is None else self.code_before
+        return "0x6080" if address.lower() in held else "0x"
+
+    def make_request(self, method: str, params: list) -> object:
+        assert method == "debug_traceTransaction" and params[1] == {"tracer": "callTracer"}
+        answer = self.traces[params[0]]
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+
+def test_create_address_is_checksummed_and_follows_the_rule():
+    address = create_address(EOA, 1)
+    assert address.lower() == created_address(EOA, 1) and address != address.lower()
+    assert create_address(EOA.upper().replace("0X", "0x"), 1) == address
+
+
+def frame(kind: str, to: str, calls=(), error=None) -> dict:
+    found = {"type": kind, "from": FACTORY, "to": to, "input": "0x6000", "calls": list(calls)}
+    if error:
+        found["error"] = error
+    return found
+
+
+def test_traced_children_in_order_once_each_without_the_transaction_s_own_deployment():
+    a, b, c = ("0x" + n * 20 for n in ("a1", "b2", "c3"))
+    provider = Provider(
+        traces={
+            "0x01": frame("CREATE", FACTORY, [frame("CREATE", a), frame("CREATE2", b, [frame("CREATE", c)])]),
+            "0x02": frame("CALL", FACTORY, [frame("CREATE", a), frame("CREATE", "0x" + "dd" * 20, error="reverted")]),
+        }
+    )
+    found = traced_children(provider, ["0x01", "0x02"])  # type: ignore[arg-type]
+    assert [x.lower() for x in found or ()] == [a, b, c]
+    assert all(x != x.lower() for x in found or ())  # checksummed
+
+
+def test_traced_children_is_none_without_traces(caplog):
+    refused = Provider(traces={"0x01": ValueError({"code": -32601, "message": "method not found"})})
+    with caplog.at_level(logging.DEBUG, logger=NAME):
+        assert traced_children(refused, ["0x01"]) is None  # type: ignore[arg-type]
+    assert "no trace of 0x01 (refused)" in caplog.text
+    assert traced_children(Provider(traces={"0x01": "0x"}), ["0x01"]) is None  # type: ignore[arg-type]
+    assert traced_children(Provider(), []) == []  # type: ignore[arg-type]
+
+
+def test_nonce_children_walks_generations():
+    child = create_address(FACTORY, 1)  # a contract's own nonce starts at 1
+    grandchild = create_address(child, 1)
+    provider = Provider(
+        nonces={FACTORY.lower(): 2, child.lower(): 2, grandchild.lower(): 1},
+        code={FACTORY.lower(), child.lower(), grandchild.lower()},
+    )
+    found = nonce_children(provider, [FACTORY], BEFORE, made_in_run=[FACTORY])  # type: ignore[arg-type]
+    assert found == [child, grandchild]
+    # depth bounds the walk
+    assert nonce_children(provider, [FACTORY], BEFORE, made_in_run=[FACTORY], max_depth=1) == [child]  # type: ignore[arg-type]
+    assert nonce_children(provider, [FACTORY], BEFORE, made_in_run=[FACTORY], max_children=1) == [child]  # type: ignore[arg-type]
+
+
+def test_nonce_children_of_an_older_contract_count_from_its_nonce_before_the_run():
+    old, new = create_address(FACTORY, 3), create_address(FACTORY, 4)
+    provider = Provider(
+        nonces={FACTORY.lower(): 5},
+        nonces_before={FACTORY.lower(): 4},
+        code={FACTORY.lower(), old.lower(), new.lower()},
+        code_before={FACTORY.lower(), old.lower()},
+    )
+    assert nonce_children(provider, [FACTORY], BEFORE) == [new]  # type: ignore[arg-type]
+
+
+def test_nonce_children_skips_eoas_unchanged_nonces_gone_children_and_failing_reads():
+    gone = create_address(FACTORY, 1)  # self-destructed: no code now
+    provider = Provider(nonces={EOA: 3, FACTORY.lower(): 2}, code={FACTORY.lower()})
+    assert nonce_children(provider, [EOA, FACTORY], BEFORE, made_in_run=[FACTORY]) == []  # type: ignore[arg-type]
+    assert gone.lower() not in provider.code
+    unchanged = Provider(nonces={FACTORY.lower(): 2}, nonces_before={FACTORY.lower(): 2}, code={FACTORY.lower()})
+    assert nonce_children(unchanged, [FACTORY], BEFORE) == []  # type: ignore[arg-type]
+    failing = Provider(nonces={FACTORY.lower(): 2}, code={FACTORY.lower(), gone.lower()})
+    failing.failing.add(FACTORY.lower())
+    assert nonce_children(failing, [FACTORY], BEFORE, made_in_run=[FACTORY]) == []  # type: ignore[arg-type]
+
+
+def test_nonce_children_reads_at_most_max_span_nonces_back():
+    many = MAX_SPAN + 10
+    children = [create_address(FACTORY, n) for n in range(1, many)]
+    provider = Provider(nonces={FACTORY.lower(): many}, code={FACTORY.lower(), *(c.lower() for c in children)})
+    found = nonce_children(provider, [FACTORY], BEFORE, made_in_run=[FACTORY], max_depth=1)  # type: ignore[arg-type]
+    assert len(found) == MAX_SPAN and found[0] == create_address(FACTORY, many - MAX_SPAN)
+
+
+class Replayer:
+    def __init__(self, frames: dict[int, list] | Exception):
+        self.frames = frames
+        self.asked: list[tuple[int, list[str]]] = []
+
+    def replay_create_frames(self, block: int, tx_hashes) -> list:
+        self.asked.append((block, list(tx_hashes)))
+        if isinstance(self.frames, Exception):
+            raise self.frames
+        return self.frames.get(block, [])
+
+
+def test_replayed_children_groups_by_block_and_keeps_new_code_only():
+    new, old = "0x" + "a1" * 20, "0x" + "b2" * 20
+    reader = Replayer(
+        {
+            5: [("0x01", EOA, {"to": new}), ("0x01", EOA, {"to": None}), ("0x02", EOA, {"to": old})],
+            6: [("0x03", EOA, {"to": new.upper().replace("0X", "0x")})],
+        }
+    )
+    provider = Provider(code={new, old}, code_before={old})
+    creating = [(5, "0x01"), (5, "0x02"), (6, "0x03"), (5, "0x01")]
+    found = replayed_children(reader, provider, creating, BEFORE)  # type: ignore[arg-type]
+    assert [x.lower() for x in found] == [new]
+    assert reader.asked == [(5, ["0x01", "0x02"]), (6, ["0x03"])]
+
+
+def test_replayed_children_bounds_and_failures_are_logged(caplog):
+    reader = Replayer({})
+    with caplog.at_level(logging.WARNING, logger=NAME):
+        replayed_children(reader, Provider(), [(n, f"0x{n:02x}") for n in range(5)], BEFORE, max_txs=2)  # type: ignore[arg-type]
+    assert [block for block, _ in reader.asked] == [0, 1]
+    assert "5 of the run's transactions could have created contracts; the first 2 are replayed" in caplog.text
+    caplog.clear()
+    broken = Replayer(RuntimeError("anvil did not start"))
+    with caplog.at_level(logging.WARNING, logger=NAME):
+        assert replayed_children(broken, Provider(), [(1, "0x01"), (2, "0x02")], BEFORE) == []  # type: ignore[arg-type]
+    assert len(broken.asked) == 1  # the search ends at the first failed replay
+    assert "a replay of block 1 failed: anvil did not start" in caplog.text
