@@ -6,9 +6,9 @@ bytes with `hex_to_bytes`; the form rules (`forms`) and the EVM helpers build on
 
 import re
 
-ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
+ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}\Z")  # \Z: `$` would take a trailing newline
 TX_HASH = re.compile(r"0x[0-9a-fA-F]{64}")  # use with fullmatch
-HEX = re.compile(r"^[0-9a-fA-F]*$")
+HEX = re.compile(r"^[0-9a-fA-F]*\Z")
 # An unlinked library placeholder (`__$<34 hex>$__`, or the legacy `__<name padded>__`): 40 chars.
 _PLACEHOLDER = re.compile(r"__.{36}__")
 

@@ -194,7 +194,9 @@ def test_a_run_marks_a_dead_target_down_once_and_the_other_verifies_everything(m
     monkeypatch.setattr(run_module, "explorer_for", fake_explorer_for)
     items = [Item("ethereum:sepolia", "0x" + f"{i + 1:040x}", f"C{i}") for i in range(20)]
     targets = [
-        SimpleNamespace(name=n, kind="etherscan", is_local=False, url=f"https://{n}.example/api", browser_url=None)
+        SimpleNamespace(
+            name=n, kind="etherscan", is_local=False, url=f"https://{n}.example/api", browser_url=None, label=n
+        )
         for n in ("dead", "alive")
     ]
     with VerificationRun(None, Options(poll_interval=0), workers=4) as run:

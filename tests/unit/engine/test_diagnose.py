@@ -151,9 +151,11 @@ def test_output_without_the_contract_is_passed_over(monkeypatch):
     assert setting == "source" and "No single change among" in text
 
 
-def test_the_timeout_is_passed_only_when_given(monkeypatch):
+def test_the_timeout_is_the_compilers_own_unless_given(monkeypatch):
+    from ape_contract_verify.engine.diagnose import DEFAULT_TIMEOUT
+
     options = []
     monkeypatch.setattr(diagnosis, "compile_input", lambda v, i, **o: options.append(o) or {})
     diagnose(SOLC, SUBMITTED, "A.sol", "A", "solidity", DEPLOYED, compiles=1)
     diagnose(SOLC, SUBMITTED, "A.sol", "A", "solidity", DEPLOYED, compiles=1, timeout=5.0)
-    assert options == [{"cache": None}, {"cache": None, "timeout": 5.0}]
+    assert options == [{"cache": None, "timeout": DEFAULT_TIMEOUT}, {"cache": None, "timeout": 5.0}]

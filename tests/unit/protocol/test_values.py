@@ -88,3 +88,10 @@ def test_hex_to_bytes_turns_unlinked_library_placeholders_into_zero_addresses():
 def test_hex_to_bytes_refuses_odd_or_non_hex_text(bad):
     with pytest.raises(ValueError):
         values.hex_to_bytes(bad)
+
+
+def test_an_address_with_a_trailing_newline_is_no_address():
+    """`$` matches before a final newline: `/address/0x…%0A` once reached the node as an address."""
+    assert not values.is_address("0x" + "a1" * 20 + "\n")
+    assert not values.ADDRESS.match("0x" + "a1" * 20 + "\n")
+    assert not values.HEX.match("ab\n")

@@ -159,7 +159,13 @@ def test_the_embedded_explorer_is_asked_for_no_creation_record():
     assert local._creation_record() is None
     remote = Target("ethereum", "sepolia", "https://eth-sepolia.blockscout.com/api", 11155111, None, name="blockscout")
     client = NS(
-        get_contract_creation=lambda address: None, kind="etherscan", flavour="blockscout", supports_proxy_link=True
+        get_contract_creation=lambda address: None,
+        kind="etherscan",
+        flavour="blockscout",
+        supports_proxy_link=True,
+        base_url=remote.url,
+        session=None,
+        timeout=5.0,
     )
     assert callable(Verification(client, None, None, target=remote)._creation_record())
 
