@@ -6,11 +6,12 @@ import json
 import re
 from types import SimpleNamespace
 
+import click
 import pytest
 from click.testing import CliRunner
 
 from ape_contract_verify import api
-from ape_contract_verify.cli import cli
+from ape_contract_verify.cli import cli, verify
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.workflow.report import Report
 
@@ -131,3 +132,52 @@ def test_bad_input_is_exit_2_and_nothing_is_called(calls, args, words):
     assert result.exit_code == 2, result.stdout
     assert words in result.stderr and "Traceback" not in result.stderr
     assert calls.seen == []
+
+
+def test_the_group_s_commands_are_this_module_s():
+    assert cli.commands["contract"] is verify.contract and cli.commands["proxy"] is verify.proxy
+    assert cli.commands["all"] is verify.all_deployments
+
+
+def test_an_address_is_checked_and_a_bad_one_names_its_parameter():
+    assert verify._check_address(A, "ADDRESS") == A and verify._check_address(None, "--x") is None
+    with pytest.raises(click.BadParameter) as bad:
+        verify._check_address("0x" + "ab" * 19, "--expected-implementation")
+    assert bad.value.param_hint == "--expected-implementation"
+    assert "is not an address: give 0x followed by 40 hex digits" in bad.value.message
+
+
+def test_the_explorer_options_become_the_api_s_keywords():
+    explorer = SimpleNamespace(
+        target_names=("sourcify",), explorer_url="http://127.0.0.1:5000/api", api_key="k", network="n"
+    )
+    assert verify._where(explorer) == {
+        "targets": ("sourcify",),
+        "explorer_url": "http://127.0.0.1:5000/api",
+        "api_key": "k",
+    }
+
+
+def test_a_dry_run_that_cannot_send_everything_exits_1_and_writes_where_asked(calls, monkeypatch, tmp_path):
+    asked = []
+    plan = SimpleNamespace(
+        ok=False, lines=lambda out: asked.append(out) or iter(["  Token: NOT SENT: pre-check failed"])
+    )
+    monkeypatch.setattr(api, "dry_run", lambda *a, **k: calls.seen.append(("dry_run", a, k)) or plan)
+    result = run("contract", A, "--dry-run", "--out", str(tmp_path / "bodies"), "--constructor-args", "1, 2")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == ["  Token: NOT SENT: pre-check failed"] and asked == [str(tmp_path / "bodies")]
+    [(name, args, kwargs)] = calls.seen
+    assert (name, args, kwargs["constructor_args"], kwargs["check"]) == ("dry_run", (A,), "1, 2", None)
+
+
+def test_all_over_every_network_passes_none_and_a_failed_row_makes_the_report_not_ok(calls, tmp_path):
+    calls.answers["verify_all"] = [Report("Token", A, Outcome.FAILED, "bytecode differs", target="etherscan")]
+    path = tmp_path / "report.json"
+    result = run("all", "--all-networks", "--flatten", "--no-check", "--report", str(path))
+    assert result.exit_code == 1
+    [(name, args, kwargs)] = calls.seen
+    assert args == (None,) and kwargs["all_networks"] is True
+    assert (kwargs["code_format"], kwargs["check"], kwargs["workers"]) == ("flatten", False, None)
+    document = json.loads(path.read_text())
+    assert document["ok"] is False and document["reports"][0]["reason"] == "bytecode differs"

@@ -1,0 +1,149 @@
+"""derive/inputs.py: the compiler input for an artifact, with Ape's compiler managers answered
+here: the manifest's settings win over ape-solidity's, host-specific ones are dropped, Vyper's
+import closure and pragmas, copies handed out so a caller cannot change what was read."""
+
+from types import SimpleNamespace
+
+import ape
+import pytest
+from packaging.version import Version
+
+from ape_contract_verify.derive import inputs
+from ape_contract_verify.derive.artifacts import Artifact, ArtifactNotFound
+
+pytestmark = pytest.mark.unit
+
+
+def solidity(settings=None, version="0.8.26+commit.8a97fa7a", root="/nowhere"):
+    project = SimpleNamespace(path=root, contracts_folder=f"{root}/contracts")
+    manifest_settings = (
+        settings
+        if settings is not None
+        else {
+            "optimizer": {"enabled": True, "runs": 200},
+            "outputSelection": {"x": {"x": ["abi"]}},
+            "search_paths": ["/home/me/.ape"],
+            "libraries": {"contracts/L.sol": {"L": "0x" + "11" * 20}},
+        }
+    )
+    return Artifact("Token", "contracts/Token.sol", None, project, "solidity", version, manifest_settings)
+
+
+@pytest.fixture
+def ape_solidity(monkeypatch):
+    """ape-solidity's inputs by version, as `_solidity_inputs` would give them."""
+    given = {
+        Version("0.8.20"): {"sources": {"old.sol": {}}, "settings": {}},
+        Version("0.8.26"): {
+            "sources": {"contracts/Token.sol": {"content": "contract Token {}"}},
+            "settings": {"remappings": ["@oz/=.cache/oz/"], "optimizer": {"enabled": False}, "search_paths": ["/tmp"]},
+        },
+    }
+    monkeypatch.setattr(ape, "compilers", SimpleNamespace(solidity=object()), raising=False)
+    monkeypatch.setattr(inputs, "_solidity_inputs", lambda compiler, path, wanted, project: given)
+    return given
+
+
+def test_the_manifest_s_settings_win_and_host_specific_ones_are_dropped(ape_solidity):
+    got = inputs.standard_input(solidity())
+    assert got["language"] == "Solidity"
+    assert got["sources"] == {"contracts/Token.sol": {"content": "contract Token {}"}}  # the 0.8.26 input
+    assert got["settings"] == {
+        "remappings": ["@oz/=.cache/oz/"],
+        "optimizer": {"enabled": True, "runs": 200},
+        "outputSelection": {"*": {"*": inputs.OUTPUT_SELECTION}},
+    }
+    libraries = {"contracts/L.sol": {"L": "0x" + "22" * 20}}
+    assert inputs.standard_input(solidity(), libraries)["settings"]["libraries"] == libraries
+
+
+def test_without_ape_solidity_s_input_for_the_version_the_first_is_taken_and_none_is_an_error(
+    ape_solidity, monkeypatch
+):
+    assert inputs.standard_input(solidity(version="0.8.19+commit.7dd6d404"))["sources"] == {"old.sol": {}}
+    monkeypatch.setattr(inputs, "_solidity_inputs", lambda *a: {})
+    with pytest.raises(ArtifactNotFound, match="Token: ape-solidity produced no input for contracts/Token.sol"):
+        inputs.standard_input(solidity())
+
+
+def test_a_prepared_input_is_handed_out_as_a_copy(ape_solidity, monkeypatch):
+    artifact = solidity()
+    monkeypatch.setattr(inputs, "_group_input", lambda a: {"settings": {"remappings": ["b/=y/", "a/=x/"]}})
+    inputs.prepare(artifact)
+    assert set(artifact.resolved) == {"input", "group"}
+    monkeypatch.setattr(inputs, "_solidity_inputs", lambda *a: pytest.fail("prepared: ape-solidity is not asked"))
+    first = inputs.standard_input(artifact)
+    first["settings"]["optimizer"]["runs"] = 1
+    assert inputs.standard_input(artifact)["settings"]["optimizer"]["runs"] == 200
+    group = inputs.group_input(artifact)
+    group["settings"]["remappings"].clear()
+    assert inputs.project_remappings(artifact) == ["a/=x/", "b/=y/"]  # sorted, and not cleared
+
+
+def test_remappings_are_none_for_vyper_and_for_a_group_that_cannot_be_read(monkeypatch):
+    vyper = Artifact("V", "contracts/V.vy", None, None, "vyper", "0.4.3", {})
+    assert inputs.project_remappings(vyper) == []
+
+    def broken(artifact):
+        raise RuntimeError("ape-solidity failed")
+
+    monkeypatch.setattr(inputs, "_group_input", broken)
+    assert inputs.project_remappings(solidity()) == []
+    monkeypatch.setattr(inputs, "_group_input", lambda a: None)
+    assert inputs.project_remappings(solidity()) == [] and inputs.group_input(solidity()) is None
+
+
+@pytest.fixture
+def vyper_project(tmp_path, monkeypatch):
+    (tmp_path / "contracts" / "interfaces").mkdir(parents=True)
+    (tmp_path / "contracts" / "Vault.vy").write_text(
+        "# pragma version ~=0.4.0\n# pragma optimize codesize\n#pragma evm-version cancun\nimport lib\n"
+    )
+    (tmp_path / "contracts" / "lib.vy").write_text("@internal\ndef f(): pass\n")
+    (tmp_path / "contracts" / "interfaces" / "IToken.json").write_text('{"abi": [{"type": "function", "name": "x"}]}')
+    imports = {"contracts/Vault.vy": ["contracts/lib.vy", "contracts/interfaces/IToken.json"], "contracts/lib.vy": []}
+    asked = []
+
+    def get_imports(files, project):
+        asked.append(files[0].name)
+        return imports
+
+    monkeypatch.setattr(
+        ape, "compilers", SimpleNamespace(vyper=SimpleNamespace(get_imports=get_imports)), raising=False
+    )
+    project = SimpleNamespace(path=tmp_path)
+    settings = {"optimize": "gas", "search_paths": [".", "/home/me/lib"], "outputSelection": {}}
+    return SimpleNamespace(project=project, settings=settings, imports=imports, asked=asked)
+
+
+def vault(vyper_project, version):
+    return Artifact(
+        "Vault", "contracts/Vault.vy", None, vyper_project.project, "vyper", version, dict(vyper_project.settings)
+    )
+
+
+def test_a_vyper_0_4_input_holds_its_modules_as_sources_and_obeys_its_pragmas(vyper_project):
+    got = inputs.standard_input(vault(vyper_project, "0.4.3"))
+    assert got["language"] == "Vyper"
+    assert sorted(got["sources"]) == ["contracts/Vault.vy", "contracts/lib.vy"]
+    assert got["interfaces"] == {"contracts/interfaces/IToken.json": {"abi": [{"type": "function", "name": "x"}]}}
+    assert got["settings"] == {
+        "optimize": "codesize",  # the pragma, not the manifest's "gas"
+        "evmVersion": "cancun",
+        "outputSelection": {"contracts/Vault.vy": inputs.VYPER_OUTPUT_SELECTION},
+    }
+    assert sorted(vyper_project.asked) == ["Vault.vy", "lib.vy"]  # the JSON interface is not parsed for imports
+
+
+def test_before_vyper_0_4_an_import_is_an_interface(vyper_project):
+    got = inputs.standard_input(vault(vyper_project, "0.3.10"))
+    assert list(got["sources"]) == ["contracts/Vault.vy"]
+    assert set(got["interfaces"]) == {"contracts/lib.vy", "contracts/interfaces/IToken.json"}
+
+
+def test_an_import_found_nowhere_says_to_install_or_vendor_it(vyper_project):
+    vyper_project.imports["contracts/lib.vy"] = ["snekmate/auth/ownable.vy"]
+    with pytest.raises(ArtifactNotFound) as missing:
+        inputs.standard_input(vault(vyper_project, "0.4.3"))
+    assert "contracts/Vault.vy imports snekmate/auth/ownable.vy" in str(missing.value)
+    assert "install it, or vendor it into contracts/" in str(missing.value)

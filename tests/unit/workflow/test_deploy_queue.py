@@ -1,0 +1,177 @@
+"""workflow/deploy_queue.py's DeployQueue on threads, without a chain: an address queued once per
+run and verified on every target; a verification that raises becomes the row that says so, never
+an exception into the script; the ledger written once, with the worst ending, when the last target
+ends; the results grouped by target in submission order; following upgrades that fails is a warning.
+(The summary lines and the progress are report's tests: tests/unit/workflow/test_report.py.)"""
+
+import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
+
+import pytest
+
+from ape_contract_verify.protocol.answers import Outcome
+from ape_contract_verify.workflow import deploy_queue, upgrades
+from ape_contract_verify.workflow.deploy_queue import DeployQueue
+from ape_contract_verify.workflow.ledger import Ledger
+from ape_contract_verify.workflow.report import Report
+
+pytestmark = pytest.mark.unit
+
+BOX = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
+CHILD = "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512"
+NET = "ethereum:local:test"
+
+
+class Chain:
+    """The run's memoising reader, as far as the queue reads it."""
+
+    base = None
+
+    def __init__(self):
+        self.read, self.closed = [], False
+
+    def get_code(self, address):
+        self.read.append(address)
+        return b"\x60\x80"
+
+    def get_storage_at(self, address, slot):
+        return bytes(32)
+
+    def close(self):
+        self.closed = True
+
+
+def verification(name, answer):
+    """A target's Verification: `answer(address)` gives its reports or raises."""
+    calls = []
+
+    def contract(address, deployed_type=None):
+        calls.append((threading.current_thread().name, address, deployed_type))
+        return answer(address)
+
+    prepared = []
+    shared = SimpleNamespace(
+        prepare=lambda address, deployed_type, project, code: prepared.append((address, deployed_type))
+    )
+    target = SimpleNamespace(url=f"https://{name}.example/api", label=name)
+    return SimpleNamespace(
+        contract=contract, target=target, target_name=name, calls=calls, shared=shared, prepared=prepared
+    )
+
+
+class Run:
+    """The run's targets, as `_setup` made them: labels for the rows, closed at the end."""
+
+    def __init__(self, names):
+        self.project = "the project"
+        self.destinations = [SimpleNamespace(target=SimpleNamespace(name=n, label=f"{n} label")) for n in names]
+        self.exited = False
+
+    def __exit__(self, *exc):
+        self.exited = True
+
+
+def make_queue(tmp_path, verifications, children=()):
+    """A queue as `_setup` leaves it for a run with these targets (no provider, no project)."""
+    queue = DeployQueue.__new__(DeployQueue)
+    queue.provider, queue.cfg, queue.network, queue.active = SimpleNamespace(), SimpleNamespace(timeout=30), NET, True
+    queue.chain, queue.futures, queue.seen, queue._run = Chain(), [], set(), None
+    queue.pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="verify")
+    queue._verifications = [(v.target_name, v) for v in verifications]
+    queue._ledger = Ledger(tmp_path / "deployments-1337-abc.sqlite")
+    queue._pending, queue._setup_error, queue.start_block = {}, None, 0
+    queue.upgrade_events, queue.scanned, queue._gated, queue._what = [], (list(children), []), False, {}
+    queue.ends_with_run = ""
+    return queue
+
+
+def verified(name):
+    return lambda address: [Report("Box" if address == BOX else "Child", address, Outcome.VERIFIED, target=name)]
+
+
+def test_each_address_is_verified_once_on_every_target_on_the_workers(tmp_path):
+    etherscan, sourcify = (
+        verification("etherscan", verified("etherscan")),
+        verification("sourcify", verified("sourcify")),
+    )
+    queue = make_queue(tmp_path, [etherscan, sourcify])
+    queue._queue_address(BOX.lower(), "Box", None)
+    queue._queue_address(BOX, "Box", None)  # the same deploy seen again: not queued again
+    results = dict(queue.finish())
+    assert [r.outcome for r in results["etherscan"]] == [Outcome.VERIFIED] == [r.outcome for r in results["sourcify"]]
+    assert len(etherscan.calls) == len(sourcify.calls) == 1
+    assert etherscan.calls[0][0].startswith("verify") and etherscan.calls[0][1] == BOX  # checksummed, on a worker
+    assert queue.chain.read[0] == BOX and queue.chain.closed  # read on the script's thread; closed at the end
+    entry = queue._ledger.entries()[0]
+    assert (entry["contract"], entry["address"], entry["network"], entry["status"]) == ("Box", BOX, NET, "verified")
+    assert queue.finish() == []  # finished: nothing more
+
+
+def test_a_verification_that_raises_is_a_row_and_the_ledger_keeps_the_worst_ending(tmp_path):
+    def refused(address):
+        raise RuntimeError("explorer unreachable")
+
+    etherscan = verification("etherscan", verified("etherscan"))
+    queue = make_queue(tmp_path, [etherscan, verification("blockscout", refused)])
+    run = queue._run = Run(["etherscan", "blockscout"])
+    queue._queue_address(BOX, "Box", None, "contracts/Box.sol:Box")
+    assert etherscan.prepared == [(BOX, "contracts/Box.sol:Box")]  # on the script's thread, before the workers
+    results = dict(queue.finish())
+    assert run.exited and queue._run is None
+    assert [r.target_label for r in results["etherscan"]] == ["etherscan label"]
+    (row,) = results["blockscout"]
+    assert (row.contract, row.address, row.outcome, row.reason) == ("Box", BOX, Outcome.ERROR, "explorer unreachable")
+    assert results["etherscan"][0].ok
+    entry = queue._ledger.entries()[0]
+    assert entry["status"] == str(Outcome.ERROR).lower() and entry["reason"] == "explorer unreachable"
+    assert entry["type"] == "contracts/Box.sol:Box"
+
+
+def test_factory_children_found_by_the_walk_are_queued_by_address(tmp_path):
+    target = verification("etherscan", verified("etherscan"))
+    queue = make_queue(tmp_path, [target], children=[CHILD.lower()])
+    queue._queue_address(BOX, "Box", None)
+    results = dict(queue.finish())
+    assert [r.address for r in results["etherscan"]] == [BOX, CHILD]  # in submission order
+    assert [c[1] for c in target.calls] == [BOX, CHILD]
+    assert [(e["contract"], e["address"]) for e in queue._ledger.entries()] == [("Box", BOX), ("Child", CHILD)]
+
+
+def test_a_worker_that_cannot_finish_is_said_with_its_name_and_address(tmp_path, monkeypatch):
+    queue = make_queue(tmp_path, [verification("etherscan", verified("etherscan"))])
+
+    def broken(self, *args):
+        raise RuntimeError("worker stopped")
+
+    monkeypatch.setattr(DeployQueue, "_verify", broken)
+    queue._queue_address(BOX, "Box", None)
+    (row,) = dict(queue.finish())["etherscan"]
+    assert (row.contract, row.address, row.outcome) == ("Box", BOX, Outcome.ERROR)
+    assert row.reason == "not finished: worker stopped" and row.target == "etherscan"
+
+
+def test_following_the_run_s_upgrades_that_fails_is_a_warning_and_the_rows_stand(tmp_path, monkeypatch, caplog):
+    queue = make_queue(tmp_path, [verification("etherscan", verified("etherscan"))])
+    queue.scanned = ([], [SimpleNamespace(kind="implementation")])
+
+    def follow(*args):
+        raise RuntimeError("node gone")
+
+    monkeypatch.setattr(upgrades, "follow", follow)
+    queue._queue_address(BOX, "Box", None)
+    with caplog.at_level(logging.WARNING):
+        results = dict(queue.finish())
+    assert results["etherscan"][0].ok
+    assert f"could not follow the run's upgrades on {NET}: node gone" in caplog.text
+
+
+def test_a_queue_is_bound_only_to_its_own_provider(tmp_path):
+    queue = make_queue(tmp_path, [])
+    assert queue.bound_to(queue.provider) and not queue.bound_to(SimpleNamespace()) and not queue.bound_to(None)
+    queue.pool.shutdown()
+
+
+def test_the_heartbeat_is_a_bounded_wait():
+    assert 0 < deploy_queue.HEARTBEAT <= 60
