@@ -1,0 +1,1 @@
+"""From build artifacts and the chain to a `VerificationRequest`: inputs, settings, libraries, constructor arguments, flat files."""

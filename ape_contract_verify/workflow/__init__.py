@@ -1,0 +1,1 @@
+"""One verification end to end, batches, verification after deploy and its ledger, reports."""
