@@ -1,1 +1,1 @@
-"""The explorers ' clients: one typed target protocol (`provider.py`), Etherscan-style and Sourcify clients, one retry and poll."""
+"""The explorers' clients: one typed target protocol (`provider.py`), Etherscan-style and Sourcify clients, one retry and poll."""
