@@ -96,6 +96,9 @@ SUBFIELDS = {
 MAX_LIST = 200
 # The slots proxy detection reads at every address that is not an EIP-1167 clone (evm/proxies.py).
 PROXY_SLOTS = (EIP1967_IMPLEMENTATION_SLOT, EIP1967_BEACON_SLOT, EIP1822_PROXIABLE_SLOT, OZ_LEGACY_SLOT)
+# Rendered lookup answers per explorer, by what they depend on (`lookup`); the oldest goes first.
+_ANSWERS: weakref.WeakKeyDictionary[ExplorerService, dict[tuple[object, ...], bytes]] = weakref.WeakKeyDictionary()
+_ANSWERS_KEPT = 64
 # Per explorer: its lookups' chain reads, shared by the lookups waiting for the same ones.
 _LIVE: weakref.WeakKeyDictionary[ExplorerService, SharedReads[tuple[str, bool, bool], JsonObject]] = (
     weakref.WeakKeyDictionary()
@@ -316,7 +319,31 @@ async def lookup(service: ExplorerService, request: Request) -> Response:
         return JSONResponse(summary)
     tops = {w.partition(".")[0] for w in wanted}
     live = await _live_reads(service).get((contract.address, "runtimeBytecode" in tops, "proxyResolution" in tops))
-    full = {**await run_in_threadpool(_details, contract, tops, live), **summary}
+    # The answer changes only with the stored verification, the fields asked for and what the chain
+    # says now: one rendering serves every lookup of those (getsourcecode's speed, issue 31).
+    key = (
+        contract.address,
+        contract.updated_at,  # every save sets it (verified_at stays the first)
+        contract.match,
+        contract.code_hash,
+        tuple(wanted),
+        json.dumps(live),
+        tuple(summary.items()),
+    )
+    answers = _ANSWERS.setdefault(service, {})
+    body = answers.get(key)
+    if body is None:
+        body = (await run_in_threadpool(_render_lookup, contract, tops, live, summary, wanted)).body
+        if len(answers) >= _ANSWERS_KEPT:
+            answers.pop(next(iter(answers)))  # the oldest rendering
+        answers[key] = body
+    return Response(body, media_type="application/json")
+
+
+def _render_lookup(
+    contract: VerifiedContract, tops: set[str], live: JsonObject, summary: dict[str, str], wanted: list[str]
+) -> JSONResponse:
+    full = {**_details(contract, tops, live), **summary}
     answer: JsonObject = {}
     for name in wanted:
         top, _, part = name.partition(".")

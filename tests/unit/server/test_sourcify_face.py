@@ -443,3 +443,21 @@ def test_an_explorer_gone_leaves_no_shared_reads_behind(tmp_path):
     gc.collect()
     assert gone() is None  # its shared reads did not keep it alive
     store.close()
+
+
+def test_a_rendered_answer_serves_again_until_the_chain_or_the_store_changes(explorer, monkeypatch):
+    """Lookups of an unchanged verification on an unchanged chain are one rendering; a changed
+    chain or a new save renders again, so no answer is older than what it depends on."""
+    renders = []
+    real = sourcify_face._details
+    monkeypatch.setattr(sourcify_face, "_details", lambda *args: renders.append(1) or real(*args))
+    first = lookup(explorer, BOX).json()
+    assert lookup(explorer, BOX).json() == first and len(renders) == 1
+    assert lookup(explorer, BOX, "?fields=abi").json()["abi"] == first["abi"] and len(renders) == 2
+    explorer.chain_reader.codes[BOX] = RUNTIME + b"\x00"  # the chain changed
+    assert lookup(explorer, BOX).json()["runtimeBytecode"]["onchainBytecode"] == "0x" + RUNTIME.hex() + "00"
+    assert len(renders) == 3
+    explorer.store.save_contract(box(constructor_arguments="00" * 31 + "08"))  # saved again
+    again = lookup(explorer, BOX).json()
+    assert again["creationBytecode"]["transformationValues"]["constructorArguments"] == "0x" + "00" * 31 + "08"
+    assert len(renders) == 4
