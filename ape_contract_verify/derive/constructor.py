@@ -66,9 +66,9 @@ def encode_constructor_args(artifact: Artifact, given: str) -> str:
     text = given.strip()
     hex_text = text.removeprefix("0x")
     inputs = _inputs(artifact)
-    if text.startswith("0x") or (
-        hex_text and all(c in "0123456789abcdefABCDEF" for c in hex_text) and len(hex_text) % 64 == 0
-    ):
+    is_hex = all(c in "0123456789abcdefABCDEF" for c in hex_text)
+    # Raw hex: 0x and hex digits only ("0x10, true" is a list of values), or whole ABI words.
+    if (text.startswith("0x") and is_hex) or (hex_text and is_hex and len(hex_text) % 64 == 0):
         if len(hex_text) % 2:
             raise PrecheckFailed("constructor arguments", "hex constructor arguments must have an even length")
         return hex_text.lower()

@@ -57,7 +57,7 @@ logger = get_logger()
 
 __all__ = ["FailureKind", "VerificationResult", "Verifier", "constructor_arguments_reason", "parse_json_input"]
 
-_HEX = re.compile(r"^(0x)?[0-9a-fA-F]*$")
+_HEX = re.compile(r"^(0[xX])?[0-9a-fA-F]*\Z")
 _DECLARATION = re.compile(r"\b(?:abstract\s+contract|contract|library|interface)\s+([A-Za-z_$][\w$]*)")
 UNABLE_TO_LOCATE_NAME = "Unable to locate ContractName {name}, did you specify the correct Contract Name ?"
 

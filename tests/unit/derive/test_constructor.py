@@ -43,6 +43,12 @@ def test_hex_is_taken_as_is_lowercased_and_without_0x():
     assert encode_constructor_args(artifact(), raw) == raw  # 32-byte words without 0x are hex too
 
 
+def test_values_whose_first_is_a_hex_number_are_values_not_raw_hex():
+    """ "0x3e8, <owner>, true" once went out as the text after 0x: now each value is encoded."""
+    assert encode_constructor_args(artifact(), f"0x3e8, {OWNER}, true") == encoded()
+    assert encode_constructor_args(artifact(), "0x") == ""  # no arguments, said as hex
+
+
 def test_odd_hex_and_a_wrong_count_name_the_parameter_and_the_signature():
     with pytest.raises(PrecheckFailed, match="even length") as odd:
         encode_constructor_args(artifact(), "0x123")

@@ -167,6 +167,7 @@ def test_constructor_arguments_must_be_hex(solc, arguments):
 def test_arguments_are_taken_with_0x_spaces_and_capitals(solc):
     spaced = "0x" + ARGS[:10].upper() + " \n" + ARGS[10:]
     assert verify(single(constructor_arguments=spaced)).verified
+    assert verify(single(constructor_arguments="0X" + ARGS.upper())).verified  # 0X, as the code strips it
 
 
 def test_other_arguments_are_named(solc):
