@@ -6,9 +6,10 @@ JSON-safe values with every integer as a decimal string, since JavaScript number
 
 from __future__ import annotations
 
+import functools
 import json
 import re
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 from ape_contract_verify.evm.abi import abi_type
 from ape_contract_verify.evm.abi import selector as abi_selector
@@ -16,6 +17,9 @@ from ape_contract_verify.evm.abi import signature as abi_signature
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.json_types import JsonValue
 from ape_contract_verify.protocol.values import ADDRESS, checksum
+
+if TYPE_CHECKING:
+    from eth_abi.codec import ABICodec
 
 _INT = re.compile(r"^(u?)int(\d*)$")
 _FIXED_BYTES = re.compile(r"^bytes(\d+)$")
@@ -168,10 +172,28 @@ def calldata(item: dict, values: list[JsonValue]) -> bytes:
 # -- outputs -----------------------------------------------------------------------------------
 
 
+def decode(types: list[str], data: bytes) -> tuple[AbiValue, ...]:
+    """eth_abi's decoding, strict: data too short for a uint is refused. Ape swaps the shared
+    registry's uint decoder for one that pads short data (ape/utils/abi.py), which would show a
+    number made up of too few bytes; this codec keeps eth_abi's own."""
+    return tuple(_strict_codec().decode(types, data))
+
+
+@functools.cache
+def _strict_codec() -> ABICodec:
+    from eth_abi.codec import ABICodec
+    from eth_abi.decoding import UnsignedIntegerDecoder
+    from eth_abi.encoding import UnsignedIntegerEncoder
+    from eth_abi.registry import BaseEquals, registry
+
+    own = registry.copy()
+    own.unregister("uint")
+    own.register(BaseEquals("uint"), UnsignedIntegerEncoder, UnsignedIntegerDecoder, label="uint")
+    return ABICodec(own)
+
+
 def decode_outputs(item: dict, data: bytes) -> list[dict]:
     """[{name, type, value}] for a call's return data; raises InputError if it does not decode."""
-    from eth_abi import decode
-
     outputs = item.get("outputs") or []
     types = [canonical_type(p) for p in outputs]
     try:
@@ -213,8 +235,6 @@ _PANIC = bytes.fromhex("4e487b71")  # Panic(uint256)
 def describe_revert(abi: list, data: bytes) -> str:
     """A revert as the contract's author named it: `Error(string)`'s reason, a `Panic` code, or a
     custom error of the verified ABI with its arguments; else the raw selector and data."""
-    from eth_abi import decode
-
     selector, payload = bytes(data[:4]), bytes(data[4:])
     if not data:
         return "reverted without a reason"

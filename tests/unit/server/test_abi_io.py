@@ -233,3 +233,19 @@ def test_constructor_arguments_decode_by_name_or_not_at_all():
     assert abi_io.decode_constructor(ABI, "0xzz") is None
     assert abi_io.decode_constructor([TRANSFER], args.hex()) is None  # no constructor
     assert abi_io.decode_constructor([{"type": "constructor", "inputs": []}], args.hex()) is None
+
+
+def test_short_data_is_refused_even_after_ape_pads_eth_abi_s_uint_decoder():
+    """Ape (ape/utils/abi.py) swaps eth_abi's shared uint decoder for one that pads short data; the
+    Read tab must not show a number made of three bytes."""
+    import ape.utils.abi  # noqa: F401  (its import patches eth_abi's shared registry)
+    from eth_abi import decode as shared_decode
+
+    assert shared_decode(["uint256"], b"\x00\x01\x02") == (258,)  # the patch is in: the shared codec pads
+    with pytest.raises(abi_io.InputError, match="3 bytes that do not decode as \\(uint256\\)"):
+        abi_io.decode_outputs({"outputs": [{"name": "", "type": "uint256"}]}, b"\x00\x01\x02")
+    constructor = [{"type": "constructor", "inputs": [{"name": "cap", "type": "uint64"}]}]
+    assert abi_io.decode_constructor(constructor, "0x01") is None
+    assert abi_io.decode_constructor(constructor, "0x" + "00" * 31 + "07") == [
+        {"name": "cap", "type": "uint64", "value": "7"}
+    ]
