@@ -25,7 +25,7 @@ def widened(input_json: CompilerInput) -> CompilerInput | None:
         for contract, wanted in _per_contract(per_file).items():
             outputs["" if contract == "" else "*"].update(wanted or [])
     wide: OutputSelection = {"*": {key: sorted(value) for key, value in outputs.items() if value}}
-    if not outputs["*"] or selection == wide:
+    if not outputs["*"] or _as_sets(selection) == _as_sets(wide):  # the outputs' order is no difference
         return None
     return {**input_json, "settings": {**input_json["settings"], "outputSelection": wide}}
 
@@ -51,6 +51,10 @@ def narrowed(output: CompilerOutput, input_json: CompilerInput, crash: str) -> C
 def _per_contract(per_file: dict[str, list[str]] | list[str] | None) -> dict[str, list[str]]:
     # Only Solidity selects per contract (and only Solidity is widened); Vyper's list names none.
     return per_file if isinstance(per_file, dict) else {}
+
+
+def _as_sets(selection: OutputSelection) -> dict[str, dict[str, frozenset[str]]]:
+    return {file: {c: frozenset(w or []) for c, w in _per_contract(v).items()} for file, v in selection.items()}
 
 
 def _selected(selection: OutputSelection, file: str, name: str) -> bool:

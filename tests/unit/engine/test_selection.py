@@ -37,6 +37,12 @@ def test_already_wide_or_no_contract_output_is_none():
     assert selection.widened({"sources": {}}) is None
 
 
+def test_a_wide_selection_in_another_order_is_already_wide():
+    """A build's own `{"*": {"*": outputs}}` in its order: no second compile after a crash."""
+    unsorted = {"settings": {"outputSelection": {"*": {"*": ["evm.bytecode.object", "abi"]}}}}
+    assert selection.widened(unsorted) is None
+
+
 def test_narrowed_keeps_the_selected_contracts_and_says_why():
     wide_output = {
         "contracts": {"A.sol": {"A": {"abi": []}, "Other": {"abi": []}}, "B.sol": {"B": {"abi": []}}},
