@@ -180,7 +180,7 @@ def follow(
     for item in found:
         for target, verification in destinations:
             if target in item.targets:
-                run = submit or (lambda fn, *args: _Done(fn(*args)))
+                run = submit or _in_turn
                 jobs.append(
                     (item, target, verification, run(verification.relink, item.proxy, item.implementation, item.name))
                 )
@@ -224,11 +224,22 @@ def _url(verification: Verification) -> str | None:
 
 
 class _Done:
-    def __init__(self, value: list[Report]):
-        self.value = value
+    """A relink run in turn: its reports, or what it raised, handed back as a Future would."""
+
+    def __init__(self, value: list[Report] | None = None, error: Exception | None = None):
+        self.value, self.error = value or [], error
 
     def result(self, timeout: float | None = None) -> list[Report]:
+        if self.error is not None:
+            raise self.error
         return self.value
+
+
+def _in_turn(fn: Callable[..., list[Report]], *args: object) -> Pending:
+    try:
+        return _Done(fn(*args))
+    except Exception as err:  # a row of its own, as a pool's Future gives it (`follow`)
+        return _Done(error=err)
 
 
 def record_upgrades(events: list[UpgradeEvent], chain: ChainReader, ledger: Ledger, network: str) -> list[str]:

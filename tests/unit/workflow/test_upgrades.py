@@ -223,6 +223,8 @@ def test_follow_skips_a_proxy_this_run_deployed_at_its_implementation_and_report
         def result(self, timeout=None):
             return self.fn(*self.args)
 
+    in_turn = dict(upgrades.follow(event, chain, ledger, [destination("etherscan", refused)]))
+    assert [row.outcome for row in in_turn["etherscan"]] == [Outcome.ERROR]  # run here, not in a pool: a row too
     results = dict(upgrades.follow(event, chain, ledger, [destination("etherscan", refused)], submit=Failed))
     (row,) = results["etherscan"]
     assert (row.outcome, row.reason, row.kind, row.target_label) == (
