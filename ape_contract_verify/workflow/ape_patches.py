@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from importlib.abc import MetaPathFinder
 from importlib.machinery import ModuleSpec
 from types import ModuleType
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from ape_contract_verify.logs import get_logger
 
@@ -78,8 +78,9 @@ class DeployHooks(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class Wrapped:
+# NamedTuples, not frozen dataclasses: this module loads on every `ape` command, and a dataclass
+# costs about four times as much to define.
+class Wrapped(NamedTuple):
     """One attribute of an Ape class a patch relies on, and its leading parameters."""
 
     owner: str  # the class, in the patched module
@@ -112,8 +113,7 @@ class Wrapped:
             )
 
 
-@dataclass(frozen=True)
-class Patch:
+class Patch(NamedTuple):
     """The wrappers of one Ape module: what they rely on, checked first, then put in by `apply`."""
 
     module: str
