@@ -14,4 +14,10 @@ JsonObject: TypeAlias = dict[str, JsonValue]
 JsonReadable: TypeAlias = JsonScalar | Sequence["JsonReadable"] | Mapping[str, "JsonReadable"]
 JsonMapping: TypeAlias = Mapping[str, JsonReadable]
 
-__all__ = ["JsonMapping", "JsonObject", "JsonReadable", "JsonScalar", "JsonValue"]
+
+def as_object(value: JsonValue) -> JsonObject:
+    """`value` when it is a JSON object; {} where the answer has none (null, or another shape)."""
+    return value if isinstance(value, dict) else {}
+
+
+__all__ = ["JsonMapping", "JsonObject", "JsonReadable", "JsonScalar", "JsonValue", "as_object"]

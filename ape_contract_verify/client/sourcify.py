@@ -31,7 +31,7 @@ from ape_contract_verify.exceptions import (
     TargetDown,
     VerificationRejected,
 )
-from ape_contract_verify.json_types import JsonObject, JsonValue
+from ape_contract_verify.json_types import JsonObject, JsonValue, as_object
 from ape_contract_verify.logs import CLIENT, get_logger
 from ape_contract_verify.protocol import sourcify as rules
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
@@ -462,16 +462,11 @@ def _first_difference(a: object, b: object) -> int | None:  # object: only read 
     return None if len(x) == len(y) else min(len(x), len(y)) // 2
 
 
-def _object(value: JsonValue) -> JsonObject:
-    """A JSON object of Sourcify's answer, or {} where it has none (null, or another shape)."""
-    return value if isinstance(value, dict) else {}
-
-
 def failure_reason(error: JsonObject) -> str:
     """Sourcify's message, made readable: compiler errors in solc's words, and for a mismatch the
     two bytecodes' lengths and where they first differ."""
     message = str(error.get("message") or error.get("customCode") or "failed")
-    compiler_errors = _object(error.get("errorData")).get("compilerErrors")
+    compiler_errors = as_object(error.get("errorData")).get("compilerErrors")
     if isinstance(compiler_errors, list) and compiler_errors:
         texts = [
             str(e.get("formattedMessage") or e.get("message") or e).strip()
@@ -498,8 +493,8 @@ def _text(value: JsonValue) -> str | None:
 
 def job_answer(data: JsonObject) -> SourcifyAnswer:
     """A job's answer (`GET v2/verify/{id}`, always 200) as an outcome."""
-    contract = dict(_object(data.get("contract")))
-    error = dict(_object(data.get("error")))
+    contract = dict(as_object(data.get("contract")))
+    error = dict(as_object(data.get("error")))
     if not data.get("isJobCompleted"):
         return SourcifyAnswer(
             Outcome.PENDING, "200", "pending", "Pending: the Sourcify job is running", contract=contract
@@ -530,13 +525,13 @@ def record_of(address: str, data: JsonObject) -> ExplorerRecord:
     """A `fields=all` lookup as what Sourcify holds: its own fields, named."""
     if not data.get("match"):
         return ExplorerRecord(address, verified=False)
-    compilation = _object(data.get("compilation"))
-    std_input = _object(data.get("stdJsonInput")) or {
+    compilation = as_object(data.get("compilation"))
+    std_input = as_object(data.get("stdJsonInput")) or {
         "language": compilation.get("language", "Solidity"),
-        "sources": _object(data.get("sources")),
-        "settings": _object(compilation.get("compilerSettings")),
+        "sources": as_object(data.get("sources")),
+        "settings": as_object(compilation.get("compilerSettings")),
     }
-    settings = dict(_object(std_input.get("settings")))
+    settings = dict(as_object(std_input.get("settings")))
     language = str(compilation.get("language") or std_input.get("language") or "Solidity")
     version = str(compilation.get("compilerVersion") or "")
     vyper = language.lower() == "vyper"
@@ -545,10 +540,10 @@ def record_of(address: str, data: JsonObject) -> ExplorerRecord:
         if vyper
         else (f"v{version}" if version and not version.startswith("v") else version)
     )
-    optimizer = _object(settings.get("optimizer"))
-    transformation = _object(_object(data.get("creationBytecode")).get("transformationValues"))
+    optimizer = as_object(settings.get("optimizer"))
+    transformation = as_object(as_object(data.get("creationBytecode")).get("transformationValues"))
     args = transformation.get("constructorArguments") or ""
-    proxy = _object(data.get("proxyResolution"))
+    proxy = as_object(data.get("proxyResolution"))
     implementations = proxy.get("implementations")
     first = implementations[0] if isinstance(implementations, list) and implementations else None
     implementation = first.get("address", "") if isinstance(first, dict) else ""
@@ -561,7 +556,9 @@ def record_of(address: str, data: JsonObject) -> ExplorerRecord:
         compiler=compiler,
         language="Vyper" if vyper else "Solidity",
         abi=abi if isinstance(abi, list) else [],
-        files={path: str(_object(src).get("content", "")) for path, src in _object(std_input.get("sources")).items()},
+        files={
+            path: str(as_object(src).get("content", "")) for path, src in as_object(std_input.get("sources")).items()
+        },
         settings=settings,
         source_format="standard-json",
         constructor_arguments=str(args).removeprefix("0x"),

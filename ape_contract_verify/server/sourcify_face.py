@@ -31,7 +31,7 @@ from ape_contract_verify.evm.proxies import (
 )
 from ape_contract_verify.evm.wrappers import MemoizingChain
 from ape_contract_verify.exceptions import InvalidRequest
-from ape_contract_verify.json_types import JsonObject, JsonValue
+from ape_contract_verify.json_types import JsonObject, JsonValue, as_object
 from ape_contract_verify.logs import SERVER, get_logger
 from ape_contract_verify.protocol import forms
 from ape_contract_verify.protocol import sourcify as sfy
@@ -350,7 +350,7 @@ def _render_lookup(
         if part:
             section = answer.setdefault(top, {})
             if isinstance(section, dict):  # always: a part's section is made here
-                section[part] = _object(full.get(top)).get(part)
+                section[part] = as_object(full.get(top)).get(part)
         else:
             answer[top] = full.get(top)
     for name in DEFAULT_FIELDS:  # always there, as Sourcify's
@@ -417,7 +417,7 @@ def _details(contract: VerifiedContract, tops: set[str], live: JsonObject) -> Js
     resolution). Fields this explorer does not keep are null (storage layouts, compiler output)."""
     kept = contract.details or {}
     std_input = _std_input(contract)
-    settings: JsonObject = {k: v for k, v in _object(std_input.get("settings")).items() if k != "outputSelection"}
+    settings: JsonObject = {k: v for k, v in as_object(std_input.get("settings")).items() if k != "outputSelection"}
     args = contract.constructor_arguments or ""
     metadata = _json(kept.get("metadata"))
     out: JsonObject = {name: None for name in ALL_FIELDS}
@@ -441,8 +441,8 @@ def _details(contract: VerifiedContract, tops: set[str], live: JsonObject) -> Js
         "deployer": checksum(str(kept["deployer"])) if kept.get("deployer") else None,
     }
     sources: JsonObject = {
-        path: {"content": _object(source).get("content", "")}
-        for path, source in _object(std_input.get("sources")).items()
+        path: {"content": as_object(source).get("content", "")}
+        for path, source in as_object(std_input.get("sources")).items()
     }
     out["sources"] = sources
     language = std_input.get("language", "Solidity")
@@ -459,7 +459,7 @@ def _details(contract: VerifiedContract, tops: set[str], live: JsonObject) -> Js
     }
     out["abi"] = _json(contract.abi) or []
     out["metadata"] = metadata
-    output = _object(_object(metadata).get("output"))
+    output = as_object(as_object(metadata).get("output"))
     out["userdoc"], out["devdoc"] = output.get("userdoc"), output.get("devdoc")
     out["stdJsonInput"] = {"language": language, "sources": out["sources"], "settings": settings}
     if "proxyResolution" in tops:
@@ -512,11 +512,6 @@ def _json(text: JsonValue) -> JsonValue:
     except ValueError:
         return None
     return value
-
-
-def _object(value: JsonValue) -> JsonObject:
-    """A JSON object read from stored JSON, or an empty one where something else is."""
-    return value if isinstance(value, dict) else {}
 
 
 def _hex(text: JsonValue) -> str | None:

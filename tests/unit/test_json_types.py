@@ -48,5 +48,19 @@ def test_what_json_parses_conforms_and_what_it_cannot_write_does_not():
     assert not conforms(b"\x00")  # bytes: hex text on the wire
 
 
-def test_the_module_exports_every_alias():
-    assert set(json_types.__all__) == {"JsonMapping", "JsonObject", "JsonReadable", "JsonScalar", "JsonValue"}
+def test_the_module_exports_every_alias_and_its_one_narrowing():
+    assert set(json_types.__all__) == {
+        "JsonMapping",
+        "JsonObject",
+        "JsonReadable",
+        "JsonScalar",
+        "JsonValue",
+        "as_object",
+    }
+
+
+def test_as_object_is_the_object_or_an_empty_one():
+    from ape_contract_verify.json_types import as_object
+
+    assert as_object({"a": 1}) == {"a": 1}
+    assert [as_object(value) for value in (None, [], "x", 0, True)] == [{}, {}, {}, {}, {}]
