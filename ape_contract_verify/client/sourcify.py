@@ -35,7 +35,7 @@ from ape_contract_verify.json_types import JsonObject, JsonValue, as_object
 from ape_contract_verify.logs import CLIENT, get_logger
 from ape_contract_verify.protocol import sourcify as rules
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
-from ape_contract_verify.protocol.compiler_version import CompilerVersion
+from ape_contract_verify.protocol.compiler_version import CompilerVersion, InvalidCompilerVersion
 from ape_contract_verify.protocol.forms import validate_read_form
 from ape_contract_verify.protocol.secrets import ApiKey, redact, register_secret
 from ape_contract_verify.request import Receipt, VerificationRequest
@@ -535,11 +535,10 @@ def record_of(address: str, data: JsonObject) -> ExplorerRecord:
     language = str(compilation.get("language") or std_input.get("language") or "Solidity")
     version = str(compilation.get("compilerVersion") or "")
     vyper = language.lower() == "vyper"
-    compiler = (
-        f"vyper:{version.split('+', 1)[0]}"
-        if vyper
-        else (f"v{version}" if version and not version.startswith("v") else version)
-    )
+    try:
+        compiler = CompilerVersion.parse(version, "vyper" if vyper else "solidity").form
+    except InvalidCompilerVersion:
+        compiler = version  # shown as Sourcify holds it: a record is read, not checked
     optimizer = as_object(settings.get("optimizer"))
     transformation = as_object(as_object(data.get("creationBytecode")).get("transformationValues"))
     args = transformation.get("constructorArguments") or ""

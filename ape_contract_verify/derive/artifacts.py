@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, cast
 from ape_contract_verify.derive.ape_gate import GATE
 from ape_contract_verify.evm import blueprint, bytecode
 from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.protocol.compiler_version import CompilerVersion, InvalidCompilerVersion, Language
 
 if TYPE_CHECKING:
     from ape.managers.project import ProjectManager
@@ -77,14 +78,20 @@ class Artifact:
     def explorer_compiler_version(self) -> str:
         """The form explorers take: v0.8.26+commit.8a97fa7a, or vyper:0.4.3."""
         version = self.compiler_version
-        if self.is_vyper:
-            return f"vyper:{version.split('+')[0]}"
-        if "+commit." not in version:
+        language: Language = "vyper" if self.is_vyper else "solidity"
+        try:
+            parsed = CompilerVersion.parse(version, language)
+        except InvalidCompilerVersion:
+            raise ArtifactNotFound(
+                f"{self.label}: the manifest records {version!r}, which is no {language} compiler version; "
+                "recompile with `ape compile --force`"
+            ) from None
+        if language == "solidity" and not parsed.commit:
             raise ArtifactNotFound(
                 f"{self.label}: the manifest records solc {version} without its commit; "
                 "recompile with `ape compile --force` so the commit is recorded"
             )
-        return version if version.startswith("v") else f"v{version}"
+        return parsed.form
 
     @property
     def source_path(self) -> Path:
@@ -448,9 +455,13 @@ def _search_closure(project: ProjectManager, cache: CompileCache | None) -> list
     for compiler in project.manifest.compilers or []:
         if compiler.name.lower() != "solidity" or not compiler.contractTypes:
             continue
-        wanted = compiler.version.split("+")[0]
+        try:
+            recorded_version = CompilerVersion.parse(compiler.version, "solidity")
+        except InvalidCompilerVersion:
+            continue
+        wanted = recorded_version.number
         chosen = next((v for k, v in inputs.items() if str(k).split("+")[0] == wanted), None)
-        if chosen is None or "+commit." not in compiler.version:
+        if chosen is None or not recorded_version.commit:
             continue
         recorded = dict(compiler.settings or {})
         settings = {k: v for k, v in chosen["settings"].items() if k not in ("outputSelection", "libraries")}
@@ -458,7 +469,7 @@ def _search_closure(project: ProjectManager, cache: CompileCache | None) -> list
             {k: v for k, v in recorded.items() if k not in ("outputSelection", "search_paths", "libraries")}
         )
         settings["outputSelection"] = {"*": {"*": _CLOSURE_OUTPUTS}}
-        version = compiler.version if compiler.version.startswith("v") else f"v{compiler.version}"
+        version = recorded_version.long
         try:
             # The manifest's recorded input and settings: solc's standard JSON, as Ape wrote it.
             sent = cast("CompilerInput", {"language": "Solidity", "sources": chosen["sources"], "settings": settings})

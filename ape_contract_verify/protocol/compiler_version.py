@@ -97,6 +97,12 @@ class CompilerVersion:
         commit = f"+commit.{self.commit}" if self.commit else ""
         return f"{self.number}{nightly}{commit}"
 
+    @property
+    def form(self) -> str:
+        """The contract API's `compilerversion`, as explorers list compilers: Solidity's with its
+        commit (`v0.8.26+commit.8a97fa7a`), Vyper's without (`vyper:0.4.3`)."""
+        return (self.without_commit() if self.language == "vyper" else self).long
+
     def without_commit(self) -> CompilerVersion:
         return replace(self, commit=None)
 

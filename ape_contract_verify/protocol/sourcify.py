@@ -309,8 +309,7 @@ def body_to_request(chain_id: object, address: object, body: JsonValue) -> Verif
             f"{clip(version)!r} is not a long compiler version",
             "give <major>.<minor>.<patch>+commit.<hash>, e.g. 0.8.26+commit.8a97fa7a",
         )
-    # The contract API's form: Vyper's without its commit, as explorers name it.
-    compiler_version = (long.without_commit() if language == "Vyper" else long).long
+    compiler_version = long.form  # the contract API's: Vyper's without its commit
     try:
         compiler_version = validate_compiler_version(compiler_version, code_format.value)
     except InvalidRequest as err:

@@ -293,6 +293,22 @@ def test_contract_record_from_the_full_lookup(server):
     assert record.constructor_arguments.startswith("0000") and not record.proxy and record.implementation == ""
 
 
+@pytest.mark.parametrize(
+    "language, version, compiler",
+    [
+        ("Solidity", "0.8.26+commit.8a97fa7a", "v0.8.26+commit.8a97fa7a"),
+        ("Solidity", "v0.8.26+commit.8A97FA7A", "v0.8.26+commit.8a97fa7a"),  # was kept with its capitals
+        ("Vyper", "0.4.3+commit.bff19ea2", "vyper:0.4.3"),
+        ("Vyper", "0.4.0rc6+commit.33719560", "vyper:0.4.0rc6"),
+        ("Vyper", "", ""),  # was `vyper:`, a version of nothing
+        ("Vyper", "0.4.x", "0.4.x"),  # no version: shown as Sourcify holds it
+    ],
+)
+def test_a_record_s_compiler_is_the_contract_api_s_spelling(language, version, compiler):
+    data = {"match": "exact_match", "compilation": {"language": language, "compilerVersion": version}}
+    assert client_mod.record_of(BOX, data).compiler == compiler
+
+
 def test_lookup_of_an_unverified_contract(server):
     address = "0x0165878A594ca255338adfa4d48449f69242Eb8F"
     server.answer(

@@ -2,6 +2,7 @@
 manifests built here (no compile): names, ties broken by the full runtime then the creation code,
 immutables and library addresses allowed to differ, and the errors saying what to pass instead."""
 
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -74,6 +75,28 @@ def test_a_solc_version_without_its_commit_asks_for_a_forced_recompile():
     bare = Artifact("Token", "contracts/Token.sol", None, None, "solidity", "0.8.26", {})
     with pytest.raises(ArtifactNotFound, match=r"solc 0.8.26 without its commit; recompile with `ape compile --force`"):
         bare.explorer_compiler_version
+
+
+@pytest.mark.parametrize(
+    "compiler, version",
+    [
+        ("vyper", "0.4.0-rc6"),  # was sent on as vyper:0.4.0-rc6, for the form to refuse far from here
+        ("solidity", "0.8.26+commit.not-hex"),  # was sent on as v0.8.26+commit.not-hex
+    ],
+)
+def test_a_manifest_version_that_is_no_compiler_version_is_refused_naming_the_artifact(compiler, version):
+    artifact = Artifact("Vault", "contracts/Vault.vy", None, None, compiler, version, {})
+    with pytest.raises(
+        ArtifactNotFound, match=re.escape(f"Vault: the manifest records {version!r}, which is no {compiler}")
+    ):
+        artifact.explorer_compiler_version
+
+
+def test_the_explorer_version_is_the_one_spelling_of_compiler_version():
+    vy = Artifact("Vault", "contracts/Vault.vy", None, None, "vyper", "0.4.0rc6+commit.33719560", {})
+    assert vy.explorer_compiler_version == "vyper:0.4.0rc6"
+    sol = Artifact("Token", "contracts/Token.sol", None, None, "solidity", "0.8.26+commit.8A97FA7A", {})
+    assert sol.explorer_compiler_version == "v0.8.26+commit.8a97fa7a"  # was sent with its capitals
 
 
 @pytest.mark.parametrize(

@@ -128,6 +128,23 @@ def test_plain_and_without_commit_are_sourcify_s_and_the_form_s_vyper_spelling()
 
 
 @pytest.mark.parametrize(
+    "text, language, form",
+    [
+        ("v0.8.26+commit.8a97fa7a", None, "v0.8.26+commit.8a97fa7a"),
+        ("0.8.26+commit.8a97fa7a", "solidity", "v0.8.26+commit.8a97fa7a"),  # the manifest's, Sourcify's
+        ("0.4.3+commit.bff19ea2", "vyper", "vyper:0.4.3"),
+        ("v0.3.10+commit.91361694", "vyper", "vyper:0.3.10"),
+        ("vyper:0.4.3", None, "vyper:0.4.3"),
+        ("0.4.0rc6+commit.33719560", "vyper", "vyper:0.4.0rc6"),
+        ("v0.8.28-nightly.2024.9.2+commit.12345678", None, "v0.8.28-nightly.2024.9.2+commit.12345678"),
+        ("0.8.26", "solidity", "v0.8.26"),
+    ],
+)
+def test_form_is_the_contract_api_s_spelling_solidity_with_its_commit_vyper_without(text, language, form):
+    assert CompilerVersion.parse(text, language).form == form
+
+
+@pytest.mark.parametrize(
     "output, language, long",
     [
         (
