@@ -49,6 +49,7 @@ from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol import inputs as protocol_inputs
 from ape_contract_verify.protocol.answers import Texts
+from ape_contract_verify.protocol.forms import compiler_language
 from ape_contract_verify.protocol.inputs import CompilerInput, CompilerSettings, SourceUnit
 from ape_contract_verify.protocol.values import ADDRESS
 from ape_contract_verify.request import CodeFormat, VerificationRequest
@@ -289,6 +290,11 @@ class Verifier:
 
     def _prepare(self, request: VerificationRequest) -> _Prepared:
         fmt = _format_value(request.code_format)
+        if fmt != CodeFormat.SINGLE_FILE.value:  # the form's rule: a JSON input's compiler is its format's
+            try:
+                compiler_language(request.compiler_version, fmt)
+            except InvalidRequest as err:
+                raise Failure(FailureKind.INVALID_INPUT, f"{Texts.INVALID_COMPILER_VERSION}: {err}") from None
         try:
             version = parse_compiler_version(
                 request.compiler_version, "vyper" if fmt == CodeFormat.VYPER_JSON.value else None
@@ -327,12 +333,6 @@ class Verifier:
         input_json = parse_json_input(request.source_code, fmt)
         language = "vyper" if fmt == CodeFormat.VYPER_JSON.value else "solidity"
         input_json.setdefault("language", "Vyper" if language == "vyper" else "Solidity")
-        if language == "vyper" and version.language != "vyper":
-            version_text = request.compiler_version
-            raise Failure(
-                FailureKind.INVALID_INPUT,
-                f"compilerversion {version_text!r} is not a Vyper version; use the form vyper:0.4.3",
-            )
         sources = input_json["sources"]
         file, _, name = request.contract_name.rpartition(":")
         if not file:  # a bare name: find the one source that declares it

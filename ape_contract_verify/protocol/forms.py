@@ -142,12 +142,34 @@ def validate_guid(value: FormValue, param: str = "guid") -> str:
     return text
 
 
-def validate_compiler_version(value: FormValue, code_format: str = "") -> str:
+def compiler_language(value: FormValue, code_format: str = "") -> CompilerVersion | None:
+    """The version `value` names, None when it names none; refused when its compiler is not the one
+    `code_format` compiles. Without `vyper:` a version reads as solc's (`v0.4.3+commit.…` is both
+    compilers' spelling), so vyper-json takes Vyper's only with it: a Solidity version there would
+    otherwise be read as a Vyper that does not exist and end "not installed"."""
     text = _text(value)
     try:
-        version: CompilerVersion | None = CompilerVersion.parse(text)
+        version = CompilerVersion.parse(text)
     except InvalidCompilerVersion:
-        version = None
+        return None
+    if version.language == "vyper" and code_format and code_format != CodeFormat.VYPER_JSON.value:
+        raise InvalidRequest(
+            "codeformat",
+            f"{code_format} cannot carry a Vyper compiler ({text})",
+            "use codeformat vyper-json for Vyper contracts",
+        )
+    if version.language == "solidity" and code_format == CodeFormat.VYPER_JSON.value:
+        raise InvalidRequest(
+            "compilerversion",
+            f"{text} reads as a Solidity version (no vyper: prefix) but codeformat is vyper-json",
+            "give Vyper's as vyper:<version>, e.g. vyper:0.4.3",
+        )
+    return version
+
+
+def validate_compiler_version(value: FormValue, code_format: str = "") -> str:
+    text = _text(value)
+    version = compiler_language(text, code_format)
     if version is not None and version.language == "solidity" and version.commit:
         if version.release < MIN_SOLC:
             raise InvalidRequest(
@@ -155,21 +177,15 @@ def validate_compiler_version(value: FormValue, code_format: str = "") -> str:
                 f"{text} is older than v0.4.11, which explorers do not support",
                 "compile with solc 0.4.11 or newer",
             )
-        if code_format == CodeFormat.VYPER_JSON.value:
-            raise InvalidRequest(
-                "compilerversion",
-                f"{text} is a Solidity version but codeformat is vyper-json",
-                "give vyper:<version>, e.g. vyper:0.4.3",
-            )
         return version.long
     if version is not None and version.language == "vyper":
-        if code_format and code_format != CodeFormat.VYPER_JSON.value:
-            raise InvalidRequest(
-                "codeformat",
-                f"{code_format} cannot carry a Vyper compiler ({text})",
-                "use codeformat vyper-json for Vyper contracts",
-            )
         return version.long
+    if code_format == CodeFormat.VYPER_JSON.value:
+        raise InvalidRequest(
+            "compilerversion",
+            f"{clip(text)!r} is not a Vyper compiler version",
+            "give vyper:<version>, e.g. vyper:0.4.3",
+        )
     raise InvalidRequest(
         "compilerversion",
         f"{clip(text)!r} is not a compiler version",

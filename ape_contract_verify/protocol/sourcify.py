@@ -19,7 +19,7 @@ from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.json_types import JsonObject, JsonValue
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.protocol.compiler_version import CompilerVersion, InvalidCompilerVersion, Language
-from ape_contract_verify.protocol.forms import clip, validate_address, validate_compiler_version
+from ape_contract_verify.protocol.forms import clip, compiler_language, validate_address, validate_compiler_version
 from ape_contract_verify.protocol.inputs import CompilerInput, CompilerSettings, parse_json_input
 from ape_contract_verify.protocol.values import TX_HASH
 from ape_contract_verify.request import CodeFormat, VerificationRequest
@@ -109,7 +109,12 @@ _LANGUAGES = {"solidity": "Solidity", "vyper": "Vyper"}
 
 
 def is_vyper(request: VerificationRequest) -> bool:
-    return request.code_format == CodeFormat.VYPER_JSON or str(request.compiler_version).lower().startswith("vyper")
+    """Whether `request` is Vyper's; its version and format checked against each other by the
+    form's rule first (InvalidRequest naming compilerversion or codeformat), so a Solidity version
+    in a vyper-json request is refused, not read as a Vyper that does not exist."""
+    code_format = str(getattr(request.code_format, "value", request.code_format))
+    compiler_language(request.compiler_version, code_format)
+    return code_format == CodeFormat.VYPER_JSON.value or str(request.compiler_version).lower().startswith("vyper")
 
 
 def sourcify_compiler_version(request: VerificationRequest, compiler_long_version: str | None = None) -> str:

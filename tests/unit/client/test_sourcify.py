@@ -431,6 +431,26 @@ def test_vyper_short_commits_become_the_release_names(tmp_path, monkeypatch):
     monkeypatch.delitem(client_mod._vyper_long, "0.3.10")
 
 
+@pytest.mark.parametrize("version", ["v0.8.26+commit.8a97fa7a", "v0.8.26"])
+def test_a_vyper_json_request_naming_solc_is_refused_before_vyper_is_looked_for(server, monkeypatch, version):
+    """It was read as Vyper 0.8.26: sent as such, or, without a commit, "not installed"."""
+    from ape_contract_verify.engine import compilers
+
+    looked_for = []
+    monkeypatch.setattr(compilers, "vyper_json_command", lambda version: looked_for.append(version) or ["vyper-json"])
+    request = VerificationRequest(
+        address=BOX,
+        contract_name="V.vy:V",
+        source_code=json.dumps({"language": "Vyper", "sources": {"V.vy": {"content": "x: uint256"}}}),
+        code_format=CodeFormat.VYPER_JSON,
+        compiler_version=version,
+    )
+    with pytest.raises(InvalidRequest) as caught:
+        make(server).verify_source_code(request)
+    assert caught.value.param == "compilerversion" and "reads as a Solidity version" in caught.value.problem
+    assert "vyper:0.4.3" in caught.value.fix and looked_for == [] and server.seen == []
+
+
 def test_vyper_without_a_long_version_names_compiler_version(server, monkeypatch):
     from ape_contract_verify.engine import compilers
 

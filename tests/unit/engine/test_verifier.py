@@ -203,6 +203,26 @@ def test_a_vyper_json_submission_needs_a_vyper_version(solc):
     assert solc.inputs == []
 
 
+@pytest.mark.parametrize(
+    "code_format, language, version, named",
+    [
+        # Read as Vyper 0.8.26 and compiled (here, the fake's; for real, "not installed")
+        (CodeFormat.VYPER_JSON, "Vyper", "v0.8.26+commit.8a97fa7a", "compilerversion: v0.8.26+commit.8a97fa7a reads"),
+        # A Vyper compiler handed a Solidity input
+        (CodeFormat.STANDARD_JSON, "Solidity", "vyper:0.4.3", "codeformat: solidity-standard-json-input cannot"),
+    ],
+)
+def test_a_json_submission_naming_the_other_compiler_is_refused_by_the_form_s_rule(
+    solc, code_format, language, version, named
+):
+    source = json.dumps({"language": language, "sources": {"A.x": {"content": "x: uint256"}}})
+    request = single(code_format=code_format, contract_name="A.x:A", source_code=source, compiler_version=version)
+    result = verify(request)
+    assert result.failure == FailureKind.INVALID_INPUT
+    assert result.reason.startswith(f"{Texts.INVALID_COMPILER_VERSION}: {named}")
+    assert solc.inputs == []
+
+
 def test_an_unknown_code_format(solc):
     result = verify(single(code_format="solidity-yul"))
     assert result.failure == FailureKind.INVALID_INPUT

@@ -6,6 +6,7 @@ import json
 import pytest
 
 from ape_contract_verify.exceptions import InvalidRequest
+from ape_contract_verify.protocol import forms
 from ape_contract_verify.protocol.forms import validate_verify_form
 from ape_contract_verify.request import CodeFormat
 from support.client import single_file_request
@@ -88,6 +89,26 @@ def test_compiler_must_match_the_format(stub):
     assert_rejected(stub, lambda: client.verify_source_code(vyper_as_solidity), "codeformat", "vyper-json")
     solc_as_vyper = single_file_request(code_format=CodeFormat.VYPER_JSON, contract_name="a.vy:A")
     assert_rejected(stub, lambda: client.verify_source_code(solc_as_vyper), "compilerversion", "vyper:<version>")
+
+
+@pytest.mark.parametrize(
+    "version, code_format, param, problem",
+    [
+        # No `vyper:`: solc's spelling (the Sourcify client and the engine read it as Vyper 0.8.26)
+        ("v0.8.26+commit.8a97fa7a", "vyper-json", "compilerversion", "reads as a Solidity version"),
+        ("v0.8.26", "vyper-json", "compilerversion", "reads as a Solidity version"),
+        # was "older than v0.4.11, compile with solc 0.4.11 or newer": advice for the other compiler
+        ("v0.4.3+commit.bff19ea2", "vyper-json", "compilerversion", "reads as a Solidity version"),
+        ("0.4.0rc6", "vyper-json", "compilerversion", "is not a Vyper compiler version"),
+        ("vyper:0.4.3", "solidity-standard-json-input", "codeformat", "cannot carry a Vyper compiler"),
+        ("vyper:0.4.3", "solidity-single-file", "codeformat", "cannot carry a Vyper compiler"),
+    ],
+)
+def test_a_version_of_the_other_compiler_is_refused_naming_the_form_to_use(version, code_format, param, problem):
+    with pytest.raises(InvalidRequest) as caught:
+        forms.validate_compiler_version(version, code_format)
+    assert caught.value.param == param and problem in caught.value.problem
+    assert ("vyper:0.4.3" if param == "compilerversion" else "codeformat vyper-json") in caught.value.fix
 
 
 def test_codeformat_is_one_of_three(stub):

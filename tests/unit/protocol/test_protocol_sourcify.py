@@ -120,6 +120,19 @@ def test_a_vyper_request_needs_the_long_version_given_beside_it():
     assert "vyper --version" in err.fix
 
 
+@pytest.mark.parametrize(
+    "version, code_format, param",
+    [
+        ("v0.8.26+commit.8a97fa7a", CodeFormat.VYPER_JSON, "compilerversion"),  # was sent as Vyper 0.8.26
+        ("vyper:0.4.3", CodeFormat.STANDARD_JSON, "codeformat"),  # was sent as Vyper with a Solidity input
+    ],
+)
+def test_a_version_of_the_other_compiler_is_refused_by_the_form_s_rule(version, code_format, param):
+    request = flat(compiler_version=version, code_format=code_format)
+    err = refused(sourcify.sourcify_compiler_version, request, "0.8.26+commit.8a97fa7a")
+    assert err.param == param and ("vyper:0.4.3" in err.fix or "vyper-json" in err.fix)
+
+
 @pytest.mark.parametrize("bad", ["0.8.26", "latest", "v0.8+commit.8a97fa7a", "0.8.26+commit.12345", ""])
 def test_a_short_or_malformed_solidity_version_is_refused(bad):
     err = refused(sourcify.sourcify_compiler_version, flat(compiler_version=bad))
