@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from ape.api import ProviderAPI
     from ethpm_types import ContractType
+    from rich.live import Live
 
     from ape_contract_verify.config import ContractVerifyConfig
     from ape_contract_verify.evm.upgrades import UpgradeEvent
@@ -394,9 +395,9 @@ HEARTBEAT = 15.0  # seconds without a verification ending before a log says what
 
 
 class Progress:
-    """What `finish` says as verifications end: on a terminal one live line with the counts; in a
-    log (no TTY) one line per verification as it ends, and what is awaited when none ended for
-    `HEARTBEAT` seconds. The last line counts how they ended."""
+    """What `finish` says as verifications end: on a terminal one live line with the counts (rich's
+    `Live`, as Ape's output); in a log (no TTY) one line per verification as it ends, and what is
+    awaited when none ended for `HEARTBEAT` seconds. The last line counts how they ended."""
 
     def __init__(self, network: str, total: int, stream: IO[str] | None = None):
         self.network = network
@@ -406,12 +407,26 @@ class Progress:
         self.done: list[Report] = []  # every report of the verifications ended
         self.count = 0
         self.started = time.monotonic()
+        self._live: Live | None = None
 
     def _print(self, text: str) -> None:
         if self.tty:
-            print(f"\r\033[K{text}", end="", file=self.stream, flush=True)
+            self._update(text)
         else:
             print(text, file=self.stream, flush=True)
+
+    def _update(self, text: str) -> None:
+        # rich is imported here, not at the top: this module loads with the plugin on every command.
+        from rich.console import Console
+        from rich.live import Live
+        from rich.text import Text
+
+        if self._live is None:
+            # No refresh thread, no capture of the script's output; kept on screen when stopped.
+            console = Console(file=self.stream, highlight=False)
+            self._live = Live(console=console, auto_refresh=False, redirect_stdout=False, redirect_stderr=False)
+            self._live.start()
+        self._live.update(Text(text, no_wrap=True, overflow="ellipsis"), refresh=True)
 
     def ended(self, reports: list[Report], target: str) -> None:
         from ape_contract_verify.workflow.report import tally
@@ -441,7 +456,8 @@ class Progress:
         from ape_contract_verify.workflow.report import tally
 
         if self.tty:
-            print(file=self.stream)
+            if self._live is not None:
+                self._live.stop()  # the line stays, and the next output starts below it
         elif self.total:
             self._print(
                 f"contract_verify: {self.count}/{self.total} verifications on {self.network} ended: {tally(self.done)}"

@@ -138,18 +138,33 @@ def test_without_a_tty_each_verification_says_so_as_it_ends():
     assert len(lines) == 5 and "\r" not in log.getvalue()
 
 
-def test_on_a_terminal_one_live_line_counts_them():
+def test_on_a_terminal_one_live_line_counts_them(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # the terminal's width, for rich
     log = Log(tty=True)
     progress = Progress(NET, 2, stream=log)
     progress.ended([Report("Good", A, Outcome.VERIFIED)], "local explorer")
     progress.waiting([("Slow", B)])  # the live line stays
     progress.ended([Report("Slow", B, Outcome.FAILED)], "local explorer")
+    live = log.getvalue()
+    # rich's Live: the line redrawn in place (carriage return, erase line), never a new line
+    assert f"1/2 verifications on {NET} ended: 1 verified\r\x1b[2Kcontract_verify: 2/2 " in live
+    assert "\n" not in live and "waiting" not in live
     progress.close()
-    text = log.getvalue()
-    assert text.count("\r\033[K") == 2 and text.endswith(
-        f"2/2 verifications on {NET} ended: 1 verified, 1 not verified\n"
-    )
-    assert "waiting" not in text
+    text = log.getvalue().replace("\x1b[?25h", "")  # the cursor shown again
+    assert text.count("\n") == 1 and text.endswith(f"2/2 verifications on {NET} ended: 1 verified, 1 not verified\n")
+
+
+def test_on_a_narrow_terminal_the_live_line_is_cut_not_wrapped(monkeypatch):
+    """A wrapped line cannot be redrawn in place: the erase clears only its last row."""
+    monkeypatch.setenv("COLUMNS", "40")
+    log = Log(tty=True)
+    progress = Progress(NET, 1, stream=log)
+    progress.ended([Report("Good", A, Outcome.VERIFIED)], "local explorer")
+    progress.close()
+    text = log.getvalue().replace("\x1b[?25l", "").replace("\x1b[?25h", "")
+    assert text.endswith("\n") and text.count("\n") == 1
+    drawn = text.rstrip("\n").split("\r\x1b[2K")  # each drawing of the line
+    assert all(line.startswith("contract_verify: 1/1") and line.endswith("…") and len(line) == 40 for line in drawn)
 
 
 def test_the_embedded_explorer_is_asked_for_no_creation_record():
