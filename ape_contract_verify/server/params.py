@@ -136,6 +136,8 @@ def _parse_multipart(body: bytes, content_type: str) -> dict[str, str]:
 def _parse_json_body(body: bytes) -> dict[str, str]:
     if json_too_deep(body):
         raise BadRequest(_TOO_DEEP.format(what="The JSON request body"))
+    if json_members_over(body, MAX_FIELDS):  # before json.loads builds every one of them
+        raise BadRequest(_too_many("JSON body", "keys"))
     try:
         data = json.loads(body)
     except ValueError as err:
@@ -173,6 +175,30 @@ def json_too_deep(text: str | bytes, limit: int = MAX_JSON_DEPTH) -> bool:
         *_, depth = steps = list(accumulate(map(_STEP.__getitem__, brackets[start : start + _CHUNK]), initial=depth))
         if max(steps) > limit:
             return True
+    return False
+
+
+_JSON_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[][{}:]')  # a string, or a mark of structure
+_OPENS, _CLOSES, _COLON = frozenset(b"[{"), frozenset(b"]}"), ord(":")
+
+
+def json_members_over(data: bytes, limit: int) -> bool:
+    """Whether a JSON object's top level has more than `limit` members (colons outside strings at
+    depth 1), told before json.loads builds them all: a body of a million keys is a million objects.
+    The scan ends at the first member over the limit."""
+    if data.count(b":") <= limit:  # the common case, at C speed: not that many colons anywhere
+        return False
+    members = depth = 0
+    for token in _JSON_TOKEN.finditer(data):
+        mark = token.group()[0]
+        if mark in _OPENS:
+            depth += 1
+        elif mark in _CLOSES:
+            depth -= 1
+        elif mark == _COLON and depth == 1:
+            members += 1
+            if members > limit:
+                return True
     return False
 
 
