@@ -303,11 +303,16 @@ def test_sourcify_targets_carry_what_the_sourcify_client_needs():
     assert target.api_key.reveal() == "s" and target.chain_id_param is None and target.browser_url is None
 
 
-def test_resolving_is_cheap_and_offline():
-    """evmchains is data in the package; resolving many networks takes no network and little time."""
-    import time
+def test_resolving_is_offline(monkeypatch):
+    """evmchains is data in the package: resolving opens no connection. (How fast it is, is for a
+    benchmark: a wall-clock bound here failed under load.)"""
+    import socket
 
-    started = time.monotonic()
-    for _ in range(200):
-        resolve_targets("base", "sepolia", environ=KEYS)
-    assert time.monotonic() - started < 2.0
+    def refuse(*args, **kwargs):
+        raise AssertionError("resolving a network's targets tried to connect")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    first = resolve_targets("base", "sepolia", environ=KEYS)
+    assert first and all(target.url.startswith("https://") for target in first)
+    assert [t.url for t in resolve_targets("base", "sepolia", environ=KEYS)] == [t.url for t in first]
