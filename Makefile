@@ -63,7 +63,7 @@ lint: install
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
 
-# mypy, strict, on the files [tool.mypy] names (the bottom layers).
+# mypy, strict, on the files [tool.mypy] names (the package but server/).
 typecheck: install
 	$(BIN)/mypy
 

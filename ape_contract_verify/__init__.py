@@ -4,11 +4,19 @@ It verifies deployed contracts on Etherscan-style explorers and Sourcify, from A
 everything heavy is imported inside the hooks or on first use of a public name.
 """
 
+from __future__ import annotations
+
 import warnings
+from collections.abc import Iterator
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ape import plugins
+from ape.plugins.config import Config
+from ape.plugins.network import ExplorerPlugin
+
+if TYPE_CHECKING:
+    from ape.api import ExplorerAPI, PluginConfig
 
 # ape-solidity's config has a field pydantic-settings cannot resolve; every `ape` command would
 # print two lines about it before any output. Only that warning is silenced.
@@ -46,8 +54,8 @@ _PUBLIC = {
 }
 
 
-@plugins.register(plugins.Config)
-def config_class():
+@plugins.register(Config)
+def config_class() -> type[PluginConfig]:
     from ape_contract_verify.config import ContractVerifyConfig
     from ape_contract_verify.workflow.after_deploy import install
 
@@ -61,8 +69,8 @@ def config_class():
 # puts `trylast` implementations FIRST (pluggy calls hooks in reverse; Ape reads the list forwards).
 # So `trylast` makes this plugin's explorer Ape's choice even with ape-etherscan installed;
 # `contract_verify.explorer: false` registers none and leaves the networks to the others.
-@plugins.register(plugins.ExplorerPlugin, trylast=True)
-def explorers():
+@plugins.register(ExplorerPlugin, trylast=True)
+def explorers() -> Iterator[tuple[str, str, type[ExplorerAPI]]]:
     from ape_contract_verify.workflow.ape_explorer import ContractVerifyExplorer, plugin_config, registrations
 
     try:

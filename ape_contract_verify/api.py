@@ -38,6 +38,7 @@ from ape_contract_verify.workflow.status import StatusView, TargetStatus
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
+    from ethpm_types import ContractType
 
 __all__ = [
     "ContractVerifyError",
@@ -67,7 +68,15 @@ class Deployed(Protocol):
     def address(self) -> str: ...
 
 
-Contract = Union[str, tuple, Deployed]  # noqa: UP007 (a runtime alias, kept as Union); an address, a name, "Name@0x…", (name, address), or an Ape ContractInstance
+@runtime_checkable
+class Typed(Protocol):
+    """A deployed contract that knows its type (`ContractInstance`); any other object with an address need not."""
+
+    @property
+    def contract_type(self) -> ContractType | None: ...
+
+
+Contract = Union[str, tuple[str | None, str], Deployed]  # noqa: UP007 (a runtime alias, kept as Union); an address, a name, "Name@0x…", (name, address), or an Ape ContractInstance
 Progress = Callable[[str, str], None]  # (address, what is happening)
 Warn = Callable[[str], None]
 FORMATS = ("standard-json", "flatten")
@@ -350,8 +359,7 @@ def _contracts(contracts: Sequence[Contract]) -> list[tuple[str | None, str | No
                 raise InvalidRequest(
                     "contracts", f"{contract!r} is not a contract", "give an address, a contract name, or 'Name@0x…'"
                 )
-            # getattr: a ContractInstance has a type; any other object with an address need not
-            contract_type = getattr(contract, "contract_type", None)
+            contract_type = contract.contract_type if isinstance(contract, Typed) else None
             name = contract_type.name if contract_type is not None else None
             wanted.append((name, _address(str(contract.address), "contracts")))
         elif "@0x" in contract:  # a name may hold "@" (a dependency's path): the address is last

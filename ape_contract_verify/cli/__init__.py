@@ -4,7 +4,7 @@ import click
 
 
 @click.group(short_help="Verify deployed contracts on Etherscan-style explorers")
-def cli():
+def cli() -> None:
     """Verify deployed contracts on Etherscan-style explorers (Etherscan V2, Blockscout,
     Routescan, or the plugin's own local explorer)."""
 
@@ -39,7 +39,15 @@ cli.add_command(all_deployments)
 @click.option("--api-key", "api_keys", multiple=True, help="A key that submissions must carry (repeatable)")
 @click.option("--workers", type=int, default=1, show_default=True, help="Verification worker threads")
 @click.option("--compile-timeout", type=float, default=None, help="Seconds a compile may take (default 120)")
-def serve(rpc, host, port, db_path, api_keys, workers, compile_timeout):
+def serve(
+    rpc: str,
+    host: str,
+    port: int,
+    db_path: str | None,
+    api_keys: tuple[str, ...],
+    workers: int,
+    compile_timeout: float | None,
+) -> None:
     """Serve Etherscan's contract API at <base>/api, verifying against the node at --rpc,
     until interrupted. Without --api-key, submissions need no key (as on Blockscout)."""
     import logging

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import click
 from ape.cli import ape_cli_context
@@ -18,10 +18,16 @@ from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
 from ape_contract_verify.workflow.choice import NetworkChoice
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from ape_contract_verify.client.provider import VerificationTarget
-    from ape_contract_verify.client.targets import Target
+    from ape_contract_verify.client.targets import ClientOptions, Target
 
 T = TypeVar("T")
+P = ParamSpec("P")
+# A command's function as the options decorators take it and give it back: the options it gains
+# are click's to pass, so its parameters are not the wrapped function's.
+Command = Callable[..., T]
 
 # The API's parameter names, as the options that set them.
 OPTION_OF = {"network": "--network", "targets": "--target", "explorer_url": "--explorer-url", "api_key": "--api-key"}
@@ -56,7 +62,7 @@ class ExplorerChoice(NetworkChoice):
             raise click.BadParameter("give one target to read from", param_hint="--target")
         return _usage(super().read_target)
 
-    def client(self, **kwargs: object) -> VerificationTarget:
+    def client(self, **kwargs: Unpack[ClientOptions]) -> VerificationTarget:
         """A client for the chosen network and target."""
         self.one_network()
         target = self.read_target()
@@ -70,11 +76,18 @@ def _usage(call: Callable[[], T]) -> T:
         raise usage_error(err) from None
 
 
-def explorer_options(f):
+def explorer_options(f: Command[T]) -> Command[T]:
     """Add --network, --explorer-url, --api-key and -v/--verbosity; pass `explorer` and `cli_ctx`."""
 
     @functools.wraps(f)
-    def wrapper(*args, network=(), target_names=(), explorer_url=None, api_key=None, **kwargs):
+    def wrapper(
+        *args: object,
+        network: tuple[str, ...] = (),
+        target_names: tuple[str, ...] = (),
+        explorer_url: str | None = None,
+        api_key: str | None = None,
+        **kwargs: object,
+    ) -> T:
         kwargs["explorer"] = ExplorerChoice(
             network=network[0] if network else None,
             explorer_url=explorer_url,
@@ -113,8 +126,10 @@ def explorer_options(f):
         metavar="ECOSYSTEM:NETWORK",
         help="Network whose explorers to use (default: Ape's default network).",
     )(wrapper)
-    return ape_cli_context()(wrapper)
+    # Ape types its decorator factory as a bare Callable: this is what it is.
+    context: Callable[[Command[T]], Command[T]] = ape_cli_context()
+    return context(wrapper)
 
 
-def json_option(f):
+def json_option(f: Callable[P, T]) -> Callable[P, T]:
     return click.option("--json", "as_json", is_flag=True, help="Print a machine-readable JSON result.")(f)

@@ -3,15 +3,41 @@
 Exit codes: 0 success, 1 the explorer said no (its reason on stderr), 2 bad input (no traceback).
 """
 
+from __future__ import annotations
+
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn, Protocol, TypeVar, runtime_checkable
 
 import click
 
 from ape_contract_verify.cli.options import explorer_options, json_option
-from ape_contract_verify.protocol.answers import Texts
+from ape_contract_verify.json_types import JsonObject, JsonValue
+from ape_contract_verify.protocol.answers import ExplorerAnswer, Texts
+
+if TYPE_CHECKING:
+    from ape.cli import ApeCliContextObject
+
+    from ape_contract_verify.cli.options import ExplorerChoice
+    from ape_contract_verify.client.provider import ExplorerRecord, VerificationTarget
+
+T = TypeVar("T")
+
+
+@runtime_checkable
+class JobStatus(Protocol):
+    """A target that answers a submission's outcome by its receipt (every client of ours)."""
+
+    def check_verify_status(self, guid: str) -> ExplorerAnswer: ...
+
+
+@runtime_checkable
+class ProxyLinkStatus(Protocol):
+    """A target with a proxy-link action, that answers its outcome (an Etherscan-style explorer)."""
+
+    def check_proxy_verification(self, guid: str) -> ExplorerAnswer: ...
 
 
 def _fail(reason: str, as_json: bool, **extra: str) -> NoReturn:
@@ -22,10 +48,9 @@ def _fail(reason: str, as_json: bool, **extra: str) -> NoReturn:
     sys.exit(1)
 
 
-def _run(as_json: bool, call):
+def _run(as_json: bool, call: Callable[[], T]) -> T:
     """Call the client, mapping typed errors to exit codes (never a traceback)."""
     from ape_contract_verify.exceptions import ContractVerifyError, ExplorerError, InvalidRequest
-    from ape_contract_verify.protocol.answers import ExplorerAnswer
 
     try:
         return call()
@@ -43,7 +68,7 @@ def _run(as_json: bool, call):
 @explorer_options
 @json_option
 @click.argument("address")
-def abi(cli_ctx, address: str, explorer, as_json: bool):
+def abi(cli_ctx: ApeCliContextObject, address: str, explorer: ExplorerChoice, as_json: bool) -> None:
     """Print the ABI of the verified contract at ADDRESS."""
     client = explorer.client()
     result = _run(as_json, lambda: client.get_abi(address))
@@ -57,7 +82,7 @@ def _safe_relative(path: str) -> Path:
     return Path(*parts) if parts else Path("source.sol")
 
 
-def _settings_document(record) -> dict:
+def _settings_document(record: ExplorerRecord) -> JsonObject:
     return {
         "contractName": record.name,
         "compilerVersion": record.compiler,
@@ -82,7 +107,9 @@ def _settings_document(record) -> dict:
     help="Directory to write the source files and settings.json into.",
 )
 @click.argument("address")
-def source(cli_ctx, address: str, explorer, as_json: bool, out: Path | None):
+def source(
+    cli_ctx: ApeCliContextObject, address: str, explorer: ExplorerChoice, as_json: bool, out: Path | None
+) -> None:
     """Show the verified source of the contract at ADDRESS: name, compiler, optimizer, EVM version,
     licence and proxy/implementation."""
     client = explorer.client()
@@ -90,7 +117,7 @@ def source(cli_ctx, address: str, explorer, as_json: bool, out: Path | None):
     if not record.verified:
         _fail(f"{address}: {Texts.NOT_VERIFIED}", as_json, outcome="not verified")
 
-    written = []
+    written: list[str] = []
     if out is not None:
         if out.exists() and any(out.iterdir()):
             raise click.BadParameter(f"{out} is not empty; give a new or empty directory", param_hint="--out")
@@ -106,8 +133,9 @@ def source(cli_ctx, address: str, explorer, as_json: bool, out: Path | None):
     optimizer = f"enabled, {record.runs} runs" if record.optimization_used else "disabled"
     evm = record.settings.get("evmVersion") or record.evm_version or "Default"
     if as_json:
-        document = {"ok": True, "address": address, **_settings_document(record), "files": sorted(record.files)}
-        document["written"] = written
+        files: list[JsonValue] = [*sorted(record.files)]
+        document: JsonObject = {"ok": True, "address": address, **_settings_document(record), "files": files}
+        document["written"] = [*written]
         click.echo(json.dumps(document))
         return
     click.echo(f"Contract:       {record.name}")
@@ -150,17 +178,17 @@ def source(cli_ctx, address: str, explorer, as_json: bool, out: Path | None):
 )
 @click.argument("guid", required=False)
 def status(
-    cli_ctx,
+    cli_ctx: ApeCliContextObject,
     guid: str | None,
-    explorer,
+    explorer: ExplorerChoice,
     as_json: bool,
     proxy: bool,
     wait_: bool,
-    interval,
-    timeout,
-    all_networks,
-    workers,
-):
+    interval: float | None,
+    timeout: float | None,
+    all_networks: bool,
+    workers: int | None,
+) -> None:
     """Without GUID: every recorded deployment of the project (--network, repeatable, or
     --all-networks) on each target: verified (Sourcify: full or partial match), not verified, a
     proxy linked to its implementation, or a stale link (the explorer links another implementation
@@ -185,7 +213,8 @@ def status(
     from ape_contract_verify.protocol.forms import validate_guid
     from ape_contract_verify.request import Receipt
 
-    guid = _run(as_json, lambda: validate_guid(guid))
+    raw = guid  # a str here; the lambda would read `guid` as str | None
+    guid = _run(as_json, lambda: validate_guid(raw))
     client = explorer.client()
     if wait_:
         from ape import config
@@ -193,7 +222,7 @@ def status(
         cfg = config.get_config("contract_verify")
         receipt = Receipt(guid=guid, address="", proxy=proxy)
 
-        def progress(answer):
+        def progress(answer: ExplorerAnswer) -> None:
             if not answer.outcome.is_final and not as_json:
                 click.echo(f"{answer.outcome.value}: {answer.reason}", err=True)
 
@@ -207,10 +236,8 @@ def status(
                 fresh=False,
             ),
         )
-    elif proxy:
-        answer = _run(as_json, lambda: client.check_proxy_verification(guid))
     else:
-        answer = _run(as_json, lambda: client.check_verify_status(guid))
+        answer = _run(as_json, lambda: _outcome(client, guid, proxy))
 
     ok = answer.outcome.is_success or not answer.outcome.is_final
     if as_json:
@@ -230,3 +257,19 @@ def status(
     if not ok:
         click.echo(f"ERROR: {answer.reason or answer.outcome.value}", err=True)
         sys.exit(1)
+
+
+def _outcome(client: VerificationTarget, guid: str, proxy: bool) -> ExplorerAnswer:
+    """The submission's outcome now: a proxy link's with `proxy`. A target without that question
+    (Sourcify links no proxies) is the explorer saying no, as `ape verify proxy` says it there."""
+    from ape_contract_verify.exceptions import ActionNotSupported
+
+    if proxy:
+        if isinstance(client, ProxyLinkStatus):
+            return client.check_proxy_verification(guid)
+        raise ActionNotSupported(
+            f"{guid}: {client.flavour} has no proxy-link action, so no proxy-link outcome; ask without --proxy"
+        )
+    if isinstance(client, JobStatus):
+        return client.check_verify_status(guid)
+    raise ActionNotSupported(f"{guid}: {client.flavour} answers no submission's outcome by its receipt")

@@ -3,14 +3,30 @@
 Exit codes: 0 verified (or already verified), 1 verification failed, 2 bad input.
 """
 
+from __future__ import annotations
+
 import json
 import sys
+from typing import TYPE_CHECKING, TypedDict
 
 import click
 
 from ape_contract_verify.cli.common import api_call, finish, progress, quiet_stdout, warn
-from ape_contract_verify.cli.options import explorer_options, json_option
+from ape_contract_verify.cli.options import ExplorerChoice, explorer_options, json_option
 from ape_contract_verify.protocol.values import is_address
+
+if TYPE_CHECKING:
+    from ape.cli import ApeCliContextObject
+
+    from ape_contract_verify.api import Contract
+
+
+class Where(TypedDict):
+    """The API's keywords for the explorer options."""
+
+    targets: tuple[str, ...]
+    explorer_url: str | None
+    api_key: str | None
 
 
 def _check_address(value: str | None, param: str) -> str | None:
@@ -19,8 +35,7 @@ def _check_address(value: str | None, param: str) -> str | None:
     return value
 
 
-def _where(explorer) -> dict:
-    """The API's keywords for the explorer options."""
+def _where(explorer: ExplorerChoice) -> Where:
     return {"targets": explorer.target_names, "explorer_url": explorer.explorer_url, "api_key": explorer.api_key}
 
 
@@ -45,8 +60,18 @@ def _where(explorer) -> dict:
     help="With --dry-run: write the exact request bodies here.",
 )
 def contract(
-    cli_ctx, explorer, as_json, name_or_address, address, constructor_args, flatten, no_check, force, dry_run, out
-):
+    cli_ctx: ApeCliContextObject,
+    explorer: ExplorerChoice,
+    as_json: bool,
+    name_or_address: str,
+    address: str | None,
+    constructor_args: str | None,
+    flatten: bool,
+    no_check: bool,
+    force: bool,
+    dry_run: bool,
+    out: str | None,
+) -> None:
     """Verify NAME at ADDRESS, NAME's recorded deployments, or the contract at ADDRESS (its type
     found by matching bytecode against the project's and its dependencies' artifacts). Proxies
     are verified with their implementation, then linked."""
@@ -55,7 +80,7 @@ def contract(
     explorer.one_network()
     if address is not None:
         _check_address(address, "ADDRESS")
-        contracts: list = [(name_or_address, address)]
+        contracts: list[Contract] = [(name_or_address, address)]
     else:
         contracts = [name_or_address]
     code_format = "flatten" if flatten else None
@@ -99,7 +124,13 @@ def contract(
 @json_option
 @click.argument("address")
 @click.option("--expected-implementation", default=None, help="Fail unless the explorer finds this implementation.")
-def proxy(cli_ctx, explorer, as_json, address, expected_implementation):
+def proxy(
+    cli_ctx: ApeCliContextObject,
+    explorer: ExplorerChoice,
+    as_json: bool,
+    address: str,
+    expected_implementation: str | None,
+) -> None:
     """Submit verifyproxycontract for ADDRESS on every Etherscan-style target and follow it to the end
     (Sourcify needs no link: it resolves proxies itself)."""
     from ape_contract_verify import api
@@ -143,7 +174,16 @@ def proxy(cli_ctx, explorer, as_json, address, expected_implementation):
     is_flag=True,
     help="Every network with recorded deployments (the plugin's records and ape-config.yaml's deployments:).",
 )
-def all_deployments(cli_ctx, explorer, as_json, workers, flatten, no_check, report_path, all_networks):
+def all_deployments(
+    cli_ctx: ApeCliContextObject,
+    explorer: ExplorerChoice,
+    as_json: bool,
+    workers: int | None,
+    flatten: bool,
+    no_check: bool,
+    report_path: str | None,
+    all_networks: bool,
+) -> None:
     """Verify what the plugin recorded when `ape run` deployed (and Ape's own deployment records),
     on every target of every network given (--network, repeatable), side by side, skipping what
     each explorer already has. Resumable: a second run does only what is left."""

@@ -17,7 +17,7 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 from urllib.parse import urlsplit, urlunsplit
 
 from ape_contract_verify.client.known import (
@@ -50,6 +50,17 @@ if TYPE_CHECKING:
 
 DEFAULT_KEY_ENV = "ETHERSCAN_API_KEY"
 LOCAL_NETWORKS = ("local",)
+
+
+class ClientOptions(TypedDict, total=False):
+    """The transport options a caller sets on a target's client (`Target.client`'s keywords, the
+    local explorer's client's too); the clients' defaults for the ones left out."""
+
+    timeout: float | tuple[float, float]
+    max_retries: int
+    backoff: float
+    max_backoff: float
+    sleep: Callable[[float], None]
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ethpm_types import ContractType, PackageManifest
 
     from ape_contract_verify.client.provider import ExplorerRecord, VerificationTarget
-    from ape_contract_verify.client.targets import Target
+    from ape_contract_verify.client.targets import ClientOptions, Target
     from ape_contract_verify.config import ContractVerifyConfig
     from ape_contract_verify.server.runner import LocalExplorer
     from ape_contract_verify.workflow.report import Report
@@ -38,7 +38,7 @@ def registrations(cfg: ContractVerifyConfig | None) -> Iterator[tuple[str, str]]
     V2's chains; the public chains Ape's `evmchains` lists, which Sourcify and often a Blockscout
     serve) and their forks, the local network of each of those ecosystems, and every network
     configured under `explorers`."""
-    from ape_contract_verify.client.targets import ETHERSCAN_V2_CHAINS
+    from ape_contract_verify.client.known import ETHERSCAN_V2_CHAINS
 
     seen: set[tuple[str, str]] = set()
     pairs: list[tuple[str, str]] = [("ethereum", "local")]
@@ -80,8 +80,7 @@ class ContractVerifyExplorer(ExplorerAPI):
     def supports_chain(cls, chain_id: int) -> bool:
         """Ad-hoc networks (Ape knows only their chain id): the chains Etherscan V2 serves, and the
         public chains evmchains lists (Sourcify's, and the Blockscouts it names)."""
-        from ape_contract_verify.client.known import chain_meta
-        from ape_contract_verify.client.targets import ETHERSCAN_V2_CHAINS
+        from ape_contract_verify.client.known import ETHERSCAN_V2_CHAINS, chain_meta
 
         try:
             chain_id = int(chain_id)
@@ -265,7 +264,7 @@ class ContractVerifyExplorer(ExplorerAPI):
         options = Options.from_config(cfg)
         # The targets side by side on one derivation, and the process's embedded explorer: the one
         # `Contract(address)` and the links read from.
-        client_options = {"max_retries": min(cfg.max_retries, 1)}
+        client_options: ClientOptions = {"max_retries": min(cfg.max_retries, 1)}
         from ape_contract_verify.derive.ape_gate import GATE
 
         # The script's thread waits for this run's workers: they may use Ape's managers meanwhile.
@@ -350,7 +349,7 @@ def _record_manifest(record: ExplorerRecord | None) -> PackageManifest | None:
     contract_type = _contract_type(record)
     return PackageManifest(
         compilers=[compiler],
-        sources={sid: Source(content=text) for sid, text in record.files.items()},
+        sources={sid: Source.model_validate({"content": text}) for sid, text in record.files.items()},
         contractTypes={name: contract_type},
     )
 
@@ -368,26 +367,29 @@ def _with_extras(implementation: ContractType, own: ContractType | None) -> Cont
 
 
 def _without(own: ContractType | None, implementation: ContractType | None) -> ContractType | None:
+    from ethpm_types.contract_type import ABIList
+
     if own is None or implementation is None:
         return own
     have = {abi.signature for abi in implementation.abi if hasattr(abi, "signature")}
     kept = own.model_copy(deep=True)
-    kept.abi = [abi for abi in kept.abi if not hasattr(abi, "signature") or abi.signature not in have]
+    # An ABIList, as the field is declared: a plain list is not validated on assignment, and Ape
+    # warns when it serialises one (caching the type).
+    kept.abi = ABIList(abi for abi in kept.abi if not hasattr(abi, "signature") or abi.signature not in have)
     return kept
 
 
 def _browser(target: Target) -> str | None:
     if target.browser_url:
         return target.browser_url
-    from ape_contract_verify.client.targets import is_etherscan_v2
+    from ape_contract_verify.client.known import is_etherscan_v2
 
     return _etherscan_pages(target.chain_id) if target.url and is_etherscan_v2(target.url) else None
 
 
 def _etherscan_pages(chain_id: int | None) -> str | None:
     """Etherscan's pages for a chain Etherscan V2 serves (links need no key)."""
-    from ape_contract_verify.client.known import chain_meta, etherscan_pages
-    from ape_contract_verify.client.targets import ETHERSCAN_V2_CHAINS
+    from ape_contract_verify.client.known import ETHERSCAN_V2_CHAINS, chain_meta, etherscan_pages
 
     return etherscan_pages(chain_meta("", "", chain_id), chain_id) if chain_id in ETHERSCAN_V2_CHAINS else None
 

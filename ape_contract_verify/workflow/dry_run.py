@@ -55,7 +55,7 @@ class Planned:
     request: VerificationRequest | None = None  # None for a proxy link
     implementation: str | None = None  # for a proxy link
     match: str | None = None
-    warnings: list = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     error: str | None = None
     creation_source: str = ""  # which source gave the creation code (the constructor arguments)
     nothing: str | None = None  # why there is nothing to submit (a data contract): no error, no request
@@ -221,11 +221,19 @@ def sourcify_submission(target: Target, item: Planned) -> tuple[str, bytes]:
     import requests
 
     from ape_contract_verify.client.sourcify import sourcify_body
+    from ape_contract_verify.exceptions import InvalidRequest
     from ape_contract_verify.protocol.forms import validate_read_form
 
-    address = validate_read_form({"address": item.request.address})
-    url = f"{target.url.rstrip('/')}/v2/verify/{int(target.chain_id)}/{address}"  # the client's base_url + path
-    body = requests.Request("POST", url, json=sourcify_body(item.request)).prepare().body  # requests' own encoding
+    request, chain_id = item.request, target.chain_id
+    if request is None:
+        raise InvalidRequest("request", "a proxy link has no source to send to Sourcify", "send it the source")
+    if chain_id is None or not target.url:
+        raise InvalidRequest("target", f"{target.name} has no chain id or no URL", "resolve it on a connected network")
+    address = validate_read_form({"address": request.address})
+    url = f"{target.url.rstrip('/')}/v2/verify/{int(chain_id)}/{address}"  # the client's base_url + path
+    body = requests.Request("POST", url, json=sourcify_body(request)).prepare().body  # requests' own encoding
+    if not isinstance(body, bytes):  # requests encodes a json= body to bytes
+        raise TypeError(f"requests prepared a {type(body).__name__} body for {url}, not bytes")
     return url, body
 
 
@@ -282,7 +290,7 @@ class DryRunPlan:
     """What a real run would send: per target, its submissions (`Planned`: the request, or why not)."""
 
     network: str
-    targets: list  # client.targets.Target, in run order
+    targets: list[Target]  # in run order
     submissions: dict[str, list[Planned]]  # target name -> what it would get
     files: list[Path] = field(default_factory=list)  # the bodies written by `lines(out)`
 

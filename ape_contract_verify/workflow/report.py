@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 
+from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.protocol.answers import Outcome
 
 
@@ -26,7 +27,7 @@ class Report:
     guid: str = ""
     match: str | None = None
     link: str | None = None
-    warnings: list = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
     implementation: str | None = None  # a proxy's: the implementation it was handled (linked) with
     target_label: str = ""  # the target as a person reads it (`Target.label`): "local explorer"
@@ -35,8 +36,8 @@ class Report:
     def ok(self) -> bool:
         return Outcome(self.outcome).is_done
 
-    def as_dict(self) -> dict:
-        data = asdict(self)
+    def as_dict(self) -> JsonObject:
+        data: JsonObject = asdict(self)
         data["outcome"] = str(self.outcome)
         data["ok"] = self.ok
         return data

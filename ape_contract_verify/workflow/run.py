@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ape.api import ProviderAPI
     from ape.managers.project import ProjectManager
 
-    from ape_contract_verify.client.targets import Target
+    from ape_contract_verify.client.targets import ClientOptions, Target
     from ape_contract_verify.evm.reads import ChainReader
 
 logger = get_logger()
@@ -67,7 +67,7 @@ class VerificationRun:
         options: Options,
         workers: int = 16,
         on_progress: Callable[[str, str], None] | None = None,
-        client_options: dict[str, int] | None = None,
+        client_options: ClientOptions | None = None,
         shared_local: bool = False,
     ):
         self.project = project

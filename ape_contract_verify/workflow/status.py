@@ -20,16 +20,17 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.exceptions import ContractNotVerified, ExplorerError
-from ape_contract_verify.json_types import JsonValue
+from ape_contract_verify.json_types import JsonObject, JsonValue
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.protocol.values import checksum
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
+    from typing_extensions import Unpack
 
     from ape_contract_verify.client.provider import VerificationTarget
-    from ape_contract_verify.client.targets import Target
+    from ape_contract_verify.client.targets import ClientOptions, Target
     from ape_contract_verify.evm.proxies import ProxyInfo
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.workflow.choice import NetworkChoice
@@ -80,7 +81,7 @@ class TargetStatus:
     def ok(self) -> bool:
         return self.state in OK_STATES
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> JsonObject:
         return {
             "kind": self.kind,
             "state": self.state,
@@ -119,8 +120,8 @@ class Row:
     blueprint: bool = False  # an ERC-5202 blueprint on chain: verified as its creation code
     targets: dict[str, TargetStatus] = field(default_factory=dict)
 
-    def as_dict(self) -> dict:
-        proxy = {"kind": self.proxy, "implementation": self.implementation} if self.proxy else None
+    def as_dict(self) -> JsonObject:
+        proxy: JsonObject | None = {"kind": self.proxy, "implementation": self.implementation} if self.proxy else None
         return {
             "network": self.network,
             "contract": self.contract,
@@ -349,7 +350,7 @@ def readable_targets(targets: Iterable[Target], provider: ProviderAPI) -> tuple[
     return usable, warnings
 
 
-def client_opener(provider: ProviderAPI, **client_options: object) -> ClientOpener:
+def client_opener(provider: ProviderAPI, **client_options: Unpack[ClientOptions]) -> ClientOpener:
     """`NetworkStatus.open_client` for a connected network: each target's own client and limiter."""
 
     def open_client(target: Target, health: TargetHealth) -> VerificationTarget:
@@ -387,8 +388,9 @@ class StatusView:
     def table(self, styled: bool = False) -> str:
         return status_table(self.rows, styled)
 
-    def as_dict(self) -> dict:
-        return {"ok": self.ok, "required_targets": self.required_targets, "rows": [r.as_dict() for r in self.rows]}
+    def as_dict(self) -> JsonObject:
+        required: list[JsonValue] | None = None if self.required_targets is None else [*self.required_targets]
+        return {"ok": self.ok, "required_targets": required, "rows": [r.as_dict() for r in self.rows]}
 
 
 def network_status(
@@ -396,7 +398,7 @@ def network_status(
     provider: ProviderAPI,
     deployments: list[tuple[str, str]],
     warn: Callable[[str], None],
-    **client_options: object,
+    **client_options: Unpack[ClientOptions],
 ) -> NetworkStatus:
     """The NetworkStatus of a connected network: its readable targets (raises when none is)."""
     from ape_contract_verify.evm.chain import ApeProviderChain

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ape_contract_verify.evm.proxies import detect_proxy
 from ape_contract_verify.evm.upgrades import ADMIN, BEACON, IMPLEMENTATION, UpgradeEvent, beacon_of, is_beacon
+from ape_contract_verify.json_types import JsonObject, JsonValue, as_object
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.workflow.ledger import DONE
 
@@ -92,19 +93,28 @@ def implementation(chain: ChainReader, address: str) -> str | None:
     return info.implementation.lower() if info is not None else None
 
 
-def linked(entry: dict | None, target: str, url: str | None) -> str | None:
+def linked(entry: JsonObject | None, target: str, url: str | None) -> str | None:
     """The implementation the ledger last linked on `target`, if that link was made at `url` (a
     target of the same name elsewhere, e.g. a fresh explorer, holds no link of ours)."""
-    link = ((entry or {}).get("links") or {}).get(target)
-    return link["implementation"] if isinstance(link, dict) and link.get("url") == url else None
+    link = as_object(as_object((entry or {}).get("links")).get(target))
+    return _text(link.get("implementation")) if link.get("url") == url else None
 
 
-def done(entry: dict | None, target: str) -> bool:
+def done(entry: JsonObject | None, target: str) -> bool:
     """Whether the ledger says `target` ended well for this entry (its own record, else the entry's)."""
     if not entry:
         return False
-    own = (entry.get("targets") or {}).get(target)
+    own = as_object(as_object(entry.get("targets")).get(target))
     return (own or entry).get("status") in DONE
+
+
+def _text(value: JsonValue) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _address(entry: JsonObject) -> str:
+    """An entry's address as stored (the ledger keeps every entry with one)."""
+    return str(entry["address"])
 
 
 def record_links(
@@ -134,13 +144,12 @@ def record_links(
         ledger.linked(name, address, target, implementation, urls.get(target))
 
 
-def record_admins(ledger: Ledger, events: Iterable[UpgradeEvent], known: dict[str, dict]) -> None:
+def record_admins(ledger: Ledger, events: Iterable[UpgradeEvent], known: dict[str, JsonObject]) -> None:
     """AdminChanged moves no implementation, so no link: the ledger keeps the admin of the proxies it knows."""
     for event in events:
         if event.kind == ADMIN and event.emitter in known:
-            ledger.admin_changed(
-                known[event.emitter].get("contract") or event.emitter, known[event.emitter]["address"], event.address
-            )
+            entry = known[event.emitter]
+            ledger.admin_changed(_text(entry.get("contract")) or event.emitter, _address(entry), event.address)
 
 
 def follow(
@@ -156,7 +165,7 @@ def follow(
     `chain` is the run's memoising reader: what it read at deploy time is what the deploy's own
     verification linked (`deployed`: this run's addresses); it forgets the moved proxies and their
     beacons before reading them again. `submit(fn, *args)` runs a relink (default: here, in turn)."""
-    entries = {e["address"].lower(): e for e in ledger.entries()}
+    entries = {_address(e).lower(): e for e in ledger.entries()}
     deployed = {a.lower() for a in deployed}
     record_admins(ledger, events, entries)
     moved = affected(events, chain, [*entries, *deployed])
@@ -169,7 +178,7 @@ def follow(
         chain.forget(proxy, *([info.beacon] if info is not None and info.beacon else []), event.emitter)
         now = implementation(chain, proxy)
         entry = entries.get(proxy)
-        name = (entry or {}).get("contract") or proxy
+        name = _text((entry or {}).get("contract")) or proxy
         if now is None or (proxy in deployed and before == now):
             continue  # the deploy's own verification linked it to this implementation
         stale = [t for t, v in destinations if linked(entry, t, _url(v)) != now]
@@ -245,7 +254,7 @@ def _in_turn(fn: Callable[..., list[Report]], *args: object) -> Pending:
 def record_upgrades(events: list[UpgradeEvent], chain: ChainReader, ledger: Ledger, network: str) -> list[str]:
     """With auto off: each proxy the run moved, marked in the ledger (its new implementation and the
     transaction), so `ape verify all` links it again. Returns the proxies."""
-    entries = {e["address"].lower(): e for e in ledger.entries()}
+    entries = {_address(e).lower(): e for e in ledger.entries()}
     record_admins(ledger, events, entries)
     moved = affected(events, chain, entries)
     for proxy, event in moved.items():
@@ -253,7 +262,9 @@ def record_upgrades(events: list[UpgradeEvent], chain: ChainReader, ledger: Ledg
         if now is None:
             continue
         entry = entries.get(proxy) or {}
-        ledger.upgraded(entry.get("contract") or proxy, entry.get("address") or proxy, now, event.tx_hash, network)
+        ledger.upgraded(
+            _text(entry.get("contract")) or proxy, _text(entry.get("address")) or proxy, now, event.tx_hash, network
+        )
     return list(moved)
 
 
@@ -267,7 +278,7 @@ class Plan:
     implementation: str | None = None  # on chain, for a linked proxy
 
 
-def plan(entry: dict | None, targets: dict[str, str | None], chain: ChainReader, address: str) -> Plan:
+def plan(entry: JsonObject | None, targets: dict[str, str | None], chain: ChainReader, address: str) -> Plan:
     """`targets`: name -> URL. An entry with no links (not a proxy, or never linked) is verified
     everywhere, as before; a linked proxy is read on chain (one storage read, `detect_proxy`) and
     costs explorer calls only where a target has not ended well or its link is stale. An embedded

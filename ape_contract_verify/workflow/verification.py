@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional, TypeVar, cast
+from typing import TYPE_CHECKING, Optional, TypeVar, cast
 
 from ape_contract_verify.exceptions import ContractVerifyError, ExplorerError, TargetDown
 from ape_contract_verify.logs import get_logger
@@ -24,10 +24,12 @@ from ape_contract_verify.workflow.report import Report, proxy_row_label
 if TYPE_CHECKING:  # the clients import requests, derive imports Ape: only when a run makes one
     from ape.api import ProviderAPI
     from ape.managers.project import ProjectManager
+    from typing_extensions import Unpack
 
     from ape_contract_verify.client.creation import CreationRecord
+    from ape_contract_verify.client.health import TargetHealth
     from ape_contract_verify.client.provider import VerificationTarget
-    from ape_contract_verify.client.targets import Target
+    from ape_contract_verify.client.targets import ClientOptions, Target
     from ape_contract_verify.config import ContractVerifyConfig
     from ape_contract_verify.derive.artifacts import Artifact
     from ape_contract_verify.derive.derive import Derivation
@@ -38,6 +40,8 @@ if TYPE_CHECKING:  # the clients import requests, derive imports Ape: only when 
 logger = get_logger()
 
 T = TypeVar("T")
+# What `Derivations.once` keys a result by: its kind ("identify", "derive") and what it was made of.
+Key = tuple[str | bool | None, ...]
 
 
 @dataclass
@@ -94,9 +98,9 @@ class Derivations:
 
         self.cache = CompileCache()
         self._lock = threading.Lock()
-        self._keys: dict[tuple, threading.Lock] = {}
+        self._keys: dict[Key, threading.Lock] = {}
         # Each key's value is what its `make` returned: `once` gives it back as that type.
-        self._results: dict[tuple, tuple[bool, object]] = {}
+        self._results: dict[Key, tuple[bool, object]] = {}
         self.prepared: dict[str, Artifact] = {}  # address (lower case) -> Artifact, resolved
 
     def prepare(self, address: str, deployed_type: str, project: "ProjectManager", runtime: bytes) -> bool:
@@ -120,7 +124,7 @@ class Derivations:
         self.prepared[address.lower()] = artifact
         return True
 
-    def once(self, key: tuple, make: Callable[[], T]) -> T:
+    def once(self, key: Key, make: Callable[[], T]) -> T:
         with self._lock:
             key_lock = self._keys.setdefault(key, threading.Lock())
         with key_lock:
@@ -167,6 +171,13 @@ class Verification:
         self._lock = threading.Lock()
         self._done: dict[str, threading.Event] = {}  # source submissions of this run, by address
 
+    @property
+    def reader(self) -> "ChainReader":
+        """The run's chain reader; without one, the active Ape provider's, as deriving reads it."""
+        from ape_contract_verify.derive.onchain import chain_reader_or_provider
+
+        return chain_reader_or_provider(self.chain)
+
     # -- entry points -------------------------------------------------------------------------
 
     def contract(
@@ -199,7 +210,7 @@ class Verification:
             return prepared
 
         def find() -> "Artifact":
-            runtime = self.chain.get_code(address)
+            runtime = self.reader.get_code(address)
             if deployed_type:
                 try:
                     artifact = artifacts.find_artifact(deployed_type, self.project)
@@ -221,7 +232,7 @@ class Verification:
                 self.project,
                 runtime=runtime,
                 cache=self.cache,
-                creation=lambda: creation_input(self.chain, address),
+                creation=lambda: creation_input(self.reader, address),
             )
 
         return self.shared.once(("identify", address.lower(), deployed_type), find)
@@ -238,10 +249,10 @@ class Verification:
         if name is None and not deployed_type:
             from ape_contract_verify.evm.bytecode import DATA_CONTRACT, is_data_contract
 
-            if is_data_contract(self.chain.get_code(address)):  # no type would ever match: say what it is
+            if is_data_contract(self.reader.get_code(address)):  # no type would ever match: say what it is
                 self._finished(address)
                 return [Report("data contract", address, Outcome.NOTHING_TO_VERIFY, DATA_CONTRACT)]
-        proxy = detect_proxy(self.chain, address)
+        proxy = detect_proxy(self.reader, address)
         reports: list[Report] = []
         if proxy is not None:
             # Several proxies share one implementation: it is submitted once per run.
@@ -476,7 +487,7 @@ class Verification:
         from ape_contract_verify.evm.blueprint import is_blueprint
 
         try:
-            return is_blueprint(self.chain.get_code(address))
+            return is_blueprint(self.reader.get_code(address))
         except Exception:  # the explorer's answer stands
             return False
 
@@ -540,14 +551,15 @@ def explorer_for(
     provider: "ProviderAPI | None" = None,
     chain_reader: "ChainReader | None" = None,
     shared: bool = False,
-    **client_options: object,
+    health: "TargetHealth | None" = None,
+    **client_options: "Unpack[ClientOptions]",
 ) -> Iterator[tuple["VerificationTarget", str | None]]:
     """(client, browser URL) for a resolved ExplorerTarget. A local network with no explorer
     configured gets an embedded local explorer, reading the chain through `chain_reader`
     (default: the Ape provider): its own, stopped on exit, or with `shared` the process's one for
     the chain (`workflow.local_explorers`), which outlives this context."""
     if not target.is_local:
-        yield target.client(**client_options), target.browser_url
+        yield target.client(health=health, **client_options), target.browser_url
         return
     from ape_contract_verify.evm.chain import ApeProviderChain
     from ape_contract_verify.server.runner import start_embedded
@@ -572,10 +584,12 @@ def explorer_for(
 
 
 def local_client(
-    explorer: "LocalExplorer", **options: Any
-) -> "VerificationTarget":  # Any: ExplorerClient's keywords, each its own type
+    explorer: "LocalExplorer", health: "TargetHealth | None" = None, **options: "Unpack[ClientOptions]"
+) -> "VerificationTarget":
     """A client of a running embedded explorer: ours, on loopback, so no rate limit worth waiting
     for and no indexing delay."""
     from ape_contract_verify.client.etherscan import ExplorerClient
 
-    return ExplorerClient(explorer.base_url, calls_per_second=200.0, not_indexed_timeout=0, flavour="local", **options)
+    return ExplorerClient(
+        explorer.base_url, calls_per_second=200.0, not_indexed_timeout=0, flavour="local", health=health, **options
+    )

@@ -114,3 +114,17 @@ def test_bad_input_names_the_parameter_and_the_fix(call, param, monkeypatch):
         call(ape_contract_verify)
     assert isinstance(caught.value, ape_contract_verify.ContractVerifyError)
     assert caught.value.param == param and caught.value.fix
+
+
+def test_a_deployed_contract_is_named_by_its_type_when_it_has_one():
+    """An Ape ContractInstance brings its type's name; another object with an address, or one whose
+    type is unknown, is identified by its code (no name)."""
+    from types import SimpleNamespace
+
+    from ape_contract_verify import api
+
+    typed = SimpleNamespace(address=ADDRESS, contract_type=SimpleNamespace(name="Token"))
+    untyped = SimpleNamespace(address=ADDRESS)
+    unknown = SimpleNamespace(address=ADDRESS, contract_type=None)
+    wanted = api._contracts([typed, untyped, unknown, ("Box", ADDRESS), "Vault"])
+    assert wanted == [("Token", ADDRESS), (None, ADDRESS), (None, ADDRESS), ("Box", ADDRESS), ("Vault", None)]

@@ -103,3 +103,21 @@ def test_status_of_a_guid_prints_the_outcome(stub):
     document = json.loads(result.stdout)
     assert (document["ok"], document["guid"], document["outcome"]) == (True, GUID, "verified")
     assert stub.seen[0].params["action"] == "checkverifystatus" and stub.seen[0].params["guid"] == GUID
+
+
+def test_status_proxy_on_sourcify_is_the_explorer_saying_no_not_a_traceback():
+    """Sourcify links no proxies, so it has no proxy-link outcome to ask: exit 1 with the reason
+    (as `ape verify proxy` there), and a JSON result with --json."""
+    try:
+        runner = CliRunner(mix_stderr=False)
+    except TypeError:  # click >= 8.2 always separates stderr
+        runner = CliRunner()
+    where = ["--target", "sourcify", "--network", "ethereum:sepolia"]
+    result = runner.invoke(cli, ["status", GUID, "--proxy", *where, "--json"])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.exception  # no AttributeError
+    assert json.loads(result.stdout) == {
+        "ok": False,
+        "reason": f"{GUID}: sourcify has no proxy-link action, so no proxy-link outcome; ask without --proxy",
+        "error": "ActionNotSupported",
+    }
+    assert result.stderr.startswith(f"ERROR: {GUID}: sourcify has no proxy-link action")

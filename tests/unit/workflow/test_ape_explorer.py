@@ -73,3 +73,33 @@ def test_etherscan_pages_evmchains_does_not_list_come_from_one_table_for_targets
     assert (target.name, target.browser_url) == ("etherscan", "https://hoodi.etherscan.io")
     assert target.contract_url(ADDRESS) == f"https://hoodi.etherscan.io/address/{ADDRESS}"
     assert _explorer("ethereum", "hoodi").get_transaction_url(TX) == f"https://hoodi.etherscan.io/tx/{TX}"
+
+
+def test_a_proxy_ape_resolved_gets_only_its_own_functions_as_a_contract_type_ape_can_cache(monkeypatch):
+    """Ape appends the proxy's type to the implementation's: the explorer gives the proxy's own
+    functions the implementation lacks, as an ABIList (the field's type: a plain list makes
+    pydantic warn when Ape serialises the type, and compares unequal to the same ABI)."""
+    import warnings
+    from types import SimpleNamespace
+
+    from ethpm_types import ContractType
+    from ethpm_types.contract_type import ABIList
+
+    def function(name):
+        return {"type": "function", "name": name, "inputs": [], "outputs": [], "stateMutability": "view"}
+
+    proxy, implementation = "0x" + "aa" * 20, "0x" + "bb" * 20
+    own = ContractType.model_validate({"contractName": "Proxy", "abi": [function("value"), function("admin")]})
+    behind = ContractType.model_validate({"contractName": "Box", "abi": [function("value")]})
+    types = {proxy.lower(): own, implementation.lower(): behind}
+    monkeypatch.setattr(ContractVerifyExplorer, "_verified_type", lambda self, address: types.get(address.lower()))
+    monkeypatch.setattr(ContractVerifyExplorer, "_ape_proxy_target", lambda self, address: implementation)
+    contracts = SimpleNamespace(contract_types={implementation: None})  # Ape has no type cached for it
+    monkeypatch.setattr(ContractVerifyExplorer, "chain_manager", SimpleNamespace(contracts=contracts))
+    found = _explorer("ethereum", "sepolia").get_contract_type(proxy)
+    assert found is not None and [abi.name for abi in found.abi] == ["admin"]
+    assert isinstance(found.abi, ABIList) and found == own.model_copy(update={"abi": ABIList([own.abi[1]])})
+    assert [abi.name for abi in own.abi] == ["value", "admin"]  # the cached type itself is left alone
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        found.model_dump_json()

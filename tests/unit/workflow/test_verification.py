@@ -106,3 +106,28 @@ def test_outcome_for_prefers_the_source_report_and_falls_back_to_the_proxy_link(
     assert report.outcome_for(ADDRESS, [link, source]) is source
     assert report.outcome_for(ADDRESS.lower(), [link]) is link
     assert report.outcome_for(ADDRESS, []) is None
+
+
+class DataChain:
+    """A chain whose every address holds a data contract (code that starts with STOP)."""
+
+    def get_code(self, address):
+        return b"\x00stored bytes"
+
+
+def test_without_a_chain_reader_it_reads_the_active_provider_as_deriving_does(monkeypatch):
+    """`chain_reader=None` means the active Ape provider's reader (derive.onchain's rule), for
+    identifying too: not an AttributeError on None."""
+    from ape_contract_verify.derive import onchain
+
+    asked = []
+
+    def provider_reader(chain_reader=None):
+        asked.append(chain_reader)
+        return chain_reader or DataChain()
+
+    monkeypatch.setattr(onchain, "chain_reader_or_provider", provider_reader)
+    reports = make(ScriptedClient([])).contract(ADDRESS)
+    assert [r.outcome for r in reports] == [Outcome.NOTHING_TO_VERIFY] and asked == [None]
+    given = DataChain()
+    assert verification.Verification(ScriptedClient([]), None, given).reader is given  # a run's own reader stands
