@@ -47,8 +47,17 @@ mkdir -p "$solcx"
 for pkg in "$tc"/node_modules/solc-*; do
   version=${pkg##*/solc-}
   shim="$solcx/solc-v$version"
+  # py-solc-x and ape-solidity ask `--version` before most compiles; loading solc-js to answer
+  # costs half a CPU-second a time, so the shim answers it from what solc-js said once, here.
+  answer=$(node "$tc/solc-native.js" "$pkg" --version)
   cat > "$shim" <<SH
 #!/bin/sh
+if [ "\$#" -eq 1 ] && [ "\$1" = "--version" ]; then
+  cat <<'VERSION'
+$answer
+VERSION
+  exit 0
+fi
 exec node "$tc/solc-native.js" "$pkg" "\$@"
 SH
   chmod +x "$shim"

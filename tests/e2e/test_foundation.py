@@ -23,6 +23,9 @@ def test_solc_shim_answers_like_native_solc(version):
     out = run([shim, "--version"], cwd=REPO).stdout
     match = NATIVE_VERSION.search(out)
     assert match and match.group(1) == version, out
+    # The shim answers --version without solc-js (install.sh kept its answer): still solc-js's own.
+    package = REPO / "toolchain" / "node_modules" / f"solc-{version}"
+    assert out == run(["node", REPO / "toolchain" / "solc-native.js", package, "--version"], cwd=REPO).stdout
 
 
 def test_py_solc_x_sees_every_shim():
