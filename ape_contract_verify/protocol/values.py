@@ -4,6 +4,7 @@ Every layer checks addresses with `ADDRESS`, checksums with `checksum` and turns
 bytes with `hex_to_bytes`; the form rules (`forms`) and the EVM helpers build on these.
 """
 
+import functools
 import re
 
 ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}\Z")  # \Z: `$` would take a trailing newline
@@ -17,8 +18,12 @@ def is_address(value: object) -> bool:
     return isinstance(value, str) and bool(ADDRESS.match(value))
 
 
+@functools.lru_cache(maxsize=4096)
 def checksum(address: str) -> str:
-    """EIP-55 form; Ape and web3 accept only checksummed addresses, explorers answer with them."""
+    """EIP-55 form; Ape and web3 accept only checksummed addresses, explorers answer with them.
+
+    Kept per address given (a refusal is not kept): a keccak and eth-utils' checks cost 25-90 us,
+    paid on every answer that names an address (the explorer's lookups: issue 31)."""
     from eth_utils.address import to_checksum_address
 
     return str(to_checksum_address(address))

@@ -16,7 +16,7 @@ import time
 import uuid
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -44,9 +44,6 @@ from ape_contract_verify.server.params import BadRequest
 from ape_contract_verify.server.service import ExplorerService
 from ape_contract_verify.server.shared_reads import SharedReads
 from ape_contract_verify.server.store import DONE, SOURCIFY, VerifiedContract
-
-if TYPE_CHECKING:
-    pass
 
 logger = get_logger(SERVER)
 
@@ -101,13 +98,21 @@ PROXY_SLOTS = (EIP1967_IMPLEMENTATION_SLOT, EIP1967_BEACON_SLOT, EIP1822_PROXIAB
 _ANSWERS: weakref.WeakKeyDictionary[ExplorerService, dict[tuple[object, ...], bytes]] = weakref.WeakKeyDictionary()
 _ANSWERS_KEPT = 64
 # Per explorer: its lookups' chain reads, shared by the lookups waiting for the same ones.
-_LIVE: weakref.WeakKeyDictionary[ExplorerService, SharedReads[tuple[str, bool, bool], JsonObject]] = (
+_LIVE: weakref.WeakKeyDictionary[ExplorerService, SharedReads[tuple[str, bool, bool], _Live]] = (
     weakref.WeakKeyDictionary()
 )
 ROUTES_TEXT = (
     "POST /v2/verify/{chainId}/{address}, GET /v2/verify/{verificationId}, "
     "GET /v2/contract/{chainId}/{address}, GET /v2/contracts/{chainId}, GET /chains, GET /health"
 )
+
+
+class _Live(NamedTuple):
+    """What one read of the chain gave a wave of lookups, and its text: part of the rendered
+    answer's key, written once per read (on the worker thread) instead of once per lookup."""
+
+    values: JsonObject
+    text: str
 
 
 class _Refusal(Exception):
@@ -165,8 +170,11 @@ async def _served_chain(service: ExplorerService, chain_id: str) -> str:
 
 
 async def _chain_id(service: ExplorerService) -> int:
+    known = service.known_chain_id
+    if known is not None:  # read once, then remembered by the service: no worker thread per request
+        return known
     try:
-        return await run_in_threadpool(service.chain_id)  # read once, then remembered by the service
+        return await run_in_threadpool(service.chain_id)
     except Exception as err:
         raise _Refusal(
             503, sfy.INTERNAL_ERROR, f"The explorer could not read the chain id: {type(err).__name__}: {err}"
@@ -319,6 +327,12 @@ async def lookup(service: ExplorerService, request: Request) -> Response:
     if wanted is None:
         return JSONResponse(summary)
     tops = {w.partition(".")[0] for w in wanted}
+    # What a lookup takes from the store (sources, compilation, the creation transaction, its
+    # block and deployer, the creation code) cannot change while the stored verification stands:
+    # it is never read from the chain. What can change under it is read for every wave of lookups
+    # (`SharedReads`: none older than its request): the code at the address (a chain reset, a
+    # selfdestruct, anvil_setCode) and the proxy slots (an upgrade). Sourcify serves its database's
+    # copy of the code and reads the slots live; a local chain is reset often, so we read both.
     live = await _live_reads(service).get((contract.address, "runtimeBytecode" in tops, "proxyResolution" in tops))
     # The answer changes only with the stored verification, the fields asked for and what the chain
     # says now: one rendering serves every lookup of those (getsourcecode's speed, issue 31).
@@ -328,13 +342,13 @@ async def lookup(service: ExplorerService, request: Request) -> Response:
         contract.match,
         contract.code_hash,
         tuple(wanted),
-        json.dumps(live),
+        live.text,
         tuple(summary.items()),
     )
     answers = _ANSWERS.setdefault(service, {})
     body = answers.get(key)
     if body is None:
-        body = (await run_in_threadpool(_render_lookup, contract, tops, live, summary, wanted)).body
+        body = (await run_in_threadpool(_render_lookup, contract, tops, live.values, summary, wanted)).body
         if len(answers) >= _ANSWERS_KEPT:
             answers.pop(next(iter(answers)))  # the oldest rendering
         answers[key] = body
@@ -359,16 +373,17 @@ def _render_lookup(
     return JSONResponse(answer)
 
 
-def _live_reads(service: ExplorerService) -> SharedReads[tuple[str, bool, bool], JsonObject]:
+def _live_reads(service: ExplorerService) -> SharedReads[tuple[str, bool, bool], _Live]:
     reads = _LIVE.get(service)
     if reads is None:
         owner = weakref.ref(service)  # the entry must not keep its own key alive
 
-        def read(key: tuple[str, bool, bool]) -> JsonObject:
+        def read(key: tuple[str, bool, bool]) -> _Live:
             explorer = owner()
             if explorer is None:
                 raise RuntimeError("the explorer has stopped")
-            return _read_chain(explorer, *key)
+            live = _read_chain(explorer, *key)
+            return _Live(live, json.dumps(live))
 
         reads = _LIVE[service] = SharedReads(read)
     return reads

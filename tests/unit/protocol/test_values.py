@@ -46,6 +46,23 @@ def test_checksum_refuses_what_is_not_an_address():
         values.checksum("0x1234")
 
 
+def test_checksum_is_worked_out_once_per_address_and_a_refusal_is_not_kept(monkeypatch):
+    import eth_utils.address
+
+    real, calls = eth_utils.address.to_checksum_address, []
+    monkeypatch.setattr(eth_utils.address, "to_checksum_address", lambda a: calls.append(a) or real(a))
+    values.checksum.cache_clear()
+    try:
+        assert [values.checksum(LOWER) for _ in range(3)] == [CHECKSUMMED] * 3
+        assert calls == [LOWER]  # the lookups that name an address pay for its keccak once
+        for _ in range(2):
+            with pytest.raises(ValueError):
+                values.checksum("0x1234")
+        assert calls == [LOWER, "0x1234", "0x1234"]  # refused again: never answered from a cache
+    finally:
+        values.checksum.cache_clear()  # later tests see eth-utils' own function again
+
+
 def test_tx_hash_is_64_hex_digits_by_fullmatch():
     good = "0x" + "ab" * 32
     assert values.TX_HASH.fullmatch(good)

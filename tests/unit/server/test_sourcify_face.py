@@ -476,3 +476,71 @@ def test_a_rendered_answer_serves_again_until_the_chain_or_the_store_changes(exp
     again = lookup(explorer, BOX).json()
     assert again["creationBytecode"]["transformationValues"]["constructorArguments"] == "0x" + "00" * 31 + "08"
     assert len(renders) == 4
+
+
+# -- what a lookup reads: the store's facts never, the chain's for every wave ----------------
+
+
+class Hops:
+    """Counts the worker-thread calls the face and its shared reads make (each a thread hop on
+    the event loop's path), by what they ran."""
+
+    def __init__(self, monkeypatch):
+        from ape_contract_verify.server import shared_reads
+
+        self.calls: list[str] = []
+        for module in (sourcify_face, shared_reads):
+            real = module.run_in_threadpool
+
+            async def counted(func, *args, _real=real, **kwargs):
+                self.calls.append(getattr(func, "__name__", repr(func)))
+                return await _real(func, *args, **kwargs)
+
+            monkeypatch.setattr(module, "run_in_threadpool", counted)
+
+
+def test_a_lookup_takes_the_cheap_path_once_the_chain_id_is_known(explorer, monkeypatch):
+    """Once read, the chain id is the service's: no lookup waits for a worker thread to be told it.
+    A repeated `fields=all` lookup is one shared chain read and the kept rendering, no more."""
+    assert lookup(explorer, BOX).status_code == 200  # the chain id read, the answer rendered
+    hops = Hops(monkeypatch)
+    reads = explorer.chain_reader.reads
+    assert lookup(explorer, BOX, "").status_code == 200
+    assert hops.calls == [] and explorer.chain_reader.reads == reads  # the default fields: the store only
+    assert lookup(explorer, BOX).status_code == 200
+    assert hops.calls == ["read"]  # the wave's chain read; neither the chain id nor a rendering
+
+
+def test_the_stored_facts_are_never_read_from_the_chain(explorer):
+    chain = explorer.chain_reader
+    before = chain.reads
+    data = lookup(explorer, BOX, "?fields=deployment,creationBytecode,compilation,sources,abi,metadata").json()
+    assert chain.reads == before  # DictChain has no get_transaction: a creation read would also fail
+    assert data["deployment"] == {
+        "transactionHash": "0x" + "cd" * 32,
+        "blockNumber": "12",
+        "transactionIndex": None,
+        "deployer": sfy_checksum("0x" + "de" * 20),
+    }
+
+
+def test_a_selfdestruct_is_seen_by_the_next_lookup_not_served_from_the_kept_answer(explorer):
+    first = lookup(explorer, BOX).json()
+    assert first["runtimeBytecode"]["onchainBytecode"] == "0x" + RUNTIME.hex()
+    assert lookup(explorer, BOX).json() == first  # the kept answer, while the chain is unchanged
+    del explorer.chain_reader.codes[BOX]  # selfdestructed (or the chain reset without it)
+    gone = lookup(explorer, BOX).json()
+    assert gone["runtimeBytecode"]["onchainBytecode"] == "0x"
+    assert gone["proxyResolution"] == {"isProxy": False, "proxyType": None, "implementations": []}
+    explorer.chain_reader.codes[BOX] = RUNTIME  # deployed again at the address
+    assert lookup(explorer, BOX).json() == first
+
+
+def test_an_upgrade_is_seen_by_the_next_lookup_though_the_code_is_unchanged(explorer):
+    """The proxy's code stays; its implementation slot changes: the kept answer is not served."""
+    before = lookup(explorer, PROXY).json()["proxyResolution"]
+    assert before["implementations"] == [{"address": sfy_checksum(BOX), "name": "Box"}]
+    other = "0x" + "e7" * 20
+    explorer.chain_reader.slots[(PROXY, EIP1967_IMPLEMENTATION_SLOT)] = bytes(12) + bytes.fromhex(other[2:])
+    after = lookup(explorer, PROXY).json()["proxyResolution"]
+    assert after == {"isProxy": True, "proxyType": "EIP-1967", "implementations": [{"address": sfy_checksum(other)}]}
