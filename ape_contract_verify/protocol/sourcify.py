@@ -338,3 +338,12 @@ def body_to_request(chain_id: object, address: object, body: JsonValue) -> Verif
         compiler_version=compiler_version,
         creation_tx_hash=None if tx_hash in (None, "") else validate_tx_hash(tx_hash),
     )
+
+
+def sourcify_version(stored: str) -> str:
+    """The stored form's version as Sourcify spells it (`0.8.26+commit.8a97fa7a`, `0.4.3`); the
+    form checked it before it was stored, so anything else is shown as kept."""
+    try:
+        return CompilerVersion.parse(stored).plain
+    except InvalidCompilerVersion:
+        return stored

@@ -35,7 +35,6 @@ from ape_contract_verify.json_types import JsonObject, JsonValue, as_object
 from ape_contract_verify.logs import SERVER, get_logger
 from ape_contract_verify.protocol import forms
 from ape_contract_verify.protocol import sourcify as sfy
-from ape_contract_verify.protocol.compiler_version import CompilerVersion, InvalidCompilerVersion
 from ape_contract_verify.protocol.values import checksum, hex_to_bytes
 from ape_contract_verify.server import params as p
 from ape_contract_verify.server import sourcify_results
@@ -468,7 +467,7 @@ def _details(contract: VerifiedContract, tops: set[str], live: JsonObject) -> Js
     out["compilation"] = {
         "language": language,
         "compiler": "vyper" if language == "Vyper" else "solc",
-        "compilerVersion": sourcify_version(contract.compiler_version),
+        "compilerVersion": sfy.sourcify_version(contract.compiler_version),
         "compilerSettings": settings,
         "name": name,
         "fullyQualifiedName": f"{path}:{name}",
@@ -481,15 +480,6 @@ def _details(contract: VerifiedContract, tops: set[str], live: JsonObject) -> Js
     if "proxyResolution" in tops:
         out["proxyResolution"] = live["proxy"]
     return out
-
-
-def sourcify_version(stored: str) -> str:
-    """The stored form's version as Sourcify spells it (`0.8.26+commit.8a97fa7a`, `0.4.3`); the
-    form checked it before it was stored, so anything else is shown as kept."""
-    try:
-        return CompilerVersion.parse(stored).plain
-    except InvalidCompilerVersion:
-        return stored
 
 
 def _std_input(contract: VerifiedContract) -> JsonObject:

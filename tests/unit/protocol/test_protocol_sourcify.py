@@ -270,3 +270,18 @@ def test_chain_ids_and_tx_hashes_are_normalised():
     assert refused(sourcify.validate_chain_id, None, "chain").param == "chain"
     assert sourcify.validate_tx_hash(" " + TX + " ") == TX
     assert refused(sourcify.validate_tx_hash, None).problem == "'' is not a transaction hash"
+
+
+@pytest.mark.parametrize(
+    "stored, served",
+    [
+        ("v0.8.26+commit.8a97fa7a", "0.8.26+commit.8a97fa7a"),
+        ("v0.8.28-nightly.2024.9.2+commit.12345678", "0.8.28-nightly.2024.9.2+commit.12345678"),
+        ("vyper:0.4.3", "0.4.3"),
+        ("vyper:0.4.0rc6", "0.4.0rc6"),
+        ("vyper:0.3.10+commit.9136169", "0.3.10+commit.9136169"),
+        ("not a version", "not a version"),  # the form checks before storing; a lookup never fails on it
+    ],
+)
+def test_the_lookup_serves_the_stored_version_as_sourcify_spells_it(stored, served):
+    assert sourcify.sourcify_version(stored) == served

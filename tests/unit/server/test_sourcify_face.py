@@ -290,21 +290,6 @@ def test_unknown_fields_are_refused_naming_the_parameter(query, param, named):
     assert refused.value.param == param and named in str(refused.value)
 
 
-@pytest.mark.parametrize(
-    "stored, served",
-    [
-        ("v0.8.26+commit.8a97fa7a", "0.8.26+commit.8a97fa7a"),
-        ("v0.8.28-nightly.2024.9.2+commit.12345678", "0.8.28-nightly.2024.9.2+commit.12345678"),
-        ("vyper:0.4.3", "0.4.3"),
-        ("vyper:0.4.0rc6", "0.4.0rc6"),
-        ("vyper:0.3.10+commit.9136169", "0.3.10+commit.9136169"),
-        ("not a version", "not a version"),  # the form checks before storing; a lookup never fails on it
-    ],
-)
-def test_the_lookup_serves_the_stored_version_as_sourcify_spells_it(stored, served):
-    assert sourcify_face.sourcify_version(stored) == served
-
-
 def test_protocol_rules():
     assert sfy.validate_chain_id(" 0031337 ") == "31337"
     for bad in ("0", "x1", "", None, "1" * 21):
