@@ -82,6 +82,10 @@ def target(name, kind="etherscan"):
     )
 
 
+# The run's chain reader: proxy detection is scripted, so only a blueprint check reads code (none).
+NO_CHAIN = SimpleNamespace(get_code=lambda address: b"")
+
+
 @pytest.fixture
 def world(monkeypatch):
     """Derivation, identification and proxy detection scripted; clients per target name."""
@@ -110,7 +114,11 @@ def world(monkeypatch):
 def verify(world, targets, items, **options):
     with VerificationRun(None, Options(poll_interval=0, **options), workers=4) as run:
         for network, names in targets.items():
-            run.add_network(network, [target(*n) if isinstance(n, tuple) else target(n) for n in names])
+            run.add_network(
+                network,
+                [target(*n) if isinstance(n, tuple) else target(n) for n in names],
+                chain_reader=NO_CHAIN,
+            )
         return run.verify(items)
 
 
