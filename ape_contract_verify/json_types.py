@@ -20,4 +20,21 @@ def as_object(value: JsonValue) -> JsonObject:
     return value if isinstance(value, dict) else {}
 
 
-__all__ = ["JsonMapping", "JsonObject", "JsonReadable", "JsonScalar", "JsonValue", "as_object"]
+def to_json(value: object) -> JsonValue:
+    """A JsonValue copy of `value`: str-keyed mappings, lists, tuples and scalars (a TypedDict,
+    which mypy will not take as JSON); a TypeError names anything else, as `json.dumps` would."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, Mapping):
+        copied: JsonObject = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError(f"A JSON object's keys are text, not {type(key).__name__}.")
+            copied[key] = to_json(item)
+        return copied
+    if isinstance(value, (list, tuple)):
+        return [to_json(item) for item in value]
+    raise TypeError(f"{type(value).__name__} is not JSON.")
+
+
+__all__ = ["JsonMapping", "JsonObject", "JsonReadable", "JsonScalar", "JsonValue", "as_object", "to_json"]

@@ -6,16 +6,18 @@ JSON-safe values with every integer as a decimal string, since JavaScript number
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import re
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
 from ape_contract_verify.evm.abi import abi_type
 from ape_contract_verify.evm.abi import selector as abi_selector
 from ape_contract_verify.evm.abi import signature as abi_signature
 from ape_contract_verify.exceptions import ContractVerifyError
-from ape_contract_verify.json_types import JsonValue
+from ape_contract_verify.json_types import JsonObject, JsonValue
 from ape_contract_verify.protocol.values import ADDRESS, checksum
 
 if TYPE_CHECKING:
@@ -38,9 +40,9 @@ signature = abi_signature
 selector = abi_selector
 
 
-def functions(abi: list, read: bool) -> list[dict]:
+def functions(abi: Sequence[JsonValue], read: bool) -> list[JsonObject]:
     """The ABI's functions for Read (view/pure) or Write (everything else), in ABI order."""
-    found = []
+    found: list[JsonObject] = []
     for item in abi:
         if not isinstance(item, dict) or item.get("type", "function") != "function" or not item.get("name"):
             continue
@@ -50,7 +52,7 @@ def functions(abi: list, read: bool) -> list[dict]:
     return found
 
 
-def find_function(abi: list, wanted: str) -> dict:
+def find_function(abi: Sequence[JsonValue], wanted: str) -> JsonObject:
     for item in abi:
         if isinstance(item, dict) and item.get("type", "function") == "function" and item.get("name"):
             if signature(item) == wanted:
@@ -58,7 +60,12 @@ def find_function(abi: list, wanted: str) -> dict:
     raise InputError(f"Unknown function: {wanted!r} is not in this contract's ABI; reload the page.")
 
 
-def load_abi(text: str) -> list:
+def param_list(value: JsonValue) -> list[JsonObject]:
+    """An entry's `inputs`, `outputs` or `components`: its objects; [] when it has none."""
+    return [p for p in value if isinstance(p, dict)] if isinstance(value, list) else []
+
+
+def load_abi(text: str) -> list[JsonValue]:
     try:
         abi = json.loads(text)
     except ValueError:
@@ -69,18 +76,18 @@ def load_abi(text: str) -> list:
 # -- inputs ------------------------------------------------------------------------------------
 
 
-def parse_args(item: dict, values: list[JsonValue]) -> list[AbiValue]:
-    inputs = item.get("inputs") or []
+def parse_args(item: JsonObject, values: list[JsonValue]) -> list[AbiValue]:
+    inputs = param_list(item.get("inputs"))
     if len(values) != len(inputs):
         raise InputError(f"{signature(item)} takes {len(inputs)} argument(s), {len(values)} were given.")
     return [parse_value(p, v, _label(p, i)) for i, (p, v) in enumerate(zip(inputs, values))]
 
 
-def _label(param: dict, index: int) -> str:
+def _label(param: JsonObject, index: int) -> str:
     return f"{param.get('name') or f'argument {index + 1}'} ({canonical_type(param)})"
 
 
-def parse_value(param: dict, raw: JsonValue, label: str) -> AbiValue:
+def parse_value(param: JsonObject, raw: JsonValue, label: str) -> AbiValue:
     kind = str(param.get("type", ""))
     array = _ARRAY.match(kind)
     if array:
@@ -90,7 +97,7 @@ def parse_value(param: dict, raw: JsonValue, label: str) -> AbiValue:
         element = {**param, "type": array.group(1)}
         return [parse_value(element, item, f"{label} item {i + 1}") for i, item in enumerate(items)]
     if kind == "tuple":
-        components = param.get("components") or []
+        components = param_list(param.get("components"))
         items = _json_list(raw, label, f'a JSON array of its {len(components)} fields, e.g. [1, "0x…"]')
         if len(items) != len(components):
             raise InputError(f"{label}: {len(items)} field(s) given, the tuple has {len(components)}.")
@@ -158,11 +165,11 @@ def _clip(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def calldata(item: dict, values: list[JsonValue]) -> bytes:
-    from eth_abi import encode
+def calldata(item: JsonObject, values: list[JsonValue]) -> bytes:
+    from eth_abi.abi import encode
 
     args = parse_args(item, values)
-    types = [canonical_type(p) for p in item.get("inputs") or []]
+    types = [canonical_type(p) for p in param_list(item.get("inputs"))]
     try:
         return selector(item) + encode(types, args)
     except Exception as err:  # eth_abi's own range and shape checks, if ours let something through
@@ -186,15 +193,17 @@ def _strict_codec() -> ABICodec:
     from eth_abi.encoding import UnsignedIntegerEncoder
     from eth_abi.registry import BaseEquals, registry
 
-    own = registry.copy()
+    # eth_abi leaves these two unannotated; the types say what they are. copy.copy is registry.copy().
+    base_equals: Callable[[str], Callable[[str], bool]] = BaseEquals
+    own = copy.copy(registry)
     own.unregister("uint")
-    own.register(BaseEquals("uint"), UnsignedIntegerEncoder, UnsignedIntegerDecoder, label="uint")
+    own.register(base_equals("uint"), UnsignedIntegerEncoder, UnsignedIntegerDecoder, label="uint")
     return ABICodec(own)
 
 
-def decode_outputs(item: dict, data: bytes) -> list[dict]:
+def decode_outputs(item: JsonObject, data: bytes) -> list[JsonObject]:
     """[{name, type, value}] for a call's return data; raises InputError if it does not decode."""
-    outputs = item.get("outputs") or []
+    outputs = param_list(item.get("outputs"))
     types = [canonical_type(p) for p in outputs]
     try:
         values = decode(types, data)
@@ -207,7 +216,7 @@ def decode_outputs(item: dict, data: bytes) -> list[dict]:
     ]
 
 
-def show(param: dict, value: AbiValue) -> JsonValue:
+def show(param: JsonObject, value: AbiValue) -> JsonValue:
     """A decoded value as JSON: integers as decimal strings, bytes as 0x hex, addresses checksummed."""
     kind = str(param.get("type", ""))
     array = _ARRAY.match(kind)
@@ -215,7 +224,8 @@ def show(param: dict, value: AbiValue) -> JsonValue:
         if array:
             return [show({**param, "type": array.group(1)}, v) for v in value]
         return {
-            (c.get("name") or str(i)): show(c, v) for i, (c, v) in enumerate(zip(param.get("components") or [], value))
+            str(c.get("name") or i): show(c, v)
+            for i, (c, v) in enumerate(zip(param_list(param.get("components")), value))
         }
     if isinstance(value, bool):
         return value
@@ -232,7 +242,7 @@ _ERROR_STRING = bytes.fromhex("08c379a0")  # Error(string)
 _PANIC = bytes.fromhex("4e487b71")  # Panic(uint256)
 
 
-def describe_revert(abi: list, data: bytes) -> str:
+def describe_revert(abi: Sequence[JsonValue], data: bytes) -> str:
     """A revert as the contract's author named it: `Error(string)`'s reason, a `Panic` code, or a
     custom error of the verified ABI with its arguments; else the raw selector and data."""
     selector, payload = bytes(data[:4]), bytes(data[4:])
@@ -242,11 +252,13 @@ def describe_revert(abi: list, data: bytes) -> str:
         if selector == _ERROR_STRING:
             return f"reverted: {decode(['string'], payload)[0]!r}"
         if selector == _PANIC:
-            return f"reverted: Panic(0x{decode(['uint256'], payload)[0]:02x})"
+            code = decode(["uint256"], payload)[0]
+            if isinstance(code, int):  # always: a uint256 decodes to an int
+                return f"reverted: Panic(0x{code:02x})"
         for item in abi:
             if isinstance(item, dict) and item.get("type") == "error" and "name" in item:
                 if abi_selector(item) == selector:
-                    inputs = item.get("inputs") or []
+                    inputs = param_list(item.get("inputs"))
                     values = decode([canonical_type(p) for p in inputs], payload)
                     shown = ", ".join(str(show(p, v)) for p, v in zip(inputs, values))
                     return f"reverted: {item['name']}({shown})"
@@ -255,7 +267,7 @@ def describe_revert(abi: list, data: bytes) -> str:
     return f"reverted: custom error 0x{selector.hex()}" + (f" (data 0x{payload.hex()})" if payload else "")
 
 
-def decode_constructor(abi: list, hex_args: str) -> list[dict] | None:
+def decode_constructor(abi: Sequence[JsonValue], hex_args: str) -> list[JsonObject] | None:
     """The constructor's arguments by name, or None when there are none to decode or they do not decode."""
     constructor = next((i for i in abi if isinstance(i, dict) and i.get("type") == "constructor"), None)
     if constructor is None or not constructor.get("inputs") or not hex_args:

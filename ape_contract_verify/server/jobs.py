@@ -11,12 +11,12 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ape_contract_verify.evm.chain import ChainError
-from ape_contract_verify.json_types import JsonObject, JsonValue
+from ape_contract_verify.json_types import JsonObject, JsonValue, to_json
 from ape_contract_verify.logs import SERVER, get_logger
 from ape_contract_verify.protocol import sourcify as sfy
 from ape_contract_verify.protocol.answers import Texts
@@ -122,7 +122,7 @@ def fail_text(reason: str) -> str:
     return f"{Texts.FAIL}. {reason}" if reason else Texts.FAIL
 
 
-def _abi_text(abi: str | list[JsonValue]) -> str:
+def _abi_text(abi: str | Sequence[JsonObject]) -> str:
     if isinstance(abi, str):
         return abi
     return json.dumps(abi, separators=(",", ":"))
@@ -321,7 +321,7 @@ class JobRunner:
             # A partial match does not replace an earlier partial one; only a full match upgrades it.
             self._already_verified(sub, sourcify)
             return
-        settings = dict(result.settings)
+        settings = {key: to_json(value) for key, value in result.settings.items()}
         if request.code_format is CodeFormat.SINGLE_FILE:  # JSON inputs carry their own settings
             settings = _with_request_settings(settings, request, result)
         libraries = result.libraries or dict(request.libraries)

@@ -259,15 +259,16 @@ def _functions_tab(address: str, abi: list[JsonValue], read: bool, proxy: bool) 
     forms = []
     for item in abi_io.functions(abi, read):
         fields = []
-        for i, param in enumerate(item.get("inputs") or []):
+        for i, param in enumerate(abi_io.param_list(item.get("inputs"))):
             kind = abi_io.canonical_type(param)
             hint = "JSON array, e.g. [1, 2]" if kind.endswith("]") or kind.startswith("(") else kind
-            fields.append(FormField(param.get("name") or f"arg{i}", kind, hint))
+            fields.append(FormField(str(param.get("name") or f"arg{i}"), kind, hint))
         outputs = ", ".join(
-            abi_io.canonical_type(p) + (f" {p['name']}" if p.get("name") else "") for p in item.get("outputs") or []
+            abi_io.canonical_type(p) + (f" {p['name']}" if p.get("name") else "")
+            for p in abi_io.param_list(item.get("outputs"))
         )
         payable = not read and item.get("stateMutability") == "payable"
-        forms.append(FunctionForm(item["name"], abi_io.signature(item), outputs, fields, payable))
+        forms.append(FunctionForm(str(item["name"]), abi_io.signature(item), outputs, fields, payable))
     return fragment("functions.html", address=address, forms=forms, read=read, proxy=proxy)
 
 

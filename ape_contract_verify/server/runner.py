@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from ape_contract_verify.evm.wrappers import SerializedChain
 from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.json_types import as_object
 from ape_contract_verify.logs import SERVER, get_logger
 from ape_contract_verify.server.api import MAX_BODY_BYTES, ExplorerService, create_app
 from ape_contract_verify.server.jobs import Engine, JobRunner, RealEngine, wait_until
@@ -52,8 +53,8 @@ def default_db_path(chain_id: int, genesis_hash: str = "") -> Path:
 
 def _genesis_hash(chain: JsonRpcChain) -> str:
     try:
-        block = chain.request("eth_getBlockByNumber", ["0x0", False])
-        return str(block["hash"]) if block and block.get("hash") else ""
+        block = as_object(chain.request("eth_getBlockByNumber", ["0x0", False]))
+        return str(block["hash"]) if block.get("hash") else ""
     except Exception:  # a node without block 0 (pruned) still gets an explorer, keyed by chain id
         return ""
 
@@ -103,7 +104,8 @@ def guarded_protocol(header_timeout: float, body_timeout: float) -> type:
         _phase: str | None = None
         _timer: asyncio.TimerHandle | None = None
 
-        def connection_made(self, transport) -> None:
+        # As uvicorn's own override: asyncio hands a stream protocol a Transport, not any BaseTransport.
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             self._arm("headers")
 
@@ -115,7 +117,7 @@ def guarded_protocol(header_timeout: float, body_timeout: float) -> type:
             super().on_response_complete()
             self._follow()
 
-        def connection_lost(self, exc) -> None:
+        def connection_lost(self, exc: Exception | None) -> None:
             self._arm(None)
             super().connection_lost(exc)
 
@@ -204,7 +206,7 @@ class LocalExplorer:
             self.store, self.chain, notify=self.runner.notify, api_keys=api_keys, max_body=max_body
         )
         self.app = create_app(self.service)
-        self._server = None
+        self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
 
     def __repr__(self) -> str:
@@ -233,13 +235,13 @@ class LocalExplorer:
         import uvicorn
 
         self.runner.start()
-        self._server = uvicorn.Server(_uvicorn_config(self.app, self.host, self.port, *self._timeouts))
-        self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [self._sock]}, name="local-explorer", daemon=True
+        server = self._server = uvicorn.Server(_uvicorn_config(self.app, self.host, self.port, *self._timeouts))
+        thread = self._thread = threading.Thread(
+            target=server.run, kwargs={"sockets": [self._sock]}, name="local-explorer", daemon=True
         )
-        self._thread.start()
-        wait_until(lambda: self._server.started or not self._thread.is_alive(), START_TIMEOUT, interval=0.02)
-        if not self._server.started:
+        thread.start()
+        wait_until(lambda: server.started or not thread.is_alive(), START_TIMEOUT, interval=0.02)
+        if not server.started:
             self.stop()
             raise ExplorerStartError(f"The local explorer did not start within {START_TIMEOUT:.0f} s.")
         return self
@@ -249,9 +251,9 @@ class LocalExplorer:
         import uvicorn
 
         self.runner.start()
-        self._server = uvicorn.Server(_uvicorn_config(self.app, self.host, self.port, *self._timeouts))
+        server = self._server = uvicorn.Server(_uvicorn_config(self.app, self.host, self.port, *self._timeouts))
         try:
-            self._server.run(sockets=[self._sock])
+            server.run(sockets=[self._sock])
         finally:
             self._shutdown()
 
@@ -279,7 +281,7 @@ class LocalExplorer:
             self.start()
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
 

@@ -12,7 +12,7 @@ from ape_contract_verify.server.params import MAX_BODY_BYTES
 from ape_contract_verify.server.store import Store
 
 if TYPE_CHECKING:
-    from ape_contract_verify.evm.reads import ChainReader
+    from ape_contract_verify.evm.reads import SearchingReader
 
 
 class ExplorerService:
@@ -21,7 +21,7 @@ class ExplorerService:
     def __init__(
         self,
         store: Store,
-        chain: ChainReader,
+        chain: SearchingReader,  # LocalExplorer's SerializedChain passes on a reader's search, where it has one
         notify: Callable[[], None] = lambda: None,
         api_keys: Iterable[str] = (),
         max_body: int = MAX_BODY_BYTES,

@@ -347,7 +347,7 @@ async def lookup(service: ExplorerService, request: Request) -> Response:
     answers = _ANSWERS.setdefault(service, {})
     body = answers.get(key)
     if body is None:
-        body = (await run_in_threadpool(_render_lookup, contract, tops, live.values, summary, wanted)).body
+        body = await run_in_threadpool(_render_lookup, contract, tops, live.values, summary, wanted)
         if len(answers) >= _ANSWERS_KEPT:
             answers.pop(next(iter(answers)))  # the oldest rendering
         answers[key] = body
@@ -356,7 +356,7 @@ async def lookup(service: ExplorerService, request: Request) -> Response:
 
 def _render_lookup(
     contract: VerifiedContract, tops: set[str], live: JsonObject, summary: dict[str, str], wanted: list[str]
-) -> JSONResponse:
+) -> bytes:
     full = {**_details(contract, tops, live), **summary}
     answer: JsonObject = {}
     for name in wanted:
@@ -369,7 +369,7 @@ def _render_lookup(
             answer[top] = full.get(top)
     for name in DEFAULT_FIELDS:  # always there, as Sourcify's
         answer.setdefault(name, summary[name])
-    return JSONResponse(answer)
+    return bytes(JSONResponse(answer).body)  # bytes already: Response.body is typed bytes | memoryview
 
 
 def _live_reads(service: ExplorerService) -> SharedReads[tuple[str, bool, bool], _Live]:

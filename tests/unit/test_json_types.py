@@ -56,7 +56,22 @@ def test_the_module_exports_every_alias_and_its_one_narrowing():
         "JsonScalar",
         "JsonValue",
         "as_object",
+        "to_json",
     }
+
+
+def test_to_json_copies_typed_dicts_and_tuples_as_json_and_refuses_the_rest():
+    settings = {"optimizer": {"enabled": True, "runs": 200}, "remappings": ("a=b",), "evmVersion": None}
+    copied = json_types.to_json(settings)
+    assert copied == {"optimizer": {"enabled": True, "runs": 200}, "remappings": ["a=b"], "evmVersion": None}
+    assert conforms(copied)
+    assert copied is not settings and copied["optimizer"] is not settings["optimizer"]
+    with pytest.raises(TypeError, match="set is not JSON"):
+        json_types.to_json({"a": {1, 2}})
+    with pytest.raises(TypeError, match="keys are text, not int"):
+        json_types.to_json({"a": {1: "x"}})
+    with pytest.raises(TypeError, match="bytes is not JSON"):
+        json_types.to_json([b"\x00"])
 
 
 def test_as_object_is_the_object_or_an_empty_one():
