@@ -274,7 +274,8 @@ def vyper_json_command(version: CompilerVersion) -> list[str]:
     compilers = vyper_compilers()
     if version.number in compilers:
         return compilers[version.number]
-    installed = ", ".join(f"vyper:{v}" for v in sorted(compilers, key=Version)) or "none"
+    # Each key is a number Vyper printed (`vyper_compilers`), so it parses.
+    installed = ", ".join(str(v) for v in sorted(CompilerVersion.parse(n, "vyper") for n in compilers)) or "none"
     raise CompilerNotInstalled(
         f"Compiler {version.long} is not installed on this explorer (installed: {installed}); "
         f"submit one of those versions, or install it: python -m venv .vyper/{version.number} && "
