@@ -103,7 +103,7 @@ def vyper_long_version(compiler_version: str) -> str:
     long, commit = found.plain, found.commit or ""
     release = _VYPER_RELEASE_COMMITS.get(parsed.number, "")
     if len(commit) < 8 and release.startswith(commit):
-        long = f"{parsed.version}+commit.{release}"
+        long = found.with_commit(release).plain
     elif len(commit) < 8:
         logger.warning(
             "vyper %s prints a %d-digit commit (%s); Sourcify may not find that release",

@@ -7,7 +7,7 @@ bytecode, no compile); whether the artifact really verifies is the engine's ques
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
@@ -75,20 +75,25 @@ class Artifact:
         return self.compiler_name.lower() == "vyper"
 
     @property
-    def explorer_compiler_version(self) -> str:
-        """The form explorers take: v0.8.26+commit.8a97fa7a, or vyper:0.4.3."""
-        version = self.compiler_version
+    def version(self) -> CompilerVersion:
+        """The manifest's compiler version, parsed (its commit may be missing); ArtifactNotFound
+        saying to recompile when it is no version."""
         language: Language = "vyper" if self.is_vyper else "solidity"
         try:
-            parsed = CompilerVersion.parse(version, language)
+            return CompilerVersion.parse(self.compiler_version, language)
         except InvalidCompilerVersion:
             raise ArtifactNotFound(
-                f"{self.label}: the manifest records {version!r}, which is no {language} compiler version; "
-                "recompile with `ape compile --force`"
+                f"{self.label}: the manifest records {self.compiler_version!r}, which is no {language} "
+                "compiler version; recompile with `ape compile --force`"
             ) from None
-        if language == "solidity" and not parsed.commit:
+
+    @property
+    def explorer_compiler_version(self) -> str:
+        """The form explorers take: v0.8.26+commit.8a97fa7a, or vyper:0.4.3."""
+        parsed = self.version
+        if not self.is_vyper and not parsed.commit:
             raise ArtifactNotFound(
-                f"{self.label}: the manifest records solc {version} without its commit; "
+                f"{self.label}: the manifest records solc {self.compiler_version} without its commit; "
                 "recompile with `ape compile --force` so the commit is recorded"
             )
         return parsed.form
@@ -96,6 +101,19 @@ class Artifact:
     @property
     def source_path(self) -> Path:
         return Path(self.project.path) / self.source_id
+
+
+def input_for(inputs: Mapping[Any, CompilerJson], version: CompilerVersion) -> CompilerJson | None:
+    """The one of ape-solidity's inputs that `version` compiles, None if none. They are keyed by
+    the solc it chose for each group (packaging's `Version`, a commit at most, never a nightly), so
+    the number decides: a nightly's group is its release's."""
+    for key, value in inputs.items():
+        try:
+            if CompilerVersion.parse(str(key), "solidity").version == version.version:
+                return value
+        except InvalidCompilerVersion:
+            continue  # no solc version: no group of a compiler we run
+    return None
 
 
 def project_source_names(sources: CompilerJson, project: ProjectManager) -> CompilerJson:
@@ -459,8 +477,7 @@ def _search_closure(project: ProjectManager, cache: CompileCache | None) -> list
             recorded_version = CompilerVersion.parse(compiler.version, "solidity")
         except InvalidCompilerVersion:
             continue
-        wanted = recorded_version.number
-        chosen = next((v for k, v in inputs.items() if str(k).split("+")[0] == wanted), None)
+        chosen = input_for(inputs, recorded_version)
         if chosen is None or not recorded_version.commit:
             continue
         recorded = dict(compiler.settings or {})

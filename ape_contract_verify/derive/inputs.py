@@ -18,8 +18,10 @@ from ape_contract_verify.derive.artifacts import (
     ArtifactNotFound,
     CompilerJson,
     Libraries,
+    input_for,
     project_source_names,
 )
+from ape_contract_verify.protocol.compiler_version import CompilerVersion
 
 if TYPE_CHECKING:
     from ape.managers.project import ProjectManager
@@ -76,9 +78,9 @@ def _standard_input(artifact: Artifact, libraries: Libraries | None = None) -> C
     from ape import compilers
 
     path = artifact.source_path
-    wanted = artifact.compiler_version.split("+")[0]
-    inputs = _solidity_inputs(compilers.solidity, path, wanted, artifact.project)
-    chosen = next((v for k, v in inputs.items() if str(k).split("+")[0] == wanted), None)
+    version = artifact.version
+    inputs = _solidity_inputs(compilers.solidity, path, version.without_commit().plain, artifact.project)
+    chosen = input_for(inputs, version)
     if chosen is None:
         chosen = next(iter(inputs.values()), None)
     if chosen is None:
@@ -202,7 +204,7 @@ def _vyper_input(artifact: Artifact) -> CompilerJson:
     interfaces: dict[str, CompilerJson] = {}
     # Before 0.4 an import is an interface, never a module: vyper-json 0.3 looks it up under
     # `interfaces` (under `sources` it fails with a KeyError naming the file).
-    imports_are_interfaces = _vyper_before_04(artifact.compiler_version)
+    imports_are_interfaces = artifact.version.release < (0, 4, 0)
     for source_id in sorted(closure):
         if source_id.startswith(_VYPER_BUILTIN_PREFIXES) and source_id.endswith(".json"):
             continue
@@ -227,14 +229,6 @@ def _vyper_input(artifact: Artifact) -> CompilerJson:
     if interfaces:
         result["interfaces"] = interfaces
     return result
-
-
-def _vyper_before_04(version: str) -> bool:
-    try:
-        major, minor = (int(part) for part in version.lstrip("v").split("+")[0].split(".")[:2])
-    except ValueError:
-        return False
-    return (major, minor) < (0, 4)
 
 
 def _settings_from_pragmas(settings: CompilerJson, content: str) -> None:
@@ -296,7 +290,8 @@ def _group_input(artifact: Artifact) -> CompilerJson | None:
         for source_id in (project.manifest.sources or {})
         if source_id.endswith(".sol") and (Path(project.path) / source_id).is_file()
     ]
-    wanted = artifact.compiler_version.split("+")[0]
+    version = artifact.version
+    wanted = version.without_commit().plain
     # Sizes and times of the sources and the config (remappings): an edit is a new project state.
     configs = [Path(project.path) / name for name in ("ape-config.yaml", "ape-config.yml", "pyproject.toml")]
     files = paths + [c for c in configs if c.is_file()]
@@ -304,7 +299,7 @@ def _group_input(artifact: Artifact) -> CompilerJson | None:
     key = (str(project.path), wanted, tuple(sorted((name, st.st_mtime_ns, st.st_size) for name, st in stats)))
     if key not in _GROUP_INPUTS:
         inputs = _group_inputs(compilers.solidity, paths, wanted, project)
-        found = next((v for k, v in inputs.items() if str(k).split("+")[0] == wanted), None)
+        found = input_for(inputs, version)
         if found is not None:
             found["sources"] = project_source_names(found["sources"], project)
         _GROUP_INPUTS[key] = found
@@ -329,7 +324,10 @@ def _group_inputs(
                 for name in compiler.contractTypes or []:
                     contract_type = (project.manifest.contract_types or {}).get(name)
                     if contract_type is not None and contract_type.source_id:
-                        by_source[contract_type.source_id] = compiler.version.split("+")[0]
+                        # No solc version, or a nightly (no `Version`): a ValueError, so its own selection.
+                        by_source[contract_type.source_id] = (
+                            CompilerVersion.parse(compiler.version, "solidity").without_commit().plain
+                        )
         memo = _IMPORTS.setdefault(str(project.path), _ImportMemo())
         tree = SourceTree.from_source_files(paths, project, statements=dict(memo.valid()) or None)
         memo.remember(tree.import_statements)

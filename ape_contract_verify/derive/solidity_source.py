@@ -339,6 +339,7 @@ class VersionRange:
         return bool(self.intervals)
 
     def __contains__(self, version: str) -> bool:
+        # Semver, as solc's pragma check reads it (`+…` is build text, any): not CompilerVersion's spelling.
         v = tuple(int(x) for x in version.split("+")[0].split("."))
         return any(lo <= v and (hi is None or v < hi) for lo, hi in self.intervals)
 

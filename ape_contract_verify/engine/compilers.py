@@ -58,7 +58,7 @@ VYPER_OUTPUTS = ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"]
 # --- Solidity ---------------------------------------------------------------------------------
 
 _version_lock = threading.Lock()
-_executable_versions: dict[tuple[str, float], tuple[str, str]] = {}
+_executable_versions: dict[tuple[str, float], CompilerVersion] = {}
 
 
 def installed_solidity_versions() -> list[str]:
@@ -70,8 +70,9 @@ def installed_solidity_versions() -> list[str]:
         return []
 
 
-def _executable_version(executable: Path) -> tuple[str, str]:
-    """(X.Y.Z, commit) that the executable reports, cached per file and mtime (a call costs ~0.5 s)."""
+def _executable_version(executable: Path) -> CompilerVersion:
+    """The version, with its commit, that the executable reports, cached per file and mtime (a call
+    costs ~0.5 s)."""
     key = (str(executable), executable.stat().st_mtime)
     with _version_lock:
         if key in _executable_versions:
@@ -90,10 +91,9 @@ def _executable_version(executable: Path) -> tuple[str, str]:
     printed = CompilerVersion.printed(proc.stdout, "solidity")
     if printed is None or printed.commit is None:
         raise CompilerFailed(f"solc at {executable} gave an unexpected --version answer: {proc.stdout.strip()[:200]!r}")
-    found = (printed.number, printed.commit)
     with _version_lock:
-        _executable_versions[key] = found
-    return found
+        _executable_versions[key] = printed
+    return printed
 
 
 def solc_executable(version: CompilerVersion) -> Path:
@@ -118,11 +118,10 @@ def solc_executable(version: CompilerVersion) -> Path:
                 f"Compiler {version.long} is not installed on this explorer (installed: {installed}); "
                 f"submit one of those versions, or install it (set {INSTALL_ENV}=1 with internet access)"
             )
-    found_version, found_commit = _executable_version(executable)
-    if found_version != version.number or (version.commit and not found_commit.startswith(version.commit[:8])):
+    found = _executable_version(executable)
+    if found.number != version.number or (version.commit and not (found.commit or "").startswith(version.commit[:8])):
         raise CompilerNotInstalled(
-            f"Compiler {version.long} is not installed: the solc-v{version.number} here is "
-            f"v{found_version}+commit.{found_commit}"
+            f"Compiler {version.long} is not installed: the solc-v{version.number} here is {found.long}"
         )
     return executable
 
@@ -275,7 +274,8 @@ def vyper_json_command(version: CompilerVersion) -> list[str]:
     compilers = vyper_compilers()
     if version.number in compilers:
         return compilers[version.number]
-    installed = ", ".join(f"vyper:{v}" for v in sorted(compilers, key=Version)) or "none"
+    # Each key is a number Vyper printed (`vyper_compilers`), so it parses.
+    installed = ", ".join(str(v) for v in sorted(CompilerVersion.parse(n, "vyper") for n in compilers)) or "none"
     raise CompilerNotInstalled(
         f"Compiler {version.long} is not installed on this explorer (installed: {installed}); "
         f"submit one of those versions, or install it: python -m venv .vyper/{version.number} && "

@@ -106,6 +106,13 @@ class CompilerVersion:
     def without_commit(self) -> CompilerVersion:
         return replace(self, commit=None)
 
+    def with_commit(self, commit: str) -> CompilerVersion:
+        """This version built from `commit` (7 to 40 hex digits, as `parse` takes them)."""
+        lowered = commit.lower()
+        if not _COMMIT.fullmatch(f"commit.{lowered}"):
+            raise InvalidCompilerVersion(f"commit {commit!r} of {self.number} is not 7 to 40 hex digits")
+        return replace(self, commit=lowered)
+
     def __str__(self) -> str:
         return self.long
 

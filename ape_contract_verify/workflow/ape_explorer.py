@@ -342,7 +342,7 @@ def _record_manifest(record: ExplorerRecord | None) -> PackageManifest | None:
     name, _ = _names(record)
     compiler = Compiler(
         name=record.language or "Solidity",
-        version=record.compiler.removeprefix("v").removeprefix("vyper:"),
+        version=_manifest_version(record),
         settings=record.settings,
         contractTypes=[name],
     )
@@ -352,6 +352,16 @@ def _record_manifest(record: ExplorerRecord | None) -> PackageManifest | None:
         sources={sid: Source.model_validate({"content": text}) for sid, text in record.files.items()},
         contractTypes={name: contract_type},
     )
+
+
+def _manifest_version(record: ExplorerRecord) -> str:
+    """The record's compiler as a manifest names it (`0.8.26+commit.8a97fa7a`, `0.4.3`)."""
+    from ape_contract_verify.protocol.compiler_version import CompilerVersion, InvalidCompilerVersion
+
+    try:
+        return CompilerVersion.parse(record.compiler, "vyper" if record.language.lower() == "vyper" else None).plain
+    except InvalidCompilerVersion:
+        return record.compiler  # no version: as the explorer holds it (a record is read, not checked)
 
 
 def _with_extras(implementation: ContractType, own: ContractType | None) -> ContractType:

@@ -79,5 +79,4 @@ def solc_version_of(label: str) -> str:
 
     from ape_contract_verify.engine.compilers import _executable_version
 
-    version, commit = _executable_version(Path(solcx.install.get_executable(label)))
-    return f"v{version}+commit.{commit}"
+    return _executable_version(Path(solcx.install.get_executable(label))).long

@@ -92,6 +92,29 @@ def test_a_manifest_version_that_is_no_compiler_version_is_refused_naming_the_ar
         artifact.explorer_compiler_version
 
 
+def test_an_artifact_s_version_is_the_manifest_s_parsed_commit_or_none():
+    bare = Artifact("Token", "contracts/Token.sol", None, None, "solidity", "0.8.26", {})
+    assert (bare.version.number, bare.version.commit, bare.version.language) == ("0.8.26", None, "solidity")
+    vy = Artifact("Vault", "contracts/Vault.vy", None, None, "Vyper", "0.3.10+commit.91361694", {})
+    assert (vy.version.long, vy.version.release) == ("vyper:0.3.10+commit.91361694", (0, 3, 10))
+    with pytest.raises(ArtifactNotFound, match=r"Token: the manifest records 'latest', which is no solidity"):
+        Artifact("Token", "contracts/Token.sol", None, None, "solidity", "latest", {}).version
+
+
+def test_ape_solidity_s_input_for_a_version_is_the_one_keyed_by_its_number():
+    from packaging.version import Version
+
+    from ape_contract_verify.protocol.compiler_version import CompilerVersion
+
+    old, new, odd = {"n": "old"}, {"n": "new"}, {"n": "odd"}
+    inputs = {"not a version": odd, Version("0.8.20"): old, Version("0.8.26+commit.8a97fa7a"): new}
+    for text in ("0.8.26+commit.8a97fa7a", "v0.8.26", "0.8.26-nightly.2024.5.1+commit.12345678"):
+        assert artifacts.input_for(inputs, CompilerVersion.parse(text)) is new, text
+    assert artifacts.input_for(inputs, CompilerVersion.parse("0.8.20+commit.a1b79de6")) is old
+    assert artifacts.input_for(inputs, CompilerVersion.parse("0.8.19")) is None
+    assert artifacts.input_for({}, CompilerVersion.parse("0.8.26")) is None
+
+
 def test_the_explorer_version_is_the_one_spelling_of_compiler_version():
     vy = Artifact("Vault", "contracts/Vault.vy", None, None, "vyper", "0.4.0rc6+commit.33719560", {})
     assert vy.explorer_compiler_version == "vyper:0.4.0rc6"

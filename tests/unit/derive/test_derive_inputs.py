@@ -66,6 +66,24 @@ def test_without_ape_solidity_s_input_for_the_version_the_first_is_taken_and_non
         inputs.standard_input(solidity())
 
 
+def test_a_nightly_takes_the_input_of_its_release_s_number(ape_solidity):
+    # Matched as text, `0.8.26-nightly.2024.5.1` matched no input and took the first (0.8.20's).
+    nightly = solidity(version="0.8.26-nightly.2024.5.1+commit.12345678")
+    assert inputs.standard_input(nightly)["sources"] == {"contracts/Token.sol": {"content": "contract Token {}"}}
+
+
+@pytest.mark.parametrize("version", ["latest", "0.8", "0.8.26.1+commit.8a97fa7a", "0.8.26+8a97fa7a"])
+def test_a_manifest_version_that_is_none_says_to_recompile_before_ape_solidity_is_asked(monkeypatch, version):
+    monkeypatch.setattr(ape, "compilers", SimpleNamespace(solidity=object()), raising=False)
+    monkeypatch.setattr(inputs, "_solidity_inputs", lambda *a: pytest.fail("no version: ape-solidity is not asked"))
+    with pytest.raises(ArtifactNotFound) as caught:
+        inputs.standard_input(solidity(version=version))
+    assert str(caught.value) == (
+        f"Token: the manifest records {version!r}, which is no solidity compiler version; "
+        "recompile with `ape compile --force`"
+    )
+
+
 def test_a_prepared_input_is_handed_out_as_a_copy(ape_solidity, monkeypatch):
     artifact = solidity()
     monkeypatch.setattr(inputs, "_group_input", lambda a: {"settings": {"remappings": ["b/=y/", "a/=x/"]}})
@@ -135,10 +153,23 @@ def test_a_vyper_0_4_input_holds_its_modules_as_sources_and_obeys_its_pragmas(vy
     assert sorted(vyper_project.asked) == ["Vault.vy", "lib.vy"]  # the JSON interface is not parsed for imports
 
 
-def test_before_vyper_0_4_an_import_is_an_interface(vyper_project):
-    got = inputs.standard_input(vault(vyper_project, "0.3.10"))
+@pytest.mark.parametrize("version", ["0.3.10", "0.3.10+commit.91361694", "v0.3.7", "0.3.10rc1"])
+def test_before_vyper_0_4_an_import_is_an_interface(vyper_project, version):
+    got = inputs.standard_input(vault(vyper_project, version))
     assert list(got["sources"]) == ["contracts/Vault.vy"]
     assert set(got["interfaces"]) == {"contracts/lib.vy", "contracts/interfaces/IToken.json"}
+
+
+@pytest.mark.parametrize("version", ["0.4.0rc6", "0.4.0b1", "vyper:0.4.3+commit.bff19ea2", "1.0.0"])
+def test_from_vyper_0_4_on_and_its_pre_releases_an_import_is_a_module(vyper_project, version):
+    got = inputs.standard_input(vault(vyper_project, version))
+    assert sorted(got["sources"]) == ["contracts/Vault.vy", "contracts/lib.vy"]
+
+
+def test_a_vyper_manifest_version_that_is_none_says_to_recompile(vyper_project):
+    # It was read by its first two numbers (`0.3` an interface, `0.3.7junk` too) or, unread, as 0.4.
+    with pytest.raises(ArtifactNotFound, match=r"'0\.3\.7junk', which is no vyper compiler version; recompile"):
+        inputs.standard_input(vault(vyper_project, "0.3.7junk"))
 
 
 def test_an_import_found_nowhere_says_to_install_or_vendor_it(vyper_project):

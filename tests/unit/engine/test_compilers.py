@@ -258,6 +258,22 @@ def test_a_missing_solc_names_the_installed_ones_and_the_opt_in(monkeypatch):
     assert f"set {compilers.INSTALL_ENV}=1" in message
 
 
+def test_a_solc_of_another_build_is_named_as_it_prints_itself(tmp_path, monkeypatch):
+    import solcx
+
+    # A nightly under the release's name: the message said `v0.8.26+commit.12345678`, no nightly.
+    fake = tmp_path / "solc-v0.8.26"
+    fake.write_text("#!/bin/sh\necho 'Version: 0.8.26-nightly.2024.5.1+commit.12345678.Linux.g++'\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(solcx.install, "get_executable", lambda version: fake)
+    with pytest.raises(CompilerNotInstalled) as caught:
+        compilers.solc_executable(parse_compiler_version("v0.8.26+commit.8a97fa7a"))
+    assert str(caught.value) == (
+        "Compiler v0.8.26+commit.8a97fa7a is not installed: "
+        "the solc-v0.8.26 here is v0.8.26-nightly.2024.5.1+commit.12345678"
+    )
+
+
 def test_a_missing_vyper_names_the_installed_ones_and_how_to_install(monkeypatch):
     monkeypatch.setattr(
         compilers, "vyper_compilers", lambda: {"0.4.3": ["vyper-json"], "0.3.10": ["/v/bin/vyper-json"]}

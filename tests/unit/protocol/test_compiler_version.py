@@ -127,6 +127,16 @@ def test_plain_and_without_commit_are_sourcify_s_and_the_form_s_vyper_spelling()
     assert version.without_commit().long == "vyper:0.4.3" and version.without_commit().commit is None
 
 
+def test_with_commit_gives_the_same_number_built_from_another_commit():
+    printed = CompilerVersion.parse("0.3.10+commit.9136169", "vyper")  # what the PyPI package prints
+    assert printed.with_commit("91361694").plain == "0.3.10+commit.91361694"
+    nightly = CompilerVersion.parse("v0.8.28-nightly.2024.9.2")
+    assert nightly.with_commit("ABCDEF12").long == "v0.8.28-nightly.2024.9.2+commit.abcdef12"
+    for bad in ("abcdef", "a" * 41, "xyz12345", ""):
+        with pytest.raises(InvalidCompilerVersion, match=f"commit {bad!r} of 0.3.10 is not 7 to 40 hex digits"):
+            printed.with_commit(bad)
+
+
 @pytest.mark.parametrize(
     "text, language, form",
     [

@@ -103,3 +103,39 @@ def test_a_proxy_ape_resolved_gets_only_its_own_functions_as_a_contract_type_ape
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         found.model_dump_json()
+
+
+@pytest.mark.parametrize(
+    "compiler, language, version",
+    [
+        ("v0.8.26+commit.8a97fa7a", "Solidity", "0.8.26+commit.8a97fa7a"),
+        ("v0.8.28-nightly.2024.9.2+commit.12345678", "Solidity", "0.8.28-nightly.2024.9.2+commit.12345678"),
+        ("vyper:0.4.3", "Vyper", "0.4.3"),
+        ("v0.3.10+commit.91361694", "Vyper", "0.3.10+commit.91361694"),
+        ("vyper:0.4.3", "Solidity", "0.4.3"),  # the prefix says Vyper where the language does not
+        ("V0.8.26+commit.8A97FA7A", "Solidity", "0.8.26+commit.8a97fa7a"),  # was kept as V0.8.26+commit.8A97FA7A
+        ("latest", "Solidity", "latest"),  # no version: as the explorer holds it
+    ],
+)
+def test_a_verified_record_is_ape_s_manifest_with_the_compiler_as_manifests_name_it(
+    monkeypatch, compiler, language, version
+):
+    from types import SimpleNamespace
+
+    from ape_contract_verify.client.provider import ExplorerRecord
+    from ape_contract_verify.workflow import ape_explorer
+
+    abi = [{"type": "function", "name": "x", "inputs": [], "outputs": [], "stateMutability": "view"}]
+    record = ExplorerRecord(
+        ADDRESS, True, "Box", compiler, language, abi, {"Box.sol": "contract Box {}"}, {"optimizer": {}}
+    )
+    monkeypatch.setattr(ape_explorer, "_source_or_none", lambda client, address: record)
+    monkeypatch.setattr(ContractVerifyExplorer, "_targets", lambda self: [SimpleNamespace(url="u")])
+    monkeypatch.setattr(ContractVerifyExplorer, "_reader", lambda self, target: object())
+    manifest = _explorer("ethereum", "sepolia").get_manifest(ADDRESS)
+    assert manifest is not None and len(manifest.compilers) == 1
+    assert (manifest.compilers[0].name, manifest.compilers[0].version) == (language, version)
+    assert (
+        manifest.compilers[0].contractTypes == ["Box"]
+        and str(manifest.sources["Box.sol"].content) == "contract Box {}\n"
+    )
