@@ -80,11 +80,15 @@ def pytest_collection_modifyitems(items):
 
 
 @pytest.fixture(scope="session", autouse=True)
-def session_compile_cache(tmp_path_factory):
+def session_compile_cache(tmp_path_factory, worker_id):
     """Every CompileCache made without a directory (the embedded explorer's, `ape verify serve`'s in
     a child process, which inherits the variable) shares one disk cache for the run: the same
-    sources are compiled once, not once per deploy. Tests that count compiles make their own."""
-    directory = tmp_path_factory.mktemp("compile-cache")
+    sources are compiled once, not once per deploy. Tests that count compiles make their own.
+    Under xdist each worker's basetemp is `popen-<id>` in the run's folder: the cache goes there,
+    shared by every worker (an entry is written whole, then renamed into place)."""
+    base = tmp_path_factory.getbasetemp()
+    directory = (base if worker_id == "master" else base.parent) / "compile-cache"
+    directory.mkdir(exist_ok=True)
     previous = os.environ.get(COMPILE_CACHE_ENV)
     os.environ[COMPILE_CACHE_ENV] = str(directory)
     yield directory

@@ -296,13 +296,31 @@ def standard_input(paths: list[str], prefix: str = "contracts/", **settings: Any
 
 
 def solc_compile(input_json: dict, version: str = "0.8.26") -> dict:
-    """The real compiler (solc-js shim via py-solc-x), with the ABI and bytecode selected."""
+    """The real compiler (solc-js shim via py-solc-x), with the ABI and bytecode selected. Within a
+    run (the suite's compile cache, tests/conftest.py) an input is compiled once by each executable:
+    the modules deploy the same example sources."""
+    import hashlib
+
     import solcx
     from solcx.install import get_executable
 
     full = _json.loads(_json.dumps(input_json))
     full["settings"]["outputSelection"] = {"*": {"*": ["abi", "evm.bytecode.object"]}}
-    return solcx.compile_standard(full, solc_binary=get_executable(version))
+    executable = get_executable(version)
+    directory = os.environ.get("APE_CONTRACT_VERIFY_COMPILE_CACHE")
+    if not directory:
+        return solcx.compile_standard(full, solc_binary=executable)
+    key = hashlib.sha256(_json.dumps([str(executable), full], sort_keys=True).encode()).hexdigest()
+    path = Path(directory) / f"tests-solc-{key}.json"
+    try:
+        return _json.loads(path.read_text())
+    except (OSError, ValueError):
+        pass
+    output = solcx.compile_standard(full, solc_binary=executable)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp.write_text(_json.dumps(output))
+    os.replace(tmp, path)  # whole or absent: the other worker may read it at once
+    return output
 
 
 def encode(types: list[str], values: list[Any]) -> bytes:
