@@ -4,6 +4,7 @@ modules import live in tests/support/."""
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -79,23 +80,25 @@ def pytest_collection_modifyitems(items):
         item.add_marker(pytest.mark.xdist_group("example" if module in end_to_end else module))
 
 
-@pytest.fixture(scope="session", autouse=True)
-def session_compile_cache(tmp_path_factory, worker_id):
-    """Every CompileCache made without a directory (the embedded explorer's, `ape verify serve`'s in
-    a child process, which inherits the variable) shares one disk cache for the run: the same
-    sources are compiled once, not once per deploy. Tests that count compiles make their own.
-    Under xdist each worker's basetemp is `popen-<id>` in the run's folder: the cache goes there,
-    shared by every worker (an entry is written whole, then renamed into place)."""
-    base = tmp_path_factory.getbasetemp()
-    directory = (base if worker_id == "master" else base.parent) / "compile-cache"
-    directory.mkdir(exist_ok=True)
-    previous = os.environ.get(COMPILE_CACHE_ENV)
-    os.environ[COMPILE_CACHE_ENV] = str(directory)
-    yield directory
-    if previous is None:
+_COMPILE_CACHE = pytest.StashKey[str]()
+
+
+def pytest_configure(config):
+    """Every CompileCache made without a directory (the deploy's pre-check, the embedded explorer's,
+    `ape verify serve`'s in a child process) shares one disk cache for the run: the same sources
+    are compiled once, not once per deploy. Set here, before any fixture (a session fixture came
+    after the example's deploys, which then compiled alone), by the controller; xdist's workers
+    and every process they start inherit it. Tests that count compiles make their own."""
+    if hasattr(config, "workerinput") or os.environ.get(COMPILE_CACHE_ENV):
+        return
+    config.stash[_COMPILE_CACHE] = os.environ[COMPILE_CACHE_ENV] = tempfile.mkdtemp(prefix="acv-compile-cache-")
+
+
+def pytest_unconfigure(config):
+    directory = config.stash.get(_COMPILE_CACHE, None)
+    if directory is not None:
         os.environ.pop(COMPILE_CACHE_ENV, None)
-    else:
-        os.environ[COMPILE_CACHE_ENV] = previous
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 @pytest.fixture
