@@ -20,6 +20,11 @@ def as_object(value: JsonValue) -> JsonObject:
     return value if isinstance(value, dict) else {}
 
 
+def as_text(value: object) -> str | None:
+    """`value` when it is text; None for any other shape (a JSON field, a node's answer)."""
+    return value if isinstance(value, str) else None
+
+
 def to_json(value: object) -> JsonValue:
     """A JsonValue copy of `value`: str-keyed mappings, lists, tuples and scalars (a TypedDict,
     which mypy will not take as JSON); a TypeError names anything else, as `json.dumps` would."""
@@ -37,4 +42,4 @@ def to_json(value: object) -> JsonValue:
     raise TypeError(f"{type(value).__name__} is not JSON.")
 
 
-__all__ = ["JsonMapping", "JsonObject", "JsonReadable", "JsonScalar", "JsonValue", "as_object", "to_json"]
+__all__ = ["JsonMapping", "JsonObject", "JsonReadable", "JsonScalar", "JsonValue", "as_object", "as_text", "to_json"]

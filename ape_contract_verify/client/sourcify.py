@@ -31,7 +31,7 @@ from ape_contract_verify.exceptions import (
     TargetDown,
     VerificationRejected,
 )
-from ape_contract_verify.json_types import JsonObject, JsonValue, as_object
+from ape_contract_verify.json_types import JsonObject, JsonValue, as_object, as_text
 from ape_contract_verify.logs import CLIENT, get_logger
 from ape_contract_verify.protocol import sourcify as rules
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
@@ -487,10 +487,6 @@ def failure_reason(error: JsonObject) -> str:
     return redact(message + (f" ({'; '.join(parts)})" if parts else ""))
 
 
-def _text(value: JsonValue) -> str | None:
-    return value if isinstance(value, str) else None
-
-
 def job_answer(data: JsonObject) -> SourcifyAnswer:
     """A job's answer (`GET v2/verify/{id}`, always 200) as an outcome."""
     contract = dict(as_object(data.get("contract")))
@@ -509,8 +505,8 @@ def job_answer(data: JsonObject) -> SourcifyAnswer:
             contract=contract,
             error=error,
         )
-    match = _text(contract.get("match")) or rules.overall_match(
-        _text(contract.get("creationMatch")), _text(contract.get("runtimeMatch"))
+    match = as_text(contract.get("match")) or rules.overall_match(
+        as_text(contract.get("creationMatch")), as_text(contract.get("runtimeMatch"))
     )
     if not match:
         return SourcifyAnswer(

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from ape_contract_verify.evm.reads import ChainError, Creation, NodeObject, node_list, node_object
 from ape_contract_verify.evm.tester_replay import IN_PROCESS_REPLAY, IN_PROCESS_SOURCE
+from ape_contract_verify.json_types import as_text
 from ape_contract_verify.protocol.values import hex_to_bytes as _hex_bytes
 
 if TYPE_CHECKING:
@@ -63,10 +64,6 @@ def walk_create_frames(frame: object) -> Iterator[NodeObject]:
         return
     for sub in node_list(frame.get("calls")):
         yield from walk_create_frames(sub)
-
-
-def _text(value: object) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 def _ran_as_sent(tx: NodeObject, frame: object) -> bool:
@@ -241,7 +238,7 @@ class CreationFinder:
                     sender,
                     factory=norm_address(frame.get("from")) != norm_address(sender),
                     block=block,
-                    creator=_text(frame.get("from")),
+                    creator=as_text(frame.get("from")),
                     source=source,
                 )
         if source == IN_PROCESS_SOURCE:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ape_contract_verify.json_types import JsonObject, JsonValue
+from ape_contract_verify.json_types import JsonObject, JsonValue, as_text
 
 # Statuses with nothing left to do; "unsupported": no target can do more yet.
 DONE = ("verified", "already verified", "nothing to verify", "unsupported")
@@ -196,12 +196,12 @@ def _read_field(entry: LedgerEntry, key: str, value: JsonValue) -> bool:
         links = _objects(value)
         if links is None or not all(isinstance(link.get("implementation"), str) for link in links.values()):
             return False
-        entry.links = {n: Link(str(link["implementation"]), _text(link.get("url"))) for n, link in links.items()}
+        entry.links = {n: Link(str(link["implementation"]), as_text(link.get("url"))) for n, link in links.items()}
         return True
     if key == "upgraded":
         if not isinstance(value, dict) or not isinstance(value.get("implementation"), str):
             return False
-        entry.upgrade = Upgrade(str(value["implementation"]), _text(value.get("tx")))
+        entry.upgrade = Upgrade(str(value["implementation"]), as_text(value.get("tx")))
         return True
     return False
 
@@ -216,7 +216,3 @@ def _objects(value: JsonValue) -> dict[str, JsonObject] | None:
             return None
         found[name] = item
     return found
-
-
-def _text(value: JsonValue) -> str | None:
-    return value if isinstance(value, str) else None

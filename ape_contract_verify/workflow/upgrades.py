@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ape_contract_verify.evm.proxies import detect_proxy
 from ape_contract_verify.evm.upgrades import ADMIN, BEACON, IMPLEMENTATION, UpgradeEvent, beacon_of, is_beacon
-from ape_contract_verify.json_types import JsonObject, JsonValue, as_object
+from ape_contract_verify.json_types import JsonObject, as_object, as_text
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.workflow.ledger import DONE
 
@@ -97,7 +97,7 @@ def linked(entry: JsonObject | None, target: str, url: str | None) -> str | None
     """The implementation the ledger last linked on `target`, if that link was made at `url` (a
     target of the same name elsewhere, e.g. a fresh explorer, holds no link of ours)."""
     link = as_object(as_object((entry or {}).get("links")).get(target))
-    return _text(link.get("implementation")) if link.get("url") == url else None
+    return as_text(link.get("implementation")) if link.get("url") == url else None
 
 
 def done(entry: JsonObject | None, target: str) -> bool:
@@ -106,10 +106,6 @@ def done(entry: JsonObject | None, target: str) -> bool:
         return False
     own = as_object(as_object(entry.get("targets")).get(target))
     return (own or entry).get("status") in DONE
-
-
-def _text(value: JsonValue) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 def _address(entry: JsonObject) -> str:
@@ -149,7 +145,7 @@ def record_admins(ledger: Ledger, events: Iterable[UpgradeEvent], known: dict[st
     for event in events:
         if event.kind == ADMIN and event.emitter in known:
             entry = known[event.emitter]
-            ledger.admin_changed(_text(entry.get("contract")) or event.emitter, _address(entry), event.address)
+            ledger.admin_changed(as_text(entry.get("contract")) or event.emitter, _address(entry), event.address)
 
 
 def follow(
@@ -178,7 +174,7 @@ def follow(
         chain.forget(proxy, *([info.beacon] if info is not None and info.beacon else []), event.emitter)
         now = implementation(chain, proxy)
         entry = entries.get(proxy)
-        name = _text((entry or {}).get("contract")) or proxy
+        name = as_text((entry or {}).get("contract")) or proxy
         if now is None or (proxy in deployed and before == now):
             continue  # the deploy's own verification linked it to this implementation
         stale = [t for t, v in destinations if linked(entry, t, _url(v)) != now]
@@ -263,7 +259,7 @@ def record_upgrades(events: list[UpgradeEvent], chain: ChainReader, ledger: Ledg
             continue
         entry = entries.get(proxy) or {}
         ledger.upgraded(
-            _text(entry.get("contract")) or proxy, _text(entry.get("address")) or proxy, now, event.tx_hash, network
+            as_text(entry.get("contract")) or proxy, as_text(entry.get("address")) or proxy, now, event.tx_hash, network
         )
     return list(moved)
 

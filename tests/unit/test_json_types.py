@@ -56,6 +56,7 @@ def test_the_module_exports_every_alias_and_its_one_narrowing():
         "JsonScalar",
         "JsonValue",
         "as_object",
+        "as_text",
         "to_json",
     }
 
@@ -72,6 +73,13 @@ def test_to_json_copies_typed_dicts_and_tuples_as_json_and_refuses_the_rest():
         json_types.to_json({"a": {1: "x"}})
     with pytest.raises(TypeError, match="bytes is not JSON"):
         json_types.to_json([b"\x00"])
+
+
+def test_as_text_is_the_text_or_none():
+    from ape_contract_verify.json_types import as_text
+
+    assert as_text("0xab") == "0xab" and as_text("") == ""
+    assert [as_text(value) for value in (None, [], {}, 0, True, b"x")] == [None] * 6
 
 
 def test_as_object_is_the_object_or_an_empty_one():
