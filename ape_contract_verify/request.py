@@ -37,6 +37,12 @@ class VerificationRequest:
     creation_tx_hash: str | None = None
 
     @property
+    def format_text(self) -> str:
+        """`codeformat` as the contract API spells it; a request built by hand may hold the text."""
+        code_format: CodeFormat | str | None = self.code_format
+        return code_format.value if isinstance(code_format, CodeFormat) else str(code_format or "")
+
+    @property
     def bare_name(self) -> str:
         return self.contract_name.rsplit(":", 1)[-1]
 

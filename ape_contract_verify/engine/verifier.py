@@ -168,7 +168,7 @@ class Verifier:
             address=request.address,
             contract_name=request.contract_name,
             compiler_version=request.compiler_version,
-            code_format=_format_value(request.code_format),
+            code_format=request.format_text,
             source_code=request.source_code,
             license_type=request.license_type,
         )
@@ -289,7 +289,7 @@ class Verifier:
             _check_encoding(submitted_args, result.abi, creation.tx_hash)  # after the code matched
 
     def _prepare(self, request: VerificationRequest) -> _Prepared:
-        fmt = _format_value(request.code_format)
+        fmt = request.format_text
         if fmt != CodeFormat.SINGLE_FILE.value:  # the form's rule: a JSON input's compiler is its format's
             try:
                 compiler_language(request.compiler_version, fmt)
@@ -422,7 +422,7 @@ class Verifier:
                 prepared.name,
                 prepared.language,
                 runtime_on_chain,
-                single_file=_format_value(request.code_format) == CodeFormat.SINGLE_FILE.value,
+                single_file=request.format_text == CodeFormat.SINGLE_FILE.value,
                 compiles=compiles,
                 cache=self.cache,
                 timeout=self.compile_timeout,
@@ -516,10 +516,6 @@ def _check_encoding(args: str, abi: Sequence[AbiEntry], tx_hash: str) -> None:
             f"{Texts.CHECK_CONSTRUCTOR_ARGUMENTS} Constructor arguments are not an ABI encoding of "
             f"{signature}: {where}, which do not decode as its inputs and encode back the same",
         )
-
-
-def _format_value(code_format: CodeFormat | str | None) -> str:
-    return code_format.value if isinstance(code_format, CodeFormat) else str(code_format or "")
 
 
 def _compiler_reason(err: CompilerError, language: str) -> str:

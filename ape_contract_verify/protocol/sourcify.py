@@ -112,7 +112,7 @@ def is_vyper(request: VerificationRequest) -> bool:
     """Whether `request` is Vyper's; its version and format checked against each other by the
     form's rule first (InvalidRequest naming compilerversion or codeformat), so a Solidity version
     in a vyper-json request is refused, not read as a Vyper that does not exist."""
-    code_format = str(getattr(request.code_format, "value", request.code_format))
+    code_format = request.format_text
     compiler_language(request.compiler_version, code_format)
     return code_format == CodeFormat.VYPER_JSON.value or str(request.compiler_version).lower().startswith("vyper")
 

@@ -91,3 +91,12 @@ def test_requests_do_not_share_their_libraries_and_receipts_are_frozen():
     assert receipt.proxy is False
     with pytest.raises(dataclasses.FrozenInstanceError):
         receipt.guid = "other"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    "given, text",
+    [(CodeFormat.VYPER_JSON, "vyper-json"), ("solidity-standard-json-input", "solidity-standard-json-input"), ("", "")],
+)
+def test_format_text_is_the_api_s_spelling_whether_enum_or_text(given, text):
+    request = VerificationRequest(ADDRESS, "A", "{}", given, "vyper:0.4.3")
+    assert request.format_text == text
