@@ -297,30 +297,19 @@ def standard_input(paths: list[str], prefix: str = "contracts/", **settings: Any
 
 def solc_compile(input_json: dict, version: str = "0.8.26") -> dict:
     """The real compiler (solc-js shim via py-solc-x), with the ABI and bytecode selected. Within a
-    run (the suite's compile cache, tests/conftest.py) an input is compiled once by each executable:
-    the modules deploy the same example sources."""
-    import hashlib
-
+    run it goes through the run's compile cache (tests/conftest.py), keyed by the executable (a
+    test's fake solc is another key): the modules deploy the same example sources."""
     import solcx
     from solcx.install import get_executable
+
+    from ape_contract_verify.engine.compilers import CompileCache
 
     full = _json.loads(_json.dumps(input_json))
     full["settings"]["outputSelection"] = {"*": {"*": ["abi", "evm.bytecode.object"]}}
     executable = get_executable(version)
-    directory = os.environ.get("APE_CONTRACT_VERIFY_COMPILE_CACHE")
-    if not directory:
-        return solcx.compile_standard(full, solc_binary=executable)
-    key = hashlib.sha256(_json.dumps([str(executable), full], sort_keys=True).encode()).hexdigest()
-    path = Path(directory) / f"tests-solc-{key}.json"
-    try:
-        return _json.loads(path.read_text())
-    except (OSError, ValueError):
-        pass
-    output = solcx.compile_standard(full, solc_binary=executable)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    tmp.write_text(_json.dumps(output))
-    os.replace(tmp, path)  # whole or absent: the other worker may read it at once
-    return output
+    return CompileCache().get_or_compile(
+        str(executable), full, lambda: solcx.compile_standard(full, solc_binary=executable)
+    )
 
 
 def encode(types: list[str], values: list[Any]) -> bytes:
