@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from support import BIN, EXAMPLE, REPO, run
+from support import BIN, EXAMPLE, REPO, SOLC_CACHE_ENV, run
 from support.e2e import deploy_example_on_anvil, stop
 from support.rpc_proxy import HostedNodeProxy
 from support.stub_server import stub  # noqa: F401  (the fixture, for the client tests)
@@ -88,16 +88,22 @@ def pytest_configure(config):
     `ape verify serve`'s in a child process) shares one disk cache for the run: the same sources
     are compiled once, not once per deploy. Set here, before any fixture (a session fixture came
     after the example's deploys, which then compiled alone), by the controller; xdist's workers
-    and every process they start inherit it. Tests that count compiles make their own."""
+    and every process they start inherit it. Tests that count compiles make their own.
+
+    Below it, the solc-js shims keep each answer by its input (toolchain/solc-native.js): Ape's
+    compiles of the example's copies, forge's and the explorers' of the same sources run solc-js
+    once a run. Every input is still compiled by the real compiler, once."""
     if hasattr(config, "workerinput") or os.environ.get(COMPILE_CACHE_ENV):
         return
     config.stash[_COMPILE_CACHE] = os.environ[COMPILE_CACHE_ENV] = tempfile.mkdtemp(prefix="acv-compile-cache-")
+    os.environ[SOLC_CACHE_ENV] = os.path.join(os.environ[COMPILE_CACHE_ENV], "solc-js")
 
 
 def pytest_unconfigure(config):
     directory = config.stash.get(_COMPILE_CACHE, None)
     if directory is not None:
         os.environ.pop(COMPILE_CACHE_ENV, None)
+        os.environ.pop(SOLC_CACHE_ENV, None)
         shutil.rmtree(directory, ignore_errors=True)
 
 

@@ -5,12 +5,18 @@
 // --no-import-callback (native solc's flag, which the local explorer passes) reads no file at all:
 // an import outside the input answers `Source "<path>" not found: File import callback not supported`.
 // Usage: node solc-native.js <path-to-solc-npm-package> <solc args...>
+// SOLC_NATIVE_CACHE=<dir> (the test suite's, for one run): a standard-json compile is kept there by
+// its input, so the same input is compiled once a run whoever asks (Ape, forge, an explorer).
 'use strict';
+const crypto = require('crypto');
 const fs = require('fs');
 const path = require('path');
 
 const [pkgDir, ...args] = process.argv.slice(2);
-const solc = require(path.resolve(pkgDir));
+// Loading solc-js costs about half a CPU-second: only when it has something to do.
+let solcModule;
+const solc = new Proxy({}, { get: (_, name) => (solcModule ??= require(path.resolve(pkgDir)))[name] });
+let importsRead = 0;
 
 function nativeVersion() {
   // solc-js reports e.g. "0.8.26+commit.8a97fa7a.Emscripten.clang"; tools match the native form.
@@ -28,6 +34,7 @@ function basePathOf(argv) {
 
 function importCallback(base) {
   return (importPath) => {
+    importsRead++;
     for (const candidate of [path.resolve(base, importPath), path.resolve(importPath)]) {
       if (fs.existsSync(candidate)) return { contents: fs.readFileSync(candidate, 'utf8') };
     }
@@ -59,11 +66,33 @@ function link(argv, bytecode) {
   return linker.linkBytecode(bytecode.trim(), libs);
 }
 
+// The base path is left out of the key: an answer is kept only when no import was read through it,
+// so it did not shape the answer (the same project copied elsewhere compiles the same input).
+function cacheKey(input) {
+  const kept = args.filter((arg, i) => arg !== '--base-path' && args[i - 1] !== '--base-path');
+  return crypto.createHash('sha256').update(JSON.stringify([path.resolve(pkgDir), kept, input])).digest('hex');
+}
+
+function compileKept(input) {
+  const dir = process.env.SOLC_NATIVE_CACHE;
+  if (!dir) return compile(input, basePathOf(args), !args.includes('--no-import-callback'));
+  const file = path.join(dir, cacheKey(input) + '.json');
+  try { return fs.readFileSync(file, 'utf8'); } catch (e) { /* not kept yet */ }
+  const output = compile(input, basePathOf(args), !args.includes('--no-import-callback'));
+  if (importsRead === 0) {
+    fs.mkdirSync(dir, { recursive: true });
+    const partial = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(partial, output);
+    fs.renameSync(partial, file);  // a reader sees the whole answer or none
+  }
+  return output;
+}
+
 try {
   if (args.includes('--version')) {
     process.stdout.write(`solc, the solidity compiler commandline interface\nVersion: ${nativeVersion()}\n`);
   } else if (args.includes('--standard-json')) {
-    process.stdout.write(compile(readStdin(), basePathOf(args), !args.includes('--no-import-callback')) + '\n');
+    process.stdout.write(compileKept(readStdin()) + '\n');
   } else if (args.includes('--link')) {
     process.stdout.write(link(args, readStdin()) + '\n');
   } else {

@@ -1,8 +1,11 @@
 """The foundation: the plugin installs and registers, the offline toolchain is complete,
 and the example project compiles and deploys with the settings its config asks for."""
 
+import json
 import re
 import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 import yaml
@@ -55,6 +58,42 @@ def test_solc_shim_compiles_and_links():
     assert "__$" in unlinked  # a placeholder for L
     linked = solcx.link_code(unlinked, {"c.sol:L": "0x" + "ab" * 20}, solc_binary=get_executable("0.8.26"))
     assert "__$" not in linked and "ab" * 20 in linked
+
+
+def test_solc_shim_keeps_an_answer_only_when_no_import_was_read(tmp_path):
+    """SOLC_NATIVE_CACHE (the suite's, one run): the same input from another base path is answered
+    from what solc-js said once; an input that read an import from disk is compiled every time."""
+    shim, cache = REPO / ".solcx" / "solc-v0.8.26", tmp_path / "kept"
+    (tmp_path / "B.sol").write_text("pragma solidity ^0.8.0; contract B {}")
+
+    def compile_(content: str, base: Path, kept: bool = True) -> tuple[str, str]:
+        selection = {"*": {"*": ["evm.bytecode.object"]}}
+        body = {
+            "language": "Solidity",
+            "sources": {"A.sol": {"content": content}},
+            "settings": {"outputSelection": selection},
+        }
+        env = {**tool_env(), "SOLC_NATIVE_CACHE": str(cache)} if kept else {**tool_env(), "SOLC_NATIVE_CACHE": ""}
+        proc = subprocess.run(
+            [shim, "--standard-json", "--base-path", base],
+            input=json.dumps(body),
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout, json.loads(proc.stdout)["contracts"]["A.sol"]["A"]["evm"]["bytecode"]["object"]
+
+    alone = "pragma solidity ^0.8.0; contract A { uint x = 1; }"
+    first, code = compile_(alone, tmp_path)
+    assert code and len(list(cache.iterdir())) == 1
+    (entry,) = cache.iterdir()
+    entry.write_text(first.replace(code, "ab"))  # what a second compile answers comes from the entry
+    assert compile_(alone, tmp_path / "elsewhere")[1] == "ab"
+    assert compile_(alone, tmp_path, kept=False)[1] == code  # unset: solc-js compiles
+    importing = 'pragma solidity ^0.8.0; import "B.sol"; contract A is B {}'
+    assert compile_(importing, tmp_path)[1]
+    assert list(cache.iterdir()) == [entry], "an answer shaped by a file read from disk was kept"
 
 
 def test_vyper_and_anvil_are_on_path():

@@ -4,6 +4,7 @@ database; every job completes and nothing is lost."""
 import re
 
 from ape_contract_verify.protocol.answers import Texts
+from support import SOLC_CACHE_ENV
 from support.service import Anvil, ServerProcess, encode, get, json_form, poll, post, solc_compile, standard_input
 
 FILES = ["proxy/Box.sol", "proxy/SimpleProxy.sol"]
@@ -14,6 +15,7 @@ def test_jobs_queued_at_sigkill_complete_after_restart(tmp_path, monkeypatch):
     # The explorer's first job must compile (a second or so), so that the others are still queued
     # when it dies: not a hit in the run's compile cache, which another test may have filled.
     monkeypatch.delenv("APE_CONTRACT_VERIFY_COMPILE_CACHE", raising=False)
+    monkeypatch.delenv(SOLC_CACHE_ENV, raising=False)  # nor the shims' (the test's own compile fills it)
     anvil = Anvil()
     first = second = None
     try:

@@ -10,6 +10,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "example"
 BIN = Path(sys.executable).parent
+# toolchain/solc-native.js keeps solc-js answers by input there (tests/conftest.py sets it for a run);
+# a test that needs the compiler itself to run (a bound, a compile in flight) removes it.
+SOLC_CACHE_ENV = "SOLC_NATIVE_CACHE"
 
 
 def tool_env() -> dict:
