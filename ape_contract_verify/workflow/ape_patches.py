@@ -384,16 +384,23 @@ class AfterImport(MetaPathFinder):
         original = loader.exec_module
 
         def exec_module(module: ModuleType) -> None:
+            # One loader can serve many modules (pytest's assertion rewriter loads every module of a
+            # package with a pytest plugin, Ape's included; zipimport a whole archive): only
+            # `fullname` is wrapped, and the modules it imports meanwhile pass through.
+            if module.__name__ != fullname:
+                original(module)
+                return
             try:
                 original(module)
             finally:
-                try:
+                if vars(loader).get("exec_module") is exec_module:
                     del loader.exec_module  # back to the class's method
-                except AttributeError:
-                    pass
             wrap(module)
 
-        loader.exec_module = exec_module  # type: ignore[method-assign]  # on this spec's loader instance only
+        try:
+            loader.exec_module = exec_module  # type: ignore[method-assign]  # on this loader instance only
+        except (AttributeError, TypeError):  # a loader without instance attributes
+            self.patches.problems.append(f"{fullname}: its loader takes no wrapper")
         return spec
 
 

@@ -3,6 +3,8 @@ changes under one (an attribute gone, a parameter renamed), the module stays as 
 deploy still works, and the hook says what changed and that auto-verification is off for the run."""
 
 import importlib
+import importlib.abc
+import importlib.util
 import types
 
 import pytest
@@ -141,3 +143,55 @@ def test_a_check_names_a_missing_class_and_an_attribute_that_is_not_a_list():
         networks.check(module)
     module.ProviderContextManager.provider_stack = []
     networks.check(module)  # as Ape 0.8 has it
+
+
+class SharedLoader(importlib.abc.Loader):
+    """One loader for many modules, as pytest's assertion rewriter is for every module of Ape (a
+    package with a pytest plugin) when Ape's own plugin has not imported them first."""
+
+    def __init__(self, sources):
+        self.sources = sources
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        exec(self.sources[module.__name__], vars(module))  # noqa: S102  (the test's own sources)
+
+
+class SharedFinder(importlib.abc.MetaPathFinder):
+    def __init__(self, loader):
+        self.loader = loader
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname in self.loader.sources:
+            return importlib.util.spec_from_loader(fullname, self.loader)
+        return None
+
+
+@pytest.mark.parametrize("both_waiting", [False, True], ids=["imports-another", "imports-another-waiting"])
+def test_a_loader_shared_by_many_modules_wraps_only_the_module_waited_for(both_waiting):
+    import sys
+
+    sources = {
+        "acv_fake_first": "import acv_fake_second\nclass First: pass\n",
+        "acv_fake_second": "class Second: pass\n",
+        "acv_fake_third": "class Third: pass\n",
+    }
+    loader, patches, wrapped = SharedLoader(sources), ApePatches(), []
+    finder = SharedFinder(loader)
+    sys.meta_path.insert(0, finder)
+    try:
+        patches.when_imported("acv_fake_first", wrapped.append)
+        if both_waiting:
+            patches.when_imported("acv_fake_second", wrapped.append)
+        first = importlib.import_module("acv_fake_first")
+        second, third = sys.modules["acv_fake_second"], importlib.import_module("acv_fake_third")
+        assert wrapped == ([second, first] if both_waiting else [first]), [m.__name__ for m in wrapped]
+        assert hasattr(first, "First") and hasattr(third, "Third")
+        assert "exec_module" not in vars(loader), "the shared loader was left wrapped"
+        assert patches.finder not in sys.meta_path and not patches.problems
+    finally:
+        sys.meta_path.remove(finder)
+        for name in sources:
+            sys.modules.pop(name, None)
