@@ -50,13 +50,26 @@ $(STAMP): pyproject.toml constraints.txt toolchain/package.json toolchain/packag
 # only its type check stays (mypy is the main venv's). A PYTEST_ARGS run picks from the whole tree.
 MAIN_SUITE = $(if $(PYTEST_ARGS),,tests/engine tests/e2e tests/browser tests/unit/test_typecheck.py)
 
+# The tiers run beside the main suite, their output kept in TIERS_LOG and shown after it: the main
+# suite leaves about a quarter of two cores idle (it waits on chains and explorers), and the unit
+# tier mostly sleeps (deadlines, stalls). Each tier has its own Ape data folder, so Ape's package
+# folder never has two writers (the floor's deploy and the main suite's both install dependencies).
+TIERS_LOG := $(CURDIR)/.tiers.log
+
 test: install
 	@cd $(CURDIR) && $(BIN)/lint-imports
 	@cd $(CURDIR) && $(BIN)/deptry .
 	@$(MAKE) --no-print-directory lint typecheck
-	@$(BIN)/python -m pytest -m "not corpus" $(MAIN_SUITE) $(PYTEST_ARGS); rc=$$?; \
-	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests" >&2; exit 1; fi; exit $$rc
-	$(if $(PYTEST_ARGS),@echo "make test: PYTEST_ARGS runs a part of the suite and not the tiers (make test-py313 test-floor)",@$(MAKE) --no-print-directory test-py313 test-floor)
+	@tiers=; if [ -z "$(PYTEST_ARGS)" ]; then \
+	  echo "make test: the tiers (make test-py313 test-floor) run beside the main suite; their output follows it"; \
+	  $(MAKE) --no-print-directory test-py313 test-floor > $(TIERS_LOG) 2>&1 & tiers=$$!; \
+	else echo "make test: PYTEST_ARGS runs a part of the suite and not the tiers (make test-py313 test-floor)"; fi; \
+	$(BIN)/python -m pytest -m "not corpus" $(MAIN_SUITE) $(PYTEST_ARGS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests" >&2; rc=1; fi; \
+	if [ -n "$$tiers" ]; then \
+	  wait $$tiers; trc=$$?; echo "== make test-py313 test-floor (beside the main suite)"; cat $(TIERS_LOG); \
+	  if [ $$trc -ne 0 ]; then echo "make test: a tier failed (its output above)" >&2; [ $$rc -ne 0 ] || rc=$$trc; fi; \
+	fi; exit $$rc
 
 # The unit tier alone (tests/unit/: no chain, no compiler process), the edit loop's: under 2 minutes.
 # The same tests as `pytest -m unit` (the folder gives the marker: tests/conftest.py).
@@ -107,12 +120,14 @@ $(PY313)/.wheel $(FLOOR)/.wheel: %/.wheel: %/.installed $(WHEEL)
 TIER_SKIPS := --ignore=tests/unit/test_typecheck.py
 
 # The unit tier on Python 3.13, the installed wheel's `ape verify` first.
+test-py313: export APE_DATA_FOLDER := $(PY313)/ape-data
 test-py313: $(PY313)/.wheel
 	@$(call INSTALLED_PKG,$(PY313))
 	@cd / && PATH=$(PY313)/bin:$$PATH $(PY313)/bin/ape verify --help >/dev/null
 	PATH=$(PY313)/bin:$$PATH $(PY313)/bin/pytest -m unit -p no:cacheprovider $(TIER_SKIPS)
 
 # The unit tier at the floor, and the example deployed with auto on and every contract verified.
+test-floor: export APE_DATA_FOLDER := $(FLOOR)/ape-data
 test-floor: $(FLOOR)/.wheel
 	@$(call INSTALLED_PKG,$(FLOOR))
 	@cd / && PATH=$(FLOOR)/bin:$$PATH $(FLOOR)/bin/ape verify --help >/dev/null
