@@ -13,14 +13,17 @@ const fs = require('fs');
 const path = require('path');
 
 const [pkgDir, ...args] = process.argv.slice(2);
-// Loading solc-js costs about half a CPU-second: only when it has something to do.
 let solcModule;
-const solc = new Proxy({}, { get: (_, name) => (solcModule ??= require(path.resolve(pkgDir)))[name] });
 let importsRead = 0;
+
+// Loading solc-js costs about half a CPU-second: only when it has something to do.
+function solcjs() {
+  return (solcModule ??= require(path.resolve(pkgDir)));
+}
 
 function nativeVersion() {
   // solc-js reports e.g. "0.8.26+commit.8a97fa7a.Emscripten.clang"; tools match the native form.
-  return solc.version().replace(/\.Emscripten\.clang$/, '.Linux.g++');
+  return solcjs().version().replace(/\.Emscripten\.clang$/, '.Linux.g++');
 }
 
 function readStdin() {
@@ -43,6 +46,7 @@ function importCallback(base) {
 }
 
 function compile(input, base, readFiles) {
+  const solc = solcjs();
   const major = solc.version().split('.').slice(0, 2).join('.');
   // Without a callback solc-js itself answers every import outside the input, as native solc does.
   const cb = readFiles ? importCallback(base) : undefined;
@@ -62,6 +66,7 @@ function link(argv, bytecode) {
       libs[item.slice(0, sep)] = item.slice(sep + 1);
     }
   }
+  const solc = solcjs();
   const linker = solc.linkBytecode ? solc : require(path.join(path.resolve(pkgDir), 'linker.js'));
   return linker.linkBytecode(bytecode.trim(), libs);
 }
@@ -74,11 +79,12 @@ function cacheKey(input) {
 }
 
 function compileKept(input) {
+  const compiled = () => compile(input, basePathOf(args), !args.includes('--no-import-callback'));
   const dir = process.env.SOLC_NATIVE_CACHE;
-  if (!dir) return compile(input, basePathOf(args), !args.includes('--no-import-callback'));
+  if (!dir) return compiled();
   const file = path.join(dir, cacheKey(input) + '.json');
   try { return fs.readFileSync(file, 'utf8'); } catch (e) { /* not kept yet */ }
-  const output = compile(input, basePathOf(args), !args.includes('--no-import-callback'));
+  const output = compiled();
   if (importsRead === 0) {
     fs.mkdirSync(dir, { recursive: true });
     const partial = `${file}.${process.pid}.tmp`;

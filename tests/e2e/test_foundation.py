@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from support import BIN, EXAMPLE, REPO, load_manifest, run, tool_env
+from support import BIN, EXAMPLE, REPO, SOLC_CACHE_ENV, load_manifest, run, tool_env
 
 SOLC_VERSIONS = ["0.4.26", "0.5.17", "0.8.26", "0.8.37"]
 NATIVE_VERSION = re.compile(r"^Version: (\d+\.\d+\.\d+)\+commit\.([0-9a-f]{8})\.Linux\.g\+\+$", re.M)
@@ -73,7 +73,7 @@ def test_solc_shim_keeps_an_answer_only_when_no_import_was_read(tmp_path):
             "sources": {"A.sol": {"content": content}},
             "settings": {"outputSelection": selection},
         }
-        env = {**tool_env(), "SOLC_NATIVE_CACHE": str(cache)} if kept else {**tool_env(), "SOLC_NATIVE_CACHE": ""}
+        env = {**tool_env(), SOLC_CACHE_ENV: str(cache) if kept else ""}
         proc = subprocess.run(
             [shim, "--standard-json", "--base-path", base],
             input=json.dumps(body),
