@@ -4,12 +4,13 @@ modules import live in tests/support/."""
 
 import os
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
 import pytest
 
-from support import BIN, EXAMPLE, REPO, SOLC_CACHE_ENV, run
+from support import BIN, EXAMPLE, REPO, SOLC_CACHE_ENV, run, start_solc_daemon, stop_solc_daemon
 from support.e2e import deploy_example_on_anvil, stop
 from support.rpc_proxy import HostedNodeProxy
 from support.stub_server import stub  # noqa: F401  (the fixture, for the client tests)
@@ -81,6 +82,7 @@ def pytest_collection_modifyitems(items):
 
 
 _COMPILE_CACHE = pytest.StashKey[str]()
+_SOLC_DAEMON = pytest.StashKey[subprocess.Popen]()
 
 
 def pytest_configure(config):
@@ -92,14 +94,19 @@ def pytest_configure(config):
 
     Below it, the solc-js shims keep each answer by its input (toolchain/solc-native.js): Ape's
     compiles of the example's copies, forge's and the explorers' of the same sources run solc-js
-    once a run. Every input is still compiled by the real compiler, once."""
+    once a run. Every input is still compiled by the real compiler, once: in solc-daemon.js's
+    solc-js instances, kept loaded for the run, since loading one is most of a small compile."""
     if hasattr(config, "workerinput") or os.environ.get(COMPILE_CACHE_ENV):
         return
     config.stash[_COMPILE_CACHE] = os.environ[COMPILE_CACHE_ENV] = tempfile.mkdtemp(prefix="acv-compile-cache-")
-    os.environ[SOLC_CACHE_ENV] = os.path.join(os.environ[COMPILE_CACHE_ENV], "solc-js")
+    kept = os.environ[SOLC_CACHE_ENV] = os.path.join(os.environ[COMPILE_CACHE_ENV], "solc-js")
+    config.stash[_SOLC_DAEMON] = start_solc_daemon(Path(kept))
 
 
 def pytest_unconfigure(config):
+    daemon = config.stash.get(_SOLC_DAEMON, None)
+    if daemon is not None:
+        stop_solc_daemon(daemon)
     directory = config.stash.get(_COMPILE_CACHE, None)
     if directory is not None:
         os.environ.pop(COMPILE_CACHE_ENV, None)

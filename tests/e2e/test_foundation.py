@@ -2,15 +2,29 @@
 and the example project compiles and deploys with the settings its config asks for."""
 
 import json
+import os
 import re
 import shutil
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 import yaml
 
-from support import BIN, EXAMPLE, REPO, SOLC_CACHE_ENV, load_manifest, run, tool_env
+from support import (
+    BIN,
+    EXAMPLE,
+    REPO,
+    SOLC_CACHE_ENV,
+    SOLC_DAEMON_SOCKET,
+    load_manifest,
+    run,
+    start_solc_daemon,
+    stop_solc_daemon,
+    tool_env,
+)
 
 SOLC_VERSIONS = ["0.4.26", "0.5.17", "0.8.26", "0.8.37"]
 NATIVE_VERSION = re.compile(r"^Version: (\d+\.\d+\.\d+)\+commit\.([0-9a-f]{8})\.Linux\.g\+\+$", re.M)
@@ -263,3 +277,102 @@ def test_deploy_script_deploys_everything(deployed_local):
     }
     assert expected <= set(addresses), proc.stdout
     assert len(set(addresses.values())) == len(addresses)
+
+
+def _shim_compile(body: dict, cwd: Path, kept: Path | None) -> subprocess.CompletedProcess:
+    env = {**tool_env(), SOLC_CACHE_ENV: str(kept) if kept else ""}
+    shim = REPO / ".solcx" / "solc-v0.8.26"
+    return subprocess.run(
+        [shim, "--standard-json"], input=json.dumps(body), env=env, cwd=cwd, capture_output=True, text=True, timeout=120
+    )
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def _log_lines(folder: Path, word: str) -> list[str]:
+    log = folder / "daemon.log"
+    return [line for line in log.read_text().splitlines() if line.startswith(word)] if log.exists() else []
+
+
+def test_solc_daemon_answers_the_shims_as_solc_js_in_their_own_process(tmp_path):
+    """toolchain/solc-daemon.js (the suite's, one run): a shim asks it instead of loading solc-js.
+    The answer is byte for byte the shim's own, imports read from the shim's folder; a shim killed
+    mid-compile stops that compile and the next is answered; with no daemon the shim compiles."""
+    (tmp_path / "B.sol").write_text("pragma solidity ^0.8.0; contract B { uint public b = 2; }")
+    importing = {  # an import read from disk: never kept, so every compile below asks the daemon
+        "language": "Solidity",
+        "sources": {"A.sol": {"content": 'pragma solidity ^0.8.0; import "B.sol"; contract A is B {}'}},
+        "settings": {"outputSelection": {"*": {"*": ["abi", "evm.bytecode.object"]}}},
+    }
+    folder = tmp_path / "kept"
+    own = _shim_compile(importing, tmp_path, None)
+    assert own.returncode == 0 and "B.sol" in json.loads(own.stdout)["contracts"], own.stderr
+    daemon = start_solc_daemon(folder, workers=1)
+    try:
+        assert (folder / SOLC_DAEMON_SOCKET).exists(), (folder / "daemon.log").read_text()
+        asked = _shim_compile(importing, tmp_path, folder)
+        assert asked.returncode == 0 and asked.stdout == own.stdout, asked.stderr
+        assert len(_log_lines(folder, "compiled solc-0.8.26")) == 1
+
+        # A compile of seconds (via IR), its shim killed once the daemon runs it.
+        many = "\n".join(
+            f"function f{i}(uint a) external pure returns (uint) {{ return a * {i} + (a ^ {i}); }}" for i in range(150)
+        )
+        slow = {
+            "language": "Solidity",
+            "sources": {"S.sol": {"content": f"pragma solidity ^0.8.0; contract S {{ {many} }}"}},
+            "settings": {
+                "viaIR": True,
+                "optimizer": {"enabled": True},
+                "outputSelection": {"*": {"*": ["evm.bytecode.object"]}},
+            },
+        }
+        env = {**tool_env(), SOLC_CACHE_ENV: str(folder)}
+        shim = subprocess.Popen(
+            [REPO / ".solcx" / "solc-v0.8.26", "--standard-json"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            env=env,
+        )
+        shim.stdin.write(json.dumps(slow).encode())
+        shim.stdin.close()
+        deadline = time.monotonic() + 30
+        while len(_log_lines(folder, "started")) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        shim.kill()
+        shim.wait(timeout=10)
+        while not _log_lines(folder, "stopped") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _log_lines(folder, "stopped"), (folder / "daemon.log").read_text()
+        busy = _cpu_seconds(daemon.pid)
+        time.sleep(1)
+        assert _cpu_seconds(daemon.pid) - busy < 0.3, "the daemon still compiles for a shim that is gone"
+        # Its one worker was stopped with the compile: the next compile gets a new one.
+        assert _shim_compile(importing, tmp_path, folder).stdout == own.stdout
+        assert len(_log_lines(folder, "compiled solc-0.8.26")) == 2
+    finally:
+        stop_solc_daemon(daemon)
+    assert not (folder / SOLC_DAEMON_SOCKET).exists()
+    (folder / SOLC_DAEMON_SOCKET).write_text("")  # not a socket: nobody answers, the shim compiles
+    alone = _shim_compile(importing, tmp_path, folder)
+    assert alone.returncode == 0 and alone.stdout == own.stdout, alone.stderr
+    assert len(_log_lines(folder, "compiled")) == 2
+
+
+def test_solc_daemon_ends_with_the_process_that_started_it(tmp_path):
+    starter = (
+        "import subprocess, sys, time\n"
+        f"daemon = subprocess.Popen(['node', {str(REPO / 'toolchain' / 'solc-daemon.js')!r}, {str(tmp_path)!r}])\n"
+        "print(daemon.pid, flush=True)\n"
+        "time.sleep(2)\n"
+    )
+    pid = int(subprocess.run([sys.executable, "-c", starter], capture_output=True, text=True, timeout=60).stdout)
+    deadline = time.monotonic() + 15
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    alive = Path(f"/proc/{pid}/status").read_text() if Path(f"/proc/{pid}").exists() else ""
+    assert "zombie" in alive or not alive, f"the daemon {pid} outlived its parent"
+    assert not (tmp_path / SOLC_DAEMON_SOCKET).exists()

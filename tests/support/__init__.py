@@ -5,14 +5,44 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "example"
 BIN = Path(sys.executable).parent
-# toolchain/solc-native.js keeps solc-js answers by input there (tests/conftest.py sets it for a run);
-# a test that needs the compiler itself to run (a bound, a compile in flight) removes it.
+# toolchain/solc-native.js keeps solc-js answers by input there, and compiles in the daemon listening
+# there (tests/conftest.py sets both up for a run); a test that needs the compiler itself to run in
+# the process it starts (a bound, a compile in flight) removes it.
 SOLC_CACHE_ENV = "SOLC_NATIVE_CACHE"
+# In that folder, toolchain/solc-daemon.js's socket: the shims compile there, in a solc-js kept loaded.
+SOLC_DAEMON_SOCKET = "daemon.sock"
+
+
+def start_solc_daemon(folder: Path, workers: int = 4) -> subprocess.Popen:
+    """toolchain/solc-daemon.js on `folder`, listening once this returns (or after 10 s, without
+    it: the shims then compile themselves, as they do with no daemon)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "daemon.log", "ab") as log:
+        daemon = subprocess.Popen(
+            ["node", "--liftoff-only", REPO / "toolchain" / "solc-daemon.js", folder, str(workers)],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+        )
+    deadline = time.monotonic() + 10
+    while not (folder / SOLC_DAEMON_SOCKET).exists() and daemon.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return daemon
+
+
+def stop_solc_daemon(daemon: subprocess.Popen) -> None:
+    daemon.terminate()
+    try:
+        daemon.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        daemon.kill()
+        daemon.wait(timeout=10)
 
 
 def tool_env() -> dict:
