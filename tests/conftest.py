@@ -47,10 +47,11 @@ def pytest_collection_modifyitems(items):
     marker comes from there, so `-m unit` selects tests/unit/. A test outside those folders, or
     with an explicit kind marker its folder disagrees with, is an error.
 
-    With two xdist workers (`--dist loadgroup`, pyproject.toml), every module that drives the
-    example project end to end (e2e, browser) runs on one worker, so its session fixtures (the
-    compiled example, its deploys) are built once and Ape's package folder has one writer; every
-    other module runs whole on either worker, so its module fixtures are built once."""
+    On xdist's workers (`--dist loadgroup`, pyproject.toml), the modules that read the example's
+    shared deploys (SHARED_DEPLOYS) run on one worker, so those are made once; the other modules
+    that drive the example (its compiled copies, deployed by the test) run on one worker too, which
+    compiles the example once for them; every other module runs whole on any worker, so its module
+    fixtures are built once. Each worker has an Ape data folder of its own (pytest_configure)."""
     outside, disagreeing = set(), set()
     for item in items:
         where = item.path.relative_to(TESTS).parts if item.path.is_relative_to(TESTS) else ()
@@ -76,11 +77,18 @@ def pytest_collection_modifyitems(items):
     if problems:
         raise pytest.UsageError("\n".join(problems))
     end_to_end = {item.module.__name__ for item in items if _drives_the_example(item)}
+    sharing = {item.module.__name__ for item in items if SHARED_DEPLOYS & set(item.fixturenames)}
     for item in items:
         module = item.module.__name__
-        item.add_marker(pytest.mark.xdist_group("example" if module in end_to_end else module))
+        if module in end_to_end:
+            group = "example" if module in sharing else "example-copies"
+        else:
+            group = module
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
+# The session fixtures that deploy the example for many modules to read.
+SHARED_DEPLOYS = {"example_on_anvil", "deployed_local"}
 _COMPILE_CACHE = pytest.StashKey[str]()
 _SOLC_DAEMON = pytest.StashKey[subprocess.Popen]()
 
@@ -96,7 +104,14 @@ def pytest_configure(config):
     compiles of the example's copies, forge's and the explorers' of the same sources run solc-js
     once a run. Every input is still compiled by the real compiler, once: in solc-daemon.js's
     solc-js instances, kept loaded for the run, since loading one is most of a small compile."""
-    if hasattr(config, "workerinput") or os.environ.get(COMPILE_CACHE_ENV):
+    if hasattr(config, "workerinput"):
+        # Ape's package folder (dependencies installed and compiled there) is not safe for two
+        # processes writing at once: one for each worker and the processes it starts. Set before
+        # this worker first asks Ape for its config, which reads it once.
+        worker = config.workerinput["workerid"]
+        os.environ["APE_DATA_FOLDER"] = os.path.join(os.environ[COMPILE_CACHE_ENV], f"ape-data-{worker}")
+        return
+    if os.environ.get(COMPILE_CACHE_ENV):
         return
     config.stash[_COMPILE_CACHE] = os.environ[COMPILE_CACHE_ENV] = tempfile.mkdtemp(prefix="acv-compile-cache-")
     kept = os.environ[SOLC_CACHE_ENV] = os.path.join(os.environ[COMPILE_CACHE_ENV], "solc-js")

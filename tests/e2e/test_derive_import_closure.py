@@ -8,12 +8,11 @@ request verifies on a real `ape verify serve` against a real anvil."""
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 import requests
 
-from support import BIN, REPO, load_manifest, run
+from support import BIN, REPO, ape_data_folder, load_manifest, run
 from support.e2e import DEPLOYED, configure, summary, verify_cli
 from support.service import Anvil, ServerProcess, encode
 
@@ -125,7 +124,7 @@ def closure(tmp_path_factory):
 
 def forget_package(name: str) -> None:
     """Ape's copies and builds of this test's dependency, by one of its two names."""
-    for folder in (Path.home() / ".ape" / "packages").glob(f"*/{name}"):
+    for folder in (ape_data_folder() / "packages").glob(f"*/{name}"):
         shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -141,7 +140,9 @@ def test_the_project_compiles_no_dependency(closure):
     manifest = load_manifest(project)
     # What makes the case: ProxyAdmin is in no manifest the plugin reads without a compile.
     assert set(manifest["contractTypes"]) == {"Box", "BoxProxy"}
-    for path in (Path.home() / ".ape" / "packages" / "manifests").glob(f"{DEPENDENCY}/*.json"):
+    manifests = list((ape_data_folder() / "packages" / "manifests").glob(f"{DEPENDENCY}/*.json"))
+    assert manifests, f"Ape installed no {DEPENDENCY} in {ape_data_folder()}"
+    for path in manifests:
         assert not json.loads(path.read_text()).get("contractTypes"), path
 
 

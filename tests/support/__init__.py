@@ -45,6 +45,11 @@ def stop_solc_daemon(daemon: subprocess.Popen) -> None:
         daemon.wait(timeout=10)
 
 
+def ape_data_folder() -> Path:
+    """Where Ape keeps its packages for this process (each xdist worker has its own: conftest.py)."""
+    return Path(os.environ.get("APE_DATA_FOLDER") or Path.home() / ".ape")
+
+
 def tool_env() -> dict:
     """The environment `source .venv/bin/activate` gives: the venv first on PATH, local solc."""
     env = dict(os.environ)
