@@ -7,6 +7,7 @@ the URL (and a free port, with port 0) is known the moment it is printed or retu
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import socket
 import sys
@@ -48,7 +49,9 @@ def default_db_path(chain_id: int, genesis_hash: str = "") -> Path:
     """One file per chain *instance*: a restarted anvil (chain id 31337 again, new genesis) reuses the
     same addresses for other code, so its verified sources must not be served for it."""
     suffix = f"-{genesis_hash.removeprefix('0x')[:12]}" if genesis_hash else ""
-    return Path.home() / ".ape" / "contract_verify" / f"explorer-{chain_id}{suffix}.sqlite"
+    # Ape's data folder, as Ape finds it ($APE_DATA_FOLDER, else ~/.ape), without loading Ape's config.
+    data = Path(os.environ.get("APE_DATA_FOLDER") or Path.home() / ".ape")
+    return data / "contract_verify" / f"explorer-{chain_id}{suffix}.sqlite"
 
 
 def _genesis_hash(chain: JsonRpcChain) -> str:

@@ -72,6 +72,7 @@ def test_default_database_is_per_chain_instance(tmp_path, monkeypatch):
         time.sleep(1.1)
     assert len(hashes) == 2 and all(h.startswith("0x") for h in hashes)
     monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("APE_DATA_FOLDER", raising=False)
     paths = {default_db_path(31337, h) for h in hashes}
     assert len(paths) == 2 and all(p.parent == tmp_path / ".ape" / "contract_verify" for p in paths)
 

@@ -27,7 +27,10 @@ def explorer(**options) -> LocalExplorer:
 
 def test_each_chain_instance_has_its_own_database(monkeypatch, tmp_path):
     monkeypatch.setattr(Path, "home", lambda: tmp_path)
+    monkeypatch.delenv("APE_DATA_FOLDER", raising=False)
     assert runner.default_db_path(31337) == tmp_path / ".ape" / "contract_verify" / "explorer-31337.sqlite"
+    monkeypatch.setenv("APE_DATA_FOLDER", str(tmp_path / "elsewhere"))  # Ape's own setting moves it
+    assert runner.default_db_path(31337) == tmp_path / "elsewhere" / "contract_verify" / "explorer-31337.sqlite"
     genesis = "0x" + "ab12" * 16
     assert runner.default_db_path(31337, genesis).name == "explorer-31337-ab12ab12ab12.sqlite"
     assert runner.default_db_path(31337, genesis) != runner.default_db_path(31337, "0x" + "cd" * 32)
