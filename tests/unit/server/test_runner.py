@@ -121,6 +121,7 @@ def node(monkeypatch, tmp_path):
     FakeNode.fail = False
     monkeypatch.setattr(chain, "JsonRpcChain", FakeNode)
     monkeypatch.setattr(Path, "home", lambda: tmp_path)
+    monkeypatch.delenv("APE_DATA_FOLDER", raising=False)  # the default database under that home
     served: list[LocalExplorer] = []
 
     def serve_forever(self) -> None:  # no uvicorn: record, then clean up as serve_forever does
