@@ -77,4 +77,5 @@ def deploy_all(deployer=None) -> dict:
 def main():
     for name, contract in deploy_all().items():
         address = contract if isinstance(contract, str) else contract.address
-        print(f"{name:18} {address}")
+        # One write a line (print's newline is a second one): the plugin may log meanwhile.
+        print(f"{name:18} {address}\n", end="")

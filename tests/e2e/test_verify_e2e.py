@@ -295,7 +295,7 @@ def main():
     deployed["Vault"] = deployer.deploy(project.Vault, "V", 25, deployer.address)
     deployed["BoxUUPS"] = deployer.deploy(project.BoxUUPS)
     for name, contract in deployed.items():
-        print(f"{name:18} {contract.address}")
+        print(f"{name:18} {contract.address}\\n", end="")  # one write: the plugin's warnings interleave
 """
 FEW_DEPLOY_LINES = 5
 
