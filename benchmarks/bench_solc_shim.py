@@ -26,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
-from support import SOLC_CACHE_ENV, start_solc_daemon, stop_solc_daemon  # noqa: E402
+from support import SOLC_CACHE_ENV, cpu_seconds, start_solc_daemon, stop_solc_daemon  # noqa: E402
 
 SHIM = REPO / ".solcx" / "solc-v0.8.26"
 RESULTS = REPO / "benchmarks" / "results" / "bench_solc_shim.json"
@@ -56,22 +56,17 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def process_cpu(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def round_(inputs: list[str], env: dict, daemon_pid: int | None) -> tuple[float, float, list[str]]:
     """Wall and CPU seconds per compile over the inputs, and the answers."""
     answers = []
-    cpu0, daemon0, start = children_cpu(), process_cpu(daemon_pid) if daemon_pid else 0.0, time.monotonic()
+    cpu0, daemon0, start = children_cpu(), cpu_seconds(daemon_pid) if daemon_pid else 0.0, time.monotonic()
     for text in inputs:
         proc = subprocess.run(
             [SHIM, "--standard-json"], input=text, env=env, capture_output=True, text=True, check=True
         )
         answers.append(proc.stdout)
     wall = time.monotonic() - start
-    cpu = children_cpu() - cpu0 + ((process_cpu(daemon_pid) - daemon0) if daemon_pid else 0.0)
+    cpu = children_cpu() - cpu0 + ((cpu_seconds(daemon_pid) - daemon0) if daemon_pid else 0.0)
     return wall / len(inputs), cpu / len(inputs), answers
 
 

@@ -8,11 +8,12 @@ request verifies on a real `ape verify serve` against a real anvil."""
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 import requests
 
-from support import BIN, REPO, ape_data_folder, load_manifest, run
+from support import BIN, REPO, load_manifest, run
 from support.e2e import DEPLOYED, configure, summary, verify_cli
 from support.service import Anvil, ServerProcess, encode
 
@@ -122,9 +123,16 @@ def closure(tmp_path_factory):
         forget_package(str(oz).replace("/", "_"))
 
 
+def _ape_data_folder() -> Path:
+    """Ape's own answer: this worker's folder (tests/conftest.py), the `ape` it starts inherit it."""
+    from ape import config
+
+    return Path(config.DATA_FOLDER)
+
+
 def forget_package(name: str) -> None:
     """Ape's copies and builds of this test's dependency, by one of its two names."""
-    for folder in (ape_data_folder() / "packages").glob(f"*/{name}"):
+    for folder in (_ape_data_folder() / "packages").glob(f"*/{name}"):
         shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -140,8 +148,8 @@ def test_the_project_compiles_no_dependency(closure):
     manifest = load_manifest(project)
     # What makes the case: ProxyAdmin is in no manifest the plugin reads without a compile.
     assert set(manifest["contractTypes"]) == {"Box", "BoxProxy"}
-    manifests = list((ape_data_folder() / "packages" / "manifests").glob(f"{DEPENDENCY}/*.json"))
-    assert manifests, f"Ape installed no {DEPENDENCY} in {ape_data_folder()}"
+    manifests = list((_ape_data_folder() / "packages" / "manifests").glob(f"{DEPENDENCY}/*.json"))
+    assert manifests, f"Ape installed no {DEPENDENCY} in {_ape_data_folder()}"
     for path in manifests:
         assert not json.loads(path.read_text()).get("contractTypes"), path
 

@@ -2,7 +2,6 @@
 and the example project compiles and deploys with the settings its config asks for."""
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -19,6 +18,7 @@ from support import (
     REPO,
     SOLC_CACHE_ENV,
     SOLC_DAEMON_SOCKET,
+    cpu_seconds,
     load_manifest,
     run,
     start_solc_daemon,
@@ -287,11 +287,6 @@ def _shim_compile(body: dict, cwd: Path, kept: Path | None) -> subprocess.Comple
     )
 
 
-def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
-
-
 def _log_lines(folder: Path, word: str) -> list[str]:
     log = folder / "daemon.log"
     return [line for line in log.read_text().splitlines() if line.startswith(word)] if log.exists() else []
@@ -347,9 +342,9 @@ def test_solc_daemon_answers_the_shims_as_solc_js_in_their_own_process(tmp_path)
         while not _log_lines(folder, "stopped") and time.monotonic() < deadline:
             time.sleep(0.05)
         assert _log_lines(folder, "stopped"), (folder / "daemon.log").read_text()
-        busy = _cpu_seconds(daemon.pid)
+        busy = cpu_seconds(daemon.pid)
         time.sleep(1)
-        assert _cpu_seconds(daemon.pid) - busy < 0.3, "the daemon still compiles for a shim that is gone"
+        assert cpu_seconds(daemon.pid) - busy < 0.3, "the daemon still compiles for a shim that is gone"
         # Its one worker was stopped with the compile: the next compile gets a new one.
         assert _shim_compile(importing, tmp_path, folder).stdout == own.stdout
         assert len(_log_lines(folder, "compiled solc-0.8.26")) == 2

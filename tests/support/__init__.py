@@ -36,6 +36,12 @@ def start_solc_daemon(folder: Path, workers: int = 4) -> subprocess.Popen:
     return daemon
 
 
+def cpu_seconds(pid: int) -> float:
+    """A running process's CPU time so far (user + system), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def stop_solc_daemon(daemon: subprocess.Popen) -> None:
     daemon.terminate()
     try:
@@ -43,11 +49,6 @@ def stop_solc_daemon(daemon: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         daemon.kill()
         daemon.wait(timeout=10)
-
-
-def ape_data_folder() -> Path:
-    """Where Ape keeps its packages for this process (each xdist worker has its own: conftest.py)."""
-    return Path(os.environ.get("APE_DATA_FOLDER") or Path.home() / ".ape")
 
 
 def tool_env() -> dict:
