@@ -44,13 +44,58 @@ def to_hex(code: Code) -> str:
     return "0x" + to_bytes(code).hex()
 
 
-DATA_CONTRACT = "a data contract (code that is never run: it starts with STOP): nothing to verify"
+DATA_CONTRACT = "a data contract (its code does nothing: run from its start, it halts at once): nothing to verify"
+
+# What an instruction takes from the stack, for the opcodes a data contract's first bytes can run
+# through without doing anything (PUSH, DUP and SWAP are counted apart).
+_TAKES = {
+    **dict.fromkeys((0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x0A, 0x0B), 2),
+    **dict.fromkeys((0x08, 0x09), 3),
+    **dict.fromkeys((0x10, 0x11, 0x12, 0x13, 0x14, 0x16, 0x17, 0x18, 0x1A, 0x1B, 0x1C, 0x1D, 0x20), 2),
+    **dict.fromkeys((0x15, 0x19, 0x31, 0x35, 0x3B, 0x3F, 0x40, 0x49, 0x50, 0x51, 0x54, 0x5C), 1),
+    **dict.fromkeys((0x30, 0x32, 0x33, 0x34, 0x36, 0x38, 0x3A, 0x3D, 0x41, 0x42, 0x43, 0x44), 0),
+    **dict.fromkeys((0x45, 0x46, 0x47, 0x48, 0x4A, 0x58, 0x59, 0x5A, 0x5B, 0x5F), 0),
+    **dict.fromkeys((0x37, 0x39, 0x3E, 0x5E), 3),
+    0x3C: 4,
+    **dict.fromkeys((0x52, 0x53), 2),
+}
+_GIVES_NOTHING = {0x37, 0x39, 0x3C, 0x3E, 0x50, 0x52, 0x53, 0x5B, 0x5E}
+# Instructions that make code a program: control flow, state, logs, calls, creation, answers.
+_ACTS = {0x55, 0x56, 0x57, 0x5D, *range(0xA0, 0xA5), 0xF0, 0xF1, 0xF2, 0xF3, 0xF4, 0xF5, 0xFA, 0xFD, 0xFF}
 
 
 def is_data_contract(code: Code) -> bool:
-    """Code that starts with STOP (0x00) never runs: SSTORE2-style factories keep bytes as the
-    code of such a contract. (An ERC-5202 blueprint starts 0xFE71: it is compiled, not data.)"""
-    return to_bytes(code)[:1] == b"\x00"
+    """Code that can do nothing: run from its first byte, it halts (STOP, INVALID, an undefined
+    opcode, a stack underflow or its end) before any jump, store, log, call, creation, return or
+    revert. Factories keep bytes as such code: SSTORE2 after a STOP, Balancer's CodeDeployer after
+    an INVALID, a constructor that returns raw bytes. Compiled code always reaches a jump or a
+    revert first; an ERC-5202 blueprint (`0xFE71…`) is compiled creation code, verified as such."""
+    from ape_contract_verify.evm.blueprint import is_blueprint
+
+    data = to_bytes(code)
+    if not data or is_blueprint(data):
+        return False
+    height, pc = 0, 0
+    while pc < len(data):
+        op = data[pc]
+        if op in _ACTS:
+            return False
+        if 0x60 <= op <= 0x7F:  # PUSH1-32
+            height, pc = height + 1, pc + op - 0x5E
+            continue
+        if 0x80 <= op <= 0x9F:  # DUPn needs n, SWAPn n + 1
+            need = op - 0x7F if op < 0x90 else op - 0x8E
+            if height < need:
+                return True
+            height += op < 0x90
+        elif op in _TAKES:
+            if height < _TAKES[op]:
+                return True
+            height += (0 if op in _GIVES_NOTHING else 1) - _TAKES[op]
+        else:  # STOP, INVALID, an undefined opcode
+            return True
+        pc += 1
+    return True
 
 
 # --- CBOR metadata ----------------------------------------------------------------------------

@@ -1,9 +1,14 @@
 """Finding the implementation behind a proxy, for verifyproxycontract (and anyone with a ChainReader).
 
-Patterns, in the order tried: EIP-1167 minimal proxies (the address is in the code), the EIP-1967
-implementation slot, the EIP-1967 beacon slot (then `implementation()` on the beacon), the
-EIP-1822 PROXIABLE slot, the OpenZeppelin legacy slot, and Gnosis Safe's `masterCopy` in slot 0
-(only for code that can DELEGATECALL, since slot 0 usually holds something else).
+Patterns, in the order tried: forwarders with the address in their code (EIP-1167, with or without
+data after it, and any other `PUSH20 address, GAS, DELEGATECALL` in code no compiler made), the
+EIP-1967 implementation slot, the EIP-1967 beacon slot (then `implementation()` on the beacon),
+the EIP-1822 PROXIABLE slot, the OpenZeppelin legacy slot, and Gnosis Safe's `masterCopy` in
+slot 0 (only for code that can DELEGATECALL, since slot 0 usually holds something else).
+
+A proxy is known by what its code does, not by a template: one whose code carries no compiler's
+metadata and delegates was stamped out by a factory (Solady's LibClone, Vyper's forwarders, …),
+so no source compiles to it and only its link to the implementation can be verified (`stamped`).
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
-from ape_contract_verify.evm.bytecode import strip_metadata, to_bytes
+from ape_contract_verify.evm.bytecode import metadata_segments, strip_metadata, to_bytes
 
 EIP1967_IMPLEMENTATION_SLOT = 0x360894A13BA1A3210667C828492DB98DCA3E2076CC3735A920A3CA505D382BBC
 EIP1967_BEACON_SLOT = 0xA3F0AD74E5423AEBFD80D3EF4346578335A9A72AEAEE59FF6CB3582B35133D50
@@ -20,11 +25,13 @@ EIP1822_PROXIABLE_SLOT = 0xC5F16F0FCC639FA48A6947836D9850F504798523BF8C9A3A87D58
 OZ_LEGACY_SLOT = 0x7050C9E0F4CA769C69BD3A8EF740BC37934F8E2C036E5A723FD8EE048ED3F8C3  # keccak256("org.zeppelinos.proxy.implementation")
 IMPLEMENTATION_SELECTOR = bytes.fromhex("5c60da1b")  # implementation()
 
-# EIP-1167, and its shorter-address variant some vanity deployers use (PUSH16 … PUSH20 forms).
+# EIP-1167, and its shorter-address variant some vanity deployers use (PUSH16 … PUSH20 forms);
+# data may follow it (clones with immutable arguments, read by the implementation from the code).
 _MINIMAL_PROXY = re.compile(
-    rb"^\x36\x3d\x3d\x37\x3d\x3d\x3d\x36\x3d(?:\x73(.{20})|\x6f(.{16}))\x5a\xf4\x3d\x82\x80\x3e\x90\x3d\x91\x60[\x2b\x27]\x57\xfd\x5b\xf3$",
+    rb"^\x36\x3d\x3d\x37\x3d\x3d\x3d\x36\x3d(?:\x73(.{20})|\x6f(.{16}))\x5a\xf4\x3d\x82\x80\x3e\x90\x3d\x91\x60[\x2b\x27]\x57\xfd\x5b\xf3",
     re.S,
 )
+GAS = 0x5A
 
 DELEGATECALL = 0xF4
 # The start of a CBOR metadata tail (ipfs; bzzr0, bzzr1): code a contract embeds (a child's
@@ -44,6 +51,7 @@ class ProxyReader(Protocol):
 
 class ProxyKind:
     EIP1167 = "EIP-1167"
+    FORWARDER = "minimal proxy"  # another template with the address in its code
     EIP1967 = "EIP-1967"
     EIP1967_BEACON = "EIP-1967 beacon"
     EIP1822 = "EIP-1822"
@@ -56,6 +64,28 @@ class ProxyInfo:
     kind: str
     implementation: str  # checksum-free 0x address, lower case
     beacon: str | None = None
+    stamped: bool = False  # its own code is a factory's template, not compiled: only the link is verified
+
+    @property
+    def label(self) -> str:
+        """How a row names a stamped proxy, whose code has no contract name."""
+        if self.kind == ProxyKind.EIP1167:
+            return "EIP-1167 clone"
+        return self.kind if self.kind == ProxyKind.FORWARDER else f"{self.kind} minimal proxy"
+
+
+def stamped_reason(proxy: ProxyInfo) -> str:
+    """What a stamped proxy is, where no link is submitted (Sourcify resolves proxies itself)."""
+    return (
+        f"{proxy.label} (a factory's template: no compiler metadata in its code): no source of its own; "
+        f"the explorer resolves its implementation {proxy.implementation} itself"
+    )
+
+
+def is_stamped(code: bytes | str) -> bool:
+    """Code no compiler made that delegates: no metadata anywhere in it, and a DELEGATECALL."""
+    data = to_bytes(code)
+    return bool(data) and not metadata_segments(data) and has_delegatecall(data)
 
 
 def has_delegatecall(code: bytes | str) -> bool:
@@ -81,6 +111,24 @@ def minimal_proxy_implementation(code: bytes | str) -> str | None:
     return "0x" + raw.hex()
 
 
+def forwarded_address(code: bytes | str) -> str | None:
+    """The address a template forwards every call to: `PUSHn address, GAS, DELEGATECALL` (n of 16
+    to 20, a vanity address's leading zeros dropped), in code no compiler made (a compiled
+    contract's PUSH20 before a delegate call is a constant of its source, not a template's)."""
+    data = to_bytes(code)
+    if not is_stamped(data):
+        return None
+    index = 0
+    while index < len(data):
+        opcode = data[index]
+        width = opcode - 0x5F if 0x60 <= opcode <= 0x7F else 0
+        end = index + 1 + width
+        if 16 <= width <= 20 and data[end : end + 2] == bytes((GAS, DELEGATECALL)):
+            return "0x" + data[index + 1 : end].rjust(20, b"\0").hex()
+        index = end
+    return None
+
+
 def address_in_word(word: bytes) -> str | None:
     word = word.rjust(32, b"\0")[-32:]
     if any(word[:12]) or not any(word[12:]):
@@ -93,13 +141,17 @@ def detect_proxy(chain: ProxyReader, address: str) -> ProxyInfo | None:
     code = chain.get_code(address)
     if not code:
         return None
+    stamped = is_stamped(code)
     implementation = minimal_proxy_implementation(code)
     if implementation:
-        return ProxyInfo(ProxyKind.EIP1167, implementation)
+        return ProxyInfo(ProxyKind.EIP1167, implementation, stamped=True)
+    implementation = forwarded_address(code)
+    if implementation:
+        return ProxyInfo(ProxyKind.FORWARDER, implementation, stamped=True)
 
     implementation = address_in_word(chain.get_storage_at(address, EIP1967_IMPLEMENTATION_SLOT))
     if implementation:
-        return ProxyInfo(ProxyKind.EIP1967, implementation)
+        return ProxyInfo(ProxyKind.EIP1967, implementation, stamped=stamped)
 
     beacon = address_in_word(chain.get_storage_at(address, EIP1967_BEACON_SLOT))
     if beacon:
@@ -108,15 +160,15 @@ def detect_proxy(chain: ProxyReader, address: str) -> ProxyInfo | None:
         except Exception:  # a beacon that reverts has no implementation to offer
             implementation = None
         if implementation:
-            return ProxyInfo(ProxyKind.EIP1967_BEACON, implementation, beacon=beacon)
+            return ProxyInfo(ProxyKind.EIP1967_BEACON, implementation, beacon=beacon, stamped=stamped)
 
     for kind, slot in ((ProxyKind.EIP1822, EIP1822_PROXIABLE_SLOT), (ProxyKind.OZ_LEGACY, OZ_LEGACY_SLOT)):
         implementation = address_in_word(chain.get_storage_at(address, slot))
         if implementation:
-            return ProxyInfo(kind, implementation)
+            return ProxyInfo(kind, implementation, stamped=stamped)
 
     if has_delegatecall(code):
         implementation = address_in_word(chain.get_storage_at(address, 0))
         if implementation and chain.get_code(implementation):
-            return ProxyInfo(ProxyKind.GNOSIS_SAFE, implementation)
+            return ProxyInfo(ProxyKind.GNOSIS_SAFE, implementation, stamped=stamped)
     return None

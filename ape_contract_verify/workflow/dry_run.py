@@ -81,7 +81,7 @@ def plan(
     creation_record: Callable[[str], CreationRecord] | None = None,
 ) -> list[Planned]:
     """What `Verification.contract` would submit for `address`, in its order: a proxy's
-    implementation, the contract's own source (not for an EIP-1167 clone), then the proxy link."""
+    implementation, the contract's own source (not for a factory's template), then the proxy link."""
     from ape_contract_verify.derive import artifacts, derive
     from ape_contract_verify.evm.proxies import detect_proxy
     from ape_contract_verify.exceptions import ContractVerifyError
@@ -98,7 +98,7 @@ def plan(
     sources: list[tuple[str, str | None, str | None]] = []
     if proxy is not None:
         sources.append((checksum(proxy.implementation), None, None))
-    if proxy is None or proxy.kind != "EIP-1167":
+    if proxy is None or not proxy.stamped or name is not None:  # a factory's template has no source
         sources.append((address, name, constructor_args))
     planned = []
     for source_address, source_name, args in sources:
@@ -145,7 +145,7 @@ def plan(
             )
         )
     if proxy is not None:
-        own = next((p.label for p in planned if p.address == address), f"{proxy.kind} clone")
+        own = next((p.label for p in planned if p.address == address), proxy.label)
         planned.append(Planned(f"{own} (proxy link)", address, implementation=checksum(proxy.implementation)))
     return planned
 

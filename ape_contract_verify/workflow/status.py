@@ -54,9 +54,10 @@ LINKED = "linked"  # a proxy, verified, linked to the implementation on chain
 STALE = "stale link"  # linked to an implementation the proxy no longer uses
 UNLINKED = "not linked"  # a proxy, verified, with no link to its implementation
 ERROR = "error"  # the target gave no usable answer
-DATA = "data contract"  # code that never runs (starts with STOP): nothing to verify
+DATA = "data contract"  # code that does nothing (it halts at once): nothing to verify
 UNSUPPORTED = "unsupported"  # the target cannot verify this kind of contract yet (Sourcify: blueprints)
-OK_STATES = (VERIFIED, LINKED, DATA, UNSUPPORTED)
+NO_SOURCE = "no source"  # a factory's template proxy on a target that resolves proxies itself (Sourcify)
+OK_STATES = (VERIFIED, LINKED, DATA, UNSUPPORTED, NO_SOURCE)
 # Calls in flight per target: its limiter spaces them; this only hides each call's latency
 # (8 covers 5 calls/s at 1.5 s a call), and stays within a requests session's 10 pooled connections.
 WORKERS = 8
@@ -117,11 +118,14 @@ class Row:
     implementation: str | None = None  # the implementation on chain, if a proxy
     chain_error: str = ""  # the chain could not be read (no proxy verdict)
     data: bool = False  # a data contract on chain: no explorer holds a source for it
+    stamped: bool = False  # a proxy made from a factory's template: only its link can be verified
     blueprint: bool = False  # an ERC-5202 blueprint on chain: verified as its creation code
     targets: dict[str, TargetStatus] = field(default_factory=dict)
 
     def as_dict(self) -> JsonObject:
-        proxy: JsonObject | None = {"kind": self.proxy, "implementation": self.implementation} if self.proxy else None
+        proxy: JsonObject | None = (
+            {"kind": self.proxy, "implementation": self.implementation, "stamped": self.stamped} if self.proxy else None
+        )
         return {
             "network": self.network,
             "contract": self.contract,
@@ -186,6 +190,7 @@ def read_status(networks: Iterable[NetworkStatus], workers: int = WORKERS) -> li
             row.data, row.blueprint = kind == "data", kind == "blueprint"
             if info is not None:
                 row.proxy, row.implementation = info.kind, checksum(info.implementation)
+                row.stamped = info.stamped
             row.chain_error = problem
         for row, target, asked in jobs:
             status = row.targets[target.name] = _judge(asked.result(), row)
@@ -272,6 +277,13 @@ def _judge(status: TargetStatus, row: Row) -> TargetStatus:
         from ape_contract_verify.evm.blueprint import SOURCIFY_UNSUPPORTED
 
         status.state, status.reason = UNSUPPORTED, SOURCIFY_UNSUPPORTED
+        return status
+    if row.stamped and status.kind == "sourcify" and status.state == NOT_VERIFIED:
+        status.state = NO_SOURCE
+        status.reason = f"{row.proxy} proxy from a factory's template: Sourcify resolves {row.implementation} itself"
+        return status
+    if row.stamped and status.state == NOT_VERIFIED:
+        status.reason = f"a factory's template has no source: `ape verify proxy {row.address}` links it"
         return status
     if status.kind == "sourcify" or status.state != VERIFIED or row.implementation is None:
         return status  # Sourcify resolves proxies itself: there is no link to keep up

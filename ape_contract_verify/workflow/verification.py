@@ -240,16 +240,17 @@ class Verification:
     def _contract(
         self, address: str, name: str | None, constructor_args: str | None, deployed_type: str | None = None
     ) -> list[Report]:
-        from ape_contract_verify.evm.proxies import detect_proxy
+        from ape_contract_verify.evm.proxies import detect_proxy, stamped_reason
 
         address = _checksum(address)
         if not self._first_time(address):  # already handled in this run, e.g. as an implementation
             self._done[address.lower()].wait(self.options.timeout)
             return []
-        if name is None and not deployed_type:
+        if name is None:
             from ape_contract_verify.evm.bytecode import DATA_CONTRACT, is_data_contract
 
-            if is_data_contract(self.reader.get_code(address)):  # no type would ever match: say what it is
+            # No type compiles to it, whatever deployed it: say what it is.
+            if is_data_contract(self.reader.get_code(address)):
                 self._finished(address)
                 return [Report("data contract", address, Outcome.NOTHING_TO_VERIFY, DATA_CONTRACT)]
         proxy = detect_proxy(self.reader, address)
@@ -260,8 +261,10 @@ class Verification:
             if self._first_time(implementation):
                 reports += self._source(implementation, None, None)
                 self._finished(implementation)
-        clone = proxy is not None and proxy.kind == "EIP-1167"
-        if not clone:  # a clone's own code is 45 bytes no one can compile; only the link is verified
+        # A factory's template (no compiler made its code) has no source: only the link is
+        # verified, unless Ape deployed it by name or the user names its type.
+        stamped = proxy is not None and proxy.stamped and name is None and not deployed_type
+        if not stamped:
             if name is None and proxy is not None:
                 try:
                     self._identify(address, deployed_type)
@@ -272,12 +275,14 @@ class Verification:
             else:
                 reports += self._source(address, name, constructor_args, deployed_type)
         self._finished(address)
-        if proxy is not None and self.client.supports_proxy_link:  # Sourcify resolves proxies itself: no link to submit
+        if proxy is not None and self.client.supports_proxy_link:
             # The link needs the implementation's verification to have ended (maybe on another worker).
             self._done[_checksum(proxy.implementation).lower()].wait(self.options.timeout)
             own = next((r.contract for r in reports if r.address == address and r.kind == "source"), None)
-            own = own or (f"{proxy.kind} clone" if clone else None)
+            own = own or (proxy.label if stamped else None)
             reports.append(self.proxy(address, _checksum(proxy.implementation), label=own))
+        elif stamped and proxy is not None:  # Sourcify resolves proxies itself: there is no link to submit
+            reports.append(Report(proxy.label, address, Outcome.NOTHING_TO_VERIFY, stamped_reason(proxy)))
         if proxy is not None:  # the ledger keeps, per target, which implementation was handled
             for report in reports:
                 if report.address == address:

@@ -33,7 +33,7 @@ OWN_PROJECT = True  # its own project, no dependency: beside the example's group
 DEPLOYED = re.compile(r"^DEPLOYED (\w+) (0x[0-9a-fA-F]{40})$", re.M)
 CHILDREN = ("Helper", "Branch", "Middle", "Leaf", "Sprout")
 DONE = ("verified", "already verified")
-DATA_LINE = "a data contract (code that is never run: it starts with STOP): nothing to verify"
+DATA_LINE = "a data contract (its code does nothing: run from its start, it halts at once): nothing to verify"
 
 
 @pytest.fixture(scope="module")

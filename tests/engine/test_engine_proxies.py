@@ -122,5 +122,5 @@ def test_has_delegatecall_skips_an_embedded_contracts_metadata():
         == "0x" + "ab" * 20
     )
     assert (
-        minimal_proxy_implementation("0x363d3d373d3d3d363d73" + "ab" * 20 + "5af43d82803e903d91602b57fd5bf300") is None
+        minimal_proxy_implementation("0x00363d3d373d3d3d363d73" + "ab" * 20 + "5af43d82803e903d91602b57fd5bf3") is None
     )

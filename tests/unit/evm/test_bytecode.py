@@ -105,3 +105,42 @@ def test_nesting_within_the_limit_is_kept():
         nested = [nested]
     tail = bc.tail_metadata(solidity({"solc": bytes([0, 8, 26]), "x": nested}))
     assert tail is not None and tail.compiler == ("solc", "0.8.26")
+
+
+# --- data contracts ----------------------------------------------------------------------------
+
+SOLIDITY_START = "6080604052348015600f57600080fd5b50"  # PUSH1 80 PUSH1 40 MSTORE CALLVALUE … JUMPI
+VYPER_START = "5f3560e01c63a9059cbb81186100285760"  # PUSH0 CALLDATALOAD … JUMPI (Vyper 0.4)
+EMPTY_CONTRACT = "6080604052600080fdfe"  # a contract without functions: it reverts at once
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "00" + b"bytes kept as code".hex(),  # SSTORE2: a STOP first
+        "fe" + "6080604052348015600f57",  # CodeDeployer: an INVALID first, then code never run
+        b"hello, world".hex(),  # raw text a constructor returned: PUSH9 … PUSH5 …, then its end
+        "01" + "ff" * 8,  # ADD on an empty stack: it halts before SELFDESTRUCT
+        "0c" + "55",  # an undefined opcode before any SSTORE
+        "6001",  # a PUSH and nothing after it
+    ],
+)
+def test_code_that_halts_before_doing_anything_is_data(code):
+    assert bc.is_data_contract(code) and bc.is_data_contract(bytes.fromhex(code))
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        SOLIDITY_START,
+        VYPER_START,
+        EMPTY_CONTRACT,  # a REVERT is an answer: compiled code
+        "363d3d373d3d3d363d73" + "11" * 20 + "5af43d82803e903d91602b57fd5bf3",  # an EIP-1167 clone
+        "fe7100" + SOLIDITY_START,  # an ERC-5202 blueprint: compiled creation code
+        "6001600055",  # PUSH1 1 PUSH1 0 SSTORE: it acts
+        "60016000a0",  # LOG0
+        "",
+    ],
+)
+def test_code_that_acts_before_it_halts_is_no_data(code):
+    assert not bc.is_data_contract(code)

@@ -16,8 +16,11 @@ from ape_contract_verify.evm.proxies import (
     ProxyKind,
     address_in_word,
     detect_proxy,
+    forwarded_address,
     has_delegatecall,
+    is_stamped,
     minimal_proxy_implementation,
+    stamped_reason,
 )
 
 pytestmark = pytest.mark.unit
@@ -81,7 +84,9 @@ def test_minimal_proxy_and_its_short_address_variant():
     assert minimal_proxy_implementation("0x" + minimal_proxy(target).hex()) == IMPL
     short = bytes.fromhex("363d3d373d3d3d363d6f") + b"\x11" * 16 + bytes.fromhex("5af43d82803e903d91602757fd5bf3")
     assert minimal_proxy_implementation(short) == "0x" + "00" * 4 + "11" * 16
-    assert minimal_proxy_implementation(minimal_proxy(target) + b"\x00") is None  # trailing byte
+    # Data after it (a clone with immutable arguments, Solady's `clone(implementation, args)`).
+    assert minimal_proxy_implementation(minimal_proxy(target) + b"\x00\x01args") == IMPL
+    assert minimal_proxy_implementation(b"\x00" + minimal_proxy(target)) is None  # not at the start
     assert minimal_proxy_implementation(PLAIN) is None
 
 
@@ -101,7 +106,7 @@ def test_no_code_is_no_proxy():
 
 def test_eip1167_from_the_code_alone():
     chain = Chain(codes={PROXY: minimal_proxy(bytes.fromhex(IMPL[2:]))})
-    assert detect_proxy(chain, PROXY) == ProxyInfo(ProxyKind.EIP1167, IMPL)
+    assert detect_proxy(chain, PROXY) == ProxyInfo(ProxyKind.EIP1167, IMPL, stamped=True)
     assert chain.read_slots == []
 
 
@@ -137,7 +142,13 @@ def test_oz_legacy_slot():
 
 
 def test_gnosis_safe_needs_delegatecall_and_code_at_slot_zero():
-    safe = bytes.fromhex("5af4")
+    # A compiled Safe proxy: its own DELEGATECALL, and solc's metadata (no factory's template).
+    safe = (
+        bytes.fromhex("5af4fe")
+        + bytes.fromhex("a2646970667358221220")
+        + bytes(32)
+        + bytes.fromhex("64736f6c634300081a0033")
+    )
     chain = Chain(codes={PROXY: safe, IMPL: PLAIN}, slots={(PROXY, 0): word(IMPL)})
     assert detect_proxy(chain, PROXY) == ProxyInfo(ProxyKind.GNOSIS_SAFE, IMPL)
     # slot 0 holds an address without code (an owner, say): no proxy
@@ -145,3 +156,59 @@ def test_gnosis_safe_needs_delegatecall_and_code_at_slot_zero():
     # no DELEGATECALL: slot 0 is not read as a master copy at all
     plain = Chain(codes={PROXY: PLAIN, IMPL: PLAIN}, slots={(PROXY, 0): word(IMPL)})
     assert detect_proxy(plain, PROXY) is None and 0 not in plain.read_slots
+
+
+# Factories' templates, their bytes as their authors document them (Solady's LibClone, Vyper 0.2's
+# create_forwarder_to): each forwards to an address in its code, and carries no metadata.
+TARGET = IMPL[2:]
+TEMPLATES = {
+    "Solady clone (44 bytes)": "3d3d3d3d363d3d37363d73" + TARGET + "5af43d3d93803e602a57fd5bf3",
+    "Solady clone_PUSH0": "5f5f365f5f37365f73" + TARGET + "5af43d5f5f3e6029573d5ffd5b3d5ff3",
+    "Vyper 0.2 forwarder": "366000600037611000600036600073" + TARGET + "5af4602c57600080fd5b6110006000f3",
+}
+SOLADY_ERC1967 = (  # reads the EIP-1967 slot: 61 bytes
+    "363d3d373d3d363d7f360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc545af43d6000803e6038573d6000fd5b3d6000f3"
+)
+METADATA = bytes.fromhex("a2646970667358221220") + bytes(32) + bytes.fromhex("64736f6c634300081a0033")
+
+
+@pytest.mark.parametrize("name", sorted(TEMPLATES))
+def test_a_template_that_forwards_to_an_address_in_its_code(name):
+    code = bytes.fromhex(TEMPLATES[name])
+    assert forwarded_address(code) == IMPL and is_stamped(code)
+    chain = Chain(codes={PROXY: code})
+    assert detect_proxy(chain, PROXY) == ProxyInfo(ProxyKind.FORWARDER, IMPL, stamped=True)
+    assert chain.read_slots == []
+
+
+def test_a_clone_with_immutable_arguments_is_an_eip1167_clone():
+    code = minimal_proxy(bytes.fromhex(TARGET)) + bytes.fromhex("00" * 12 + "ab" * 20)
+    info = detect_proxy(Chain(codes={PROXY: code}), PROXY)
+    assert info == ProxyInfo(ProxyKind.EIP1167, IMPL, stamped=True) and info.label == "EIP-1167 clone"
+
+
+def test_a_slot_template_is_stamped_and_a_compiled_proxy_is_not():
+    slots = {(PROXY, EIP1967_IMPLEMENTATION_SLOT): word(IMPL)}
+    solady = detect_proxy(Chain(codes={PROXY: bytes.fromhex(SOLADY_ERC1967)}, slots=slots), PROXY)
+    assert solady == ProxyInfo(ProxyKind.EIP1967, IMPL, stamped=True)
+    assert solady.label == "EIP-1967 minimal proxy" and IMPL in stamped_reason(solady)
+    compiled = bytes.fromhex(SOLADY_ERC1967) + METADATA  # the same instructions, from a compiler
+    assert detect_proxy(Chain(codes={PROXY: compiled}, slots=slots), PROXY) == ProxyInfo(ProxyKind.EIP1967, IMPL)
+    beacon = detect_proxy(
+        Chain(
+            codes={PROXY: bytes.fromhex(SOLADY_ERC1967)},
+            slots={(PROXY, EIP1967_BEACON_SLOT): word(BEACON)},
+            calls={(BEACON, IMPLEMENTATION_SELECTOR): word(IMPL)},
+        ),
+        PROXY,
+    )
+    assert beacon == ProxyInfo(ProxyKind.EIP1967_BEACON, IMPL, beacon=BEACON, stamped=True)
+
+
+def test_a_compiled_contracts_address_constant_is_no_forwarder():
+    """`PUSH20 address, GAS, DELEGATECALL` in compiled code is the source's constant: that contract
+    has a source to verify, so it is not read as a template."""
+    code = bytes.fromhex("73" + TARGET + "5af4") + METADATA
+    assert forwarded_address(code) is None and not is_stamped(code)
+    assert forwarded_address(bytes.fromhex("73" + TARGET + "5a50")) is None  # no DELEGATECALL after it
+    assert not is_stamped(PLAIN) and not is_stamped(b"")

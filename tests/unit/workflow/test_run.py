@@ -167,7 +167,9 @@ def test_sourcify_gets_standard_json_its_match_level_and_no_proxy_link(world, mo
     monkeypatch.setattr(
         proxies,
         "detect_proxy",
-        lambda chain, address: SimpleNamespace(kind="EIP-1967", implementation=B) if address == A else None,
+        lambda chain, address: (
+            SimpleNamespace(kind="EIP-1967", implementation=B, stamped=False) if address == A else None
+        ),
     )
     monkeypatch.setattr(
         artifacts, "identify", lambda address, project, runtime=None, cache=None, **kw: SimpleNamespace(label="Impl")
@@ -194,6 +196,41 @@ def test_sourcify_gets_standard_json_its_match_level_and_no_proxy_link(world, mo
     assert any(r.kind == "proxy" and r.target == "etherscan" for r in reports)
     assert ("proxy", A) not in world.clients["sourcify"].submitted
     assert {fmt for _, fmt in world.derived} == {"flatten", "standard-json"}, "Sourcify is sent standard-json"
+
+
+def test_a_factorys_template_gets_its_link_or_says_sourcify_resolves_it(world, monkeypatch):
+    """A stamped proxy (no compiler made its code): no source step and no "name the contract
+    type"; its link where links are sent, and on Sourcify one row saying it resolves it itself."""
+    monkeypatch.setattr(
+        proxies,
+        "detect_proxy",
+        lambda chain, address: proxies.ProxyInfo("EIP-1967", B.lower(), stamped=True) if address == A else None,
+    )
+    identified = []
+    monkeypatch.setattr(
+        artifacts,
+        "identify",
+        lambda address, project, runtime=None, cache=None, **kw: (
+            identified.append(address) or SimpleNamespace(label="Impl")
+        ),
+    )
+    world.clients.update(etherscan=Client("etherscan"), sourcify=Client("sourcify", answer=passed(match="match")))
+    chain = SimpleNamespace(get_code=lambda address: b"\x60\x01\x56")
+    with VerificationRun(None, Options(poll_interval=0), workers=2) as run:
+        run.add_network("ethereum:local", [target("etherscan"), target("sourcify", "sourcify")], chain_reader=chain)
+        reports = run.verify([Item("ethereum:local", A)])
+    assert identified and all(a.lower() == B.lower() for a in identified), "only the implementation is identified"
+    mine = {(r.target, r.kind, r.contract, str(r.outcome)) for r in reports if r.address == A}
+    assert mine == {
+        ("etherscan", "proxy", "EIP-1967 minimal proxy (proxy link)", "verified"),
+        ("sourcify", "source", "EIP-1967 minimal proxy", "nothing to verify"),
+    }, mine
+    sourcify_row = next(r for r in reports if r.address == A and r.target == "sourcify")
+    assert sourcify_row.ok and "resolves its implementation" in sourcify_row.reason
+    assert (
+        not any(r.outcome == Outcome.SKIPPED for r in reports)
+        and ("proxy", A) not in world.clients["sourcify"].submitted
+    )
 
 
 def test_a_partial_match_on_sourcify_is_submitted_again(world):

@@ -54,7 +54,11 @@ def _target(name: str, kind: str = "etherscan") -> Target:
 
 def test_one_call_per_address_and_target_and_the_links_judged_on_chain():
     chain = FakeChain(
-        {ADDRESS_A: bytes.fromhex("6080604052"), ADDRESS_B: bytes.fromhex("6080604053"), CLONE: CLONE_CODE}
+        {
+            ADDRESS_A: bytes.fromhex("6080604052600080fd"),
+            ADDRESS_B: bytes.fromhex("6080604052348015600f57"),
+            CLONE: CLONE_CODE,
+        }
     )
     clients = {
         "etherscan": Etherscan({CLONE: IMPL}),
@@ -102,3 +106,32 @@ def test_one_call_per_address_and_target_and_the_links_judged_on_chain():
     table = status.status_table(rows).splitlines()
     assert table[0].split() == ["contract", "address", "proxy", "etherscan", "mirror", "bare", "sourcify", "broken"]
     assert "stale 0x2b2b…2b2b" in next(line for line in table if line.startswith("Clone")).lower()
+
+
+def test_a_factorys_template_is_linked_or_resolved_never_missing_a_source():
+    """Solady's 44-byte clone: no compiler made it, so Sourcify's "no match" is no failure (it
+    resolves the proxy itself); an Etherscan-style explorer without its link says how to link it."""
+    stamped = "0x" + "5e" * 20
+    code = bytes.fromhex("3d3d3d3d363d3d37363d73" + IMPL[2:] + "5af43d3d93803e602a57fd5bf3")
+    clients = {
+        "etherscan": Etherscan({stamped: IMPL}),
+        "bare": Etherscan({}, unverified=(stamped,)),
+        "sourcify": Sourcify(),
+    }
+    targets = [_target("etherscan"), _target("bare"), _target("sourcify", "sourcify")]
+    [row] = status.read_status(
+        [
+            status.NetworkStatus(
+                "ethereum:local",
+                targets,
+                [("Wallet", stamped)],
+                FakeChain({stamped: code}),
+                lambda t, h: clients[t.name],
+            )
+        ]
+    )
+    assert (row.proxy, row.stamped, row.as_dict()["proxy"]["stamped"]) == ("minimal proxy", True, True)
+    states = {name: t.state for name, t in row.targets.items()}
+    assert states == {"etherscan": "linked", "bare": "not verified", "sourcify": "no source"}, states
+    assert "ape verify proxy" in row.targets["bare"].reason and IMPL in row.targets["sourcify"].reason.lower()
+    assert [s.target for _, s in status.failing([row])] == ["bare"]
