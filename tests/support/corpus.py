@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -110,16 +111,24 @@ def summary_rows(output: str) -> dict[str, list[tuple[str, str, str]]]:
     return rows
 
 
-def after_deploy_failures(deployed: Deployed, names: dict[str, str]) -> list[str]:
+def after_deploy_failures(deployed: Deployed, names: dict[str, str], stamped: Collection[str] = ()) -> list[str]:
     """What the deploy's summary got wrong, contract by contract: every address the script printed
     must be `verified`, as a full match, under the contract type's name in `names` (the script's
-    name -> the summary's); a proxy's link row, when there is one, `verified` too."""
+    name -> the summary's); a proxy's link row, when there is one, `verified` too. A `stamped`
+    proxy (a factory's template: no source compiles to it) has its link row and no source row."""
     rows = summary_rows(deployed.deploy.stdout)
     failures = []
     for name, address in deployed.contracts:
         mine = rows.get(address.lower(), [])
         sources = [row for row in mine if not row[0].endswith("(proxy link)")]
         want = names.get(name, name)
+        if name in stamped:
+            links = [row for row in mine if row[0].endswith("(proxy link)")]
+            if sources or [row[1] for row in links] != ["verified"]:
+                failures.append(
+                    f"{name} {address}: a template's proxy wants one verified link row and no other: {mine}"
+                )
+            continue
         if not sources:
             failures.append(f"{name} {address}: no row in the deploy's summary")
         for row in sources:
@@ -133,10 +142,13 @@ def after_deploy_failures(deployed: Deployed, names: dict[str, str]) -> list[str
     return failures
 
 
-def verify_by_address(deployed: Deployed, flatten: bool, tmp: Path) -> tuple[list[str], dict, float]:
+def verify_by_address(
+    deployed: Deployed, flatten: bool, tmp: Path, stamped: Collection[str] = ()
+) -> tuple[list[str], dict, float]:
     """`ape verify contract ADDRESS [--flatten] --json` for every contract, in this process, on a
     fresh `ape verify serve` over the same anvil; then each read back from it. Returns the
-    failures, the getsourcecode records by address, and the seconds the verifications took."""
+    failures, the getsourcecode records by address, and the seconds the verifications took. A
+    `stamped` proxy is verified as its link alone (its record is then its implementation's)."""
     from support.e2e import verify_cli
 
     server = ServerProcess(deployed.anvil.url, tmp / ("flat.sqlite" if flatten else "json.sqlite"), use_ape=True)
@@ -156,7 +168,16 @@ def verify_by_address(deployed: Deployed, flatten: bool, tmp: Path) -> tuple[lis
                     f"{name} {address}: `{command}` exited {proc.returncode}: {(proc.stdout + proc.stderr).strip()[-1500:]}"
                 )
                 continue
-            source = [r for r in reports if r.get("kind") == "source"]
+            source = [
+                r for r in reports if r.get("kind") == "source" and r.get("address", "").lower() == address.lower()
+            ]
+            if name in stamped:  # its link, and no source of its own
+                links = [
+                    r for r in reports if r.get("kind") == "proxy" and r.get("address", "").lower() == address.lower()
+                ]
+                source = [] if source else links
+            elif not source:  # a proxy's implementation is verified under another address
+                source = [r for r in reports if r.get("kind") == "source"]
             if proc.returncode != 0 or not source or not all(r["ok"] for r in reports):
                 said = "; ".join(
                     f"{r.get('contract')} {r.get('kind')}: {r.get('outcome')}: {r.get('reason')}" for r in reports
@@ -229,17 +250,26 @@ def _read_back_through_ape(deployed: Deployed, explorer_url: str) -> list[str]:
     return failures
 
 
-def by_address_failures(deployed: Deployed, flatten: bool, tmp: Path, names: dict[str, str]) -> list[str]:
+def by_address_failures(
+    deployed: Deployed, flatten: bool, tmp: Path, names: dict[str, str], stamped: Collection[str] = ()
+) -> list[str]:
     """verify_by_address, and each record read back under its contract type's name; standard-json
     must be a full match (a flattened file cannot reproduce the metadata hash of the original
-    sources, so there a partial match is the right answer)."""
-    failures, records, seconds = verify_by_address(deployed, flatten, tmp)
+    sources, so there a partial match is the right answer). A `stamped` proxy's record is its
+    implementation's, linked (MatchType `proxy`)."""
+    failures, records, seconds = verify_by_address(deployed, flatten, tmp, stamped)
     deployed.seconds["flatten" if flatten else "by_address"] = seconds
     for name, address in deployed.contracts:
         record = records.get(address) or {}
         want = names.get(name, name).split(":")[-1]
         if record.get("SourceCode") and record.get("ContractName") != want:
             failures.append(f"{name} {address}: getsourcecode names it {record.get('ContractName')!r}, wanted {want!r}")
+        if name in stamped:
+            if record.get("Proxy") != "1" or record.get("MatchType") != "proxy":
+                failures.append(
+                    f"{name} {address}: getsourcecode wants a linked proxy, got {record.get('MatchType')!r}"
+                )
+            continue
         if record.get("SourceCode") and not flatten and record.get("MatchType") != "full":
             failures.append(
                 f"{name} {address}: getsourcecode MatchType {record.get('MatchType')!r} after standard-json, wanted 'full'"
@@ -255,6 +285,7 @@ class ProtocolChecks:
     PROTOCOL: str
     CONTRACTS: list[str]
     NAMES: dict[str, str] = {}
+    STAMPED: frozenset[str] = frozenset()  # proxies made from a factory's template: only their link
 
     @pytest.fixture(scope="class")
     def deployed(self, tmp_path_factory):
@@ -266,13 +297,13 @@ class ProtocolChecks:
         assert [name for name, _ in deployed.contracts] == self.CONTRACTS, deployed.deploy.stdout[-3000:]
 
     def test_every_contract_is_verified_after_deploy(self, deployed):
-        failures = after_deploy_failures(deployed, self.NAMES)
+        failures = after_deploy_failures(deployed, self.NAMES, self.STAMPED)
         assert not failures, "\n".join(failures) + "\n" + deployed.deploy.stdout[-4000:]
 
     def test_every_contract_verifies_by_address_alone(self, deployed, tmp_path):
-        failures = by_address_failures(deployed, False, tmp_path, self.NAMES)
+        failures = by_address_failures(deployed, False, tmp_path, self.NAMES, self.STAMPED)
         assert not failures, "\n".join(failures)
 
     def test_every_contract_verifies_by_address_alone_flattened(self, deployed, tmp_path):
-        failures = by_address_failures(deployed, True, tmp_path, self.NAMES)
+        failures = by_address_failures(deployed, True, tmp_path, self.NAMES, self.STAMPED)
         assert not failures, "\n".join(failures)
