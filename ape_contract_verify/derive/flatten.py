@@ -10,7 +10,7 @@ then through the remappings (longest context, then longest prefix, last one wins
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ape_contract_verify.derive.solidity_source import (
@@ -31,6 +31,7 @@ __all__ = [
     "VersionRange",
     "collect_imports",
     "flatten",
+    "missing_imports",
     "parse_remapping",
     "resolve_import",
 ]
@@ -168,6 +169,36 @@ def collect_imports(entry: str, sources: Mapping[str, str], remappings: Sequence
     """``entry`` and every unit it imports, transitively: dependencies first, ``entry`` last."""
     remaps = [parse_remapping(r) for r in remappings]
     return _resolve_all(entry, sources, remaps)[0]
+
+
+def missing_imports(
+    sources: Mapping[str, str], remappings: Sequence[str], read: Callable[[str], str | None]
+) -> dict[str, str]:
+    """The files ``sources`` import, transitively, that they lack: {source unit name: text}, each
+    import resolved as solc resolves it and read by ``read`` (None: not there, for the compile to
+    report). A file the scanner cannot read, or remappings not in solc's form, add nothing."""
+    try:
+        remaps = [parse_remapping(r) for r in remappings]
+    except FlattenError:
+        return {}
+    known, added, absent = dict(sources), {}, set()
+    todo = list(known)
+    while todo:
+        unit = todo.pop()
+        try:
+            imports = analyse(known[unit], unit).imports
+        except FlattenError:
+            continue
+        for directive in imports:
+            name = resolve_import(directive.path, unit, remaps)
+            if name in known or name in absent:
+                continue
+            if (text := read(name)) is None:
+                absent.add(name)
+                continue
+            known[name] = added[name] = text
+            todo.append(name)
+    return added
 
 
 # ----------------------------------------------------------------------------------------------
