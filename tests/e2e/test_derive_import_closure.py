@@ -74,8 +74,9 @@ def main():
     print("BoxProxy", proxy.address)
 """
 
-# Creation code that deploys 10 bytes of runtime no compiler made: nothing can match it.
-STRANGER = "600a600c600039600a6000f3" + "deadbeef000000000000"
+# Creation code that deploys 10 bytes of runtime no compiler made, which act (an SSTORE) and so
+# are no data contract: nothing can match it.
+STRANGER = "600a600c600039600a6000f3" + "600160005500deadbeef"
 
 
 @pytest.fixture(scope="module")
