@@ -10,6 +10,7 @@ submission that cannot pass is stopped here, with the reason the explorer would 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import time
 from collections.abc import Callable
@@ -28,6 +29,7 @@ from ape_contract_verify.derive.onchain import (
     tx_hash_of,
 )
 from ape_contract_verify.evm import blueprint, bytecode
+from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.protocol.licenses import code_from_source, license_code
 from ape_contract_verify.protocol.values import checksum as _checksum
 from ape_contract_verify.request import CodeFormat, VerificationRequest
@@ -204,16 +206,17 @@ def derive(
         input_json = {**input_json, "settings": {**input_json["settings"], "libraries": libraries}}
         compiled = _compile(artifact, input_json, cache, warnings)
 
-    creation_code = bytecode.to_bytes(compiled["evm"]["bytecode"]["object"])
     declared = blueprint.parse(chain_state.runtime)
-    if declared is not None:  # the arguments, if any, follow the creation code in the blueprint's body
-        derived_args = blueprint.arguments_after(declared, creation_code)
-    else:
-        derived_args = (
-            bytecode.split_constructor_args(chain_state.creation_input, creation_code)
-            if chain_state.creation_input
-            else None
-        )
+
+    def split_args(output: CompilerJson) -> str | None:  # what follows `output`'s creation code on chain
+        creation_code = bytecode.to_bytes(output["evm"]["bytecode"]["object"])
+        if declared is not None:  # the arguments, if any, follow the creation code in the blueprint's body
+            return blueprint.arguments_after(declared, creation_code)
+        if chain_state.creation_input:
+            return bytecode.split_constructor_args(chain_state.creation_input, creation_code)
+        return None
+
+    derived_args = split_args(compiled)
     args = resolve_constructor_args(artifact, constructor_args, derived_args, chain_state.tried)
     # A replay in the very chain that ran the transaction is as good as its traces: nothing to say.
     if (
@@ -223,10 +226,19 @@ def derive(
     ):
         warnings.append(f"constructor arguments from {chain_state.source}: the node has no trace API")
 
-    def build(candidate: CompilerJson, fmt: str = code_format, layout: str = "imports") -> VerificationRequest:
-        request = build_request(artifact, address, candidate, libraries, args, fmt, license, warnings, layout)
+    def build(
+        candidate: CompilerJson, fmt: str = code_format, layout: str = "imports", arguments: str | None = None
+    ) -> VerificationRequest:
+        used = args if arguments is None else arguments
+        request = build_request(artifact, address, candidate, libraries, used, fmt, license, warnings, layout)
         # Sourcify reads constructor arguments from the creation transaction: tell it which one.
         return dataclasses.replace(request, creation_tx_hash=tx_hash_of(chain_state.tx_hash))
+
+    def builder_for(candidate: CompilerJson) -> Callable[..., VerificationRequest]:
+        """`build` for an input whose creation code may differ in length: its own arguments."""
+        split = split_args(_compile(artifact, candidate, cache, warnings))
+        arguments = resolve_constructor_args(artifact, constructor_args, split, chain_state.tried)
+        return functools.partial(build, arguments=arguments)
 
     request = _flat_or_json(build, input_json, strict_format, warnings)
     timings["derive"] = time.perf_counter() - t0
@@ -238,10 +250,9 @@ def derive(
         if chain_state.creation_input is not None and chain_state.source.endswith(("record", "(REST API)")):
             # The explorer's record: the pre-check compares the creation code with it too.
             checked = KnownCreation(reader, address, chain_state)
-        if request.code_format == CodeFormat.SINGLE_FILE:
-            request, match = _precheck_flat(request, input_json, build, checked, cache, strict_format, warnings)
-        else:
-            match = precheck(request, checked, cache, notes=warnings)
+        input_json, request, match, build = _checked(
+            artifact, request, input_json, build, builder_for, checked, cache, strict_format, warnings
+        )
         if chain_state.creation_input is None and declared is None:
             warnings.append(
                 f"the creation code was not found ({sources_tried(chain_state.tried)}): the pre-check compared the runtime code only"
@@ -264,6 +275,78 @@ def derive(
         timings=timings,
         creation_source=chain_state.source,
     )
+
+
+def _checked(
+    artifact: Artifact,
+    request: VerificationRequest,
+    input_json: CompilerJson,
+    build: Callable[..., VerificationRequest],
+    builder_for: Callable[[CompilerJson], Callable[..., VerificationRequest]],
+    reader: ChainReader,
+    cache: CompileCache | None,
+    strict: bool,
+    warnings: list[str],
+) -> tuple[CompilerJson, VerificationRequest, str, Callable[..., VerificationRequest]]:
+    """(input, request, match, its build) as pre-checked: the contract's own sources, else its whole
+    compile group's (standard-json: a flat file holds the imports alone). The setting that differs is
+    searched for only then: no reason blames the source or the compiler while the group reproduces it."""
+
+    def own(diagnose: bool) -> tuple[CompilerJson, VerificationRequest, str, Callable[..., VerificationRequest]]:
+        if request.code_format == CodeFormat.SINGLE_FILE:
+            flat = _precheck_flat(request, input_json, build, reader, cache, strict, warnings, diagnose)
+            return input_json, *flat, build
+        return input_json, request, precheck(request, reader, cache, diagnose=diagnose, notes=warnings), build
+
+    try:
+        return own(diagnose=False)
+    except PrecheckFailed as err:
+        if err.field != "source":  # not a code difference: nothing wider would change it
+            raise
+    group = _group_candidate(artifact, input_json)
+    if group is None:
+        return own(diagnose=True)
+    together = f"the whole compile group's input ({len(group['sources'])} sources, as Ape compiled them together)"
+    try:
+        group_build = builder_for(group)  # its creation code splits off other constructor arguments
+        as_json = group_build(group, "standard-json")
+        match = precheck(as_json, reader, cache, diagnose=False)
+    except ContractVerifyError:  # it does not compile, or differs too: the contract's own diagnosis
+        try:
+            return own(diagnose=True)
+        except PrecheckFailed as diagnosed:
+            raise PrecheckFailed(diagnosed.field, f"{diagnosed.reason} Nor does {together}.") from None
+    if request.code_format == CodeFormat.SINGLE_FILE:
+        said = "no flat file reproduces this contract's code"
+        if strict:
+            raise PrecheckFailed("codeformat", f"{said}; {together} reproduces it in standard-json")
+    else:
+        said = f"its own sources ({len(json.loads(request.source_code)['sources'])}) compile to other code"
+    warnings.append(
+        f"{said}; {together} reproduces it, so that was submitted: solc's code can depend on the files compiled with it"
+    )
+    return group, as_json, match, group_build
+
+
+def _group_candidate(artifact: Artifact, input_json: CompilerJson) -> CompilerJson | None:
+    """`input_json` with every source of its compile group (what ape-solidity compiled together, kept
+    at the deploy), or None: nothing wider. With the optimizer, solc's code can depend on the other files
+    compiled: its Yul functions are named after AST ids, and its inlining follows the names (0.6's
+    FullInliner visits them in their hashes' order; solidity#9573, and #14829 for later versions)."""
+    if artifact.is_vyper:
+        return None
+    try:
+        group = group_input(artifact)
+    except Exception:  # no project to ask (Ape's managers refused): nothing wider to try
+        return None
+    if group is None or set(group["sources"]) <= set(input_json["sources"]):
+        return None
+    candidate: CompilerJson = json.loads(json.dumps(input_json))
+    candidate["sources"] = {**group["sources"], **input_json["sources"]}
+    # The group's other sources may import through remappings the contract's own do not need.
+    if remappings := (group.get("settings") or {}).get("remappings"):
+        candidate["settings"]["remappings"] = remappings
+    return candidate
 
 
 def _flat_or_json(
@@ -296,6 +379,7 @@ def _precheck_flat(
     cache: CompileCache | None,
     strict: bool,
     warnings: list[str],
+    diagnose: bool = True,
 ) -> tuple[VerificationRequest, str]:
     """The flat request and its match, when a layout of the flat file compiles to the deployed
     code. Under via-IR the output can depend on how the sources are laid out (the compiler's
@@ -306,11 +390,11 @@ def _precheck_flat(
 
     as_json = build(input_json, "standard-json")
     try:
-        json_match = precheck(as_json, reader, cache)
+        json_match = precheck(as_json, reader, cache, diagnose=False)  # its reason is never given
     except PrecheckFailed:
         json_match = None
     try:
-        return request, precheck(request, reader, cache, diagnose=json_match is None)
+        return request, precheck(request, reader, cache, diagnose=diagnose and json_match is None)
     except PrecheckFailed:
         if json_match is None:
             raise
