@@ -86,7 +86,7 @@ python310() {
   echo "toolchain: vyper $1 needs Python 3.10 (it declares Python < 3.11); install one (pyenv install 3.10) or set PYTHON310=/path/to/python3.10" >&2
   exit 1
 }
-older_than_038() { [ "$(printf '%s\n' "$1" 0.3.8 | sort -V | head -1)" = "$1" ] && [ "$1" != 0.3.8 ]; }
+older_than() { [ "$(printf '%s\n' "$1" "$2" | sort -V | head -1)" = "$1" ] && [ "$1" != "$2" ]; }
 # The real directory, so vvm's links stay valid from any checkout that links .vyper here.
 mkdir -p "$root/.vyper/vvm"
 vyper_root=$(cd -P "$root/.vyper" && pwd)
@@ -95,7 +95,11 @@ for version in ${VYPER_EXTRA_VERSIONS-0.3.10 0.3.7}; do
   if [ ! -f "$vdir/.installed" ]; then
     rm -rf "$vdir"
     python=$venv/bin/python
-    if older_than_038 "$version"; then
+    if older_than "$version" 0.2.8; then
+      # vyper 0.2.7 reads Python's ast as it was before 3.9: on 3.9 and later it installs, then
+      # refuses every `String[64]` ("Subscript must be a literal integer"). Debian 12 has no 3.8.
+      python=$("$tc/find_python.sh" 3.8)
+    elif older_than "$version" 0.3.8; then
       python=$(python310 "$version")
     fi
     "$python" -m venv "$vdir"
