@@ -4,7 +4,8 @@ Patterns, in the order tried: forwarders with the address in their code (EIP-116
 data after it, and any other `PUSH20 address, GAS, DELEGATECALL` in code no compiler made), the
 EIP-1967 implementation slot, the EIP-1967 beacon slot (then `implementation()` on the beacon),
 the EIP-1822 PROXIABLE slot, the OpenZeppelin legacy slot, and Gnosis Safe's `masterCopy` in
-slot 0 (only for code that can DELEGATECALL, since slot 0 usually holds something else).
+slot 0 (only for code that can DELEGATECALL, since slot 0 usually holds something else, and not
+for an EIP-2535 diamond: its AppStorage starts at slot 0, and it routes to many facets, not one).
 
 A proxy is known by what its code does, not by a template: one whose code carries no compiler's
 metadata and delegates was stamped out by a factory (Solady's LibClone, Vyper's forwarders, …),
@@ -24,6 +25,7 @@ EIP1967_BEACON_SLOT = 0xA3F0AD74E5423AEBFD80D3EF4346578335A9A72AEAEE59FF6CB3582B
 EIP1822_PROXIABLE_SLOT = 0xC5F16F0FCC639FA48A6947836D9850F504798523BF8C9A3A87D5876CF622BCF7  # keccak256("PROXIABLE")
 OZ_LEGACY_SLOT = 0x7050C9E0F4CA769C69BD3A8EF740BC37934F8E2C036E5A723FD8EE048ED3F8C3  # keccak256("org.zeppelinos.proxy.implementation")
 IMPLEMENTATION_SELECTOR = bytes.fromhex("5c60da1b")  # implementation()
+FACET_ADDRESSES_SELECTOR = bytes.fromhex("52ef6b2c")  # EIP-2535 loupe's facetAddresses()
 
 # EIP-1167, and its shorter-address variant some vanity deployers use (PUSH16 … PUSH20 forms);
 # data may follow it (clones with immutable arguments, read by the implementation from the code).
@@ -136,6 +138,19 @@ def address_in_word(word: bytes) -> str | None:
     return "0x" + word[12:].hex()
 
 
+def is_diamond(chain: ProxyReader, address: str) -> bool:
+    """True when the contract answers EIP-2535's loupe: `facetAddresses()` is one or more addresses."""
+    try:
+        answer = chain.call(address, FACET_ADDRESSES_SELECTOR)
+    except Exception:  # no loupe (a revert, a node's refusal): no diamond
+        return False
+    if len(answer) < 96 or int.from_bytes(answer[:32], "big") != 32:
+        return False
+    count = int.from_bytes(answer[32:64], "big")
+    words = [answer[64 + 32 * i : 96 + 32 * i] for i in range(min(count, (len(answer) - 64) // 32))]
+    return 0 < count == len(words) and all(address_in_word(word) for word in words)
+
+
 def detect_proxy(chain: ProxyReader, address: str) -> ProxyInfo | None:
     """The proxy pattern at `address` and its implementation, or None when none is found."""
     code = chain.get_code(address)
@@ -169,6 +184,6 @@ def detect_proxy(chain: ProxyReader, address: str) -> ProxyInfo | None:
 
     if has_delegatecall(code):
         implementation = address_in_word(chain.get_storage_at(address, 0))
-        if implementation and chain.get_code(implementation):
+        if implementation and chain.get_code(implementation) and not is_diamond(chain, address):
             return ProxyInfo(ProxyKind.GNOSIS_SAFE, implementation, stamped=stamped)
     return None
