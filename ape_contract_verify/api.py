@@ -110,9 +110,15 @@ def verify(
     with connected(choice.network) as provider:
         choice = _bound(choice, provider)
         pairs = _resolve(wanted, choice, provider, warn)
+        types = _deployed_types(pairs, provider)
         with _run(code_format, check, force, workers, on_progress) as run:
             label = _open(run, choice, provider)
-            return run.verify([Item(label, address, name, constructor_args) for name, address in pairs])
+            return run.verify(
+                [
+                    Item(label, address, name, constructor_args, deployed_type=types.get(address.lower()))
+                    for name, address in pairs
+                ]
+            )
 
 
 def verify_proxy(
@@ -397,6 +403,18 @@ def _resolve(
             raise NoRecords(f"No recorded deployment of {name} on {choice.label()}. Give its address: '{name}@0x…'")
         pairs += recorded
     return pairs
+
+
+def _deployed_types(pairs: list[tuple[str | None, str]], provider: ProviderAPI) -> dict[str, str]:
+    """What the ledger says Ape deployed at each unnamed address (none asked when all are named)."""
+    if all(name is not None for name, _ in pairs):
+        return {}
+    from ape import project
+
+    from ape_contract_verify.workflow.choice import chain_id_of
+    from ape_contract_verify.workflow.records import deployed_types
+
+    return deployed_types(project, chain_id_of(provider))
 
 
 def _address(value: str, param: str) -> str:

@@ -76,6 +76,19 @@ def recorded_deployments(project: ProjectManager, chain_id: int | None, name: st
     return records
 
 
+def deployed_types(project: ProjectManager, chain_id: int | None) -> dict[str, str]:
+    """address (lower) -> the type Ape deployed there, as the ledger recorded it at the deploy: a
+    later `ape verify contract ADDRESS` trusts it over the manifest, which a recompile (such as
+    `add_library`'s) may have changed since. An unreadable ledger records nothing."""
+    from ape_contract_verify.workflow.ledger import Ledger, LedgerError
+
+    try:
+        entries = Ledger.for_chain(project, chain_id).deployments()
+        return {entry.address.lower(): entry.deployed_type for entry in entries if entry.deployed_type}
+    except LedgerError:
+        return {}
+
+
 def recorded_networks(project: ProjectManager) -> tuple[list[str], list[str]]:
     """(networks, problems): every network with recorded deployments, for `ape verify all
     --all-networks`: those the ledgers name (`ecosystem:network:provider`, as `ape run` was

@@ -211,9 +211,10 @@ class Verification:
 
         def find() -> "Artifact":
             runtime = self.reader.get_code(address)
+            recorded: Artifact | None = None
             if deployed_type:
                 try:
-                    artifact = artifacts.find_artifact(deployed_type, self.project)
+                    recorded = artifacts.find_artifact(deployed_type, self.project)
                 except artifacts.ArtifactNotFound as err:
                     logger.debug(
                         "%s: deployed as %s, which no artifact answers to (%s); identifying by code",
@@ -222,18 +223,25 @@ class Verification:
                         err,
                     )
                 else:
-                    if artifacts.has_code_of(artifact, runtime):
-                        return artifact
+                    if artifacts.has_code_of(recorded, runtime):
+                        return recorded
                     logger.debug(
                         "%s: recorded as %s, whose code it does not have; identifying by code", address, deployed_type
                     )
-            return artifacts.identify(
-                address,
-                self.project,
-                runtime=runtime,
-                cache=self.cache,
-                creation=lambda: creation_input(self.reader, address),
-            )
+            try:
+                return artifacts.identify(
+                    address,
+                    self.project,
+                    runtime=runtime,
+                    cache=self.cache,
+                    creation=lambda: creation_input(self.reader, address),
+                )
+            except ContractVerifyError:
+                if recorded is None:
+                    raise
+                # Recompiled since the deploy (`add_library` compiles a library alone): the type Ape
+                # deployed stands, and the pre-check compiles the inputs it was built from.
+                return recorded
 
         return self.shared.once(("identify", address.lower(), deployed_type), find)
 
