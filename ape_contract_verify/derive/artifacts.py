@@ -448,6 +448,27 @@ def _closure_key(project: ProjectManager) -> ClosureKey | None:
     return str(root), compilers, tuple(stamps)
 
 
+def close_over_imports(sources: CompilerJson, remappings: list[str], root: Path) -> None:
+    """Add to `sources` every file they import, transitively, that they lack, read from `root`,
+    where the project's compile (solc, base path the project) read it.
+
+    ape-solidity's list can lack one, depending on the order it meets a file's imports (a set's,
+    so the hash seed's): a dependency's file reached by the dependency's name has its imports
+    resolved with that dependency's own remappings, which may name no file of the project, and is
+    remembered so for the whole tree. An explorer has only the input."""
+    from ape_contract_verify.derive.flatten import missing_imports
+
+    def read(unit: str) -> str | None:
+        try:
+            return (root / unit).read_text(encoding="utf8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    texts = {unit: source["content"] for unit, source in sources.items() if isinstance(source.get("content"), str)}
+    for unit, text in missing_imports(texts, remappings, read).items():
+        sources[unit] = {"content": text}
+
+
 def _search_closure(project: ProjectManager, cache: CompileCache | None) -> list[Artifact]:
     from ape import compilers as ape_compilers
 
@@ -486,6 +507,7 @@ def _search_closure(project: ProjectManager, cache: CompileCache | None) -> list
             {k: v for k, v in recorded.items() if k not in ("outputSelection", "search_paths", "libraries")}
         )
         settings["outputSelection"] = {"*": {"*": _CLOSURE_OUTPUTS}}
+        close_over_imports(chosen["sources"], settings.get("remappings") or [], root)  # as the manifest remaps
         version = recorded_version.long
         try:
             # The manifest's recorded input and settings: solc's standard JSON, as Ape wrote it.

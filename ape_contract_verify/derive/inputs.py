@@ -19,10 +19,10 @@ from ape_contract_verify.derive.artifacts import (
     ArtifactNotFound,
     CompilerJson,
     Libraries,
+    close_over_imports,
     input_for,
     project_source_names,
 )
-from ape_contract_verify.derive.flatten import missing_imports
 from ape_contract_verify.protocol.compiler_version import CompilerVersion
 
 if TYPE_CHECKING:
@@ -95,28 +95,8 @@ def _standard_input(artifact: Artifact, libraries: Libraries | None = None) -> C
     if libraries:
         settings["libraries"] = libraries
     sources = project_source_names(chosen["sources"], artifact.project)
-    _close_over_imports(sources, settings.get("remappings") or [], Path(artifact.project.path))
+    close_over_imports(sources, settings.get("remappings") or [], Path(artifact.project.path))
     return {"language": "Solidity", "sources": sources, "settings": settings}
-
-
-def _close_over_imports(sources: CompilerJson, remappings: list[str], root: Path) -> None:
-    """Add to `sources` every file they import, transitively, that they lack, read from `root`,
-    where the project's compile (solc, base path the project) read it.
-
-    ape-solidity's list can lack one, depending on the order it meets a file's imports (a set's,
-    so the hash seed's): a dependency's file reached by the dependency's name has its imports
-    resolved with that dependency's own remappings, which may name no file of the project, and is
-    remembered so for the whole tree (and in `_IMPORTS`). An explorer has only the input."""
-    texts = {unit: source["content"] for unit, source in sources.items() if isinstance(source.get("content"), str)}
-    for unit, text in missing_imports(texts, remappings, lambda name: _read_source(root / name)).items():
-        sources[unit] = {"content": text}
-
-
-def _read_source(file: Path) -> str | None:
-    try:
-        return file.read_text(encoding="utf8")
-    except (OSError, UnicodeDecodeError):
-        return None
 
 
 def _solidity_inputs(
@@ -325,7 +305,7 @@ def _group_input(artifact: Artifact) -> CompilerJson | None:
             # The group's compile recorded them; ape-solidity's fresh ones follow its import order.
             if recorded := artifact.settings.get("remappings"):
                 found["settings"]["remappings"] = recorded
-            _close_over_imports(found["sources"], found["settings"].get("remappings") or [], Path(project.path))
+            close_over_imports(found["sources"], found["settings"].get("remappings") or [], Path(project.path))
         _GROUP_INPUTS[key] = found
     return _GROUP_INPUTS[key]
 

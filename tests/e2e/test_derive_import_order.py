@@ -199,3 +199,21 @@ def test_the_inputs_are_the_same_in_either_order(order_project, listing_first):
         groups[first] = json.dumps(group, sort_keys=True)
     assert built[WRAPPER_LINE] == built[TOKEN_LINE]
     assert groups[WRAPPER_LINE] == groups[TOKEN_LINE]
+
+
+@pytest.mark.parametrize("first", [WRAPPER_LINE, TOKEN_LINE])
+def test_types_only_the_imports_define_are_found_in_either_order(order_project, listing_first, first, tmp_path):
+    """Identification compiles the project's imports to find the types only they define: that
+    input is closed over its imports too, or in one order it does not compile and finds none."""
+    from ape import Project
+
+    from ape_contract_verify.derive import artifacts
+    from ape_contract_verify.engine.compilers import CompileCache
+
+    listing_first(first)
+    artifacts._CLOSURE_MEMO.clear()
+    try:
+        found = artifacts.closure_artifacts(Project(order_project), CompileCache(directory=tmp_path))
+    finally:
+        artifacts._CLOSURE_MEMO.clear()
+    assert {"Token", "Wrapper"} <= {a.name for a in found}, sorted(a.label for a in found)
