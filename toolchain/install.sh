@@ -90,7 +90,7 @@ older_than() { [ "$(printf '%s\n' "$1" "$2" | sort -V | head -1)" = "$1" ] && [ 
 # The real directory, so vvm's links stay valid from any checkout that links .vyper here.
 mkdir -p "$root/.vyper/vvm"
 vyper_root=$(cd -P "$root/.vyper" && pwd)
-for version in ${VYPER_EXTRA_VERSIONS-0.3.10 0.3.7}; do
+for version in ${VYPER_EXTRA_VERSIONS-0.3.10 0.3.7 0.2.16}; do
   vdir=$vyper_root/$version
   if [ ! -f "$vdir/.installed" ]; then
     rm -rf "$vdir"

@@ -63,16 +63,18 @@ def _set(project: Path, **sections) -> None:
     path.write_text(yaml.safe_dump(config, sort_keys=False))
 
 
-def deploy(protocol: str, root: Path, links: bool = False) -> Deployed:
+def deploy(protocol: str, root: Path, links: bool = False, source: Path | None = None) -> Deployed:
     """corpus/<protocol> copied, compiled, and deployed to a new anvil by its own script, auto
     verification on. Ape reaches the anvil as users reach a hosted node, through a proxy that
-    refuses trace APIs (support.rpc_proxy): factories' children need the fork replay. The copy holds the package's files (its links into toolchain/ followed), or
-    with `links` it keeps its contracts folder a link into toolchain/, as in the checkout."""
+    refuses trace APIs (support.rpc_proxy): factories' children need the fork replay. `source`: the
+    project's folder when not corpus/<protocol>. The copy holds the package's files (its links into
+    toolchain/ followed), or with `links` it keeps its contracts folder a link into toolchain/."""
     project = root / protocol
+    source = source or CORPUS / protocol
     ignore = shutil.ignore_patterns(".build", ".cache", "__pycache__")
-    shutil.copytree(CORPUS / protocol, project, symlinks=links, ignore=ignore)
+    shutil.copytree(source, project, symlinks=links, ignore=ignore)
     for link in (path for path in project.iterdir() if path.is_symlink()):
-        target = (CORPUS / protocol / link.name).resolve()  # relative to the checkout's layout
+        target = (source / link.name).resolve()  # relative to the checkout's layout
         link.unlink()
         link.symlink_to(target, target_is_directory=True)
     anvil = Anvil()
@@ -286,10 +288,11 @@ class ProtocolChecks:
     CONTRACTS: list[str]
     NAMES: dict[str, str] = {}
     STAMPED: frozenset[str] = frozenset()  # proxies made from a factory's template: only their link
+    SOURCE: Path | None = None  # a project of ours where no published one exists (else corpus/PROTOCOL)
 
     @pytest.fixture(scope="class")
     def deployed(self, tmp_path_factory):
-        deployed = deploy(self.PROTOCOL, tmp_path_factory.mktemp("corpus"))
+        deployed = deploy(self.PROTOCOL, tmp_path_factory.mktemp("corpus"), source=self.SOURCE)
         yield deployed
         deployed.stop()
 
