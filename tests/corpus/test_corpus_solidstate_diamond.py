@@ -1,4 +1,4 @@
-"""SolidState's EIP-2535 diamond (@solidstate/contracts 0.0.59 from npm; solc 0.8.19, 200 runs)
+"""SolidState's EIP-2535 diamond (@solidstate/contracts 0.0.59 from npm; solc 0.8.21, 200 runs)
 deployed by corpus/solidstate-diamond's own script: the diamond, three facets (SolidState's ERC-20,
 access control and multicall) and the initializer its `diamondCut` delegatecalls. Every contract
 verified after deploy, then by address alone, standard-json and flattened, and read back.
