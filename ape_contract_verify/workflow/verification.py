@@ -216,18 +216,11 @@ class Verification:
                 try:
                     recorded = artifacts.find_artifact(deployed_type, self.project)
                 except artifacts.ArtifactNotFound as err:
-                    logger.debug(
-                        "%s: deployed as %s, which no artifact answers to (%s); identifying by code",
-                        address,
-                        deployed_type,
-                        err,
-                    )
+                    logger.debug("%s: deployed as %s, which no artifact answers to (%s)", address, deployed_type, err)
                 else:
                     if artifacts.has_code_of(recorded, runtime):
                         return recorded
-                    logger.debug(
-                        "%s: recorded as %s, whose code it does not have; identifying by code", address, deployed_type
-                    )
+                    logger.debug("%s: recorded as %s, whose code it does not have", address, deployed_type)
             try:
                 return artifacts.identify(
                     address,
@@ -269,8 +262,7 @@ class Verification:
             if self._first_time(implementation):
                 reports += self._source(implementation, None, None)
                 self._finished(implementation)
-        # A factory's template (no compiler made its code) has no source: only the link is
-        # verified, unless Ape deployed it by name or the user names its type.
+        # A factory's template (no compiler made it): only its link, unless deployed or named as a type.
         stamped = proxy is not None and proxy.stamped and name is None and not deployed_type
         if not stamped:
             if name is None and proxy is not None:
