@@ -21,6 +21,7 @@ A verification that failed is not an exception: it is a report whose `ok` is Fal
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -39,6 +40,8 @@ from ape_contract_verify.workflow.status import StatusView, TargetStatus
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
     from ethpm_types import ContractType
+
+    from ape_contract_verify.workflow.records import DeployedAs
 
 __all__ = [
     "ContractVerifyError",
@@ -110,15 +113,14 @@ def verify(
     with connected(choice.network) as provider:
         choice = _bound(choice, provider)
         pairs = _resolve(wanted, choice, provider, warn)
-        types = _deployed_types(pairs, provider)
+        recorded = _deployed_as(pairs, provider)
         with _run(code_format, check, force, workers, on_progress) as run:
             label = _open(run, choice, provider)
-            return run.verify(
-                [
-                    Item(label, address, name, constructor_args, deployed_type=types.get(address.lower()))
-                    for name, address in pairs
-                ]
-            )
+            items = [Item(label, address, name, constructor_args) for name, address in pairs]
+            for i, item in enumerate(items):
+                if item.name is None and (known := recorded.get(item.address.lower())) is not None:
+                    items[i] = dataclasses.replace(item, deployed_type=known.type, kept_input=known.compile_input)
+            return run.verify(items)
 
 
 def verify_proxy(
@@ -405,16 +407,17 @@ def _resolve(
     return pairs
 
 
-def _deployed_types(pairs: list[tuple[str | None, str]], provider: ProviderAPI) -> dict[str, str]:
-    """What the ledger says Ape deployed at each unnamed address (none asked when all are named)."""
-    if all(name is not None for name, _ in pairs):
+def _deployed_as(pairs: list[tuple[str | None, str]], provider: ProviderAPI) -> dict[str, DeployedAs]:
+    """What the ledger recorded at each unnamed address's deploy (none asked when all are named)."""
+    unnamed = [address for name, address in pairs if name is None]
+    if not unnamed:
         return {}
     from ape import project
 
     from ape_contract_verify.workflow.choice import chain_id_of
-    from ape_contract_verify.workflow.records import deployed_types
+    from ape_contract_verify.workflow.records import deployed_as
 
-    return deployed_types(project, chain_id_of(provider))
+    return deployed_as(project, chain_id_of(provider), unnamed)
 
 
 def _address(value: str, param: str) -> str:

@@ -342,7 +342,7 @@ def _group_candidate(artifact: Artifact, input_json: CompilerJson) -> CompilerJs
     if group is None or set(group["sources"]) <= set(input_json["sources"]):
         return None
     candidate: CompilerJson = json.loads(json.dumps(input_json))
-    candidate["sources"] = {**group["sources"], **input_json["sources"]}
+    candidate["sources"] = {**input_json["sources"], **group["sources"]}  # the group's as compiled, when kept
     # The group's other sources may import through remappings the contract's own do not need.
     if remappings := (group.get("settings") or {}).get("remappings"):
         candidate["settings"]["remappings"] = remappings

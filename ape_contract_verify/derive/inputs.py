@@ -23,7 +23,10 @@ from ape_contract_verify.derive.artifacts import (
     input_for,
     project_source_names,
 )
+from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.compiler_version import CompilerVersion
+
+logger = get_logger()
 
 if TYPE_CHECKING:
     from ape.managers.project import ProjectManager
@@ -278,6 +281,20 @@ def group_input(artifact: Artifact) -> CompilerJson | None:
     found = artifact.resolved["group"] if "group" in artifact.resolved else _group_input(artifact)
     copy: CompilerJson | None = json.loads(json.dumps(found)) if found is not None else None  # callers may change it
     return copy
+
+
+def deployed_group_input(reference: str, project: ProjectManager) -> CompilerJson | None:
+    """The compile group's input of the type Ape just deployed (`artifacts.type_reference`), for
+    the ledger to keep: what Ape compiled it from, before any later recompile or edit. None for
+    Vyper (its input is the contract's own) or when the manifests cannot say."""
+    from ape_contract_verify.derive.artifacts import find_artifact
+
+    try:
+        artifact = find_artifact(reference, project, compile=False)
+        return None if artifact.is_vyper else _group_input(artifact)
+    except Exception as err:  # the deploy goes on; verification later rebuilds it from the sources
+        logger.debug("contract_verify: no compile input kept for %s: %s", reference, err)
+        return None
 
 
 @GATE.guard

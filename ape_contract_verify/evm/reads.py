@@ -119,6 +119,16 @@ NodeObject = Mapping[str, object]
 RpcRequest = Callable[[str, list[object]], object]
 
 
+def creation_input(chain: ChainReader, address: str) -> bytes | None:
+    """The input of the transaction that created `address`, or None where the node can't tell
+    (identifying by code goes on without it)."""
+    try:
+        creation = chain.find_creation(address)
+    except Exception:
+        return None
+    return bytes(creation.input) if creation is not None and creation.input else None
+
+
 def node_object(value: object) -> NodeObject:
     """`value` when it is an object (a dict, web3's AttributeDict); {} for null or anything else."""
     return value if isinstance(value, Mapping) else {}

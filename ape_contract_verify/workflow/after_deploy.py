@@ -108,9 +108,15 @@ class DeployHook:
 
                 state.ledger = Ledger.for_chain(project, provider.chain_id)
             ledger = state.ledger
-        ledger.recorded(
-            instance.contract_type.name or address, address, state.network, type_reference(instance.contract_type)
-        )
+        from ape import project
+
+        from ape_contract_verify.derive.inputs import deployed_group_input
+
+        reference = type_reference(instance.contract_type)
+        kept = (
+            deployed_group_input(reference, project) if reference else None
+        )  # as Ape compiled it, before any recompile
+        ledger.recorded(instance.contract_type.name or address, address, state.network, reference, kept)
         with self.lock:
             if state.recorded_after is None:
                 state.recorded_after = _block_before(provider)

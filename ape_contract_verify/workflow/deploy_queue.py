@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from ape_contract_verify.config import ContractVerifyConfig
     from ape_contract_verify.evm.upgrades import UpgradeEvent
+    from ape_contract_verify.json_types import JsonObject
     from ape_contract_verify.workflow.ledger import Ledger
     from ape_contract_verify.workflow.report import Report
     from ape_contract_verify.workflow.run import VerificationRun
@@ -165,10 +166,9 @@ class DeployQueue:
             return
         self.seen.add(address.lower())
         self._warm(address, txn_hash)
-        if deployed_type:
-            self._prepare(address, deployed_type)
+        group = self._prepare(address, deployed_type) if deployed_type else None
         if self._ledger is not None:
-            self._ledger.recorded(name or address, address, self.network, deployed_type)
+            self._ledger.recorded(name or address, address, self.network, deployed_type, group)
         from ape_contract_verify.derive.artifacts import short_name
 
         for target, verification in self._verifications:
@@ -194,17 +194,20 @@ class DeployQueue:
         if info is not None:
             self.chain.get_code(info.implementation)
 
-    def _prepare(self, address: str, deployed_type: str) -> None:
+    def _prepare(self, address: str, deployed_type: str) -> JsonObject | None:
         """On the script's thread: what needs Ape's project, dependency and compiler managers
         (the artifact, its compiler input), so the workers need not call into them while the
-        script can (`derive.ape_gate`). Cheap: manifests and ape-solidity's import resolution."""
+        script can (`derive.ape_gate`). Cheap: manifests and ape-solidity's import resolution.
+        The compile group's input Ape built it from, for the ledger to keep, or None."""
         shared = self._verifications[0][1].shared
         if self._run is None:
-            return
+            return None
         try:
             shared.prepare(address, deployed_type, self._run.project, self.chain.get_code(address))
         except Exception as err:  # the workers resolve it later, once the script lets them
             logger.debug("contract_verify: %s not prepared at the deploy: %s", address, err)
+        prepared = shared.prepared.get(address.lower())
+        return prepared.resolved.get("group") if prepared is not None else None
 
     def _verify(
         self, verification: Verification, address: str, name: str | None, deployed_type: str | None = None

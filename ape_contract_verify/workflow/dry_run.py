@@ -84,9 +84,9 @@ def plan(
     implementation, the contract's own source (not for a factory's template), then the proxy link."""
     from ape_contract_verify.derive import artifacts, derive
     from ape_contract_verify.evm.proxies import detect_proxy
+    from ape_contract_verify.evm.reads import creation_input
     from ape_contract_verify.exceptions import ContractVerifyError
     from ape_contract_verify.protocol.values import checksum
-    from ape_contract_verify.workflow.verification import creation_input
 
     address = checksum(address)
     if name is None:  # as `Verification.contract`: code that never runs matches no type, say what it is

@@ -22,6 +22,7 @@ database is opened, in one transaction, and renamed to `….json.migrated`.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import sqlite3
@@ -45,7 +46,10 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS deployments ("
     " seq INTEGER PRIMARY KEY AUTOINCREMENT,"  # insertion order, as entries() lists them
     " address TEXT NOT NULL UNIQUE,"  # lower case
-    " entry TEXT NOT NULL)"  # the entry as a JSON object
+    " entry TEXT NOT NULL)",  # the entry as a JSON object
+    # The compile inputs deployments were built from, once each (a whole compile group is large):
+    # an entry's "input" is its digest.
+    "CREATE TABLE IF NOT EXISTS inputs (digest TEXT PRIMARY KEY, input TEXT NOT NULL)",
 )
 
 
@@ -101,10 +105,34 @@ class Ledger:
     # -- the transitions (ledger_entry.LedgerEntry), each one transaction
 
     def recorded(
-        self, contract: str, address: str, network: str | None = None, deployed_type: str | None = None
+        self,
+        contract: str,
+        address: str,
+        network: str | None = None,
+        deployed_type: str | None = None,
+        compile_input: JsonObject | None = None,
     ) -> None:
-        """Deployed (or made by a factory) and not verified yet."""
-        self._change(contract, address, lambda e: e.recorded(network, deployed_type))
+        """Deployed (or made by a factory) and not verified yet; `compile_input`, the input Ape
+        compiled it from at the deploy, kept for verifying it later (`kept_input`), whatever Ape
+        recompiles or the sources become since."""
+        digest = None
+        if compile_input is not None:
+            text = json.dumps(compile_input, sort_keys=True)
+            digest = hashlib.sha256(text.encode()).hexdigest()
+            with self._transaction() as db:
+                db.execute("INSERT OR IGNORE INTO inputs (digest, input) VALUES (?, ?)", (digest, text))
+        self._change(contract, address, lambda e: e.recorded(network, deployed_type, digest))
+
+    def kept_input(self, address: str) -> JsonObject | None:
+        """The compile input the deployment at `address` was built from, as recorded at its deploy."""
+        if not self.path.exists():
+            return None
+        with self._connect() as db:
+            entry = self._get(db, address)
+            if entry is None or not entry.compile_input:
+                return None
+            row = db.execute("SELECT input FROM inputs WHERE digest = ?", (entry.compile_input,)).fetchone()
+        return None if row is None else self._decode_input(row[0])
 
     def ended(self, contract: str, address: str, status: str, reason: str = "") -> None:
         """How `address` ended on every target of a run (the worst of them)."""
@@ -192,7 +220,8 @@ class Ledger:
                 db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable across a crashed process
                 if self.legacy.exists() or not self._has_schema(db):  # else no write lock to read
                     with self._immediate(db):
-                        db.execute(_SCHEMA)
+                        for statement in _SCHEMA:
+                            db.execute(statement)
                         self._import_legacy(db)
             except sqlite3.Error as err:
                 raise self._error(err) from None
@@ -230,9 +259,8 @@ class Ledger:
 
     @staticmethod
     def _has_schema(db: sqlite3.Connection) -> bool:
-        return (
-            db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='deployments'").fetchone() is not None
-        )
+        tables = "SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name IN ('deployments', 'inputs')"
+        return bool(db.execute(tables).fetchone()[0] == 2)
 
     def _import_legacy(self, db: sqlite3.Connection) -> None:
         """Inside the opening transaction: the JSON ledger's entries, those not in the database yet
@@ -266,6 +294,15 @@ class Ledger:
             "INSERT INTO deployments (address, entry) VALUES (?, ?) ON CONFLICT(address) DO UPDATE SET entry = excluded.entry",
             (str(entry["address"]).lower(), json.dumps(entry)),
         )
+
+    def _decode_input(self, text: str) -> JsonObject:
+        try:
+            value = json.loads(text)
+            if not isinstance(value, dict):
+                raise ValueError("a kept input is not an object")
+        except ValueError as err:
+            raise self._error(err) from None
+        return value
 
     def _decode(self, text: str) -> JsonObject:
         try:

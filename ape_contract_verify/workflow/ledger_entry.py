@@ -66,6 +66,9 @@ class LedgerEntry:
     reason: str | None = None
     network: str | None = None  # ecosystem:network:provider, as `ape run` was connected
     deployed_type: str | None = None  # "type" on disk: the type Ape deployed (artifacts.type_reference)
+    compile_input: str | None = (
+        None  # "input" on disk: the digest of the input Ape compiled it from (Ledger.kept_input)
+    )
     targets: dict[str, TargetEnding] = field(default_factory=dict)
     links: dict[str, Link] = field(default_factory=dict)
     upgrade: Upgrade | None = None  # "upgraded" on disk
@@ -94,13 +97,17 @@ class LedgerEntry:
 
     # -- the transitions (workflow.ledger.Ledger applies each in one transaction)
 
-    def recorded(self, network: str | None = None, deployed_type: str | None = None) -> None:
+    def recorded(
+        self, network: str | None = None, deployed_type: str | None = None, compile_input: str | None = None
+    ) -> None:
         """Deployed (or made by a factory, or found moved) and not verified yet."""
         self.status = PENDING
         if network is not None:
             self.network = network
         if deployed_type:
             self.deployed_type = deployed_type
+        if compile_input:
+            self.compile_input = compile_input
 
     def ended(self, status: str, reason: str = "") -> None:
         """How its verification ended on every target of the run (the worst of them)."""
@@ -147,6 +154,7 @@ class LedgerEntry:
             ("reason", self.reason),
             ("network", self.network),
             ("type", self.deployed_type),
+            ("input", self.compile_input),
             ("admin", self.admin),
         ):
             if value is not None:
@@ -169,6 +177,7 @@ _TEXT_FIELDS = {
     "reason": "reason",
     "network": "network",
     "type": "deployed_type",
+    "input": "compile_input",
     "admin": "admin",
 }
 

@@ -113,15 +113,12 @@ class RecordedBatch:
         reader = ApeProviderChain(provider)
         for name, address in records.deployments:
             self._names[(label, address.lower())] = name
-            self.items += plan_items(
-                self.run,
-                entries.get(address.lower()),
-                label,
-                address,
-                records.types.get(address.lower()),
-                reader,
-                self.current,
+            entry = entries.get(address.lower())
+            items = plan_items(
+                self.run, entry, label, address, records.types.get(address.lower()), reader, self.current
             )
+            kept = ledger.kept_input(address) if entry is not None and entry.get("input") else None
+            self.items += [dataclasses.replace(item, kept_input=kept) for item in items] if kept else items
 
     def verify(self) -> list[Report]:
         def done(item: Item, reports: list[Report]) -> None:

@@ -14,10 +14,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from ape.managers.project import ProjectManager
     from ethpm_types import ContractType
 
     from ape_contract_verify.derive.artifacts import Artifact
+    from ape_contract_verify.json_types import JsonObject
 
 
 @dataclass
@@ -76,15 +79,30 @@ def recorded_deployments(project: ProjectManager, chain_id: int | None, name: st
     return records
 
 
-def deployed_types(project: ProjectManager, chain_id: int | None) -> dict[str, str]:
-    """address (lower) -> the type Ape deployed there, as the ledger recorded it at the deploy: a
-    later `ape verify contract ADDRESS` trusts it over the manifest, which a recompile (such as
-    `add_library`'s) may have changed since. An unreadable ledger records nothing."""
+@dataclass(frozen=True)
+class DeployedAs:
+    """What the ledger recorded at an address's deploy: the type Ape deployed, and the compile
+    group's input Ape built it from (None where none was kept)."""
+
+    type: str
+    compile_input: JsonObject | None = None
+
+
+def deployed_as(project: ProjectManager, chain_id: int | None, addresses: Iterable[str]) -> dict[str, DeployedAs]:
+    """address (lower) -> what the ledger recorded at its deploy, for those of `addresses` it
+    knows: a later `ape verify contract ADDRESS` trusts it over the manifest and the sources,
+    which a recompile (such as `add_library`'s) or an edit may have changed since. An unreadable
+    ledger records nothing."""
     from ape_contract_verify.workflow.ledger import Ledger, LedgerError
 
+    wanted = {address.lower() for address in addresses}
+    ledger = Ledger.for_chain(project, chain_id)
     try:
-        entries = Ledger.for_chain(project, chain_id).deployments()
-        return {entry.address.lower(): entry.deployed_type for entry in entries if entry.deployed_type}
+        return {
+            entry.address.lower(): DeployedAs(entry.deployed_type, ledger.kept_input(entry.address))
+            for entry in ledger.deployments()
+            if entry.deployed_type and entry.address.lower() in wanted
+        }
     except LedgerError:
         return {}
 

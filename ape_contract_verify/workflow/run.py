@@ -12,10 +12,11 @@ import contextlib
 import dataclasses
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ape_contract_verify.client.health import TargetHealth
+from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.workflow.report import Report
@@ -42,6 +43,8 @@ class Item:
     deployed_type: str | None = None  # what Ape deployed there (the ledger's record), see Verification.contract
     targets: frozenset[str] | None = None  # the target names to verify it on; None: every one of its network
     relink: str | None = None  # a proxy that moved: link it to this implementation (Verification.relink)
+    # The compile group's input Ape built it from, as the ledger kept it at the deploy.
+    kept_input: JsonObject | None = field(default=None, compare=False, hash=False)
 
     @property
     def label(self) -> str:
@@ -159,6 +162,8 @@ class VerificationRun:
                 if item.relink:
                     reports = destination.verification.relink(item.address, item.relink, item.label)
                 else:
+                    if item.kept_input is not None:
+                        destination.verification.shared.kept[item.address.lower()] = item.kept_input
                     reports = destination.verification.contract(
                         item.address, item.name, item.constructor_args, item.deployed_type
                     )

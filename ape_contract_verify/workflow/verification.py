@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional, TypeVar, cast
 
 from ape_contract_verify.exceptions import ContractVerifyError, ExplorerError, TargetDown
+from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.protocol.values import checksum as _checksum
@@ -102,6 +103,9 @@ class Derivations:
         # Each key's value is what its `make` returned: `once` gives it back as that type.
         self._results: dict[Key, tuple[bool, object]] = {}
         self.prepared: dict[str, Artifact] = {}  # address (lower case) -> Artifact, resolved
+        # address (lower case) -> the group input Ape built it from, as the ledger kept it at the
+        # deploy: the one the pre-check widens to, whatever was recompiled or edited since.
+        self.kept: dict[str, JsonObject] = {}
 
     def prepare(self, address: str, deployed_type: str, project: "ProjectManager", runtime: bytes) -> bool:
         """Resolve, on the caller's (the script's) thread, the artifact Ape deployed at `address`
@@ -204,6 +208,7 @@ class Verification:
 
     def _identify(self, address: str, deployed_type: str | None = None) -> "Artifact":
         from ape_contract_verify.derive import artifacts
+        from ape_contract_verify.evm.reads import creation_input
 
         prepared = self.shared.prepared.get(address.lower())
         if prepared is not None:
@@ -236,7 +241,11 @@ class Verification:
                 # deployed stands, and the pre-check compiles the inputs it was built from.
                 return recorded
 
-        return self.shared.once(("identify", address.lower(), deployed_type), find)
+        found, kept = (
+            self.shared.once(("identify", address.lower(), deployed_type), find),
+            self.shared.kept.get(address.lower()),
+        )
+        return found if kept is None else dataclasses.replace(found, resolved={**found.resolved, "group": kept})
 
     def _contract(
         self, address: str, name: str | None, constructor_args: str | None, deployed_type: str | None = None
@@ -531,16 +540,6 @@ def _failure(err: ExplorerError, default: Outcome = Outcome.ERROR) -> Outcome:
     if outcome == Outcome.FAILED or outcome in _OWN_OUTCOMES:
         return outcome
     return default
-
-
-def creation_input(chain: "ChainReader", address: str) -> bytes | None:
-    """The input of the transaction that created `address`, or None where the node can't tell."""
-    try:
-        creation = chain.find_creation(address)
-    except Exception as err:  # identifying goes on without it
-        logger.debug("%s: no creation transaction to identify by: %s", address, err)
-        return None
-    return bytes(creation.input) if creation is not None and creation.input else None
 
 
 def _since(started: float) -> float:

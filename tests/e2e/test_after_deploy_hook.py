@@ -202,6 +202,10 @@ def test_auto_off_records_what_ape_run_deploys_and_verify_all_verifies_it(compil
             "Box": "contracts/proxy/Box.sol:Box",
             "LegacyStore": "contracts/legacy/LegacyStore.sol:LegacyStore",
         }
+        # And the compile group's input Ape built each from, whatever is recompiled or edited later.
+        for entry in entries:
+            kept = Ledger(ledgers[0]).kept_input(entry["address"])
+            assert kept is not None and entry["type"].split(":")[0] in kept["sources"], entry
 
         manifest = json.loads((project / ".build" / "__local__.json").read_text())
         from eth_utils import to_checksum_address

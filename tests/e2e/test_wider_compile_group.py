@@ -193,7 +193,9 @@ def _verify_later(project, anvil, *args: str) -> tuple[dict, dict]:
 def test_verified_again_by_name_and_address(deployed):
     project, anvil, _, addresses, _ = deployed
     report, record = _verify_later(project, anvil, "ReserveLogic", addresses["ReserveLogic"])
-    assert (report["contract"], report["outcome"], report["match"]) == ("ReserveLogic", "verified", "full"), report
+    assert (report["contract"], report["outcome"], report["match"]) == ("ReserveLogic", "verified", "full"), report[
+        "reason"
+    ]
     assert record["MatchType"] == "full" and set(json.loads(record["SourceCode"][1:-1])["sources"]) == GROUP
 
 
@@ -206,3 +208,28 @@ def test_verified_again_by_address_alone(deployed):
         "reason"
     ]
     assert record["MatchType"] == "full" and set(json.loads(record["SourceCode"][1:-1])["sources"]) == GROUP
+
+
+def test_the_input_kept_at_the_deploy_verifies_after_the_sources_changed(deployed):
+    """The ledger keeps the compile input Ape built each deployment from: after a source changes
+    (its `require` message: other code), ReserveLogic by address alone is verified from the sources
+    as deployed, a full match, not from the files as they are now. Last in the module: it edits
+    the shared project, and puts the file back."""
+    from ape_contract_verify.workflow.ledger import Ledger
+
+    project, anvil, _, addresses, _ = deployed
+    [ledger] = (project / ".build" / "contract_verify").glob("deployments-*.sqlite")
+    kept = Ledger(ledger).kept_input(addresses["ReserveLogic"])
+    assert kept is not None and set(kept["sources"]) == GROUP, "the deploy kept the group's input"
+    source = project / "contracts" / "ReserveLogic.sol"
+    original = source.read_text()
+    try:
+        source.write_text(original.replace('"inactive"', '"reserve inactive"'))
+        report, record = _verify_later(project, anvil, addresses["ReserveLogic"])
+    finally:
+        source.write_text(original)
+    assert (report["contract"], report["outcome"], report["match"]) == ("ReserveLogic", "verified", "full"), report[
+        "reason"
+    ]
+    sent = json.loads(record["SourceCode"][1:-1])["sources"]
+    assert '"inactive"' in sent["contracts/ReserveLogic.sol"]["content"] and set(sent) == GROUP

@@ -53,7 +53,7 @@ def verification(name, answer):
 
     prepared = []
     shared = SimpleNamespace(
-        prepare=lambda address, deployed_type, project, code: prepared.append((address, deployed_type))
+        prepare=lambda address, deployed_type, project, code: prepared.append((address, deployed_type)), prepared={}
     )
     target = SimpleNamespace(url=f"https://{name}.example/api", label=name)
     return SimpleNamespace(

@@ -194,3 +194,34 @@ def test_the_project_ledgers_are_every_chain_s_imported_or_not(tmp_path):
     ledgers = Ledger.in_project(SimpleNamespace(path=tmp_path))
     assert [lg.path.name for lg in ledgers] == ["deployments-1-aaa.sqlite", "deployments-2-bbb.sqlite"]
     assert [len(lg.entries()) for lg in ledgers] == [2, 1]
+
+
+def test_the_input_a_deployment_was_built_from_is_kept_once_and_read_back(tmp_path):
+    """A deployment's compile input is kept by its digest: two deployments of one compile group
+    store it once; an entry without one has none; a store of an earlier version (no inputs table)
+    gains the table when opened."""
+    import sqlite3
+
+    from ape_contract_verify.workflow.ledger import Ledger
+
+    path = tmp_path / "deployments-31337-abc.sqlite"
+    with sqlite3.connect(path) as db:  # a store as the version before kept inputs wrote it
+        db.execute(
+            "CREATE TABLE deployments (seq INTEGER PRIMARY KEY AUTOINCREMENT, address TEXT NOT NULL UNIQUE, entry TEXT NOT NULL)"
+        )
+        db.execute(
+            "INSERT INTO deployments (address, entry) VALUES (?, ?)",
+            ("0x" + "01" * 20, '{"address": "0x' + "01" * 20 + '"}'),
+        )
+    group = {"language": "Solidity", "sources": {"contracts/A.sol": {"content": "contract A {}"}}, "settings": {}}
+    ledger = Ledger(path)
+    ledger.recorded("A", "0x" + "0a" * 20, "ethereum:local:test", "A", group)
+    ledger.recorded("B", "0x" + "0b" * 20, "ethereum:local:test", "B", json.loads(json.dumps(group)))
+    assert ledger.kept_input("0x" + "0A" * 20) == group == ledger.kept_input("0x" + "0b" * 20)
+    assert ledger.kept_input("0x" + "01" * 20) is None and ledger.kept_input("0x" + "ff" * 20) is None
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT COUNT(*) FROM inputs").fetchone()[0] == 1
+    digest = ledger.deployments()[1].compile_input
+    assert digest and len(digest) == 64 and ledger.export()["deployments"][1]["input"] == digest
+    assert Ledger(tmp_path / "none.sqlite").kept_input("0x" + "0a" * 20) is None
+    assert not (tmp_path / "none.sqlite").exists()  # reading creates nothing
