@@ -9,7 +9,7 @@ libraries). These functions know nothing about the service, so other checks reus
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias, TypedDict, TypeGuard, Union
 
@@ -54,7 +54,7 @@ _TAKES = {
     **dict.fromkeys((0x10, 0x11, 0x12, 0x13, 0x14, 0x16, 0x17, 0x18, 0x1A, 0x1B, 0x1C, 0x1D, 0x20), 2),
     **dict.fromkeys((0x15, 0x19, 0x31, 0x35, 0x3B, 0x3F, 0x40, 0x49, 0x50, 0x51, 0x54, 0x5C), 1),
     **dict.fromkeys((0x30, 0x32, 0x33, 0x34, 0x36, 0x38, 0x3A, 0x3D, 0x41, 0x42, 0x43, 0x44), 0),
-    **dict.fromkeys((0x45, 0x46, 0x47, 0x48, 0x4A, 0x58, 0x59, 0x5A, 0x5B, 0x5F), 0),
+    **dict.fromkeys((0x45, 0x46, 0x47, 0x48, 0x4A, 0x58, 0x59, 0x5A, 0x5B), 0),
     **dict.fromkeys((0x37, 0x39, 0x3E, 0x5E), 3),
     0x3C: 4,
     **dict.fromkeys((0x52, 0x53), 2),
@@ -75,17 +75,14 @@ def is_data_contract(code: Code) -> bool:
     data = to_bytes(code)
     if not data or is_blueprint(data):
         return False
-    height, pc = 0, 0
-    while pc < len(data):
-        op = data[pc]
+    height = 0
+    for op, pushed in instructions(data):
         if op in _ACTS:
             return False
-        if 0x60 <= op <= 0x7F:  # PUSH1-32
-            height, pc = height + 1, pc + op - 0x5E
-            continue
-        if 0x80 <= op <= 0x9F:  # DUPn needs n, SWAPn n + 1
-            need = op - 0x7F if op < 0x90 else op - 0x8E
-            if height < need:
+        if pushed is not None:  # PUSH0-PUSH32
+            height += 1
+        elif 0x80 <= op <= 0x9F:  # DUPn needs n, SWAPn n + 1
+            if height < (op - 0x7F if op < 0x90 else op - 0x8E):
                 return True
             height += op < 0x90
         elif op in _TAKES:
@@ -94,7 +91,6 @@ def is_data_contract(code: Code) -> bool:
             height += (0 if op in _GIVES_NOTHING else 1) - _TAKES[op]
         else:  # STOP, INVALID, an undefined opcode
             return True
-        pc += 1
     return True
 
 
@@ -246,9 +242,10 @@ def vyper_layout(creation: Code) -> VyperLayout | None:
 _PUSH0, _PUSH1, _PUSH32, _CODECOPY, _RETURN = 0x5F, 0x60, 0x7F, 0x39, 0xF3
 
 
-def _instructions(code: bytes, stop: int) -> Iterable[tuple[int, int | None]]:
-    """(opcode, pushed value or None) of each instruction before `stop`."""
-    pos = 0
+def instructions(code: bytes, stop: int | None = None) -> Iterator[tuple[int, int | None]]:
+    """(opcode, pushed value or None) of each instruction before `stop` (the end): PUSH data is
+    never read as opcodes."""
+    pos, stop = 0, len(code) if stop is None else stop
     while pos < stop:
         op = code[pos]
         if _PUSH1 <= op <= _PUSH32:
@@ -273,7 +270,7 @@ def vyper_deploy_immutables(creation: Code, runtime: Code) -> int | None:
         return None
     found: set[int] = set()
     window: list[tuple[int, int | None]] = []
-    for instruction in _instructions(code, begin):
+    for instruction in instructions(code, begin):
         window = (window + [instruction])[-7:]
         if len(window) < 7:
             continue

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
-from ape_contract_verify.evm.bytecode import metadata_segments, strip_metadata, to_bytes
+from ape_contract_verify.evm.bytecode import instructions, metadata_segments, strip_metadata, to_bytes
 
 EIP1967_IMPLEMENTATION_SLOT = 0x360894A13BA1A3210667C828492DB98DCA3E2076CC3735A920A3CA505D382BBC
 EIP1967_BEACON_SLOT = 0xA3F0AD74E5423AEBFD80D3EF4346578335A9A72AEAEE59FF6CB3582B35133D50
@@ -34,6 +34,7 @@ _MINIMAL_PROXY = re.compile(
     re.S,
 )
 GAS = 0x5A
+_PUSH16, _PUSH20 = 0x6F, 0x73
 
 DELEGATECALL = 0xF4
 # The start of a CBOR metadata tail (ipfs; bzzr0, bzzr1): code a contract embeds (a child's
@@ -96,13 +97,7 @@ def has_delegatecall(code: bytes | str) -> bool:
     data = strip_metadata(to_bytes(code))
     embedded = _EMBEDDED_METADATA.search(data)
     data = data[: embedded.start()] if embedded else data
-    index = 0
-    while index < len(data):
-        opcode = data[index]
-        if opcode == DELEGATECALL:
-            return True
-        index += 1 + (opcode - 0x5F if 0x60 <= opcode <= 0x7F else 0)
-    return False
+    return any(op == DELEGATECALL for op, _ in instructions(data))
 
 
 def minimal_proxy_implementation(code: bytes | str) -> str | None:
@@ -118,16 +113,14 @@ def forwarded_address(code: bytes | str) -> str | None:
     to 20, a vanity address's leading zeros dropped), in code no compiler made (a compiled
     contract's PUSH20 before a delegate call is a constant of its source, not a template's)."""
     data = to_bytes(code)
-    if not is_stamped(data):
-        return None
-    index = 0
-    while index < len(data):
-        opcode = data[index]
-        width = opcode - 0x5F if 0x60 <= opcode <= 0x7F else 0
-        end = index + 1 + width
-        if 16 <= width <= 20 and data[end : end + 2] == bytes((GAS, DELEGATECALL)):
-            return "0x" + data[index + 1 : end].rjust(20, b"\0").hex()
-        index = end
+    return _forwarded(data) if is_stamped(data) else None
+
+
+def _forwarded(data: bytes) -> str | None:
+    ops = list(instructions(data))
+    for (op, pushed), (gas, _), (call, _) in zip(ops, ops[1:], ops[2:]):
+        if _PUSH16 <= op <= _PUSH20 and pushed is not None and (gas, call) == (GAS, DELEGATECALL):
+            return "0x" + pushed.to_bytes(20, "big").hex()
     return None
 
 
@@ -160,7 +153,7 @@ def detect_proxy(chain: ProxyReader, address: str) -> ProxyInfo | None:
     implementation = minimal_proxy_implementation(code)
     if implementation:
         return ProxyInfo(ProxyKind.EIP1167, implementation, stamped=True)
-    implementation = forwarded_address(code)
+    implementation = _forwarded(to_bytes(code)) if stamped else None
     if implementation:
         return ProxyInfo(ProxyKind.FORWARDER, implementation, stamped=True)
 

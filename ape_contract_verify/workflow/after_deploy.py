@@ -113,9 +113,8 @@ class DeployHook:
         from ape_contract_verify.derive.inputs import deployed_group_input
 
         reference = type_reference(instance.contract_type)
-        kept = (
-            deployed_group_input(reference, project) if reference else None
-        )  # as Ape compiled it, before any recompile
+        # The input as Ape compiled it, before any recompile, for `ape verify all` to verify from.
+        kept = deployed_group_input(reference, project) if reference else None
         ledger.recorded(instance.contract_type.name or address, address, state.network, reference, kept)
         with self.lock:
             if state.recorded_after is None:

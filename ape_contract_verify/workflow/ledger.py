@@ -28,7 +28,7 @@ import os
 import sqlite3
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -113,7 +113,7 @@ class Ledger:
         compile_input: JsonObject | None = None,
     ) -> None:
         """Deployed (or made by a factory) and not verified yet; `compile_input`, the input Ape
-        compiled it from at the deploy, kept for verifying it later (`kept_input`), whatever Ape
+        compiled it from at the deploy, kept for verifying it later (`kept_inputs`), whatever Ape
         recompiles or the sources become since."""
         digest = None
         if compile_input is not None:
@@ -123,16 +123,14 @@ class Ledger:
                 db.execute("INSERT OR IGNORE INTO inputs (digest, input) VALUES (?, ?)", (digest, text))
         self._change(contract, address, lambda e: e.recorded(network, deployed_type, digest))
 
-    def kept_input(self, address: str) -> JsonObject | None:
-        """The compile input the deployment at `address` was built from, as recorded at its deploy."""
-        if not self.path.exists():
-            return None
+    def kept_inputs(self, digests: Iterable[str]) -> dict[str, JsonObject]:
+        """The compile inputs kept under `digests` (entries' `compile_input`), each read once."""
+        wanted = sorted(set(digests))
+        if not wanted or not self.path.exists():
+            return {}
         with self._connect() as db:
-            entry = self._get(db, address)
-            if entry is None or not entry.compile_input:
-                return None
-            row = db.execute("SELECT input FROM inputs WHERE digest = ?", (entry.compile_input,)).fetchone()
-        return None if row is None else self._decode_input(row[0])
+            rows = [db.execute("SELECT digest, input FROM inputs WHERE digest = ?", (d,)).fetchone() for d in wanted]
+        return {row[0]: self._decode_input(row[1]) for row in rows if row is not None}
 
     def ended(self, contract: str, address: str, status: str, reason: str = "") -> None:
         """How `address` ended on every target of a run (the worst of them)."""

@@ -111,14 +111,18 @@ class RecordedBatch:
         except ContractVerifyError:  # records_on warned: verify as if nothing were recorded
             entries = {}
         reader = ApeProviderChain(provider)
+        try:  # each input kept once for every entry built from it
+            kept = ledger.kept_inputs(str(e["input"]) for e in entries.values() if e.get("input"))
+        except ContractVerifyError:
+            kept = {}
         for name, address in records.deployments:
             self._names[(label, address.lower())] = name
             entry = entries.get(address.lower())
             items = plan_items(
                 self.run, entry, label, address, records.types.get(address.lower()), reader, self.current
             )
-            kept = ledger.kept_input(address) if entry is not None and entry.get("input") else None
-            self.items += [dataclasses.replace(item, kept_input=kept) for item in items] if kept else items
+            group = kept.get(str(entry.get("input"))) if entry is not None else None
+            self.items += [dataclasses.replace(item, kept_input=group) for item in items] if group else items
 
     def verify(self) -> list[Report]:
         def done(item: Item, reports: list[Report]) -> None:

@@ -98,13 +98,15 @@ def deployed_as(project: ProjectManager, chain_id: int | None, addresses: Iterab
     wanted = {address.lower() for address in addresses}
     ledger = Ledger.for_chain(project, chain_id)
     try:
-        return {
-            entry.address.lower(): DeployedAs(entry.deployed_type, ledger.kept_input(entry.address))
-            for entry in ledger.deployments()
-            if entry.deployed_type and entry.address.lower() in wanted
-        }
+        entries = [e for e in ledger.deployments() if e.deployed_type and e.address.lower() in wanted]
+        kept = ledger.kept_inputs(e.compile_input for e in entries if e.compile_input)
     except LedgerError:
         return {}
+    return {
+        e.address.lower(): DeployedAs(e.deployed_type, kept.get(e.compile_input or ""))
+        for e in entries
+        if e.deployed_type
+    }
 
 
 def recorded_networks(project: ProjectManager) -> tuple[list[str], list[str]]:

@@ -241,10 +241,8 @@ class Verification:
                 # deployed stands, and the pre-check compiles the inputs it was built from.
                 return recorded
 
-        found, kept = (
-            self.shared.once(("identify", address.lower(), deployed_type), find),
-            self.shared.kept.get(address.lower()),
-        )
+        found = self.shared.once(("identify", address.lower(), deployed_type), find)
+        kept = self.shared.kept.get(address.lower())
         return found if kept is None else dataclasses.replace(found, resolved={**found.resolved, "group": kept})
 
     def _contract(

@@ -204,7 +204,7 @@ def test_auto_off_records_what_ape_run_deploys_and_verify_all_verifies_it(compil
         }
         # And the compile group's input Ape built each from, whatever is recompiled or edited later.
         for entry in entries:
-            kept = Ledger(ledgers[0]).kept_input(entry["address"])
+            kept = Ledger(ledgers[0]).kept_inputs([entry.get("input", "")]).get(entry.get("input", ""))
             assert kept is not None and entry["type"].split(":")[0] in kept["sources"], entry
 
         manifest = json.loads((project / ".build" / "__local__.json").read_text())

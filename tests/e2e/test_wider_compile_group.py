@@ -219,7 +219,8 @@ def test_the_input_kept_at_the_deploy_verifies_after_the_sources_changed(deploye
 
     project, anvil, _, addresses, _ = deployed
     [ledger] = (project / ".build" / "contract_verify").glob("deployments-*.sqlite")
-    kept = Ledger(ledger).kept_input(addresses["ReserveLogic"])
+    [entry] = [e for e in Ledger(ledger).deployments() if e.address == addresses["ReserveLogic"]]
+    kept = Ledger(ledger).kept_inputs([entry.compile_input or ""]).get(entry.compile_input or "")
     assert kept is not None and set(kept["sources"]) == GROUP, "the deploy kept the group's input"
     source = project / "contracts" / "ReserveLogic.sol"
     original = source.read_text()

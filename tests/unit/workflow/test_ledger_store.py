@@ -217,11 +217,13 @@ def test_the_input_a_deployment_was_built_from_is_kept_once_and_read_back(tmp_pa
     ledger = Ledger(path)
     ledger.recorded("A", "0x" + "0a" * 20, "ethereum:local:test", "A", group)
     ledger.recorded("B", "0x" + "0b" * 20, "ethereum:local:test", "B", json.loads(json.dumps(group)))
-    assert ledger.kept_input("0x" + "0A" * 20) == group == ledger.kept_input("0x" + "0b" * 20)
-    assert ledger.kept_input("0x" + "01" * 20) is None and ledger.kept_input("0x" + "ff" * 20) is None
+    old, a, b = ledger.deployments()
+    assert a.compile_input == b.compile_input and old.compile_input is None
+    assert ledger.kept_inputs([a.compile_input, b.compile_input]) == {a.compile_input: group}
+    assert ledger.kept_inputs(["f" * 64]) == {} and ledger.kept_inputs([]) == {}
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT COUNT(*) FROM inputs").fetchone()[0] == 1
-    digest = ledger.deployments()[1].compile_input
+    digest = a.compile_input
     assert digest and len(digest) == 64 and ledger.export()["deployments"][1]["input"] == digest
-    assert Ledger(tmp_path / "none.sqlite").kept_input("0x" + "0a" * 20) is None
+    assert Ledger(tmp_path / "none.sqlite").kept_inputs([digest]) == {}
     assert not (tmp_path / "none.sqlite").exists()  # reading creates nothing
