@@ -13,11 +13,11 @@ targets with auto on (`deploy_queue.DeployQueue`), its ledger with auto off; a s
 networks with `networks.parse_network_choice`. A network's state ends when the script leaves its
 last provider context, and the run ends with one summary of every network.
 
-On the script's thread the hook only reads what verification needs from the chain (code,
-creation input, proxy slots), which is cheap; compiling, comparing and talking to the explorer
-run on background workers, beside the script. Those reads are memoised
-(`evm.wrappers.MemoizingChain`), so the workers (and the embedded explorer) never touch a
-provider that is not thread-safe while the script uses it.
+On the script's thread the hook only records each deploy and what a later recompile could change
+(the artifact Ape deployed and its compile input), which is cheap; the chain reads, compiling,
+comparing and talking to the explorers wait until the script leaves the network, so the script
+runs as fast as with auto off. Those reads are memoised (`evm.wrappers.MemoizingChain`) on the
+script's thread, so the workers (and the embedded explorer) never use a provider concurrently.
 """
 
 from __future__ import annotations
@@ -196,7 +196,7 @@ class DeployHook:
             if state.queue is None:
                 from ape_contract_verify.workflow.deploy_queue import DeployQueue
 
-                state.queue = DeployQueue(provider, _config(), state.network, start_block=state.start_block)
+                state.queue = DeployQueue.open(provider, _config(), state.network, start_block=state.start_block)
             return state.queue
 
     def current_queue(self) -> DeployQueue | None:
@@ -206,6 +206,20 @@ class DeployHook:
             return None
         queue = self.queue_for(provider)
         return queue if queue.active else None
+
+    def verify_now(self, address: str) -> None:
+        """The script asks about `address` (Ape's explorer): a deploy of it still waiting for the
+        script to end is verified now, the script waiting for the plugin meanwhile."""
+        provider = _active_provider()
+        with self.lock:
+            state = self.runs.get(id(provider)) if provider is not None else None
+        queue = state.queue if state is not None else None
+        if queue is None or not queue.active or address.lower() not in queue.seen:
+            return
+        from ape_contract_verify.derive.ape_gate import GATE
+
+        with GATE.script_waits():
+            queue.verify_now(address)
 
     def queued(self, address: str) -> bool:
         provider = _active_provider()
@@ -241,7 +255,7 @@ class DeployHook:
             # A run that only calls contracts: what factories made in it is verified like a deploy.
             if not made and not scanned.events:
                 return None
-            queue = DeployQueue(provider, _config(), network, start_block=begin)
+            queue = DeployQueue.open(provider, _config(), network, start_block=begin)
             if queue.active:
                 queue.scanned = (made, scanned.events)
                 return queue
@@ -388,6 +402,12 @@ def queued(address: str) -> bool:
     """Whether the deploy hook already verifies `address` on the connected network (`publish=True`
     then has nothing to add)."""
     return HOOK.queued(address)
+
+
+def verify_now(address: str) -> None:
+    """Verify now a deploy of `address` the hook holds until the script ends (the script asked
+    Ape's explorer about it)."""
+    HOOK.verify_now(address)
 
 
 def print_summary() -> list[Report]:

@@ -188,6 +188,9 @@ class ContractVerifyExplorer(ExplorerAPI):
         from ape_contract_verify.protocol.values import checksum
 
         address = checksum(str(address))
+        from ape_contract_verify.workflow import after_deploy
+
+        after_deploy.verify_now(address)  # a deploy of this run the hook holds: verified first
         own = self._verified_type(address)
         if (target := self._ape_proxy_target(address)) is not None:
             # Ape asks for the implementation itself and appends the proxy's ABI to it, unfiltered;

@@ -1,7 +1,11 @@
-"""The deploy hook's queue for one network: what a script deployed there, verified on background workers.
+"""The deploy hook's queue for one network: what a script deployed there, verified once it has ended.
 
-Each deploy is verified on each of the network's targets; the run's summary table and its
-progress lines are said from here too (see `after_deploy`).
+The script comes first: at each deploy the queue does only what must be read then (the artifact
+Ape deployed and the compile input it was built from, which a later recompile may change) and
+records it in the ledger. Opening the targets, the chain reads, compiling and talking to explorers
+all wait until the script leaves the network (`finish`), so none of it competes with the script
+for its interpreter or its cores. The run's summary table and its progress lines are said from
+here too (see `after_deploy`).
 """
 
 from __future__ import annotations
@@ -9,26 +13,29 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Protocol
 
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.workflow.run_logs import hash_text, run_children, scan_logs
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future
+    from concurrent.futures import Future, ThreadPoolExecutor
 
     from ape.api import ProviderAPI
+    from ape.managers.project import ProjectManager
     from ethpm_types import ContractType
     from rich.live import Live
 
+    from ape_contract_verify.client.targets import Target
     from ape_contract_verify.config import ContractVerifyConfig
     from ape_contract_verify.evm.upgrades import UpgradeEvent
+    from ape_contract_verify.evm.wrappers import MemoizingChain
     from ape_contract_verify.json_types import JsonObject
     from ape_contract_verify.workflow.ledger import Ledger
     from ape_contract_verify.workflow.report import Report
-    from ape_contract_verify.workflow.run import VerificationRun
-    from ape_contract_verify.workflow.verification import Verification
+    from ape_contract_verify.workflow.verification import Derivations, Verification
 
 logger = get_logger()
 _lock = threading.Lock()
@@ -47,101 +54,144 @@ class Deployed(Protocol):
     def txn_hash(self) -> str | bytes | None: ...
 
 
+@dataclass
+class Targets:
+    """The network's targets, opened when the script has ended: each target's name and its
+    Verification, the rows' labels, why a target could not be opened, and what closes them."""
+
+    verifications: list[tuple[str, Verification]]
+    labels: dict[str, str] = field(default_factory=dict)
+    error: str = ""
+    close: Callable[[], None] = lambda: None
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A deploy waiting for the script to end: where, as what, and the transaction that made it."""
+
+    address: str
+    name: str | None
+    txn_hash: str | None
+    deployed_type: str | None
+
+
 class DeployQueue:
-    """Deployments on one network of one `ape run`, verified on background workers, on each of
-    the network's targets, under each explorer's limit."""
+    """Deployments on one network of one `ape run`, verified once the script has left it, on
+    background workers, on each of the network's targets, under each explorer's limit.
+
+    Built from its parts (`open` makes them from a provider and the config): the network's label,
+    its memoising chain reader, the ledger, `prepare` (the script-thread step of a deploy: the
+    compile input it was built from, or None) and `open_targets` (the targets, opened at the drain)."""
 
     def __init__(
         self,
-        provider: ProviderAPI,
-        cfg: ContractVerifyConfig,
         network: str,
-        workers: int | None = None,
-        start_block: int | None = None,
+        chain: MemoizingChain | Callable[[], MemoizingChain],
+        open_targets: Callable[[], Targets],
+        *,
+        ledger: Ledger | None = None,
+        prepare: Callable[[str, str], JsonObject | None] | None = None,
+        provider: ProviderAPI | None = None,
+        timeout: float = 300.0,
+        workers: int = 16,
+        start_block: int = 0,
     ):
-        from concurrent.futures import ThreadPoolExecutor
-
-        from ape_contract_verify.evm.chain import ApeProviderChain
-        from ape_contract_verify.evm.wrappers import MemoizingChain
-
-        self.provider = provider
-        self.cfg = cfg
         self.network = network  # e.g. ethereum:local:foundry, for the summary
+        self._chain = chain  # or what makes it: the reader is needed only once the script has ended
+        self.provider = provider
+        self.timeout = timeout
+        self.workers = workers
+        self.start_block = start_block  # the run's first block, where its upgrades and children begin
         self.active = True
-        self.chain = MemoizingChain(ApeProviderChain(provider))
-        self.futures: list[tuple[str, Future[list[Report]]]] = []  # (target name, future)
-        # Workers mostly wait (for the explorer's jobs and the rate limiter), so there are more
-        # of them than cores; the limiters, not the pool, bound the load on the explorers.
-        self.pool = ThreadPoolExecutor(max_workers=workers or cfg.workers, thread_name_prefix="verify")
         self.seen: set[str] = set()
-        self._run: VerificationRun | None = None  # holds each target's explorer and Verification
-        self._verifications: list[tuple[str, Verification]] = []  # (target name, Verification)
-        self._ledger: Ledger | None = None
-        self._pending: dict[str, list[Report | None]] = {}  # address -> how each target done so far ended
-        self._setup_error: str | None = None
-        # The run's first block: from the network's context entry when the hook saw it, else now.
-        self.start_block = (provider.get_block("latest").number or 0) if start_block is None else start_block
+        self.pending: list[Pending] = []  # deploys not yet handed to the workers
+        self.futures: list[tuple[str, Future[list[Report]]]] = []  # (target name, future)
         self.upgrade_events: list[UpgradeEvent] = []  # the run's Upgraded/BeaconUpgraded/AdminChanged, in order
         # (children, upgrade events) when the caller walked the run's logs already
         self.scanned: tuple[list[str], list[UpgradeEvent]] | None = None
+        self.ends_with_run = ""  # why the chain ends with the run (local_explorers.ends_with_run), for the advice
+        self._open_targets = open_targets
+        self._ledger = ledger
+        self._prepare = prepare
+        self._targets: Targets | None = None
+        self._pool: ThreadPoolExecutor | None = None
+        self._draining = False  # the script has left the network: a new deploy goes to the workers at once
         self._gated = False  # whether this queue told the gate that a script runs
+        self._done: dict[str, list[Report | None]] = {}  # address -> how each target done so far ended
         # future -> (name, address), for the lines that say what ended or is awaited
         self._what: dict[Future[list[Report]], tuple[str, str]] = {}
-        self.ends_with_run = ""  # why the chain ends with the run (local_explorers.ends_with_run), for the advice
-        self._setup()
 
-    def bound_to(self, provider: ProviderAPI | None) -> bool:
-        return provider is not None and provider is self.provider
+    @property
+    def chain(self) -> MemoizingChain:
+        """The run's memoising reader, made on first use."""
+        if callable(self._chain):
+            self._chain = self._chain()
+        return self._chain
 
-    def _setup(self) -> None:
+    @classmethod
+    def open(
+        cls, provider: ProviderAPI, cfg: ContractVerifyConfig, network: str, start_block: int | None = None
+    ) -> DeployQueue:
+        """The queue of `provider`'s network in this run, on the targets `cfg` gives it. Cheap, as
+        it runs at the script's first deploy: the targets are resolved, not opened."""
         from ape import project
 
         from ape_contract_verify.client.targets import resolve_targets
         from ape_contract_verify.workflow.ledger import Ledger
-        from ape_contract_verify.workflow.run import VerificationRun
-        from ape_contract_verify.workflow.verification import Options
+        from ape_contract_verify.workflow.verification import Derivations
 
-        network = self.provider.network
-        errors = []
+        def chain() -> MemoizingChain:
+            from ape_contract_verify.evm.chain import ApeProviderChain
+            from ape_contract_verify.evm.wrappers import MemoizingChain
+
+            return MemoizingChain(ApeProviderChain(provider))
+
+        derivations = Derivations()
+        error = ""
         try:
-            chain_id = self.provider.chain_id
-            targets = resolve_targets(network.ecosystem.name, network.name, chain_id, config=self.cfg)
+            chain_id = provider.chain_id
+            net = provider.network
+            targets = resolve_targets(net.ecosystem.name, net.name, chain_id, config=cfg)
         except Exception as err:
-            targets, errors = [], [str(err)]
-        options = Options.from_config(self.cfg, ask_first=False)  # deployed by this very run: no question first
-        # The process's embedded explorer, so `Contract(address)` and links later in the run see
-        # what this queue verified there.
-        self._run = VerificationRun(
-            project, options, client_options={"max_retries": self.cfg.max_retries}, shared_local=True
+            targets, error = [], str(err)
+
+        def open_targets() -> Targets:
+            return _open_targets(project, cfg, network, provider, queue.chain, derivations, targets, error)
+
+        def prepare(address: str, deployed_type: str) -> JsonObject | None:
+            """Ape's artifact of the deployed type and its compile input, as Ape built it."""
+            try:
+                derivations.prepare(address, deployed_type, project, bytes(provider.get_code(address)))
+            except Exception as err:  # the workers resolve it later, once the script has ended
+                logger.debug("contract_verify: %s not prepared at the deploy: %s", address, err)
+            prepared = derivations.prepared.get(address.lower())
+            return prepared.resolved.get("group") if prepared is not None else None
+
+        if start_block is None:
+            start_block = provider.get_block("latest").number or 0
+        queue = cls(
+            network,
+            chain,
+            open_targets,
+            ledger=Ledger.for_chain(project, chain_id) if targets else None,
+            prepare=prepare,
+            provider=provider,
+            timeout=cfg.timeout,
+            workers=cfg.workers,
+            start_block=start_block,
         )
-        self._run.add_network(
-            self.network,
-            targets,
-            self.provider,
-            self.chain,
-            on_error=lambda target, err: errors.append(f"{target.name}: {err}"),
-        )
-        self._verifications = [(d.target.name, d.verification) for d in self._run.destinations]
-        for destination in self._run.destinations:
-            where = "the embedded local explorer" if destination.target.is_local else destination.target.url
-            logger.info("contract_verify: verifying deployments on %s at %s, beside the script", self.network, where)
-        if errors:
-            self._setup_error = "; ".join(errors)
-            logger.error(
-                "contract_verify: verification after deploy on %s %s: %s",
-                self.network,
-                "is off" if not self._verifications else "skips a target",
-                self._setup_error,
-            )
-        if not self._verifications:
-            self.active = False
-            self.pool.shutdown(wait=False)
-            return
-        self._ledger = Ledger.for_chain(project, chain_id)
+        if not targets:
+            logger.error("contract_verify: verification after deploy on %s is off: %s", network, error or "no target")
+            queue.active = False
+            return queue
         from ape_contract_verify.derive.ape_gate import GATE
 
-        GATE.script_started()  # from now on the workers leave Ape's managers to the script
-        self._gated = True
+        GATE.script_started()  # from now on plugin threads leave Ape's managers to the script
+        queue._gated = True
+        return queue
+
+    def bound_to(self, provider: ProviderAPI | None) -> bool:
+        return provider is not None and provider is self.provider
 
     def add_instance(self, instance: Deployed) -> None:
         from ape_contract_verify.derive.artifacts import type_reference
@@ -165,22 +215,63 @@ class DeployQueue:
         if address.lower() in self.seen:
             return
         self.seen.add(address.lower())
-        self._warm(address, txn_hash)
-        group = self._prepare(address, deployed_type) if deployed_type else None
+        group = self._prepare(address, deployed_type) if deployed_type and self._prepare is not None else None
         if self._ledger is not None:
             self._ledger.recorded(name or address, address, self.network, deployed_type, group)
+        self.pending.append(Pending(address, name, txn_hash, deployed_type))
+        if self._draining:  # the script has ended: the workers take it now
+            self._dispatch()
+
+    def verify_now(self, address: str) -> None:
+        """Verify a deploy still pending, now, and wait for it: the script asked about it (Ape's
+        explorer, for `Contract(address)`), so it waits for the plugin. The rest still waits."""
+        mine = [p for p in self.pending if p.address.lower() == address.lower()]
+        if not mine or not self.active:
+            return
+        from concurrent.futures import wait
+
+        others, self.pending = [p for p in self.pending if p not in mine], mine
+        self._start()
+        first = len(self.futures)
+        self._dispatch()
+        self.pending = others
+        wait([future for _, future in self.futures[first:]], timeout=self.timeout + 60)
+
+    def _start(self) -> Targets:
+        """Open the targets and the workers (once the script has left the network)."""
+        if self._targets is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._targets = self._open_targets()
+            # Workers mostly wait (for the explorer's jobs and the rate limiter), so there are more
+            # of them than cores; the limiters, not the pool, bound the load on the explorers.
+            self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="verify")
+        return self._targets
+
+    def _dispatch(self) -> None:
+        """Hand every pending deploy to the workers, each read first on this (the script's) thread."""
         from ape_contract_verify.derive.artifacts import short_name
 
-        for target, verification in self._verifications:
-            future = self.pool.submit(self._verify, verification, address, name, deployed_type)
-            self._what[future] = (short_name(name or deployed_type or "") or address[:10], address)
-            self.futures.append((target, future))
+        targets, pool = self._targets, self._pool
+        if targets is None or pool is None:
+            return
+        pending, self.pending = self.pending, []
+        for deploy in pending:
+            try:
+                self._warm(deploy.address, deploy.txn_hash)
+            except Exception as err:  # the workers read it themselves
+                logger.debug("contract_verify: %s not read ahead: %s", deploy.address, err)
+            for target, verification in targets.verifications:
+                future = pool.submit(self._verify, verification, deploy.address, deploy.name, deploy.deployed_type)
+                label = short_name(deploy.name or deploy.deployed_type or "") or deploy.address[:10]
+                self._what[future] = (label, deploy.address)
+                self.futures.append((target, future))
 
     def _warm(self, address: str, txn_hash: str | None) -> None:
-        """Read on the script's thread what the workers will need."""
+        """Read what the workers will need, through the memoising reader."""
         from ape_contract_verify.evm.proxies import detect_proxy
 
-        if txn_hash:
+        if txn_hash and self.provider is not None:
             from ape_contract_verify.evm.chain import Creation
 
             receipt = self.provider.get_receipt(txn_hash)
@@ -193,21 +284,6 @@ class DeployQueue:
         info = detect_proxy(self.chain, address)
         if info is not None:
             self.chain.get_code(info.implementation)
-
-    def _prepare(self, address: str, deployed_type: str) -> JsonObject | None:
-        """On the script's thread: what needs Ape's project, dependency and compiler managers
-        (the artifact, its compiler input), so the workers need not call into them while the
-        script can (`derive.ape_gate`). Cheap: manifests and ape-solidity's import resolution.
-        The compile group's input Ape built it from, for the ledger to keep, or None."""
-        shared = self._verifications[0][1].shared
-        if self._run is None:
-            return None
-        try:
-            shared.prepare(address, deployed_type, self._run.project, self.chain.get_code(address))
-        except Exception as err:  # the workers resolve it later, once the script lets them
-            logger.debug("contract_verify: %s not prepared at the deploy: %s", address, err)
-        prepared = shared.prepared.get(address.lower())
-        return prepared.resolved.get("group") if prepared is not None else None
 
     def _verify(
         self, verification: Verification, address: str, name: str | None, deployed_type: str | None = None
@@ -230,9 +306,9 @@ class DeployQueue:
             logger.warning("contract_verify: %s", err)
         # The ledger says how the address ended on every target: written once the last one ends.
         with _lock:
-            done = self._pending.setdefault(address.lower(), [])
+            done = self._done.setdefault(address.lower(), [])
             done.append(outcome_for(address, reports))
-            last = len(done) == len(self._verifications)
+            last = self._targets is not None and len(done) == len(self._targets.verifications)
         if last:
             ended = [r for r in done if r is not None]
             report = next((r for r in ended if not r.ok), None) or next(iter(ended), None)
@@ -260,9 +336,11 @@ class DeployQueue:
             self._queue_address(address, None, None)
 
     def finish(self) -> list[tuple[str, list[Report]]]:
-        """Wait for every queued verification and stop the explorers: (target, reports) per target.
-        Each verification that ends says so as it ends (a live line on a terminal, a line each in a
-        log), and a wait with none ending says what it waits for, so a CI log is never silent."""
+        """Verify what the script deployed, now that it has left the network: open the targets,
+        hand every deploy (and what factories made) to the workers, and wait for each to end; then
+        stop. (target, reports) per target. Each verification that ends says so as it ends (a live
+        line on a terminal, a line each in a log), and a wait with none ending says what it waits
+        for, so a CI log is never silent."""
         from concurrent.futures import FIRST_COMPLETED, wait
 
         from ape_contract_verify.protocol.answers import Outcome
@@ -270,22 +348,38 @@ class DeployQueue:
 
         if not self.active:
             return []
-        try:
-            from ape_contract_verify.workflow import local_explorers
+        if self.provider is not None:
+            try:
+                from ape_contract_verify.workflow import local_explorers
 
-            self.ends_with_run = local_explorers.ends_with_run(self.provider)
-        except Exception as err:  # the advice then assumes the chain outlives the run
-            logger.debug("contract_verify: %s", err)
+                self.ends_with_run = local_explorers.ends_with_run(self.provider)
+            except Exception as err:  # the advice then assumes the chain outlives the run
+                logger.debug("contract_verify: %s", err)
+        targets = self._start()
+        if targets.error:
+            logger.error(
+                "contract_verify: verification after deploy on %s %s: %s",
+                self.network,
+                "is off" if not targets.verifications else "skips a target",
+                targets.error,
+            )
+        if not targets.verifications:  # recorded in the ledger: `ape verify all` can do it later
+            self.close()
+            return []
+        for target in targets.labels:
+            logger.info("contract_verify: verifying the deployments on %s on %s", self.network, target)
+        self._draining = True
+        self._dispatch()
         try:
             self.add_factory_deployments()
         except Exception as err:
             logger.warning("contract_verify: could not look for factory deployments: %s", err)
         self.active = False
-        labels = {d.target.name: d.target.label for d in self._run.destinations} if self._run is not None else {}
+        labels = targets.labels
         results: list[list[Report]] = [[] for _ in self.futures]
         progress = Progress(self.network, len(self.futures))
         pending = {future: index for index, (_, future) in enumerate(self.futures)}
-        deadline = time.monotonic() + self.cfg.timeout + 60
+        deadline = time.monotonic() + self.timeout + 60
         while pending:
             remaining = deadline - time.monotonic()
             ended, _ = wait(pending, timeout=max(0.0, min(HEARTBEAT, remaining)), return_when=FIRST_COMPLETED)
@@ -307,23 +401,21 @@ class DeployQueue:
             name, address = self._what.get(future, ("?", "?"))
             target = self.futures[index][0]
             results[index] = [
-                Report(
-                    name, address, Outcome.ERROR, f"not finished within {self.cfg.timeout + 60:.0f} s", target=target
-                )
+                Report(name, address, Outcome.ERROR, f"not finished within {self.timeout + 60:.0f} s", target=target)
             ]
             progress.ended(results[index], labels.get(target, target))
         progress.close()
-        by_target: dict[str, list[Report]] = {name: [] for name, _ in self._verifications}
+        by_target: dict[str, list[Report]] = {name: [] for name, _ in targets.verifications}
         for (target, _), reports in zip(self.futures, results):
             for report in reports:
                 report.target_label = report.target_label or labels.get(target, "")
             by_target[target] += reports
-        if self.upgrade_events and self._ledger is not None:  # after the deploys': a relink follows their link
+        if self.upgrade_events and self._ledger is not None and self._pool is not None:
             from ape_contract_verify.workflow.upgrades import follow
 
-            try:
+            try:  # after the deploys': a relink follows their link
                 followed = follow(
-                    self.upgrade_events, self.chain, self._ledger, self._verifications, self.seen, self.pool.submit
+                    self.upgrade_events, self.chain, self._ledger, targets.verifications, self.seen, self._pool.submit
                 )
             except Exception as err:
                 logger.warning("contract_verify: could not follow the run's upgrades on %s: %s", self.network, err)
@@ -335,19 +427,56 @@ class DeployQueue:
 
     def close(self) -> None:
         self.active = False
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
         if self._gated:
             from ape_contract_verify.derive.ape_gate import GATE
 
             self._gated = False
             GATE.script_ended()
-        self.chain.close()  # a fork the creation search started (a node without traces)
-        run, self._run = self._run, None
-        if run is not None:
+        if not callable(self._chain):
+            self._chain.close()  # a fork the creation search started (a node without traces)
+        targets, self._targets = self._targets, None
+        if targets is not None:
             try:
-                run.__exit__(None, None, None)  # closes the targets' clients; the shared explorer stays
+                targets.close()  # closes the targets' clients; the shared explorer stays
             except Exception as err:
                 logger.debug("contract_verify: stopping an explorer: %s", err)
+
+
+def _open_targets(
+    project: ProjectManager,
+    cfg: ContractVerifyConfig,
+    network: str,
+    provider: ProviderAPI,
+    chain: MemoizingChain,
+    derivations: Derivations,
+    targets: list[Target],
+    error: str,
+) -> Targets:
+    """The network's targets opened on one run (the process's embedded explorer on a local
+    network, so `Contract(address)` and links later see what was verified there), sharing the
+    derivations the deploys prepared."""
+    from ape_contract_verify.workflow.run import VerificationRun
+    from ape_contract_verify.workflow.verification import Options
+
+    errors = [error] if error else []
+    options = Options.from_config(cfg, ask_first=False)  # deployed by this very run: no question first
+    run = VerificationRun(project, options, client_options={"max_retries": cfg.max_retries}, shared_local=True)
+    run.add_network(
+        network,
+        targets,
+        provider,
+        chain,
+        on_error=lambda target, err: errors.append(f"{target.name}: {err}"),
+        derivations=derivations,
+    )
+    return Targets(
+        [(d.target.name, d.verification) for d in run.destinations],
+        {d.target.name: d.target.label for d in run.destinations},
+        "; ".join(errors),
+        lambda: run.__exit__(None, None, None),
+    )
 
 
 def network_table(groups: list[tuple[str, str, list[Report]]]) -> str:

@@ -95,10 +95,12 @@ class VerificationRun:
         provider: ProviderAPI | None = None,
         chain_reader: ChainReader | None = None,
         on_error: Callable[[Target, Exception], None] | None = None,
+        derivations: Derivations | None = None,
     ) -> None:
         """Open each target's explorer for `network`. A target that cannot be opened raises, or,
-        with `on_error`, is handed to it and left out (the others still run)."""
-        shared = Derivations()
+        with `on_error`, is handed to it and left out (the others still run). The targets share
+        `derivations` (one made here unless given: the deploy hook's holds what it prepared)."""
+        shared = derivations or Derivations()
         opened: list[Destination] = []
         for target in targets:
             health = TargetHealth(target.name)

@@ -9,6 +9,7 @@ print the same summary.
 
 import contextlib
 import dataclasses
+import functools
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -34,6 +35,7 @@ if TYPE_CHECKING:  # the clients import requests, derive imports Ape: only when 
     from ape_contract_verify.config import ContractVerifyConfig
     from ape_contract_verify.derive.artifacts import Artifact
     from ape_contract_verify.derive.derive import Derivation
+    from ape_contract_verify.engine.compilers import CompileCache
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.request import VerificationRequest
     from ape_contract_verify.server.runner import LocalExplorer
@@ -95,9 +97,6 @@ class Derivations:
     thread never waits on a worker's lock."""
 
     def __init__(self) -> None:
-        from ape_contract_verify.engine.compilers import CompileCache
-
-        self.cache = CompileCache()
         self._lock = threading.Lock()
         self._keys: dict[Key, threading.Lock] = {}
         # Each key's value is what its `make` returned: `once` gives it back as that type.
@@ -106,6 +105,13 @@ class Derivations:
         # address (lower case) -> the group input Ape built it from, as the ledger kept it at the
         # deploy: the one the pre-check widens to, whatever was recompiled or edited since.
         self.kept: dict[str, JsonObject] = {}
+
+    @functools.cached_property
+    def cache(self) -> "CompileCache":
+        """Made on first use: the deploy hook makes its Derivations at the script's first deploy."""
+        from ape_contract_verify.engine.compilers import CompileCache
+
+        return CompileCache()
 
     def prepare(self, address: str, deployed_type: str, project: "ProjectManager", runtime: bytes) -> bool:
         """Resolve, on the caller's (the script's) thread, the artifact Ape deployed at `address`

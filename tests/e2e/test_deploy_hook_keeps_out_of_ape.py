@@ -2,8 +2,9 @@
 managers (issue 27; `derive.ape_gate`). Ape's entry points are wrapped to note every call a thread
 other than the script's makes while the gate holds the workers out: `ape run deploy` of a project
 whose dependencies Ape installs on first use (a fresh Ape data folder), in this process, must note
-none, and both contracts verify. With the gate defeated the same run notes the workers' calls, so
-the audit sees what it looks for (here that run has also died of the race itself). (test_deploy_beside_ape.py runs the same project 20 times.)"""
+none, and both contracts verify. With the gate defeated, and the workers started at the first deploy
+instead of once the script has ended, the same run notes the workers' calls, so the audit sees what
+it looks for (here that run has also died of the race itself). (test_deploy_beside_ape.py runs the same project 20 times.)"""
 
 from __future__ import annotations
 
@@ -116,17 +117,25 @@ def test_no_worker_calls_into_ape_while_the_script_runs(tmp_path, monkeypatch):
     }, proc.stdout[-3000:]
     assert calls["script"] > 0, "the audit saw no call at all: it is not wired to Ape's entry points"
     assert noted == [], f"calls into Ape's managers beside the running script: {sorted(set(noted))}"
-    # And none had to wait for the script: what they needed of Ape was resolved at each deploy, so
-    # the contracts are verified beside the script, not after it.
+    # And none had to wait for the script: the workers start once it has ended.
     assert GATE.waits == waits
 
 
 def test_the_audit_sees_workers_calling_into_ape_when_the_gate_is_defeated(tmp_path, monkeypatch):
     from ape_contract_verify.derive.ape_gate import GATE
+    from ape_contract_verify.workflow.deploy_queue import DeployQueue
     from ape_contract_verify.workflow.verification import Derivations
 
     monkeypatch.setattr(Derivations, "prepare", lambda self, *args: False)  # nothing resolved at the deploy
     monkeypatch.setattr(type(GATE), "entered", lambda self: contextlib.nullcontext())  # nobody waits
+    queue_address = DeployQueue._queue_address
+
+    def at_once(self, *args, **kwargs):  # the workers start at the deploy, beside the script
+        self._start()
+        self._draining = True
+        return queue_address(self, *args, **kwargs)
+
+    monkeypatch.setattr(DeployQueue, "_queue_address", at_once)
     with audited(monkeypatch) as (noted, _):
         proc = _deploy(tmp_path)
     # The workers reach Ape beside the script; this run may even die of it, as issue 27's did

@@ -6,14 +6,13 @@ ends; the results grouped by target in submission order; following upgrades that
 
 import logging
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
 import pytest
 
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.workflow import deploy_queue, upgrades
-from ape_contract_verify.workflow.deploy_queue import DeployQueue
+from ape_contract_verify.workflow.deploy_queue import DeployQueue, Targets
 from ape_contract_verify.workflow.ledger import Ledger
 from ape_contract_verify.workflow.report import Report
 
@@ -51,39 +50,41 @@ def verification(name, answer):
         calls.append((threading.current_thread().name, address, deployed_type))
         return answer(address)
 
-    prepared = []
-    shared = SimpleNamespace(
-        prepare=lambda address, deployed_type, project, code: prepared.append((address, deployed_type)), prepared={}
-    )
     target = SimpleNamespace(url=f"https://{name}.example/api", label=name)
-    return SimpleNamespace(
-        contract=contract, target=target, target_name=name, calls=calls, shared=shared, prepared=prepared
-    )
+    return SimpleNamespace(contract=contract, target=target, target_name=name, calls=calls)
 
 
 class Run:
-    """The run's targets, as `_setup` made them: labels for the rows, closed at the end."""
+    """The run's targets, opened at the drain: labels for the rows, closed at the end."""
 
-    def __init__(self, names):
-        self.project = "the project"
-        self.destinations = [SimpleNamespace(target=SimpleNamespace(name=n, label=f"{n} label")) for n in names]
-        self.exited = False
+    def __init__(self, verifications):
+        self.verifications = verifications
+        self.opened = self.exited = False
 
-    def __exit__(self, *exc):
+    def open(self):
+        self.opened = True
+        names = [v.target_name for v in self.verifications]
+        return Targets(
+            [(v.target_name, v) for v in self.verifications], {n: f"{n} label" for n in names}, "", self.exit
+        )
+
+    def exit(self):
         self.exited = True
 
 
 def make_queue(tmp_path, verifications, children=()):
-    """A queue as `_setup` leaves it for a run with these targets (no provider, no project)."""
-    queue = DeployQueue.__new__(DeployQueue)
-    queue.provider, queue.cfg, queue.network, queue.active = SimpleNamespace(), SimpleNamespace(timeout=30), NET, True
-    queue.chain, queue.futures, queue.seen, queue._run = Chain(), [], set(), None
-    queue.pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="verify")
-    queue._verifications = [(v.target_name, v) for v in verifications]
-    queue._ledger = Ledger(tmp_path / "deployments-1337-abc.sqlite")
-    queue._pending, queue._setup_error, queue.start_block = {}, None, 0
-    queue.upgrade_events, queue.scanned, queue._gated, queue._what = [], (list(children), []), False, {}
-    queue.ends_with_run = ""
+    """A queue of a run with these targets, built from its parts (no provider, no project)."""
+    run, prepared = Run(verifications), []
+
+    def prepare(address, deployed_type):
+        prepared.append((threading.current_thread().name, address, deployed_type))
+        return None
+
+    queue = DeployQueue(
+        NET, Chain(), run.open, ledger=Ledger(tmp_path / "deployments-1337-abc.sqlite"), prepare=prepare, timeout=30
+    )
+    queue.scanned = (list(children), [])
+    queue.run, queue.prepared = run, prepared  # what the tests read back
     return queue
 
 
@@ -115,11 +116,13 @@ def test_a_verification_that_raises_is_a_row_and_the_ledger_keeps_the_worst_endi
 
     etherscan = verification("etherscan", verified("etherscan"))
     queue = make_queue(tmp_path, [etherscan, verification("blockscout", refused)])
-    run = queue._run = Run(["etherscan", "blockscout"])
     queue._queue_address(BOX, "Box", None, "contracts/Box.sol:Box")
-    assert etherscan.prepared == [(BOX, "contracts/Box.sol:Box")]  # on the script's thread, before the workers
+    # At the deploy, on the script's thread, only what a recompile could change; the targets wait.
+    assert queue.prepared == [(threading.current_thread().name, BOX, "contracts/Box.sol:Box")]
+    assert not queue.run.opened and not etherscan.calls and queue.chain.read == []
+    assert queue._ledger.entries()[0]["status"] == "pending"
     results = dict(queue.finish())
-    assert run.exited and queue._run is None
+    assert queue.run.opened and queue.run.exited
     assert [r.target_label for r in results["etherscan"]] == ["etherscan label"]
     (row,) = results["blockscout"]
     assert (row.contract, row.address, row.outcome, row.reason) == ("Box", BOX, Outcome.ERROR, "explorer unreachable")
@@ -168,10 +171,23 @@ def test_following_the_run_s_upgrades_that_fails_is_a_warning_and_the_rows_stand
 
 
 def test_a_queue_is_bound_only_to_its_own_provider(tmp_path):
-    queue = make_queue(tmp_path, [])
-    assert queue.bound_to(queue.provider) and not queue.bound_to(SimpleNamespace()) and not queue.bound_to(None)
-    queue.pool.shutdown()
+    provider = SimpleNamespace()
+    queue = DeployQueue(NET, Chain(), Run([]).open, provider=provider)
+    assert queue.bound_to(provider) and not queue.bound_to(SimpleNamespace()) and not queue.bound_to(None)
 
 
 def test_the_heartbeat_is_a_bounded_wait():
     assert 0 < deploy_queue.HEARTBEAT <= 60
+
+
+def test_the_script_asking_about_a_deploy_has_it_verified_now_and_the_rest_waits(tmp_path):
+    target = verification("etherscan", verified("etherscan"))
+    queue = make_queue(tmp_path, [target])
+    queue._queue_address(BOX, "Box", None)
+    queue._queue_address(CHILD, "Child", None)
+    queue.verify_now(CHILD)  # Ape's explorer asked about it: verified before verify_now returns
+    assert [c[1] for c in target.calls] == [CHILD] and [p.address for p in queue.pending] == [BOX]
+    queue.verify_now(CHILD)  # already done: nothing more
+    results = dict(queue.finish())
+    assert [c[1] for c in target.calls] == [CHILD, BOX]
+    assert sorted(r.address for r in results["etherscan"]) == sorted([BOX, CHILD])

@@ -253,26 +253,18 @@ def test_finish_says_what_it_waits_for_and_keeps_the_rows_in_deploy_order(monkey
     from concurrent.futures import ThreadPoolExecutor
 
     from ape_contract_verify.workflow import deploy_queue
-    from ape_contract_verify.workflow.deploy_queue import DeployQueue
+    from ape_contract_verify.workflow.deploy_queue import DeployQueue, Targets
 
     monkeypatch.setattr(deploy_queue, "HEARTBEAT", 0.05)
     release = threading.Event()
     pool = ThreadPoolExecutor(max_workers=2)
-    queue = DeployQueue.__new__(DeployQueue)
     slow = pool.submit(lambda: release.wait(10) and [Report("Slow", A, Outcome.FAILED, "differs")])
     quick = pool.submit(lambda: [Report("Quick", B, Outcome.VERIFIED)])
-    queue.__dict__.update(
-        active=True,
-        futures=[("etherscan", slow), ("etherscan", quick)],
-        _what={slow: ("Slow", A), quick: ("Quick", B)},
-        _verifications=[("etherscan", None)],
-        _run=NS(destinations=[NS(target=embedded())]),
-        provider=None,
-        cfg=NS(timeout=30),
-        network=NET,
-        upgrade_events=[],
-        ends_with_run="",
+    queue = DeployQueue(
+        NET, NS(), lambda: Targets([("etherscan", None)], {"etherscan": embedded().label}), provider=NS(), timeout=30
     )
+    queue.futures = [("etherscan", slow), ("etherscan", quick)]
+    queue._what = {slow: ("Slow", A), quick: ("Quick", B)}
     monkeypatch.setattr(queue, "add_factory_deployments", lambda: None)
     monkeypatch.setattr(queue, "close", lambda: None)
     monkeypatch.setattr(local_explorers, "ends_with_run", lambda provider: ENDS)

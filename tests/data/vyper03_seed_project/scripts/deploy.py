@@ -1,5 +1,6 @@
-"""Deploy ProxyFactory (a vault implementation), then wait for the deploy hook to verify it on the
-embedded explorer, beside the script, and print what that explorer's getsourcecode says."""
+"""Deploy ProxyFactory (a vault implementation), then ask Ape's explorer (the plugin) for its type,
+which has the deploy hook verify it on the embedded explorer now rather than after the script, and
+print what that explorer's getsourcecode says."""
 
 import json
 import time
@@ -13,7 +14,9 @@ def main():
     deployer = accounts.test_accounts[0]
     factory = deployer.deploy(project.ProxyFactory, "0x" + "22" * 20)
     print(f"ProxyFactory {factory.address}")
-    page = networks.provider.network.explorer.get_address_url(factory.address)
+    explorer = networks.provider.network.explorer
+    explorer.get_contract_type(factory.address)  # the script waits while the hook verifies it
+    page = explorer.get_address_url(factory.address)
     query = urllib.parse.urlencode({"module": "contract", "action": "getsourcecode", "address": factory.address})
     record, deadline = {}, time.monotonic() + 120
     while not record.get("MatchType") and time.monotonic() < deadline:
