@@ -167,8 +167,12 @@ class VerificationTarget(ABC):
         raise ActionNotSupported(f"{guid}: {self.flavour} answers no submission's outcome by its receipt")
 
     def verify_proxy(self, address: str, expected_implementation: str | None = None) -> SubmissionReceipt:
-        """Link the proxy at `address` to its implementation, where the kind `links_proxies`."""
-        raise ActionNotSupported(f"{address}: {self.flavour} has no proxy-link action")
+        """Link the proxy at `address` to its implementation, where the kind `links_proxies`; a
+        target that does not resolves proxies itself (Sourcify: a lookup's `proxyResolution`)."""
+        raise ActionNotSupported(
+            f"{address}: {self.flavour} has no proxy-link action; it resolves proxies itself when the proxy's and "
+            "the implementation's sources are verified. Verify both contracts there instead"
+        )
 
     def get_abi(self, address: str) -> list[JsonValue]:
         """The verified contract's ABI; ContractNotVerified when there is none."""

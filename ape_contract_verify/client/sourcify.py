@@ -21,7 +21,6 @@ from urllib.parse import quote
 from ape_contract_verify.client.http import HttpTarget, reason_of, retry_after
 from ape_contract_verify.client.provider import ExplorerRecord, Flavour, Kind, SubmissionReceipt
 from ape_contract_verify.exceptions import (
-    ActionNotSupported,
     BadEndpoint,
     ContractNotVerified,
     ExplorerError,
@@ -204,14 +203,6 @@ class SourcifyClient(HttpTarget):
                 f"POST {redact(self.base_url)}{path}: 202 without a verificationId", answer, reason=answer.reason
             )
         raise VerificationRejected(f"{address}: {answer.reason}", answer, reason=reason_of(answer))
-
-    def verify_proxy(self, address: str, expected_implementation: str | None = None) -> SubmissionReceipt:
-        """Sourcify has no proxy-link action: it resolves proxies itself (a lookup with
-        `fields=proxyResolution` shows its finding)."""
-        raise ActionNotSupported(
-            f"{address}: Sourcify has no proxy-link action; it resolves proxies itself when the proxy's "
-            "and the implementation's sources are verified. Verify both contracts there instead"
-        )
 
     # -- poll ------------------------------------------------------------------------------------------
 

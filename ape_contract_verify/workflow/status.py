@@ -1,10 +1,11 @@
 """`ape verify status`: what each recorded deployment is on each target, as the explorers answer now.
 
-For every address, each Etherscan-style target gets one `getsourcecode` (verified or not, and the
-proxy link it holds: `Implementation`) and each Sourcify target one lookup (`match`, and the
-implementation it resolves). The chain is read once per address (`evm.proxies.detect_proxy`, no
-explorer call) to tell a current link from a stale one: an Etherscan-style explorer keeps the
-implementation it was linked to until `verifyproxycontract` is sent again.
+For every address, each target gets one read through the seam, `contract_record(full=False)`: an
+Etherscan-style target's `getsourcecode` (verified or not, and the proxy link it holds:
+`Implementation`), a Sourcify target's lookup of `proxyResolution` (`match`, and the implementation
+it resolves). The chain is read once per address (`evm.proxies.detect_proxy`, no explorer call) to
+tell a current link from a stale one where the target's kind links proxies: an Etherscan-style
+explorer keeps the implementation it was linked to until `verifyproxycontract` is sent again.
 
 Targets are read side by side, each by its own threads under its own rate limiter (and its
 `TargetHealth`: one found down ends its remaining rows with one reason), so the whole costs about
