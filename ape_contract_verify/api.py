@@ -481,3 +481,82 @@ def _open(run: VerificationRun, choice: NetworkChoice, provider: ProviderAPI) ->
     label = choice.one_network().label()
     run.add_network(label, choice.targets(chain_id_of(provider)), provider, ApeProviderChain(provider))
     return label
+
+
+# -- reads of one target (`ape verify abi`, `source`, `status GUID`): nothing is connected --------
+
+
+def abi(
+    address: str,
+    *,
+    network: str | None = None,
+    target: str | None = None,
+    explorer_url: str | None = None,
+    api_key: str | None = None,
+) -> list[JsonValue]:
+    """The ABI of the verified contract at `address` on one target of `network`: `target` (a name),
+    else the network's `etherscan` one. Raises ContractNotVerified when it holds none."""
+    return _read_target(network, target, explorer_url, api_key).get_abi(address)
+
+
+def source(
+    address: str,
+    *,
+    network: str | None = None,
+    target: str | None = None,
+    explorer_url: str | None = None,
+    api_key: str | None = None,
+) -> ExplorerRecord:
+    """What one target holds for `address` (chosen as `abi`'s): name, compiler, settings, files,
+    licence, proxy link; `record.verified` is False when it holds nothing."""
+    return _read_target(network, target, explorer_url, api_key).contract_record(address)
+
+
+def job_status(
+    guid: str,
+    *,
+    proxy: bool = False,
+    wait: bool = False,
+    interval: float | None = None,
+    timeout: float | None = None,
+    on_progress: Callable[[ExplorerAnswer], None] | None = None,
+    network: str | None = None,
+    target: str | None = None,
+    explorer_url: str | None = None,
+    api_key: str | None = None,
+) -> ExplorerAnswer:
+    """The outcome of the submission with receipt `guid` on one target (chosen as `abi`'s); `proxy`:
+    a proxy link's. `wait`: polled until final, every `interval` seconds for at most `timeout`
+    (default: the config's `poll_interval` and `timeout`), `on_progress` hearing each answer."""
+    from ape_contract_verify.protocol.forms import validate_guid
+    from ape_contract_verify.request import Receipt
+
+    guid = validate_guid(guid)
+    client = _read_target(network, target, explorer_url, api_key)
+    if not wait:
+        return client.job_status(guid, proxy)
+    from ape import config
+
+    cfg = config.get_config("contract_verify")
+    return client.wait(
+        Receipt(guid=guid, address="", proxy=proxy),
+        interval=interval or cfg.poll_interval,
+        timeout=timeout or cfg.timeout,
+        on_progress=on_progress,
+        fresh=False,
+    )
+
+
+def _read_target(
+    network: str | None, target: str | None, explorer_url: str | None, api_key: str | None
+) -> VerificationTarget:
+    """The client of the one target a read asks, resolved without connecting."""
+    return NetworkChoice(network, explorer_url, api_key, (target,) if target else ()).read_target().client()
+
+
+__all__ += ["abi", "job_status", "source"]
+
+if TYPE_CHECKING:
+    from ape_contract_verify.client.provider import ExplorerRecord, VerificationTarget
+    from ape_contract_verify.json_types import JsonValue
+    from ape_contract_verify.protocol.answers import ExplorerAnswer

@@ -9,7 +9,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, NoReturn, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, NoReturn, TypedDict, TypeVar
 
 import click
 
@@ -21,23 +21,28 @@ if TYPE_CHECKING:
     from ape.cli import ApeCliContextObject
 
     from ape_contract_verify.cli.options import ExplorerChoice
-    from ape_contract_verify.client.provider import ExplorerRecord, VerificationTarget
+    from ape_contract_verify.client.provider import ExplorerRecord
 
 T = TypeVar("T")
 
 
-@runtime_checkable
-class JobStatus(Protocol):
-    """A target that answers a submission's outcome by its receipt (every client of ours)."""
+class ReadFrom(TypedDict):
+    """The one target a read asks, as the API's keywords."""
 
-    def check_verify_status(self, guid: str) -> ExplorerAnswer: ...
+    network: str | None
+    target: str | None
+    explorer_url: str | None
+    api_key: str | None
 
 
-@runtime_checkable
-class ProxyLinkStatus(Protocol):
-    """A target with a proxy-link action, that answers its outcome (an Etherscan-style explorer)."""
-
-    def check_proxy_verification(self, guid: str) -> ExplorerAnswer: ...
+def _read_from(explorer: ExplorerChoice) -> ReadFrom:
+    explorer.one_network()
+    if len(explorer.target_names) > 1:
+        raise click.BadParameter("give one target to read from", param_hint="--target")
+    target = explorer.target_names[0] if explorer.target_names else None
+    return ReadFrom(
+        network=explorer.network, target=target, explorer_url=explorer.explorer_url, api_key=explorer.api_key
+    )
 
 
 def _fail(reason: str, as_json: bool, **extra: str) -> NoReturn:
@@ -49,13 +54,15 @@ def _fail(reason: str, as_json: bool, **extra: str) -> NoReturn:
 
 
 def _run(as_json: bool, call: Callable[[], T]) -> T:
-    """Call the client, mapping typed errors to exit codes (never a traceback)."""
-    from ape_contract_verify.exceptions import ContractVerifyError, ExplorerError, InvalidRequest
+    """Call the API, mapping typed errors to exit codes (never a traceback): bad input and a target
+    that cannot be read are usage errors (exit 2), the explorer's refusals exit 1."""
+    from ape_contract_verify.cli.options import usage_error
+    from ape_contract_verify.exceptions import ContractVerifyError, ExplorerError, ExplorerNotConfigured, InvalidRequest
 
     try:
         return call()
-    except InvalidRequest as err:
-        raise click.UsageError(str(err)) from None
+    except (InvalidRequest, ExplorerNotConfigured) as err:
+        raise usage_error(err) from None
     except ContractVerifyError as err:
         answer = err.answer if isinstance(err, ExplorerError) else None
         extra = (
@@ -70,8 +77,10 @@ def _run(as_json: bool, call: Callable[[], T]) -> T:
 @click.argument("address")
 def abi(cli_ctx: ApeCliContextObject, address: str, explorer: ExplorerChoice, as_json: bool) -> None:
     """Print the ABI of the verified contract at ADDRESS."""
-    client = explorer.client()
-    result = _run(as_json, lambda: client.get_abi(address))
+    from ape_contract_verify import api
+
+    where = _read_from(explorer)
+    result = _run(as_json, lambda: api.abi(address, **where))
     click.echo(json.dumps(result) if as_json else json.dumps(result, indent=2))
 
 
@@ -112,8 +121,10 @@ def source(
 ) -> None:
     """Show the verified source of the contract at ADDRESS: name, compiler, optimizer, EVM version,
     licence and proxy/implementation."""
-    client = explorer.client()
-    record = _run(as_json, lambda: client.contract_record(address))
+    from ape_contract_verify import api
+
+    where = _read_from(explorer)
+    record = _run(as_json, lambda: api.source(address, **where))
     if not record.verified:
         _fail(f"{address}: {Texts.NOT_VERIFIED}", as_json, outcome="not verified")
 
@@ -210,42 +221,26 @@ def status(
         return
     if all_networks or workers:
         raise click.UsageError("--all-networks and --workers go without a GUID: `ape verify status --all-networks`")
-    from ape_contract_verify.protocol.forms import validate_guid
-    from ape_contract_verify.request import Receipt
+    from ape_contract_verify import api
 
-    raw = guid  # a str here; the lambda would read `guid` as str | None
-    guid = _run(as_json, lambda: validate_guid(raw))
-    client = explorer.client()
-    if wait_:
-        from ape import config
+    def progress(answer: ExplorerAnswer) -> None:
+        if not answer.outcome.is_final and not as_json:
+            click.echo(f"{answer.outcome.value}: {answer.reason}", err=True)
 
-        cfg = config.get_config("contract_verify")
-        receipt = Receipt(guid=guid, address="", proxy=proxy)
-
-        def progress(answer: ExplorerAnswer) -> None:
-            if not answer.outcome.is_final and not as_json:
-                click.echo(f"{answer.outcome.value}: {answer.reason}", err=True)
-
-        answer = _run(
-            as_json,
-            lambda: client.wait(
-                receipt,
-                interval=interval or cfg.poll_interval,
-                timeout=timeout or cfg.timeout,
-                on_progress=progress,
-                fresh=False,
-            ),
-        )
-    else:
-        answer = _run(as_json, lambda: _outcome(client, guid, proxy))
-
+    raw, where = guid, _read_from(explorer)  # raw: a str here, where the lambda would read str | None
+    answer = _run(
+        as_json,
+        lambda: api.job_status(
+            raw, proxy=proxy, wait=wait_, interval=interval, timeout=timeout, on_progress=progress, **where
+        ),
+    )
     ok = answer.outcome.is_success or not answer.outcome.is_final
     if as_json:
         click.echo(
             json.dumps(
                 {
                     "ok": ok,
-                    "guid": guid,
+                    "guid": raw.strip(),
                     "outcome": answer.outcome.value,
                     "status": answer.status,
                     "reason": answer.reason,
@@ -257,19 +252,3 @@ def status(
     if not ok:
         click.echo(f"ERROR: {answer.reason or answer.outcome.value}", err=True)
         sys.exit(1)
-
-
-def _outcome(client: VerificationTarget, guid: str, proxy: bool) -> ExplorerAnswer:
-    """The submission's outcome now: a proxy link's with `proxy`. A target without that question
-    (Sourcify links no proxies) is the explorer saying no, as `ape verify proxy` says it there."""
-    from ape_contract_verify.exceptions import ActionNotSupported
-
-    if proxy:
-        if isinstance(client, ProxyLinkStatus):
-            return client.check_proxy_verification(guid)
-        raise ActionNotSupported(
-            f"{guid}: {client.flavour} has no proxy-link action, so no proxy-link outcome; ask without --proxy"
-        )
-    if isinstance(client, JobStatus):
-        return client.check_verify_status(guid)
-    raise ActionNotSupported(f"{guid}: {client.flavour} answers no submission's outcome by its receipt")

@@ -1,6 +1,7 @@
-"""One typed client for the contract API: six actions, envelope parsing, retries, polling.
+"""One typed client for the contract API: six actions, envelope parsing, and the explorer's creation records.
 
-Everything that reads from or submits to an explorer goes through `ExplorerClient`.
+Everything that reads from or submits to an Etherscan-style explorer goes through `ExplorerClient`,
+a `VerificationTarget` on `client/http.py`'s `HttpTarget` (retries, polling, transport options).
 
 - Reads and checks are GET; submissions are POST form bodies (module/action/chainid also ride in
   the query, as Etherscan V2 clients do; the key only in the body for POSTs).
@@ -14,23 +15,23 @@ Everything that reads from or submits to an explorer goes through `ExplorerClien
   a fresh deployment may not be indexed yet.
 - The API key is held in an `ApiKey` and redacted from every log line (ours and urllib3's),
   exception and repr.
+- `creation_records`: an explorer's record of a contract's creation, where the node has none.
+  Explorers index every creation with their own tracers, so they know a factory's child's creation
+  code when a hosted node refuses traces: `getcontractcreation`'s `creationBytecode` (Etherscan API
+  V2, recent Blockscouts), and Blockscout's REST API's `creation_bytecode`.
 """
+
+from __future__ import annotations
 
 import json
 import logging
-import random
-import threading
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from urllib.parse import urlencode
+from typing import TYPE_CHECKING
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
-import requests
-
-from ape_contract_verify.client.health import TargetHealth, lost_job
-from ape_contract_verify.client.provider import ETHERSCAN, ExplorerRecord, SubmissionReceipt
-from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
-from ape_contract_verify.client.retrying import gave_up, reason_of, retry_after, send, still_pending
+from ape_contract_verify.client.http import HttpTarget, reason_of, retry_after
+from ape_contract_verify.client.provider import CreationRecord, ExplorerRecord, Flavour, Kind, SubmissionReceipt
 from ape_contract_verify.exceptions import (
     AddressNotFound,
     BadEndpoint,
@@ -38,7 +39,6 @@ from ape_contract_verify.exceptions import (
     ExplorerError,
     ExplorerRefused,
     InvalidApiKey,
-    TargetDown,
     VerificationRejected,
 )
 from ape_contract_verify.json_types import JsonMapping, JsonObject, JsonValue
@@ -50,11 +50,18 @@ from ape_contract_verify.protocol.forms import (
     validate_read_form,
     validate_request,
 )
-from ape_contract_verify.protocol.secrets import ApiKey, redact, register_secret
-from ape_contract_verify.request import Receipt, VerificationRequest
-from ape_contract_verify.retry import JobTimes, Retry, RetryPolicy, poll_until_final, with_retries
+from ape_contract_verify.protocol.secrets import redact
+from ape_contract_verify.protocol.values import hex_to_bytes
+from ape_contract_verify.retry import Retry
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ape_contract_verify.client.http import Transport
+    from ape_contract_verify.request import Receipt, VerificationRequest
 
 logger = get_logger(CLIENT)
+CHECKS = {False: "checkverifystatus", True: "checkproxyverification"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -125,7 +132,7 @@ class SourceRecord:
         )
 
     @classmethod
-    def from_result(cls, address: str, item: Mapping[str, JsonValue]) -> "SourceRecord":
+    def from_result(cls, address: str, item: Mapping[str, JsonValue]) -> SourceRecord:
         def text(key: str) -> str:
             value = item.get(key)
             return "" if value is None else str(value)
@@ -200,63 +207,26 @@ def unpack_source(record: SourceRecord) -> tuple[str, dict[str, str], JsonObject
     return "flat" if len(files) == 1 else "files", files, settings
 
 
-# ---------------------------------------------------------------------------------------------
-
-
-class ExplorerClient:
+class ExplorerClient(HttpTarget):
     """A client for one explorer base URL (e.g. `https://api.etherscan.io/v2/api` + chain id): a
-    `VerificationTarget` of kind `etherscan`. `flavour` (etherscan, blockscout, routescan, local)
+    `VerificationTarget` of kind etherscan. `flavour` (etherscan, blockscout, routescan, local)
     is whose server it is, as the target's configuration says."""
 
-    kind = "etherscan"
-    supports_proxy_link = True
+    kind = Kind.ETHERSCAN
+    _first_wait_cap = 4.0
+    _queued = True
 
     def __init__(
         self,
         base_url: str,
-        api_key: ApiKey | str | None = None,
+        *,
         chain_id: int | None = None,
-        calls_per_second: float = 3.0,
-        timeout: float | tuple[float, float] = (10.0, 30.0),
-        max_retries: int = 5,
-        backoff: float = 1.0,
-        max_backoff: float = 16.0,
-        not_indexed_timeout: float = 90.0,
-        not_indexed_interval: float = 5.0,
-        session: requests.Session | None = None,
-        limiter: RateLimiter | None = None,
-        sleep: Callable[[float], None] = time.sleep,
-        clock: Callable[[], float] = time.monotonic,
-        rng: random.Random | None = None,
-        health: TargetHealth | None = None,
-        chain_id_param: str = "chainid",
-        flavour: str = ETHERSCAN,
+        chain_id_param: str = "chainid",  # Etherscan V2 names it `chainid`; Blockscout's Pro API `chain_id`
+        flavour: Flavour | str = Flavour.ETHERSCAN,
+        **options: Unpack[Transport],
     ):
-        self.base_url = base_url.rstrip("/")
-        self.flavour = flavour
-        self._key = api_key if isinstance(api_key, ApiKey) else (ApiKey(api_key) if api_key else None)
-        if self._key:
-            register_secret(self._key.reveal())
-        self.chain_id = chain_id
-        # Etherscan V2 names it `chainid`; Blockscout's Pro API `chain_id`.
-        self.chain_id_param = chain_id_param
-        self.timeout = timeout
-        self.retry = RetryPolicy(max_retries=max_retries, base_delay=backoff, max_delay=max_backoff)
-        self.not_indexed_timeout = not_indexed_timeout
-        self.not_indexed_interval = not_indexed_interval
-        self.session = session or requests.Session()
-        self.limiter = limiter or limiter_for(self.base_url, calls_per_second)
-        self.health = health  # the run's record of whether this target answers (shared by its workers)
-        self._sleep = health.sleeper(sleep) if health is not None else sleep
-        self._clock = clock
-        self._rng = rng or random.Random()
-        self._jobs_lock = threading.Lock()
-        self._job_times = JobTimes()
-        self._in_flight: dict[str, dict[object, float]] = {}
-
-    def __repr__(self) -> str:
-        key = repr(self._key) if self._key else "None"
-        return f"ExplorerClient({redact(self.base_url)!r}, chain_id={self.chain_id}, api_key={key})"
+        super().__init__(base_url.rstrip("/"), **options)
+        self.chain_id, self.chain_id_param, self.flavour = chain_id, chain_id_param, Flavour(flavour)
 
     # -- the six actions ----------------------------------------------------------------------
 
@@ -297,16 +267,12 @@ class ExplorerClient:
             )
         return SourceRecord.from_result(address, item)
 
-    def contract_record(self, address: str) -> ExplorerRecord:
-        """What the explorer holds for `address` (getsourcecode); `verified` False when nothing."""
+    def contract_record(self, address: str, full: bool = True) -> ExplorerRecord:
+        """What the explorer holds for `address` (getsourcecode, whatever `full`); `verified` False when nothing."""
         try:
             return self.get_source_code(address).explorer_record()
         except ContractNotVerified:
             return ExplorerRecord(validate_read_form({"address": address}), verified=False)
-
-    def link(self, address: str) -> str | None:
-        """None: an Etherscan-style API's pages are the target's (`Target.contract_url`)."""
-        return None
 
     def get_contract_creation(self, address: str) -> JsonMapping | None:
         """getcontractcreation's entry for `address` (contractCreator, txHash, and, in Etherscan
@@ -333,98 +299,63 @@ class ExplorerClient:
         return self._submit("verifysourcecode", form, request.address, proxy=False)
 
     def check_verify_status(self, guid: str) -> ExplorerAnswer:
-        return self._check("checkverifystatus", validate_check_form({"guid": guid}))
+        return self.job_status(guid)
 
     def verify_proxy(self, address: str, expected_implementation: str | None = None) -> SubmissionReceipt:
         form = validate_proxy_form({"address": address, "expectedimplementation": expected_implementation})
         return self._submit("verifyproxycontract", form, form["address"], proxy=True)
 
     def check_proxy_verification(self, guid: str) -> ExplorerAnswer:
-        return self._check("checkproxyverification", validate_check_form({"guid": guid}))
+        return self.job_status(guid, proxy=True)
 
-    def wait(
-        self,
-        receipt: Receipt,
-        interval: float = 5.0,
-        timeout: float = 300.0,
-        on_progress: Callable[[ExplorerAnswer], None] | None = None,
-        fresh: bool = True,
-    ) -> ExplorerAnswer:
-        """Poll until a final answer, at most `timeout` seconds. Raises VerificationTimeout.
+    def job_status(self, guid: str, proxy: bool = False) -> ExplorerAnswer:
+        return self._job_check(validate_check_form({"guid": guid}), proxy)
 
-        `fresh`: the receipt was just submitted (the first check waits, see below); False for a
-        GUID from earlier, checked at once."""
-        answer = receipt.answer if isinstance(receipt, SubmissionReceipt) else None
-        if not receipt.guid:
-            if answer is not None:
-                return answer
-            raise ExplorerError(f"{receipt.address}: the receipt has no GUID to poll")
-        action = "checkproxyverification" if receipt.proxy else "checkverifystatus"
-        started = self._clock()
-        ticket = object()
-        with self._jobs_lock:
-            self._in_flight.setdefault(action, {})[ticket] = started
+    # -- creation records ----------------------------------------------------------------------
+
+    def creation_records(self) -> Callable[[str], CreationRecord]:
+        return self.creation_record
+
+    def creation_record(self, address: str) -> CreationRecord:
+        """The explorer's record of `address`'s creation; a Blockscout's REST API is also asked when
+        the Etherscan-style answer has no creation bytecode."""
+        name = self.name or "the explorer"
+        source = f"{name}'s creation record"
         try:
-            return self._poll(receipt, action, started, interval, timeout, on_progress, fresh, ticket)
-        except TargetDown as err:
-            raise lost_job(err, receipt.guid, receipt.proxy, self.health.name if self.health else "") from None
-        finally:
-            with self._jobs_lock:
-                self._in_flight[action].pop(ticket, None)
+            entry = self.get_contract_creation(address)
+        except ExplorerError as err:
+            return CreationRecord(source=source, note=f"{source} ({err.reason or err})")
+        if entry is not None and (code := _code(entry.get("creationBytecode"))):
+            factory = bool(str(entry.get("contractFactory") or "").strip())
+            return CreationRecord(code, str(entry.get("txHash") or "") or None, factory, source)
+        if self.flavour == Flavour.BLOCKSCOUT and (code := self._blockscout_creation(address)):
+            return CreationRecord(code, None, True, f"{name}'s creation bytecode (REST API)")
+        what = "no record of it" if entry is None else "a record without creationBytecode"
+        return CreationRecord(source=source, note=f"{source} ({what})")
 
-    def _poll(
-        self,
-        receipt: Receipt,
-        action: str,
-        started: float,
-        interval: float,
-        timeout: float,
-        on_progress: Callable[[ExplorerAnswer], None] | None,
-        fresh: bool,
-        ticket: object,
-    ) -> ExplorerAnswer:
-        def timed_out(last: ExplorerAnswer | None) -> Exception:
-            later = f"check later with `ape verify status {receipt.guid}{' --proxy' if receipt.proxy else ''}`"
-            return still_pending(receipt.address, "still not final", timeout, last, later)
-
-        typical = self._job_times.typical(action)
-        answer, checks = poll_until_final(
-            lambda: self._check(action, receipt.guid),
-            is_final=lambda answer: answer.outcome.is_final,
-            timed_out=timed_out,
-            label=f"{action} for {receipt.address}",
-            started=started,
-            interval=interval,
-            timeout=timeout,
-            clock=self._clock,
-            sleep=self._sleep,
-            first_wait=(interval if typical is None else min(typical, interval * 4)) if fresh else None,
-            not_yet=(lambda: self._seconds_until_due(action, ticket, started, interval)) if fresh else None,
-            on_progress=on_progress,
-            health=self.health,
-        )
-        if fresh:
-            self._job_times.learn(action, self._clock() - started, checks == 1)
-        return answer
+    def _blockscout_creation(self, address: str) -> bytes | None:
+        url = blockscout_rest_url(self.base_url, address)
+        if url is None:
+            return None
+        try:
+            response = self.session.get(url, timeout=self.timeout)
+            body = response.json() if response.status_code == 200 else {}
+        except Exception:  # a REST API this instance may not have: the record stays unknown
+            return None
+        return _code(body.get("creation_bytecode")) if isinstance(body, dict) else None
 
     # -- internals ----------------------------------------------------------------------------
 
-    def _seconds_until_due(self, action: str, ticket: object, started: float, interval: float) -> float:
-        """How long a check of this job is still pointless. Before any job here has ended, a job
-        submitted after one that is still pending is taken to be pending too (explorers work
-        through their queue in order), so a batch polls its oldest job, not every job."""
-        typical = self._job_times.typical(action)
-        if typical is not None:
-            return started + min(typical, interval * 4) - self._clock()
-        with self._jobs_lock:
-            older = any(t < started for k, t in self._in_flight.get(action, {}).items() if k is not ticket)
-        return interval if older else 0.0
-
-    def _check(self, action: str, guid: str) -> ExplorerAnswer:
+    def _job_check(self, guid: str, proxy: bool) -> ExplorerAnswer:
+        action = CHECKS[proxy]
         answer = self._call("GET", action, {"guid": guid})
         if answer.outcome == Outcome.ERROR:
             self._raise_for(answer, action, guid)
         return answer
+
+    def _pending(self, receipt: Receipt) -> tuple[str, str, str]:
+        later = f"check later with `ape verify status {receipt.guid}{' --proxy' if receipt.proxy else ''}`"
+        return f"{CHECKS[receipt.proxy]} for {receipt.address}", "still not final", later
 
     def _submit(self, action: str, form: dict[str, str], address: str, proxy: bool) -> SubmissionReceipt:
         started = self._clock()
@@ -489,61 +420,49 @@ class ExplorerClient:
             body = {**query, **params}
             if self._key:
                 body["apikey"] = self._key.reveal()
-
-        return with_retries(
-            lambda: self._attempt(method, action, query, body),
-            policy=self.retry,
-            limiter=self.limiter,
-            rng=self._rng,
-            sleep=self._sleep,
-            label=action,
-            health=self.health,
-            gave_up=lambda last: gave_up(
-                last,
-                self.retry,
-                action,
-                f"{action} at {redact(self.base_url)}",
-                "still rate limited",
-                "; lower contract_verify.calls_per_second or use an API key",
-            ),
+        where = f"{action} at {redact(self.base_url)}"
+        hint = "; lower contract_verify.calls_per_second or use an API key"
+        return self._retrying(
+            lambda: self._attempt(method, action, query, body), action, where, "still rate limited", hint
         )
 
     def _attempt(self, method: str, action: str, query: dict[str, str], body: dict[str, str] | None) -> ExplorerAnswer:
         if logger.isEnabledFor(logging.DEBUG):
             shown = {k: v for k, v in (body or {}).items() if k != "sourceCode"}
             logger.debug("%s %s?%s %s", method, self.base_url, urlencode(query), redact(shown) if body else "")
-        response = send(
-            self.session,
-            method,
-            self.base_url,
-            self.base_url,
-            f"{action} at {redact(self.base_url)}",
-            params=query,
-            data=body,
-            timeout=self.timeout,
-            health=self.health,
-        )
-
+        where = f"{action} at {redact(self.base_url)}"
+        response, envelope = self._send(method, self.base_url, where, params=query, data=body)
         code = response.status_code
-        logger.debug("%s -> HTTP %d %s", action, code, redact(response.text[:300]))
         if code in (408, 429) or code >= 500:
             raise Retry(f"HTTP {code}", delay=retry_after(response, self.retry))
         if code >= 400:
             raise BadEndpoint(
-                f"{action} at {redact(self.base_url)}: HTTP {code}; is this the explorer's contract API base URL "
+                f"{where}: HTTP {code}; is this the explorer's contract API base URL "
                 "(e.g. https://api.etherscan.io/v2/api or https://<blockscout>/api)?"
             )
-        try:
-            envelope = response.json()
-        except ValueError:
-            envelope = None  # gateways and CDNs answer HTML error pages with 200 during outages
         if envelope is None:
             raise Retry(f"HTTP {code} with a body that is not JSON")
         if not isinstance(envelope, dict) or "status" not in envelope or "result" not in envelope:
-            raise BadEndpoint(
-                f"{action} at {redact(self.base_url)}: the answer is not a status/message/result envelope"
-            )
+            raise BadEndpoint(f"{where}: the answer is not a status/message/result envelope")
         answer = classify(str(envelope.get("status")), str(envelope.get("message", "")), envelope.get("result"))
         if answer.outcome == Outcome.RATE_LIMITED:
             raise Retry(f"rate limited: {redact(answer.reason)}", rate_limited=True, answer=answer)
         return answer
+
+
+def _code(value: object) -> bytes | None:  # object: any JSON value; only a hex string is code
+    if not isinstance(value, str) or not value.strip() or value.strip().lower() == "0x":
+        return None
+    try:
+        return hex_to_bytes(value.strip())
+    except ValueError:
+        return None
+
+
+def blockscout_rest_url(base_url: str, address: str) -> str | None:
+    """`https://<instance>/api/v2/smart-contracts/{address}` for an instance's `…/api` base URL."""
+    parts = urlsplit(base_url)
+    path = parts.path.rstrip("/")
+    if not path.endswith("/api"):
+        return None
+    return urlunsplit((parts.scheme, parts.netloc, f"{path}/v2/smart-contracts/{address}", "", ""))

@@ -8,6 +8,8 @@ import functools
 from typing import TypedDict, cast
 from urllib.parse import urlsplit
 
+from ape_contract_verify.client.provider import Flavour, Kind
+
 SOURCIFY_URL = "https://sourcify.dev/server/"
 # Sourcify's pages for a contract are `<repo>/<chainId>/<address>`, as hardhat-verify 3 links them
 # (its SOURCIFY_REPO_URL; `getContractUrl` there is `${url}/${chainId}/${address}`).
@@ -189,22 +191,22 @@ def pro_chain_param(url: str) -> str | None:
     return "chain_id" if urlsplit(url).path.rstrip("/").endswith("/v2/api") else None
 
 
-def flavour_of(name: str, kind: str, url: str | None, blockscout_pages: str | None = None) -> str:
-    """Whose server a target is (`client/provider.py`'s FLAVOURS), from its configuration: the
+def flavour_of(name: str, kind: str, url: str | None, blockscout_pages: str | None = None) -> Flavour:
+    """Whose server a target is (`client/provider.py`'s `Flavour`), from its configuration: the
     name it is configured under (`blockscout`, `routescan`), Blockscout's and Routescan's hosts,
     the Blockscout instance the chain lists (`blockscout_pages`); `local` for the embedded explorer
     (no URL) or one on loopback."""
-    if kind == "sourcify":
-        return "sourcify"
+    if kind == Kind.SOURCIFY:
+        return Flavour.SOURCIFY
     if url is None:
-        return "local"
+        return Flavour.LOCAL
     host = _host(url)
     if name == "blockscout" or is_blockscout_pro(url) or host == "blockscout.com" or host.endswith(".blockscout.com"):
-        return "blockscout"
+        return Flavour.BLOCKSCOUT
     if blockscout_pages and _host(blockscout_pages) == host:
-        return "blockscout"
+        return Flavour.BLOCKSCOUT
     if name == "routescan" or host == "routescan.io" or host.endswith(".routescan.io"):
-        return "routescan"
+        return Flavour.ROUTESCAN
     if host in ("127.0.0.1", "localhost", "::1"):
-        return "local"
-    return "etherscan"
+        return Flavour.LOCAL
+    return Flavour.ETHERSCAN

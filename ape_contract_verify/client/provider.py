@@ -1,29 +1,67 @@
-"""What a verification target is, whatever API it speaks.
+"""What a verification target is, whatever API it speaks: the one seam the workflow and the CLI hold.
 
-The `VerificationTarget` protocol (as Foundry's `VerificationProvider`), the receipt a submission
-gives, and `ExplorerRecord`, what an explorer holds for an address.
+`VerificationTarget` (as Foundry's `VerificationProvider` trait) is a base class: submit, wait and
+what it holds for an address are each target's own; a job's status, a proxy link, a creation
+record, the ABI and its own page have defaults for a target that lacks them. `Kind`, the API it
+speaks, says what it takes and does (code formats, proxy links, blueprints); `Flavour`, whose
+server it is, comes from its configuration (`client/targets.py`), not from its URL.
 
-`ExplorerClient` (the Etherscan-style contract API: Etherscan, Blockscout, Routescan, the local
-explorer) and `SourcifyClient` (Sourcify API v2) implement it; the workflow holds a target as this
-type, never as either client. What a target cannot do it says (`supports_proxy_link`), and whose
-server it is, `flavour`, comes from its configuration (`client/targets.py`), not from its URL.
+`ExplorerClient` (the Etherscan-style contract API) and `SourcifyClient` (Sourcify API v2), both on
+`client/http.py`'s `HttpTarget`, are the two; the workflow holds a target as this type.
 """
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from enum import Enum
 
+from ape_contract_verify.exceptions import ActionNotSupported, ContractNotVerified
 from ape_contract_verify.json_types import JsonObject, JsonValue
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.request import Receipt, VerificationRequest
 
-# Whose server an Etherscan-style target is: what it answers differs in details (Blockscout's REST
-# API has a creation record of its own; the local explorer is ours).
-ETHERSCAN, BLOCKSCOUT, ROUTESCAN, LOCAL, SOURCIFY = "etherscan", "blockscout", "routescan", "local", "sourcify"
-FLAVOURS = (ETHERSCAN, BLOCKSCOUT, ROUTESCAN, LOCAL, SOURCIFY)
-
 # Sourcify's match kinds; an Etherscan-style explorer says none.
 EXACT_MATCH, PARTIAL_MATCH = "exact_match", "match"
+STANDARD_JSON = "standard-json"
+
+
+class Kind(str, Enum):
+    """The API a target speaks."""
+
+    ETHERSCAN = "etherscan"  # the contract API: Etherscan, Blockscout, Routescan, the local explorer
+    SOURCIFY = "sourcify"  # Sourcify API v2
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def links_proxies(self) -> bool:
+        """It has a proxy-link action; Sourcify resolves proxies itself."""
+        return self is Kind.ETHERSCAN
+
+    @property
+    def verifies_blueprints(self) -> bool:
+        """Sourcify cannot verify an ERC-5202 blueprint yet."""
+        return self is Kind.ETHERSCAN
+
+    def format_for(self, wanted: str) -> str:
+        """The code format sent when `wanted` is asked: Sourcify takes standard-json only (a
+        flattened file could never match in full there)."""
+        return wanted if self is Kind.ETHERSCAN else STANDARD_JSON
+
+
+class Flavour(str, Enum):
+    """Whose server a target is: what it answers differs in details (Blockscout's REST API has a
+    creation record of its own; the local explorer is ours)."""
+
+    ETHERSCAN = "etherscan"
+    BLOCKSCOUT = "blockscout"
+    ROUTESCAN = "routescan"
+    LOCAL = "local"
+    SOURCIFY = "sourcify"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 @dataclass(frozen=True)
@@ -59,7 +97,7 @@ class ExplorerRecord:
     abi: list[JsonValue] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
     settings: JsonObject = field(default_factory=dict)
-    source_format: str = "standard-json"  # flat | files | standard-json
+    source_format: str = STANDARD_JSON  # flat | files | standard-json
     constructor_arguments: str = ""
     license: str = ""
     optimization_used: bool = False
@@ -75,20 +113,36 @@ class ExplorerRecord:
         return self.verified and self.match in (None, EXACT_MATCH, "perfect")
 
 
-@runtime_checkable
-class VerificationTarget(Protocol):
+@dataclass(frozen=True)
+class CreationRecord:
+    """The creation input (init code + constructor arguments) a target recorded, or why not."""
+
+    input: bytes | None = field(default=None, repr=False)
+    tx_hash: str | None = None
+    factory: bool = False
+    source: str = ""  # e.g. "etherscan's creation record", for the summary and -v
+    note: str = ""  # when `input` is None: what was asked, and its answer, in words
+
+
+class VerificationTarget(ABC):
     """One place that verifies, as the workflow drives it: submit, wait for the final answer, look
-    up what it holds, link a proxy (where `supports_proxy_link`)."""
+    up what it holds; a job's status, a proxy link (where its kind `links_proxies`), a creation
+    record, each with a default."""
 
-    kind: str  # the API it speaks: "etherscan" (the contract API) or "sourcify" (Sourcify API v2)
-    flavour: str  # whose server: one of FLAVOURS
-    supports_proxy_link: bool
+    kind: Kind
+    flavour: Flavour
     base_url: str
+    name: str = ""  # the target's name in the configuration, for what it says
 
+    @property
+    def supports_proxy_link(self) -> bool:
+        return self.kind.links_proxies
+
+    @abstractmethod
     def verify_source_code(self, request: VerificationRequest) -> SubmissionReceipt:
         """Submit `request`: a receipt to `wait` on (or already verified). Raises ExplorerError."""
-        ...
 
+    @abstractmethod
     def wait(
         self,
         receipt: Receipt,
@@ -98,21 +152,39 @@ class VerificationTarget(Protocol):
         fresh: bool = True,
     ) -> ExplorerAnswer:
         """Poll until a final answer; VerificationTimeout at `timeout`."""
-        ...
 
-    def contract_record(self, address: str) -> ExplorerRecord:
-        """What the target holds for `address`; `verified` False when nothing."""
-        ...
+    @abstractmethod
+    def contract_record(self, address: str, full: bool = True) -> ExplorerRecord:
+        """What the target holds for `address`; `verified` False when nothing. `full` False: only
+        whether it is verified, its match and its proxy link (what `ape verify status` reads)."""
+
+    def job_status(self, guid: str, proxy: bool = False) -> ExplorerAnswer:
+        """The outcome of the submission with receipt `guid` now (`proxy`: a proxy link's)."""
+        if proxy:
+            raise ActionNotSupported(
+                f"{guid}: {self.flavour} has no proxy-link action, so no proxy-link outcome; ask without --proxy"
+            )
+        raise ActionNotSupported(f"{guid}: {self.flavour} answers no submission's outcome by its receipt")
 
     def verify_proxy(self, address: str, expected_implementation: str | None = None) -> SubmissionReceipt:
-        """Link the proxy at `address` to its implementation; ActionNotSupported where
-        `supports_proxy_link` is False."""
-        ...
+        """Link the proxy at `address` to its implementation, where the kind `links_proxies`; a
+        target that does not resolves proxies itself (Sourcify: a lookup's `proxyResolution`)."""
+        raise ActionNotSupported(
+            f"{address}: {self.flavour} has no proxy-link action; it resolves proxies itself when the proxy's and "
+            "the implementation's sources are verified. Verify both contracts there instead"
+        )
 
     def get_abi(self, address: str) -> list[JsonValue]:
         """The verified contract's ABI; ContractNotVerified when there is none."""
-        ...
+        record = self.contract_record(address)
+        if not record.verified:
+            raise ContractNotVerified(f"{address}: not verified on {self.flavour}")
+        return record.abi
+
+    def creation_records(self) -> Callable[[str], CreationRecord] | None:
+        """What derive asks when the chain cannot give a creation; None: the target keeps none."""
+        return None
 
     def link(self, address: str) -> str | None:
         """The target's own page of the contract, when it has one of its own."""
-        ...
+        return None

@@ -1,34 +1,30 @@
 """A client for Sourcify API v2 servers: submit, poll the job, look up verified contracts.
 
-A `VerificationTarget` (`client/provider.py`) as `ExplorerClient` is: `verify_source_code`,
-`wait`, `contract_record` (Sourcify's own lookup as an `ExplorerRecord`), `get_abi`; it has no
-proxy-link action (`supports_proxy_link` is False). The request bodies and error codes are
+A `VerificationTarget` (`client/provider.py`) on `client/http.py`'s `HttpTarget`, as
+`ExplorerClient` is: `verify_source_code`, `wait`, `job_status`, `contract_record` (Sourcify's own
+lookup as an `ExplorerRecord`), `get_abi`; it has no proxy-link action (its kind does not link
+proxies: Sourcify resolves them itself). The request bodies and error codes are
 `protocol/sourcify.py`'s, which the local explorer's Sourcify face answers with too.
 """
 
-import random
+from __future__ import annotations
+
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-import requests
-
-from ape_contract_verify.client.health import TargetHealth, lost_job
-from ape_contract_verify.client.provider import SOURCIFY, ExplorerRecord, SubmissionReceipt
-from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
-from ape_contract_verify.client.retrying import gave_up, reason_of, retry_after, send, still_pending
+from ape_contract_verify.client.http import HttpTarget, reason_of, retry_after
+from ape_contract_verify.client.provider import ExplorerRecord, Flavour, Kind, SubmissionReceipt
 from ape_contract_verify.exceptions import (
-    ActionNotSupported,
     BadEndpoint,
     ContractNotVerified,
     ExplorerError,
     InvalidRequest,
-    TargetDown,
     VerificationRejected,
 )
 from ape_contract_verify.json_types import JsonObject, JsonValue, as_object, as_text
@@ -37,9 +33,14 @@ from ape_contract_verify.protocol import sourcify as rules
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.protocol.compiler_version import CompilerVersion, InvalidCompilerVersion
 from ape_contract_verify.protocol.forms import validate_read_form
-from ape_contract_verify.protocol.secrets import ApiKey, redact, register_secret
-from ape_contract_verify.request import Receipt, VerificationRequest
-from ape_contract_verify.retry import JobTimes, Retry, RetryPolicy, poll_until_final, with_retries
+from ape_contract_verify.protocol.secrets import redact
+from ape_contract_verify.retry import Retry
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ape_contract_verify.client.http import Transport
+    from ape_contract_verify.request import Receipt, VerificationRequest
 
 logger = get_logger(CLIENT)
 
@@ -135,7 +136,7 @@ def sourcify_body(request: VerificationRequest) -> rules.SubmissionBody:
     return rules.request_to_body(request, long_version)
 
 
-class SourcifyClient:
+class SourcifyClient(HttpTarget):
     """A client for one Sourcify API v2 server (`base_url`, e.g. https://sourcify.dev/server/) and chain.
 
     - `verify_source_code` POSTs `v2/verify/{chainId}/{address}` and returns a receipt whose
@@ -154,45 +155,12 @@ class SourcifyClient:
       reprs, logs or errors.
     """
 
-    kind = SOURCIFY
-    flavour = SOURCIFY
-    supports_proxy_link = False  # Sourcify resolves proxies itself
+    kind = Kind.SOURCIFY
+    flavour = Flavour.SOURCIFY
 
-    def __init__(
-        self,
-        base_url: str,
-        chain_id: int,
-        api_key: ApiKey | str | None = None,
-        calls_per_second: float = 3.0,
-        timeout: float | tuple[float, float] = (10.0, 30.0),
-        max_retries: int = 5,
-        backoff: float = 1.0,
-        max_backoff: float = 16.0,
-        session: requests.Session | None = None,
-        limiter: RateLimiter | None = None,
-        sleep: Callable[[float], None] = time.sleep,
-        clock: Callable[[], float] = time.monotonic,
-        rng: random.Random | None = None,
-        health: TargetHealth | None = None,
-    ):
-        self.base_url = base_url.rstrip("/") + "/"
+    def __init__(self, base_url: str, chain_id: int, **options: Unpack[Transport]):
+        super().__init__(base_url.rstrip("/") + "/", **options)
         self.chain_id = int(rules.validate_chain_id(chain_id))
-        self._key = api_key if isinstance(api_key, ApiKey) else (ApiKey(api_key) if api_key else None)
-        if self._key:
-            register_secret(self._key.reveal())
-        self.timeout = timeout
-        self.retry = RetryPolicy(max_retries=max_retries, base_delay=backoff, max_delay=max_backoff)
-        self.session = session or requests.Session()
-        self.limiter = limiter or limiter_for(self.base_url, calls_per_second)
-        self.health = health  # the run's record of whether this target answers (shared by its workers)
-        self._sleep = health.sleeper(sleep) if health is not None else sleep
-        self._clock = clock
-        self._rng = rng or random.Random()
-        self._job_times = JobTimes()
-
-    def __repr__(self) -> str:
-        key = repr(self._key) if self._key else "None"
-        return f"SourcifyClient({redact(self.base_url)!r}, chain_id={self.chain_id}, api_key={key})"
 
     # -- links -------------------------------------------------------------------------------------
 
@@ -236,14 +204,6 @@ class SourcifyClient:
             )
         raise VerificationRejected(f"{address}: {answer.reason}", answer, reason=reason_of(answer))
 
-    def verify_proxy(self, address: str, expected_implementation: str | None = None) -> SubmissionReceipt:
-        """Sourcify has no proxy-link action: it resolves proxies itself (a lookup with
-        `fields=proxyResolution` shows its finding)."""
-        raise ActionNotSupported(
-            f"{address}: Sourcify has no proxy-link action; it resolves proxies itself when the proxy's "
-            "and the implementation's sources are verified. Verify both contracts there instead"
-        )
-
     # -- poll ------------------------------------------------------------------------------------------
 
     def check_verify_status(self, guid: str) -> SourcifyAnswer:
@@ -259,58 +219,15 @@ class SourcifyClient:
             return answer
         raise ExplorerError(f"job {guid}: {answer.reason}", answer, reason=reason_of(answer))
 
-    def wait(
-        self,
-        receipt: Receipt,
-        interval: float = 5.0,
-        timeout: float = 300.0,
-        on_progress: Callable[[ExplorerAnswer], None] | None = None,
-        fresh: bool = True,
-    ) -> ExplorerAnswer:
-        """Poll until the job completes, at most `timeout` seconds. Raises VerificationTimeout.
-        `fresh`: the receipt was just submitted (the first check waits about as long as jobs here
-        take, at most `interval`); False for an id from earlier, checked at once."""
-        answer = receipt.answer if isinstance(receipt, SubmissionReceipt) else None
-        if not receipt.guid:
-            if answer is not None:
-                return answer
-            raise ExplorerError(f"{receipt.address}: the receipt has no verificationId to poll")
-        try:
-            return self._poll(receipt, interval, timeout, on_progress, fresh)
-        except TargetDown as err:
-            raise lost_job(err, receipt.guid, False, self.health.name if self.health else "") from None
+    def job_status(self, guid: str, proxy: bool = False) -> ExplorerAnswer:
+        return super().job_status(guid, proxy) if proxy else self.check_verify_status(guid)
 
-    def _poll(
-        self,
-        receipt: Receipt,
-        interval: float,
-        timeout: float,
-        on_progress: Callable[[ExplorerAnswer], None] | None,
-        fresh: bool,
-    ) -> ExplorerAnswer:
-        def timed_out(last: ExplorerAnswer | None) -> Exception:
-            what = "the Sourcify job is still not completed"
-            return still_pending(receipt.address, what, timeout, last, f"see {self.job_url(receipt.guid)}")
+    def _job_check(self, guid: str, proxy: bool) -> ExplorerAnswer:
+        return self.check_verify_status(guid)
 
-        started = self._clock()
-        typical = self._job_times.typical()
-        answer, checks = poll_until_final(
-            lambda: self.check_verify_status(receipt.guid),
-            is_final=lambda answer: answer.outcome.is_final,
-            timed_out=timed_out,
-            label=f"job {receipt.guid} for {receipt.address}",
-            started=started,
-            interval=interval,
-            timeout=timeout,
-            clock=self._clock,
-            sleep=self._sleep,
-            first_wait=(interval if typical is None else min(typical, interval)) if fresh else None,
-            on_progress=on_progress,
-            health=self.health,
-        )
-        if fresh:
-            self._job_times.learn("", self._clock() - started, checks == 1)
-        return answer
+    def _pending(self, receipt: Receipt) -> tuple[str, str, str]:
+        label = f"job {receipt.guid} for {receipt.address}"
+        return label, "the Sourcify job is still not completed", f"see {self.job_url(receipt.guid)}"
 
     # -- read ----------------------------------------------------------------------------------------
 
@@ -325,8 +242,8 @@ class SourcifyClient:
         answer = self._error_answer(status, data)
         raise ExplorerError(f"lookup {address}: {answer.reason}", answer, reason=reason_of(answer))
 
-    def _verified(self, address: str, fields: str) -> JsonObject:
-        data = self.lookup(address, fields)
+    def get_abi(self, address: str) -> list[JsonValue]:
+        data = self.lookup(address, "abi")
         if not data.get("match"):
             answer = SourcifyAnswer(
                 Outcome.NOT_VERIFIED, "404", "not verified", f"{address} is not verified on Sourcify", contract=data
@@ -334,19 +251,23 @@ class SourcifyClient:
             raise ContractNotVerified(
                 f"{address}: not verified on Sourcify (chain {self.chain_id})", answer, reason=answer.reason
             )
-        return data
-
-    def get_abi(self, address: str) -> list[JsonValue]:
-        data = self._verified(address, "abi")
         abi = data.get("abi")
         if not isinstance(abi, list):
             raise ExplorerError(f"lookup {address}: the answer has no ABI list")
         return abi
 
-    def contract_record(self, address: str) -> ExplorerRecord:
-        """What Sourcify holds for `address` (`fields=all`); `verified` False when nothing."""
+    def contract_record(self, address: str, full: bool = True) -> ExplorerRecord:
+        """What Sourcify holds for `address` (`fields=all`); `verified` False when nothing. Not
+        `full`: its match and how it resolves a proxy (`fields=proxyResolution`), and a 404 without
+        Sourcify's body is "not verified" too."""
         address = validate_read_form({"address": address})
-        return record_of(address, self.lookup(address, "all"))
+        try:
+            return record_of(address, self.lookup(address, "all" if full else "proxyResolution"))
+        except ExplorerError as err:
+            outcome = err.answer.outcome if isinstance(err.answer, ExplorerAnswer) else None
+            if full or outcome not in (Outcome.NOT_FOUND, Outcome.NOT_VERIFIED):
+                raise
+            return ExplorerRecord(address, verified=False)
 
     # -- internals ---------------------------------------------------------------------------------------
 
@@ -378,53 +299,30 @@ class SourcifyClient:
         if self._key:
             headers["Authorization"] = f"Bearer {self._key.reveal()}"
         # Only `too_many_requests` speaks of this client's rate; a duplicate request is about one address.
-        return with_retries(
-            lambda: self._attempt(method, url, path, params, json_body, headers),
-            policy=self.retry,
-            limiter=self.limiter,
-            rng=self._rng,
-            sleep=self._sleep,
-            label=f"{method} {path}",
+        return self._retrying(
+            lambda: self._attempt(method, url, params, json_body, headers),
+            f"{method} {path}",
+            f"{method} {redact(url)}",
+            "still refused",
             pauses_limiter=lambda retry: (
                 retry.rate_limited
                 and isinstance(retry.answer, ExplorerAnswer)
                 and retry.answer.message == rules.TOO_MANY_REQUESTS
             ),
-            gave_up=lambda last: gave_up(
-                last, self.retry, f"{method} {path}", f"{method} {redact(url)}", "still refused"
-            ),
-            health=self.health,
         )
 
     def _attempt(
         self,
         method: str,
         url: str,
-        path: str,
         params: dict[str, str] | None,
         json_body: Mapping[str, object] | None,
         headers: dict[str, str],
     ) -> tuple[int, JsonValue]:
-        logger.debug("%s %s", method, redact(url))
-        response = send(
-            self.session,
-            method,
-            url,
-            self.base_url,
-            f"{method} {redact(url)}",
-            params=params,
-            json=json_body,
-            headers=headers,
-            timeout=self.timeout,
-            health=self.health,
+        response, data = self._send(
+            method, url, f"{method} {redact(url)}", params=params, json=json_body, headers=headers
         )
         code = response.status_code
-        logger.debug("%s %s -> HTTP %d %s", method, path, code, redact(response.text[:300]))
-        data: JsonValue
-        try:
-            data = response.json()
-        except ValueError:
-            data = None
         if code == 429 or (isinstance(data, Mapping) and data.get("customCode") in _RATE_CODES):
             answer = self._error_answer(code, data)
             raise Retry(

@@ -76,7 +76,7 @@ class NetworkChoice:
         return f"{ecosystem}:{network}"
 
     def target(self) -> Target:
-        """The ExplorerTarget (url None = the local network's embedded explorer)."""
+        """The network's own `etherscan` Target (url None = the local network's embedded explorer)."""
         from ape import config
 
         from ape_contract_verify.client.targets import resolve_target

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from ape.api import ProviderAPI
     from ape.managers.project import ProjectManager
 
-    from ape_contract_verify.client.creation import CreationRecord
+    from ape_contract_verify.client.provider import CreationRecord
     from ape_contract_verify.client.targets import Target
     from ape_contract_verify.engine.compilers import CompileCache
     from ape_contract_verify.evm.reads import ChainReader
@@ -381,10 +381,8 @@ def plan_dry_run(
 
 
 def _record_of(target: Target) -> Callable[[str], CreationRecord] | None:
-    from ape_contract_verify.client.creation import explorer_record
-
     try:
-        return explorer_record(target.client(), target.name, blockscout=target.flavour == "blockscout")
+        return target.client().creation_records()
     except Exception:  # a target whose client cannot be made reads nothing here; the run says why
         return None
 

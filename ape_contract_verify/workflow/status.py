@@ -1,10 +1,11 @@
 """`ape verify status`: what each recorded deployment is on each target, as the explorers answer now.
 
-For every address, each Etherscan-style target gets one `getsourcecode` (verified or not, and the
-proxy link it holds: `Implementation`) and each Sourcify target one lookup (`match`, and the
-implementation it resolves). The chain is read once per address (`evm.proxies.detect_proxy`, no
-explorer call) to tell a current link from a stale one: an Etherscan-style explorer keeps the
-implementation it was linked to until `verifyproxycontract` is sent again.
+For every address, each target gets one read through the seam, `contract_record(full=False)`: an
+Etherscan-style target's `getsourcecode` (verified or not, and the proxy link it holds:
+`Implementation`), a Sourcify target's lookup of `proxyResolution` (`match`, and the implementation
+it resolves). The chain is read once per address (`evm.proxies.detect_proxy`, no explorer call) to
+tell a current link from a stale one where the target's kind links proxies: an Etherscan-style
+explorer keeps the implementation it was linked to until `verifyproxycontract` is sent again.
 
 Targets are read side by side, each by its own threads under its own rate limiter (and its
 `TargetHealth`: one found down ends its remaining rows with one reason), so the whole costs about
@@ -16,13 +17,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING
 
 from ape_contract_verify.client.health import TargetHealth
+from ape_contract_verify.client.provider import Kind
 from ape_contract_verify.exceptions import ContractNotVerified, ExplorerError
 from ape_contract_verify.json_types import JsonObject, JsonValue
 from ape_contract_verify.logs import get_logger
-from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.protocol.values import checksum
 
 if TYPE_CHECKING:
@@ -36,13 +37,6 @@ if TYPE_CHECKING:
     from ape_contract_verify.workflow.choice import NetworkChoice
 
 logger = get_logger()
-
-
-@runtime_checkable
-class SourcifyLookup(Protocol):
-    """A Sourcify target's lookup (`SourcifyClient.lookup`): one call for its match and how it resolves a proxy."""
-
-    def lookup(self, address: str, fields: str = "all") -> dict[str, JsonValue]: ...
 
 
 # How a network's targets are opened: (target, its health) -> its client.
@@ -70,7 +64,7 @@ class TargetStatus:
     not linked, error), Sourcify's `match`, the `implementation` it links or resolves, and why."""
 
     target: str
-    kind: str  # etherscan | sourcify
+    kind: Kind
     state: str
     match: str | None = None  # full | partial: Sourcify says; Etherscan-style explorers do not
     implementation: str | None = None  # the explorer's link (Etherscan-style) or resolution (Sourcify)
@@ -225,44 +219,31 @@ def _chain_proxy(chain: ChainReader, address: str) -> tuple[ProxyInfo | None, st
 
 
 def _ask(target: Target, client: VerificationTarget, health: TargetHealth, address: str) -> TargetStatus:
-    """The one call this target gets for `address`."""
-    link = target.contract_url(address) if target.browser_url else None
+    """The one call this target gets for `address`: what it holds, its match and the proxy link it
+    keeps or resolves (Sourcify's lookup of `proxyResolution`)."""
     try:
         health.check()
-        if target.kind == "sourcify" and isinstance(client, SourcifyLookup):
-            data = client.lookup(address, fields="proxyResolution")  # also says how it resolves the proxy
-            match = MATCHES.get(str(data.get("match") or ""))
-            if not data.get("match"):
-                return TargetStatus(target.name, target.kind, NOT_VERIFIED)
-            resolution = data.get("proxyResolution")
-            resolved = resolution.get("implementations") if isinstance(resolution, dict) else None
-            first = resolved[0] if isinstance(resolved, list) and resolved else None
-            found = first.get("address") if isinstance(first, dict) else None
-            implementation = found if isinstance(found, str) else None
-            return TargetStatus(
-                target.name,
-                target.kind,
-                VERIFIED,
-                match=match,
-                implementation=checksum(implementation) if implementation else None,
-                link=link,
-            )
-        record = client.contract_record(address)
+        record = client.contract_record(address, full=False)
     except ContractNotVerified:
         return TargetStatus(target.name, target.kind, NOT_VERIFIED)
     except ExplorerError as err:
-        outcome = err.answer.outcome if isinstance(err.answer, ExplorerAnswer) else None
-        if target.kind == "sourcify" and outcome in (Outcome.NOT_FOUND, Outcome.NOT_VERIFIED):
-            return TargetStatus(target.name, target.kind, NOT_VERIFIED)
         return TargetStatus(target.name, target.kind, ERROR, reason=err.reason or str(err))
     except Exception as err:  # reported on its row, never stops the other rows
         logger.debug("status of %s on %s failed", address, target.name, exc_info=True)
         return TargetStatus(target.name, target.kind, ERROR, reason=f"{type(err).__name__}: {err}")
     if not record.verified:
         return TargetStatus(target.name, target.kind, NOT_VERIFIED)
-    implementation = record.implementation.strip() if record.proxy else ""
-    implementation = checksum(implementation) if implementation.startswith("0x") and len(implementation) == 42 else None
-    return TargetStatus(target.name, target.kind, VERIFIED, implementation=implementation, link=link)
+    implementation = record.implementation.strip()
+    return TargetStatus(
+        target.name,
+        target.kind,
+        VERIFIED,
+        match=MATCHES.get(record.match or ""),
+        implementation=checksum(implementation)
+        if implementation.startswith("0x") and len(implementation) == 42
+        else None,
+        link=target.contract_url(address) if target.browser_url else None,
+    )
 
 
 def _judge(status: TargetStatus, row: Row) -> TargetStatus:
@@ -273,19 +254,19 @@ def _judge(status: TargetStatus, row: Row) -> TargetStatus:
 
         status.state, status.reason = DATA, DATA_CONTRACT
         return status
-    if row.blueprint and status.kind == "sourcify" and status.state == NOT_VERIFIED:
+    if row.blueprint and not status.kind.verifies_blueprints and status.state == NOT_VERIFIED:
         from ape_contract_verify.evm.blueprint import SOURCIFY_UNSUPPORTED
 
         status.state, status.reason = UNSUPPORTED, SOURCIFY_UNSUPPORTED
         return status
-    if row.stamped and status.kind == "sourcify" and status.state == NOT_VERIFIED:
+    if row.stamped and not status.kind.links_proxies and status.state == NOT_VERIFIED:
         status.state = NO_SOURCE
         status.reason = f"{row.proxy} proxy from a factory's template: Sourcify resolves {row.implementation} itself"
         return status
     if row.stamped and status.state == NOT_VERIFIED:
         status.reason = f"a factory's template has no source: `ape verify proxy {row.address}` links it"
         return status
-    if status.kind == "sourcify" or status.state != VERIFIED or row.implementation is None:
+    if not status.kind.links_proxies or status.state != VERIFIED or row.implementation is None:
         return status  # Sourcify resolves proxies itself: there is no link to keep up
     if status.implementation is None:
         status.state, status.reason = (

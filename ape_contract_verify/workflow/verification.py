@@ -28,9 +28,8 @@ if TYPE_CHECKING:  # the clients import requests, derive imports Ape: only when 
     from ape.managers.project import ProjectManager
     from typing_extensions import Unpack
 
-    from ape_contract_verify.client.creation import CreationRecord
     from ape_contract_verify.client.health import TargetHealth
-    from ape_contract_verify.client.provider import VerificationTarget
+    from ape_contract_verify.client.provider import CreationRecord, VerificationTarget
     from ape_contract_verify.client.targets import ClientOptions, Target
     from ape_contract_verify.config import ContractVerifyConfig
     from ape_contract_verify.derive.artifacts import Artifact
@@ -426,13 +425,9 @@ class Verification:
         """This target's record of creations, for contracts whose creation the chain cannot give.
         None for the embedded local explorer: it reads the same chain through the same reader, so
         it would only repeat the search (and the reason would name an explorer record there is not)."""
-        from ape_contract_verify.client.creation import explorer_record
-
         if self.target is not None and self.target.is_local:
             return None
-        return explorer_record(
-            self.client, self.target_name or "the explorer", blockscout=self.client.flavour == "blockscout"
-        )
+        return self.client.creation_records()
 
     def _submit(self, label: str, derivation: "Derivation", started: float) -> Report:
         report = self._submit_once(label, derivation.request, derivation, started)

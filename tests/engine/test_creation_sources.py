@@ -11,7 +11,6 @@ import pytest
 import requests
 from eth_utils import keccak
 
-from ape_contract_verify.client.creation import explorer_record
 from ape_contract_verify.client.etherscan import ExplorerClient
 from ape_contract_verify.derive.artifacts import Artifact
 from ape_contract_verify.derive.constructor import PrecheckFailed, resolve_constructor_args
@@ -98,7 +97,7 @@ def test_fork_replay_alone(node, factory):
     address, children, _, child = factory
     refused_before = sum(proxy.refused.values())
     with no_record_explorer() as stub:
-        record = explorer_record(ExplorerClient(stub.url, calls_per_second=100), "stub")
+        record = ExplorerClient(stub.url, calls_per_second=100, name="stub").creation_records()
         chain = JsonRpcChain(proxy.url)
         try:
             for value in (5, 6, 7):
@@ -123,10 +122,10 @@ def test_explorer_record_alone(node, factory, cache, tmp_path):
     address, children, input_json, child = factory
     explorer = ServerProcess(anvil.url, tmp_path / "explorer.sqlite")
     try:
-        client = ExplorerClient(explorer.base_url, calls_per_second=100)
+        client = ExplorerClient(explorer.base_url, calls_per_second=100, name="local")
         chain = JsonRpcChain(proxy.url, fork=False)
         child_address = children[7][0]
-        state = read_chain(child_address, chain, explorer_record(client, "local"))
+        state = read_chain(child_address, chain, client.creation_records())
         assert state.source == "local's creation record" and state.factory
         assert state.tried == ["the node's trace APIs (refused)", "a replay on a local fork (off)"]
         args = resolve_constructor_args(child_artifact(child), None, args_of(state, child), state.tried)
@@ -152,7 +151,7 @@ def test_neither_gives_one_answer(node, factory, tmp_path):
     chain = JsonRpcChain(proxy.url, fork=ForkReplayer(proxy.url, anvil=str(tmp_path / "no-anvil")))
     with no_record_explorer() as stub:
         state = read_chain(
-            children[7][0], chain, explorer_record(ExplorerClient(stub.url, calls_per_second=100), "etherscan")
+            children[7][0], chain, ExplorerClient(stub.url, calls_per_second=100, name="etherscan").creation_records()
         )
         assert stub.actions() == ["getcontractcreation"]
     assert state.creation_input is None

@@ -27,16 +27,31 @@ DOCUMENTED = [
     "StatusView",
     "TargetStatus",
     "VerificationRequest",
+    "abi",
     "connected",
     "dry_run",
     "failed",
+    "job_status",
+    "source",
     "status",
     "summary_table",
     "verify",
     "verify_all",
     "verify_proxy",
 ]
-API_FUNCTIONS = ["connected", "dry_run", "failed", "status", "summary_table", "verify", "verify_all", "verify_proxy"]
+API_FUNCTIONS = [
+    "abi",
+    "connected",
+    "dry_run",
+    "failed",
+    "job_status",
+    "source",
+    "status",
+    "summary_table",
+    "verify",
+    "verify_all",
+    "verify_proxy",
+]
 
 
 def test_exported_members_are_the_documented_ones():

@@ -163,6 +163,9 @@ class Alive:
     def link(self, address):
         return None
 
+    def creation_records(self):
+        return None
+
     def verify_source_code(self, request):
         return SubmissionReceipt(guid="g".ljust(50, "x"), address=request.address)
 

@@ -1,17 +1,18 @@
-"""client/provider.py: the one target protocol, the receipt that may say "already verified", and
-what an explorer holds for an address (exact or not)."""
+"""client/provider.py: the one target seam (its defaults, its kinds and flavours), the receipt
+that may say "already verified", and what an explorer holds for an address (exact or not)."""
 
 import pytest
 
-from ape_contract_verify.client import provider
 from ape_contract_verify.client.provider import (
     EXACT_MATCH,
-    FLAVOURS,
     PARTIAL_MATCH,
     ExplorerRecord,
+    Flavour,
+    Kind,
     SubmissionReceipt,
     VerificationTarget,
 )
+from ape_contract_verify.exceptions import ActionNotSupported, ContractNotVerified
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 
 pytestmark = pytest.mark.unit
@@ -20,8 +21,16 @@ A = "0x" + "ab" * 20
 
 
 def test_the_flavours_are_the_five_servers_and_distinct():
-    assert FLAVOURS == (provider.ETHERSCAN, provider.BLOCKSCOUT, provider.ROUTESCAN, provider.LOCAL, provider.SOURCIFY)
-    assert len(set(FLAVOURS)) == 5 and "blockscout" in FLAVOURS
+    flavours = tuple(Flavour)
+    assert flavours == (Flavour.ETHERSCAN, Flavour.BLOCKSCOUT, Flavour.ROUTESCAN, Flavour.LOCAL, Flavour.SOURCIFY)
+    assert len(set(flavours)) == 5 and "blockscout" in flavours
+    assert f"{Flavour.BLOCKSCOUT} {Kind.SOURCIFY}" == "blockscout sourcify"  # what messages say
+
+
+def test_a_kind_says_what_it_takes_and_does():
+    assert Kind.ETHERSCAN.links_proxies and not Kind.SOURCIFY.links_proxies
+    assert Kind.ETHERSCAN.verifies_blueprints and not Kind.SOURCIFY.verifies_blueprints
+    assert Kind.ETHERSCAN.format_for("flatten") == "flatten" and Kind.SOURCIFY.format_for("flatten") == "standard-json"
 
 
 @pytest.mark.parametrize(
@@ -63,19 +72,34 @@ def test_a_receipt_is_already_verified_only_with_that_answer():
     assert not SubmissionReceipt("abc", A).already_verified
 
 
-class Complete:
-    kind, flavour, supports_proxy_link, base_url = "etherscan", "local", True, "http://127.0.0.1:1/api"
+class Complete(VerificationTarget):
+    kind, flavour, base_url = Kind.SOURCIFY, Flavour.SOURCIFY, "http://127.0.0.1:1/"
 
     def verify_source_code(self, request): ...
     def wait(self, receipt, interval=5.0, timeout=300.0, on_progress=None, fresh=True): ...
-    def contract_record(self, address): ...
-    def verify_proxy(self, address, expected_implementation=None): ...
-    def get_abi(self, address): ...
-    def link(self, address): ...
+    def contract_record(self, address, full=True):
+        return ExplorerRecord(address, address == A, abi=[{"type": "fallback"}])
 
 
-def test_the_protocol_is_met_by_a_complete_target_and_not_by_one_lacking_an_action():
+def test_the_seam_is_met_by_a_complete_target_and_not_by_one_lacking_an_action():
     assert isinstance(Complete(), VerificationTarget)
 
-    lacking = type("Lacking", (), {k: v for k, v in vars(Complete).items() if k != "contract_record"})
-    assert not isinstance(lacking(), VerificationTarget)
+    lacking = type(
+        "Lacking", (VerificationTarget,), {k: v for k, v in vars(Complete).items() if k != "contract_record"}
+    )
+    with pytest.raises(TypeError, match="contract_record"):
+        lacking()
+
+
+def test_what_a_target_lacks_has_a_default():
+    target = Complete()
+    assert not target.supports_proxy_link and target.link(A) is None and target.creation_records() is None
+    assert target.get_abi(A) == [{"type": "fallback"}]  # from its record
+    with pytest.raises(ContractNotVerified):
+        target.get_abi("0x" + "cd" * 20)
+    with pytest.raises(ActionNotSupported, match="sourcify has no proxy-link action"):
+        target.verify_proxy(A)
+    with pytest.raises(ActionNotSupported, match="no proxy-link outcome; ask without --proxy"):
+        target.job_status("g", proxy=True)
+    with pytest.raises(ActionNotSupported, match="answers no submission's outcome"):
+        target.job_status("g")

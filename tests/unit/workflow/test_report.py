@@ -10,7 +10,7 @@ from types import SimpleNamespace as NS
 
 import pytest
 
-from ape_contract_verify.client.etherscan import SubmissionReceipt
+from ape_contract_verify.client.etherscan import ExplorerClient, SubmissionReceipt
 from ape_contract_verify.client.targets import Target
 from ape_contract_verify.derive.constructor import not_found_reason
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
@@ -173,15 +173,7 @@ def test_the_embedded_explorer_is_asked_for_no_creation_record():
     local = Verification(ProxyClient(), None, None, target=embedded())
     assert local._creation_record() is None
     remote = Target("ethereum", "sepolia", "https://eth-sepolia.blockscout.com/api", 11155111, None, name="blockscout")
-    client = NS(
-        get_contract_creation=lambda address: None,
-        kind="etherscan",
-        flavour="blockscout",
-        supports_proxy_link=True,
-        base_url=remote.url,
-        session=None,
-        timeout=5.0,
-    )
+    client = ExplorerClient(remote.url, flavour="blockscout")
     assert callable(Verification(client, None, None, target=remote)._creation_record())
 
 

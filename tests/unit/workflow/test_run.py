@@ -55,6 +55,9 @@ class Client:
     def link(self, address):
         return None
 
+    def creation_records(self):
+        return None
+
     def verify_source_code(self, request):
         self.submitted.append(request)
         return SubmissionReceipt(guid=f"{self.name}-{len(self.submitted)}".ljust(50, "x"), address=request.address)

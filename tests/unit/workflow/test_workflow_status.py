@@ -6,6 +6,7 @@ import threading
 import pytest
 
 from ape_contract_verify.client.etherscan import SourceRecord
+from ape_contract_verify.client.sourcify import SourcifyClient
 from ape_contract_verify.client.targets import Target
 from ape_contract_verify.exceptions import ContractNotVerified
 from ape_contract_verify.workflow import status
@@ -25,7 +26,7 @@ class Etherscan:
         self.asked: list[str] = []
         self._lock = threading.Lock()
 
-    def contract_record(self, address):
+    def contract_record(self, address, full=True):
         with self._lock:
             self.asked.append(address.lower())
         if address.lower() in self.unverified:
@@ -36,8 +37,11 @@ class Etherscan:
         ).explorer_record()
 
 
-class Sourcify:
+class Sourcify(SourcifyClient):
+    """The real client's mapping of a lookup; the lookup itself scripted."""
+
     def __init__(self):
+        super().__init__("http://127.0.0.1:1/", 31337)
         self.asked: list[tuple[str, str]] = []
 
     def lookup(self, address, fields="all"):

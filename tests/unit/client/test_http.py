@@ -1,4 +1,4 @@
-"""client/retrying.py: one HTTP request whose errors never carry the URL or its key, a Retry-After
+"""client/http.py (the clients' HTTP base): one HTTP request whose errors never carry the URL or its key, a Retry-After
 read, and the error a call gives up with. Real HTTP on loopback (tests/support/stub_server.py)."""
 
 import socket
@@ -7,7 +7,7 @@ import pytest
 import requests
 
 from ape_contract_verify.client.health import TargetHealth
-from ape_contract_verify.client.retrying import gave_up, reason_of, retry_after, send, still_pending
+from ape_contract_verify.client.http import gave_up, reason_of, retry_after, send, still_pending
 from ape_contract_verify.exceptions import ExplorerUnavailable, RateLimited, VerificationTimeout
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.protocol.secrets import REDACTED, register_secret

@@ -1,12 +1,12 @@
-"""client/creation.py: an explorer's record of a creation, read from `getcontractcreation` and,
-on Blockscout, from its REST API; what derive is handed for a client that has no such action."""
-
-from types import SimpleNamespace
+"""client/etherscan.py's creation records: an explorer's record of a creation, read from
+`getcontractcreation` and, on Blockscout, from its REST API; what derive is handed for a target
+that keeps none (the seam's default, Sourcify's)."""
 
 import pytest
 
-from ape_contract_verify.client import creation
-from ape_contract_verify.client.creation import CreationRecord, KeepsCreations, blockscout_rest_url, read_record
+from ape_contract_verify.client.etherscan import ExplorerClient, blockscout_rest_url
+from ape_contract_verify.client.provider import CreationRecord
+from ape_contract_verify.client.sourcify import SourcifyClient
 from ape_contract_verify.exceptions import ExplorerError
 
 pytestmark = pytest.mark.unit
@@ -35,19 +35,24 @@ class Session:
         return self.response
 
 
-class Explorer:
+class Explorer(ExplorerClient):
     """Keeps creations: answers `entry` (or raises it) and reaches REST through `session`."""
 
     def __init__(self, entry, session=None, base_url="https://blockscout.example/api"):
-        self.entry, self.base_url, self.timeout = entry, base_url, 7.0
-        self.session = session or Session(Response(404, {}))
-        self.asked = []
+        super().__init__(base_url, timeout=7.0, session=session or Session(Response(404, {})))
+        self.entry, self.asked = entry, []
 
     def get_contract_creation(self, address):
         self.asked.append(address)
         if isinstance(self.entry, Exception):
             raise self.entry
         return self.entry
+
+
+def read_record(client, address, name, blockscout=False):
+    """The client's record of `address`'s creation, as the target `name` (of Blockscout's flavour, or not)."""
+    client.name, client.flavour = name, "blockscout" if blockscout else "etherscan"
+    return client.creation_record(address)
 
 
 def test_the_rest_url_is_built_from_an_api_base_url_and_refused_for_any_other():
@@ -112,11 +117,9 @@ def test_a_rest_api_that_cannot_answer_leaves_the_record_unknown(response):
 
 def test_derive_is_handed_a_reader_only_for_a_client_that_keeps_creations():
     client = Explorer({"creationBytecode": "0x6001"})
-    assert isinstance(client, KeepsCreations)
-    ask = creation.explorer_record(client, "etherscan")
+    ask = client.creation_records()
     assert ask is not None and ask(A).input == b"\x60\x01"
-    sourcify_like = SimpleNamespace(base_url="https://sourcify.dev/server", kind="sourcify")
-    assert creation.explorer_record(sourcify_like, "sourcify") is None
+    assert SourcifyClient("https://sourcify.dev/server", 1).creation_records() is None
 
 
 def test_a_record_s_repr_leaves_the_code_out():

@@ -1,0 +1,321 @@
+"""The explorer clients' HTTP base, written once: transport options, one request, retries, polling.
+
+`HttpTarget` is what `ExplorerClient` and `SourcifyClient` build on: the transport options
+(`ClientOptions`: timeouts, retries, rate, health, key), one HTTP request whose errors never carry
+the URL (and its key), a Retry-After read, the error a call ends with once its retries ran out, and
+`wait`, a job polled to its final answer. How they wait, retry, poll and give up is
+`ape_contract_verify.retry`'s one mechanism, which the node readers use too.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from abc import abstractmethod
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, TypedDict, TypeVar
+
+import requests
+
+from ape_contract_verify.client.health import TargetHealth, lost_job
+from ape_contract_verify.client.provider import SubmissionReceipt, VerificationTarget
+from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
+from ape_contract_verify.exceptions import (
+    ExplorerError,
+    ExplorerUnavailable,
+    RateLimited,
+    TargetDown,
+    VerificationTimeout,
+)
+from ape_contract_verify.json_types import JsonValue
+from ape_contract_verify.logs import CLIENT, get_logger
+from ape_contract_verify.protocol.answers import ExplorerAnswer
+from ape_contract_verify.protocol.secrets import ApiKey, redact, register_secret
+from ape_contract_verify.retry import JobTimes, Retry, RetryPolicy, poll_until_final, with_retries
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ape_contract_verify.request import Receipt
+
+T = TypeVar("T")
+logger = get_logger(CLIENT)
+
+RETRYABLE_ERRORS = (
+    requests.ConnectionError,
+    requests.Timeout,
+    requests.exceptions.ChunkedEncodingError,
+    requests.exceptions.ContentDecodingError,
+)
+# No answer at all (refused, reset, timed out): what counts toward a target being down.
+UNREACHABLE_ERRORS = (requests.ConnectionError, requests.Timeout)
+
+
+def reason_of(answer: ExplorerAnswer | None) -> str:
+    """The explorer's own text for an error's `reason`, keys scrubbed."""
+    return redact(answer.reason) if answer is not None and answer.reason else ""
+
+
+def still_pending(address: str, what: str, timeout: float, last: ExplorerAnswer | None, advice: str) -> Exception:
+    """A poll's deadline passed: `<address>: <what> after <timeout>s (<last answer>); <advice>`."""
+    state = redact(last.reason) if last else "no answer"
+    return VerificationTimeout(
+        f"{address}: {what} after {timeout:g}s ({state}); {advice}", last, reason=reason_of(last)
+    )
+
+
+def gave_up(last: Retry | None, policy: RetryPolicy, call: str, where: str, limited: str, hint: str = "") -> Exception:
+    """The error of a call whose retries ran out: RateLimited when the explorer kept saying we were
+    too fast (`limited`: its words for it), else ExplorerUnavailable naming `where` it was sent."""
+    if last is not None and last.rate_limited:
+        answer = last.answer if isinstance(last.answer, ExplorerAnswer) else None
+        reason = redact(answer.reason) if answer is not None and answer.reason else ""
+        return RateLimited(
+            f"{call}: {limited} after {policy.max_retries} retries ({last.reason}){hint}", answer, reason=reason
+        )
+    return ExplorerUnavailable(
+        f"{where}: {last.reason if last else 'no answer'} (gave up after {policy.max_retries} retries)"
+    )
+
+
+def send(
+    session: requests.Session,
+    method: str,
+    url: str,
+    base_url: str,
+    label: str,
+    health: TargetHealth | None = None,
+    *,
+    params: dict[str, str] | None = None,
+    data: dict[str, str] | None = None,
+    json: Mapping[str, object] | None = None,
+    headers: dict[str, str] | None = None,
+    timeout: float | tuple[float, float] | None = None,
+) -> requests.Response:
+    """One HTTP request. A connection fault is a `Retry`; any other requests error ends the call.
+    Both are raised outside the except blocks: requests' messages hold the full URL, key included,
+    and must not ride along as __context__. `health` hears whether the target answered."""
+    failure: Exception | None = None
+    try:
+        response = session.request(method, url, params=params, data=data, json=json, headers=headers, timeout=timeout)
+    except RETRYABLE_ERRORS as err:
+        failure = Retry(
+            f"{type(err).__name__} talking to {redact(base_url)}", unreachable=isinstance(err, UNREACHABLE_ERRORS)
+        )
+        if health is not None and failure.unreachable:
+            health.unreachable(f"{_no_answer(err)} at {redact(base_url)}")
+    except requests.RequestException as err:
+        failure = ExplorerUnavailable(f"{label}: {type(err).__name__}: {redact(err)}")
+    else:
+        if health is not None:
+            health.answered()
+        return response
+    raise failure
+
+
+def _no_answer(err: Exception) -> str:
+    if isinstance(err, requests.ConnectTimeout):
+        return "connect timeout"
+    if isinstance(err, requests.ReadTimeout):
+        return "read timeout"
+    return "connection refused" if "refused" in str(err).lower() else type(err).__name__
+
+
+def retry_after(response: requests.Response, policy: RetryPolicy) -> float | None:
+    return policy.retry_after(response.headers.get("Retry-After"))
+
+
+class ClientOptions(TypedDict, total=False):
+    """The transport options callers set on a target's client (`Target.client`'s keywords), each
+    with its default when left out: timeouts and retries."""
+
+    timeout: float | tuple[float, float]
+    max_retries: int
+    backoff: float
+    max_backoff: float
+    sleep: Callable[[float], None]
+
+
+class Transport(ClientOptions, total=False):
+    """Every transport option of a client: the callers' (`ClientOptions`), the target's key, rate
+    (or a shared `limiter`) and name, the run's `health` of it, how long a submission waits for a
+    fresh deployment to be indexed (an Etherscan-style answer; Sourcify has none), what tests inject."""
+
+    api_key: ApiKey | str | None
+    calls_per_second: float
+    name: str
+    health: TargetHealth | None
+    not_indexed_timeout: float
+    not_indexed_interval: float
+    session: requests.Session
+    limiter: RateLimiter
+    clock: Callable[[], float]
+    rng: random.Random
+
+
+class HttpTarget(VerificationTarget):
+    """A target over HTTP: its transport options and `wait`, for both clients. A subclass says how
+    a job is checked (`_job_check`) and what a job still pending says (`_pending`)."""
+
+    chain_id: int | None = None
+    # The first check of a fresh job waits about as long as jobs here took, at most this many
+    # intervals; `_queued`: the explorer works through its queue in order (`_seconds_until_due`).
+    _first_wait_cap = 1.0
+    _queued = False
+
+    def __init__(self, base_url: str, **options: Unpack[Transport]) -> None:
+        self.base_url = base_url
+        key = options.get("api_key")
+        self._key = key if isinstance(key, ApiKey) else (ApiKey(key) if key else None)
+        if self._key:
+            register_secret(self._key.reveal())
+        self.name = options.get("name", "")
+        self.timeout = options.get("timeout", (10.0, 30.0))
+        self.retry = RetryPolicy(
+            max_retries=options.get("max_retries", 5),
+            base_delay=options.get("backoff", 1.0),
+            max_delay=options.get("max_backoff", 16.0),
+        )
+        self.not_indexed_timeout = options.get("not_indexed_timeout", 90.0)
+        self.not_indexed_interval = options.get("not_indexed_interval", 5.0)
+        self.session = options.get("session") or requests.Session()
+        self.limiter = options.get("limiter") or limiter_for(self.base_url, options.get("calls_per_second", 3.0))
+        self.health = options.get("health")  # the run's record of whether this target answers (shared by its workers)
+        sleep = options.get("sleep", time.sleep)
+        self._sleep = self.health.sleeper(sleep) if self.health is not None else sleep
+        self._clock = options.get("clock", time.monotonic)
+        self._rng = options.get("rng") or random.Random()
+        self._jobs_lock = threading.Lock()
+        self._job_times = JobTimes()
+        self._in_flight: dict[str, dict[object, float]] = {}
+
+    def __repr__(self) -> str:
+        key = repr(self._key) if self._key else "None"
+        return f"{type(self).__name__}({redact(self.base_url)!r}, chain_id={self.chain_id}, api_key={key})"
+
+    @abstractmethod
+    def _job_check(self, guid: str, proxy: bool) -> ExplorerAnswer:
+        """One check of a job this client submitted."""
+
+    @abstractmethod
+    def _pending(self, receipt: Receipt) -> tuple[str, str, str]:
+        """(the poll's label, what a job still pending is, what to do about it)."""
+
+    def wait(
+        self,
+        receipt: Receipt,
+        interval: float = 5.0,
+        timeout: float = 300.0,
+        on_progress: Callable[[ExplorerAnswer], None] | None = None,
+        fresh: bool = True,
+    ) -> ExplorerAnswer:
+        """Poll until a final answer, at most `timeout` seconds. Raises VerificationTimeout.
+
+        `fresh`: the receipt was just submitted (the first check waits about as long as jobs here
+        take); False for a receipt from earlier, checked at once."""
+        if not receipt.guid:
+            if isinstance(receipt, SubmissionReceipt) and receipt.answer is not None:
+                return receipt.answer
+            raise ExplorerError(f"{receipt.address}: the receipt has no job id to poll")
+        action = "proxy" if receipt.proxy else "source"
+        label, what, advice = self._pending(receipt)
+        started = self._clock()
+        ticket = object()
+        with self._jobs_lock:
+            self._in_flight.setdefault(action, {})[ticket] = started
+        typical = self._job_times.typical(action)
+        try:
+            answer, checks = poll_until_final(
+                lambda: self._job_check(receipt.guid, receipt.proxy),
+                is_final=lambda answer: answer.outcome.is_final,
+                timed_out=lambda last: still_pending(receipt.address, what, timeout, last, advice),
+                label=label,
+                started=started,
+                interval=interval,
+                timeout=timeout,
+                clock=self._clock,
+                sleep=self._sleep,
+                first_wait=(interval if typical is None else min(typical, interval * self._first_wait_cap))
+                if fresh
+                else None,
+                not_yet=(lambda: self._seconds_until_due(action, ticket, started, interval))
+                if fresh and self._queued
+                else None,
+                on_progress=on_progress,
+                health=self.health,
+            )
+            if fresh:
+                self._job_times.learn(action, self._clock() - started, checks == 1)
+            return answer
+        except TargetDown as err:
+            raise lost_job(err, receipt.guid, receipt.proxy, self.health.name if self.health else "") from None
+        finally:
+            with self._jobs_lock:
+                self._in_flight[action].pop(ticket, None)
+
+    def _seconds_until_due(self, action: str, ticket: object, started: float, interval: float) -> float:
+        """How long a check of this job is still pointless. Before any job here has ended, a job
+        submitted after one that is still pending is taken to be pending too (explorers work
+        through their queue in order), so a batch polls its oldest job, not every job."""
+        typical = self._job_times.typical(action)
+        if typical is not None:
+            return started + min(typical, interval * self._first_wait_cap) - self._clock()
+        with self._jobs_lock:
+            older = any(t < started for k, t in self._in_flight.get(action, {}).items() if k is not ticket)
+        return interval if older else 0.0
+
+    def _retrying(
+        self,
+        attempt: Callable[[], T],
+        label: str,
+        where: str,
+        limited: str,
+        hint: str = "",
+        pauses_limiter: Callable[[Retry], bool] = lambda retry: retry.rate_limited,
+    ) -> T:
+        """`attempt` under this target's limiter, retried by its policy; `where` and `limited` (the
+        explorer's words for a rate limit) name it in the error a call gives up with."""
+        return with_retries(
+            attempt,
+            policy=self.retry,
+            limiter=self.limiter,
+            rng=self._rng,
+            sleep=self._sleep,
+            label=label,
+            health=self.health,
+            pauses_limiter=pauses_limiter,
+            gave_up=lambda last: gave_up(last, self.retry, label, where, limited, hint),
+        )
+
+    def _send(
+        self,
+        method: str,
+        url: str,
+        label: str,
+        *,
+        params: dict[str, str] | None = None,
+        data: dict[str, str] | None = None,
+        json: Mapping[str, object] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[requests.Response, JsonValue]:
+        """One request (`send`) and its body as JSON (None when it is not JSON)."""
+        response = send(
+            self.session,
+            method,
+            url,
+            self.base_url,
+            label,
+            self.health,
+            params=params,
+            data=data,
+            json=json,
+            headers=headers,
+            timeout=self.timeout,
+        )
+        logger.debug("%s -> HTTP %d %s", label, response.status_code, redact(response.text[:300]))
+        try:
+            body: JsonValue = response.json()
+        except ValueError:  # gateways and CDNs answer HTML error pages with 200 during outages
+            body = None
+        return response, body
