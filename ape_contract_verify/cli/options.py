@@ -48,15 +48,6 @@ class ExplorerChoice(NetworkChoice):
             raise click.BadParameter("give one network here; `ape verify all` takes several", param_hint="--network")
         return self
 
-    def names(self) -> tuple[str, str, int | None]:
-        return _usage(super().names)
-
-    def target(self) -> Target:
-        return _usage(super().target)
-
-    def targets(self, chain_id: int | None = None) -> list[Target]:
-        return _usage(lambda: super(ExplorerChoice, self).targets(chain_id))
-
     def read_target(self) -> Target:
         if len(self.target_names) > 1:
             raise click.BadParameter("give one target to read from", param_hint="--target")

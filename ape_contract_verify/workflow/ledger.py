@@ -78,7 +78,7 @@ class Ledger:
         ]
 
     def entries(self) -> list[JsonObject]:
-        """The recorded deployments as stored (the export's), in the order first recorded; none when
+        """The recorded deployments as stored (JSON objects), in the order first recorded; none when
         there is no ledger. An unreadable one is an error (LedgerError), never "nothing recorded"."""
         if not self.path.exists():
             return []  # reading creates nothing
