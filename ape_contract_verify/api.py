@@ -276,12 +276,18 @@ def connected(network: str | None = None) -> Iterator[ProviderAPI]:
     `network` (default: Ape's default) opened for the block and closed after."""
     from ape import networks
 
-    if network is not None:
-        _choice(network, None, None, None)  # an unknown name is said plainly, before any connection
+    if network is not None and not isinstance(network, str):
+        raise InvalidRequest(
+            "network",
+            f"{network!r} is not a network choice",
+            "give ecosystem:network[:provider], e.g. ethereum:local:foundry",
+        )
     active = networks.active_provider
     if active is not None and active.is_connected and (network is None or _names_active(network, active)):
         yield active
         return
+    if network is not None:
+        NetworkChoice(network).names()  # an unknown name is said plainly, before any connection
     choice = network or networks.default_ecosystem.name
     with contextlib.ExitStack() as stack:
         try:
