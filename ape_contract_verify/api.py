@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Protocol, Union, runtime_checkable
 
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
 from ape_contract_verify.protocol.values import is_address
+from ape_contract_verify.request import CodeFormat
 from ape_contract_verify.workflow.choice import NetworkChoice, connected_label
 from ape_contract_verify.workflow.dry_run import DryRunPlan
 from ape_contract_verify.workflow.recorded import NoRecords
@@ -39,11 +40,9 @@ from ape_contract_verify.workflow.status import StatusView, TargetStatus
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
-    from ethpm_types import ContractType
-
-    from ape_contract_verify.workflow.records import DeployedAs
 
 __all__ = [
+    "CodeFormat",
     "ContractVerifyError",
     "DryRunPlan",
     "InvalidRequest",
@@ -71,18 +70,10 @@ class Deployed(Protocol):
     def address(self) -> str: ...
 
 
-@runtime_checkable
-class Typed(Protocol):
-    """A deployed contract that knows its type (`ContractInstance`); any other object with an address need not."""
-
-    @property
-    def contract_type(self) -> ContractType | None: ...
-
-
 Contract = Union[str, tuple[str | None, str], Deployed]  # noqa: UP007 (a runtime alias, kept as Union); an address, a name, "Name@0x…", (name, address), or an Ape ContractInstance
+Format = Union[CodeFormat, str, None]  # noqa: UP007 (a runtime alias); a CodeFormat, "standard-json" or "flatten"
 Progress = Callable[[str, str], None]  # (address, what is happening)
 Warn = Callable[[str], None]
-FORMATS = ("standard-json", "flatten")
 
 
 def verify(
@@ -91,7 +82,7 @@ def verify(
     targets: Sequence[str] | None = None,
     explorer_url: str | None = None,
     api_key: str | None = None,
-    code_format: str | None = None,
+    code_format: Format = None,
     check: bool | None = None,
     force: bool = False,
     constructor_args: str | None = None,
@@ -102,24 +93,31 @@ def verify(
     """Verify `contracts` on every target of `network` (or the `targets` named), side by side.
     Proxies are verified with their implementation, then linked. One `Report` per submission.
 
-    `code_format`: "standard-json" or "flatten" (given: no other format is sent in its place);
-    `check`: run the local pre-check (default: the config's); `force`: submit even where the
-    explorer already has the source; `constructor_args`: ABI-typed values or raw hex, checked
-    against the chain."""
+    `code_format`: `CodeFormat.STANDARD_JSON` or `CodeFormat.SINGLE_FILE` (also spelt
+    "standard-json" and "flatten"; given: no other format is sent in its place); `check`: run the
+    local pre-check (default: the config's); `force`: submit even where the explorer already has
+    the source; `constructor_args`: ABI-typed values or raw hex, checked against the chain."""
+    from ape import project
+
+    from ape_contract_verify.workflow.choice import chain_id_of
+    from ape_contract_verify.workflow.records import deployed_as
+
     wanted = _contracts(contracts)
-    _options(code_format, workers, check=check, force=force)
+    fmt = _options(code_format, workers, check=check, force=force)
     choice = _choice(network, targets, explorer_url, api_key).one_network()
     warn = on_warning or _log_warning
     with connected(choice.network) as provider:
         choice = _bound(choice, provider)
         pairs = _resolve(wanted, choice, provider, warn)
-        recorded = _deployed_as(pairs, provider)
-        with _run(code_format, check, force, workers, on_progress) as run:
+        # What the ledger recorded at an unnamed address's deploy (the type, the input it was built from).
+        unnamed = [address for name, address in pairs if name is None]
+        known = deployed_as(project, chain_id_of(provider), unnamed) if unnamed else {}
+        with _run(fmt, check, force, workers, on_progress) as run:
             label = _open(run, choice, provider)
             items = [Item(label, address, name, constructor_args) for name, address in pairs]
             for i, item in enumerate(items):
-                if item.name is None and (known := recorded.get(item.address.lower())) is not None:
-                    items[i] = dataclasses.replace(item, deployed_type=known.type, kept_input=known.compile_input)
+                if item.name is None and (kept := known.get(item.address.lower())) is not None:
+                    items[i] = dataclasses.replace(item, deployed_type=kept.type, kept_input=kept.compile_input)
             return run.verify(items)
 
 
@@ -158,7 +156,7 @@ def verify_all(
     targets: Sequence[str] | None = None,
     explorer_url: str | None = None,
     api_key: str | None = None,
-    code_format: str | None = None,
+    code_format: Format = None,
     check: bool | None = None,
     workers: int | None = None,
     on_progress: Progress | None = None,
@@ -172,11 +170,11 @@ def verify_all(
 
     from ape_contract_verify.workflow.recorded import RecordedBatch, network_choices
 
-    _options(code_format, workers, check=check)
+    fmt = _options(code_format, workers, check=check)
     warn = on_warning or _log_warning
     choices = network_choices(project, _choice(network, targets, explorer_url, api_key), all_networks, warn)
     with contextlib.ExitStack() as stack:
-        run = stack.enter_context(_run(code_format, check, False, workers, on_progress))
+        run = stack.enter_context(_run(fmt, check, False, workers, on_progress))
         batch = RecordedBatch(run, project, warn)
         for choice in choices:
             provider = stack.enter_context(connected(choice.network))
@@ -203,8 +201,7 @@ def status(
     from ape_contract_verify.workflow.choice import chain_id_of
     from ape_contract_verify.workflow.recorded import network_choices, records_on
 
-    if workers is not None:
-        _workers(workers, maximum=10)  # a client keeps 10 pooled connections
+    _options(None, workers, max_workers=10)  # a client keeps 10 pooled connections
     warn = on_warning or _log_warning
     cfg = config.get_config("contract_verify")
     choices = network_choices(project, _choice(network, targets, explorer_url, api_key), all_networks, warn)
@@ -233,7 +230,7 @@ def dry_run(
     explorer_url: str | None = None,
     api_key: str | None = None,
     out: str | Path | None = None,
-    code_format: str | None = None,
+    code_format: Format = None,
     check: bool | None = None,
     constructor_args: str | None = None,
     on_warning: Warn | None = None,
@@ -244,14 +241,12 @@ def dry_run(
     from ape_contract_verify.workflow.dry_run import plan_dry_run
 
     wanted = _contracts(contracts)
-    _options(code_format, None, check=check)
+    fmt = _options(code_format, None, check=check)
     choice = _choice(network, targets, explorer_url, api_key).one_network()
     with connected(choice.network) as provider:
         choice = _bound(choice, provider)
         pairs = _resolve(wanted, choice, provider, on_warning or _log_warning)
-        plan = plan_dry_run(
-            choice, provider, pairs, constructor_args, code_format, check, strict_format=bool(code_format)
-        )
+        plan = plan_dry_run(choice, provider, pairs, constructor_args, fmt, check)
     if out is not None:
         plan.write(str(out))
     return plan
@@ -281,16 +276,16 @@ def connected(network: str | None = None) -> Iterator[ProviderAPI]:
     `network` (default: Ape's default) opened for the block and closed after."""
     from ape import networks
 
-    active = networks.active_provider
-    if active is not None and active.is_connected and (network is None or _names_active(network, active)):
-        yield active
-        return
     if network is not None and not isinstance(network, str):
         raise InvalidRequest(
             "network",
             f"{network!r} is not a network choice",
             "give ecosystem:network[:provider], e.g. ethereum:local:foundry",
         )
+    active = networks.active_provider
+    if active is not None and active.is_connected and (network is None or _names_active(network, active)):
+        yield active
+        return
     if network is not None:
         NetworkChoice(network).names()  # an unknown name is said plainly, before any connection
     choice = network or networks.default_ecosystem.name
@@ -341,15 +336,13 @@ def _choice(
 
 def _bound(choice: NetworkChoice, provider: ProviderAPI) -> NetworkChoice:
     """The choice for the network actually connected (None meant 'the connected one')."""
-    if choice.network:
-        return choice
-    return choice.for_network(connected_label(provider))
+    return choice if choice.network else choice.for_network(connected_label(provider))
 
 
 def _names_active(network: str, provider: ProviderAPI) -> bool:
-    parts = [p for p in network.split(":")]
+    parts = network.split(":")
     label = [provider.network.ecosystem.name, provider.network.name, provider.name]
-    return all(not given or given == have for given, have in zip(parts, label)) and len(parts) <= 3 and bool(parts[0])
+    return len(parts) <= 3 and bool(parts[0]) and all(not given or given == have for given, have in zip(parts, label))
 
 
 def _contracts(contracts: Sequence[Contract]) -> list[tuple[str | None, str | None]]:
@@ -367,8 +360,8 @@ def _contracts(contracts: Sequence[Contract]) -> list[tuple[str | None, str | No
                 raise InvalidRequest(
                     "contracts", f"{contract!r} is not a contract", "give an address, a contract name, or 'Name@0x…'"
                 )
-            contract_type = contract.contract_type if isinstance(contract, Typed) else None
-            name = contract_type.name if contract_type is not None else None
+            # A ContractInstance knows its type; another object with an address need not.
+            name = getattr(getattr(contract, "contract_type", None), "name", None)
             wanted.append((name, _address(str(contract.address), "contracts")))
         elif "@0x" in contract:  # a name may hold "@" (a dependency's path): the address is last
             name, _, address = contract.rpartition("@")
@@ -407,60 +400,49 @@ def _resolve(
     return pairs
 
 
-def _deployed_as(pairs: list[tuple[str | None, str]], provider: ProviderAPI) -> dict[str, DeployedAs]:
-    """What the ledger recorded at each unnamed address's deploy (none asked when all are named)."""
-    unnamed = [address for name, address in pairs if name is None]
-    if not unnamed:
-        return {}
-    from ape import project
-
-    from ape_contract_verify.workflow.choice import chain_id_of
-    from ape_contract_verify.workflow.records import deployed_as
-
-    return deployed_as(project, chain_id_of(provider), unnamed)
-
-
 def _address(value: str, param: str) -> str:
     if not isinstance(value, str) or not is_address(value):
         raise InvalidRequest(param, f"{value!r} is not an address", "give 0x followed by 40 hex digits")
     return value
 
 
-def _format(code_format: str) -> str:
-    if code_format not in FORMATS:
-        raise InvalidRequest("code_format", f"{code_format!r} is not a format", f"give one of {', '.join(FORMATS)}")
-    return code_format
-
-
-def _workers(workers: object, maximum: int = 64) -> int:
-    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= maximum:
+def _options(
+    code_format: object, workers: object, check: object = None, force: object = False, max_workers: int = 64
+) -> CodeFormat | None:
+    """The call's options checked, before any connection; the code format parsed."""
+    if workers is not None and (
+        isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= max_workers
+    ):
         raise InvalidRequest(
-            "workers", f"{workers!r} is not a number of workers", f"give a whole number from 1 to {maximum}"
+            "workers", f"{workers!r} is not a number of workers", f"give a whole number from 1 to {max_workers}"
         )
-    return workers
-
-
-def _options(code_format: str | None, workers: int | None, check: object = None, force: object = False) -> None:
-    if code_format is not None:
-        _format(code_format)
-    if workers is not None:
-        _workers(workers)
     for name, value in (("check", check), ("force", force)):
         if value is not None and not isinstance(value, bool):
             raise InvalidRequest(name, f"{value!r} is not True, False or None", f"give {name}=True or {name}=False")
+    try:
+        return None if code_format is None else CodeFormat.for_solidity(code_format)
+    except ValueError:
+        raise InvalidRequest(
+            "code_format",
+            f"{code_format!r} is not a Solidity code format",
+            "give CodeFormat.STANDARD_JSON or CodeFormat.SINGLE_FILE ('standard-json' or 'flatten')",
+        ) from None
 
 
 def _run(
-    code_format: str | None, check: bool | None, force: bool, workers: int | None, on_progress: Progress | None
+    code_format: CodeFormat | None,
+    check: bool | None,
+    force: bool,
+    workers: int | None,
+    on_progress: Progress | None,
 ) -> VerificationRun:
-    """A VerificationRun with the config's options and the call's overrides, on the process's
-    embedded local explorer (so `Contract(address)`, links and `status()` later in the process see
-    what it verified, as after the deploy hook)."""
+    """A VerificationRun with the config's options and the call's overrides (checked by `_options`),
+    on the process's embedded local explorer (so `Contract(address)`, links and `status()` later in
+    the process see what it verified, as after the deploy hook)."""
     from ape import config, project
 
     from ape_contract_verify.workflow.verification import Options
 
-    _options(code_format, workers)
     cfg = config.get_config("contract_verify")
     options = Options.from_config(cfg, code_format, check, force=bool(force))
     return VerificationRun(

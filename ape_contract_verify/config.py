@@ -2,12 +2,14 @@
 
 import re
 from collections.abc import Mapping
-from enum import Enum
 from typing import Literal
 
 from ape.api.config import PluginConfig
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import SettingsConfigDict
+
+from ape_contract_verify.exceptions import InvalidRequest
+from ape_contract_verify.request import CodeFormat
 
 # Target names whose kind is fixed; any other name says `kind:`.
 KNOWN_TARGET_KINDS: dict[str, str] = {
@@ -22,11 +24,6 @@ TARGET_KINDS = ("etherscan", "sourcify")
 TARGET_FLAVOURS = ("etherscan", "blockscout", "routescan")
 _TARGET_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 _NETWORK_KEYS = ("url", "api_key_env", "browser_url", "calls_per_second")
-
-
-class SourceFormat(str, Enum):
-    STANDARD_JSON = "standard-json"
-    FLATTEN = "flatten"
 
 
 class TargetConfig(BaseModel):
@@ -72,20 +69,14 @@ class ExplorerConfig(BaseModel):
     calls_per_second: float | None = Field(default=None, gt=0)
     """Overrides the top-level rate for this explorer."""
 
-    def network_keys(self) -> dict[str, str | float | None]:
-        """The network's own keys (`_NETWORK_KEYS`), which are its `etherscan` target's settings."""
-        return {
-            "url": self.url,
-            "api_key_env": self.api_key_env,
-            "browser_url": self.browser_url,
-            "calls_per_second": self.calls_per_second,
-        }
+    def _own_keys(self) -> dict[str, object]:
+        """The network's own keys that are set: its `etherscan` target's settings."""
+        return {key: value for key in _NETWORK_KEYS if (value := getattr(self, key)) is not None}
 
     @property
     def configures_etherscan(self) -> bool:
         """Whether the network's own keys (the `etherscan` target) are set."""
-        has_own = any(value is not None for value in self.network_keys().values())
-        return has_own or "etherscan" in (self.model_extra or {})
+        return bool(self._own_keys()) or "etherscan" in (self.model_extra or {})
 
     def named_targets(self, path: str = "") -> dict[str, TargetConfig]:
         """The named entries, checked; `path` (`contract_verify.explorers.<eco>.<net>.`) prefixes errors."""
@@ -95,14 +86,16 @@ class ExplorerConfig(BaseModel):
                 continue
             where = f"{path}{name}"
             if not isinstance(value, (Mapping, TargetConfig)):
-                raise _config_error(
+                raise InvalidRequest(
                     where,
                     f"is not a key of a network's entry (got {value!r})",
                     f"the network's own keys ({', '.join(_NETWORK_KEYS)}) are its `etherscan` target; a further "
                     "target is a named mapping, e.g. `mytarget: {url: https://…, kind: etherscan|sourcify}`",
                 )
             if not _TARGET_NAME.match(name):
-                raise _config_error(where, "is not a usable target name", "use lower-case letters, digits, `-` and `_`")
+                raise InvalidRequest(
+                    where, "is not a usable target name", "use lower-case letters, digits, `-` and `_`"
+                )
             try:
                 target = value if isinstance(value, TargetConfig) else TargetConfig.model_validate(dict(value))
             except ValidationError as err:
@@ -113,39 +106,36 @@ class ExplorerConfig(BaseModel):
                     if first["type"] == "extra_forbidden"
                     else "fix the value"
                 )
-                raise _config_error(f"{where}.{key}", first["msg"].lower(), fix) from None
+                raise InvalidRequest(f"{where}.{key}", first["msg"].lower(), fix) from None
             fixed = KNOWN_TARGET_KINDS.get(name)
-            if target.kind is not None and target.kind not in TARGET_KINDS:
-                raise _config_error(
+            if target.kind not in (None, *TARGET_KINDS):
+                raise InvalidRequest(
                     f"{where}.kind", f"unknown kind {target.kind!r}", "use `kind: etherscan` or `kind: sourcify`"
                 )
-            if target.flavour is not None and target.flavour not in TARGET_FLAVOURS:
-                raise _config_error(
-                    f"{where}.flavour",
-                    f"unknown flavour {target.flavour!r}",
-                    f"use one of {', '.join(f'`flavour: {f}`' for f in TARGET_FLAVOURS)}, or drop it",
+            if target.flavour not in (None, *TARGET_FLAVOURS):
+                flavours = ", ".join(f"`flavour: {f}`" for f in TARGET_FLAVOURS)
+                raise InvalidRequest(
+                    f"{where}.flavour", f"unknown flavour {target.flavour!r}", f"use one of {flavours}, or drop it"
                 )
             if target.flavour is not None and (target.kind or fixed) == "sourcify":
-                raise _config_error(
+                raise InvalidRequest(
                     f"{where}.flavour", "a Sourcify target has no flavour", "drop `flavour` (it is for kind etherscan)"
                 )
             if fixed and target.kind and target.kind != fixed:
-                raise _config_error(
-                    f"{where}.kind",
-                    f"the target named {name!r} is {fixed}-style",
-                    "drop `kind`, or name the target otherwise",
+                raise InvalidRequest(
+                    f"{where}.kind", f"the target named {name!r} is {fixed}-style", "drop `kind`, or name it otherwise"
                 )
             if not fixed and not target.kind:
-                raise _config_error(
+                raise InvalidRequest(
                     where,
                     f"the target named {name!r} has no kind",
                     "add `kind: etherscan` (an Etherscan-style API) or `kind: sourcify` (Sourcify API v2); the names "
                     f"{', '.join(KNOWN_TARGET_KINDS)} need none",
                 )
             if not fixed and not target.url:
-                raise _config_error(f"{where}.url", f"the target named {name!r} has no url", "add its base URL")
-            if name == "etherscan" and any(value is not None for value in self.network_keys().values()):
-                raise _config_error(
+                raise InvalidRequest(f"{where}.url", f"the target named {name!r} has no url", "add its base URL")
+            if name == "etherscan" and self._own_keys():
+                raise InvalidRequest(
                     where,
                     "the `etherscan` target is also given by the network's own keys",
                     f"write {', '.join(_NETWORK_KEYS)} either at the network's level or under `etherscan:`, not both",
@@ -156,21 +146,7 @@ class ExplorerConfig(BaseModel):
     def etherscan_target(self) -> TargetConfig:
         """The `etherscan` target's settings, from the network's keys or its `etherscan:` entry."""
         entry = self.named_targets().get("etherscan")
-        if entry is not None:
-            return entry
-        return TargetConfig(
-            url=self.url,
-            api_key_env=self.api_key_env,
-            browser_url=self.browser_url,
-            calls_per_second=self.calls_per_second,
-            kind="etherscan",
-        )
-
-
-def _config_error(path: str, problem: str, fix: str) -> ValueError:
-    from ape_contract_verify.exceptions import InvalidRequest
-
-    return InvalidRequest(path, problem, fix)
+        return entry if entry is not None else TargetConfig.model_validate({**self._own_keys(), "kind": "etherscan"})
 
 
 class ContractVerifyConfig(PluginConfig):
@@ -191,8 +167,8 @@ class ContractVerifyConfig(PluginConfig):
     required_targets: list[str] | None = None
     """Targets whose failure sets exit code 1; unset: all of them."""
 
-    codeformat: SourceFormat = SourceFormat.STANDARD_JSON
-    """How Solidity sources are sent: standard-json input, or one flattened file."""
+    codeformat: CodeFormat = Field(default="standard-json", validate_default=True)  # the default as users spell it
+    """How Solidity sources are sent: `standard-json` input, or one file (`flatten`)."""
 
     license: str | None = None
     """SPDX id that overrides the licence read from the source's SPDX line."""
@@ -221,6 +197,11 @@ class ContractVerifyConfig(PluginConfig):
     explorers: dict[str, dict[str, ExplorerConfig]] = {}
     """Per ecosystem, then per network: `explorers.ethereum.sepolia.url`."""
 
+    @field_validator("codeformat", mode="before")
+    @classmethod
+    def _solidity_format(cls, value: object) -> CodeFormat:
+        return CodeFormat.for_solidity(value)
+
     @field_validator("license")
     @classmethod
     def _known_license(cls, value: str | None) -> str | None:
@@ -229,16 +210,6 @@ class ContractVerifyConfig(PluginConfig):
         from ape_contract_verify.protocol.licenses import license_code
 
         license_code(value)  # raises with the list of accepted ids
-        return value
-
-    @field_validator("targets", "required_targets")
-    @classmethod
-    def _target_names(cls, value: list[str] | None) -> list[str] | None:
-        for name in value or ():
-            if not isinstance(name, str) or not _TARGET_NAME.match(name):
-                raise ValueError(
-                    f"{name!r} is not a target name. Fix: use names such as {', '.join(KNOWN_TARGET_KINDS)}"
-                )
         return value
 
     @model_validator(mode="after")
@@ -250,8 +221,13 @@ class ContractVerifyConfig(PluginConfig):
                     configured |= set(explorer.named_targets(f"contract_verify.explorers.{ecosystem}.{network}."))
         for key, names in (("targets", self.targets), ("required_targets", self.required_targets)):
             for name in names or ():
+                if not _TARGET_NAME.match(name):
+                    examples = ", ".join(KNOWN_TARGET_KINDS)
+                    raise InvalidRequest(
+                        f"contract_verify.{key}", f"{name!r} is not a target name", f"use names such as {examples}"
+                    )
                 if name not in configured:
-                    raise _config_error(
+                    raise InvalidRequest(
                         f"contract_verify.{key}",
                         f"{name!r} is neither a known target nor configured under explorers",
                         f"use one of {', '.join(sorted(configured))}, or add `{name}: {{url: …, kind: etherscan|sourcify}}` "

@@ -1,15 +1,38 @@
 """The one request type that flows through every part: derive, submit, poll, report."""
 
+from __future__ import annotations
+
 from dataclasses import dataclass, field
 from enum import Enum
 
 
 class CodeFormat(str, Enum):
-    """The contract API's `codeformat`: how `sourceCode` is written."""
+    """The contract API's `codeformat`: how `sourceCode` is written. The config (`codeformat:`), the
+    API (`code_format=`) and the CLI (`--flatten`) choose Solidity's, also spelt `standard-json`
+    and `flatten`; Vyper's sources are always sent as vyper-json."""
 
     SINGLE_FILE = "solidity-single-file"
     STANDARD_JSON = "solidity-standard-json-input"
     VYPER_JSON = "vyper-json"
+
+    @classmethod
+    def _missing_(cls, value: object) -> CodeFormat | None:
+        return (
+            {"standard-json": cls.STANDARD_JSON, "flatten": cls.SINGLE_FILE}.get(value)
+            if isinstance(value, str)
+            else None
+        )
+
+    @classmethod
+    def for_solidity(cls, value: object) -> CodeFormat:
+        """`value` as a Solidity format a user chose; a ValueError saying the choices otherwise."""
+        try:
+            chosen = cls(value)
+        except ValueError:
+            chosen = cls.VYPER_JSON
+        if chosen is cls.VYPER_JSON:
+            raise ValueError(f"{value!r} is not a Solidity code format: give standard-json or flatten")
+        return chosen
 
 
 @dataclass

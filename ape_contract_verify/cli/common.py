@@ -96,13 +96,10 @@ def finish(reports: list[Report], as_json: bool) -> None:
 
 def api_call(call: Callable[[], T]) -> T:
     """Call the API; its errors (bad input, nothing recorded) are usage errors: exit 2, no traceback."""
-    from ape_contract_verify.cli.options import usage_error
-    from ape_contract_verify.exceptions import ContractVerifyError
+    from ape_contract_verify.cli.options import as_usage_error
     from ape_contract_verify.workflow import local_explorers
 
     try:
-        return call()
-    except ContractVerifyError as err:
-        raise usage_error(err) from None
+        return as_usage_error(call)
     finally:  # a command's embedded explorer ends with the command, as it always has
         local_explorers.stop_all()

@@ -33,11 +33,17 @@ Command = Callable[..., T]
 OPTION_OF = {"network": "--network", "targets": "--target", "explorer_url": "--explorer-url", "api_key": "--api-key"}
 
 
-def usage_error(err: ContractVerifyError) -> click.ClickException:
-    """A ContractVerifyError from the API as click's usage error (exit 2), on its option when it names one."""
-    if isinstance(err, InvalidRequest) and err.param in OPTION_OF:
-        return click.BadParameter(f"{err.problem}. {err.fix}", param_hint=OPTION_OF[err.param])
-    return click.UsageError(str(err))
+def as_usage_error(call: Callable[[], T]) -> T:
+    """`call()`; a ContractVerifyError it raises is click's usage error (exit 2, no traceback), on
+    its option when it names one."""
+    try:
+        return call()
+    except InvalidRequest as err:
+        if err.param in OPTION_OF:
+            raise click.BadParameter(f"{err.problem}. {err.fix}", param_hint=OPTION_OF[err.param]) from None
+        raise click.UsageError(str(err)) from None
+    except ContractVerifyError as err:
+        raise click.UsageError(str(err)) from None
 
 
 class ExplorerChoice(NetworkChoice):
@@ -48,32 +54,16 @@ class ExplorerChoice(NetworkChoice):
             raise click.BadParameter("give one network here; `ape verify all` takes several", param_hint="--network")
         return self
 
-    def names(self) -> tuple[str, str, int | None]:
-        return _usage(super().names)
-
-    def target(self) -> Target:
-        return _usage(super().target)
-
-    def targets(self, chain_id: int | None = None) -> list[Target]:
-        return _usage(lambda: super(ExplorerChoice, self).targets(chain_id))
-
     def read_target(self) -> Target:
         if len(self.target_names) > 1:
             raise click.BadParameter("give one target to read from", param_hint="--target")
-        return _usage(super().read_target)
+        return as_usage_error(super().read_target)
 
     def client(self, **kwargs: Unpack[ClientOptions]) -> VerificationTarget:
         """A client for the chosen network and target."""
         self.one_network()
         target = self.read_target()
-        return _usage(lambda: target.client(**kwargs))
-
-
-def _usage(call: Callable[[], T]) -> T:
-    try:
-        return call()
-    except ContractVerifyError as err:
-        raise usage_error(err) from None
+        return as_usage_error(lambda: target.client(**kwargs))
 
 
 def explorer_options(f: Command[T]) -> Command[T]:

@@ -14,6 +14,7 @@ import click
 from ape_contract_verify.cli.common import api_call, finish, progress, quiet_stdout, warn
 from ape_contract_verify.cli.options import ExplorerChoice, explorer_options, json_option
 from ape_contract_verify.protocol.values import is_address
+from ape_contract_verify.request import CodeFormat
 
 if TYPE_CHECKING:
     from ape.cli import ApeCliContextObject
@@ -83,7 +84,7 @@ def contract(
         contracts: list[Contract] = [(name_or_address, address)]
     else:
         contracts = [name_or_address]
-    code_format = "flatten" if flatten else None
+    code_format = CodeFormat.SINGLE_FILE if flatten else None
     check = False if no_check else None  # None: the config's
     network = explorer.network
     with quiet_stdout(as_json):
@@ -198,7 +199,7 @@ def all_deployments(
                 all_networks=all_networks,
                 **_where(explorer),
                 workers=workers,
-                code_format="flatten" if flatten else None,
+                code_format=CodeFormat.SINGLE_FILE if flatten else None,
                 check=False if no_check else None,
                 on_progress=show,
                 on_warning=warn,

@@ -564,7 +564,7 @@ def build_request(
         license_type=license_of(artifact, license),
         libraries=flat_libraries,
     )
-    if code_format == "flatten":
+    if CodeFormat(code_format) is CodeFormat.SINGLE_FILE:
         from ape_contract_verify.derive.flatten import flatten
 
         sources = {k: v["content"] for k, v in input_json["sources"].items()}

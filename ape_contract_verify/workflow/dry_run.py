@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ape_contract_verify.request import CodeFormat
+
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
     from ape.managers.project import ProjectManager
@@ -73,7 +75,7 @@ def plan(
     project: ProjectManager,
     cache: CompileCache,
     *,
-    code_format: str | None,
+    code_format: CodeFormat | None,
     license: str | None,
     constructor_args: str | None,
     check: bool,
@@ -120,7 +122,7 @@ def plan(
                 artifact,
                 source_address,
                 chain_reader=chain_reader,
-                code_format=code_format or "standard-json",
+                code_format=code_format or CodeFormat.STANDARD_JSON,
                 license=license,
                 constructor_args=args,
                 check=check,
@@ -240,8 +242,6 @@ def sourcify_submission(target: Target, item: Planned) -> tuple[str, bytes]:
 def sourcify_lines(target: Target, planned: list[Planned], out: str | None, files: list[Path]) -> Iterator[str]:
     """What a Sourcify target would get, as lines (with `out`, the bodies written and added to
     `files`). Each submission that would not be sent has a line with NOT SENT."""
-    from ape_contract_verify.exceptions import InvalidRequest
-
     for item in planned:
         if not item.sent:
             yield describe(item)[0]
@@ -249,14 +249,10 @@ def sourcify_lines(target: Target, planned: list[Planned], out: str | None, file
         if item.request is None:
             yield f"  {item.label} {item.address}: no proxy link is sent to Sourcify (it resolves proxies itself)"
             continue
-        if target.chain_id is None:
-            yield f"  {item.label} {item.address}: NOT SENT: Sourcify needs the chain id, and the node did not say it"
+        if (refusal := _sourcify_refusal(target, item)) is not None:
+            yield f"  {item.label} {item.address}: NOT SENT: {refusal}"
             continue
-        try:
-            url, body = sourcify_submission(target, item)
-        except InvalidRequest as err:
-            yield f"  {item.label} {item.address}: NOT SENT: {err}"
-            continue
+        url, body = sourcify_submission(target, item)
         fields = json.loads(body)
         yield from describe(item, head=f"POST {url}", licence_sent=False)
         yield f"    compilerVersion {fields['compilerVersion']}, contractIdentifier {fields['contractIdentifier']}"
@@ -269,20 +265,19 @@ def sourcify_lines(target: Target, planned: list[Planned], out: str | None, file
             yield f"    wrote {path}"
 
 
-def _sourcify_sendable(target: Target, item: Planned) -> bool:
+def _sourcify_refusal(target: Target, item: Planned) -> str | None:
+    """Why Sourcify would not be sent `item` (None: it would be, or it is no request)."""
     from ape_contract_verify.exceptions import InvalidRequest
 
-    if item.error:
-        return False
-    if item.request is None:  # a proxy link, or nothing to send
-        return True
+    if item.error or item.request is None:
+        return item.error
     if target.chain_id is None:
-        return False
+        return "Sourcify needs the chain id, and the node did not say it"
     try:
         sourcify_submission(target, item)
-    except InvalidRequest:
-        return False
-    return True
+    except InvalidRequest as err:
+        return str(err)
+    return None
 
 
 @dataclass
@@ -297,14 +292,11 @@ class DryRunPlan:
     @property
     def ok(self) -> bool:
         """Every submission of every target derived (and, for Sourcify, sendable)."""
-        for target in self.targets:
-            planned = self.submissions[target.name]
-            if target.kind == "sourcify":
-                if not all(_sourcify_sendable(target, item) for item in planned):
-                    return False
-            elif any(item.error for item in planned):
-                return False
-        return True
+        return not any(
+            item.error or (target.kind == "sourcify" and _sourcify_refusal(target, item))
+            for target in self.targets
+            for item in self.submissions[target.name]
+        )
 
     def lines(self, out: str | None = None) -> Iterator[str]:
         """The plan for a person, target by target; with `out`, the exact request bodies written there."""
@@ -336,31 +328,28 @@ def plan_dry_run(
     provider: ProviderAPI,
     contracts: list[tuple[str | None, str]],
     constructor_args: str | None,
-    code_format: str | None,
+    code_format: CodeFormat | None,
     check: bool | None,
-    strict_format: bool = False,
 ) -> DryRunPlan:
-    """The dry run of a verification: every target's submissions derived and pre-checked, nothing sent.
-    `check` None: the config's, as a real run's Options; `strict_format` as Options'."""
+    """The dry run of a verification: every target's submissions derived and pre-checked, nothing
+    sent, with a real run's options (`Options.from_config`: the config's, the call's over them)."""
     from ape import config, project
 
     from ape_contract_verify.engine.compilers import CompileCache
     from ape_contract_verify.evm.chain import ApeProviderChain
     from ape_contract_verify.workflow.choice import chain_id_of
+    from ape_contract_verify.workflow.verification import Options
 
-    cfg = config.get_config("contract_verify")
-    label = choice.label()
+    options = Options.from_config(config.get_config("contract_verify"), code_format, check)
     # The same targets a real run resolves: the names, explorer URL and key given, then config.
     targets = choice.targets(chain_id_of(provider))
     reader, cache = ApeProviderChain(provider), CompileCache()
-    code_format = code_format or cfg.codeformat.value  # as a real run's Options
-    check = cfg.check if check is None else check
     # Sourcify takes standard-json input only: a real run sends that to it whatever the format.
-    formats = {"standard-json" if t.kind == "sourcify" else code_format for t in targets}
+    formats = {CodeFormat.STANDARD_JSON if t.kind == "sourcify" else options.code_format for t in targets}
     # Where the chain cannot give a factory child's creation, the first explorer's record can.
     record = next((_record_of(t) for t in targets if t.kind != "sourcify" and t.url), None)
     plans: dict[str, list[Planned]] = {}
-    for fmt in sorted(formats, key=lambda f: f != code_format):
+    for fmt in sorted(formats, key=lambda f: f is not options.code_format):
         plans[fmt] = []
         for name, address in contracts:
             plans[fmt] += plan(
@@ -370,14 +359,16 @@ def plan_dry_run(
                 project,
                 cache,
                 code_format=fmt,
-                license=cfg.license,
+                license=options.license,
                 constructor_args=constructor_args,
-                check=check,
-                strict_format=strict_format,
+                check=options.check,
+                strict_format=options.strict_format,
                 creation_record=record,
             )
-    submissions = {t.name: plans["standard-json" if t.kind == "sourcify" else code_format] for t in targets}
-    return DryRunPlan(label, list(targets), submissions)
+    submissions = {
+        t.name: plans[CodeFormat.STANDARD_JSON if t.kind == "sourcify" else options.code_format] for t in targets
+    }
+    return DryRunPlan(choice.label(), list(targets), submissions)
 
 
 def _record_of(target: Target) -> Callable[[str], CreationRecord] | None:

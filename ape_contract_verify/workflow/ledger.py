@@ -9,14 +9,11 @@ The store is SQLite in WAL mode, one database per chain under the project's
 with the same id is another chain). Several processes write at once (two `ape run` scripts,
 `ape verify all` beside a deploy): each change is one `BEGIN IMMEDIATE` transaction, and a writer
 that finds the database busy waits (`busy_timeout`) instead of failing, so no change is lost.
-One database per chain rather than one per project: the file name says which chain it is, as the
-JSON ledger's did, so a chain's record is moved aside or deleted as one file, and a damaged
-database costs one chain's record, not the project's. Each entry is kept whole as a JSON object
+One database per chain rather than one per project: the file name says which chain it is, so a
+chain's record is moved aside or deleted as one file, and a damaged database costs one chain's
+record, not the project's. Each entry is kept whole as a JSON object
 (`ledger_entry.LedgerEntry.to_json`), keyed by its lower-case address, in insertion order, and
 changed only by the entry's named transitions, each applied here in one transaction.
-
-A JSON ledger of earlier versions (deployments-….json beside it) is imported the first time the
-database is opened, in one transaction, and renamed to `….json.migrated`.
 """
 
 from __future__ import annotations
@@ -24,9 +21,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import sqlite3
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -66,11 +61,7 @@ class HasPath(Protocol):
 
 class Ledger:
     def __init__(self, path: Path):
-        """`path` names the chain's database; a `.json` name (the old ledger's) means the database
-        beside it, which imports it."""
-        path = Path(path)
-        self.path = path.with_suffix(SUFFIX)
-        self.legacy = path.with_suffix(".json")
+        self.path = Path(path)  # the chain's database
 
     @classmethod
     def for_chain(cls, project: HasPath, chain_id: int | None, genesis: str | None = None) -> Ledger:
@@ -81,19 +72,19 @@ class Ledger:
 
     @classmethod
     def in_project(cls, project: HasPath) -> list[Ledger]:
-        """Every chain's ledger in the project, the not yet imported JSON ones too."""
-        folder = Path(project.path) / ".build" / "contract_verify"
-        stems = {p.stem for pattern in ("deployments-*.json", f"deployments-*{SUFFIX}") for p in folder.glob(pattern)}
-        return [cls(folder / f"{stem}{SUFFIX}") for stem in sorted(stems)]
+        """Every chain's ledger in the project."""
+        return [
+            cls(p) for p in sorted((Path(project.path) / ".build" / "contract_verify").glob(f"deployments-*{SUFFIX}"))
+        ]
 
     def entries(self) -> list[JsonObject]:
-        """The recorded deployments as stored (the export's), in the order first recorded; none when
+        """The recorded deployments as stored (JSON objects), in the order first recorded; none when
         there is no ledger. An unreadable one is an error (LedgerError), never "nothing recorded"."""
-        if not self.path.exists() and not self.legacy.exists():
+        if not self.path.exists():
             return []  # reading creates nothing
         with self._connect() as db:
             rows = db.execute("SELECT entry FROM deployments ORDER BY seq").fetchall()
-        return [self._decode(row[0]) for row in rows]
+        return [self._decode(row[0], "address") for row in rows]
 
     def deployments(self) -> list[LedgerEntry]:
         """The recorded deployments as typed entries, in the order first recorded."""
@@ -130,7 +121,7 @@ class Ledger:
             return {}
         with self._connect() as db:
             rows = [db.execute("SELECT digest, input FROM inputs WHERE digest = ?", (d,)).fetchone() for d in wanted]
-        return {row[0]: self._decode_input(row[1]) for row in rows if row is not None}
+        return {row[0]: self._decode(row[1]) for row in rows if row is not None}
 
     def ended(self, contract: str, address: str, status: str, reason: str = "") -> None:
         """How `address` ended on every target of a run (the worst of them)."""
@@ -176,20 +167,6 @@ class Ledger:
             entry.updated = time.time()
             self._put(db, entry.to_json())
 
-    def export(self, path: Path | None = None) -> JsonObject:
-        """The ledger as the JSON ledger was (`{"deployments": [...]}`), read in one snapshot;
-        written atomically to `path` when given. Never imported back (only `….json` beside the
-        database is, once)."""
-        document: JsonObject = {"deployments": list(self.entries())}
-        if path is not None:
-            path = Path(path)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".ledger-export-")
-            with os.fdopen(fd, "w") as handle:
-                json.dump(document, handle, indent=2)
-            os.replace(tmp, path)
-        return document
-
     # -- the store
 
     def _error(self, err: Exception) -> LedgerError:
@@ -212,24 +189,16 @@ class Ledger:
         except sqlite3.Error as err:
             raise self._error(err) from None
         try:
-            try:
-                if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                    db.execute("PRAGMA journal_mode=WAL")  # persistent: set once per database
-                db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable across a crashed process
-                if self.legacy.exists() or not self._has_schema(db):  # else no write lock to read
-                    with self._immediate(db):
-                        for statement in _SCHEMA:
-                            db.execute(statement)
-                        self._import_legacy(db)
-            except sqlite3.Error as err:
-                raise self._error(err) from None
-            if self.legacy.exists():
-                with contextlib.suppress(FileNotFoundError):  # another process got there first
-                    os.replace(self.legacy, self.legacy.with_name(self.legacy.name + ".migrated"))
-            try:
-                yield db
-            except sqlite3.Error as err:
-                raise self._error(err) from None
+            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                db.execute("PRAGMA journal_mode=WAL")  # persistent: set once per database
+            db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable across a crashed process
+            if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'inputs'").fetchone():
+                with self._immediate(db):  # a new database; a reader takes no write lock
+                    for statement in _SCHEMA:
+                        db.execute(statement)
+            yield db
+        except sqlite3.Error as err:
+            raise self._error(err) from None
         finally:
             db.close()
 
@@ -237,12 +206,8 @@ class Ledger:
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         """One read-modify-write: BEGIN IMMEDIATE takes the write lock before reading, so no other
         writer changes the entry between this one's read and write."""
-        with self._connect() as db:
-            try:
-                with self._immediate(db):
-                    yield db
-            except sqlite3.Error as err:
-                raise self._error(err) from None
+        with self._connect() as db, self._immediate(db):
+            yield db
 
     @staticmethod
     @contextlib.contextmanager
@@ -255,35 +220,9 @@ class Ledger:
             raise
         db.execute("COMMIT")
 
-    @staticmethod
-    def _has_schema(db: sqlite3.Connection) -> bool:
-        tables = "SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name IN ('deployments', 'inputs')"
-        return bool(db.execute(tables).fetchone()[0] == 2)
-
-    def _import_legacy(self, db: sqlite3.Connection) -> None:
-        """Inside the opening transaction: the JSON ledger's entries, those not in the database yet
-        (so an import interrupted before the rename is never applied twice)."""
-        try:
-            data = json.loads(self.legacy.read_text())
-            entries = data.get("deployments", []) if isinstance(data, dict) else None
-            if not isinstance(entries, list) or not all(isinstance(e, dict) and "address" in e for e in entries):
-                raise ValueError('it is not a {"deployments": [{"address": …}, …]} document')
-        except FileNotFoundError:
-            return
-        except (OSError, ValueError) as err:
-            raise LedgerError(
-                f"cannot import the deployment ledger {self.legacy} into {self.path.name}: {err}; "
-                "move it aside to start a new one"
-            ) from None
-        for entry in entries:
-            db.execute(
-                "INSERT OR IGNORE INTO deployments (address, entry) VALUES (?, ?)",
-                (str(entry["address"]).lower(), json.dumps(entry)),
-            )
-
     def _get(self, db: sqlite3.Connection, address: str) -> LedgerEntry | None:
         row = db.execute("SELECT entry FROM deployments WHERE address = ?", (address.lower(),)).fetchone()
-        return None if row is None else LedgerEntry.from_json(self._decode(row[0]))
+        return None if row is None else LedgerEntry.from_json(self._decode(row[0], "address"))
 
     @staticmethod
     def _put(db: sqlite3.Connection, entry: JsonObject) -> None:
@@ -293,23 +232,15 @@ class Ledger:
             (str(entry["address"]).lower(), json.dumps(entry)),
         )
 
-    def _decode_input(self, text: str) -> JsonObject:
+    def _decode(self, text: str, *keys: str) -> JsonObject:
+        """A stored JSON object with `keys`; anything else is a damaged store."""
         try:
             value = json.loads(text)
-            if not isinstance(value, dict):
-                raise ValueError("a kept input is not an object")
+            if not isinstance(value, dict) or not all(key in value for key in keys):
+                raise ValueError(f"a stored value is not a JSON object with {', '.join(keys) or 'fields'}")
         except ValueError as err:
             raise self._error(err) from None
         return value
-
-    def _decode(self, text: str) -> JsonObject:
-        try:
-            entry = json.loads(text)
-            if not isinstance(entry, dict) or "address" not in entry:
-                raise ValueError("an entry is not an object with an address")
-        except ValueError as err:
-            raise self._error(err) from None
-        return entry
 
 
 def _genesis_hash() -> str | None:

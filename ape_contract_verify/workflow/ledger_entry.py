@@ -4,24 +4,19 @@ An entry moves by named transitions: `recorded` (deployed or found, not verified
 (how its verification ended everywhere), `target_ended` (on one target: the entry's status is then
 the worst of its targets'), `linked` (the implementation a proxy was linked to on a target),
 `upgraded` (a proxy moved, with auto off) and `admin_changed`. `workflow.ledger.Ledger` applies
-one in a transaction and stores the entry as JSON.
-
-The JSON is the format of every earlier version: `from_json` reads any entry they wrote (missing
-fields are None; a field of another shape, or one this version does not know, is kept as it was in
-`extra` and written back unchanged), so a user upgrading keeps their records.
+one in a transaction and stores the entry as JSON (`to_json`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ape_contract_verify.json_types import JsonObject, JsonValue, as_text
+from ape_contract_verify.json_types import JsonObject, as_object, as_text
 
 # Statuses with nothing left to do; "unsupported": no target can do more yet.
 DONE = ("verified", "already verified", "nothing to verify", "unsupported")
 PENDING = "pending"
-EXPLORER = "explorer"  # the target name of entries written before targets had names
+EXPLORER = "explorer"  # the name of an ending or link whose target has none
 
 
 @dataclass
@@ -30,9 +25,6 @@ class TargetEnding:
 
     status: str
     reason: str = ""
-
-    def to_json(self) -> JsonObject:
-        return {"status": self.status, "reason": self.reason}
 
 
 @dataclass
@@ -43,9 +35,6 @@ class Link:
     implementation: str  # lower case
     url: str | None = None
 
-    def to_json(self) -> JsonObject:
-        return {"implementation": self.implementation, "url": self.url}
-
 
 @dataclass
 class Upgrade:
@@ -54,27 +43,21 @@ class Upgrade:
     implementation: str
     tx: str | None = None
 
-    def to_json(self) -> JsonObject:
-        return {"implementation": self.implementation, "tx": self.tx}
-
 
 @dataclass
 class LedgerEntry:
     address: str  # as first recorded (checksummed, mostly); the store keys it in lower case
-    contract: str | None = None  # the name it was deployed under; None in entries that never had one
+    contract: str | None = None  # the name it was deployed under, if it had one
     status: str | None = PENDING
     reason: str | None = None
     network: str | None = None  # ecosystem:network:provider, as `ape run` was connected
     deployed_type: str | None = None  # "type" on disk: the type Ape deployed (artifacts.type_reference)
-    compile_input: str | None = (
-        None  # "input" on disk: the digest of the input Ape compiled it from (Ledger.kept_input)
-    )
+    compile_input: str | None = None  # "input" on disk: the digest of the input Ape compiled it from
     targets: dict[str, TargetEnding] = field(default_factory=dict)
     links: dict[str, Link] = field(default_factory=dict)
     upgrade: Upgrade | None = None  # "upgraded" on disk
     admin: str | None = None
     updated: float | None = None  # time.time() of the last transition
-    extra: JsonObject = field(default_factory=dict)  # fields kept as read (another version's)
 
     @property
     def name(self) -> str:
@@ -129,99 +112,48 @@ class LedgerEntry:
     def admin_changed(self, admin: str) -> None:
         self.admin = admin
 
-    # -- the JSON of every version
+    # -- the JSON the store keeps
 
     @classmethod
-    def from_json(cls, data: Mapping[str, JsonValue]) -> LedgerEntry:
-        """An entry as any version stored it; `data` has an "address" (the store checks)."""
-        extra: JsonObject = {}
-        entry = cls(address=str(data["address"]), status=None)  # no status unless one is read
-        for key, value in data.items():
-            if key == "address":
-                continue
-            if not _read_field(entry, key, value):
-                extra[key] = value
-        entry.extra = extra
-        return entry
+    def from_json(cls, data: JsonObject) -> LedgerEntry:
+        """An entry as `to_json` wrote it (the store checks it is an object with an address)."""
+        targets = {n: as_object(t) for n, t in as_object(data.get("targets")).items()}
+        links = {n: as_object(link) for n, link in as_object(data.get("links")).items()}
+        upgrade = as_object(data.get("upgraded"))
+        updated = data.get("updated")
+        return cls(
+            address=str(data["address"]),
+            contract=as_text(data.get("contract")),
+            status=as_text(data.get("status")),
+            reason=as_text(data.get("reason")),
+            network=as_text(data.get("network")),
+            deployed_type=as_text(data.get("type")),
+            compile_input=as_text(data.get("input")),
+            targets={n: TargetEnding(str(t.get("status")), str(t.get("reason") or "")) for n, t in targets.items()},
+            links={n: Link(str(link.get("implementation")), as_text(link.get("url"))) for n, link in links.items()},
+            upgrade=Upgrade(str(upgrade.get("implementation")), as_text(upgrade.get("tx"))) if upgrade else None,
+            admin=as_text(data.get("admin")),
+            updated=float(updated) if isinstance(updated, (int, float)) else None,
+        )
 
     def to_json(self) -> JsonObject:
-        document: JsonObject = {}
-        if self.contract is not None:
-            document["contract"] = self.contract
-        document["address"] = self.address
+        document: JsonObject = {"address": self.address}
         for key, value in (
+            ("contract", self.contract),
             ("status", self.status),
             ("reason", self.reason),
             ("network", self.network),
             ("type", self.deployed_type),
             ("input", self.compile_input),
             ("admin", self.admin),
+            ("updated", self.updated),
         ):
             if value is not None:
                 document[key] = value
         if self.targets:
-            document["targets"] = {name: ending.to_json() for name, ending in self.targets.items()}
+            document["targets"] = {n: {"status": t.status, "reason": t.reason} for n, t in self.targets.items()}
         if self.links:
-            document["links"] = {name: link.to_json() for name, link in self.links.items()}
+            document["links"] = {n: {"implementation": k.implementation, "url": k.url} for n, k in self.links.items()}
         if self.upgrade is not None:
-            document["upgraded"] = self.upgrade.to_json()
-        document.update(self.extra)
-        if self.updated is not None:
-            document["updated"] = self.updated
+            document["upgraded"] = {"implementation": self.upgrade.implementation, "tx": self.upgrade.tx}
         return document
-
-
-_TEXT_FIELDS = {
-    "contract": "contract",
-    "status": "status",
-    "reason": "reason",
-    "network": "network",
-    "type": "deployed_type",
-    "input": "compile_input",
-    "admin": "admin",
-}
-
-
-def _read_field(entry: LedgerEntry, key: str, value: JsonValue) -> bool:
-    """Set the field stored under `key` from `value`; False when this version does not know it
-    in that shape (it is kept as read)."""
-    if key in _TEXT_FIELDS:
-        if not isinstance(value, str):
-            return False
-        setattr(entry, _TEXT_FIELDS[key], value)  # setattr: the field named by the table above
-        return True
-    if key == "updated":
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return False
-        entry.updated = float(value)
-        return True
-    if key == "targets":
-        targets = _objects(value)
-        if targets is None or not all(isinstance(t.get("status"), str) for t in targets.values()):
-            return False
-        entry.targets = {n: TargetEnding(str(t["status"]), str(t.get("reason") or "")) for n, t in targets.items()}
-        return True
-    if key == "links":
-        links = _objects(value)
-        if links is None or not all(isinstance(link.get("implementation"), str) for link in links.values()):
-            return False
-        entry.links = {n: Link(str(link["implementation"]), as_text(link.get("url"))) for n, link in links.items()}
-        return True
-    if key == "upgraded":
-        if not isinstance(value, dict) or not isinstance(value.get("implementation"), str):
-            return False
-        entry.upgrade = Upgrade(str(value["implementation"]), as_text(value.get("tx")))
-        return True
-    return False
-
-
-def _objects(value: JsonValue) -> dict[str, JsonObject] | None:
-    """`value` as a mapping of names to JSON objects, else None."""
-    if not isinstance(value, dict):
-        return None
-    found: dict[str, JsonObject] = {}
-    for name, item in value.items():
-        if not isinstance(item, dict):
-            return None
-        found[name] = item
-    return found

@@ -21,6 +21,7 @@ from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.protocol.values import checksum as _checksum
+from ape_contract_verify.request import CodeFormat
 from ape_contract_verify.workflow.report import Report, proxy_row_label
 
 if TYPE_CHECKING:  # the clients import requests, derive imports Ape: only when a run makes one
@@ -48,7 +49,7 @@ Key = tuple[str | bool | None, ...]
 
 @dataclass
 class Options:
-    code_format: str = "standard-json"
+    code_format: CodeFormat = CodeFormat.STANDARD_JSON
     # The user asked for this format on the command line: no other is sent in its place.
     strict_format: bool = False
     check: bool = True
@@ -65,7 +66,7 @@ class Options:
     def from_config(
         cls,
         cfg: "ContractVerifyConfig",
-        code_format: str | None = None,
+        code_format: CodeFormat | None = None,
         check: bool | None = None,
         *,
         force: bool = False,
@@ -75,7 +76,7 @@ class Options:
         sent in its place), `check` None is the config's. The CLI, the API, the deploy hook and
         `publish=True` all start here."""
         return cls(
-            code_format=code_format or cfg.codeformat.value,
+            code_format=code_format or cfg.codeformat,
             strict_format=bool(code_format),
             check=cfg.check if check is None else check,
             license=cfg.license,
@@ -169,9 +170,9 @@ class Verification:
         self.target_name = target.name if target is not None else ""
         # Sourcify takes standard-json only and links no proxies (it resolves them itself).
         self.sourcify = client.kind == "sourcify"
-        if self.sourcify and self.options.code_format != "standard-json":
+        if self.sourcify and self.options.code_format is not CodeFormat.STANDARD_JSON:
             # Sourcify takes standard-json only; a flattened file could never match in full there.
-            self.options = dataclasses.replace(self.options, code_format="standard-json")
+            self.options = dataclasses.replace(self.options, code_format=CodeFormat.STANDARD_JSON)
         self.network = network
         self.browser_url = browser_url.rstrip("/") if browser_url else None
         self.shared = shared or Derivations()

@@ -2,10 +2,10 @@
 by `ape verify` on two fresh local explorers at once, one through its Etherscan-style API and one
 through its Sourcify API v2 face; one of them stopped in the middle; `--target` choosing."""
 
-import json
 import logging
 import re
 import shutil
+import sqlite3
 import threading
 import time
 
@@ -62,13 +62,12 @@ def world(example_on_anvil, tmp_path_factory):
     keep = {example_on_anvil.deployed[name].lower() for name in ("Token", "Box", "SimpleProxy", "Vault", "LegacyStore")}
     from ape_contract_verify.workflow.ledger import Ledger
 
-    # The ledger keeps every entry it is given: the kept ones go back in as a JSON ledger, imported.
+    # The ledger's other entries deleted from its store.
     for path in (project / ".build" / "contract_verify").glob("deployments-*.sqlite"):
-        data = Ledger(path).export()
-        data["deployments"] = [e for e in data["deployments"] if e["address"].lower() in keep]
-        assert len(data["deployments"]) == len(keep), data
-        path.unlink()
-        path.with_suffix(".json").write_text(json.dumps(data))
+        assert {e["address"].lower() for e in Ledger(path).entries()} >= keep
+        with sqlite3.connect(path) as db:
+            db.execute(f"DELETE FROM deployments WHERE address NOT IN ({', '.join('?' * len(keep))})", sorted(keep))
+        db.close()
         assert len(Ledger(path).entries()) == len(keep)
     servers = []
     try:

@@ -116,6 +116,7 @@ ADDRESS = "0x" + "11" * 20
         (lambda cv: cv.verify_proxy(ADDRESS, expected_implementation="x"), "expected_implementation"),
         (lambda cv: cv.status(workers=11), "workers"),
         (lambda cv: cv.dry_run(ADDRESS, code_format="zip"), "code_format"),
+        (lambda cv: cv.verify(ADDRESS, code_format=cv.CodeFormat.VYPER_JSON), "code_format"),
     ],
 )
 def test_bad_input_names_the_parameter_and_the_fix(call, param, monkeypatch):
@@ -129,6 +130,17 @@ def test_bad_input_names_the_parameter_and_the_fix(call, param, monkeypatch):
         call(ape_contract_verify)
     assert isinstance(caught.value, ape_contract_verify.ContractVerifyError)
     assert caught.value.param == param and caught.value.fix
+
+
+def test_options_are_checked_once_and_the_code_format_parsed():
+    from ape_contract_verify import api
+    from ape_contract_verify.request import CodeFormat
+
+    assert api._options("flatten", 4, check=True) is CodeFormat.SINGLE_FILE
+    assert api._options(CodeFormat.STANDARD_JSON, None) is CodeFormat.STANDARD_JSON
+    assert api._options(None, 10, max_workers=10) is None
+    with pytest.raises(ape_contract_verify.InvalidRequest, match="standard-json' or 'flatten"):
+        api._options("zip", None)
 
 
 def test_a_deployed_contract_is_named_by_its_type_when_it_has_one():

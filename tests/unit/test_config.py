@@ -10,10 +10,10 @@ from ape_contract_verify.config import (
     KNOWN_TARGET_KINDS,
     ContractVerifyConfig,
     ExplorerConfig,
-    SourceFormat,
     TargetConfig,
 )
 from ape_contract_verify.exceptions import InvalidRequest
+from ape_contract_verify.request import CodeFormat
 
 pytestmark = pytest.mark.unit
 
@@ -40,7 +40,7 @@ def sepolia(**targets) -> dict:
 def test_defaults():
     config = ContractVerifyConfig()
     assert config.auto is False and config.explorer is True and config.check is True
-    assert config.codeformat is SourceFormat.STANDARD_JSON
+    assert config.codeformat is CodeFormat.STANDARD_JSON
     assert (config.poll_interval, config.timeout, config.calls_per_second) == (5.0, 300.0, 3.0)
     assert (config.max_retries, config.workers) == (5, 16)
     assert config.targets is None and config.required_targets is None and config.explorers == {}
@@ -49,7 +49,7 @@ def test_defaults():
 
 def test_settings_are_read_and_coerced():
     config = ContractVerifyConfig(auto="always", codeformat="flatten", license="MIT", workers=4, max_retries=0)
-    assert config.auto == "always" and config.codeformat is SourceFormat.FLATTEN
+    assert config.auto == "always" and config.codeformat is CodeFormat.SINGLE_FILE
     assert config.license == "MIT" and config.workers == 4 and config.max_retries == 0
 
 
@@ -76,6 +76,8 @@ def test_unknown_license_lists_the_accepted_ids():
 
 def test_codeformat_must_be_one_of_two():
     assert "codeformat" in refused(codeformat="single-file")
+    assert "give standard-json or flatten" in refused(codeformat="vyper-json")  # Vyper's is not a choice
+    assert ContractVerifyConfig(codeformat="solidity-single-file").codeformat is CodeFormat.SINGLE_FILE
 
 
 def test_a_badly_written_target_name_is_refused_with_examples():

@@ -26,6 +26,12 @@ def request(**changes) -> VerificationRequest:
 def test_code_formats_are_the_contract_api_s_words():
     assert [f.value for f in CodeFormat] == ["solidity-single-file", "solidity-standard-json-input", "vyper-json"]
     assert CodeFormat("vyper-json") is CodeFormat.VYPER_JSON
+    # The plugin's spellings of Solidity's two (the config's, the API's), and nothing else.
+    assert CodeFormat("flatten") is CodeFormat.SINGLE_FILE and CodeFormat("standard-json") is CodeFormat.STANDARD_JSON
+    assert CodeFormat.for_solidity("flatten") is CodeFormat.SINGLE_FILE
+    for bad in ("vyper-json", "single-file", 3, ["flatten"]):
+        with pytest.raises(ValueError, match="give standard-json or flatten"):
+            CodeFormat.for_solidity(bad)
     with pytest.raises(ValueError):
         CodeFormat("solidity-flat")
 

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from ape_contract_verify import api
 from ape_contract_verify.cli import cli, verify
 from ape_contract_verify.protocol.answers import Outcome
+from ape_contract_verify.request import CodeFormat
 from ape_contract_verify.workflow.report import Report
 
 pytestmark = pytest.mark.unit
@@ -63,7 +64,7 @@ def test_contract_passes_its_options_and_prints_the_summary(calls):
     assert name == "verify" and args == (("Token", A),)
     assert (kwargs["network"], kwargs["code_format"], kwargs["check"], kwargs["force"]) == (
         "ethereum:sepolia",
-        "flatten",
+        CodeFormat.SINGLE_FILE,
         False,
         True,
     )
@@ -178,6 +179,6 @@ def test_all_over_every_network_passes_none_and_a_failed_row_makes_the_report_no
     assert result.exit_code == 1
     [(name, args, kwargs)] = calls.seen
     assert args == (None,) and kwargs["all_networks"] is True
-    assert (kwargs["code_format"], kwargs["check"], kwargs["workers"]) == ("flatten", False, None)
+    assert (kwargs["code_format"], kwargs["check"], kwargs["workers"]) == (CodeFormat.SINGLE_FILE, False, None)
     document = json.loads(path.read_text())
     assert document["ok"] is False and document["reports"][0]["reason"] == "bytecode differs"

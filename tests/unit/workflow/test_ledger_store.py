@@ -1,5 +1,5 @@
-"""The deployment ledger's store: concurrent writers lose nothing, the JSON ledger of earlier
-versions is imported once, and a damaged store is an error that says how to recover."""
+"""The deployment ledger's store: concurrent writers lose nothing, and a damaged store is an error
+that says how to recover."""
 
 import json
 import subprocess
@@ -39,13 +39,11 @@ def _env():
     return {**os.environ, "PYTHONPATH": str(REPO)}
 
 
-@pytest.mark.parametrize("old", [False, True], ids=["new", "beside-a-json-ledger"])
-def test_four_processes_recording_at_once_lose_nothing(tmp_path, old):
-    """With a JSON ledger beside the database, all four open it first at once: it is imported once."""
+def test_four_processes_recording_at_once_lose_nothing(tmp_path):
+    """All four open a new database at once: one creates it, none loses a change."""
     from ape_contract_verify.workflow.ledger import Ledger
 
     path = tmp_path / "deployments-31337-abc.sqlite"
-    imported = _old_ledger(path.with_suffix(".json"))["deployments"] if old else []
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", WRITER, str(path), str(me), str(WRITERS), str(EACH)],
@@ -69,8 +67,6 @@ def test_four_processes_recording_at_once_lose_nothing(tmp_path, old):
             if proc.poll() is None:
                 proc.kill()
     entries = Ledger(path).entries()
-    assert entries[: len(imported)] == imported and not path.with_suffix(".json").exists()
-    entries = entries[len(imported) :]
     assert len(entries) == WRITERS * EACH
     by_address = {e["address"]: e for e in entries}
     for i in range(WRITERS * EACH):
@@ -80,75 +76,7 @@ def test_four_processes_recording_at_once_lose_nothing(tmp_path, old):
         failed = i % 7 == 0
         assert entry["status"] == ("failed" if failed else "verified"), entry
         assert entry["reason"] == ("why" if failed else "")
-    assert len(Ledger(path).pending()) == len(imported) + len([i for i in range(WRITERS * EACH) if i % 7 == 0])
-
-
-def _old_ledger(path):
-    """A ledger as the JSON versions wrote it: a deploy recorded, one verified on two targets."""
-    document = {
-        "deployments": [
-            {
-                "contract": "Box",
-                "address": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
-                "status": "pending",
-                "network": "ethereum:local:foundry",
-                "type": "Box",
-                "updated": 1.0,
-            },
-            {
-                "contract": "Proxy",
-                "address": "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512",
-                "status": "failed",
-                "reason": "no",
-                "network": "ethereum:local:foundry",
-                "type": "Impl",
-                "updated": 2.0,
-                "targets": {
-                    "local": {"status": "verified", "reason": ""},
-                    "etherscan": {"status": "failed", "reason": "no"},
-                },
-            },
-        ]
-    }
-    path.write_text(json.dumps(document, indent=2))
-    return document
-
-
-def test_a_json_ledger_is_imported_once(tmp_path):
-    from ape_contract_verify.workflow.ledger import Ledger
-
-    old = tmp_path / "deployments-31337-abc.json"
-    document = _old_ledger(old)
-    ledger = Ledger(old)  # as callers of the JSON versions named it
-    assert ledger.path == tmp_path / "deployments-31337-abc.sqlite"
-    assert ledger.entries() == document["deployments"]  # every field, in order
-    assert not old.exists() and (tmp_path / "deployments-31337-abc.json.migrated").exists()
-
-    ledger.target_ended("Box", "0x5fbdb2315678afecb367f032d93f642f64180aa3", "local", "verified")
-    # A JSON ledger showing up again (restored, copied) adds what the store lacks, changes nothing.
-    _old_ledger(old)
-    entries = Ledger(old).entries()
-    assert [e["address"] for e in entries] == [e["address"] for e in document["deployments"]]
-    assert entries[0]["status"] == "verified" and entries[1] == document["deployments"][1]
-    assert ledger.export() == {"deployments": entries}
-    ledger.export(tmp_path / "export.json")
-    assert json.loads((tmp_path / "export.json").read_text()) == {"deployments": entries}
-
-
-def test_an_unreadable_json_ledger_is_not_imported_nor_written_over(tmp_path):
-    from ape_contract_verify.workflow.ledger import Ledger, LedgerError
-
-    old = tmp_path / "deployments-1-abc.json"
-    old.write_text('{"deployments": [')
-    ledger = Ledger(old)
-    with pytest.raises(LedgerError, match=r"deployments-1-abc\.json.*move it aside"):
-        ledger.entries()
-    with pytest.raises(LedgerError):
-        ledger.recorded("Box", "0x5FbDB2315678afecb367f032d93F642f64180aa3")
-    assert old.read_text() == '{"deployments": ['
-    old.rename(tmp_path / "aside.json")  # the fix the message gives
-    ledger.recorded("Box", "0x5FbDB2315678afecb367f032d93F642f64180aa3")
-    assert [e["contract"] for e in ledger.entries()] == ["Box"]
+    assert len(Ledger(path).pending()) == len([i for i in range(WRITERS * EACH) if i % 7 == 0])
 
 
 @pytest.mark.parametrize(
@@ -182,15 +110,15 @@ def test_no_ledger_is_nothing_recorded_and_reading_creates_nothing(tmp_path):
     assert not (tmp_path / "contract_verify").exists()
 
 
-def test_the_project_ledgers_are_every_chain_s_imported_or_not(tmp_path):
+def test_the_project_ledgers_are_every_chain_s(tmp_path):
     from types import SimpleNamespace
 
     from ape_contract_verify.workflow.ledger import Ledger
 
     folder = tmp_path / ".build" / "contract_verify"
-    folder.mkdir(parents=True)
-    _old_ledger(folder / "deployments-1-aaa.json")
     Ledger(folder / "deployments-2-bbb.sqlite").recorded("Box", "0x01", "ethereum:sepolia:node")
+    Ledger(folder / "deployments-1-aaa.sqlite").recorded("Box", "0x02", "ethereum:local:node")
+    Ledger(folder / "deployments-1-aaa.sqlite").recorded("Box", "0x03", "ethereum:local:node")
     ledgers = Ledger.in_project(SimpleNamespace(path=tmp_path))
     assert [lg.path.name for lg in ledgers] == ["deployments-1-aaa.sqlite", "deployments-2-bbb.sqlite"]
     assert [len(lg.entries()) for lg in ledgers] == [2, 1]
@@ -198,23 +126,15 @@ def test_the_project_ledgers_are_every_chain_s_imported_or_not(tmp_path):
 
 def test_the_input_a_deployment_was_built_from_is_kept_once_and_read_back(tmp_path):
     """A deployment's compile input is kept by its digest: two deployments of one compile group
-    store it once; an entry without one has none; a store of an earlier version (no inputs table)
-    gains the table when opened."""
+    store it once; an entry without one has none."""
     import sqlite3
 
     from ape_contract_verify.workflow.ledger import Ledger
 
     path = tmp_path / "deployments-31337-abc.sqlite"
-    with sqlite3.connect(path) as db:  # a store as the version before kept inputs wrote it
-        db.execute(
-            "CREATE TABLE deployments (seq INTEGER PRIMARY KEY AUTOINCREMENT, address TEXT NOT NULL UNIQUE, entry TEXT NOT NULL)"
-        )
-        db.execute(
-            "INSERT INTO deployments (address, entry) VALUES (?, ?)",
-            ("0x" + "01" * 20, '{"address": "0x' + "01" * 20 + '"}'),
-        )
     group = {"language": "Solidity", "sources": {"contracts/A.sol": {"content": "contract A {}"}}, "settings": {}}
     ledger = Ledger(path)
+    ledger.recorded("Old", "0x" + "01" * 20)
     ledger.recorded("A", "0x" + "0a" * 20, "ethereum:local:test", "A", group)
     ledger.recorded("B", "0x" + "0b" * 20, "ethereum:local:test", "B", json.loads(json.dumps(group)))
     old, a, b = ledger.deployments()
@@ -224,6 +144,6 @@ def test_the_input_a_deployment_was_built_from_is_kept_once_and_read_back(tmp_pa
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT COUNT(*) FROM inputs").fetchone()[0] == 1
     digest = a.compile_input
-    assert digest and len(digest) == 64 and ledger.export()["deployments"][1]["input"] == digest
+    assert digest and len(digest) == 64 and ledger.entries()[1]["input"] == digest
     assert Ledger(tmp_path / "none.sqlite").kept_inputs([digest]) == {}
     assert not (tmp_path / "none.sqlite").exists()  # reading creates nothing

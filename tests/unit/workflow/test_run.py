@@ -134,7 +134,7 @@ def test_targets_run_side_by_side_on_one_derivation(world):
     assert [(r.target, r.outcome) for r in reports] == [("etherscan", "verified"), ("blockscout", "verified")], [
         r.reason for r in reports
     ]
-    assert world.derived == [(A, "standard-json")], "one derivation serves every target"
+    assert world.derived == [(A, CodeFormat.STANDARD_JSON)], "one derivation serves every target"
     assert all(r.network == "ethereum:sepolia" for r in reports)
 
 
@@ -190,7 +190,7 @@ def test_sourcify_gets_standard_json_its_match_level_and_no_proxy_link(world, mo
         ),
         sourcify=Client("sourcify", answer=passed(match="match")),
     )
-    with VerificationRun(None, Options(poll_interval=0, code_format="flatten"), workers=4) as run:
+    with VerificationRun(None, Options(poll_interval=0, code_format=CodeFormat.SINGLE_FILE), workers=4) as run:
         run.add_network("ethereum:local", [target("etherscan"), target("sourcify", "sourcify")], chain_reader=chain)
         reports = run.verify([Item("ethereum:local", A, "Proxy")])
     sourcify = [r for r in reports if r.target == "sourcify"]
@@ -198,7 +198,9 @@ def test_sourcify_gets_standard_json_its_match_level_and_no_proxy_link(world, mo
     assert all(r.match == "partial" for r in sourcify)
     assert any(r.kind == "proxy" and r.target == "etherscan" for r in reports)
     assert ("proxy", A) not in world.clients["sourcify"].submitted
-    assert {fmt for _, fmt in world.derived} == {"flatten", "standard-json"}, "Sourcify is sent standard-json"
+    assert {fmt for _, fmt in world.derived} == {CodeFormat.SINGLE_FILE, CodeFormat.STANDARD_JSON}, (
+        "Sourcify is sent standard-json"
+    )
 
 
 def test_a_factorys_template_gets_its_link_or_says_sourcify_resolves_it(world, monkeypatch):

@@ -202,7 +202,7 @@ def test_a_clone_plans_its_implementation_and_the_link_not_its_own_source(derive
     ]
     assert planned[1].implementation == IMPL and planned[1].request is None
     assert derived == [
-        ("Impl", IMPL, "standard-json", None)
+        ("Impl", IMPL, CodeFormat.STANDARD_JSON, None)
     ]  # the implementation gets no constructor args of the proxy's
 
 
