@@ -33,17 +33,19 @@ Command = Callable[..., T]
 OPTION_OF = {"network": "--network", "targets": "--target", "explorer_url": "--explorer-url", "api_key": "--api-key"}
 
 
+def usage_error(err: ContractVerifyError) -> click.ClickException:
+    """A ContractVerifyError from the API as click's usage error (exit 2), on its option when it names one."""
+    if isinstance(err, InvalidRequest) and err.param in OPTION_OF:
+        return click.BadParameter(f"{err.problem}. {err.fix}", param_hint=OPTION_OF[err.param])
+    return click.UsageError(str(err))
+
+
 def as_usage_error(call: Callable[[], T]) -> T:
-    """`call()`; a ContractVerifyError it raises is click's usage error (exit 2, no traceback), on
-    its option when it names one."""
+    """`call()`; a ContractVerifyError it raises is click's usage error (exit 2, no traceback)."""
     try:
         return call()
-    except InvalidRequest as err:
-        if err.param in OPTION_OF:
-            raise click.BadParameter(f"{err.problem}. {err.fix}", param_hint=OPTION_OF[err.param]) from None
-        raise click.UsageError(str(err)) from None
     except ContractVerifyError as err:
-        raise click.UsageError(str(err)) from None
+        raise usage_error(err) from None
 
 
 class ExplorerChoice(NetworkChoice):
