@@ -10,7 +10,7 @@ import shutil
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from ape_contract_verify.evm.wrappers import SerializedChain
 from ape_contract_verify.explorer.jobs import Engine, JobRunner, RealEngine
@@ -19,6 +19,15 @@ from ape_contract_verify.explorer.store import Store
 
 if TYPE_CHECKING:
     from ape_contract_verify.evm.reads import ChainReader
+
+
+class ExplorerOptions(TypedDict, total=False):
+    """What an explorer is made with beyond its chain, store and keys (`EmbeddedExplorer`'s keywords)."""
+
+    engine: Engine | None
+    workers: int
+    max_body: int
+    compile_timeout: float | None
 
 
 class EmbeddedExplorer:

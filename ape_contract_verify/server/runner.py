@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING
 
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.explorer.embedded import EmbeddedExplorer
-from ape_contract_verify.explorer.jobs import Engine, wait_until
-from ape_contract_verify.explorer.service import MAX_BODY_BYTES
+from ape_contract_verify.explorer.jobs import wait_until
 from ape_contract_verify.explorer.store import StoreOpenError
 from ape_contract_verify.json_types import as_object
 from ape_contract_verify.logs import SERVER, get_logger
@@ -29,9 +28,11 @@ if TYPE_CHECKING:
 
     import uvicorn
     from starlette.types import ASGIApp
+    from typing_extensions import Unpack
 
     from ape_contract_verify.evm.chain import JsonRpcChain
     from ape_contract_verify.evm.reads import ChainReader
+    from ape_contract_verify.explorer.embedded import ExplorerOptions
 
 logger = get_logger(SERVER)
 DEFAULT_HOST = "127.0.0.1"
@@ -180,19 +181,16 @@ class LocalExplorer(EmbeddedExplorer):
         api_keys: Iterable[str] = (),
         host: str = DEFAULT_HOST,
         port: int = 0,
-        engine: Engine | None = None,
-        workers: int = 1,
-        max_body: int = MAX_BODY_BYTES,
-        compile_timeout: float | None = None,
         header_timeout: float = HEADER_TIMEOUT,
         body_timeout: float = BODY_TIMEOUT,
+        **options: Unpack[ExplorerOptions],
     ):
         self.host = host
         self._timeouts = (header_timeout, body_timeout)
         self._sock = bind(host, port)  # first: a busy port must fail before anything is created
         self.port = self._sock.getsockname()[1]
         try:
-            super().__init__(chain, db_path, api_keys, engine, workers, max_body, compile_timeout)
+            super().__init__(chain, db_path, api_keys, **options)
         except StoreOpenError:
             self._sock.close()
             raise
@@ -272,15 +270,11 @@ def start_embedded(
     chain: ChainReader,
     db_path: str | Path | None = None,
     api_keys: Iterable[str] = (),
-    engine: Engine | None = None,
-    workers: int = 1,
-    compile_timeout: float | None = None,
+    **options: Unpack[ExplorerOptions],
 ) -> LocalExplorer:
     """Start an explorer for `chain` (a ChainReader) on 127.0.0.1 and a free port, on a background
     thread. Without `db_path` its data lives in a temporary file removed by `.stop()`."""
-    return LocalExplorer(
-        chain, db_path=db_path, api_keys=api_keys, engine=engine, workers=workers, compile_timeout=compile_timeout
-    ).start()
+    return LocalExplorer(chain, db_path=db_path, api_keys=api_keys, **options).start()
 
 
 def serve(

@@ -19,14 +19,12 @@ from ape.api.explorers import ExplorerAPI
 from ape_contract_verify.logs import get_logger
 
 if TYPE_CHECKING:
-    from ape.api import ProviderAPI
     from ape.types import AddressType
     from ethpm_types import ContractType, PackageManifest
 
     from ape_contract_verify.client.provider import ExplorerRecord, VerificationTarget
     from ape_contract_verify.client.targets import ClientOptions, Target
     from ape_contract_verify.config import ContractVerifyConfig
-    from ape_contract_verify.explorer.embedded import EmbeddedExplorer
     from ape_contract_verify.workflow.report import Report
 
 logger = get_logger()
@@ -131,12 +129,11 @@ class ContractVerifyExplorer(ExplorerAPI):
         """A client to read `target` with; for the local network, only if its explorer runs."""
         if not target.is_local:
             return target.client(max_retries=min(self._cfg.max_retries, 1))
-        embedded = _embedded(self.provider, start=False)
-        if embedded is None:
-            return None
+        from ape_contract_verify.workflow import local_explorers
         from ape_contract_verify.workflow.verification import local_client
 
-        return local_client(embedded, max_retries=0)
+        embedded = local_explorers.shared(self.provider, start=False)
+        return None if embedded is None else local_client(embedded)
 
     def _first_with(self, fn: Callable[[VerificationTarget], R | None]) -> R | None:
         for target in self._targets():
@@ -401,10 +398,3 @@ def _one_line(err: BaseException) -> str:
 
     text = " ".join(str(err).split()) or type(err).__name__
     return redact(text[:300])
-
-
-def _embedded(provider: ProviderAPI, start: bool) -> EmbeddedExplorer | None:
-    """The process's embedded explorer for the provider's chain, shared with the deploy hook."""
-    from ape_contract_verify.workflow import local_explorers
-
-    return local_explorers.shared(provider, start=start)

@@ -20,7 +20,6 @@ from ape_contract_verify.explorer import contract_api
 from ape_contract_verify.json_types import JsonValue
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome, classify
 from ape_contract_verify.protocol.forms import (
-    validate_check_form,
     validate_proxy_form,
     validate_read_form,
     validate_request,
@@ -61,12 +60,6 @@ class LocalTarget:
     def verify_proxy(self, address: str, expected_implementation: str | None = None) -> SubmissionReceipt:
         form = validate_proxy_form({"address": address, "expectedimplementation": expected_implementation})
         return self._submit("verifyproxycontract", form, form["address"], proxy=True)
-
-    def check_verify_status(self, guid: str) -> ExplorerAnswer:
-        return self._check("checkverifystatus", validate_check_form({"guid": guid}))
-
-    def check_proxy_verification(self, guid: str) -> ExplorerAnswer:
-        return self._check("checkproxyverification", validate_check_form({"guid": guid}))
 
     def wait(
         self,

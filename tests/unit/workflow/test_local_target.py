@@ -85,7 +85,7 @@ def test_refusals_are_the_client_s_errors(target):
 def test_a_proxy_is_linked(target):
     receipt = target.verify_proxy(PROXY_ADDR, IMPL_ADDR)
     assert receipt.proxy and target.wait(receipt, timeout=10).outcome == Outcome.VERIFIED
-    assert target.check_proxy_verification(receipt.guid).outcome == Outcome.VERIFIED
+    assert target.explorer.store.get_proxy(PROXY_ADDR).implementation == IMPL_ADDR
 
 
 def test_a_job_still_pending_at_the_timeout_says_how_to_check_later(no_sockets):
