@@ -94,12 +94,12 @@ def _post_only(action: str, method: str) -> None:
 
 
 def getabi(service: ExplorerService, params: dict[str, str], method: str) -> Answer:
-    abi = service.store.get_abi(read_address(params))
+    abi = service.store.get_abi(forms.validate_read_form(params).lower())
     return ("0", Texts.NOT_VERIFIED) if abi is None else ("1", abi)
 
 
 def getsourcecode(service: ExplorerService, params: dict[str, str], method: str) -> Answer:
-    return "1", [source_result(service.store, read_address(params))]
+    return "1", [source_result(service.store, forms.validate_read_form(params).lower())]
 
 
 def verifysourcecode(service: ExplorerService, params: dict[str, str], method: str) -> Answer:
@@ -120,7 +120,7 @@ def verifysourcecode(service: ExplorerService, params: dict[str, str], method: s
 
 def _status(service: ExplorerService, params: dict[str, str], kind: str) -> Answer:
     """checkverifystatus and checkproxyverification: one lookup, each with its own texts."""
-    submission = service.store.get_submission(guid_param(params))
+    submission = service.store.get_submission(forms.validate_check_form(params))
     if submission is None:
         return "0", Texts.UNKNOWN_UID
     if submission.kind != kind:
@@ -142,7 +142,8 @@ def checkverifystatus(service: ExplorerService, params: dict[str, str], method: 
 def verifyproxycontract(service: ExplorerService, params: dict[str, str], method: str) -> Answer:
     _post_only("verifyproxycontract", method)
     require_key(service, params)
-    address, expected = proxy_params(params)
+    checked = forms.validate_proxy_form(params)
+    address, expected = checked["address"].lower(), checked.get("expectedimplementation", "").lower()
     if not _code_at(service, address):
         raise BadRequest(Texts.UNABLE_TO_LOCATE.format(address=address))
     if not service.store.take_proxy_quota(params.get("apikey") or None, limit=service.proxy_daily_limit):
@@ -161,7 +162,7 @@ def checkproxyverification(service: ExplorerService, params: dict[str, str], met
 
 def getcontractcreation(service: ExplorerService, params: dict[str, str], method: str) -> Answer:
     found = []
-    for address in creation_addresses(params):
+    for address in (address.lower() for address in forms.validate_creation_form(params)):
         try:
             creation = service.chain.find_creation(address)
         except Exception as err:
@@ -207,16 +208,7 @@ HANDLERS: dict[str, Callable[[ExplorerService, dict[str, str], str], Answer]] = 
 }
 
 
-# -- the protocol's rules, as the explorer needs them -------------------------------------------
-
-
-def read_address(params: dict[str, str]) -> str:
-    """getabi / getsourcecode's address, lowercase as the store keeps it."""
-    return forms.validate_read_form(params).lower()
-
-
-def guid_param(params: dict[str, str]) -> str:
-    return forms.validate_check_form(params)
+# -- the form, as the store keeps it (addresses lowercase) -------------------------------------
 
 
 def verification_request(params: dict[str, str]) -> VerificationRequest:
@@ -230,16 +222,6 @@ def verification_request(params: dict[str, str]) -> VerificationRequest:
         )
     request = forms.form_to_request(params)
     return replace(request, address=request.address.lower())
-
-
-def proxy_params(params: dict[str, str]) -> tuple[str, str]:
-    """verifyproxycontract's address and expected implementation ("" when not given), lowercase."""
-    checked = forms.validate_proxy_form(params)
-    return checked["address"].lower(), checked.get("expectedimplementation", "").lower()
-
-
-def creation_addresses(params: dict[str, str]) -> list[str]:
-    return [address.lower() for address in forms.validate_creation_form(params)]
 
 
 MAX_JSON_DEPTH = 256  # a compiler input nests about 6 deep
