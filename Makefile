@@ -32,7 +32,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt toolchain/package.json toolchain/package-lock.json toolchain/install.sh
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test,typecheck]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[explorer,test,typecheck]'
 	@# ape-foundry 0.8.12 (the newest) still pins evm-trace<0.3, which eth-ape 0.8.52 raised to >=0.3;
 	@# it imports nothing of evm-trace, so it is installed beside Ape without its own pins.
 	$(BIN)/python -m pip install --quiet --no-deps -c constraints.txt ape-foundry

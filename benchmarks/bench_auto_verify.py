@@ -230,7 +230,7 @@ class Explorer:
 
     def __init__(self, rpc_url: str, job_seconds: float, workers: int = 16):
         from ape_contract_verify.evm.chain import JsonRpcChain
-        from ape_contract_verify.server.jobs import RealEngine
+        from ape_contract_verify.explorer.jobs import RealEngine
         from ape_contract_verify.server.runner import LocalExplorer
 
         chain = JsonRpcChain(rpc_url)

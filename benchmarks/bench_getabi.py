@@ -155,9 +155,9 @@ def main() -> dict:
     from starlette.responses import Response
     from starlette.routing import Route
 
+    from ape_contract_verify.explorer.store import VerifiedContract
     from ape_contract_verify.server.api import envelope
     from ape_contract_verify.server.runner import LocalExplorer
-    from ape_contract_verify.server.store import VerifiedContract
 
     static_body = envelope("1", json.dumps(ABI, separators=(",", ":")))
 

@@ -25,9 +25,9 @@ import requests
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from ape_contract_verify.explorer.store import VerifiedContract  # noqa: E402
 from ape_contract_verify.server import code_tab  # noqa: E402
 from ape_contract_verify.server.runner import start_embedded  # noqa: E402
-from ape_contract_verify.server.store import VerifiedContract  # noqa: E402
 
 OZ = REPO / "toolchain" / "node_modules" / "@openzeppelin" / "contracts"
 RESULTS = REPO / "benchmarks" / "results" / "bench_pages.json"

@@ -160,8 +160,10 @@ def compiled_example(example_copy):
 
 @pytest.fixture(scope="session")
 def deployed_local(compiled_example):
-    """`ape run deploy` on ethereum:local:test; the example's config has auto verification on."""
-    return run([BIN / "ape", "run", "deploy", "--network", "ethereum:local:test"], cwd=compiled_example, timeout=900)
+    """`ape run deploy` on ethereum:local:test; the example's config has auto verification on.
+    Each socket the command listens on is said on stderr (`LISTENING …`): it should open none."""
+    command = [BIN / "python", REPO / "tests" / "support" / "ape_listening.py", "run", "deploy"]
+    return run([*command, "--network", "ethereum:local:test"], cwd=compiled_example, timeout=900)
 
 
 @pytest.fixture(scope="session")

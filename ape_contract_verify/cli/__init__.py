@@ -25,6 +25,10 @@ cli.add_command(proxy)
 cli.add_command(all_deployments)
 
 
+# What only server/ imports: the `explorer` extra (pyproject.toml).
+WEB_STACK = ("starlette", "uvicorn", "h11", "jinja2", "markupsafe", "pygments", "yarl")
+
+
 # The local explorer, standalone: `ape verify serve` (issue 4).
 @cli.command(short_help="Run the local Etherscan-compatible explorer against a JSON-RPC node")
 @click.option("--rpc", required=True, help="JSON-RPC URL of the node to verify against, e.g. http://127.0.0.1:8545")
@@ -50,8 +54,17 @@ def serve(
 ) -> None:
     """Serve Etherscan's contract API at <base>/api, verifying against the node at --rpc,
     until interrupted. Without --api-key, submissions need no key (as on Blockscout)."""
+    import importlib
     import logging
 
+    for name in WEB_STACK:  # an extra: told before anything starts, never a traceback
+        try:
+            importlib.import_module(name)
+        except ImportError as err:
+            raise _StartError(
+                f"`ape verify serve` needs the explorer's web stack ({err.name or name} is not installed): "
+                "pip install 'ape-contract-verify[explorer]'"
+            ) from None
     from ape_contract_verify.logs import SERVER
     from ape_contract_verify.server.runner import ExplorerStartError
     from ape_contract_verify.server.runner import serve as run_explorer

@@ -1,1 +1,1 @@
-"""The local explorer: Etherscan's contract API and Sourcify's API v2 on a server that really verifies."""
+"""The local explorer over HTTP: Etherscan's contract API, Sourcify's API v2 and pages, over `explorer/`."""

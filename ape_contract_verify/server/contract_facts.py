@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 
+from ape_contract_verify.explorer.store import VerifiedContract
 from ape_contract_verify.json_types import JsonValue
 from ape_contract_verify.request import CodeFormat
 from ape_contract_verify.server import abi_io
 from ape_contract_verify.server.page_text import short_name
-from ape_contract_verify.server.store import VerifiedContract
 
 
 class ContractFacts:

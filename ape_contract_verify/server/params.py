@@ -1,30 +1,22 @@
 """Reading a request's parameters, the query and then the body (urlencoded, multipart or JSON), within bounds.
 
-Every rule about a parameter's value is `protocol.forms`'s, the client's own; this module only reads
-bodies and adapts those rules to the server (lowercase addresses for the store)."""
+Every rule about a parameter's value is `protocol.forms`'s, the client's own, which
+`explorer/contract_api.py` applies; this module only reads bodies."""
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
-from itertools import accumulate
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
-from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
+from ape_contract_verify.explorer.contract_api import MAX_JSON_DEPTH, BadRequest, json_too_deep
+from ape_contract_verify.explorer.service import MAX_BODY_BYTES
 from ape_contract_verify.protocol import forms
-from ape_contract_verify.protocol.inputs import JSON_FORMATS
-from ape_contract_verify.request import VerificationRequest
 
-MAX_BODY_BYTES = 20 * 1024 * 1024
+__all__ = ["MAX_BODY_BYTES", "MAX_JSON_DEPTH", "BadRequest", "json_too_deep", "parse_body", "read_body", "read_params"]
 MAX_FIELDS = 200  # the verifysourcecode form has about 30 (10 library pairs included)
-
-
-class BadRequest(ContractVerifyError):
-    """A request we refuse for what it is, not for a parameter's value (body, method, quota):
-    answered as status "0" with this text."""
 
 
 async def read_params(request: Request, max_body: int) -> dict[str, str]:
@@ -154,28 +146,7 @@ def _parse_json_body(body: bytes) -> dict[str, str]:
         raise BadRequest(_TOO_DEEP.format(what="The JSON request body"))
 
 
-MAX_JSON_DEPTH = 256  # a compiler input nests about 6 deep
 _TOO_DEEP = f"{{what}} is nested too deeply (over {MAX_JSON_DEPTH} levels of arrays or objects); send a flat object."
-_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
-_NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
-_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
-_CHUNK = 1 << 20
-
-
-def json_too_deep(text: str | bytes, limit: int = MAX_JSON_DEPTH) -> bool:
-    """Whether JSON text nests arrays/objects deeper than `limit` (or leaves that many open), told
-    before json.loads sees it: json recurses in C per level, and where a library has raised the
-    recursion limit (py_ecc sets 100,000) deep input overflows the stack and kills the process."""
-    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
-    if data.count(b"[") + data.count(b"{") <= limit:  # the common case, at C speed
-        return False
-    brackets = _JSON_STRING.sub(b"", data).translate(None, _NOT_BRACKETS)  # brackets in strings do not nest
-    depth = 0
-    for start in range(0, len(brackets), _CHUNK):  # in chunks: other threads run between them
-        *_, depth = steps = list(accumulate(map(_STEP.__getitem__, brackets[start : start + _CHUNK]), initial=depth))
-        if max(steps) > limit:
-            return True
-    return False
 
 
 _JSON_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[][{}:]')  # a string, or a mark of structure
@@ -200,38 +171,3 @@ def json_members_over(data: bytes, limit: int) -> bool:
             if members > limit:
                 return True
     return False
-
-
-# -- the protocol's rules, as the server needs them ---------------------------------------------
-
-
-def read_address(params: dict[str, str]) -> str:
-    """getabi / getsourcecode's address, lowercase as the store keeps it."""
-    return forms.validate_read_form(params).lower()
-
-
-def guid_param(params: dict[str, str]) -> str:
-    return forms.validate_check_form(params)
-
-
-def verification_request(params: dict[str, str]) -> VerificationRequest:
-    """verifysourcecode's form as a VerificationRequest, by the client's own rules."""
-    code_format = str(params.get("codeformat") or "").strip()
-    if code_format in JSON_FORMATS and json_too_deep(str(params.get("sourceCode") or "")):
-        raise InvalidRequest(
-            "sourceCode",
-            f"is JSON nested too deeply (over {MAX_JSON_DEPTH} levels)",
-            "send the compiler's JSON input as is",
-        )
-    request = forms.form_to_request(params)
-    return replace(request, address=request.address.lower())
-
-
-def proxy_params(params: dict[str, str]) -> tuple[str, str]:
-    """verifyproxycontract's address and expected implementation ("" when not given), lowercase."""
-    checked = forms.validate_proxy_form(params)
-    return checked["address"].lower(), checked.get("expectedimplementation", "").lower()
-
-
-def creation_addresses(params: dict[str, str]) -> list[str]:
-    return [address.lower() for address in forms.validate_creation_form(params)]

@@ -1,4 +1,4 @@
-"""Run the local explorer on uvicorn: standalone (`ape verify serve`) or embedded on a background thread.
+"""Serve the local explorer on uvicorn: standalone (`ape verify serve`), or on a background thread (tests, benchmarks).
 
 Both bind 127.0.0.1 unless told otherwise. The socket is bound here, before uvicorn starts, so
 the URL (and a free port, with port 0) is known the moment it is printed or returned.
@@ -8,31 +8,31 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
 import socket
 import sys
-import tempfile
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ape_contract_verify.evm.wrappers import SerializedChain
 from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.explorer.embedded import EmbeddedExplorer
+from ape_contract_verify.explorer.jobs import wait_until
+from ape_contract_verify.explorer.store import StoreOpenError
 from ape_contract_verify.json_types import as_object
 from ape_contract_verify.logs import SERVER, get_logger
-from ape_contract_verify.server.api import MAX_BODY_BYTES, ExplorerService, create_app
-from ape_contract_verify.server.jobs import Engine, JobRunner, RealEngine, wait_until
-from ape_contract_verify.server.store import Store, StoreOpenError
+from ape_contract_verify.server.api import create_app
 
 if TYPE_CHECKING:
     import asyncio
 
     import uvicorn
     from starlette.types import ASGIApp
+    from typing_extensions import Unpack
 
     from ape_contract_verify.evm.chain import JsonRpcChain
     from ape_contract_verify.evm.reads import ChainReader
+    from ape_contract_verify.explorer.embedded import ExplorerOptions
 
 logger = get_logger(SERVER)
 DEFAULT_HOST = "127.0.0.1"
@@ -170,9 +170,9 @@ def _raw_response(status: int, reason: str, text: bytes) -> bytes:
     return head.encode("ascii") + text
 
 
-class LocalExplorer:
-    """A running explorer: `.base_url` is `http://127.0.0.1:<port>/api` (Etherscan's API), `.sourcify_url`
-    `http://127.0.0.1:<port>/` (Sourcify's API v2). Use as a context manager."""
+class LocalExplorer(EmbeddedExplorer):
+    """An explorer served over HTTP: `.base_url` is `http://127.0.0.1:<port>/api` (Etherscan's API),
+    `.sourcify_url` `http://127.0.0.1:<port>/` (Sourcify's API v2). Use as a context manager."""
 
     def __init__(
         self,
@@ -181,33 +181,19 @@ class LocalExplorer:
         api_keys: Iterable[str] = (),
         host: str = DEFAULT_HOST,
         port: int = 0,
-        engine: Engine | None = None,
-        workers: int = 1,
-        max_body: int = MAX_BODY_BYTES,
-        compile_timeout: float | None = None,
         header_timeout: float = HEADER_TIMEOUT,
         body_timeout: float = BODY_TIMEOUT,
+        **options: Unpack[ExplorerOptions],
     ):
         self.host = host
         self._timeouts = (header_timeout, body_timeout)
         self._sock = bind(host, port)  # first: a busy port must fail before anything is created
         self.port = self._sock.getsockname()[1]
-        self._tmpdir: str | None = None
-        if db_path is None:
-            self._tmpdir = tempfile.mkdtemp(prefix="ape-verify-explorer-")
-            db_path = Path(self._tmpdir) / "explorer.sqlite"
-        self.db_path = Path(db_path)
-        self.chain = SerializedChain(chain)
         try:
-            self.store = Store(self.db_path)
+            super().__init__(chain, db_path, api_keys, **options)
         except StoreOpenError:
             self._sock.close()
             raise
-        engine = engine or RealEngine(self.chain, compile_timeout=compile_timeout)
-        self.runner = JobRunner(self.store, engine, workers=workers)
-        self.service = ExplorerService(
-            self.store, self.chain, notify=self.runner.notify, api_keys=api_keys, max_body=max_body
-        )
         self.app = create_app(self.service)
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
@@ -228,10 +214,6 @@ class LocalExplorer:
     def sourcify_url(self) -> str:
         """The base URL Sourcify clients take (`forge --verifier sourcify --verifier-url`): it ends with /."""
         return f"{self.url}/"
-
-    @property
-    def requires_key(self) -> bool:
-        return self.service.requires_key
 
     def start(self) -> LocalExplorer:
         """Serve on a background thread; returns once the server accepts connections."""
@@ -269,15 +251,11 @@ class LocalExplorer:
         self._shutdown()
 
     def _shutdown(self) -> None:
-        self.runner.stop()
         try:
             self._sock.close()
         except OSError:
             pass
-        self.store.close()
-        if self._tmpdir:
-            shutil.rmtree(self._tmpdir, ignore_errors=True)
-            self._tmpdir = None
+        super().stop()
 
     def __enter__(self) -> LocalExplorer:
         if self._server is None:
@@ -292,15 +270,11 @@ def start_embedded(
     chain: ChainReader,
     db_path: str | Path | None = None,
     api_keys: Iterable[str] = (),
-    engine: Engine | None = None,
-    workers: int = 1,
-    compile_timeout: float | None = None,
+    **options: Unpack[ExplorerOptions],
 ) -> LocalExplorer:
     """Start an explorer for `chain` (a ChainReader) on 127.0.0.1 and a free port, on a background
     thread. Without `db_path` its data lives in a temporary file removed by `.stop()`."""
-    return LocalExplorer(
-        chain, db_path=db_path, api_keys=api_keys, engine=engine, workers=workers, compile_timeout=compile_timeout
-    ).start()
+    return LocalExplorer(chain, db_path=db_path, api_keys=api_keys, **options).start()
 
 
 def serve(

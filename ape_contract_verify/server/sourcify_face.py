@@ -31,18 +31,18 @@ from ape_contract_verify.evm.proxies import (
 )
 from ape_contract_verify.evm.wrappers import MemoizingChain
 from ape_contract_verify.exceptions import InvalidRequest
+from ape_contract_verify.explorer import sourcify_results
+from ape_contract_verify.explorer.jobs import code_hash, request_to_payload
+from ape_contract_verify.explorer.service import ExplorerService
+from ape_contract_verify.explorer.store import DONE, SOURCIFY, VerifiedContract
 from ape_contract_verify.json_types import JsonObject, JsonValue, as_object
 from ape_contract_verify.logs import SERVER, get_logger
 from ape_contract_verify.protocol import forms
 from ape_contract_verify.protocol import sourcify as sfy
 from ape_contract_verify.protocol.values import checksum, hex_to_bytes
 from ape_contract_verify.server import params as p
-from ape_contract_verify.server import sourcify_results
-from ape_contract_verify.server.jobs import code_hash, request_to_payload
 from ape_contract_verify.server.params import BadRequest
-from ape_contract_verify.server.service import ExplorerService
 from ape_contract_verify.server.shared_reads import SharedReads
-from ape_contract_verify.server.store import DONE, SOURCIFY, VerifiedContract
 
 logger = get_logger(SERVER)
 

@@ -27,8 +27,8 @@ from ape_contract_verify.server.page_text import short_name
 from ape_contract_verify.server.rendering import page
 
 if TYPE_CHECKING:
-    from ape_contract_verify.server.service import ExplorerService
-    from ape_contract_verify.server.store import Store
+    from ape_contract_verify.explorer.service import ExplorerService
+    from ape_contract_verify.explorer.store import Store
 
 MAX_LOGS_SHOWN = 200
 

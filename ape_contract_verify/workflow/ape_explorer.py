@@ -4,8 +4,9 @@ The targets are Etherscan V2, the configured explorers and the local explorer.
 
 Ape asks `network.explorer` and takes the first registered explorer plugin for the network (see
 `registrations`, which `__init__.py` yields). On a local network with no explorer URL configured the
-explorer is the embedded one: one per process and chain (`local_explorers`), shared with the deploy
-hook, kept until the process ends, so what a script verified is what `Contract(address)` finds.
+explorer is the one in this process: one per process and chain (`local_explorers`), shared with the
+deploy hook, kept until the process ends, so what a script verified is what `Contract(address)`
+finds. It has no pages (no server): its links are empty.
 """
 
 from __future__ import annotations
@@ -18,14 +19,12 @@ from ape.api.explorers import ExplorerAPI
 from ape_contract_verify.logs import get_logger
 
 if TYPE_CHECKING:
-    from ape.api import ProviderAPI
     from ape.types import AddressType
     from ethpm_types import ContractType, PackageManifest
 
     from ape_contract_verify.client.provider import ExplorerRecord, VerificationTarget
     from ape_contract_verify.client.targets import ClientOptions, Target
     from ape_contract_verify.config import ContractVerifyConfig
-    from ape_contract_verify.server.runner import LocalExplorer
     from ape_contract_verify.workflow.report import Report
 
 logger = get_logger()
@@ -130,12 +129,11 @@ class ContractVerifyExplorer(ExplorerAPI):
         """A client to read `target` with; for the local network, only if its explorer runs."""
         if not target.is_local:
             return target.client(max_retries=min(self._cfg.max_retries, 1))
-        embedded = _embedded(self.provider, start=False)
-        if embedded is None:
-            return None
+        from ape_contract_verify.workflow import local_explorers
         from ape_contract_verify.workflow.verification import local_client
 
-        return local_client(embedded, max_retries=0)
+        embedded = local_explorers.shared(self.provider, start=False)
+        return None if embedded is None else local_client(embedded)
 
     def _first_with(self, fn: Callable[[VerificationTarget], R | None]) -> R | None:
         for target in self._targets():
@@ -166,20 +164,11 @@ class ContractVerifyExplorer(ExplorerAPI):
 
     def _pages(self) -> Iterator[tuple[Target | None, str]]:
         """(target, pages base URL) of each target with browser pages, in target order (the local
-        network's embedded explorer is started for its pages), then (None, Etherscan's pages)
-        on Etherscan's chains: links need no key, though verifying there does."""
+        network's explorer runs in process: it has none), then (None, Etherscan's pages) on
+        Etherscan's chains: links need no key, though verifying there does."""
         for target in self._targets():
-            if not target.is_local:
-                if browser := _browser(target):
-                    yield target, browser.rstrip("/")
-                continue
-            try:
-                embedded = _embedded(self.provider, start=True)
-            except Exception as err:
-                logger.warning("contract_verify: local explorer: %s", _one_line(err))
-                continue
-            if embedded is not None:
-                yield target, embedded.url.rstrip("/")
+            if not target.is_local and (browser := _browser(target)):
+                yield target, browser.rstrip("/")
         if etherscan := _etherscan_pages(self._chain_id()):
             yield None, etherscan
 
@@ -412,10 +401,3 @@ def _one_line(err: BaseException) -> str:
 
     text = " ".join(str(err).split()) or type(err).__name__
     return redact(text[:300])
-
-
-def _embedded(provider: ProviderAPI, start: bool) -> LocalExplorer | None:
-    """The process's embedded explorer for the provider's chain, shared with the deploy hook."""
-    from ape_contract_verify.workflow import local_explorers
-
-    return local_explorers.shared(provider, start=start)

@@ -1,6 +1,6 @@
-"""Keeping this process's embedded local explorers, one per connected chain.
+"""Keeping this process's local explorers, one per connected chain, in process (no server, no port).
 
-Each is shared by everything in the process that verifies or reads there (the deploy hook's
+Each (`explorer.embedded.EmbeddedExplorer`, asked through `workflow.local_target.LocalTarget`) is shared by everything in the process that verifies or reads there (the deploy hook's
 queue, Ape's explorer for `Contract(address)`, links and `publish=True`). What the hook verified
 during an `ape run` is then what `Contract(address)` finds and what its links show, in the same run.
 
@@ -29,13 +29,13 @@ if TYPE_CHECKING:
     from ape.api import ProviderAPI
 
     from ape_contract_verify.evm.reads import ChainReader
-    from ape_contract_verify.server.runner import LocalExplorer
+    from ape_contract_verify.explorer.embedded import EmbeddedExplorer
 
 logger = get_logger()
 
 _lock = threading.Lock()
 # (id(provider), chain id) -> (provider, explorer); the provider is held so its id is not reused.
-_running: dict[tuple[int, int | None], tuple[ProviderAPI, LocalExplorer]] = {}
+_running: dict[tuple[int, int | None], tuple[ProviderAPI, EmbeddedExplorer]] = {}
 _atexit = False
 
 
@@ -47,7 +47,9 @@ def _key(provider: ProviderAPI) -> tuple[int, int | None]:
     return id(provider), chain_id
 
 
-def shared(provider: ProviderAPI, chain_reader: ChainReader | None = None, start: bool = True) -> LocalExplorer | None:
+def shared(
+    provider: ProviderAPI, chain_reader: ChainReader | None = None, start: bool = True
+) -> EmbeddedExplorer | None:
     """The running explorer for `provider`'s chain; started (on `chain_reader`, default the
     provider itself) when there is none and `start` is set, else None."""
     global _atexit
@@ -68,7 +70,7 @@ def shared(provider: ProviderAPI, chain_reader: ChainReader | None = None, start
         return explorer
 
 
-def kept(provider: ProviderAPI) -> LocalExplorer | None:
+def kept(provider: ProviderAPI) -> EmbeddedExplorer | None:
     """The running explorer for `provider`'s chain, else the one kept for it (started on its store):
     what `ape verify status` reads. None when the chain ends with the command (nothing is kept)."""
     found = shared(provider, start=False)
@@ -114,22 +116,22 @@ def store_path(provider: ProviderAPI) -> Path | None:
     return folder / f"explorer-{chain_id}-{genesis[:12]}.sqlite"
 
 
-def _start(provider: ProviderAPI, chain_reader: ChainReader) -> LocalExplorer:
-    from ape_contract_verify.server.runner import start_embedded
-    from ape_contract_verify.server.store import StoreOpenError
+def _start(provider: ProviderAPI, chain_reader: ChainReader) -> EmbeddedExplorer:
+    from ape_contract_verify.explorer.embedded import start_in_process
+    from ape_contract_verify.explorer.store import StoreOpenError
 
     path = store_path(provider)
     if path is not None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            return start_embedded(chain_reader, db_path=path)
+            return start_in_process(chain_reader, db_path=path)
         except (OSError, StoreOpenError) as err:
             logger.warning(
                 "contract_verify: the local explorer keeps nothing after this command: %s cannot be used (%s)",
                 path,
                 err,
             )
-    return start_embedded(chain_reader)
+    return start_in_process(chain_reader)
 
 
 def stop_all() -> None:

@@ -37,8 +37,8 @@ if TYPE_CHECKING:  # the clients import requests, derive imports Ape: only when 
     from ape_contract_verify.derive.derive import Derivation
     from ape_contract_verify.engine.compilers import CompileCache
     from ape_contract_verify.evm.reads import ChainReader
+    from ape_contract_verify.explorer.embedded import EmbeddedExplorer
     from ape_contract_verify.request import VerificationRequest
-    from ape_contract_verify.server.runner import LocalExplorer
 
 logger = get_logger()
 
@@ -559,14 +559,14 @@ def explorer_for(
     **client_options: "Unpack[ClientOptions]",
 ) -> Iterator[tuple["VerificationTarget", str | None]]:
     """(client, browser URL) for a resolved ExplorerTarget. A local network with no explorer
-    configured gets an embedded local explorer, reading the chain through `chain_reader`
-    (default: the Ape provider): its own, stopped on exit, or with `shared` the process's one for
-    the chain (`workflow.local_explorers`), which outlives this context."""
+    configured gets a local explorer in this process (no server: no browser URL), reading the
+    chain through `chain_reader` (default: the Ape provider): its own, stopped on exit, or with
+    `shared` the process's one for the chain (`workflow.local_explorers`), which outlives this context."""
     if not target.is_local:
         yield target.client(health=health, **client_options), target.browser_url
         return
     from ape_contract_verify.evm.chain import ApeProviderChain
-    from ape_contract_verify.server.runner import start_embedded
+    from ape_contract_verify.explorer.embedded import start_in_process
 
     if provider is None:
         from ape import chain
@@ -579,21 +579,18 @@ def explorer_for(
         if explorer is None:  # `shared` starts one when there is none
             raise ContractVerifyError("the local explorer of this chain could not be started")
     else:
-        explorer = start_embedded(chain_reader or ApeProviderChain(provider))
+        explorer = start_in_process(chain_reader or ApeProviderChain(provider))
     try:
-        yield local_client(explorer), explorer.url
+        yield local_client(explorer, health=health), None
     finally:
         if not shared:
             explorer.stop()
 
 
 def local_client(
-    explorer: "LocalExplorer", health: "TargetHealth | None" = None, **options: "Unpack[ClientOptions]"
+    explorer: "EmbeddedExplorer", health: "TargetHealth | None" = None, **options: "Unpack[ClientOptions]"
 ) -> "VerificationTarget":
-    """A client of a running embedded explorer: ours, on loopback, so no rate limit worth waiting
-    for and no indexing delay."""
-    from ape_contract_verify.client.etherscan import ExplorerClient
+    """The target of a local explorer in this process: its answers without HTTP (`LocalTarget`)."""
+    from ape_contract_verify.workflow.local_target import LocalTarget
 
-    return ExplorerClient(
-        explorer.base_url, calls_per_second=200.0, not_indexed_timeout=0, flavour="local", health=health, **options
-    )
+    return LocalTarget(explorer, health=health)

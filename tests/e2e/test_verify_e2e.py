@@ -53,7 +53,7 @@ DEPLOY_LINES = 19
 ADMIN_SLOT = "0xb53127684a568b3173ae13b9f8a6016e243e63b6e8ee1178d6a717850b5d6103"
 
 
-# --- ethereum:local:test, embedded explorer -------------------------------------------------
+# --- ethereum:local:test, the local explorer in process -------------------------------------------------
 
 
 def test_ape_run_deploy_verifies_everything_on_the_embedded_explorer(deployed_local):
@@ -68,6 +68,8 @@ def test_ape_run_deploy_verifies_everything_on_the_embedded_explorer(deployed_lo
     # The deploy script's own output is intact: verification never replaces a deploy.
     assert len(DEPLOYED.findall(deployed_local.stdout)) == DEPLOY_LINES
     assert "not verified" not in deployed_local.stderr, deployed_local.stderr[-2000:]
+    # The local explorer runs in the process: no server, no port.
+    assert "LISTENING" not in deployed_local.stderr, deployed_local.stderr[-2000:]
 
 
 # --- anvil, standalone `ape verify serve` ----------------------------------------------------

@@ -15,14 +15,13 @@ import re
 from pathlib import Path
 
 import pytest
-import requests
 from eth_utils import to_checksum_address
 
 from ape_contract_verify.engine.compilers import compile_input, with_output_selection
 from support import BIN, load_manifest, run
 from support.e2e import configure, copy_project, summary, verify_cli
 from support.service import Anvil, encode
-from support.vyper03 import vyper_executable
+from support.vyper03 import kept_record, vyper_executable
 
 OWN_PROJECT = True  # its own project, no dependency: beside the example's group (conftest.py)
 
@@ -101,27 +100,15 @@ def test_ape_run_deploy_verifies_it_and_the_summary_names_the_order(project):
     row = summary(proc.stdout)["ProxyFactory"]
     assert row[:2] == (address, "verified"), proc.stdout[-3000:] + proc.stderr[-3000:]
     assert NOTE.search(row[2]), row
-    record = json.loads(next(line for line in proc.stdout.splitlines() if line.startswith("RECORD "))[len("RECORD ") :])
-    assert_verified_record(record)
+    assert_verified_record(kept_record(project, address))
 
 
-def test_ape_verify_contract_by_address_names_the_order(project, anvil, monkeypatch):
-    from ape_contract_verify.server.runner import LocalExplorer
-
+def test_ape_verify_contract_by_address_names_the_order(project, anvil):
     creation = manifest_type(project)["deploymentBytecode"]["bytecode"]
     address = to_checksum_address(anvil.deploy(creation, encode(["address"], [IMPLEMENTATION])))
-    records: dict = {}
-    stop = LocalExplorer.stop
-
-    def read_then_stop(self, *args, **kwargs):  # the command's embedded explorer ends with it
-        params = {"module": "contract", "action": "getsourcecode", "address": address}
-        records[address] = requests.get(self.base_url, params=params, timeout=10).json()["result"][0]
-        return stop(self, *args, **kwargs)
-
-    monkeypatch.setattr(LocalExplorer, "stop", read_then_stop)
     proc = verify_cli(project, "contract", address, "--json")
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     (report,) = json.loads(proc.stdout)["reports"]
     assert (report["contract"], report["outcome"], report["match"]) == ("ProxyFactory", "verified", "full"), report
     assert any(NOTE.match(warning) for warning in report["warnings"]), report["warnings"]
-    assert_verified_record(records[address])
+    assert_verified_record(kept_record(project, address))

@@ -12,7 +12,7 @@ from ape_contract_verify.derive.constructor import PrecheckFailed
 from ape_contract_verify.derive.derive import precheck
 from ape_contract_verify.engine.compilers import CompileCache
 from ape_contract_verify.evm.chain import JsonRpcChain
-from ape_contract_verify.server.jobs import RealEngine
+from ape_contract_verify.explorer.jobs import RealEngine
 from ape_contract_verify.server.runner import start_embedded
 from support import BIN, run
 from support.e2e import anvil_project, copy_project, submissions, verify_cli

@@ -22,8 +22,8 @@ from ape_contract_verify.engine.compare import Compiled
 from ape_contract_verify.engine.compilers import CompileCache, compile_input, compile_vyper_json, with_output_selection
 from ape_contract_verify.engine.verifier import Verifier
 from ape_contract_verify.evm.chain import JsonRpcChain
+from ape_contract_verify.explorer.jobs import RealEngine
 from ape_contract_verify.request import CodeFormat, VerificationRequest
-from ape_contract_verify.server.jobs import RealEngine
 from ape_contract_verify.server.runner import start_embedded
 from support.service import Anvil, encode, get, poll, post
 

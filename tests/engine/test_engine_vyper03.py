@@ -16,7 +16,7 @@ from ape_contract_verify.engine.compilers import CompileCache, CompilerError, co
 from ape_contract_verify.engine.diagnose import variations, vyper_hint
 from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.evm.chain import JsonRpcChain
-from ape_contract_verify.server.jobs import RealEngine
+from ape_contract_verify.explorer.jobs import RealEngine
 from ape_contract_verify.server.runner import start_embedded
 from support.service import Anvil, encode, get, poll, post
 from support.vyper03 import FILE, IMMUTABLES, SETTINGS, TYPES, code_layout, source, vyper_input, with_extra_trailing

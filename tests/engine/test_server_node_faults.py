@@ -1,14 +1,14 @@
-"""Faults of the local explorer's jobs on a real node (the fakes' cases: tests/unit/server/test_jobs.py):
+"""Faults of the local explorer's jobs on a real node (the fakes' cases: tests/unit/explorer/test_jobs.py):
 an anvil stopped mid-job and restarted with its state (`--state`), and a node that never comes back."""
 
 import time
 
 from ape_contract_verify.engine.compilers import CompileCache
 from ape_contract_verify.evm.chain import JsonRpcChain
+from ape_contract_verify.explorer.jobs import ChainRetry, RealEngine, wait_until
+from ape_contract_verify.explorer.store import RUNNING
 from ape_contract_verify.protocol.answers import Texts
-from ape_contract_verify.server.jobs import ChainRetry, RealEngine, wait_until
 from ape_contract_verify.server.runner import LocalExplorer
-from ape_contract_verify.server.store import RUNNING
 from support.service import Anvil, get, json_form, poll, post, solc_compile, standard_input
 
 CHAIN_TEXT_START = (

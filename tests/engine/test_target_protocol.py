@@ -1,6 +1,8 @@
 """Both clients driven through the one target protocol (`client/provider.VerificationTarget`), as
 the workflow drives them: the project's local explorer as a child process (what `ape verify
-serve` runs) over real anvil and solc, real HTTP, its Etherscan-style API and its Sourcify face.
+serve` runs) over real anvil and solc, real HTTP, its Etherscan-style API and its Sourcify face;
+and the local explorer in this process (`workflow/local_target.py`, what `ape run` verifies on),
+answering as the HTTP face does.
 Submit, wait, look up (an `ExplorerRecord` from either), link a proxy where the target says it
 can, and the one that cannot says so."""
 
@@ -12,9 +14,12 @@ from ape_contract_verify.client.etherscan import ExplorerClient
 from ape_contract_verify.client.provider import ExplorerRecord, VerificationTarget
 from ape_contract_verify.client.ratelimit import RateLimiter
 from ape_contract_verify.client.sourcify import SourcifyClient
+from ape_contract_verify.evm.chain import JsonRpcChain
 from ape_contract_verify.exceptions import ActionNotSupported
+from ape_contract_verify.explorer.embedded import EmbeddedExplorer
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.request import CodeFormat, VerificationRequest
+from ape_contract_verify.workflow.local_target import LocalTarget
 from support.service import SOLC_0826, Anvil, ServerProcess, encode, solc_compile, standard_input
 
 BOX = "contracts/proxy/Box.sol:Box"
@@ -25,7 +30,7 @@ PROXY = "contracts/proxy/SimpleProxy.sol:SimpleProxy"
 def world(tmp_path_factory):
     """One explorer, and a Box and a proxy to it for each face (one store: each face its own)."""
     anvil = Anvil()
-    server = None
+    server = embedded = None
     try:
         server = ServerProcess(anvil.url, tmp_path_factory.mktemp("target-protocol") / "explorer.sqlite")
         source = standard_input(["proxy/Box.sol", "proxy/SimpleProxy.sol"])
@@ -33,20 +38,31 @@ def world(tmp_path_factory):
         box_out = out["contracts/proxy/Box.sol"]["Box"]
         proxy_out = out["contracts/proxy/SimpleProxy.sol"]["SimpleProxy"]
         deployed = {}
-        for face in ("etherscan", "sourcify"):
+        embedded = EmbeddedExplorer(JsonRpcChain(anvil.url)).start()
+        for face in ("etherscan", "sourcify", "in-process"):
             box = anvil.deploy(box_out["evm"]["bytecode"]["object"])
             args = encode(["address", "bytes"], [box, b""])
             proxy = anvil.deploy(proxy_out["evm"]["bytecode"]["object"], args)
             deployed[face] = (box, proxy, args, anvil.deploy(box_out["evm"]["bytecode"]["object"]))
-        yield {"server": server, "source": source, "box_abi": box_out["abi"], "deployed": deployed}
+        yield {
+            "server": server,
+            "embedded": embedded,
+            "source": source,
+            "box_abi": box_out["abi"],
+            "deployed": deployed,
+        }
     finally:
         if server is not None:
             server.stop()
+        if embedded is not None:
+            embedded.stop()
         anvil.stop()
 
 
 def target_for(world, face: str) -> VerificationTarget:
     base = world["server"].base_url
+    if face == "in-process":
+        return LocalTarget(world["embedded"])
     if face == "sourcify":
         return SourcifyClient(base.removesuffix("api"), 31337, limiter=RateLimiter(50.0))
     return ExplorerClient(base, limiter=RateLimiter(50.0), not_indexed_timeout=0, flavour="local")
@@ -69,12 +85,13 @@ def submit_and_wait(target: VerificationTarget, request: VerificationRequest):
     return target.wait(receipt, interval=0.2, timeout=120)
 
 
-@pytest.mark.parametrize("face", ["etherscan", "sourcify"])
+@pytest.mark.parametrize("face", ["etherscan", "sourcify", "in-process"])
 def test_one_protocol_drives_both_clients(world, face):
     target = target_for(world, face)
     box, proxy, proxy_args, _ = world["deployed"][face]
     assert isinstance(target, VerificationTarget)
-    assert target.kind == face and target.flavour == ("local" if face == "etherscan" else "sourcify")
+    kind = "sourcify" if face == "sourcify" else "etherscan"
+    assert target.kind == kind and target.flavour == ("local" if kind == "etherscan" else "sourcify")
 
     before = target.contract_record(box)
     assert isinstance(before, ExplorerRecord) and not before.verified and not before.exact
@@ -113,7 +130,7 @@ def test_what_each_target_supports_is_said_by_the_protocol(world):
     assert sourcify.link(world["deployed"]["sourcify"][0]).endswith(f"/31337/{world['deployed']['sourcify'][0]}")
 
 
-@pytest.mark.parametrize("face", ["etherscan", "sourcify"])
+@pytest.mark.parametrize("face", ["etherscan", "sourcify", "in-process"])
 def test_a_wrong_submission_fails_with_a_reason_and_nothing_is_held(world, face):
     target = target_for(world, face)
     spare = world["deployed"][face][3]  # a Box, submitted as the proxy's source: the code differs
@@ -121,3 +138,15 @@ def test_a_wrong_submission_fails_with_a_reason_and_nothing_is_held(world, face)
     answer = submit_and_wait(target, request_for(world, spare, PROXY, args))
     assert answer.outcome == Outcome.FAILED and answer.reason, answer
     assert not target.contract_record(spare).verified
+
+
+def test_in_process_the_local_explorer_answers_as_over_http(world):
+    """The same wrong submission to the served explorer and to the one in this process: the same
+    outcome and text, the address aside."""
+    answers = {}
+    for face in ("etherscan", "in-process"):
+        spare = world["deployed"][face][3]
+        args = encode(["address", "bytes"], [world["deployed"][face][0], b""])
+        answer = submit_and_wait(target_for(world, face), request_for(world, spare, PROXY, args))
+        answers[face] = (answer.outcome, answer.status, answer.reason.replace(spare, "ADDRESS"))
+    assert answers["in-process"] == answers["etherscan"], answers

@@ -59,3 +59,17 @@ def with_extra_trailing(creation: bytes, runtime_length: int, extra: int = 32) -
     assert match.group(1) == match.group(3), "one memory offset for the copy and the return"
     total = int.from_bytes(match.group(2), "big") + extra
     return creation[: match.start(2)] + total.to_bytes(2, "big") + creation[match.end(2) :]
+
+
+def kept_record(project: Path, address: str) -> dict:
+    """getsourcecode's entry for `address` in the local explorer's store `ape` kept for the chain
+    (an anvil the command did not start): what the in-process explorer verified, read afterwards."""
+    from ape_contract_verify.explorer.sources import source_result
+    from ape_contract_verify.explorer.store import Store
+
+    (path,) = (project / ".build" / "contract_verify").glob("explorer-*.sqlite")
+    store = Store(path)
+    try:
+        return source_result(store, address.lower())
+    finally:
+        store.close()

@@ -13,11 +13,11 @@ import pytest
 from eth_utils import to_checksum_address
 
 from ape_contract_verify.evm.reads import Creation
+from ape_contract_verify.explorer.jobs import code_hash
+from ape_contract_verify.explorer.store import PROXY, SOURCE, Store, VerifiedContract
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.server import api
 from ape_contract_verify.server.api import CatchAll, ExplorerService, create_app, envelope
-from ape_contract_verify.server.jobs import code_hash
-from ape_contract_verify.server.store import PROXY, SOURCE, Store, VerifiedContract
 from support.service import ADDRESS_A, ADDRESS_B, EMPTY_ADDR, PROXY_ADDR, FakeChain, form
 
 pytestmark = pytest.mark.unit

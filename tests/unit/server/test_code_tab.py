@@ -9,9 +9,9 @@ import pytest
 from eth_abi import encode
 from markupsafe import Markup
 
+from ape_contract_verify.explorer.store import VerifiedContract
 from ape_contract_verify.server import code_tab
 from ape_contract_verify.server.contract_facts import ContractFacts
-from ape_contract_verify.server.store import VerifiedContract
 
 pytestmark = pytest.mark.unit
 

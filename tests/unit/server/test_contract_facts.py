@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from ape_contract_verify.explorer.store import VerifiedContract
 from ape_contract_verify.server.contract_facts import ContractFacts
-from ape_contract_verify.server.store import VerifiedContract
 
 pytestmark = pytest.mark.unit
 

@@ -8,10 +8,10 @@ import json
 
 import pytest
 
+from ape_contract_verify.explorer.service import ExplorerService
+from ape_contract_verify.explorer.store import ProxyRecord, Store, VerifiedContract
 from ape_contract_verify.server.api import create_app
 from ape_contract_verify.server.pages import MAX_PAGE, PAGE_SIZE
-from ape_contract_verify.server.service import ExplorerService
-from ape_contract_verify.server.store import ProxyRecord, Store, VerifiedContract
 from support.asgi import get
 from support.service import FakeChain
 

@@ -21,10 +21,10 @@ from types import SimpleNamespace
 import pytest
 import requests
 
+from ape_contract_verify.explorer.store import VerifiedContract
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.server import params
 from ape_contract_verify.server.runner import LocalExplorer
-from ape_contract_verify.server.store import VerifiedContract
 from support.service import ADDRESS_A, ADDRESS_B, REPO, SOURCE, VENV_BIN, FakeChain, FakeEngine, form
 
 KEY = "hostile-key-Rt42"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from ape_contract_verify.explorer.store import SOURCE, Store, StoreOpenError
 from ape_contract_verify.server import runner
 from ape_contract_verify.server.runner import ExplorerStartError, LocalExplorer
-from ape_contract_verify.server.store import SOURCE, Store, StoreOpenError
 from support.service import ADDRESS_A, FakeChain, FakeEngine
 
 pytestmark = pytest.mark.unit

@@ -22,10 +22,10 @@ import requests
 
 from ape_contract_verify.evm.proxies import EIP1967_IMPLEMENTATION_SLOT
 from ape_contract_verify.exceptions import InvalidRequest
+from ape_contract_verify.explorer.store import VerifiedContract
 from ape_contract_verify.protocol import sourcify as sfy
 from ape_contract_verify.server import sourcify_face
 from ape_contract_verify.server.runner import LocalExplorer
-from ape_contract_verify.server.store import VerifiedContract
 
 GOLDEN = Path(__file__).parents[2] / "data" / "sourcify-lookup-all.json"
 BOX = "0x" + "b0" * 20
@@ -432,8 +432,8 @@ def test_an_explorer_gone_leaves_no_shared_reads_behind(tmp_path):
     import gc
     import weakref
 
+    from ape_contract_verify.explorer.store import Store
     from ape_contract_verify.server.api import ExplorerService
-    from ape_contract_verify.server.store import Store
 
     store = Store(tmp_path / "explorer.sqlite")
     service = ExplorerService(store, DictChain())

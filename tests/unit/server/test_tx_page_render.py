@@ -11,10 +11,10 @@ from eth_abi import encode
 from eth_utils import keccak
 
 from ape_contract_verify.evm.reads import ChainError, LogEntry, TransactionFacts
+from ape_contract_verify.explorer.service import ExplorerService
+from ape_contract_verify.explorer.store import ProxyRecord, Store, VerifiedContract
 from ape_contract_verify.server import tx_page
 from ape_contract_verify.server.api import create_app
-from ape_contract_verify.server.service import ExplorerService
-from ape_contract_verify.server.store import ProxyRecord, Store, VerifiedContract
 from support.asgi import get
 from support.service import FakeChain
 

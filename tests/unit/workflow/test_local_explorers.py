@@ -1,4 +1,4 @@
-"""workflow/local_explorers.py: one embedded explorer per connected chain, shared; a store per
+"""workflow/local_explorers.py: one in-process explorer per connected chain, shared; a store per
 chain id and genesis for a node that outlives the command, none for one that ends with it (and
 why, in words); a store that cannot be opened is a warning, never a failed start."""
 
@@ -8,8 +8,8 @@ from types import SimpleNamespace
 import ape
 import pytest
 
-from ape_contract_verify.server import runner
-from ape_contract_verify.server.store import StoreOpenError
+from ape_contract_verify.explorer import embedded
+from ape_contract_verify.explorer.store import StoreOpenError
 from ape_contract_verify.workflow import local_explorers
 
 pytestmark = pytest.mark.unit
@@ -60,7 +60,7 @@ def isolated(monkeypatch, tmp_path):
         started.append((chain, db_path))
         return Explorer(chain, db_path)
 
-    monkeypatch.setattr(runner, "start_embedded", start_embedded)
+    monkeypatch.setattr(embedded, "start_in_process", start_embedded)
     return started
 
 
@@ -107,7 +107,7 @@ def test_a_store_that_cannot_be_opened_is_a_warning_and_the_explorer_keeps_nothi
             raise StoreOpenError(str(db_path), "database is locked")
         return Explorer(chain)
 
-    monkeypatch.setattr(runner, "start_embedded", start_embedded)
+    monkeypatch.setattr(embedded, "start_in_process", start_embedded)
     with caplog.at_level(logging.WARNING):
         explorer = local_explorers.shared(Provider(), object())
     assert explorer.db_path is None and calls[0] is not None and calls[1] is None
@@ -121,7 +121,7 @@ def test_stop_all_stops_each_explorer_once_even_when_one_fails(monkeypatch):
         made.append(Explorer(chain, db_path, fail_stop=not made))
         return made[-1]
 
-    monkeypatch.setattr(runner, "start_embedded", start_embedded)
+    monkeypatch.setattr(embedded, "start_in_process", start_embedded)
     local_explorers.shared(Provider(chain_id=1), object())
     local_explorers.shared(Provider(chain_id=2), object())
     local_explorers.stop_all()

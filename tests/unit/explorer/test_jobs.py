@@ -11,10 +11,10 @@ import pytest
 
 from ape_contract_verify.engine.compare import FailureKind
 from ape_contract_verify.evm.chain import ChainError
+from ape_contract_verify.explorer.jobs import ChainRetry, JobRunner, request_to_payload, wait_until
+from ape_contract_verify.explorer.store import DONE, PENDING, PROXY, RUNNING, SOURCE, Store
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.request import CodeFormat, VerificationRequest
-from ape_contract_verify.server.jobs import ChainRetry, JobRunner, request_to_payload, wait_until
-from ape_contract_verify.server.store import DONE, PENDING, PROXY, RUNNING, SOURCE, Store
 from support.service import (
     ADDRESS_A,
     PROXY_ADDR,

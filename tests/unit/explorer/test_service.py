@@ -3,9 +3,9 @@ them, and that the chain id is read once."""
 
 import pytest
 
+from ape_contract_verify.explorer.service import ExplorerService
+from ape_contract_verify.explorer.store import Store
 from ape_contract_verify.server.params import MAX_BODY_BYTES
-from ape_contract_verify.server.service import ExplorerService
-from ape_contract_verify.server.store import Store
 from support.service import FakeChain
 
 pytestmark = pytest.mark.unit

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
+from ape_contract_verify.explorer.store import Store, VerifiedContract
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.protocol.values import checksum
 from ape_contract_verify.request import CodeFormat
-from ape_contract_verify.server.store import Store, VerifiedContract
 
 UNVERIFIED_SOURCE = {
     "SourceCode": "",

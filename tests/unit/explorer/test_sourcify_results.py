@@ -9,8 +9,8 @@ import pytest
 
 from ape_contract_verify.engine.compare import FailureKind
 from ape_contract_verify.engine.verifier import VerificationResult
+from ape_contract_verify.explorer import sourcify_results
 from ape_contract_verify.protocol import sourcify as sfy
-from ape_contract_verify.server import sourcify_results
 
 pytestmark = pytest.mark.unit
 

@@ -16,14 +16,8 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ape_contract_verify.evm.chain import ChainError
-from ape_contract_verify.json_types import JsonObject, JsonValue, to_json
-from ape_contract_verify.logs import SERVER, get_logger
-from ape_contract_verify.protocol import sourcify as sfy
-from ape_contract_verify.protocol.answers import Texts
-from ape_contract_verify.protocol.values import checksum, hex_to_bytes
-from ape_contract_verify.request import CodeFormat, VerificationRequest
-from ape_contract_verify.server import sourcify_results
-from ape_contract_verify.server.store import (
+from ape_contract_verify.explorer import sourcify_results
+from ape_contract_verify.explorer.store import (
     MAX_INTERRUPTIONS,
     PROXY,
     SOURCE,
@@ -33,6 +27,12 @@ from ape_contract_verify.server.store import (
     Submission,
     VerifiedContract,
 )
+from ape_contract_verify.json_types import JsonObject, JsonValue, to_json
+from ape_contract_verify.logs import SERVER, get_logger
+from ape_contract_verify.protocol import sourcify as sfy
+from ape_contract_verify.protocol.answers import Texts
+from ape_contract_verify.protocol.values import checksum, hex_to_bytes
+from ape_contract_verify.request import CodeFormat, VerificationRequest
 
 if TYPE_CHECKING:
     from ape_contract_verify.engine.compilers import CompileCache
@@ -192,6 +192,8 @@ class JobRunner:
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self.requeued = 0
+        self._ended = threading.Condition()  # notified as each job ends: in-process waiters need no polling
+        self.jobs_ended = 0
 
     def start(self) -> JobRunner:
         self.requeued, ended = self.store.requeue_interrupted(
@@ -235,7 +237,20 @@ class JobRunner:
                 continue
             self.process(submission)
 
+    def wait_for_an_end(self, seen: int, timeout: float) -> None:
+        """Until a job ends after `seen` (`jobs_ended` then), at most `timeout` seconds."""
+        with self._ended:
+            self._ended.wait_for(lambda: self.jobs_ended != seen, timeout)
+
     def process(self, submission: Submission) -> None:
+        try:
+            self._process(submission)
+        finally:
+            with self._ended:
+                self.jobs_ended += 1
+                self._ended.notify_all()
+
+    def _process(self, submission: Submission) -> None:
         try:
             if submission.kind in (SOURCE, SOURCIFY):
                 self._verify_source(submission)

@@ -418,19 +418,6 @@ class Store:
         row = self._conn().execute("SELECT abi FROM contracts WHERE address = ?", (address.lower(),)).fetchone()
         return row[0] if row else None
 
-    def list_contracts(self, limit: int = 100) -> list[tuple[str, str, str, str, float]]:
-        """(address, contract name, compiler, match, verified_at) of the latest verified contracts."""
-        rows = (
-            self._conn()
-            .execute(
-                "SELECT address, contract_name, compiler_version, match, verified_at FROM contracts "
-                "ORDER BY verified_at DESC LIMIT ?",
-                (limit,),
-            )
-            .fetchall()
-        )
-        return [tuple(row) for row in rows]
-
     def search_contracts(self, text: str = "", offset: int = 0, limit: int = 25) -> tuple[int, list[VerifiedContract]]:
         """(total matching, one page of them newest first); `text` matches part of the address or the name."""
         where = ""

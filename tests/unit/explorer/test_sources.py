@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from ape_contract_verify.explorer.sources import UNVERIFIED_SOURCE, source_entry, source_result
+from ape_contract_verify.explorer.store import ProxyRecord, Store, VerifiedContract
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.protocol.values import checksum
-from ape_contract_verify.server.sources import UNVERIFIED_SOURCE, source_entry, source_result
-from ape_contract_verify.server.store import ProxyRecord, Store, VerifiedContract
 
 pytestmark = pytest.mark.unit
 

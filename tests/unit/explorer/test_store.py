@@ -4,10 +4,8 @@ import sqlite3
 import string
 import time
 
-from ape_contract_verify.protocol.answers import Texts
-from ape_contract_verify.request import CodeFormat, VerificationRequest
-from ape_contract_verify.server.jobs import JobRunner, request_to_payload, wait_until
-from ape_contract_verify.server.store import (
+from ape_contract_verify.explorer.jobs import JobRunner, request_to_payload, wait_until
+from ape_contract_verify.explorer.store import (
     DONE,
     PENDING,
     PROXY,
@@ -17,6 +15,8 @@ from ape_contract_verify.server.store import (
     VerifiedContract,
     new_guid,
 )
+from ape_contract_verify.protocol.answers import Texts
+from ape_contract_verify.request import CodeFormat, VerificationRequest
 from support.service import ADDRESS_A, ADDRESS_B, PROXY_ADDR, FakeChain, FakeEngine
 from support.service import SOURCE as BOX
 

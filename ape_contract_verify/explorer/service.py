@@ -1,6 +1,6 @@
 """`ExplorerService`: the state every handler reads (store, chain, the job queue's wake-up, accepted keys).
 
-One object, held by the app (`app.state.service`)."""
+One object, held by the app (`app.state.service`) and by the in-process local target."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ import hmac
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from ape_contract_verify.server.params import MAX_BODY_BYTES
-from ape_contract_verify.server.store import Store
+from ape_contract_verify.explorer.store import Store
 
 if TYPE_CHECKING:
     from ape_contract_verify.evm.reads import SearchingReader
+
+MAX_BODY_BYTES = 20 * 1024 * 1024  # a submission's size, whichever face it comes through
 
 
 class ExplorerService:

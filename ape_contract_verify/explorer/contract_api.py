@@ -1,0 +1,247 @@
+"""The contract API's actions on the explorer's store and job queue, without HTTP.
+
+`answer(service, params, method)` is one request's (status, result): what the HTTP face at /api
+sends in Etherscan's envelope, and what the in-process local target classifies, so both answer
+with the same texts (`answers.Texts`). Bad input is status "0" with a text that names the
+parameter and the fix. Every rule about a parameter's value is `protocol.forms`'s, the client's own.
+No engine module is imported here: the local explorer starts inside `ape run`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, replace
+from itertools import accumulate
+from typing import TYPE_CHECKING
+
+from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
+from ape_contract_verify.explorer.jobs import code_hash, request_to_payload
+from ape_contract_verify.explorer.service import ExplorerService
+from ape_contract_verify.explorer.sources import source_result
+from ape_contract_verify.explorer.store import PROXY, SOURCE
+from ape_contract_verify.json_types import JsonReadable
+from ape_contract_verify.protocol import forms
+from ape_contract_verify.protocol.answers import Texts
+from ape_contract_verify.protocol.inputs import JSON_FORMATS
+from ape_contract_verify.protocol.values import checksum, hex_to_bytes
+from ape_contract_verify.request import VerificationRequest
+
+if TYPE_CHECKING:
+    from ape_contract_verify.evm.reads import Creation
+
+Answer = tuple[str, JsonReadable]  # an envelope's status and result
+SUBMISSIONS = ("verifysourcecode", "verifyproxycontract")
+# Actions that read only the store: the HTTP face answers them on its event loop.
+STORE_ONLY = frozenset({"getabi", "getsourcecode", "checkverifystatus", "checkproxyverification"})
+
+
+class BadRequest(ContractVerifyError):
+    """A request we refuse for what it is, not for a parameter's value (body, method, quota):
+    answered as status "0" with this text."""
+
+
+def envelope(status: str, result: JsonReadable, message: str | None = None) -> bytes:
+    body = {"status": status, "message": message or ("OK" if status == "1" else "NOTOK"), "result": result}
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def answer(service: ExplorerService, params: dict[str, str], method: str) -> Answer:
+    """One contract API request (its query and form fields merged) as (status, result)."""
+    try:
+        forms.validate_module(params.get("module"))
+        handler = HANDLERS[forms.validate_action(params.get("action"))]
+        chain_id = (params.get("chainid") or "").strip()
+        if chain_id and chain_id != str(served := _chain_id(service)):
+            raise InvalidRequest(
+                "chainid",
+                f"this explorer serves chainid {served}, got {forms.clip(chain_id)!r}",
+                f"send chainid={served}, or leave it out",
+            )
+        return handler(service, params, method)
+    except InvalidRequest as err:  # a parameter's value: the protocol's own words, then param and fix
+        return "0", forms.refusal_text(err)
+    except BadRequest as err:
+        return "0", str(err)
+
+
+def require_key(service: ExplorerService, params: Mapping[str, str]) -> None:
+    if not service.key_ok(params.get("apikey", "")):
+        raise BadRequest(Texts.INVALID_API_KEY)
+
+
+def _chain_id(service: ExplorerService) -> int:
+    try:
+        return service.chain_id()
+    except Exception as err:
+        raise BadRequest(f"The explorer could not read the chain id: {type(err).__name__}: {err}")
+
+
+def _code_at(service: ExplorerService, address: str) -> bytes:
+    try:
+        return hex_to_bytes(service.chain.get_code(address))
+    except Exception as err:
+        raise BadRequest(f"The explorer could not read the chain: {type(err).__name__}: {err}")
+
+
+def _post_only(action: str, method: str) -> None:
+    if method != "POST":
+        raise BadRequest(f"{action} must be sent as a POST with form fields; GET is not supported for submissions.")
+
+
+# -- actions ---------------------------------------------------------------------------------
+
+
+def getabi(service: ExplorerService, params: dict[str, str], method: str) -> Answer:
+    abi = service.store.get_abi(forms.validate_read_form(params).lower())
+    return ("0", Texts.NOT_VERIFIED) if abi is None else ("1", abi)
+
+
+def getsourcecode(service: ExplorerService, params: dict[str, str], method: str) -> Answer:
+    return "1", [source_result(service.store, forms.validate_read_form(params).lower())]
+
+
+def verifysourcecode(service: ExplorerService, params: dict[str, str], method: str) -> Answer:
+    _post_only("verifysourcecode", method)
+    require_key(service, params)
+    request = verification_request(params)
+    existing = service.store.get_contract(request.address)
+    code = _code_at(service, request.address)
+    if not code:
+        raise BadRequest(Texts.UNABLE_TO_LOCATE.format(address=request.address))
+    if existing is not None and existing.match == "full":
+        if not existing.code_hash or existing.code_hash == code_hash(code):
+            raise BadRequest(Texts.SOURCE_ALREADY_VERIFIED)
+    guid = service.store.add_submission(SOURCE, request.address, request_to_payload(request))
+    service.notify()
+    return "1", guid
+
+
+def _status(service: ExplorerService, params: dict[str, str], kind: str) -> Answer:
+    """checkverifystatus and checkproxyverification: one lookup, each with its own texts."""
+    submission = service.store.get_submission(forms.validate_check_form(params))
+    if submission is None:
+        return "0", Texts.UNKNOWN_UID
+    if submission.kind != kind:
+        other = (
+            "a proxy submission; use checkproxyverification"
+            if kind == SOURCE
+            else "a source code submission; use checkverifystatus"
+        )
+        return "0", f"{Texts.UNKNOWN_UID} (this guid is {other})"
+    if submission.state != "done":
+        return "0", Texts.PENDING if kind == SOURCE else Texts.PROXY_IN_PROGRESS
+    return submission.status or "0", submission.result or ""
+
+
+def checkverifystatus(service: ExplorerService, params: dict[str, str], method: str) -> Answer:
+    return _status(service, params, SOURCE)
+
+
+def verifyproxycontract(service: ExplorerService, params: dict[str, str], method: str) -> Answer:
+    _post_only("verifyproxycontract", method)
+    require_key(service, params)
+    checked = forms.validate_proxy_form(params)
+    address, expected = checked["address"].lower(), checked.get("expectedimplementation", "").lower()
+    if not _code_at(service, address):
+        raise BadRequest(Texts.UNABLE_TO_LOCATE.format(address=address))
+    if not service.store.take_proxy_quota(params.get("apikey") or None, limit=service.proxy_daily_limit):
+        raise BadRequest(
+            f"Max daily proxy verification submissions reached ({service.proxy_daily_limit} a day per API key); "
+            "try again after 00:00 UTC."
+        )
+    guid = service.store.add_submission(PROXY, address, {"expected_implementation": expected})
+    service.notify()
+    return "1", guid
+
+
+def checkproxyverification(service: ExplorerService, params: dict[str, str], method: str) -> Answer:
+    return _status(service, params, PROXY)
+
+
+def getcontractcreation(service: ExplorerService, params: dict[str, str], method: str) -> Answer:
+    found = []
+    for address in (address.lower() for address in forms.validate_creation_form(params)):
+        try:
+            creation = service.chain.find_creation(address)
+        except Exception as err:
+            raise BadRequest(f"The explorer could not find the creation of {address}: {type(err).__name__}: {err}")
+        if creation is None:
+            continue
+        factory = bool(_creation_field(creation, "factory"))
+        found.append(
+            {
+                "contractAddress": checksum(address),
+                "contractCreator": _creation_field(creation, "deployer", "sender", "from"),
+                "txHash": _creation_field(creation, "tx_hash", "transaction_hash", "txHash", "hash"),
+                "blockNumber": _creation_field(creation, "block", "block_number"),
+                "contractFactory": _creation_field(creation, "creator") if factory else "",
+                # Etherscan API V2 gives the creation input (init code + constructor arguments):
+                # what a verifier without traces needs for a factory's child.
+                "creationBytecode": _creation_field(creation, "input"),
+            }
+        )
+    return ("1", found) if found else ("0", "No data found")
+
+
+def _creation_field(creation: Creation | Mapping[str, object], *names: str) -> str:
+    """The first of `names` the creation has, as getcontractcreation's text (a mapping: a reader's older form)."""
+    fields = creation if isinstance(creation, Mapping) else asdict(creation)
+    for name in names:
+        value = fields.get(name)
+        if value is True:
+            return "1"
+        if value:
+            return "0x" + bytes(value).hex() if isinstance(value, (bytes, bytearray)) else str(value)
+    return ""
+
+
+HANDLERS: dict[str, Callable[[ExplorerService, dict[str, str], str], Answer]] = {
+    "getabi": getabi,
+    "getsourcecode": getsourcecode,
+    "verifysourcecode": verifysourcecode,
+    "checkverifystatus": checkverifystatus,
+    "verifyproxycontract": verifyproxycontract,
+    "checkproxyverification": checkproxyverification,
+    "getcontractcreation": getcontractcreation,
+}
+
+
+# -- the form, as the store keeps it (addresses lowercase) -------------------------------------
+
+
+def verification_request(params: dict[str, str]) -> VerificationRequest:
+    """verifysourcecode's form as a VerificationRequest, by the client's own rules."""
+    code_format = str(params.get("codeformat") or "").strip()
+    if code_format in JSON_FORMATS and json_too_deep(str(params.get("sourceCode") or "")):
+        raise InvalidRequest(
+            "sourceCode",
+            f"is JSON nested too deeply (over {MAX_JSON_DEPTH} levels)",
+            "send the compiler's JSON input as is",
+        )
+    request = forms.form_to_request(params)
+    return replace(request, address=request.address.lower())
+
+
+MAX_JSON_DEPTH = 256  # a compiler input nests about 6 deep
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
+_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+_CHUNK = 1 << 20
+
+
+def json_too_deep(text: str | bytes, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether JSON text nests arrays/objects deeper than `limit` (or leaves that many open), told
+    before json.loads sees it: json recurses in C per level, and where a library has raised the
+    recursion limit (py_ecc sets 100,000) deep input overflows the stack and kills the process."""
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    if data.count(b"[") + data.count(b"{") <= limit:  # the common case, at C speed
+        return False
+    brackets = _JSON_STRING.sub(b"", data).translate(None, _NOT_BRACKETS)  # brackets in strings do not nest
+    depth = 0
+    for start in range(0, len(brackets), _CHUNK):  # in chunks: other threads run between them
+        *_, depth = steps = list(accumulate(map(_STEP.__getitem__, brackets[start : start + _CHUNK]), initial=depth))
+        if max(steps) > limit:
+            return True
+    return False
