@@ -13,8 +13,14 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, NoReturn
 
-from ape_contract_verify.client.provider import LOCAL, ExplorerRecord, SubmissionReceipt
-from ape_contract_verify.client.retrying import reason_of, still_pending
+from ape_contract_verify.client.http import reason_of, still_pending
+from ape_contract_verify.client.provider import (
+    ExplorerRecord,
+    Flavour,
+    Kind,
+    SubmissionReceipt,
+    VerificationTarget,
+)
 from ape_contract_verify.exceptions import AddressNotFound, ContractNotVerified, ExplorerError, VerificationRejected
 from ape_contract_verify.explorer import contract_api
 from ape_contract_verify.json_types import JsonValue
@@ -31,12 +37,11 @@ if TYPE_CHECKING:
     from ape_contract_verify.explorer.embedded import EmbeddedExplorer
 
 
-class LocalTarget:
+class LocalTarget(VerificationTarget):
     """The embedded local explorer of a chain, asked in process (kind etherscan, flavour local)."""
 
-    kind = "etherscan"
-    flavour = LOCAL
-    supports_proxy_link = True
+    kind = Kind.ETHERSCAN
+    flavour = Flavour.LOCAL
     base_url = ""  # no URL: nothing listens
 
     def __init__(self, explorer: EmbeddedExplorer, health: TargetHealth | None = None, **_: object):
@@ -91,7 +96,10 @@ class LocalTarget:
                 raise still_pending(receipt.address, "still not final", timeout, answer, later)
             runner.wait_for_an_end(seen, min(left, max(interval, 0.05)))
 
-    def contract_record(self, address: str) -> ExplorerRecord:
+    def job_status(self, guid: str, proxy: bool = False) -> ExplorerAnswer:
+        return self._check("checkproxyverification" if proxy else "checkverifystatus", guid)
+
+    def contract_record(self, address: str, full: bool = True) -> ExplorerRecord:
         from ape_contract_verify.client.etherscan import SourceRecord
 
         address = validate_read_form({"address": address})
