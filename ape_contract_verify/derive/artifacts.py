@@ -406,7 +406,6 @@ def _created_by(artifact: Artifact, creation_input: bytes) -> bool:
 # What identifying needs from the compiler: the manifest's bytecode, for the closure's types.
 _CLOSURE_OUTPUTS = ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"]
 _CLOSURE_MEMO: dict[ClosureKey, list[Artifact]] = {}  # per run: (project, compilers, sources' stamps)
-_CLOSURE_CACHE: CompileCache | None = None  # the compile cache used when the caller gives none
 
 
 @GATE.guard  # also one search at a time: workers of a run share its result
@@ -472,13 +471,10 @@ def close_over_imports(sources: CompilerJson, remappings: list[str], root: Path)
 def _search_closure(project: ProjectManager, cache: CompileCache | None) -> list[Artifact]:
     from ape import compilers as ape_compilers
 
-    from ape_contract_verify.engine.compilers import CompileCache, compile_input
+    from ape_contract_verify.engine.compilers import compile_input, process_cache
     from ape_contract_verify.engine.versions import CompilerError
 
-    global _CLOSURE_CACHE
-    if cache is None:
-        _CLOSURE_CACHE = _CLOSURE_CACHE or CompileCache()
-        cache = _CLOSURE_CACHE
+    cache = cache or process_cache()
     root = Path(project.path)
     own = {s for s in (project.manifest.sources or {}) if s.endswith(".sol")}
     paths = [root / s for s in sorted(own) if (root / s).is_file()]

@@ -447,6 +447,20 @@ def canonical_key(compiler_version: str, input_json: CompilerInput) -> str:
     return hashlib.sha256(canon.encode()).hexdigest()
 
 
+_PROCESS_CACHE: CompileCache | None = None
+_PROCESS_LOCK = threading.Lock()
+
+
+def process_cache() -> CompileCache:
+    """The process's one compile cache: a run's pre-check and the local explorer in the same
+    process share it, so the explorer's compile of what was pre-checked is a hit, not a second run."""
+    global _PROCESS_CACHE
+    with _PROCESS_LOCK:
+        if _PROCESS_CACHE is None:
+            _PROCESS_CACHE = CompileCache()
+        return _PROCESS_CACHE
+
+
 class CompileCache:
     """Compiler outputs keyed on (compiler version, canonical input): in memory, optionally on disk.
 

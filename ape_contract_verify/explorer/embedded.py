@@ -18,6 +18,7 @@ from ape_contract_verify.explorer.service import MAX_BODY_BYTES, ExplorerService
 from ape_contract_verify.explorer.store import Store
 
 if TYPE_CHECKING:
+    from ape_contract_verify.engine.compilers import CompileCache
     from ape_contract_verify.evm.reads import ChainReader
 
 
@@ -44,6 +45,7 @@ class EmbeddedExplorer:
         workers: int = 1,
         max_body: int = MAX_BODY_BYTES,
         compile_timeout: float | None = None,
+        cache: CompileCache | None = None,
     ):
         self._tmpdir: str | None = None
         if db_path is None:
@@ -56,7 +58,9 @@ class EmbeddedExplorer:
         except BaseException:
             self._remove_tmpdir()
             raise
-        self.runner = JobRunner(self.store, engine or RealEngine(self.chain, compile_timeout=compile_timeout), workers)
+        self.runner = JobRunner(
+            self.store, engine or RealEngine(self.chain, cache, compile_timeout=compile_timeout), workers
+        )
         self.service = ExplorerService(
             self.store, self.chain, notify=self.runner.notify, api_keys=api_keys, max_body=max_body
         )
@@ -94,6 +98,8 @@ def start_in_process(
     db_path: str | Path | None = None,
     engine: Engine | None = None,
     compile_timeout: float | None = None,
+    cache: CompileCache | None = None,
 ) -> EmbeddedExplorer:
-    """An explorer for `chain` in this process, its workers started."""
-    return EmbeddedExplorer(chain, db_path=db_path, engine=engine, compile_timeout=compile_timeout).start()
+    """An explorer for `chain` in this process, its workers started; `cache` the compile cache its
+    engine shares (the process's, with the runs' pre-checks)."""
+    return EmbeddedExplorer(chain, db_path=db_path, engine=engine, compile_timeout=compile_timeout, cache=cache).start()

@@ -108,10 +108,11 @@ class Derivations:
 
     @functools.cached_property
     def cache(self) -> "CompileCache":
-        """Made on first use: the deploy hook makes its Derivations at the script's first deploy."""
-        from ape_contract_verify.engine.compilers import CompileCache
+        """The process's (shared with the local explorer), looked up on first use: the deploy hook
+        makes its Derivations at the script's first deploy, where importing the engine would cost."""
+        from ape_contract_verify.engine.compilers import process_cache
 
-        return CompileCache()
+        return process_cache()
 
     def prepare(self, address: str, deployed_type: str, project: "ProjectManager", runtime: bytes) -> bool:
         """Resolve, on the caller's (the script's) thread, the artifact Ape deployed at `address`
@@ -565,6 +566,7 @@ def explorer_for(
     if not target.is_local:
         yield target.client(health=health, **client_options), target.browser_url
         return
+    from ape_contract_verify.engine.compilers import process_cache
     from ape_contract_verify.evm.chain import ApeProviderChain
     from ape_contract_verify.explorer.embedded import start_in_process
 
@@ -579,7 +581,7 @@ def explorer_for(
         if explorer is None:  # `shared` starts one when there is none
             raise ContractVerifyError("the local explorer of this chain could not be started")
     else:
-        explorer = start_in_process(chain_reader or ApeProviderChain(provider))
+        explorer = start_in_process(chain_reader or ApeProviderChain(provider), cache=process_cache())
     try:
         yield local_client(explorer, health=health), None
     finally:

@@ -587,3 +587,28 @@ def test_creation_found_without_historical_state(cache):
         assert Verifier(chain, cache).verify(json_request(address, input_json, "src/Box.sol:Box", args)).match == "full"
     finally:
         pruned.stop()
+
+
+def test_the_local_explorer_in_process_shares_the_pre_check_s_compile(anvil, box, monkeypatch, tmp_path):
+    """The deploy hook's pre-check and the local explorer in the same process: one compile, the
+    explorer's a hit of the process's cache (engine.compilers.process_cache)."""
+    from ape_contract_verify.engine import compilers
+    from ape_contract_verify.explorer.embedded import start_in_process
+    from ape_contract_verify.workflow.local_target import LocalTarget
+    from ape_contract_verify.workflow.verification import Derivations
+
+    address, input_json, args = box
+    fresh = CompileCache(tmp_path / "own")  # not the session's shared cache: this one counts
+    monkeypatch.setattr(compilers, "_PROCESS_CACHE", fresh)
+    assert compilers.process_cache() is fresh and Derivations().cache is fresh
+    request = json_request(address, input_json, "src/Box.sol:Box", args)
+    chain = JsonRpcChain(anvil.url)
+    assert Verifier(chain, compilers.process_cache()).verify(request).match == "full"  # the pre-check
+    explorer = start_in_process(chain, cache=compilers.process_cache())
+    try:
+        target = LocalTarget(explorer)
+        answer = target.wait(target.verify_source_code(request), interval=0.1, timeout=60)
+    finally:
+        explorer.stop()
+    assert answer.outcome.is_success, answer
+    assert (fresh.compiles, fresh.hits) == (1, 1)
