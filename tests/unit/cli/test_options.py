@@ -177,7 +177,7 @@ def test_status_wait_polls_to_success(stub):
 def test_status_proxy_json(stub):
     found = Texts.PROXY_FOUND.format(proxy=ADDRESS, implementation=IMPL)
     stub.answer(ok(found))
-    result = invoke_real(stub, "status", GUID, "--proxy", "--json")
+    result = invoke(stub, "status", GUID, "--proxy", "--json")  # `status` runs real below (-v DEBUG)
     assert result.exit_code == 0
     assert json.loads(result.stdout) == {
         "ok": True,
