@@ -374,9 +374,17 @@ def test_solc_daemon_ends_with_the_process_that_started_it(tmp_path):
         "time.sleep(2)\n"
     )
     pid = int(subprocess.run([sys.executable, "-c", starter], capture_output=True, text=True, timeout=60).stdout)
+
+    def alive() -> str:
+        try:
+            return Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            return ""
+
+    # Ended: gone, or a zombie its new parent (init, a subreaper) has not reaped yet.
     deadline = time.monotonic() + 15
-    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+    while alive() and "zombie" not in alive() and time.monotonic() < deadline:
         time.sleep(0.1)
-    alive = Path(f"/proc/{pid}/status").read_text() if Path(f"/proc/{pid}").exists() else ""
-    assert "zombie" in alive or not alive, f"the daemon {pid} outlived its parent"
+    status = alive()
+    assert "zombie" in status or not status, f"the daemon {pid} outlived its parent"
     assert not (tmp_path / SOLC_DAEMON_SOCKET).exists()
