@@ -118,9 +118,10 @@ $(PY313)/.wheel $(FLOOR)/.wheel: %/.wheel: %/.installed $(WHEEL)
 
 # The type checker is the main venv's (the typecheck extra), not a tier's: its test runs there.
 TIER_SKIPS := --ignore=tests/unit/test_typecheck.py
-# One worker each: `make test` runs them beside the main suite, which keeps both CPUs busy; a
-# second worker would import Ape and the package again for little (the unit tier mostly waits).
-TIER_WORKERS := -n 1
+# No worker process: `make test` runs them beside the main suite, which keeps both CPUs busy; a
+# worker (even one) collects and imports the suite a second time, beside pytest's own process
+# (2.5 CPU-s a tier, benchmarks/suite_cpu.py), and the unit tier mostly waits.
+TIER_WORKERS := -n 0
 
 # The unit tier on Python 3.13, the installed wheel's `ape verify` first.
 test-py313: export APE_DATA_FOLDER := $(PY313)/ape-data
