@@ -116,25 +116,28 @@ $(PY313)/.wheel $(FLOOR)/.wheel: %/.wheel: %/.installed $(WHEEL)
 	$*/bin/python -m pip install --quiet --no-deps --force-reinstall $(WHEEL)
 	@touch $@
 
+# The unit tier is tests/unit/ (the folder gives the marker): named, so the other folders' modules
+# are not imported only to be deselected (1.8 CPU-s a tier).
 # The type checker is the main venv's (the typecheck extra), not a tier's: its test runs there.
 TIER_SKIPS := --ignore=tests/unit/test_typecheck.py
-# One worker each: `make test` runs them beside the main suite, which keeps both CPUs busy; a
-# second worker would import Ape and the package again for little (the unit tier mostly waits).
-TIER_WORKERS := -n 1
+# No worker process: `make test` runs them beside the main suite, which keeps both CPUs busy; a
+# worker (even one) collects and imports the suite a second time, beside pytest's own process
+# (2.5 CPU-s a tier, benchmarks/suite_cpu.py), and the unit tier mostly waits.
+TIER_WORKERS := -n 0
 
 # The unit tier on Python 3.13, the installed wheel's `ape verify` first.
 test-py313: export APE_DATA_FOLDER := $(PY313)/ape-data
 test-py313: $(PY313)/.wheel
 	@$(call INSTALLED_PKG,$(PY313))
 	@cd / && PATH=$(PY313)/bin:$$PATH $(PY313)/bin/ape verify --help >/dev/null
-	PATH=$(PY313)/bin:$$PATH $(PY313)/bin/pytest -m unit -p no:cacheprovider $(TIER_SKIPS) $(TIER_WORKERS)
+	PATH=$(PY313)/bin:$$PATH $(PY313)/bin/pytest -m unit tests/unit -p no:cacheprovider $(TIER_SKIPS) $(TIER_WORKERS)
 
 # The unit tier at the floor, and the example deployed with auto on and every contract verified.
 test-floor: export APE_DATA_FOLDER := $(FLOOR)/ape-data
 test-floor: $(FLOOR)/.wheel
 	@$(call INSTALLED_PKG,$(FLOOR))
 	@cd / && PATH=$(FLOOR)/bin:$$PATH $(FLOOR)/bin/ape verify --help >/dev/null
-	PATH=$(FLOOR)/bin:$$PATH $(FLOOR)/bin/pytest -m unit -p no:cacheprovider $(TIER_SKIPS) $(TIER_WORKERS)
+	PATH=$(FLOOR)/bin:$$PATH $(FLOOR)/bin/pytest -m unit tests/unit -p no:cacheprovider $(TIER_SKIPS) $(TIER_WORKERS)
 	PATH=$(FLOOR)/bin:$$PATH $(FLOOR)/bin/pytest -n 0 -p no:cacheprovider \
 	  tests/e2e/test_verify_e2e.py::test_ape_run_deploy_verifies_everything_on_the_embedded_explorer
 

@@ -16,6 +16,7 @@ from support.rpc_proxy import HostedNodeProxy
 from support.stub_server import stub  # noqa: F401  (the fixture, for the client tests)
 
 COMPILE_CACHE_ENV = "APE_CONTRACT_VERIFY_COMPILE_CACHE"
+COMPILE_OUTPUT = "ape-compile.out"  # beside the compiled example: its `ape compile`'s output
 TESTS = Path(__file__).parent
 # A test's kind is its folder's (registered in pyproject.toml; `-m unit` runs seconds). The corpus's
 # tests deploy and verify end to end: e2e too, as they were marked before the folders.
@@ -153,8 +154,10 @@ def example_copy(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def compiled_example(example_copy):
-    """The example project after `ape compile --include-dependencies` (offline compilers)."""
-    run([BIN / "ape", "compile", "--include-dependencies"], cwd=example_copy, timeout=600)
+    """The example project after `ape compile --include-dependencies` (offline compilers); what the
+    command printed is kept beside it (COMPILE_OUTPUT), for tests of what Ape says."""
+    proc = run([BIN / "ape", "compile", "--include-dependencies"], cwd=example_copy, timeout=600)
+    (example_copy.parent / COMPILE_OUTPUT).write_text(proc.stdout + proc.stderr)
     return example_copy
 
 

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import ape
 import pytest
 
+from ape_contract_verify.engine.compilers import process_cache
 from ape_contract_verify.explorer import embedded
 from ape_contract_verify.explorer.store import StoreOpenError
 from ape_contract_verify.workflow import local_explorers
@@ -48,16 +49,24 @@ class Explorer:
             raise RuntimeError("already stopped")
 
 
+class Started(list):
+    """The explorers started (chain, store path); `caches`, the compile cache each was given."""
+
+    caches: list
+
+
 @pytest.fixture(autouse=True)
 def isolated(monkeypatch, tmp_path):
     """An empty table of explorers, no atexit hook, the project in tmp_path, explorers built here."""
     monkeypatch.setattr(local_explorers, "_running", {})
     monkeypatch.setattr(local_explorers, "_atexit", True)
     monkeypatch.setattr(ape, "project", SimpleNamespace(path=tmp_path), raising=False)
-    started = []
+    started, caches = Started(), []
+    started.caches = caches
 
-    def start_embedded(chain, db_path=None):
+    def start_embedded(chain, db_path=None, cache=None):
         started.append((chain, db_path))
+        caches.append(cache)
         return Explorer(chain, db_path)
 
     monkeypatch.setattr(embedded, "start_in_process", start_embedded)
@@ -91,6 +100,8 @@ def test_one_explorer_per_chain_shared_and_started_on_the_given_reader(isolated,
     assert (tmp_path / ".build" / "contract_verify").is_dir()
     other = local_explorers.shared(Provider(chain_id=1), reader)
     assert other is not first and len(isolated) == 2
+    # Each compiles through the process's cache, which the runs' pre-checks fill.
+    assert isolated.caches == [process_cache(), process_cache()]
 
 
 def test_kept_starts_none_for_a_chain_that_ends_with_the_command(isolated):
@@ -101,7 +112,7 @@ def test_kept_starts_none_for_a_chain_that_ends_with_the_command(isolated):
 def test_a_store_that_cannot_be_opened_is_a_warning_and_the_explorer_keeps_nothing(monkeypatch, caplog):
     calls = []
 
-    def start_embedded(chain, db_path=None):
+    def start_embedded(chain, db_path=None, cache=None):
         calls.append(db_path)
         if db_path is not None:
             raise StoreOpenError(str(db_path), "database is locked")
@@ -117,7 +128,7 @@ def test_a_store_that_cannot_be_opened_is_a_warning_and_the_explorer_keeps_nothi
 def test_stop_all_stops_each_explorer_once_even_when_one_fails(monkeypatch):
     made = []
 
-    def start_embedded(chain, db_path=None):
+    def start_embedded(chain, db_path=None, cache=None):
         made.append(Explorer(chain, db_path, fail_stop=not made))
         return made[-1]
 
