@@ -17,7 +17,6 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from ape_contract_verify.evm.reads import ChainError, Creation, NodeObject, node_list, node_object
-from ape_contract_verify.evm.tester_replay import IN_PROCESS_REPLAY, IN_PROCESS_SOURCE
 from ape_contract_verify.json_types import as_text
 from ape_contract_verify.protocol.values import hex_to_bytes as _hex_bytes
 
@@ -33,6 +32,10 @@ FORK_SCAN_BLOCKS = 16
 # Transactions of one block traced on a fork, at most (those whose logs name the address first).
 FORK_MAX_TXS = 32
 _TOO_OLD = -1
+# The in-process chain's replay (`evm/tester_replay.py`): what `creation_attempts` says it is, and
+# a Creation's `source` when it answers.
+IN_PROCESS_REPLAY = "a replay in the in-process chain"
+IN_PROCESS_SOURCE = "in-process replay"
 
 # (tx hash, tx sender, frame) of one CREATE/CREATE2: the frame in callTracer's shape (type, from,
 # to, input), from a node's trace, a fork's or an in-process replay.
@@ -250,16 +253,8 @@ class CreationFinder:
         from ape_contract_verify.evm.fork import ForkUnavailable
 
         tried = self._tried.setdefault(target, [])
-        replayer = self.fork_replayer()
-        if replayer is None:
-            tried.append(
-                "a replay on a local fork (off)"
-                if not self._fork_setting
-                else "a replay on a local fork (no node URL to fork)"
-            )
-            return None
         try:
-            txs = [tx for tx in self._block_transactions(block) if isinstance(tx, Mapping)]
+            replayer, txs = self._replay_setup(block)
             order = self._candidates(target, block, txs)
             for index in order[:FORK_MAX_TXS]:
                 frame = replayer.trace(
@@ -283,15 +278,10 @@ class CreationFinder:
         traced call is kept when it ran as the transaction did (no error; a deployment at the
         address its sender's nonce gives), else the block is replayed up to it. Raises ChainError,
         or fork.ForkUnavailable (why, in words)."""
-        from ape_contract_verify.evm.fork import ForkUnavailable
-
         wanted = {norm_address(h) for h in tx_hashes}
         if self._frames_source() == IN_PROCESS_SOURCE:
             return [f for f in self._block_create_frames(block) or [] if norm_address(f[0]) in wanted]
-        replayer = self.fork_replayer()
-        if replayer is None:
-            raise ForkUnavailable("off" if not self._fork_setting else "no node URL to fork")
-        txs = [tx for tx in self._block_transactions(block) if isinstance(tx, Mapping)]
+        replayer, txs = self._replay_setup(block)
         found: list[CreateFrame] = []
         for index, tx in enumerate(txs):
             if norm_address(str(tx.get("hash", ""))) not in wanted:
@@ -299,6 +289,15 @@ class CreationFinder:
             frame = replayer.trace(block, txs, index, partial(_ran_as_sent, tx))
             found += [(str(tx["hash"]), str(tx.get("from", "")), c) for c in walk_create_frames(frame)]
         return found
+
+    def _replay_setup(self, block: int) -> tuple[ForkReplayer, list[NodeObject]]:
+        """The fork replayer and the block's transactions; ForkUnavailable says why there is no fork."""
+        from ape_contract_verify.evm.fork import ForkUnavailable
+
+        replayer = self.fork_replayer()
+        if replayer is None:
+            raise ForkUnavailable("off" if not self._fork_setting else "no node URL to fork")
+        return replayer, [tx for tx in self._block_transactions(block) if isinstance(tx, Mapping)]
 
     def _candidates(self, target: str, block: int, txs: list[NodeObject]) -> list[int]:
         """Indexes of the block's transactions worth replaying, those whose logs name the address first."""

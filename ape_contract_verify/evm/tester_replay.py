@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from ape_contract_verify.evm.creation import created_address
 from ape_contract_verify.evm.reads import NodeObject, provider_web3
 
 if TYPE_CHECKING:
@@ -23,10 +24,6 @@ if TYPE_CHECKING:
     from eth.abc import BlockAPI, ComputationAPI, MessageAPI, StateAPI, TransactionContextAPI
     from eth.chains.base import Chain
     from eth.vm.base import VM
-
-# What `creation_attempts` says this source is, and a Creation's `source` when it answers.
-IN_PROCESS_REPLAY = "a replay in the in-process chain"
-IN_PROCESS_SOURCE = "in-process replay"
 
 
 class ReplayFailed(Exception):
@@ -59,13 +56,6 @@ def tester_chain(provider: ProviderAPI) -> Chain | None:
 
 def _hex(value: bytes) -> str:
     return "0x" + bytes(value).hex()
-
-
-def _created_by_nonce(sender: bytes, nonce: int) -> bytes:
-    import rlp
-    from eth_utils.crypto import keccak
-
-    return keccak(rlp.encode([bytes(sender), nonce]))[12:]
 
 
 def create_frames(chain: Chain, block_number: int) -> list[tuple[str, str, NodeObject]]:
@@ -144,7 +134,7 @@ def _replay_vm_class(vm_class: type[VM], kinds: dict[int, str]) -> type[VM]:
             parent_computation: ComputationAPI | None = None,
         ) -> ComputationAPI:
             nonce = state.get_nonce(message.sender)
-            by_nonce = nonce > 0 and _created_by_nonce(message.sender, nonce - 1) == bytes(message.storage_address)
+            by_nonce = nonce > 0 and created_address(_hex(message.sender), nonce - 1) == _hex(message.storage_address)
             kinds[id(message)] = "CREATE" if by_nonce else "CREATE2"
             computation: ComputationAPI = super().apply_create_message(
                 state, message, transaction_context, parent_computation=parent_computation
