@@ -289,11 +289,8 @@ def vyper_deploy_immutables(creation: Code, runtime: Code) -> int | None:
 
 def immutable_ranges(immutable_references: ImmutableReferences | None) -> list[tuple[int, int]]:
     """(start, length) of every immutable slot, from solc's `immutableReferences`."""
-    ranges = []
-    for refs in (immutable_references or {}).values():
-        for ref in refs:
-            ranges.append((int(ref["start"]), int(ref["length"])))
-    return sorted(ranges)
+    refs = [ref for refs in (immutable_references or {}).values() for ref in refs]
+    return sorted((int(ref["start"]), int(ref["length"])) for ref in refs)
 
 
 @dataclass(frozen=True)
@@ -333,10 +330,7 @@ def extract_link_addresses(code: Code, link_references: LinkReferences | None) -
     A library linked at several positions with different addresses maps to the first; callers that
     care use `link_addresses_all`.
     """
-    found: dict[str, str] = {}
-    for library, addresses in link_addresses_all(code, link_references).items():
-        found[library] = addresses[0]
-    return found
+    return {library: addresses[0] for library, addresses in link_addresses_all(code, link_references).items()}
 
 
 def link_addresses_all(code: Code, link_references: LinkReferences | None) -> dict[str, list[str]]:
@@ -345,10 +339,9 @@ def link_addresses_all(code: Code, link_references: LinkReferences | None) -> di
     for position in link_positions(link_references):
         chunk = data[position.start : position.start + position.length]
         if len(chunk) == position.length:
-            address = "0x" + chunk.hex()
-            found.setdefault(position.library, [])
-            if address not in found[position.library]:
-                found[position.library].append(address)
+            addresses = found.setdefault(position.library, [])
+            if "0x" + chunk.hex() not in addresses:
+                addresses.append("0x" + chunk.hex())
     return found
 
 

@@ -16,7 +16,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Protocol
 
 from ape_contract_verify.evm.creation import created_address, walk_create_frames
-from ape_contract_verify.evm.reads import ape_address, is_refused
+from ape_contract_verify.evm.reads import NodeObject, ape_address, is_refused
+from ape_contract_verify.json_types import as_text
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.values import checksum, hex_to_bytes
 
@@ -47,6 +48,11 @@ def _code(provider: ProviderAPI, address: str, block: int | None = None) -> byte
     return hex_to_bytes(provider.get_code(ape_address(address), block_id=block))
 
 
+def _created(frames: Iterable[NodeObject]) -> list[str]:
+    """The checksummed addresses create frames made, once each, in order."""
+    return list(dict.fromkeys(checksum(to) for frame in frames if (to := as_text(frame.get("to")))))
+
+
 def traced_children(provider: ProviderAPI, tx_hashes: Iterable[str]) -> list[str] | None:
     """Every contract the transactions created, from the node's callTracer (in order, once each);
     None when the node has no traces (a hosted plan's refusal, Ape's in-process chain)."""
@@ -64,12 +70,7 @@ def traced_children(provider: ProviderAPI, tx_hashes: Iterable[str]) -> list[str
         frames = list(walk_create_frames(call))
         if str(call.get("type", "")).upper() in ("CREATE", "CREATE2"):
             frames = frames[1:]  # the transaction's own deployment, which Ape's deploy hook saw
-        for frame in frames:
-            to = frame.get("to")
-            if to and isinstance(to, str):
-                address = checksum(to)
-                if address not in found:
-                    found.append(address)
+        found += [a for a in _created(frames) if a not in found]
     return found
 
 
@@ -169,11 +170,8 @@ def replayed_children(
                 err,
             )
             break
-        for _tx, _sender, frame in frames:  # a transaction's own deployment too: the caller drops Ape's
-            to = frame.get("to")
-            if not to or not isinstance(to, str):
-                continue
-            address = checksum(to)
+        # a transaction's own deployment too: the caller drops Ape's
+        for address in _created(frame for _tx, _sender, frame in frames):
             if address in found:
                 continue
             try:

@@ -59,18 +59,13 @@ class MemoizingChain:
 
     def creation_attempts(self, address: str) -> list[str]:
         """What the base's search tried in vain (not memoised: it follows the last search)."""
-        try:
-            attempts = self.base.creation_attempts
-        except AttributeError:  # a reader that does not search
-            return []
-        return attempts(address)
+        # getattr: a reader that does not search has neither `creation_attempts` nor `close`
+        attempts = getattr(self.base, "creation_attempts", None)
+        return list(attempts(address)) if attempts else []
 
     def close(self) -> None:
-        try:
-            closer = self.base.close
-        except AttributeError:
-            return
-        closer()
+        if closer := getattr(self.base, "close", None):
+            closer()
 
     def get_transaction(self, tx_hash: str) -> TransactionFacts | None:
         """Kept once mined (it cannot change then); None and pending ones are asked again."""
