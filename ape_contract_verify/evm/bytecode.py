@@ -40,7 +40,8 @@ _SEARCH_BACK = 256
 to_bytes = hex_to_bytes  # hex (placeholders zeroed) or bytes, as bytes
 
 
-def to_hex(code: Code) -> str:
+def to_hex(code: object) -> str:
+    """Hex text, bytes or None (`to_bytes`'s) as 0x hex text."""
     return "0x" + to_bytes(code).hex()
 
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
+from ape_contract_verify.evm.bytecode import to_hex
 from ape_contract_verify.evm.creation import (
     DEFAULT_SCAN_BLOCKS,
     IN_PROCESS_SOURCE,
@@ -37,7 +38,6 @@ from ape_contract_verify.evm.reads import (  # the reads' types, for those who i
     NodeObject,
     TransactionFacts,
     ape_address,
-    hex_hash,
     is_rate_limited,
     is_refused,
     node_list,
@@ -449,13 +449,13 @@ class ApeProviderChain(_NodeReader):
                     continue
                 sender, nonce = str(txn["from"]), int(txn["nonce"])
                 data = txn.get("input", txn.get("data"))  # eth-tester says "data"
-                yield (hex_hash(txn["hash"]), _hex_bytes(data), sender, partial(created_address, sender, nonce))
+                yield (to_hex(txn["hash"]), _hex_bytes(data), sender, partial(created_address, sender, nonce))
             return
         txns = self._guard("read a block", lambda: list(self.provider.get_transactions_by_block(block)))
         for txn in txns:
             if norm_address(txn.receiver) not in ("", "0x" + "00" * 20):
                 continue
-            tx_hash = hex_hash(txn.txn_hash)
+            tx_hash = to_hex(txn.txn_hash)
             yield tx_hash, _hex_bytes(txn.data), str(txn.sender or ""), partial(self._receipt_address, tx_hash)
 
     def _receipt_address(self, tx_hash: str) -> object:

@@ -94,7 +94,7 @@ class CreationFinder:
         self._creations: dict[tuple[str, str], Creation] = {}
         self._creation_lock = threading.Lock()
         self._fork_setting = fork
-        self._fork: ForkReplayer | None = None
+        self._fork: ForkReplayer | None = None if isinstance(fork, bool) else fork
         self._tried: dict[str, list[str]] = {}  # address -> what the last search tried, in words
 
     # primitives
@@ -140,15 +140,10 @@ class CreationFinder:
 
     def fork_replayer(self) -> ForkReplayer | None:
         """The fork replayer, made on first use; None when forking is off or there is no URL."""
-        if self._fork is None and self._fork_setting is not False:
-            if self._fork_setting is True:
-                url = self._node_url()
-                if url:
-                    from ape_contract_verify.evm.fork import ForkReplayer
+        if self._fork is None and self._fork_setting is True and (url := self._node_url()):
+            from ape_contract_verify.evm.fork import ForkReplayer
 
-                    self._fork = ForkReplayer(url)
-            else:
-                self._fork = self._fork_setting
+            self._fork = ForkReplayer(url)
         return self._fork
 
     def close(self) -> None:

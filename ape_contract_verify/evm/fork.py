@@ -100,12 +100,8 @@ class _Fork:
                 break
             except ForkUnavailable:
                 if self.proc.poll() is not None:
-                    detail = (
-                        ((self.proc.stderr.read() if self.proc.stderr else None) or b"")
-                        .decode(errors="replace")
-                        .strip()
-                        .splitlines()
-                    )
+                    said = self.proc.stderr.read() if self.proc.stderr else b""
+                    detail = said.decode(errors="replace").strip().splitlines()
                     self.stop()
                     raise ForkUnavailable("anvil did not start" + (f": {detail[-1][:200]}" if detail else ""))
                 if time.monotonic() > deadline:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from ape_contract_verify.evm.bytecode import to_hex as hex_hash
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.protocol.values import hex_to_bytes as _hex_bytes
 from ape_contract_verify.retry import RetryPolicy
@@ -199,10 +200,6 @@ def node_retry(retries: int | None = None) -> RetryPolicy:
     return RetryPolicy(
         max_retries=RATE_LIMIT_RETRIES if retries is None else retries, base_delay=0.25, max_delay=RATE_LIMIT_MAX_WAIT
     )
-
-
-def hex_hash(value: object) -> str:
-    return "0x" + _hex_bytes(value).hex()
 
 
 def _number(value: object) -> int | None:

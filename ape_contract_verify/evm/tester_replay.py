@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from ape_contract_verify.evm.bytecode import to_hex
 from ape_contract_verify.evm.creation import created_address
 from ape_contract_verify.evm.reads import NodeObject, provider_web3
 
@@ -52,10 +53,6 @@ def tester_chain(provider: ProviderAPI) -> Chain | None:
         return None
     needed = ("get_canonical_block_by_number", "get_vm", "chaindb", "chain_id")
     return chain if chain is not None and all(hasattr(chain, name) for name in needed) else None
-
-
-def _hex(value: bytes) -> str:
-    return "0x" + bytes(value).hex()
 
 
 def create_frames(chain: Chain, block_number: int) -> list[tuple[str, str, NodeObject]]:
@@ -112,7 +109,7 @@ def _replay(chain: Chain, block: BlockAPI) -> Iterator[tuple[str, str, NodeObjec
     for transaction in block.transactions:
         state.lock_changes()
         computation = state.apply_transaction(transaction)
-        tx_hash, sender = _hex(transaction.hash), _hex(transaction.sender)
+        tx_hash, sender = to_hex(transaction.hash), to_hex(transaction.sender)
         for frame in _walk(computation, kinds):
             yield tx_hash, sender, frame
 
@@ -134,7 +131,9 @@ def _replay_vm_class(vm_class: type[VM], kinds: dict[int, str]) -> type[VM]:
             parent_computation: ComputationAPI | None = None,
         ) -> ComputationAPI:
             nonce = state.get_nonce(message.sender)
-            by_nonce = nonce > 0 and created_address(_hex(message.sender), nonce - 1) == _hex(message.storage_address)
+            by_nonce = nonce > 0 and created_address(to_hex(message.sender), nonce - 1) == to_hex(
+                message.storage_address
+            )
             kinds[id(message)] = "CREATE" if by_nonce else "CREATE2"
             computation: ComputationAPI = super().apply_create_message(
                 state, message, transaction_context, parent_computation=parent_computation
@@ -154,10 +153,10 @@ def _walk(computation: ComputationAPI, kinds: dict[int, str]) -> Iterator[NodeOb
     if message.is_create:
         yield {
             "type": kinds.get(id(message), "CREATE"),
-            "from": _hex(message.sender),
-            "to": _hex(message.storage_address),
-            "input": _hex(message.code),  # the init code (and constructor arguments)
-            "output": _hex(computation.output),
+            "from": to_hex(message.sender),
+            "to": to_hex(message.storage_address),
+            "input": to_hex(message.code),  # the init code (and constructor arguments)
+            "output": to_hex(computation.output),
             "value": hex(message.value),
             "gas": hex(message.gas),
         }
