@@ -270,11 +270,8 @@ def vyper_deploy_immutables(creation: Code, runtime: Code) -> int | None:
     if begin < 0:
         return None
     found: set[int] = set()
-    window: list[tuple[int, int | None]] = []
-    for instruction in instructions(code, begin):
-        window = (window + [instruction])[-7:]
-        if len(window) < 7:
-            continue
+    ops = list(instructions(code, begin))
+    for window in zip(*(ops[i:] for i in range(7))):  # each run of 7 instructions
         (_, size), (_, start), (_, mem), (copy, _), (_, total), (_, mem2), (ret, _) = window
         if copy != _CODECOPY or ret != _RETURN:
             continue
@@ -369,15 +366,9 @@ class Comparison:
 
 
 def _first_difference(a: bytes, b: bytes, masked: list[tuple[int, int]]) -> int | None:
-    mask = bytearray(max(len(a), len(b)))
-    for start, end in masked:
-        mask[start:end] = b"\x01" * (min(end, len(mask)) - start)
-    for index in range(min(len(a), len(b))):
-        if a[index] != b[index] and not mask[index]:
-            return index
-    if len(a) != len(b):
-        return min(len(a), len(b))
-    return None
+    skipped = {index for start, end in masked for index in range(start, end)}
+    differing = (i for i in range(min(len(a), len(b))) if a[i] != b[i] and i not in skipped)
+    return next(differing, None if len(a) == len(b) else min(len(a), len(b)))
 
 
 def compare(

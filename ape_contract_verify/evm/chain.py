@@ -371,8 +371,7 @@ class ApeProviderChain(_NodeReader):
 
     def _rpc(self, method: str, params: list[object]) -> object:
         """A JSON-RPC request passed through the provider (Ape leaves its answer untyped)."""
-        answer: object = self._guard(f"answer {method}", lambda: self.provider.make_request(method, params))
-        return answer
+        return self._guard(f"answer {method}", lambda: self.provider.make_request(method, params))
 
     def chain_id(self) -> int:
         return int(self._guard("read the chain id", lambda: self.provider.chain_id))

@@ -43,8 +43,6 @@ def create_address(creator: str, nonce: int) -> str:
 
 
 def _code(provider: ProviderAPI, address: str, block: int | None = None) -> bytes:
-    if block is None:
-        return hex_to_bytes(provider.get_code(ape_address(address)))
     return hex_to_bytes(provider.get_code(ape_address(address), block_id=block))
 
 

@@ -277,8 +277,9 @@ def _answer(value: object) -> NodeObject | None:
 
 
 def read_transaction(request: Callable[[str, list[object]], object], tx_hash: str) -> TransactionFacts | None:
-    """A transaction over JSON-RPC (`request(method, params)` gives a result): the transaction, its receipt once mined, and the block's
-    timestamp when neither carries it (anvil puts `blockTimestamp` in both)."""
+    """A transaction over JSON-RPC (`request(method, params)` gives a result): the transaction,
+    its receipt once mined, and the block's timestamp when neither carries it (anvil puts
+    `blockTimestamp` in both)."""
     tx = _answer(request("eth_getTransactionByHash", [tx_hash]))
     if tx is None:
         return None
