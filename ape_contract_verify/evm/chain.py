@@ -83,7 +83,7 @@ def _quantity(value: object) -> int:
 
 class _NodeReader(CreationFinder):
     """What both readers share: a provider's rate limits waited out and counted, and the block
-    reads the creation search makes over JSON-RPC (`_rpc`): transactions, receipts, and create
+    reads the creation search makes over JSON-RPC (`request`): transactions, receipts, and create
     frames from the node's trace APIs (debug's callTracer, else parity's trace_block)."""
 
     def __init__(self, max_scan_blocks: int, fork: bool | ForkReplayer):
@@ -91,7 +91,7 @@ class _NodeReader(CreationFinder):
         self.rate_limited = 0  # answers that were the provider's rate limit, waited out
         self._traces: str | None = None  # which trace API the node answered, once known ("" none)
 
-    def _rpc(self, method: str, params: list[object]) -> object:
+    def request(self, method: str, params: list[object]) -> object:
         """One JSON-RPC request's result."""
         raise NotImplementedError
 
@@ -111,11 +111,11 @@ class _NodeReader(CreationFinder):
         self.rate_limited += 1
 
     def _block_transactions(self, block: int) -> list[NodeObject]:
-        block_object = node_object(self._rpc("eth_getBlockByNumber", [hex(block), True]))
+        block_object = node_object(self.request("eth_getBlockByNumber", [hex(block), True]))
         return [tx for tx in node_list(block_object.get("transactions")) if isinstance(tx, Mapping)]
 
     def _block_receipts(self, block: int) -> list[object] | None:
-        receipts = self._rpc("eth_getBlockReceipts", [hex(block)])
+        receipts = self.request("eth_getBlockReceipts", [hex(block)])
         return list(receipts) if isinstance(receipts, list) else None
 
     def _block_create_frames(self, block: int) -> list[CreateFrame] | None:
@@ -135,7 +135,7 @@ class _NodeReader(CreationFinder):
         return None
 
     def _debug_frames(self, block: int) -> list[CreateFrame]:
-        results = node_list(self._rpc("debug_traceBlockByNumber", [hex(block), {"tracer": "callTracer"}]))
+        results = node_list(self.request("debug_traceBlockByNumber", [hex(block), {"tracer": "callTracer"}]))
         frames: list[CreateFrame] = []
         tx_hashes: list[str] | None = None
         for index, item in enumerate(map(node_object, results)):
@@ -143,7 +143,7 @@ class _NodeReader(CreationFinder):
             tx_hash = as_text(item.get("txHash")) or ""
             if not tx_hash:  # older nodes omit it: take it from the block
                 if tx_hashes is None:
-                    listed = node_object(self._rpc("eth_getBlockByNumber", [hex(block), False])).get("transactions")
+                    listed = node_object(self.request("eth_getBlockByNumber", [hex(block), False])).get("transactions")
                     tx_hashes = [t if isinstance(t, str) else str(node_object(t)["hash"]) for t in node_list(listed)]
                 tx_hash = tx_hashes[index] if index < len(tx_hashes) else ""
             frames += [(tx_hash, as_text(call.get("from")) or "", frame) for frame in walk_create_frames(call)]
@@ -152,7 +152,7 @@ class _NodeReader(CreationFinder):
     def _parity_frames(self, block: int) -> list[CreateFrame]:
         senders: dict[str, str] = {}
         frames: list[CreateFrame] = []
-        for trace in map(node_object, node_list(self._rpc("trace_block", [hex(block)]))):
+        for trace in map(node_object, node_list(self.request("trace_block", [hex(block)]))):
             if trace.get("type") != "create" or trace.get("error"):
                 continue
             action, result = node_object(trace.get("action")), node_object(trace.get("result"))
@@ -160,7 +160,7 @@ class _NodeReader(CreationFinder):
             if not trace.get("traceAddress"):
                 senders[tx_hash] = as_text(action.get("from")) or ""
             sender = senders.get(tx_hash) or as_text(
-                node_object(self._rpc("eth_getTransactionByHash", [tx_hash])).get("from")
+                node_object(self.request("eth_getTransactionByHash", [tx_hash])).get("from")
             )
             frame = {
                 "type": "CREATE",
@@ -252,9 +252,6 @@ class JsonRpcChain(_NodeReader):
                 raise CallReverted(text, revert_data(error))
             raise ChainError(text)
         return body.get("result")
-
-    def _rpc(self, method: str, params: list[object]) -> object:
-        return self.request(method, params)
 
     def chain_id(self) -> int:
         if self._chain_id is None:
@@ -369,7 +366,7 @@ class ApeProviderChain(_NodeReader):
         url = getattr(web3.provider, "endpoint_uri", None) if web3 is not None else None
         return str(url) if isinstance(url, str) and url.startswith(("http://", "https://")) else None
 
-    def _rpc(self, method: str, params: list[object]) -> object:
+    def request(self, method: str, params: list[object]) -> object:
         """A JSON-RPC request passed through the provider (Ape leaves its answer untyped)."""
         return self._guard(f"answer {method}", lambda: self.provider.make_request(method, params))
 

@@ -46,6 +46,15 @@ def _code(provider: ProviderAPI, address: str, block: int | None = None) -> byte
     return hex_to_bytes(provider.get_code(ape_address(address), block_id=block))
 
 
+def _new_since(provider: ProviderAPI, address: str, before: int) -> bool:
+    """Whether `address` has code now and had none at block `before` (an unread one has not)."""
+    try:
+        return bool(_code(provider, address)) and not _code(provider, address, before)
+    except Exception as err:
+        logger.debug("contract_verify: skipping %s: %s", address, err)
+        return False
+
+
 def _created(frames: Iterable[NodeObject]) -> list[str]:
     """The checksummed addresses create frames made, once each, in order."""
     return list(dict.fromkeys(checksum(to) for frame in frames if (to := as_text(frame.get("to")))))
@@ -95,31 +104,21 @@ def nonce_children(
             continue
         visited.add(creator.lower())
         try:
+            # A nonce of 0: created nothing, ever (an EOA that never sent, a pre-EIP-161 contract).
             after = int(provider.get_nonce(ape_address(creator)))
-            if after == 0:
-                continue  # created nothing, ever (an EOA that never sent, a pre-EIP-161 contract)
-            start = 0 if creator.lower() in made else int(provider.get_nonce(ape_address(creator), block_id=before))
-        except Exception as err:
-            logger.debug("contract_verify: no nonce for %s: %s", creator, err)
-            continue
-        if start == after:
-            continue
-        try:
-            if not _code(provider, creator):
+            fresh = after == 0 or creator.lower() in made
+            start = 0 if fresh else int(provider.get_nonce(ape_address(creator), block_id=before))
+            if start == after or not _code(provider, creator):
                 continue  # an EOA: its nonce counts its transactions, and its deploys are Ape's
         except Exception as err:
-            logger.debug("contract_verify: no code read for %s: %s", creator, err)
+            logger.debug("contract_verify: no nonce or code for %s: %s", creator, err)
             continue
         # A contract's own nonce starts at 1 (EIP-161): n=0 is never one of its children.
         first = max(start, 1) if creator.lower() in made else start
         for n in range(max(first, after - MAX_SPAN), after):
             child = create_address(creator, n)
-            try:
-                if not _code(provider, child) or _code(provider, child, before):
-                    continue  # failed, self-destructed, or there before the run
-            except Exception as err:
-                logger.debug("contract_verify: skipping %s: %s", child, err)
-                continue
+            if not _new_since(provider, child, before):
+                continue  # failed, self-destructed, or there before the run
             if child.lower() not in made:
                 found.append(child)
                 made.add(child.lower())
@@ -170,11 +169,6 @@ def replayed_children(
             break
         # a transaction's own deployment too: the caller drops Ape's
         for address in _created(frame for _tx, _sender, frame in frames):
-            if address in found:
-                continue
-            try:
-                if _code(provider, address) and not _code(provider, address, before):
-                    found.append(address)
-            except Exception as err:
-                logger.debug("contract_verify: skipping %s: %s", address, err)
+            if address not in found and _new_since(provider, address, before):
+                found.append(address)
     return found
