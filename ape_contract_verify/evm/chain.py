@@ -47,7 +47,6 @@ from ape_contract_verify.evm.reads import (  # the reads' types, for those who i
     rate_limit_text,
     read_transaction,
     revert_data,
-    transaction_facts,
 )
 from ape_contract_verify.evm.tester_replay import ReplayFailed, create_frames, tester_chain
 from ape_contract_verify.json_types import JsonValue, as_text
@@ -401,27 +400,21 @@ class ApeProviderChain(_NodeReader):
         if web3 is None:  # a provider without web3: its JSON-RPC passthrough
             return self._guard("read a transaction", lambda: read_transaction(self.provider.make_request, tx_hash))
 
-        def read() -> TransactionFacts | None:
-            # web3, not provider.get_receipt: Ape's waits out its acceptance timeout for an unknown hash.
-            from web3.exceptions import TransactionNotFound
+        from web3.exceptions import TransactionNotFound
 
-            # web3 takes hex text; its HexStr is eth-typing's NewType of str
+        # web3, not provider.get_receipt: Ape's waits out its acceptance timeout for an unknown hash.
+        # web3 takes hex text (its HexStr is eth-typing's NewType of str) and a block by hash or number.
+        def request(method: str, params: list[object]) -> object:
             try:
-                tx: NodeObject = web3.eth.get_transaction(tx_hash)  # type: ignore[arg-type]
-            except TransactionNotFound:
+                if method == "eth_getTransactionByHash":
+                    return web3.eth.get_transaction(params[0])  # type: ignore[arg-type]
+                if method == "eth_getTransactionReceipt":
+                    return web3.eth.get_transaction_receipt(params[0])  # type: ignore[arg-type]
+                return web3.eth.get_block(params[0])  # type: ignore[arg-type]
+            except TransactionNotFound:  # unknown, or mined but its receipt not indexed yet
                 return None
-            receipt: NodeObject | None = None
-            timestamp: object = None
-            if tx.get("blockNumber") is not None:
-                try:
-                    receipt = web3.eth.get_transaction_receipt(tx_hash)  # type: ignore[arg-type]
-                except TransactionNotFound:  # mined, but the node has not indexed its receipt yet
-                    receipt = None
-                if tx.get("blockTimestamp") is None and node_object(receipt).get("blockTimestamp") is None:
-                    timestamp = web3.eth.get_block(tx["blockNumber"]).get("timestamp")  # type: ignore[arg-type]
-            return transaction_facts(tx, receipt, timestamp)
 
-        return self._guard("read a transaction", read)
+        return self._guard("read a transaction", lambda: read_transaction(request, tx_hash))
 
     def _block_number(self) -> int:
         return int(self._guard("read the block number", lambda: self.provider.get_block("latest").number))
