@@ -156,15 +156,14 @@ class _Fork:
 
 def _call_of(tx: Mapping[str, object]) -> dict[str, object]:
     """The transaction as a call: who, to whom, what, how much, with how much gas."""
-    call: dict[str, object] = {
+    value = tx.get("value")
+    call = {
         "from": tx.get("from"),
+        "to": tx.get("to") or None,  # none for a deployment
         "data": tx.get("input") or tx.get("data") or "0x",
         "gas": tx.get("gas"),
+        "value": None if value in ("0x0", 0) else value,
     }
-    if tx.get("to"):
-        call["to"] = tx["to"]
-    if tx.get("value") not in (None, "0x0", 0):
-        call["value"] = tx["value"]
     return {k: v for k, v in call.items() if v is not None}
 
 

@@ -35,20 +35,17 @@ def tester_chain(provider: ProviderAPI) -> Chain | None:
     """py-evm's chain behind `provider` when it is an in-process eth-tester (Ape's test provider:
     provider.web3 -> EthereumTesterProvider -> EthereumTester -> PyEVMBackend -> chain); else None.
     Read at each use: eth-tester replaces its chain object when a snapshot is restored."""
-    try:
-        web3 = provider_web3(provider)
-    except Exception:  # not connected
-        return None
-    if web3 is None:
-        return None
     from web3.providers.eth_tester import EthereumTesterProvider
 
-    tester = web3.provider.ethereum_tester if isinstance(web3.provider, EthereumTesterProvider) else None
-    if tester is None:
-        return None
-    try:
+    try:  # raises when the provider is not connected
+        web3 = provider_web3(provider)
+        tester = (
+            web3.provider.ethereum_tester
+            if web3 is not None and isinstance(web3.provider, EthereumTesterProvider)
+            else None
+        )
         # getattr: only eth-tester's PyEVMBackend has a py-evm chain (its MockBackend has none)
-        chain: Chain | None = getattr(tester.backend, "chain", None)
+        chain: Chain | None = getattr(tester.backend, "chain", None) if tester is not None else None
     except Exception:
         return None
     needed = ("get_canonical_block_by_number", "get_vm", "chaindb", "chain_id")
