@@ -149,10 +149,11 @@ class MetadataSegment:
             return None
         for name in ("solc", "vyper"):
             version = mapping.get(name)
-            if isinstance(version, bytes) and len(version) == 3:
-                return name, ".".join(str(b) for b in version)
-            if isinstance(version, list) and all(isinstance(v, int) for v in version):
-                return name, ".".join(str(v) for v in version)
+            # solc's three bytes, Vyper's list of numbers, or text
+            if (isinstance(version, bytes) and len(version) == 3) or (
+                isinstance(version, list) and all(isinstance(v, int) for v in version)
+            ):
+                return name, ".".join(map(str, version))
             if isinstance(version, str):
                 return name, version
         return None
@@ -187,12 +188,10 @@ def metadata_segments(code: Code) -> list[MetadataSegment]:
                     found.setdefault(segment.start, segment)
                     break
             index = data.find(marker, index + 1)
-    segments = sorted(found.values(), key=lambda s: s.start)
     merged: list[MetadataSegment] = []
-    for segment in segments:  # a nested blob inside a larger one is part of it
-        if merged and segment.start < merged[-1].end:
-            continue
-        merged.append(segment)
+    for segment in sorted(found.values(), key=lambda s: s.start):
+        if not merged or segment.start >= merged[-1].end:  # a nested blob inside a larger one is part of it
+            merged.append(segment)
     return merged
 
 
