@@ -16,6 +16,7 @@ that block, reset to the next block's); it starts within `startup_timeout`, each
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import shutil
 import socket
@@ -146,10 +147,8 @@ class _Fork:
         self.session.close()
         if self.proc.poll() is None:
             self.proc.kill()
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
         if self.proc.stderr:
             self.proc.stderr.close()
 
