@@ -40,7 +40,8 @@ _SEARCH_BACK = 256
 to_bytes = hex_to_bytes  # hex (placeholders zeroed) or bytes, as bytes
 
 
-def to_hex(code: Code) -> str:
+def to_hex(code: object) -> str:
+    """Hex text, bytes or None (`to_bytes`'s) as 0x hex text."""
     return "0x" + to_bytes(code).hex()
 
 
@@ -148,10 +149,11 @@ class MetadataSegment:
             return None
         for name in ("solc", "vyper"):
             version = mapping.get(name)
-            if isinstance(version, bytes) and len(version) == 3:
-                return name, ".".join(str(b) for b in version)
-            if isinstance(version, list) and all(isinstance(v, int) for v in version):
-                return name, ".".join(str(v) for v in version)
+            # solc's three bytes, Vyper's list of numbers, or text
+            if (isinstance(version, bytes) and len(version) == 3) or (
+                isinstance(version, list) and all(isinstance(v, int) for v in version)
+            ):
+                return name, ".".join(map(str, version))
             if isinstance(version, str):
                 return name, version
         return None
@@ -186,12 +188,10 @@ def metadata_segments(code: Code) -> list[MetadataSegment]:
                     found.setdefault(segment.start, segment)
                     break
             index = data.find(marker, index + 1)
-    segments = sorted(found.values(), key=lambda s: s.start)
     merged: list[MetadataSegment] = []
-    for segment in segments:  # a nested blob inside a larger one is part of it
-        if merged and segment.start < merged[-1].end:
-            continue
-        merged.append(segment)
+    for segment in sorted(found.values(), key=lambda s: s.start):
+        if not merged or segment.start >= merged[-1].end:  # a nested blob inside a larger one is part of it
+            merged.append(segment)
     return merged
 
 
@@ -269,11 +269,8 @@ def vyper_deploy_immutables(creation: Code, runtime: Code) -> int | None:
     if begin < 0:
         return None
     found: set[int] = set()
-    window: list[tuple[int, int | None]] = []
-    for instruction in instructions(code, begin):
-        window = (window + [instruction])[-7:]
-        if len(window) < 7:
-            continue
+    ops = list(instructions(code, begin))
+    for window in zip(*(ops[i:] for i in range(7))):  # each run of 7 instructions
         (_, size), (_, start), (_, mem), (copy, _), (_, total), (_, mem2), (ret, _) = window
         if copy != _CODECOPY or ret != _RETURN:
             continue
@@ -289,11 +286,8 @@ def vyper_deploy_immutables(creation: Code, runtime: Code) -> int | None:
 
 def immutable_ranges(immutable_references: ImmutableReferences | None) -> list[tuple[int, int]]:
     """(start, length) of every immutable slot, from solc's `immutableReferences`."""
-    ranges = []
-    for refs in (immutable_references or {}).values():
-        for ref in refs:
-            ranges.append((int(ref["start"]), int(ref["length"])))
-    return sorted(ranges)
+    refs = [ref for refs in (immutable_references or {}).values() for ref in refs]
+    return sorted((int(ref["start"]), int(ref["length"])) for ref in refs)
 
 
 @dataclass(frozen=True)
@@ -333,10 +327,7 @@ def extract_link_addresses(code: Code, link_references: LinkReferences | None) -
     A library linked at several positions with different addresses maps to the first; callers that
     care use `link_addresses_all`.
     """
-    found: dict[str, str] = {}
-    for library, addresses in link_addresses_all(code, link_references).items():
-        found[library] = addresses[0]
-    return found
+    return {library: addresses[0] for library, addresses in link_addresses_all(code, link_references).items()}
 
 
 def link_addresses_all(code: Code, link_references: LinkReferences | None) -> dict[str, list[str]]:
@@ -345,10 +336,9 @@ def link_addresses_all(code: Code, link_references: LinkReferences | None) -> di
     for position in link_positions(link_references):
         chunk = data[position.start : position.start + position.length]
         if len(chunk) == position.length:
-            address = "0x" + chunk.hex()
-            found.setdefault(position.library, [])
-            if address not in found[position.library]:
-                found[position.library].append(address)
+            addresses = found.setdefault(position.library, [])
+            if "0x" + chunk.hex() not in addresses:
+                addresses.append("0x" + chunk.hex())
     return found
 
 
@@ -375,15 +365,9 @@ class Comparison:
 
 
 def _first_difference(a: bytes, b: bytes, masked: list[tuple[int, int]]) -> int | None:
-    mask = bytearray(max(len(a), len(b)))
-    for start, end in masked:
-        mask[start:end] = b"\x01" * (min(end, len(mask)) - start)
-    for index in range(min(len(a), len(b))):
-        if a[index] != b[index] and not mask[index]:
-            return index
-    if len(a) != len(b):
-        return min(len(a), len(b))
-    return None
+    skipped = {index for start, end in masked for index in range(start, end)}
+    differing = (i for i in range(min(len(a), len(b))) if a[i] != b[i] and i not in skipped)
+    return next(differing, None if len(a) == len(b) else min(len(a), len(b)))
 
 
 def compare(

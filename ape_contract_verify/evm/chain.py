@@ -10,28 +10,23 @@ with `evm/creation.py`'s search and are safe to call from several worker threads
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
+from ape_contract_verify.evm.bytecode import to_hex
 from ape_contract_verify.evm.creation import (
     DEFAULT_SCAN_BLOCKS,
+    IN_PROCESS_SOURCE,
     CreateFrame,
+    CreationFinder,
     Deployment,
-)
-from ape_contract_verify.evm.creation import (
-    CreationFinder as _CreationFinder,
-)
-from ape_contract_verify.evm.creation import (
-    created_address as _created_address,
-)
-from ape_contract_verify.evm.creation import (
-    norm_address as _norm,
-)
-from ape_contract_verify.evm.creation import (
-    walk_create_frames as _walk_create_frames,
+    created_address,
+    norm_address,
+    walk_create_frames,
 )
 from ape_contract_verify.evm.reads import (  # the reads' types, for those who import them from here
     RATE_LIMIT_RETRIES,
@@ -43,30 +38,18 @@ from ape_contract_verify.evm.reads import (  # the reads' types, for those who i
     NodeObject,
     TransactionFacts,
     ape_address,
+    is_rate_limited,
+    is_refused,
     node_list,
     node_object,
     node_retry,
     provider_web3,
     rate_limit_text,
-    transaction_facts,
+    read_transaction,
+    revert_data,
 )
-from ape_contract_verify.evm.reads import (
-    hex_hash as _hex_hash,
-)
-from ape_contract_verify.evm.reads import (
-    is_rate_limited as _rate_limited,
-)
-from ape_contract_verify.evm.reads import (
-    is_refused as _refused,
-)
-from ape_contract_verify.evm.reads import (
-    read_transaction as _read_transaction,
-)
-from ape_contract_verify.evm.reads import (
-    revert_data as _revert_data,
-)
-from ape_contract_verify.evm.tester_replay import IN_PROCESS_SOURCE, ReplayFailed, create_frames, tester_chain
-from ape_contract_verify.json_types import JsonValue
+from ape_contract_verify.evm.tester_replay import ReplayFailed, create_frames, tester_chain
+from ape_contract_verify.json_types import JsonValue, as_text
 from ape_contract_verify.protocol.values import hex_to_bytes as _hex_bytes
 from ape_contract_verify.retry import Retry, with_retries
 
@@ -97,25 +80,98 @@ def _quantity(value: object) -> int:
     return int(value, 16)
 
 
-def _text(value: object) -> str:
-    """A text field of a node's answer ("" when absent)."""
-    return value if isinstance(value, str) else ""
+class _NodeReader(CreationFinder):
+    """What both readers share: a provider's rate limits waited out and counted, and the block
+    reads the creation search makes over JSON-RPC (`request`): transactions, receipts, and create
+    frames from the node's trace APIs (debug's callTracer, else parity's trace_block)."""
+
+    def __init__(self, max_scan_blocks: int, fork: bool | ForkReplayer):
+        super().__init__(max_scan_blocks, fork)
+        self.rate_limited = 0  # answers that were the provider's rate limit, waited out
+        self._traces: str | None = None  # which trace API the node answered, once known ("" none)
+
+    def request(self, method: str, params: list[object]) -> object:
+        """One JSON-RPC request's result."""
+        raise NotImplementedError
+
+    def _retrying(self, attempt: Callable[[], T], label: str, gave_up: Callable[[Retry | None], Exception]) -> T:
+        """`attempt()` again while it raises a rate limit's `Retry` (`node_retry`'s waits)."""
+        return with_retries(
+            attempt,
+            policy=node_retry(RATE_LIMIT_RETRIES),
+            label=label,
+            sleep=time.sleep,
+            quiet=True,
+            on_retry=self._count_limit,
+            gave_up=gave_up,
+        )
+
+    def _count_limit(self, _: Retry) -> None:
+        self.rate_limited += 1
+
+    def _block_transactions(self, block: int) -> list[NodeObject]:
+        block_object = node_object(self.request("eth_getBlockByNumber", [hex(block), True]))
+        return [tx for tx in node_list(block_object.get("transactions")) if isinstance(tx, Mapping)]
+
+    def _block_receipts(self, block: int) -> list[object] | None:
+        receipts = self.request("eth_getBlockReceipts", [hex(block)])
+        return list(receipts) if isinstance(receipts, list) else None
+
+    def _block_create_frames(self, block: int) -> list[CreateFrame] | None:
+        if self._traces == "":  # refused before: a hosted node does not change its mind mid-run
+            return None
+        refusals = 0
+        for api in [self._traces] if self._traces else ["debug", "parity"]:
+            try:
+                frames = self._debug_frames(block) if api == "debug" else self._parity_frames(block)
+            except ChainError as err:
+                refusals += is_refused(err)
+                continue
+            self._traces = api
+            return frames
+        if refusals == 2:
+            self._traces = ""
+        return None
+
+    def _debug_frames(self, block: int) -> list[CreateFrame]:
+        results = node_list(self.request("debug_traceBlockByNumber", [hex(block), {"tracer": "callTracer"}]))
+        frames: list[CreateFrame] = []
+        tx_hashes: list[str] | None = None
+        for index, item in enumerate(map(node_object, results)):
+            call = node_object(item.get("result", item))
+            tx_hash = as_text(item.get("txHash")) or ""
+            if not tx_hash:  # older nodes omit it: take it from the block
+                if tx_hashes is None:
+                    listed = node_object(self.request("eth_getBlockByNumber", [hex(block), False])).get("transactions")
+                    tx_hashes = [t if isinstance(t, str) else str(node_object(t)["hash"]) for t in node_list(listed)]
+                tx_hash = tx_hashes[index] if index < len(tx_hashes) else ""
+            frames += [(tx_hash, as_text(call.get("from")) or "", frame) for frame in walk_create_frames(call)]
+        return frames
+
+    def _parity_frames(self, block: int) -> list[CreateFrame]:
+        senders: dict[str, str] = {}
+        frames: list[CreateFrame] = []
+        for trace in map(node_object, node_list(self.request("trace_block", [hex(block)]))):
+            if trace.get("type") != "create" or trace.get("error"):
+                continue
+            action, result = node_object(trace.get("action")), node_object(trace.get("result"))
+            tx_hash = as_text(trace.get("transactionHash")) or ""
+            if not trace.get("traceAddress"):
+                senders[tx_hash] = as_text(action.get("from")) or ""
+            sender = senders.get(tx_hash) or as_text(
+                node_object(self.request("eth_getTransactionByHash", [tx_hash])).get("from")
+            )
+            frame = {
+                "type": "CREATE",
+                "from": action.get("from"),
+                "to": result.get("address"),
+                "input": action.get("init"),
+            }
+            frames.append((tx_hash, sender or "", frame))
+        return frames
 
 
-class _Sessions(threading.local):
-    """One requests session per thread (the class default is each thread's until it makes one)."""
-
-    session: requests.Session | None = None
-
-    def get(self) -> requests.Session:
-        if self.session is None:
-            import requests
-
-            self.session = requests.Session()
-        return self.session
-
-
-class JsonRpcChain(_CreationFinder):
+class JsonRpcChain(_NodeReader):
     """A ChainReader over JSON-RPC (requests); one HTTP session per thread."""
 
     def __init__(
@@ -128,12 +184,9 @@ class JsonRpcChain(_CreationFinder):
         super().__init__(max_scan_blocks, fork)
         self.url = url
         self.timeout = timeout
-        self._local = _Sessions()
-        self._ids = iter(range(1, 1 << 62))
-        self._id_lock = threading.Lock()
+        self._local = threading.local()
+        self._ids = itertools.count(1)  # next() on a count is atomic: ids unique across threads
         self._chain_id: int | None = None
-        self._traces: str | None = None  # which trace API the node answered, once known ("" none)
-        self.rate_limited = 0  # answers that were the provider's rate limit, waited out
 
     def __repr__(self) -> str:
         return f"JsonRpcChain({self.safe_url!r})"
@@ -147,13 +200,20 @@ class JsonRpcChain(_CreationFinder):
         host = parts.hostname or ""
         return f"{parts.scheme}://{host}" + (f":{parts.port}" if parts.port else "")
 
+    def _session(self) -> requests.Session:
+        """This thread's requests session."""
+        session: requests.Session | None = getattr(self._local, "session", None)
+        if session is None:
+            import requests
+
+            session = self._local.session = requests.Session()
+        return session
+
     def request(self, method: str, params: list[object]) -> JsonValue:
         import requests
 
-        session = self._local.get()
-        with self._id_lock:
-            request_id = next(self._ids)
-        policy = node_retry(RATE_LIMIT_RETRIES)
+        session = self._session()
+        request_id = next(self._ids)
 
         def attempt() -> JsonValue:
             try:
@@ -168,24 +228,17 @@ class JsonRpcChain(_CreationFinder):
                 detail = type(err).__name__ if self.safe_url != self.url.rstrip("/") else err
                 failure = ChainError(f"the node at {self.safe_url} did not answer {method}: {detail}")
             else:
-                if limited or _rate_limited(body):
-                    raise Retry(
-                        f"{method}: rate limited",
-                        delay=policy.retry_after(response.headers.get("Retry-After")),
-                        rate_limited=True,
-                    )
+                if limited or is_rate_limited(body):
+                    wait = node_retry().retry_after(response.headers.get("Retry-After"))
+                    raise Retry(f"{method}: rate limited", delay=wait, rate_limited=True)
                 return body
             raise failure  # outside the except: requests' message may hold the URL's key
 
-        body = with_retries(
+        body = self._retrying(
             attempt,
-            policy=policy,
-            label=f"the node at {self.safe_url}",
-            sleep=time.sleep,
-            quiet=True,
-            on_retry=self._count_limit,
-            gave_up=lambda last: ChainError(
-                f"the node at {self.safe_url} kept answering {method} with its rate limit ({policy.max_retries} retries)"
+            f"the node at {self.safe_url}",
+            lambda last: ChainError(
+                f"the node at {self.safe_url} kept answering {method} with its rate limit ({RATE_LIMIT_RETRIES} retries)"
             ),
         )
         if not isinstance(body, dict):
@@ -195,12 +248,9 @@ class JsonRpcChain(_CreationFinder):
             message = error.get("message") if isinstance(error, dict) else error
             text = f"the node at {self.safe_url} rejected {method}: {message}"
             if method == "eth_call" and "revert" in str(message).lower():
-                raise CallReverted(text, _revert_data(error))
+                raise CallReverted(text, revert_data(error))
             raise ChainError(text)
         return body.get("result")
-
-    def _count_limit(self, _: Retry) -> None:
-        self.rate_limited += 1
 
     def chain_id(self) -> int:
         if self._chain_id is None:
@@ -221,32 +271,27 @@ class JsonRpcChain(_CreationFinder):
         calls = [("eth_getCode", [address, "latest"])] + [
             ("eth_getStorageAt", [address, hex(s), "latest"]) for s in slots
         ]
-        session = self._local.get()
-        with self._id_lock:
-            first = next(self._ids)
-            for _ in calls[1:]:
-                next(self._ids)
-        batch = [{"jsonrpc": "2.0", "id": first + i, "method": m, "params": p} for i, (m, p) in enumerate(calls)]
+        ids = [next(self._ids) for _ in calls]
+        batch = [{"jsonrpc": "2.0", "id": i, "method": m, "params": p} for i, (m, p) in zip(ids, calls)]
         try:
-            response = session.post(self.url, json=batch, timeout=self.timeout)
+            response = self._session().post(self.url, json=batch, timeout=self.timeout)
             answers: dict[object, JsonValue] = (
                 {item.get("id"): item for item in response.json()} if response.status_code == 200 else {}
             )
         except (requests.RequestException, ValueError, TypeError, AttributeError):
             answers = {}
-        results = [answers.get(first + i) for i in range(len(calls))]
+        results = [answers.get(i) for i in ids]
         read = [r["result"] for r in results if isinstance(r, dict) and "result" in r and not r.get("error")]
         if len(read) != len(results):
             return self.get_code(address), [self.get_storage_at(address, s) for s in slots]
-        words = [_hex_bytes(r).rjust(32, b"\0") for r in read[1:]]
-        return _hex_bytes(read[0]), words
+        return _hex_bytes(read[0]), [_hex_bytes(r).rjust(32, b"\0") for r in read[1:]]
 
     def call(self, to: str, data: bytes) -> bytes:
         return _hex_bytes(self.request("eth_call", [{"to": to, "data": "0x" + bytes(data).hex()}, "latest"]))
 
     def get_transaction(self, tx_hash: str) -> TransactionFacts | None:
         try:
-            return _read_transaction(self.request, tx_hash)
+            return read_transaction(self.request, tx_hash)
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise ChainError(
                 f"the node at {self.safe_url} answered eth_getTransactionByHash with an unexpected body: {type(err).__name__}"
@@ -258,17 +303,6 @@ class JsonRpcChain(_CreationFinder):
     def _node_url(self) -> str | None:
         return self.url
 
-    def _block_transactions(self, block: int) -> list[NodeObject]:
-        block_object = node_object(self.request("eth_getBlockByNumber", [hex(block), True]))
-        return [tx for tx in node_list(block_object.get("transactions")) if isinstance(tx, Mapping)]
-
-    def _block_receipts(self, block: int) -> list[object] | None:
-        receipts = self.request("eth_getBlockReceipts", [hex(block)])
-        return list(receipts) if isinstance(receipts, list) else None
-
-    def _receipt_address(self, tx_hash: str) -> object:
-        return node_object(self.request("eth_getTransactionReceipt", [tx_hash])).get("contractAddress")
-
     def _code_at(self, address: str, block: int) -> bytes | None:
         try:
             return _hex_bytes(self.request("eth_getCode", [address, hex(block)]))
@@ -276,74 +310,17 @@ class JsonRpcChain(_CreationFinder):
             return None
 
     def _block_deployments(self, block: int) -> Iterator[Deployment]:
-        data = node_object(self.request("eth_getBlockByNumber", [hex(block), True]))
-        for tx in node_list(data.get("transactions")):
-            if isinstance(tx, Mapping) and not tx.get("to"):
+        for tx in self._block_transactions(block):
+            if not tx.get("to"):
                 tx_hash = str(tx["hash"])
-                yield (
-                    tx_hash,
-                    _hex_bytes(tx.get("input") or tx.get("data")),
-                    str(tx.get("from", "")),
-                    partial(self._receipt_address, tx_hash),
-                )
+                data, sender = _hex_bytes(tx.get("input") or tx.get("data")), str(tx.get("from", ""))
+                yield tx_hash, data, sender, partial(self._receipt_address, tx_hash)
 
-    def _block_create_frames(self, block: int) -> list[CreateFrame] | None:
-        if self._traces == "":  # refused before: a hosted node does not change its mind mid-run
-            return None
-        refusals = 0
-        for api in [self._traces] if self._traces else ["debug", "parity"]:
-            try:
-                frames = self._debug_frames(block) if api == "debug" else self._parity_frames(block)
-            except ChainError as err:
-                refusals += _refused(err)
-                continue
-            self._traces = api
-            return frames
-        if refusals == 2:
-            self._traces = ""
-        return None
-
-    def _debug_frames(self, block: int) -> list[CreateFrame]:
-        results = node_list(self.request("debug_traceBlockByNumber", [hex(block), {"tracer": "callTracer"}]))
-        frames: list[CreateFrame] = []
-        tx_hashes: list[str] | None = None
-        for index, item in enumerate(results):
-            call = node_object(item.get("result", item) if isinstance(item, Mapping) else {})
-            tx_hash = _text(item.get("txHash")) if isinstance(item, Mapping) else ""
-            if not tx_hash:  # older nodes omit it: take it from the block
-                if tx_hashes is None:
-                    listed = node_object(self.request("eth_getBlockByNumber", [hex(block), False])).get("transactions")
-                    tx_hashes = [t if isinstance(t, str) else str(node_object(t)["hash"]) for t in node_list(listed)]
-                tx_hash = tx_hashes[index] if index < len(tx_hashes) else ""
-            for frame in _walk_create_frames(call):
-                frames.append((tx_hash, _text(call.get("from", "")), frame))
-        return frames
-
-    def _parity_frames(self, block: int) -> list[CreateFrame]:
-        traces = map(node_object, node_list(self.request("trace_block", [hex(block)])))
-        senders: dict[str, str] = {}
-        frames: list[CreateFrame] = []
-        for trace in traces:
-            if trace.get("type") != "create" or trace.get("error"):
-                continue
-            action, result = node_object(trace.get("action")), node_object(trace.get("result"))
-            tx_hash = _text(trace.get("transactionHash", ""))
-            if not trace.get("traceAddress"):
-                senders[tx_hash] = _text(action.get("from", ""))
-            sender = senders.get(tx_hash) or _text(
-                node_object(self.request("eth_getTransactionByHash", [tx_hash])).get("from", "")
-            )
-            frame = {
-                "type": "CREATE",
-                "from": action.get("from"),
-                "to": result.get("address"),
-                "input": action.get("init"),
-            }
-            frames.append((tx_hash, sender, frame))
-        return frames
+    def _receipt_address(self, tx_hash: str) -> object:
+        return node_object(self.request("eth_getTransactionReceipt", [tx_hash])).get("contractAddress")
 
 
-class ApeProviderChain(_CreationFinder):
+class ApeProviderChain(_NodeReader):
     """A ChainReader through an Ape provider (calls serialised: eth-tester is not thread-safe)."""
 
     def __init__(
@@ -352,15 +329,11 @@ class ApeProviderChain(_CreationFinder):
         super().__init__(max_scan_blocks, fork)
         self.provider = provider
         self._lock = threading.RLock()
-        self.rate_limited = 0
-        self._traces_refused = False
 
     def __repr__(self) -> str:
         return f"ApeProviderChain({type(self.provider).__name__})"
 
     def _guard(self, what: str, fn: Callable[[], T]) -> T:
-        policy = node_retry(RATE_LIMIT_RETRIES)
-
         def attempt() -> T:
             with self._lock:
                 try:
@@ -379,18 +352,7 @@ class ApeProviderChain(_CreationFinder):
             error.__cause__ = cause
             return error
 
-        return with_retries(
-            attempt,
-            policy=policy,
-            label="the Ape provider",
-            sleep=time.sleep,
-            quiet=True,
-            on_retry=self._count_limit,
-            gave_up=gave_up,
-        )
-
-    def _count_limit(self, _: Retry) -> None:
-        self.rate_limited += 1
+        return self._retrying(attempt, "the Ape provider", gave_up)
 
     def _node_url(self) -> str | None:
         # The URL web3 is connected to: a provider's configured or default URI may be no node at all
@@ -403,18 +365,9 @@ class ApeProviderChain(_CreationFinder):
         url = getattr(web3.provider, "endpoint_uri", None) if web3 is not None else None
         return str(url) if isinstance(url, str) and url.startswith(("http://", "https://")) else None
 
-    def _rpc(self, what: str, method: str, params: list[object]) -> object:
+    def request(self, method: str, params: list[object]) -> object:
         """A JSON-RPC request passed through the provider (Ape leaves its answer untyped)."""
-        answer: object = self._guard(what, lambda: self.provider.make_request(method, params))
-        return answer
-
-    def _block_transactions(self, block: int) -> list[NodeObject]:
-        block_object = node_object(self._rpc("read a block", "eth_getBlockByNumber", [hex(block), True]))
-        return [tx for tx in node_list(block_object.get("transactions")) if isinstance(tx, Mapping)]
-
-    def _block_receipts(self, block: int) -> list[object] | None:
-        receipts = self._rpc("read a block's receipts", "eth_getBlockReceipts", [hex(block)])
-        return list(receipts) if isinstance(receipts, list) else None
+        return self._guard(f"answer {method}", lambda: self.provider.make_request(method, params))
 
     def chain_id(self) -> int:
         return int(self._guard("read the chain id", lambda: self.provider.chain_id))
@@ -438,36 +391,30 @@ class ApeProviderChain(_CreationFinder):
             except ContractLogicError as err:  # a revert: Ape keeps custom errors' data as hex text
                 message = str(err.revert_message or err)
                 revert = message if message.startswith("0x") and len(message) % 2 == 0 else ""
-                raise CallReverted(f"the call reverted: {message}", _revert_data({"data": revert})) from None
+                raise CallReverted(f"the call reverted: {message}", revert_data({"data": revert})) from None
 
         return _hex_bytes(self._guard("call a contract", send))
 
     def get_transaction(self, tx_hash: str) -> TransactionFacts | None:
         web3 = self._guard("reach its node", lambda: provider_web3(self.provider))
         if web3 is None:  # a provider without web3: its JSON-RPC passthrough
-            return self._guard("read a transaction", lambda: _read_transaction(self.provider.make_request, tx_hash))
+            return self._guard("read a transaction", lambda: read_transaction(self.provider.make_request, tx_hash))
 
-        def read() -> TransactionFacts | None:
-            # web3, not provider.get_receipt: Ape's waits out its acceptance timeout for an unknown hash.
-            from web3.exceptions import TransactionNotFound
+        from web3.exceptions import TransactionNotFound
 
-            # web3 takes hex text; its HexStr is eth-typing's NewType of str
+        # web3, not provider.get_receipt: Ape's waits out its acceptance timeout for an unknown hash.
+        # web3 takes hex text (its HexStr is eth-typing's NewType of str) and a block by hash or number.
+        def request(method: str, params: list[object]) -> object:
             try:
-                tx: NodeObject = web3.eth.get_transaction(tx_hash)  # type: ignore[arg-type]
-            except TransactionNotFound:
+                if method == "eth_getTransactionByHash":
+                    return web3.eth.get_transaction(params[0])  # type: ignore[arg-type]
+                if method == "eth_getTransactionReceipt":
+                    return web3.eth.get_transaction_receipt(params[0])  # type: ignore[arg-type]
+                return web3.eth.get_block(params[0])  # type: ignore[arg-type]
+            except TransactionNotFound:  # unknown, or mined but its receipt not indexed yet
                 return None
-            receipt: NodeObject | None = None
-            timestamp: object = None
-            if tx.get("blockNumber") is not None:
-                try:
-                    receipt = web3.eth.get_transaction_receipt(tx_hash)  # type: ignore[arg-type]
-                except TransactionNotFound:  # mined, but the node has not indexed its receipt yet
-                    receipt = None
-                if tx.get("blockTimestamp") is None and node_object(receipt).get("blockTimestamp") is None:
-                    timestamp = web3.eth.get_block(tx["blockNumber"]).get("timestamp")  # type: ignore[arg-type]
-            return transaction_facts(tx, receipt, timestamp)
 
-        return self._guard("read a transaction", read)
+        return self._guard("read a transaction", lambda: read_transaction(request, tx_hash))
 
     def _block_number(self) -> int:
         return int(self._guard("read the block number", lambda: self.provider.get_block("latest").number))
@@ -480,9 +427,6 @@ class ApeProviderChain(_CreationFinder):
         except ChainError:
             return None
 
-    def _receipt_address(self, tx_hash: str) -> object:
-        return self._guard("read a receipt", lambda: self.provider.get_receipt(tx_hash).contract_address)
-
     def _block_deployments(self, block: int) -> Iterator[Deployment]:
         web3 = provider_web3(self.provider)
         if web3 is not None:
@@ -494,18 +438,17 @@ class ApeProviderChain(_CreationFinder):
                     continue
                 sender, nonce = str(txn["from"]), int(txn["nonce"])
                 data = txn.get("input", txn.get("data"))  # eth-tester says "data"
-                yield (_hex_hash(txn["hash"]), _hex_bytes(data), sender, partial(_created_address, sender, nonce))
+                yield (to_hex(txn["hash"]), _hex_bytes(data), sender, partial(created_address, sender, nonce))
             return
         txns = self._guard("read a block", lambda: list(self.provider.get_transactions_by_block(block)))
-        zero = "0x" + "00" * 20
         for txn in txns:
-            receiver = _norm(txn.receiver)
-            if receiver and receiver != zero:
+            if norm_address(txn.receiver) not in ("", "0x" + "00" * 20):
                 continue
-            raw_hash: object = txn.txn_hash
-            tx_hash = raw_hash if isinstance(raw_hash, str) else "0x" + _hex_bytes(raw_hash).hex()
-            tx_hash = tx_hash if tx_hash.startswith("0x") else "0x" + tx_hash
-            yield (tx_hash, _hex_bytes(txn.data), str(txn.sender or ""), partial(self._receipt_address, tx_hash))
+            tx_hash = to_hex(txn.txn_hash)
+            yield tx_hash, _hex_bytes(txn.data), str(txn.sender or ""), partial(self._receipt_address, tx_hash)
+
+    def _receipt_address(self, tx_hash: str) -> object:
+        return self._guard("read a receipt", lambda: self.provider.get_receipt(tx_hash).contract_address)
 
     def _frames_source(self) -> str:
         in_process = self._guard("reach its chain", lambda: tester_chain(self.provider)) is not None
@@ -527,20 +470,8 @@ class ApeProviderChain(_CreationFinder):
 
     def _block_create_frames(self, block: int) -> list[CreateFrame] | None:
         # Ape's test provider (eth-tester) runs in this process: no traces, no node to fork, but
-        # its chain can replay the block with py-evm.
+        # its chain can replay the block with py-evm. Providers backed by a real node (ape-foundry,
+        # ape-node) pass JSON-RPC through to its trace APIs.
         if self._frames_source() == IN_PROCESS_SOURCE:
             return self._replay(block)
-        # Providers backed by a real node (ape-foundry, ape-node) pass JSON-RPC through.
-        if self._traces_refused:  # a hosted node does not change its mind mid-run
-            return None
-        try:
-            results = self._rpc("trace a block", "debug_traceBlockByNumber", [hex(block), {"tracer": "callTracer"}])
-        except ChainError as err:
-            self._traces_refused = _refused(err)
-            return None
-        frames: list[CreateFrame] = []
-        for item in map(node_object, node_list(results)):
-            call = node_object(item.get("result", item))
-            for frame in _walk_create_frames(call):
-                frames.append((_text(item.get("txHash", "")), _text(call.get("from", "")), frame))
-        return frames
+        return super()._block_create_frames(block)

@@ -16,7 +16,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Protocol
 
 from ape_contract_verify.evm.creation import created_address, walk_create_frames
-from ape_contract_verify.evm.reads import ape_address, is_refused
+from ape_contract_verify.evm.reads import NodeObject, ape_address, is_refused
+from ape_contract_verify.json_types import as_text
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.values import checksum, hex_to_bytes
 
@@ -42,9 +43,21 @@ def create_address(creator: str, nonce: int) -> str:
 
 
 def _code(provider: ProviderAPI, address: str, block: int | None = None) -> bytes:
-    if block is None:
-        return hex_to_bytes(provider.get_code(ape_address(address)))
     return hex_to_bytes(provider.get_code(ape_address(address), block_id=block))
+
+
+def _new_since(provider: ProviderAPI, address: str, before: int) -> bool:
+    """Whether `address` has code now and had none at block `before` (an unread one has not)."""
+    try:
+        return bool(_code(provider, address)) and not _code(provider, address, before)
+    except Exception as err:
+        logger.debug("contract_verify: skipping %s: %s", address, err)
+        return False
+
+
+def _created(frames: Iterable[NodeObject]) -> list[str]:
+    """The checksummed addresses create frames made, once each, in order."""
+    return list(dict.fromkeys(checksum(to) for frame in frames if (to := as_text(frame.get("to")))))
 
 
 def traced_children(provider: ProviderAPI, tx_hashes: Iterable[str]) -> list[str] | None:
@@ -64,12 +77,7 @@ def traced_children(provider: ProviderAPI, tx_hashes: Iterable[str]) -> list[str
         frames = list(walk_create_frames(call))
         if str(call.get("type", "")).upper() in ("CREATE", "CREATE2"):
             frames = frames[1:]  # the transaction's own deployment, which Ape's deploy hook saw
-        for frame in frames:
-            to = frame.get("to")
-            if to and isinstance(to, str):
-                address = checksum(to)
-                if address not in found:
-                    found.append(address)
+        found += [a for a in _created(frames) if a not in found]
     return found
 
 
@@ -96,31 +104,21 @@ def nonce_children(
             continue
         visited.add(creator.lower())
         try:
+            # A nonce of 0: created nothing, ever (an EOA that never sent, a pre-EIP-161 contract).
             after = int(provider.get_nonce(ape_address(creator)))
-            if after == 0:
-                continue  # created nothing, ever (an EOA that never sent, a pre-EIP-161 contract)
-            start = 0 if creator.lower() in made else int(provider.get_nonce(ape_address(creator), block_id=before))
-        except Exception as err:
-            logger.debug("contract_verify: no nonce for %s: %s", creator, err)
-            continue
-        if start == after:
-            continue
-        try:
-            if not _code(provider, creator):
+            fresh = after == 0 or creator.lower() in made
+            start = 0 if fresh else int(provider.get_nonce(ape_address(creator), block_id=before))
+            if start == after or not _code(provider, creator):
                 continue  # an EOA: its nonce counts its transactions, and its deploys are Ape's
         except Exception as err:
-            logger.debug("contract_verify: no code read for %s: %s", creator, err)
+            logger.debug("contract_verify: no nonce or code for %s: %s", creator, err)
             continue
         # A contract's own nonce starts at 1 (EIP-161): n=0 is never one of its children.
         first = max(start, 1) if creator.lower() in made else start
         for n in range(max(first, after - MAX_SPAN), after):
             child = create_address(creator, n)
-            try:
-                if not _code(provider, child) or _code(provider, child, before):
-                    continue  # failed, self-destructed, or there before the run
-            except Exception as err:
-                logger.debug("contract_verify: skipping %s: %s", child, err)
-                continue
+            if not _new_since(provider, child, before):
+                continue  # failed, self-destructed, or there before the run
             if child.lower() not in made:
                 found.append(child)
                 made.add(child.lower())
@@ -169,16 +167,8 @@ def replayed_children(
                 err,
             )
             break
-        for _tx, _sender, frame in frames:  # a transaction's own deployment too: the caller drops Ape's
-            to = frame.get("to")
-            if not to or not isinstance(to, str):
-                continue
-            address = checksum(to)
-            if address in found:
-                continue
-            try:
-                if _code(provider, address) and not _code(provider, address, before):
-                    found.append(address)
-            except Exception as err:
-                logger.debug("contract_verify: skipping %s: %s", address, err)
+        # a transaction's own deployment too: the caller drops Ape's
+        for address in _created(frame for _tx, _sender, frame in frames):
+            if address not in found and _new_since(provider, address, before):
+                found.append(address)
     return found

@@ -17,7 +17,6 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from ape_contract_verify.evm.reads import ChainError, Creation, NodeObject, node_list, node_object
-from ape_contract_verify.evm.tester_replay import IN_PROCESS_REPLAY, IN_PROCESS_SOURCE
 from ape_contract_verify.json_types import as_text
 from ape_contract_verify.protocol.values import hex_to_bytes as _hex_bytes
 
@@ -33,6 +32,10 @@ FORK_SCAN_BLOCKS = 16
 # Transactions of one block traced on a fork, at most (those whose logs name the address first).
 FORK_MAX_TXS = 32
 _TOO_OLD = -1
+# The in-process chain's replay (`evm/tester_replay.py`): what `creation_attempts` says it is, and
+# a Creation's `source` when it answers.
+IN_PROCESS_REPLAY = "a replay in the in-process chain"
+IN_PROCESS_SOURCE = "in-process replay"
 
 # (tx hash, tx sender, frame) of one CREATE/CREATE2: the frame in callTracer's shape (type, from,
 # to, input), from a node's trace, a fork's or an in-process replay.
@@ -91,7 +94,7 @@ class CreationFinder:
         self._creations: dict[tuple[str, str], Creation] = {}
         self._creation_lock = threading.Lock()
         self._fork_setting = fork
-        self._fork: ForkReplayer | None = None
+        self._fork: ForkReplayer | None = None if isinstance(fork, bool) else fork
         self._tried: dict[str, list[str]] = {}  # address -> what the last search tried, in words
 
     # primitives
@@ -137,15 +140,10 @@ class CreationFinder:
 
     def fork_replayer(self) -> ForkReplayer | None:
         """The fork replayer, made on first use; None when forking is off or there is no URL."""
-        if self._fork is None and self._fork_setting is not False:
-            if self._fork_setting is True:
-                url = self._node_url()
-                if url:
-                    from ape_contract_verify.evm.fork import ForkReplayer
+        if self._fork is None and self._fork_setting is True and (url := self._node_url()):
+            from ape_contract_verify.evm.fork import ForkReplayer
 
-                    self._fork = ForkReplayer(url)
-            else:
-                self._fork = self._fork_setting
+            self._fork = ForkReplayer(url)
         return self._fork
 
     def close(self) -> None:
@@ -250,16 +248,8 @@ class CreationFinder:
         from ape_contract_verify.evm.fork import ForkUnavailable
 
         tried = self._tried.setdefault(target, [])
-        replayer = self.fork_replayer()
-        if replayer is None:
-            tried.append(
-                "a replay on a local fork (off)"
-                if not self._fork_setting
-                else "a replay on a local fork (no node URL to fork)"
-            )
-            return None
         try:
-            txs = [tx for tx in self._block_transactions(block) if isinstance(tx, Mapping)]
+            replayer, txs = self._replay_setup(block)
             order = self._candidates(target, block, txs)
             for index in order[:FORK_MAX_TXS]:
                 frame = replayer.trace(
@@ -283,15 +273,10 @@ class CreationFinder:
         traced call is kept when it ran as the transaction did (no error; a deployment at the
         address its sender's nonce gives), else the block is replayed up to it. Raises ChainError,
         or fork.ForkUnavailable (why, in words)."""
-        from ape_contract_verify.evm.fork import ForkUnavailable
-
         wanted = {norm_address(h) for h in tx_hashes}
         if self._frames_source() == IN_PROCESS_SOURCE:
             return [f for f in self._block_create_frames(block) or [] if norm_address(f[0]) in wanted]
-        replayer = self.fork_replayer()
-        if replayer is None:
-            raise ForkUnavailable("off" if not self._fork_setting else "no node URL to fork")
-        txs = [tx for tx in self._block_transactions(block) if isinstance(tx, Mapping)]
+        replayer, txs = self._replay_setup(block)
         found: list[CreateFrame] = []
         for index, tx in enumerate(txs):
             if norm_address(str(tx.get("hash", ""))) not in wanted:
@@ -300,19 +285,22 @@ class CreationFinder:
             found += [(str(tx["hash"]), str(tx.get("from", "")), c) for c in walk_create_frames(frame)]
         return found
 
+    def _replay_setup(self, block: int) -> tuple[ForkReplayer, list[NodeObject]]:
+        """The fork replayer and the block's transactions; ForkUnavailable says why there is no fork."""
+        from ape_contract_verify.evm.fork import ForkUnavailable
+
+        replayer = self.fork_replayer()
+        if replayer is None:
+            raise ForkUnavailable("off" if not self._fork_setting else "no node URL to fork")
+        return replayer, [tx for tx in self._block_transactions(block) if isinstance(tx, Mapping)]
+
     def _candidates(self, target: str, block: int, txs: list[NodeObject]) -> list[int]:
         """Indexes of the block's transactions worth replaying, those whose logs name the address first."""
         bare = target.removeprefix("0x")
-        named: set[int] = set()
         try:
             receipts = self._block_receipts(block) or []
         except ChainError:
             receipts = []
-        for index, receipt in enumerate(receipts):
-            for log in map(node_object, node_list(node_object(receipt).get("logs"))):
-                text = " ".join(
-                    [str(log.get("address", "")), *map(str, node_list(log.get("topics"))), str(log.get("data", ""))]
-                ).lower()
-                if bare in text:
-                    named.add(index)
+        # A log names it as its emitter, in a topic or in its data: the logs' text holds it.
+        named = {i for i, receipt in enumerate(receipts) if bare in str(node_object(receipt).get("logs")).lower()}
         return sorted(range(len(txs)), key=lambda i: (i not in named, i))

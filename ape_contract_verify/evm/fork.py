@@ -16,6 +16,7 @@ that block, reset to the next block's); it starts within `startup_timeout`, each
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import shutil
 import socket
@@ -49,13 +50,6 @@ def find_anvil() -> str | None:
     return None
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 # Every fork process still running, held strongly: a reader dropped without close() leaves its
 # fork here, and exit kills it.
 _running: set[subprocess.Popen[bytes]] = set()
@@ -80,7 +74,9 @@ class _Fork:
 
         self.block = block
         self.timeout = timeout
-        self.port = _free_port()
+        with socket.socket() as sock:  # a free port
+            sock.bind(("127.0.0.1", 0))
+            self.port: int = sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
         self.session = requests.Session()
         # The node URL goes by JSON-RPC (anvil_reset), not argv: hosted URLs carry the API key, and
@@ -105,12 +101,8 @@ class _Fork:
                 break
             except ForkUnavailable:
                 if self.proc.poll() is not None:
-                    detail = (
-                        ((self.proc.stderr.read() if self.proc.stderr else None) or b"")
-                        .decode(errors="replace")
-                        .strip()
-                        .splitlines()
-                    )
+                    said = self.proc.stderr.read() if self.proc.stderr else b""
+                    detail = said.decode(errors="replace").strip().splitlines()
                     self.stop()
                     raise ForkUnavailable("anvil did not start" + (f": {detail[-1][:200]}" if detail else ""))
                 if time.monotonic() > deadline:
@@ -125,9 +117,8 @@ class _Fork:
             self.call("anvil_reset", {"forking": {"jsonRpcUrl": node_url, "blockNumber": block}})
         except ForkUnavailable as err:
             # anvil's error may quote the URL: say what failed without it.
-            raise ForkUnavailable(
-                f"anvil could not fork the node at block {block}" + _without(str(err), node_url)
-            ) from None
+            detail = "" if node_url in str(err) else f" ({err})"
+            raise ForkUnavailable(f"anvil could not fork the node at block {block}{detail}") from None
         self.block = block
 
     def call(self, method: str, *params: object) -> JsonValue:
@@ -150,38 +141,28 @@ class _Fork:
             )
         return body.get("result")
 
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
     def stop(self) -> None:
         with _running_lock:
             _running.discard(self.proc)
         self.session.close()
         if self.proc.poll() is None:
             self.proc.kill()
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
         if self.proc.stderr:
             self.proc.stderr.close()
 
 
-def _without(text: str, secret: str) -> str:
-    return "" if secret in text else f" ({text})"
-
-
 def _call_of(tx: Mapping[str, object]) -> dict[str, object]:
     """The transaction as a call: who, to whom, what, how much, with how much gas."""
-    call: dict[str, object] = {
+    value = tx.get("value")
+    call = {
         "from": tx.get("from"),
+        "to": tx.get("to") or None,  # none for a deployment
         "data": tx.get("input") or tx.get("data") or "0x",
         "gas": tx.get("gas"),
+        "value": None if value in ("0x0", 0) else value,
     }
-    if tx.get("to"):
-        call["to"] = tx["to"]
-    if tx.get("value") not in (None, "0x0", 0):
-        call["value"] = tx["value"]
     return {k: v for k, v in call.items() if v is not None}
 
 
@@ -238,7 +219,7 @@ class ForkReplayer:
             fork.call("evm_revert", snapshot)
 
     def _fork_at(self, block: int) -> _Fork:
-        if self._fork is not None and self._fork.alive():
+        if self._fork is not None and self._fork.proc.poll() is None:
             if self._fork.block != block:
                 self._fork.reset(self.node_url, max(block, 0))
                 self.forks_started += 1

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from ape_contract_verify.evm.bytecode import to_hex as hex_hash
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.protocol.values import hex_to_bytes as _hex_bytes
 from ape_contract_verify.retry import RetryPolicy
@@ -115,8 +116,6 @@ class SearchingReader(ChainReader, Protocol):
 
 # A node's answer, read by key: a JSON-RPC object (hex text) or web3's AttributeDict (ints, HexBytes).
 NodeObject = Mapping[str, object]
-# How a reader sends one JSON-RPC request: (method, params) -> the answer's `result`.
-RpcRequest = Callable[[str, list[object]], object]
 
 
 def creation_input(chain: ChainReader, address: str) -> bytes | None:
@@ -185,20 +184,13 @@ def rate_limit_text(err: BaseException) -> bool:
     return any(word in text for word in ("429", "too many requests", "rate limit", "-32005", "-32029"))
 
 
+# How a node says it refuses a method itself (JSON-RPC -32601, as hosted plans answer).
+_REFUSALS = ("does not exist", "not available", "method not found", "not supported", "-32601", "unsupported method")
+
+
 def is_refused(err: BaseException) -> bool:
-    """Whether the node refused the method itself (JSON-RPC -32601, as hosted plans answer)."""
-    text = str(err).lower()
-    return any(
-        word in text
-        for word in (
-            "does not exist",
-            "not available",
-            "method not found",
-            "not supported",
-            "-32601",
-            "unsupported method",
-        )
-    )
+    """Whether the node refused the method itself."""
+    return any(word in str(err).lower() for word in _REFUSALS)
 
 
 def node_retry(retries: int | None = None) -> RetryPolicy:
@@ -208,10 +200,6 @@ def node_retry(retries: int | None = None) -> RetryPolicy:
     return RetryPolicy(
         max_retries=RATE_LIMIT_RETRIES if retries is None else retries, base_delay=0.25, max_delay=RATE_LIMIT_MAX_WAIT
     )
-
-
-def hex_hash(value: object) -> str:
-    return "0x" + _hex_bytes(value).hex()
 
 
 def _number(value: object) -> int | None:
@@ -241,7 +229,7 @@ def transaction_facts(tx: NodeObject, receipt: NodeObject | None, timestamp: obj
             tuple(hex_hash(t) for t in _sequence(log.get("topics"))),
             _hex_bytes(log.get("data")),
         )
-        for log in map(_log, _sequence(receipt.get("logs")))
+        for log in (_object(item, "a log") for item in _sequence(receipt.get("logs")))
     )
     created = _address(receipt.get("contractAddress"))
     to = _address(tx.get("to"))
@@ -276,24 +264,22 @@ def _sequence(value: object) -> Sequence[object]:
     return value
 
 
-def _log(value: object) -> NodeObject:
+def _object(value: object, what: str = "an object") -> NodeObject:
+    """An object in a node's answer; anything else is an unexpected body."""
     if not isinstance(value, Mapping):
-        raise TypeError(f"a log was expected, not {type(value).__name__}")
+        raise TypeError(f"{what} was expected, not {type(value).__name__}")
     return value
 
 
 def _answer(value: object) -> NodeObject | None:
     """An object answer (null or empty: None); anything else is an unexpected body."""
-    if not value:
-        return None
-    if not isinstance(value, Mapping):
-        raise TypeError(f"an object was expected, not {type(value).__name__}")
-    return value
+    return _object(value) if value else None
 
 
-def read_transaction(request: RpcRequest, tx_hash: str) -> TransactionFacts | None:
-    """A transaction over JSON-RPC: the transaction, its receipt once mined, and the block's
-    timestamp when neither carries it (anvil puts `blockTimestamp` in both)."""
+def read_transaction(request: Callable[[str, list[object]], object], tx_hash: str) -> TransactionFacts | None:
+    """A transaction over JSON-RPC (`request(method, params)` gives a result): the transaction,
+    its receipt once mined, and the block's timestamp when neither carries it (anvil puts
+    `blockTimestamp` in both)."""
     tx = _answer(request("eth_getTransactionByHash", [tx_hash]))
     if tx is None:
         return None

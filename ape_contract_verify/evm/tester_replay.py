@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from ape_contract_verify.evm.bytecode import to_hex
+from ape_contract_verify.evm.creation import created_address
 from ape_contract_verify.evm.reads import NodeObject, provider_web3
 
 if TYPE_CHECKING:
@@ -23,10 +25,6 @@ if TYPE_CHECKING:
     from eth.abc import BlockAPI, ComputationAPI, MessageAPI, StateAPI, TransactionContextAPI
     from eth.chains.base import Chain
     from eth.vm.base import VM
-
-# What `creation_attempts` says this source is, and a Creation's `source` when it answers.
-IN_PROCESS_REPLAY = "a replay in the in-process chain"
-IN_PROCESS_SOURCE = "in-process replay"
 
 
 class ReplayFailed(Exception):
@@ -37,35 +35,21 @@ def tester_chain(provider: ProviderAPI) -> Chain | None:
     """py-evm's chain behind `provider` when it is an in-process eth-tester (Ape's test provider:
     provider.web3 -> EthereumTesterProvider -> EthereumTester -> PyEVMBackend -> chain); else None.
     Read at each use: eth-tester replaces its chain object when a snapshot is restored."""
-    try:
-        web3 = provider_web3(provider)
-    except Exception:  # not connected
-        return None
-    if web3 is None:
-        return None
     from web3.providers.eth_tester import EthereumTesterProvider
 
-    tester = web3.provider.ethereum_tester if isinstance(web3.provider, EthereumTesterProvider) else None
-    if tester is None:
-        return None
-    try:
+    try:  # raises when the provider is not connected
+        web3 = provider_web3(provider)
+        tester = (
+            web3.provider.ethereum_tester
+            if web3 is not None and isinstance(web3.provider, EthereumTesterProvider)
+            else None
+        )
         # getattr: only eth-tester's PyEVMBackend has a py-evm chain (its MockBackend has none)
-        chain: Chain | None = getattr(tester.backend, "chain", None)
+        chain: Chain | None = getattr(tester.backend, "chain", None) if tester is not None else None
     except Exception:
         return None
     needed = ("get_canonical_block_by_number", "get_vm", "chaindb", "chain_id")
     return chain if chain is not None and all(hasattr(chain, name) for name in needed) else None
-
-
-def _hex(value: bytes) -> str:
-    return "0x" + bytes(value).hex()
-
-
-def _created_by_nonce(sender: bytes, nonce: int) -> bytes:
-    import rlp
-    from eth_utils.crypto import keccak
-
-    return keccak(rlp.encode([bytes(sender), nonce]))[12:]
 
 
 def create_frames(chain: Chain, block_number: int) -> list[tuple[str, str, NodeObject]]:
@@ -122,7 +106,7 @@ def _replay(chain: Chain, block: BlockAPI) -> Iterator[tuple[str, str, NodeObjec
     for transaction in block.transactions:
         state.lock_changes()
         computation = state.apply_transaction(transaction)
-        tx_hash, sender = _hex(transaction.hash), _hex(transaction.sender)
+        tx_hash, sender = to_hex(transaction.hash), to_hex(transaction.sender)
         for frame in _walk(computation, kinds):
             yield tx_hash, sender, frame
 
@@ -144,7 +128,9 @@ def _replay_vm_class(vm_class: type[VM], kinds: dict[int, str]) -> type[VM]:
             parent_computation: ComputationAPI | None = None,
         ) -> ComputationAPI:
             nonce = state.get_nonce(message.sender)
-            by_nonce = nonce > 0 and _created_by_nonce(message.sender, nonce - 1) == bytes(message.storage_address)
+            by_nonce = nonce > 0 and created_address(to_hex(message.sender), nonce - 1) == to_hex(
+                message.storage_address
+            )
             kinds[id(message)] = "CREATE" if by_nonce else "CREATE2"
             computation: ComputationAPI = super().apply_create_message(
                 state, message, transaction_context, parent_computation=parent_computation
@@ -164,10 +150,10 @@ def _walk(computation: ComputationAPI, kinds: dict[int, str]) -> Iterator[NodeOb
     if message.is_create:
         yield {
             "type": kinds.get(id(message), "CREATE"),
-            "from": _hex(message.sender),
-            "to": _hex(message.storage_address),
-            "input": _hex(message.code),  # the init code (and constructor arguments)
-            "output": _hex(computation.output),
+            "from": to_hex(message.sender),
+            "to": to_hex(message.storage_address),
+            "input": to_hex(message.code),  # the init code (and constructor arguments)
+            "output": to_hex(computation.output),
             "value": hex(message.value),
             "gas": hex(message.gas),
         }

@@ -9,12 +9,11 @@ not promised to be thread-safe, and the local explorer's handlers and workers sh
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ape_contract_verify.evm.reads import ChainReader, Creation, SearchingReader, TransactionFacts
 
-K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
 
@@ -26,51 +25,43 @@ class MemoizingChain:
     def __init__(self, base: SearchingReader):
         self.base = base
         self._lock = threading.Lock()
-        self._chain_id: dict[None, int] = {}
-        self._codes: dict[str, bytes] = {}
-        self._slots: dict[tuple[str, int], bytes] = {}
-        self._calls: dict[tuple[str, bytes], bytes] = {}
-        self._creations: dict[str, Creation | None] = {}
-        self._transactions: dict[str, TransactionFacts] = {}
+        # (the read, its arguments) -> the answer: "code", "slot", "call", "creation", "transaction"
+        self._memo: dict[tuple[object, ...], Any] = {}
 
     def __repr__(self) -> str:
         return f"MemoizingChain({self.base!r})"
 
-    def _read(self, table: dict[K, V], key: K, fn: Callable[[], V]) -> V:
+    def _read(self, key: tuple[object, ...], fn: Callable[[], V]) -> V:
         with self._lock:
-            if key not in table:
-                table[key] = fn()
-            return table[key]
+            if key not in self._memo:
+                self._memo[key] = fn()
+            answer: V = self._memo[key]
+            return answer
 
     def chain_id(self) -> int:
-        return self._read(self._chain_id, None, self.base.chain_id)
+        return self._read(("chain id",), self.base.chain_id)
 
     def get_code(self, address: str) -> bytes:
-        return self._read(self._codes, address.lower(), lambda: self.base.get_code(address))
+        return self._read(("code", address.lower()), lambda: self.base.get_code(address))
 
     def get_storage_at(self, address: str, slot: int) -> bytes:
-        return self._read(self._slots, (address.lower(), slot), lambda: self.base.get_storage_at(address, slot))
+        return self._read(("slot", address.lower(), slot), lambda: self.base.get_storage_at(address, slot))
 
     def call(self, to: str, data: bytes) -> bytes:
-        return self._read(self._calls, (to.lower(), bytes(data)), lambda: self.base.call(to, data))
+        return self._read(("call", to.lower(), bytes(data)), lambda: self.base.call(to, data))
 
     def find_creation(self, address: str) -> Creation | None:
-        return self._read(self._creations, address.lower(), lambda: self.base.find_creation(address))
+        return self._read(("creation", address.lower()), lambda: self.base.find_creation(address))
 
     def creation_attempts(self, address: str) -> list[str]:
         """What the base's search tried in vain (not memoised: it follows the last search)."""
-        try:
-            attempts = self.base.creation_attempts
-        except AttributeError:  # a reader that does not search
-            return []
-        return attempts(address)
+        # getattr: a reader that does not search has neither `creation_attempts` nor `close`
+        attempts = getattr(self.base, "creation_attempts", None)
+        return list(attempts(address)) if attempts else []
 
     def close(self) -> None:
-        try:
-            closer = self.base.close
-        except AttributeError:
-            return
-        closer()
+        if closer := getattr(self.base, "close", None):
+            closer()
 
     def get_transaction(self, tx_hash: str) -> TransactionFacts | None:
         """Kept once mined (it cannot change then); None and pending ones are asked again."""
@@ -78,13 +69,14 @@ class MemoizingChain:
             getter = self.base.get_transaction
         except AttributeError:
             raise NotImplementedError(f"{self.base!r} cannot read transactions") from None
-        key = tx_hash.lower()
+        key = ("transaction", tx_hash.lower())
         with self._lock:
-            if key in self._transactions:
-                return self._transactions[key]
+            if key in self._memo:
+                kept: TransactionFacts = self._memo[key]
+                return kept
             facts = getter(tx_hash)
             if facts is not None and facts.block is not None:
-                self._transactions[key] = facts
+                self._memo[key] = facts
             return facts
 
     def forget(self, *addresses: str) -> None:
@@ -92,15 +84,13 @@ class MemoizingChain:
         code and creation stay."""
         gone = {a.lower() for a in addresses}
         with self._lock:
-            for slot in [k for k in self._slots if k[0] in gone]:
-                del self._slots[slot]
-            for call in [k for k in self._calls if k[0] in gone]:
-                del self._calls[call]
+            for key in [k for k in self._memo if k[0] in ("slot", "call") and k[1] in gone]:
+                del self._memo[key]
 
     def remember_creation(self, address: str, creation: Creation | None) -> None:
         """What the deploy receipt already says, so no worker searches blocks for it."""
         with self._lock:
-            self._creations[address.lower()] = creation
+            self._memo[("creation", address.lower())] = creation
 
 
 class SerializedChain:
