@@ -11,7 +11,7 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -72,12 +72,11 @@ class RealEngine:
     def verifier(self) -> Verifier:
         with self._lock:
             if self._verifier is None:
+                from ape_contract_verify.engine.compilers import DEFAULT_TIMEOUT
                 from ape_contract_verify.engine.verifier import Verifier
 
-                if self._compile_timeout is None:  # the Verifier's own default
-                    self._verifier = Verifier(self.chain, cache=self._cache)
-                else:
-                    self._verifier = Verifier(self.chain, cache=self._cache, compile_timeout=self._compile_timeout)
+                timeout = DEFAULT_TIMEOUT if self._compile_timeout is None else self._compile_timeout
+                self._verifier = Verifier(self.chain, cache=self._cache, compile_timeout=timeout)
             return self._verifier
 
     def verify(
@@ -122,12 +121,6 @@ def fail_text(reason: str) -> str:
     return f"{Texts.FAIL}. {reason}" if reason else Texts.FAIL
 
 
-def _abi_text(abi: str | Sequence[JsonObject]) -> str:
-    if isinstance(abi, str):
-        return abi
-    return json.dumps(abi, separators=(",", ":"))
-
-
 def _with_request_settings(
     settings: dict[str, JsonValue], request: VerificationRequest, result: VerificationResult
 ) -> dict[str, JsonValue]:
@@ -164,10 +157,6 @@ class ChainRetry:
 
 class _ChainDown(Exception):
     """A run stopped because the node could not be read: the job waits and runs again."""
-
-
-def _chain_failed(result: VerificationResult) -> bool:
-    return result.failure == "chain"  # FailureKind.CHAIN, a str enum (engine/ imported only by RealEngine)
 
 
 class JobRunner:
@@ -290,8 +279,10 @@ class JobRunner:
                 )
                 self.store.retry_later(sub.guid, delay)
             else:
+                prefix = "The chain could not be read: "  # the engine's words, said again by the text
+                detail = str(err).strip().removeprefix(prefix) or type(err).__name__
                 text = Texts.CHAIN_UNREADABLE.format(
-                    tries=failures, seconds=self.chain_retry.total(failures - 1), error=_chain_detail(err)
+                    tries=failures, seconds=self.chain_retry.total(failures - 1), error=detail
                 )
                 if sub.kind == SOURCIFY:
                     text = sourcify_results.error(sfy.INTERNAL_ERROR, text)
@@ -320,7 +311,7 @@ class JobRunner:
         else:
             result = self.engine.verify(request)
         elapsed_ms = (time.monotonic() - started) * 1000
-        if _chain_failed(result):
+        if result.failure == "chain":  # FailureKind.CHAIN, a str enum (engine/ imported only by RealEngine)
             raise _ChainDown(result.reason or "the chain could not be read")
         if sourcify and result.blueprint:  # as Sourcify answers an ERC-5202 blueprint today
             self.store.finish(
@@ -346,7 +337,7 @@ class JobRunner:
             compiler_version=result.compiler_version or request.compiler_version,
             code_format=request.code_format.value,
             source_code=request.source_code,
-            abi=_abi_text(result.abi),
+            abi=json.dumps(result.abi, separators=(",", ":")),
             settings=settings,
             constructor_arguments=result.constructor_arguments or request.constructor_arguments or "",
             libraries={str(k): str(v) for k, v in libraries.items()},
@@ -398,16 +389,8 @@ class JobRunner:
         self.store.finish(sub.guid, "1", text, proxy=record)
 
 
-def _chain_detail(err: Exception) -> str:
-    text = str(err).strip()
-    prefix = "The chain could not be read: "
-    return (text[len(prefix) :] if text.startswith(prefix) else text) or type(err).__name__
-
-
 def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.05) -> bool:
     """Poll `predicate` until true or `timeout` seconds pass (every wait in this package is bounded)."""
-    import time
-
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():

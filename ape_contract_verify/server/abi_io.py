@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
 from ape_contract_verify.evm.abi import abi_type
-from ape_contract_verify.evm.abi import selector as abi_selector
-from ape_contract_verify.evm.abi import signature as abi_signature
+from ape_contract_verify.evm.abi import selector as selector
+from ape_contract_verify.evm.abi import signature as signature
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.json_types import JsonObject, JsonValue
 from ape_contract_verify.protocol.values import ADDRESS, checksum
@@ -30,14 +30,12 @@ _ARRAY = re.compile(r"^(.*)\[(\d*)\]$")
 AbiValue: TypeAlias = int | bool | str | bytes | list["AbiValue"] | tuple["AbiValue", ...]
 
 
+# The ABI's type strings and selectors are evm/abi.py's (eth_utils); this name is the pages'.
+canonical_type = abi_type
+
+
 class InputError(ContractVerifyError, ValueError):
     """A form value that does not fit its ABI type; the text names the parameter and the fix."""
-
-
-# The ABI's type strings and selectors are evm/abi.py's (eth_utils); these names are the pages'.
-canonical_type = abi_type
-signature = abi_signature
-selector = abi_selector
 
 
 def functions(abi: Sequence[JsonValue], read: bool) -> list[JsonObject]:
@@ -245,26 +243,26 @@ _PANIC = bytes.fromhex("4e487b71")  # Panic(uint256)
 def describe_revert(abi: Sequence[JsonValue], data: bytes) -> str:
     """A revert as the contract's author named it: `Error(string)`'s reason, a `Panic` code, or a
     custom error of the verified ABI with its arguments; else the raw selector and data."""
-    selector, payload = bytes(data[:4]), bytes(data[4:])
+    head, payload = bytes(data[:4]), bytes(data[4:])
     if not data:
         return "reverted without a reason"
     try:
-        if selector == _ERROR_STRING:
+        if head == _ERROR_STRING:
             return f"reverted: {decode(['string'], payload)[0]!r}"
-        if selector == _PANIC:
+        if head == _PANIC:
             code = decode(["uint256"], payload)[0]
             if isinstance(code, int):  # always: a uint256 decodes to an int
                 return f"reverted: Panic(0x{code:02x})"
         for item in abi:
             if isinstance(item, dict) and item.get("type") == "error" and "name" in item:
-                if abi_selector(item) == selector:
+                if selector(item) == head:
                     inputs = param_list(item.get("inputs"))
                     values = decode([canonical_type(p) for p in inputs], payload)
                     shown = ", ".join(str(show(p, v)) for p, v in zip(inputs, values))
                     return f"reverted: {item['name']}({shown})"
     except Exception:  # data that does not decode as its selector promises: show it raw
         pass
-    return f"reverted: custom error 0x{selector.hex()}" + (f" (data 0x{payload.hex()})" if payload else "")
+    return f"reverted: custom error 0x{head.hex()}" + (f" (data 0x{payload.hex()})" if payload else "")
 
 
 def decode_constructor(abi: Sequence[JsonValue], hex_args: str) -> list[JsonObject] | None:

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     import asyncio
 
     import uvicorn
-    from starlette.types import ASGIApp
     from typing_extensions import Unpack
 
     from ape_contract_verify.evm.chain import JsonRpcChain
@@ -76,24 +75,6 @@ def bind(host: str = DEFAULT_HOST, port: int = 0) -> socket.socket:
     sock.listen(2048)
     sock.setblocking(False)
     return sock
-
-
-def _uvicorn_config(
-    app: ASGIApp, host: str, port: int, header_timeout: float = HEADER_TIMEOUT, body_timeout: float = BODY_TIMEOUT
-) -> uvicorn.Config:
-    import uvicorn
-
-    # No access log: a query string can carry an apikey, and keys never go to logs.
-    return uvicorn.Config(
-        app,
-        host=host,
-        port=port,
-        log_level="warning",
-        access_log=False,
-        lifespan="off",
-        server_header=False,
-        http=guarded_protocol(header_timeout, body_timeout),
-    )
 
 
 def guarded_protocol(header_timeout: float, body_timeout: float) -> type:
@@ -215,12 +196,28 @@ class LocalExplorer(EmbeddedExplorer):
         """The base URL Sourcify clients take (`forge --verifier sourcify --verifier-url`): it ends with /."""
         return f"{self.url}/"
 
-    def start(self) -> LocalExplorer:
-        """Serve on a background thread; returns once the server accepts connections."""
+    def _start_server(self) -> uvicorn.Server:
+        """The job queue's workers started, and the uvicorn server that is to serve the app."""
         import uvicorn
 
         self.runner.start()
-        server = self._server = uvicorn.Server(_uvicorn_config(self.app, self.host, self.port, *self._timeouts))
+        # No access log: a query string can carry an apikey, and keys never go to logs.
+        config = uvicorn.Config(
+            self.app,
+            host=self.host,
+            port=self.port,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            server_header=False,
+            http=guarded_protocol(*self._timeouts),
+        )
+        self._server = uvicorn.Server(config)
+        return self._server
+
+    def start(self) -> LocalExplorer:
+        """Serve on a background thread; returns once the server accepts connections."""
+        server = self._start_server()
         thread = self._thread = threading.Thread(
             target=server.run, kwargs={"sockets": [self._sock]}, name="local-explorer", daemon=True
         )
@@ -233,10 +230,7 @@ class LocalExplorer(EmbeddedExplorer):
 
     def serve_forever(self) -> None:
         """Serve on this thread until SIGINT/SIGTERM (standalone use)."""
-        import uvicorn
-
-        self.runner.start()
-        server = self._server = uvicorn.Server(_uvicorn_config(self.app, self.host, self.port, *self._timeouts))
+        server = self._start_server()
         try:
             server.run(sockets=[self._sock])
         finally:

@@ -139,9 +139,7 @@ def _guarded(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
             return await handler(request.app.state.service, request)
         except _Refusal as err:
             return error_response(err.status, err.code, err.message)
-        except InvalidRequest as err:
-            return error_response(400, sfy.INVALID_PARAMETER, str(err))
-        except BadRequest as err:
+        except (InvalidRequest, BadRequest) as err:
             return error_response(400, sfy.INVALID_PARAMETER, str(err))
         except Exception as err:  # the point of this layer
             logger.warning("Sourcify request failed: %s: %s", type(err).__name__, err)
@@ -438,15 +436,15 @@ def _details(contract: VerifiedContract, tops: set[str], live: JsonObject) -> Js
     out: JsonObject = {name: None for name in ALL_FIELDS}
     out["creationBytecode"] = {
         **{part: None for part in _BYTECODE_PARTS if part != "immutableReferences"},
-        "onchainBytecode": _hex(kept.get("onchain_creation")),
-        "recompiledBytecode": _hex(kept.get("recompiled_creation")),
+        "onchainBytecode": sourcify_results.hex_or_none(kept.get("onchain_creation")),
+        "recompiledBytecode": sourcify_results.hex_or_none(kept.get("recompiled_creation")),
         "transformationValues": {"constructorArguments": "0x" + args} if args else {},
     }
     if "runtimeBytecode" in tops:
         out["runtimeBytecode"] = {
             **{part: None for part in _BYTECODE_PARTS},
             "onchainBytecode": live["runtime"],
-            "recompiledBytecode": _hex(kept.get("recompiled_runtime")),
+            "recompiledBytecode": sourcify_results.hex_or_none(kept.get("recompiled_runtime")),
         }
     block = kept.get("creation_block")
     out["deployment"] = {
@@ -527,10 +525,6 @@ def _json(text: JsonValue) -> JsonValue:
     except ValueError:
         return None
     return value
-
-
-def _hex(text: JsonValue) -> str | None:
-    return "0x" + str(text).removeprefix("0x") if text else None
 
 
 async def contracts(service: ExplorerService, request: Request) -> Response:
