@@ -328,26 +328,20 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m ape_contract_verify.server.runner")
-    parser.add_argument("--rpc", required=True, help="JSON-RPC URL of the node, e.g. http://127.0.0.1:8545")
+    # Each option's dest is `serve`'s parameter.
+    parser.add_argument(
+        "--rpc", dest="rpc_url", required=True, help="JSON-RPC URL of the node, e.g. http://127.0.0.1:8545"
+    )
     parser.add_argument("--host", default=DEFAULT_HOST)
     parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--db", default=None)
-    parser.add_argument("--api-key", action="append", default=[])
+    parser.add_argument("--db", dest="db_path", default=None)
+    parser.add_argument("--api-key", dest="api_keys", action="append", default=[])
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--compile-timeout", type=float, default=None, help="seconds per compile (default 120)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     try:
-        serve(
-            args.rpc,
-            args.host,
-            args.port,
-            args.db,
-            args.api_key,
-            args.workers,
-            echo=lambda s: print(s, flush=True),
-            compile_timeout=args.compile_timeout,
-        )
+        serve(**vars(args), echo=lambda s: print(s, flush=True))
     except ExplorerStartError as err:
         print(f"ERROR: {err}", file=sys.stderr)
         return 2

@@ -31,7 +31,8 @@ from ape_contract_verify.evm.proxies import (
 )
 from ape_contract_verify.evm.wrappers import MemoizingChain
 from ape_contract_verify.exceptions import InvalidRequest
-from ape_contract_verify.explorer import sourcify_results
+from ape_contract_verify.explorer import contract_api, sourcify_results
+from ape_contract_verify.explorer.contract_api import ChainUnreadable
 from ape_contract_verify.explorer.jobs import code_hash, request_to_payload
 from ape_contract_verify.explorer.service import ExplorerService
 from ape_contract_verify.explorer.store import DONE, SOURCIFY, VerifiedContract
@@ -139,6 +140,8 @@ def _guarded(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
             return await handler(request.app.state.service, request)
         except _Refusal as err:
             return error_response(err.status, err.code, err.message)
+        except ChainUnreadable as err:
+            return error_response(503, sfy.INTERNAL_ERROR, str(err))
         except (InvalidRequest, BadRequest) as err:
             return error_response(400, sfy.INVALID_PARAMETER, str(err))
         except Exception as err:  # the point of this layer
@@ -167,15 +170,8 @@ async def _served_chain(service: ExplorerService, chain_id: str) -> str:
 
 
 async def _chain_id(service: ExplorerService) -> int:
-    known = service.known_chain_id
-    if known is not None:  # read once, then remembered by the service: no worker thread per request
-        return known
-    try:
-        return await run_in_threadpool(service.chain_id)
-    except Exception as err:
-        raise _Refusal(
-            503, sfy.INTERNAL_ERROR, f"The explorer could not read the chain id: {type(err).__name__}: {err}"
-        )
+    known = service.known_chain_id  # read once, then remembered by the service: no worker thread per request
+    return known if known is not None else await run_in_threadpool(contract_api.chain_id, service)
 
 
 # -- submit -----------------------------------------------------------------------------------
@@ -204,7 +200,7 @@ async def submit(service: ExplorerService, request: Request) -> Response:
     if (
         existing is not None
         and existing.match == "full"
-        and existing.code_hash == code_hash(await _code(service, address))
+        and existing.code_hash == code_hash(await run_in_threadpool(contract_api.code_at, service, address))
     ):
         raise _Refusal(
             409,
@@ -217,13 +213,6 @@ async def submit(service: ExplorerService, request: Request) -> Response:
     )
     service.notify()
     return JSONResponse({"verificationId": verification_id}, status_code=202)
-
-
-async def _code(service: ExplorerService, address: str) -> bytes:
-    try:
-        return hex_to_bytes(await run_in_threadpool(service.chain.get_code, address))
-    except Exception as err:
-        raise _Refusal(503, sfy.INTERNAL_ERROR, f"The explorer could not read the chain: {type(err).__name__}: {err}")
 
 
 # -- job --------------------------------------------------------------------------------------
