@@ -41,6 +41,7 @@ from ape_contract_verify.engine.versions import (
     parse_compiler_version,
 )
 from ape_contract_verify.evm.abi import abi_type
+from ape_contract_verify.evm.bytecode import split_constructor_args
 from ape_contract_verify.evm.chain import ChainError, ChainReader
 from ape_contract_verify.evm.reads import Creation
 from ape_contract_verify.exceptions import InvalidRequest
@@ -262,7 +263,8 @@ class Verifier:
                     "deployment's), or leave creationTransactionHash out",
                 )
             if args_from_creation and declared is None:
-                submitted_args = _creation_args(creation.input, evm)
+                # links are placeholders of the same length: the input past the code is the arguments
+                submitted_args = split_constructor_args(creation.input, result.recompiled_creation)
         if declared is not None:  # a blueprint: its body is the creation code, no setting searched for
             from ape_contract_verify.engine.blueprint_compare import compare_blueprint
 
@@ -463,13 +465,6 @@ class Verifier:
 
 def _code_hex(evm: EvmOutput, which: Literal["bytecode", "deployedBytecode"]) -> str:
     return str((evm.get(which) or {}).get("object") or "").removeprefix("0x")
-
-
-def _creation_args(creation_input: bytes, evm: EvmOutput) -> str:
-    """The creation transaction's input past the compiled creation code (links are placeholders
-    of the same length): the deployment's constructor arguments, hex."""
-    size = len(_code_hex(evm, "bytecode")) // 2
-    return bytes(creation_input[size:]).hex() if len(creation_input) >= size else ""
 
 
 def _check_encoding(args: str, abi: Sequence[AbiEntry], tx_hash: str) -> None:

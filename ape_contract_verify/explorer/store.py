@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ape_contract_verify.exceptions import ContractVerifyError
-from ape_contract_verify.json_types import JsonObject, JsonValue
+from ape_contract_verify.json_types import JsonObject, JsonValue, as_object
 from ape_contract_verify.protocol.forms import GUID_LENGTH
 
 _GUID_ALPHABET = string.ascii_lowercase + string.digits  # within forms' rule: ASCII letters and digits
@@ -144,6 +144,19 @@ class VerifiedContract:
     verified_at: float = 0.0
     updated_at: float = 0.0
     details: dict[str, JsonValue] = field(default_factory=dict)
+
+    def json_input(self) -> JsonObject:
+        """The submitted compiler input of a JSON format; {} for a flat file (or text that is no JSON object)."""
+        if self.code_format == "solidity-single-file":
+            return {}
+        try:
+            return as_object(json.loads(self.source_code))
+        except ValueError:
+            return {}
+
+    def input_settings(self) -> JsonObject:
+        """The settings as recorded, under what the submitted JSON input asked for."""
+        return {**self.settings, **as_object(self.json_input().get("settings"))}
 
 
 @dataclass(frozen=True)

@@ -38,23 +38,22 @@ class InputError(ContractVerifyError, ValueError):
     """A form value that does not fit its ABI type; the text names the parameter and the fix."""
 
 
-def functions(abi: Sequence[JsonValue], read: bool) -> list[JsonObject]:
-    """The ABI's functions for Read (view/pure) or Write (everything else), in ABI order."""
+def functions(abi: Sequence[JsonValue], read: bool | None = None) -> list[JsonObject]:
+    """The ABI's functions for Read (view/pure), Write (everything else) or both (None), in ABI order."""
     found: list[JsonObject] = []
     for item in abi:
         if not isinstance(item, dict) or item.get("type", "function") != "function" or not item.get("name"):
             continue
         mutability = item.get("stateMutability") or ("view" if item.get("constant") else "nonpayable")
-        if (mutability in ("view", "pure")) == read:
+        if read is None or (mutability in ("view", "pure")) == read:
             found.append(item)
     return found
 
 
 def find_function(abi: Sequence[JsonValue], wanted: str) -> JsonObject:
-    for item in abi:
-        if isinstance(item, dict) and item.get("type", "function") == "function" and item.get("name"):
-            if signature(item) == wanted:
-                return item
+    for item in functions(abi):
+        if signature(item) == wanted:
+            return item
     raise InputError(f"Unknown function: {wanted!r} is not in this contract's ABI; reload the page.")
 
 

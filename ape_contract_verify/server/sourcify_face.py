@@ -470,10 +470,9 @@ def _details(contract: VerifiedContract, tops: set[str], live: JsonObject) -> Js
 
 
 def _std_input(contract: VerifiedContract) -> JsonObject:
-    if contract.code_format != "solidity-single-file":
-        data = _json(contract.source_code)
-        if isinstance(data, dict) and "sources" in data:
-            return data
+    data = contract.json_input()
+    if "sources" in data:
+        return data
     name = contract.contract_name.rsplit(":", 1)[-1]
     return {
         "language": "Solidity",
