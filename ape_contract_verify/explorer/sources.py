@@ -42,9 +42,7 @@ def source_entry(contract: VerifiedContract, proxy_implementation: str | None) -
         optimization_used = "1" if optimizer.get("enabled") else "0"
         runs = str(optimizer.get("runs", 200))
     license_code = contract.license_type or code_from_source(contract.source_code)
-    implementation = ""
-    if proxy_implementation:
-        implementation = checksum(proxy_implementation)
+    implementation = checksum(proxy_implementation) if proxy_implementation else ""
     return {
         "SourceCode": source_code,
         "ABI": contract.abi,

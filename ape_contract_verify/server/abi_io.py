@@ -18,6 +18,7 @@ from ape_contract_verify.evm.abi import selector as selector
 from ape_contract_verify.evm.abi import signature as signature
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.json_types import JsonObject, JsonValue
+from ape_contract_verify.protocol.forms import clip
 from ape_contract_verify.protocol.values import ADDRESS, checksum
 
 if TYPE_CHECKING:
@@ -108,14 +109,14 @@ def parse_value(param: JsonObject, raw: JsonValue, label: str) -> AbiValue:
     text = text.strip()
     if kind == "address":
         if not ADDRESS.match(text):
-            raise InputError(f"{label}: {_clip(text)!r} is not an address; use 0x followed by 40 hex digits.")
+            raise InputError(f"{label}: {clip(text)!r} is not an address; use 0x followed by 40 hex digits.")
         return text.lower()
     if kind == "bool":
         if text.lower() in ("true", "1"):
             return True
         if text.lower() in ("false", "0"):
             return False
-        raise InputError(f"{label}: {_clip(text)!r} is not a bool; use true or false.")
+        raise InputError(f"{label}: {clip(text)!r} is not a bool; use true or false.")
     number = _INT.match(kind)
     if number:
         return _parse_int(text, label, number.group(1) == "u", int(number.group(2) or 256))
@@ -136,7 +137,7 @@ def _json_list(raw: JsonValue, label: str, hint: str) -> list[JsonValue]:
     except ValueError:
         value = None
     if not isinstance(value, list):
-        raise InputError(f"{label}: {_clip(str(raw))!r} is not {hint}.")
+        raise InputError(f"{label}: {clip(str(raw))!r} is not {hint}.")
     return value
 
 
@@ -144,7 +145,7 @@ def _parse_int(text: str, label: str, unsigned: bool, bits: int) -> int:
     try:
         value = int(text, 16) if text.lower().startswith(("0x", "-0x")) else int(text.replace("_", ""), 10)
     except ValueError:
-        raise InputError(f"{label}: {_clip(text)!r} is not a whole number; use decimal digits or 0x hex.") from None
+        raise InputError(f"{label}: {clip(text)!r} is not a whole number; use decimal digits or 0x hex.") from None
     low, high = (0, 2**bits - 1) if unsigned else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
     if not low <= value <= high:
         raise InputError(f"{label}: {value} is out of range; it must be from {low} to {high}.")
@@ -154,12 +155,8 @@ def _parse_int(text: str, label: str, unsigned: bool, bits: int) -> int:
 def _parse_hex(text: str, label: str) -> bytes:
     digits = text[2:] if text.lower().startswith("0x") else None
     if digits is None or len(digits) % 2 or not re.fullmatch(r"[0-9a-fA-F]*", digits):
-        raise InputError(f"{label}: {_clip(text)!r} is not hex bytes; use 0x followed by an even number of hex digits.")
+        raise InputError(f"{label}: {clip(text)!r} is not hex bytes; use 0x followed by an even number of hex digits.")
     return bytes.fromhex(digits)
-
-
-def _clip(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def calldata(item: JsonObject, values: list[JsonValue]) -> bytes:

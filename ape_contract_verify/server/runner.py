@@ -251,13 +251,10 @@ class LocalExplorer(EmbeddedExplorer):
             pass
         super().stop()
 
-    def __enter__(self) -> LocalExplorer:
+    def __enter__(self) -> LocalExplorer:  # `with start_embedded(…)`: started already
         if self._server is None:
             self.start()
         return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 def start_embedded(
