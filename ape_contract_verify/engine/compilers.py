@@ -62,15 +62,6 @@ _printed_lock = threading.Lock()
 _printed: dict[tuple[str, float], CompilerVersion | None] = {}
 
 
-def installed_solidity_versions() -> list[str]:
-    import solcx
-
-    try:
-        return sorted((str(v) for v in solcx.get_installed_solc_versions()), key=Version)
-    except Exception:  # a missing install folder means none installed
-        return []
-
-
 def _printed_version(command: list[str], language: Language) -> CompilerVersion | None:
     """The version `command --version` prints, cached per command and file mtime (a call costs
     ~0.5 s); None when it does not run or prints none."""
@@ -123,9 +114,12 @@ def solc_executable(version: CompilerVersion) -> Path:
                     f"Compiler {version.long} is not installed and could not be installed: {err}"
                 ) from err
         else:
-            installed = ", ".join(installed_solidity_versions()) or "none"
+            try:
+                installed = ", ".join(sorted((str(v) for v in solcx.get_installed_solc_versions()), key=Version))
+            except Exception:  # a missing install folder means none installed
+                installed = ""
             raise CompilerNotInstalled(
-                f"Compiler {version.long} is not installed on this explorer (installed: {installed}); "
+                f"Compiler {version.long} is not installed on this explorer (installed: {installed or 'none'}); "
                 f"submit one of those versions, or install it (set {INSTALL_ENV}=1 with internet access)"
             )
     found = _executable_version(executable)

@@ -103,13 +103,6 @@ def new_guid() -> str:
     return "".join(secrets.choice(_GUID_ALPHABET) for _ in range(GUID_LENGTH))
 
 
-def key_digest(api_key: str | None) -> str:
-    """What the quota counts by: a digest, so the key itself is never written anywhere."""
-    if not api_key:
-        return "keyless"
-    return hashlib.sha256(("ape-contract-verify:" + api_key).encode()).hexdigest()[:32]
-
-
 @dataclass(frozen=True)
 class Submission:
     guid: str
@@ -458,12 +451,13 @@ class Store:
     def take_proxy_quota(self, api_key: str | None, limit: int = PROXY_DAILY_LIMIT, day: str | None = None) -> bool:
         """Count one proxy submission for this key today; False (and nothing counted) past the limit."""
         day = day or time.strftime("%Y-%m-%d", time.gmtime())
-        digest = key_digest(api_key)
+        # Counted by a digest, so the key itself is never written anywhere.
+        digest = hashlib.sha256(("ape-contract-verify:" + api_key).encode()).hexdigest()[:32] if api_key else "keyless"
         with self._transaction() as conn:
             row = conn.execute(
                 "SELECT count FROM proxy_quota WHERE key_digest = ? AND day = ?", (digest, day)
             ).fetchone()
-            if row and row[0] >= limit:
+            if (row[0] if row else 0) >= limit:
                 return False
             conn.execute(
                 "INSERT INTO proxy_quota (key_digest, day, count) VALUES (?, ?, 1) "
