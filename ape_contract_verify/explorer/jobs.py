@@ -121,21 +121,18 @@ def fail_text(reason: str) -> str:
     return f"{Texts.FAIL}. {reason}" if reason else Texts.FAIL
 
 
-def _with_request_settings(
+def _add_request_settings(
     settings: dict[str, JsonValue], request: VerificationRequest, result: VerificationResult
-) -> dict[str, JsonValue]:
+) -> None:
     """What getsourcecode reports (optimizer, runs, evmVersion), from the engine's result, or from
-    the submitted form when the engine's settings leave it out."""
-    settings = dict(settings)
-    enabled = result.optimization_used
-    runs = result.runs or request.runs
-    settings.setdefault("optimizer", {"enabled": bool(enabled), "runs": runs or 200})
+    the submitted form where the engine's settings leave it out."""
+    runs = result.runs or request.runs or 200
+    settings.setdefault("optimizer", {"enabled": bool(result.optimization_used), "runs": runs})
     evm = result.evm_version or request.evm_version
     if not settings.get("evmVersion") and evm and evm != "Default":
         settings["evmVersion"] = evm
     if "viaIR" not in settings and result.via_ir:
         settings["viaIR"] = True
-    return settings
 
 
 @dataclass(frozen=True)
@@ -329,7 +326,7 @@ class JobRunner:
             return
         settings = {key: to_json(value) for key, value in result.settings.items()}
         if request.code_format is CodeFormat.SINGLE_FILE:  # JSON inputs carry their own settings
-            settings = _with_request_settings(settings, request, result)
+            _add_request_settings(settings, request, result)
         libraries = result.libraries or dict(request.libraries)
         contract = VerifiedContract(
             address=sub.address,
