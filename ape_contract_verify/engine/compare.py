@@ -141,9 +141,7 @@ def compare(
     deployed_args = submitted_args
     if creation is not None:
         chain_init = creation_input[: len(compiled.creation)]
-        deployed_args = (
-            creation_input[len(compiled.creation) :].hex() if len(creation_input) >= len(compiled.creation) else ""
-        )
+        deployed_args = bc.split_constructor_args(creation_input, compiled.creation)
         creation_cmp = bc.compare(compiled.creation, chain_init, link_references=compiled.creation_links)
     runtime_cmp = compiled.compare_runtime(runtime_on_chain)
 

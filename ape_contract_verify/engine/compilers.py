@@ -35,6 +35,7 @@ from ape_contract_verify.engine.versions import (
     parse_compiler_version,
 )
 from ape_contract_verify.logs import get_logger
+from ape_contract_verify.protocol.compiler_version import Language
 from ape_contract_verify.protocol.inputs import CompilerInput, CompilerSettings
 
 # Set to 1 to let py-solc-x download a missing solc (needs internet; never in tests).
@@ -57,42 +58,42 @@ VYPER_OUTPUTS = ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"]
 
 # --- Solidity ---------------------------------------------------------------------------------
 
-_version_lock = threading.Lock()
-_executable_versions: dict[tuple[str, float], CompilerVersion] = {}
+_printed_lock = threading.Lock()
+_printed: dict[tuple[str, float], CompilerVersion | None] = {}
 
 
-def installed_solidity_versions() -> list[str]:
-    import solcx
-
+def _printed_version(command: list[str], language: Language) -> CompilerVersion | None:
+    """The version `command --version` prints, cached per command and file mtime (a call costs
+    ~0.5 s); None when it does not run or prints none."""
     try:
-        return sorted((str(v) for v in solcx.get_installed_solc_versions()), key=Version)
-    except Exception:  # a missing install folder means none installed
-        return []
+        key = (" ".join(command), Path(command[0]).stat().st_mtime)
+    except OSError:
+        return None
+    with _printed_lock:
+        if key in _printed:
+            return _printed[key]
+    try:
+        proc = subprocess.run(
+            [*command, "--version"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+            preexec_fn=sandbox.preexec(sandbox.limits_for(60)),
+        )
+        found = CompilerVersion.printed(proc.stdout, language) if proc.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired, sandbox.CompileLimitError):
+        found = None
+    with _printed_lock:
+        _printed[key] = found
+    return found
 
 
 def _executable_version(executable: Path) -> CompilerVersion:
-    """The version, with its commit, that the executable reports, cached per file and mtime (a call
-    costs ~0.5 s)."""
-    key = (str(executable), executable.stat().st_mtime)
-    with _version_lock:
-        if key in _executable_versions:
-            return _executable_versions[key]
-    try:
-        proc = subprocess.run(
-            [str(executable), "--version"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            stdin=subprocess.DEVNULL,
-            preexec_fn=sandbox.preexec(sandbox.limits_for(30)),
-        )
-    except (OSError, subprocess.TimeoutExpired, sandbox.CompileLimitError) as err:
-        raise CompilerFailed(f"solc at {executable} did not answer --version: {err}") from err
-    printed = CompilerVersion.printed(proc.stdout, "solidity")
+    """The version, with its commit, that a solc executable reports."""
+    printed = _printed_version([str(executable)], "solidity")
     if printed is None or printed.commit is None:
-        raise CompilerFailed(f"solc at {executable} gave an unexpected --version answer: {proc.stdout.strip()[:200]!r}")
-    with _version_lock:
-        _executable_versions[key] = printed
+        raise CompilerFailed(f"solc at {executable} did not answer --version with its version and commit")
     return printed
 
 
@@ -113,9 +114,12 @@ def solc_executable(version: CompilerVersion) -> Path:
                     f"Compiler {version.long} is not installed and could not be installed: {err}"
                 ) from err
         else:
-            installed = ", ".join(installed_solidity_versions()) or "none"
+            try:
+                installed = ", ".join(sorted((str(v) for v in solcx.get_installed_solc_versions()), key=Version))
+            except Exception:  # a missing install folder means none installed
+                installed = ""
             raise CompilerNotInstalled(
-                f"Compiler {version.long} is not installed on this explorer (installed: {installed}); "
+                f"Compiler {version.long} is not installed on this explorer (installed: {installed or 'none'}); "
                 f"submit one of those versions, or install it (set {INSTALL_ENV}=1 with internet access)"
             )
     found = _executable_version(executable)
@@ -187,47 +191,12 @@ def _vyper_dirs() -> list[Path]:
     return dirs + [_PROJECT_VYPER_DIR]
 
 
-def _venv_vyper() -> tuple[Path | None, list[str]]:
-    """The venv's own `vyper` (for --version) and its vyper-json command."""
+def _venv_vyper() -> tuple[list[str], list[str]]:
+    """The venv's own `vyper` command (for --version) and its vyper-json command."""
     exe = shutil.which("vyper") or str(Path(sys.executable).with_name("vyper"))
     json_exe = shutil.which("vyper-json") or str(Path(sys.executable).with_name("vyper-json"))
     json_command = [json_exe] if Path(json_exe).exists() else [sys.executable, "-m", "vyper.cli.vyper_json"]
-    return (Path(exe) if Path(exe).exists() else None), json_command
-
-
-_vyper_version_lock = threading.Lock()
-_vyper_versions: dict[tuple[str, float], str | None] = {}
-
-
-def _reported_vyper_version(executable: Path | None) -> str | None:
-    """The number `vyper --version` prints (0.4.3, 0.4.0rc6), cached per file and mtime; None when it does not run."""
-    if executable is None:
-        command, key = [sys.executable, "-m", "vyper", "--version"], (sys.executable, 0.0)
-    else:
-        try:
-            key = (str(executable), executable.stat().st_mtime)
-        except OSError:
-            return None
-        command = [str(executable), "--version"]
-    with _vyper_version_lock:
-        if key in _vyper_versions:
-            return _vyper_versions[key]
-    try:
-        proc = subprocess.run(
-            command,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            stdin=subprocess.DEVNULL,
-            preexec_fn=sandbox.preexec(sandbox.limits_for(60)),
-        )
-        printed = CompilerVersion.printed(proc.stdout, "vyper") if proc.returncode == 0 else None
-        found = printed.number if printed else None
-    except (OSError, subprocess.TimeoutExpired, sandbox.CompileLimitError):
-        found = None
-    with _vyper_version_lock:
-        _vyper_versions[key] = found
-    return found
+    return ([exe] if Path(exe).exists() else [sys.executable, "-m", "vyper"]), json_command
 
 
 def vyper_compilers() -> dict[str, list[str]]:
@@ -236,37 +205,24 @@ def vyper_compilers() -> dict[str, list[str]]:
     A side venv counts only when its `vyper --version` agrees with its folder name."""
     found: dict[str, list[str]] = {}
     venv_exe, venv_json = _venv_vyper()
-    own = _reported_vyper_version(venv_exe)
+    own = _printed_version(venv_exe, "vyper")
     if own:
-        found[own] = venv_json
+        found[own.number] = venv_json
     for folder in _vyper_dirs():
         if not folder.is_dir():
             continue
         for candidate in sorted(folder.iterdir()):
             json_exe, exe = candidate / "bin" / "vyper-json", candidate / "bin" / "vyper"
-            if candidate.name in found or not json_exe.exists() or not _names_a_version(candidate.name):
+            if candidate.name in found or not json_exe.exists():
                 continue
-            if _reported_vyper_version(exe) == candidate.name:
+            printed = _printed_version([str(exe)], "vyper")
+            if printed is not None and printed.number == candidate.name:
                 found[candidate.name] = [str(json_exe)]
     return found
 
 
-def _names_a_version(folder: str) -> bool:
-    """Whether a side venv's folder is named as its Vyper's number is (0.3.10, 0.4.0rc6)."""
-    printed = CompilerVersion.printed(folder, "vyper")
-    return printed is not None and printed.number == folder
-
-
 def installed_vyper_versions() -> list[str]:
     return sorted(vyper_compilers(), key=Version)
-
-
-def vyper_version() -> str:
-    """The venv's Vyper version, its number (the PyPI `vyper` package is the compiler)."""
-    version = _reported_vyper_version(_venv_vyper()[0])
-    if not version:
-        raise CompilerNotInstalled("No Vyper compiler is installed on this explorer")
-    return version
 
 
 def vyper_json_command(version: CompilerVersion) -> list[str]:

@@ -53,43 +53,32 @@ def solidity_variations(
         else {"optimizer": "optimizer.enabled", "runs": "optimizer.runs", "viaIR": "viaIR", "evmVersion": "evmVersion"}
     )
 
-    def changed(updates: CompilerSettings) -> CompilerSettings:
-        return {**settings, **updates}
-
     found: list[tuple[str, str, CompilerSettings]] = []
+
+    def add(setting: str, label: str, updates: CompilerSettings) -> None:
+        found.append((setting, label, {**settings, **updates}))
+
     if enabled:
         off = "0" if single_file else "false"
-        found.append(
-            (
-                "optimizer",
-                f"the optimizer disabled ({name['optimizer']}={off})",
-                changed({"optimizer": {**optimizer, "enabled": False}}),
-            )
-        )
+        label = f"the optimizer disabled ({name['optimizer']}={off})"
+        add("optimizer", label, {"optimizer": {**optimizer, "enabled": False}})
         if runs != 200:
-            found.append(("optimizer runs", f"{name['runs']}=200", changed({"optimizer": {**optimizer, "runs": 200}})))
+            add("optimizer runs", f"{name['runs']}=200", {"optimizer": {**optimizer, "runs": 200}})
     else:
         on = "1" if single_file else "true"
-        found.append(
-            (
-                "optimizer",
-                f"the optimizer enabled with {runs} runs ({name['optimizer']}={on})",
-                changed({"optimizer": {**optimizer, "enabled": True, "runs": runs}}),
-            )
-        )
+        label = f"the optimizer enabled with {runs} runs ({name['optimizer']}={on})"
+        add("optimizer", label, {"optimizer": {**optimizer, "enabled": True, "runs": runs}})
     via_ir = bool(settings.get("viaIR", False))
-    found.append(("viaIR", f"{name['viaIR']}={'false' if via_ir else 'true'}", changed({"viaIR": not via_ir})))
+    add("viaIR", f"{name['viaIR']}={'false' if via_ir else 'true'}", {"viaIR": not via_ir})
     if settings.get("evmVersion"):
         default_evm = settings.copy()
         del default_evm["evmVersion"]
         found.append(("evmVersion", f"the compiler's default {name['evmVersion']}", default_evm))
     for key, value in _LATER:
         if key == "evmVersion" and isinstance(value, str) and value != settings.get("evmVersion"):
-            found.append(("evmVersion", f"{name['evmVersion']}={value}", changed({"evmVersion": value})))
+            add("evmVersion", f"{name['evmVersion']}={value}", {"evmVersion": value})
         elif key == "runs" and isinstance(value, int) and enabled and value not in (runs, 200):
-            found.append(
-                ("optimizer runs", f"{name['runs']}={value}", changed({"optimizer": {**optimizer, "runs": value}}))
-            )
+            add("optimizer runs", f"{name['runs']}={value}", {"optimizer": {**optimizer, "runs": value}})
     return found
 
 

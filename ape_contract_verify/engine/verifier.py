@@ -11,7 +11,7 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal
 
 from ape_contract_verify.engine import seed_search
 from ape_contract_verify.engine.compare import (
@@ -41,7 +41,7 @@ from ape_contract_verify.engine.versions import (
     parse_compiler_version,
 )
 from ape_contract_verify.evm.abi import abi_type
-from ape_contract_verify.evm.blueprint import Blueprint
+from ape_contract_verify.evm.bytecode import split_constructor_args
 from ape_contract_verify.evm.chain import ChainError, ChainReader
 from ape_contract_verify.evm.reads import Creation
 from ape_contract_verify.exceptions import InvalidRequest
@@ -61,14 +61,6 @@ __all__ = ["FailureKind", "VerificationResult", "Verifier", "constructor_argumen
 _HEX = re.compile(r"^(0[xX])?[0-9a-fA-F]*\Z")
 _DECLARATION = re.compile(r"\b(?:abstract\s+contract|contract|library|interface)\s+([A-Za-z_$][\w$]*)")
 UNABLE_TO_LOCATE_NAME = "Unable to locate ContractName {name}, did you specify the correct Contract Name ?"
-
-
-@runtime_checkable
-class TellsCreationAttempts(Protocol):
-    """A chain reader that says where it looked for a creation (the node readers and their
-    memoizing wrapper do; the protocol `ChainReader` does not ask it)."""
-
-    def creation_attempts(self, address: str) -> list[str]: ...
 
 
 @dataclass
@@ -191,8 +183,8 @@ class Verifier:
         self,
         request: VerificationRequest,
         result: VerificationResult,
-        args_from_creation: bool = False,
-        compiles: int | None = None,
+        args_from_creation: bool,
+        compiles: int,
     ) -> None:
         address = (request.address or "").strip()
         if not ADDRESS.match(address):
@@ -230,9 +222,11 @@ class Verifier:
         result.abi = contract.get("abi") or []
         result.metadata = contract.get("metadata") or ""
         evm = contract.get("evm") or {}
-        result.recompiled_creation = str((evm.get("bytecode") or {}).get("object") or "").removeprefix("0x")
-        result.recompiled_runtime = str((evm.get("deployedBytecode") or {}).get("object") or "").removeprefix("0x")
-        if not (evm.get("bytecode") or {}).get("object"):
+        result.recompiled_creation, result.recompiled_runtime = (
+            _code_hex(evm, "bytecode"),
+            _code_hex(evm, "deployedBytecode"),
+        )
+        if not result.recompiled_creation:
             raise Failure(
                 FailureKind.CONTRACT_NAME,
                 f"{prepared.name} has no bytecode (an interface or abstract contract); submit a deployable contract",
@@ -244,11 +238,9 @@ class Verifier:
         creation = self.chain.find_creation(address)
         # A blueprint's body is its creation code: its transaction is not needed to verify it.
         if creation is None and self.require_creation and declared is None:
-            tried = (
-                ", ".join(self.chain.creation_attempts(address))
-                if isinstance(self.chain, TellsCreationAttempts)
-                else ""
-            )
+            # getattr: the node readers and their wrappers say where they looked; `ChainReader` does not ask it
+            attempts = getattr(self.chain, "creation_attempts", None)
+            tried = ", ".join(attempts(address)) if callable(attempts) else ""
             raise Failure(
                 FailureKind.NO_CREATION,
                 f"Unable to find the transaction that created {address}: searched the recent blocks for a "
@@ -271,9 +263,21 @@ class Verifier:
                     "deployment's), or leave creationTransactionHash out",
                 )
             if args_from_creation and declared is None:
-                submitted_args = _creation_args(creation.input, evm)
-        if declared is not None:
-            self._compare_blueprint(request, prepared, evm, declared, submitted_args, result, args_from_creation)
+                # links are placeholders of the same length: the input past the code is the arguments
+                submitted_args = split_constructor_args(creation.input, result.recompiled_creation)
+        if declared is not None:  # a blueprint: its body is the creation code, no setting searched for
+            from ape_contract_verify.engine.blueprint_compare import compare_blueprint
+
+            matched = compare_blueprint(
+                Compiled.from_evm(evm, prepared.language),
+                declared,
+                compiler_version=request.compiler_version,
+                submitted_args=submitted_args,
+                abi=result.abi,
+                args_from_chain=args_from_creation,
+            )
+            result.constructor_arguments = matched.constructor_arguments
+            result.verified, result.match, result.blueprint = True, matched.match, True
             return
         self._compare(
             request,
@@ -283,7 +287,7 @@ class Verifier:
             runtime_on_chain,
             submitted_args,
             result,
-            self.diagnose_compiles if compiles is None else compiles,
+            compiles,
         )
         if args_from_creation and creation is not None and (submitted_args or constructor_inputs(result.abi)):
             _check_encoding(submitted_args, result.abi, creation.tx_hash)  # after the code matched
@@ -367,29 +371,6 @@ class Verifier:
         hint = f" {prepared.file} declares: {', '.join(found)}" if found else ""
         return UNABLE_TO_LOCATE_NAME.format(name=prepared.name) + hint
 
-    def _compare_blueprint(
-        self,
-        request: VerificationRequest,
-        prepared: _Prepared,
-        evm: EvmOutput,
-        declared: Blueprint,
-        submitted_args: str,
-        result: VerificationResult,
-        args_from_chain: bool,
-    ) -> None:
-        from ape_contract_verify.engine.blueprint_compare import compare_blueprint
-
-        matched = compare_blueprint(
-            Compiled.from_evm(evm, prepared.language),
-            declared,
-            compiler_version=request.compiler_version,
-            submitted_args=submitted_args,
-            abi=result.abi,
-            args_from_chain=args_from_chain,
-        )
-        result.constructor_arguments = matched.constructor_arguments
-        result.verified, result.match, result.blueprint = True, matched.match, True
-
     def _compare(
         self,
         request: VerificationRequest,
@@ -407,10 +388,8 @@ class Verifier:
             if searched is not None and searched.evm is not None:
                 evm = searched.evm
                 result.hash_seed, result.reason = searched.name, searched.note()
-                result.recompiled_creation = str((evm.get("bytecode") or {}).get("object") or "").removeprefix("0x")
-                result.recompiled_runtime = str((evm.get("deployedBytecode") or {}).get("object") or "").removeprefix(
-                    "0x"
-                )
+                result.recompiled_creation = _code_hex(evm, "bytecode")
+                result.recompiled_runtime = _code_hex(evm, "deployedBytecode")
 
         def explain() -> tuple[str, str]:
             if searched is not None and searched.order is None:  # the order differs, and no order tried gave it
@@ -484,11 +463,8 @@ class Verifier:
 # --- helpers ----------------------------------------------------------------------------------
 
 
-def _creation_args(creation_input: bytes, evm: EvmOutput) -> str:
-    """The creation transaction's input past the compiled creation code (links are placeholders
-    of the same length): the deployment's constructor arguments, hex."""
-    size = len(str((evm.get("bytecode") or {}).get("object") or "").removeprefix("0x")) // 2
-    return bytes(creation_input[size:]).hex() if len(creation_input) >= size else ""
+def _code_hex(evm: EvmOutput, which: Literal["bytecode", "deployedBytecode"]) -> str:
+    return str((evm.get(which) or {}).get("object") or "").removeprefix("0x")
 
 
 def _check_encoding(args: str, abi: Sequence[AbiEntry], tx_hash: str) -> None:

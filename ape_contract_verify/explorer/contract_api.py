@@ -14,7 +14,6 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, replace
 from itertools import accumulate
-from typing import TYPE_CHECKING
 
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
 from ape_contract_verify.explorer.jobs import code_hash, request_to_payload
@@ -28,9 +27,6 @@ from ape_contract_verify.protocol.inputs import JSON_FORMATS
 from ape_contract_verify.protocol.values import checksum, hex_to_bytes
 from ape_contract_verify.request import VerificationRequest
 
-if TYPE_CHECKING:
-    from ape_contract_verify.evm.reads import Creation
-
 Answer = tuple[str, JsonReadable]  # an envelope's status and result
 SUBMISSIONS = ("verifysourcecode", "verifyproxycontract")
 # Actions that read only the store: the HTTP face answers them on its event loop.
@@ -40,6 +36,10 @@ STORE_ONLY = frozenset({"getabi", "getsourcecode", "checkverifystatus", "checkpr
 class BadRequest(ContractVerifyError):
     """A request we refuse for what it is, not for a parameter's value (body, method, quota):
     answered as status "0" with this text."""
+
+
+class ChainUnreadable(BadRequest):
+    """The chain could not be read to answer (the Sourcify face's 503)."""
 
 
 def envelope(status: str, result: JsonReadable, message: str | None = None) -> bytes:
@@ -52,11 +52,11 @@ def answer(service: ExplorerService, params: dict[str, str], method: str) -> Ans
     try:
         forms.validate_module(params.get("module"))
         handler = HANDLERS[forms.validate_action(params.get("action"))]
-        chain_id = (params.get("chainid") or "").strip()
-        if chain_id and chain_id != str(served := _chain_id(service)):
+        asked = (params.get("chainid") or "").strip()
+        if asked and asked != str(served := chain_id(service)):
             raise InvalidRequest(
                 "chainid",
-                f"this explorer serves chainid {served}, got {forms.clip(chain_id)!r}",
+                f"this explorer serves chainid {served}, got {forms.clip(asked)!r}",
                 f"send chainid={served}, or leave it out",
             )
         return handler(service, params, method)
@@ -71,18 +71,18 @@ def require_key(service: ExplorerService, params: Mapping[str, str]) -> None:
         raise BadRequest(Texts.INVALID_API_KEY)
 
 
-def _chain_id(service: ExplorerService) -> int:
+def chain_id(service: ExplorerService) -> int:
     try:
         return service.chain_id()
     except Exception as err:
-        raise BadRequest(f"The explorer could not read the chain id: {type(err).__name__}: {err}")
+        raise ChainUnreadable(f"The explorer could not read the chain id: {type(err).__name__}: {err}")
 
 
-def _code_at(service: ExplorerService, address: str) -> bytes:
+def code_at(service: ExplorerService, address: str) -> bytes:
     try:
         return hex_to_bytes(service.chain.get_code(address))
     except Exception as err:
-        raise BadRequest(f"The explorer could not read the chain: {type(err).__name__}: {err}")
+        raise ChainUnreadable(f"The explorer could not read the chain: {type(err).__name__}: {err}")
 
 
 def _post_only(action: str, method: str) -> None:
@@ -107,7 +107,7 @@ def verifysourcecode(service: ExplorerService, params: dict[str, str], method: s
     require_key(service, params)
     request = verification_request(params)
     existing = service.store.get_contract(request.address)
-    code = _code_at(service, request.address)
+    code = code_at(service, request.address)
     if not code:
         raise BadRequest(Texts.UNABLE_TO_LOCATE.format(address=request.address))
     if existing is not None and existing.match == "full":
@@ -144,7 +144,7 @@ def verifyproxycontract(service: ExplorerService, params: dict[str, str], method
     require_key(service, params)
     checked = forms.validate_proxy_form(params)
     address, expected = checked["address"].lower(), checked.get("expectedimplementation", "").lower()
-    if not _code_at(service, address):
+    if not code_at(service, address):
         raise BadRequest(Texts.UNABLE_TO_LOCATE.format(address=address))
     if not service.store.take_proxy_quota(params.get("apikey") or None, limit=service.proxy_daily_limit):
         raise BadRequest(
@@ -169,32 +169,24 @@ def getcontractcreation(service: ExplorerService, params: dict[str, str], method
             raise BadRequest(f"The explorer could not find the creation of {address}: {type(err).__name__}: {err}")
         if creation is None:
             continue
-        factory = bool(_creation_field(creation, "factory"))
+        fields = creation if isinstance(creation, Mapping) else asdict(creation)  # a mapping: a reader's older form
+        text = {
+            name: "0x" + bytes(value).hex() if value and isinstance(value, (bytes, bytearray)) else str(value or "")
+            for name, value in fields.items()
+        }
         found.append(
             {
                 "contractAddress": checksum(address),
-                "contractCreator": _creation_field(creation, "deployer", "sender", "from"),
-                "txHash": _creation_field(creation, "tx_hash", "transaction_hash", "txHash", "hash"),
-                "blockNumber": _creation_field(creation, "block", "block_number"),
-                "contractFactory": _creation_field(creation, "creator") if factory else "",
+                "contractCreator": text.get("deployer", ""),
+                "txHash": text.get("tx_hash", ""),
+                "blockNumber": text.get("block", ""),
+                "contractFactory": text.get("creator", "") if fields.get("factory") else "",
                 # Etherscan API V2 gives the creation input (init code + constructor arguments):
                 # what a verifier without traces needs for a factory's child.
-                "creationBytecode": _creation_field(creation, "input"),
+                "creationBytecode": text.get("input", ""),
             }
         )
     return ("1", found) if found else ("0", "No data found")
-
-
-def _creation_field(creation: Creation | Mapping[str, object], *names: str) -> str:
-    """The first of `names` the creation has, as getcontractcreation's text (a mapping: a reader's older form)."""
-    fields = creation if isinstance(creation, Mapping) else asdict(creation)
-    for name in names:
-        value = fields.get(name)
-        if value is True:
-            return "1"
-        if value:
-            return "0x" + bytes(value).hex() if isinstance(value, (bytes, bytearray)) else str(value)
-    return ""
 
 
 HANDLERS: dict[str, Callable[[ExplorerService, dict[str, str], str], Answer]] = {

@@ -18,6 +18,8 @@ from ape_contract_verify.explorer.service import MAX_BODY_BYTES, ExplorerService
 from ape_contract_verify.explorer.store import Store
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from ape_contract_verify.engine.compilers import CompileCache
     from ape_contract_verify.evm.reads import ChainReader
 
@@ -29,6 +31,7 @@ class ExplorerOptions(TypedDict, total=False):
     workers: int
     max_body: int
     compile_timeout: float | None
+    cache: CompileCache | None  # the compile cache its engine shares (the process's, with the runs' pre-checks)
 
 
 class EmbeddedExplorer:
@@ -94,12 +97,7 @@ class EmbeddedExplorer:
 
 
 def start_in_process(
-    chain: ChainReader,
-    db_path: str | Path | None = None,
-    engine: Engine | None = None,
-    compile_timeout: float | None = None,
-    cache: CompileCache | None = None,
+    chain: ChainReader, db_path: str | Path | None = None, **options: Unpack[ExplorerOptions]
 ) -> EmbeddedExplorer:
-    """An explorer for `chain` in this process, its workers started; `cache` the compile cache its
-    engine shares (the process's, with the runs' pre-checks)."""
-    return EmbeddedExplorer(chain, db_path=db_path, engine=engine, compile_timeout=compile_timeout, cache=cache).start()
+    """An explorer for `chain` in this process, its workers started."""
+    return EmbeddedExplorer(chain, db_path=db_path, **options).start()

@@ -11,7 +11,7 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -72,12 +72,11 @@ class RealEngine:
     def verifier(self) -> Verifier:
         with self._lock:
             if self._verifier is None:
+                from ape_contract_verify.engine.compilers import DEFAULT_TIMEOUT
                 from ape_contract_verify.engine.verifier import Verifier
 
-                if self._compile_timeout is None:  # the Verifier's own default
-                    self._verifier = Verifier(self.chain, cache=self._cache)
-                else:
-                    self._verifier = Verifier(self.chain, cache=self._cache, compile_timeout=self._compile_timeout)
+                timeout = DEFAULT_TIMEOUT if self._compile_timeout is None else self._compile_timeout
+                self._verifier = Verifier(self.chain, cache=self._cache, compile_timeout=timeout)
             return self._verifier
 
     def verify(
@@ -122,27 +121,18 @@ def fail_text(reason: str) -> str:
     return f"{Texts.FAIL}. {reason}" if reason else Texts.FAIL
 
 
-def _abi_text(abi: str | Sequence[JsonObject]) -> str:
-    if isinstance(abi, str):
-        return abi
-    return json.dumps(abi, separators=(",", ":"))
-
-
-def _with_request_settings(
+def _add_request_settings(
     settings: dict[str, JsonValue], request: VerificationRequest, result: VerificationResult
-) -> dict[str, JsonValue]:
+) -> None:
     """What getsourcecode reports (optimizer, runs, evmVersion), from the engine's result, or from
-    the submitted form when the engine's settings leave it out."""
-    settings = dict(settings)
-    enabled = result.optimization_used
-    runs = result.runs or request.runs
-    settings.setdefault("optimizer", {"enabled": bool(enabled), "runs": runs or 200})
+    the submitted form where the engine's settings leave it out."""
+    runs = result.runs or request.runs or 200
+    settings.setdefault("optimizer", {"enabled": bool(result.optimization_used), "runs": runs})
     evm = result.evm_version or request.evm_version
     if not settings.get("evmVersion") and evm and evm != "Default":
         settings["evmVersion"] = evm
     if "viaIR" not in settings and result.via_ir:
         settings["viaIR"] = True
-    return settings
 
 
 @dataclass(frozen=True)
@@ -164,10 +154,6 @@ class ChainRetry:
 
 class _ChainDown(Exception):
     """A run stopped because the node could not be read: the job waits and runs again."""
-
-
-def _chain_failed(result: VerificationResult) -> bool:
-    return result.failure == "chain"  # FailureKind.CHAIN, a str enum (engine/ imported only by RealEngine)
 
 
 class JobRunner:
@@ -290,8 +276,10 @@ class JobRunner:
                 )
                 self.store.retry_later(sub.guid, delay)
             else:
+                prefix = "The chain could not be read: "  # the engine's words, said again by the text
+                detail = str(err).strip().removeprefix(prefix) or type(err).__name__
                 text = Texts.CHAIN_UNREADABLE.format(
-                    tries=failures, seconds=self.chain_retry.total(failures - 1), error=_chain_detail(err)
+                    tries=failures, seconds=self.chain_retry.total(failures - 1), error=detail
                 )
                 if sub.kind == SOURCIFY:
                     text = sourcify_results.error(sfy.INTERNAL_ERROR, text)
@@ -320,7 +308,7 @@ class JobRunner:
         else:
             result = self.engine.verify(request)
         elapsed_ms = (time.monotonic() - started) * 1000
-        if _chain_failed(result):
+        if result.failure == "chain":  # FailureKind.CHAIN, a str enum (engine/ imported only by RealEngine)
             raise _ChainDown(result.reason or "the chain could not be read")
         if sourcify and result.blueprint:  # as Sourcify answers an ERC-5202 blueprint today
             self.store.finish(
@@ -338,7 +326,7 @@ class JobRunner:
             return
         settings = {key: to_json(value) for key, value in result.settings.items()}
         if request.code_format is CodeFormat.SINGLE_FILE:  # JSON inputs carry their own settings
-            settings = _with_request_settings(settings, request, result)
+            _add_request_settings(settings, request, result)
         libraries = result.libraries or dict(request.libraries)
         contract = VerifiedContract(
             address=sub.address,
@@ -346,7 +334,7 @@ class JobRunner:
             compiler_version=result.compiler_version or request.compiler_version,
             code_format=request.code_format.value,
             source_code=request.source_code,
-            abi=_abi_text(result.abi),
+            abi=json.dumps(result.abi, separators=(",", ":")),
             settings=settings,
             constructor_arguments=result.constructor_arguments or request.constructor_arguments or "",
             libraries={str(k): str(v) for k, v in libraries.items()},
@@ -398,16 +386,8 @@ class JobRunner:
         self.store.finish(sub.guid, "1", text, proxy=record)
 
 
-def _chain_detail(err: Exception) -> str:
-    text = str(err).strip()
-    prefix = "The chain could not be read: "
-    return (text[len(prefix) :] if text.startswith(prefix) else text) or type(err).__name__
-
-
 def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.05) -> bool:
     """Poll `predicate` until true or `timeout` seconds pass (every wait in this package is bounded)."""
-    import time
-
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():

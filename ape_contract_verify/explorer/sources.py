@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from ape_contract_verify.explorer.store import Store, VerifiedContract
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.protocol.values import checksum
@@ -30,15 +28,10 @@ def source_entry(contract: VerifiedContract, proxy_implementation: str | None) -
     """One getsourcecode result object in Etherscan's layout: every value a string."""
     from ape_contract_verify.protocol.licenses import code_from_source, license_name
 
-    settings = contract.settings or {}
+    settings = contract.input_settings()
+    source_code = contract.source_code
     if contract.code_format != CodeFormat.SINGLE_FILE.value:
-        source_code = "{" + contract.source_code + "}"  # Etherscan's {{…}} for JSON inputs
-        try:
-            settings = {**settings, **json.loads(contract.source_code).get("settings", {})}  # the input rules
-        except (ValueError, AttributeError):
-            pass
-    else:
-        source_code = contract.source_code
+        source_code = "{" + source_code + "}"  # Etherscan's {{…}} for JSON inputs
     optimizer = settings.get("optimizer")
     optimizer = optimizer if isinstance(optimizer, dict) else {}
     if contract.compiler_version.startswith("vyper:"):
@@ -49,9 +42,7 @@ def source_entry(contract: VerifiedContract, proxy_implementation: str | None) -
         optimization_used = "1" if optimizer.get("enabled") else "0"
         runs = str(optimizer.get("runs", 200))
     license_code = contract.license_type or code_from_source(contract.source_code)
-    implementation = ""
-    if proxy_implementation:
-        implementation = checksum(proxy_implementation)
+    implementation = checksum(proxy_implementation) if proxy_implementation else ""
     return {
         "SourceCode": source_code,
         "ABI": contract.abi,

@@ -34,8 +34,9 @@ _CODES = {
 LEVELS = {"full": sfy.EXACT_MATCH, "partial": sfy.MATCH}
 
 
-def _hex(text: str) -> str | None:
-    return ("0x" + text.removeprefix("0x")) if text else None
+def hex_or_none(text: JsonValue) -> str | None:
+    """Code as Sourcify shows it: 0x-prefixed hex, or null when there is none."""
+    return "0x" + str(text).removeprefix("0x") if text else None
 
 
 def details(result: VerificationResult) -> JsonObject:
@@ -76,12 +77,12 @@ def failure(result: VerificationResult) -> str:
     ):
         code = sfy.BYTECODE_LENGTH_MISMATCH
     if code in (sfy.NO_MATCH, sfy.BYTECODE_LENGTH_MISMATCH, sfy.CREATION_BYTECODE_MATCH_ERROR):
-        extra["recompiledCreationCode"] = _hex(result.recompiled_creation)
-        extra["recompiledRuntimeCode"] = _hex(runtime)
+        extra["recompiledCreationCode"] = hex_or_none(result.recompiled_creation)
+        extra["recompiledRuntimeCode"] = hex_or_none(runtime)
         if code != sfy.BYTECODE_LENGTH_MISMATCH:  # as Sourcify: a length mismatch stops before the creation code
-            extra["onchainCreationCode"] = _hex(result.onchain_creation)
+            extra["onchainCreationCode"] = hex_or_none(result.onchain_creation)
     if code != sfy.CONTRACT_NOT_DEPLOYED:
-        extra["onchainRuntimeCode"] = _hex(onchain_runtime)
+        extra["onchainRuntimeCode"] = hex_or_none(onchain_runtime)
         extra["creationTransactionHash"] = result.creation_tx
     if code == sfy.COMPILER_ERROR:
         extra["errorData"] = {

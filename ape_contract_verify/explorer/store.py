@@ -15,12 +15,13 @@ import sqlite3
 import string
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ape_contract_verify.exceptions import ContractVerifyError
-from ape_contract_verify.json_types import JsonObject, JsonValue
+from ape_contract_verify.json_types import JsonObject, JsonValue, as_object
 from ape_contract_verify.protocol.forms import GUID_LENGTH
 
 _GUID_ALPHABET = string.ascii_lowercase + string.digits  # within forms' rule: ASCII letters and digits
@@ -102,13 +103,6 @@ def new_guid() -> str:
     return "".join(secrets.choice(_GUID_ALPHABET) for _ in range(GUID_LENGTH))
 
 
-def key_digest(api_key: str | None) -> str:
-    """What the quota counts by: a digest, so the key itself is never written anywhere."""
-    if not api_key:
-        return "keyless"
-    return hashlib.sha256(("ape-contract-verify:" + api_key).encode()).hexdigest()[:32]
-
-
 @dataclass(frozen=True)
 class Submission:
     guid: str
@@ -143,6 +137,19 @@ class VerifiedContract:
     verified_at: float = 0.0
     updated_at: float = 0.0
     details: dict[str, JsonValue] = field(default_factory=dict)
+
+    def json_input(self) -> JsonObject:
+        """The submitted compiler input of a JSON format; {} for a flat file (or text that is no JSON object)."""
+        if self.code_format == "solidity-single-file":
+            return {}
+        try:
+            return as_object(json.loads(self.source_code))
+        except ValueError:
+            return {}
+
+    def input_settings(self) -> JsonObject:
+        """The settings as recorded, under what the submitted JSON input asked for."""
+        return {**self.settings, **as_object(self.json_input().get("settings"))}
 
 
 @dataclass(frozen=True)
@@ -207,7 +214,7 @@ class Store:
         self.path = str(path)
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entrant: a claim, under it, may make its thread's connection
         self._closed = False
         try:
             if self.path != ":memory:":
@@ -238,8 +245,17 @@ class Store:
                 self._connections.append(conn)
         return conn
 
-    def _write(self, sql: str, args: tuple[object, ...] = ()) -> sqlite3.Cursor:
-        return self._conn().execute(sql, args)
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One `BEGIN IMMEDIATE` transaction: committed when the block ends, rolled back when it raises."""
+        conn = self._conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
 
     def close(self) -> None:
         with self._lock:
@@ -260,7 +276,7 @@ class Store:
         for _ in range(5):
             guid = new_id()
             try:
-                self._write(
+                self._conn().execute(
                     "INSERT INTO submissions (guid, kind, address, payload, state, created_at, updated_at) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (guid, kind, address.lower(), json.dumps(payload), PENDING, now, now),
@@ -276,25 +292,19 @@ class Store:
 
     def claim_next(self) -> Submission | None:
         """The oldest pending submission, marked running; None when the queue is empty."""
-        conn = self._conn()
-        with self._lock:  # one claimer at a time inside this process; SQLite guards the rest
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                row = conn.execute(
-                    "SELECT * FROM submissions WHERE state = ? AND retry_at <= ? ORDER BY created_at, rowid LIMIT 1",
-                    (PENDING, time.time()),
-                ).fetchone()
-                if row is None:
-                    conn.execute("COMMIT")
-                    return None
+        # One claimer at a time inside this process; SQLite guards the rest.
+        with self._lock, self._transaction() as conn:
+            row = conn.execute(
+                "SELECT * FROM submissions WHERE state = ? AND retry_at <= ? ORDER BY created_at, rowid LIMIT 1",
+                (PENDING, time.time()),
+            ).fetchone()
+            if row is not None:
                 conn.execute(
                     "UPDATE submissions SET state = ?, attempts = attempts + 1, updated_at = ? WHERE guid = ?",
                     (RUNNING, time.time(), row["guid"]),
                 )
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
+        if row is None:
+            return None
         sub = _submission(row)
         return Submission(**{**sub.__dict__, "state": RUNNING, "attempts": sub.attempts + 1})
 
@@ -307,10 +317,8 @@ class Store:
         proxy: ProxyRecord | None = None,
     ) -> None:
         """Record a submission's answer, and what it verified, in one transaction."""
-        conn = self._conn()
         now = time.time()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction() as conn:
             if contract is not None:
                 self._put_contract(conn, contract, now)
             if proxy is not None:
@@ -323,15 +331,11 @@ class Store:
                 "UPDATE submissions SET state = ?, status = ?, result = ?, updated_at = ? WHERE guid = ?",
                 (DONE, status, result, now, guid),
             )
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
 
     def retry_later(self, guid: str, delay: float) -> None:
         """Back to the queue after a chain failure, not claimed for `delay` seconds."""
         now = time.time()
-        self._write(
+        self._conn().execute(
             "UPDATE submissions SET state = ?, chain_failures = chain_failures + 1, retry_at = ?, updated_at = ? "
             "WHERE guid = ? AND state = ?",
             (PENDING, now + max(0.0, delay), now, guid, RUNNING),
@@ -341,10 +345,8 @@ class Store:
         """Put back in the queue what a killed process left running; a job interrupted
         `max_interruptions` times already ends with `reason` instead (it may be what kills the
         process). Call once, before workers start. Returns (re-queued, ended)."""
-        conn = self._conn()
         now = time.time()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction() as conn:
             # attempts - chain_failures: the claims that were interrupted, this last one included.
             ended = conn.execute(
                 "UPDATE submissions SET state = ?, status = '0', result = ?, updated_at = ? "
@@ -360,16 +362,11 @@ class Store:
             requeued = conn.execute(
                 "UPDATE submissions SET state = ?, updated_at = ? WHERE state = ?", (PENDING, now, RUNNING)
             ).rowcount
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
         return requeued, ended
 
     def count(self, state: str | None = None) -> int:
-        if state is None:
-            return int(self._conn().execute("SELECT COUNT(*) FROM submissions").fetchone()[0])
-        return int(self._conn().execute("SELECT COUNT(*) FROM submissions WHERE state = ?", (state,)).fetchone()[0])
+        where, args = ("", ()) if state is None else (" WHERE state = ?", (state,))
+        return int(self._conn().execute("SELECT COUNT(*) FROM submissions" + where, args).fetchone()[0])
 
     # -- verified contracts ------------------------------------------------------------------
 
@@ -400,14 +397,8 @@ class Store:
         )
 
     def save_contract(self, contract: VerifiedContract) -> None:
-        conn = self._conn()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction() as conn:
             self._put_contract(conn, contract, time.time())
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
 
     def get_contract(self, address: str) -> VerifiedContract | None:
         row = self._conn().execute("SELECT * FROM contracts WHERE address = ?", (address.lower(),)).fetchone()
@@ -449,7 +440,7 @@ class Store:
 
     def forget_contract(self, address: str) -> None:
         """Drop a stale record (the chain now has different code at that address)."""
-        self._write("DELETE FROM contracts WHERE address = ?", (address.lower(),))
+        self._conn().execute("DELETE FROM contracts WHERE address = ?", (address.lower(),))
 
     # -- proxies -------------------------------------------------------------------------------
 
@@ -460,27 +451,20 @@ class Store:
     def take_proxy_quota(self, api_key: str | None, limit: int = PROXY_DAILY_LIMIT, day: str | None = None) -> bool:
         """Count one proxy submission for this key today; False (and nothing counted) past the limit."""
         day = day or time.strftime("%Y-%m-%d", time.gmtime())
-        digest = key_digest(api_key)
-        conn = self._conn()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        # Counted by a digest, so the key itself is never written anywhere.
+        digest = hashlib.sha256(("ape-contract-verify:" + api_key).encode()).hexdigest()[:32] if api_key else "keyless"
+        with self._transaction() as conn:
             row = conn.execute(
                 "SELECT count FROM proxy_quota WHERE key_digest = ? AND day = ?", (digest, day)
             ).fetchone()
-            used = row[0] if row else 0
-            if used >= limit:
-                conn.execute("COMMIT")
+            if (row[0] if row else 0) >= limit:
                 return False
             conn.execute(
                 "INSERT INTO proxy_quota (key_digest, day, count) VALUES (?, ?, 1) "
                 "ON CONFLICT (key_digest, day) DO UPDATE SET count = count + 1",
                 (digest, day),
             )
-            conn.execute("COMMIT")
-            return True
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+        return True
 
 
 def _add_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str]) -> None:

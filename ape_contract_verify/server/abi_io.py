@@ -14,10 +14,11 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
 from ape_contract_verify.evm.abi import abi_type
-from ape_contract_verify.evm.abi import selector as abi_selector
-from ape_contract_verify.evm.abi import signature as abi_signature
+from ape_contract_verify.evm.abi import selector as selector
+from ape_contract_verify.evm.abi import signature as signature
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.json_types import JsonObject, JsonValue
+from ape_contract_verify.protocol.forms import clip
 from ape_contract_verify.protocol.values import ADDRESS, checksum
 
 if TYPE_CHECKING:
@@ -30,33 +31,30 @@ _ARRAY = re.compile(r"^(.*)\[(\d*)\]$")
 AbiValue: TypeAlias = int | bool | str | bytes | list["AbiValue"] | tuple["AbiValue", ...]
 
 
+# The ABI's type strings and selectors are evm/abi.py's (eth_utils); this name is the pages'.
+canonical_type = abi_type
+
+
 class InputError(ContractVerifyError, ValueError):
     """A form value that does not fit its ABI type; the text names the parameter and the fix."""
 
 
-# The ABI's type strings and selectors are evm/abi.py's (eth_utils); these names are the pages'.
-canonical_type = abi_type
-signature = abi_signature
-selector = abi_selector
-
-
-def functions(abi: Sequence[JsonValue], read: bool) -> list[JsonObject]:
-    """The ABI's functions for Read (view/pure) or Write (everything else), in ABI order."""
+def functions(abi: Sequence[JsonValue], read: bool | None = None) -> list[JsonObject]:
+    """The ABI's functions for Read (view/pure), Write (everything else) or both (None), in ABI order."""
     found: list[JsonObject] = []
     for item in abi:
         if not isinstance(item, dict) or item.get("type", "function") != "function" or not item.get("name"):
             continue
         mutability = item.get("stateMutability") or ("view" if item.get("constant") else "nonpayable")
-        if (mutability in ("view", "pure")) == read:
+        if read is None or (mutability in ("view", "pure")) == read:
             found.append(item)
     return found
 
 
 def find_function(abi: Sequence[JsonValue], wanted: str) -> JsonObject:
-    for item in abi:
-        if isinstance(item, dict) and item.get("type", "function") == "function" and item.get("name"):
-            if signature(item) == wanted:
-                return item
+    for item in functions(abi):
+        if signature(item) == wanted:
+            return item
     raise InputError(f"Unknown function: {wanted!r} is not in this contract's ABI; reload the page.")
 
 
@@ -111,14 +109,14 @@ def parse_value(param: JsonObject, raw: JsonValue, label: str) -> AbiValue:
     text = text.strip()
     if kind == "address":
         if not ADDRESS.match(text):
-            raise InputError(f"{label}: {_clip(text)!r} is not an address; use 0x followed by 40 hex digits.")
+            raise InputError(f"{label}: {clip(text)!r} is not an address; use 0x followed by 40 hex digits.")
         return text.lower()
     if kind == "bool":
         if text.lower() in ("true", "1"):
             return True
         if text.lower() in ("false", "0"):
             return False
-        raise InputError(f"{label}: {_clip(text)!r} is not a bool; use true or false.")
+        raise InputError(f"{label}: {clip(text)!r} is not a bool; use true or false.")
     number = _INT.match(kind)
     if number:
         return _parse_int(text, label, number.group(1) == "u", int(number.group(2) or 256))
@@ -139,7 +137,7 @@ def _json_list(raw: JsonValue, label: str, hint: str) -> list[JsonValue]:
     except ValueError:
         value = None
     if not isinstance(value, list):
-        raise InputError(f"{label}: {_clip(str(raw))!r} is not {hint}.")
+        raise InputError(f"{label}: {clip(str(raw))!r} is not {hint}.")
     return value
 
 
@@ -147,7 +145,7 @@ def _parse_int(text: str, label: str, unsigned: bool, bits: int) -> int:
     try:
         value = int(text, 16) if text.lower().startswith(("0x", "-0x")) else int(text.replace("_", ""), 10)
     except ValueError:
-        raise InputError(f"{label}: {_clip(text)!r} is not a whole number; use decimal digits or 0x hex.") from None
+        raise InputError(f"{label}: {clip(text)!r} is not a whole number; use decimal digits or 0x hex.") from None
     low, high = (0, 2**bits - 1) if unsigned else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
     if not low <= value <= high:
         raise InputError(f"{label}: {value} is out of range; it must be from {low} to {high}.")
@@ -157,12 +155,8 @@ def _parse_int(text: str, label: str, unsigned: bool, bits: int) -> int:
 def _parse_hex(text: str, label: str) -> bytes:
     digits = text[2:] if text.lower().startswith("0x") else None
     if digits is None or len(digits) % 2 or not re.fullmatch(r"[0-9a-fA-F]*", digits):
-        raise InputError(f"{label}: {_clip(text)!r} is not hex bytes; use 0x followed by an even number of hex digits.")
+        raise InputError(f"{label}: {clip(text)!r} is not hex bytes; use 0x followed by an even number of hex digits.")
     return bytes.fromhex(digits)
-
-
-def _clip(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def calldata(item: JsonObject, values: list[JsonValue]) -> bytes:
@@ -245,26 +239,26 @@ _PANIC = bytes.fromhex("4e487b71")  # Panic(uint256)
 def describe_revert(abi: Sequence[JsonValue], data: bytes) -> str:
     """A revert as the contract's author named it: `Error(string)`'s reason, a `Panic` code, or a
     custom error of the verified ABI with its arguments; else the raw selector and data."""
-    selector, payload = bytes(data[:4]), bytes(data[4:])
+    head, payload = bytes(data[:4]), bytes(data[4:])
     if not data:
         return "reverted without a reason"
     try:
-        if selector == _ERROR_STRING:
+        if head == _ERROR_STRING:
             return f"reverted: {decode(['string'], payload)[0]!r}"
-        if selector == _PANIC:
+        if head == _PANIC:
             code = decode(["uint256"], payload)[0]
             if isinstance(code, int):  # always: a uint256 decodes to an int
                 return f"reverted: Panic(0x{code:02x})"
         for item in abi:
             if isinstance(item, dict) and item.get("type") == "error" and "name" in item:
-                if abi_selector(item) == selector:
+                if selector(item) == head:
                     inputs = param_list(item.get("inputs"))
                     values = decode([canonical_type(p) for p in inputs], payload)
                     shown = ", ".join(str(show(p, v)) for p, v in zip(inputs, values))
                     return f"reverted: {item['name']}({shown})"
     except Exception:  # data that does not decode as its selector promises: show it raw
         pass
-    return f"reverted: custom error 0x{selector.hex()}" + (f" (data 0x{payload.hex()})" if payload else "")
+    return f"reverted: custom error 0x{head.hex()}" + (f" (data 0x{payload.hex()})" if payload else "")
 
 
 def decode_constructor(abi: Sequence[JsonValue], hex_args: str) -> list[JsonObject] | None:

@@ -4,10 +4,8 @@ Read in Etherscan's terms ("Yes, 200 runs", "Default") from what the store holds
 
 from __future__ import annotations
 
-import json
-
 from ape_contract_verify.explorer.store import VerifiedContract
-from ape_contract_verify.json_types import JsonValue
+from ape_contract_verify.json_types import as_object
 from ape_contract_verify.request import CodeFormat
 from ape_contract_verify.server import abi_io
 from ape_contract_verify.server.page_text import short_name
@@ -23,13 +21,7 @@ class ContractFacts:
         self.is_vyper = (
             contract.compiler_version.startswith("vyper:") or contract.code_format == CodeFormat.VYPER_JSON.value
         )
-        settings: dict[str, JsonValue] = dict(contract.settings or {})
-        if contract.code_format != CodeFormat.SINGLE_FILE.value:
-            try:  # what the submitted input asked for, over what the compile recorded
-                settings.update(json.loads(contract.source_code).get("settings") or {})
-            except (ValueError, AttributeError):
-                pass
-        self.settings = settings
+        self.settings = settings = contract.input_settings()
         optimizer = settings.get("optimizer") or {}
         if self.is_vyper:
             mode = settings.get("optimize", "gas")
@@ -48,8 +40,7 @@ class ContractFacts:
         contract = self.contract
         if contract.code_format == CodeFormat.SINGLE_FILE.value:
             return {short_name(contract.contract_name) + (".vy" if self.is_vyper else ".sol"): contract.source_code}
-        try:
-            sources = json.loads(contract.source_code)["sources"]
-            return {str(k): str((v or {}).get("content", "")) for k, v in sources.items()}
-        except (ValueError, KeyError, AttributeError, TypeError):
+        sources = contract.json_input().get("sources")
+        if not isinstance(sources, dict):
             return {"input.json": contract.source_code}
+        return {str(k): str(as_object(v).get("content", "")) for k, v in sources.items()}

@@ -126,27 +126,21 @@ def _parse_multipart(body: bytes, content_type: str) -> dict[str, str]:
 
 
 def _parse_json_body(body: bytes) -> dict[str, str]:
+    # Both told before json.loads builds anything: it recurses per level, and builds every member.
     if json_too_deep(body):
-        raise BadRequest(_TOO_DEEP.format(what="The JSON request body"))
-    if json_members_over(body, MAX_FIELDS):  # before json.loads builds every one of them
+        raise BadRequest(
+            f"The JSON request body is nested too deeply (over {MAX_JSON_DEPTH} levels of arrays or objects); "
+            "send a flat object."
+        )
+    if json_members_over(body, MAX_FIELDS):
         raise BadRequest(_too_many("JSON body", "keys"))
     try:
         data = json.loads(body)
     except ValueError as err:
         raise BadRequest(f"The JSON request body is not valid JSON: {err}. Send form fields or a JSON object.")
-    except RecursionError:
-        raise BadRequest(_TOO_DEEP.format(what="The JSON request body"))
     if not isinstance(data, dict):
         raise BadRequest('The JSON request body must be an object of parameters, e.g. {"action": "getabi", …}.')
-    if len(data) > MAX_FIELDS:
-        raise BadRequest(_too_many("JSON body", "keys"))
-    try:
-        return {str(k): v if isinstance(v, str) else json.dumps(v) for k, v in data.items()}
-    except RecursionError:
-        raise BadRequest(_TOO_DEEP.format(what="The JSON request body"))
-
-
-_TOO_DEEP = f"{{what}} is nested too deeply (over {MAX_JSON_DEPTH} levels of arrays or objects); send a flat object."
+    return {str(k): v if isinstance(v, str) else json.dumps(v) for k, v in data.items()}
 
 
 _JSON_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[][{}:]')  # a string, or a mark of structure

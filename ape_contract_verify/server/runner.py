@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     import asyncio
 
     import uvicorn
-    from starlette.types import ASGIApp
     from typing_extensions import Unpack
 
     from ape_contract_verify.evm.chain import JsonRpcChain
@@ -76,24 +75,6 @@ def bind(host: str = DEFAULT_HOST, port: int = 0) -> socket.socket:
     sock.listen(2048)
     sock.setblocking(False)
     return sock
-
-
-def _uvicorn_config(
-    app: ASGIApp, host: str, port: int, header_timeout: float = HEADER_TIMEOUT, body_timeout: float = BODY_TIMEOUT
-) -> uvicorn.Config:
-    import uvicorn
-
-    # No access log: a query string can carry an apikey, and keys never go to logs.
-    return uvicorn.Config(
-        app,
-        host=host,
-        port=port,
-        log_level="warning",
-        access_log=False,
-        lifespan="off",
-        server_header=False,
-        http=guarded_protocol(header_timeout, body_timeout),
-    )
 
 
 def guarded_protocol(header_timeout: float, body_timeout: float) -> type:
@@ -215,12 +196,28 @@ class LocalExplorer(EmbeddedExplorer):
         """The base URL Sourcify clients take (`forge --verifier sourcify --verifier-url`): it ends with /."""
         return f"{self.url}/"
 
-    def start(self) -> LocalExplorer:
-        """Serve on a background thread; returns once the server accepts connections."""
+    def _start_server(self) -> uvicorn.Server:
+        """The job queue's workers started, and the uvicorn server that is to serve the app."""
         import uvicorn
 
         self.runner.start()
-        server = self._server = uvicorn.Server(_uvicorn_config(self.app, self.host, self.port, *self._timeouts))
+        # No access log: a query string can carry an apikey, and keys never go to logs.
+        config = uvicorn.Config(
+            self.app,
+            host=self.host,
+            port=self.port,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            server_header=False,
+            http=guarded_protocol(*self._timeouts),
+        )
+        self._server = uvicorn.Server(config)
+        return self._server
+
+    def start(self) -> LocalExplorer:
+        """Serve on a background thread; returns once the server accepts connections."""
+        server = self._start_server()
         thread = self._thread = threading.Thread(
             target=server.run, kwargs={"sockets": [self._sock]}, name="local-explorer", daemon=True
         )
@@ -233,10 +230,7 @@ class LocalExplorer(EmbeddedExplorer):
 
     def serve_forever(self) -> None:
         """Serve on this thread until SIGINT/SIGTERM (standalone use)."""
-        import uvicorn
-
-        self.runner.start()
-        server = self._server = uvicorn.Server(_uvicorn_config(self.app, self.host, self.port, *self._timeouts))
+        server = self._start_server()
         try:
             server.run(sockets=[self._sock])
         finally:
@@ -257,13 +251,10 @@ class LocalExplorer(EmbeddedExplorer):
             pass
         super().stop()
 
-    def __enter__(self) -> LocalExplorer:
+    def __enter__(self) -> LocalExplorer:  # `with start_embedded(…)`: started already
         if self._server is None:
             self.start()
         return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 def start_embedded(
@@ -334,26 +325,20 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m ape_contract_verify.server.runner")
-    parser.add_argument("--rpc", required=True, help="JSON-RPC URL of the node, e.g. http://127.0.0.1:8545")
+    # Each option's dest is `serve`'s parameter.
+    parser.add_argument(
+        "--rpc", dest="rpc_url", required=True, help="JSON-RPC URL of the node, e.g. http://127.0.0.1:8545"
+    )
     parser.add_argument("--host", default=DEFAULT_HOST)
     parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--db", default=None)
-    parser.add_argument("--api-key", action="append", default=[])
+    parser.add_argument("--db", dest="db_path", default=None)
+    parser.add_argument("--api-key", dest="api_keys", action="append", default=[])
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--compile-timeout", type=float, default=None, help="seconds per compile (default 120)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     try:
-        serve(
-            args.rpc,
-            args.host,
-            args.port,
-            args.db,
-            args.api_key,
-            args.workers,
-            echo=lambda s: print(s, flush=True),
-            compile_timeout=args.compile_timeout,
-        )
+        serve(**vars(args), echo=lambda s: print(s, flush=True))
     except ExplorerStartError as err:
         print(f"ERROR: {err}", file=sys.stderr)
         return 2

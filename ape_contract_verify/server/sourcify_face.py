@@ -31,7 +31,8 @@ from ape_contract_verify.evm.proxies import (
 )
 from ape_contract_verify.evm.wrappers import MemoizingChain
 from ape_contract_verify.exceptions import InvalidRequest
-from ape_contract_verify.explorer import sourcify_results
+from ape_contract_verify.explorer import contract_api, sourcify_results
+from ape_contract_verify.explorer.contract_api import ChainUnreadable
 from ape_contract_verify.explorer.jobs import code_hash, request_to_payload
 from ape_contract_verify.explorer.service import ExplorerService
 from ape_contract_verify.explorer.store import DONE, SOURCIFY, VerifiedContract
@@ -139,9 +140,9 @@ def _guarded(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
             return await handler(request.app.state.service, request)
         except _Refusal as err:
             return error_response(err.status, err.code, err.message)
-        except InvalidRequest as err:
-            return error_response(400, sfy.INVALID_PARAMETER, str(err))
-        except BadRequest as err:
+        except ChainUnreadable as err:
+            return error_response(503, sfy.INTERNAL_ERROR, str(err))
+        except (InvalidRequest, BadRequest) as err:
             return error_response(400, sfy.INVALID_PARAMETER, str(err))
         except Exception as err:  # the point of this layer
             logger.warning("Sourcify request failed: %s: %s", type(err).__name__, err)
@@ -169,15 +170,8 @@ async def _served_chain(service: ExplorerService, chain_id: str) -> str:
 
 
 async def _chain_id(service: ExplorerService) -> int:
-    known = service.known_chain_id
-    if known is not None:  # read once, then remembered by the service: no worker thread per request
-        return known
-    try:
-        return await run_in_threadpool(service.chain_id)
-    except Exception as err:
-        raise _Refusal(
-            503, sfy.INTERNAL_ERROR, f"The explorer could not read the chain id: {type(err).__name__}: {err}"
-        )
+    known = service.known_chain_id  # read once, then remembered by the service: no worker thread per request
+    return known if known is not None else await run_in_threadpool(contract_api.chain_id, service)
 
 
 # -- submit -----------------------------------------------------------------------------------
@@ -206,7 +200,7 @@ async def submit(service: ExplorerService, request: Request) -> Response:
     if (
         existing is not None
         and existing.match == "full"
-        and existing.code_hash == code_hash(await _code(service, address))
+        and existing.code_hash == code_hash(await run_in_threadpool(contract_api.code_at, service, address))
     ):
         raise _Refusal(
             409,
@@ -219,13 +213,6 @@ async def submit(service: ExplorerService, request: Request) -> Response:
     )
     service.notify()
     return JSONResponse({"verificationId": verification_id}, status_code=202)
-
-
-async def _code(service: ExplorerService, address: str) -> bytes:
-    try:
-        return hex_to_bytes(await run_in_threadpool(service.chain.get_code, address))
-    except Exception as err:
-        raise _Refusal(503, sfy.INTERNAL_ERROR, f"The explorer could not read the chain: {type(err).__name__}: {err}")
 
 
 # -- job --------------------------------------------------------------------------------------
@@ -438,15 +425,15 @@ def _details(contract: VerifiedContract, tops: set[str], live: JsonObject) -> Js
     out: JsonObject = {name: None for name in ALL_FIELDS}
     out["creationBytecode"] = {
         **{part: None for part in _BYTECODE_PARTS if part != "immutableReferences"},
-        "onchainBytecode": _hex(kept.get("onchain_creation")),
-        "recompiledBytecode": _hex(kept.get("recompiled_creation")),
+        "onchainBytecode": sourcify_results.hex_or_none(kept.get("onchain_creation")),
+        "recompiledBytecode": sourcify_results.hex_or_none(kept.get("recompiled_creation")),
         "transformationValues": {"constructorArguments": "0x" + args} if args else {},
     }
     if "runtimeBytecode" in tops:
         out["runtimeBytecode"] = {
             **{part: None for part in _BYTECODE_PARTS},
             "onchainBytecode": live["runtime"],
-            "recompiledBytecode": _hex(kept.get("recompiled_runtime")),
+            "recompiledBytecode": sourcify_results.hex_or_none(kept.get("recompiled_runtime")),
         }
     block = kept.get("creation_block")
     out["deployment"] = {
@@ -483,10 +470,9 @@ def _details(contract: VerifiedContract, tops: set[str], live: JsonObject) -> Js
 
 
 def _std_input(contract: VerifiedContract) -> JsonObject:
-    if contract.code_format != "solidity-single-file":
-        data = _json(contract.source_code)
-        if isinstance(data, dict) and "sources" in data:
-            return data
+    data = contract.json_input()
+    if "sources" in data:
+        return data
     name = contract.contract_name.rsplit(":", 1)[-1]
     return {
         "language": "Solidity",
@@ -527,10 +513,6 @@ def _json(text: JsonValue) -> JsonValue:
     except ValueError:
         return None
     return value
-
-
-def _hex(text: JsonValue) -> str | None:
-    return "0x" + str(text).removeprefix("0x") if text else None
 
 
 async def contracts(service: ExplorerService, request: Request) -> Response:

@@ -136,7 +136,7 @@ def decoded_call(store: Store, facts: TransactionFacts) -> DecodedCall | None:
     abis = _abis(store, facts.to)
     selector = data[:4]
     for abi, via in abis:
-        for item in abi_io.functions(abi, read=True) + abi_io.functions(abi, read=False):
+        for item in abi_io.functions(abi):
             if abi_io.selector(item) != selector:
                 continue
             signature = abi_io.signature(item)
