@@ -10,7 +10,7 @@ then through the remappings (longest context, then longest prefix, last one wins
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ape_contract_verify.derive.solidity_source import (
@@ -116,53 +116,48 @@ def resolve_import(path: str, importer: str, remappings: Sequence[Remapping | st
 # Dependency order
 
 
-Edges = dict[str, list[tuple[ImportDirective, str]]]  # unit -> (its import, the unit it names)
-
-
-def _resolve_all(
-    entry: str, sources: Mapping[str, str], remaps: Sequence[Remapping | str]
-) -> tuple[list[str], dict[str, list[tuple[ImportDirective, str]]], bool]:
-    if entry not in sources:
-        raise FlattenError(f"entry {entry!r} is not among the sources; pass its source unit name")
+def _postorder(roots: Iterable[str], children: Callable[[str], Iterable[str]]) -> tuple[list[str], bool]:
+    """Every unit reachable from `roots`, each after its children, and whether a cycle was met.
+    Iterative depth-first search: OpenZeppelin-sized graphs are deep enough to matter."""
     order: list[str] = []
-    edges: dict[str, list[tuple[ImportDirective, str]]] = {}
     state: dict[str, int] = {}  # 1 = being visited, 2 = done
     cyclic = False
-
-    def visit(name: str) -> None:
-        nonlocal cyclic
-        # Iterative depth-first search: OpenZeppelin-sized graphs are deep enough to matter.
-        stack = [(name, iter(_edges(name)))]
-        state[name] = 1
+    for root in roots:
+        if root in state:
+            continue
+        state[root] = 1
+        stack = [(root, iter(children(root)))]
         while stack:
             unit, it = stack[-1]
-            for _imp, dep in it:
-                cyclic = cyclic or state.get(dep) == 1
-                if dep not in state:
-                    state[dep] = 1
-                    stack.append((dep, iter(_edges(dep))))
+            for child in it:
+                cyclic = cyclic or state.get(child) == 1
+                if child not in state:
+                    state[child] = 1
+                    stack.append((child, iter(children(child))))
                     break
             else:
                 stack.pop()
                 state[unit] = 2
                 order.append(unit)
+    return order, cyclic
 
-    def _edges(unit: str) -> list[tuple[ImportDirective, str]]:
-        if unit not in edges:
-            out = []
-            for imp in analyse(sources[unit], unit).imports:
-                dep = resolve_import(imp.path, unit, remaps)
-                if dep not in sources:
-                    raise FlattenError(
-                        f"{unit}: `{imp.statement}` resolves to {dep!r}, which is not among the sources"
-                        " (add it, or pass the remapping that maps it)"
-                    )
-                out.append((imp, dep))
-            edges[unit] = out
-        return edges[unit]
 
-    visit(entry)
-    return order, edges, cyclic
+def _resolve_all(entry: str, sources: Mapping[str, str], remaps: Sequence[Remapping]) -> tuple[list[str], bool]:
+    """`entry` and what it imports, transitively, dependencies first; whether they import in a cycle."""
+    if entry not in sources:
+        raise FlattenError(f"entry {entry!r} is not among the sources; pass its source unit name")
+
+    def imported(unit: str) -> list[str]:
+        deps = [(imp, resolve_import(imp.path, unit, remaps)) for imp in analyse(sources[unit], unit).imports]
+        for imp, dep in deps:
+            if dep not in sources:
+                raise FlattenError(
+                    f"{unit}: `{imp.statement}` resolves to {dep!r}, which is not among the sources"
+                    " (add it, or pass the remapping that maps it)"
+                )
+        return [dep for _imp, dep in deps]
+
+    return _postorder([entry], imported)
 
 
 def collect_imports(entry: str, sources: Mapping[str, str], remappings: Sequence[str] = ()) -> list[str]:
@@ -222,13 +217,9 @@ def _is_declaration(toks: list[Token], i: int) -> bool:
     return False
 
 
-def _code_tokens(text: str) -> list[Token]:
-    return [t for t in tokenize(text) if t.kind != "c"]
-
-
 class _Aliases:
-    def __init__(self, units: dict[str, SourceUnit], order: list[str], edges: Edges):
-        self.units, self.order, self.edges = units, order, edges
+    def __init__(self, units: dict[str, SourceUnit], order: list[str]):
+        self.units, self.order = units, order
         self.decls: dict[str, list[str]] = {}
         for name in order:
             for kw, decl, _ in units[name].declarations:
@@ -238,7 +229,7 @@ class _Aliases:
 
     def tokens(self, name: str) -> list[Token]:
         if name not in self._tokens:
-            self._tokens[name] = _code_tokens(self.units[name].text)
+            self._tokens[name] = [t for t in tokenize(self.units[name].text) if t.kind != "c"]
         return self._tokens[name]
 
     def _require_global(self, global_name: str, file: str, imp: ImportDirective, what: str) -> None:
@@ -268,7 +259,7 @@ class _Aliases:
 
     def edits(self, file: str) -> list[tuple[int, int, str]]:
         unit = self.units[file]
-        aliased = [(imp, dep) for imp, dep in self.edges[file] if imp.unit_alias or any(a != s for s, a in imp.symbols)]
+        aliased = [imp for imp in unit.imports if imp.unit_alias or any(a != s for s, a in imp.symbols)]
         if not aliased:
             return []
         toks = self.tokens(file)
@@ -276,7 +267,7 @@ class _Aliases:
         out: list[tuple[int, int, str]] = []
         renames: dict[str, tuple[str, ImportDirective]] = {}
         units: dict[str, ImportDirective] = {}
-        for imp, _dep in aliased:
+        for imp in aliased:
             if imp.unit_alias:
                 units[imp.unit_alias] = imp
             for sym, alias in imp.symbols:
@@ -289,13 +280,13 @@ class _Aliases:
                 continue
             if any(s <= tok.start < e for s, e in spans):
                 continue
+            imp = units[tok.text] if tok.text in units else renames[tok.text][1]
+            if _is_declaration(toks, i):
+                raise FlattenError(
+                    f"{file}: cannot flatten `{imp.statement}`: the alias {tok.text!r} is redeclared "
+                    f"at line {unit.text.count(chr(10), 0, tok.start) + 1}"
+                )
             if tok.text in units:
-                imp = units[tok.text]
-                if _is_declaration(toks, i):
-                    raise FlattenError(
-                        f"{file}: cannot flatten `{imp.statement}`: the alias {tok.text!r} is redeclared "
-                        f"at line {unit.text.count(chr(10), 0, tok.start) + 1}"
-                    )
                 if i + 2 >= len(toks) or toks[i + 1].text != "." or toks[i + 2].kind != "id":
                     raise FlattenError(
                         f"{file}: cannot flatten `{imp.statement}`: the unit alias {tok.text!r} is used "
@@ -305,12 +296,7 @@ class _Aliases:
                 self._require_global(member, file, imp, f"{tok.text}.{member}")
                 out.append((tok.start, toks[i + 2].start, ""))
             else:
-                sym, imp = renames[tok.text]
-                if _is_declaration(toks, i):
-                    raise FlattenError(
-                        f"{file}: cannot flatten `{imp.statement}`: the alias {tok.text!r} is redeclared "
-                        f"at line {unit.text.count(chr(10), 0, tok.start) + 1}"
-                    )
+                sym = renames[tok.text][0]
                 self._require_global(sym, file, imp, f"the alias {tok.text!r}")
                 out.append((tok.start, tok.end, sym))
         out += self._inheritdoc_edits(unit.text, units, renames, file)
@@ -359,8 +345,6 @@ def _line_span(text: str, start: int, end: int) -> tuple[int, int]:
 def _apply(text: str, edits: list[tuple[int, int, str]]) -> str:
     out, pos = [], 0
     for start, end, new in sorted(edits):
-        if start < pos:
-            raise FlattenError("internal error: overlapping edits")  # pragma: no cover
         out.append(text[pos:start])
         out.append(new)
         pos = end
@@ -369,10 +353,7 @@ def _apply(text: str, edits: list[tuple[int, int, str]]) -> str:
 
 
 def _combine_licenses(per_file: list[str]) -> str | None:
-    seen: list[str] = []
-    for lic in per_file:
-        if lic not in seen:
-            seen.append(lic)
+    seen = list(dict.fromkeys(per_file))
     if not seen:
         return None
     if len(seen) == 1:
@@ -461,7 +442,7 @@ def flatten(
     that cannot be rewritten safely, mixed ABI coders, or an import cycle that inverts inheritance.
     """
     remaps = [parse_remapping(r) for r in remappings]
-    order, edges, cyclic = _resolve_all(entry, sources, remaps)
+    order, cyclic = _resolve_all(entry, sources, remaps)
     if layout not in ("imports", "names"):
         raise FlattenError(f"layout {layout!r} is unknown: use 'imports' or 'names'")
     units = {name: analyse(sources[name], name) for name in order}
@@ -483,7 +464,7 @@ def flatten(
     per_file_licenses = [lic for name in order for lic in units[name].licenses]
     license = _combine_licenses(per_file_licenses)
     pragma, _range, other_pragmas = _merge_pragmas(order, units)
-    aliases = _Aliases(units, order, edges)
+    aliases = _Aliases(units, order)
 
     header = []
     if license:
@@ -516,27 +497,7 @@ def _by_name(order: list[str], units: dict[str, SourceUnit]) -> list[str]:
     for name in order:
         for kw, decl, _ in units[name].declarations:
             owners.setdefault(decl, name)
-    placed: list[str] = []
-    seen: set[str] = set()
-
-    def place(unit: str) -> None:
-        stack = [(unit, iter(sorted(_base_units(unit, units, owners))))]
-        seen.add(unit)
-        while stack:
-            current, bases = stack[-1]
-            for base in bases:
-                if base not in seen:
-                    seen.add(base)
-                    stack.append((base, iter(sorted(_base_units(base, units, owners)))))
-                    break
-            else:
-                stack.pop()
-                placed.append(current)
-
-    for unit in sorted(order):
-        if unit not in seen:
-            place(unit)
-    return placed
+    return _postorder(sorted(order), lambda unit: sorted(_base_units(unit, units, owners)))[0]
 
 
 def _base_units(unit: str, units: dict[str, SourceUnit], owners: dict[str, str]) -> set[str]:
