@@ -333,13 +333,11 @@ def _group_candidate(artifact: Artifact, input_json: CompilerJson) -> CompilerJs
     at the deploy), or None: nothing wider. With the optimizer, solc's code can depend on the other files
     compiled: its Yul functions are named after AST ids, and its inlining follows the names (0.6's
     FullInliner visits them in their hashes' order; solidity#9573, and #14829 for later versions)."""
-    if artifact.is_vyper:
-        return None
     try:
-        group = group_input(artifact)
+        group = _wider_group(artifact, input_json["sources"])
     except Exception:  # no project to ask (Ape's managers refused): nothing wider to try
         return None
-    if group is None or set(group["sources"]) <= set(input_json["sources"]):
+    if group is None:
         return None
     candidate: CompilerJson = json.loads(json.dumps(input_json))
     candidate["sources"] = {**input_json["sources"], **group["sources"]}  # the group's as compiled, when kept
@@ -365,10 +363,6 @@ def _flat_or_json(
         raise PrecheckFailed("codeformat", reason)
     warnings.append(f"{reason} (so standard-json was submitted instead)")
     return build(input_json, "standard-json")
-
-
-# Layouts of the flat file, in the order tried: each orders the same files differently.
-FLAT_LAYOUTS = ("imports", "names")
 
 
 def _precheck_flat(
@@ -398,23 +392,16 @@ def _precheck_flat(
     except PrecheckFailed:
         if json_match is None:
             raise
-    tried = {request.source_code}
-    for layout in FLAT_LAYOUTS[1:]:
-        try:
-            candidate = build(input_json, "flatten", layout)
-        except FlattenError:
-            continue
-        if candidate.source_code in tried:
-            continue
-        tried.add(candidate.source_code)
-        try:
-            match = precheck(candidate, reader, cache, diagnose=False)
-        except PrecheckFailed:
-            continue
-        warnings.append(
-            f"the flat file's sources are laid out by name ({layout}): the import order changes the compiled code"
-        )
-        return candidate, match
+    try:  # the other layout, by source unit name
+        by_name = build(input_json, "flatten", "names")
+        if by_name.source_code != request.source_code:
+            match = precheck(by_name, reader, cache, diagnose=False)
+            warnings.append(
+                "the flat file's sources are laid out by name (names): the import order changes the compiled code"
+            )
+            return by_name, match
+    except (FlattenError, PrecheckFailed):
+        pass
     output = "via-IR output" if input_json["settings"].get("viaIR") else "compiled output"
     reason = f"flattening changes this contract's {output}; standard-json reproduces it"
     if strict:
@@ -536,64 +523,62 @@ def build_request(
     submitted = json.loads(json.dumps(input_json))
     # Explorers compile what they are given; ask only for what they compare.
     submitted["settings"]["outputSelection"] = {"*": {"*": ["abi", "evm.bytecode", "evm.deployedBytecode", "metadata"]}}
+    common = dict(
+        address=address,
+        compiler_version=artifact.explorer_compiler_version,
+        evm_version=settings.get("evmVersion"),
+        constructor_arguments=args,
+        license_type=license_of(artifact, license),
+    )
     if artifact.is_vyper:
         submitted["settings"]["outputSelection"] = {artifact.source_id: VYPER_OUTPUT_SELECTION}
         return VerificationRequest(
-            address=address,
             contract_name=artifact.qualified_name,
             source_code=json.dumps(submitted),
             code_format=CodeFormat.VYPER_JSON,
-            compiler_version=artifact.explorer_compiler_version,
             optimization_used=settings.get("optimize", "gas") != "none",
-            evm_version=settings.get("evmVersion"),
-            constructor_arguments=args,
-            license_type=license_of(artifact, license),
+            **common,
         )
     if libraries and not settings.get("libraries"):  # never narrow the input's: it may hold unlinked ones
         submitted["settings"]["libraries"] = libraries
     optimizer = settings.get("optimizer") or {}
-    flat_libraries = {lib: addr for libs in libraries.values() for lib, addr in libs.items()}
-    common = dict(
-        address=address,
-        compiler_version=artifact.explorer_compiler_version,
+    common.update(
         optimization_used=bool(optimizer.get("enabled")),
         runs=int(optimizer.get("runs", 200)),
-        evm_version=settings.get("evmVersion"),
         via_ir=bool(settings.get("viaIR")) if "viaIR" in settings else None,
-        constructor_arguments=args,
-        license_type=license_of(artifact, license),
-        libraries=flat_libraries,
+        libraries={lib: addr for libs in libraries.values() for lib, addr in libs.items()},
     )
-    if CodeFormat(code_format) is CodeFormat.SINGLE_FILE:
-        from ape_contract_verify.derive.flatten import flatten
-
-        sources = {k: v["content"] for k, v in input_json["sources"].items()}
-        flat = flatten(artifact.source_id, sources, settings.get("remappings") or (), layout=layout)
-        for key in ("metadata", "debug"):
-            if settings.get(key) and layout == "imports":  # said once, not per layout tried
-                warnings.append(f"settings.{key} cannot be expressed in a single-file submission")
+    if CodeFormat(code_format) is not CodeFormat.SINGLE_FILE:
         return VerificationRequest(
-            contract_name=artifact.name,
-            source_code=flat.source,
-            code_format=CodeFormat.SINGLE_FILE,
+            contract_name=artifact.qualified_name,
+            source_code=json.dumps(submitted),
+            code_format=CodeFormat.STANDARD_JSON,
             **common,
         )
+    from ape_contract_verify.derive.flatten import flatten
+
+    sources = {k: v["content"] for k, v in input_json["sources"].items()}
+    flat = flatten(artifact.source_id, sources, settings.get("remappings") or (), layout=layout)
+    for key in ("metadata", "debug"):
+        if settings.get(key) and layout == "imports":  # said once, not per layout tried
+            warnings.append(f"settings.{key} cannot be expressed in a single-file submission")
     return VerificationRequest(
-        contract_name=artifact.qualified_name,
-        source_code=json.dumps(submitted),
-        code_format=CodeFormat.STANDARD_JSON,
-        **common,
+        contract_name=artifact.name, source_code=flat.source, code_format=CodeFormat.SINGLE_FILE, **common
     )
 
 
 def with_full_project_input(derivation: Derivation) -> VerificationRequest | None:
     """The same request with every source of the artifact's compile group (what ape-solidity
     compiled together), or None when that is what was sent already."""
-    if derivation.artifact.is_vyper:
-        return None
-    full = group_input(derivation.artifact)
     sent = json.loads(derivation.request.source_code)
-    if full is None or set(full["sources"]) <= set(sent["sources"]):
+    full = _wider_group(derivation.artifact, sent["sources"])
+    if full is None:
         return None
     sent["sources"] = {**full["sources"], **sent["sources"]}
     return dataclasses.replace(derivation.request, source_code=json.dumps(sent))
+
+
+def _wider_group(artifact: Artifact, sources: CompilerJson) -> CompilerJson | None:
+    """The input of the artifact's whole compile group when it holds sources `sources` lacks."""
+    group = None if artifact.is_vyper else group_input(artifact)
+    return None if group is None or set(group["sources"]) <= set(sources) else group
