@@ -365,8 +365,8 @@ def _combine_licenses(per_file: list[str]) -> str | None:
 _ABICODER_V2 = {("abicoder", "v2"), ("experimental", "ABIEncoderV2"), ("experimental", '"ABIEncoderV2"')}
 
 
-def _merge_pragmas(order: list[str], units: dict[str, SourceUnit]) -> tuple[str, VersionRange | None, list[str]]:
-    texts: list[tuple[str, str]] = []
+def _merge_pragmas(order: list[str], units: dict[str, SourceUnit]) -> tuple[str, list[str]]:
+    """The one `pragma solidity` range every file allows, and the other pragmas, each once."""
     merged: VersionRange | None = None
     seen: list[tuple[str, VersionRange, str]] = []
     for name in order:
@@ -374,15 +374,13 @@ def _merge_pragmas(order: list[str], units: dict[str, SourceUnit]) -> tuple[str,
             if p.name != "solidity":
                 continue
             rng = VersionRange.parse(p.value)
-            texts.append((name, p.value))
             new = rng if merged is None else merged & rng
             if not new:
-                culprit = next((n for n, r, _ in seen if not (r & rng)), None)
+                culprit = next(((n, v) for n, r, v in seen if not (r & rng)), None)
                 if culprit:
-                    theirs = next(v for n, _, v in seen if n == culprit)
                     raise FlattenError(
                         f"pragma solidity ranges do not intersect: {name} requires {p.value!r} "
-                        f"but {culprit} requires {theirs!r}"
+                        f"but {culprit[0]} requires {culprit[1]!r}"
                     )
                 raise FlattenError(
                     f"pragma solidity ranges do not intersect: {name} requires {p.value!r}, which excludes "
@@ -392,37 +390,32 @@ def _merge_pragmas(order: list[str], units: dict[str, SourceUnit]) -> tuple[str,
             seen.append((name, rng, p.value))
     if merged is None:
         pragma = ""
-    elif len({v for _, v in texts}) == 1:
-        pragma = texts[0][1]  # unchanged text reads best
+    elif len({v for _, _, v in seen}) == 1:
+        pragma = seen[0][2]  # unchanged text reads best
     else:
         pragma = str(merged)
 
     # Other pragmas apply to their own file only; abicoder changes the code, so it must agree.
     others: list[str] = []
     coder: dict[str, str] = {}
-    lowest = merged.lowest if merged is not None else None
-    default_v2 = lowest is not None and lowest >= (0, 8, 0)
+    default = "v2" if merged is not None and merged.intervals[0][0] >= (0, 8, 0) else "default"
     for name in order:
-        mine = None
+        coder[name] = default
         for p in units[name].pragmas:
-            if p.name == "solidity":
-                continue
             line = f"pragma {p.name} {p.value};" if p.value else f"pragma {p.name};"
             if p.name == "abicoder" or (p.name, p.value) in _ABICODER_V2:
-                mine = "v2" if (p.name, p.value) in _ABICODER_V2 else p.value
+                coder[name] = "v2" if (p.name, p.value) in _ABICODER_V2 else p.value or default
                 if not any(o.startswith("pragma abicoder") or "ABIEncoderV2" in o for o in others):
                     others.append(line)
-                continue
-            if line not in others:
+            elif p.name != "solidity" and line not in others:
                 others.append(line)
-        coder[name] = mine or ("v2" if default_v2 else "default")
     if len(set(coder.values())) > 1:
         a = next(n for n in order if coder[n] != coder[order[-1]])
         raise FlattenError(
             f"{a} uses ABI coder {coder[a]} but {order[-1]} uses ABI coder {coder[order[-1]]}; "
             "one file cannot mix them, submit standard-json"
         )
-    return pragma, merged, others
+    return pragma, others
 
 
 def flatten(
@@ -461,9 +454,8 @@ def flatten(
                 )
             owners.setdefault(decl, (name, kw))
 
-    per_file_licenses = [lic for name in order for lic in units[name].licenses]
-    license = _combine_licenses(per_file_licenses)
-    pragma, _range, other_pragmas = _merge_pragmas(order, units)
+    license = _combine_licenses([lic for name in order for lic in units[name].licenses])
+    pragma, other_pragmas = _merge_pragmas(order, units)
     aliases = _Aliases(units, order)
 
     header = []
