@@ -439,10 +439,6 @@ def flatten(
     if layout not in ("imports", "names"):
         raise FlattenError(f"layout {layout!r} is unknown: use 'imports' or 'names'")
     units = {name: analyse(sources[name], name) for name in order}
-    if layout == "names":
-        order = _by_name(order, units)
-        cyclic = True  # the order is no longer the imports': check that bases still come first
-
     owners: dict[str, tuple[str, str]] = {}
     for name in order:
         for kw, decl, _ in units[name].declarations:
@@ -453,6 +449,9 @@ def flatten(
                     "submit standard-json"
                 )
             owners.setdefault(decl, (name, kw))
+    if layout == "names":
+        order = _by_name(order, units, {decl: unit for decl, (unit, _kw) in owners.items()})
+        cyclic = True  # the order is no longer the imports': check that bases still come first
 
     license = _combine_licenses([lic for name in order for lic in units[name].licenses])
     pragma, other_pragmas = _merge_pragmas(order, units)
@@ -482,13 +481,10 @@ def flatten(
     return FlattenResult(source, order, license, pragma)
 
 
-def _by_name(order: list[str], units: dict[str, SourceUnit]) -> list[str]:
+def _by_name(order: list[str], units: dict[str, SourceUnit], owners: dict[str, str]) -> list[str]:
     """The units in the order solc reads a standard-json input (by source unit name), each
-    preceded only by what one file requires: the units that define its contracts' bases."""
-    owners: dict[str, str] = {}
-    for name in order:
-        for kw, decl, _ in units[name].declarations:
-            owners.setdefault(decl, name)
+    preceded only by what one file requires: the units that define its contracts' bases
+    (`owners`: the unit that declares each name)."""
     return _postorder(sorted(order), lambda unit: sorted(_base_units(unit, units, owners)))[0]
 
 
