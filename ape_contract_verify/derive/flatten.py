@@ -299,19 +299,8 @@ class _Aliases:
                 sym = renames[tok.text][0]
                 self._require_global(sym, file, imp, f"the alias {tok.text!r}")
                 out.append((tok.start, tok.end, sym))
-        out += self._inheritdoc_edits(unit.text, units, renames, file)
-        return out
-
-    def _inheritdoc_edits(
-        self,
-        text: str,
-        units: dict[str, ImportDirective],
-        renames: dict[str, tuple[str, ImportDirective]],
-        file: str,
-    ) -> list[tuple[int, int, str]]:
         # NatSpec `@inheritdoc Name` is resolved by the compiler, so it must follow the rename.
-        out: list[tuple[int, int, str]] = []
-        for tok in tokenize(text):
+        for tok in tokenize(unit.text):
             if tok.kind != "c" or not (tok.text.startswith("///") or tok.text.startswith("/**")):
                 continue
             for m in INHERITDOC.finditer(tok.text):

@@ -211,27 +211,23 @@ def _vyper_input(artifact: Artifact) -> CompilerJson:
     from ape import compilers
 
     root = Path(artifact.project.path)
-    closure: list[str] = []
+    closure: dict[str, Path | None] = {}  # each source id and its file
     todo = [artifact.source_id]
     while todo:
         source_id = todo.pop()
         if source_id in closure:
             continue
-        closure.append(source_id)
-        file = _vyper_source_file(root, source_id)
-        if file is None or file.suffix == ".json":
-            continue
-        imports = compilers.vyper.get_imports([file], project=artifact.project)
-        todo.extend(imports.get(source_id, []))
+        file = closure[source_id] = _vyper_source_file(root, source_id)
+        if file is not None and file.suffix != ".json":
+            todo.extend(compilers.vyper.get_imports([file], project=artifact.project).get(source_id, []))
     sources: dict[str, CompilerJson] = {}
     interfaces: dict[str, CompilerJson] = {}
     # Before 0.4 an import is an interface, never a module: vyper-json 0.3 looks it up under
     # `interfaces` (under `sources` it fails with a KeyError naming the file).
     imports_are_interfaces = artifact.version.release < (0, 4, 0)
-    for source_id in sorted(closure):
+    for source_id, file in sorted(closure.items()):
         if source_id.startswith(_VYPER_BUILTIN_PREFIXES) and source_id.endswith(".json"):
             continue
-        file = _vyper_source_file(root, source_id)
         if file is None:
             raise ArtifactNotFound(
                 f"{artifact.label}: {artifact.source_id} imports {source_id}, which is neither in the "
