@@ -64,13 +64,8 @@ def read_chain(
     runtime = bytes(reader.get_code(address))
     creation = reader.find_creation(address) if runtime else None
     if creation is not None:
-        return OnChain(
-            runtime=runtime,
-            creation_input=bytes(creation.input),
-            tx_hash=creation.tx_hash,
-            factory=creation.factory,
-            source=creation.source or ("trace" if creation.factory else "transaction"),
-        )
+        source = creation.source or ("trace" if creation.factory else "transaction")
+        return OnChain(runtime, bytes(creation.input), creation.tx_hash, creation.factory, source)
     tried = attempts_of(reader, address) if runtime else []
     if runtime and creation_record is not None:
         record = creation_record(address)

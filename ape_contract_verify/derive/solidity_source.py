@@ -159,9 +159,7 @@ def _spdx_edit(comment: str, start: int) -> tuple[list[str], tuple[int, int, str
     licenses = [m.group(1).strip() for m in found]
     rest = _SPDX.sub("", comment)
     bare = rest[2:-2] if rest.startswith("/*") else rest[2:]
-    if not bare.strip(" \t/*"):
-        return licenses, (start, start + len(comment), "")
-    return licenses, (start, start + len(comment), rest)
+    return licenses, (start, start + len(comment), rest if bare.strip(" \t/*") else "")
 
 
 @lru_cache(maxsize=1024)
