@@ -289,7 +289,7 @@ def project_remappings(artifact: Artifact) -> list[str]:
 
 
 # ape-solidity's whole-project input, asked once per project state and compiler in a process.
-_GROUP_INPUTS: dict[tuple[str, str, tuple[tuple[str, int, int], ...]], CompilerJson | None] = {}
+_GROUP_INPUTS: dict[tuple[str, str, tuple[tuple[str, tuple[int, int] | None], ...]], CompilerJson | None] = {}
 
 
 def group_input(artifact: Artifact) -> CompilerJson | None:
@@ -324,12 +324,10 @@ def _group_input(artifact: Artifact) -> CompilerJson | None:
         if source_id.endswith(".sol") and (Path(project.path) / source_id).is_file()
     ]
     version = artifact.version
-    wanted = version.without_commit().plain
     # Sizes and times of the sources and the config (remappings): an edit is a new project state.
     configs = [Path(project.path) / name for name in ("ape-config.yaml", "ape-config.yml", "pyproject.toml")]
-    files = paths + [c for c in configs if c.is_file()]
-    stats = [(str(p), p.stat()) for p in files]
-    key = (str(project.path), wanted, tuple(sorted((name, st.st_mtime_ns, st.st_size) for name, st in stats)))
+    stamps = tuple(sorted((str(path), _stamp(path)) for path in paths + configs))
+    key = (str(project.path), version.without_commit().plain, stamps)
     if key not in _GROUP_INPUTS:
         inputs = _group_inputs(compilers.solidity, paths, project)
         found = input_for(inputs, version)
