@@ -293,23 +293,20 @@ class _Requests:
         # Sourcify reads constructor arguments from the creation transaction: tell it which one.
         return dataclasses.replace(request, creation_tx_hash=tx_hash_of(self.chain.tx_hash))
 
-    def json_instead(self, reason: str, strict: bool) -> None:
-        """A flat file that cannot be sent: with `strict` (the flat file was asked for on the
-        command line) PrecheckFailed with `reason`, else the warning that standard-json is sent."""
-        if strict:
-            raise PrecheckFailed("codeformat", reason)
-        self.warnings.append(f"{reason} (so standard-json was submitted instead)")
-
     def flat_or_json(self, input_json: CompilerJson, strict: bool) -> VerificationRequest:
         """The request in the format asked for; when that is a flat file the flattener refuses
-        (mixed ABI coders, a name declared twice, …), standard-json (`json_instead`). Whether or
-        not a pre-check runs."""
+        (mixed ABI coders, a name declared twice, …), standard-json with the reason, or with
+        `strict` (the flat file was asked for on the command line) PrecheckFailed with it. Whether
+        or not a pre-check runs."""
         from ape_contract_verify.derive.flatten import FlattenError
 
         try:
             return self.build(input_json)
         except FlattenError as err:
-            self.json_instead(f"cannot flatten: {err}", strict)
+            reason = f"cannot flatten: {err}"
+        if strict:
+            raise PrecheckFailed("codeformat", reason)
+        self.warnings.append(f"{reason} (so standard-json was submitted instead)")
         return self.build(input_json, "standard-json")
 
     def checked(
@@ -388,7 +385,10 @@ class _Requests:
         except (FlattenError, PrecheckFailed):
             pass
         output = "via-IR output" if input_json["settings"].get("viaIR") else "compiled output"
-        self.json_instead(f"flattening changes this contract's {output}; standard-json reproduces it", strict)
+        reason = f"flattening changes this contract's {output}; standard-json reproduces it"
+        if strict:
+            raise PrecheckFailed("codeformat", reason)
+        self.warnings.append(f"{reason}, so standard-json was submitted instead")
         return as_json, json_match
 
     def upgrade_partial(

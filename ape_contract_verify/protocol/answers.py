@@ -76,7 +76,6 @@ class Texts:
     INVALID_MODULE = "Error! Missing Or invalid Module name"
     INVALID_ACTION = "Error! Missing Or invalid Action name"
     INVALID_COMPILER_VERSION = "Invalid or not supported solc version, see https://etherscan.io/solcversions for list"
-    TEMPORARY_ERROR = "This could be a temporary error, please retry or contact us (Error Code {code})"
     # Our detail after Etherscan's words, for the one cause each: a node down, a job that kept dying.
     CHAIN_UNREADABLE = (
         "Fail - Unable to verify. This could be a temporary error, please retry or contact us (Error Code 10001): "
