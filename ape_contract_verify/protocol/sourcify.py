@@ -33,15 +33,14 @@ DUPLICATE_VERIFICATION_REQUEST = "duplicate_verification_request"
 JOB_NOT_FOUND = "job_not_found"
 INTERNAL_ERROR = "internal_error"
 PROXY_RESOLUTION_ERROR = "proxy_resolution_error"
-# A completed job's error codes (lib-sourcify's verification and compilation errors).
+# A completed job's error codes (lib-sourcify's verification and compilation errors; others, such
+# as compiled_bytecode_is_zero and extra_file_input_bug, are read as failures too: `outcome_for`).
 NO_MATCH = "no_match"
 BYTECODE_LENGTH_MISMATCH = "bytecode_length_mismatch"
 COMPILER_ERROR = "compiler_error"
 CONTRACT_NOT_FOUND_IN_COMPILER_OUTPUT = "contract_not_found_in_compiler_output"
 CONTRACT_NOT_DEPLOYED = "contract_not_deployed"
 CANT_FETCH_BYTECODE = "cant_fetch_bytecode"
-COMPILED_BYTECODE_IS_ZERO = "compiled_bytecode_is_zero"
-EXTRA_FILE_INPUT_BUG = "extra_file_input_bug"
 CREATION_BYTECODE_MATCH_ERROR = "creation_bytecode_match_error"
 
 # Match values: `exact_match` (metadata hash too) beats `match` (all but the metadata).
@@ -60,14 +59,7 @@ _OUTCOMES = {
     PROXY_RESOLUTION_ERROR: Outcome.ERROR,
     CONTRACT_NOT_DEPLOYED: Outcome.NOT_FOUND,
     CANT_FETCH_BYTECODE: Outcome.NOT_FOUND,
-    NO_MATCH: Outcome.FAILED,
-    BYTECODE_LENGTH_MISMATCH: Outcome.FAILED,
-    COMPILER_ERROR: Outcome.FAILED,
-    CONTRACT_NOT_FOUND_IN_COMPILER_OUTPUT: Outcome.FAILED,
-    COMPILED_BYTECODE_IS_ZERO: Outcome.FAILED,
-    EXTRA_FILE_INPUT_BUG: Outcome.FAILED,
-    CREATION_BYTECODE_MATCH_ERROR: Outcome.FAILED,
-}
+}  # every other code (no_match, compiler_error, …) is FAILED: see outcome_for
 
 # The HTTP status Sourcify answers each request-level error with (a job's errors ride in a 200).
 HTTP_STATUS = {
