@@ -61,18 +61,20 @@ class ApeGate:
         finally:
             with self._cond:
                 self._parked -= 1
-                while self._inside and not self._open_to_workers():
-                    self._cond.wait()
+                self._cond.wait_for(lambda: not self._inside or self._open_to_workers())
 
     # -- the workers' side ------------------------------------------------------------------
 
     def _open_to_workers(self) -> bool:
         return self._scripts == 0 or self._parked > 0
 
+    def _passes(self, ident: int) -> bool:
+        return self._open_to_workers() or ident in self._script_threads
+
     def holds_out(self, ident: int) -> bool:
         """Whether the thread `ident` would wait at the gate now (a script may be inside Ape)."""
         with self._cond:
-            return not (self._open_to_workers() or ident in self._script_threads)
+            return not self._passes(ident)
 
     @contextlib.contextmanager
     def entered(self) -> Iterator[None]:
@@ -82,10 +84,9 @@ class ApeGate:
         if depth == 0:
             ident = threading.get_ident()
             with self._cond:
-                if not (self._open_to_workers() or ident in self._script_threads):
+                if not self._passes(ident):
                     self.waits += 1
-                    while not (self._open_to_workers() or ident in self._script_threads):
-                        self._cond.wait()
+                    self._cond.wait_for(lambda: self._passes(ident))
                 self._inside += 1
         self._depth.value = depth + 1
         try:

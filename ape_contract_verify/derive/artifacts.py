@@ -20,6 +20,7 @@ from ape_contract_verify.protocol.compiler_version import CompilerVersion, Inval
 if TYPE_CHECKING:
     from ape.managers.project import ProjectManager
     from ethpm_types import ContractType
+    from ethpm_types.contract_type import Bytecode
     from ethpm_types.source import Compiler
 
     from ape_contract_verify.engine.compiler_output import ContractOutput
@@ -179,22 +180,16 @@ def _artifacts_of(project: ProjectManager, dependency: str | None = None) -> Ite
             )
 
 
+@GATE.guard  # reading a dependency's project may install it
 def iter_artifacts(
     project: ProjectManager,
     include_dependencies: bool = True,
     compile_dependencies: bool = True,
     uncompiled: list[str] | None = None,
-) -> Iterator[Artifact]:
+) -> list[Artifact]:
     """Every deployable contract type of the project, then of its dependencies. Without
     `compile_dependencies` a dependency with no compiled types is skipped (its name is added to
     `uncompiled`) instead of compiled whole, which takes minutes for OpenZeppelin."""
-    return iter(_all_artifacts(project, include_dependencies, compile_dependencies, uncompiled))
-
-
-@GATE.guard  # reading a dependency's project may install it
-def _all_artifacts(
-    project: ProjectManager, include_dependencies: bool, compile_dependencies: bool, uncompiled: list[str] | None
-) -> list[Artifact]:
     found = list(_artifacts_of(project))
     if not include_dependencies:
         return found
@@ -231,7 +226,7 @@ def find_artifact(name: str, project: ProjectManager, compile: bool = True) -> A
     if not candidates and uncompiled:  # last: compile the dependencies whole
         candidates = named(iter_artifacts(project))
     own = [a for a in candidates if a.dependency is None]
-    if len(own) == 1 or (own and len(candidates) == len(own) == 1):
+    if len(own) == 1:
         return own[0]
     if len(candidates) == 1:
         return candidates[0]
@@ -278,11 +273,9 @@ def identify(
     full runtime code, metadata hash included, then by the creation code against the creation
     transaction (`creation()` gives its input, read only when needed)."""
     if runtime is None:
-        from ape import chain
+        from ape_contract_verify.derive.onchain import chain_reader_or_provider
 
-        from ape_contract_verify.evm.chain import ApeProviderChain
-
-        runtime = bytes(ApeProviderChain(chain.provider).get_code(address))
+        runtime = bytes(chain_reader_or_provider().get_code(address))
     if not runtime:
         raise ArtifactNotFound(f"no contract code at {address} on this network")
     # Cheapest first: the manifests, then one compile of what the project's sources import.
@@ -290,10 +283,10 @@ def identify(
     # are in its import closure, and the closure's settings are the ones that built them.
     uncompiled: list[str] = []
     matches = [
-        a for a in iter_artifacts(project, compile_dependencies=False, uncompiled=uncompiled) if _same_shape(a, runtime)
+        a for a in iter_artifacts(project, compile_dependencies=False, uncompiled=uncompiled) if has_code_of(a, runtime)
     ]
     if not matches:
-        matches = [a for a in closure_artifacts(project, cache) if _same_shape(a, runtime)]
+        matches = [a for a in closure_artifacts(project, cache) if has_code_of(a, runtime)]
     if len(matches) > 1:
         matches = _break_tie(matches, runtime, creation)
     if len(matches) == 1:
@@ -316,43 +309,28 @@ def identify(
     )
 
 
-def has_code_of(artifact: Artifact, runtime: bytes) -> bool:
-    """`runtime` is this type's code, metadata, immutables and link positions aside: a name that
-    came with the address (Ape gives a proxy the type of its implementation) is checked by it."""
-    return _same_shape(artifact, runtime)
-
-
 def _break_tie(matches: list[Artifact], runtime: bytes, creation: Callable[[], bytes | None] | None) -> list[Artifact]:
     """The candidates that match more closely: the full runtime code (metadata hash included:
     the hash of the sources that were compiled), then the creation code. A step that rules out
     every candidate (sources edited since the deploy) leaves them all to the next."""
-    exact = [a for a in matches if _same_full_runtime(a, runtime)]
+    exact = [a for a in matches if has_code_of(a, runtime, full=True)]
     if len(exact) == 1:
         return exact
     matches = exact or matches
     creation_input = creation() if creation is not None else None
     if not creation_input:
         return matches
-    created = [a for a in matches if _created_by(a, bytes(creation_input))]
+    created = []
+    for artifact in matches:
+        expected = _code(artifact.contract_type.deployment_bytecode)
+        if _same_code(expected, bytes(creation_input)[: len(expected)]):
+            created.append(artifact)
     return created or matches
 
 
-def _runtime_of(artifact: Artifact) -> bytes:
-    code = artifact.contract_type.runtime_bytecode
+def _code(code: Bytecode | None) -> bytes:
     text = (code.bytecode if code else None) or ""
     return bytecode.to_bytes(text) if text and text != "0x" else b""  # link placeholders zeroed
-
-
-def _vyper_cut(artifact: Artifact, runtime: bytes, expected: bytes) -> bytes:
-    if artifact.is_vyper and len(runtime) > len(expected):
-        return runtime[: len(expected)]  # Vyper appends immutables after the runtime
-    return runtime
-
-
-def _creation_of(artifact: Artifact) -> bytes:
-    code = artifact.contract_type.deployment_bytecode
-    text = (code.bytecode if code else None) or ""
-    return bytecode.to_bytes(text) if text and text != "0x" else b""
 
 
 def _declared_as(artifact: Artifact, code: bytes) -> bool | None:
@@ -361,44 +339,33 @@ def _declared_as(artifact: Artifact, code: bytes) -> bool | None:
     declared = blueprint.parse(code)
     if declared is None:
         return None
-    expected = _creation_of(artifact)
+    expected = _code(artifact.contract_type.deployment_bytecode)
     return bool(expected) and _same_code(expected, declared.body[: len(expected)])
 
 
-def _same_full_runtime(artifact: Artifact, runtime: bytes) -> bool:
+def has_code_of(artifact: Artifact, runtime: bytes, full: bool = False) -> bool:
+    """`runtime` is this type's code, metadata (unless `full`), immutables and link positions
+    aside: a name that came with the address (Ape gives a proxy the type of its implementation)
+    is checked by it."""
     declared = _declared_as(artifact, runtime)
     if declared is not None:
         return declared
-    expected = _runtime_of(artifact)
-    return _same_code(expected, _vyper_cut(artifact, runtime, expected))
-
-
-def _same_shape(artifact: Artifact, runtime: bytes) -> bool:
-    declared = _declared_as(artifact, runtime)
-    if declared is not None:
-        return declared
-    expected = _runtime_of(artifact)
-    if not expected:
-        return False
-    runtime = _vyper_cut(artifact, runtime, expected)
-    if len(expected) != len(runtime):
-        return False
-    exp = bytecode.strip_metadata(expected)
-    return _same_code(exp, runtime[: len(exp)])
+    expected = _code(artifact.contract_type.runtime_bytecode)
+    if artifact.is_vyper and len(runtime) > len(expected):
+        runtime = runtime[: len(expected)]  # Vyper appends immutables after the runtime
+    if full or len(expected) != len(runtime):
+        return _same_code(expected, runtime)
+    code = bytecode.strip_metadata(expected)
+    return _same_code(code, runtime[: len(code)])
 
 
 def _same_code(expected: bytes, actual: bytes) -> bool:
-    """Equal but for what the artifact can't know (immutables, library addresses); the metadata
+    """Equal but for what the artifact can't know: an immutable (zeros in the artifact) or a
+    library address (the 20 bytes after a PUSH20, stale or blank in the artifact); the metadata
     is compared like any other byte."""
     if not expected or len(expected) != len(actual):
         return False
-    return _explained(expected, [i for i in range(len(expected)) if expected[i] != actual[i]])
-
-
-def _created_by(artifact: Artifact, creation_input: bytes) -> bool:
-    """The creation transaction's input starts with this type's creation code."""
-    expected = _creation_of(artifact)
-    return _same_code(expected, creation_input[: len(expected)])
+    return all(e == a or e == 0 or _in_push20(expected, i) for i, (e, a) in enumerate(zip(expected, actual)))
 
 
 # --- the import closure ---------------------------------------------------------------------------
@@ -562,12 +529,6 @@ def _dependency_of(source_id: str) -> str | None:
     if ".cache" in parts and parts.index(".cache") + 1 < len(parts):
         return parts[parts.index(".cache") + 1]
     return None
-
-
-def _explained(code: bytes, cluster: list[int]) -> bool:
-    """A difference the artifact can't know: an immutable (zeros in the artifact) or a library
-    address (the 20 bytes after a PUSH20, stale or blank in the artifact)."""
-    return all(code[i] == 0 or _in_push20(code, i) for i in cluster)
 
 
 def _in_push20(code: bytes, index: int) -> bool:

@@ -10,7 +10,6 @@ submission that cannot pass is stopped here, with the reason the explorer would 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import time
 from collections.abc import Callable
@@ -206,18 +205,15 @@ def derive(
         input_json = {**input_json, "settings": {**input_json["settings"], "libraries": libraries}}
         compiled = _compile(artifact, input_json, cache, warnings)
 
-    declared = blueprint.parse(chain_state.runtime)
-
-    def split_args(output: CompilerJson) -> str | None:  # what follows `output`'s creation code on chain
-        creation_code = bytecode.to_bytes(output["evm"]["bytecode"]["object"])
-        if declared is not None:  # the arguments, if any, follow the creation code in the blueprint's body
-            return blueprint.arguments_after(declared, creation_code)
-        if chain_state.creation_input:
-            return bytecode.split_constructor_args(chain_state.creation_input, creation_code)
-        return None
-
-    derived_args = split_args(compiled)
-    args = resolve_constructor_args(artifact, constructor_args, derived_args, chain_state.tried)
+    checked: ChainReader = reader
+    if check and chain_state.creation_input is not None and chain_state.source.endswith(("record", "(REST API)")):
+        # The explorer's record: the pre-check compares the creation code with it too.
+        checked = KnownCreation(reader, address, chain_state)
+    requests = _Requests(
+        artifact, address, chain_state, checked, cache, code_format, license, constructor_args, libraries, warnings
+    )
+    derived_args = requests.split_args(compiled)
+    requests.args = resolve_constructor_args(artifact, constructor_args, derived_args, chain_state.tried)
     # A replay in the very chain that ran the transaction is as good as its traces: nothing to say.
     if (
         chain_state.source
@@ -225,41 +221,20 @@ def derive(
         and derived_args is not None
     ):
         warnings.append(f"constructor arguments from {chain_state.source}: the node has no trace API")
-
-    def build(
-        candidate: CompilerJson, fmt: str = code_format, layout: str = "imports", arguments: str | None = None
-    ) -> VerificationRequest:
-        used = args if arguments is None else arguments
-        request = build_request(artifact, address, candidate, libraries, used, fmt, license, warnings, layout)
-        # Sourcify reads constructor arguments from the creation transaction: tell it which one.
-        return dataclasses.replace(request, creation_tx_hash=tx_hash_of(chain_state.tx_hash))
-
-    def builder_for(candidate: CompilerJson) -> Callable[..., VerificationRequest]:
-        """`build` for an input whose creation code may differ in length: its own arguments."""
-        split = split_args(_compile(artifact, candidate, cache, warnings))
-        arguments = resolve_constructor_args(artifact, constructor_args, split, chain_state.tried)
-        return functools.partial(build, arguments=arguments)
-
-    request = _flat_or_json(build, input_json, strict_format, warnings)
+    request = requests.flat_or_json(input_json, strict_format)
     timings["derive"] = time.perf_counter() - t0
 
     match = None
     if check:
         t0 = time.perf_counter()
-        checked: ChainReader = reader
-        if chain_state.creation_input is not None and chain_state.source.endswith(("record", "(REST API)")):
-            # The explorer's record: the pre-check compares the creation code with it too.
-            checked = KnownCreation(reader, address, chain_state)
-        input_json, request, match, build = _checked(
-            artifact, request, input_json, build, builder_for, checked, cache, strict_format, warnings
-        )
-        if chain_state.creation_input is None and declared is None:
+        input_json, request, match = requests.checked(request, input_json, strict_format)
+        if chain_state.creation_input is None and requests.declared is None:
             warnings.append(
                 f"the creation code was not found ({sources_tried(chain_state.tried)}): the pre-check compared the runtime code only"
             )
         if match == "partial" and request.code_format == CodeFormat.STANDARD_JSON:
             library_options = _library_options(libraries, stale, address, reader)
-            upgraded = _upgrade_partial(artifact, input_json, library_options, build, reader, cache)
+            upgraded = requests.upgrade_partial(input_json, library_options, reader)
             if upgraded is not None:
                 input_json, request, match = *upgraded, "full"
             else:
@@ -277,55 +252,171 @@ def derive(
     )
 
 
-def _checked(
-    artifact: Artifact,
-    request: VerificationRequest,
-    input_json: CompilerJson,
-    build: Callable[..., VerificationRequest],
-    builder_for: Callable[[CompilerJson], Callable[..., VerificationRequest]],
-    reader: ChainReader,
-    cache: CompileCache | None,
-    strict: bool,
-    warnings: list[str],
-) -> tuple[CompilerJson, VerificationRequest, str, Callable[..., VerificationRequest]]:
-    """(input, request, match, its build) as pre-checked: the contract's own sources, else its whole
-    compile group's (standard-json: a flat file holds the imports alone). The setting that differs is
-    searched for only then: no reason blames the source or the compiler while the group reproduces it."""
+@dataclass
+class _Requests:
+    """One derivation's requests: each candidate input built into the request to submit (`build`),
+    and pre-checked on the chain (`reader`, `cache`: the run's)."""
 
-    def own(diagnose: bool) -> tuple[CompilerJson, VerificationRequest, str, Callable[..., VerificationRequest]]:
-        if request.code_format == CodeFormat.SINGLE_FILE:
-            flat = _precheck_flat(request, input_json, build, reader, cache, strict, warnings, diagnose)
-            return input_json, *flat, build
-        return input_json, request, precheck(request, reader, cache, diagnose=diagnose, notes=warnings), build
+    artifact: Artifact
+    address: str
+    chain: OnChain
+    reader: ChainReader
+    cache: CompileCache | None
+    code_format: str
+    license: str | None
+    given_args: str | None  # the user's constructor arguments
+    libraries: Libraries
+    warnings: list[str]
+    args: str = ""  # the constructor arguments the requests carry
+    declared: blueprint.Blueprint | None = field(init=False)  # the chain's code, if an ERC-5202 blueprint
 
-    try:
-        return own(diagnose=False)
-    except PrecheckFailed as err:
-        if err.field != "source":  # not a code difference: nothing wider would change it
-            raise
-    group = _group_candidate(artifact, input_json)
-    if group is None:
-        return own(diagnose=True)
-    together = f"the whole compile group's input ({len(group['sources'])} sources, as Ape compiled them together)"
-    try:
-        group_build = builder_for(group)  # its creation code splits off other constructor arguments
-        as_json = group_build(group, "standard-json")
-        match = precheck(as_json, reader, cache, diagnose=False)
-    except ContractVerifyError:  # it does not compile, or differs too: the contract's own diagnosis
+    def __post_init__(self) -> None:
+        self.declared = blueprint.parse(self.chain.runtime)
+
+    def split_args(self, output: CompilerJson) -> str | None:
+        """What follows `output`'s creation code on chain; None when no creation code was found."""
+        creation_code = bytecode.to_bytes(output["evm"]["bytecode"]["object"])
+        if self.declared is not None:  # the arguments, if any, follow the creation code in the blueprint's body
+            return blueprint.arguments_after(self.declared, creation_code)
+        if self.chain.creation_input:
+            return bytecode.split_constructor_args(self.chain.creation_input, creation_code)
+        return None
+
+    def build(
+        self, candidate: CompilerJson, fmt: str = "", layout: str = "imports", arguments: str | None = None
+    ) -> VerificationRequest:
+        used = self.args if arguments is None else arguments
+        fmt = fmt or self.code_format
+        request = build_request(
+            self.artifact, self.address, candidate, self.libraries, used, fmt, self.license, self.warnings, layout
+        )
+        # Sourcify reads constructor arguments from the creation transaction: tell it which one.
+        return dataclasses.replace(request, creation_tx_hash=tx_hash_of(self.chain.tx_hash))
+
+    def flat_or_json(self, input_json: CompilerJson, strict: bool) -> VerificationRequest:
+        """The request in the format asked for; when that is a flat file the flattener refuses
+        (mixed ABI coders, a name declared twice, …), standard-json with the reason, or with
+        `strict` (the flat file was asked for on the command line) PrecheckFailed with it. Whether
+        or not a pre-check runs."""
+        from ape_contract_verify.derive.flatten import FlattenError
+
         try:
-            return own(diagnose=True)
-        except PrecheckFailed as diagnosed:
-            raise PrecheckFailed(diagnosed.field, f"{diagnosed.reason} Nor does {together}.") from None
-    if request.code_format == CodeFormat.SINGLE_FILE:
-        said = "no flat file reproduces this contract's code"
+            return self.build(input_json)
+        except FlattenError as err:
+            reason = f"cannot flatten: {err}"
         if strict:
-            raise PrecheckFailed("codeformat", f"{said}; {together} reproduces it in standard-json")
-    else:
-        said = f"its own sources ({len(json.loads(request.source_code)['sources'])}) compile to other code"
-    warnings.append(
-        f"{said}; {together} reproduces it, so that was submitted: solc's code can depend on the files compiled with it"
-    )
-    return group, as_json, match, group_build
+            raise PrecheckFailed("codeformat", reason)
+        self.warnings.append(f"{reason} (so standard-json was submitted instead)")
+        return self.build(input_json, "standard-json")
+
+    def checked(
+        self, request: VerificationRequest, input_json: CompilerJson, strict: bool
+    ) -> tuple[CompilerJson, VerificationRequest, str]:
+        """(input, request, match) as pre-checked: the contract's own sources, else its whole
+        compile group's (standard-json: a flat file holds the imports alone), whose constructor
+        arguments the requests carry from then on. The setting that differs is searched for only
+        then: no reason blames the source or the compiler while the group reproduces it."""
+
+        def own(diagnose: bool) -> tuple[CompilerJson, VerificationRequest, str]:
+            if request.code_format == CodeFormat.SINGLE_FILE:
+                return input_json, *self.precheck_flat(request, input_json, strict, diagnose)
+            return input_json, request, precheck(request, self.reader, self.cache, diagnose, self.warnings)
+
+        try:
+            return own(diagnose=False)
+        except PrecheckFailed as err:
+            if err.field != "source":  # not a code difference: nothing wider would change it
+                raise
+        group = _group_candidate(self.artifact, input_json)
+        if group is None:
+            return own(diagnose=True)
+        together = f"the whole compile group's input ({len(group['sources'])} sources, as Ape compiled them together)"
+        try:
+            # Its creation code splits off other constructor arguments.
+            split = self.split_args(_compile(self.artifact, group, self.cache, self.warnings))
+            group_args = resolve_constructor_args(self.artifact, self.given_args, split, self.chain.tried)
+            as_json = self.build(group, "standard-json", arguments=group_args)
+            match = precheck(as_json, self.reader, self.cache, diagnose=False)
+        except ContractVerifyError:  # it does not compile, or differs too: the contract's own diagnosis
+            try:
+                return own(diagnose=True)
+            except PrecheckFailed as diagnosed:
+                raise PrecheckFailed(diagnosed.field, f"{diagnosed.reason} Nor does {together}.") from None
+        if request.code_format == CodeFormat.SINGLE_FILE:
+            said = "no flat file reproduces this contract's code"
+            if strict:
+                raise PrecheckFailed("codeformat", f"{said}; {together} reproduces it in standard-json")
+        else:
+            said = f"its own sources ({len(json.loads(request.source_code)['sources'])}) compile to other code"
+        self.warnings.append(
+            f"{said}; {together} reproduces it, so that was submitted: solc's code can depend on the files compiled with it"
+        )
+        self.args = group_args
+        return group, as_json, match
+
+    def precheck_flat(
+        self, request: VerificationRequest, input_json: CompilerJson, strict: bool, diagnose: bool
+    ) -> tuple[VerificationRequest, str]:
+        """The flat request and its match, when a layout of the flat file compiles to the deployed
+        code. Under via-IR the output can depend on how the sources are laid out (the compiler's
+        node ids order its Yul), so one file can differ where standard-json does not. The
+        standard-json compile is the judge: when it fails too, the flat file's diagnosis stands;
+        when it passes, no setting is to blame and the answer says so."""
+        from ape_contract_verify.derive.flatten import FlattenError
+
+        as_json = self.build(input_json, "standard-json")
+        try:
+            json_match = precheck(as_json, self.reader, self.cache, diagnose=False)  # its reason is never given
+        except PrecheckFailed:
+            json_match = None
+        try:
+            return request, precheck(request, self.reader, self.cache, diagnose=diagnose and json_match is None)
+        except PrecheckFailed:
+            if json_match is None:
+                raise
+        try:  # the other layout, by source unit name
+            by_name = self.build(input_json, "flatten", "names")
+            if by_name.source_code != request.source_code:
+                match = precheck(by_name, self.reader, self.cache, diagnose=False)
+                self.warnings.append(
+                    "the flat file's sources are laid out by name (names): the import order changes the compiled code"
+                )
+                return by_name, match
+        except (FlattenError, PrecheckFailed):
+            pass
+        output = "via-IR output" if input_json["settings"].get("viaIR") else "compiled output"
+        reason = f"flattening changes this contract's {output}; standard-json reproduces it"
+        if strict:
+            raise PrecheckFailed("codeformat", reason)
+        self.warnings.append(f"{reason}, so standard-json was submitted instead")
+        return as_json, json_match
+
+    def upgrade_partial(
+        self, input_json: CompilerJson, library_options: list[Libraries], reader: ChainReader
+    ) -> tuple[CompilerJson, VerificationRequest] | None:
+        """Settings that change only the metadata, which the minimal input may lack: ape-solidity
+        compiles a whole group at once, so every contract of it carries the group's remappings and,
+        after `add_library`, every library added so far, even those it does not link. Try them (the
+        engine judges); (input, request) of the first that makes the match full, else None."""
+        sent = sorted(input_json["settings"].get("remappings") or [])
+        remapping_options = []
+        for option in (project_remappings(self.artifact), []):  # the whole group's, or none at all
+            if option != sent and option not in remapping_options:
+                remapping_options.append(option)
+        current = input_json["settings"].get("libraries") or {}
+        libraries = [{"libraries": option} for option in library_options if option != current]
+        patches: list[CompilerJson] = [{"remappings": option} for option in remapping_options] + libraries
+        patches += [{"remappings": option, **lib} for option in remapping_options for lib in libraries]
+        for patch in patches:
+            candidate = json.loads(json.dumps(input_json))
+            candidate["settings"].update(patch)
+            request = self.build(candidate, "standard-json")  # as sent: a flat request may have fallen back to it
+            try:
+                if precheck(request, reader, self.cache) == "full":
+                    return candidate, request
+            except PrecheckFailed:
+                continue
+        return None
 
 
 def _group_candidate(artifact: Artifact, input_json: CompilerJson) -> CompilerJson | None:
@@ -333,13 +424,11 @@ def _group_candidate(artifact: Artifact, input_json: CompilerJson) -> CompilerJs
     at the deploy), or None: nothing wider. With the optimizer, solc's code can depend on the other files
     compiled: its Yul functions are named after AST ids, and its inlining follows the names (0.6's
     FullInliner visits them in their hashes' order; solidity#9573, and #14829 for later versions)."""
-    if artifact.is_vyper:
-        return None
     try:
-        group = group_input(artifact)
+        group = _wider_group(artifact, input_json["sources"])
     except Exception:  # no project to ask (Ape's managers refused): nothing wider to try
         return None
-    if group is None or set(group["sources"]) <= set(input_json["sources"]):
+    if group is None:
         return None
     candidate: CompilerJson = json.loads(json.dumps(input_json))
     candidate["sources"] = {**input_json["sources"], **group["sources"]}  # the group's as compiled, when kept
@@ -347,80 +436,6 @@ def _group_candidate(artifact: Artifact, input_json: CompilerJson) -> CompilerJs
     if remappings := (group.get("settings") or {}).get("remappings"):
         candidate["settings"]["remappings"] = remappings
     return candidate
-
-
-def _flat_or_json(
-    build: Callable[..., VerificationRequest], input_json: CompilerJson, strict: bool, warnings: list[str]
-) -> VerificationRequest:
-    """The request in the format asked for; when that is a flat file the flattener refuses (mixed ABI
-    coders, a name declared twice, …), standard-json with the reason, or with `strict` (the flat
-    file was asked for on the command line) PrecheckFailed with it. Whether or not a pre-check runs."""
-    from ape_contract_verify.derive.flatten import FlattenError
-
-    try:
-        return build(input_json)
-    except FlattenError as err:
-        reason = f"cannot flatten: {err}"
-    if strict:
-        raise PrecheckFailed("codeformat", reason)
-    warnings.append(f"{reason} (so standard-json was submitted instead)")
-    return build(input_json, "standard-json")
-
-
-# Layouts of the flat file, in the order tried: each orders the same files differently.
-FLAT_LAYOUTS = ("imports", "names")
-
-
-def _precheck_flat(
-    request: VerificationRequest,
-    input_json: CompilerJson,
-    build: Callable[..., VerificationRequest],
-    reader: ChainReader,
-    cache: CompileCache | None,
-    strict: bool,
-    warnings: list[str],
-    diagnose: bool = True,
-) -> tuple[VerificationRequest, str]:
-    """The flat request and its match, when a layout of the flat file compiles to the deployed
-    code. Under via-IR the output can depend on how the sources are laid out (the compiler's
-    node ids order its Yul), so one file can differ where standard-json does not. The
-    standard-json compile is the judge: when it fails too, the flat file's diagnosis stands; when
-    it passes, no setting is to blame and the answer says so."""
-    from ape_contract_verify.derive.flatten import FlattenError
-
-    as_json = build(input_json, "standard-json")
-    try:
-        json_match = precheck(as_json, reader, cache, diagnose=False)  # its reason is never given
-    except PrecheckFailed:
-        json_match = None
-    try:
-        return request, precheck(request, reader, cache, diagnose=diagnose and json_match is None)
-    except PrecheckFailed:
-        if json_match is None:
-            raise
-    tried = {request.source_code}
-    for layout in FLAT_LAYOUTS[1:]:
-        try:
-            candidate = build(input_json, "flatten", layout)
-        except FlattenError:
-            continue
-        if candidate.source_code in tried:
-            continue
-        tried.add(candidate.source_code)
-        try:
-            match = precheck(candidate, reader, cache, diagnose=False)
-        except PrecheckFailed:
-            continue
-        warnings.append(
-            f"the flat file's sources are laid out by name ({layout}): the import order changes the compiled code"
-        )
-        return candidate, match
-    output = "via-IR output" if input_json["settings"].get("viaIR") else "compiled output"
-    reason = f"flattening changes this contract's {output}; standard-json reproduces it"
-    if strict:
-        raise PrecheckFailed("codeformat", reason)
-    warnings.append(f"{reason}, so standard-json was submitted instead")
-    return as_json, json_match
 
 
 def _library_options(linked: Libraries, recorded: Libraries, address: str, reader: ChainReader) -> list[Libraries]:
@@ -485,39 +500,6 @@ def _partial_reason(linked: Libraries, library_options: list[Libraries]) -> str:
     )
 
 
-def _upgrade_partial(
-    artifact: Artifact,
-    input_json: CompilerJson,
-    library_options: list[Libraries],
-    build: Callable[..., VerificationRequest],
-    reader: ChainReader,
-    cache: CompileCache | None,
-) -> tuple[CompilerJson, VerificationRequest] | None:
-    """Settings that change only the metadata, which the minimal input may lack: ape-solidity
-    compiles a whole group at once, so every contract of it carries the group's remappings and,
-    after `add_library`, every library added so far, even those it does not link. Try them (the
-    engine judges); (input, request) of the first that makes the match full, else None."""
-    sent = sorted(input_json["settings"].get("remappings") or [])
-    remapping_options = []
-    for option in (project_remappings(artifact), []):  # the whole group's, or none at all
-        if option != sent and option not in remapping_options:
-            remapping_options.append(option)
-    current = input_json["settings"].get("libraries") or {}
-    libraries = [{"libraries": option} for option in library_options if option != current]
-    patches: list[CompilerJson] = [{"remappings": option} for option in remapping_options] + libraries
-    patches += [{"remappings": option, **lib} for option in remapping_options for lib in libraries]
-    for patch in patches:
-        candidate = json.loads(json.dumps(input_json))
-        candidate["settings"].update(patch)
-        request = build(candidate, "standard-json")  # as sent: a flat request may have fallen back to it
-        try:
-            if precheck(request, reader, cache) == "full":
-                return candidate, request
-        except PrecheckFailed:
-            continue
-    return None
-
-
 # --- the request -------------------------------------------------------------------------------
 
 
@@ -536,64 +518,62 @@ def build_request(
     submitted = json.loads(json.dumps(input_json))
     # Explorers compile what they are given; ask only for what they compare.
     submitted["settings"]["outputSelection"] = {"*": {"*": ["abi", "evm.bytecode", "evm.deployedBytecode", "metadata"]}}
+    common = dict(
+        address=address,
+        compiler_version=artifact.explorer_compiler_version,
+        evm_version=settings.get("evmVersion"),
+        constructor_arguments=args,
+        license_type=license_of(artifact, license),
+    )
     if artifact.is_vyper:
         submitted["settings"]["outputSelection"] = {artifact.source_id: VYPER_OUTPUT_SELECTION}
         return VerificationRequest(
-            address=address,
             contract_name=artifact.qualified_name,
             source_code=json.dumps(submitted),
             code_format=CodeFormat.VYPER_JSON,
-            compiler_version=artifact.explorer_compiler_version,
             optimization_used=settings.get("optimize", "gas") != "none",
-            evm_version=settings.get("evmVersion"),
-            constructor_arguments=args,
-            license_type=license_of(artifact, license),
+            **common,
         )
     if libraries and not settings.get("libraries"):  # never narrow the input's: it may hold unlinked ones
         submitted["settings"]["libraries"] = libraries
     optimizer = settings.get("optimizer") or {}
-    flat_libraries = {lib: addr for libs in libraries.values() for lib, addr in libs.items()}
-    common = dict(
-        address=address,
-        compiler_version=artifact.explorer_compiler_version,
+    common.update(
         optimization_used=bool(optimizer.get("enabled")),
         runs=int(optimizer.get("runs", 200)),
-        evm_version=settings.get("evmVersion"),
         via_ir=bool(settings.get("viaIR")) if "viaIR" in settings else None,
-        constructor_arguments=args,
-        license_type=license_of(artifact, license),
-        libraries=flat_libraries,
+        libraries={lib: addr for libs in libraries.values() for lib, addr in libs.items()},
     )
-    if CodeFormat(code_format) is CodeFormat.SINGLE_FILE:
-        from ape_contract_verify.derive.flatten import flatten
-
-        sources = {k: v["content"] for k, v in input_json["sources"].items()}
-        flat = flatten(artifact.source_id, sources, settings.get("remappings") or (), layout=layout)
-        for key in ("metadata", "debug"):
-            if settings.get(key) and layout == "imports":  # said once, not per layout tried
-                warnings.append(f"settings.{key} cannot be expressed in a single-file submission")
+    if CodeFormat(code_format) is not CodeFormat.SINGLE_FILE:
         return VerificationRequest(
-            contract_name=artifact.name,
-            source_code=flat.source,
-            code_format=CodeFormat.SINGLE_FILE,
+            contract_name=artifact.qualified_name,
+            source_code=json.dumps(submitted),
+            code_format=CodeFormat.STANDARD_JSON,
             **common,
         )
+    from ape_contract_verify.derive.flatten import flatten
+
+    sources = {k: v["content"] for k, v in input_json["sources"].items()}
+    flat = flatten(artifact.source_id, sources, settings.get("remappings") or (), layout=layout)
+    for key in ("metadata", "debug"):
+        if settings.get(key) and layout == "imports":  # said once, not per layout tried
+            warnings.append(f"settings.{key} cannot be expressed in a single-file submission")
     return VerificationRequest(
-        contract_name=artifact.qualified_name,
-        source_code=json.dumps(submitted),
-        code_format=CodeFormat.STANDARD_JSON,
-        **common,
+        contract_name=artifact.name, source_code=flat.source, code_format=CodeFormat.SINGLE_FILE, **common
     )
 
 
 def with_full_project_input(derivation: Derivation) -> VerificationRequest | None:
     """The same request with every source of the artifact's compile group (what ape-solidity
     compiled together), or None when that is what was sent already."""
-    if derivation.artifact.is_vyper:
-        return None
-    full = group_input(derivation.artifact)
     sent = json.loads(derivation.request.source_code)
-    if full is None or set(full["sources"]) <= set(sent["sources"]):
+    full = _wider_group(derivation.artifact, sent["sources"])
+    if full is None:
         return None
     sent["sources"] = {**full["sources"], **sent["sources"]}
     return dataclasses.replace(derivation.request, source_code=json.dumps(sent))
+
+
+def _wider_group(artifact: Artifact, sources: CompilerJson) -> CompilerJson | None:
+    """The input of the artifact's whole compile group when it holds sources `sources` lacks."""
+    group = None if artifact.is_vyper else group_input(artifact)
+    return None if group is None or set(group["sources"]) <= set(sources) else group

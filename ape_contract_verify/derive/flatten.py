@@ -10,7 +10,7 @@ then through the remappings (longest context, then longest prefix, last one wins
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ape_contract_verify.derive.solidity_source import (
@@ -116,53 +116,48 @@ def resolve_import(path: str, importer: str, remappings: Sequence[Remapping | st
 # Dependency order
 
 
-Edges = dict[str, list[tuple[ImportDirective, str]]]  # unit -> (its import, the unit it names)
-
-
-def _resolve_all(
-    entry: str, sources: Mapping[str, str], remaps: Sequence[Remapping | str]
-) -> tuple[list[str], dict[str, list[tuple[ImportDirective, str]]], bool]:
-    if entry not in sources:
-        raise FlattenError(f"entry {entry!r} is not among the sources; pass its source unit name")
+def _postorder(roots: Iterable[str], children: Callable[[str], Iterable[str]]) -> tuple[list[str], bool]:
+    """Every unit reachable from `roots`, each after its children, and whether a cycle was met.
+    Iterative depth-first search: OpenZeppelin-sized graphs are deep enough to matter."""
     order: list[str] = []
-    edges: dict[str, list[tuple[ImportDirective, str]]] = {}
     state: dict[str, int] = {}  # 1 = being visited, 2 = done
     cyclic = False
-
-    def visit(name: str) -> None:
-        nonlocal cyclic
-        # Iterative depth-first search: OpenZeppelin-sized graphs are deep enough to matter.
-        stack = [(name, iter(_edges(name)))]
-        state[name] = 1
+    for root in roots:
+        if root in state:
+            continue
+        state[root] = 1
+        stack = [(root, iter(children(root)))]
         while stack:
             unit, it = stack[-1]
-            for _imp, dep in it:
-                cyclic = cyclic or state.get(dep) == 1
-                if dep not in state:
-                    state[dep] = 1
-                    stack.append((dep, iter(_edges(dep))))
+            for child in it:
+                cyclic = cyclic or state.get(child) == 1
+                if child not in state:
+                    state[child] = 1
+                    stack.append((child, iter(children(child))))
                     break
             else:
                 stack.pop()
                 state[unit] = 2
                 order.append(unit)
+    return order, cyclic
 
-    def _edges(unit: str) -> list[tuple[ImportDirective, str]]:
-        if unit not in edges:
-            out = []
-            for imp in analyse(sources[unit], unit).imports:
-                dep = resolve_import(imp.path, unit, remaps)
-                if dep not in sources:
-                    raise FlattenError(
-                        f"{unit}: `{imp.statement}` resolves to {dep!r}, which is not among the sources"
-                        " (add it, or pass the remapping that maps it)"
-                    )
-                out.append((imp, dep))
-            edges[unit] = out
-        return edges[unit]
 
-    visit(entry)
-    return order, edges, cyclic
+def _resolve_all(entry: str, sources: Mapping[str, str], remaps: Sequence[Remapping]) -> tuple[list[str], bool]:
+    """`entry` and what it imports, transitively, dependencies first; whether they import in a cycle."""
+    if entry not in sources:
+        raise FlattenError(f"entry {entry!r} is not among the sources; pass its source unit name")
+
+    def imported(unit: str) -> list[str]:
+        deps = [(imp, resolve_import(imp.path, unit, remaps)) for imp in analyse(sources[unit], unit).imports]
+        for imp, dep in deps:
+            if dep not in sources:
+                raise FlattenError(
+                    f"{unit}: `{imp.statement}` resolves to {dep!r}, which is not among the sources"
+                    " (add it, or pass the remapping that maps it)"
+                )
+        return [dep for _imp, dep in deps]
+
+    return _postorder([entry], imported)
 
 
 def collect_imports(entry: str, sources: Mapping[str, str], remappings: Sequence[str] = ()) -> list[str]:
@@ -222,13 +217,9 @@ def _is_declaration(toks: list[Token], i: int) -> bool:
     return False
 
 
-def _code_tokens(text: str) -> list[Token]:
-    return [t for t in tokenize(text) if t.kind != "c"]
-
-
 class _Aliases:
-    def __init__(self, units: dict[str, SourceUnit], order: list[str], edges: Edges):
-        self.units, self.order, self.edges = units, order, edges
+    def __init__(self, units: dict[str, SourceUnit], order: list[str]):
+        self.units, self.order = units, order
         self.decls: dict[str, list[str]] = {}
         for name in order:
             for kw, decl, _ in units[name].declarations:
@@ -238,7 +229,7 @@ class _Aliases:
 
     def tokens(self, name: str) -> list[Token]:
         if name not in self._tokens:
-            self._tokens[name] = _code_tokens(self.units[name].text)
+            self._tokens[name] = [t for t in tokenize(self.units[name].text) if t.kind != "c"]
         return self._tokens[name]
 
     def _require_global(self, global_name: str, file: str, imp: ImportDirective, what: str) -> None:
@@ -268,7 +259,7 @@ class _Aliases:
 
     def edits(self, file: str) -> list[tuple[int, int, str]]:
         unit = self.units[file]
-        aliased = [(imp, dep) for imp, dep in self.edges[file] if imp.unit_alias or any(a != s for s, a in imp.symbols)]
+        aliased = [imp for imp in unit.imports if imp.unit_alias or any(a != s for s, a in imp.symbols)]
         if not aliased:
             return []
         toks = self.tokens(file)
@@ -276,7 +267,7 @@ class _Aliases:
         out: list[tuple[int, int, str]] = []
         renames: dict[str, tuple[str, ImportDirective]] = {}
         units: dict[str, ImportDirective] = {}
-        for imp, _dep in aliased:
+        for imp in aliased:
             if imp.unit_alias:
                 units[imp.unit_alias] = imp
             for sym, alias in imp.symbols:
@@ -289,13 +280,13 @@ class _Aliases:
                 continue
             if any(s <= tok.start < e for s, e in spans):
                 continue
+            imp = units[tok.text] if tok.text in units else renames[tok.text][1]
+            if _is_declaration(toks, i):
+                raise FlattenError(
+                    f"{file}: cannot flatten `{imp.statement}`: the alias {tok.text!r} is redeclared "
+                    f"at line {unit.text.count(chr(10), 0, tok.start) + 1}"
+                )
             if tok.text in units:
-                imp = units[tok.text]
-                if _is_declaration(toks, i):
-                    raise FlattenError(
-                        f"{file}: cannot flatten `{imp.statement}`: the alias {tok.text!r} is redeclared "
-                        f"at line {unit.text.count(chr(10), 0, tok.start) + 1}"
-                    )
                 if i + 2 >= len(toks) or toks[i + 1].text != "." or toks[i + 2].kind != "id":
                     raise FlattenError(
                         f"{file}: cannot flatten `{imp.statement}`: the unit alias {tok.text!r} is used "
@@ -305,27 +296,11 @@ class _Aliases:
                 self._require_global(member, file, imp, f"{tok.text}.{member}")
                 out.append((tok.start, toks[i + 2].start, ""))
             else:
-                sym, imp = renames[tok.text]
-                if _is_declaration(toks, i):
-                    raise FlattenError(
-                        f"{file}: cannot flatten `{imp.statement}`: the alias {tok.text!r} is redeclared "
-                        f"at line {unit.text.count(chr(10), 0, tok.start) + 1}"
-                    )
+                sym = renames[tok.text][0]
                 self._require_global(sym, file, imp, f"the alias {tok.text!r}")
                 out.append((tok.start, tok.end, sym))
-        out += self._inheritdoc_edits(unit.text, units, renames, file)
-        return out
-
-    def _inheritdoc_edits(
-        self,
-        text: str,
-        units: dict[str, ImportDirective],
-        renames: dict[str, tuple[str, ImportDirective]],
-        file: str,
-    ) -> list[tuple[int, int, str]]:
         # NatSpec `@inheritdoc Name` is resolved by the compiler, so it must follow the rename.
-        out: list[tuple[int, int, str]] = []
-        for tok in tokenize(text):
+        for tok in tokenize(unit.text):
             if tok.kind != "c" or not (tok.text.startswith("///") or tok.text.startswith("/**")):
                 continue
             for m in INHERITDOC.finditer(tok.text):
@@ -359,8 +334,6 @@ def _line_span(text: str, start: int, end: int) -> tuple[int, int]:
 def _apply(text: str, edits: list[tuple[int, int, str]]) -> str:
     out, pos = [], 0
     for start, end, new in sorted(edits):
-        if start < pos:
-            raise FlattenError("internal error: overlapping edits")  # pragma: no cover
         out.append(text[pos:start])
         out.append(new)
         pos = end
@@ -369,10 +342,7 @@ def _apply(text: str, edits: list[tuple[int, int, str]]) -> str:
 
 
 def _combine_licenses(per_file: list[str]) -> str | None:
-    seen: list[str] = []
-    for lic in per_file:
-        if lic not in seen:
-            seen.append(lic)
+    seen = list(dict.fromkeys(per_file))
     if not seen:
         return None
     if len(seen) == 1:
@@ -384,8 +354,8 @@ def _combine_licenses(per_file: list[str]) -> str | None:
 _ABICODER_V2 = {("abicoder", "v2"), ("experimental", "ABIEncoderV2"), ("experimental", '"ABIEncoderV2"')}
 
 
-def _merge_pragmas(order: list[str], units: dict[str, SourceUnit]) -> tuple[str, VersionRange | None, list[str]]:
-    texts: list[tuple[str, str]] = []
+def _merge_pragmas(order: list[str], units: dict[str, SourceUnit]) -> tuple[str, list[str]]:
+    """The one `pragma solidity` range every file allows, and the other pragmas, each once."""
     merged: VersionRange | None = None
     seen: list[tuple[str, VersionRange, str]] = []
     for name in order:
@@ -393,15 +363,13 @@ def _merge_pragmas(order: list[str], units: dict[str, SourceUnit]) -> tuple[str,
             if p.name != "solidity":
                 continue
             rng = VersionRange.parse(p.value)
-            texts.append((name, p.value))
             new = rng if merged is None else merged & rng
             if not new:
-                culprit = next((n for n, r, _ in seen if not (r & rng)), None)
+                culprit = next(((n, v) for n, r, v in seen if not (r & rng)), None)
                 if culprit:
-                    theirs = next(v for n, _, v in seen if n == culprit)
                     raise FlattenError(
                         f"pragma solidity ranges do not intersect: {name} requires {p.value!r} "
-                        f"but {culprit} requires {theirs!r}"
+                        f"but {culprit[0]} requires {culprit[1]!r}"
                     )
                 raise FlattenError(
                     f"pragma solidity ranges do not intersect: {name} requires {p.value!r}, which excludes "
@@ -411,37 +379,32 @@ def _merge_pragmas(order: list[str], units: dict[str, SourceUnit]) -> tuple[str,
             seen.append((name, rng, p.value))
     if merged is None:
         pragma = ""
-    elif len({v for _, v in texts}) == 1:
-        pragma = texts[0][1]  # unchanged text reads best
+    elif len({v for _, _, v in seen}) == 1:
+        pragma = seen[0][2]  # unchanged text reads best
     else:
         pragma = str(merged)
 
     # Other pragmas apply to their own file only; abicoder changes the code, so it must agree.
     others: list[str] = []
     coder: dict[str, str] = {}
-    lowest = merged.lowest if merged is not None else None
-    default_v2 = lowest is not None and lowest >= (0, 8, 0)
+    default = "v2" if merged is not None and merged.intervals[0][0] >= (0, 8, 0) else "default"
     for name in order:
-        mine = None
+        coder[name] = default
         for p in units[name].pragmas:
-            if p.name == "solidity":
-                continue
             line = f"pragma {p.name} {p.value};" if p.value else f"pragma {p.name};"
             if p.name == "abicoder" or (p.name, p.value) in _ABICODER_V2:
-                mine = "v2" if (p.name, p.value) in _ABICODER_V2 else p.value
+                coder[name] = "v2" if (p.name, p.value) in _ABICODER_V2 else p.value or default
                 if not any(o.startswith("pragma abicoder") or "ABIEncoderV2" in o for o in others):
                     others.append(line)
-                continue
-            if line not in others:
+            elif p.name != "solidity" and line not in others:
                 others.append(line)
-        coder[name] = mine or ("v2" if default_v2 else "default")
     if len(set(coder.values())) > 1:
         a = next(n for n in order if coder[n] != coder[order[-1]])
         raise FlattenError(
             f"{a} uses ABI coder {coder[a]} but {order[-1]} uses ABI coder {coder[order[-1]]}; "
             "one file cannot mix them, submit standard-json"
         )
-    return pragma, merged, others
+    return pragma, others
 
 
 def flatten(
@@ -461,14 +424,10 @@ def flatten(
     that cannot be rewritten safely, mixed ABI coders, or an import cycle that inverts inheritance.
     """
     remaps = [parse_remapping(r) for r in remappings]
-    order, edges, cyclic = _resolve_all(entry, sources, remaps)
+    order, cyclic = _resolve_all(entry, sources, remaps)
     if layout not in ("imports", "names"):
         raise FlattenError(f"layout {layout!r} is unknown: use 'imports' or 'names'")
     units = {name: analyse(sources[name], name) for name in order}
-    if layout == "names":
-        order = _by_name(order, units)
-        cyclic = True  # the order is no longer the imports': check that bases still come first
-
     owners: dict[str, tuple[str, str]] = {}
     for name in order:
         for kw, decl, _ in units[name].declarations:
@@ -479,11 +438,13 @@ def flatten(
                     "submit standard-json"
                 )
             owners.setdefault(decl, (name, kw))
+    if layout == "names":
+        order = _by_name(order, units, {decl: unit for decl, (unit, _kw) in owners.items()})
+        cyclic = True  # the order is no longer the imports': check that bases still come first
 
-    per_file_licenses = [lic for name in order for lic in units[name].licenses]
-    license = _combine_licenses(per_file_licenses)
-    pragma, _range, other_pragmas = _merge_pragmas(order, units)
-    aliases = _Aliases(units, order, edges)
+    license = _combine_licenses([lic for name in order for lic in units[name].licenses])
+    pragma, other_pragmas = _merge_pragmas(order, units)
+    aliases = _Aliases(units, order)
 
     header = []
     if license:
@@ -509,34 +470,11 @@ def flatten(
     return FlattenResult(source, order, license, pragma)
 
 
-def _by_name(order: list[str], units: dict[str, SourceUnit]) -> list[str]:
+def _by_name(order: list[str], units: dict[str, SourceUnit], owners: dict[str, str]) -> list[str]:
     """The units in the order solc reads a standard-json input (by source unit name), each
-    preceded only by what one file requires: the units that define its contracts' bases."""
-    owners: dict[str, str] = {}
-    for name in order:
-        for kw, decl, _ in units[name].declarations:
-            owners.setdefault(decl, name)
-    placed: list[str] = []
-    seen: set[str] = set()
-
-    def place(unit: str) -> None:
-        stack = [(unit, iter(sorted(_base_units(unit, units, owners))))]
-        seen.add(unit)
-        while stack:
-            current, bases = stack[-1]
-            for base in bases:
-                if base not in seen:
-                    seen.add(base)
-                    stack.append((base, iter(sorted(_base_units(base, units, owners)))))
-                    break
-            else:
-                stack.pop()
-                placed.append(current)
-
-    for unit in sorted(order):
-        if unit not in seen:
-            place(unit)
-    return placed
+    preceded only by what one file requires: the units that define its contracts' bases
+    (`owners`: the unit that declares each name)."""
+    return _postorder(sorted(order), lambda unit: sorted(_base_units(unit, units, owners)))[0]
 
 
 def _base_units(unit: str, units: dict[str, SourceUnit], owners: dict[str, str]) -> set[str]:

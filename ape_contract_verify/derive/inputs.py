@@ -10,6 +10,7 @@ of it.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
@@ -110,20 +111,39 @@ def _solidity_inputs(
     The manifest already says which compiler built the contract. Handing that version to
     ape-solidity skips its version selection, which asks every installed solc for its version
     (a process start each; with solc-js, a node.js start each) on every call."""
+    return _inputs_by_version(solidity, [path], project, lambda: {path: version})
+
+
+def _inputs_by_version(
+    solidity: SolidityCompiler,
+    paths: list[Path],
+    project: ProjectManager,
+    versions: Callable[[], Mapping[Path, str]],
+) -> dict[Version, CompilerJson]:
+    """ape-solidity's input for `paths` and their imports, each path compiled by the solc
+    `versions()` names for it, handed over so as to skip ape-solidity's version selection. That
+    selection still decides when a path has no version (a file with no contract, imported by
+    none: which group it joins is a pragma's question), or for another ape-solidity."""
     try:
         from ape_solidity._models import SourceTree
         from packaging.version import Version
 
+        chosen = versions()  # a ValueError (a nightly: no `Version`): ape-solidity's own selection
         memo = _IMPORTS.setdefault(str(project.path), _ImportMemo())
-        tree = SourceTree.from_source_files([path], project, statements=dict(memo.valid()) or None)
-        version_map = {Version(version): {path, *tree.get_imported_paths(path)}}
+        tree = SourceTree.from_source_files(paths, project, statements=dict(memo.valid()) or None)
+        memo.remember(tree.import_statements)
+        version_map: dict[Version, set[Path]] = {}
+        for path in paths:
+            if path in chosen:
+                version_map.setdefault(Version(chosen[path]), set()).update({path, *tree.get_imported_paths(path)})
+        if version_map and all(any(path in group for group in version_map.values()) for path in paths):
+            inputs: dict[Version, CompilerJson] = solidity.get_standard_input_json_from_version_map(
+                version_map, tree, project=project
+            )
+            return inputs
     except (ImportError, AttributeError, ValueError, TypeError):  # another ape-solidity: its own selection
-        return solidity.get_standard_input_json([path], project=project)
-    memo.remember(tree.import_statements)
-    inputs: dict[Version, CompilerJson] = solidity.get_standard_input_json_from_version_map(
-        version_map, tree, project=project
-    )
-    return inputs
+        pass
+    return solidity.get_standard_input_json(paths, project=project)
 
 
 class _ImportMemo:
@@ -191,27 +211,23 @@ def _vyper_input(artifact: Artifact) -> CompilerJson:
     from ape import compilers
 
     root = Path(artifact.project.path)
-    closure: list[str] = []
+    closure: dict[str, Path | None] = {}  # each source id and its file
     todo = [artifact.source_id]
     while todo:
         source_id = todo.pop()
         if source_id in closure:
             continue
-        closure.append(source_id)
-        file = _vyper_source_file(root, source_id)
-        if file is None or file.suffix == ".json":
-            continue
-        imports = compilers.vyper.get_imports([file], project=artifact.project)
-        todo.extend(imports.get(source_id, []))
+        file = closure[source_id] = _vyper_source_file(root, source_id)
+        if file is not None and file.suffix != ".json":
+            todo.extend(compilers.vyper.get_imports([file], project=artifact.project).get(source_id, []))
     sources: dict[str, CompilerJson] = {}
     interfaces: dict[str, CompilerJson] = {}
     # Before 0.4 an import is an interface, never a module: vyper-json 0.3 looks it up under
     # `interfaces` (under `sources` it fails with a KeyError naming the file).
     imports_are_interfaces = artifact.version.release < (0, 4, 0)
-    for source_id in sorted(closure):
+    for source_id, file in sorted(closure.items()):
         if source_id.startswith(_VYPER_BUILTIN_PREFIXES) and source_id.endswith(".json"):
             continue
-        file = _vyper_source_file(root, source_id)
         if file is None:
             raise ArtifactNotFound(
                 f"{artifact.label}: {artifact.source_id} imports {source_id}, which is neither in the "
@@ -273,7 +289,7 @@ def project_remappings(artifact: Artifact) -> list[str]:
 
 
 # ape-solidity's whole-project input, asked once per project state and compiler in a process.
-_GROUP_INPUTS: dict[tuple[str, str, tuple[tuple[str, int, int], ...]], CompilerJson | None] = {}
+_GROUP_INPUTS: dict[tuple[str, str, tuple[tuple[str, tuple[int, int] | None], ...]], CompilerJson | None] = {}
 
 
 def group_input(artifact: Artifact) -> CompilerJson | None:
@@ -308,14 +324,12 @@ def _group_input(artifact: Artifact) -> CompilerJson | None:
         if source_id.endswith(".sol") and (Path(project.path) / source_id).is_file()
     ]
     version = artifact.version
-    wanted = version.without_commit().plain
     # Sizes and times of the sources and the config (remappings): an edit is a new project state.
     configs = [Path(project.path) / name for name in ("ape-config.yaml", "ape-config.yml", "pyproject.toml")]
-    files = paths + [c for c in configs if c.is_file()]
-    stats = [(str(p), p.stat()) for p in files]
-    key = (str(project.path), wanted, tuple(sorted((name, st.st_mtime_ns, st.st_size) for name, st in stats)))
+    stamps = tuple(sorted((str(path), _stamp(path)) for path in paths + configs))
+    key = (str(project.path), version.without_commit().plain, stamps)
     if key not in _GROUP_INPUTS:
-        inputs = _group_inputs(compilers.solidity, paths, wanted, project)
+        inputs = _group_inputs(compilers.solidity, paths, project)
         found = input_for(inputs, version)
         if found is not None:
             found["sources"] = project_source_names(found["sources"], project)
@@ -328,44 +342,22 @@ def _group_input(artifact: Artifact) -> CompilerJson | None:
 
 
 def _group_inputs(
-    solidity: SolidityCompiler, paths: list[Path], wanted: str, project: ProjectManager
+    solidity: SolidityCompiler, paths: list[Path], project: ProjectManager
 ) -> dict[Version, CompilerJson]:
     """ape-solidity's input for `paths`, grouped by the solc the manifest says built each file's
     contracts (as `_solidity_inputs` hands over one file's): ape-solidity's own selection asks each
     source set's solc for its version, 4 s for the example's 12 sources with solc-js, which the
-    deploy hook cannot spend on the script's thread. Its own selection still decides when a file
-    with no contract is imported by none (which group it joins is a pragma's question)."""
-    try:
-        from ape_solidity._models import SourceTree
-        from packaging.version import Version
+    deploy hook cannot spend on the script's thread."""
 
-        by_source: dict[str, str] = {}
+    def versions() -> dict[Path, str]:
+        by_source: dict[Path, str] = {}
         for compiler in project.manifest.compilers or []:
             if compiler.name.lower() == "solidity":
                 for name in compiler.contractTypes or []:
                     contract_type = (project.manifest.contract_types or {}).get(name)
                     if contract_type is not None and contract_type.source_id:
-                        # No solc version, or a nightly (no `Version`): a ValueError, so its own selection.
-                        by_source[contract_type.source_id] = (
-                            CompilerVersion.parse(compiler.version, "solidity").without_commit().plain
-                        )
-        memo = _IMPORTS.setdefault(str(project.path), _ImportMemo())
-        tree = SourceTree.from_source_files(paths, project, statements=dict(memo.valid()) or None)
-        memo.remember(tree.import_statements)
-        root = Path(project.path)
-        version_map: dict[Version, set[Path]] = {}
-        placed: set[Path] = set()
-        for path in paths:
-            version = by_source.get(Path(path).relative_to(root).as_posix())
-            if version is not None:
-                imported = {path, *tree.get_imported_paths(path)}
-                version_map.setdefault(Version(version), set()).update(imported)
-                placed |= imported
-        if version_map and all(path in placed for path in paths):
-            grouped: dict[Version, CompilerJson] = solidity.get_standard_input_json_from_version_map(
-                version_map, tree, project=project
-            )
-            return grouped
-    except (ImportError, AttributeError, ValueError, TypeError):  # another ape-solidity: its own selection
-        pass
-    return solidity.get_standard_input_json(paths, project=project)
+                        version = CompilerVersion.parse(compiler.version, "solidity").without_commit().plain
+                        by_source[Path(project.path) / contract_type.source_id] = version
+        return by_source
+
+    return _inputs_by_version(solidity, paths, project, versions)

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from ape_contract_verify.evm.reads import ChainReader, Creation, TransactionFacts
+    from ape_contract_verify.evm.reads import ChainReader, Creation
 
 
 @dataclass
@@ -24,7 +24,7 @@ class OnChain:
 
 
 class CreationRecordLike(Protocol):
-    """An explorer's record of a creation (`client.creation.CreationRecord`, a layer beside this
+    """An explorer's record of a creation (`client.provider.CreationRecord`, a layer beside this
     one): the creation input when it has one, else `note` says why not."""
 
     @property
@@ -59,18 +59,13 @@ def read_chain(
 
     The chain reader finds the creation (its transaction, the node's traces, or a replay on a
     fork); when it cannot, `creation_record(address)`, an explorer's record of the creation
-    (`client.creation.CreationRecord`), is asked."""
+    (`client.provider.CreationRecord`), is asked."""
     reader = chain_reader_or_provider(chain_reader)
     runtime = bytes(reader.get_code(address))
     creation = reader.find_creation(address) if runtime else None
     if creation is not None:
-        return OnChain(
-            runtime=runtime,
-            creation_input=bytes(creation.input),
-            tx_hash=creation.tx_hash,
-            factory=creation.factory,
-            source=creation.source or ("trace" if creation.factory else "transaction"),
-        )
+        source = creation.source or ("trace" if creation.factory else "transaction")
+        return OnChain(runtime, bytes(creation.input), creation.tx_hash, creation.factory, source)
     tried = attempts_of(reader, address) if runtime else []
     if runtime and creation_record is not None:
         record = creation_record(address)
@@ -89,7 +84,8 @@ def attempts_of(reader: ChainReader, address: str) -> list[str]:
 
 
 class KnownCreation:
-    """A chain reader that knows one address's creation from elsewhere (an explorer's record)."""
+    """A chain reader that knows one address's creation from elsewhere (an explorer's record);
+    what else it is asked, its reader answers."""
 
     def __init__(self, reader: ChainReader, address: str, state: OnChain):
         from ape_contract_verify.evm.chain import Creation
@@ -103,23 +99,8 @@ class KnownCreation:
     def find_creation(self, address: str) -> Creation | None:
         return self._creation if address.lower() == self._address else self._reader.find_creation(address)
 
-    def creation_attempts(self, address: str) -> list[str]:
-        return attempts_of(self._reader, address)
-
-    def chain_id(self) -> int:
-        return self._reader.chain_id()
-
-    def get_code(self, address: str) -> bytes:
-        return self._reader.get_code(address)
-
-    def get_storage_at(self, address: str, slot: int) -> bytes:
-        return self._reader.get_storage_at(address, slot)
-
-    def call(self, to: str, data: bytes) -> bytes:
-        return self._reader.call(to, data)
-
-    def get_transaction(self, tx_hash: str) -> TransactionFacts | None:
-        return self._reader.get_transaction(tx_hash)
+    def __getattr__(self, name: str) -> Any:  # every other read is the reader's
+        return getattr(self._reader, name)
 
 
 def tx_hash_of(value: str | bytes | None) -> str | None:

@@ -159,9 +159,7 @@ def _spdx_edit(comment: str, start: int) -> tuple[list[str], tuple[int, int, str
     licenses = [m.group(1).strip() for m in found]
     rest = _SPDX.sub("", comment)
     bare = rest[2:-2] if rest.startswith("/*") else rest[2:]
-    if not bare.strip(" \t/*"):
-        return licenses, (start, start + len(comment), "")
-    return licenses, (start, start + len(comment), rest)
+    return licenses, (start, start + len(comment), rest if bare.strip(" \t/*") else "")
 
 
 @lru_cache(maxsize=1024)
@@ -220,6 +218,7 @@ def _file_level_code(unit: SourceUnit, name: str, start: int, end: int) -> int:
 _Version = tuple[int, int, int]
 _RANGE_TOKEN = re.compile(r"\s*(\|\||>=|<=|[<>=^~]|-(?=\s)|[0-9xX*]+(?:\.[0-9xX*]+){0,2})")
 _INF = None
+_OPERATORS = (">=", "<=", "<", ">", "=", "^", "~")
 
 
 def _padded(nums: list[int]) -> _Version:
@@ -257,10 +256,7 @@ class VersionRange:
                 raise FlattenError(f"cannot parse the version range {text!r} near {text[pos:]!r}")
             tokens.append(m.group(1))
             pos = m.end()
-        intervals = []
-        for part in " ".join(tokens).split("||"):
-            intervals.append(cls._conjunction(part.split(), text))
-        return cls(intervals)
+        return cls(cls._conjunction(part.split(), text) for part in " ".join(tokens).split("||"))
 
     @staticmethod
     def _conjunction(tokens: list[str], text: str) -> tuple[_Version, _Version | None]:
@@ -277,7 +273,7 @@ class VersionRange:
                 nums.append(int(part))
             return nums
 
-        def cap(new_lo: _Version | None = None, new_hi: _Version | None = None) -> None:
+        def cap(new_lo: _Version | None, new_hi: _Version | None) -> None:
             nonlocal lo, hi
             if new_lo is not None:
                 lo = max(lo, new_lo)
@@ -286,45 +282,33 @@ class VersionRange:
 
         i = 0
         while i < len(tokens):
-            op = tokens[i]
-            if op in (">=", "<=", "<", ">", "=", "^", "~"):
+            op = tokens[i] if tokens[i] in _OPERATORS else "="
+            if tokens[i] in _OPERATORS:
                 i += 1
                 if i >= len(tokens):
                     raise FlattenError(f"version range {text!r} ends with {op!r}")
-                v = tokens[i]
-            else:
-                op, v = "=", op
-            if i + 2 < len(tokens) and tokens[i + 1] == "-" and op == "=":
+            nums = version(tokens[i])
+            if op == "=" and i + 2 < len(tokens) and tokens[i + 1] == "-":  # a hyphen range, `1.0 - 2.0`
                 upper = version(tokens[i + 2])
-                i += 2
-                nums = version(v)
-                cap(new_lo=_padded(nums))
-                if upper:
-                    cap(new_hi=_bump(upper, len(upper)))
-                i += 1
+                cap(_padded(nums), _bump(upper, len(upper)) if upper else None)
+                i += 3
                 continue
             i += 1
-            nums = version(v)
-            n = len(nums)
-            padded = _padded(nums)
+            n, padded = len(nums), _padded(nums)
             if n == 0:  # a wildcard: every comparison but < and > matches
-                if op in ("<", ">"):
-                    cap(new_hi=(0, 0, 0))
+                cap(None, (0, 0, 0) if op in ("<", ">") else None)
                 continue
-            if op == ">=":
-                cap(new_lo=padded)
-            elif op == ">":
-                cap(new_lo=_bump(nums, n))
-            elif op == "<=":
-                cap(new_hi=_bump(nums, n))
-            elif op == "<":
-                cap(new_hi=padded)
-            elif op == "=":
-                cap(padded, _bump(nums, n))
-            elif op == "^":
-                cap(padded, _bump(nums, 2 if nums[0] == 0 and n != 1 else 1))
-            elif op == "~":
-                cap(padded, _bump(nums, 2 if n >= 2 else 1))
+            cap(
+                *{
+                    ">=": (padded, None),
+                    ">": (_bump(nums, n), None),
+                    "<=": (None, _bump(nums, n)),
+                    "<": (None, padded),
+                    "=": (padded, _bump(nums, n)),
+                    "^": (padded, _bump(nums, 2 if nums[0] == 0 and n != 1 else 1)),
+                    "~": (padded, _bump(nums, 2 if n >= 2 else 1)),
+                }[op]
+            )
         return lo, hi
 
     def __and__(self, other: VersionRange) -> VersionRange:

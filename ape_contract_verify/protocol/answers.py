@@ -76,7 +76,6 @@ class Texts:
     INVALID_MODULE = "Error! Missing Or invalid Module name"
     INVALID_ACTION = "Error! Missing Or invalid Action name"
     INVALID_COMPILER_VERSION = "Invalid or not supported solc version, see https://etherscan.io/solcversions for list"
-    TEMPORARY_ERROR = "This could be a temporary error, please retry or contact us (Error Code {code})"
     # Our detail after Etherscan's words, for the one cause each: a node down, a job that kept dying.
     CHAIN_UNREADABLE = (
         "Fail - Unable to verify. This could be a temporary error, please retry or contact us (Error Code 10001): "
@@ -153,22 +152,36 @@ def _text_of(status: str, message: str, result: object) -> str:
     return ""
 
 
-_RATE_LIMIT = re.compile(
-    r"max (calls per sec )?rate limit reached|^too many requests|free api access is temporarily unavailable", re.I
-)
-_REFUSED = re.compile(r"free api access is not supported|access an api pro endpoint", re.I)
-_PENDING = re.compile(r"^(pending in queue|verification in progress|in progress)", re.I)
-_ALREADY = re.compile(
-    r"^(already verified|contract source code already verified|smart-contract already verified)", re.I
-)
-_NOT_FOUND = re.compile(r"unable to locate contractcode|is not a smart[- ]contract", re.I)
-_NOT_VERIFIED = re.compile(r"^(contract source code not verified|smart-contract not found or is not verified)", re.I)
 _BAD_ENDPOINT = re.compile(
     r"unsupported chainid|deprecated v1 endpoint|^unknown (action|module)$|^params 'module' and 'action' are required",
     re.I,
 )
-
-_INVALID_KEY = re.compile(r"^invalid api ?key|^missing/invalid api key|too many invalid api key", re.I)
+# The explorers' words, in the order they are searched: (only in an error, pattern, outcome). A
+# status "1" payload (ABI text, GUID) is never searched for error texts.
+_RULES = (
+    (
+        True,
+        r"max (calls per sec )?rate limit reached|^too many requests|free api access is temporarily unavailable",
+        Outcome.RATE_LIMITED,
+    ),
+    (True, r"free api access is not supported|access an api pro endpoint", Outcome.REFUSED),  # final, this target's
+    # "Too many invalid api key attempts" is a lock-out caused by a bad key: retrying makes it worse.
+    (True, r"^invalid api ?key|^missing/invalid api key|too many invalid api key", Outcome.INVALID_KEY),
+    (False, r"^(pending in queue|verification in progress|in progress)", Outcome.PENDING),
+    (
+        False,
+        r"^(already verified|contract source code already verified|smart-contract already verified)",
+        Outcome.ALREADY_VERIFIED,
+    ),
+    (False, r"^pass", Outcome.VERIFIED),
+    (False, r"^fail", Outcome.FAILED),
+    (False, r"^unknown uid", Outcome.UNKNOWN_GUID),
+    (False, r"^(contract source code not verified|smart-contract not found or is not verified)", Outcome.NOT_VERIFIED),
+    (True, r"unable to locate contractcode|is not a smart[- ]contract", Outcome.NOT_FOUND),
+    (True, _BAD_ENDPOINT.pattern, Outcome.ERROR),  # the request never reached a verifier: wrong URL or chainid
+    (False, r"(is|are) found at.*successfully updated|successfully updated.*(is|are) found at", Outcome.VERIFIED),
+)
+_PATTERNS = tuple((errors_only, re.compile(pattern, re.I | re.S), outcome) for errors_only, pattern, outcome in _RULES)
 
 
 def is_bad_endpoint(text: str) -> bool:
@@ -181,37 +194,10 @@ def classify(status: str, message: str, result: object) -> ExplorerAnswer:
     answer `Pending in queue` and `Already Verified` with status "0"."""
     status, message = str(status), str(message)
     text = _text_of(status, message, result).strip()
-    lower = text.lower()
-    error = status != "1"  # a status "1" payload (ABI text, GUID) is never searched for error texts
-    if error and _RATE_LIMIT.search(text):
-        outcome = Outcome.RATE_LIMITED
-    elif error and _REFUSED.search(text):
-        outcome = Outcome.REFUSED  # final: not retried, and only this target's
-    elif error and _INVALID_KEY.search(text):
-        # "Too many invalid api key attempts" is a lock-out caused by a bad key: retrying makes it worse.
-        outcome = Outcome.INVALID_KEY
-    elif _PENDING.match(text):
-        outcome = Outcome.PENDING
-    elif _ALREADY.match(text):
-        outcome = Outcome.ALREADY_VERIFIED
-    elif lower.startswith("pass"):
-        outcome = Outcome.VERIFIED
-    elif lower.startswith("fail"):
-        outcome = Outcome.FAILED
-    elif lower.startswith("unknown uid"):
-        outcome = Outcome.UNKNOWN_GUID
-    elif _NOT_VERIFIED.match(text):
-        outcome = Outcome.NOT_VERIFIED
-    elif error and _NOT_FOUND.search(text):
-        outcome = Outcome.NOT_FOUND
-    elif error and _BAD_ENDPOINT.search(text):
-        outcome = Outcome.ERROR  # the request never reached a verifier: wrong URL or chainid
-    elif ("is found at" in lower or "are found at" in lower) and "successfully updated" in lower:
-        outcome = Outcome.VERIFIED
-    elif status == "1":
-        outcome = Outcome.VERIFIED
-    elif status == "0" and text:
-        outcome = Outcome.FAILED  # a final reason, e.g. "Invalid constructor arguments provided…"
-    else:
-        outcome = Outcome.ERROR
+    error = status != "1"
+    outcome = next((o for errors_only, rule, o in _PATTERNS if (error or not errors_only) and rule.search(text)), None)
+    if outcome is None:
+        # Any other status "1" answer is a success; a status "0" text a final reason ("Invalid
+        # constructor arguments provided…").
+        outcome = Outcome.VERIFIED if status == "1" else Outcome.FAILED if status == "0" and text else Outcome.ERROR
     return ExplorerAnswer(outcome=outcome, status=status, message=message, result=result)

@@ -116,34 +116,25 @@ class CompilerVersion:
     def __str__(self) -> str:
         return self.long
 
-    def _key(
-        self, other: object
-    ) -> tuple[tuple[Version, bool, tuple[int, ...]], tuple[Version, bool, tuple[int, ...]]]:
+    def _order(self, other: object) -> tuple[Version, bool, tuple[int, ...]]:
+        """The sort key, a nightly before its release (number, is a release, date); TypeError when
+        `other` is no version of this compiler."""
         if not isinstance(other, CompilerVersion) or other.language != self.language:
             raise TypeError(f"cannot order {self!s} against {other!r}: compare versions of one compiler")
-        return _order(self), _order(other)
+        date = tuple(int(part) for part in self.nightly.split(".")) if self.nightly else ()
+        return self.version, self.nightly is None, date
 
     def __lt__(self, other: CompilerVersion) -> bool:
-        mine, theirs = self._key(other)
-        return mine < theirs
+        return self._order(other) < other._order(self)
 
     def __le__(self, other: CompilerVersion) -> bool:
-        mine, theirs = self._key(other)
-        return mine <= theirs
+        return self._order(other) <= other._order(self)
 
     def __gt__(self, other: CompilerVersion) -> bool:
-        mine, theirs = self._key(other)
-        return mine > theirs
+        return self._order(other) > other._order(self)
 
     def __ge__(self, other: CompilerVersion) -> bool:
-        mine, theirs = self._key(other)
-        return mine >= theirs
-
-
-def _order(version: CompilerVersion) -> tuple[Version, bool, tuple[int, ...]]:
-    # A nightly comes before its release: (number, is a release, date).
-    date = tuple(int(part) for part in version.nightly.split(".")) if version.nightly else ()
-    return version.version, version.nightly is None, date
+        return self._order(other) >= other._order(self)
 
 
 def _parse(lowered: str, language: Language) -> CompilerVersion | None:
@@ -170,8 +161,6 @@ def _parse(lowered: str, language: Language) -> CompilerVersion | None:
     # Only X.Y.Z with a Vyper pre-release, written as packaging writes it (no epoch, post, dev).
     if str(version) != number or len(version.release) != 3 or version.epoch or version.is_postrelease:
         return None
-    if version.is_devrelease:
-        return None
-    if version.pre is not None and (language != "vyper" or version.pre[0] not in _PRE_RELEASES):
+    if version.is_devrelease or (version.pre and (language != "vyper" or version.pre[0] not in _PRE_RELEASES)):
         return None
     return CompilerVersion(language, version, commit, nightly or None)

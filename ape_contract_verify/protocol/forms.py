@@ -170,15 +170,13 @@ def compiler_language(value: FormValue, code_format: str = "") -> CompilerVersio
 def validate_compiler_version(value: FormValue, code_format: str = "") -> str:
     text = _text(value)
     version = compiler_language(text, code_format)
-    if version is not None and version.language == "solidity" and version.commit:
-        if version.release < MIN_SOLC:
-            raise InvalidRequest(
-                "compilerversion",
-                f"{text} is older than v0.4.11, which explorers do not support",
-                "compile with solc 0.4.11 or newer",
-            )
-        return version.long
-    if version is not None and version.language == "vyper":
+    if version is not None and version.language == "solidity" and version.commit and version.release < MIN_SOLC:
+        raise InvalidRequest(
+            "compilerversion",
+            f"{text} is older than v0.4.11, which explorers do not support",
+            "compile with solc 0.4.11 or newer",
+        )
+    if version is not None and (version.language == "vyper" or version.commit):
         return version.long
     if code_format == CodeFormat.VYPER_JSON.value:
         raise InvalidRequest(

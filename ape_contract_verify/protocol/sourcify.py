@@ -33,15 +33,14 @@ DUPLICATE_VERIFICATION_REQUEST = "duplicate_verification_request"
 JOB_NOT_FOUND = "job_not_found"
 INTERNAL_ERROR = "internal_error"
 PROXY_RESOLUTION_ERROR = "proxy_resolution_error"
-# A completed job's error codes (lib-sourcify's verification and compilation errors).
+# A completed job's error codes (lib-sourcify's verification and compilation errors; others, such
+# as compiled_bytecode_is_zero and extra_file_input_bug, are read as failures too: `outcome_for`).
 NO_MATCH = "no_match"
 BYTECODE_LENGTH_MISMATCH = "bytecode_length_mismatch"
 COMPILER_ERROR = "compiler_error"
 CONTRACT_NOT_FOUND_IN_COMPILER_OUTPUT = "contract_not_found_in_compiler_output"
 CONTRACT_NOT_DEPLOYED = "contract_not_deployed"
 CANT_FETCH_BYTECODE = "cant_fetch_bytecode"
-COMPILED_BYTECODE_IS_ZERO = "compiled_bytecode_is_zero"
-EXTRA_FILE_INPUT_BUG = "extra_file_input_bug"
 CREATION_BYTECODE_MATCH_ERROR = "creation_bytecode_match_error"
 
 # Match values: `exact_match` (metadata hash too) beats `match` (all but the metadata).
@@ -60,14 +59,7 @@ _OUTCOMES = {
     PROXY_RESOLUTION_ERROR: Outcome.ERROR,
     CONTRACT_NOT_DEPLOYED: Outcome.NOT_FOUND,
     CANT_FETCH_BYTECODE: Outcome.NOT_FOUND,
-    NO_MATCH: Outcome.FAILED,
-    BYTECODE_LENGTH_MISMATCH: Outcome.FAILED,
-    COMPILER_ERROR: Outcome.FAILED,
-    CONTRACT_NOT_FOUND_IN_COMPILER_OUTPUT: Outcome.FAILED,
-    COMPILED_BYTECODE_IS_ZERO: Outcome.FAILED,
-    EXTRA_FILE_INPUT_BUG: Outcome.FAILED,
-    CREATION_BYTECODE_MATCH_ERROR: Outcome.FAILED,
-}
+}  # every other code (no_match, compiler_error, …) is FAILED: see outcome_for
 
 # The HTTP status Sourcify answers each request-level error with (a job's errors ride in a 200).
 HTTP_STATUS = {
@@ -122,29 +114,45 @@ def sourcify_compiler_version(request: VerificationRequest, compiler_long_versio
     the commit for both. A Vyper request carries only `vyper:0.4.3`, so the caller passes the long
     version (`vyper --version` prints it)."""
     given = (compiler_long_version or request.compiler_version or "").strip()
-    long = _long_version(given, "vyper" if is_vyper(request) else "solidity")
-    if long is not None:
-        return long.plain
-    if is_vyper(request):
-        raise InvalidRequest(
-            "compilerVersion",
-            f"{clip(given)!r} has no commit; Sourcify needs the long form, e.g. 0.4.3+commit.bff19ea2",
-            "pass the version `vyper --version` prints (the client finds it for installed Vypers)",
-        )
+    vyper = is_vyper(request)
+    try:
+        return _long_version(given, "vyper" if vyper else "solidity").plain
+    except InvalidRequest:
+        if not vyper:
+            raise
     raise InvalidRequest(
         "compilerVersion",
-        f"{clip(given)!r} is not a long compiler version",
-        "give <major>.<minor>.<patch>+commit.<hash>, e.g. 0.8.26+commit.8a97fa7a",
+        f"{clip(given)!r} has no commit; Sourcify needs the long form, e.g. 0.4.3+commit.bff19ea2",
+        "pass the version `vyper --version` prints (the client finds it for installed Vypers)",
     )
 
 
-def _long_version(text: str, language: Language) -> CompilerVersion | None:
-    """The version when `text` is one with its commit (Sourcify's long form), else None."""
+def _long_version(text: str, language: Language) -> CompilerVersion:
+    """The version `text` names with its commit (Sourcify's long form); InvalidRequest if it names none."""
     try:
-        version = CompilerVersion.parse(text, language)
+        version: CompilerVersion | None = CompilerVersion.parse(text, language)
     except InvalidCompilerVersion:
-        return None
-    return version if version.commit else None
+        version = None
+    if version is None or not version.commit:
+        raise InvalidRequest(
+            "compilerVersion",
+            f"{clip(text)!r} is not a long compiler version",
+            "give <major>.<minor>.<patch>+commit.<hash>, e.g. 0.8.26+commit.8a97fa7a",
+        )
+    return version
+
+
+def _identifier(text: str | None) -> str:
+    """`path:Name`, stripped; InvalidRequest naming contractIdentifier otherwise."""
+    identifier = (text or "").strip()
+    path, _, name = identifier.rpartition(":")
+    if not path or not name:
+        raise InvalidRequest(
+            "contractIdentifier",
+            f"{clip(identifier)!r} is not <path>:<Name>",
+            "give the contract as in the JSON input, e.g. src/Box.sol:Box",
+        )
+    return identifier
 
 
 # -- request -> body (the client) ---------------------------------------------------------------
@@ -227,15 +235,7 @@ def _json_input(request: VerificationRequest) -> tuple[CompilerInput, str]:
         "sources": data["sources"],
         "settings": (data.get("settings") or {}).copy(),
     }
-    identifier = (request.contract_name or "").strip()
-    path, _, name = identifier.rpartition(":")
-    if not path or not name:
-        raise InvalidRequest(
-            "contractIdentifier",
-            f"{clip(identifier)!r} is not <path>:<Name>",
-            "give the contract as in the JSON input, e.g. src/Box.sol:Box",
-        )
-    return std_input, identifier
+    return std_input, _identifier(request.contract_name)
 
 
 # -- body -> request (the local explorer's Sourcify face) ---------------------------------------
@@ -308,31 +308,15 @@ def body_to_request(chain_id: object, address: object, body: JsonValue) -> Verif
     cleaned = {key: std_input[key] for key in ("language", "sources", "settings") if key in std_input}
 
     long = _long_version(version, "vyper" if language == "Vyper" else "solidity")
-    if long is None:
-        raise InvalidRequest(
-            "compilerVersion",
-            f"{clip(version)!r} is not a long compiler version",
-            "give <major>.<minor>.<patch>+commit.<hash>, e.g. 0.8.26+commit.8a97fa7a",
-        )
-    compiler_version = long.form  # the contract API's: Vyper's without its commit
-    try:
-        compiler_version = validate_compiler_version(compiler_version, code_format.value)
+    try:  # the contract API's form: Vyper's without its commit
+        compiler_version = validate_compiler_version(long.form, code_format.value)
     except InvalidRequest as err:
         raise InvalidRequest("compilerVersion", err.problem, err.fix) from None
-
-    identifier = identifier.strip()
-    path, _, name = identifier.rpartition(":")
-    if not path or not name:
-        raise InvalidRequest(
-            "contractIdentifier",
-            f"{clip(identifier)!r} is not <path>:<Name>",
-            "give the source path and contract name, e.g. src/Box.sol:Box",
-        )
 
     tx_hash = body.get("creationTransactionHash")
     return VerificationRequest(
         address=address,
-        contract_name=identifier,
+        contract_name=_identifier(identifier),
         source_code=json.dumps(cleaned),
         code_format=code_format,
         compiler_version=compiler_version,
