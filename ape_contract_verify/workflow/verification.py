@@ -132,18 +132,6 @@ class Verification:
         `deployed_type` is the type Ape deployed there (`artifacts.type_reference`), as the deploy
         hook and the ledger know it: used instead of the code, which several types may share; the
         code decides only when no artifact answers to it."""
-        return self._stamp(self._contract(address, name, constructor_args, deployed_type))
-
-    def _stamp(self, reports: list[Report]) -> list[Report]:
-        for report in reports:
-            report.target = report.target or self.target_name
-            report.target_label = report.target_label or (self.target.label if self.target is not None else "")
-            report.network = report.network or self.network
-        return reports
-
-    def _contract(
-        self, address: str, name: str | None, constructor_args: str | None, deployed_type: str | None = None
-    ) -> list[Report]:
         address = _checksum(address)
         if not self._first_time(address):  # already handled in this run, e.g. as an implementation
             self._done[address.lower()].wait(self.options.timeout)
@@ -171,6 +159,13 @@ class Verification:
             for report in reports:
                 if report.address == address:
                     report.implementation = link.implementation
+        return self._stamp(reports)
+
+    def _stamp(self, reports: list[Report]) -> list[Report]:
+        for report in reports:
+            report.target = report.target or self.target_name
+            report.target_label = report.target_label or (self.target.label if self.target is not None else "")
+            report.network = report.network or self.network
         return reports
 
     def _first_time(self, address: str) -> bool:
@@ -184,32 +179,19 @@ class Verification:
         with self._lock:
             self._done.setdefault(address.lower(), threading.Event()).set()
 
-    def proxy(self, address: str, expected_implementation: str | None = None, label: str | None = None) -> Report:
-        report = self._stamp([self._proxy(address, expected_implementation, label)])[0]
-        report.implementation = _checksum(expected_implementation) if expected_implementation else None
-        return report
-
-    def relink(self, address: str, implementation: str, label: str | None = None) -> list[Report]:
-        """After an upgrade: the new implementation verified if it is not yet, then the proxy linked
-        to it again (an Etherscan-style explorer keeps the old link until then; Sourcify reads the
-        slot itself, so there only the implementation is verified)."""
-        implementation = _checksum(implementation)
-        reports = self.contract(implementation)
-        if not self.kind.links_proxies:
-            return reports
-        report = self._stamp([self._proxy(address, implementation, label, what="proxy re-link")])[0]
-        report.implementation = implementation
-        report.kind = "relink"
-        return reports + [report]
-
-    def _proxy(
-        self, address: str, expected_implementation: str | None, label: str | None, what: str = "proxy link"
+    def proxy(
+        self,
+        address: str,
+        expected_implementation: str | None = None,
+        label: str | None = None,
+        what: str = "proxy link",
     ) -> Report:
         started = time.monotonic()
         address = _checksum(address)
+        expected = _checksum(expected_implementation) if expected_implementation else None
         label = proxy_row_label(label or address[:10], what)
         try:
-            receipt = self.client.verify_proxy(address, expected_implementation)
+            receipt = self.client.verify_proxy(address, expected)
             answer = self.client.wait(
                 receipt,
                 interval=self.options.poll_interval,
@@ -217,20 +199,31 @@ class Verification:
                 on_progress=lambda a: self.on_progress(address, a.reason),
             )
         except ExplorerError as err:
-            return Report(
-                label, address, _failure(err, Outcome.FAILED), err.reason, kind="proxy", seconds=_since(started)
+            report = Report(label, address, _failure(err, Outcome.FAILED), err.reason, seconds=_since(started))
+        else:
+            outcome = Outcome.VERIFIED if answer.outcome.is_success else Outcome.FAILED
+            report = Report(
+                label,
+                address,
+                outcome,
+                answer.reason,
+                guid=receipt.guid,
+                link=self._link(address),
+                seconds=_since(started),
             )
-        outcome = Outcome.VERIFIED if answer.outcome.is_success else Outcome.FAILED
-        return Report(
-            label,
-            address,
-            outcome,
-            answer.reason,
-            kind="proxy",
-            guid=receipt.guid,
-            link=self._link(address),
-            seconds=_since(started),
-        )
+        report.kind, report.implementation = "proxy", expected
+        return self._stamp([report])[0]
+
+    def relink(self, address: str, implementation: str, label: str | None = None) -> list[Report]:
+        """After an upgrade: the new implementation verified if it is not yet, then the proxy linked
+        to it again (an Etherscan-style explorer keeps the old link until then; Sourcify reads the
+        slot itself, so there only the implementation is verified)."""
+        reports = self.contract(implementation)
+        if not self.kind.links_proxies:
+            return reports
+        report = self.proxy(address, implementation, label, what="proxy re-link")
+        report.kind = "relink"
+        return reports + [report]
 
     # -- one source submission ----------------------------------------------------------------
 
