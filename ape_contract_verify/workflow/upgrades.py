@@ -18,6 +18,7 @@ Two ways an upgrade is found:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -36,7 +37,7 @@ logger = get_logger()
 
 
 class Pending(Protocol):
-    """A relink submitted (a `Future`, or `_Done` when run in turn)."""
+    """A relink submitted (a `Future`)."""
 
     def result(self, timeout: float | None = None) -> list[Report]: ...
 
@@ -50,11 +51,9 @@ class Moved:
     """One proxy an upgrade event touched."""
 
     proxy: str  # lower case
-    event: UpgradeEvent
-    implementation: str | None = None  # on chain now (lower case); None: no longer a proxy
-    before: str | None = None  # what this run's deploy verification linked, for proxies it deployed
-    name: str = ""
-    targets: list[str] = field(default_factory=list)  # where the link is stale
+    implementation: str  # on chain now (lower case)
+    name: str
+    targets: list[str]  # where the link is stale
 
 
 def affected(events: Iterable[UpgradeEvent], chain: ChainReader, known: Iterable[str]) -> dict[str, UpgradeEvent]:
@@ -156,7 +155,7 @@ def follow(
         if now is None or (proxy in deployed and before == now):
             continue  # the deploy's own verification linked it to this implementation
         stale = [t for t, v in destinations if entry is None or entry.link_on(t, _url(v)) != now]
-        found.append(Moved(proxy, event, now, before, name, stale))
+        found.append(Moved(proxy, now, name, stale))
         if entry is None:  # upgraded here, recorded nowhere: `ape verify all` knows it from now on
             ledger.recorded(name, proxy)
     jobs: list[tuple[Moved, str, Verification, Pending]] = []
@@ -194,7 +193,7 @@ def follow(
                 item.proxy,
                 reports,
                 {target: _url(verification)},
-                (target, item.implementation) if not verification.kind.links_proxies and item.implementation else None,
+                None if verification.kind.links_proxies else (target, item.implementation),
             )
         except Exception as err:  # the link stands; the ledger says why it is stale
             logger.warning("contract_verify: %s", err)
@@ -206,23 +205,13 @@ def _url(verification: Verification) -> str | None:
     return verification.target.url if verification.target is not None else None
 
 
-class _Done:
-    """A relink run in turn: its reports, or what it raised, handed back as a Future would."""
-
-    def __init__(self, value: list[Report] | None = None, error: Exception | None = None):
-        self.value, self.error = value or [], error
-
-    def result(self, timeout: float | None = None) -> list[Report]:
-        if self.error is not None:
-            raise self.error
-        return self.value
-
-
 def _in_turn(fn: Callable[..., list[Report]], *args: object) -> Pending:
+    done: Future[list[Report]] = Future()
     try:
-        return _Done(fn(*args))
+        done.set_result(fn(*args))
     except Exception as err:  # a row of its own, as a pool's Future gives it (`follow`)
-        return _Done(error=err)
+        done.set_exception(err)
+    return done
 
 
 def record_upgrades(events: list[UpgradeEvent], chain: ChainReader, ledger: Ledger, network: str) -> list[str]:
