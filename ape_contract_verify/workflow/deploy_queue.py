@@ -34,8 +34,9 @@ if TYPE_CHECKING:
     from ape_contract_verify.evm.wrappers import MemoizingChain
     from ape_contract_verify.json_types import JsonObject
     from ape_contract_verify.workflow.ledger import Ledger
+    from ape_contract_verify.workflow.plan import Derivations
     from ape_contract_verify.workflow.report import Report
-    from ape_contract_verify.workflow.verification import Derivations, Verification
+    from ape_contract_verify.workflow.verification import Verification
 
 logger = get_logger()
 _lock = threading.Lock()
@@ -138,7 +139,7 @@ class DeployQueue:
 
         from ape_contract_verify.client.targets import resolve_targets
         from ape_contract_verify.workflow.ledger import Ledger
-        from ape_contract_verify.workflow.verification import Derivations
+        from ape_contract_verify.workflow.plan import Derivations
 
         def chain() -> MemoizingChain:
             from ape_contract_verify.evm.chain import ApeProviderChain

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ape_contract_verify.client.provider import Kind
 from ape_contract_verify.request import CodeFormat
 
 if TYPE_CHECKING:
@@ -35,10 +36,10 @@ if TYPE_CHECKING:
 
     from ape_contract_verify.client.provider import CreationRecord
     from ape_contract_verify.client.targets import Target
-    from ape_contract_verify.engine.compilers import CompileCache
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.request import VerificationRequest
     from ape_contract_verify.workflow.choice import NetworkChoice
+    from ape_contract_verify.workflow.plan import Derivations
 
 _EXTENSIONS = {
     "solidity-standard-json-input": ".json",
@@ -73,7 +74,7 @@ def plan(
     name: str | None,
     chain_reader: ChainReader,
     project: ProjectManager,
-    cache: CompileCache,
+    derivations: Derivations,
     *,
     code_format: CodeFormat | None,
     license: str | None,
@@ -81,74 +82,49 @@ def plan(
     check: bool,
     strict_format: bool = False,
     creation_record: Callable[[str], CreationRecord] | None = None,
+    deployed_type: str | None = None,
 ) -> list[Planned]:
-    """What `Verification.contract` would submit for `address`, in its order: a proxy's
-    implementation, the contract's own source (not for a factory's template), then the proxy link."""
-    from ape_contract_verify.derive import artifacts, derive
-    from ape_contract_verify.evm.proxies import detect_proxy
-    from ape_contract_verify.evm.reads import creation_input
+    """What `Verification.contract` would submit for `address`: `plan_contract`'s steps, in its
+    order, each source derived as a run derives it (through the same `derivations`)."""
+    from ape_contract_verify.derive.derive import PrecheckFailed
     from ape_contract_verify.exceptions import ContractVerifyError
-    from ape_contract_verify.protocol.values import checksum
+    from ape_contract_verify.workflow.plan import Link, Skip, plan_contract
+    from ape_contract_verify.workflow.report import proxy_row_label
 
-    address = checksum(address)
-    if name is None:  # as `Verification.contract`: code that never runs matches no type, say what it is
-        from ape_contract_verify.evm.bytecode import DATA_CONTRACT, is_data_contract
-
-        if is_data_contract(chain_reader.get_code(address)):
-            return [Planned("data contract", address, nothing=DATA_CONTRACT)]
-    proxy = detect_proxy(chain_reader, address)
-    sources: list[tuple[str, str | None, str | None]] = []
-    if proxy is not None:
-        sources.append((checksum(proxy.implementation), None, None))
-    if proxy is None or not proxy.stamped or name is not None:  # a factory's template has no source
-        sources.append((address, name, constructor_args))
     planned = []
-    for source_address, source_name, args in sources:
-        label = artifacts.short_name(source_name) if source_name else source_address[:10]
-        try:
-            artifact = (
-                artifacts.find_artifact(source_name, project)
-                if source_name
-                else artifacts.identify(
-                    source_address,
-                    project,
-                    runtime=chain_reader.get_code(source_address),
-                    cache=cache,
-                    creation=lambda: creation_input(chain_reader, source_address),
+    for step in plan_contract(chain_reader, project, derivations, address, name, constructor_args, deployed_type):
+        if isinstance(step, Link):
+            planned.append(Planned(proxy_row_label(step.label), step.address, implementation=step.implementation))
+        elif isinstance(step, Skip) and step.outcome.is_done:  # a data contract
+            planned.append(Planned(step.label, step.address, nothing=step.reason))
+        elif isinstance(step, Skip):  # a row that fails in a run: not sent
+            planned.append(Planned(step.label, step.address, error=step.reason))
+        else:
+            try:
+                derivation = derivations.derive(
+                    step,
+                    chain_reader,
+                    code_format=code_format or CodeFormat.STANDARD_JSON,
+                    strict_format=strict_format,
+                    check=check,
+                    license=license,
+                    creation_record=creation_record,
                 )
-            )
-            label = artifact.label
-            derivation = derive.derive(
-                artifact,
-                source_address,
-                chain_reader=chain_reader,
-                code_format=code_format or CodeFormat.STANDARD_JSON,
-                license=license,
-                constructor_args=args,
-                check=check,
-                cache=cache,
-                strict_format=strict_format,
-                creation_record=creation_record,
-            )
-        except derive.PrecheckFailed as err:
-            planned.append(Planned(label, source_address, error=f"pre-check failed: {err.field}: {err.reason}"))
-            continue
-        except ContractVerifyError as err:
-            planned.append(Planned(label, source_address, error=str(err)))
-            continue
-        planned.append(
-            Planned(
-                label,
-                source_address,
-                derivation.request,
-                match=derivation.match,
-                warnings=list(derivation.warnings),
-                creation_source=derivation.creation_source,
-            )
-        )
-    if proxy is not None:
-        own = next((p.label for p in planned if p.address == address), proxy.label)
-        planned.append(Planned(f"{own} (proxy link)", address, implementation=checksum(proxy.implementation)))
+            except PrecheckFailed as err:
+                planned.append(Planned(step.label, step.address, error=f"pre-check failed: {err.field}: {err.reason}"))
+            except ContractVerifyError as err:
+                planned.append(Planned(step.label, step.address, error=str(err)))
+            else:
+                planned.append(
+                    Planned(
+                        step.label,
+                        step.address,
+                        derivation.request,
+                        match=derivation.match,
+                        warnings=list(derivation.warnings),
+                        creation_source=derivation.creation_source,
+                    )
+                )
     return planned
 
 
@@ -293,7 +269,7 @@ class DryRunPlan:
     def ok(self) -> bool:
         """Every submission of every target derived (and, for Sourcify, sendable)."""
         return not any(
-            item.error or (target.kind == "sourcify" and _sourcify_refusal(target, item))
+            item.error or (Kind(target.kind) is Kind.SOURCIFY and _sourcify_refusal(target, item))
             for target in self.targets
             for item in self.submissions[target.name]
         )
@@ -306,7 +282,7 @@ class DryRunPlan:
             key = "an API key (not shown)" if target.api_key else "no API key"
             yield f"target {target.name} ({target.kind}) at {where}, with {key}:"
             planned = self.submissions[target.name]
-            if target.kind == "sourcify":
+            if Kind(target.kind) is Kind.SOURCIFY:
                 yield from sourcify_lines(target, planned, out, self.files)
                 continue
             for item in planned:
@@ -332,43 +308,50 @@ def plan_dry_run(
     check: bool | None,
 ) -> DryRunPlan:
     """The dry run of a verification: every target's submissions derived and pre-checked, nothing
-    sent, with a real run's options (`Options.from_config`: the config's, the call's over them)."""
+    sent, with a real run's options (`Options.from_config`: the config's, the call's over them) and,
+    for an unnamed address, what the ledger recorded at its deploy, as `api.verify` takes it."""
     from ape import config, project
 
-    from ape_contract_verify.engine.compilers import CompileCache
     from ape_contract_verify.evm.chain import ApeProviderChain
     from ape_contract_verify.workflow.choice import chain_id_of
+    from ape_contract_verify.workflow.plan import Derivations
+    from ape_contract_verify.workflow.records import deployed_as
     from ape_contract_verify.workflow.verification import Options
 
     options = Options.from_config(config.get_config("contract_verify"), code_format, check)
     # The same targets a real run resolves: the names, explorer URL and key given, then config.
-    targets = choice.targets(chain_id_of(provider))
-    reader, cache = ApeProviderChain(provider), CompileCache()
+    chain_id = chain_id_of(provider)
+    targets = choice.targets(chain_id)
+    reader, derivations = ApeProviderChain(provider), Derivations()
+    unnamed = [address for name, address in contracts if name is None]
+    known = deployed_as(project, chain_id, unnamed) if unnamed else {}
+    for address, deployed in known.items():
+        if deployed.compile_input is not None:
+            derivations.kept[address] = deployed.compile_input
     # Sourcify takes standard-json input only: a real run sends that to it whatever the format.
-    formats = {CodeFormat.STANDARD_JSON if t.kind == "sourcify" else options.code_format for t in targets}
+    format_of = {t.name: CodeFormat(Kind(t.kind).format_for(options.code_format)) for t in targets}
     # Where the chain cannot give a factory child's creation, the first explorer's record can.
-    record = next((_record_of(t) for t in targets if t.kind != "sourcify" and t.url), None)
-    plans: dict[str, list[Planned]] = {}
-    for fmt in sorted(formats, key=lambda f: f is not options.code_format):
+    record = next((_record_of(t) for t in targets if t.kind is Kind.ETHERSCAN and t.url), None)
+    plans: dict[CodeFormat, list[Planned]] = {}
+    for fmt in sorted(set(format_of.values()), key=lambda f: f is not options.code_format):
         plans[fmt] = []
         for name, address in contracts:
+            recorded = known.get(address.lower()) if name is None else None
             plans[fmt] += plan(
                 address,
                 name,
                 reader,
                 project,
-                cache,
+                derivations,
                 code_format=fmt,
                 license=options.license,
                 constructor_args=constructor_args,
                 check=options.check,
                 strict_format=options.strict_format,
                 creation_record=record,
+                deployed_type=recorded.type if recorded is not None else None,
             )
-    submissions = {
-        t.name: plans[CodeFormat.STANDARD_JSON if t.kind == "sourcify" else options.code_format] for t in targets
-    }
-    return DryRunPlan(choice.label(), list(targets), submissions)
+    return DryRunPlan(choice.label(), list(targets), {t.name: plans[format_of[t.name]] for t in targets})
 
 
 def _record_of(target: Target) -> Callable[[str], CreationRecord] | None:

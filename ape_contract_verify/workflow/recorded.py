@@ -11,7 +11,6 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from ape_contract_verify.exceptions import ContractVerifyError
-from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.workflow.choice import NetworkChoice
 from ape_contract_verify.workflow.records import Records
 from ape_contract_verify.workflow.report import Report
@@ -22,7 +21,7 @@ if TYPE_CHECKING:
     from ape.managers.project import ProjectManager
 
     from ape_contract_verify.evm.reads import ChainReader
-    from ape_contract_verify.workflow.ledger import Ledger
+    from ape_contract_verify.workflow.ledger import Ledger, LedgerEntry
 
 Warn = Callable[[str], None]
 
@@ -107,12 +106,12 @@ class RecordedBatch:
         self.run.add_network(label, choice.targets(chain_id), provider, ApeProviderChain(provider))
         self._ledgers[label] = ledger
         try:
-            entries = {str(e["address"]).lower(): e for e in ledger.entries()}
+            entries = {e.address.lower(): e for e in ledger.deployments()}
         except ContractVerifyError:  # records_on warned: verify as if nothing were recorded
             entries = {}
         reader = ApeProviderChain(provider)
         try:  # each input kept once for every entry built from it
-            kept = ledger.kept_inputs(str(e["input"]) for e in entries.values() if e.get("input"))
+            kept = ledger.kept_inputs(e.compile_input for e in entries.values() if e.compile_input)
         except ContractVerifyError:
             kept = {}
         for name, address in records.deployments:
@@ -121,7 +120,7 @@ class RecordedBatch:
             items = plan_items(
                 self.run, entry, label, address, records.types.get(address.lower()), reader, self.current
             )
-            group = kept.get(str(entry.get("input"))) if entry is not None else None
+            group = kept.get(entry.compile_input or "") if entry is not None else None
             self.items += [dataclasses.replace(item, kept_input=group) for item in items] if group else items
 
     def verify(self) -> list[Report]:
@@ -141,7 +140,7 @@ class RecordedBatch:
 
 def plan_items(
     run: VerificationRun,
-    entry: JsonObject | None,
+    entry: LedgerEntry | None,
     label: str,
     address: str,
     deployed_type: str | None,

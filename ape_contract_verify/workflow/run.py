@@ -19,8 +19,9 @@ from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.answers import Outcome
+from ape_contract_verify.workflow.plan import Derivations
 from ape_contract_verify.workflow.report import Report
-from ape_contract_verify.workflow.verification import Derivations, Options, Verification, explorer_for
+from ape_contract_verify.workflow.verification import Options, Verification, explorer_for
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
@@ -196,7 +197,7 @@ class VerificationRun:
 
     def proxy(self, network: str, address: str, expected_implementation: str | None = None) -> list[Report]:
         """The proxy link on every Etherscan-style target of the network (Sourcify resolves proxies itself)."""
-        destinations = [d for d in self.targets_of(network) if d.target.kind != "sourcify"]
+        destinations = [d for d in self.targets_of(network) if d.verification.kind.links_proxies]
         if not destinations:
             return []
         with ThreadPoolExecutor(max_workers=len(destinations), thread_name_prefix="verify-proxy") as pool:

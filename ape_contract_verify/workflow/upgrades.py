@@ -18,19 +18,18 @@ Two ways an upgrade is found:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from ape_contract_verify.evm.proxies import detect_proxy
 from ape_contract_verify.evm.upgrades import ADMIN, BEACON, IMPLEMENTATION, UpgradeEvent, beacon_of, is_beacon
-from ape_contract_verify.json_types import JsonObject, as_object, as_text
 from ape_contract_verify.logs import get_logger
-from ape_contract_verify.workflow.ledger import DONE
 
 if TYPE_CHECKING:
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.evm.wrappers import MemoizingChain
-    from ape_contract_verify.workflow.ledger import Ledger
+    from ape_contract_verify.workflow.ledger import Ledger, LedgerEntry
     from ape_contract_verify.workflow.report import Report
     from ape_contract_verify.workflow.verification import Verification
 
@@ -38,7 +37,7 @@ logger = get_logger()
 
 
 class Pending(Protocol):
-    """A relink submitted (a `Future`, or `_Done` when run in turn)."""
+    """A relink submitted (a `Future`)."""
 
     def result(self, timeout: float | None = None) -> list[Report]: ...
 
@@ -52,11 +51,9 @@ class Moved:
     """One proxy an upgrade event touched."""
 
     proxy: str  # lower case
-    event: UpgradeEvent
-    implementation: str | None = None  # on chain now (lower case); None: no longer a proxy
-    before: str | None = None  # what this run's deploy verification linked, for proxies it deployed
-    name: str = ""
-    targets: list[str] = field(default_factory=list)  # where the link is stale
+    implementation: str  # on chain now (lower case)
+    name: str
+    targets: list[str]  # where the link is stale
 
 
 def affected(events: Iterable[UpgradeEvent], chain: ChainReader, known: Iterable[str]) -> dict[str, UpgradeEvent]:
@@ -93,26 +90,6 @@ def implementation(chain: ChainReader, address: str) -> str | None:
     return info.implementation.lower() if info is not None else None
 
 
-def linked(entry: JsonObject | None, target: str, url: str | None) -> str | None:
-    """The implementation the ledger last linked on `target`, if that link was made at `url` (a
-    target of the same name elsewhere, e.g. a fresh explorer, holds no link of ours)."""
-    link = as_object(as_object((entry or {}).get("links")).get(target))
-    return as_text(link.get("implementation")) if link.get("url") == url else None
-
-
-def done(entry: JsonObject | None, target: str) -> bool:
-    """Whether the ledger says `target` ended well for this entry (its own record, else the entry's)."""
-    if not entry:
-        return False
-    own = as_object(as_object(entry.get("targets")).get(target))
-    return (own or entry).get("status") in DONE
-
-
-def _address(entry: JsonObject) -> str:
-    """An entry's address as stored (the ledger keeps every entry with one)."""
-    return str(entry["address"])
-
-
 def record_links(
     ledger: Ledger,
     name: str,
@@ -140,12 +117,12 @@ def record_links(
         ledger.linked(name, address, target, implementation, urls.get(target))
 
 
-def record_admins(ledger: Ledger, events: Iterable[UpgradeEvent], known: dict[str, JsonObject]) -> None:
+def record_admins(ledger: Ledger, events: Iterable[UpgradeEvent], known: dict[str, LedgerEntry]) -> None:
     """AdminChanged moves no implementation, so no link: the ledger keeps the admin of the proxies it knows."""
     for event in events:
         if event.kind == ADMIN and event.emitter in known:
             entry = known[event.emitter]
-            ledger.admin_changed(as_text(entry.get("contract")) or event.emitter, _address(entry), event.address)
+            ledger.admin_changed(entry.name, entry.address, event.address)
 
 
 def follow(
@@ -161,7 +138,7 @@ def follow(
     `chain` is the run's memoising reader: what it read at deploy time is what the deploy's own
     verification linked (`deployed`: this run's addresses); it forgets the moved proxies and their
     beacons before reading them again. `submit(fn, *args)` runs a relink (default: here, in turn)."""
-    entries = {_address(e).lower(): e for e in ledger.entries()}
+    entries = {e.address.lower(): e for e in ledger.deployments()}
     deployed = {a.lower() for a in deployed}
     record_admins(ledger, events, entries)
     moved = affected(events, chain, [*entries, *deployed])
@@ -174,11 +151,11 @@ def follow(
         chain.forget(proxy, *([info.beacon] if info is not None and info.beacon else []), event.emitter)
         now = implementation(chain, proxy)
         entry = entries.get(proxy)
-        name = as_text((entry or {}).get("contract")) or proxy
+        name = entry.name if entry is not None else proxy
         if now is None or (proxy in deployed and before == now):
             continue  # the deploy's own verification linked it to this implementation
-        stale = [t for t, v in destinations if linked(entry, t, _url(v)) != now]
-        found.append(Moved(proxy, event, now, before, name, stale))
+        stale = [t for t, v in destinations if entry is None or entry.link_on(t, _url(v)) != now]
+        found.append(Moved(proxy, now, name, stale))
         if entry is None:  # upgraded here, recorded nowhere: `ape verify all` knows it from now on
             ledger.recorded(name, proxy)
     jobs: list[tuple[Moved, str, Verification, Pending]] = []
@@ -216,7 +193,7 @@ def follow(
                 item.proxy,
                 reports,
                 {target: _url(verification)},
-                (target, item.implementation) if verification.sourcify and item.implementation else None,
+                None if verification.kind.links_proxies else (target, item.implementation),
             )
         except Exception as err:  # the link stands; the ledger says why it is stale
             logger.warning("contract_verify: %s", err)
@@ -228,39 +205,28 @@ def _url(verification: Verification) -> str | None:
     return verification.target.url if verification.target is not None else None
 
 
-class _Done:
-    """A relink run in turn: its reports, or what it raised, handed back as a Future would."""
-
-    def __init__(self, value: list[Report] | None = None, error: Exception | None = None):
-        self.value, self.error = value or [], error
-
-    def result(self, timeout: float | None = None) -> list[Report]:
-        if self.error is not None:
-            raise self.error
-        return self.value
-
-
 def _in_turn(fn: Callable[..., list[Report]], *args: object) -> Pending:
+    done: Future[list[Report]] = Future()
     try:
-        return _Done(fn(*args))
+        done.set_result(fn(*args))
     except Exception as err:  # a row of its own, as a pool's Future gives it (`follow`)
-        return _Done(error=err)
+        done.set_exception(err)
+    return done
 
 
 def record_upgrades(events: list[UpgradeEvent], chain: ChainReader, ledger: Ledger, network: str) -> list[str]:
     """With auto off: each proxy the run moved, marked in the ledger (its new implementation and the
     transaction), so `ape verify all` links it again. Returns the proxies."""
-    entries = {_address(e).lower(): e for e in ledger.entries()}
+    entries = {e.address.lower(): e for e in ledger.deployments()}
     record_admins(ledger, events, entries)
     moved = affected(events, chain, entries)
     for proxy, event in moved.items():
         now = implementation(chain, proxy)
         if now is None:
             continue
-        entry = entries.get(proxy) or {}
-        ledger.upgraded(
-            as_text(entry.get("contract")) or proxy, as_text(entry.get("address")) or proxy, now, event.tx_hash, network
-        )
+        entry = entries.get(proxy)
+        name, address = (entry.name, entry.address) if entry is not None else (proxy, proxy)
+        ledger.upgraded(name, address, now, event.tx_hash, network)
     return list(moved)
 
 
@@ -274,13 +240,13 @@ class Plan:
     implementation: str | None = None  # on chain, for a linked proxy
 
 
-def plan(entry: JsonObject | None, targets: dict[str, str | None], chain: ChainReader, address: str) -> Plan:
+def plan(entry: LedgerEntry | None, targets: dict[str, str | None], chain: ChainReader, address: str) -> Plan:
     """`targets`: name -> URL. An entry with no links (not a proxy, or never linked) is verified
     everywhere, as before; a linked proxy is read on chain (one storage read, `detect_proxy`) and
     costs explorer calls only where a target has not ended well or its link is stale. An embedded
     explorer (no URL) is new in each process: it gets everything, as before."""
     names = set(targets)
-    if not (entry or {}).get("links"):
+    if entry is None or not entry.links:
         return Plan(names)
     try:
         now = implementation(chain, address)
@@ -293,7 +259,7 @@ def plan(entry: JsonObject | None, targets: dict[str, str | None], chain: ChainR
     verify = {
         name
         for name in names
-        if targets[name] is None or not done(entry, name) or linked(entry, name, targets[name]) is None
+        if targets[name] is None or not entry.done_on(name) or entry.link_on(name, targets[name]) is None
     }
-    relink = {name for name in names - verify if linked(entry, name, targets[name]) != now}
+    relink = {name for name in names - verify if entry.link_on(name, targets[name]) != now}
     return Plan(verify, relink, names - verify - relink, now)

@@ -9,19 +9,19 @@ print the same summary.
 
 import contextlib
 import dataclasses
-import functools
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional, TypeVar, cast
+from typing import TYPE_CHECKING, Optional
 
+from ape_contract_verify.client.provider import Kind
 from ape_contract_verify.exceptions import ContractVerifyError, ExplorerError, TargetDown
-from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.protocol.values import checksum as _checksum
 from ape_contract_verify.request import CodeFormat
+from ape_contract_verify.workflow.plan import Derivations, Link, Skip, Source, plan_contract
 from ape_contract_verify.workflow.report import Report, proxy_row_label
 
 if TYPE_CHECKING:  # the clients import requests, derive imports Ape: only when a run makes one
@@ -33,18 +33,12 @@ if TYPE_CHECKING:  # the clients import requests, derive imports Ape: only when 
     from ape_contract_verify.client.provider import CreationRecord, VerificationTarget
     from ape_contract_verify.client.targets import ClientOptions, Target
     from ape_contract_verify.config import ContractVerifyConfig
-    from ape_contract_verify.derive.artifacts import Artifact
     from ape_contract_verify.derive.derive import Derivation
-    from ape_contract_verify.engine.compilers import CompileCache
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.explorer.embedded import EmbeddedExplorer
     from ape_contract_verify.request import VerificationRequest
 
 logger = get_logger()
-
-T = TypeVar("T")
-# What `Derivations.once` keys a result by: its kind ("identify", "derive") and what it was made of.
-Key = tuple[str | bool | None, ...]
 
 
 @dataclass
@@ -87,69 +81,6 @@ class Options:
         )
 
 
-class Derivations:
-    """What the targets of one run share per contract: the compile cache, which artifact an
-    address is, and its derivation (or the error deriving it). Computed once, under a lock per key.
-
-    `prepared` holds the artifact of each address the deploy hook resolved on the script's thread,
-    with what deriving it needs of Ape (`derive.inputs.prepare`), so that workers need not call
-    into Ape's managers while the script can (`derive.ape_gate`). A plain dict: the script's
-    thread never waits on a worker's lock."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._keys: dict[Key, threading.Lock] = {}
-        # Each key's value is what its `make` returned: `once` gives it back as that type.
-        self._results: dict[Key, tuple[bool, object]] = {}
-        self.prepared: dict[str, Artifact] = {}  # address (lower case) -> Artifact, resolved
-        # address (lower case) -> the group input Ape built it from, as the ledger kept it at the
-        # deploy: the one the pre-check widens to, whatever was recompiled or edited since.
-        self.kept: dict[str, JsonObject] = {}
-
-    @functools.cached_property
-    def cache(self) -> "CompileCache":
-        """The process's (shared with the local explorer), looked up on first use: the deploy hook
-        makes its Derivations at the script's first deploy, where importing the engine would cost."""
-        from ape_contract_verify.engine.compilers import process_cache
-
-        return process_cache()
-
-    def prepare(self, address: str, deployed_type: str, project: "ProjectManager", runtime: bytes) -> bool:
-        """Resolve, on the caller's (the script's) thread, the artifact Ape deployed at `address`
-        and what deriving it needs of Ape; False when the manifests alone cannot say (workers then
-        resolve it once the script lets them)."""
-        from ape_contract_verify.derive import artifacts, inputs
-
-        try:
-            artifact = artifacts.find_artifact(deployed_type, project, compile=False)
-        except artifacts.ArtifactNotFound as err:
-            logger.debug("%s: %s not resolved at the deploy: %s", address, deployed_type, err)
-            return False
-        if not artifacts.has_code_of(artifact, runtime):
-            return False
-        same = next((a for a in self.prepared.values() if a.reference == artifact.reference), None)
-        if same is not None:
-            artifact.resolved.update(same.resolved)  # the same type deployed again
-        else:
-            inputs.prepare(artifact)
-        self.prepared[address.lower()] = artifact
-        return True
-
-    def once(self, key: Key, make: Callable[[], T]) -> T:
-        with self._lock:
-            key_lock = self._keys.setdefault(key, threading.Lock())
-        with key_lock:
-            if key not in self._results:
-                try:
-                    self._results[key] = (True, make())
-                except Exception as err:  # every target reports the same error
-                    self._results[key] = (False, err)
-        ok, value = self._results[key]
-        if not ok:
-            raise cast(Exception, value)
-        return cast(T, value)  # the key names what `make` built
-
-
 class Verification:
     def __init__(
         self,
@@ -169,15 +100,12 @@ class Verification:
         self.options = options or Options()
         self.target = target
         self.target_name = target.name if target is not None else ""
-        # Sourcify takes standard-json only and links no proxies (it resolves them itself).
-        self.sourcify = client.kind == "sourcify"
-        if self.sourcify and self.options.code_format is not CodeFormat.STANDARD_JSON:
-            # Sourcify takes standard-json only; a flattened file could never match in full there.
-            self.options = dataclasses.replace(self.options, code_format=CodeFormat.STANDARD_JSON)
+        self.kind = Kind(client.kind)
+        code_format = CodeFormat(self.kind.format_for(self.options.code_format))  # Sourcify's: standard-json only
+        self.options = dataclasses.replace(self.options, code_format=code_format)
         self.network = network
         self.browser_url = browser_url.rstrip("/") if browser_url else None
         self.shared = shared or Derivations()
-        self.cache = self.shared.cache
         self.on_progress = on_progress or (lambda address, text: None)
         self._lock = threading.Lock()
         self._done: dict[str, threading.Event] = {}  # source submissions of this run, by address
@@ -204,103 +132,40 @@ class Verification:
         `deployed_type` is the type Ape deployed there (`artifacts.type_reference`), as the deploy
         hook and the ledger know it: used instead of the code, which several types may share; the
         code decides only when no artifact answers to it."""
-        return self._stamp(self._contract(address, name, constructor_args, deployed_type))
+        address = _checksum(address)
+        if not self._first_time(address):  # already handled in this run, e.g. as an implementation
+            self._done[address.lower()].wait(self.options.timeout)
+            return []
+        steps = plan_contract(
+            self.reader, self.project, self.shared, address, name, constructor_args, deployed_type, self._first_time
+        )
+        reports: list[Report] = []
+        for step in steps:
+            if isinstance(step, Skip):
+                reports.append(Report(step.label, step.address, step.outcome, step.reason))
+            elif isinstance(step, Source):
+                reports += self._source(step)
+                self._finished(step.address)  # an implementation: other proxies' links wait for it
+            elif self.kind.links_proxies:
+                self._finished(address)
+                # The link needs the implementation's verification to have ended (maybe on another worker).
+                self._done[step.implementation.lower()].wait(self.options.timeout)
+                reports.append(self.proxy(address, step.implementation, label=step.label))
+            elif step.unlinked:  # a factory's template where proxies resolve themselves: say so
+                reports.append(Report(step.label, address, Outcome.NOTHING_TO_VERIFY, step.unlinked))
+        self._finished(address)
+        link = next((step for step in steps if isinstance(step, Link)), None)
+        if link is not None:  # the ledger keeps, per target, the implementation handled
+            for report in reports:
+                if report.address == address:
+                    report.implementation = link.implementation
+        return self._stamp(reports)
 
     def _stamp(self, reports: list[Report]) -> list[Report]:
         for report in reports:
             report.target = report.target or self.target_name
             report.target_label = report.target_label or (self.target.label if self.target is not None else "")
             report.network = report.network or self.network
-        return reports
-
-    def _identify(self, address: str, deployed_type: str | None = None) -> "Artifact":
-        from ape_contract_verify.derive import artifacts
-        from ape_contract_verify.evm.reads import creation_input
-
-        prepared = self.shared.prepared.get(address.lower())
-        if prepared is not None:
-            return prepared
-
-        def find() -> "Artifact":
-            runtime = self.reader.get_code(address)
-            recorded: Artifact | None = None
-            if deployed_type:
-                try:
-                    recorded = artifacts.find_artifact(deployed_type, self.project)
-                except artifacts.ArtifactNotFound as err:
-                    logger.debug("%s: deployed as %s, which no artifact answers to (%s)", address, deployed_type, err)
-                else:
-                    if artifacts.has_code_of(recorded, runtime):
-                        return recorded
-                    logger.debug("%s: recorded as %s, whose code it does not have", address, deployed_type)
-            try:
-                return artifacts.identify(
-                    address,
-                    self.project,
-                    runtime=runtime,
-                    cache=self.cache,
-                    creation=lambda: creation_input(self.reader, address),
-                )
-            except ContractVerifyError:
-                if recorded is None:
-                    raise
-                # Recompiled since the deploy (`add_library` compiles a library alone): the type Ape
-                # deployed stands, and the pre-check compiles the inputs it was built from.
-                return recorded
-
-        found = self.shared.once(("identify", address.lower(), deployed_type), find)
-        kept = self.shared.kept.get(address.lower())
-        return found if kept is None else dataclasses.replace(found, resolved={**found.resolved, "group": kept})
-
-    def _contract(
-        self, address: str, name: str | None, constructor_args: str | None, deployed_type: str | None = None
-    ) -> list[Report]:
-        from ape_contract_verify.evm.proxies import detect_proxy, stamped_reason
-
-        address = _checksum(address)
-        if not self._first_time(address):  # already handled in this run, e.g. as an implementation
-            self._done[address.lower()].wait(self.options.timeout)
-            return []
-        if name is None:
-            from ape_contract_verify.evm.bytecode import DATA_CONTRACT, is_data_contract
-
-            # No type compiles to it, whatever deployed it: say what it is.
-            if is_data_contract(self.reader.get_code(address)):
-                self._finished(address)
-                return [Report("data contract", address, Outcome.NOTHING_TO_VERIFY, DATA_CONTRACT)]
-        proxy = detect_proxy(self.reader, address)
-        reports: list[Report] = []
-        if proxy is not None:
-            # Several proxies share one implementation: it is submitted once per run.
-            implementation = _checksum(proxy.implementation)
-            if self._first_time(implementation):
-                reports += self._source(implementation, None, None)
-                self._finished(implementation)
-        # A factory's template (no compiler made it): only its link, unless deployed or named as a type.
-        stamped = proxy is not None and proxy.stamped and name is None and not deployed_type
-        if not stamped:
-            if name is None and proxy is not None:
-                try:
-                    self._identify(address, deployed_type)
-                except ContractVerifyError as err:
-                    reports.append(Report(address[:10], address, Outcome.SKIPPED, f"proxy source: {err}"))
-                else:
-                    reports += self._source(address, None, constructor_args, deployed_type)
-            else:
-                reports += self._source(address, name, constructor_args, deployed_type)
-        self._finished(address)
-        if proxy is not None and self.client.supports_proxy_link:
-            # The link needs the implementation's verification to have ended (maybe on another worker).
-            self._done[_checksum(proxy.implementation).lower()].wait(self.options.timeout)
-            own = next((r.contract for r in reports if r.address == address and r.kind == "source"), None)
-            own = own or (proxy.label if stamped else None)
-            reports.append(self.proxy(address, _checksum(proxy.implementation), label=own))
-        elif stamped and proxy is not None:  # Sourcify resolves proxies itself: there is no link to submit
-            reports.append(Report(proxy.label, address, Outcome.NOTHING_TO_VERIFY, stamped_reason(proxy)))
-        if proxy is not None:  # the ledger keeps, per target, which implementation was handled
-            for report in reports:
-                if report.address == address:
-                    report.implementation = _checksum(proxy.implementation)
         return reports
 
     def _first_time(self, address: str) -> bool:
@@ -314,32 +179,19 @@ class Verification:
         with self._lock:
             self._done.setdefault(address.lower(), threading.Event()).set()
 
-    def proxy(self, address: str, expected_implementation: str | None = None, label: str | None = None) -> Report:
-        report = self._stamp([self._proxy(address, expected_implementation, label)])[0]
-        report.implementation = _checksum(expected_implementation) if expected_implementation else None
-        return report
-
-    def relink(self, address: str, implementation: str, label: str | None = None) -> list[Report]:
-        """After an upgrade: the new implementation verified if it is not yet, then the proxy linked
-        to it again (an Etherscan-style explorer keeps the old link until then; Sourcify reads the
-        slot itself, so there only the implementation is verified)."""
-        implementation = _checksum(implementation)
-        reports = self.contract(implementation)
-        if not self.client.supports_proxy_link:
-            return reports
-        report = self._stamp([self._proxy(address, implementation, label, what="proxy re-link")])[0]
-        report.implementation = implementation
-        report.kind = "relink"
-        return reports + [report]
-
-    def _proxy(
-        self, address: str, expected_implementation: str | None, label: str | None, what: str = "proxy link"
+    def proxy(
+        self,
+        address: str,
+        expected_implementation: str | None = None,
+        label: str | None = None,
+        what: str = "proxy link",
     ) -> Report:
         started = time.monotonic()
         address = _checksum(address)
+        expected = _checksum(expected_implementation) if expected_implementation else None
         label = proxy_row_label(label or address[:10], what)
         try:
-            receipt = self.client.verify_proxy(address, expected_implementation)
+            receipt = self.client.verify_proxy(address, expected)
             answer = self.client.wait(
                 receipt,
                 interval=self.options.poll_interval,
@@ -347,34 +199,43 @@ class Verification:
                 on_progress=lambda a: self.on_progress(address, a.reason),
             )
         except ExplorerError as err:
-            return Report(
-                label, address, _failure(err, Outcome.FAILED), err.reason, kind="proxy", seconds=_since(started)
+            report = Report(label, address, _failure(err, Outcome.FAILED), err.reason, seconds=_since(started))
+        else:
+            outcome = Outcome.VERIFIED if answer.outcome.is_success else Outcome.FAILED
+            report = Report(
+                label,
+                address,
+                outcome,
+                answer.reason,
+                guid=receipt.guid,
+                link=self._link(address),
+                seconds=_since(started),
             )
-        outcome = Outcome.VERIFIED if answer.outcome.is_success else Outcome.FAILED
-        return Report(
-            label,
-            address,
-            outcome,
-            answer.reason,
-            kind="proxy",
-            guid=receipt.guid,
-            link=self._link(address),
-            seconds=_since(started),
-        )
+        report.kind, report.implementation = "proxy", expected
+        return self._stamp([report])[0]
+
+    def relink(self, address: str, implementation: str, label: str | None = None) -> list[Report]:
+        """After an upgrade: the new implementation verified if it is not yet, then the proxy linked
+        to it again (an Etherscan-style explorer keeps the old link until then; Sourcify reads the
+        slot itself, so there only the implementation is verified)."""
+        reports = self.contract(implementation)
+        if not self.kind.links_proxies:
+            return reports
+        report = self.proxy(address, implementation, label, what="proxy re-link")
+        report.kind = "relink"
+        return reports + [report]
 
     # -- one source submission ----------------------------------------------------------------
 
-    def _source(
-        self, address: str, name: str | None, constructor_args: str | None, deployed_type: str | None = None
-    ) -> list[Report]:
-        from ape_contract_verify.derive import artifacts, derive
+    def _source(self, step: Source) -> list[Report]:
+        from ape_contract_verify.derive import derive
 
-        started = time.monotonic()
-        label = artifacts.short_name(name or deployed_type or "") or address[:10]
+        started, label, address = time.monotonic(), step.label, step.address
+        if step.error:
+            return [Report(label, address, Outcome.ERROR, step.error, seconds=_since(started))]
+        options = self.options
         try:
-            artifact = artifacts.find_artifact(name, self.project) if name else self._identify(address, deployed_type)
-            label = f"{artifact.label} (blueprint)" if self._is_blueprint(address) else artifact.label
-            if self.options.ask_first and not self.options.force and self._already_verified(address):
+            if options.ask_first and not options.force and self._already_verified(address):
                 return [
                     Report(
                         label,
@@ -385,30 +246,14 @@ class Verification:
                     )
                 ]
             self.on_progress(address, f"deriving {label}")
-            options = self.options
-            derivation = self.shared.once(
-                (
-                    "derive",
-                    address.lower(),
-                    name,
-                    constructor_args,
-                    options.code_format,
-                    options.strict_format,
-                    options.check,
-                    options.license,
-                ),
-                lambda: derive.derive(
-                    artifact,
-                    address,
-                    chain_reader=self.chain,
-                    code_format=options.code_format,
-                    license=options.license,
-                    constructor_args=constructor_args,
-                    check=options.check,
-                    cache=self.cache,
-                    strict_format=options.strict_format,
-                    creation_record=self._creation_record(),
-                ),
+            derivation = self.shared.derive(
+                step,
+                self.chain,
+                code_format=options.code_format,
+                strict_format=options.strict_format,
+                check=options.check,
+                license=options.license,
+                creation_record=self._creation_record(),
             )
         except derive.PrecheckFailed as err:
             return [
@@ -421,7 +266,7 @@ class Verification:
         if derivation.creation_source:
             # debug: a worker thread, whose lines would interleave with the script's own output
             logger.debug("%s: creation code (constructor arguments) from %s", label, derivation.creation_source)
-        return [self._submit(label, derivation, started)]
+        return [self._submit(label, derivation, started, step.blueprint)]
 
     def _creation_record(self) -> "Callable[[str], CreationRecord] | None":
         """This target's record of creations, for contracts whose creation the chain cannot give.
@@ -431,9 +276,9 @@ class Verification:
             return None
         return self.client.creation_records()
 
-    def _submit(self, label: str, derivation: "Derivation", started: float) -> Report:
-        report = self._submit_once(label, derivation.request, derivation, started)
-        if report.outcome == Outcome.FAILED and derivation.request.code_format.value == "solidity-standard-json-input":
+    def _submit(self, label: str, derivation: "Derivation", started: float, blueprint: bool = False) -> Report:
+        report = self._submit_once(label, derivation.request, derivation, started, blueprint)
+        if report.outcome == Outcome.FAILED and derivation.request.code_format is CodeFormat.STANDARD_JSON:
             # Some explorers want every source of the original compile. Retry once with the whole
             # project's input for this compiler, and say so.
             from ape_contract_verify.derive.derive import with_full_project_input
@@ -449,7 +294,7 @@ class Verification:
                     label,
                     report.reason,
                 )
-                retried = self._submit_once(label, request, derivation, started)
+                retried = self._submit_once(label, request, derivation, started, blueprint)
                 retried.warnings = [
                     *retried.warnings,
                     f"minimal input rejected ({report.reason}); retried with the full project input",
@@ -458,7 +303,7 @@ class Verification:
         return report
 
     def _submit_once(
-        self, label: str, request: "VerificationRequest", derivation: "Derivation", started: float
+        self, label: str, request: "VerificationRequest", derivation: "Derivation", started: float, blueprint: bool
     ) -> Report:
         address = request.address
         try:
@@ -479,7 +324,7 @@ class Verification:
         else:
             outcome = answer.outcome if answer.outcome in _OWN_OUTCOMES else Outcome.FAILED
         reason = answer.reason
-        if outcome == Outcome.FAILED and self.sourcify and self._is_blueprint(address):
+        if outcome == Outcome.FAILED and blueprint and not self.kind.verifies_blueprints:
             from ape_contract_verify.evm.blueprint import SOURCIFY_UNSUPPORTED
 
             outcome, reason = Outcome.UNSUPPORTED, f"{SOURCIFY_UNSUPPORTED}; it answered: {answer.reason}"
@@ -497,14 +342,6 @@ class Verification:
             warnings=list(derivation.warnings),
             seconds=_since(started),
         )
-
-    def _is_blueprint(self, address: str) -> bool:
-        from ape_contract_verify.evm.blueprint import is_blueprint
-
-        try:
-            return is_blueprint(self.reader.get_code(address))
-        except Exception:  # the explorer's answer stands
-            return False
 
     def _already_verified(self, address: str) -> bool:
         from ape_contract_verify.exceptions import ContractNotVerified

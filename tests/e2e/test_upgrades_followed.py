@@ -340,6 +340,7 @@ def test_a_beacon_moves_its_known_proxies_and_a_linked_proxy_that_did_not_move_c
     from ape_contract_verify.evm.proxies import EIP1967_BEACON_SLOT, EIP1967_IMPLEMENTATION_SLOT
     from ape_contract_verify.evm.upgrades import UpgradeEvent
     from ape_contract_verify.workflow import upgrades
+    from ape_contract_verify.workflow.ledger_entry import LedgerEntry
 
     other = "0x" + "e" * 40
     chain = _Slots(
@@ -359,18 +360,20 @@ def test_a_beacon_moves_its_known_proxies_and_a_linked_proxy_that_did_not_move_c
         "status": "verified",
         "links": {"etherscan": link(NEW, urls["etherscan"]), "mirror": link(OLD, urls["mirror"])},
     }
-    todo = upgrades.plan(entry, urls, chain, PROXY)
+    todo = upgrades.plan(LedgerEntry.from_json(entry), urls, chain, PROXY)
     assert (todo.verify, todo.relink, todo.current, todo.implementation) == (set(), {"mirror"}, {"etherscan"}, NEW)
     entry["links"]["mirror"] = link(NEW, urls["mirror"])
-    assert upgrades.plan(entry, urls, chain, PROXY).current == {"etherscan", "mirror"}
+    assert upgrades.plan(LedgerEntry.from_json(entry), urls, chain, PROXY).current == {"etherscan", "mirror"}
     # A link made at another URL (a fresh explorer of the same name) is no link there: verified as before.
-    assert upgrades.plan(entry, {**urls, "mirror": "http://c/api"}, chain, PROXY).verify == {"mirror"}
+    assert upgrades.plan(LedgerEntry.from_json(entry), {**urls, "mirror": "http://c/api"}, chain, PROXY).verify == {
+        "mirror"
+    }
     # The embedded explorer (no URL) is new in each process: verified as before.
-    assert upgrades.plan(entry, {"etherscan": None}, chain, PROXY).verify == {"etherscan"}
+    assert upgrades.plan(LedgerEntry.from_json(entry), {"etherscan": None}, chain, PROXY).verify == {"etherscan"}
     # A target that did not end well is verified as before; an entry with no links, everywhere.
     entry["targets"] = {"mirror": {"status": "failed"}}
-    assert upgrades.plan(entry, urls, chain, PROXY).verify == {"mirror"}
-    assert upgrades.plan({"address": other}, {"etherscan": "http://a/api"}, chain, other).verify == {"etherscan"}
+    assert upgrades.plan(LedgerEntry.from_json(entry), urls, chain, PROXY).verify == {"mirror"}
+    assert upgrades.plan(LedgerEntry(other), {"etherscan": "http://a/api"}, chain, other).verify == {"etherscan"}
     # A proxy emitting Upgraded is not a beacon: its own slot says so.
     chain.slots[(PROXY, EIP1967_IMPLEMENTATION_SLOT)] = _word(NEW)
     assert list(upgrades.affected([UpgradeEvent("implementation", PROXY, NEW)], chain, [])) == [PROXY]

@@ -46,6 +46,22 @@ def test_a_link_is_kept_per_target_and_url_in_lower_case():
     assert entry.link_on("sourcify", None) is None
 
 
+def test_a_link_counts_only_at_the_url_it_was_made_and_done_reads_the_target_s_own_status():
+    entry = LedgerEntry.from_json(
+        {
+            "address": PROXY,
+            "status": "failed",
+            "links": {"etherscan": {"implementation": IMPL.lower(), "url": "https://etherscan.example/api"}},
+            "targets": {"etherscan": {"status": "verified"}},
+        }
+    )
+    assert entry.link_on("etherscan", "https://etherscan.example/api") == IMPL.lower()
+    assert entry.link_on("etherscan", "http://127.0.0.1:5000/api") is None
+    assert entry.link_on("blockscout", "https://etherscan.example/api") is None
+    assert entry.done_on("etherscan") and not entry.done_on("blockscout")  # the entry's "failed"
+    assert LedgerEntry(PROXY, status="already verified").done_on("x")
+
+
 def test_ended_upgraded_and_admin_changed():
     entry = LedgerEntry(PROXY, "Proxy")
     entry.ended("error", "explorer down")

@@ -8,7 +8,7 @@ import pytest
 from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.workflow.choice import NetworkChoice
-from ape_contract_verify.workflow.ledger import Ledger
+from ape_contract_verify.workflow.ledger import Ledger, LedgerEntry
 from ape_contract_verify.workflow.recorded import NoRecords, network_choices, plan_items, record_outcome, records_on
 from ape_contract_verify.workflow.report import Report
 from ape_contract_verify.workflow.run import Item
@@ -70,7 +70,7 @@ class Run:
 def test_an_address_with_no_links_is_verified_everywhere_as_before():
     run = Run(("etherscan", "http://127.0.0.1:1/api"), ("sourcify", "http://127.0.0.1:2/"))
     current = []
-    for entry in (None, {"address": PROXY, "status": "failed"}):
+    for entry in (None, LedgerEntry(PROXY, status="failed")):
         [item] = plan_items(run, entry, NET, PROXY, "contracts/Proxy.sol:Proxy", reader=None, current=current)
         assert (item.network, item.address, item.deployed_type, item.targets, item.relink) == (
             NET,

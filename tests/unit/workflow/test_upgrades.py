@@ -6,11 +6,12 @@ from types import SimpleNamespace
 
 import pytest
 
+from ape_contract_verify.client.provider import Kind
 from ape_contract_verify.evm.proxies import EIP1967_BEACON_SLOT, EIP1967_IMPLEMENTATION_SLOT, IMPLEMENTATION_SELECTOR
 from ape_contract_verify.evm.upgrades import ADMIN, BEACON, IMPLEMENTATION, UpgradeEvent
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.workflow import upgrades
-from ape_contract_verify.workflow.ledger import Ledger
+from ape_contract_verify.workflow.ledger import Ledger, LedgerEntry
 from ape_contract_verify.workflow.report import Report
 
 pytestmark = pytest.mark.unit
@@ -76,23 +77,11 @@ def test_a_proxy_s_upgraded_moves_it_and_a_beacon_s_moves_its_known_proxies():
     }
 
 
-def test_a_link_counts_only_at_the_url_it_was_made_and_done_reads_the_target_s_own_status():
-    entry = {
-        "status": "failed",
-        "links": {"etherscan": {"implementation": IMPL1, "url": URL}},
-        "targets": {"etherscan": {"status": "verified"}},
-    }
-    assert upgrades.linked(entry, "etherscan", URL) == IMPL1
-    assert upgrades.linked(entry, "etherscan", "http://127.0.0.1:5000/api") is None
-    assert upgrades.linked(entry, "blockscout", URL) is None and upgrades.linked(None, "etherscan", URL) is None
-    assert upgrades.done(entry, "etherscan") and not upgrades.done(entry, "blockscout")  # the entry's "failed"
-    assert not upgrades.done(None, "etherscan") and upgrades.done({"status": "already verified"}, "x")
-
-
 def test_the_plan_verifies_what_is_not_done_relinks_what_moved_and_skips_what_is_current(ledger):
     chain = Chain()
     chain.proxy(PROXY, IMPL2)
     entry = {
+        "address": PROXY,
         "status": "verified",
         "links": {
             "etherscan": {"implementation": IMPL1, "url": URL},
@@ -105,7 +94,7 @@ def test_the_plan_verifies_what_is_not_done_relinks_what_moved_and_skips_what_is
         },
     }
     targets = {"etherscan": URL, "blockscout": URL, "routescan": URL, "local": None}
-    plan = upgrades.plan(entry, targets, chain, PROXY)
+    plan = upgrades.plan(LedgerEntry.from_json(entry), targets, chain, PROXY)
     assert plan == upgrades.Plan(
         verify={"routescan", "local"}, relink={"etherscan"}, current={"blockscout"}, implementation=IMPL2
     )
@@ -113,8 +102,12 @@ def test_the_plan_verifies_what_is_not_done_relinks_what_moved_and_skips_what_is
 
 def test_without_links_or_a_readable_proxy_everything_is_verified_as_before():
     targets = {"etherscan": URL, "sourcify": URL}
-    assert upgrades.plan({"status": "verified"}, targets, Chain(), PROXY) == upgrades.Plan({"etherscan", "sourcify"})
-    linked_entry = {"links": {"etherscan": {"implementation": IMPL1, "url": URL}}}
+    assert upgrades.plan(LedgerEntry(PROXY, status="verified"), targets, Chain(), PROXY) == upgrades.Plan(
+        {"etherscan", "sourcify"}
+    )
+    linked_entry = LedgerEntry.from_json(
+        {"address": PROXY, "links": {"etherscan": {"implementation": IMPL1, "url": URL}}}
+    )
     assert upgrades.plan(linked_entry, targets, Chain(), PROXY).verify == {"etherscan", "sourcify"}  # no code: no proxy
 
     class Broken(Chain):
@@ -166,7 +159,7 @@ def test_a_relink_with_nothing_of_its_own_to_show_is_kept_only_when_every_report
 
 def test_an_admin_change_is_kept_only_for_a_known_proxy(ledger):
     ledger.recorded("Box", PROXY)
-    known = {e["address"].lower(): e for e in ledger.entries()}
+    known = {e.address.lower(): e for e in ledger.deployments()}
     upgrades.record_admins(
         ledger, [UpgradeEvent(ADMIN, PROXY, ADMIN_ADDR), UpgradeEvent(ADMIN, OTHER, ADMIN_ADDR)], known
     )
@@ -176,7 +169,7 @@ def test_an_admin_change_is_kept_only_for_a_known_proxy(ledger):
 
 def destination(name, relink, url=URL, sourcify=False):
     target = SimpleNamespace(url=url, label=f"{name} label")
-    return name, SimpleNamespace(relink=relink, target=target, sourcify=sourcify)
+    return name, SimpleNamespace(relink=relink, target=target, kind=Kind.SOURCIFY if sourcify else Kind.ETHERSCAN)
 
 
 def test_follow_relinks_a_moved_proxy_where_its_link_is_stale_and_records_it(ledger):

@@ -15,6 +15,7 @@ from ape_contract_verify.protocol.secrets import ApiKey
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 from ape_contract_verify.workflow import dry_run
 from ape_contract_verify.workflow.dry_run import DryRunPlan, Planned
+from ape_contract_verify.workflow.plan import Derivations
 
 pytestmark = pytest.mark.unit
 
@@ -191,7 +192,7 @@ def derived(monkeypatch):
 
 def plan(reader, name=None, **kwargs):
     options = dict(code_format=None, license=None, constructor_args="42", check=True)
-    return dry_run.plan(A, name, reader, None, None, **{**options, **kwargs})
+    return dry_run.plan(A, name, reader, None, Derivations(), **{**options, **kwargs})
 
 
 def test_a_clone_plans_its_implementation_and_the_link_not_its_own_source(derived):
