@@ -148,8 +148,10 @@ class ContractVerifyExplorer(ExplorerAPI):
     # -- ExplorerAPI ---------------------------------------------------------------------------
 
     def get_address_url(self, address: AddressType) -> str:
+        from ape_contract_verify.client.provider import Kind
+
         for target, base in self._pages():
-            if target is None or target.kind != "sourcify":
+            if target is None or target.kind is Kind.ETHERSCAN:  # an Etherscan-style explorer's pages
                 return f"{base}/address/{address}"
             if url := target.contract_url(str(address)):  # Sourcify's repo: <repo>/<chainId>/<address>
                 return url
@@ -158,8 +160,10 @@ class ContractVerifyExplorer(ExplorerAPI):
     def get_transaction_url(self, transaction_hash: str | bytes) -> str:
         if isinstance(transaction_hash, (bytes, bytearray)):  # HexBytes' .hex() has no 0x since 1.0
             transaction_hash = "0x" + bytes(transaction_hash).hex()
+        from ape_contract_verify.client.provider import Kind
+
         # Sourcify shows contracts only: the first target with transaction pages.
-        pages = (base for target, base in self._pages() if target is None or target.kind != "sourcify")
+        pages = (base for target, base in self._pages() if target is None or target.kind is Kind.ETHERSCAN)
         return next((f"{base}/tx/{transaction_hash}" for base in pages), "")
 
     def _pages(self) -> Iterator[tuple[Target | None, str]]:
