@@ -34,17 +34,19 @@ if TYPE_CHECKING:
 logger = get_logger()
 
 _lock = threading.Lock()
-# (id(provider), chain id) -> (provider, explorer); the provider is held so its id is not reused.
-_running: dict[tuple[int, int | None], tuple[ProviderAPI, EmbeddedExplorer]] = {}
+# (id(provider), chain id, store path) -> (provider, explorer); the provider is held so its id is
+# not reused. The store path names the chain instance (its genesis): a provider object reconnected
+# to a new node with the same chain id gets that chain's explorer, not the old one's.
+_running: dict[tuple[int, int | None, Path | None], tuple[ProviderAPI, EmbeddedExplorer]] = {}
 _atexit = False
 
 
-def _key(provider: ProviderAPI) -> tuple[int, int | None]:
+def _key(provider: ProviderAPI) -> tuple[int, int | None, Path | None]:
     try:
         chain_id = provider.chain_id
     except Exception:  # not connected: one explorer per provider object still
-        chain_id = None
-    return id(provider), chain_id
+        return id(provider), None, None
+    return id(provider), chain_id, store_path(provider)
 
 
 def shared(
@@ -62,7 +64,7 @@ def shared(
             return None
         from ape_contract_verify.evm.chain import ApeProviderChain
 
-        explorer = _start(provider, chain_reader or ApeProviderChain(provider))
+        explorer = _start(key[2], chain_reader or ApeProviderChain(provider))
         _running[key] = (provider, explorer)
         if not _atexit:
             _atexit = True
@@ -116,12 +118,11 @@ def store_path(provider: ProviderAPI) -> Path | None:
     return folder / f"explorer-{chain_id}-{genesis[:12]}.sqlite"
 
 
-def _start(provider: ProviderAPI, chain_reader: ChainReader) -> EmbeddedExplorer:
+def _start(path: Path | None, chain_reader: ChainReader) -> EmbeddedExplorer:
     from ape_contract_verify.engine.compilers import process_cache
     from ape_contract_verify.explorer.embedded import start_in_process
     from ape_contract_verify.explorer.store import StoreOpenError
 
-    path = store_path(provider)
     if path is not None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -104,6 +104,19 @@ def test_one_explorer_per_chain_shared_and_started_on_the_given_reader(isolated,
     assert isolated.caches == [process_cache(), process_cache()]
 
 
+def test_a_provider_reconnected_to_a_new_node_of_the_same_chain_id_gets_that_chain_s_explorer(isolated, tmp_path):
+    provider, reader = Provider(), object()
+    first = local_explorers.shared(provider, reader)
+    provider.genesis = "0x" + "7b" * 32  # the same object, now on another anvil (chain id 31337 again)
+    second = local_explorers.kept(provider)
+    assert second is not first and local_explorers.shared(provider, start=False) is second
+    folder = tmp_path / ".build" / "contract_verify"
+    assert [path for _, path in isolated] == [
+        folder / "explorer-31337-9a9a9a9a9a9a.sqlite",
+        folder / "explorer-31337-7b7b7b7b7b7b.sqlite",
+    ]
+
+
 def test_kept_starts_none_for_a_chain_that_ends_with_the_command(isolated):
     assert local_explorers.kept(Provider(process=object())) is None and isolated == []
     assert local_explorers.kept(Provider()) is not None and len(isolated) == 1
