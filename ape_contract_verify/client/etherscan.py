@@ -396,15 +396,9 @@ class ExplorerClient(HttpTarget):
                 answer,
                 reason=reason_of(answer),
             )
-        if answer.outcome == Outcome.NOT_FOUND:
-            raise AddressNotFound(f"{subject}: {reason}", answer, reason=reason_of(answer))
-        if answer.outcome == Outcome.NOT_VERIFIED:
-            raise ContractNotVerified(f"{subject}: {reason}", answer, reason=reason_of(answer))
         if answer.outcome == Outcome.ERROR and reason and (is_bad_endpoint(reason) or "chainid" in reason.lower()):
             raise BadEndpoint(f"{action} at {redact(self.base_url)}: {reason}", answer, reason=reason_of(answer))
-        if action in ("verifysourcecode", "verifyproxycontract"):
-            raise VerificationRejected(f"{subject}: {reason}", answer, reason=reason_of(answer))
-        raise ExplorerError(f"{action} {subject}: {reason}", answer, reason=reason_of(answer))
+        raise answer_error(answer, action, subject, reason)
 
     def _call(self, method: str, action: str, params: Mapping[str, str]) -> ExplorerAnswer:
         """One action, with retries. Returns the classified envelope (never a rate-limit answer)."""
@@ -466,3 +460,15 @@ def blockscout_rest_url(base_url: str, address: str) -> str | None:
     if not path.endswith("/api"):
         return None
     return urlunsplit((parts.scheme, parts.netloc, f"{path}/v2/smart-contracts/{address}", "", ""))
+
+
+def answer_error(answer: ExplorerAnswer, action: str, subject: str, reason: str) -> ExplorerError:
+    """The error for a contract-API answer that is no success, by its outcome: what every
+    Etherscan-style target (over HTTP or in process) raises once its own cases are out."""
+    if answer.outcome == Outcome.NOT_FOUND:
+        return AddressNotFound(f"{subject}: {reason}", answer, reason=reason_of(answer))
+    if answer.outcome == Outcome.NOT_VERIFIED:
+        return ContractNotVerified(f"{subject}: {reason}", answer, reason=reason_of(answer))
+    if action in ("verifysourcecode", "verifyproxycontract"):
+        return VerificationRejected(f"{subject}: {reason}", answer, reason=reason_of(answer))
+    return ExplorerError(f"{action} {subject}: {reason}", answer, reason=reason_of(answer))

@@ -21,7 +21,7 @@ from ape_contract_verify.client.provider import (
     SubmissionReceipt,
     VerificationTarget,
 )
-from ape_contract_verify.exceptions import AddressNotFound, ContractNotVerified, ExplorerError, VerificationRejected
+from ape_contract_verify.exceptions import AddressNotFound, ExplorerError
 from ape_contract_verify.explorer import contract_api
 from ape_contract_verify.json_types import JsonValue
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome, classify
@@ -141,11 +141,6 @@ class LocalTarget(VerificationTarget):
         return answer
 
     def _raise_for(self, answer: ExplorerAnswer, action: str, subject: str) -> NoReturn:
-        reason = answer.reason or f"status {answer.status} {answer.message}"
-        if answer.outcome == Outcome.NOT_FOUND:
-            raise AddressNotFound(f"{subject}: {reason}", answer, reason=reason_of(answer))
-        if answer.outcome == Outcome.NOT_VERIFIED:
-            raise ContractNotVerified(f"{subject}: {reason}", answer, reason=reason_of(answer))
-        if action in contract_api.SUBMISSIONS:
-            raise VerificationRejected(f"{subject}: {reason}", answer, reason=reason_of(answer))
-        raise ExplorerError(f"{action} {subject}: {reason}", answer, reason=reason_of(answer))
+        from ape_contract_verify.client.etherscan import answer_error
+
+        raise answer_error(answer, action, subject, answer.reason or f"status {answer.status} {answer.message}")
