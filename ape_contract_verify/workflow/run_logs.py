@@ -49,7 +49,9 @@ def scan_logs(provider: ProviderAPI, start_block: int, seen: Collection[str] = (
             scan.involved.append(checksum(str(address)))
 
     for number in range(first, latest + 1):
-        for txn in provider.get_block(number).transactions:
+        # Not `get_block(n).transactions`: that asks Ape's query manager, whose first use loads
+        # every plugin's query engine (a second or more) for what the provider answers directly.
+        for txn in provider.get_transactions_by_block(number):
             if not ours(txn):
                 continue
             receipt = provider.get_receipt(txn.txn_hash)
