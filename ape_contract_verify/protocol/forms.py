@@ -17,7 +17,7 @@ from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.protocol.compiler_version import CompilerVersion, InvalidCompilerVersion
 from ape_contract_verify.protocol.inputs import JSON_FORMATS, parse_json_input, unwrap_json_source
-from ape_contract_verify.protocol.values import ADDRESS, HEX
+from ape_contract_verify.protocol.values import ADDRESS, HEX, strip_0x
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 
 MODULE = "contract"
@@ -255,7 +255,7 @@ def validate_license_type(value: FormValue) -> str:
 
 def validate_constructor_arguments(value: FormValue, param: str = "constructorArguements") -> str:
     text = _text(value)
-    digits = text[2:] if text[:2].lower() == "0x" else text
+    digits = strip_0x(text)
     if not HEX.fullmatch(digits) or len(digits) % 2:
         raise InvalidRequest(
             param,
