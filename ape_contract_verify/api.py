@@ -277,6 +277,9 @@ def summary_table(reports: Sequence[Report]) -> str:
     return table(list(reports))
 
 
+_NETWORK_FIX = "give ecosystem:network[:provider], e.g. ethereum:local:foundry"
+
+
 @contextlib.contextmanager
 def connected(network: str | None = None) -> Iterator[ProviderAPI]:
     """The provider to verify on: the connected one when `network` is None (or names it), else
@@ -284,11 +287,7 @@ def connected(network: str | None = None) -> Iterator[ProviderAPI]:
     from ape import networks
 
     if network is not None and not isinstance(network, str):
-        raise InvalidRequest(
-            "network",
-            f"{network!r} is not a network choice",
-            "give ecosystem:network[:provider], e.g. ethereum:local:foundry",
-        )
+        raise InvalidRequest("network", f"{network!r} is not a network choice", _NETWORK_FIX)
     active = networks.active_provider
     if active is not None and active.is_connected and (network is None or _names_active(network, active)):
         yield active
@@ -302,11 +301,7 @@ def connected(network: str | None = None) -> Iterator[ProviderAPI]:
         except ContractVerifyError:
             raise
         except Exception as err:  # Ape's own errors for unknown names and unreachable nodes
-            raise InvalidRequest(
-                "network",
-                f"{choice!r} could not be connected: {err}",
-                "give ecosystem:network[:provider], e.g. ethereum:local:foundry",
-            ) from None
+            raise InvalidRequest("network", f"{choice!r} could not be connected: {err}", _NETWORK_FIX) from None
         yield provider_ctx
 
 
@@ -371,10 +366,8 @@ def _contracts(contracts: Sequence[Contract]) -> list[tuple[str | None, str | No
                     "contracts", f"{contract!r} has no name before '@'", "give 'Name@0x…', or the address alone"
                 )
             wanted.append((name, _address(address, "contracts")))
-        elif is_address(contract):
-            wanted.append((None, contract))
         elif contract.startswith("0x") or not contract.strip():
-            raise InvalidRequest("contracts", f"{contract!r} is not an address", "give 0x followed by 40 hex digits")
+            wanted.append((None, _address(contract, "contracts")))
         else:
             wanted.append((contract, None))
     return wanted
@@ -402,7 +395,7 @@ def _resolve(
 
 
 def _address(value: str, param: str) -> str:
-    if not isinstance(value, str) or not is_address(value):
+    if not is_address(value):
         raise InvalidRequest(param, f"{value!r} is not an address", "give 0x followed by 40 hex digits")
     return value
 

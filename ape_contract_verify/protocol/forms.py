@@ -410,9 +410,5 @@ def validate_request(request: VerificationRequest) -> dict[str, str]:
     for value, rule in ((request.optimization_used, validate_optimization_used), (request.via_ir, validate_via_ir)):
         if value is not None and not isinstance(value, bool):
             rule(value)
-    code_format = validate_code_format(request.code_format)
-    if not isinstance(request.code_format, CodeFormat):  # to_form() needs the enum
-        request = replace(request, code_format=CodeFormat(code_format))
-    form = dict(request.to_form())
-    form["codeformat"] = code_format
-    return validate_verify_form(form)
+    code_format = CodeFormat(validate_code_format(request.code_format))  # to_form() needs the enum
+    return validate_verify_form(replace(request, code_format=code_format).to_form())
