@@ -83,11 +83,7 @@ def explorer_options(f: Command[T]) -> Command[T]:
         **kwargs: object,
     ) -> T:
         kwargs["explorer"] = ExplorerChoice(
-            network=network[0] if network else None,
-            explorer_url=explorer_url,
-            api_key=api_key,
-            target_names=tuple(target_names),
-            networks=tuple(network),
+            network[0] if network else None, explorer_url, api_key, target_names, network
         )
         return f(*args, **kwargs)
 

@@ -87,8 +87,7 @@ def abi(cli_ctx: ApeCliContextObject, address: str, explorer: ExplorerChoice, as
 
 def _safe_relative(path: str) -> Path:
     """A source path from the explorer, confined under the output directory."""
-    parts = [p for p in PurePosixPath(path.replace("\\", "/")).parts if p not in ("", "/", ".", "..")]
-    parts = [p.replace(":", "_") for p in parts]
+    parts = [p.replace(":", "_") for p in PurePosixPath(path.replace("\\", "/")).parts if p not in ("", "/", ".", "..")]
     return Path(*parts) if parts else Path("source.sol")
 
 
