@@ -21,13 +21,12 @@ A verification that failed is not an exception: it is a report whose `ok` is Fal
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import logging
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, Union, runtime_checkable
 
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
+from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.values import is_address
 from ape_contract_verify.request import CodeFormat
 from ape_contract_verify.workflow.choice import NetworkChoice, connected_label
@@ -41,6 +40,10 @@ from ape_contract_verify.workflow.status import StatusView, TargetStatus
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
 
+    from ape_contract_verify.client.provider import ExplorerRecord, VerificationTarget
+    from ape_contract_verify.json_types import JsonValue
+    from ape_contract_verify.protocol.answers import ExplorerAnswer
+
 __all__ = [
     "CodeFormat",
     "ContractVerifyError",
@@ -51,9 +54,12 @@ __all__ = [
     "StatusRow",
     "StatusView",
     "TargetStatus",
+    "abi",
     "connected",
     "dry_run",
     "failed",
+    "job_status",
+    "source",
     "status",
     "summary_table",
     "verify",
@@ -105,7 +111,7 @@ def verify(
     wanted = _contracts(contracts)
     fmt = _options(code_format, workers, check=check, force=force)
     choice = _choice(network, targets, explorer_url, api_key).one_network()
-    warn = on_warning or _log_warning
+    warn = on_warning or get_logger().warning
     with connected(choice.network) as provider:
         choice = _bound(choice, provider)
         pairs = _resolve(wanted, choice, provider, warn)
@@ -114,10 +120,11 @@ def verify(
         known = deployed_as(project, chain_id_of(provider), unnamed) if unnamed else {}
         with _run(fmt, check, force, workers, on_progress) as run:
             label = _open(run, choice, provider)
-            items = [Item(label, address, name, constructor_args) for name, address in pairs]
-            for i, item in enumerate(items):
-                if item.name is None and (kept := known.get(item.address.lower())) is not None:
-                    items[i] = dataclasses.replace(item, deployed_type=kept.type, kept_input=kept.compile_input)
+            items = []
+            for name, address in pairs:
+                kept = known.get(address.lower()) if name is None else None
+                deployed_type, kept_input = (kept.type, kept.compile_input) if kept else (None, None)
+                items.append(Item(label, address, name, constructor_args, deployed_type, kept_input=kept_input))
             return run.verify(items)
 
 
@@ -171,7 +178,7 @@ def verify_all(
     from ape_contract_verify.workflow.recorded import RecordedBatch, network_choices
 
     fmt = _options(code_format, workers, check=check)
-    warn = on_warning or _log_warning
+    warn = on_warning or get_logger().warning
     choices = network_choices(project, _choice(network, targets, explorer_url, api_key), all_networks, warn)
     with contextlib.ExitStack() as stack:
         run = stack.enter_context(_run(fmt, check, False, workers, on_progress))
@@ -202,7 +209,7 @@ def status(
     from ape_contract_verify.workflow.recorded import network_choices, records_on
 
     _options(None, workers, max_workers=10)  # a client keeps 10 pooled connections
-    warn = on_warning or _log_warning
+    warn = on_warning or get_logger().warning
     cfg = config.get_config("contract_verify")
     choices = network_choices(project, _choice(network, targets, explorer_url, api_key), all_networks, warn)
     found = []
@@ -245,7 +252,7 @@ def dry_run(
     choice = _choice(network, targets, explorer_url, api_key).one_network()
     with connected(choice.network) as provider:
         choice = _bound(choice, provider)
-        pairs = _resolve(wanted, choice, provider, on_warning or _log_warning)
+        pairs = _resolve(wanted, choice, provider, on_warning or get_logger().warning)
         plan = plan_dry_run(choice, provider, pairs, constructor_args, fmt, check)
     if out is not None:
         plan.write(str(out))
@@ -270,6 +277,9 @@ def summary_table(reports: Sequence[Report]) -> str:
     return table(list(reports))
 
 
+_NETWORK_FIX = "give ecosystem:network[:provider], e.g. ethereum:local:foundry"
+
+
 @contextlib.contextmanager
 def connected(network: str | None = None) -> Iterator[ProviderAPI]:
     """The provider to verify on: the connected one when `network` is None (or names it), else
@@ -277,11 +287,7 @@ def connected(network: str | None = None) -> Iterator[ProviderAPI]:
     from ape import networks
 
     if network is not None and not isinstance(network, str):
-        raise InvalidRequest(
-            "network",
-            f"{network!r} is not a network choice",
-            "give ecosystem:network[:provider], e.g. ethereum:local:foundry",
-        )
+        raise InvalidRequest("network", f"{network!r} is not a network choice", _NETWORK_FIX)
     active = networks.active_provider
     if active is not None and active.is_connected and (network is None or _names_active(network, active)):
         yield active
@@ -295,21 +301,11 @@ def connected(network: str | None = None) -> Iterator[ProviderAPI]:
         except ContractVerifyError:
             raise
         except Exception as err:  # Ape's own errors for unknown names and unreachable nodes
-            raise InvalidRequest(
-                "network",
-                f"{choice!r} could not be connected: {err}",
-                "give ecosystem:network[:provider], e.g. ethereum:local:foundry",
-            ) from None
+            raise InvalidRequest("network", f"{choice!r} could not be connected: {err}", _NETWORK_FIX) from None
         yield provider_ctx
 
 
 # -- helpers ----------------------------------------------------------------------------------
-
-
-def _log_warning(text: str) -> None:
-    from ape_contract_verify.logs import get_logger
-
-    get_logger().log(logging.WARNING, text)
 
 
 def _choice(
@@ -370,10 +366,8 @@ def _contracts(contracts: Sequence[Contract]) -> list[tuple[str | None, str | No
                     "contracts", f"{contract!r} has no name before '@'", "give 'Name@0x…', or the address alone"
                 )
             wanted.append((name, _address(address, "contracts")))
-        elif is_address(contract):
-            wanted.append((None, contract))
         elif contract.startswith("0x") or not contract.strip():
-            raise InvalidRequest("contracts", f"{contract!r} is not an address", "give 0x followed by 40 hex digits")
+            wanted.append((None, _address(contract, "contracts")))
         else:
             wanted.append((contract, None))
     return wanted
@@ -401,7 +395,7 @@ def _resolve(
 
 
 def _address(value: str, param: str) -> str:
-    if not isinstance(value, str) or not is_address(value):
+    if not is_address(value):
         raise InvalidRequest(param, f"{value!r} is not an address", "give 0x followed by 40 hex digits")
     return value
 
@@ -460,7 +454,7 @@ def _open(run: VerificationRun, choice: NetworkChoice, provider: ProviderAPI) ->
     from ape_contract_verify.evm.chain import ApeProviderChain
     from ape_contract_verify.workflow.choice import chain_id_of
 
-    label = choice.one_network().label()
+    label = choice.label()
     run.add_network(label, choice.targets(chain_id_of(provider)), provider, ApeProviderChain(provider))
     return label
 
@@ -534,11 +528,3 @@ def _read_target(
 ) -> VerificationTarget:
     """The client of the one target a read asks, resolved without connecting."""
     return NetworkChoice(network, explorer_url, api_key, (target,) if target else ()).read_target().client()
-
-
-__all__ += ["abi", "job_status", "source"]
-
-if TYPE_CHECKING:
-    from ape_contract_verify.client.provider import ExplorerRecord, VerificationTarget
-    from ape_contract_verify.json_types import JsonValue
-    from ape_contract_verify.protocol.answers import ExplorerAnswer

@@ -33,13 +33,8 @@ class ExplorerError(ContractVerifyError):
 
     def __init__(self, message: str, answer: object | None = None, reason: str = ""):
         self.answer = answer
-        self._reason = reason
+        self.reason = reason or message  # the explorer's own text, else the message (both redacted)
         super().__init__(message)
-
-    @property
-    def reason(self) -> str:
-        """The explorer's own text, else the message (the client redacts both before raising)."""
-        return self._reason or str(self)
 
 
 class ExplorerUnavailable(ExplorerError):

@@ -17,11 +17,8 @@ class CodeFormat(str, Enum):
 
     @classmethod
     def _missing_(cls, value: object) -> CodeFormat | None:
-        return (
-            {"standard-json": cls.STANDARD_JSON, "flatten": cls.SINGLE_FILE}.get(value)
-            if isinstance(value, str)
-            else None
-        )
+        aliases = {"standard-json": cls.STANDARD_JSON, "flatten": cls.SINGLE_FILE}
+        return aliases.get(value) if isinstance(value, str) else None
 
     @classmethod
     def for_solidity(cls, value: object) -> CodeFormat:

@@ -133,11 +133,11 @@ def pytest_unconfigure(config):
 @pytest.fixture
 def fast_cli(monkeypatch):
     """CLI commands build their own client: keep its backoff short so fault tests stay fast."""
-    from ape_contract_verify.cli.options import ExplorerChoice
+    from ape_contract_verify.client.targets import Target
 
-    original = ExplorerChoice.client
+    original = Target.client
     monkeypatch.setattr(
-        ExplorerChoice, "client", lambda self, **kw: original(self, **{"backoff": 0.01, "max_backoff": 0.02, **kw})
+        Target, "client", lambda self, *a, **kw: original(self, *a, **{"backoff": 0.01, "max_backoff": 0.02, **kw})
     )
 
 

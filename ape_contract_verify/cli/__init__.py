@@ -9,20 +9,12 @@ def cli() -> None:
     Routescan, or the plugin's own local explorer)."""
 
 
-# Explorer reads: `ape verify abi | source | status` (issue 3).
+# Explorer reads (issue 3); derive, submit, follow (issues 5 and 6).
 from ape_contract_verify.cli.read import abi, source, status  # noqa: E402
-
-cli.add_command(abi)
-cli.add_command(source)
-cli.add_command(status)
-
-
-# Derive, submit, follow: `ape verify contract | proxy` (issues 5 and 6).
 from ape_contract_verify.cli.verify import all_deployments, contract, proxy  # noqa: E402
 
-cli.add_command(contract)
-cli.add_command(proxy)
-cli.add_command(all_deployments)
+for command in (abi, source, status, contract, proxy, all_deployments):
+    cli.add_command(command)
 
 
 # What only server/ imports: the `explorer` extra (pyproject.toml).

@@ -24,15 +24,10 @@ def warn(text: str) -> None:
     click.echo(f"WARNING: {text}", err=True)
 
 
-@contextlib.contextmanager
-def quiet_stdout(as_json: bool) -> Iterator[None]:
+def quiet_stdout(as_json: bool) -> contextlib.AbstractContextManager[object]:
     """With --json, stdout carries only the JSON document: whatever Ape prints on the way
     (e.g. "INFO: Installing openzeppelin") goes to stderr."""
-    if not as_json:
-        yield
-        return
-    with contextlib.redirect_stdout(sys.stderr):
-        yield
+    return contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext()
 
 
 @contextlib.contextmanager
@@ -96,10 +91,13 @@ def finish(reports: list[Report], as_json: bool) -> None:
 
 def api_call(call: Callable[[], T]) -> T:
     """Call the API; its errors (bad input, nothing recorded) are usage errors: exit 2, no traceback."""
-    from ape_contract_verify.cli.options import as_usage_error
+    from ape_contract_verify.cli.options import usage_error
+    from ape_contract_verify.exceptions import ContractVerifyError
     from ape_contract_verify.workflow import local_explorers
 
     try:
-        return as_usage_error(call)
+        return call()
+    except ContractVerifyError as err:
+        raise usage_error(err) from None
     finally:  # a command's embedded explorer ends with the command, as it always has
         local_explorers.stop_all()

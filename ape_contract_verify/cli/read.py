@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, NoReturn, TypedDict, TypeVar
 
 import click
 
+from ape_contract_verify.cli.common import api_call, quiet_stdout, warn
 from ape_contract_verify.cli.options import explorer_options, json_option
-from ape_contract_verify.json_types import JsonObject, JsonValue
+from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Texts
 
 if TYPE_CHECKING:
@@ -86,8 +87,7 @@ def abi(cli_ctx: ApeCliContextObject, address: str, explorer: ExplorerChoice, as
 
 def _safe_relative(path: str) -> Path:
     """A source path from the explorer, confined under the output directory."""
-    parts = [p for p in PurePosixPath(path.replace("\\", "/")).parts if p not in ("", "/", ".", "..")]
-    parts = [p.replace(":", "_") for p in parts]
+    parts = [p.replace(":", "_") for p in PurePosixPath(path.replace("\\", "/")).parts if p not in ("", "/", ".", "..")]
     return Path(*parts) if parts else Path("source.sol")
 
 
@@ -141,26 +141,23 @@ def source(
         settings_path.write_text(json.dumps(_settings_document(record), indent=2) + "\n", encoding="utf-8")
         written.append(str(settings_path))
 
-    optimizer = f"enabled, {record.runs} runs" if record.optimization_used else "disabled"
-    evm = record.settings.get("evmVersion") or record.evm_version or "Default"
     if as_json:
-        files: list[JsonValue] = [*sorted(record.files)]
-        document: JsonObject = {"ok": True, "address": address, **_settings_document(record), "files": files}
-        document["written"] = [*written]
-        click.echo(json.dumps(document))
+        document = {"ok": True, "address": address, **_settings_document(record), "files": sorted(record.files)}
+        click.echo(json.dumps({**document, "written": written}))
         return
-    click.echo(f"Contract:       {record.name}")
-    click.echo(f"Compiler:       {record.compiler}")
-    click.echo(f"Optimizer:      {optimizer}")
-    click.echo(f"EVM version:    {evm}")
-    click.echo(f"Licence:        {record.license or 'Unknown'}")
-    if record.proxy:
-        click.echo(f"Proxy:          yes, implementation {record.implementation or 'unknown'}")
-    else:
-        click.echo("Proxy:          no")
-    click.echo(f"Source files:   {len(record.files)} ({record.source_format})")
+    fields = {
+        "Contract": record.name,
+        "Compiler": record.compiler,
+        "Optimizer": f"enabled, {record.runs} runs" if record.optimization_used else "disabled",
+        "EVM version": record.settings.get("evmVersion") or record.evm_version or "Default",
+        "Licence": record.license or "Unknown",
+        "Proxy": f"yes, implementation {record.implementation or 'unknown'}" if record.proxy else "no",
+        "Source files": f"{len(record.files)} ({record.source_format})",
+    }
     if written:
-        click.echo(f"Written to:     {out}")
+        fields["Written to"] = str(out)
+    for label, value in fields.items():
+        click.echo(f"{label + ':':<16}{value}")
 
 
 @click.command(short_help="What is verified where (every recorded deployment), or one submission's outcome (GUID)")
@@ -208,15 +205,9 @@ def status(
 
     With GUID: print the outcome of the submission with that receipt."""
     if guid is None:
-        given = [
-            name
-            for name, on in (("--proxy", proxy), ("--wait", wait_), ("--interval", interval), ("--timeout", timeout))
-            if on
-        ]
-        if given:
+        flags = {"--proxy": proxy, "--wait": wait_, "--interval": interval, "--timeout": timeout}
+        if given := [name for name, on in flags.items() if on]:
             raise click.UsageError(f"{', '.join(given)} go with a GUID: `ape verify status GUID {given[0]}`")
-        from ape_contract_verify.cli.status import overview
-
         overview(explorer, as_json, all_networks, workers)
         return
     if all_networks or workers:
@@ -235,20 +226,40 @@ def status(
         ),
     )
     ok = answer.outcome.is_success or not answer.outcome.is_final
-    if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "ok": ok,
-                    "guid": raw.strip(),
-                    "outcome": answer.outcome.value,
-                    "status": answer.status,
-                    "reason": answer.reason,
-                }
+    outcome, reason = answer.outcome.value, answer.reason
+    document = {"ok": ok, "guid": raw.strip(), "outcome": outcome, "status": answer.status, "reason": reason}
+    click.echo(json.dumps(document) if as_json else f"{outcome}: {reason}")
+    if not ok:
+        click.echo(f"ERROR: {reason or outcome}", err=True)
+        sys.exit(1)
+
+
+def overview(explorer: ExplorerChoice, as_json: bool, all_networks: bool, workers: int | None) -> None:
+    """`ape verify status` without a GUID: the status table of every recorded deployment (`api.status`),
+    why each row fails on stderr, and the exit code: 0 all verified on `required_targets`, 1 not."""
+    from ape_contract_verify import api
+
+    if all_networks and explorer.networks:
+        raise click.UsageError("give --network or --all-networks, not both")
+    with quiet_stdout(as_json):
+        view = api_call(
+            lambda: api.status(
+                explorer.networks or None,
+                all_networks=all_networks,
+                targets=explorer.target_names,
+                explorer_url=explorer.explorer_url,
+                api_key=explorer.api_key,
+                workers=workers,
+                on_warning=warn,
             )
         )
-    else:
-        click.echo(f"{answer.outcome.value}: {answer.reason}")
-    if not ok:
-        click.echo(f"ERROR: {answer.reason or answer.outcome.value}", err=True)
-        sys.exit(1)
+    click.echo(json.dumps(view.as_dict(), indent=2) if as_json else view.table(styled=sys.stdout.isatty()))
+    counted = {(id(row), target.target) for row, target in view.failing()}
+    for row, target in view.failing(required_only=False):  # on stderr with --json too: a CI log says why
+        level = "ERROR" if (id(row), target.target) in counted else "WARNING"  # not a required target
+        reason = f": {target.reason}" if target.reason else ""
+        click.echo(
+            f"{level}: {row.contract} {row.address} on {target.label or target.target} ({row.network}): {target.state}{reason}",
+            err=True,
+        )
+    sys.exit(0 if view.ok else 1)

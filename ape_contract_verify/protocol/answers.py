@@ -38,28 +38,6 @@ class Texts:
     # only in `message`.
     BLOCKSCOUT_ALREADY_VERIFIED = "Smart-contract already verified."
     BLOCKSCOUT_NOT_A_CONTRACT = "The address is not a smart contract"  # Jan-Sep 2025 (#11504)
-    BLOCKSCOUT_NOT_A_SMART_CONTRACT = "Address is not a smart-contract"  # since Sep 2025 (#13081)
-    BLOCKSCOUT_CONTRACT_NOT_FOUND = "Smart-contract not found or is not verified"  # verifyproxycontract
-    BLOCKSCOUT_PROXY_TOO_SOON = "Only one attempt in {ms}ms"  # verifyproxycontract, implementation fresh
-    BLOCKSCOUT_INVALID_ADDRESS = "Invalid address hash"
-    BLOCKSCOUT_MISSING_CODEFORMAT = "Missing codeformat field"
-    BLOCKSCOUT_PUBLISH_FAILED = "Something went wrong while publishing the contract"
-    BLOCKSCOUT_UNKNOWN_ACTION = "Unknown action"  # also: the instance has verification turned off
-    BLOCKSCOUT_UNKNOWN_MODULE = "Unknown module"
-    BLOCKSCOUT_RATE_LIMIT = "Too many requests. Increase limits now at https://dev.blockscout.com"  # with HTTP 429
-    # Etherscan's paid-plan refusals: an answer, not a fault; asking again changes nothing.
-    FREE_PLAN_UNSUPPORTED_CHAIN = (
-        "Free API access is not supported for this chain. Please upgrade your api plan for full chain coverage. "
-        "https://etherscan.io/apis"
-    )
-    PRO_ENDPOINT = (
-        "Sorry, it looks like you are trying to access an API Pro endpoint. Contact us to upgrade to API Pro."
-    )
-    # A free key turned away for a while under load: a rate limit, waited out.
-    FREE_PLAN_BUSY = (
-        "Free API access is temporarily unavailable due to unusually high network activity. To maintain "
-        "uninterrupted service, we recommend upgrading to a paid plan: https://etherscan.io/apis"
-    )
     INVALID_CONSTRUCTOR_ARGUMENTS = (
         "Invalid constructor arguments provided. Please verify that they are in ABI-encoded format"
     )

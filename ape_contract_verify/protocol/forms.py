@@ -17,7 +17,7 @@ from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.protocol.compiler_version import CompilerVersion, InvalidCompilerVersion
 from ape_contract_verify.protocol.inputs import JSON_FORMATS, parse_json_input, unwrap_json_source
-from ape_contract_verify.protocol.values import ADDRESS, HEX
+from ape_contract_verify.protocol.values import ADDRESS, HEX, strip_0x
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 
 MODULE = "contract"
@@ -255,7 +255,7 @@ def validate_license_type(value: FormValue) -> str:
 
 def validate_constructor_arguments(value: FormValue, param: str = "constructorArguements") -> str:
     text = _text(value)
-    digits = text[2:] if text[:2].lower() == "0x" else text
+    digits = strip_0x(text)
     if not HEX.fullmatch(digits) or len(digits) % 2:
         raise InvalidRequest(
             param,
@@ -410,9 +410,5 @@ def validate_request(request: VerificationRequest) -> dict[str, str]:
     for value, rule in ((request.optimization_used, validate_optimization_used), (request.via_ir, validate_via_ir)):
         if value is not None and not isinstance(value, bool):
             rule(value)
-    code_format = validate_code_format(request.code_format)
-    if not isinstance(request.code_format, CodeFormat):  # to_form() needs the enum
-        request = replace(request, code_format=CodeFormat(code_format))
-    form = dict(request.to_form())
-    form["codeformat"] = code_format
-    return validate_verify_form(form)
+    code_format = CodeFormat(validate_code_format(request.code_format))  # to_form() needs the enum
+    return validate_verify_form(replace(request, code_format=code_format).to_form())

@@ -56,10 +56,7 @@ def spdx_from_source(source: str) -> str | None:
 
 def code_from_source(source: str) -> int:
     """The licence code for a source file; a compound or unknown expression counts as None (1)."""
-    spdx = spdx_from_source(source)
-    if not spdx:
-        return 1
     try:
-        return license_code(spdx)
+        return license_code(spdx_from_source(source) or 1)
     except UnknownLicense:
         return 1

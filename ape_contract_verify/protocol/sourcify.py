@@ -264,7 +264,7 @@ def _required(body: Mapping[str, JsonValue], name: str, kind: type[_Field], fix:
     if name not in body or body[name] is None:
         raise InvalidRequest(name, "is a required property and is missing", fix)
     value = body[name]
-    if not isinstance(value, kind) or isinstance(value, bool):
+    if not isinstance(value, kind):
         raise InvalidRequest(
             name, f"must be a JSON {'object' if kind is dict else 'string'}, not {type(value).__name__}", fix
         )

@@ -23,6 +23,34 @@ from support.client import single_file_request
 from support.stub_server import ADDRESS, GUID, IMPL, Http, Sleeps, make_client, notok, ok
 
 
+class Recorded:
+    """Texts real explorers answer with that only the client reads (it matches them by `classify`'s
+    rules): Blockscout's (controllers/api/rpc/contract_controller.ex) and Etherscan's plan refusals."""
+
+    BLOCKSCOUT_NOT_A_SMART_CONTRACT = "Address is not a smart-contract"  # since Sep 2025 (#13081)
+    BLOCKSCOUT_CONTRACT_NOT_FOUND = "Smart-contract not found or is not verified"  # verifyproxycontract
+    BLOCKSCOUT_PROXY_TOO_SOON = "Only one attempt in {ms}ms"  # verifyproxycontract, implementation fresh
+    BLOCKSCOUT_INVALID_ADDRESS = "Invalid address hash"
+    BLOCKSCOUT_MISSING_CODEFORMAT = "Missing codeformat field"
+    BLOCKSCOUT_PUBLISH_FAILED = "Something went wrong while publishing the contract"
+    BLOCKSCOUT_UNKNOWN_ACTION = "Unknown action"  # also: the instance has verification turned off
+    BLOCKSCOUT_UNKNOWN_MODULE = "Unknown module"
+    BLOCKSCOUT_RATE_LIMIT = "Too many requests. Increase limits now at https://dev.blockscout.com"  # with HTTP 429
+    # Etherscan's paid-plan refusals: an answer, not a fault; asking again changes nothing.
+    FREE_PLAN_UNSUPPORTED_CHAIN = (
+        "Free API access is not supported for this chain. Please upgrade your api plan for full chain coverage. "
+        "https://etherscan.io/apis"
+    )
+    PRO_ENDPOINT = (
+        "Sorry, it looks like you are trying to access an API Pro endpoint. Contact us to upgrade to API Pro."
+    )
+    # A free key turned away for a while under load: a rate limit, waited out.
+    FREE_PLAN_BUSY = (
+        "Free API access is temporarily unavailable due to unusually high network activity. To maintain "
+        "uninterrupted service, we recommend upgrading to a paid plan: https://etherscan.io/apis"
+    )
+
+
 def shown(result):
     """Blockscout's `show.json`."""
     return {"status": "1", "message": "OK", "result": result}
@@ -55,7 +83,7 @@ def test_already_verified_is_a_success_even_with_a_null_result(stub, answer):
 
 
 @pytest.mark.parametrize(
-    "text", [Texts.BLOCKSCOUT_NOT_A_SMART_CONTRACT, Texts.BLOCKSCOUT_NOT_A_CONTRACT], ids=["2025-09+", "2025-01"]
+    "text", [Recorded.BLOCKSCOUT_NOT_A_SMART_CONTRACT, Texts.BLOCKSCOUT_NOT_A_CONTRACT], ids=["2025-09+", "2025-01"]
 )
 def test_not_a_smart_contract_is_waited_out_as_not_indexed(stub, text):
     stub.answer(error(text, text), error(text, text), shown(GUID))
@@ -68,7 +96,7 @@ def test_not_a_smart_contract_is_waited_out_as_not_indexed(stub, text):
 
 
 def test_not_a_smart_contract_after_the_wait_names_the_address(stub):
-    text = Texts.BLOCKSCOUT_NOT_A_SMART_CONTRACT
+    text = Recorded.BLOCKSCOUT_NOT_A_SMART_CONTRACT
     stub.answer(error(text, text))
     with pytest.raises(AddressNotFound) as info:
         make_client(stub).verify_source_code(single_file_request())
@@ -79,10 +107,10 @@ def test_not_a_smart_contract_after_the_wait_names_the_address(stub):
 @pytest.mark.parametrize(
     "text",
     [
-        Texts.BLOCKSCOUT_MISSING_CODEFORMAT,
+        Recorded.BLOCKSCOUT_MISSING_CODEFORMAT,
         "contractname is required.",
-        Texts.BLOCKSCOUT_INVALID_ADDRESS,
-        f'{Texts.BLOCKSCOUT_PUBLISH_FAILED}: %{{name: ["can\'t be blank"]}}',
+        Recorded.BLOCKSCOUT_INVALID_ADDRESS,
+        f'{Recorded.BLOCKSCOUT_PUBLISH_FAILED}: %{{name: ["can\'t be blank"]}}',
     ],
     ids=["codeformat", "param", "address", "publish"],
 )
@@ -95,7 +123,7 @@ def test_refusals_with_the_text_only_in_message_carry_it(stub, text):
     assert len(stub.seen) == 1
 
 
-@pytest.mark.parametrize("text", [Texts.BLOCKSCOUT_UNKNOWN_ACTION, Texts.BLOCKSCOUT_UNKNOWN_MODULE])
+@pytest.mark.parametrize("text", [Recorded.BLOCKSCOUT_UNKNOWN_ACTION, Recorded.BLOCKSCOUT_UNKNOWN_MODULE])
 def test_unknown_action_means_a_wrong_endpoint_not_a_failed_verification(stub, text):
     stub.answer(error(text))
     with pytest.raises(BadEndpoint) as info:
@@ -148,16 +176,16 @@ def test_checkproxyverification_answers(stub, answer, outcome):
 
 
 def test_proxy_of_an_unverified_contract_is_not_verified(stub):
-    stub.answer(error(Texts.BLOCKSCOUT_CONTRACT_NOT_FOUND))
+    stub.answer(error(Recorded.BLOCKSCOUT_CONTRACT_NOT_FOUND))
     with pytest.raises(ContractNotVerified) as info:
         make_client(stub).verify_proxy(ADDRESS)
     assert info.value.answer.outcome == Outcome.NOT_VERIFIED
-    assert info.value.reason == Texts.BLOCKSCOUT_CONTRACT_NOT_FOUND
+    assert info.value.reason == Recorded.BLOCKSCOUT_CONTRACT_NOT_FOUND
     assert len(stub.seen) == 1
 
 
 def test_proxy_asked_again_too_soon_is_a_final_reason(stub):
-    text = Texts.BLOCKSCOUT_PROXY_TOO_SOON.format(ms=12000)
+    text = Recorded.BLOCKSCOUT_PROXY_TOO_SOON.format(ms=12000)
     stub.answer(error(text))
     with pytest.raises(VerificationRejected) as info:
         make_client(stub).verify_proxy(ADDRESS)
@@ -184,15 +212,15 @@ def test_getsourcecode_of_an_unverified_contract_has_only_its_address(stub):
 
 
 def test_too_many_requests_is_waited_out(stub):
-    body = json.dumps(error(Texts.BLOCKSCOUT_RATE_LIMIT))
+    body = json.dumps(error(Recorded.BLOCKSCOUT_RATE_LIMIT))
     stub.answer(
-        Http(429, body, {"Content-Type": "application/json"}), error(Texts.BLOCKSCOUT_RATE_LIMIT), shown(Texts.PASS)
+        Http(429, body, {"Content-Type": "application/json"}), error(Recorded.BLOCKSCOUT_RATE_LIMIT), shown(Texts.PASS)
     )
     sleeps = Sleeps()
     answer = make_client(stub, sleep=sleeps).check_verify_status(GUID)
     assert answer.outcome == Outcome.VERIFIED
     assert len(stub.seen) == 3 and len(sleeps) == 2
-    assert classify("0", Texts.BLOCKSCOUT_RATE_LIMIT, None).outcome == Outcome.RATE_LIMITED
+    assert classify("0", Recorded.BLOCKSCOUT_RATE_LIMIT, None).outcome == Outcome.RATE_LIMITED
 
 
 # -- Blockscout's Pro API: `chain_id`, never `chainid` ----------------------------------------------
@@ -235,7 +263,9 @@ def test_a_plain_blockscout_instance_gets_no_chain_parameter(stub):
 # -- Etherscan's free plan: an answer of its own, asked once ---------------------------------------
 
 
-@pytest.mark.parametrize("text", [Texts.FREE_PLAN_UNSUPPORTED_CHAIN, Texts.PRO_ENDPOINT], ids=["chain", "endpoint"])
+@pytest.mark.parametrize(
+    "text", [Recorded.FREE_PLAN_UNSUPPORTED_CHAIN, Recorded.PRO_ENDPOINT], ids=["chain", "endpoint"]
+)
 def test_free_plan_refusal_is_refused_and_not_retried(stub, text):
     stub.answer(notok(text), notok(text))
     sleeps = Sleeps()
@@ -248,7 +278,7 @@ def test_free_plan_refusal_is_refused_and_not_retried(stub, text):
 
 
 def test_free_plan_refusal_of_a_read(stub):
-    stub.answer(notok(Texts.FREE_PLAN_UNSUPPORTED_CHAIN))
+    stub.answer(notok(Recorded.FREE_PLAN_UNSUPPORTED_CHAIN))
     with pytest.raises(ExplorerRefused):
         make_client(stub, chain_id=56).get_abi(ADDRESS)
     assert len(stub.seen) == 1
@@ -261,7 +291,7 @@ def test_free_plan_refusal_leaves_other_targets_alone(stub):
 
     with StubExplorer() as other:
         other.answer(ok(GUID))
-        stub.answer(notok(Texts.FREE_PLAN_UNSUPPORTED_CHAIN))
+        stub.answer(notok(Recorded.FREE_PLAN_UNSUPPORTED_CHAIN))
         refused = make_client(stub, chain_id=56)
         shared = make_client(other, limiter=refused.limiter)
         with pytest.raises(ExplorerRefused):
@@ -271,7 +301,7 @@ def test_free_plan_refusal_leaves_other_targets_alone(stub):
 
 
 def test_free_plan_busy_is_a_rate_limit_waited_out(stub):
-    stub.answer(notok(Texts.FREE_PLAN_BUSY), ok(GUID))
+    stub.answer(notok(Recorded.FREE_PLAN_BUSY), ok(GUID))
     sleeps = Sleeps()
     receipt = make_client(stub, sleep=sleeps).verify_source_code(single_file_request())
     assert receipt.guid == GUID and len(sleeps) == 1 and len(stub.seen) == 2
