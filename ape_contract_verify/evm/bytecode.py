@@ -98,10 +98,6 @@ def is_data_contract(code: Code) -> bool:
 # --- CBOR metadata ----------------------------------------------------------------------------
 
 
-class _CborError(ValueError):
-    pass
-
-
 _MAX_DEPTH = 8  # metadata nests two levels; garbage that parses deeper is not metadata
 _PLAIN = (int, str, bytes, bool, type(None))
 
@@ -115,20 +111,7 @@ def _plain(value: object, depth: int = 0) -> TypeGuard[CborValue]:
         return all(_plain(item, depth + 1) for item in value)
     if isinstance(value, dict):
         return all(isinstance(key, str) and _plain(item, depth + 1) for key, item in value.items())
-    return isinstance(value, _PLAIN) and not isinstance(value, float)
-
-
-def _cbor_decode(data: bytes, pos: int) -> tuple[CborValue, int]:
-    """The CBOR item at data[pos:] (cbor2; what follows it is ignored): (value, next position)."""
-    stream = io.BytesIO(data)  # shares `data`'s buffer: no copy per try
-    stream.seek(pos)
-    try:
-        value: object = cbor2.CBORDecoder(stream).decode()  # reads one byte at a time: tell() is the item's end
-    except (cbor2.CBORDecodeError, ValueError, OverflowError, RecursionError) as err:
-        raise _CborError(str(err)) from None
-    if not _plain(value):
-        raise _CborError("not compiler metadata")
-    return value, stream.tell()
+    return isinstance(value, _PLAIN)
 
 
 @dataclass(frozen=True)
@@ -160,13 +143,17 @@ class MetadataSegment:
 
 
 def _segment_at(code: bytes, start: int) -> MetadataSegment | None:
+    """The blob whose CBOR item starts at code[start] (cbor2; what follows it is ignored), if any."""
     if start >= len(code) or code[start] >> 5 not in (4, 5):  # metadata is a map (Vyper's: an array)
         return None
+    stream = io.BytesIO(code)  # shares `code`'s buffer: no copy per try
+    stream.seek(start)
     try:
-        value, end = _cbor_decode(code, start)
-    except _CborError:
+        value: object = cbor2.CBORDecoder(stream).decode()  # reads one byte at a time: tell() is the item's end
+    except (cbor2.CBORDecodeError, ValueError, OverflowError, RecursionError):
         return None
-    if not isinstance(value, (dict, list)) or end + 2 > len(code):
+    end = stream.tell()
+    if not isinstance(value, (dict, list)) or not _plain(value) or end + 2 > len(code):
         return None
     # Solidity counts the CBOR bytes; Vyper >= 0.3.10 also counts the 2 length bytes.
     if int.from_bytes(code[end : end + 2], "big") not in (end - start, end - start + 2):
@@ -317,20 +304,8 @@ def zero_ranges(code: Code, ranges: Iterable[tuple[int, int]]) -> bytes:
     return bytes(data)
 
 
-def blank_links(code: Code, link_references: LinkReferences | None) -> bytes:
-    return zero_ranges(code, [(p.start, p.length) for p in link_positions(link_references)])
-
-
-def extract_link_addresses(code: Code, link_references: LinkReferences | None) -> dict[str, str]:
-    """{library: 0x-address} found at the link positions of on-chain `code`.
-
-    A library linked at several positions with different addresses maps to the first; callers that
-    care use `link_addresses_all`.
-    """
-    return {library: addresses[0] for library, addresses in link_addresses_all(code, link_references).items()}
-
-
 def link_addresses_all(code: Code, link_references: LinkReferences | None) -> dict[str, list[str]]:
+    """{library: [0x-address, …]} found at the link positions of on-chain `code`, each address once."""
     data = to_bytes(code)
     found: dict[str, list[str]] = {}
     for position in link_positions(link_references):

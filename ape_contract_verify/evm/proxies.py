@@ -108,15 +108,10 @@ def minimal_proxy_implementation(code: bytes | str) -> str | None:
     return "0x" + raw.hex()
 
 
-def forwarded_address(code: bytes | str) -> str | None:
-    """The address a template forwards every call to: `PUSHn address, GAS, DELEGATECALL` (n of 16
-    to 20, a vanity address's leading zeros dropped), in code no compiler made (a compiled
-    contract's PUSH20 before a delegate call is a constant of its source, not a template's)."""
-    data = to_bytes(code)
-    return _forwarded(data) if is_stamped(data) else None
-
-
 def _forwarded(data: bytes) -> str | None:
+    """The address a template forwards every call to: `PUSHn address, GAS, DELEGATECALL` (n of 16
+    to 20, a vanity address's leading zeros dropped). Only for stamped code: a compiled contract's
+    PUSH20 before a delegate call is a constant of its source, not a template's."""
     ops = list(instructions(data))
     for (op, pushed), (gas, _), (call, _) in zip(ops, ops[1:], ops[2:]):
         if _PUSH16 <= op <= _PUSH20 and pushed is not None and (gas, call) == (GAS, DELEGATECALL):
