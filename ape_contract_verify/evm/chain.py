@@ -243,8 +243,7 @@ class JsonRpcChain(_NodeReader):
         )
         if not isinstance(body, dict):
             raise ChainError(f"the node at {self.safe_url} answered {method} with an unexpected body")
-        if body.get("error"):
-            error = body["error"]
+        if error := body.get("error"):
             message = error.get("message") if isinstance(error, dict) else error
             text = f"the node at {self.safe_url} rejected {method}: {message}"
             if method == "eth_call" and "revert" in str(message).lower():

@@ -248,18 +248,18 @@ class CreationFinder:
         from ape_contract_verify.evm.fork import ForkUnavailable
 
         tried = self._tried.setdefault(target, [])
+
+        def creates(frame: object) -> bool:
+            return any(norm_address(c.get("to")) == target for c in walk_create_frames(frame))
+
         try:
             replayer, txs = self._replay_setup(block)
-            order = self._candidates(target, block, txs)
-            for index in order[:FORK_MAX_TXS]:
-                frame = replayer.trace(
-                    block, txs, index, lambda f: any(norm_address(c.get("to")) == target for c in walk_create_frames(f))
-                )
-                found: list[CreateFrame] = [
-                    (str(txs[index]["hash"]), str(txs[index].get("from", "")), c) for c in walk_create_frames(frame)
-                ]
-                if any(norm_address(c.get("to")) == target for _, _, c in found):
-                    return found
+            for index in self._candidates(target, block, txs)[:FORK_MAX_TXS]:
+                frame = replayer.trace(block, txs, index, creates)
+                if creates(frame):
+                    return [
+                        (str(txs[index]["hash"]), str(txs[index].get("from", "")), c) for c in walk_create_frames(frame)
+                    ]
         except (ForkUnavailable, ChainError) as err:
             tried.append(f"a replay on a local fork ({err})")
             return None
