@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ape_contract_verify.protocol.values import hex_to_bytes
+
 MAGIC = b"\xfe\x71"
 
 BLUEPRINT = "an ERC-5202 blueprint"
@@ -30,13 +32,10 @@ class Blueprint:
 
 def parse(code: bytes | bytearray | str | None) -> Blueprint | None:
     """The blueprint `code` is, or None: not the preamble, or a data length past the code's end."""
-    if isinstance(code, str):
-        text = code.removeprefix("0x")
-        try:
-            code = bytes.fromhex(text)
-        except ValueError:
-            return None
-    code = bytes(code or b"")
+    try:
+        code = hex_to_bytes(code)
+    except ValueError:
+        return None
     if len(code) < 3 or code[:2] != MAGIC:
         return None
     version, length_size = code[2] >> 2, code[2] & 0b11

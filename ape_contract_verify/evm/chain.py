@@ -85,10 +85,8 @@ class _NodeReader(CreationFinder):
     reads the creation search makes over JSON-RPC (`request`): transactions, receipts, and create
     frames from the node's trace APIs (debug's callTracer, else parity's trace_block)."""
 
-    def __init__(self, max_scan_blocks: int, fork: bool | ForkReplayer):
-        super().__init__(max_scan_blocks, fork)
-        self.rate_limited = 0  # answers that were the provider's rate limit, waited out
-        self._traces: str | None = None  # which trace API the node answered, once known ("" none)
+    rate_limited = 0  # answers that were the provider's rate limit, waited out
+    _traces: str | None = None  # which trace API the node answered, once known ("" none)
 
     def request(self, method: str, params: list[object]) -> object:
         """One JSON-RPC request's result."""

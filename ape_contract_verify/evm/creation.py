@@ -292,7 +292,7 @@ class CreationFinder:
         replayer = self.fork_replayer()
         if replayer is None:
             raise ForkUnavailable("off" if not self._fork_setting else "no node URL to fork")
-        return replayer, [tx for tx in self._block_transactions(block) if isinstance(tx, Mapping)]
+        return replayer, self._block_transactions(block)
 
     def _candidates(self, target: str, block: int, txs: list[NodeObject]) -> list[int]:
         """Indexes of the block's transactions worth replaying, those whose logs name the address first."""
