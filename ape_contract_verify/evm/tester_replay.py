@@ -148,8 +148,6 @@ def _walk(computation: ComputationAPI, kinds: dict[int, str]) -> Iterator[NodeOb
             "to": to_hex(message.storage_address),
             "input": to_hex(message.code),  # the init code (and constructor arguments)
             "output": to_hex(computation.output),
-            "value": hex(message.value),
-            "gas": hex(message.gas),
         }
     for child in computation.children:
         yield from _walk(child, kinds)
