@@ -215,19 +215,17 @@ class CreationFinder:
         for tx_hash, data, sender, contract_address in self._block_deployments(block):
             if norm_address(contract_address()) == target:
                 return Creation(tx_hash, data, sender, factory=False, block=block, source="transaction")
+        tried = self._tried.setdefault(target, [])
         source = self._frames_source()
-        if source == IN_PROCESS_SOURCE:
-            try:
-                frames = self._block_create_frames(block)
-            except ChainError as err:
-                self._tried.setdefault(target, []).append(f"{IN_PROCESS_REPLAY} ({err})")
-                return None
-        else:
+        try:
             frames = self._block_create_frames(block)
-            if frames is None:
-                self._tried.setdefault(target, []).append("the node's trace APIs (refused)")
-                frames = self._fork_frames(target, block) if fork else None
-                source = "fork replay"
+        except ChainError as err:  # the in-process replay's failure (the trace APIs' refusal is None)
+            tried.append(f"{IN_PROCESS_REPLAY} ({err})")
+            return None
+        if frames is None:
+            tried.append("the node's trace APIs (refused)")
+            frames = self._fork_frames(target, block) if fork else None
+            source = "fork replay"
         for tx_hash, sender, frame in frames or []:
             if norm_address(frame.get("to")) == target:
                 return Creation(
@@ -240,7 +238,7 @@ class CreationFinder:
                     source=source,
                 )
         if source == IN_PROCESS_SOURCE:
-            self._tried.setdefault(target, []).append(f"{IN_PROCESS_REPLAY} (no transaction created the address)")
+            tried.append(f"{IN_PROCESS_REPLAY} (no transaction created the address)")
         return None
 
     def _fork_frames(self, target: str, block: int) -> list[CreateFrame] | None:
