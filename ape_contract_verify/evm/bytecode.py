@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TypeAlias, TypedDict, TypeGuard, Union
 
 import cbor2
@@ -208,7 +208,6 @@ class VyperLayout:
     """What a Vyper >= 0.3.10 initcode's metadata says about the deployed code."""
 
     runtime_size: int
-    data_sizes: tuple[int, ...]
     immutable_size: int
     version: str | None
 
@@ -219,11 +218,10 @@ def vyper_layout(creation: Code) -> VyperLayout | None:
         return None
     ints = [item for item in segment.value if isinstance(item, int)]
     sizes = next((item for item in segment.value if isinstance(item, list)), [])
-    data_sizes = tuple(size for size in sizes if isinstance(size, int))
-    if len(ints) < 2 or len(data_sizes) != len(sizes):  # a data section's size is a number
+    if len(ints) < 2 or not all(isinstance(size, int) for size in sizes):  # a data section's size is a number
         return None
     compiler = segment.compiler
-    return VyperLayout(ints[-2], data_sizes, ints[-1], compiler[1] if compiler else None)
+    return VyperLayout(ints[-2], ints[-1], compiler[1] if compiler else None)
 
 
 _PUSH0, _PUSH1, _PUSH32, _CODECOPY, _RETURN = 0x5F, 0x60, 0x7F, 0x39, 0xF3
@@ -330,9 +328,7 @@ class Comparison:
     match: str | None
     offset: int | None = None
     expected_length: int = 0
-    actual_length: int = 0
     metadata_differs: bool = False
-    notes: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def matches(self) -> bool:
@@ -367,14 +363,14 @@ def compare(
     exp = zero_ranges(exp, ranges)
     act = zero_ranges(act, ranges)
     if exp == act:
-        return Comparison("full", None, len(exp), len(act))
+        return Comparison("full", None, len(exp))
     segments = [(s.start, s.end) for s in metadata_segments(exp)]
     offset = _first_difference(exp, act, segments)
     if offset is None:
-        return Comparison("partial", None, len(exp), len(act), metadata_differs=True)
+        return Comparison("partial", None, len(exp), metadata_differs=True)
     raw_offset = _first_difference(exp, act, [])
     metadata_first = raw_offset is not None and raw_offset != offset
-    return Comparison(None, offset, len(exp), len(act), metadata_differs=metadata_first)
+    return Comparison(None, offset, len(exp), metadata_differs=metadata_first)
 
 
 def library_guard(expected: bytes, actual: bytes) -> bytes:
