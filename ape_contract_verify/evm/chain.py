@@ -373,9 +373,8 @@ class ApeProviderChain(_NodeReader):
         return _hex_bytes(self._guard("read code", lambda: self.provider.get_code(ape_address(address))))
 
     def get_storage_at(self, address: str, slot: int) -> bytes:
-        return _hex_bytes(
-            self._guard("read storage", lambda: self.provider.get_storage(ape_address(address), slot))
-        ).rjust(32, b"\0")
+        word = self._guard("read storage", lambda: self.provider.get_storage(ape_address(address), slot))
+        return _hex_bytes(word).rjust(32, b"\0")
 
     def call(self, to: str, data: bytes) -> bytes:
         def send() -> bytes:
@@ -390,7 +389,7 @@ class ApeProviderChain(_NodeReader):
                 revert = message if message.startswith("0x") and len(message) % 2 == 0 else ""
                 raise CallReverted(f"the call reverted: {message}", revert_data({"data": revert})) from None
 
-        return _hex_bytes(self._guard("call a contract", send))
+        return self._guard("call a contract", send)
 
     def get_transaction(self, tx_hash: str) -> TransactionFacts | None:
         web3 = self._guard("reach its node", lambda: provider_web3(self.provider))
@@ -418,11 +417,10 @@ class ApeProviderChain(_NodeReader):
 
     def _code_at(self, address: str, block: int) -> bytes | None:
         try:
-            return _hex_bytes(
-                self._guard("read old code", lambda: self.provider.get_code(ape_address(address), block_id=block))
-            )
+            code = self._guard("read old code", lambda: self.provider.get_code(ape_address(address), block_id=block))
         except ChainError:
             return None
+        return _hex_bytes(code)
 
     def _block_deployments(self, block: int) -> Iterator[Deployment]:
         web3 = provider_web3(self.provider)
