@@ -140,7 +140,7 @@ def detect_proxy(chain: ProxyReader, address: str) -> ProxyInfo | None:
     # A template forwarding every call to an address in its code: `PUSHn address, GAS, DELEGATECALL`
     # (n of 16 to 20: a vanity address's leading zeros dropped). Only in stamped code: a compiled
     # contract's PUSH20 before a delegate call is a constant of its source, not a template's.
-    ops = list(instructions(code)) if stamped else []
+    ops = list(instructions(to_bytes(code))) if stamped else []
     for (op, pushed), (gas, _), (call, _) in zip(ops, ops[1:], ops[2:]):
         if _PUSH16 <= op <= _PUSH20 and pushed is not None and (gas, call) == (GAS, DELEGATECALL):
             return ProxyInfo(ProxyKind.FORWARDER, "0x" + pushed.to_bytes(20, "big").hex(), stamped=True)
