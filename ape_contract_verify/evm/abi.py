@@ -25,14 +25,11 @@ def abi_type(param: JsonMapping) -> str:
     return collapse_if_tuple(param if isinstance(param, dict) else dict(param))
 
 
-def _inputs(item: JsonMapping) -> Sequence[JsonMapping]:
-    inputs = item.get("inputs") or []
-    return [p for p in inputs if isinstance(p, Mapping)] if isinstance(inputs, Sequence) else []
-
-
 def signature(item: JsonMapping) -> str:
     """`name(type,…)` of a function, event or error entry."""
-    return f"{item.get('name', '')}({','.join(abi_type(p) for p in _inputs(item))})"
+    inputs = item.get("inputs") or []
+    params = [p for p in inputs if isinstance(p, Mapping)] if isinstance(inputs, Sequence) else []
+    return f"{item.get('name', '')}({','.join(abi_type(p) for p in params)})"
 
 
 def selector(item: JsonMapping) -> bytes:

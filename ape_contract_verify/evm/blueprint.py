@@ -1,4 +1,4 @@
-"""Reading ERC-5202 blueprints: the preamble parsed, the creation code held, the deploy code made.
+"""Reading ERC-5202 blueprints: the preamble parsed, the creation code held.
 
 A blueprint is code that is never run, kept on chain for `create_from_blueprint`. Its code is a
 preamble, `0xFE 0x71` and a version byte (six bits of version, two that give the size of an
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ape_contract_verify.protocol.values import hex_to_bytes
+
 MAGIC = b"\xfe\x71"
-# Ape's `declare` and `vyper -f blueprint_bytecode`: return the code that follows these 10 bytes.
-_DEPLOYER = bytes.fromhex("3d81600a3d39f3")
 
 BLUEPRINT = "an ERC-5202 blueprint"
 SOURCIFY_UNSUPPORTED = (
@@ -32,13 +32,10 @@ class Blueprint:
 
 def parse(code: bytes | bytearray | str | None) -> Blueprint | None:
     """The blueprint `code` is, or None: not the preamble, or a data length past the code's end."""
-    if isinstance(code, str):
-        text = code.removeprefix("0x")
-        try:
-            code = bytes.fromhex(text)
-        except ValueError:
-            return None
-    code = bytes(code or b"")
+    try:
+        code = hex_to_bytes(code)
+    except ValueError:
+        return None
     if len(code) < 3 or code[:2] != MAGIC:
         return None
     version, length_size = code[2] >> 2, code[2] & 0b11
@@ -61,10 +58,3 @@ def arguments_after(blueprint: Blueprint, creation_code: bytes) -> str | None:
     if len(blueprint.body) < len(creation_code):
         return None
     return blueprint.body[len(creation_code) :].hex()
-
-
-def deploy_code(creation_code: bytes, version: int = 0) -> bytes:
-    """The creation transaction's input that deploys `creation_code` as a blueprint (no data
-    section), as Ape's `declare` and `vyper -f blueprint_bytecode` make it."""
-    code = MAGIC + bytes([version << 2]) + bytes(creation_code)
-    return b"\x61" + len(code).to_bytes(2, "big") + _DEPLOYER + code

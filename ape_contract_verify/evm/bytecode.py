@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TypeAlias, TypedDict, TypeGuard, Union
 
 import cbor2
@@ -98,10 +98,6 @@ def is_data_contract(code: Code) -> bool:
 # --- CBOR metadata ----------------------------------------------------------------------------
 
 
-class _CborError(ValueError):
-    pass
-
-
 _MAX_DEPTH = 8  # metadata nests two levels; garbage that parses deeper is not metadata
 _PLAIN = (int, str, bytes, bool, type(None))
 
@@ -115,20 +111,7 @@ def _plain(value: object, depth: int = 0) -> TypeGuard[CborValue]:
         return all(_plain(item, depth + 1) for item in value)
     if isinstance(value, dict):
         return all(isinstance(key, str) and _plain(item, depth + 1) for key, item in value.items())
-    return isinstance(value, _PLAIN) and not isinstance(value, float)
-
-
-def _cbor_decode(data: bytes, pos: int) -> tuple[CborValue, int]:
-    """The CBOR item at data[pos:] (cbor2; what follows it is ignored): (value, next position)."""
-    stream = io.BytesIO(data)  # shares `data`'s buffer: no copy per try
-    stream.seek(pos)
-    try:
-        value: object = cbor2.CBORDecoder(stream).decode()  # reads one byte at a time: tell() is the item's end
-    except (cbor2.CBORDecodeError, ValueError, OverflowError, RecursionError) as err:
-        raise _CborError(str(err)) from None
-    if not _plain(value):
-        raise _CborError("not compiler metadata")
-    return value, stream.tell()
+    return isinstance(value, _PLAIN)
 
 
 @dataclass(frozen=True)
@@ -160,13 +143,17 @@ class MetadataSegment:
 
 
 def _segment_at(code: bytes, start: int) -> MetadataSegment | None:
+    """The blob whose CBOR item starts at code[start] (cbor2; what follows it is ignored), if any."""
     if start >= len(code) or code[start] >> 5 not in (4, 5):  # metadata is a map (Vyper's: an array)
         return None
+    stream = io.BytesIO(code)  # shares `code`'s buffer: no copy per try
+    stream.seek(start)
     try:
-        value, end = _cbor_decode(code, start)
-    except _CborError:
+        value: object = cbor2.CBORDecoder(stream).decode()  # reads one byte at a time: tell() is the item's end
+    except (cbor2.CBORDecodeError, ValueError, OverflowError, RecursionError):
         return None
-    if not isinstance(value, (dict, list)) or end + 2 > len(code):
+    end = stream.tell()
+    if not isinstance(value, (dict, list)) or not _plain(value) or end + 2 > len(code):
         return None
     # Solidity counts the CBOR bytes; Vyper >= 0.3.10 also counts the 2 length bytes.
     if int.from_bytes(code[end : end + 2], "big") not in (end - start, end - start + 2):
@@ -221,7 +208,6 @@ class VyperLayout:
     """What a Vyper >= 0.3.10 initcode's metadata says about the deployed code."""
 
     runtime_size: int
-    data_sizes: tuple[int, ...]
     immutable_size: int
     version: str | None
 
@@ -232,11 +218,10 @@ def vyper_layout(creation: Code) -> VyperLayout | None:
         return None
     ints = [item for item in segment.value if isinstance(item, int)]
     sizes = next((item for item in segment.value if isinstance(item, list)), [])
-    data_sizes = tuple(size for size in sizes if isinstance(size, int))
-    if len(ints) < 2 or len(data_sizes) != len(sizes):  # a data section's size is a number
+    if len(ints) < 2 or not all(isinstance(size, int) for size in sizes):  # a data section's size is a number
         return None
     compiler = segment.compiler
-    return VyperLayout(ints[-2], data_sizes, ints[-1], compiler[1] if compiler else None)
+    return VyperLayout(ints[-2], ints[-1], compiler[1] if compiler else None)
 
 
 _PUSH0, _PUSH1, _PUSH32, _CODECOPY, _RETURN = 0x5F, 0x60, 0x7F, 0x39, 0xF3
@@ -317,20 +302,8 @@ def zero_ranges(code: Code, ranges: Iterable[tuple[int, int]]) -> bytes:
     return bytes(data)
 
 
-def blank_links(code: Code, link_references: LinkReferences | None) -> bytes:
-    return zero_ranges(code, [(p.start, p.length) for p in link_positions(link_references)])
-
-
-def extract_link_addresses(code: Code, link_references: LinkReferences | None) -> dict[str, str]:
-    """{library: 0x-address} found at the link positions of on-chain `code`.
-
-    A library linked at several positions with different addresses maps to the first; callers that
-    care use `link_addresses_all`.
-    """
-    return {library: addresses[0] for library, addresses in link_addresses_all(code, link_references).items()}
-
-
 def link_addresses_all(code: Code, link_references: LinkReferences | None) -> dict[str, list[str]]:
+    """{library: [0x-address, …]} found at the link positions of on-chain `code`, each address once."""
     data = to_bytes(code)
     found: dict[str, list[str]] = {}
     for position in link_positions(link_references):
@@ -355,9 +328,7 @@ class Comparison:
     match: str | None
     offset: int | None = None
     expected_length: int = 0
-    actual_length: int = 0
     metadata_differs: bool = False
-    notes: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def matches(self) -> bool:
@@ -392,14 +363,14 @@ def compare(
     exp = zero_ranges(exp, ranges)
     act = zero_ranges(act, ranges)
     if exp == act:
-        return Comparison("full", None, len(exp), len(act))
+        return Comparison("full", None, len(exp))
     segments = [(s.start, s.end) for s in metadata_segments(exp)]
     offset = _first_difference(exp, act, segments)
     if offset is None:
-        return Comparison("partial", None, len(exp), len(act), metadata_differs=True)
+        return Comparison("partial", None, len(exp), metadata_differs=True)
     raw_offset = _first_difference(exp, act, [])
     metadata_first = raw_offset is not None and raw_offset != offset
-    return Comparison(None, offset, len(exp), len(act), metadata_differs=metadata_first)
+    return Comparison(None, offset, len(exp), metadata_differs=metadata_first)
 
 
 def library_guard(expected: bytes, actual: bytes) -> bytes:

@@ -85,10 +85,8 @@ class _NodeReader(CreationFinder):
     reads the creation search makes over JSON-RPC (`request`): transactions, receipts, and create
     frames from the node's trace APIs (debug's callTracer, else parity's trace_block)."""
 
-    def __init__(self, max_scan_blocks: int, fork: bool | ForkReplayer):
-        super().__init__(max_scan_blocks, fork)
-        self.rate_limited = 0  # answers that were the provider's rate limit, waited out
-        self._traces: str | None = None  # which trace API the node answered, once known ("" none)
+    rate_limited = 0  # answers that were the provider's rate limit, waited out
+    _traces: str | None = None  # which trace API the node answered, once known ("" none)
 
     def request(self, method: str, params: list[object]) -> object:
         """One JSON-RPC request's result."""
@@ -243,8 +241,7 @@ class JsonRpcChain(_NodeReader):
         )
         if not isinstance(body, dict):
             raise ChainError(f"the node at {self.safe_url} answered {method} with an unexpected body")
-        if body.get("error"):
-            error = body["error"]
+        if error := body.get("error"):
             message = error.get("message") if isinstance(error, dict) else error
             text = f"the node at {self.safe_url} rejected {method}: {message}"
             if method == "eth_call" and "revert" in str(message).lower():
@@ -376,9 +373,8 @@ class ApeProviderChain(_NodeReader):
         return _hex_bytes(self._guard("read code", lambda: self.provider.get_code(ape_address(address))))
 
     def get_storage_at(self, address: str, slot: int) -> bytes:
-        return _hex_bytes(
-            self._guard("read storage", lambda: self.provider.get_storage(ape_address(address), slot))
-        ).rjust(32, b"\0")
+        word = self._guard("read storage", lambda: self.provider.get_storage(ape_address(address), slot))
+        return _hex_bytes(word).rjust(32, b"\0")
 
     def call(self, to: str, data: bytes) -> bytes:
         def send() -> bytes:
@@ -393,7 +389,7 @@ class ApeProviderChain(_NodeReader):
                 revert = message if message.startswith("0x") and len(message) % 2 == 0 else ""
                 raise CallReverted(f"the call reverted: {message}", revert_data({"data": revert})) from None
 
-        return _hex_bytes(self._guard("call a contract", send))
+        return self._guard("call a contract", send)
 
     def get_transaction(self, tx_hash: str) -> TransactionFacts | None:
         web3 = self._guard("reach its node", lambda: provider_web3(self.provider))
@@ -421,11 +417,10 @@ class ApeProviderChain(_NodeReader):
 
     def _code_at(self, address: str, block: int) -> bytes | None:
         try:
-            return _hex_bytes(
-                self._guard("read old code", lambda: self.provider.get_code(ape_address(address), block_id=block))
-            )
+            code = self._guard("read old code", lambda: self.provider.get_code(ape_address(address), block_id=block))
         except ChainError:
             return None
+        return _hex_bytes(code)
 
     def _block_deployments(self, block: int) -> Iterator[Deployment]:
         web3 = provider_web3(self.provider)

@@ -37,11 +37,6 @@ MAX_REPLAYED = 64  # transactions of one run replayed to find CREATE2 children, 
 MIN_CREATING_GAS = (21_000 + 32_000) * 4 // 5
 
 
-def create_address(creator: str, nonce: int) -> str:
-    """Where CREATE from `creator` at `nonce` puts its contract (checksummed)."""
-    return checksum(created_address(creator, nonce))
-
-
 def _code(provider: ProviderAPI, address: str, block: int | None = None) -> bytes:
     return hex_to_bytes(provider.get_code(ape_address(address), block_id=block))
 
@@ -116,7 +111,7 @@ def nonce_children(
         # A contract's own nonce starts at 1 (EIP-161): n=0 is never one of its children.
         first = max(start, 1) if creator.lower() in made else start
         for n in range(max(first, after - MAX_SPAN), after):
-            child = create_address(creator, n)
+            child = checksum(created_address(creator, n))  # CREATE's rule
             if not _new_since(provider, child, before):
                 continue  # failed, self-destructed, or there before the run
             if child.lower() not in made:

@@ -215,19 +215,17 @@ class CreationFinder:
         for tx_hash, data, sender, contract_address in self._block_deployments(block):
             if norm_address(contract_address()) == target:
                 return Creation(tx_hash, data, sender, factory=False, block=block, source="transaction")
+        tried = self._tried.setdefault(target, [])
         source = self._frames_source()
-        if source == IN_PROCESS_SOURCE:
-            try:
-                frames = self._block_create_frames(block)
-            except ChainError as err:
-                self._tried.setdefault(target, []).append(f"{IN_PROCESS_REPLAY} ({err})")
-                return None
-        else:
+        try:
             frames = self._block_create_frames(block)
-            if frames is None:
-                self._tried.setdefault(target, []).append("the node's trace APIs (refused)")
-                frames = self._fork_frames(target, block) if fork else None
-                source = "fork replay"
+        except ChainError as err:  # the in-process replay's failure (the trace APIs' refusal is None)
+            tried.append(f"{IN_PROCESS_REPLAY} ({err})")
+            return None
+        if frames is None:
+            tried.append("the node's trace APIs (refused)")
+            frames = self._fork_frames(target, block) if fork else None
+            source = "fork replay"
         for tx_hash, sender, frame in frames or []:
             if norm_address(frame.get("to")) == target:
                 return Creation(
@@ -240,7 +238,7 @@ class CreationFinder:
                     source=source,
                 )
         if source == IN_PROCESS_SOURCE:
-            self._tried.setdefault(target, []).append(f"{IN_PROCESS_REPLAY} (no transaction created the address)")
+            tried.append(f"{IN_PROCESS_REPLAY} (no transaction created the address)")
         return None
 
     def _fork_frames(self, target: str, block: int) -> list[CreateFrame] | None:
@@ -248,18 +246,18 @@ class CreationFinder:
         from ape_contract_verify.evm.fork import ForkUnavailable
 
         tried = self._tried.setdefault(target, [])
+
+        def creates(frame: object) -> bool:
+            return any(norm_address(c.get("to")) == target for c in walk_create_frames(frame))
+
         try:
             replayer, txs = self._replay_setup(block)
-            order = self._candidates(target, block, txs)
-            for index in order[:FORK_MAX_TXS]:
-                frame = replayer.trace(
-                    block, txs, index, lambda f: any(norm_address(c.get("to")) == target for c in walk_create_frames(f))
-                )
-                found: list[CreateFrame] = [
-                    (str(txs[index]["hash"]), str(txs[index].get("from", "")), c) for c in walk_create_frames(frame)
-                ]
-                if any(norm_address(c.get("to")) == target for _, _, c in found):
-                    return found
+            for index in self._candidates(target, block, txs)[:FORK_MAX_TXS]:
+                frame = replayer.trace(block, txs, index, creates)
+                if creates(frame):
+                    return [
+                        (str(txs[index]["hash"]), str(txs[index].get("from", "")), c) for c in walk_create_frames(frame)
+                    ]
         except (ForkUnavailable, ChainError) as err:
             tried.append(f"a replay on a local fork ({err})")
             return None
@@ -292,7 +290,7 @@ class CreationFinder:
         replayer = self.fork_replayer()
         if replayer is None:
             raise ForkUnavailable("off" if not self._fork_setting else "no node URL to fork")
-        return replayer, [tx for tx in self._block_transactions(block) if isinstance(tx, Mapping)]
+        return replayer, self._block_transactions(block)
 
     def _candidates(self, target: str, block: int, txs: list[NodeObject]) -> list[int]:
         """Indexes of the block's transactions worth replaying, those whose logs name the address first."""

@@ -134,8 +134,7 @@ class _Fork:
             raise ForkUnavailable(f"the fork did not answer {method}: {type(err).__name__}") from None
         if not isinstance(body, dict):
             raise ForkUnavailable(f"the fork answered {method} with an unexpected body")
-        if body.get("error"):
-            error = body["error"]
+        if error := body.get("error"):
             raise ForkUnavailable(
                 f"the fork refused {method}: {error.get('message') if isinstance(error, dict) else error}"
             )

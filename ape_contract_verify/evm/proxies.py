@@ -108,22 +108,6 @@ def minimal_proxy_implementation(code: bytes | str) -> str | None:
     return "0x" + raw.hex()
 
 
-def forwarded_address(code: bytes | str) -> str | None:
-    """The address a template forwards every call to: `PUSHn address, GAS, DELEGATECALL` (n of 16
-    to 20, a vanity address's leading zeros dropped), in code no compiler made (a compiled
-    contract's PUSH20 before a delegate call is a constant of its source, not a template's)."""
-    data = to_bytes(code)
-    return _forwarded(data) if is_stamped(data) else None
-
-
-def _forwarded(data: bytes) -> str | None:
-    ops = list(instructions(data))
-    for (op, pushed), (gas, _), (call, _) in zip(ops, ops[1:], ops[2:]):
-        if _PUSH16 <= op <= _PUSH20 and pushed is not None and (gas, call) == (GAS, DELEGATECALL):
-            return "0x" + pushed.to_bytes(20, "big").hex()
-    return None
-
-
 def address_in_word(word: bytes) -> str | None:
     word = word.rjust(32, b"\0")[-32:]
     if any(word[:12]) or not any(word[12:]):
@@ -153,9 +137,13 @@ def detect_proxy(chain: ProxyReader, address: str) -> ProxyInfo | None:
     implementation = minimal_proxy_implementation(code)
     if implementation:
         return ProxyInfo(ProxyKind.EIP1167, implementation, stamped=True)
-    implementation = _forwarded(to_bytes(code)) if stamped else None
-    if implementation:
-        return ProxyInfo(ProxyKind.FORWARDER, implementation, stamped=True)
+    # A template forwarding every call to an address in its code: `PUSHn address, GAS, DELEGATECALL`
+    # (n of 16 to 20: a vanity address's leading zeros dropped). Only in stamped code: a compiled
+    # contract's PUSH20 before a delegate call is a constant of its source, not a template's.
+    ops = list(instructions(to_bytes(code))) if stamped else []
+    for (op, pushed), (gas, _), (call, _) in zip(ops, ops[1:], ops[2:]):
+        if _PUSH16 <= op <= _PUSH20 and pushed is not None and (gas, call) == (GAS, DELEGATECALL):
+            return ProxyInfo(ProxyKind.FORWARDER, "0x" + pushed.to_bytes(20, "big").hex(), stamped=True)
 
     implementation = address_in_word(chain.get_storage_at(address, EIP1967_IMPLEMENTATION_SLOT))
     if implementation:

@@ -14,7 +14,7 @@ database that is dropped afterwards, and the chain object itself is only read. C
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ape_contract_verify.evm.bytecode import to_hex
 from ape_contract_verify.evm.creation import created_address
@@ -48,8 +48,7 @@ def tester_chain(provider: ProviderAPI) -> Chain | None:
         chain: Chain | None = getattr(tester.backend, "chain", None) if tester is not None else None
     except Exception:
         return None
-    needed = ("get_canonical_block_by_number", "get_vm", "chaindb", "chain_id")
-    return chain if chain is not None and all(hasattr(chain, name) for name in needed) else None
+    return chain
 
 
 def create_frames(chain: Chain, block_number: int) -> list[tuple[str, str, NodeObject]]:
@@ -64,8 +63,6 @@ def create_frames(chain: Chain, block_number: int) -> list[tuple[str, str, NodeO
         return []
     try:
         return list(_replay(chain, block))
-    except ReplayFailed:
-        raise
     except Exception as err:  # py-evm's ValidationError, VMError, a missing trie node
         raise ReplayFailed(f"block {block_number}: {type(err).__name__}: {err}") from None
 
@@ -84,14 +81,11 @@ def _preprocess(vm: VM, block: BlockAPI) -> None:
 def _replay(chain: Chain, block: BlockAPI) -> Iterator[tuple[str, str, NodeObject]]:
     from eth.db.atomic import AtomicDB
     from eth.db.batch import BatchDB
-    from eth.vm.base import VM
 
     parent = chain.get_block_header_by_hash(block.header.parent_hash)
     # The block's context on its parent's state: what the block's transactions ran on.
     header = block.header.copy(state_root=parent.state_root, gas_used=0)
-    base = chain.get_vm(at_header=header)
-    if not isinstance(base, VM):  # every py-evm fork's VM is one; the replay needs its contexts
-        raise ReplayFailed(f"the chain's VM is not py-evm's ({type(base).__name__})")
+    base = cast("VM", chain.get_vm(at_header=header))  # every py-evm fork's VM is one (with its contexts)
     kinds: dict[int, str] = {}  # id(create message) -> "CREATE" | "CREATE2"
     overlay = AtomicDB(BatchDB(chain.chaindb.db))  # writes stay in the buffer, never committed
     vm_class = _replay_vm_class(type(base), kinds)
@@ -154,8 +148,6 @@ def _walk(computation: ComputationAPI, kinds: dict[int, str]) -> Iterator[NodeOb
             "to": to_hex(message.storage_address),
             "input": to_hex(message.code),  # the init code (and constructor arguments)
             "output": to_hex(computation.output),
-            "value": hex(message.value),
-            "gas": hex(message.gas),
         }
     for child in computation.children:
         yield from _walk(child, kinds)

@@ -50,20 +50,13 @@ def _bytes(value: object) -> bytes:
     raise TypeError(f"bytes or hex text was expected, not {type(value).__name__}")
 
 
-def _fields(log: object) -> Mapping[str, object]:
-    """A log's fields: a mapping's items (Ape's dicts, web3's AttributeDict), else an object's."""
-    if isinstance(log, Mapping):
-        return log
-    try:
-        return vars(log)
-    except TypeError:  # no __dict__: no fields to read
-        return {}
-
-
 def decode_log(log: object, tx_hash: str = "") -> UpgradeEvent | None:
     """The upgrade event in one raw log (a dict or an object with `address`, `topics`, `data`),
     or None when it is none of the three or does not have their shape."""
-    raw = _fields(log)
+    try:  # a mapping's items (Ape's dicts, web3's AttributeDict), else an object's fields
+        raw: Mapping[str, object] = log if isinstance(log, Mapping) else vars(log)
+    except TypeError:  # no __dict__: no fields to read
+        return None
     topics = raw.get("topics") or []
     if not isinstance(topics, (list, tuple)):
         return None

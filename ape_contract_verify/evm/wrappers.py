@@ -31,11 +31,15 @@ class MemoizingChain:
     def __repr__(self) -> str:
         return f"MemoizingChain({self.base!r})"
 
-    def _read(self, key: tuple[object, ...], fn: Callable[[], V]) -> V:
+    def _read(self, key: tuple[object, ...], fn: Callable[[], V], keep: Callable[[V], bool] = lambda _: True) -> V:
+        """The kept answer, else `fn()`'s, kept when `keep` says."""
         with self._lock:
-            if key not in self._memo:
-                self._memo[key] = fn()
-            answer: V = self._memo[key]
+            if key in self._memo:
+                kept: V = self._memo[key]
+                return kept
+            answer = fn()
+            if keep(answer):
+                self._memo[key] = answer
             return answer
 
     def chain_id(self) -> int:
@@ -69,15 +73,11 @@ class MemoizingChain:
             getter = self.base.get_transaction
         except AttributeError:
             raise NotImplementedError(f"{self.base!r} cannot read transactions") from None
-        key = ("transaction", tx_hash.lower())
-        with self._lock:
-            if key in self._memo:
-                kept: TransactionFacts = self._memo[key]
-                return kept
-            facts = getter(tx_hash)
-            if facts is not None and facts.block is not None:
-                self._memo[key] = facts
-            return facts
+        return self._read(
+            ("transaction", tx_hash.lower()),
+            lambda: getter(tx_hash),
+            lambda facts: bool(facts and facts.block is not None),
+        )
 
     def forget(self, *addresses: str) -> None:
         """Drop what was read of these addresses' storage and calls (an upgrade changed them);

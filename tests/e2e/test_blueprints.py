@@ -193,7 +193,7 @@ def _call(anvil, to: str, signature: str, types: list, values: list) -> dict:
 
 
 def test_by_address_a_new_blueprint_and_a_new_pool(deployed):
-    from ape_contract_verify.evm.blueprint import deploy_code
+    from support.blueprints import deploy_code
 
     creation = bytes.fromhex(deployed.types["Gauge"]["deploymentBytecode"]["bytecode"][2:])
     blueprint = to_checksum_address(deployed.anvil.deploy(deploy_code(creation)))

@@ -236,13 +236,15 @@ class _Node:
 
 
 def test_the_nonce_walk_finds_children_of_children_and_nothing_else(deployed):
-    from ape_contract_verify.evm.children import create_address, nonce_children, traced_children
+    from ape_contract_verify.evm.children import nonce_children, traced_children
+    from ape_contract_verify.evm.creation import created_address
+    from ape_contract_verify.protocol.values import checksum
 
     node, made = _Node(deployed.anvil), deployed.made
     latest = int(deployed.anvil.rpc("eth_blockNumber"), 16)
     # From the creator the run called: its child, that child's, and that one's, in order.
     assert nonce_children(node, [made["Root"]], 0) == [made["Branch"], made["Middle"], made["Leaf"]]
-    assert create_address(made["Middle"], 1) == made["Leaf"]  # EIP-161: a contract's first child is n=1
+    assert checksum(created_address(made["Middle"], 1)) == made["Leaf"]  # EIP-161: a contract's first child is n=1
     # No nonce moved since the run: nothing, however many contracts are asked about.
     assert nonce_children(node, list(made.values()), latest) == []
     # A contract that never created anything, and the EOA that sent every transaction: no child.

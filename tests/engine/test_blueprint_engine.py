@@ -17,6 +17,7 @@ from ape_contract_verify.evm import blueprint
 from ape_contract_verify.evm.bytecode import is_data_contract
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 from support import REPO
+from support.blueprints import deploy_code
 
 PROJECT = REPO / "tests" / "data" / "blueprint_project"
 ADDRESS = "0x" + "5b" * 20
@@ -104,8 +105,8 @@ def test_a_blueprint_is_no_data_contract_and_the_deploy_code_is_vypers(pool_crea
         timeout=120,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert blueprint.deploy_code(pool_creation).hex() == proc.stdout.strip().removeprefix("0x")
-    on_chain = blueprint.deploy_code(pool_creation)[10:]  # what its first 10 bytes return
+    assert deploy_code(pool_creation).hex() == proc.stdout.strip().removeprefix("0x")
+    on_chain = deploy_code(pool_creation)[10:]  # what its first 10 bytes return
     assert blueprint.parse(on_chain).body == pool_creation and not is_data_contract(on_chain)
     assert blueprint.arguments_after(blueprint.parse(on_chain), pool_creation) == ""
     assert blueprint.arguments_after(blueprint.parse(on_chain[:-1]), pool_creation) is None
@@ -183,7 +184,7 @@ def test_a_vyper_0_3_7_blueprint_sent_raw(tmp_path):
         contract_name="contracts/Gauge.vy:Gauge",
         compiler_version="vyper:0.3.7",
     )
-    chain = BlueprintChain(blueprint.deploy_code(creation)[10:])
+    chain = BlueprintChain(deploy_code(creation)[10:])
     result = Verifier(chain).verify(submitted, diagnose_compiles=4)
     assert (result.verified, result.match, result.blueprint) == (True, "full", True), result.reason
     chain.code = chain.code[:23] + bytes([chain.code[23] ^ 1]) + chain.code[24:]  # byte 20 of the body

@@ -84,8 +84,8 @@ def test_link_positions_blank_and_extract(cache):
     assert bc.to_bytes(unlinked)[position.start : position.start + 20] == bytes(20)
     linked = bytearray(bc.to_bytes(unlinked))
     linked[position.start : position.start + 20] = bytes.fromhex("ab" * 20)
-    assert bc.extract_link_addresses(bytes(linked), links) == {"MathLib": "0x" + "ab" * 20}
-    assert bc.blank_links(bytes(linked), links) == bc.to_bytes(unlinked)
+    assert bc.link_addresses_all(bytes(linked), links) == {"MathLib": ["0x" + "ab" * 20]}
+    assert bc.zero_ranges(bytes(linked), [(position.start, position.length)]) == bc.to_bytes(unlinked)
     assert bc.compare(unlinked, bytes(linked), link_references=links).match == "full"
     assert bc.compare(unlinked, bytes(linked)).match is None
     assert bc.find_address(bytes(linked), "0x" + "ab" * 20) == [position.start]

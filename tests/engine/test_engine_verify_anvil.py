@@ -380,8 +380,8 @@ def test_library_at_link_positions(anvil, verifier, cache, math_lib):
     args = encode(["uint256"], [4])
     address = anvil.deploy(bytes(creation), args)
     runtime = anvil.rpc("eth_getCode", address, "latest")
-    assert bc.extract_link_addresses(runtime, contract["evm"]["deployedBytecode"]["linkReferences"]) == {
-        "MathLib": math_lib.lower()
+    assert bc.link_addresses_all(runtime, contract["evm"]["deployedBytecode"]["linkReferences"]) == {
+        "MathLib": [math_lib.lower()]
     }
 
     ok = verifier.verify(

@@ -3,7 +3,8 @@ creation code's constructor arguments read off the body, and the deploy code Ape
 
 import pytest
 
-from ape_contract_verify.evm.blueprint import MAGIC, Blueprint, arguments_after, deploy_code, is_blueprint, parse
+from ape_contract_verify.evm.blueprint import MAGIC, Blueprint, arguments_after, is_blueprint, parse
+from support.blueprints import deploy_code
 
 pytestmark = pytest.mark.unit
 

@@ -10,18 +10,25 @@ import pytest
 
 from ape_contract_verify.evm.children import (
     MAX_SPAN,
-    create_address,
     nonce_children,
     replayed_children,
     traced_children,
 )
 from ape_contract_verify.evm.creation import created_address
 from ape_contract_verify.logs import NAME
+from ape_contract_verify.protocol.values import checksum
 
 pytestmark = pytest.mark.unit
 
 BEFORE = 10  # the block before the run
 EOA = "0x6ac7ea33f8831ea9dcc53393aaa88b25a785dbf0"
+
+
+def create_address(creator: str, nonce: int) -> str:
+    """Where CREATE from `creator` at `nonce` puts its contract, checksummed as nonce_children gives it."""
+    return checksum(created_address(creator, nonce))
+
+
 FACTORY = create_address(EOA, 0)
 
 
@@ -57,10 +64,12 @@ class Provider:
         return answer
 
 
-def test_create_address_is_checksummed_and_follows_the_rule():
-    address = create_address(EOA, 1)
-    assert address.lower() == created_address(EOA, 1) and address != address.lower()
-    assert create_address(EOA.upper().replace("0X", "0x"), 1) == address
+def test_a_nonce_child_is_checksummed_and_follows_the_create_rule():
+    made = created_address(FACTORY, 1)
+    provider = Provider(nonces={FACTORY.lower(): 2}, code={FACTORY.lower(), made})
+    (address,) = nonce_children(provider, [FACTORY], BEFORE, made_in_run=[FACTORY])  # type: ignore[arg-type]
+    assert address.lower() == made and address != address.lower()
+    assert create_address(FACTORY.upper().replace("0X", "0x"), 1) == address
 
 
 def frame(kind: str, to: str, calls=(), error=None) -> dict:
