@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from ape_contract_verify.derive.solidity_source import (
     DECL_KW,
     INHERITDOC,
-    FlattenError,
     ImportDirective,
     SourceUnit,
     Token,
@@ -24,17 +23,7 @@ from ape_contract_verify.derive.solidity_source import (
     analyse,
     tokenize,
 )
-
-__all__ = [
-    "FlattenError",
-    "FlattenResult",
-    "VersionRange",
-    "collect_imports",
-    "flatten",
-    "missing_imports",
-    "parse_remapping",
-    "resolve_import",
-]
+from ape_contract_verify.derive.solidity_source import FlattenError as FlattenError  # derive.py's
 
 
 @dataclass(frozen=True)

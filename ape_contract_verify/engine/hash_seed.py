@@ -22,11 +22,6 @@ from ape_contract_verify.protocol.compiler_version import CompilerVersion, Inval
 
 SEED_ORDERED = ((0, 3, 4), (0, 3, 8))  # first version whose code follows the seed, first fixed
 FIRST_SEED = "0"  # every plain compile of such a version
-SEEDS = 8  # seeds 0 to 7: how the tests show the code moving (the search names orders instead)
-# The environment's size moves the memory layout as much as the seed does (8 seeds in one
-# environment gave 2 or 3 of ProxyFactory's 12 possible codes): no seed search reaches every code
-# a user's compile may give, so engine/seed_search.py compiles the orders by name.
-LAYOUTS = (0, 8, 24, 48, 96, 160)
 
 _JUMPDEST, _PUSH1, _PUSH2, _PUSH32 = 0x5B, 0x60, 0x61, 0x7F
 
@@ -48,7 +43,8 @@ def follows_hash_seed(compiler_version: str | None) -> bool:
 def environment(seed: str, layout: int = 0) -> dict[str, str]:
     """A seeded compile's whole environment, the same from any caller, with `layout` variables
     more: a seed names one code only within one environment (the compiler is started by its full
-    path and starts nothing)."""
+    path and starts nothing). The environment's size moves the memory layout as much as the seed
+    does, so no seed search reaches every code: engine/seed_search.py compiles the orders by name."""
     fixed = {
         "PATH": os.defpath,
         "PYTHONHASHSEED": seed,

@@ -141,7 +141,3 @@ def variants(
     for other in evms:
         if other != current:
             yield "evmVersion", f"evmVersion: {other}", with_setting(input_json, evm=other)
-
-
-def describe(input_json: CompilerInput, file: str | None = None, version: Version | None = None) -> str:
-    return f"optimize: {optimize_mode(input_json, file, version)}, evmVersion: {evm_version(input_json, version)}"

@@ -85,6 +85,13 @@ def code_at(service: ExplorerService, address: str) -> bytes:
         raise ChainUnreadable(f"The explorer could not read the chain: {type(err).__name__}: {err}")
 
 
+def verified_in_full(service: ExplorerService, address: str, code: bytes) -> bool:
+    """Whether a full match is stored for this code, so a submission of either face is refused
+    (a record of other code is stale: the chain was reset)."""
+    existing = service.store.get_contract(address)
+    return existing is not None and existing.match == "full" and existing.code_hash in ("", code_hash(code))
+
+
 def _post_only(action: str, method: str) -> None:
     if method != "POST":
         raise BadRequest(f"{action} must be sent as a POST with form fields; GET is not supported for submissions.")
@@ -106,13 +113,11 @@ def verifysourcecode(service: ExplorerService, params: dict[str, str], method: s
     _post_only("verifysourcecode", method)
     require_key(service, params)
     request = verification_request(params)
-    existing = service.store.get_contract(request.address)
     code = code_at(service, request.address)
     if not code:
         raise BadRequest(Texts.UNABLE_TO_LOCATE.format(address=request.address))
-    if existing is not None and existing.match == "full":
-        if not existing.code_hash or existing.code_hash == code_hash(code):
-            raise BadRequest(Texts.SOURCE_ALREADY_VERIFIED)
+    if verified_in_full(service, request.address, code):
+        raise BadRequest(Texts.SOURCE_ALREADY_VERIFIED)
     guid = service.store.add_submission(SOURCE, request.address, request_to_payload(request))
     service.notify()
     return "1", guid
