@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, replace
+from dataclasses import replace
 from itertools import accumulate
 
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
@@ -172,25 +172,19 @@ def getcontractcreation(service: ExplorerService, params: dict[str, str], method
             creation = service.chain.find_creation(address)
         except Exception as err:
             raise BadRequest(f"The explorer could not find the creation of {address}: {type(err).__name__}: {err}")
-        if creation is None:
-            continue
-        fields = creation if isinstance(creation, Mapping) else asdict(creation)  # a mapping: a reader's older form
-        text = {
-            name: "0x" + bytes(value).hex() if value and isinstance(value, (bytes, bytearray)) else str(value or "")
-            for name, value in fields.items()
-        }
-        found.append(
-            {
-                "contractAddress": checksum(address),
-                "contractCreator": text.get("deployer", ""),
-                "txHash": text.get("tx_hash", ""),
-                "blockNumber": text.get("block", ""),
-                "contractFactory": text.get("creator", "") if fields.get("factory") else "",
-                # Etherscan API V2 gives the creation input (init code + constructor arguments):
-                # what a verifier without traces needs for a factory's child.
-                "creationBytecode": text.get("input", ""),
-            }
-        )
+        if creation is not None:
+            found.append(
+                {
+                    "contractAddress": checksum(address),
+                    "contractCreator": creation.deployer,
+                    "txHash": creation.tx_hash,
+                    "blockNumber": str(creation.block or ""),
+                    "contractFactory": (creation.creator or "") if creation.factory else "",
+                    # Etherscan API V2 gives the creation input (init code + constructor arguments):
+                    # what a verifier without traces needs for a factory's child.
+                    "creationBytecode": "0x" + bytes(creation.input).hex() if creation.input else "",
+                }
+            )
     return ("1", found) if found else ("0", "No data found")
 
 

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ape_contract_verify.evm.chain import ChainError
 from ape_contract_verify.explorer import sourcify_results
 from ape_contract_verify.explorer.store import (
-    MAX_INTERRUPTIONS,
     PROXY,
     SOURCE,
     SOURCIFY,
@@ -41,6 +40,8 @@ if TYPE_CHECKING:
     from ape_contract_verify.evm.reads import ChainReader
 
 logger = get_logger(SERVER)
+# How often a job found running at start (its process was killed mid-job) is run again.
+MAX_INTERRUPTIONS = 3
 
 
 class Engine(Protocol):

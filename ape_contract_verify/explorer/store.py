@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from ape_contract_verify.exceptions import ContractVerifyError
@@ -35,18 +35,17 @@ RUNNING = "running"
 DONE = "done"
 
 PROXY_DAILY_LIMIT = 100
-# How often a job found running at start (its process was killed mid-job) is run again.
-MAX_INTERRUPTIONS = 3
 
-# Columns the job queue added after the first release: added to an older database when it opens.
+# Columns added after the first release: added to a new or older database when it opens.
 _QUEUE_COLUMNS = {
     "chain_failures": "INTEGER NOT NULL DEFAULT 0",  # runs that ended because the node could not be read
     "retry_at": "REAL NOT NULL DEFAULT 0",  # not claimed before this time (the backoff after a chain failure)
 }
-# Columns verified contracts gained later, added the same way.
 _CONTRACT_COLUMNS = {
     "details": "TEXT NOT NULL DEFAULT '{}'",  # what Sourcify lookups show: bytecodes, creation, metadata
 }
+
+_JSON_COLUMNS = ("settings", "libraries", "details")  # a verified contract's, kept as JSON text
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS submissions (
@@ -58,8 +57,6 @@ CREATE TABLE IF NOT EXISTS submissions (
     status      TEXT,
     result      TEXT,
     attempts    INTEGER NOT NULL DEFAULT 0,
-    chain_failures INTEGER NOT NULL DEFAULT 0,
-    retry_at    REAL NOT NULL DEFAULT 0,
     created_at  REAL NOT NULL,
     updated_at  REAL NOT NULL
 );
@@ -79,8 +76,7 @@ CREATE TABLE IF NOT EXISTS contracts (
     code_hash             TEXT NOT NULL,
     guid                  TEXT,
     verified_at           REAL NOT NULL,
-    updated_at            REAL NOT NULL,
-    details               TEXT NOT NULL DEFAULT '{}'
+    updated_at            REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS proxies (
     address         TEXT PRIMARY KEY,
@@ -306,7 +302,7 @@ class Store:
         if row is None:
             return None
         sub = _submission(row)
-        return Submission(**{**sub.__dict__, "state": RUNNING, "attempts": sub.attempts + 1})
+        return replace(sub, state=RUNNING, attempts=sub.attempts + 1)
 
     def finish(
         self,
@@ -341,7 +337,7 @@ class Store:
             (PENDING, now + max(0.0, delay), now, guid, RUNNING),
         )
 
-    def requeue_interrupted(self, max_interruptions: int = MAX_INTERRUPTIONS, reason: str = "") -> tuple[int, int]:
+    def requeue_interrupted(self, max_interruptions: int, reason: str) -> tuple[int, int]:
         """Put back in the queue what a killed process left running; a job interrupted
         `max_interruptions` times already ends with `reason` instead (it may be what kills the
         process). Call once, before workers start. Returns (re-queued, ended)."""
@@ -351,13 +347,7 @@ class Store:
             ended = conn.execute(
                 "UPDATE submissions SET state = ?, status = '0', result = ?, updated_at = ? "
                 "WHERE state = ? AND attempts - chain_failures >= ?",
-                (
-                    DONE,
-                    reason or "Fail - Unable to verify. The job was interrupted too often",
-                    now,
-                    RUNNING,
-                    max(1, max_interruptions),
-                ),
+                (DONE, reason, now, RUNNING, max(1, max_interruptions)),
             ).rowcount
             requeued = conn.execute(
                 "UPDATE submissions SET state = ?, updated_at = ? WHERE state = ?", (PENDING, now, RUNNING)
@@ -372,28 +362,15 @@ class Store:
 
     def _put_contract(self, conn: sqlite3.Connection, c: VerifiedContract, now: float) -> None:
         old = conn.execute("SELECT verified_at FROM contracts WHERE address = ?", (c.address.lower(),)).fetchone()
+        row = {
+            **asdict(c),
+            **{name: json.dumps(getattr(c, name), sort_keys=True) for name in _JSON_COLUMNS},
+            "address": c.address.lower(),
+            "verified_at": old["verified_at"] if old else now,
+            "updated_at": now,
+        }
         conn.execute(
-            "INSERT OR REPLACE INTO contracts (address, contract_name, compiler_version, code_format, source_code, "
-            "abi, settings, constructor_arguments, libraries, license_type, match, code_hash, guid, verified_at, "
-            "updated_at, details) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                c.address.lower(),
-                c.contract_name,
-                c.compiler_version,
-                c.code_format,
-                c.source_code,
-                c.abi,
-                json.dumps(c.settings, sort_keys=True),
-                c.constructor_arguments,
-                json.dumps(c.libraries, sort_keys=True),
-                c.license_type,
-                c.match,
-                c.code_hash,
-                c.guid,
-                old["verified_at"] if old else now,
-                now,
-                json.dumps(c.details, sort_keys=True),
-            ),
+            f"INSERT OR REPLACE INTO contracts ({', '.join(row)}) VALUES ({', '.join(':' + name for name in row)})", row
         )
 
     def save_contract(self, contract: VerifiedContract) -> None:
@@ -476,7 +453,7 @@ def _add_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str]) 
 
 def _contract(row: sqlite3.Row) -> VerifiedContract:
     data = dict(row)
-    for name in ("settings", "libraries", "details"):
+    for name in _JSON_COLUMNS:
         data[name] = json.loads(data.get(name) or "{}")
     return VerifiedContract(**data)
 
