@@ -248,26 +248,27 @@ class _Aliases:
 
     def edits(self, file: str) -> list[tuple[int, int, str]]:
         unit = self.units[file]
-        aliased = [imp for imp in unit.imports if imp.unit_alias or any(a != s for s, a in imp.symbols)]
-        if not aliased:
+        units = {imp.unit_alias: imp for imp in unit.imports if imp.unit_alias}
+        renames = {alias: (sym, imp) for imp in unit.imports for sym, alias in imp.symbols if sym != alias}
+        if not units and not renames:
             return []
+
+        def rewrite(alias: str, start: int, member: str = "", member_start: int = 0) -> tuple[int, int, str]:
+            """`Alias.member` as `member`, a renamed symbol as its own name: each a global's."""
+            if alias in units:
+                self._require_global(member, file, units[alias], f"{alias}.{member}")
+                return start, member_start, ""
+            sym, imp = renames[alias]
+            self._require_global(sym, file, imp, f"the alias {alias!r}")
+            return start, start + len(alias), sym
+
         toks = self.tokens(file)
         spans = [(imp.start, imp.end) for imp in unit.imports]
         out: list[tuple[int, int, str]] = []
-        renames: dict[str, tuple[str, ImportDirective]] = {}
-        units: dict[str, ImportDirective] = {}
-        for imp in aliased:
-            if imp.unit_alias:
-                units[imp.unit_alias] = imp
-            for sym, alias in imp.symbols:
-                if sym != alias:
-                    renames[alias] = (sym, imp)
         for i, tok in enumerate(toks):
             if tok.kind != "id" or (tok.text not in units and tok.text not in renames):
                 continue
-            if i and toks[i - 1].text == ".":
-                continue
-            if any(s <= tok.start < e for s, e in spans):
+            if (i and toks[i - 1].text == ".") or any(s <= tok.start < e for s, e in spans):
                 continue
             imp = units[tok.text] if tok.text in units else renames[tok.text][1]
             if _is_declaration(toks, i):
@@ -275,19 +276,15 @@ class _Aliases:
                     f"{file}: cannot flatten `{imp.statement}`: the alias {tok.text!r} is redeclared "
                     f"at line {unit.text.count(chr(10), 0, tok.start) + 1}"
                 )
-            if tok.text in units:
-                if i + 2 >= len(toks) or toks[i + 1].text != "." or toks[i + 2].kind != "id":
-                    raise FlattenError(
-                        f"{file}: cannot flatten `{imp.statement}`: the unit alias {tok.text!r} is used "
-                        f"without a member at line {unit.text.count(chr(10), 0, tok.start) + 1}"
-                    )
-                member = toks[i + 2].text
-                self._require_global(member, file, imp, f"{tok.text}.{member}")
-                out.append((tok.start, toks[i + 2].start, ""))
+            if tok.text not in units:
+                out.append(rewrite(tok.text, tok.start))
+            elif i + 2 >= len(toks) or toks[i + 1].text != "." or toks[i + 2].kind != "id":
+                raise FlattenError(
+                    f"{file}: cannot flatten `{imp.statement}`: the unit alias {tok.text!r} is used "
+                    f"without a member at line {unit.text.count(chr(10), 0, tok.start) + 1}"
+                )
             else:
-                sym = renames[tok.text][0]
-                self._require_global(sym, file, imp, f"the alias {tok.text!r}")
-                out.append((tok.start, tok.end, sym))
+                out.append(rewrite(tok.text, tok.start, toks[i + 2].text, toks[i + 2].start))
         # NatSpec `@inheritdoc Name` is resolved by the compiler, so it must follow the rename.
         for tok in tokenize(unit.text):
             if tok.kind != "c" or not (tok.text.startswith("///") or tok.text.startswith("/**")):
@@ -297,12 +294,9 @@ class _Aliases:
                 start = tok.start + m.start(2)
                 if parts[0] in units and len(parts) > 1:
                     member_at = tok.text.index(parts[1], m.start(2) + len(parts[0]))
-                    self._require_global(parts[1], file, units[parts[0]], f"{parts[0]}.{parts[1]}")
-                    out.append((start, tok.start + member_at, ""))
+                    out.append(rewrite(parts[0], start, parts[1], tok.start + member_at))
                 elif parts[0] in renames:
-                    sym, imp = renames[parts[0]]
-                    self._require_global(sym, file, imp, f"the alias {parts[0]!r}")
-                    out.append((start, start + len(parts[0]), sym))
+                    out.append(rewrite(parts[0], start))
         return out
 
 

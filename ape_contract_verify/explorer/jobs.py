@@ -19,7 +19,6 @@ from ape_contract_verify.evm.chain import ChainError
 from ape_contract_verify.explorer import sourcify_results
 from ape_contract_verify.explorer.store import (
     PROXY,
-    SOURCE,
     SOURCIFY,
     ProxyRecord,
     Store,
@@ -239,24 +238,21 @@ class JobRunner:
 
     def _process(self, submission: Submission) -> None:
         try:
-            if submission.kind in (SOURCE, SOURCIFY):
-                self._verify_source(submission)
-            elif submission.kind == PROXY:
+            if submission.kind == PROXY:
                 self._verify_proxy(submission)
             else:
-                self.store.finish(submission.guid, "0", f"{Texts.FAIL}. Unknown submission kind {submission.kind!r}")
+                self._verify_source(submission)
         except (ChainError, _ChainDown) as err:  # the node, not the submission: wait for it
             self._chain_down(submission, err)
         except Exception as err:  # never leave a job running forever because of one bad input
             logger.warning("Submission %s failed: %s: %s", submission.guid, type(err).__name__, err)
+            stopped = f"The verifier stopped with an error: {type(err).__name__}: {err}"
             if submission.kind == PROXY:
                 text = f"Proxy verification failed: {type(err).__name__}: {err}"
             elif submission.kind == SOURCIFY:
-                text = sourcify_results.error(
-                    sfy.INTERNAL_ERROR, f"The verifier stopped with an error: {type(err).__name__}: {err}"
-                )
+                text = sourcify_results.error(sfy.INTERNAL_ERROR, stopped)
             else:
-                text = fail_text(f"The verifier stopped with an error: {type(err).__name__}: {err}")
+                text = fail_text(stopped)
             try:
                 self.store.finish(submission.guid, "0", text)
             except Exception:
