@@ -37,6 +37,7 @@ _TOKEN = re.compile(
     r"""|(?P<num>[0-9][A-Za-z0-9_.]*)|(?P<p>.)""",
     re.S,
 )
+_BRACES = {"{": 1, "}": -1}
 _NAME_AFTER = re.compile(rf"(?:\s+|//[^\n]*|/\*.*?\*/)*({_IDENT})", re.S)
 # solc's own pattern (Parser::findLicenseString); it searches the text between top-level nodes.
 _SPDX = re.compile(r"SPDX-License-Identifier:\s*(.+?)(?=[\n\r]|\*/|$)", re.S)
@@ -59,11 +60,7 @@ def tokenize(text: str, pos: int = 0, endpos: int | None = None) -> Iterator[Tok
         if kind == "ws":
             continue
         tok = Token(kind, m.group(), m.start(), m.end(), depth)
-        if kind == "p":
-            if tok.text == "{":
-                depth += 1
-            elif tok.text == "}":
-                depth -= 1
+        depth += _BRACES.get(tok.text, 0)  # only punctuation is a lone brace
         yield tok
 
 

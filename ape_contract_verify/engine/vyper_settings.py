@@ -48,10 +48,7 @@ _ACCEPTED: tuple[tuple[Version, tuple[OptimizeValue, ...], tuple[str, ...], str]
 
 def _accepted(version: Version | None) -> tuple[tuple[OptimizeValue, ...], tuple[str, ...], str]:
     """(optimize values, evmVersions, default evmVersion) for `version`; unknown means the newest."""
-    for first, modes, evms, default in _ACCEPTED:
-        if version is None or tuple(version) >= first:
-            return modes, evms, default
-    raise AssertionError("the last row starts at 0.0.0")
+    return next((m, e, d) for first, m, e, d in _ACCEPTED if version is None or tuple(version) >= first)
 
 
 def reads_pragmas(version: Version | None) -> bool:

@@ -7,6 +7,7 @@ API keys are never stored; the proxy quota is counted per key digest.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -231,10 +232,10 @@ class Store:
         if conn is None:
             if self._closed:
                 raise StoreError("the store is closed")
+            # timeout: SQLite's busy timeout, 30 s.
             conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
             # NORMAL is durable against a killed process in WAL mode (only power loss can drop a commit).
             conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA busy_timeout=30000")
             conn.row_factory = sqlite3.Row
             self._local.conn = conn
             with self._lock:
@@ -257,30 +258,22 @@ class Store:
         with self._lock:
             self._closed = True
             for conn in self._connections:
-                try:
+                with contextlib.suppress(sqlite3.Error):
                     conn.close()
-                except sqlite3.Error:
-                    pass
             self._connections.clear()
         self._local = threading.local()
 
     # -- submissions -------------------------------------------------------------------------
 
     def add_submission(self, kind: str, address: str, payload: JsonObject, new_id: Callable[[], str] = new_guid) -> str:
-        """`new_id()` draws the id (the Sourcify face's are UUIDs)."""
-        now = time.time()
-        for _ in range(5):
-            guid = new_id()
-            try:
-                self._conn().execute(
-                    "INSERT INTO submissions (guid, kind, address, payload, state, created_at, updated_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (guid, kind, address.lower(), json.dumps(payload), PENDING, now, now),
-                )
-                return guid
-            except sqlite3.IntegrityError:  # a GUID collision: astronomically rare, just draw again
-                continue
-        raise StoreError("could not allocate a unique GUID")
+        """`new_id()` draws the id (the Sourcify face's are UUIDs; ours 36^10, so none collide)."""
+        now, guid = time.time(), new_id()
+        self._conn().execute(
+            "INSERT INTO submissions (guid, kind, address, payload, state, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (guid, kind, address.lower(), json.dumps(payload), PENDING, now, now),
+        )
+        return guid
 
     def get_submission(self, guid: str) -> Submission | None:
         row = self._conn().execute("SELECT * FROM submissions WHERE guid = ?", (guid,)).fetchone()
@@ -404,16 +397,13 @@ class Store:
     def match_id(self, address: str) -> int | None:
         """A contract's place in verification order, from 1: Sourcify's `matchId`. It stays when a
         match is upgraded (the first verification time is kept)."""
-        row = (
-            self._conn()
-            .execute(
-                "SELECT (SELECT COUNT(*) FROM contracts o WHERE o.verified_at < c.verified_at "
-                "OR (o.verified_at = c.verified_at AND o.address <= c.address)) FROM contracts c WHERE c.address = ?",
-                (address.lower(),),
-            )
-            .fetchone()
+        earlier = (
+            "SELECT COUNT(*) FROM contracts o WHERE o.verified_at < c.verified_at "
+            "OR (o.verified_at = c.verified_at AND o.address <= c.address)"
         )
-        return int(row[0]) if row else None
+        row = self._conn().execute(f"SELECT ({earlier}) FROM contracts c WHERE c.address = ?", (address.lower(),))
+        found = row.fetchone()
+        return int(found[0]) if found else None
 
     def forget_contract(self, address: str) -> None:
         """Drop a stale record (the chain now has different code at that address)."""
