@@ -308,9 +308,7 @@ class JobRunner:
         if result.failure == "chain":  # FailureKind.CHAIN, a str enum (engine/ imported only by RealEngine)
             raise _ChainDown(result.reason or "the chain could not be read")
         if sourcify and result.blueprint:  # as Sourcify answers an ERC-5202 blueprint today
-            self.store.finish(
-                sub.guid, "0", sourcify_results.error(sfy.NO_MATCH, "The deployed and recompiled bytecode don't match.")
-            )
+            self.store.finish(sub.guid, "0", sourcify_results.error(sfy.NO_MATCH, sourcify_results.MISMATCH))
             return
         if not result.verified:
             text = sourcify_results.failure(result) if sourcify else fail_text(result.reason)

@@ -7,20 +7,11 @@ from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.protocol.values import checksum
 from ape_contract_verify.request import CodeFormat
 
+# Etherscan's fields, empty but for these three.
+_FIELDS = "SourceCode ABI ContractName CompilerVersion OptimizationUsed Runs ConstructorArguments EVMVersion Library"
 UNVERIFIED_SOURCE = {
-    "SourceCode": "",
-    "ABI": Texts.NOT_VERIFIED,
-    "ContractName": "",
-    "CompilerVersion": "",
-    "OptimizationUsed": "",
-    "Runs": "",
-    "ConstructorArguments": "",
-    "EVMVersion": "",
-    "Library": "",
-    "LicenseType": "Unknown",
-    "Proxy": "0",
-    "Implementation": "",
-    "SwarmSource": "",
+    **dict.fromkeys(f"{_FIELDS} LicenseType Proxy Implementation SwarmSource".split(), ""),
+    **{"ABI": Texts.NOT_VERIFIED, "LicenseType": "Unknown", "Proxy": "0"},
 }
 
 

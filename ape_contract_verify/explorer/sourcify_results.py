@@ -32,6 +32,7 @@ _CODES = {
 }
 # The result's fields a verified contract keeps for lookups.
 _KEPT = "recompiled_creation recompiled_runtime onchain_creation creation_tx creation_block deployer factory metadata"
+MISMATCH = "The deployed and recompiled bytecode don't match."  # Sourcify's no_match text
 # Engine match levels as Sourcify's.
 LEVELS = {"full": sfy.EXACT_MATCH, "partial": sfy.MATCH}
 
@@ -58,7 +59,7 @@ def failure(result: VerificationResult) -> str:
     """A failed verification as Sourcify's job error, with the bytecodes its no_match carries."""
     kind = result.failure.value if result.failure is not None else ""
     code = _CODES.get(kind, sfy.NO_MATCH)
-    reason = result.reason or "The deployed and recompiled bytecode don't match."
+    reason = result.reason or MISMATCH
     runtime, onchain_runtime = result.recompiled_runtime, result.onchain_runtime
     extra: dict[str, JsonValue] = {}
     if kind == "bytecode" and runtime and onchain_runtime and len(runtime) != len(onchain_runtime):

@@ -179,13 +179,9 @@ def _check_path(path: Path) -> None:
             str(path),
             f"is a folder, not a database file; give the path of a file inside it, e.g. {path / 'explorer.sqlite'}",
         )
-    for parent in path.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise StoreOpenError(
-                    str(path), f"is under {parent}, which is a file, not a folder; give a path in a folder"
-                )
-            break
+    parent = next(folder for folder in path.parents if folder.exists())  # the last, / or ., is there
+    if not parent.is_dir():
+        raise StoreOpenError(str(path), f"is under {parent}, which is a file, not a folder; give a path in a folder")
     path.parent.mkdir(parents=True, exist_ok=True)
 
 
