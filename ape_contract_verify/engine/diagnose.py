@@ -19,7 +19,7 @@ from ape_contract_verify.engine.compilers import (
     with_output_selection,
 )
 from ape_contract_verify.engine.hash_seed import follows_hash_seed
-from ape_contract_verify.engine.seed_search import in_another_order, reproducing, search
+from ape_contract_verify.engine.seed_search import evm_of, in_another_order, reproducing, search
 from ape_contract_verify.engine.versions import CompilerError, InvalidCompilerVersion, parse_compiler_version
 from ape_contract_verify.protocol.inputs import CompilerInput, CompilerSettings
 
@@ -129,14 +129,13 @@ def diagnose(
     single_file: bool = False,
     compiles: int = DEFAULT_COMPILES,
     cache: CompileCache | None = None,
-    timeout: float | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
 ) -> tuple[str, str]:
     """(setting, text): the one setting whose change reproduces `runtime_on_chain`, or "source"."""
     hint = vyper_hint(compiler_version) if language == "vyper" else SETTINGS_HINT
     if compiles <= 0:
         return "source", f"{hint}."
     tried = []
-    timeout = DEFAULT_TIMEOUT if timeout is None else timeout  # the compilers' own default
     for setting, label, variant in variations(input_json, file, language, single_file, compiler_version)[:compiles]:
         tried.append(label)
         try:
@@ -144,7 +143,7 @@ def diagnose(
             output = compile_input(compiler_version, selected, cache=cache, timeout=timeout)
         except CompilerError:
             continue
-        evm = (((output.get("contracts") or {}).get(file) or {}).get(name) or {}).get("evm") or {}
+        evm = evm_of(output, file, name) or {}
         if not (evm.get("deployedBytecode") or {}).get("object"):
             continue
         compiled = Compiled.from_evm(evm, language)

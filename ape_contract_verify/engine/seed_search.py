@@ -11,6 +11,7 @@ pre-check and the local explorer run it alike, so they agree.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 from collections.abc import Callable, Iterator
@@ -170,17 +171,12 @@ def search(
     found = SeedSearch(compiler_version)
 
     def compile_in(order: CalleeOrder) -> CompilerOutput | None:
-        def run() -> CompilerOutput:
-            return compile_vyper_json(compiler_version, selected, timeout, callee_order=order)
-
+        run = functools.partial(compile_vyper_json, compiler_version, selected, timeout, callee_order=order)
         key = f"{compiler_version}#callees={json.dumps(order, sort_keys=True)}"
         try:
             return run() if cache is None else cache.get_or_compile(key, selected, run)
         except CompilerError:
             return None
-
-    def evm_of(output: CompilerOutput | None) -> EvmOutput | None:
-        return ((((output or {}).get("contracts") or {}).get(file) or {}).get(name) or {}).get("evm")
 
     first = compile_in({}) if max_orders > 0 else None  # reports the callees: every order follows
     contracts = (first or {}).get("calleeOrder") or []
@@ -190,7 +186,7 @@ def search(
     with ThreadPoolExecutor(_AT_ONCE) as pool:
         for at in range(1, len(trials) + _AT_ONCE, _AT_ONCE):
             for laid, output in ((laid, output) for (laid, _), output in done):
-                evm = evm_of(output)
+                evm = evm_of(output, file, name)
                 if not evm:
                     continue
                 found.codes[order_name(laid)] = json.dumps(
@@ -203,6 +199,11 @@ def search(
                 break
             done = list(zip(batch, pool.map(compile_in, [order for _, order in batch])))
     return found
+
+
+def evm_of(output: CompilerOutput | None, file: str, name: str) -> EvmOutput | None:
+    """The evm output of `file`'s contract `name` in a compiler's output, if it has one."""
+    return ((((output or {}).get("contracts") or {}).get(file) or {}).get(name) or {}).get("evm")
 
 
 def in_another_order(compiled: Compiled, runtime_on_chain: bytes, creation_input: bytes | None = None) -> bool:
