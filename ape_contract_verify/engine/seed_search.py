@@ -182,22 +182,23 @@ def search(
     contracts = (first or {}).get("calleeOrder") or []
     trials = list(itertools.islice(orders(contracts), max_orders)) if contracts else []
     found.orders = len(trials)
-    done = list(zip(trials[:1], [first]))  # the first order is the callees by name, as just compiled
+    # The first order is the callees by name, as just compiled; then the others, two at a time.
+    batches = [trials[:1]] + [trials[at : at + _AT_ONCE] for at in range(1, len(trials), _AT_ONCE)]
     with ThreadPoolExecutor(_AT_ONCE) as pool:
-        for at in range(1, len(trials) + _AT_ONCE, _AT_ONCE):
-            for laid, output in ((laid, output) for (laid, _), output in done):
-                evm = evm_of(output, file, name)
-                if not evm:
-                    continue
-                found.codes[order_name(laid)] = json.dumps(
-                    [(evm.get("bytecode") or {}).get("object"), (evm.get("deployedBytecode") or {}).get("object")]
-                )
-                if found.order is None and reproduces(evm):
-                    found.order, found.evm = order_name(laid), evm
-            batch = trials[at : at + _AT_ONCE]
-            if found.order is not None or not batch:
+        for number, batch in enumerate(batches):
+            if found.order is not None:
                 break
-            done = list(zip(batch, pool.map(compile_in, [order for _, order in batch])))
+            outputs = pool.map(compile_in, [order for _, order in batch]) if number else [first]
+            for (laid, _), output in zip(batch, outputs):
+                evm = evm_of(output, file, name)
+                if evm:
+                    code = [
+                        (evm.get("bytecode") or {}).get("object"),
+                        (evm.get("deployedBytecode") or {}).get("object"),
+                    ]
+                    found.codes[order_name(laid)] = json.dumps(code)
+                    if found.order is None and reproduces(evm):
+                        found.order, found.evm = order_name(laid), evm
     return found
 
 
