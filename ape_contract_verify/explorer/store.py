@@ -136,9 +136,7 @@ class VerifiedContract:
     details: dict[str, JsonValue] = field(default_factory=dict)
 
     def json_input(self) -> JsonObject:
-        """The submitted compiler input of a JSON format; {} for a flat file (or text that is no JSON object)."""
-        if self.code_format == "solidity-single-file":
-            return {}
+        """The submitted compiler input of a JSON format; {} for a flat file (text that is no JSON object)."""
         try:
             return as_object(json.loads(self.source_code))
         except ValueError:
