@@ -155,11 +155,8 @@ def analyse(text: str, name: str) -> SourceUnit:
         if depth == 0 and start > pos and start > resume:
             resume = max(resume, _file_level_code(unit, name, max(pos, resume), start))
         first = text[start]
-        if first == "{":
-            depth += 1
-        elif first == "}":
-            depth -= 1
-        elif first == "/" and depth == 0 and start >= resume:
+        depth += _BRACES.get(first, 0)
+        if first == "/" and depth == 0 and start >= resume:
             found, edit = _spdx_edit(m.group(), start)
             unit.licenses.extend(found)
             if edit:
