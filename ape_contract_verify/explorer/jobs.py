@@ -166,14 +166,12 @@ class JobRunner:
         workers: int = 1,
         idle_poll: float = 0.5,
         chain_retry: ChainRetry | None = None,
-        max_interruptions: int = MAX_INTERRUPTIONS,
     ):
         self.store = store
         self.engine = engine
         self.workers = max(1, workers)
         self.idle_poll = idle_poll
         self.chain_retry = chain_retry or ChainRetry()
-        self.max_interruptions = max_interruptions
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -182,13 +180,12 @@ class JobRunner:
         self.jobs_ended = 0
 
     def start(self) -> JobRunner:
-        self.requeued, ended = self.store.requeue_interrupted(
-            self.max_interruptions, Texts.JOB_INTERRUPTED.format(times=self.max_interruptions)
-        )
+        reason = Texts.JOB_INTERRUPTED.format(times=MAX_INTERRUPTIONS)
+        self.requeued, ended = self.store.requeue_interrupted(MAX_INTERRUPTIONS, reason)
         if self.requeued:
             logger.info("Re-queued %d submission(s) left unfinished by an earlier run.", self.requeued)
         if ended:
-            logger.warning("%d submission(s) interrupted %d times ended failed.", ended, self.max_interruptions)
+            logger.warning("%d submission(s) interrupted %d times ended failed.", ended, MAX_INTERRUPTIONS)
         for number in range(self.workers):
             thread = threading.Thread(target=self._run, name=f"explorer-worker-{number}", daemon=True)
             thread.start()
