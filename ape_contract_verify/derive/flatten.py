@@ -131,8 +131,9 @@ def _postorder(roots: Iterable[str], children: Callable[[str], Iterable[str]]) -
     return order, cyclic
 
 
-def _resolve_all(entry: str, sources: Mapping[str, str], remaps: Sequence[Remapping]) -> tuple[list[str], bool]:
+def _resolve_all(entry: str, sources: Mapping[str, str], remappings: Sequence[str]) -> tuple[list[str], bool]:
     """`entry` and what it imports, transitively, dependencies first; whether they import in a cycle."""
+    remaps = [parse_remapping(r) for r in remappings]
     if entry not in sources:
         raise FlattenError(f"entry {entry!r} is not among the sources; pass its source unit name")
 
@@ -151,8 +152,7 @@ def _resolve_all(entry: str, sources: Mapping[str, str], remaps: Sequence[Remapp
 
 def collect_imports(entry: str, sources: Mapping[str, str], remappings: Sequence[str] = ()) -> list[str]:
     """``entry`` and every unit it imports, transitively: dependencies first, ``entry`` last."""
-    remaps = [parse_remapping(r) for r in remappings]
-    return _resolve_all(entry, sources, remaps)[0]
+    return _resolve_all(entry, sources, remappings)[0]
 
 
 def missing_imports(
@@ -406,8 +406,7 @@ def flatten(
     missing import, pragma ranges that do not intersect, a name declared in two files, an alias
     that cannot be rewritten safely, mixed ABI coders, or an import cycle that inverts inheritance.
     """
-    remaps = [parse_remapping(r) for r in remappings]
-    order, cyclic = _resolve_all(entry, sources, remaps)
+    order, cyclic = _resolve_all(entry, sources, remappings)
     if layout not in ("imports", "names"):
         raise FlattenError(f"layout {layout!r} is unknown: use 'imports' or 'names'")
     units = {name: analyse(sources[name], name) for name in order}
