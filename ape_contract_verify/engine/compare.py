@@ -139,13 +139,13 @@ def compare(
         deployed_args = bc.split_constructor_args(creation_input, compiled.creation)
         creation_cmp = bc.compare(compiled.creation, chain_init, link_references=compiled.creation_links)
     runtime_cmp = compiled.compare_runtime(runtime_on_chain)
+    version_reason = compiler_version_difference(compiler_version, runtime_on_chain, creation_input)
 
     if (creation_cmp is not None and not creation_cmp.matches) or not runtime_cmp.matches:
         for code, on_chain in ((compiled.runtime, runtime_on_chain), (compiled.creation, creation_input)):
             library = _linked_library_difference(code, on_chain, libraries)
             if library:
                 raise Failure(FailureKind.LIBRARY, f"{LIBRARY_REQUIRED}: {library}")
-        version_reason = compiler_version_difference(compiler_version, runtime_on_chain, creation_input)
         if version_reason:
             raise Failure(FailureKind.COMPILER_VERSION, f"{Texts.BYTECODE_MISMATCH} {version_reason}")
         # When the runtime code matches, the creation code was compared and differs.
@@ -183,7 +183,6 @@ def compare(
         for name, address in libraries.items()
         if bc.find_address(compiled.runtime, address) or bc.find_address(compiled.creation, address)
     }
-    version_reason = compiler_version_difference(compiler_version, runtime_on_chain, creation_input)
     if version_reason:
         raise Failure(FailureKind.COMPILER_VERSION, f"{Texts.BYTECODE_MISMATCH} {version_reason}")
     if submitted_args != deployed_args:
