@@ -47,10 +47,11 @@ def solidity_variations(
     """(setting, label, settings) with one setting changed, in the order they are tried."""
     optimizer = (settings.get("optimizer") or {}).copy()
     enabled, runs = bool(optimizer.get("enabled", False)), int(optimizer.get("runs", 200))
-    name = (
-        {"optimizer": "optimizationUsed", "runs": "runs", "viaIR": "viaIR", "evmVersion": "evmversion"}
+    # The settings as a single file's form names them, else as the JSON input does.
+    opt, runs_name, evm_name = (
+        ("optimizationUsed", "runs", "evmversion")
         if single_file
-        else {"optimizer": "optimizer.enabled", "runs": "optimizer.runs", "viaIR": "viaIR", "evmVersion": "evmVersion"}
+        else ("optimizer.enabled", "optimizer.runs", "evmVersion")
     )
 
     found: list[tuple[str, str, CompilerSettings]] = []
@@ -59,26 +60,24 @@ def solidity_variations(
         found.append((setting, label, {**settings, **updates}))
 
     if enabled:
-        off = "0" if single_file else "false"
-        label = f"the optimizer disabled ({name['optimizer']}={off})"
+        label = f"the optimizer disabled ({opt}={'0' if single_file else 'false'})"
         add("optimizer", label, {"optimizer": {**optimizer, "enabled": False}})
         if runs != 200:
-            add("optimizer runs", f"{name['runs']}=200", {"optimizer": {**optimizer, "runs": 200}})
+            add("optimizer runs", f"{runs_name}=200", {"optimizer": {**optimizer, "runs": 200}})
     else:
-        on = "1" if single_file else "true"
-        label = f"the optimizer enabled with {runs} runs ({name['optimizer']}={on})"
+        label = f"the optimizer enabled with {runs} runs ({opt}={'1' if single_file else 'true'})"
         add("optimizer", label, {"optimizer": {**optimizer, "enabled": True, "runs": runs}})
     via_ir = bool(settings.get("viaIR", False))
-    add("viaIR", f"{name['viaIR']}={'false' if via_ir else 'true'}", {"viaIR": not via_ir})
+    add("viaIR", f"viaIR={'false' if via_ir else 'true'}", {"viaIR": not via_ir})
     if settings.get("evmVersion"):
         default_evm = settings.copy()
         del default_evm["evmVersion"]
-        found.append(("evmVersion", f"the compiler's default {name['evmVersion']}", default_evm))
+        found.append(("evmVersion", f"the compiler's default {evm_name}", default_evm))
     for key, value in _LATER:
         if key == "evmVersion" and isinstance(value, str) and value != settings.get("evmVersion"):
-            add("evmVersion", f"{name['evmVersion']}={value}", {"evmVersion": value})
+            add("evmVersion", f"{evm_name}={value}", {"evmVersion": value})
         elif key == "runs" and isinstance(value, int) and enabled and value not in (runs, 200):
-            add("optimizer runs", f"{name['runs']}={value}", {"optimizer": {**optimizer, "runs": value}})
+            add("optimizer runs", f"{runs_name}={value}", {"optimizer": {**optimizer, "runs": value}})
     return found
 
 
