@@ -20,7 +20,7 @@ from ape_contract_verify.explorer.jobs import code_hash, request_to_payload
 from ape_contract_verify.explorer.service import ExplorerService
 from ape_contract_verify.explorer.sources import source_result
 from ape_contract_verify.explorer.store import PROXY, SOURCE
-from ape_contract_verify.json_types import JsonReadable
+from ape_contract_verify.json_types import JsonObject, JsonReadable
 from ape_contract_verify.protocol import forms
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.protocol.inputs import JSON_FORMATS
@@ -92,9 +92,24 @@ def verified_in_full(service: ExplorerService, address: str, code: bytes) -> boo
     return existing is not None and existing.match == "full" and existing.code_hash in ("", code_hash(code))
 
 
-def _post_only(action: str, method: str) -> None:
+def _submission(service: ExplorerService, params: dict[str, str], method: str, action: str) -> None:
+    """A submission is a POST with an accepted key."""
     if method != "POST":
         raise BadRequest(f"{action} must be sent as a POST with form fields; GET is not supported for submissions.")
+    require_key(service, params)
+
+
+def _deployed(service: ExplorerService, address: str) -> bytes:
+    """The code at `address`: a submission for an address without code is refused."""
+    if not (code := code_at(service, address)):
+        raise BadRequest(Texts.UNABLE_TO_LOCATE.format(address=address))
+    return code
+
+
+def _queued(service: ExplorerService, kind: str, address: str, payload: JsonObject) -> Answer:
+    guid = service.store.add_submission(kind, address, payload)
+    service.notify()
+    return "1", guid
 
 
 # -- actions ---------------------------------------------------------------------------------
@@ -110,17 +125,11 @@ def getsourcecode(service: ExplorerService, params: dict[str, str], method: str)
 
 
 def verifysourcecode(service: ExplorerService, params: dict[str, str], method: str) -> Answer:
-    _post_only("verifysourcecode", method)
-    require_key(service, params)
+    _submission(service, params, method, "verifysourcecode")
     request = verification_request(params)
-    code = code_at(service, request.address)
-    if not code:
-        raise BadRequest(Texts.UNABLE_TO_LOCATE.format(address=request.address))
-    if verified_in_full(service, request.address, code):
+    if verified_in_full(service, request.address, _deployed(service, request.address)):
         raise BadRequest(Texts.SOURCE_ALREADY_VERIFIED)
-    guid = service.store.add_submission(SOURCE, request.address, request_to_payload(request))
-    service.notify()
-    return "1", guid
+    return _queued(service, SOURCE, request.address, request_to_payload(request))
 
 
 def _status(service: ExplorerService, params: dict[str, str], kind: str) -> Answer:
@@ -145,20 +154,16 @@ def checkverifystatus(service: ExplorerService, params: dict[str, str], method: 
 
 
 def verifyproxycontract(service: ExplorerService, params: dict[str, str], method: str) -> Answer:
-    _post_only("verifyproxycontract", method)
-    require_key(service, params)
+    _submission(service, params, method, "verifyproxycontract")
     checked = forms.validate_proxy_form(params)
     address, expected = checked["address"].lower(), checked.get("expectedimplementation", "").lower()
-    if not code_at(service, address):
-        raise BadRequest(Texts.UNABLE_TO_LOCATE.format(address=address))
+    _deployed(service, address)
     if not service.store.take_proxy_quota(params.get("apikey") or None, limit=service.proxy_daily_limit):
         raise BadRequest(
             f"Max daily proxy verification submissions reached ({service.proxy_daily_limit} a day per API key); "
             "try again after 00:00 UTC."
         )
-    guid = service.store.add_submission(PROXY, address, {"expected_implementation": expected})
-    service.notify()
-    return "1", guid
+    return _queued(service, PROXY, address, {"expected_implementation": expected})
 
 
 def checkproxyverification(service: ExplorerService, params: dict[str, str], method: str) -> Answer:
