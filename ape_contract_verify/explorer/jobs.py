@@ -79,10 +79,8 @@ class RealEngine:
                 self._verifier = Verifier(self.chain, cache=self._cache, compile_timeout=timeout)
             return self._verifier
 
-    def verify(
-        self, request: VerificationRequest, *, args_from_creation: bool = False, diagnose_compiles: int | None = None
-    ) -> VerificationResult:
-        return self.verifier.verify(request, args_from_creation=args_from_creation, diagnose_compiles=diagnose_compiles)
+    def verify(self, request: VerificationRequest, **options: Any) -> VerificationResult:  # Engine.verify's options
+        return self.verifier.verify(request, **options)
 
     def detect_proxy(self, address: str) -> ProxyInfo | None:
         from ape_contract_verify.evm.proxies import detect_proxy
