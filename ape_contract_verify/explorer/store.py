@@ -208,8 +208,7 @@ class Store:
         self._lock = threading.RLock()  # re-entrant: a claim, under it, may make its thread's connection
         self._closed = False
         try:
-            if self.path != ":memory:":
-                _check_path(Path(self.path))
+            _check_path(Path(self.path))
             conn = self._conn()
             conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(_SCHEMA)
