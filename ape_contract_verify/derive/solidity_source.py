@@ -196,7 +196,6 @@ def _file_level_code(unit: SourceUnit, name: str, start: int, end: int) -> int:
 
 _Version = tuple[int, int, int]
 _RANGE_TOKEN = re.compile(r"\s*(\|\||>=|<=|[<>=^~]|-(?=\s)|[0-9xX*]+(?:\.[0-9xX*]+){0,2})")
-_INF = None
 _OPERATORS = (">=", "<=", "<", ">", "=", "^", "~")
 
 
@@ -240,7 +239,7 @@ class VersionRange:
     @staticmethod
     def _conjunction(tokens: list[str], text: str) -> tuple[_Version, _Version | None]:
         lo: _Version = (0, 0, 0)
-        hi: _Version | None = _INF
+        hi: _Version | None = None  # unbounded
 
         def version(tok: str) -> list[int]:
             nums = []
