@@ -421,7 +421,10 @@ def flatten(
                 )
             owners.setdefault(decl, (name, kw))
     if layout == "names":
-        order = _by_name(order, units, {decl: unit for decl, (unit, _kw) in owners.items()})
+        # The units in the order solc reads a standard-json input (by source unit name), each preceded
+        # only by what one file requires: the units that define its contracts' bases.
+        declared_in = {decl: unit for decl, (unit, _kw) in owners.items()}
+        order = _postorder(sorted(order), lambda unit: sorted(_base_units(unit, units, declared_in)))[0]
         cyclic = True  # the order is no longer the imports': check that bases still come first
 
     license = _combine_licenses([lic for name in order for lic in units[name].licenses])
@@ -450,13 +453,6 @@ def flatten(
     if cyclic:
         _check_bases_come_first(source)
     return FlattenResult(source, order, license, pragma)
-
-
-def _by_name(order: list[str], units: dict[str, SourceUnit], owners: dict[str, str]) -> list[str]:
-    """The units in the order solc reads a standard-json input (by source unit name), each
-    preceded only by what one file requires: the units that define its contracts' bases
-    (`owners`: the unit that declares each name)."""
-    return _postorder(sorted(order), lambda unit: sorted(_base_units(unit, units, owners)))[0]
 
 
 def _base_units(unit: str, units: dict[str, SourceUnit], owners: dict[str, str]) -> set[str]:
