@@ -20,7 +20,7 @@ from ape_contract_verify.engine.compilers import (
 )
 from ape_contract_verify.engine.hash_seed import follows_hash_seed
 from ape_contract_verify.engine.seed_search import evm_of, in_another_order, reproducing, search
-from ape_contract_verify.engine.versions import CompilerError, InvalidCompilerVersion, parse_compiler_version
+from ape_contract_verify.engine.versions import CompilerError
 from ape_contract_verify.protocol.inputs import CompilerInput, CompilerSettings
 
 DEFAULT_COMPILES = 8
@@ -81,16 +81,9 @@ def solidity_variations(
     return found
 
 
-def _vyper_version(compiler_version: str | None) -> tuple[int, int, int] | None:
-    try:
-        return parse_compiler_version(compiler_version or "", "vyper").release
-    except InvalidCompilerVersion:
-        return None  # the newest compiler's settings
-
-
 def vyper_hint(compiler_version: str | None = None) -> str:
     """The settings to check, as this compiler version spells them."""
-    values = vyper_settings.optimize_values(_vyper_version(compiler_version))
+    values = vyper_settings.optimize_values(vyper_settings.release_of(compiler_version))
     optimize = f"optimize ({', '.join(values)}), " if values else ""
     return f"settings or source differ: compiler version, {optimize}evmVersion or a source line"
 
@@ -108,7 +101,7 @@ def variations(
         return [
             (setting, f"settings.{description.replace(': ', '=')}", variant)
             for setting, description, variant in vyper_settings.variants(
-                input_json, file, _vyper_version(compiler_version)
+                input_json, file, vyper_settings.release_of(compiler_version)
             )
         ]
     return [

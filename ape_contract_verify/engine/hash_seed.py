@@ -18,7 +18,7 @@ import os
 from collections import Counter
 from collections.abc import Iterator
 
-from ape_contract_verify.protocol.compiler_version import CompilerVersion, InvalidCompilerVersion
+from ape_contract_verify.engine.vyper_settings import release_of
 
 SEED_ORDERED = ((0, 3, 4), (0, 3, 8))  # first version whose code follows the seed, first fixed
 FIRST_SEED = "0"  # every plain compile of such a version
@@ -33,11 +33,8 @@ def trial_name(seed: str, layout: int = 0) -> str:
 
 def follows_hash_seed(compiler_version: str | None) -> bool:
     """Whether this Vyper (`vyper:0.3.7`, `0.3.7`) lays out its code by the hash seed."""
-    try:
-        version = CompilerVersion.parse(compiler_version or "", "vyper")
-    except InvalidCompilerVersion:
-        return False
-    return SEED_ORDERED[0] <= version.release < SEED_ORDERED[1]
+    release = release_of(compiler_version)
+    return release is not None and SEED_ORDERED[0] <= release < SEED_ORDERED[1]
 
 
 def environment(seed: str, layout: int = 0) -> dict[str, str]:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator
 from typing import TypeAlias
 
+from ape_contract_verify.protocol.compiler_version import CompilerVersion, InvalidCompilerVersion
 from ape_contract_verify.protocol.inputs import CompilerInput
 
 OPTIMIZE_MODES = ("gas", "codesize", "none")
@@ -44,6 +45,14 @@ _ACCEPTED: tuple[tuple[Version, tuple[OptimizeValue, ...], tuple[str, ...], str]
     ((0, 3, 1), (True, False), ("berlin", "istanbul", "constantinople", "byzantium"), "berlin"),
     ((0, 0, 0), (), ("berlin", "istanbul", "constantinople", "byzantium"), "berlin"),
 )
+
+
+def release_of(compiler_version: str | None) -> Version | None:
+    """A Vyper compiler version's release (`vyper:0.3.7`, `0.3.7`); None when it names none."""
+    try:
+        return CompilerVersion.parse(compiler_version or "", "vyper").release
+    except InvalidCompilerVersion:
+        return None
 
 
 def _accepted(version: Version | None) -> tuple[tuple[OptimizeValue, ...], tuple[str, ...], str]:
