@@ -46,11 +46,9 @@ def resolve_constructor_args(
     """The arguments to submit: the chain's (`derived`), or `given` when it agrees with them.
     `tried` names the creation sources that could not answer, for the reason when none did."""
     if given is None:
-        if derived is None:
-            if _inputs(artifact):
-                raise PrecheckFailed("constructor arguments", not_found_reason(tried))
-            return ""
-        return derived
+        if derived is None and _inputs(artifact):
+            raise PrecheckFailed("constructor arguments", not_found_reason(tried))
+        return derived or ""
     encoded = encode_constructor_args(artifact, given)
     if derived is not None and encoded.lower() != derived.lower():
         raise PrecheckFailed(

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from ape_contract_verify.derive.solidity_source import (
     DECL_KW,
     INHERITDOC,
-    FlattenError,
     ImportDirective,
     SourceUnit,
     Token,
@@ -24,17 +23,7 @@ from ape_contract_verify.derive.solidity_source import (
     analyse,
     tokenize,
 )
-
-__all__ = [
-    "FlattenError",
-    "FlattenResult",
-    "VersionRange",
-    "collect_imports",
-    "flatten",
-    "missing_imports",
-    "parse_remapping",
-    "resolve_import",
-]
+from ape_contract_verify.derive.solidity_source import FlattenError as FlattenError  # derive.py's
 
 
 @dataclass(frozen=True)
@@ -142,8 +131,9 @@ def _postorder(roots: Iterable[str], children: Callable[[str], Iterable[str]]) -
     return order, cyclic
 
 
-def _resolve_all(entry: str, sources: Mapping[str, str], remaps: Sequence[Remapping]) -> tuple[list[str], bool]:
+def _resolve_all(entry: str, sources: Mapping[str, str], remappings: Sequence[str]) -> tuple[list[str], bool]:
     """`entry` and what it imports, transitively, dependencies first; whether they import in a cycle."""
+    remaps = [parse_remapping(r) for r in remappings]
     if entry not in sources:
         raise FlattenError(f"entry {entry!r} is not among the sources; pass its source unit name")
 
@@ -162,8 +152,7 @@ def _resolve_all(entry: str, sources: Mapping[str, str], remaps: Sequence[Remapp
 
 def collect_imports(entry: str, sources: Mapping[str, str], remappings: Sequence[str] = ()) -> list[str]:
     """``entry`` and every unit it imports, transitively: dependencies first, ``entry`` last."""
-    remaps = [parse_remapping(r) for r in remappings]
-    return _resolve_all(entry, sources, remaps)[0]
+    return _resolve_all(entry, sources, remappings)[0]
 
 
 def missing_imports(
@@ -259,26 +248,27 @@ class _Aliases:
 
     def edits(self, file: str) -> list[tuple[int, int, str]]:
         unit = self.units[file]
-        aliased = [imp for imp in unit.imports if imp.unit_alias or any(a != s for s, a in imp.symbols)]
-        if not aliased:
+        units = {imp.unit_alias: imp for imp in unit.imports if imp.unit_alias}
+        renames = {alias: (sym, imp) for imp in unit.imports for sym, alias in imp.symbols if sym != alias}
+        if not units and not renames:
             return []
+
+        def rewrite(alias: str, start: int, member: str = "", member_start: int = 0) -> tuple[int, int, str]:
+            """`Alias.member` as `member`, a renamed symbol as its own name: each a global's."""
+            if alias in units:
+                self._require_global(member, file, units[alias], f"{alias}.{member}")
+                return start, member_start, ""
+            sym, imp = renames[alias]
+            self._require_global(sym, file, imp, f"the alias {alias!r}")
+            return start, start + len(alias), sym
+
         toks = self.tokens(file)
         spans = [(imp.start, imp.end) for imp in unit.imports]
         out: list[tuple[int, int, str]] = []
-        renames: dict[str, tuple[str, ImportDirective]] = {}
-        units: dict[str, ImportDirective] = {}
-        for imp in aliased:
-            if imp.unit_alias:
-                units[imp.unit_alias] = imp
-            for sym, alias in imp.symbols:
-                if sym != alias:
-                    renames[alias] = (sym, imp)
         for i, tok in enumerate(toks):
             if tok.kind != "id" or (tok.text not in units and tok.text not in renames):
                 continue
-            if i and toks[i - 1].text == ".":
-                continue
-            if any(s <= tok.start < e for s, e in spans):
+            if (i and toks[i - 1].text == ".") or any(s <= tok.start < e for s, e in spans):
                 continue
             imp = units[tok.text] if tok.text in units else renames[tok.text][1]
             if _is_declaration(toks, i):
@@ -286,19 +276,15 @@ class _Aliases:
                     f"{file}: cannot flatten `{imp.statement}`: the alias {tok.text!r} is redeclared "
                     f"at line {unit.text.count(chr(10), 0, tok.start) + 1}"
                 )
-            if tok.text in units:
-                if i + 2 >= len(toks) or toks[i + 1].text != "." or toks[i + 2].kind != "id":
-                    raise FlattenError(
-                        f"{file}: cannot flatten `{imp.statement}`: the unit alias {tok.text!r} is used "
-                        f"without a member at line {unit.text.count(chr(10), 0, tok.start) + 1}"
-                    )
-                member = toks[i + 2].text
-                self._require_global(member, file, imp, f"{tok.text}.{member}")
-                out.append((tok.start, toks[i + 2].start, ""))
+            if tok.text not in units:
+                out.append(rewrite(tok.text, tok.start))
+            elif i + 2 >= len(toks) or toks[i + 1].text != "." or toks[i + 2].kind != "id":
+                raise FlattenError(
+                    f"{file}: cannot flatten `{imp.statement}`: the unit alias {tok.text!r} is used "
+                    f"without a member at line {unit.text.count(chr(10), 0, tok.start) + 1}"
+                )
             else:
-                sym = renames[tok.text][0]
-                self._require_global(sym, file, imp, f"the alias {tok.text!r}")
-                out.append((tok.start, tok.end, sym))
+                out.append(rewrite(tok.text, tok.start, toks[i + 2].text, toks[i + 2].start))
         # NatSpec `@inheritdoc Name` is resolved by the compiler, so it must follow the rename.
         for tok in tokenize(unit.text):
             if tok.kind != "c" or not (tok.text.startswith("///") or tok.text.startswith("/**")):
@@ -308,12 +294,9 @@ class _Aliases:
                 start = tok.start + m.start(2)
                 if parts[0] in units and len(parts) > 1:
                     member_at = tok.text.index(parts[1], m.start(2) + len(parts[0]))
-                    self._require_global(parts[1], file, units[parts[0]], f"{parts[0]}.{parts[1]}")
-                    out.append((start, tok.start + member_at, ""))
+                    out.append(rewrite(parts[0], start, parts[1], tok.start + member_at))
                 elif parts[0] in renames:
-                    sym, imp = renames[parts[0]]
-                    self._require_global(sym, file, imp, f"the alias {parts[0]!r}")
-                    out.append((start, start + len(parts[0]), sym))
+                    out.append(rewrite(parts[0], start))
         return out
 
 
@@ -423,8 +406,7 @@ def flatten(
     missing import, pragma ranges that do not intersect, a name declared in two files, an alias
     that cannot be rewritten safely, mixed ABI coders, or an import cycle that inverts inheritance.
     """
-    remaps = [parse_remapping(r) for r in remappings]
-    order, cyclic = _resolve_all(entry, sources, remaps)
+    order, cyclic = _resolve_all(entry, sources, remappings)
     if layout not in ("imports", "names"):
         raise FlattenError(f"layout {layout!r} is unknown: use 'imports' or 'names'")
     units = {name: analyse(sources[name], name) for name in order}
@@ -439,7 +421,10 @@ def flatten(
                 )
             owners.setdefault(decl, (name, kw))
     if layout == "names":
-        order = _by_name(order, units, {decl: unit for decl, (unit, _kw) in owners.items()})
+        # The units in the order solc reads a standard-json input (by source unit name), each preceded
+        # only by what one file requires: the units that define its contracts' bases.
+        declared_in = {decl: unit for decl, (unit, _kw) in owners.items()}
+        order = _postorder(sorted(order), lambda unit: sorted(_base_units(unit, units, declared_in)))[0]
         cyclic = True  # the order is no longer the imports': check that bases still come first
 
     license = _combine_licenses([lic for name in order for lic in units[name].licenses])
@@ -468,13 +453,6 @@ def flatten(
     if cyclic:
         _check_bases_come_first(source)
     return FlattenResult(source, order, license, pragma)
-
-
-def _by_name(order: list[str], units: dict[str, SourceUnit], owners: dict[str, str]) -> list[str]:
-    """The units in the order solc reads a standard-json input (by source unit name), each
-    preceded only by what one file requires: the units that define its contracts' bases
-    (`owners`: the unit that declares each name)."""
-    return _postorder(sorted(order), lambda unit: sorted(_base_units(unit, units, owners)))[0]
 
 
 def _base_units(unit: str, units: dict[str, SourceUnit], owners: dict[str, str]) -> set[str]:

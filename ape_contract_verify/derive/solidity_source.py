@@ -37,6 +37,7 @@ _TOKEN = re.compile(
     r"""|(?P<num>[0-9][A-Za-z0-9_.]*)|(?P<p>.)""",
     re.S,
 )
+_BRACES = {"{": 1, "}": -1}
 _NAME_AFTER = re.compile(rf"(?:\s+|//[^\n]*|/\*.*?\*/)*({_IDENT})", re.S)
 # solc's own pattern (Parser::findLicenseString); it searches the text between top-level nodes.
 _SPDX = re.compile(r"SPDX-License-Identifier:\s*(.+?)(?=[\n\r]|\*/|$)", re.S)
@@ -59,11 +60,7 @@ def tokenize(text: str, pos: int = 0, endpos: int | None = None) -> Iterator[Tok
         if kind == "ws":
             continue
         tok = Token(kind, m.group(), m.start(), m.end(), depth)
-        if kind == "p":
-            if tok.text == "{":
-                depth += 1
-            elif tok.text == "}":
-                depth -= 1
+        depth += _BRACES.get(tok.text, 0)  # only punctuation is a lone brace
         yield tok
 
 
@@ -114,42 +111,27 @@ class SourceUnit:
     declarations: list[tuple[str, str, int]]  # (keyword, name, offset after the name) at file level
 
 
+# An import statement's forms, on its tokens joined by newlines (no string holds one).
+_SYMBOL = rf"({_IDENT})(?:\nas\n({_IDENT}))?"
+_IMPORT_FORMS = [
+    re.compile(form.replace(" ", r"\n"), re.S)
+    for form in (
+        rf"(?P<path>{_STRING})(?: as (?P<alias>{_IDENT}))?",
+        rf"\* as (?P<alias>{_IDENT}) from (?P<path>{_STRING})",
+        rf"\{{ (?P<symbols>(?:{_IDENT}(?: as {_IDENT})? , )*(?:{_IDENT}(?: as {_IDENT})? )?)\}} from (?P<path>{_STRING})",
+    )
+]
+
+
 def _parse_import(text: str, start: int, name: str) -> ImportDirective:
     toks, end = _statement(text, start, name)
     statement = text[start:end]
-    t = [tok.text for tok in toks[1:]]
-    kinds = [tok.kind for tok in toks[1:]]
-    bad = FlattenError(f"{name}: cannot parse the import statement `{statement}`")
-    if kinds[:1] == ["s"]:
-        path = _unquote(t[0])
-        if len(t) == 1:
-            return ImportDirective(start, end, path, statement)
-        if len(t) == 3 and t[1] == "as" and kinds[2] == "id":
-            return ImportDirective(start, end, path, statement, unit_alias=t[2])
-        raise bad
-    if t[:2] == ["*", "as"] and len(t) == 5 and kinds[2] == "id" and t[3] == "from" and kinds[4] == "s":
-        return ImportDirective(start, end, _unquote(t[4]), statement, unit_alias=t[2])
-    if t[:1] == ["{"] and len(t) >= 4 and t[-2] == "from" and kinds[-1] == "s" and t[-3] == "}":
-        symbols = []
-        items = t[1:-3]
-        i = 0
-        while i < len(items):
-            if not re.fullmatch(_IDENT, items[i]):
-                raise bad
-            sym, alias = items[i], items[i]
-            i += 1
-            if i < len(items) and items[i] == "as":
-                if i + 1 >= len(items) or not re.fullmatch(_IDENT, items[i + 1]):
-                    raise bad
-                alias = items[i + 1]
-                i += 2
-            symbols.append((sym, alias))
-            if i < len(items):
-                if items[i] != ",":
-                    raise bad
-                i += 1
-        return ImportDirective(start, end, _unquote(t[-1]), statement, symbols=symbols)
-    raise bad
+    for form in _IMPORT_FORMS:
+        if found := form.fullmatch("\n".join(tok.text for tok in toks[1:])):
+            parts = found.groupdict()
+            symbols = [(sym, alias or sym) for sym, alias in re.findall(_SYMBOL, parts.get("symbols") or "")]
+            return ImportDirective(start, end, _unquote(parts["path"]), statement, parts.get("alias"), symbols)
+    raise FlattenError(f"{name}: cannot parse the import statement `{statement}`")
 
 
 def _spdx_edit(comment: str, start: int) -> tuple[list[str], tuple[int, int, str] | None]:
@@ -173,11 +155,8 @@ def analyse(text: str, name: str) -> SourceUnit:
         if depth == 0 and start > pos and start > resume:
             resume = max(resume, _file_level_code(unit, name, max(pos, resume), start))
         first = text[start]
-        if first == "{":
-            depth += 1
-        elif first == "}":
-            depth -= 1
-        elif first == "/" and depth == 0 and start >= resume:
+        depth += _BRACES.get(first, 0)
+        if first == "/" and depth == 0 and start >= resume:
             found, edit = _spdx_edit(m.group(), start)
             unit.licenses.extend(found)
             if edit:
@@ -217,7 +196,6 @@ def _file_level_code(unit: SourceUnit, name: str, start: int, end: int) -> int:
 
 _Version = tuple[int, int, int]
 _RANGE_TOKEN = re.compile(r"\s*(\|\||>=|<=|[<>=^~]|-(?=\s)|[0-9xX*]+(?:\.[0-9xX*]+){0,2})")
-_INF = None
 _OPERATORS = (">=", "<=", "<", ">", "=", "^", "~")
 
 
@@ -261,7 +239,7 @@ class VersionRange:
     @staticmethod
     def _conjunction(tokens: list[str], text: str) -> tuple[_Version, _Version | None]:
         lo: _Version = (0, 0, 0)
-        hi: _Version | None = _INF
+        hi: _Version | None = None  # unbounded
 
         def version(tok: str) -> list[int]:
             nums = []
@@ -326,10 +304,6 @@ class VersionRange:
         # Semver, as solc's pragma check reads it (`+…` is build text, any): not CompilerVersion's spelling.
         v = tuple(int(x) for x in version.split("+")[0].split("."))
         return any(lo <= v and (hi is None or v < hi) for lo, hi in self.intervals)
-
-    @property
-    def lowest(self) -> _Version | None:
-        return self.intervals[0][0] if self.intervals else None
 
     def __str__(self) -> str:
         def fmt(v: _Version) -> str:

@@ -21,12 +21,7 @@ from ape_contract_verify.evm.chain import Creation
 from ape_contract_verify.json_types import JsonObject, JsonValue
 from ape_contract_verify.protocol.answers import Texts
 
-LIBRARY_REQUIRED = Texts.LIBRARY_NOT_FOUND
-
-
-def _library_reason(detail: str) -> str:
-    """Etherscan's words for every library failure, then which library and where."""
-    return detail if detail.startswith(LIBRARY_REQUIRED) else f"{LIBRARY_REQUIRED}: {detail}"
+LIBRARY_REQUIRED = Texts.LIBRARY_NOT_FOUND  # Etherscan's words for every library failure, then which and where
 
 
 class FailureKind(str, Enum):
@@ -144,13 +139,13 @@ def compare(
         deployed_args = bc.split_constructor_args(creation_input, compiled.creation)
         creation_cmp = bc.compare(compiled.creation, chain_init, link_references=compiled.creation_links)
     runtime_cmp = compiled.compare_runtime(runtime_on_chain)
+    version_reason = compiler_version_difference(compiler_version, runtime_on_chain, creation_input)
 
     if (creation_cmp is not None and not creation_cmp.matches) or not runtime_cmp.matches:
         for code, on_chain in ((compiled.runtime, runtime_on_chain), (compiled.creation, creation_input)):
             library = _linked_library_difference(code, on_chain, libraries)
             if library:
-                raise Failure(FailureKind.LIBRARY, _library_reason(library))
-        version_reason = compiler_version_difference(compiler_version, runtime_on_chain, creation_input)
+                raise Failure(FailureKind.LIBRARY, f"{LIBRARY_REQUIRED}: {library}")
         if version_reason:
             raise Failure(FailureKind.COMPILER_VERSION, f"{Texts.BYTECODE_MISMATCH} {version_reason}")
         # When the runtime code matches, the creation code was compared and differs.
@@ -188,7 +183,6 @@ def compare(
         for name, address in libraries.items()
         if bc.find_address(compiled.runtime, address) or bc.find_address(compiled.creation, address)
     }
-    version_reason = compiler_version_difference(compiler_version, runtime_on_chain, creation_input)
     if version_reason:
         raise Failure(FailureKind.COMPILER_VERSION, f"{Texts.BYTECODE_MISMATCH} {version_reason}")
     if submitted_args != deployed_args:
@@ -214,9 +208,7 @@ def _libraries_on_chain(
                 if known != address:
                     raise Failure(
                         FailureKind.LIBRARY,
-                        _library_reason(
-                            f"Library {library} is linked at two addresses on chain: {known} and {address}"
-                        ),
+                        f"{LIBRARY_REQUIRED}: Library {library} is linked at two addresses on chain: {known} and {address}",
                     )
     for library, address in found.items():
         given = lookup_library(submitted, library)
@@ -229,7 +221,7 @@ def _libraries_on_chain(
         if given.lower() != address.lower():
             raise Failure(
                 FailureKind.LIBRARY,
-                _library_reason(f"Library {library} address differs: submitted {given}, on chain {address}"),
+                f"{LIBRARY_REQUIRED}: Library {library} address differs: submitted {given}, on chain {address}",
             )
     return found
 

@@ -36,7 +36,6 @@ class ContractOutput(TypedDict, total=False):
 class SourceLocation(TypedDict, total=False):
     file: str
     start: int
-    end: int
 
 
 class CompilerMessage(TypedDict, total=False):

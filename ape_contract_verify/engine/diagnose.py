@@ -19,8 +19,8 @@ from ape_contract_verify.engine.compilers import (
     with_output_selection,
 )
 from ape_contract_verify.engine.hash_seed import follows_hash_seed
-from ape_contract_verify.engine.seed_search import in_another_order, reproducing, search
-from ape_contract_verify.engine.versions import CompilerError, InvalidCompilerVersion, parse_compiler_version
+from ape_contract_verify.engine.seed_search import evm_of, in_another_order, reproducing, search
+from ape_contract_verify.engine.versions import CompilerError
 from ape_contract_verify.protocol.inputs import CompilerInput, CompilerSettings
 
 DEFAULT_COMPILES = 8
@@ -47,10 +47,11 @@ def solidity_variations(
     """(setting, label, settings) with one setting changed, in the order they are tried."""
     optimizer = (settings.get("optimizer") or {}).copy()
     enabled, runs = bool(optimizer.get("enabled", False)), int(optimizer.get("runs", 200))
-    name = (
-        {"optimizer": "optimizationUsed", "runs": "runs", "viaIR": "viaIR", "evmVersion": "evmversion"}
+    # The settings as a single file's form names them, else as the JSON input does.
+    opt, runs_name, evm_name = (
+        ("optimizationUsed", "runs", "evmversion")
         if single_file
-        else {"optimizer": "optimizer.enabled", "runs": "optimizer.runs", "viaIR": "viaIR", "evmVersion": "evmVersion"}
+        else ("optimizer.enabled", "optimizer.runs", "evmVersion")
     )
 
     found: list[tuple[str, str, CompilerSettings]] = []
@@ -59,39 +60,30 @@ def solidity_variations(
         found.append((setting, label, {**settings, **updates}))
 
     if enabled:
-        off = "0" if single_file else "false"
-        label = f"the optimizer disabled ({name['optimizer']}={off})"
+        label = f"the optimizer disabled ({opt}={'0' if single_file else 'false'})"
         add("optimizer", label, {"optimizer": {**optimizer, "enabled": False}})
         if runs != 200:
-            add("optimizer runs", f"{name['runs']}=200", {"optimizer": {**optimizer, "runs": 200}})
+            add("optimizer runs", f"{runs_name}=200", {"optimizer": {**optimizer, "runs": 200}})
     else:
-        on = "1" if single_file else "true"
-        label = f"the optimizer enabled with {runs} runs ({name['optimizer']}={on})"
+        label = f"the optimizer enabled with {runs} runs ({opt}={'1' if single_file else 'true'})"
         add("optimizer", label, {"optimizer": {**optimizer, "enabled": True, "runs": runs}})
     via_ir = bool(settings.get("viaIR", False))
-    add("viaIR", f"{name['viaIR']}={'false' if via_ir else 'true'}", {"viaIR": not via_ir})
+    add("viaIR", f"viaIR={'false' if via_ir else 'true'}", {"viaIR": not via_ir})
     if settings.get("evmVersion"):
         default_evm = settings.copy()
         del default_evm["evmVersion"]
-        found.append(("evmVersion", f"the compiler's default {name['evmVersion']}", default_evm))
+        found.append(("evmVersion", f"the compiler's default {evm_name}", default_evm))
     for key, value in _LATER:
         if key == "evmVersion" and isinstance(value, str) and value != settings.get("evmVersion"):
-            add("evmVersion", f"{name['evmVersion']}={value}", {"evmVersion": value})
+            add("evmVersion", f"{evm_name}={value}", {"evmVersion": value})
         elif key == "runs" and isinstance(value, int) and enabled and value not in (runs, 200):
-            add("optimizer runs", f"{name['runs']}={value}", {"optimizer": {**optimizer, "runs": value}})
+            add("optimizer runs", f"{runs_name}={value}", {"optimizer": {**optimizer, "runs": value}})
     return found
-
-
-def _vyper_version(compiler_version: str | None) -> tuple[int, int, int] | None:
-    try:
-        return parse_compiler_version(compiler_version or "", "vyper").release
-    except InvalidCompilerVersion:
-        return None  # the newest compiler's settings
 
 
 def vyper_hint(compiler_version: str | None = None) -> str:
     """The settings to check, as this compiler version spells them."""
-    values = vyper_settings.optimize_values(_vyper_version(compiler_version))
+    values = vyper_settings.optimize_values(vyper_settings.release_of(compiler_version))
     optimize = f"optimize ({', '.join(values)}), " if values else ""
     return f"settings or source differ: compiler version, {optimize}evmVersion or a source line"
 
@@ -109,7 +101,7 @@ def variations(
         return [
             (setting, f"settings.{description.replace(': ', '=')}", variant)
             for setting, description, variant in vyper_settings.variants(
-                input_json, file, _vyper_version(compiler_version)
+                input_json, file, vyper_settings.release_of(compiler_version)
             )
         ]
     return [
@@ -129,14 +121,13 @@ def diagnose(
     single_file: bool = False,
     compiles: int = DEFAULT_COMPILES,
     cache: CompileCache | None = None,
-    timeout: float | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
 ) -> tuple[str, str]:
     """(setting, text): the one setting whose change reproduces `runtime_on_chain`, or "source"."""
     hint = vyper_hint(compiler_version) if language == "vyper" else SETTINGS_HINT
     if compiles <= 0:
         return "source", f"{hint}."
     tried = []
-    timeout = DEFAULT_TIMEOUT if timeout is None else timeout  # the compilers' own default
     for setting, label, variant in variations(input_json, file, language, single_file, compiler_version)[:compiles]:
         tried.append(label)
         try:
@@ -144,7 +135,7 @@ def diagnose(
             output = compile_input(compiler_version, selected, cache=cache, timeout=timeout)
         except CompilerError:
             continue
-        evm = (((output.get("contracts") or {}).get(file) or {}).get(name) or {}).get("evm") or {}
+        evm = evm_of(output, file, name) or {}
         if not (evm.get("deployedBytecode") or {}).get("object"):
             continue
         compiled = Compiled.from_evm(evm, language)

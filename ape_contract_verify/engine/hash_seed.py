@@ -18,15 +18,10 @@ import os
 from collections import Counter
 from collections.abc import Iterator
 
-from ape_contract_verify.protocol.compiler_version import CompilerVersion, InvalidCompilerVersion
+from ape_contract_verify.engine.vyper_settings import release_of
 
 SEED_ORDERED = ((0, 3, 4), (0, 3, 8))  # first version whose code follows the seed, first fixed
 FIRST_SEED = "0"  # every plain compile of such a version
-SEEDS = 8  # seeds 0 to 7: how the tests show the code moving (the search names orders instead)
-# The environment's size moves the memory layout as much as the seed does (8 seeds in one
-# environment gave 2 or 3 of ProxyFactory's 12 possible codes): no seed search reaches every code
-# a user's compile may give, so engine/seed_search.py compiles the orders by name.
-LAYOUTS = (0, 8, 24, 48, 96, 160)
 
 _JUMPDEST, _PUSH1, _PUSH2, _PUSH32 = 0x5B, 0x60, 0x61, 0x7F
 
@@ -38,17 +33,15 @@ def trial_name(seed: str, layout: int = 0) -> str:
 
 def follows_hash_seed(compiler_version: str | None) -> bool:
     """Whether this Vyper (`vyper:0.3.7`, `0.3.7`) lays out its code by the hash seed."""
-    try:
-        version = CompilerVersion.parse(compiler_version or "", "vyper")
-    except InvalidCompilerVersion:
-        return False
-    return SEED_ORDERED[0] <= version.release < SEED_ORDERED[1]
+    release = release_of(compiler_version)
+    return release is not None and SEED_ORDERED[0] <= release < SEED_ORDERED[1]
 
 
 def environment(seed: str, layout: int = 0) -> dict[str, str]:
     """A seeded compile's whole environment, the same from any caller, with `layout` variables
     more: a seed names one code only within one environment (the compiler is started by its full
-    path and starts nothing)."""
+    path and starts nothing). The environment's size moves the memory layout as much as the seed
+    does, so no seed search reaches every code: engine/seed_search.py compiles the orders by name."""
     fixed = {
         "PATH": os.defpath,
         "PYTHONHASHSEED": seed,

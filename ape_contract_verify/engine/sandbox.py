@@ -53,9 +53,8 @@ def _positive_int(name: str, default: int) -> int:
 
 def limits_for(timeout: float) -> Limits:
     """The bounds of one compile that may run `timeout` seconds of wall-clock time."""
-    memory = _positive_int(MEMORY_ENV, DEFAULT_MEMORY_MB)
-    cpu = _positive_int(CPU_ENV, max(1, math.ceil(timeout)) + CPU_MARGIN_SECONDS)
-    return Limits(memory_mb=memory, cpu_seconds=cpu)
+    cpu = max(1, math.ceil(timeout)) + CPU_MARGIN_SECONDS
+    return Limits(memory_mb=_positive_int(MEMORY_ENV, DEFAULT_MEMORY_MB), cpu_seconds=_positive_int(CPU_ENV, cpu))
 
 
 def _load_prctl() -> Callable[..., int] | None:
@@ -79,12 +78,11 @@ def preexec(limits: Limits) -> Callable[[], None]:
     # RLIMIT_DATA, not RLIMIT_AS: V8 reserves ~10 GB of address space for a WebAssembly memory up
     # front (solc-js is wasm), so an AS limit either breaks every solc-js or bounds nothing; DATA
     # counts what a process writes to, wasm memory as it grows included.
-    cpu = limits.cpu_seconds
 
     def run() -> None:
         resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
         # SIGXCPU at the soft limit, SIGKILL at the hard one should SIGXCPU be ignored.
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
         if _prctl is not None:
             _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
             if os.getppid() != parent:  # the server died before prctl took effect

@@ -11,6 +11,7 @@ pre-check and the local explorer run it alike, so they agree.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 from collections.abc import Callable, Iterator
@@ -170,39 +171,40 @@ def search(
     found = SeedSearch(compiler_version)
 
     def compile_in(order: CalleeOrder) -> CompilerOutput | None:
-        def run() -> CompilerOutput:
-            return compile_vyper_json(compiler_version, selected, timeout, callee_order=order)
-
+        run = functools.partial(compile_vyper_json, compiler_version, selected, timeout, callee_order=order)
         key = f"{compiler_version}#callees={json.dumps(order, sort_keys=True)}"
         try:
             return run() if cache is None else cache.get_or_compile(key, selected, run)
         except CompilerError:
             return None
 
-    def evm_of(output: CompilerOutput | None) -> EvmOutput | None:
-        return ((((output or {}).get("contracts") or {}).get(file) or {}).get(name) or {}).get("evm")
-
     first = compile_in({}) if max_orders > 0 else None  # reports the callees: every order follows
     contracts = (first or {}).get("calleeOrder") or []
     trials = list(itertools.islice(orders(contracts), max_orders)) if contracts else []
     found.orders = len(trials)
-    done = list(zip(trials[:1], [first]))  # the first order is the callees by name, as just compiled
+    # The first order is the callees by name, as just compiled; then the others, two at a time.
+    batches = [trials[:1]] + [trials[at : at + _AT_ONCE] for at in range(1, len(trials), _AT_ONCE)]
     with ThreadPoolExecutor(_AT_ONCE) as pool:
-        for at in range(1, len(trials) + _AT_ONCE, _AT_ONCE):
-            for laid, output in ((laid, output) for (laid, _), output in done):
-                evm = evm_of(output)
-                if not evm:
-                    continue
-                found.codes[order_name(laid)] = json.dumps(
-                    [(evm.get("bytecode") or {}).get("object"), (evm.get("deployedBytecode") or {}).get("object")]
-                )
-                if found.order is None and reproduces(evm):
-                    found.order, found.evm = order_name(laid), evm
-            batch = trials[at : at + _AT_ONCE]
-            if found.order is not None or not batch:
+        for number, batch in enumerate(batches):
+            if found.order is not None:
                 break
-            done = list(zip(batch, pool.map(compile_in, [order for _, order in batch])))
+            outputs = pool.map(compile_in, [order for _, order in batch]) if number else [first]
+            for (laid, _), output in zip(batch, outputs):
+                evm = evm_of(output, file, name)
+                if evm:
+                    code = [
+                        (evm.get("bytecode") or {}).get("object"),
+                        (evm.get("deployedBytecode") or {}).get("object"),
+                    ]
+                    found.codes[order_name(laid)] = json.dumps(code)
+                    if found.order is None and reproduces(evm):
+                        found.order, found.evm = order_name(laid), evm
     return found
+
+
+def evm_of(output: CompilerOutput | None, file: str, name: str) -> EvmOutput | None:
+    """The evm output of `file`'s contract `name` in a compiler's output, if it has one."""
+    return ((((output or {}).get("contracts") or {}).get(file) or {}).get(name) or {}).get("evm")
 
 
 def in_another_order(compiled: Compiled, runtime_on_chain: bytes, creation_input: bytes | None = None) -> bool:

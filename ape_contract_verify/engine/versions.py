@@ -6,17 +6,8 @@ client and server; here its refusal becomes a `CompilerError`, whose text is a v
 
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.protocol import compiler_version
-from ape_contract_verify.protocol.compiler_version import CompilerVersion, Language
-
-__all__ = [
-    "CompilerCrashed",
-    "CompilerError",
-    "CompilerFailed",
-    "CompilerNotInstalled",
-    "CompilerVersion",
-    "InvalidCompilerVersion",
-    "parse_compiler_version",
-]
+from ape_contract_verify.protocol.compiler_version import CompilerVersion as CompilerVersion  # compilers.py's
+from ape_contract_verify.protocol.compiler_version import Language
 
 
 class CompilerError(ContractVerifyError):

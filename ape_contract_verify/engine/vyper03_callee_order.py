@@ -18,21 +18,11 @@ import importlib
 import json
 import sys
 from collections.abc import Callable, Iterator
-from typing import Protocol
+from typing import Any
 
-
-class FunctionType(Protocol):
-    """What this script reads of a Vyper 0.3.x function type (`ContractFunction`)."""
-
-    name: str
-    called_functions: set[FunctionType]
-
-
-class FunctionNode(Protocol):
-    """A `FunctionDef` node, its type in `_metadata["type"]`."""
-
-    name: str
-    _metadata: dict[str, FunctionType]
+# What it reads of Vyper's objects (`Any`: no Vyper here to type them): a function type
+# (`ContractFunction`: `name`, `called_functions`) and a `FunctionDef` node (`name`, its type in
+# `_metadata["type"]`).
 
 
 def main() -> None:
@@ -41,12 +31,12 @@ def main() -> None:
     module = importlib.import_module("vyper.codegen.module")
     vyper_json = importlib.import_module("vyper.cli.vyper_json")
 
-    class Callees(set[FunctionType]):
+    class Callees(set[Any]):
         """The set vyper keeps a function's callees in, iterated in the chosen order."""
 
         owner = ""
 
-        def __iter__(self) -> Iterator[FunctionType]:
+        def __iter__(self) -> Iterator[Any]:
             rank = orders.get(self.owner) or []
             return iter(
                 sorted(set.__iter__(self), key=lambda f: (rank.index(f.name) if f.name in rank else len(rank), f.name))
@@ -54,7 +44,7 @@ def main() -> None:
 
     made = function.ContractFunction.__init__
 
-    def init(self: FunctionType, *args: object, **kwargs: object) -> None:
+    def init(self: Any, *args: object, **kwargs: object) -> None:
         made(self, *args, **kwargs)
         callees = Callees(self.called_functions)
         callees.owner = self.name
@@ -62,9 +52,9 @@ def main() -> None:
 
     function.ContractFunction.__init__ = init
     reported: list[list[tuple[str, bool, list[str]]]] = []
-    topsort: Callable[[list[FunctionNode]], list[FunctionNode]] = module._topsort
+    topsort: Callable[[list[Any]], list[Any]] = module._topsort
 
-    def recorded(functions: list[FunctionNode]) -> list[FunctionNode]:
+    def recorded(functions: list[Any]) -> list[Any]:
         reported.append(
             [
                 (f.name, is_internal(f._metadata["type"]), [c.name for c in f._metadata["type"].called_functions])

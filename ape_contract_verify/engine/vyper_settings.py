@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator
 from typing import TypeAlias
 
+from ape_contract_verify.protocol.compiler_version import CompilerVersion, InvalidCompilerVersion
 from ape_contract_verify.protocol.inputs import CompilerInput
 
 OPTIMIZE_MODES = ("gas", "codesize", "none")
@@ -46,12 +47,17 @@ _ACCEPTED: tuple[tuple[Version, tuple[OptimizeValue, ...], tuple[str, ...], str]
 )
 
 
+def release_of(compiler_version: str | None) -> Version | None:
+    """A Vyper compiler version's release (`vyper:0.3.7`, `0.3.7`); None when it names none."""
+    try:
+        return CompilerVersion.parse(compiler_version or "", "vyper").release
+    except InvalidCompilerVersion:
+        return None
+
+
 def _accepted(version: Version | None) -> tuple[tuple[OptimizeValue, ...], tuple[str, ...], str]:
     """(optimize values, evmVersions, default evmVersion) for `version`; unknown means the newest."""
-    for first, modes, evms, default in _ACCEPTED:
-        if version is None or tuple(version) >= first:
-            return modes, evms, default
-    raise AssertionError("the last row starts at 0.0.0")
+    return next((m, e, d) for first, m, e, d in _ACCEPTED if version is None or tuple(version) >= first)
 
 
 def reads_pragmas(version: Version | None) -> bool:
@@ -141,7 +147,3 @@ def variants(
     for other in evms:
         if other != current:
             yield "evmVersion", f"evmVersion: {other}", with_setting(input_json, evm=other)
-
-
-def describe(input_json: CompilerInput, file: str | None = None, version: Version | None = None) -> str:
-    return f"optimize: {optimize_mode(input_json, file, version)}, evmVersion: {evm_version(input_json, version)}"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, replace
+from dataclasses import replace
 from itertools import accumulate
 
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
@@ -20,7 +20,7 @@ from ape_contract_verify.explorer.jobs import code_hash, request_to_payload
 from ape_contract_verify.explorer.service import ExplorerService
 from ape_contract_verify.explorer.sources import source_result
 from ape_contract_verify.explorer.store import PROXY, SOURCE
-from ape_contract_verify.json_types import JsonReadable
+from ape_contract_verify.json_types import JsonObject, JsonReadable
 from ape_contract_verify.protocol import forms
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.protocol.inputs import JSON_FORMATS
@@ -85,9 +85,31 @@ def code_at(service: ExplorerService, address: str) -> bytes:
         raise ChainUnreadable(f"The explorer could not read the chain: {type(err).__name__}: {err}")
 
 
-def _post_only(action: str, method: str) -> None:
+def verified_in_full(service: ExplorerService, address: str, code: bytes) -> bool:
+    """Whether a full match is stored for this code, so a submission of either face is refused
+    (a record of other code is stale: the chain was reset)."""
+    existing = service.store.get_contract(address)
+    return existing is not None and existing.match == "full" and existing.code_hash in ("", code_hash(code))
+
+
+def _submission(service: ExplorerService, params: dict[str, str], method: str, action: str) -> None:
+    """A submission is a POST with an accepted key."""
     if method != "POST":
         raise BadRequest(f"{action} must be sent as a POST with form fields; GET is not supported for submissions.")
+    require_key(service, params)
+
+
+def _deployed(service: ExplorerService, address: str) -> bytes:
+    """The code at `address`: a submission for an address without code is refused."""
+    if not (code := code_at(service, address)):
+        raise BadRequest(Texts.UNABLE_TO_LOCATE.format(address=address))
+    return code
+
+
+def _queued(service: ExplorerService, kind: str, address: str, payload: JsonObject) -> Answer:
+    guid = service.store.add_submission(kind, address, payload)
+    service.notify()
+    return "1", guid
 
 
 # -- actions ---------------------------------------------------------------------------------
@@ -103,19 +125,11 @@ def getsourcecode(service: ExplorerService, params: dict[str, str], method: str)
 
 
 def verifysourcecode(service: ExplorerService, params: dict[str, str], method: str) -> Answer:
-    _post_only("verifysourcecode", method)
-    require_key(service, params)
+    _submission(service, params, method, "verifysourcecode")
     request = verification_request(params)
-    existing = service.store.get_contract(request.address)
-    code = code_at(service, request.address)
-    if not code:
-        raise BadRequest(Texts.UNABLE_TO_LOCATE.format(address=request.address))
-    if existing is not None and existing.match == "full":
-        if not existing.code_hash or existing.code_hash == code_hash(code):
-            raise BadRequest(Texts.SOURCE_ALREADY_VERIFIED)
-    guid = service.store.add_submission(SOURCE, request.address, request_to_payload(request))
-    service.notify()
-    return "1", guid
+    if verified_in_full(service, request.address, _deployed(service, request.address)):
+        raise BadRequest(Texts.SOURCE_ALREADY_VERIFIED)
+    return _queued(service, SOURCE, request.address, request_to_payload(request))
 
 
 def _status(service: ExplorerService, params: dict[str, str], kind: str) -> Answer:
@@ -140,20 +154,16 @@ def checkverifystatus(service: ExplorerService, params: dict[str, str], method: 
 
 
 def verifyproxycontract(service: ExplorerService, params: dict[str, str], method: str) -> Answer:
-    _post_only("verifyproxycontract", method)
-    require_key(service, params)
+    _submission(service, params, method, "verifyproxycontract")
     checked = forms.validate_proxy_form(params)
     address, expected = checked["address"].lower(), checked.get("expectedimplementation", "").lower()
-    if not code_at(service, address):
-        raise BadRequest(Texts.UNABLE_TO_LOCATE.format(address=address))
+    _deployed(service, address)
     if not service.store.take_proxy_quota(params.get("apikey") or None, limit=service.proxy_daily_limit):
         raise BadRequest(
             f"Max daily proxy verification submissions reached ({service.proxy_daily_limit} a day per API key); "
             "try again after 00:00 UTC."
         )
-    guid = service.store.add_submission(PROXY, address, {"expected_implementation": expected})
-    service.notify()
-    return "1", guid
+    return _queued(service, PROXY, address, {"expected_implementation": expected})
 
 
 def checkproxyverification(service: ExplorerService, params: dict[str, str], method: str) -> Answer:
@@ -167,25 +177,19 @@ def getcontractcreation(service: ExplorerService, params: dict[str, str], method
             creation = service.chain.find_creation(address)
         except Exception as err:
             raise BadRequest(f"The explorer could not find the creation of {address}: {type(err).__name__}: {err}")
-        if creation is None:
-            continue
-        fields = creation if isinstance(creation, Mapping) else asdict(creation)  # a mapping: a reader's older form
-        text = {
-            name: "0x" + bytes(value).hex() if value and isinstance(value, (bytes, bytearray)) else str(value or "")
-            for name, value in fields.items()
-        }
-        found.append(
-            {
-                "contractAddress": checksum(address),
-                "contractCreator": text.get("deployer", ""),
-                "txHash": text.get("tx_hash", ""),
-                "blockNumber": text.get("block", ""),
-                "contractFactory": text.get("creator", "") if fields.get("factory") else "",
-                # Etherscan API V2 gives the creation input (init code + constructor arguments):
-                # what a verifier without traces needs for a factory's child.
-                "creationBytecode": text.get("input", ""),
-            }
-        )
+        if creation is not None:
+            found.append(
+                {
+                    "contractAddress": checksum(address),
+                    "contractCreator": creation.deployer,
+                    "txHash": creation.tx_hash,
+                    "blockNumber": str(creation.block or ""),
+                    "contractFactory": (creation.creator or "") if creation.factory else "",
+                    # Etherscan API V2 gives the creation input (init code + constructor arguments):
+                    # what a verifier without traces needs for a factory's child.
+                    "creationBytecode": "0x" + bytes(creation.input).hex() if creation.input else "",
+                }
+            )
     return ("1", found) if found else ("0", "No data found")
 
 

@@ -44,11 +44,7 @@ class EmbeddedExplorer:
         chain: ChainReader,
         db_path: str | Path | None = None,
         api_keys: Iterable[str] = (),
-        engine: Engine | None = None,
-        workers: int = 1,
-        max_body: int = MAX_BODY_BYTES,
-        compile_timeout: float | None = None,
-        cache: CompileCache | None = None,
+        **options: Unpack[ExplorerOptions],
     ):
         self._tmpdir: str | None = None
         if db_path is None:
@@ -61,12 +57,11 @@ class EmbeddedExplorer:
         except BaseException:
             self._remove_tmpdir()
             raise
-        self.runner = JobRunner(
-            self.store, engine or RealEngine(self.chain, cache, compile_timeout=compile_timeout), workers
-        )
-        self.service = ExplorerService(
-            self.store, self.chain, notify=self.runner.notify, api_keys=api_keys, max_body=max_body
-        )
+        timeout = options.get("compile_timeout")
+        engine = options.get("engine") or RealEngine(self.chain, options.get("cache"), compile_timeout=timeout)
+        self.runner = JobRunner(self.store, engine, options.get("workers", 1))
+        max_body = options.get("max_body", MAX_BODY_BYTES)
+        self.service = ExplorerService(self.store, self.chain, self.runner.notify, api_keys, max_body)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} db={str(self.db_path)!r}>"

@@ -18,9 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ape_contract_verify.evm.chain import ChainError
 from ape_contract_verify.explorer import sourcify_results
 from ape_contract_verify.explorer.store import (
-    MAX_INTERRUPTIONS,
     PROXY,
-    SOURCE,
     SOURCIFY,
     ProxyRecord,
     Store,
@@ -41,6 +39,8 @@ if TYPE_CHECKING:
     from ape_contract_verify.evm.reads import ChainReader
 
 logger = get_logger(SERVER)
+# How often a job found running at start (its process was killed mid-job) is run again.
+MAX_INTERRUPTIONS = 3
 
 
 class Engine(Protocol):
@@ -79,10 +79,8 @@ class RealEngine:
                 self._verifier = Verifier(self.chain, cache=self._cache, compile_timeout=timeout)
             return self._verifier
 
-    def verify(
-        self, request: VerificationRequest, *, args_from_creation: bool = False, diagnose_compiles: int | None = None
-    ) -> VerificationResult:
-        return self.verifier.verify(request, args_from_creation=args_from_creation, diagnose_compiles=diagnose_compiles)
+    def verify(self, request: VerificationRequest, **options: Any) -> VerificationResult:  # Engine.verify's options
+        return self.verifier.verify(request, **options)
 
     def detect_proxy(self, address: str) -> ProxyInfo | None:
         from ape_contract_verify.evm.proxies import detect_proxy
@@ -166,14 +164,12 @@ class JobRunner:
         workers: int = 1,
         idle_poll: float = 0.5,
         chain_retry: ChainRetry | None = None,
-        max_interruptions: int = MAX_INTERRUPTIONS,
     ):
         self.store = store
         self.engine = engine
         self.workers = max(1, workers)
         self.idle_poll = idle_poll
         self.chain_retry = chain_retry or ChainRetry()
-        self.max_interruptions = max_interruptions
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -182,13 +178,12 @@ class JobRunner:
         self.jobs_ended = 0
 
     def start(self) -> JobRunner:
-        self.requeued, ended = self.store.requeue_interrupted(
-            self.max_interruptions, Texts.JOB_INTERRUPTED.format(times=self.max_interruptions)
-        )
+        reason = Texts.JOB_INTERRUPTED.format(times=MAX_INTERRUPTIONS)
+        self.requeued, ended = self.store.requeue_interrupted(MAX_INTERRUPTIONS, reason)
         if self.requeued:
             logger.info("Re-queued %d submission(s) left unfinished by an earlier run.", self.requeued)
         if ended:
-            logger.warning("%d submission(s) interrupted %d times ended failed.", ended, self.max_interruptions)
+            logger.warning("%d submission(s) interrupted %d times ended failed.", ended, MAX_INTERRUPTIONS)
         for number in range(self.workers):
             thread = threading.Thread(target=self._run, name=f"explorer-worker-{number}", daemon=True)
             thread.start()
@@ -238,24 +233,21 @@ class JobRunner:
 
     def _process(self, submission: Submission) -> None:
         try:
-            if submission.kind in (SOURCE, SOURCIFY):
-                self._verify_source(submission)
-            elif submission.kind == PROXY:
+            if submission.kind == PROXY:
                 self._verify_proxy(submission)
             else:
-                self.store.finish(submission.guid, "0", f"{Texts.FAIL}. Unknown submission kind {submission.kind!r}")
+                self._verify_source(submission)
         except (ChainError, _ChainDown) as err:  # the node, not the submission: wait for it
             self._chain_down(submission, err)
         except Exception as err:  # never leave a job running forever because of one bad input
             logger.warning("Submission %s failed: %s: %s", submission.guid, type(err).__name__, err)
+            stopped = f"The verifier stopped with an error: {type(err).__name__}: {err}"
             if submission.kind == PROXY:
                 text = f"Proxy verification failed: {type(err).__name__}: {err}"
             elif submission.kind == SOURCIFY:
-                text = sourcify_results.error(
-                    sfy.INTERNAL_ERROR, f"The verifier stopped with an error: {type(err).__name__}: {err}"
-                )
+                text = sourcify_results.error(sfy.INTERNAL_ERROR, stopped)
             else:
-                text = fail_text(f"The verifier stopped with an error: {type(err).__name__}: {err}")
+                text = fail_text(stopped)
             try:
                 self.store.finish(submission.guid, "0", text)
             except Exception:
@@ -311,9 +303,7 @@ class JobRunner:
         if result.failure == "chain":  # FailureKind.CHAIN, a str enum (engine/ imported only by RealEngine)
             raise _ChainDown(result.reason or "the chain could not be read")
         if sourcify and result.blueprint:  # as Sourcify answers an ERC-5202 blueprint today
-            self.store.finish(
-                sub.guid, "0", sourcify_results.error(sfy.NO_MATCH, "The deployed and recompiled bytecode don't match.")
-            )
+            self.store.finish(sub.guid, "0", sourcify_results.error(sfy.NO_MATCH, sourcify_results.MISMATCH))
             return
         if not result.verified:
             text = sourcify_results.failure(result) if sourcify else fail_text(result.reason)

@@ -34,7 +34,7 @@ class ExplorerService:
         self._api_keys = tuple(k for k in api_keys if k)
         self.max_body = max_body
         self.proxy_daily_limit = proxy_daily_limit
-        self._chain_id: int | None = None
+        self.known_chain_id: int | None = None  # the chain id once read
 
     def __repr__(self) -> str:  # never show keys
         return f"<ExplorerService db={self.store.path!r} keys={len(self._api_keys)}>"
@@ -49,12 +49,7 @@ class ExplorerService:
         candidate = (key or "").encode()
         return any(hmac.compare_digest(candidate, k.encode()) for k in self._api_keys)
 
-    @property
-    def known_chain_id(self) -> int | None:
-        """The chain id once read (None before the first read)."""
-        return self._chain_id
-
     def chain_id(self) -> int:
-        if self._chain_id is None:
-            self._chain_id = int(self.chain.chain_id())
-        return self._chain_id
+        if self.known_chain_id is None:
+            self.known_chain_id = int(self.chain.chain_id())
+        return self.known_chain_id

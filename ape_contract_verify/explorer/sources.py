@@ -3,24 +3,16 @@
 from __future__ import annotations
 
 from ape_contract_verify.explorer.store import Store, VerifiedContract
+from ape_contract_verify.json_types import as_object
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.protocol.values import checksum
 from ape_contract_verify.request import CodeFormat
 
+# Etherscan's fields, empty but for these three.
+_FIELDS = "SourceCode ABI ContractName CompilerVersion OptimizationUsed Runs ConstructorArguments EVMVersion Library"
 UNVERIFIED_SOURCE = {
-    "SourceCode": "",
-    "ABI": Texts.NOT_VERIFIED,
-    "ContractName": "",
-    "CompilerVersion": "",
-    "OptimizationUsed": "",
-    "Runs": "",
-    "ConstructorArguments": "",
-    "EVMVersion": "",
-    "Library": "",
-    "LicenseType": "Unknown",
-    "Proxy": "0",
-    "Implementation": "",
-    "SwarmSource": "",
+    **dict.fromkeys(f"{_FIELDS} LicenseType Proxy Implementation SwarmSource".split(), ""),
+    **{"ABI": Texts.NOT_VERIFIED, "LicenseType": "Unknown", "Proxy": "0"},
 }
 
 
@@ -32,8 +24,7 @@ def source_entry(contract: VerifiedContract, proxy_implementation: str | None) -
     source_code = contract.source_code
     if contract.code_format != CodeFormat.SINGLE_FILE.value:
         source_code = "{" + source_code + "}"  # Etherscan's {{…}} for JSON inputs
-    optimizer = settings.get("optimizer")
-    optimizer = optimizer if isinstance(optimizer, dict) else {}
+    optimizer = as_object(settings.get("optimizer"))
     if contract.compiler_version.startswith("vyper:"):
         # Vyper has modes, not runs: optimize gas (the default) or codesize counts as on.
         optimization_used = "0" if str(settings.get("optimize", "gas")).lower() in ("none", "false") else "1"

@@ -30,6 +30,9 @@ _CODES = {
     "bytecode": sfy.NO_MATCH,
     "chain": sfy.INTERNAL_ERROR,
 }
+# The result's fields a verified contract keeps for lookups.
+_KEPT = "recompiled_creation recompiled_runtime onchain_creation creation_tx creation_block deployer factory metadata"
+MISMATCH = "The deployed and recompiled bytecode don't match."  # Sourcify's no_match text
 # Engine match levels as Sourcify's.
 LEVELS = {"full": sfy.EXACT_MATCH, "partial": sfy.MATCH}
 
@@ -41,16 +44,7 @@ def hex_or_none(text: JsonValue) -> str | None:
 
 def details(result: VerificationResult) -> JsonObject:
     """What a verified contract keeps for Sourcify lookups (`creationBytecode`, `deployment`, …)."""
-    kept: JsonObject = {
-        "recompiled_creation": result.recompiled_creation,
-        "recompiled_runtime": result.recompiled_runtime,
-        "onchain_creation": result.onchain_creation,
-        "creation_tx": result.creation_tx,
-        "creation_block": result.creation_block,
-        "deployer": result.deployer,
-        "factory": result.factory,
-        "metadata": result.metadata,
-    }
+    kept = {name: getattr(result, name) for name in _KEPT.split()}
     return {name: value for name, value in kept.items() if value not in (None, "")}
 
 
@@ -65,16 +59,10 @@ def failure(result: VerificationResult) -> str:
     """A failed verification as Sourcify's job error, with the bytecodes its no_match carries."""
     kind = result.failure.value if result.failure is not None else ""
     code = _CODES.get(kind, sfy.NO_MATCH)
-    reason = result.reason or "The deployed and recompiled bytecode don't match."
+    reason = result.reason or MISMATCH
     runtime, onchain_runtime = result.recompiled_runtime, result.onchain_runtime
     extra: dict[str, JsonValue] = {}
-    if (
-        code == sfy.NO_MATCH
-        and kind == "bytecode"
-        and runtime
-        and onchain_runtime
-        and len(runtime) != len(onchain_runtime)
-    ):
+    if kind == "bytecode" and runtime and onchain_runtime and len(runtime) != len(onchain_runtime):
         code = sfy.BYTECODE_LENGTH_MISMATCH
     if code in (sfy.NO_MATCH, sfy.BYTECODE_LENGTH_MISMATCH, sfy.CREATION_BYTECODE_MATCH_ERROR):
         extra["recompiledCreationCode"] = hex_or_none(result.recompiled_creation)
@@ -85,17 +73,10 @@ def failure(result: VerificationResult) -> str:
         extra["onchainRuntimeCode"] = hex_or_none(onchain_runtime)
         extra["creationTransactionHash"] = result.creation_tx
     if code == sfy.COMPILER_ERROR:
-        extra["errorData"] = {
-            "compilerErrors": [
-                {
-                    "component": "general",
-                    "formattedMessage": reason,
-                    "message": reason,
-                    "severity": "error",
-                    "type": "CompilerError",
-                }
-            ]
-        }
+        error: JsonObject = dict(
+            component="general", formattedMessage=reason, message=reason, severity="error", type="CompilerError"
+        )
+        extra["errorData"] = {"compilerErrors": [error]}
     extra = {key: value for key, value in extra.items() if value}
     return json.dumps({"error": sfy.error_body(code, reason, **extra)})
 

@@ -7,6 +7,7 @@ API keys are never stored; the proxy quota is counted per key digest.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -17,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from ape_contract_verify.exceptions import ContractVerifyError
@@ -35,18 +36,17 @@ RUNNING = "running"
 DONE = "done"
 
 PROXY_DAILY_LIMIT = 100
-# How often a job found running at start (its process was killed mid-job) is run again.
-MAX_INTERRUPTIONS = 3
 
-# Columns the job queue added after the first release: added to an older database when it opens.
+# Columns added after the first release: added to a new or older database when it opens.
 _QUEUE_COLUMNS = {
     "chain_failures": "INTEGER NOT NULL DEFAULT 0",  # runs that ended because the node could not be read
     "retry_at": "REAL NOT NULL DEFAULT 0",  # not claimed before this time (the backoff after a chain failure)
 }
-# Columns verified contracts gained later, added the same way.
 _CONTRACT_COLUMNS = {
     "details": "TEXT NOT NULL DEFAULT '{}'",  # what Sourcify lookups show: bytecodes, creation, metadata
 }
+
+_JSON_COLUMNS = ("settings", "libraries", "details")  # a verified contract's, kept as JSON text
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS submissions (
@@ -58,8 +58,6 @@ CREATE TABLE IF NOT EXISTS submissions (
     status      TEXT,
     result      TEXT,
     attempts    INTEGER NOT NULL DEFAULT 0,
-    chain_failures INTEGER NOT NULL DEFAULT 0,
-    retry_at    REAL NOT NULL DEFAULT 0,
     created_at  REAL NOT NULL,
     updated_at  REAL NOT NULL
 );
@@ -79,8 +77,7 @@ CREATE TABLE IF NOT EXISTS contracts (
     code_hash             TEXT NOT NULL,
     guid                  TEXT,
     verified_at           REAL NOT NULL,
-    updated_at            REAL NOT NULL,
-    details               TEXT NOT NULL DEFAULT '{}'
+    updated_at            REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS proxies (
     address         TEXT PRIMARY KEY,
@@ -139,9 +136,7 @@ class VerifiedContract:
     details: dict[str, JsonValue] = field(default_factory=dict)
 
     def json_input(self) -> JsonObject:
-        """The submitted compiler input of a JSON format; {} for a flat file (or text that is no JSON object)."""
-        if self.code_format == "solidity-single-file":
-            return {}
+        """The submitted compiler input of a JSON format; {} for a flat file (text that is no JSON object)."""
         try:
             return as_object(json.loads(self.source_code))
         except ValueError:
@@ -182,13 +177,9 @@ def _check_path(path: Path) -> None:
             str(path),
             f"is a folder, not a database file; give the path of a file inside it, e.g. {path / 'explorer.sqlite'}",
         )
-    for parent in path.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise StoreOpenError(
-                    str(path), f"is under {parent}, which is a file, not a folder; give a path in a folder"
-                )
-            break
+    parent = next(folder for folder in path.parents if folder.exists())  # the last, / or ., is there
+    if not parent.is_dir():
+        raise StoreOpenError(str(path), f"is under {parent}, which is a file, not a folder; give a path in a folder")
     path.parent.mkdir(parents=True, exist_ok=True)
 
 
@@ -217,8 +208,7 @@ class Store:
         self._lock = threading.RLock()  # re-entrant: a claim, under it, may make its thread's connection
         self._closed = False
         try:
-            if self.path != ":memory:":
-                _check_path(Path(self.path))
+            _check_path(Path(self.path))
             conn = self._conn()
             conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(_SCHEMA)
@@ -235,10 +225,10 @@ class Store:
         if conn is None:
             if self._closed:
                 raise StoreError("the store is closed")
+            # timeout: SQLite's busy timeout, 30 s.
             conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
             # NORMAL is durable against a killed process in WAL mode (only power loss can drop a commit).
             conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA busy_timeout=30000")
             conn.row_factory = sqlite3.Row
             self._local.conn = conn
             with self._lock:
@@ -261,30 +251,22 @@ class Store:
         with self._lock:
             self._closed = True
             for conn in self._connections:
-                try:
+                with contextlib.suppress(sqlite3.Error):
                     conn.close()
-                except sqlite3.Error:
-                    pass
             self._connections.clear()
         self._local = threading.local()
 
     # -- submissions -------------------------------------------------------------------------
 
     def add_submission(self, kind: str, address: str, payload: JsonObject, new_id: Callable[[], str] = new_guid) -> str:
-        """`new_id()` draws the id (the Sourcify face's are UUIDs)."""
-        now = time.time()
-        for _ in range(5):
-            guid = new_id()
-            try:
-                self._conn().execute(
-                    "INSERT INTO submissions (guid, kind, address, payload, state, created_at, updated_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (guid, kind, address.lower(), json.dumps(payload), PENDING, now, now),
-                )
-                return guid
-            except sqlite3.IntegrityError:  # a GUID collision: astronomically rare, just draw again
-                continue
-        raise StoreError("could not allocate a unique GUID")
+        """`new_id()` draws the id (the Sourcify face's are UUIDs; ours 36^10, so none collide)."""
+        now, guid = time.time(), new_id()
+        self._conn().execute(
+            "INSERT INTO submissions (guid, kind, address, payload, state, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (guid, kind, address.lower(), json.dumps(payload), PENDING, now, now),
+        )
+        return guid
 
     def get_submission(self, guid: str) -> Submission | None:
         row = self._conn().execute("SELECT * FROM submissions WHERE guid = ?", (guid,)).fetchone()
@@ -306,7 +288,7 @@ class Store:
         if row is None:
             return None
         sub = _submission(row)
-        return Submission(**{**sub.__dict__, "state": RUNNING, "attempts": sub.attempts + 1})
+        return replace(sub, state=RUNNING, attempts=sub.attempts + 1)
 
     def finish(
         self,
@@ -341,7 +323,7 @@ class Store:
             (PENDING, now + max(0.0, delay), now, guid, RUNNING),
         )
 
-    def requeue_interrupted(self, max_interruptions: int = MAX_INTERRUPTIONS, reason: str = "") -> tuple[int, int]:
+    def requeue_interrupted(self, max_interruptions: int, reason: str) -> tuple[int, int]:
         """Put back in the queue what a killed process left running; a job interrupted
         `max_interruptions` times already ends with `reason` instead (it may be what kills the
         process). Call once, before workers start. Returns (re-queued, ended)."""
@@ -351,13 +333,7 @@ class Store:
             ended = conn.execute(
                 "UPDATE submissions SET state = ?, status = '0', result = ?, updated_at = ? "
                 "WHERE state = ? AND attempts - chain_failures >= ?",
-                (
-                    DONE,
-                    reason or "Fail - Unable to verify. The job was interrupted too often",
-                    now,
-                    RUNNING,
-                    max(1, max_interruptions),
-                ),
+                (DONE, reason, now, RUNNING, max(1, max_interruptions)),
             ).rowcount
             requeued = conn.execute(
                 "UPDATE submissions SET state = ?, updated_at = ? WHERE state = ?", (PENDING, now, RUNNING)
@@ -372,28 +348,15 @@ class Store:
 
     def _put_contract(self, conn: sqlite3.Connection, c: VerifiedContract, now: float) -> None:
         old = conn.execute("SELECT verified_at FROM contracts WHERE address = ?", (c.address.lower(),)).fetchone()
+        row = {
+            **asdict(c),
+            **{name: json.dumps(getattr(c, name), sort_keys=True) for name in _JSON_COLUMNS},
+            "address": c.address.lower(),
+            "verified_at": old["verified_at"] if old else now,
+            "updated_at": now,
+        }
         conn.execute(
-            "INSERT OR REPLACE INTO contracts (address, contract_name, compiler_version, code_format, source_code, "
-            "abi, settings, constructor_arguments, libraries, license_type, match, code_hash, guid, verified_at, "
-            "updated_at, details) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                c.address.lower(),
-                c.contract_name,
-                c.compiler_version,
-                c.code_format,
-                c.source_code,
-                c.abi,
-                json.dumps(c.settings, sort_keys=True),
-                c.constructor_arguments,
-                json.dumps(c.libraries, sort_keys=True),
-                c.license_type,
-                c.match,
-                c.code_hash,
-                c.guid,
-                old["verified_at"] if old else now,
-                now,
-                json.dumps(c.details, sort_keys=True),
-            ),
+            f"INSERT OR REPLACE INTO contracts ({', '.join(row)}) VALUES ({', '.join(':' + name for name in row)})", row
         )
 
     def save_contract(self, contract: VerifiedContract) -> None:
@@ -427,16 +390,13 @@ class Store:
     def match_id(self, address: str) -> int | None:
         """A contract's place in verification order, from 1: Sourcify's `matchId`. It stays when a
         match is upgraded (the first verification time is kept)."""
-        row = (
-            self._conn()
-            .execute(
-                "SELECT (SELECT COUNT(*) FROM contracts o WHERE o.verified_at < c.verified_at "
-                "OR (o.verified_at = c.verified_at AND o.address <= c.address)) FROM contracts c WHERE c.address = ?",
-                (address.lower(),),
-            )
-            .fetchone()
+        earlier = (
+            "SELECT COUNT(*) FROM contracts o WHERE o.verified_at < c.verified_at "
+            "OR (o.verified_at = c.verified_at AND o.address <= c.address)"
         )
-        return int(row[0]) if row else None
+        row = self._conn().execute(f"SELECT ({earlier}) FROM contracts c WHERE c.address = ?", (address.lower(),))
+        found = row.fetchone()
+        return int(found[0]) if found else None
 
     def forget_contract(self, address: str) -> None:
         """Drop a stale record (the chain now has different code at that address)."""
@@ -476,7 +436,7 @@ def _add_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str]) 
 
 def _contract(row: sqlite3.Row) -> VerifiedContract:
     data = dict(row)
-    for name in ("settings", "libraries", "details"):
+    for name in _JSON_COLUMNS:
         data[name] = json.loads(data.get(name) or "{}")
     return VerifiedContract(**data)
 

@@ -33,7 +33,7 @@ from ape_contract_verify.evm.wrappers import MemoizingChain
 from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.explorer import contract_api, sourcify_results
 from ape_contract_verify.explorer.contract_api import ChainUnreadable
-from ape_contract_verify.explorer.jobs import code_hash, request_to_payload
+from ape_contract_verify.explorer.jobs import request_to_payload
 from ape_contract_verify.explorer.service import ExplorerService
 from ape_contract_verify.explorer.store import DONE, SOURCIFY, VerifiedContract
 from ape_contract_verify.json_types import JsonObject, JsonValue, as_object
@@ -196,12 +196,7 @@ async def submit(service: ExplorerService, request: Request) -> Response:
         )
     verification = await run_in_threadpool(sfy.body_to_request, chain_text, address, body)  # parses the input
     chain = await _served_chain(service, chain_text)
-    existing = service.store.get_contract(address)
-    if (
-        existing is not None
-        and existing.match == "full"
-        and existing.code_hash == code_hash(await run_in_threadpool(contract_api.code_at, service, address))
-    ):
+    if contract_api.verified_in_full(service, address, await run_in_threadpool(contract_api.code_at, service, address)):
         raise _Refusal(
             409,
             sfy.ALREADY_VERIFIED,

@@ -14,6 +14,7 @@ from typing import Any
 import requests
 
 from ape_contract_verify.engine.verifier import VerificationResult
+from ape_contract_verify.evm.reads import Creation
 
 ADDRESS_A = "0x" + "a1" * 20
 ADDRESS_B = "0x" + "b2" * 20
@@ -45,15 +46,10 @@ class FakeChain:
     def call(self, to: str, data: bytes) -> bytes:
         return b""
 
-    def find_creation(self, address: str) -> Any:
+    def find_creation(self, address: str) -> Creation | None:
         if address.lower() not in self.codes:
             return None
-        return {
-            "deployer": "0x" + "99" * 20,
-            "tx_hash": "0x" + "ab" * 32,
-            "block": 7,
-            "input": b"\x60\x80" + self.codes[address.lower()],
-        }
+        return Creation("0x" + "ab" * 32, b"\x60\x80" + self.codes[address.lower()], "0x" + "99" * 20, block=7)
 
 
 def default_codes() -> dict[str, bytes]:

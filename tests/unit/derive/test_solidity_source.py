@@ -145,9 +145,9 @@ def test_a_range_holds_what_solc_accepts(text, inside, outside):
 
 def test_ranges_intersect_and_an_empty_one_is_false():
     both = VersionRange.parse("^0.8.0") & VersionRange.parse(">=0.8.20 <0.8.25")
-    assert str(both) == ">=0.8.20 <0.8.25" and both.lowest == (0, 8, 20)
+    assert str(both) == ">=0.8.20 <0.8.25" and both.intervals[0][0] == (0, 8, 20)
     none = VersionRange.parse("^0.7.0") & VersionRange.parse("^0.8.0")
-    assert not none and none.lowest is None and str(none) == ""
+    assert not none and none.intervals == [] and str(none) == ""
 
 
 def test_ranges_print_as_solc_would_read_them():

@@ -94,6 +94,10 @@ def test_variants_before_0_3_1_have_no_optimizer():
     assert found and all(field == "evmVersion" for field, _, _ in found)
 
 
-def test_describe_names_both_settings():
-    assert vyper_settings.describe(vyper_input(PRAGMAS)) == "optimize: codesize, evmVersion: paris"
-    assert vyper_settings.describe(vyper_input(), version=(0, 3, 7)) == "optimize: true, evmVersion: default"
+def test_both_settings_are_read():
+    pragmas, plain = vyper_input(PRAGMAS), vyper_input()
+    assert (vyper_settings.optimize_mode(pragmas), vyper_settings.evm_version(pragmas)) == ("codesize", "paris")
+    assert (vyper_settings.optimize_mode(plain, version=(0, 3, 7)), vyper_settings.evm_version(plain, (0, 3, 7))) == (
+        "true",
+        "default",
+    )

@@ -175,7 +175,7 @@ def test_an_interrupted_job_is_requeued_a_few_times_then_fails_with_a_reason(tmp
     stores.append(Store(path))
     stores[-1].claim_next()  # the third run is killed too
     store, chain = Store(path), FakeChain()
-    runner = JobRunner(store, FakeEngine(chain), idle_poll=0.02, max_interruptions=3).start()
+    runner = JobRunner(store, FakeEngine(chain), idle_poll=0.02).start()  # MAX_INTERRUPTIONS: 3
     try:
         assert runner.requeued == 0
         done = store.get_submission(guid)
