@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, TypedDict, TypeVar
 
 import requests
 
-from ape_contract_verify.client.health import TargetHealth, lost_job
+from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.client.provider import SubmissionReceipt, VerificationTarget
 from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
 from ape_contract_verify.exceptions import (
@@ -77,41 +77,6 @@ def gave_up(last: Retry | None, policy: RetryPolicy, call: str, where: str, limi
     return ExplorerUnavailable(
         f"{where}: {last.reason if last else 'no answer'} (gave up after {policy.max_retries} retries)"
     )
-
-
-def send(
-    session: requests.Session,
-    method: str,
-    url: str,
-    base_url: str,
-    label: str,
-    health: TargetHealth | None = None,
-    *,
-    params: dict[str, str] | None = None,
-    data: dict[str, str] | None = None,
-    json: Mapping[str, object] | None = None,
-    headers: dict[str, str] | None = None,
-    timeout: float | tuple[float, float] | None = None,
-) -> requests.Response:
-    """One HTTP request. A connection fault is a `Retry`; any other requests error ends the call.
-    Both are raised outside the except blocks: requests' messages hold the full URL, key included,
-    and must not ride along as __context__. `health` hears whether the target answered."""
-    failure: Exception | None = None
-    try:
-        response = session.request(method, url, params=params, data=data, json=json, headers=headers, timeout=timeout)
-    except RETRYABLE_ERRORS as err:
-        failure = Retry(
-            f"{type(err).__name__} talking to {redact(base_url)}", unreachable=isinstance(err, UNREACHABLE_ERRORS)
-        )
-        if health is not None and failure.unreachable:
-            health.unreachable(f"{_no_answer(err)} at {redact(base_url)}")
-    except requests.RequestException as err:
-        failure = ExplorerUnavailable(f"{label}: {type(err).__name__}: {redact(err)}")
-    else:
-        if health is not None:
-            health.answered()
-        return response
-    raise failure
 
 
 def _no_answer(err: Exception) -> str:
@@ -248,8 +213,12 @@ class HttpTarget(VerificationTarget):
             if fresh:
                 self._job_times.learn(action, self._clock() - started, checks == 1)
             return answer
-        except TargetDown as err:
-            raise lost_job(err, receipt.guid, receipt.proxy, self.health.name if self.health else "") from None
+        except TargetDown as err:  # down while a job it accepted was being checked: say how to ask later
+            proxy, target = " --proxy" if receipt.proxy else "", self.health.name if self.health else ""
+            command = f"ape verify status {receipt.guid}{proxy} --target {target}"
+            raise TargetDown(
+                f"{err}; submitted as {receipt.guid} before that: check it later with `{command}`"
+            ) from None
         finally:
             with self._jobs_lock:
                 self._in_flight[action].pop(ticket, None)
@@ -299,23 +268,29 @@ class HttpTarget(VerificationTarget):
         json: Mapping[str, object] | None = None,
         headers: dict[str, str] | None = None,
     ) -> tuple[requests.Response, JsonValue]:
-        """One request (`send`) and its body as JSON (None when it is not JSON)."""
-        response = send(
-            self.session,
-            method,
-            url,
-            self.base_url,
-            label,
-            self.health,
-            params=params,
-            data=data,
-            json=json,
-            headers=headers,
-            timeout=self.timeout,
-        )
-        logger.debug("%s -> HTTP %d %s", label, response.status_code, redact(response.text[:300]))
+        """One HTTP request and its body as JSON (None when it is not JSON). A connection fault is a
+        `Retry`; any other requests error ends the call. Both are raised outside the except blocks:
+        requests' messages hold the full URL, key included, and must not ride along as __context__.
+        The run's health hears whether the target answered."""
+        failure: Exception | None = None
         try:
-            body: JsonValue = response.json()
-        except ValueError:  # gateways and CDNs answer HTML error pages with 200 during outages
-            body = None
-        return response, body
+            response = self.session.request(
+                method, url, params=params, data=data, json=json, headers=headers, timeout=self.timeout
+            )
+        except RETRYABLE_ERRORS as err:
+            unreachable = isinstance(err, UNREACHABLE_ERRORS)
+            failure = Retry(f"{type(err).__name__} talking to {redact(self.base_url)}", unreachable=unreachable)
+            if self.health is not None and unreachable:
+                self.health.unreachable(f"{_no_answer(err)} at {redact(self.base_url)}")
+        except requests.RequestException as err:
+            failure = ExplorerUnavailable(f"{label}: {type(err).__name__}: {redact(err)}")
+        else:
+            if self.health is not None:
+                self.health.answered()
+            logger.debug("%s -> HTTP %d %s", label, response.status_code, redact(response.text[:300]))
+            try:
+                body: JsonValue = response.json()
+            except ValueError:  # gateways and CDNs answer HTML error pages with 200 during outages
+                body = None
+            return response, body
+        raise failure
