@@ -24,7 +24,6 @@ a `VerificationTarget` on `client/http.py`'s `HttpTarget` (retries, polling, tra
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -401,47 +400,38 @@ class ExplorerClient(HttpTarget):
         raise answer_error(answer, action, subject, reason)
 
     def _call(self, method: str, action: str, params: Mapping[str, str]) -> ExplorerAnswer:
-        """One action, with retries. Returns the classified envelope (never a rate-limit answer)."""
+        """One action, with retries. Returns the classified envelope (never a rate-limit answer).
+        GET sends everything in the query; POST a form, module, action and chain id also in the query."""
         query: dict[str, str] = {"module": "contract", "action": action}
         if self.chain_id is not None:
             query[self.chain_id_param] = str(self.chain_id)
-        body: dict[str, str] | None = None
-        if method == "GET":
-            query.update(params)
-            if self._key:
-                query["apikey"] = self._key.reveal()
-        else:
-            body = {**query, **params}
-            if self._key:
-                body["apikey"] = self._key.reveal()
+        form = {**query, **params, **({"apikey": self._key.reveal()} if self._key else {})}
+        query, body = (form, None) if method == "GET" else (query, form)
         where = f"{action} at {redact(self.base_url)}"
-        hint = "; lower contract_verify.calls_per_second or use an API key"
-        return self._retrying(
-            lambda: self._attempt(method, action, query, body), action, where, "still rate limited", hint
-        )
 
-    def _attempt(self, method: str, action: str, query: dict[str, str], body: dict[str, str] | None) -> ExplorerAnswer:
-        if logger.isEnabledFor(logging.DEBUG):
+        def attempt() -> ExplorerAnswer:
             shown = {k: v for k, v in (body or {}).items() if k != "sourceCode"}
             logger.debug("%s %s?%s %s", method, self.base_url, urlencode(query), redact(shown) if body else "")
-        where = f"{action} at {redact(self.base_url)}"
-        response, envelope = self._send(method, self.base_url, where, params=query, data=body)
-        code = response.status_code
-        if code in (408, 429) or code >= 500:
-            raise Retry(f"HTTP {code}", delay=retry_after(response, self.retry))
-        if code >= 400:
-            raise BadEndpoint(
-                f"{where}: HTTP {code}; is this the explorer's contract API base URL "
-                "(e.g. https://api.etherscan.io/v2/api or https://<blockscout>/api)?"
-            )
-        if envelope is None:
-            raise Retry(f"HTTP {code} with a body that is not JSON")
-        if not isinstance(envelope, dict) or "status" not in envelope or "result" not in envelope:
-            raise BadEndpoint(f"{where}: the answer is not a status/message/result envelope")
-        answer = classify(str(envelope.get("status")), str(envelope.get("message", "")), envelope.get("result"))
-        if answer.outcome == Outcome.RATE_LIMITED:
-            raise Retry(f"rate limited: {redact(answer.reason)}", rate_limited=True, answer=answer)
-        return answer
+            response, envelope = self._send(method, self.base_url, where, params=query, data=body)
+            code = response.status_code
+            if code in (408, 429) or code >= 500:
+                raise Retry(f"HTTP {code}", delay=retry_after(response, self.retry))
+            if code >= 400:
+                raise BadEndpoint(
+                    f"{where}: HTTP {code}; is this the explorer's contract API base URL "
+                    "(e.g. https://api.etherscan.io/v2/api or https://<blockscout>/api)?"
+                )
+            if envelope is None:
+                raise Retry(f"HTTP {code} with a body that is not JSON")
+            if not isinstance(envelope, dict) or "status" not in envelope or "result" not in envelope:
+                raise BadEndpoint(f"{where}: the answer is not a status/message/result envelope")
+            answer = classify(str(envelope.get("status")), str(envelope.get("message", "")), envelope.get("result"))
+            if answer.outcome == Outcome.RATE_LIMITED:
+                raise Retry(f"rate limited: {redact(answer.reason)}", rate_limited=True, answer=answer)
+            return answer
+
+        hint = "; lower contract_verify.calls_per_second or use an API key"
+        return self._retrying(attempt, action, where, "still rate limited", hint)
 
 
 def _code(value: object) -> bytes | None:  # object: any JSON value; only a hex string is code

@@ -121,7 +121,7 @@ class Transport(ClientOptions, total=False):
 
 class HttpTarget(VerificationTarget):
     """A target over HTTP: its transport options and `wait`, for both clients. A subclass says how
-    a job is checked (`_job_check`) and what a job still pending says (`_pending`)."""
+    a job is checked (`_job_check`, by default `job_status`) and what a job still pending says (`_pending`)."""
 
     chain_id: int | None = None
     # The first check of a fresh job waits about as long as jobs here took, at most this many
@@ -159,9 +159,9 @@ class HttpTarget(VerificationTarget):
         key = repr(self._key) if self._key else "None"
         return f"{type(self).__name__}({redact(self.base_url)!r}, chain_id={self.chain_id}, api_key={key})"
 
-    @abstractmethod
     def _job_check(self, guid: str, proxy: bool) -> ExplorerAnswer:
         """One check of a job this client submitted."""
+        return self.job_status(guid, proxy)
 
     @abstractmethod
     def _pending(self, receipt: Receipt) -> tuple[str, str, str]:

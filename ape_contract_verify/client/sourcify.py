@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
@@ -54,14 +53,9 @@ class SourcifyAnswer(ExplorerAnswer):
     contract: JsonObject = field(default_factory=dict)
     error: JsonObject = field(default_factory=dict)
 
-    @property
-    def custom_code(self) -> str:
-        return str(self.error.get("customCode") or "")
-
 
 # -- Vyper's long version ---------------------------------------------------------------------------
-_vyper_lock = threading.Lock()
-_vyper_long: dict[str, str] = {}
+_vyper_long: dict[str, str] = {}  # by version number (a race asks `vyper --version` twice: no harm)
 # Sourcify fetches `vyper.<long version>.linux` from Vyper's GitHub releases, whose names carry 8
 # hex digits; the PyPI packages of older releases print 7 (0.3.10: 9136169). Their full names:
 _VYPER_RELEASE_COMMITS = {"0.3.3": "48e326f0", "0.3.9": "66b96705", "0.3.10": "91361694", "0.4.0": "e9db8d9f"}
@@ -77,9 +71,8 @@ def vyper_long_version(compiler_version: str) -> str:
     parsed = parse_compiler_version(compiler_version, "vyper")
     if parsed.commit:
         return parsed.plain
-    with _vyper_lock:
-        if parsed.number in _vyper_long:
-            return _vyper_long[parsed.number]
+    if parsed.number in _vyper_long:
+        return _vyper_long[parsed.number]
     json_command = compilers.vyper_json_command(parsed)  # CompilerNotInstalled names the installed ones
     if json_command[0].endswith("vyper-json"):
         command = [str(Path(json_command[0]).with_name("vyper")), "--version"]
@@ -112,8 +105,7 @@ def vyper_long_version(compiler_version: str) -> str:
             len(commit),
             long,
         )
-    with _vyper_lock:
-        _vyper_long[parsed.number] = long
+    _vyper_long[parsed.number] = long
     return long
 
 
@@ -189,14 +181,7 @@ class SourcifyClient(HttpTarget):
         if answer.outcome == Outcome.ALREADY_VERIFIED:
             logger.info("%s: %s", address, answer.reason)
             # 409 only when creation and runtime are both exact_match.
-            answer = SourcifyAnswer(
-                Outcome.ALREADY_VERIFIED,
-                answer.status,
-                answer.message,
-                answer.result,
-                match=rules.EXACT_MATCH,
-                error=answer.error,
-            )
+            answer = replace(answer, match=rules.EXACT_MATCH)
             return SubmissionReceipt(guid="", address=address, proxy=False, answer=answer)
         if status == 202:
             raise BadEndpoint(
@@ -206,8 +191,10 @@ class SourcifyClient(HttpTarget):
 
     # -- poll ------------------------------------------------------------------------------------------
 
-    def check_verify_status(self, guid: str) -> SourcifyAnswer:
+    def job_status(self, guid: str, proxy: bool = False) -> ExplorerAnswer:
         """The job's state now; a final one, PENDING, or UNKNOWN_GUID for `job_not_found`."""
+        if proxy:
+            return super().job_status(guid, proxy)
         guid = (guid or "").strip()
         if not guid:
             raise InvalidRequest("verificationId", "is empty", "pass the verificationId the submission answered")
@@ -218,12 +205,6 @@ class SourcifyClient(HttpTarget):
         if answer.outcome == Outcome.UNKNOWN_GUID:
             return answer
         raise ExplorerError(f"job {guid}: {answer.reason}", answer, reason=reason_of(answer))
-
-    def job_status(self, guid: str, proxy: bool = False) -> ExplorerAnswer:
-        return super().job_status(guid, proxy) if proxy else self.check_verify_status(guid)
-
-    def _job_check(self, guid: str, proxy: bool) -> ExplorerAnswer:
-        return self.check_verify_status(guid)
 
     def _pending(self, receipt: Receipt) -> tuple[str, str, str]:
         label = f"job {receipt.guid} for {receipt.address}"
@@ -295,14 +276,34 @@ class SourcifyClient(HttpTarget):
         """One call with retries: (HTTP status, parsed JSON) of the first answer that is not a
         rate limit, a 5xx or a connection fault."""
         url = self.base_url + path
+        where = f"{method} {redact(url)}"
         headers = {"Accept": "application/json"}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key.reveal()}"
+
+        def attempt() -> tuple[int, JsonValue]:
+            response, data = self._send(method, url, where, params=params, json=json_body, headers=headers)
+            code = response.status_code
+            if code == 429 or (isinstance(data, Mapping) and data.get("customCode") in _RATE_CODES):
+                answer = self._error_answer(code, data)
+                reason = f"HTTP {code} {answer.message}: {answer.reason}".strip()
+                raise Retry(reason, delay=retry_after(response, self.retry), rate_limited=True, answer=answer)
+            if code == 408 or code >= 500:
+                raise Retry(f"HTTP {code}", delay=retry_after(response, self.retry))
+            if data is None:
+                if code < 400:  # gateways answer HTML pages with 200 during outages
+                    raise Retry(f"HTTP {code} with a body that is not JSON")
+                raise BadEndpoint(
+                    f"{where}: HTTP {code} with a body that is not JSON; is {redact(self.base_url)} "
+                    "a Sourcify server base URL (e.g. https://sourcify.dev/server/)?"
+                )
+            return code, data
+
         # Only `too_many_requests` speaks of this client's rate; a duplicate request is about one address.
         return self._retrying(
-            lambda: self._attempt(method, url, params, json_body, headers),
+            attempt,
             f"{method} {path}",
-            f"{method} {redact(url)}",
+            where,
             "still refused",
             pauses_limiter=lambda retry: (
                 retry.rate_limited
@@ -311,49 +312,11 @@ class SourcifyClient(HttpTarget):
             ),
         )
 
-    def _attempt(
-        self,
-        method: str,
-        url: str,
-        params: dict[str, str] | None,
-        json_body: Mapping[str, object] | None,
-        headers: dict[str, str],
-    ) -> tuple[int, JsonValue]:
-        response, data = self._send(
-            method, url, f"{method} {redact(url)}", params=params, json=json_body, headers=headers
-        )
-        code = response.status_code
-        if code == 429 or (isinstance(data, Mapping) and data.get("customCode") in _RATE_CODES):
-            answer = self._error_answer(code, data)
-            raise Retry(
-                f"HTTP {code} {answer.message or ''}: {answer.reason}".strip(),
-                delay=retry_after(response, self.retry),
-                rate_limited=True,
-                answer=answer,
-            )
-        if code == 408 or code >= 500:
-            raise Retry(f"HTTP {code}", delay=retry_after(response, self.retry))
-        if data is None:
-            if code < 400:  # gateways answer HTML pages with 200 during outages
-                raise Retry(f"HTTP {code} with a body that is not JSON")
-            raise BadEndpoint(
-                f"{method} {redact(url)}: HTTP {code} with a body that is not JSON; is {redact(self.base_url)} "
-                "a Sourcify server base URL (e.g. https://sourcify.dev/server/)?"
-            )
-        return code, data
-
 
 # -- answers ---------------------------------------------------------------------------------------
 
 
-def _code_length(text: object) -> int:  # object: only read through str()
-    digits = str(text or "")
-    digits = digits[2:] if digits[:2].lower() == "0x" else digits
-    return len(digits) // 2
-
-
-def _first_difference(a: object, b: object) -> int | None:  # object: only read through str()
-    x, y = str(a or "").lower().removeprefix("0x"), str(b or "").lower().removeprefix("0x")
+def _first_difference(x: str, y: str) -> int | None:
     for index in range(0, min(len(x), len(y)), 2):
         if x[index : index + 2] != y[index : index + 2]:
             return index // 2
@@ -379,8 +342,9 @@ def failure_reason(error: JsonObject) -> str:
         ("creation", "recompiledCreationCode", "onchainCreationCode"),
     ):
         if error.get(recompiled) and error.get(onchain):
-            detail = f"{kind} bytecode: on-chain {_code_length(error[onchain])} bytes, recompiled {_code_length(error[recompiled])} bytes"
-            where = _first_difference(error[onchain], error[recompiled])
+            chain, ours = (str(error[key]).lower().removeprefix("0x") for key in (onchain, recompiled))
+            detail = f"{kind} bytecode: on-chain {len(chain) // 2} bytes, recompiled {len(ours) // 2} bytes"
+            where = _first_difference(chain, ours)
             parts.append(detail + (f", first difference at byte {where}" if where is not None else ""))
     return redact(message + (f" ({'; '.join(parts)})" if parts else ""))
 
