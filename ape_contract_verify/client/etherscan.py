@@ -117,7 +117,7 @@ class SourceRecord:
             name=self.contract_name,
             compiler=self.compiler_version,
             language=self.language,
-            abi=abi if isinstance(abi, list) else [],
+            abi=abi,
             files=dict(self.files),
             settings=dict(self.settings),
             source_format=self.source_format,
@@ -159,26 +159,18 @@ class SourceRecord:
         return record
 
 
-def _parse_libraries(text: str) -> dict[str, str]:
-    """`Name:0xaddr;Other:0xaddr` (Etherscan's Library field) as a mapping."""
-    libraries = {}
-    for part in text.replace(",", ";").split(";"):
-        if ":" in part:
-            name, address = part.rsplit(":", 1)
-            libraries[name.strip()] = address.strip() if address.strip().startswith("0x") else "0x" + address.strip()
-    return libraries
-
-
 def unpack_source(record: SourceRecord) -> tuple[str, dict[str, str], JsonObject]:
     """The three SourceCode shapes: flat text, a JSON object of files, `{{standard-json}}`."""
     text = record.source_code.strip()
-    settings: JsonObject = {
-        "optimizer": {"enabled": record.optimization_used, "runs": record.runs},
-    }
+    settings: JsonObject = {"optimizer": {"enabled": record.optimization_used, "runs": record.runs}}
     if record.evm_version and record.evm_version.lower() != "default":
         settings["evmVersion"] = record.evm_version
-    if libraries := _parse_libraries(record.library):
-        settings["libraries"] = {"": dict[str, JsonValue](libraries)}
+    libraries: dict[str, JsonValue] = {}
+    for name, colon, address in (part.rpartition(":") for part in record.library.replace(",", ";").split(";")):
+        if colon:  # the Library field: `Name:0xaddr;Other:0xaddr`
+            libraries[name.strip()] = "0x" + address.strip().removeprefix("0x")
+    if libraries:
+        settings["libraries"] = {"": libraries}
     if not text:
         return "flat", {}, settings
 
@@ -255,9 +247,7 @@ class ExplorerClient(HttpTarget):
         address = validate_read_form({"address": address})
         answer = self._call("GET", "getsourcecode", {"address": address})
         if answer.status != "1":
-            if answer.outcome == Outcome.NOT_VERIFIED:
-                raise ContractNotVerified(f"{address}: {redact(answer.reason)}", answer, reason=reason_of(answer))
-            self._raise_for(answer, "getsourcecode", address)
+            self._raise_for(answer, "getsourcecode", address)  # ContractNotVerified for status "0"
         result = answer.result
         item = result[0] if isinstance(result, list) and result else result
         if not isinstance(item, Mapping):
@@ -282,15 +272,10 @@ class ExplorerClient(HttpTarget):
             if "no data found" in answer.reason.lower() or answer.outcome == Outcome.NOT_VERIFIED:
                 return None
             self._raise_for(answer, "getcontractcreation", address)
-        entries = answer.result if isinstance(answer.result, list) else []
-        return next(
-            (
-                e
-                for e in entries
-                if isinstance(e, Mapping) and str(e.get("contractAddress", "")).lower() == address.lower()
-            ),
-            None,
-        )
+        for entry in answer.result if isinstance(answer.result, list) else []:
+            if isinstance(entry, Mapping) and str(entry.get("contractAddress", "")).lower() == address.lower():
+                return entry
+        return None
 
     def verify_source_code(self, request: VerificationRequest) -> SubmissionReceipt:
         """Submit sources. Every parameter is validated before anything is sent."""

@@ -93,26 +93,26 @@ def retry_after(response: requests.Response, policy: RetryPolicy) -> float | Non
 
 class ClientOptions(TypedDict, total=False):
     """The transport options callers set on a target's client (`Target.client`'s keywords), each
-    with its default when left out: timeouts and retries."""
+    with its default when left out: timeouts and retries, how long a submission waits for a fresh
+    deployment to be indexed (an Etherscan-style answer; Sourcify has none)."""
 
     timeout: float | tuple[float, float]
     max_retries: int
     backoff: float
     max_backoff: float
     sleep: Callable[[float], None]
+    not_indexed_timeout: float
+    not_indexed_interval: float
 
 
 class Transport(ClientOptions, total=False):
     """Every transport option of a client: the callers' (`ClientOptions`), the target's key, rate
-    (or a shared `limiter`) and name, the run's `health` of it, how long a submission waits for a
-    fresh deployment to be indexed (an Etherscan-style answer; Sourcify has none), what tests inject."""
+    (or a shared `limiter`) and name, the run's `health` of it, what tests inject."""
 
     api_key: ApiKey | str | None
     calls_per_second: float
     name: str
     health: TargetHealth | None
-    not_indexed_timeout: float
-    not_indexed_interval: float
     session: requests.Session
     limiter: RateLimiter
     clock: Callable[[], float]

@@ -114,9 +114,7 @@ class Target:
             return f"{base}/{self.chain_id}/{address}"
         return f"{base}/address/{address}"
 
-    def client(
-        self, health: TargetHealth | None = None, not_indexed_timeout: float = 90.0, **options: Unpack[ClientOptions]
-    ) -> VerificationTarget:
+    def client(self, health: TargetHealth | None = None, **options: Unpack[ClientOptions]) -> VerificationTarget:
         """The client for this target: an ExplorerClient, or a SourcifyClient for kind sourcify
         (the caller handles `url=None`, the embedded local explorer, first). `options` are the
         transport options callers set; the target's key, rate and name come with it."""
@@ -149,7 +147,6 @@ class Target:
             chain_id=self.chain_id if param else None,
             chain_id_param=param or "chainid",
             flavour=self.flavour or Flavour.ETHERSCAN,
-            not_indexed_timeout=not_indexed_timeout,
             api_key=key,
             calls_per_second=rate,
             name=self.name,
