@@ -124,6 +124,12 @@ def _host(url: str) -> str:
     return (urlsplit(url).hostname or "").lower()
 
 
+def on_domain(url: str | None, *domains: str) -> bool:
+    """Whether the URL's host is one of `domains` or under one."""
+    host = _host(url or "")
+    return any(host == domain or host.endswith("." + domain) for domain in domains)
+
+
 def _label(url: str) -> str:
     """The registered name: `basescan` for sepolia.basescan.org."""
     parts = _host(url).split(".")
@@ -175,9 +181,7 @@ def routescan_url(network: str, chain_id: int, meta: ChainMeta | None = None) ->
 
 
 def is_etherscan_v2(url: str) -> bool:
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    return (host == "etherscan.io" or host.endswith(".etherscan.io")) and "/v2/" in parts.path + "/"
+    return on_domain(url, "etherscan.io") and "/v2/" in urlsplit(url).path + "/"
 
 
 def is_blockscout_pro(url: str) -> bool:
@@ -201,11 +205,10 @@ def flavour_of(name: str, kind: str, url: str | None, blockscout_pages: str | No
     if url is None:
         return Flavour.LOCAL
     host = _host(url)
-    if name == "blockscout" or is_blockscout_pro(url) or host == "blockscout.com" or host.endswith(".blockscout.com"):
+    listed = blockscout_pages is not None and _host(blockscout_pages) == host
+    if name == "blockscout" or listed or on_domain(url, "blockscout.com"):
         return Flavour.BLOCKSCOUT
-    if blockscout_pages and _host(blockscout_pages) == host:
-        return Flavour.BLOCKSCOUT
-    if name == "routescan" or host == "routescan.io" or host.endswith(".routescan.io"):
+    if name == "routescan" or on_domain(url, "routescan.io"):
         return Flavour.ROUTESCAN
     if host in ("127.0.0.1", "localhost", "::1"):
         return Flavour.LOCAL
