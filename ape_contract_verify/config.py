@@ -216,9 +216,8 @@ class ContractVerifyConfig(PluginConfig):
     def _check_targets(self) -> "ContractVerifyConfig":
         configured = set(KNOWN_TARGET_KINDS)
         for ecosystem, networks in self.explorers.items():
-            for network, explorer in (networks or {}).items():
-                if explorer is not None:
-                    configured |= set(explorer.named_targets(f"contract_verify.explorers.{ecosystem}.{network}."))
+            for network, explorer in networks.items():
+                configured |= set(explorer.named_targets(f"contract_verify.explorers.{ecosystem}.{network}."))
         for key, names in (("targets", self.targets), ("required_targets", self.required_targets)):
             for name in names or ():
                 if not _TARGET_NAME.match(name):

@@ -74,7 +74,6 @@ class Health(Protocol):
     """Whether a target still answers, shared by every caller of it (`client/health.TargetHealth`)."""
 
     name: str
-    seconds: float
 
     def check(self) -> None: ...
 
@@ -105,7 +104,7 @@ def with_retries(
 
     With `health`, TargetDown is raised at once when the target is down. A call whose retries ran
     out with no answer from the target goes on while the target's strikes are still being counted
-    (for `health.seconds` and one backoff more): so it ends as every other call there does, down
+    (for the health's `seconds` and one backoff more): so it ends as every other call there does, down
     or answered, not with a reason of its own."""
     rng = rng or random.Random()
     say = logger.debug if quiet else logger.warning

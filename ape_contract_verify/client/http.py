@@ -70,9 +70,10 @@ def gave_up(last: Retry | None, policy: RetryPolicy, call: str, where: str, limi
     too fast (`limited`: its words for it), else ExplorerUnavailable naming `where` it was sent."""
     if last is not None and last.rate_limited:
         answer = last.answer if isinstance(last.answer, ExplorerAnswer) else None
-        reason = redact(answer.reason) if answer is not None and answer.reason else ""
         return RateLimited(
-            f"{call}: {limited} after {policy.max_retries} retries ({last.reason}){hint}", answer, reason=reason
+            f"{call}: {limited} after {policy.max_retries} retries ({last.reason}){hint}",
+            answer,
+            reason=reason_of(answer),
         )
     return ExplorerUnavailable(
         f"{where}: {last.reason if last else 'no answer'} (gave up after {policy.max_retries} retries)"

@@ -27,8 +27,6 @@ class RateLimiter:
         sleep: Callable[[float], None] = time.sleep,
         margin: float = 0.05,
     ):
-        if calls_per_second <= 0:
-            raise ValueError("calls_per_second must be greater than 0")
         self._rate = calls_per_second
         self._margin = margin
         self._interval = (1.0 + margin) / calls_per_second

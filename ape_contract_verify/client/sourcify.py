@@ -384,12 +384,9 @@ def record_of(address: str, data: JsonObject) -> ExplorerRecord:
     if not data.get("match"):
         return ExplorerRecord(address, verified=False)
     compilation = as_object(data.get("compilation"))
-    std_input = as_object(data.get("stdJsonInput")) or {
-        "language": compilation.get("language", "Solidity"),
-        "sources": as_object(data.get("sources")),
-        "settings": as_object(compilation.get("compilerSettings")),
-    }
-    settings = dict(as_object(std_input.get("settings")))
+    std_input = as_object(data.get("stdJsonInput"))  # else the record's own sources and settings
+    sources = as_object(std_input.get("sources") if std_input else data.get("sources"))
+    settings = dict(as_object(std_input.get("settings") if std_input else compilation.get("compilerSettings")))
     language = str(compilation.get("language") or std_input.get("language") or "Solidity")
     version = str(compilation.get("compilerVersion") or "")
     vyper = language.lower() == "vyper"
@@ -402,8 +399,7 @@ def record_of(address: str, data: JsonObject) -> ExplorerRecord:
     args = transformation.get("constructorArguments") or ""
     proxy = as_object(data.get("proxyResolution"))
     implementations = proxy.get("implementations")
-    first = implementations[0] if isinstance(implementations, list) and implementations else None
-    implementation = first.get("address", "") if isinstance(first, dict) else ""
+    first = as_object(implementations[0]) if isinstance(implementations, list) and implementations else {}
     abi = data.get("abi")
     runs = optimizer.get("runs")
     return ExplorerRecord(
@@ -413,9 +409,7 @@ def record_of(address: str, data: JsonObject) -> ExplorerRecord:
         compiler=compiler,
         language="Vyper" if vyper else "Solidity",
         abi=abi if isinstance(abi, list) else [],
-        files={
-            path: str(as_object(src).get("content", "")) for path, src in as_object(std_input.get("sources")).items()
-        },
+        files={path: str(as_object(src).get("content", "")) for path, src in sources.items()},
         settings=settings,
         source_format="standard-json",
         constructor_arguments=str(args).removeprefix("0x"),
@@ -423,6 +417,6 @@ def record_of(address: str, data: JsonObject) -> ExplorerRecord:
         runs=int(runs or 0) if isinstance(runs, (int, float, str)) else 0,
         evm_version=str(settings.get("evmVersion") or "default"),
         proxy=bool(proxy.get("isProxy")),
-        implementation=str(implementation or ""),
+        implementation=str(first.get("address") or ""),
         match=str(data.get("match")),
     )
