@@ -358,30 +358,23 @@ class ExplorerClient(HttpTarget):
                     )
                     self._sleep(self.not_indexed_interval)
                     continue
+                waited_for = f"waited {waited:.0f}s for the explorer to index it"
                 raise AddressNotFound(
-                    f"{address}: {redact(answer.reason)} (waited {waited:.0f}s for the explorer to index it)",
-                    answer,
-                    reason=reason_of(answer),
+                    f"{address}: {redact(answer.reason)} ({waited_for})", answer, reason=reason_of(answer)
                 )
             self._raise_for(answer, action, address)
 
     def _raise_for(self, answer: ExplorerAnswer, action: str, subject: str) -> None:
         reason = redact(answer.reason or f"status {answer.status} {answer.message}")
+        at = f"{action} at {redact(self.base_url)}"
         if answer.outcome == Outcome.INVALID_KEY:
-            raise InvalidApiKey(
-                f"{action}: {reason}. Fix: pass --api-key, or set ETHERSCAN_API_KEY (or the explorer's api_key_env)",
-                answer,
-                reason=reason_of(answer),
-            )
+            fix = "Fix: pass --api-key, or set ETHERSCAN_API_KEY (or the explorer's api_key_env)"
+            raise InvalidApiKey(f"{action}: {reason}. {fix}", answer, reason=reason_of(answer))
         if answer.outcome == Outcome.REFUSED:
-            raise ExplorerRefused(
-                f"{action} at {redact(self.base_url)}: {reason} (this key's plan does not cover the chain; the "
-                "other targets go on)",
-                answer,
-                reason=reason_of(answer),
-            )
+            why = "this key's plan does not cover the chain; the other targets go on"
+            raise ExplorerRefused(f"{at}: {reason} ({why})", answer, reason=reason_of(answer))
         if answer.outcome == Outcome.ERROR and reason and (is_bad_endpoint(reason) or "chainid" in reason.lower()):
-            raise BadEndpoint(f"{action} at {redact(self.base_url)}: {reason}", answer, reason=reason_of(answer))
+            raise BadEndpoint(f"{at}: {reason}", answer, reason=reason_of(answer))
         raise answer_error(answer, action, subject, reason)
 
     def _call(self, method: str, action: str, params: Mapping[str, str]) -> ExplorerAnswer:

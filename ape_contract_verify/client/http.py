@@ -191,6 +191,7 @@ class HttpTarget(VerificationTarget):
         with self._jobs_lock:
             self._in_flight.setdefault(action, {})[ticket] = started
         typical = self._job_times.typical(action)
+        first_wait = interval if typical is None else min(typical, interval * self._first_wait_cap)
         try:
             answer, checks = poll_until_final(
                 lambda: self._job_check(receipt.guid, receipt.proxy),
@@ -202,9 +203,7 @@ class HttpTarget(VerificationTarget):
                 timeout=timeout,
                 clock=self._clock,
                 sleep=self._sleep,
-                first_wait=(interval if typical is None else min(typical, interval * self._first_wait_cap))
-                if fresh
-                else None,
+                first_wait=first_wait if fresh else None,
                 not_yet=(lambda: self._seconds_until_due(action, ticket, started, interval))
                 if fresh and self._queued
                 else None,
@@ -216,10 +215,8 @@ class HttpTarget(VerificationTarget):
             return answer
         except TargetDown as err:  # down while a job it accepted was being checked: say how to ask later
             proxy, target = " --proxy" if receipt.proxy else "", self.health.name if self.health else ""
-            command = f"ape verify status {receipt.guid}{proxy} --target {target}"
-            raise TargetDown(
-                f"{err}; submitted as {receipt.guid} before that: check it later with `{command}`"
-            ) from None
+            later = f"`ape verify status {receipt.guid}{proxy} --target {target}`"
+            raise TargetDown(f"{err}; submitted as {receipt.guid} before that: check it later with {later}") from None
         finally:
             with self._jobs_lock:
                 self._in_flight[action].pop(ticket, None)
