@@ -111,10 +111,6 @@ def chain_meta(ecosystem: str, network: str, chain_id: int | None = None) -> Cha
     return cast(ChainMeta, meta) if isinstance(meta, dict) else None
 
 
-def chain_id_of(meta: ChainMeta | None) -> int | None:
-    return meta.get("chainId") if meta is not None else None
-
-
 def _explorers(meta: ChainMeta | None) -> list[ListedExplorer]:
     listed = meta.get("explorers") if meta is not None else None
     return [e for e in listed or () if isinstance(e, dict) and e.get("url")]
@@ -154,14 +150,13 @@ def blockscout_instance(meta: ChainMeta | None) -> str | None:
 _ETHERSCAN_PAGES = {17000: "https://holesky.etherscan.io", 560048: "https://hoodi.etherscan.io"}
 
 
-def etherscan_pages(meta: ChainMeta | None, chain_id: int | None = None) -> str | None:
+def etherscan_pages(meta: ChainMeta | None, chain_id: int | None) -> str | None:
     """The Etherscan family's pages for the chain (`https://sepolia.basescan.org`), if known."""
     for entry in _explorers(meta):
         url = entry.get("url", "")
         label = _label(url)
         if label.endswith("scan") and label not in _NOT_ETHERSCAN:
             return url.rstrip("/")
-    chain_id = chain_id if chain_id is not None else chain_id_of(meta)
     return _ETHERSCAN_PAGES.get(chain_id) if chain_id is not None else None
 
 
@@ -186,8 +181,7 @@ def is_etherscan_v2(url: str) -> bool:
 
 def is_blockscout_pro(url: str) -> bool:
     """Blockscout's Pro API (`https://api.blockscout.com/v2/api` or `/<chainId>/api`): needs a key."""
-    host = _host(url)
-    return host == "api.blockscout.com" or (host.startswith("api.") and host.endswith(".blockscout.com"))
+    return _host(url).startswith("api.") and on_domain(url, "blockscout.com")
 
 
 def pro_chain_param(url: str) -> str | None:

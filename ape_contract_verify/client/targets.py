@@ -31,7 +31,6 @@ from ape_contract_verify.client.known import (
     SOURCIFY_REPO_URL,
     SOURCIFY_URL,
     blockscout_instance,
-    chain_id_of,
     chain_meta,
     etherscan_pages,
     flavour_of,
@@ -237,7 +236,7 @@ class _Network:
         self.local = network == "local" or network.endswith("-fork")
         self.meta = None if self.local else chain_meta(ecosystem, network, chain_id)
         if chain_id is None:
-            chain_id = KNOWN_CHAIN_IDS.get(f"{ecosystem}:{network}") or chain_id_of(self.meta)
+            chain_id = KNOWN_CHAIN_IDS.get(f"{ecosystem}:{network}") or (self.meta or {}).get("chainId")
         self.chain_id = chain_id
         rate_set = config is not None and "calls_per_second" in config.model_fields_set
         self.top_rate = float(config.calls_per_second) if config is not None and rate_set else None
