@@ -101,11 +101,8 @@ class ExplorerConfig(BaseModel):
             except ValidationError as err:
                 first = err.errors()[0]
                 key = ".".join(str(part) for part in first["loc"])
-                fix = (
-                    f"the keys are {', '.join(TargetConfig.model_fields)}"
-                    if first["type"] == "extra_forbidden"
-                    else "fix the value"
-                )
+                unknown_key = first["type"] == "extra_forbidden"
+                fix = f"the keys are {', '.join(TargetConfig.model_fields)}" if unknown_key else "fix the value"
                 raise InvalidRequest(f"{where}.{key}", first["msg"].lower(), fix) from None
             fixed = KNOWN_TARGET_KINDS.get(name)
             if target.kind not in (None, *TARGET_KINDS):

@@ -73,14 +73,12 @@ def vyper_long_version(compiler_version: str) -> str:
         return parsed.plain
     if parsed.number in _vyper_long:
         return _vyper_long[parsed.number]
-    json_command = compilers.vyper_json_command(parsed)  # CompilerNotInstalled names the installed ones
-    if json_command[0].endswith("vyper-json"):
-        command = [str(Path(json_command[0]).with_name("vyper")), "--version"]
-    else:
-        command = [sys.executable, "-m", "vyper", "--version"]
+    vyper_json = compilers.vyper_json_command(parsed)[0]  # CompilerNotInstalled names the installed ones
+    beside = vyper_json.endswith("vyper-json")  # else this venv's vyper, run as a module
+    command = [str(Path(vyper_json).with_name("vyper"))] if beside else [sys.executable, "-m", "vyper"]
     try:
         proc = subprocess.run(
-            command,
+            [*command, "--version"],
             capture_output=True,
             text=True,
             timeout=60,

@@ -402,11 +402,9 @@ def resolve_targets(
         return [net.build(name) for name in defaults]
 
     available = net.names(defaults=False)
-    chosen: list[str] = []
-    for name in dict.fromkeys(wanted):
-        if name in available:
-            chosen.append(name)
-        elif param == "--target":
+    chosen = [name for name in dict.fromkeys(wanted) if name in available]
+    for name in wanted if param == "--target" else ():  # a name given by --target must apply here
+        if name not in available:
             raise InvalidRequest(
                 param,
                 f"{name!r} is not a target of {ecosystem}:{network}",
