@@ -47,7 +47,8 @@ class RetryPolicy:
 class Retry(Exception):
     """One attempt failed in a way worth retrying. `delay`: what the server asked for (Retry-After);
     `rate_limited`: the server said we were too fast; `unreachable`: no answer at all (refused,
-    timed out), what counts toward a target being down."""
+    timed out), what counts toward a target being down; `pauses`: its wait holds back every caller
+    of the limiter too (by default a rate limit does)."""
 
     def __init__(
         self,
@@ -56,9 +57,10 @@ class Retry(Exception):
         rate_limited: bool = False,
         answer: object = None,
         unreachable: bool = False,
+        pauses: bool | None = None,
     ):
         self.reason, self.delay, self.rate_limited, self.answer = reason, delay, rate_limited, answer
-        self.unreachable = unreachable
+        self.unreachable, self.pauses = unreachable, rate_limited if pauses is None else pauses
         super().__init__(reason)
 
 
@@ -91,13 +93,12 @@ def with_retries(
     sleep: Callable[[float], None],
     rng: random.Random | None = None,
     limiter: Limiter | None = None,
-    pauses_limiter: Callable[[Retry], bool] = lambda retry: retry.rate_limited,
     health: Health | None = None,
     on_retry: Callable[[Retry], None] | None = None,
     quiet: bool = False,
 ) -> T:
     """`attempt()` (under the limiter) until it returns, at most `policy.max_retries` retries after
-    a `Retry`. A retry the server asked for (Retry-After) waits that long; one that `pauses_limiter`
+    a `Retry`. A retry the server asked for (Retry-After) waits that long; one that `pauses`
     holds every caller of the limiter back too. `on_retry` hears each retry before its wait;
     `quiet` logs the retries at debug (a node's rate limit, waited out as a matter of course).
     `gave_up(last)` is raised at the end.
@@ -121,7 +122,7 @@ def with_retries(
             say("%s: %s; retry %s in %.1fs%s", label, last.reason, count, delay, until)
             if on_retry is not None:
                 on_retry(last)
-            if limiter is not None and pauses_limiter(last):
+            if limiter is not None and last.pauses:
                 limiter.pause(delay)
             sleep(delay)
             if health is not None:

@@ -239,7 +239,6 @@ class HttpTarget(VerificationTarget):
         where: str,
         limited: str,
         hint: str = "",
-        pauses_limiter: Callable[[Retry], bool] = lambda retry: retry.rate_limited,
     ) -> T:
         """`attempt` under this target's limiter, retried by its policy; `where` and `limited` (the
         explorer's words for a rate limit) name it in the error a call gives up with."""
@@ -251,7 +250,6 @@ class HttpTarget(VerificationTarget):
             sleep=self._sleep,
             label=label,
             health=self.health,
-            pauses_limiter=pauses_limiter,
             gave_up=lambda last: gave_up(last, self.retry, label, where, limited, hint),
         )
 

@@ -285,7 +285,10 @@ class SourcifyClient(HttpTarget):
             if code == 429 or (isinstance(data, Mapping) and data.get("customCode") in _RATE_CODES):
                 answer = self._error_answer(code, data)
                 reason = f"HTTP {code} {answer.message}: {answer.reason}".strip()
-                raise Retry(reason, delay=retry_after(response, self.retry), rate_limited=True, answer=answer)
+                # Only `too_many_requests` speaks of this client's rate; a duplicate request is about one address.
+                pauses = answer.message == rules.TOO_MANY_REQUESTS
+                delay = retry_after(response, self.retry)
+                raise Retry(reason, delay=delay, rate_limited=True, answer=answer, pauses=pauses)
             if code == 408 or code >= 500:
                 raise Retry(f"HTTP {code}", delay=retry_after(response, self.retry))
             if data is None:
@@ -297,18 +300,7 @@ class SourcifyClient(HttpTarget):
                 )
             return code, data
 
-        # Only `too_many_requests` speaks of this client's rate; a duplicate request is about one address.
-        return self._retrying(
-            attempt,
-            f"{method} {path}",
-            where,
-            "still refused",
-            pauses_limiter=lambda retry: (
-                retry.rate_limited
-                and isinstance(retry.answer, ExplorerAnswer)
-                and retry.answer.message == rules.TOO_MANY_REQUESTS
-            ),
-        )
+        return self._retrying(attempt, f"{method} {path}", where, "still refused")
 
 
 # -- answers ---------------------------------------------------------------------------------------
