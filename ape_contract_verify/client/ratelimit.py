@@ -85,9 +85,6 @@ def limiter_for(base_url: str, calls_per_second: float | None = None) -> RateLim
     key = base_url.rstrip("/").lower()
     rate = calls_per_second or 3.0
     with _registry_lock:
-        limiter = _registry.get(key)
-        if limiter is None:
-            limiter = _registry[key] = RateLimiter(rate)
-        else:
-            limiter.slow_down_to(rate)
+        limiter = _registry.setdefault(key, RateLimiter(rate))
+        limiter.slow_down_to(rate)
         return limiter
