@@ -10,7 +10,6 @@ outage ending it early). It knows nothing of HTTP: callers turn their faults int
 
 import itertools
 import random
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
@@ -144,30 +143,6 @@ def with_retries(
     if health is not None:
         health.check()
     raise gave_up(last)
-
-
-class JobTimes:
-    """How long recent jobs at one target took, per action. Every check costs a slot under the
-    rate limit, and a check right after a submission only ever hears "pending": so a job's first
-    check waits about as long as jobs took. A job already final at its first check counts a little
-    shorter, so the wait shrinks again when the target speeds up."""
-
-    SAMPLES = 16
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._seconds: dict[str, list[float]] = {}
-
-    def typical(self, action: str = "") -> float | None:
-        with self._lock:
-            samples = sorted(self._seconds.get(action, ()))
-        return samples[len(samples) // 2] if samples else None
-
-    def learn(self, action: str, seconds: float, at_first_check: bool) -> None:
-        with self._lock:
-            samples = self._seconds.setdefault(action, [])
-            samples.append(max(0.0, seconds * (0.9 if at_first_check else 1.0)))
-            del samples[: -self.SAMPLES]
 
 
 A = TypeVar("A")

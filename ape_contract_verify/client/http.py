@@ -32,7 +32,7 @@ from ape_contract_verify.json_types import JsonValue
 from ape_contract_verify.logs import CLIENT, get_logger
 from ape_contract_verify.protocol.answers import ExplorerAnswer
 from ape_contract_verify.protocol.secrets import ApiKey, redact, register_secret
-from ape_contract_verify.retry import JobTimes, Retry, RetryPolicy, poll_until_final, with_retries
+from ape_contract_verify.retry import Retry, RetryPolicy, poll_until_final, with_retries
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -153,7 +153,7 @@ class HttpTarget(VerificationTarget):
         self._clock = options.get("clock", time.monotonic)
         self._rng = options.get("rng") or random.Random()
         self._jobs_lock = threading.Lock()
-        self._job_times = JobTimes()
+        self._took: dict[str, list[float]] = {}  # how long recent jobs here took, per action
         self._in_flight: dict[str, dict[object, float]] = {}
 
     def __repr__(self) -> str:
@@ -190,7 +190,7 @@ class HttpTarget(VerificationTarget):
         ticket = object()
         with self._jobs_lock:
             self._in_flight.setdefault(action, {})[ticket] = started
-        typical = self._job_times.typical(action)
+        typical = self._typical(action)
         first_wait = interval if typical is None else min(typical, interval * self._first_wait_cap)
         try:
             answer, checks = poll_until_final(
@@ -210,8 +210,11 @@ class HttpTarget(VerificationTarget):
                 on_progress=on_progress,
                 health=self.health,
             )
-            if fresh:
-                self._job_times.learn(action, self._clock() - started, checks == 1)
+            if fresh:  # one final at its first check counts shorter, so the wait shrinks when the target speeds up
+                with self._jobs_lock:
+                    took = self._took.setdefault(action, [])
+                    took.append(max(0.0, (self._clock() - started) * (0.9 if checks == 1 else 1.0)))
+                    del took[:-16]
             return answer
         except TargetDown as err:  # down while a job it accepted was being checked: say how to ask later
             proxy, target = " --proxy" if receipt.proxy else "", self.health.name if self.health else ""
@@ -221,11 +224,19 @@ class HttpTarget(VerificationTarget):
             with self._jobs_lock:
                 self._in_flight[action].pop(ticket, None)
 
+    def _typical(self, action: str) -> float | None:
+        """How long jobs here took (the median of the last 16). Every check costs a slot under the
+        rate limit, and a check right after a submission only ever hears "pending": so a job's first
+        check waits about as long as jobs took."""
+        with self._jobs_lock:
+            took = sorted(self._took.get(action, ()))
+        return took[len(took) // 2] if took else None
+
     def _seconds_until_due(self, action: str, ticket: object, started: float, interval: float) -> float:
         """How long a check of this job is still pointless. Before any job here has ended, a job
         submitted after one that is still pending is taken to be pending too (explorers work
         through their queue in order), so a batch polls its oldest job, not every job."""
-        typical = self._job_times.typical(action)
+        typical = self._typical(action)
         if typical is not None:
             return started + min(typical, interval * self._first_wait_cap) - self._clock()
         with self._jobs_lock:
