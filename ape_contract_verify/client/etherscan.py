@@ -89,7 +89,6 @@ class SourceRecord:
     settings: JsonObject = field(default_factory=dict)
     source_format: str = "flat"  # flat | files | standard-json
     language: str = "Solidity"
-    raw: JsonObject = field(default_factory=dict)
 
     @property
     def verified(self) -> bool:
@@ -152,14 +151,13 @@ class SourceRecord:
             proxy=text("Proxy").strip() == "1",
             implementation=text("Implementation"),
             swarm_source=text("SwarmSource"),
-            raw=dict(item),
         )
         record.language = "Vyper" if record.compiler_version.lower().startswith("vyper") else "Solidity"
-        record.source_format, record.files, record.settings = unpack_source(record)
+        record.source_format, record.files, record.settings = unpack_source(record, item)
         return record
 
 
-def unpack_source(record: SourceRecord) -> tuple[str, dict[str, str], JsonObject]:
+def unpack_source(record: SourceRecord, item: Mapping[str, JsonValue]) -> tuple[str, dict[str, str], JsonObject]:
     """The three SourceCode shapes: flat text, a JSON object of files, `{{standard-json}}`."""
     text = record.source_code.strip()
     settings: JsonObject = {"optimizer": {"enabled": record.optimization_used, "runs": record.runs}}
@@ -189,9 +187,9 @@ def unpack_source(record: SourceRecord) -> tuple[str, dict[str, str], JsonObject
     suffix = ".vy" if record.language == "Vyper" else ".sol"
     name = record.contract_name.rsplit(":", 1)[-1] or "Contract"
     # Blockscout names the main file and lists the others under AdditionalSources.
-    main = str(record.raw.get("FileName") or "").strip() or f"{name}{suffix}"
+    main = str(item.get("FileName") or "").strip() or f"{name}{suffix}"
     files = {main: record.source_code}
-    extras = record.raw.get("AdditionalSources")
+    extras = item.get("AdditionalSources")
     for extra in extras if isinstance(extras, list) else []:
         if isinstance(extra, dict) and extra.get("Filename"):
             files[str(extra["Filename"])] = str(extra.get("SourceCode") or "")
