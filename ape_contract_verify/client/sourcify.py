@@ -170,8 +170,8 @@ class SourcifyClient(HttpTarget):
         body = sourcify_body(request)
         path = f"v2/verify/{self.chain_id}/{address}"
         status, data = self._call("POST", path, json_body=body)
-        if status == 202 and isinstance(data, Mapping) and str(data.get("verificationId") or "").strip():
-            guid = str(data["verificationId"]).strip()
+        guid = str(as_object(data).get("verificationId") or "").strip() if status == 202 else ""
+        if guid:
             answer = SourcifyAnswer(Outcome.PENDING, str(status), "pending", guid)
             logger.info("%s: submitted to Sourcify, job %s", address, guid)
             return SubmissionReceipt(guid=guid, address=address, proxy=False, answer=answer)
