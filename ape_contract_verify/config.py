@@ -23,25 +23,33 @@ TARGET_KINDS = ("etherscan", "sourcify")
 # self-hosted Blockscout under another name); client/provider.py's FLAVOURS less the derived ones.
 TARGET_FLAVOURS = ("etherscan", "blockscout", "routescan")
 _TARGET_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
-_NETWORK_KEYS = ("url", "api_key_env", "browser_url", "calls_per_second")
 
 
-class TargetConfig(BaseModel):
-    """One named target of a network (`explorers.<eco>.<net>.<name>`): where it lives, its key."""
-
-    model_config = ConfigDict(extra="forbid")
+class _TargetKeys(BaseModel):
+    """Where a target lives and how it is called: a named target's keys, and a network's own (its
+    `etherscan` target's)."""
 
     url: str | None = None
-    """Base URL: an Etherscan-style `.../api`, or a Sourcify server's base. Known targets have one."""
+    """Base URL: an Etherscan-style `.../api` (at a network's level: Etherscan API V2 when unset), or
+    a Sourcify server's base. Known targets have one."""
 
     api_key_env: str | None = None
-    """Name of the environment variable holding this target's key (never the key itself)."""
+    """Name of the environment variable holding the target's key (never the key itself)."""
 
     browser_url: str | None = None
     """Base URL of the target's web pages, for links in reports."""
 
     calls_per_second: float | None = Field(default=None, gt=0)
-    """This target's own rate limit."""
+    """The target's own rate limit, over the top-level one."""
+
+
+_NETWORK_KEYS = tuple(_TargetKeys.model_fields)
+
+
+class TargetConfig(_TargetKeys):
+    """One named target of a network (`explorers.<eco>.<net>.<name>`): where it lives, its key."""
+
+    model_config = ConfigDict(extra="forbid")
 
     kind: str | None = None
     """`etherscan` (an Etherscan-style contract API) or `sourcify` (Sourcify API v2)."""
@@ -51,23 +59,11 @@ class TargetConfig(BaseModel):
     known from its name and host."""
 
 
-class ExplorerConfig(BaseModel):
+class ExplorerConfig(_TargetKeys):
     """One network's targets: today's keys are the target named `etherscan`; further targets are
     named entries (`blockscout: {url: ...}`, `sourcify: {...}`, or any name with `kind:`)."""
 
     model_config = ConfigDict(extra="allow")
-
-    url: str | None = None
-    """Base URL of the contract API, ending in `/api`. Etherscan API V2 when unset."""
-
-    api_key_env: str | None = None
-    """Name of the environment variable holding the key (never the key itself)."""
-
-    browser_url: str | None = None
-    """Base URL of the explorer's web pages, for links in reports."""
-
-    calls_per_second: float | None = Field(default=None, gt=0)
-    """Overrides the top-level rate for this explorer."""
 
     def _own_keys(self) -> dict[str, object]:
         """The network's own keys that are set: its `etherscan` target's settings."""
