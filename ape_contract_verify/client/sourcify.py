@@ -349,14 +349,8 @@ def job_answer(data: JsonObject) -> SourcifyAnswer:
         )
     if error:
         code = str(error.get("customCode") or "")
-        return SourcifyAnswer(
-            rules.outcome_for(code) if code else Outcome.FAILED,
-            "200",
-            code,
-            failure_reason(error),
-            contract=contract,
-            error=error,
-        )
+        outcome = rules.outcome_for(code) if code else Outcome.FAILED
+        return SourcifyAnswer(outcome, "200", code, failure_reason(error), contract=contract, error=error)
     match = as_text(contract.get("match")) or rules.overall_match(
         as_text(contract.get("creationMatch")), as_text(contract.get("runtimeMatch"))
     )
