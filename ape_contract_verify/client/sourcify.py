@@ -224,11 +224,10 @@ class SourcifyClient(HttpTarget):
     def get_abi(self, address: str) -> list[JsonValue]:
         data = self.lookup(address, "abi")
         if not data.get("match"):
-            answer = SourcifyAnswer(
-                Outcome.NOT_VERIFIED, "404", "not verified", f"{address} is not verified on Sourcify", contract=data
-            )
+            reason = f"{address} is not verified on Sourcify"
+            answer = SourcifyAnswer(Outcome.NOT_VERIFIED, "404", "not verified", reason, contract=data)
             raise ContractNotVerified(
-                f"{address}: not verified on Sourcify (chain {self.chain_id})", answer, reason=answer.reason
+                f"{address}: not verified on Sourcify (chain {self.chain_id})", answer, reason=reason
             )
         abi = data.get("abi")
         if not isinstance(abi, list):
@@ -256,13 +255,9 @@ class SourcifyClient(HttpTarget):
             return SourcifyAnswer(
                 rules.outcome_for(code), str(status), code, redact(str(data.get("message") or code)), error=dict(data)
             )
+        hint = f"is {redact(self.base_url)} a Sourcify server base URL (e.g. https://sourcify.dev/server/)?"
         outcome = Outcome.NOT_FOUND if status == 404 else Outcome.ERROR
-        return SourcifyAnswer(
-            outcome,
-            str(status),
-            "",
-            f"HTTP {status} without a Sourcify error body; is {redact(self.base_url)} a Sourcify server base URL (e.g. https://sourcify.dev/server/)?",
-        )
+        return SourcifyAnswer(outcome, str(status), "", f"HTTP {status} without a Sourcify error body; {hint}")
 
     def _call(
         self,
