@@ -2,10 +2,10 @@
 
 import re
 from collections.abc import Mapping
-from typing import Literal
+from typing import Annotated, Literal
 
 from ape.api.config import PluginConfig
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 from pydantic_settings import SettingsConfigDict
 
 from ape_contract_verify.exceptions import InvalidRequest
@@ -142,6 +142,16 @@ class ExplorerConfig(_TargetKeys):
         return entry if entry is not None else TargetConfig.model_validate({**self._own_keys(), "kind": "etherscan"})
 
 
+_SolidityFormat = Annotated[CodeFormat, BeforeValidator(CodeFormat.for_solidity)]
+
+
+def _known_license(value: str) -> str:
+    from ape_contract_verify.protocol.licenses import license_code
+
+    license_code(value)  # raises with the list of accepted ids
+    return value
+
+
 class ContractVerifyConfig(PluginConfig):
     """The `contract_verify:` section of ape-config.yaml (each field's text below is its documentation)."""
 
@@ -160,10 +170,10 @@ class ContractVerifyConfig(PluginConfig):
     required_targets: list[str] | None = None
     """Targets whose failure sets exit code 1; unset: all of them."""
 
-    codeformat: CodeFormat = Field(default="standard-json", validate_default=True)  # the default as users spell it
+    codeformat: _SolidityFormat = Field(default="standard-json", validate_default=True)  # the default as users spell it
     """How Solidity sources are sent: `standard-json` input, or one file (`flatten`)."""
 
-    license: str | None = None
+    license: Annotated[str, AfterValidator(_known_license)] | None = None
     """SPDX id that overrides the licence read from the source's SPDX line."""
 
     poll_interval: float = Field(default=5.0, gt=0)
@@ -189,21 +199,6 @@ class ContractVerifyConfig(PluginConfig):
 
     explorers: dict[str, dict[str, ExplorerConfig]] = {}
     """Per ecosystem, then per network: `explorers.ethereum.sepolia.url`."""
-
-    @field_validator("codeformat", mode="before")
-    @classmethod
-    def _solidity_format(cls, value: object) -> CodeFormat:
-        return CodeFormat.for_solidity(value)
-
-    @field_validator("license")
-    @classmethod
-    def _known_license(cls, value: str | None) -> str | None:
-        if value is None:
-            return value
-        from ape_contract_verify.protocol.licenses import license_code
-
-        license_code(value)  # raises with the list of accepted ids
-        return value
 
     @model_validator(mode="after")
     def _check_targets(self) -> "ContractVerifyConfig":
