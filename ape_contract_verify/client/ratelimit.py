@@ -27,7 +27,7 @@ class RateLimiter:
         sleep: Callable[[float], None] = time.sleep,
         margin: float = 0.05,
     ):
-        self._rate = calls_per_second
+        self.calls_per_second = calls_per_second  # as configured (the spacing adds the margin on top)
         self._margin = margin
         self._interval = (1.0 + margin) / calls_per_second
         self._clock = clock
@@ -36,16 +36,11 @@ class RateLimiter:
         self._next = float("-inf")
         self._last_sent = float("-inf")
 
-    @property
-    def calls_per_second(self) -> float:
-        """The configured rate (the spacing adds the margin on top)."""
-        return self._rate
-
     def slow_down_to(self, calls_per_second: float) -> None:
         """Never speed up a shared limiter: the slowest configured rate wins."""
         with self._lock:
-            if calls_per_second < self._rate:
-                self._rate = calls_per_second
+            if calls_per_second < self.calls_per_second:
+                self.calls_per_second = calls_per_second
                 self._interval = (1.0 + self._margin) / calls_per_second
 
     def reserve(self) -> float:
