@@ -2,10 +2,10 @@
 
 import re
 from collections.abc import Mapping
-from typing import Literal
+from typing import Annotated, Literal
 
 from ape.api.config import PluginConfig
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 from pydantic_settings import SettingsConfigDict
 
 from ape_contract_verify.exceptions import InvalidRequest
@@ -23,25 +23,33 @@ TARGET_KINDS = ("etherscan", "sourcify")
 # self-hosted Blockscout under another name); client/provider.py's FLAVOURS less the derived ones.
 TARGET_FLAVOURS = ("etherscan", "blockscout", "routescan")
 _TARGET_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
-_NETWORK_KEYS = ("url", "api_key_env", "browser_url", "calls_per_second")
 
 
-class TargetConfig(BaseModel):
-    """One named target of a network (`explorers.<eco>.<net>.<name>`): where it lives, its key."""
-
-    model_config = ConfigDict(extra="forbid")
+class _TargetKeys(BaseModel):
+    """Where a target lives and how it is called: a named target's keys, and a network's own (its
+    `etherscan` target's)."""
 
     url: str | None = None
-    """Base URL: an Etherscan-style `.../api`, or a Sourcify server's base. Known targets have one."""
+    """Base URL: an Etherscan-style `.../api` (at a network's level: Etherscan API V2 when unset), or
+    a Sourcify server's base. Known targets have one."""
 
     api_key_env: str | None = None
-    """Name of the environment variable holding this target's key (never the key itself)."""
+    """Name of the environment variable holding the target's key (never the key itself)."""
 
     browser_url: str | None = None
     """Base URL of the target's web pages, for links in reports."""
 
     calls_per_second: float | None = Field(default=None, gt=0)
-    """This target's own rate limit."""
+    """The target's own rate limit, over the top-level one."""
+
+
+_NETWORK_KEYS = tuple(_TargetKeys.model_fields)
+
+
+class TargetConfig(_TargetKeys):
+    """One named target of a network (`explorers.<eco>.<net>.<name>`): where it lives, its key."""
+
+    model_config = ConfigDict(extra="forbid")
 
     kind: str | None = None
     """`etherscan` (an Etherscan-style contract API) or `sourcify` (Sourcify API v2)."""
@@ -51,23 +59,11 @@ class TargetConfig(BaseModel):
     known from its name and host."""
 
 
-class ExplorerConfig(BaseModel):
+class ExplorerConfig(_TargetKeys):
     """One network's targets: today's keys are the target named `etherscan`; further targets are
     named entries (`blockscout: {url: ...}`, `sourcify: {...}`, or any name with `kind:`)."""
 
     model_config = ConfigDict(extra="allow")
-
-    url: str | None = None
-    """Base URL of the contract API, ending in `/api`. Etherscan API V2 when unset."""
-
-    api_key_env: str | None = None
-    """Name of the environment variable holding the key (never the key itself)."""
-
-    browser_url: str | None = None
-    """Base URL of the explorer's web pages, for links in reports."""
-
-    calls_per_second: float | None = Field(default=None, gt=0)
-    """Overrides the top-level rate for this explorer."""
 
     def _own_keys(self) -> dict[str, object]:
         """The network's own keys that are set: its `etherscan` target's settings."""
@@ -101,11 +97,8 @@ class ExplorerConfig(BaseModel):
             except ValidationError as err:
                 first = err.errors()[0]
                 key = ".".join(str(part) for part in first["loc"])
-                fix = (
-                    f"the keys are {', '.join(TargetConfig.model_fields)}"
-                    if first["type"] == "extra_forbidden"
-                    else "fix the value"
-                )
+                unknown_key = first["type"] == "extra_forbidden"
+                fix = f"the keys are {', '.join(TargetConfig.model_fields)}" if unknown_key else "fix the value"
                 raise InvalidRequest(f"{where}.{key}", first["msg"].lower(), fix) from None
             fixed = KNOWN_TARGET_KINDS.get(name)
             if target.kind not in (None, *TARGET_KINDS):
@@ -149,6 +142,16 @@ class ExplorerConfig(BaseModel):
         return entry if entry is not None else TargetConfig.model_validate({**self._own_keys(), "kind": "etherscan"})
 
 
+_SolidityFormat = Annotated[CodeFormat, BeforeValidator(CodeFormat.for_solidity)]
+
+
+def _known_license(value: str) -> str:
+    from ape_contract_verify.protocol.licenses import license_code
+
+    license_code(value)  # raises with the list of accepted ids
+    return value
+
+
 class ContractVerifyConfig(PluginConfig):
     """The `contract_verify:` section of ape-config.yaml (each field's text below is its documentation)."""
 
@@ -167,10 +170,10 @@ class ContractVerifyConfig(PluginConfig):
     required_targets: list[str] | None = None
     """Targets whose failure sets exit code 1; unset: all of them."""
 
-    codeformat: CodeFormat = Field(default="standard-json", validate_default=True)  # the default as users spell it
+    codeformat: _SolidityFormat = Field(default="standard-json", validate_default=True)  # the default as users spell it
     """How Solidity sources are sent: `standard-json` input, or one file (`flatten`)."""
 
-    license: str | None = None
+    license: Annotated[str, AfterValidator(_known_license)] | None = None
     """SPDX id that overrides the licence read from the source's SPDX line."""
 
     poll_interval: float = Field(default=5.0, gt=0)
@@ -197,28 +200,12 @@ class ContractVerifyConfig(PluginConfig):
     explorers: dict[str, dict[str, ExplorerConfig]] = {}
     """Per ecosystem, then per network: `explorers.ethereum.sepolia.url`."""
 
-    @field_validator("codeformat", mode="before")
-    @classmethod
-    def _solidity_format(cls, value: object) -> CodeFormat:
-        return CodeFormat.for_solidity(value)
-
-    @field_validator("license")
-    @classmethod
-    def _known_license(cls, value: str | None) -> str | None:
-        if value is None:
-            return value
-        from ape_contract_verify.protocol.licenses import license_code
-
-        license_code(value)  # raises with the list of accepted ids
-        return value
-
     @model_validator(mode="after")
     def _check_targets(self) -> "ContractVerifyConfig":
         configured = set(KNOWN_TARGET_KINDS)
         for ecosystem, networks in self.explorers.items():
-            for network, explorer in (networks or {}).items():
-                if explorer is not None:
-                    configured |= set(explorer.named_targets(f"contract_verify.explorers.{ecosystem}.{network}."))
+            for network, explorer in networks.items():
+                configured |= set(explorer.named_targets(f"contract_verify.explorers.{ecosystem}.{network}."))
         for key, names in (("targets", self.targets), ("required_targets", self.required_targets)):
             for name in names or ():
                 if not _TARGET_NAME.match(name):

@@ -8,8 +8,8 @@ for every caller), and `poll_until_final` (a job checked until its answer is fin
 outage ending it early). It knows nothing of HTTP: callers turn their faults into `Retry`.
 """
 
+import itertools
 import random
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
@@ -46,7 +46,8 @@ class RetryPolicy:
 class Retry(Exception):
     """One attempt failed in a way worth retrying. `delay`: what the server asked for (Retry-After);
     `rate_limited`: the server said we were too fast; `unreachable`: no answer at all (refused,
-    timed out), what counts toward a target being down."""
+    timed out), what counts toward a target being down; `pauses`: its wait holds back every caller
+    of the limiter too (by default a rate limit does)."""
 
     def __init__(
         self,
@@ -55,9 +56,10 @@ class Retry(Exception):
         rate_limited: bool = False,
         answer: object = None,
         unreachable: bool = False,
+        pauses: bool | None = None,
     ):
         self.reason, self.delay, self.rate_limited, self.answer = reason, delay, rate_limited, answer
-        self.unreachable = unreachable
+        self.unreachable, self.pauses = unreachable, rate_limited if pauses is None else pauses
         super().__init__(reason)
 
 
@@ -73,7 +75,6 @@ class Health(Protocol):
     """Whether a target still answers, shared by every caller of it (`client/health.TargetHealth`)."""
 
     name: str
-    seconds: float
 
     def check(self) -> None: ...
 
@@ -91,45 +92,36 @@ def with_retries(
     sleep: Callable[[float], None],
     rng: random.Random | None = None,
     limiter: Limiter | None = None,
-    pauses_limiter: Callable[[Retry], bool] = lambda retry: retry.rate_limited,
     health: Health | None = None,
     on_retry: Callable[[Retry], None] | None = None,
     quiet: bool = False,
 ) -> T:
     """`attempt()` (under the limiter) until it returns, at most `policy.max_retries` retries after
-    a `Retry`. A retry the server asked for (Retry-After) waits that long; one that `pauses_limiter`
+    a `Retry`. A retry the server asked for (Retry-After) waits that long; one that `pauses`
     holds every caller of the limiter back too. `on_retry` hears each retry before its wait;
     `quiet` logs the retries at debug (a node's rate limit, waited out as a matter of course).
     `gave_up(last)` is raised at the end.
 
     With `health`, TargetDown is raised at once when the target is down. A call whose retries ran
     out with no answer from the target goes on while the target's strikes are still being counted
-    (for `health.seconds` and one backoff more): so it ends as every other call there does, down
+    (for the health's `seconds` and one backoff more): so it ends as every other call there does, down
     or answered, not with a reason of its own."""
     rng = rng or random.Random()
     say = logger.debug if quiet else logger.warning
     last: Retry | None = None
     unreachable_since: float | None = None
-    number = 0
-    while True:
+    for number in itertools.count():
         if health is not None:
             health.check()
-        if number and last is not None:
+        if last is not None:
             delay = last.delay if last.delay is not None else policy.delay(min(number, policy.max_retries + 1) - 1, rng)
-            if number <= policy.max_retries:
-                say("%s: %s; retry %d/%d in %.1fs", label, last.reason, number, policy.max_retries, delay)
-            else:
-                say(
-                    "%s: %s; retry %d in %.1fs, until it is known whether %s is down",
-                    label,
-                    last.reason,
-                    number,
-                    delay,
-                    health.name if health else "",
-                )
+            over = number > policy.max_retries
+            count = str(number) if over else f"{number}/{policy.max_retries}"
+            until = f", until it is known whether {health.name if health else ''} is down" if over else ""
+            say("%s: %s; retry %s in %.1fs%s", label, last.reason, count, delay, until)
             if on_retry is not None:
                 on_retry(last)
-            if limiter is not None and pauses_limiter(last):
+            if limiter is not None and last.pauses:
                 limiter.pause(delay)
             sleep(delay)
             if health is not None:
@@ -140,69 +132,17 @@ def with_retries(
             return attempt()
         except Retry as retry:
             last = retry
-            logger.debug(
-                "%s: attempt %d answered %s%s",
-                label,
-                number + 1,
-                retry.reason,
-                f" (Retry-After {retry.delay:g}s)" if retry.delay is not None else "",
-            )
-        number += 1
-        if health is not None and last.unreachable and unreachable_since is None:
-            unreachable_since = health.now()
-        if number > policy.max_retries and not (
-            health is not None
-            and last.unreachable
-            and unreachable_since is not None
-            and health.deciding(unreachable_since, policy.max_delay)
-        ):
+            asked = f" (Retry-After {retry.delay:g}s)" if retry.delay is not None else ""
+            logger.debug("%s: attempt %d answered %s%s", label, number + 1, retry.reason, asked)
+        if health is not None and last.unreachable:
+            unreachable_since = health.now() if unreachable_since is None else unreachable_since
+            if health.deciding(unreachable_since, policy.max_delay):
+                continue  # past the retries too, while the target's strikes are still counted
+        if number >= policy.max_retries:
             break
     if health is not None:
         health.check()
     raise gave_up(last)
-
-
-class JobTimes:
-    """How long recent jobs at one target took, per action. Every check costs a slot under the
-    rate limit, and a check right after a submission only ever hears "pending": so a job's first
-    check waits about as long as jobs took. A job already final at its first check counts a little
-    shorter, so the wait shrinks again when the target speeds up."""
-
-    SAMPLES = 16
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._seconds: dict[str, list[float]] = {}
-
-    def typical(self, action: str = "") -> float | None:
-        with self._lock:
-            samples = sorted(self._seconds.get(action, ()))
-        return samples[len(samples) // 2] if samples else None
-
-    def learn(self, action: str, seconds: float, at_first_check: bool) -> None:
-        with self._lock:
-            samples = self._seconds.setdefault(action, [])
-            samples.append(max(0.0, seconds * (0.9 if at_first_check else 1.0)))
-            del samples[: -self.SAMPLES]
-
-
-class Outage:
-    """Checks of one job that failed in a row (each after its own retries). A short outage while
-    polling is waited out; a server gone for good, three failed checks over `seconds`, ends the job
-    with its error instead of the whole polling timeout."""
-
-    def __init__(self, clock: Callable[[], float], seconds: float = 10.0):
-        self._clock = clock
-        self.seconds = seconds
-        self._failed: list[float] = []
-
-    def failed(self) -> bool:
-        """Count one failed check; True when it is time to give up."""
-        self._failed.append(self._clock())
-        return len(self._failed) >= 3 and self._failed[-1] - self._failed[0] >= self.seconds
-
-    def clear(self) -> None:
-        self._failed.clear()
 
 
 A = TypeVar("A")
@@ -228,13 +168,13 @@ def poll_until_final(
     `started`: the final answer and how many checks it took. `first_wait` before the first check;
     `not_yet()`, seconds a check is still pointless (asked while the deadline is not near).
     An `ExplorerUnavailable` (a check whose retries ran out) is waited out unless the outage lasts
-    (`Outage`); TargetDown ends the poll at once. `timed_out(last)` is raised at the deadline."""
+    (three failed checks over 10 s); TargetDown ends the poll at once. `timed_out(last)` is raised at the deadline."""
     deadline = started + timeout
     if first_wait is not None:
         sleep(min(first_wait, timeout))
     last: A | None = None
     checks = 0
-    outage = Outage(clock)
+    failed: list[float] = []  # checks that failed in a row, each after its own retries
     while True:
         if health is not None:
             health.check()  # the health's sleeps end at once when the target is down
@@ -250,10 +190,11 @@ def poll_until_final(
             raise  # said once, by the health record
         except ExplorerUnavailable as err:
             logger.warning("%s: %s", label, err)
-            if outage.failed():
+            failed.append(clock())
+            if len(failed) >= 3 and failed[-1] - failed[0] >= 10.0:  # a server gone for good, not a blip
                 raise
         else:
-            outage.clear()
+            failed.clear()
             if on_progress is not None:
                 on_progress(last)
             if is_final(last):

@@ -24,7 +24,6 @@ a `VerificationTarget` on `client/http.py`'s `HttpTarget` (retries, polling, tra
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -90,7 +89,6 @@ class SourceRecord:
     settings: JsonObject = field(default_factory=dict)
     source_format: str = "flat"  # flat | files | standard-json
     language: str = "Solidity"
-    raw: JsonObject = field(default_factory=dict)
 
     @property
     def verified(self) -> bool:
@@ -118,7 +116,7 @@ class SourceRecord:
             name=self.contract_name,
             compiler=self.compiler_version,
             language=self.language,
-            abi=abi if isinstance(abi, list) else [],
+            abi=abi,
             files=dict(self.files),
             settings=dict(self.settings),
             source_format=self.source_format,
@@ -153,33 +151,24 @@ class SourceRecord:
             proxy=text("Proxy").strip() == "1",
             implementation=text("Implementation"),
             swarm_source=text("SwarmSource"),
-            raw=dict(item),
         )
         record.language = "Vyper" if record.compiler_version.lower().startswith("vyper") else "Solidity"
-        record.source_format, record.files, record.settings = unpack_source(record)
+        record.source_format, record.files, record.settings = unpack_source(record, item)
         return record
 
 
-def _parse_libraries(text: str) -> dict[str, str]:
-    """`Name:0xaddr;Other:0xaddr` (Etherscan's Library field) as a mapping."""
-    libraries = {}
-    for part in text.replace(",", ";").split(";"):
-        if ":" in part:
-            name, address = part.rsplit(":", 1)
-            libraries[name.strip()] = address.strip() if address.strip().startswith("0x") else "0x" + address.strip()
-    return libraries
-
-
-def unpack_source(record: SourceRecord) -> tuple[str, dict[str, str], JsonObject]:
+def unpack_source(record: SourceRecord, item: Mapping[str, JsonValue]) -> tuple[str, dict[str, str], JsonObject]:
     """The three SourceCode shapes: flat text, a JSON object of files, `{{standard-json}}`."""
     text = record.source_code.strip()
-    settings: JsonObject = {
-        "optimizer": {"enabled": record.optimization_used, "runs": record.runs},
-    }
+    settings: JsonObject = {"optimizer": {"enabled": record.optimization_used, "runs": record.runs}}
     if record.evm_version and record.evm_version.lower() != "default":
         settings["evmVersion"] = record.evm_version
-    if libraries := _parse_libraries(record.library):
-        settings["libraries"] = {"": dict[str, JsonValue](libraries)}
+    libraries: dict[str, JsonValue] = {}
+    for name, colon, address in (part.rpartition(":") for part in record.library.replace(",", ";").split(";")):
+        if colon:  # the Library field: `Name:0xaddr;Other:0xaddr`
+            libraries[name.strip()] = "0x" + address.strip().removeprefix("0x")
+    if libraries:
+        settings["libraries"] = {"": libraries}
     if not text:
         return "flat", {}, settings
 
@@ -198,9 +187,9 @@ def unpack_source(record: SourceRecord) -> tuple[str, dict[str, str], JsonObject
     suffix = ".vy" if record.language == "Vyper" else ".sol"
     name = record.contract_name.rsplit(":", 1)[-1] or "Contract"
     # Blockscout names the main file and lists the others under AdditionalSources.
-    main = str(record.raw.get("FileName") or "").strip() or f"{name}{suffix}"
+    main = str(item.get("FileName") or "").strip() or f"{name}{suffix}"
     files = {main: record.source_code}
-    extras = record.raw.get("AdditionalSources")
+    extras = item.get("AdditionalSources")
     for extra in extras if isinstance(extras, list) else []:
         if isinstance(extra, dict) and extra.get("Filename"):
             files[str(extra["Filename"])] = str(extra.get("SourceCode") or "")
@@ -256,9 +245,7 @@ class ExplorerClient(HttpTarget):
         address = validate_read_form({"address": address})
         answer = self._call("GET", "getsourcecode", {"address": address})
         if answer.status != "1":
-            if answer.outcome == Outcome.NOT_VERIFIED:
-                raise ContractNotVerified(f"{address}: {redact(answer.reason)}", answer, reason=reason_of(answer))
-            self._raise_for(answer, "getsourcecode", address)
+            self._raise_for(answer, "getsourcecode", address)  # ContractNotVerified for status "0"
         result = answer.result
         item = result[0] if isinstance(result, list) and result else result
         if not isinstance(item, Mapping):
@@ -283,15 +270,10 @@ class ExplorerClient(HttpTarget):
             if "no data found" in answer.reason.lower() or answer.outcome == Outcome.NOT_VERIFIED:
                 return None
             self._raise_for(answer, "getcontractcreation", address)
-        entries = answer.result if isinstance(answer.result, list) else []
-        return next(
-            (
-                e
-                for e in entries
-                if isinstance(e, Mapping) and str(e.get("contractAddress", "")).lower() == address.lower()
-            ),
-            None,
-        )
+        for entry in answer.result if isinstance(answer.result, list) else []:
+            if isinstance(entry, Mapping) and str(entry.get("contractAddress", "")).lower() == address.lower():
+                return entry
+        return None
 
     def verify_source_code(self, request: VerificationRequest) -> SubmissionReceipt:
         """Submit sources. Every parameter is validated before anything is sent."""
@@ -374,74 +356,58 @@ class ExplorerClient(HttpTarget):
                     )
                     self._sleep(self.not_indexed_interval)
                     continue
+                waited_for = f"waited {waited:.0f}s for the explorer to index it"
                 raise AddressNotFound(
-                    f"{address}: {redact(answer.reason)} (waited {waited:.0f}s for the explorer to index it)",
-                    answer,
-                    reason=reason_of(answer),
+                    f"{address}: {redact(answer.reason)} ({waited_for})", answer, reason=reason_of(answer)
                 )
             self._raise_for(answer, action, address)
 
     def _raise_for(self, answer: ExplorerAnswer, action: str, subject: str) -> None:
         reason = redact(answer.reason or f"status {answer.status} {answer.message}")
+        at = f"{action} at {redact(self.base_url)}"
         if answer.outcome == Outcome.INVALID_KEY:
-            raise InvalidApiKey(
-                f"{action}: {reason}. Fix: pass --api-key, or set ETHERSCAN_API_KEY (or the explorer's api_key_env)",
-                answer,
-                reason=reason_of(answer),
-            )
+            fix = "Fix: pass --api-key, or set ETHERSCAN_API_KEY (or the explorer's api_key_env)"
+            raise InvalidApiKey(f"{action}: {reason}. {fix}", answer, reason=reason_of(answer))
         if answer.outcome == Outcome.REFUSED:
-            raise ExplorerRefused(
-                f"{action} at {redact(self.base_url)}: {reason} (this key's plan does not cover the chain; the "
-                "other targets go on)",
-                answer,
-                reason=reason_of(answer),
-            )
+            why = "this key's plan does not cover the chain; the other targets go on"
+            raise ExplorerRefused(f"{at}: {reason} ({why})", answer, reason=reason_of(answer))
         if answer.outcome == Outcome.ERROR and reason and (is_bad_endpoint(reason) or "chainid" in reason.lower()):
-            raise BadEndpoint(f"{action} at {redact(self.base_url)}: {reason}", answer, reason=reason_of(answer))
+            raise BadEndpoint(f"{at}: {reason}", answer, reason=reason_of(answer))
         raise answer_error(answer, action, subject, reason)
 
     def _call(self, method: str, action: str, params: Mapping[str, str]) -> ExplorerAnswer:
-        """One action, with retries. Returns the classified envelope (never a rate-limit answer)."""
+        """One action, with retries. Returns the classified envelope (never a rate-limit answer).
+        GET sends everything in the query; POST a form, module, action and chain id also in the query."""
         query: dict[str, str] = {"module": "contract", "action": action}
         if self.chain_id is not None:
             query[self.chain_id_param] = str(self.chain_id)
-        body: dict[str, str] | None = None
-        if method == "GET":
-            query.update(params)
-            if self._key:
-                query["apikey"] = self._key.reveal()
-        else:
-            body = {**query, **params}
-            if self._key:
-                body["apikey"] = self._key.reveal()
+        form = {**query, **params, **({"apikey": self._key.reveal()} if self._key else {})}
+        query, body = (form, None) if method == "GET" else (query, form)
         where = f"{action} at {redact(self.base_url)}"
-        hint = "; lower contract_verify.calls_per_second or use an API key"
-        return self._retrying(
-            lambda: self._attempt(method, action, query, body), action, where, "still rate limited", hint
-        )
 
-    def _attempt(self, method: str, action: str, query: dict[str, str], body: dict[str, str] | None) -> ExplorerAnswer:
-        if logger.isEnabledFor(logging.DEBUG):
+        def attempt() -> ExplorerAnswer:
             shown = {k: v for k, v in (body or {}).items() if k != "sourceCode"}
             logger.debug("%s %s?%s %s", method, self.base_url, urlencode(query), redact(shown) if body else "")
-        where = f"{action} at {redact(self.base_url)}"
-        response, envelope = self._send(method, self.base_url, where, params=query, data=body)
-        code = response.status_code
-        if code in (408, 429) or code >= 500:
-            raise Retry(f"HTTP {code}", delay=retry_after(response, self.retry))
-        if code >= 400:
-            raise BadEndpoint(
-                f"{where}: HTTP {code}; is this the explorer's contract API base URL "
-                "(e.g. https://api.etherscan.io/v2/api or https://<blockscout>/api)?"
-            )
-        if envelope is None:
-            raise Retry(f"HTTP {code} with a body that is not JSON")
-        if not isinstance(envelope, dict) or "status" not in envelope or "result" not in envelope:
-            raise BadEndpoint(f"{where}: the answer is not a status/message/result envelope")
-        answer = classify(str(envelope.get("status")), str(envelope.get("message", "")), envelope.get("result"))
-        if answer.outcome == Outcome.RATE_LIMITED:
-            raise Retry(f"rate limited: {redact(answer.reason)}", rate_limited=True, answer=answer)
-        return answer
+            response, envelope = self._send(method, self.base_url, where, params=query, data=body)
+            code = response.status_code
+            if code in (408, 429) or code >= 500:
+                raise Retry(f"HTTP {code}", delay=retry_after(response, self.retry))
+            if code >= 400:
+                raise BadEndpoint(
+                    f"{where}: HTTP {code}; is this the explorer's contract API base URL "
+                    "(e.g. https://api.etherscan.io/v2/api or https://<blockscout>/api)?"
+                )
+            if envelope is None:
+                raise Retry(f"HTTP {code} with a body that is not JSON")
+            if not isinstance(envelope, dict) or "status" not in envelope or "result" not in envelope:
+                raise BadEndpoint(f"{where}: the answer is not a status/message/result envelope")
+            answer = classify(str(envelope.get("status")), str(envelope.get("message", "")), envelope.get("result"))
+            if answer.outcome == Outcome.RATE_LIMITED:
+                raise Retry(f"rate limited: {redact(answer.reason)}", rate_limited=True, answer=answer)
+            return answer
+
+        hint = "; lower contract_verify.calls_per_second or use an API key"
+        return self._retrying(attempt, action, where, "still rate limited", hint)
 
 
 def _code(value: object) -> bytes | None:  # object: any JSON value; only a hex string is code

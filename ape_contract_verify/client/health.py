@@ -84,10 +84,3 @@ class TargetHealth:
             self._down.wait(max(0.0, seconds))
 
         return sleep_unless_down
-
-
-def lost_job(err: TargetDown, guid: str, proxy: bool, target: str) -> TargetDown:
-    """The target went down while a submission it accepted was still being checked: say which, so
-    the user can ask later."""
-    command = f"ape verify status {guid}{' --proxy' if proxy else ''} --target {target}"
-    return TargetDown(f"{err}; submitted as {guid} before that: check it later with `{command}`")

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, TypedDict, TypeVar
 
 import requests
 
-from ape_contract_verify.client.health import TargetHealth, lost_job
+from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.client.provider import SubmissionReceipt, VerificationTarget
 from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
 from ape_contract_verify.exceptions import (
@@ -32,7 +32,7 @@ from ape_contract_verify.json_types import JsonValue
 from ape_contract_verify.logs import CLIENT, get_logger
 from ape_contract_verify.protocol.answers import ExplorerAnswer
 from ape_contract_verify.protocol.secrets import ApiKey, redact, register_secret
-from ape_contract_verify.retry import JobTimes, Retry, RetryPolicy, poll_until_final, with_retries
+from ape_contract_verify.retry import Retry, RetryPolicy, poll_until_final, with_retries
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -70,48 +70,14 @@ def gave_up(last: Retry | None, policy: RetryPolicy, call: str, where: str, limi
     too fast (`limited`: its words for it), else ExplorerUnavailable naming `where` it was sent."""
     if last is not None and last.rate_limited:
         answer = last.answer if isinstance(last.answer, ExplorerAnswer) else None
-        reason = redact(answer.reason) if answer is not None and answer.reason else ""
         return RateLimited(
-            f"{call}: {limited} after {policy.max_retries} retries ({last.reason}){hint}", answer, reason=reason
+            f"{call}: {limited} after {policy.max_retries} retries ({last.reason}){hint}",
+            answer,
+            reason=reason_of(answer),
         )
     return ExplorerUnavailable(
         f"{where}: {last.reason if last else 'no answer'} (gave up after {policy.max_retries} retries)"
     )
-
-
-def send(
-    session: requests.Session,
-    method: str,
-    url: str,
-    base_url: str,
-    label: str,
-    health: TargetHealth | None = None,
-    *,
-    params: dict[str, str] | None = None,
-    data: dict[str, str] | None = None,
-    json: Mapping[str, object] | None = None,
-    headers: dict[str, str] | None = None,
-    timeout: float | tuple[float, float] | None = None,
-) -> requests.Response:
-    """One HTTP request. A connection fault is a `Retry`; any other requests error ends the call.
-    Both are raised outside the except blocks: requests' messages hold the full URL, key included,
-    and must not ride along as __context__. `health` hears whether the target answered."""
-    failure: Exception | None = None
-    try:
-        response = session.request(method, url, params=params, data=data, json=json, headers=headers, timeout=timeout)
-    except RETRYABLE_ERRORS as err:
-        failure = Retry(
-            f"{type(err).__name__} talking to {redact(base_url)}", unreachable=isinstance(err, UNREACHABLE_ERRORS)
-        )
-        if health is not None and failure.unreachable:
-            health.unreachable(f"{_no_answer(err)} at {redact(base_url)}")
-    except requests.RequestException as err:
-        failure = ExplorerUnavailable(f"{label}: {type(err).__name__}: {redact(err)}")
-    else:
-        if health is not None:
-            health.answered()
-        return response
-    raise failure
 
 
 def _no_answer(err: Exception) -> str:
@@ -128,26 +94,26 @@ def retry_after(response: requests.Response, policy: RetryPolicy) -> float | Non
 
 class ClientOptions(TypedDict, total=False):
     """The transport options callers set on a target's client (`Target.client`'s keywords), each
-    with its default when left out: timeouts and retries."""
+    with its default when left out: timeouts and retries, how long a submission waits for a fresh
+    deployment to be indexed (an Etherscan-style answer; Sourcify has none)."""
 
     timeout: float | tuple[float, float]
     max_retries: int
     backoff: float
     max_backoff: float
     sleep: Callable[[float], None]
+    not_indexed_timeout: float
+    not_indexed_interval: float
 
 
 class Transport(ClientOptions, total=False):
     """Every transport option of a client: the callers' (`ClientOptions`), the target's key, rate
-    (or a shared `limiter`) and name, the run's `health` of it, how long a submission waits for a
-    fresh deployment to be indexed (an Etherscan-style answer; Sourcify has none), what tests inject."""
+    (or a shared `limiter`) and name, the run's `health` of it, what tests inject."""
 
     api_key: ApiKey | str | None
     calls_per_second: float
     name: str
     health: TargetHealth | None
-    not_indexed_timeout: float
-    not_indexed_interval: float
     session: requests.Session
     limiter: RateLimiter
     clock: Callable[[], float]
@@ -156,7 +122,7 @@ class Transport(ClientOptions, total=False):
 
 class HttpTarget(VerificationTarget):
     """A target over HTTP: its transport options and `wait`, for both clients. A subclass says how
-    a job is checked (`_job_check`) and what a job still pending says (`_pending`)."""
+    a job is checked (`_job_check`, by default `job_status`) and what a job still pending says (`_pending`)."""
 
     chain_id: int | None = None
     # The first check of a fresh job waits about as long as jobs here took, at most this many
@@ -187,16 +153,16 @@ class HttpTarget(VerificationTarget):
         self._clock = options.get("clock", time.monotonic)
         self._rng = options.get("rng") or random.Random()
         self._jobs_lock = threading.Lock()
-        self._job_times = JobTimes()
+        self._took: dict[str, list[float]] = {}  # how long recent jobs here took, per action
         self._in_flight: dict[str, dict[object, float]] = {}
 
     def __repr__(self) -> str:
         key = repr(self._key) if self._key else "None"
         return f"{type(self).__name__}({redact(self.base_url)!r}, chain_id={self.chain_id}, api_key={key})"
 
-    @abstractmethod
     def _job_check(self, guid: str, proxy: bool) -> ExplorerAnswer:
         """One check of a job this client submitted."""
+        return self.job_status(guid, proxy)
 
     @abstractmethod
     def _pending(self, receipt: Receipt) -> tuple[str, str, str]:
@@ -224,7 +190,8 @@ class HttpTarget(VerificationTarget):
         ticket = object()
         with self._jobs_lock:
             self._in_flight.setdefault(action, {})[ticket] = started
-        typical = self._job_times.typical(action)
+        typical = self._typical(action)
+        first_wait = interval if typical is None else min(typical, interval * self._first_wait_cap)
         try:
             answer, checks = poll_until_final(
                 lambda: self._job_check(receipt.guid, receipt.proxy),
@@ -236,29 +203,40 @@ class HttpTarget(VerificationTarget):
                 timeout=timeout,
                 clock=self._clock,
                 sleep=self._sleep,
-                first_wait=(interval if typical is None else min(typical, interval * self._first_wait_cap))
-                if fresh
-                else None,
+                first_wait=first_wait if fresh else None,
                 not_yet=(lambda: self._seconds_until_due(action, ticket, started, interval))
                 if fresh and self._queued
                 else None,
                 on_progress=on_progress,
                 health=self.health,
             )
-            if fresh:
-                self._job_times.learn(action, self._clock() - started, checks == 1)
+            if fresh:  # one final at its first check counts shorter, so the wait shrinks when the target speeds up
+                with self._jobs_lock:
+                    took = self._took.setdefault(action, [])
+                    took.append(max(0.0, (self._clock() - started) * (0.9 if checks == 1 else 1.0)))
+                    del took[:-16]
             return answer
-        except TargetDown as err:
-            raise lost_job(err, receipt.guid, receipt.proxy, self.health.name if self.health else "") from None
+        except TargetDown as err:  # down while a job it accepted was being checked: say how to ask later
+            proxy, target = " --proxy" if receipt.proxy else "", self.health.name if self.health else ""
+            later = f"`ape verify status {receipt.guid}{proxy} --target {target}`"
+            raise TargetDown(f"{err}; submitted as {receipt.guid} before that: check it later with {later}") from None
         finally:
             with self._jobs_lock:
                 self._in_flight[action].pop(ticket, None)
+
+    def _typical(self, action: str) -> float | None:
+        """How long jobs here took (the median of the last 16). Every check costs a slot under the
+        rate limit, and a check right after a submission only ever hears "pending": so a job's first
+        check waits about as long as jobs took."""
+        with self._jobs_lock:
+            took = sorted(self._took.get(action, ()))
+        return took[len(took) // 2] if took else None
 
     def _seconds_until_due(self, action: str, ticket: object, started: float, interval: float) -> float:
         """How long a check of this job is still pointless. Before any job here has ended, a job
         submitted after one that is still pending is taken to be pending too (explorers work
         through their queue in order), so a batch polls its oldest job, not every job."""
-        typical = self._job_times.typical(action)
+        typical = self._typical(action)
         if typical is not None:
             return started + min(typical, interval * self._first_wait_cap) - self._clock()
         with self._jobs_lock:
@@ -272,7 +250,6 @@ class HttpTarget(VerificationTarget):
         where: str,
         limited: str,
         hint: str = "",
-        pauses_limiter: Callable[[Retry], bool] = lambda retry: retry.rate_limited,
     ) -> T:
         """`attempt` under this target's limiter, retried by its policy; `where` and `limited` (the
         explorer's words for a rate limit) name it in the error a call gives up with."""
@@ -284,7 +261,6 @@ class HttpTarget(VerificationTarget):
             sleep=self._sleep,
             label=label,
             health=self.health,
-            pauses_limiter=pauses_limiter,
             gave_up=lambda last: gave_up(last, self.retry, label, where, limited, hint),
         )
 
@@ -299,23 +275,29 @@ class HttpTarget(VerificationTarget):
         json: Mapping[str, object] | None = None,
         headers: dict[str, str] | None = None,
     ) -> tuple[requests.Response, JsonValue]:
-        """One request (`send`) and its body as JSON (None when it is not JSON)."""
-        response = send(
-            self.session,
-            method,
-            url,
-            self.base_url,
-            label,
-            self.health,
-            params=params,
-            data=data,
-            json=json,
-            headers=headers,
-            timeout=self.timeout,
-        )
-        logger.debug("%s -> HTTP %d %s", label, response.status_code, redact(response.text[:300]))
+        """One HTTP request and its body as JSON (None when it is not JSON). A connection fault is a
+        `Retry`; any other requests error ends the call. Both are raised outside the except blocks:
+        requests' messages hold the full URL, key included, and must not ride along as __context__.
+        The run's health hears whether the target answered."""
+        failure: Exception | None = None
         try:
-            body: JsonValue = response.json()
-        except ValueError:  # gateways and CDNs answer HTML error pages with 200 during outages
-            body = None
-        return response, body
+            response = self.session.request(
+                method, url, params=params, data=data, json=json, headers=headers, timeout=self.timeout
+            )
+        except RETRYABLE_ERRORS as err:
+            unreachable = isinstance(err, UNREACHABLE_ERRORS)
+            failure = Retry(f"{type(err).__name__} talking to {redact(self.base_url)}", unreachable=unreachable)
+            if self.health is not None and unreachable:
+                self.health.unreachable(f"{_no_answer(err)} at {redact(self.base_url)}")
+        except requests.RequestException as err:
+            failure = ExplorerUnavailable(f"{label}: {type(err).__name__}: {redact(err)}")
+        else:
+            if self.health is not None:
+                self.health.answered()
+            logger.debug("%s -> HTTP %d %s", label, response.status_code, redact(response.text[:300]))
+            try:
+                body: JsonValue = response.json()
+            except ValueError:  # gateways and CDNs answer HTML error pages with 200 during outages
+                body = None
+            return response, body
+        raise failure

@@ -111,10 +111,6 @@ def chain_meta(ecosystem: str, network: str, chain_id: int | None = None) -> Cha
     return cast(ChainMeta, meta) if isinstance(meta, dict) else None
 
 
-def chain_id_of(meta: ChainMeta | None) -> int | None:
-    return meta.get("chainId") if meta is not None else None
-
-
 def _explorers(meta: ChainMeta | None) -> list[ListedExplorer]:
     listed = meta.get("explorers") if meta is not None else None
     return [e for e in listed or () if isinstance(e, dict) and e.get("url")]
@@ -122,6 +118,12 @@ def _explorers(meta: ChainMeta | None) -> list[ListedExplorer]:
 
 def _host(url: str) -> str:
     return (urlsplit(url).hostname or "").lower()
+
+
+def on_domain(url: str | None, *domains: str) -> bool:
+    """Whether the URL's host is one of `domains` or under one."""
+    host = _host(url or "")
+    return any(host == domain or host.endswith("." + domain) for domain in domains)
 
 
 def _label(url: str) -> str:
@@ -148,14 +150,13 @@ def blockscout_instance(meta: ChainMeta | None) -> str | None:
 _ETHERSCAN_PAGES = {17000: "https://holesky.etherscan.io", 560048: "https://hoodi.etherscan.io"}
 
 
-def etherscan_pages(meta: ChainMeta | None, chain_id: int | None = None) -> str | None:
+def etherscan_pages(meta: ChainMeta | None, chain_id: int | None) -> str | None:
     """The Etherscan family's pages for the chain (`https://sepolia.basescan.org`), if known."""
     for entry in _explorers(meta):
         url = entry.get("url", "")
         label = _label(url)
         if label.endswith("scan") and label not in _NOT_ETHERSCAN:
             return url.rstrip("/")
-    chain_id = chain_id if chain_id is not None else chain_id_of(meta)
     return _ETHERSCAN_PAGES.get(chain_id) if chain_id is not None else None
 
 
@@ -175,15 +176,12 @@ def routescan_url(network: str, chain_id: int, meta: ChainMeta | None = None) ->
 
 
 def is_etherscan_v2(url: str) -> bool:
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    return (host == "etherscan.io" or host.endswith(".etherscan.io")) and "/v2/" in parts.path + "/"
+    return on_domain(url, "etherscan.io") and "/v2/" in urlsplit(url).path + "/"
 
 
 def is_blockscout_pro(url: str) -> bool:
     """Blockscout's Pro API (`https://api.blockscout.com/v2/api` or `/<chainId>/api`): needs a key."""
-    host = _host(url)
-    return host == "api.blockscout.com" or (host.startswith("api.") and host.endswith(".blockscout.com"))
+    return _host(url).startswith("api.") and on_domain(url, "blockscout.com")
 
 
 def pro_chain_param(url: str) -> str | None:
@@ -201,11 +199,10 @@ def flavour_of(name: str, kind: str, url: str | None, blockscout_pages: str | No
     if url is None:
         return Flavour.LOCAL
     host = _host(url)
-    if name == "blockscout" or is_blockscout_pro(url) or host == "blockscout.com" or host.endswith(".blockscout.com"):
+    listed = blockscout_pages is not None and _host(blockscout_pages) == host
+    if name == "blockscout" or listed or on_domain(url, "blockscout.com"):
         return Flavour.BLOCKSCOUT
-    if blockscout_pages and _host(blockscout_pages) == host:
-        return Flavour.BLOCKSCOUT
-    if name == "routescan" or host == "routescan.io" or host.endswith(".routescan.io"):
+    if name == "routescan" or on_domain(url, "routescan.io"):
         return Flavour.ROUTESCAN
     if host in ("127.0.0.1", "localhost", "::1"):
         return Flavour.LOCAL

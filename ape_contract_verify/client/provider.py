@@ -134,10 +134,6 @@ class VerificationTarget(ABC):
     base_url: str
     name: str = ""  # the target's name in the configuration, for what it says
 
-    @property
-    def supports_proxy_link(self) -> bool:
-        return self.kind.links_proxies
-
     @abstractmethod
     def verify_source_code(self, request: VerificationRequest) -> SubmissionReceipt:
         """Submit `request`: a receipt to `wait` on (or already verified). Raises ExplorerError."""

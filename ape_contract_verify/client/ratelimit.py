@@ -27,9 +27,7 @@ class RateLimiter:
         sleep: Callable[[float], None] = time.sleep,
         margin: float = 0.05,
     ):
-        if calls_per_second <= 0:
-            raise ValueError("calls_per_second must be greater than 0")
-        self._rate = calls_per_second
+        self.calls_per_second = calls_per_second  # as configured (the spacing adds the margin on top)
         self._margin = margin
         self._interval = (1.0 + margin) / calls_per_second
         self._clock = clock
@@ -38,16 +36,11 @@ class RateLimiter:
         self._next = float("-inf")
         self._last_sent = float("-inf")
 
-    @property
-    def calls_per_second(self) -> float:
-        """The configured rate (the spacing adds the margin on top)."""
-        return self._rate
-
     def slow_down_to(self, calls_per_second: float) -> None:
         """Never speed up a shared limiter: the slowest configured rate wins."""
         with self._lock:
-            if calls_per_second < self._rate:
-                self._rate = calls_per_second
+            if calls_per_second < self.calls_per_second:
+                self.calls_per_second = calls_per_second
                 self._interval = (1.0 + self._margin) / calls_per_second
 
     def reserve(self) -> float:
@@ -87,9 +80,6 @@ def limiter_for(base_url: str, calls_per_second: float | None = None) -> RateLim
     key = base_url.rstrip("/").lower()
     rate = calls_per_second or 3.0
     with _registry_lock:
-        limiter = _registry.get(key)
-        if limiter is None:
-            limiter = _registry[key] = RateLimiter(rate)
-        else:
-            limiter.slow_down_to(rate)
+        limiter = _registry.setdefault(key, RateLimiter(rate))
+        limiter.slow_down_to(rate)
         return limiter

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
@@ -54,14 +53,9 @@ class SourcifyAnswer(ExplorerAnswer):
     contract: JsonObject = field(default_factory=dict)
     error: JsonObject = field(default_factory=dict)
 
-    @property
-    def custom_code(self) -> str:
-        return str(self.error.get("customCode") or "")
-
 
 # -- Vyper's long version ---------------------------------------------------------------------------
-_vyper_lock = threading.Lock()
-_vyper_long: dict[str, str] = {}
+_vyper_long: dict[str, str] = {}  # by version number (a race asks `vyper --version` twice: no harm)
 # Sourcify fetches `vyper.<long version>.linux` from Vyper's GitHub releases, whose names carry 8
 # hex digits; the PyPI packages of older releases print 7 (0.3.10: 9136169). Their full names:
 _VYPER_RELEASE_COMMITS = {"0.3.3": "48e326f0", "0.3.9": "66b96705", "0.3.10": "91361694", "0.4.0": "e9db8d9f"}
@@ -77,17 +71,14 @@ def vyper_long_version(compiler_version: str) -> str:
     parsed = parse_compiler_version(compiler_version, "vyper")
     if parsed.commit:
         return parsed.plain
-    with _vyper_lock:
-        if parsed.number in _vyper_long:
-            return _vyper_long[parsed.number]
-    json_command = compilers.vyper_json_command(parsed)  # CompilerNotInstalled names the installed ones
-    if json_command[0].endswith("vyper-json"):
-        command = [str(Path(json_command[0]).with_name("vyper")), "--version"]
-    else:
-        command = [sys.executable, "-m", "vyper", "--version"]
+    if parsed.number in _vyper_long:
+        return _vyper_long[parsed.number]
+    vyper_json = compilers.vyper_json_command(parsed)[0]  # CompilerNotInstalled names the installed ones
+    beside = vyper_json.endswith("vyper-json")  # else this venv's vyper, run as a module
+    command = [str(Path(vyper_json).with_name("vyper"))] if beside else [sys.executable, "-m", "vyper"]
     try:
         proc = subprocess.run(
-            command,
+            [*command, "--version"],
             capture_output=True,
             text=True,
             timeout=60,
@@ -112,8 +103,7 @@ def vyper_long_version(compiler_version: str) -> str:
             len(commit),
             long,
         )
-    with _vyper_lock:
-        _vyper_long[parsed.number] = long
+    _vyper_long[parsed.number] = long
     return long
 
 
@@ -180,8 +170,8 @@ class SourcifyClient(HttpTarget):
         body = sourcify_body(request)
         path = f"v2/verify/{self.chain_id}/{address}"
         status, data = self._call("POST", path, json_body=body)
-        if status == 202 and isinstance(data, Mapping) and str(data.get("verificationId") or "").strip():
-            guid = str(data["verificationId"]).strip()
+        guid = str(as_object(data).get("verificationId") or "").strip() if status == 202 else ""
+        if guid:
             answer = SourcifyAnswer(Outcome.PENDING, str(status), "pending", guid)
             logger.info("%s: submitted to Sourcify, job %s", address, guid)
             return SubmissionReceipt(guid=guid, address=address, proxy=False, answer=answer)
@@ -189,14 +179,7 @@ class SourcifyClient(HttpTarget):
         if answer.outcome == Outcome.ALREADY_VERIFIED:
             logger.info("%s: %s", address, answer.reason)
             # 409 only when creation and runtime are both exact_match.
-            answer = SourcifyAnswer(
-                Outcome.ALREADY_VERIFIED,
-                answer.status,
-                answer.message,
-                answer.result,
-                match=rules.EXACT_MATCH,
-                error=answer.error,
-            )
+            answer = replace(answer, match=rules.EXACT_MATCH)
             return SubmissionReceipt(guid="", address=address, proxy=False, answer=answer)
         if status == 202:
             raise BadEndpoint(
@@ -206,8 +189,10 @@ class SourcifyClient(HttpTarget):
 
     # -- poll ------------------------------------------------------------------------------------------
 
-    def check_verify_status(self, guid: str) -> SourcifyAnswer:
+    def job_status(self, guid: str, proxy: bool = False) -> ExplorerAnswer:
         """The job's state now; a final one, PENDING, or UNKNOWN_GUID for `job_not_found`."""
+        if proxy:
+            return super().job_status(guid, proxy)
         guid = (guid or "").strip()
         if not guid:
             raise InvalidRequest("verificationId", "is empty", "pass the verificationId the submission answered")
@@ -218,12 +203,6 @@ class SourcifyClient(HttpTarget):
         if answer.outcome == Outcome.UNKNOWN_GUID:
             return answer
         raise ExplorerError(f"job {guid}: {answer.reason}", answer, reason=reason_of(answer))
-
-    def job_status(self, guid: str, proxy: bool = False) -> ExplorerAnswer:
-        return super().job_status(guid, proxy) if proxy else self.check_verify_status(guid)
-
-    def _job_check(self, guid: str, proxy: bool) -> ExplorerAnswer:
-        return self.check_verify_status(guid)
 
     def _pending(self, receipt: Receipt) -> tuple[str, str, str]:
         label = f"job {receipt.guid} for {receipt.address}"
@@ -245,11 +224,10 @@ class SourcifyClient(HttpTarget):
     def get_abi(self, address: str) -> list[JsonValue]:
         data = self.lookup(address, "abi")
         if not data.get("match"):
-            answer = SourcifyAnswer(
-                Outcome.NOT_VERIFIED, "404", "not verified", f"{address} is not verified on Sourcify", contract=data
-            )
+            reason = f"{address} is not verified on Sourcify"
+            answer = SourcifyAnswer(Outcome.NOT_VERIFIED, "404", "not verified", reason, contract=data)
             raise ContractNotVerified(
-                f"{address}: not verified on Sourcify (chain {self.chain_id})", answer, reason=answer.reason
+                f"{address}: not verified on Sourcify (chain {self.chain_id})", answer, reason=reason
             )
         abi = data.get("abi")
         if not isinstance(abi, list):
@@ -277,13 +255,9 @@ class SourcifyClient(HttpTarget):
             return SourcifyAnswer(
                 rules.outcome_for(code), str(status), code, redact(str(data.get("message") or code)), error=dict(data)
             )
+        hint = f"is {redact(self.base_url)} a Sourcify server base URL (e.g. https://sourcify.dev/server/)?"
         outcome = Outcome.NOT_FOUND if status == 404 else Outcome.ERROR
-        return SourcifyAnswer(
-            outcome,
-            str(status),
-            "",
-            f"HTTP {status} without a Sourcify error body; is {redact(self.base_url)} a Sourcify server base URL (e.g. https://sourcify.dev/server/)?",
-        )
+        return SourcifyAnswer(outcome, str(status), "", f"HTTP {status} without a Sourcify error body; {hint}")
 
     def _call(
         self,
@@ -295,65 +269,39 @@ class SourcifyClient(HttpTarget):
         """One call with retries: (HTTP status, parsed JSON) of the first answer that is not a
         rate limit, a 5xx or a connection fault."""
         url = self.base_url + path
+        where = f"{method} {redact(url)}"
         headers = {"Accept": "application/json"}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key.reveal()}"
-        # Only `too_many_requests` speaks of this client's rate; a duplicate request is about one address.
-        return self._retrying(
-            lambda: self._attempt(method, url, params, json_body, headers),
-            f"{method} {path}",
-            f"{method} {redact(url)}",
-            "still refused",
-            pauses_limiter=lambda retry: (
-                retry.rate_limited
-                and isinstance(retry.answer, ExplorerAnswer)
-                and retry.answer.message == rules.TOO_MANY_REQUESTS
-            ),
-        )
 
-    def _attempt(
-        self,
-        method: str,
-        url: str,
-        params: dict[str, str] | None,
-        json_body: Mapping[str, object] | None,
-        headers: dict[str, str],
-    ) -> tuple[int, JsonValue]:
-        response, data = self._send(
-            method, url, f"{method} {redact(url)}", params=params, json=json_body, headers=headers
-        )
-        code = response.status_code
-        if code == 429 or (isinstance(data, Mapping) and data.get("customCode") in _RATE_CODES):
-            answer = self._error_answer(code, data)
-            raise Retry(
-                f"HTTP {code} {answer.message or ''}: {answer.reason}".strip(),
-                delay=retry_after(response, self.retry),
-                rate_limited=True,
-                answer=answer,
-            )
-        if code == 408 or code >= 500:
-            raise Retry(f"HTTP {code}", delay=retry_after(response, self.retry))
-        if data is None:
-            if code < 400:  # gateways answer HTML pages with 200 during outages
-                raise Retry(f"HTTP {code} with a body that is not JSON")
-            raise BadEndpoint(
-                f"{method} {redact(url)}: HTTP {code} with a body that is not JSON; is {redact(self.base_url)} "
-                "a Sourcify server base URL (e.g. https://sourcify.dev/server/)?"
-            )
-        return code, data
+        def attempt() -> tuple[int, JsonValue]:
+            response, data = self._send(method, url, where, params=params, json=json_body, headers=headers)
+            code = response.status_code
+            if code == 429 or (isinstance(data, Mapping) and data.get("customCode") in _RATE_CODES):
+                answer = self._error_answer(code, data)
+                reason = f"HTTP {code} {answer.message}: {answer.reason}".strip()
+                # Only `too_many_requests` speaks of this client's rate; a duplicate request is about one address.
+                pauses = answer.message == rules.TOO_MANY_REQUESTS
+                delay = retry_after(response, self.retry)
+                raise Retry(reason, delay=delay, rate_limited=True, answer=answer, pauses=pauses)
+            if code == 408 or code >= 500:
+                raise Retry(f"HTTP {code}", delay=retry_after(response, self.retry))
+            if data is None:
+                if code < 400:  # gateways answer HTML pages with 200 during outages
+                    raise Retry(f"HTTP {code} with a body that is not JSON")
+                raise BadEndpoint(
+                    f"{where}: HTTP {code} with a body that is not JSON; is {redact(self.base_url)} "
+                    "a Sourcify server base URL (e.g. https://sourcify.dev/server/)?"
+                )
+            return code, data
+
+        return self._retrying(attempt, f"{method} {path}", where, "still refused")
 
 
 # -- answers ---------------------------------------------------------------------------------------
 
 
-def _code_length(text: object) -> int:  # object: only read through str()
-    digits = str(text or "")
-    digits = digits[2:] if digits[:2].lower() == "0x" else digits
-    return len(digits) // 2
-
-
-def _first_difference(a: object, b: object) -> int | None:  # object: only read through str()
-    x, y = str(a or "").lower().removeprefix("0x"), str(b or "").lower().removeprefix("0x")
+def _first_difference(x: str, y: str) -> int | None:
     for index in range(0, min(len(x), len(y)), 2):
         if x[index : index + 2] != y[index : index + 2]:
             return index // 2
@@ -379,8 +327,9 @@ def failure_reason(error: JsonObject) -> str:
         ("creation", "recompiledCreationCode", "onchainCreationCode"),
     ):
         if error.get(recompiled) and error.get(onchain):
-            detail = f"{kind} bytecode: on-chain {_code_length(error[onchain])} bytes, recompiled {_code_length(error[recompiled])} bytes"
-            where = _first_difference(error[onchain], error[recompiled])
+            chain, ours = (str(error[key]).lower().removeprefix("0x") for key in (onchain, recompiled))
+            detail = f"{kind} bytecode: on-chain {len(chain) // 2} bytes, recompiled {len(ours) // 2} bytes"
+            where = _first_difference(chain, ours)
             parts.append(detail + (f", first difference at byte {where}" if where is not None else ""))
     return redact(message + (f" ({'; '.join(parts)})" if parts else ""))
 
@@ -395,14 +344,8 @@ def job_answer(data: JsonObject) -> SourcifyAnswer:
         )
     if error:
         code = str(error.get("customCode") or "")
-        return SourcifyAnswer(
-            rules.outcome_for(code) if code else Outcome.FAILED,
-            "200",
-            code,
-            failure_reason(error),
-            contract=contract,
-            error=error,
-        )
+        outcome = rules.outcome_for(code) if code else Outcome.FAILED
+        return SourcifyAnswer(outcome, "200", code, failure_reason(error), contract=contract, error=error)
     match = as_text(contract.get("match")) or rules.overall_match(
         as_text(contract.get("creationMatch")), as_text(contract.get("runtimeMatch"))
     )
@@ -420,12 +363,9 @@ def record_of(address: str, data: JsonObject) -> ExplorerRecord:
     if not data.get("match"):
         return ExplorerRecord(address, verified=False)
     compilation = as_object(data.get("compilation"))
-    std_input = as_object(data.get("stdJsonInput")) or {
-        "language": compilation.get("language", "Solidity"),
-        "sources": as_object(data.get("sources")),
-        "settings": as_object(compilation.get("compilerSettings")),
-    }
-    settings = dict(as_object(std_input.get("settings")))
+    std_input = as_object(data.get("stdJsonInput"))  # else the record's own sources and settings
+    sources = as_object(std_input.get("sources") if std_input else data.get("sources"))
+    settings = dict(as_object(std_input.get("settings") if std_input else compilation.get("compilerSettings")))
     language = str(compilation.get("language") or std_input.get("language") or "Solidity")
     version = str(compilation.get("compilerVersion") or "")
     vyper = language.lower() == "vyper"
@@ -438,8 +378,7 @@ def record_of(address: str, data: JsonObject) -> ExplorerRecord:
     args = transformation.get("constructorArguments") or ""
     proxy = as_object(data.get("proxyResolution"))
     implementations = proxy.get("implementations")
-    first = implementations[0] if isinstance(implementations, list) and implementations else None
-    implementation = first.get("address", "") if isinstance(first, dict) else ""
+    first = as_object(implementations[0]) if isinstance(implementations, list) and implementations else {}
     abi = data.get("abi")
     runs = optimizer.get("runs")
     return ExplorerRecord(
@@ -449,9 +388,7 @@ def record_of(address: str, data: JsonObject) -> ExplorerRecord:
         compiler=compiler,
         language="Vyper" if vyper else "Solidity",
         abi=abi if isinstance(abi, list) else [],
-        files={
-            path: str(as_object(src).get("content", "")) for path, src in as_object(std_input.get("sources")).items()
-        },
+        files={path: str(as_object(src).get("content", "")) for path, src in sources.items()},
         settings=settings,
         source_format="standard-json",
         constructor_arguments=str(args).removeprefix("0x"),
@@ -459,6 +396,6 @@ def record_of(address: str, data: JsonObject) -> ExplorerRecord:
         runs=int(runs or 0) if isinstance(runs, (int, float, str)) else 0,
         evm_version=str(settings.get("evmVersion") or "default"),
         proxy=bool(proxy.get("isProxy")),
-        implementation=str(implementation or ""),
+        implementation=str(first.get("address") or ""),
         match=str(data.get("match")),
     )

@@ -31,12 +31,12 @@ from ape_contract_verify.client.known import (
     SOURCIFY_REPO_URL,
     SOURCIFY_URL,
     blockscout_instance,
-    chain_id_of,
     chain_meta,
     etherscan_pages,
     flavour_of,
     is_blockscout_pro,
     is_etherscan_v2,
+    on_domain,
     pro_chain_param,
     routescan_pages,
     routescan_url,
@@ -50,11 +50,10 @@ if TYPE_CHECKING:
 
     from ape_contract_verify.client.health import TargetHealth
     from ape_contract_verify.client.http import ClientOptions as ClientOptions
-    from ape_contract_verify.config import ContractVerifyConfig, ExplorerConfig, TargetConfig
+    from ape_contract_verify.config import ContractVerifyConfig, TargetConfig
 
 DEFAULT_KEY_ENV = "ETHERSCAN_API_KEY"
 KEY_ENVS = {"blockscout": BLOCKSCOUT_KEY_ENV, "routescan": ROUTESCAN_KEY_ENV}  # a known target's own
-LOCAL_NETWORKS = ("local",)
 
 
 @dataclass(frozen=True)
@@ -114,9 +113,7 @@ class Target:
             return f"{base}/{self.chain_id}/{address}"
         return f"{base}/address/{address}"
 
-    def client(
-        self, health: TargetHealth | None = None, not_indexed_timeout: float = 90.0, **options: Unpack[ClientOptions]
-    ) -> VerificationTarget:
+    def client(self, health: TargetHealth | None = None, **options: Unpack[ClientOptions]) -> VerificationTarget:
         """The client for this target: an ExplorerClient, or a SourcifyClient for kind sourcify
         (the caller handles `url=None`, the embedded local explorer, first). `options` are the
         transport options callers set; the target's key, rate and name come with it."""
@@ -149,7 +146,6 @@ class Target:
             chain_id=self.chain_id if param else None,
             chain_id_param=param or "chainid",
             flavour=self.flavour or Flavour.ETHERSCAN,
-            not_indexed_timeout=not_indexed_timeout,
             api_key=key,
             calls_per_second=rate,
             name=self.name,
@@ -183,10 +179,6 @@ def loopback_pages(url: str | None) -> str | None:
     return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/")[: -len("/api")], "", "")).rstrip("/")
 
 
-def is_local_network(network: str) -> bool:
-    return network in LOCAL_NETWORKS or network.endswith("-fork")
-
-
 def resolve_api_key(
     api_key: str | None = None,
     api_key_env: str | None = None,
@@ -218,22 +210,6 @@ def resolve_target(
     return _Network(ecosystem, network, chain_id, config, explorer_url, api_key, environ).build("etherscan")
 
 
-def _configured_key(config: ContractVerifyConfig | None, explorer: ExplorerConfig | None) -> str | None:
-    """A key written in config: per explorer (`api_key`), else top-level `contract_verify.api_key`
-    (both extra keys of their models, so read from `model_extra`)."""
-    for model in (explorer, config):
-        value = (model.model_extra or {}).get("api_key") if model is not None else None
-        if value:
-            return str(value)
-    return None
-
-
-def _foreign_host(url: str | None) -> bool:
-    """A host that is surely not Etherscan's: it must not receive ETHERSCAN_API_KEY."""
-    host = (urlsplit(url or "").hostname or "").lower()
-    return any(host == d or host.endswith("." + d) for d in ("blockscout.com", "routescan.io", "sourcify.dev"))
-
-
 class _Network:
     """What resolving one network's targets needs, computed once."""
 
@@ -247,18 +223,20 @@ class _Network:
         api_key: str | None,
         environ: Mapping[str, str] | None,
     ) -> None:
-        self.ecosystem, self.network, self.config = ecosystem, network, config
+        self.ecosystem, self.network = ecosystem, network
         self.explorer_url, self.api_key = explorer_url, api_key
         self.environ = os.environ if environ is None else environ
         self.path = f"contract_verify.explorers.{ecosystem}.{network}"
         self.explorer = config.explorer_for(ecosystem, network) if config is not None else None
-        self.named: dict[str, TargetConfig] = (
-            self.explorer.named_targets(self.path + ".") if self.explorer is not None else {}
-        )
-        self.local = is_local_network(network)
+        self.named = self.explorer.named_targets(self.path + ".") if self.explorer is not None else {}
+        # A key written in config (discouraged, still read): the explorer's `api_key`, else the
+        # top-level one (extra keys of their models).
+        written = [(model.model_extra or {}).get("api_key") for model in (self.explorer, config) if model is not None]
+        self.written_key = next((str(value) for value in written if value), None)
+        self.local = network == "local" or network.endswith("-fork")
         self.meta = None if self.local else chain_meta(ecosystem, network, chain_id)
         if chain_id is None:
-            chain_id = KNOWN_CHAIN_IDS.get(f"{ecosystem}:{network}") or chain_id_of(self.meta)
+            chain_id = KNOWN_CHAIN_IDS.get(f"{ecosystem}:{network}") or (self.meta or {}).get("chainId")
         self.chain_id = chain_id
         rate_set = config is not None and "calls_per_second" in config.model_fields_set
         self.top_rate = float(config.calls_per_second) if config is not None and rate_set else None
@@ -271,12 +249,7 @@ class _Network:
         configured = self.explorer_url or (self.explorer is not None and self.explorer.configures_etherscan)
         v2 = not self.local and self.chain_id in ETHERSCAN_V2_CHAINS
         if defaults and v2 and not configured:  # Etherscan V2 runs by default where a key is there
-            explorer = self.explorer.etherscan_target() if self.explorer is not None else None
-            env = explorer.api_key_env if explorer else None
-            v2 = (
-                resolve_api_key(self.api_key, env, _configured_key(self.config, self.explorer), self.environ)
-                is not None
-            )
+            v2 = resolve_api_key(self.api_key, None, self.written_key, self.environ) is not None
         names = ["etherscan"] if configured or v2 or (self.local and not defaults) else []
         names += [n for n in self.named if n not in names and n != "sourcify"]
         known = not self.local and self.chain_id is not None
@@ -298,15 +271,14 @@ class _Network:
         setting = self.path if own and name not in self.named else f"{self.path}.{name}"
         url, pages = self._url(name, kind, entry, setting)
         env = (entry.api_key_env if entry else None) or KEY_ENVS.get(name)
-        configured = _configured_key(self.config, self.explorer)
         if own:  # --api-key and ETHERSCAN_API_KEY, unless its URL is surely another explorer's
-            key = resolve_api_key(
-                self.api_key, env, configured, self.environ, None if _foreign_host(url) else DEFAULT_KEY_ENV
-            )
+            foreign = on_domain(url, "blockscout.com", "routescan.io", "sourcify.dev")
+            default_env = None if foreign else DEFAULT_KEY_ENV
+            key = resolve_api_key(self.api_key, env, self.written_key, self.environ, default_env)
         else:
             key = resolve_api_key(None, env, None, self.environ, None)
             if key is None and url and is_etherscan_v2(url):  # a custom name for Etherscan V2 still takes its key
-                key = resolve_api_key(None, None, configured, self.environ)
+                key = resolve_api_key(None, None, self.written_key, self.environ)
         param = None
         if url and is_etherscan_v2(url):
             if self.chain_id is None:
@@ -351,7 +323,6 @@ class _Network:
 
     def _url(self, name: str, kind: Kind, entry: TargetConfig | None, setting: str) -> tuple[str | None, str | None]:
         """(the target's base URL, its pages when known here); None for the embedded local explorer."""
-        known = not self.local and self.chain_id is not None
         if name == "etherscan" and self.explorer_url:
             return normalize_url(self.explorer_url, "--explorer-url"), None
         if entry is not None and entry.url:
@@ -363,7 +334,7 @@ class _Network:
             return None if self.local else ETHERSCAN_V2_URL, None
         if name == "blockscout" and (instance := blockscout_instance(self.meta)):
             return f"{instance}/api", instance
-        if name == "routescan" and known and self.chain_id is not None:
+        if name == "routescan" and not self.local and self.chain_id is not None:
             return routescan_url(self.network, self.chain_id, self.meta), routescan_pages(self.meta)
         if name == "sourcify" and not self.local:
             return SOURCIFY_URL, SOURCIFY_REPO_URL
@@ -431,11 +402,9 @@ def resolve_targets(
         return [net.build(name) for name in defaults]
 
     available = net.names(defaults=False)
-    chosen: list[str] = []
-    for name in dict.fromkeys(wanted):
-        if name in available:
-            chosen.append(name)
-        elif param == "--target":
+    chosen = [name for name in dict.fromkeys(wanted) if name in available]
+    for name in wanted if param == "--target" else ():  # a name given by --target must apply here
+        if name not in available:
             raise InvalidRequest(
                 param,
                 f"{name!r} is not a target of {ecosystem}:{network}",

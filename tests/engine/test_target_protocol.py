@@ -112,7 +112,7 @@ def test_one_protocol_drives_both_clients(world, face):
     assert again.outcome.is_success, again  # already verified: a success, on both
 
     assert submit_and_wait(target, request_for(world, proxy, PROXY, proxy_args)).outcome == Outcome.VERIFIED
-    if target.supports_proxy_link:
+    if target.kind.links_proxies:
         linked = target.wait(target.verify_proxy(proxy, box), interval=0.2, timeout=60)
         assert linked.outcome == Outcome.VERIFIED, linked
     else:
@@ -125,7 +125,7 @@ def test_one_protocol_drives_both_clients(world, face):
 
 def test_what_each_target_supports_is_said_by_the_protocol(world):
     etherscan, sourcify = target_for(world, "etherscan"), target_for(world, "sourcify")
-    assert etherscan.supports_proxy_link and not sourcify.supports_proxy_link
+    assert etherscan.kind.links_proxies and not sourcify.kind.links_proxies
     assert etherscan.link(world["deployed"]["etherscan"][0]) is None  # its pages are the Target's
     assert sourcify.link(world["deployed"]["sourcify"][0]).endswith(f"/31337/{world['deployed']['sourcify'][0]}")
 

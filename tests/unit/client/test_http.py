@@ -6,8 +6,9 @@ import socket
 import pytest
 import requests
 
+from ape_contract_verify.client.etherscan import ExplorerClient
 from ape_contract_verify.client.health import TargetHealth
-from ape_contract_verify.client.http import gave_up, reason_of, retry_after, send, still_pending
+from ape_contract_verify.client.http import gave_up, reason_of, retry_after, still_pending
 from ape_contract_verify.exceptions import ExplorerUnavailable, RateLimited, VerificationTimeout
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.protocol.secrets import REDACTED, register_secret
@@ -35,22 +36,26 @@ def answer(reason: str, outcome: Outcome = Outcome.ERROR) -> ExplorerAnswer:
 # -- send -------------------------------------------------------------------------------------------
 
 
+def send(base_url, method, url, label, health=None, timeout=2.0, **request):
+    """One request through a client of `base_url` (its session, health and timeout), as both clients send."""
+    return ExplorerClient(base_url, health=health, timeout=timeout)._send(method, url, label, **request)
+
+
 def test_send_returns_the_answer_and_sends_what_it_is_given(stub):
     stub.answer(ok("fine"))
     health = TargetHealth("stub", strikes=1, seconds=0.0)
-    response = send(
-        requests.Session(),
-        "POST",
+    response, body = send(
         stub.url,
+        "POST",
         stub.url,
         "verifysourcecode",
         health,
+        timeout=5.0,
         params={"module": "contract"},
         data={"action": "verifysourcecode", "apikey": "k"},
         headers={"X-Test": "1"},
-        timeout=5.0,
     )
-    assert response.status_code == 200 and response.json()["result"] == "fine"
+    assert response.status_code == 200 and response.json()["result"] == "fine" == body["result"]
     (seen,) = stub.seen
     assert seen.method == "POST" and seen.query == {"module": "contract"}
     assert seen.form == {"action": "verifysourcecode", "apikey": "k"}
@@ -59,7 +64,7 @@ def test_send_returns_the_answer_and_sends_what_it_is_given(stub):
 
 def test_an_http_error_status_is_an_answer_not_a_retry(stub):
     stub.answer(Http(503, "busy"))
-    response = send(requests.Session(), "GET", stub.url, stub.url, "getabi")
+    response, _ = send(stub.url, "GET", stub.url, "getabi")
     assert response.status_code == 503  # the client decides what a 503 means, not the transport
 
 
@@ -67,7 +72,7 @@ def test_a_refused_connection_is_a_retry_that_names_the_host_without_the_key():
     url = refused_url()
     health = TargetHealth("refuser", strikes=1, seconds=0.0)
     with pytest.raises(Retry) as info:
-        send(requests.Session(), "GET", url, url, "getabi", health, params={"apikey": SECRET}, timeout=2.0)
+        send(url, "GET", url, "getabi", health, params={"apikey": SECRET})
     err = info.value
     assert err.unreachable and not err.rate_limited
     assert "127.0.0.1" in str(err) and SECRET not in str(err)
@@ -78,7 +83,7 @@ def test_a_refused_connection_is_a_retry_that_names_the_host_without_the_key():
 def test_a_request_that_cannot_be_sent_ends_the_call_without_the_url():
     url = f"ftp://127.0.0.1/api?apikey={SECRET}"
     with pytest.raises(ExplorerUnavailable) as info:
-        send(requests.Session(), "GET", url, url, "getabi at the stub")
+        send(url, "GET", url, "getabi at the stub")
     assert str(info.value).startswith("getabi at the stub: InvalidSchema")
     assert SECRET not in str(info.value)
     assert not isinstance(info.value, Retry)

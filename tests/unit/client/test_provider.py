@@ -93,7 +93,7 @@ def test_the_seam_is_met_by_a_complete_target_and_not_by_one_lacking_an_action()
 
 def test_what_a_target_lacks_has_a_default():
     target = Complete()
-    assert not target.supports_proxy_link and target.link(A) is None and target.creation_records() is None
+    assert not target.kind.links_proxies and target.link(A) is None and target.creation_records() is None
     assert target.get_abi(A) == [{"type": "fallback"}]  # from its record
     with pytest.raises(ContractNotVerified):
         target.get_abi("0x" + "cd" * 20)

@@ -163,6 +163,24 @@ def test_duplicate_request_429_waits_retry_after_then_goes_on(server):
     assert [s.method for s in server.seen] == ["POST", "POST"] and sent(server, 0) == sent(server, 1)
 
 
+def test_only_too_many_requests_holds_back_the_other_callers(server):
+    """A duplicate request is about one address, `too_many_requests` about this client's rate: only
+    its wait pauses every caller of the limiter."""
+    for code, held in ((rules.DUPLICATE_VERIFICATION_REQUEST, False), (rules.TOO_MANY_REQUESTS, True)):
+        time, others = FakeTime(), []
+        limiter = RateLimiter(1000.0, clock=time.clock, sleep=time.sleep)
+
+        def sleep(seconds, limiter=limiter, time=time, others=others):
+            others.append(limiter.reserve())  # another caller, asking while this one waits
+            time.sleep(seconds)
+
+        busy = Http(429, json.dumps(rules.error_body(code, "wait")), {"Retry-After": "3"})
+        server.answer(busy, replay("01-exact-submit"))
+        client = make(server, max_backoff=10.0, limiter=limiter, clock=time.clock, sleep=sleep)
+        assert client.verify_source_code(box_request()).guid == "a4ae62c4-eb8e-4f7a-bfd5-8fe3d3bfa604"
+        assert (others[0] > 2.0) is held, (code, others)
+
+
 def test_a_bare_429_is_a_rate_limit_too(server):
     server.answer(Http(429, "slow down", {"Retry-After": "2"}), replay("01-exact-submit"))
     client = make(server, max_backoff=10.0)

@@ -42,7 +42,7 @@ def request(address: str = ADDRESS_A, **extra: str):
 
 def test_it_is_a_verification_target_of_the_local_flavour(target):
     assert isinstance(target, VerificationTarget)
-    assert (target.kind, target.flavour, target.supports_proxy_link) == ("etherscan", "local", True)
+    assert (target.kind, target.flavour, target.kind.links_proxies) == ("etherscan", "local", True)
     assert target.link(ADDRESS_A) is None  # no pages without a server
 
 
