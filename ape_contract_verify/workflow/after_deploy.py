@@ -96,22 +96,18 @@ class DeployHook:
                 queue.add_instance(instance)
                 return
         # auto off, or verification could not start: the ledger lets `ape verify all` do it later
+        from ape import project
+
         from ape_contract_verify.derive.artifacts import type_reference
+        from ape_contract_verify.derive.inputs import deployed_group_input
+        from ape_contract_verify.workflow.ledger import Ledger
 
         address = str(instance.address)
         state = self.run_of(provider)
         with self.lock:
             if state.ledger is None:
-                from ape import project
-
-                from ape_contract_verify.workflow.ledger import Ledger
-
                 state.ledger = Ledger.for_chain(project, provider.chain_id)
             ledger = state.ledger
-        from ape import project
-
-        from ape_contract_verify.derive.inputs import deployed_group_input
-
         reference = type_reference(instance.contract_type)
         # The input as Ape compiled it, before any recompile, for `ape verify all` to verify from.
         kept = deployed_group_input(reference, project) if reference else None
@@ -207,26 +203,23 @@ class DeployHook:
         queue = self.queue_for(provider)
         return queue if queue.active else None
 
+    def holding(self, address: str) -> DeployQueue | None:
+        """The connected network's queue when it verifies a deploy of `address` (`publish=True`
+        then has nothing to add)."""
+        with self.lock:  # id(None) is no provider's
+            state = self.runs.get(id(_active_provider()))
+        queue = state.queue if state is not None else None
+        return queue if queue is not None and queue.active and address.lower() in queue.seen else None
+
     def verify_now(self, address: str) -> None:
         """The script asks about `address` (Ape's explorer): a deploy of it still waiting for the
         script to end is verified now, the script waiting for the plugin meanwhile."""
-        provider = _active_provider()
-        with self.lock:
-            state = self.runs.get(id(provider)) if provider is not None else None
-        queue = state.queue if state is not None else None
-        if queue is None or not queue.active or address.lower() not in queue.seen:
-            return
-        from ape_contract_verify.derive.ape_gate import GATE
+        queue = self.holding(address)
+        if queue is not None:
+            from ape_contract_verify.derive.ape_gate import GATE
 
-        with GATE.script_waits():
-            queue.verify_now(address)
-
-    def queued(self, address: str) -> bool:
-        provider = _active_provider()
-        with self.lock:
-            state = self.runs.get(id(provider)) if provider is not None else None
-        queue = state.queue if state is not None else None
-        return queue is not None and queue.active and address.lower() in queue.seen
+            with GATE.script_waits():
+                queue.verify_now(address)
 
     def without_queue(self, state: RunState) -> DeployQueue | None:
         """A network with no verification queue: auto on with no deploy (what the run's calls made
@@ -389,35 +382,11 @@ def deploy_mode() -> Mode | None:
     return mode
 
 
-def on_deploy(instance: Deployed) -> None:
-    HOOK.deployed(instance)
-
-
-def current_queue() -> DeployQueue | None:
-    """The connected network's queue when deploys are verified now (created on first use)."""
-    return HOOK.current_queue()
-
-
-def queued(address: str) -> bool:
-    """Whether the deploy hook already verifies `address` on the connected network (`publish=True`
-    then has nothing to add)."""
-    return HOOK.queued(address)
-
-
-def verify_now(address: str) -> None:
-    """Verify now a deploy of `address` the hook holds until the script ends (the script asked
-    Ape's explorer about it)."""
-    HOOK.verify_now(address)
-
-
-def print_summary() -> list[Report]:
-    """One table of every network drained since the last summary; returns the failed reports."""
-    return HOOK.print_summary()
-
-
-def reset() -> None:
-    """Forget every network's state and summary (tests that run `ape run` in one process)."""
-    HOOK.reset()
+# What the rest of the plugin and the tests call.
+current_queue = HOOK.current_queue
+verify_now = HOOK.verify_now
+print_summary = HOOK.print_summary
+reset = HOOK.reset
 
 
 def _block_before(provider: ProviderAPI) -> int:

@@ -11,8 +11,8 @@ finds. It has no pages (no server): its links are empty.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ape.api.explorers import ExplorerAPI
 
@@ -29,40 +29,29 @@ if TYPE_CHECKING:
 
 logger = get_logger()
 
-R = TypeVar("R")
-
 
 def registrations(cfg: ContractVerifyConfig | None) -> Iterator[tuple[str, str]]:
-    """(ecosystem, network) pairs this explorer serves: every chain with a known target (Etherscan
-    V2's chains; the public chains Ape's `evmchains` lists, which Sourcify and often a Blockscout
-    serve) and their forks, the local network of each of those ecosystems, and every network
-    configured under `explorers`."""
-    from ape_contract_verify.client.known import ETHERSCAN_V2_CHAINS
-
-    seen: set[tuple[str, str]] = set()
-    pairs: list[tuple[str, str]] = [("ethereum", "local")]
-    choices = [choice.split(":", 1) for choice in ETHERSCAN_V2_CHAINS.values()]
-    choices += [[ecosystem, network] for ecosystem, network in _public_networks()]
-    for ecosystem, network in choices:
-        pairs += [(ecosystem, network), (ecosystem, f"{network}-fork"), (ecosystem, "local")]
-    for ecosystem, networks in (cfg.explorers if cfg is not None else {}).items():
-        pairs += [(ecosystem, network) for network in networks]
-    for pair in pairs:
-        if pair not in seen:
-            seen.add(pair)
-            yield pair
-
-
-def _public_networks() -> list[tuple[str, str]]:
-    """(ecosystem, network) of every public chain evmchains lists (offline data)."""
+    """(ecosystem, network) pairs this explorer serves, each once: every chain with a known target
+    (Etherscan V2's chains; the public chains Ape's `evmchains` lists (offline data), which
+    Sourcify and often a Blockscout serve) and their forks, the local network of each of those
+    ecosystems, and every network configured under `explorers`."""
     from evmchains import PUBLIC_CHAIN_META
 
-    return [
-        (ecosystem, network)
+    from ape_contract_verify.client.known import ETHERSCAN_V2_CHAINS
+
+    pairs: list[tuple[str, str]] = [("ethereum", "local")]
+    choices = [choice.split(":", 1) for choice in ETHERSCAN_V2_CHAINS.values()]
+    choices += [
+        [ecosystem, network]
         for ecosystem, networks in PUBLIC_CHAIN_META.items()
         for network, meta in networks.items()
         if isinstance(meta, dict) and isinstance(meta.get("chainId"), int)
     ]
+    for ecosystem, network in choices:
+        pairs += [(ecosystem, network), (ecosystem, f"{network}-fork"), (ecosystem, "local")]
+    for ecosystem, networks in (cfg.explorers if cfg is not None else {}).items():
+        pairs += [(ecosystem, network) for network in networks]
+    yield from dict.fromkeys(pairs)
 
 
 def plugin_config() -> ContractVerifyConfig:
@@ -96,16 +85,12 @@ class ContractVerifyExplorer(ExplorerAPI):
     def _chain_id(self) -> int | None:
         """The connected chain's id, else the network's own (public networks know theirs), else None."""
         provider = self.network_manager.active_provider
-        if provider is not None and provider.network is self.network:
-            try:
-                return int(self.chain_manager.chain_id)
-            except Exception:  # a provider not connected yet: names decide
-                return None
-        if self.network.is_local:
+        connected = provider is not None and provider.network is self.network
+        if not connected and self.network.is_local:
             return None
         try:
-            return int(self.network.chain_id)
-        except Exception:  # Ape knows no id without a provider: names decide
+            return int(self.chain_manager.chain_id if connected else self.network.chain_id)
+        except Exception:  # a provider not connected yet, or Ape knows no id without one: names decide
             return None
 
     def _targets(self) -> list[Target]:
@@ -135,12 +120,13 @@ class ContractVerifyExplorer(ExplorerAPI):
         embedded = local_explorers.shared(self.provider, start=False)
         return None if embedded is None else local_client(embedded)
 
-    def _first_with(self, fn: Callable[[VerificationTarget], R | None]) -> R | None:
+    def _first_verified(self, address: str) -> ExplorerRecord | None:
+        """The verified record of `address` on the first target that has one."""
         for target in self._targets():
             try:
                 client = self._reader(target)
-                if client is not None and (result := fn(client)) is not None:
-                    return result
+                if client is not None and (record := _source_or_none(client, address)) is not None:
+                    return record
             except Exception as err:  # one line, then the next target: never a traceback in Ape
                 logger.warning("contract_verify: %s: %s", target.url or "local explorer", _one_line(err))
         return None
@@ -199,7 +185,8 @@ class ContractVerifyExplorer(ExplorerAPI):
         return own
 
     def _verified_type(self, address: str) -> ContractType | None:
-        return self._first_with(lambda client: _record_type(_source_or_none(client, address)))
+        record = self._first_verified(address)
+        return None if record is None else _contract_type(record)
 
     def _ape_proxy_target(self, address: str) -> str | None:
         """The implementation Ape found behind `address` before asking the explorer, if any."""
@@ -227,7 +214,8 @@ class ContractVerifyExplorer(ExplorerAPI):
         """The verified sources and compiler settings at `address`, as an ethpm PackageManifest."""
         from ape_contract_verify.protocol.values import checksum
 
-        return self._first_with(lambda client: _record_manifest(_source_or_none(client, checksum(str(address)))))
+        record = self._first_verified(checksum(str(address)))
+        return None if record is None else _record_manifest(record)
 
     def publish_contract(self, address: AddressType) -> list[Report]:
         """Verify `address` on every target of the network, as `ape verify contract ADDRESS` does,
@@ -246,7 +234,7 @@ class ContractVerifyExplorer(ExplorerAPI):
         from ape_contract_verify.workflow.verification import Options
 
         address = checksum(str(address))
-        if after_deploy.queued(address):
+        if after_deploy.HOOK.holding(address) is not None:
             logger.info("contract_verify: %s is verified by the deploy hook (contract_verify.auto)", address)
             return []
         cfg = self._cfg
@@ -318,10 +306,6 @@ def _names(record: ExplorerRecord) -> tuple[str, str]:
     return name, f"{name}{suffix}"
 
 
-def _record_type(record: ExplorerRecord | None) -> ContractType | None:
-    return _contract_type(record) if record is not None else None
-
-
 def _contract_type(record: ExplorerRecord) -> ContractType:
     from ethpm_types import ContractType
 
@@ -329,9 +313,7 @@ def _contract_type(record: ExplorerRecord) -> ContractType:
     return ContractType.model_validate({"contractName": name, "sourceId": source_id, "abi": record.abi})
 
 
-def _record_manifest(record: ExplorerRecord | None) -> PackageManifest | None:
-    if record is None:
-        return None
+def _record_manifest(record: ExplorerRecord) -> PackageManifest:
     from ethpm_types import Compiler, PackageManifest
     from ethpm_types.source import Source
 

@@ -24,17 +24,14 @@ if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
 
     from ape.api import ProviderAPI
-    from ape.managers.project import ProjectManager
     from ethpm_types import ContractType
     from rich.live import Live
 
-    from ape_contract_verify.client.targets import Target
     from ape_contract_verify.config import ContractVerifyConfig
     from ape_contract_verify.evm.upgrades import UpgradeEvent
     from ape_contract_verify.evm.wrappers import MemoizingChain
     from ape_contract_verify.json_types import JsonObject
     from ape_contract_verify.workflow.ledger import Ledger
-    from ape_contract_verify.workflow.plan import Derivations
     from ape_contract_verify.workflow.report import Report
     from ape_contract_verify.workflow.verification import Verification
 
@@ -157,7 +154,29 @@ class DeployQueue:
             targets, error = [], str(err)
 
         def open_targets() -> Targets:
-            return _open_targets(project, cfg, network, provider, queue.chain, derivations, targets, error)
+            """The network's targets opened on one run (the process's embedded explorer on a local
+            network, so `Contract(address)` and links later see what was verified there), sharing
+            the derivations the deploys prepared."""
+            from ape_contract_verify.workflow.run import VerificationRun
+            from ape_contract_verify.workflow.verification import Options
+
+            errors = [error] if error else []
+            options = Options.from_config(cfg, ask_first=False)  # deployed by this very run: no question first
+            run = VerificationRun(project, options, client_options={"max_retries": cfg.max_retries}, shared_local=True)
+            run.add_network(
+                network,
+                targets,
+                provider,
+                queue.chain,
+                on_error=lambda target, err: errors.append(f"{target.name}: {err}"),
+                derivations=derivations,
+            )
+            return Targets(
+                [(d.target.name, d.verification) for d in run.destinations],
+                {d.target.name: d.target.label for d in run.destinations},
+                "; ".join(errors),
+                lambda: run.__exit__(None, None, None),
+            )
 
         def prepare(address: str, deployed_type: str) -> JsonObject | None:
             """Ape's artifact of the deployed type and its compile input, as Ape built it."""
@@ -190,9 +209,6 @@ class DeployQueue:
         GATE.script_started()  # from now on plugin threads leave Ape's managers to the script
         queue._gated = True
         return queue
-
-    def bound_to(self, provider: ProviderAPI | None) -> bool:
-        return provider is not None and provider is self.provider
 
     def add_instance(self, instance: Deployed) -> None:
         from ape_contract_verify.derive.artifacts import type_reference
@@ -296,13 +312,14 @@ class DeployQueue:
             reports = verification.contract(address, deployed_type=deployed_type)
         except Exception as err:  # reported, never raised into the script
             reports = [Report(name or address[:10], address, Outcome.ERROR, str(err))]
+        if self._ledger is None:
+            return reports
         try:  # a proxy: the implementation linked on this target, for following upgrades
             from ape_contract_verify.workflow.upgrades import record_links
 
-            if self._ledger is not None:
-                target = verification.target
-                urls = {verification.target_name: target.url if target is not None else None}
-                record_links(self._ledger, name or address, address, reports, urls)
+            target = verification.target
+            urls = {verification.target_name: target.url if target is not None else None}
+            record_links(self._ledger, name or address, address, reports, urls)
         except Exception as err:
             logger.warning("contract_verify: %s", err)
         # The ledger says how the address ended on every target: written once the last one ends.
@@ -310,14 +327,13 @@ class DeployQueue:
             done = self._done.setdefault(address.lower(), [])
             done.append(outcome_for(address, reports))
             last = self._targets is not None and len(done) == len(self._targets.verifications)
-        if last:
-            ended = [r for r in done if r is not None]
-            report = next((r for r in ended if not r.ok), None) or next(iter(ended), None)
-            if report is not None and self._ledger is not None:
-                try:
-                    self._ledger.ended(name or report.contract, address, str(report.outcome), report.reason)
-                except Exception as err:  # the verification stands; the ledger says why it is stale
-                    logger.warning("contract_verify: %s", err)
+        # The first that did not verify, else the first.
+        report = min((r for r in done if r is not None), key=lambda r: r.ok, default=None) if last else None
+        if report is not None:
+            try:
+                self._ledger.ended(name or report.contract, address, str(report.outcome), report.reason)
+            except Exception as err:  # the verification stands; the ledger says why it is stale
+                logger.warning("contract_verify: %s", err)
         return reports
 
     def add_factory_deployments(self, max_blocks: int = 5000) -> None:
@@ -384,27 +400,22 @@ class DeployQueue:
         while pending:
             remaining = deadline - time.monotonic()
             ended, _ = wait(pending, timeout=max(0.0, min(HEARTBEAT, remaining)), return_when=FIRST_COMPLETED)
-            if not ended:
-                if remaining <= 0:
-                    break
+            if not ended and remaining > 0:
                 progress.waiting([self._what.get(f, ("?", "?")) for f in sorted(pending, key=pending.__getitem__)])
                 continue
-            for future in sorted(ended, key=pending.__getitem__):
+            # Past the deadline, every future left: said, never waited for forever.
+            for future in sorted(ended or pending, key=pending.__getitem__):
                 index = pending.pop(future)
                 target = self.futures[index][0]
+                why = "" if future.done() else f"not finished within {self.timeout + 60:.0f} s"
                 try:
-                    results[index] = future.result()
+                    results[index] = [] if why else future.result()
                 except Exception as err:
+                    why = f"not finished: {err}"
+                if why:
                     name, address = self._what.get(future, ("?", "?"))
-                    results[index] = [Report(name, address, Outcome.ERROR, f"not finished: {err}", target=target)]
+                    results[index] = [Report(name, address, Outcome.ERROR, why, target=target)]
                 progress.ended(results[index], labels.get(target, target))
-        for future, index in pending.items():  # past the deadline: said, never waited for forever
-            name, address = self._what.get(future, ("?", "?"))
-            target = self.futures[index][0]
-            results[index] = [
-                Report(name, address, Outcome.ERROR, f"not finished within {self.timeout + 60:.0f} s", target=target)
-            ]
-            progress.ended(results[index], labels.get(target, target))
         progress.close()
         by_target: dict[str, list[Report]] = {name: [] for name, _ in targets.verifications}
         for (target, _), reports in zip(self.futures, results):
@@ -443,41 +454,6 @@ class DeployQueue:
                 targets.close()  # closes the targets' clients; the shared explorer stays
             except Exception as err:
                 logger.debug("contract_verify: stopping an explorer: %s", err)
-
-
-def _open_targets(
-    project: ProjectManager,
-    cfg: ContractVerifyConfig,
-    network: str,
-    provider: ProviderAPI,
-    chain: MemoizingChain,
-    derivations: Derivations,
-    targets: list[Target],
-    error: str,
-) -> Targets:
-    """The network's targets opened on one run (the process's embedded explorer on a local
-    network, so `Contract(address)` and links later see what was verified there), sharing the
-    derivations the deploys prepared."""
-    from ape_contract_verify.workflow.run import VerificationRun
-    from ape_contract_verify.workflow.verification import Options
-
-    errors = [error] if error else []
-    options = Options.from_config(cfg, ask_first=False)  # deployed by this very run: no question first
-    run = VerificationRun(project, options, client_options={"max_retries": cfg.max_retries}, shared_local=True)
-    run.add_network(
-        network,
-        targets,
-        provider,
-        chain,
-        on_error=lambda target, err: errors.append(f"{target.name}: {err}"),
-        derivations=derivations,
-    )
-    return Targets(
-        [(d.target.name, d.verification) for d in run.destinations],
-        {d.target.name: d.target.label for d in run.destinations},
-        "; ".join(errors),
-        lambda: run.__exit__(None, None, None),
-    )
 
 
 def network_table(groups: list[tuple[str, str, list[Report]]]) -> str:
@@ -543,12 +519,9 @@ class Progress:
         self._live: Live | None = None
 
     def _print(self, text: str) -> None:
-        if self.tty:
-            self._update(text)
-        else:
+        if not self.tty:
             print(text, file=self.stream, flush=True)
-
-    def _update(self, text: str) -> None:
+            return
         # rich is imported here, not at the top: this module loads with the plugin on every command.
         from rich.console import Console
         from rich.live import Live
@@ -561,15 +534,16 @@ class Progress:
             self._live.start()
         self._live.update(Text(text, no_wrap=True, overflow="ellipsis"), refresh=True)
 
-    def ended(self, reports: list[Report], target: str) -> None:
+    def _counted(self) -> str:
         from ape_contract_verify.workflow.report import tally
 
+        return f"contract_verify: {self.count}/{self.total} verifications on {self.network} ended: {tally(self.done)}"
+
+    def ended(self, reports: list[Report], target: str) -> None:
         self.count += 1
         self.done += reports
         if self.tty:
-            self._print(
-                f"contract_verify: {self.count}/{self.total} verifications on {self.network} ended: {tally(self.done)}"
-            )
+            self._print(self._counted())
             return
         what = "; ".join(f"{r.contract} {r.outcome}" for r in reports) or "nothing to report"
         address = next((r.address for r in reports), "")
@@ -586,12 +560,7 @@ class Progress:
         )
 
     def close(self) -> None:
-        from ape_contract_verify.workflow.report import tally
-
-        if self.tty:
-            if self._live is not None:
-                self._live.stop()  # the line stays, and the next output starts below it
-        elif self.total:
-            self._print(
-                f"contract_verify: {self.count}/{self.total} verifications on {self.network} ended: {tally(self.done)}"
-            )
+        if self._live is not None:
+            self._live.stop()  # the line stays, and the next output starts below it
+        elif not self.tty and self.total:
+            self._print(self._counted())

@@ -37,38 +37,33 @@ class RunScan(NamedTuple):
 def scan_logs(provider: ProviderAPI, start_block: int, seen: Collection[str] = (), max_blocks: int = 5000) -> RunScan:
     """One walk of the run's blocks (after `start_block`) and their receipts' logs."""
     from ape_contract_verify.evm.upgrades import decode_log
-    from ape_contract_verify.protocol.values import checksum
 
     latest = provider.get_block("latest").number or 0
-    first = max(start_block + 1, latest - max_blocks + 1)
-    scan = RunScan([], [], [], [], [])
     ours = _own_sender(provider)
-
-    def touched(address: object) -> None:
-        if address and int(str(address), 16) and checksum(str(address)) not in scan.involved:
-            scan.involved.append(checksum(str(address)))
-
-    for number in range(first, latest + 1):
+    scan = RunScan([], [], [], [], [])
+    named: list[object] = []  # the addresses the logs name, and raw creations
+    involved: list[object] = []
+    for number in range(max(start_block + 1, latest - max_blocks + 1), latest + 1):
         for txn in provider.get_block(number).transactions:
             if not ours(txn):
                 continue
             receipt = provider.get_receipt(txn.txn_hash)
             scan.transactions.append(hash_text(receipt.txn_hash))
             if _could_create(receipt):
-                scan.creating.append((number, hash_text(receipt.txn_hash)))
-            receiver = txn.receiver  # eth-tester gives a creation the zero address
-            touched(receiver)
-            made = receipt.contract_address if not receiver or not int(str(receiver), 16) else None
-            if made and str(made).lower() not in seen and checksum(str(made)) not in scan.candidates:
-                scan.candidates.append(checksum(str(made)))  # a raw creation transaction (a blueprint sent by hand)
+                scan.creating.append((number, scan.transactions[-1]))
+            if _is_address(txn.receiver):  # eth-tester gives a creation the zero address
+                involved.append(txn.receiver)
+            else:
+                named.append(receipt.contract_address)  # a raw creation transaction (a blueprint sent by hand)
             for log in receipt.logs or []:
                 event = decode_log(log, str(receipt.txn_hash))
                 if event is not None:
                     scan.events.append(event)
-                touched(_log_fields(log).get("address"))
-                for word in _address_words(log):
-                    if word.lower() not in seen and word not in scan.candidates:
-                        scan.candidates.append(word)
+                fields = log if isinstance(log, Mapping) else getattr(log, "__dict__", {})
+                involved.append(fields.get("address"))
+                named += _address_words(fields)
+    scan.candidates.extend(a for a in _distinct(named) if a.lower() not in seen)
+    scan.involved.extend(_distinct(involved))
     return scan
 
 
@@ -114,8 +109,7 @@ def _replayed(
     started = time.monotonic()
     try:
         # A queue's reader is a CreationFinder (JsonRpcChain, ApeProviderChain) or a wrapper passing its calls on.
-        finder = own if own is not None else cast("ReplaysCreations", reader)
-        found = replayed_children(finder, provider, creating, start_block)
+        found = replayed_children(own or cast("ReplaysCreations", reader), provider, creating, start_block)
     finally:
         if own is not None:
             own.close()  # its fork; a queue's reader keeps it for the children's creations
@@ -177,36 +171,29 @@ def created_since(provider: ProviderAPI, start_block: int, candidates: list[str]
     return found
 
 
-def _log_fields(log: object) -> Mapping[str, object]:
-    """A receipt's log as a mapping: Ape's are dicts; an object's attributes otherwise."""
-    if isinstance(log, Mapping):
-        return log
-    return vars(log) if hasattr(log, "__dict__") else {}
+def _is_address(value: object) -> bool:
+    return bool(value) and int(str(value), 16) != 0
 
 
-def _address_words(log: object) -> list[str]:
-    """Addresses a log mentions: in its indexed topics and its 32-byte data words."""
+def _distinct(addresses: list[object]) -> list[str]:
+    """The nonzero addresses, checksummed, each once, in order."""
     from ape_contract_verify.protocol.values import checksum
 
-    words = []
-    raw = _log_fields(log)
-    topics = list(_items(raw.get("topics")))[1:]
-    data = raw.get("data") or b""
-    data = bytes.fromhex(data.removeprefix("0x")) if isinstance(data, str) else _bytes(data)
-    chunks = [_bytes(t) if not isinstance(t, str) else bytes.fromhex(t.removeprefix("0x")) for t in topics]
-    chunks += [bytes(data[i : i + 32]) for i in range(0, len(data) - len(data) % 32, 32)]
-    for chunk in chunks:
-        if len(chunk) == 32 and chunk[:12] == bytes(12) and chunk[12:] != bytes(20):
-            words.append(checksum("0x" + chunk[12:].hex()))
-    return words
+    return list(dict.fromkeys(checksum(str(a)) for a in addresses if _is_address(a)))
 
 
-def _items(value: object) -> list[object]:
-    return list(value) if isinstance(value, (list, tuple)) else []
+def _address_words(log: Mapping[str, object]) -> list[object]:
+    """Addresses a log mentions: in its indexed topics and its 32-byte data words."""
+    from ape_contract_verify.evm.proxies import address_in_word
+
+    topics, data = log.get("topics"), _bytes(log.get("data"))
+    chunks = [_bytes(topic) for topic in (topics if isinstance(topics, (list, tuple)) else [])[1:]]
+    chunks += [data[i : i + 32] for i in range(0, len(data) - 31, 32)]
+    return [address_in_word(chunk) for chunk in chunks if len(chunk) == 32]
 
 
 def _bytes(value: object) -> bytes:
-    """A log's topic or data as bytes (HexBytes, bytes, or a sequence of ints)."""
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return bytes(value)
-    return bytes(value) if isinstance(value, (list, tuple)) else b""
+    """A log's topic or data as bytes (hex text, HexBytes, bytes, or a sequence of ints)."""
+    if isinstance(value, str):
+        return bytes.fromhex(value.removeprefix("0x"))
+    return bytes(value) if isinstance(value, (bytes, bytearray, memoryview, list, tuple)) else b""
