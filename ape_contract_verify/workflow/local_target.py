@@ -80,12 +80,11 @@ class LocalTarget(VerificationTarget):
             if answer is not None:
                 return answer
             raise ExplorerError(f"{receipt.address}: the receipt has no GUID to poll")
-        action = "checkproxyverification" if receipt.proxy else "checkverifystatus"
         runner = self.explorer.runner
         deadline = time.monotonic() + timeout
         while True:
             seen = runner.jobs_ended
-            answer = self._check(action, receipt.guid)
+            answer = self.job_status(receipt.guid, receipt.proxy)
             if on_progress is not None:
                 on_progress(answer)
             if answer.outcome.is_final:
