@@ -32,10 +32,11 @@ from ape_contract_verify.workflow.ape_patches import PATCHES
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
+    from ape.contracts import ContractInstance
     from ethpm_types import ContractType
 
     from ape_contract_verify.config import ContractVerifyConfig
-    from ape_contract_verify.workflow.deploy_queue import Deployed, DeployQueue
+    from ape_contract_verify.workflow.deploy_queue import DeployQueue
     from ape_contract_verify.workflow.ledger import Ledger
     from ape_contract_verify.workflow.report import Report
 
@@ -58,15 +59,6 @@ class RunState:
     recorded: set[str] = field(default_factory=set)  # auto off: the addresses recorded (lower case)
 
 
-@dataclass
-class Declared:
-    """A declared blueprint, shaped as the deployed instances the queue takes."""
-
-    address: str
-    contract_type: ContractType
-    txn_hash: str | None = None
-
-
 class DeployHook:
     """What the patches of Ape call (`ape_patches.DeployHooks`): one per process, each network's
     `RunState`, and the summary of the networks drained since the last one."""
@@ -80,7 +72,21 @@ class DeployHook:
 
     # -- the patches' calls
 
-    def deployed(self, instance: Deployed) -> None:
+    def deployed(self, instance: ContractInstance) -> None:
+        from ape_contract_verify.workflow.run_logs import hash_text
+
+        txn_hash = instance.txn_hash
+        self.record(str(instance.address), instance.contract_type, None if txn_hash is None else hash_text(txn_hash))
+
+    def declared(self, address: object, contract_type: ContractType, txn_hash: object = None) -> None:
+        try:
+            if isinstance(address, str) and address.startswith("0x") and len(address) == 42:  # EIP-5202: an address
+                self.record(address, contract_type, None if txn_hash is None else str(txn_hash))
+        except Exception as err:  # a declare is never undone by verification
+            logger.warning("contract_verify: could not queue the blueprint %s: %s", address, err)
+
+    def record(self, address: str, contract_type: ContractType, txn_hash: str | None) -> None:
+        """A deploy (or a declared blueprint) of this run: queued, or recorded in the ledger."""
         mode = deploy_mode()
         if mode is None:
             return
@@ -93,7 +99,7 @@ class DeployHook:
                 from ape_contract_verify.derive.ape_gate import GATE
 
                 GATE.script_thread()  # a script's own thread may deploy from another thread
-                queue.add_instance(instance)
+                queue.add_deploy(address, contract_type, txn_hash)
                 return
         # auto off, or verification could not start: the ledger lets `ape verify all` do it later
         from ape import project
@@ -102,27 +108,19 @@ class DeployHook:
         from ape_contract_verify.derive.inputs import deployed_group_input
         from ape_contract_verify.workflow.ledger import Ledger
 
-        address = str(instance.address)
         state = self.run_of(provider)
         with self.lock:
             if state.ledger is None:
                 state.ledger = Ledger.for_chain(project, provider.chain_id)
             ledger = state.ledger
-        reference = type_reference(instance.contract_type)
+        reference = type_reference(contract_type)
         # The input as Ape compiled it, before any recompile, for `ape verify all` to verify from.
         kept = deployed_group_input(reference, project) if reference else None
-        ledger.recorded(instance.contract_type.name or address, address, state.network, reference, kept)
+        ledger.recorded(contract_type.name or address, address, state.network, reference, kept)
         with self.lock:
             if state.recorded_after is None:
                 state.recorded_after = _block_before(provider)
             state.recorded.add(address.lower())
-
-    def declared(self, address: object, contract_type: ContractType, txn_hash: object = None) -> None:
-        try:
-            if isinstance(address, str) and address.startswith("0x") and len(address) == 42:  # EIP-5202: an address
-                self.deployed(Declared(address, contract_type, None if txn_hash is None else str(txn_hash)))
-        except Exception as err:  # a declare is never undone by verification
-            logger.warning("contract_verify: could not queue the blueprint %s: %s", address, err)
 
     def verifies_here(self) -> bool:
         return self.current_queue() is not None

@@ -15,10 +15,10 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Protocol
+from typing import IO, TYPE_CHECKING
 
 from ape_contract_verify.logs import get_logger
-from ape_contract_verify.workflow.run_logs import hash_text, run_children, scan_logs
+from ape_contract_verify.workflow.run_logs import run_children, scan_logs
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
@@ -37,19 +37,6 @@ if TYPE_CHECKING:
 
 logger = get_logger()
 _lock = threading.Lock()
-
-
-class Deployed(Protocol):
-    """What the queue reads of a deploy: Ape's ContractInstance, or a declared blueprint."""
-
-    @property
-    def address(self) -> str: ...
-
-    @property
-    def contract_type(self) -> ContractType: ...
-
-    @property
-    def txn_hash(self) -> str | bytes | None: ...
 
 
 @dataclass
@@ -210,16 +197,10 @@ class DeployQueue:
         queue._gated = True
         return queue
 
-    def add_instance(self, instance: Deployed) -> None:
+    def add_deploy(self, address: str, contract_type: ContractType, txn_hash: str | None) -> None:
         from ape_contract_verify.derive.artifacts import type_reference
 
-        txn_hash = instance.txn_hash
-        self._queue_address(
-            str(instance.address),
-            instance.contract_type.name,
-            None if txn_hash is None else hash_text(txn_hash),
-            type_reference(instance.contract_type),
-        )
+        self._queue_address(address, contract_type.name, txn_hash, type_reference(contract_type))
 
     def _queue_address(
         self, address: str, name: str | None, txn_hash: str | None, deployed_type: str | None = None
