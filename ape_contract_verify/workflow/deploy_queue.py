@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import IO, TYPE_CHECKING
 
 from ape_contract_verify.logs import get_logger
@@ -60,51 +60,44 @@ class Pending:
     deployed_type: str | None
 
 
+@dataclass(eq=False, repr=False)  # compared and shown as the object it is
 class DeployQueue:
     """Deployments on one network of one `ape run`, verified once the script has left it, on
     background workers, on each of the network's targets, under each explorer's limit.
 
     Built from its parts (`open` makes them from a provider and the config): the network's label,
-    its memoising chain reader, the ledger, `prepare` (the script-thread step of a deploy: the
-    compile input it was built from, or None) and `open_targets` (the targets, opened at the drain)."""
+    its memoising chain reader (or what makes it: the reader is needed only once the script has
+    ended), `open_targets` (the targets, opened at the drain), the ledger and `prepare` (the
+    script-thread step of a deploy: the compile input it was built from, or None)."""
 
-    def __init__(
-        self,
-        network: str,
-        chain: MemoizingChain | Callable[[], MemoizingChain],
-        open_targets: Callable[[], Targets],
-        *,
-        ledger: Ledger | None = None,
-        prepare: Callable[[str, str], JsonObject | None] | None = None,
-        provider: ProviderAPI | None = None,
-        timeout: float = 300.0,
-        workers: int = 16,
-        start_block: int = 0,
-    ):
-        self.network = network  # e.g. ethereum:local:foundry, for the summary
-        self._chain = chain  # or what makes it: the reader is needed only once the script has ended
-        self.provider = provider
-        self.timeout = timeout
-        self.workers = workers
-        self.start_block = start_block  # the run's first block, where its upgrades and children begin
-        self.active = True
-        self.seen: set[str] = set()
-        self.pending: list[Pending] = []  # deploys not yet handed to the workers
-        self.futures: list[tuple[str, Future[list[Report]]]] = []  # (target name, future)
-        self.upgrade_events: list[UpgradeEvent] = []  # the run's Upgraded/BeaconUpgraded/AdminChanged, in order
-        # (children, upgrade events) when the caller walked the run's logs already
-        self.scanned: tuple[list[str], list[UpgradeEvent]] | None = None
-        self.ends_with_run = ""  # why the chain ends with the run (local_explorers.ends_with_run), for the advice
-        self._open_targets = open_targets
-        self._ledger = ledger
-        self._prepare = prepare
-        self._targets: Targets | None = None
-        self._pool: ThreadPoolExecutor | None = None
-        self._draining = False  # the script has left the network: a new deploy goes to the workers at once
-        self._gated = False  # whether this queue told the gate that a script runs
-        self._done: dict[str, list[Report | None]] = {}  # address -> how each target done so far ended
-        # future -> (name, address), for the lines that say what ended or is awaited
-        self._what: dict[Future[list[Report]], tuple[str, str]] = {}
+    network: str  # e.g. ethereum:local:foundry, for the summary
+    _chain: MemoizingChain | Callable[[], MemoizingChain]
+    _open_targets: Callable[[], Targets]
+    _: KW_ONLY
+    ledger: Ledger | None = None
+    prepare: Callable[[str, str], JsonObject | None] | None = None
+    provider: ProviderAPI | None = None
+    timeout: float = 300.0
+    workers: int = 16
+    start_block: int = 0  # the run's first block, where its upgrades and children begin
+    active: bool = field(default=True, init=False)
+    seen: set[str] = field(default_factory=set, init=False)
+    pending: list[Pending] = field(default_factory=list, init=False)  # deploys not yet handed to the workers
+    futures: list[tuple[str, Future[list[Report]]]] = field(default_factory=list, init=False)  # (target, future)
+    # the run's Upgraded/BeaconUpgraded/AdminChanged, in order
+    upgrade_events: list[UpgradeEvent] = field(default_factory=list, init=False)
+    # (children, upgrade events) when the caller walked the run's logs already
+    scanned: tuple[list[str], list[UpgradeEvent]] | None = field(default=None, init=False)
+    ends_with_run: str = field(default="", init=False)  # why the chain ends with the run, for the advice
+    _targets: Targets | None = field(default=None, init=False)
+    _pool: ThreadPoolExecutor | None = field(default=None, init=False)
+    # the script has left the network: a new deploy goes to the workers at once
+    _draining: bool = field(default=False, init=False)
+    _gated: bool = field(default=False, init=False)  # whether this queue told the gate that a script runs
+    # address -> how each target done so far ended
+    _done: dict[str, list[Report | None]] = field(default_factory=dict, init=False)
+    # future -> (name, address), for the lines that say what ended or is awaited
+    _what: dict[Future[list[Report]], tuple[str, str]] = field(default_factory=dict, init=False)
 
     @property
     def chain(self) -> MemoizingChain:
@@ -213,9 +206,9 @@ class DeployQueue:
         if address.lower() in self.seen:
             return
         self.seen.add(address.lower())
-        group = self._prepare(address, deployed_type) if deployed_type and self._prepare is not None else None
-        if self._ledger is not None:
-            self._ledger.recorded(name or address, address, self.network, deployed_type, group)
+        group = self.prepare(address, deployed_type) if deployed_type and self.prepare is not None else None
+        if self.ledger is not None:
+            self.ledger.recorded(name or address, address, self.network, deployed_type, group)
         self.pending.append(Pending(address, name, txn_hash, deployed_type))
         if self._draining:  # the script has ended: the workers take it now
             self._dispatch()
@@ -293,14 +286,14 @@ class DeployQueue:
             reports = verification.contract(address, deployed_type=deployed_type)
         except Exception as err:  # reported, never raised into the script
             reports = [Report(name or address[:10], address, Outcome.ERROR, str(err))]
-        if self._ledger is None:
+        if self.ledger is None:
             return reports
         try:  # a proxy: the implementation linked on this target, for following upgrades
             from ape_contract_verify.workflow.upgrades import record_links
 
             target = verification.target
             urls = {verification.target_name: target.url if target is not None else None}
-            record_links(self._ledger, name or address, address, reports, urls)
+            record_links(self.ledger, name or address, address, reports, urls)
         except Exception as err:
             logger.warning("contract_verify: %s", err)
         # The ledger says how the address ended on every target: written once the last one ends.
@@ -312,7 +305,7 @@ class DeployQueue:
         report = min((r for r in done if r is not None), key=lambda r: r.ok, default=None) if last else None
         if report is not None:
             try:
-                self._ledger.ended(name or report.contract, address, str(report.outcome), report.reason)
+                self.ledger.ended(name or report.contract, address, str(report.outcome), report.reason)
             except Exception as err:  # the verification stands; the ledger says why it is stale
                 logger.warning("contract_verify: %s", err)
         return reports
@@ -403,12 +396,12 @@ class DeployQueue:
             for report in reports:
                 report.target_label = report.target_label or labels.get(target, "")
             by_target[target] += reports
-        if self.upgrade_events and self._ledger is not None and self._pool is not None:
+        if self.upgrade_events and self.ledger is not None and self._pool is not None:
             from ape_contract_verify.workflow.upgrades import follow
 
             try:  # after the deploys': a relink follows their link
                 followed = follow(
-                    self.upgrade_events, self.chain, self._ledger, targets.verifications, self.seen, self._pool.submit
+                    self.upgrade_events, self.chain, self.ledger, targets.verifications, self.seen, self._pool.submit
                 )
             except Exception as err:
                 logger.warning("contract_verify: could not follow the run's upgrades on %s: %s", self.network, err)
