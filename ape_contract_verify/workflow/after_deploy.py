@@ -88,19 +88,16 @@ class DeployHook:
     def record(self, address: str, contract_type: ContractType, txn_hash: str | None) -> None:
         """A deploy (or a declared blueprint) of this run: queued, or recorded in the ledger."""
         mode = deploy_mode()
-        if mode is None:
-            return
         provider = _active_provider()
-        if provider is None:  # a deploy needs a provider: not here
+        if mode is None or provider is None:  # a deploy needs a provider: not here
             return
-        if mode == "verify":
-            queue = self.queue_for(provider)
-            if queue.active:
-                from ape_contract_verify.derive.ape_gate import GATE
+        queue = self.queue_for(provider) if mode == "verify" else None
+        if queue is not None and queue.active:
+            from ape_contract_verify.derive.ape_gate import GATE
 
-                GATE.script_thread()  # a script's own thread may deploy from another thread
-                queue.add_deploy(address, contract_type, txn_hash)
-                return
+            GATE.script_thread()  # a script's own thread may deploy from another thread
+            queue.add_deploy(address, contract_type, txn_hash)
+            return
         # auto off, or verification could not start: the ledger lets `ape verify all` do it later
         from ape import project
 
@@ -142,9 +139,7 @@ class DeployHook:
             state = self.runs.pop(id(provider), None)
         if state is None:
             return
-        queue = state.queue
-        if queue is None and (state.start_block is not None or state.recorded_after is not None):
-            queue = self.without_queue(state)
+        queue = state.queue or self.without_queue(state)
         if queue is not None:
             from ape_contract_verify.derive.ape_gate import GATE
 
@@ -227,9 +222,9 @@ class DeployHook:
         from ape_contract_verify.workflow.deploy_queue import DeployQueue
         from ape_contract_verify.workflow.run_logs import run_children, scan_logs
 
-        mode = deploy_mode()
         begin = state.start_block if state.start_block is not None else state.recorded_after
-        if mode is None or begin is None:
+        mode = deploy_mode() if begin is not None else None
+        if begin is None or mode is None:
             return None
         provider, network = state.provider, state.network
         try:
