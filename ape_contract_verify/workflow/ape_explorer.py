@@ -16,7 +16,10 @@ from typing import TYPE_CHECKING
 
 from ape.api.explorers import ExplorerAPI
 
+from ape_contract_verify.exceptions import ContractNotVerified, ContractVerifyError
 from ape_contract_verify.logs import get_logger
+from ape_contract_verify.protocol.values import checksum
+from ape_contract_verify.workflow import after_deploy
 
 if TYPE_CHECKING:
     from ape.types import AddressType
@@ -96,7 +99,6 @@ class ContractVerifyExplorer(ExplorerAPI):
     def _targets(self) -> list[Target]:
         """This network's targets; a fork also reads from the network it forks (after its own)."""
         from ape_contract_verify.client.targets import resolve_targets
-        from ape_contract_verify.exceptions import ContractVerifyError
 
         ecosystem, network = self.network.ecosystem.name, self.network.name
         names = [network] + ([network.removesuffix("-fork")] if network.endswith("-fork") else [])
@@ -164,10 +166,8 @@ class ContractVerifyExplorer(ExplorerAPI):
 
     def get_contract_type(self, address: AddressType) -> ContractType | None:
         """The verified type at `address`; for a proxy Ape did not recognise, its implementation's."""
-        from ape_contract_verify.protocol.values import checksum
 
         address = checksum(str(address))
-        from ape_contract_verify.workflow import after_deploy
 
         after_deploy.verify_now(address)  # a deploy of this run the hook holds: verified first
         own = self._verified_type(address)
@@ -199,7 +199,6 @@ class ContractVerifyExplorer(ExplorerAPI):
     def _implementation(self, address: str) -> str | None:
         from ape_contract_verify.evm.chain import ApeProviderChain
         from ape_contract_verify.evm.proxies import detect_proxy
-        from ape_contract_verify.protocol.values import checksum
 
         if self.network_manager.active_provider is None:
             return None
@@ -212,7 +211,6 @@ class ContractVerifyExplorer(ExplorerAPI):
 
     def get_manifest(self, address: AddressType) -> PackageManifest | None:
         """The verified sources and compiler settings at `address`, as an ethpm PackageManifest."""
-        from ape_contract_verify.protocol.values import checksum
 
         record = self._first_verified(checksum(str(address)))
         return None if record is None else _record_manifest(record)
@@ -226,9 +224,6 @@ class ContractVerifyExplorer(ExplorerAPI):
         from ape import project
 
         from ape_contract_verify.evm.chain import ApeProviderChain
-        from ape_contract_verify.exceptions import ContractVerifyError
-        from ape_contract_verify.protocol.values import checksum
-        from ape_contract_verify.workflow import after_deploy
         from ape_contract_verify.workflow.report import summary_table
         from ape_contract_verify.workflow.run import Item, VerificationRun
         from ape_contract_verify.workflow.verification import Options
@@ -285,7 +280,6 @@ def _deployed_type(address: str) -> str | None:
 
 
 def _source_or_none(client: VerificationTarget, address: str) -> ExplorerRecord | None:
-    from ape_contract_verify.exceptions import ContractNotVerified
 
     try:
         record = client.contract_record(address)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, NamedTuple, cast
 
 from ape_contract_verify.logs import get_logger
+from ape_contract_verify.protocol.values import checksum
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI, ReceiptAPI, TransactionAPI
@@ -81,7 +82,6 @@ def run_children(
     transactions that could have created one, replayed by `reader` (an `evm.chain` reader of the
     provider: on a fork of its node, or in its in-process chain; one is made when none is given)."""
     from ape_contract_verify.evm.children import nonce_children, traced_children
-    from ape_contract_verify.protocol.values import checksum
 
     mine = {a.lower() for a in seen}
     found = created_since(
@@ -93,10 +93,7 @@ def run_children(
         traced = nonce_children(provider, deployed + scan.involved + found, start_block, made_in_run=deployed + found)
         if scan.creating:
             traced += _replayed(provider, reader, scan.creating, start_block)
-    for address in traced:
-        if address.lower() not in mine and address not in found:
-            found.append(address)
-    return found
+    return found + [a for a in dict.fromkeys(traced) if a.lower() not in mine and a not in found]
 
 
 def _replayed(
@@ -127,9 +124,7 @@ def _could_create(receipt: ReceiptAPI) -> bool:
     from ape_contract_verify.evm.children import MIN_CREATING_GAS
 
     try:
-        if int(receipt.status) != 1:
-            return False
-        return int(receipt.gas_used or MIN_CREATING_GAS) >= MIN_CREATING_GAS
+        return int(receipt.status) == 1 and int(receipt.gas_used or MIN_CREATING_GAS) >= MIN_CREATING_GAS
     except (TypeError, ValueError):
         return True
 
@@ -177,7 +172,6 @@ def _is_address(value: object) -> bool:
 
 def _distinct(addresses: list[object]) -> list[str]:
     """The nonzero addresses, checksummed, each once, in order."""
-    from ape_contract_verify.protocol.values import checksum
 
     return list(dict.fromkeys(checksum(str(a)) for a in addresses if _is_address(a)))
 
