@@ -14,15 +14,18 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import KW_ONLY, dataclass, field
 from typing import IO, TYPE_CHECKING
 
+from ape_contract_verify.derive.ape_gate import GATE
+from ape_contract_verify.derive.artifacts import short_name, type_reference
 from ape_contract_verify.logs import get_logger
+from ape_contract_verify.protocol.answers import Outcome
+from ape_contract_verify.workflow.report import Report, outcome_for, summary_table, tally
 from ape_contract_verify.workflow.run_logs import run_children, scan_logs
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future, ThreadPoolExecutor
-
     from ape.api import ProviderAPI
     from ethpm_types import ContractType
     from rich.live import Live
@@ -32,7 +35,6 @@ if TYPE_CHECKING:
     from ape_contract_verify.evm.wrappers import MemoizingChain
     from ape_contract_verify.json_types import JsonObject
     from ape_contract_verify.workflow.ledger import Ledger
-    from ape_contract_verify.workflow.report import Report
     from ape_contract_verify.workflow.verification import Verification
 
 logger = get_logger()
@@ -184,14 +186,12 @@ class DeployQueue:
             logger.error("contract_verify: verification after deploy on %s is off: %s", network, error or "no target")
             queue.active = False
             return queue
-        from ape_contract_verify.derive.ape_gate import GATE
 
         GATE.script_started()  # from now on plugin threads leave Ape's managers to the script
         queue._gated = True
         return queue
 
     def add_deploy(self, address: str, contract_type: ContractType, txn_hash: str | None) -> None:
-        from ape_contract_verify.derive.artifacts import type_reference
 
         self._queue_address(address, contract_type.name, txn_hash, type_reference(contract_type))
 
@@ -219,7 +219,6 @@ class DeployQueue:
         mine = [p for p in self.pending if p.address.lower() == address.lower()]
         if not mine or not self.active:
             return
-        from concurrent.futures import wait
 
         others, self.pending = [p for p in self.pending if p not in mine], mine
         self._start()
@@ -231,8 +230,6 @@ class DeployQueue:
     def _start(self) -> Targets:
         """Open the targets and the workers (once the script has left the network)."""
         if self._targets is None:
-            from concurrent.futures import ThreadPoolExecutor
-
             self._targets = self._open_targets()
             # Workers mostly wait (for the explorer's jobs and the rate limiter), so there are more
             # of them than cores; the limiters, not the pool, bound the load on the explorers.
@@ -241,7 +238,6 @@ class DeployQueue:
 
     def _dispatch(self) -> None:
         """Hand every pending deploy to the workers, each read first on this (the script's) thread."""
-        from ape_contract_verify.derive.artifacts import short_name
 
         targets, pool = self._targets, self._pool
         if targets is None or pool is None:
@@ -279,8 +275,6 @@ class DeployQueue:
     def _verify(
         self, verification: Verification, address: str, name: str | None, deployed_type: str | None = None
     ) -> list[Report]:
-        from ape_contract_verify.protocol.answers import Outcome
-        from ape_contract_verify.workflow.report import Report, outcome_for
 
         try:
             reports = verification.contract(address, deployed_type=deployed_type)
@@ -332,10 +326,6 @@ class DeployQueue:
         stop. (target, reports) per target. Each verification that ends says so as it ends (a live
         line on a terminal, a line each in a log), and a wait with none ending says what it waits
         for, so a CI log is never silent."""
-        from concurrent.futures import FIRST_COMPLETED, wait
-
-        from ape_contract_verify.protocol.answers import Outcome
-        from ape_contract_verify.workflow.report import Report
 
         if not self.active:
             return []
@@ -416,8 +406,6 @@ class DeployQueue:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
         if self._gated:
-            from ape_contract_verify.derive.ape_gate import GATE
-
             self._gated = False
             GATE.script_ended()
         if not callable(self._chain):
@@ -433,7 +421,6 @@ class DeployQueue:
 def network_table(groups: list[tuple[str, str, list[Report]]]) -> str:
     """The run's summary: one row per contract and target, with a network column once several
     networks are in it; one network is named above the table instead."""
-    from ape_contract_verify.workflow.report import summary_table
 
     reports = []
     for network, target, group in groups:
@@ -450,7 +437,6 @@ def run_advice(groups: list[tuple[str, str, list[Report]]], endings: Mapping[str
     """The summary's last lines, one per network: its rows counted and, when some did not verify,
     what can still be done. `endings[network]` says why the network's chain ends with the run
     (`local_explorers.ends_with_run`): there `ape verify all` has nothing to read afterwards."""
-    from ape_contract_verify.workflow.report import tally
 
     by_network: dict[str, list[Report]] = {}
     for network, _, reports in groups:
@@ -509,7 +495,6 @@ class Progress:
         self._live.update(Text(text, no_wrap=True, overflow="ellipsis"), refresh=True)
 
     def _counted(self) -> str:
-        from ape_contract_verify.workflow.report import tally
 
         return f"contract_verify: {self.count}/{self.total} verifications on {self.network} ended: {tally(self.done)}"
 
