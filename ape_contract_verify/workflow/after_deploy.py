@@ -223,8 +223,7 @@ class DeployHook:
         from ape_contract_verify.workflow.run_logs import run_children, scan_logs
 
         begin = state.start_block if state.start_block is not None else state.recorded_after
-        mode = deploy_mode() if begin is not None else None
-        if begin is None or mode is None:
+        if begin is None or (mode := deploy_mode()) is None:
             return None
         provider, network = state.provider, state.network
         try:
