@@ -14,22 +14,12 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, NoReturn
 
 from ape_contract_verify.client.http import reason_of, still_pending
-from ape_contract_verify.client.provider import (
-    ExplorerRecord,
-    Flavour,
-    Kind,
-    SubmissionReceipt,
-    VerificationTarget,
-)
+from ape_contract_verify.client.provider import ExplorerRecord, Flavour, Kind, SubmissionReceipt, VerificationTarget
 from ape_contract_verify.exceptions import AddressNotFound, ExplorerError
 from ape_contract_verify.explorer import contract_api
 from ape_contract_verify.json_types import JsonValue
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome, classify
-from ape_contract_verify.protocol.forms import (
-    validate_proxy_form,
-    validate_read_form,
-    validate_request,
-)
+from ape_contract_verify.protocol.forms import validate_proxy_form, validate_read_form, validate_request
 from ape_contract_verify.request import Receipt, VerificationRequest
 
 if TYPE_CHECKING:
