@@ -153,7 +153,7 @@ class DeployHook:
     def left_all(self, exception: BaseException | None) -> None:
         failed = self.print_summary()
         self.unhooked()
-        if failed and exception is None and _config().fail_on_error:
+        if failed and exception is None and plugin_config().fail_on_error:
             raise SystemExit(1)  # config asked that failed verifications fail the command
 
     def unhooked(self) -> None:
@@ -161,7 +161,7 @@ class DeployHook:
         if not PATCHES.problems:
             return
         try:
-            cfg = _config()
+            cfg = plugin_config()
             if not (cfg.auto and (cfg.auto == "always" or in_ape_run() or _script_picked())):
                 return
         except Exception:
@@ -185,7 +185,7 @@ class DeployHook:
             if state.queue is None:
                 from ape_contract_verify.workflow.deploy_queue import DeployQueue
 
-                state.queue = DeployQueue.open(provider, _config(), state.network, start_block=state.start_block)
+                state.queue = DeployQueue.open(provider, plugin_config(), state.network, start_block=state.start_block)
             return state.queue
 
     def current_queue(self) -> DeployQueue | None:
@@ -240,7 +240,7 @@ class DeployHook:
             # A run that only calls contracts: what factories made in it is verified like a deploy.
             if not made and not scanned.events:
                 return None
-            queue = DeployQueue.open(provider, _config(), network, start_block=begin)
+            queue = DeployQueue.open(provider, plugin_config(), network, start_block=begin)
             if queue.active:
                 queue.scanned = (made, scanned.events)
                 return queue
@@ -351,7 +351,7 @@ def _script_picked() -> bool:
 def deploy_mode() -> Mode | None:
     """For a deploy happening now: "verify" (record and verify), "record" (ledger only) or None.
     "record" where it would verify when a patch of Ape could not go in (`HOOK.unhooked` says why)."""
-    cfg = _config()
+    cfg = plugin_config()
     mode: Mode | None = None
     if cfg.auto == "always":
         mode = "verify"
@@ -389,7 +389,7 @@ def _block_before(provider: ProviderAPI) -> int:
         return 0
 
 
-def _config() -> ContractVerifyConfig:
+def plugin_config() -> ContractVerifyConfig:
     from ape import config
 
     from ape_contract_verify.config import ContractVerifyConfig

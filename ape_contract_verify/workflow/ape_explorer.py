@@ -57,13 +57,6 @@ def registrations(cfg: ContractVerifyConfig | None) -> Iterator[tuple[str, str]]
     yield from dict.fromkeys(pairs)
 
 
-def plugin_config() -> ContractVerifyConfig:
-    from ape.utils.basemodel import ManagerAccessMixin
-
-    config: ContractVerifyConfig = ManagerAccessMixin.config_manager.get_config("contract_verify")
-    return config
-
-
 class ContractVerifyExplorer(ExplorerAPI):
     """Reads from the first target that has a contract; publishes through `Verification`."""
 
@@ -83,7 +76,7 @@ class ContractVerifyExplorer(ExplorerAPI):
 
     @property
     def _cfg(self) -> ContractVerifyConfig:
-        return plugin_config()
+        return after_deploy.plugin_config()
 
     def _chain_id(self) -> int | None:
         """The connected chain's id, else the network's own (public networks know theirs), else None."""
