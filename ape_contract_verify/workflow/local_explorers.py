@@ -109,9 +109,7 @@ def store_path(provider: ProviderAPI) -> Path | None:
         logger.debug("contract_verify: no store for the local explorer: %s", err)
         return None
     genesis = genesis.removeprefix("0x")
-    if not genesis:
-        return None
-    return folder / f"explorer-{chain_id}-{genesis[:12]}.sqlite"
+    return folder / f"explorer-{chain_id}-{genesis[:12]}.sqlite" if genesis else None
 
 
 def _start(path: Path | None, chain_reader: ChainReader) -> EmbeddedExplorer:
