@@ -171,11 +171,8 @@ class ContractVerifyExplorer(ExplorerAPI):
             implementation = self.chain_manager.contracts.contract_types[target] or self._verified_type(target)
             return _without(own, implementation)
         implementation = self._implementation(address)
-        if implementation is not None:
-            found = self._verified_type(implementation)
-            if found is not None:
-                return _with_extras(found, own)
-        return own
+        found = self._verified_type(implementation) if implementation is not None else None
+        return own if found is None else _with_extras(found, own)
 
     def _verified_type(self, address: str) -> ContractType | None:
         record = self._first_verified(address)
@@ -230,8 +227,7 @@ class ContractVerifyExplorer(ExplorerAPI):
         targets = self._targets()
         if not targets:
             raise ContractVerifyError(
-                f"No explorer for {label}: set contract_verify.explorers.{self.network.ecosystem.name}."
-                f"{self.network.name}.url"
+                f"No explorer for {label}: set contract_verify.explorers.{label.replace(':', '.')}.url"
             )
         options = Options.from_config(cfg)
         # The targets side by side on one derivation, and the process's embedded explorer: the one
