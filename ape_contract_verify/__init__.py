@@ -74,7 +74,8 @@ def config_class() -> type[PluginConfig]:
 # `contract_verify.explorer: false` registers none and leaves the networks to the others.
 @plugins.register(ExplorerPlugin, trylast=True)
 def explorers() -> Iterator[tuple[str, str, type[ExplorerAPI]]]:
-    from ape_contract_verify.workflow.ape_explorer import ContractVerifyExplorer, plugin_config, registrations
+    from ape_contract_verify.workflow.after_deploy import plugin_config
+    from ape_contract_verify.workflow.ape_explorer import ContractVerifyExplorer, registrations
 
     try:
         cfg = plugin_config()

@@ -32,10 +32,11 @@ from ape_contract_verify.workflow.ape_patches import PATCHES
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
+    from ape.contracts import ContractInstance
     from ethpm_types import ContractType
 
     from ape_contract_verify.config import ContractVerifyConfig
-    from ape_contract_verify.workflow.deploy_queue import Deployed, DeployQueue
+    from ape_contract_verify.workflow.deploy_queue import DeployQueue
     from ape_contract_verify.workflow.ledger import Ledger
     from ape_contract_verify.workflow.report import Report
 
@@ -58,15 +59,6 @@ class RunState:
     recorded: set[str] = field(default_factory=set)  # auto off: the addresses recorded (lower case)
 
 
-@dataclass
-class Declared:
-    """A declared blueprint, shaped as the deployed instances the queue takes."""
-
-    address: str
-    contract_type: ContractType
-    txn_hash: str | None = None
-
-
 class DeployHook:
     """What the patches of Ape call (`ape_patches.DeployHooks`): one per process, each network's
     `RunState`, and the summary of the networks drained since the last one."""
@@ -80,53 +72,52 @@ class DeployHook:
 
     # -- the patches' calls
 
-    def deployed(self, instance: Deployed) -> None:
-        mode = deploy_mode()
-        if mode is None:
-            return
-        provider = _active_provider()
-        if provider is None:  # a deploy needs a provider: not here
-            return
-        if mode == "verify":
-            queue = self.queue_for(provider)
-            if queue.active:
-                from ape_contract_verify.derive.ape_gate import GATE
+    def deployed(self, instance: ContractInstance) -> None:
+        from ape_contract_verify.workflow.run_logs import hash_text
 
-                GATE.script_thread()  # a script's own thread may deploy from another thread
-                queue.add_instance(instance)
-                return
-        # auto off, or verification could not start: the ledger lets `ape verify all` do it later
-        from ape_contract_verify.derive.artifacts import type_reference
-
-        address = str(instance.address)
-        state = self.run_of(provider)
-        with self.lock:
-            if state.ledger is None:
-                from ape import project
-
-                from ape_contract_verify.workflow.ledger import Ledger
-
-                state.ledger = Ledger.for_chain(project, provider.chain_id)
-            ledger = state.ledger
-        from ape import project
-
-        from ape_contract_verify.derive.inputs import deployed_group_input
-
-        reference = type_reference(instance.contract_type)
-        # The input as Ape compiled it, before any recompile, for `ape verify all` to verify from.
-        kept = deployed_group_input(reference, project) if reference else None
-        ledger.recorded(instance.contract_type.name or address, address, state.network, reference, kept)
-        with self.lock:
-            if state.recorded_after is None:
-                state.recorded_after = _block_before(provider)
-            state.recorded.add(address.lower())
+        txn_hash = instance.txn_hash
+        self.record(str(instance.address), instance.contract_type, None if txn_hash is None else hash_text(txn_hash))
 
     def declared(self, address: object, contract_type: ContractType, txn_hash: object = None) -> None:
         try:
             if isinstance(address, str) and address.startswith("0x") and len(address) == 42:  # EIP-5202: an address
-                self.deployed(Declared(address, contract_type, None if txn_hash is None else str(txn_hash)))
+                self.record(address, contract_type, None if txn_hash is None else str(txn_hash))
         except Exception as err:  # a declare is never undone by verification
             logger.warning("contract_verify: could not queue the blueprint %s: %s", address, err)
+
+    def record(self, address: str, contract_type: ContractType, txn_hash: str | None) -> None:
+        """A deploy (or a declared blueprint) of this run: queued, or recorded in the ledger."""
+        mode = deploy_mode()
+        provider = _active_provider()
+        if mode is None or provider is None:  # a deploy needs a provider: not here
+            return
+        queue = self.queue_for(provider) if mode == "verify" else None
+        if queue is not None and queue.active:
+            from ape_contract_verify.derive.ape_gate import GATE
+
+            GATE.script_thread()  # a script's own thread may deploy from another thread
+            queue.add_deploy(address, contract_type, txn_hash)
+            return
+        # auto off, or verification could not start: the ledger lets `ape verify all` do it later
+        from ape import project
+
+        from ape_contract_verify.derive.artifacts import type_reference
+        from ape_contract_verify.derive.inputs import deployed_group_input
+        from ape_contract_verify.workflow.ledger import Ledger
+
+        state = self.run_of(provider)
+        with self.lock:
+            if state.ledger is None:
+                state.ledger = Ledger.for_chain(project, provider.chain_id)
+            ledger = state.ledger
+        reference = type_reference(contract_type)
+        # The input as Ape compiled it, before any recompile, for `ape verify all` to verify from.
+        kept = deployed_group_input(reference, project) if reference else None
+        ledger.recorded(contract_type.name or address, address, state.network, reference, kept)
+        with self.lock:
+            if state.recorded_after is None:
+                state.recorded_after = _block_before(provider)
+            state.recorded.add(address.lower())
 
     def verifies_here(self) -> bool:
         return self.current_queue() is not None
@@ -148,9 +139,7 @@ class DeployHook:
             state = self.runs.pop(id(provider), None)
         if state is None:
             return
-        queue = state.queue
-        if queue is None and (state.start_block is not None or state.recorded_after is not None):
-            queue = self.without_queue(state)
+        queue = state.queue or self.without_queue(state)
         if queue is not None:
             from ape_contract_verify.derive.ape_gate import GATE
 
@@ -164,7 +153,7 @@ class DeployHook:
     def left_all(self, exception: BaseException | None) -> None:
         failed = self.print_summary()
         self.unhooked()
-        if failed and exception is None and _config().fail_on_error:
+        if failed and exception is None and plugin_config().fail_on_error:
             raise SystemExit(1)  # config asked that failed verifications fail the command
 
     def unhooked(self) -> None:
@@ -172,7 +161,7 @@ class DeployHook:
         if not PATCHES.problems:
             return
         try:
-            cfg = _config()
+            cfg = plugin_config()
             if not (cfg.auto and (cfg.auto == "always" or in_ape_run() or _script_picked())):
                 return
         except Exception:
@@ -196,7 +185,7 @@ class DeployHook:
             if state.queue is None:
                 from ape_contract_verify.workflow.deploy_queue import DeployQueue
 
-                state.queue = DeployQueue.open(provider, _config(), state.network, start_block=state.start_block)
+                state.queue = DeployQueue.open(provider, plugin_config(), state.network, start_block=state.start_block)
             return state.queue
 
     def current_queue(self) -> DeployQueue | None:
@@ -207,26 +196,23 @@ class DeployHook:
         queue = self.queue_for(provider)
         return queue if queue.active else None
 
+    def holding(self, address: str) -> DeployQueue | None:
+        """The connected network's queue when it verifies a deploy of `address` (`publish=True`
+        then has nothing to add)."""
+        with self.lock:  # id(None) is no provider's
+            state = self.runs.get(id(_active_provider()))
+        queue = state.queue if state is not None else None
+        return queue if queue is not None and queue.active and address.lower() in queue.seen else None
+
     def verify_now(self, address: str) -> None:
         """The script asks about `address` (Ape's explorer): a deploy of it still waiting for the
         script to end is verified now, the script waiting for the plugin meanwhile."""
-        provider = _active_provider()
-        with self.lock:
-            state = self.runs.get(id(provider)) if provider is not None else None
-        queue = state.queue if state is not None else None
-        if queue is None or not queue.active or address.lower() not in queue.seen:
-            return
-        from ape_contract_verify.derive.ape_gate import GATE
+        queue = self.holding(address)
+        if queue is not None:
+            from ape_contract_verify.derive.ape_gate import GATE
 
-        with GATE.script_waits():
-            queue.verify_now(address)
-
-    def queued(self, address: str) -> bool:
-        provider = _active_provider()
-        with self.lock:
-            state = self.runs.get(id(provider)) if provider is not None else None
-        queue = state.queue if state is not None else None
-        return queue is not None and queue.active and address.lower() in queue.seen
+            with GATE.script_waits():
+                queue.verify_now(address)
 
     def without_queue(self, state: RunState) -> DeployQueue | None:
         """A network with no verification queue: auto on with no deploy (what the run's calls made
@@ -236,9 +222,8 @@ class DeployHook:
         from ape_contract_verify.workflow.deploy_queue import DeployQueue
         from ape_contract_verify.workflow.run_logs import run_children, scan_logs
 
-        mode = deploy_mode()
         begin = state.start_block if state.start_block is not None else state.recorded_after
-        if mode is None or begin is None:
+        if begin is None or (mode := deploy_mode()) is None:
             return None
         provider, network = state.provider, state.network
         try:
@@ -255,7 +240,7 @@ class DeployHook:
             # A run that only calls contracts: what factories made in it is verified like a deploy.
             if not made and not scanned.events:
                 return None
-            queue = DeployQueue.open(provider, _config(), network, start_block=begin)
+            queue = DeployQueue.open(provider, plugin_config(), network, start_block=begin)
             if queue.active:
                 queue.scanned = (made, scanned.events)
                 return queue
@@ -366,7 +351,7 @@ def _script_picked() -> bool:
 def deploy_mode() -> Mode | None:
     """For a deploy happening now: "verify" (record and verify), "record" (ledger only) or None.
     "record" where it would verify when a patch of Ape could not go in (`HOOK.unhooked` says why)."""
-    cfg = _config()
+    cfg = plugin_config()
     mode: Mode | None = None
     if cfg.auto == "always":
         mode = "verify"
@@ -389,35 +374,11 @@ def deploy_mode() -> Mode | None:
     return mode
 
 
-def on_deploy(instance: Deployed) -> None:
-    HOOK.deployed(instance)
-
-
-def current_queue() -> DeployQueue | None:
-    """The connected network's queue when deploys are verified now (created on first use)."""
-    return HOOK.current_queue()
-
-
-def queued(address: str) -> bool:
-    """Whether the deploy hook already verifies `address` on the connected network (`publish=True`
-    then has nothing to add)."""
-    return HOOK.queued(address)
-
-
-def verify_now(address: str) -> None:
-    """Verify now a deploy of `address` the hook holds until the script ends (the script asked
-    Ape's explorer about it)."""
-    HOOK.verify_now(address)
-
-
-def print_summary() -> list[Report]:
-    """One table of every network drained since the last summary; returns the failed reports."""
-    return HOOK.print_summary()
-
-
-def reset() -> None:
-    """Forget every network's state and summary (tests that run `ape run` in one process)."""
-    HOOK.reset()
+# What the rest of the plugin and the tests call.
+current_queue = HOOK.current_queue
+verify_now = HOOK.verify_now
+print_summary = HOOK.print_summary
+reset = HOOK.reset
 
 
 def _block_before(provider: ProviderAPI) -> int:
@@ -428,7 +389,7 @@ def _block_before(provider: ProviderAPI) -> int:
         return 0
 
 
-def _config() -> ContractVerifyConfig:
+def plugin_config() -> ContractVerifyConfig:
     from ape import config
 
     from ape_contract_verify.config import ContractVerifyConfig

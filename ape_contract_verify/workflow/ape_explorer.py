@@ -11,12 +11,15 @@ finds. It has no pages (no server): its links are empty.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ape.api.explorers import ExplorerAPI
 
+from ape_contract_verify.exceptions import ContractNotVerified, ContractVerifyError
 from ape_contract_verify.logs import get_logger
+from ape_contract_verify.protocol.values import checksum
+from ape_contract_verify.workflow import after_deploy
 
 if TYPE_CHECKING:
     from ape.types import AddressType
@@ -29,47 +32,29 @@ if TYPE_CHECKING:
 
 logger = get_logger()
 
-R = TypeVar("R")
-
 
 def registrations(cfg: ContractVerifyConfig | None) -> Iterator[tuple[str, str]]:
-    """(ecosystem, network) pairs this explorer serves: every chain with a known target (Etherscan
-    V2's chains; the public chains Ape's `evmchains` lists, which Sourcify and often a Blockscout
-    serve) and their forks, the local network of each of those ecosystems, and every network
-    configured under `explorers`."""
-    from ape_contract_verify.client.known import ETHERSCAN_V2_CHAINS
-
-    seen: set[tuple[str, str]] = set()
-    pairs: list[tuple[str, str]] = [("ethereum", "local")]
-    choices = [choice.split(":", 1) for choice in ETHERSCAN_V2_CHAINS.values()]
-    choices += [[ecosystem, network] for ecosystem, network in _public_networks()]
-    for ecosystem, network in choices:
-        pairs += [(ecosystem, network), (ecosystem, f"{network}-fork"), (ecosystem, "local")]
-    for ecosystem, networks in (cfg.explorers if cfg is not None else {}).items():
-        pairs += [(ecosystem, network) for network in networks]
-    for pair in pairs:
-        if pair not in seen:
-            seen.add(pair)
-            yield pair
-
-
-def _public_networks() -> list[tuple[str, str]]:
-    """(ecosystem, network) of every public chain evmchains lists (offline data)."""
+    """(ecosystem, network) pairs this explorer serves, each once: every chain with a known target
+    (Etherscan V2's chains; the public chains Ape's `evmchains` lists (offline data), which
+    Sourcify and often a Blockscout serve) and their forks, the local network of each of those
+    ecosystems, and every network configured under `explorers`."""
     from evmchains import PUBLIC_CHAIN_META
 
-    return [
-        (ecosystem, network)
+    from ape_contract_verify.client.known import ETHERSCAN_V2_CHAINS
+
+    pairs: list[tuple[str, str]] = [("ethereum", "local")]
+    choices = [choice.split(":", 1) for choice in ETHERSCAN_V2_CHAINS.values()]
+    choices += [
+        [ecosystem, network]
         for ecosystem, networks in PUBLIC_CHAIN_META.items()
         for network, meta in networks.items()
         if isinstance(meta, dict) and isinstance(meta.get("chainId"), int)
     ]
-
-
-def plugin_config() -> ContractVerifyConfig:
-    from ape.utils.basemodel import ManagerAccessMixin
-
-    config: ContractVerifyConfig = ManagerAccessMixin.config_manager.get_config("contract_verify")
-    return config
+    for ecosystem, network in choices:
+        pairs += [(ecosystem, network), (ecosystem, f"{network}-fork"), (ecosystem, "local")]
+    for ecosystem, networks in (cfg.explorers if cfg is not None else {}).items():
+        pairs += [(ecosystem, network) for network in networks]
+    yield from dict.fromkeys(pairs)
 
 
 class ContractVerifyExplorer(ExplorerAPI):
@@ -91,27 +76,22 @@ class ContractVerifyExplorer(ExplorerAPI):
 
     @property
     def _cfg(self) -> ContractVerifyConfig:
-        return plugin_config()
+        return after_deploy.plugin_config()
 
     def _chain_id(self) -> int | None:
         """The connected chain's id, else the network's own (public networks know theirs), else None."""
         provider = self.network_manager.active_provider
-        if provider is not None and provider.network is self.network:
-            try:
-                return int(self.chain_manager.chain_id)
-            except Exception:  # a provider not connected yet: names decide
-                return None
-        if self.network.is_local:
+        connected = provider is not None and provider.network is self.network
+        if not connected and self.network.is_local:
             return None
         try:
-            return int(self.network.chain_id)
-        except Exception:  # Ape knows no id without a provider: names decide
+            return int(self.chain_manager.chain_id if connected else self.network.chain_id)
+        except Exception:  # a provider not connected yet, or Ape knows no id without one: names decide
             return None
 
     def _targets(self) -> list[Target]:
         """This network's targets; a fork also reads from the network it forks (after its own)."""
         from ape_contract_verify.client.targets import resolve_targets
-        from ape_contract_verify.exceptions import ContractVerifyError
 
         ecosystem, network = self.network.ecosystem.name, self.network.name
         names = [network] + ([network.removesuffix("-fork")] if network.endswith("-fork") else [])
@@ -135,12 +115,13 @@ class ContractVerifyExplorer(ExplorerAPI):
         embedded = local_explorers.shared(self.provider, start=False)
         return None if embedded is None else local_client(embedded)
 
-    def _first_with(self, fn: Callable[[VerificationTarget], R | None]) -> R | None:
+    def _first_verified(self, address: str) -> ExplorerRecord | None:
+        """The verified record of `address` on the first target that has one."""
         for target in self._targets():
             try:
                 client = self._reader(target)
-                if client is not None and (result := fn(client)) is not None:
-                    return result
+                if client is not None and (record := _source_or_none(client, address)) is not None:
+                    return record
             except Exception as err:  # one line, then the next target: never a traceback in Ape
                 logger.warning("contract_verify: %s: %s", target.url or "local explorer", _one_line(err))
         return None
@@ -178,10 +159,8 @@ class ContractVerifyExplorer(ExplorerAPI):
 
     def get_contract_type(self, address: AddressType) -> ContractType | None:
         """The verified type at `address`; for a proxy Ape did not recognise, its implementation's."""
-        from ape_contract_verify.protocol.values import checksum
 
         address = checksum(str(address))
-        from ape_contract_verify.workflow import after_deploy
 
         after_deploy.verify_now(address)  # a deploy of this run the hook holds: verified first
         own = self._verified_type(address)
@@ -192,14 +171,12 @@ class ContractVerifyExplorer(ExplorerAPI):
             implementation = self.chain_manager.contracts.contract_types[target] or self._verified_type(target)
             return _without(own, implementation)
         implementation = self._implementation(address)
-        if implementation is not None:
-            found = self._verified_type(implementation)
-            if found is not None:
-                return _with_extras(found, own)
-        return own
+        found = self._verified_type(implementation) if implementation is not None else None
+        return own if found is None else _with_extras(found, own)
 
     def _verified_type(self, address: str) -> ContractType | None:
-        return self._first_with(lambda client: _record_type(_source_or_none(client, address)))
+        record = self._first_verified(address)
+        return None if record is None else _contract_type(record)
 
     def _ape_proxy_target(self, address: str) -> str | None:
         """The implementation Ape found behind `address` before asking the explorer, if any."""
@@ -212,7 +189,6 @@ class ContractVerifyExplorer(ExplorerAPI):
     def _implementation(self, address: str) -> str | None:
         from ape_contract_verify.evm.chain import ApeProviderChain
         from ape_contract_verify.evm.proxies import detect_proxy
-        from ape_contract_verify.protocol.values import checksum
 
         if self.network_manager.active_provider is None:
             return None
@@ -225,9 +201,9 @@ class ContractVerifyExplorer(ExplorerAPI):
 
     def get_manifest(self, address: AddressType) -> PackageManifest | None:
         """The verified sources and compiler settings at `address`, as an ethpm PackageManifest."""
-        from ape_contract_verify.protocol.values import checksum
 
-        return self._first_with(lambda client: _record_manifest(_source_or_none(client, checksum(str(address)))))
+        record = self._first_verified(checksum(str(address)))
+        return None if record is None else _record_manifest(record)
 
     def publish_contract(self, address: AddressType) -> list[Report]:
         """Verify `address` on every target of the network, as `ape verify contract ADDRESS` does,
@@ -238,15 +214,12 @@ class ContractVerifyExplorer(ExplorerAPI):
         from ape import project
 
         from ape_contract_verify.evm.chain import ApeProviderChain
-        from ape_contract_verify.exceptions import ContractVerifyError
-        from ape_contract_verify.protocol.values import checksum
-        from ape_contract_verify.workflow import after_deploy
         from ape_contract_verify.workflow.report import summary_table
         from ape_contract_verify.workflow.run import Item, VerificationRun
         from ape_contract_verify.workflow.verification import Options
 
         address = checksum(str(address))
-        if after_deploy.queued(address):
+        if after_deploy.HOOK.holding(address) is not None:
             logger.info("contract_verify: %s is verified by the deploy hook (contract_verify.auto)", address)
             return []
         cfg = self._cfg
@@ -254,8 +227,7 @@ class ContractVerifyExplorer(ExplorerAPI):
         targets = self._targets()
         if not targets:
             raise ContractVerifyError(
-                f"No explorer for {label}: set contract_verify.explorers.{self.network.ecosystem.name}."
-                f"{self.network.name}.url"
+                f"No explorer for {label}: set contract_verify.explorers.{label.replace(':', '.')}.url"
             )
         options = Options.from_config(cfg)
         # The targets side by side on one derivation, and the process's embedded explorer: the one
@@ -297,7 +269,6 @@ def _deployed_type(address: str) -> str | None:
 
 
 def _source_or_none(client: VerificationTarget, address: str) -> ExplorerRecord | None:
-    from ape_contract_verify.exceptions import ContractNotVerified
 
     try:
         record = client.contract_record(address)
@@ -318,10 +289,6 @@ def _names(record: ExplorerRecord) -> tuple[str, str]:
     return name, f"{name}{suffix}"
 
 
-def _record_type(record: ExplorerRecord | None) -> ContractType | None:
-    return _contract_type(record) if record is not None else None
-
-
 def _contract_type(record: ExplorerRecord) -> ContractType:
     from ethpm_types import ContractType
 
@@ -329,9 +296,7 @@ def _contract_type(record: ExplorerRecord) -> ContractType:
     return ContractType.model_validate({"contractName": name, "sourceId": source_id, "abi": record.abi})
 
 
-def _record_manifest(record: ExplorerRecord | None) -> PackageManifest | None:
-    if record is None:
-        return None
+def _record_manifest(record: ExplorerRecord) -> PackageManifest:
     from ethpm_types import Compiler, PackageManifest
     from ethpm_types.source import Source
 

@@ -25,6 +25,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from importlib.abc import MetaPathFinder
 from importlib.machinery import ModuleSpec
 from types import ModuleType
@@ -57,25 +58,20 @@ class DeployHooks(Protocol):
 
     def declared(self, address: object, contract_type: ContractType, txn_hash: object = None) -> None:
         """A blueprint declared at `address` (queued only when it is one: EIP-5202's id may not be)."""
-        ...
 
     def verifies_here(self) -> bool:
         """Whether deploys are verified now (then the hook, not Ape's `track`, records them)."""
-        ...
 
     def entered(self, provider: ProviderAPI) -> None: ...
 
     def left(self, provider: ProviderAPI) -> None:
         """The last context using `provider` is being left: its chain is still connected."""
-        ...
 
     def left_all(self, exception: BaseException | None) -> None:
         """The run's outermost network context was left (may raise SystemExit)."""
-        ...
 
     def unhooked(self) -> None:
         """Say, when it matters, that a patch could not go in (at exit when no context can)."""
-        ...
 
 
 # NamedTuples, not frozen dataclasses: this module loads on every `ape` command, and a dataclass
@@ -87,10 +83,6 @@ class Wrapped(NamedTuple):
     attribute: str
     parameters: tuple[str, ...]  # the first parameter names, as the wrapper passes them on
 
-    @property
-    def where(self) -> str:
-        return f"{self.owner}.{self.attribute}"
-
     def check(self, module: ModuleType) -> None:
         """Raise ApeChanged, naming what changed, unless `module` has it as the patch expects."""
         import inspect
@@ -98,17 +90,18 @@ class Wrapped(NamedTuple):
         owner = vars(module).get(self.owner)
         if not isinstance(owner, type):
             raise ApeChanged(f"{module.__name__} has no class {self.owner}")
+        where = f"{module.__name__}.{self.owner}.{self.attribute}"
         # getattr_static: the function as the class defines it (no descriptor runs).
         function = inspect.getattr_static(owner, self.attribute, None)
         if not callable(function):
-            raise ApeChanged(f"{module.__name__}.{self.where} is gone")
+            raise ApeChanged(f"{where} is gone")
         try:
             found = tuple(inspect.signature(function).parameters)
         except (TypeError, ValueError) as err:
-            raise ApeChanged(f"{module.__name__}.{self.where} has no signature to check ({err})") from None
+            raise ApeChanged(f"{where} has no signature to check ({err})") from None
         if found[: len(self.parameters)] != self.parameters:
             raise ApeChanged(
-                f"{module.__name__}.{self.where} takes ({', '.join(found)}), "
+                f"{where} takes ({', '.join(found)}), "
                 f"not ({', '.join(self.parameters)}, ...) as in eth-ape {CHECKED_AGAINST}"
             )
 
@@ -297,10 +290,7 @@ class ApePatches:
             return
         self.installed = True
         for patch in patches:
-            self.when_imported(patch.module, self.applier(patch, hooks))
-
-    def applier(self, patch: Patch, hooks: DeployHooks) -> Callable[[ModuleType], None]:
-        return lambda module: self.apply_patch(patch, module, hooks)
+            self.when_imported(patch.module, partial(self.apply_patch, patch, hooks=hooks))
 
     def apply_patch(self, patch: Patch, module: ModuleType, hooks: DeployHooks) -> None:
         """Check every attribute `patch` relies on, then wrap them; a change leaves `module` as it was."""
@@ -365,16 +355,9 @@ class AfterImport(MetaPathFinder):
             return None
         if not self.waiting and self in sys.meta_path:
             sys.meta_path.remove(self)
-        spec: ModuleSpec | None = None
-        for finder in sys.meta_path:
-            # getattr: a meta path entry is any object with find_spec (PathFinder is a class, not a
-            # MetaPathFinder instance; setuptools' editable finders neither).
-            find = getattr(finder, "find_spec", None)
-            if finder is self or find is None:
-                continue
-            spec = find(fullname, path, target)
-            if spec is not None:
-                break
+        import importlib.util
+
+        spec = importlib.util.find_spec(fullname)  # by the other finders: this one waits no more for it
         if spec is None:
             return None
         loader = spec.loader

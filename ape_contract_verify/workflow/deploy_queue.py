@@ -14,45 +14,31 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Protocol
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import KW_ONLY, dataclass, field
+from typing import IO, TYPE_CHECKING
 
+from ape_contract_verify.derive.ape_gate import GATE
+from ape_contract_verify.derive.artifacts import short_name, type_reference
 from ape_contract_verify.logs import get_logger
-from ape_contract_verify.workflow.run_logs import hash_text, run_children, scan_logs
+from ape_contract_verify.protocol.answers import Outcome
+from ape_contract_verify.workflow.report import Report, outcome_for, summary_table, tally
+from ape_contract_verify.workflow.run_logs import run_children, scan_logs
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future, ThreadPoolExecutor
-
     from ape.api import ProviderAPI
-    from ape.managers.project import ProjectManager
     from ethpm_types import ContractType
     from rich.live import Live
 
-    from ape_contract_verify.client.targets import Target
     from ape_contract_verify.config import ContractVerifyConfig
     from ape_contract_verify.evm.upgrades import UpgradeEvent
     from ape_contract_verify.evm.wrappers import MemoizingChain
     from ape_contract_verify.json_types import JsonObject
     from ape_contract_verify.workflow.ledger import Ledger
-    from ape_contract_verify.workflow.plan import Derivations
-    from ape_contract_verify.workflow.report import Report
     from ape_contract_verify.workflow.verification import Verification
 
 logger = get_logger()
 _lock = threading.Lock()
-
-
-class Deployed(Protocol):
-    """What the queue reads of a deploy: Ape's ContractInstance, or a declared blueprint."""
-
-    @property
-    def address(self) -> str: ...
-
-    @property
-    def contract_type(self) -> ContractType: ...
-
-    @property
-    def txn_hash(self) -> str | bytes | None: ...
 
 
 @dataclass
@@ -76,51 +62,44 @@ class Pending:
     deployed_type: str | None
 
 
+@dataclass(eq=False, repr=False)  # compared and shown as the object it is
 class DeployQueue:
     """Deployments on one network of one `ape run`, verified once the script has left it, on
     background workers, on each of the network's targets, under each explorer's limit.
 
     Built from its parts (`open` makes them from a provider and the config): the network's label,
-    its memoising chain reader, the ledger, `prepare` (the script-thread step of a deploy: the
-    compile input it was built from, or None) and `open_targets` (the targets, opened at the drain)."""
+    its memoising chain reader (or what makes it: the reader is needed only once the script has
+    ended), `open_targets` (the targets, opened at the drain), the ledger and `prepare` (the
+    script-thread step of a deploy: the compile input it was built from, or None)."""
 
-    def __init__(
-        self,
-        network: str,
-        chain: MemoizingChain | Callable[[], MemoizingChain],
-        open_targets: Callable[[], Targets],
-        *,
-        ledger: Ledger | None = None,
-        prepare: Callable[[str, str], JsonObject | None] | None = None,
-        provider: ProviderAPI | None = None,
-        timeout: float = 300.0,
-        workers: int = 16,
-        start_block: int = 0,
-    ):
-        self.network = network  # e.g. ethereum:local:foundry, for the summary
-        self._chain = chain  # or what makes it: the reader is needed only once the script has ended
-        self.provider = provider
-        self.timeout = timeout
-        self.workers = workers
-        self.start_block = start_block  # the run's first block, where its upgrades and children begin
-        self.active = True
-        self.seen: set[str] = set()
-        self.pending: list[Pending] = []  # deploys not yet handed to the workers
-        self.futures: list[tuple[str, Future[list[Report]]]] = []  # (target name, future)
-        self.upgrade_events: list[UpgradeEvent] = []  # the run's Upgraded/BeaconUpgraded/AdminChanged, in order
-        # (children, upgrade events) when the caller walked the run's logs already
-        self.scanned: tuple[list[str], list[UpgradeEvent]] | None = None
-        self.ends_with_run = ""  # why the chain ends with the run (local_explorers.ends_with_run), for the advice
-        self._open_targets = open_targets
-        self._ledger = ledger
-        self._prepare = prepare
-        self._targets: Targets | None = None
-        self._pool: ThreadPoolExecutor | None = None
-        self._draining = False  # the script has left the network: a new deploy goes to the workers at once
-        self._gated = False  # whether this queue told the gate that a script runs
-        self._done: dict[str, list[Report | None]] = {}  # address -> how each target done so far ended
-        # future -> (name, address), for the lines that say what ended or is awaited
-        self._what: dict[Future[list[Report]], tuple[str, str]] = {}
+    network: str  # e.g. ethereum:local:foundry, for the summary
+    _chain: MemoizingChain | Callable[[], MemoizingChain]
+    _open_targets: Callable[[], Targets]
+    _: KW_ONLY
+    ledger: Ledger | None = None
+    prepare: Callable[[str, str], JsonObject | None] | None = None
+    provider: ProviderAPI | None = None
+    timeout: float = 300.0
+    workers: int = 16
+    start_block: int = 0  # the run's first block, where its upgrades and children begin
+    active: bool = field(default=True, init=False)
+    seen: set[str] = field(default_factory=set, init=False)
+    pending: list[Pending] = field(default_factory=list, init=False)  # deploys not yet handed to the workers
+    futures: list[tuple[str, Future[list[Report]]]] = field(default_factory=list, init=False)  # (target, future)
+    # the run's Upgraded/BeaconUpgraded/AdminChanged, in order
+    upgrade_events: list[UpgradeEvent] = field(default_factory=list, init=False)
+    # (children, upgrade events) when the caller walked the run's logs already
+    scanned: tuple[list[str], list[UpgradeEvent]] | None = field(default=None, init=False)
+    ends_with_run: str = field(default="", init=False)  # why the chain ends with the run, for the advice
+    _targets: Targets | None = field(default=None, init=False)
+    _pool: ThreadPoolExecutor | None = field(default=None, init=False)
+    # the script has left the network: a new deploy goes to the workers at once
+    _draining: bool = field(default=False, init=False)
+    _gated: bool = field(default=False, init=False)  # whether this queue told the gate that a script runs
+    # address -> how each target done so far ended
+    _done: dict[str, list[Report | None]] = field(default_factory=dict, init=False)
+    # future -> (name, address), for the lines that say what ended or is awaited
+    _what: dict[Future[list[Report]], tuple[str, str]] = field(default_factory=dict, init=False)
 
     @property
     def chain(self) -> MemoizingChain:
@@ -157,7 +136,29 @@ class DeployQueue:
             targets, error = [], str(err)
 
         def open_targets() -> Targets:
-            return _open_targets(project, cfg, network, provider, queue.chain, derivations, targets, error)
+            """The network's targets opened on one run (the process's embedded explorer on a local
+            network, so `Contract(address)` and links later see what was verified there), sharing
+            the derivations the deploys prepared."""
+            from ape_contract_verify.workflow.run import VerificationRun
+            from ape_contract_verify.workflow.verification import Options
+
+            errors = [error] if error else []
+            options = Options.from_config(cfg, ask_first=False)  # deployed by this very run: no question first
+            run = VerificationRun(project, options, client_options={"max_retries": cfg.max_retries}, shared_local=True)
+            run.add_network(
+                network,
+                targets,
+                provider,
+                queue.chain,
+                on_error=lambda target, err: errors.append(f"{target.name}: {err}"),
+                derivations=derivations,
+            )
+            return Targets(
+                [(d.target.name, d.verification) for d in run.destinations],
+                {d.target.name: d.target.label for d in run.destinations},
+                "; ".join(errors),
+                lambda: run.__exit__(None, None, None),
+            )
 
         def prepare(address: str, deployed_type: str) -> JsonObject | None:
             """Ape's artifact of the deployed type and its compile input, as Ape built it."""
@@ -185,25 +186,14 @@ class DeployQueue:
             logger.error("contract_verify: verification after deploy on %s is off: %s", network, error or "no target")
             queue.active = False
             return queue
-        from ape_contract_verify.derive.ape_gate import GATE
 
         GATE.script_started()  # from now on plugin threads leave Ape's managers to the script
         queue._gated = True
         return queue
 
-    def bound_to(self, provider: ProviderAPI | None) -> bool:
-        return provider is not None and provider is self.provider
+    def add_deploy(self, address: str, contract_type: ContractType, txn_hash: str | None) -> None:
 
-    def add_instance(self, instance: Deployed) -> None:
-        from ape_contract_verify.derive.artifacts import type_reference
-
-        txn_hash = instance.txn_hash
-        self._queue_address(
-            str(instance.address),
-            instance.contract_type.name,
-            None if txn_hash is None else hash_text(txn_hash),
-            type_reference(instance.contract_type),
-        )
+        self._queue_address(address, contract_type.name, txn_hash, type_reference(contract_type))
 
     def _queue_address(
         self, address: str, name: str | None, txn_hash: str | None, deployed_type: str | None = None
@@ -216,9 +206,9 @@ class DeployQueue:
         if address.lower() in self.seen:
             return
         self.seen.add(address.lower())
-        group = self._prepare(address, deployed_type) if deployed_type and self._prepare is not None else None
-        if self._ledger is not None:
-            self._ledger.recorded(name or address, address, self.network, deployed_type, group)
+        group = self.prepare(address, deployed_type) if deployed_type and self.prepare is not None else None
+        if self.ledger is not None:
+            self.ledger.recorded(name or address, address, self.network, deployed_type, group)
         self.pending.append(Pending(address, name, txn_hash, deployed_type))
         if self._draining:  # the script has ended: the workers take it now
             self._dispatch()
@@ -229,7 +219,6 @@ class DeployQueue:
         mine = [p for p in self.pending if p.address.lower() == address.lower()]
         if not mine or not self.active:
             return
-        from concurrent.futures import wait
 
         others, self.pending = [p for p in self.pending if p not in mine], mine
         self._start()
@@ -241,8 +230,6 @@ class DeployQueue:
     def _start(self) -> Targets:
         """Open the targets and the workers (once the script has left the network)."""
         if self._targets is None:
-            from concurrent.futures import ThreadPoolExecutor
-
             self._targets = self._open_targets()
             # Workers mostly wait (for the explorer's jobs and the rate limiter), so there are more
             # of them than cores; the limiters, not the pool, bound the load on the explorers.
@@ -251,7 +238,6 @@ class DeployQueue:
 
     def _dispatch(self) -> None:
         """Hand every pending deploy to the workers, each read first on this (the script's) thread."""
-        from ape_contract_verify.derive.artifacts import short_name
 
         targets, pool = self._targets, self._pool
         if targets is None or pool is None:
@@ -289,20 +275,19 @@ class DeployQueue:
     def _verify(
         self, verification: Verification, address: str, name: str | None, deployed_type: str | None = None
     ) -> list[Report]:
-        from ape_contract_verify.protocol.answers import Outcome
-        from ape_contract_verify.workflow.report import Report, outcome_for
 
         try:
             reports = verification.contract(address, deployed_type=deployed_type)
         except Exception as err:  # reported, never raised into the script
             reports = [Report(name or address[:10], address, Outcome.ERROR, str(err))]
+        if self.ledger is None:
+            return reports
         try:  # a proxy: the implementation linked on this target, for following upgrades
             from ape_contract_verify.workflow.upgrades import record_links
 
-            if self._ledger is not None:
-                target = verification.target
-                urls = {verification.target_name: target.url if target is not None else None}
-                record_links(self._ledger, name or address, address, reports, urls)
+            target = verification.target
+            urls = {verification.target_name: target.url if target is not None else None}
+            record_links(self.ledger, name or address, address, reports, urls)
         except Exception as err:
             logger.warning("contract_verify: %s", err)
         # The ledger says how the address ended on every target: written once the last one ends.
@@ -310,14 +295,13 @@ class DeployQueue:
             done = self._done.setdefault(address.lower(), [])
             done.append(outcome_for(address, reports))
             last = self._targets is not None and len(done) == len(self._targets.verifications)
-        if last:
-            ended = [r for r in done if r is not None]
-            report = next((r for r in ended if not r.ok), None) or next(iter(ended), None)
-            if report is not None and self._ledger is not None:
-                try:
-                    self._ledger.ended(name or report.contract, address, str(report.outcome), report.reason)
-                except Exception as err:  # the verification stands; the ledger says why it is stale
-                    logger.warning("contract_verify: %s", err)
+        # The first that did not verify, else the first.
+        report = min((r for r in done if r is not None), key=lambda r: r.ok, default=None) if last else None
+        if report is not None:
+            try:
+                self.ledger.ended(name or report.contract, address, str(report.outcome), report.reason)
+            except Exception as err:  # the verification stands; the ledger says why it is stale
+                logger.warning("contract_verify: %s", err)
         return reports
 
     def add_factory_deployments(self, max_blocks: int = 5000) -> None:
@@ -342,10 +326,6 @@ class DeployQueue:
         stop. (target, reports) per target. Each verification that ends says so as it ends (a live
         line on a terminal, a line each in a log), and a wait with none ending says what it waits
         for, so a CI log is never silent."""
-        from concurrent.futures import FIRST_COMPLETED, wait
-
-        from ape_contract_verify.protocol.answers import Outcome
-        from ape_contract_verify.workflow.report import Report
 
         if not self.active:
             return []
@@ -384,39 +364,34 @@ class DeployQueue:
         while pending:
             remaining = deadline - time.monotonic()
             ended, _ = wait(pending, timeout=max(0.0, min(HEARTBEAT, remaining)), return_when=FIRST_COMPLETED)
-            if not ended:
-                if remaining <= 0:
-                    break
+            if not ended and remaining > 0:
                 progress.waiting([self._what.get(f, ("?", "?")) for f in sorted(pending, key=pending.__getitem__)])
                 continue
-            for future in sorted(ended, key=pending.__getitem__):
+            # Past the deadline, every future left: said, never waited for forever.
+            for future in sorted(ended or pending, key=pending.__getitem__):
                 index = pending.pop(future)
                 target = self.futures[index][0]
+                why = "" if future.done() else f"not finished within {self.timeout + 60:.0f} s"
                 try:
-                    results[index] = future.result()
+                    results[index] = [] if why else future.result()
                 except Exception as err:
+                    why = f"not finished: {err}"
+                if why:
                     name, address = self._what.get(future, ("?", "?"))
-                    results[index] = [Report(name, address, Outcome.ERROR, f"not finished: {err}", target=target)]
+                    results[index] = [Report(name, address, Outcome.ERROR, why, target=target)]
                 progress.ended(results[index], labels.get(target, target))
-        for future, index in pending.items():  # past the deadline: said, never waited for forever
-            name, address = self._what.get(future, ("?", "?"))
-            target = self.futures[index][0]
-            results[index] = [
-                Report(name, address, Outcome.ERROR, f"not finished within {self.timeout + 60:.0f} s", target=target)
-            ]
-            progress.ended(results[index], labels.get(target, target))
         progress.close()
         by_target: dict[str, list[Report]] = {name: [] for name, _ in targets.verifications}
         for (target, _), reports in zip(self.futures, results):
             for report in reports:
                 report.target_label = report.target_label or labels.get(target, "")
             by_target[target] += reports
-        if self.upgrade_events and self._ledger is not None and self._pool is not None:
+        if self.upgrade_events and self.ledger is not None and self._pool is not None:
             from ape_contract_verify.workflow.upgrades import follow
 
             try:  # after the deploys': a relink follows their link
                 followed = follow(
-                    self.upgrade_events, self.chain, self._ledger, targets.verifications, self.seen, self._pool.submit
+                    self.upgrade_events, self.chain, self.ledger, targets.verifications, self.seen, self._pool.submit
                 )
             except Exception as err:
                 logger.warning("contract_verify: could not follow the run's upgrades on %s: %s", self.network, err)
@@ -431,8 +406,6 @@ class DeployQueue:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
         if self._gated:
-            from ape_contract_verify.derive.ape_gate import GATE
-
             self._gated = False
             GATE.script_ended()
         if not callable(self._chain):
@@ -445,45 +418,9 @@ class DeployQueue:
                 logger.debug("contract_verify: stopping an explorer: %s", err)
 
 
-def _open_targets(
-    project: ProjectManager,
-    cfg: ContractVerifyConfig,
-    network: str,
-    provider: ProviderAPI,
-    chain: MemoizingChain,
-    derivations: Derivations,
-    targets: list[Target],
-    error: str,
-) -> Targets:
-    """The network's targets opened on one run (the process's embedded explorer on a local
-    network, so `Contract(address)` and links later see what was verified there), sharing the
-    derivations the deploys prepared."""
-    from ape_contract_verify.workflow.run import VerificationRun
-    from ape_contract_verify.workflow.verification import Options
-
-    errors = [error] if error else []
-    options = Options.from_config(cfg, ask_first=False)  # deployed by this very run: no question first
-    run = VerificationRun(project, options, client_options={"max_retries": cfg.max_retries}, shared_local=True)
-    run.add_network(
-        network,
-        targets,
-        provider,
-        chain,
-        on_error=lambda target, err: errors.append(f"{target.name}: {err}"),
-        derivations=derivations,
-    )
-    return Targets(
-        [(d.target.name, d.verification) for d in run.destinations],
-        {d.target.name: d.target.label for d in run.destinations},
-        "; ".join(errors),
-        lambda: run.__exit__(None, None, None),
-    )
-
-
 def network_table(groups: list[tuple[str, str, list[Report]]]) -> str:
     """The run's summary: one row per contract and target, with a network column once several
     networks are in it; one network is named above the table instead."""
-    from ape_contract_verify.workflow.report import summary_table
 
     reports = []
     for network, target, group in groups:
@@ -500,7 +437,6 @@ def run_advice(groups: list[tuple[str, str, list[Report]]], endings: Mapping[str
     """The summary's last lines, one per network: its rows counted and, when some did not verify,
     what can still be done. `endings[network]` says why the network's chain ends with the run
     (`local_explorers.ends_with_run`): there `ape verify all` has nothing to read afterwards."""
-    from ape_contract_verify.workflow.report import tally
 
     by_network: dict[str, list[Report]] = {}
     for network, _, reports in groups:
@@ -543,12 +479,9 @@ class Progress:
         self._live: Live | None = None
 
     def _print(self, text: str) -> None:
-        if self.tty:
-            self._update(text)
-        else:
+        if not self.tty:
             print(text, file=self.stream, flush=True)
-
-    def _update(self, text: str) -> None:
+            return
         # rich is imported here, not at the top: this module loads with the plugin on every command.
         from rich.console import Console
         from rich.live import Live
@@ -561,15 +494,15 @@ class Progress:
             self._live.start()
         self._live.update(Text(text, no_wrap=True, overflow="ellipsis"), refresh=True)
 
-    def ended(self, reports: list[Report], target: str) -> None:
-        from ape_contract_verify.workflow.report import tally
+    def _counted(self) -> str:
 
+        return f"contract_verify: {self.count}/{self.total} verifications on {self.network} ended: {tally(self.done)}"
+
+    def ended(self, reports: list[Report], target: str) -> None:
         self.count += 1
         self.done += reports
         if self.tty:
-            self._print(
-                f"contract_verify: {self.count}/{self.total} verifications on {self.network} ended: {tally(self.done)}"
-            )
+            self._print(self._counted())
             return
         what = "; ".join(f"{r.contract} {r.outcome}" for r in reports) or "nothing to report"
         address = next((r.address for r in reports), "")
@@ -586,12 +519,7 @@ class Progress:
         )
 
     def close(self) -> None:
-        from ape_contract_verify.workflow.report import tally
-
-        if self.tty:
-            if self._live is not None:
-                self._live.stop()  # the line stays, and the next output starts below it
-        elif self.total:
-            self._print(
-                f"contract_verify: {self.count}/{self.total} verifications on {self.network} ended: {tally(self.done)}"
-            )
+        if self._live is not None:
+            self._live.stop()  # the line stays, and the next output starts below it
+        elif not self.tty and self.total:
+            self._print(self._counted())

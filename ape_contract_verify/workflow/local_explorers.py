@@ -41,21 +41,17 @@ _running: dict[tuple[int, int | None, Path | None], tuple[ProviderAPI, EmbeddedE
 _atexit = False
 
 
-def _key(provider: ProviderAPI) -> tuple[int, int | None, Path | None]:
-    try:
-        chain_id = provider.chain_id
-    except Exception:  # not connected: one explorer per provider object still
-        return id(provider), None, None
-    return id(provider), chain_id, store_path(provider)
-
-
 def shared(
     provider: ProviderAPI, chain_reader: ChainReader | None = None, start: bool = True
 ) -> EmbeddedExplorer | None:
     """The running explorer for `provider`'s chain; started (on `chain_reader`, default the
     provider itself) when there is none and `start` is set, else None."""
     global _atexit
-    key = _key(provider)
+    key: tuple[int, int | None, Path | None]
+    try:
+        key = (id(provider), provider.chain_id, store_path(provider))
+    except Exception:  # not connected: one explorer per provider object still
+        key = (id(provider), None, None)
     with _lock:
         found = _running.get(key)
         if found is not None:
@@ -113,9 +109,7 @@ def store_path(provider: ProviderAPI) -> Path | None:
         logger.debug("contract_verify: no store for the local explorer: %s", err)
         return None
     genesis = genesis.removeprefix("0x")
-    if not genesis:
-        return None
-    return folder / f"explorer-{chain_id}-{genesis[:12]}.sqlite"
+    return folder / f"explorer-{chain_id}-{genesis[:12]}.sqlite" if genesis else None
 
 
 def _start(path: Path | None, chain_reader: ChainReader) -> EmbeddedExplorer:

@@ -14,22 +14,12 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, NoReturn
 
 from ape_contract_verify.client.http import reason_of, still_pending
-from ape_contract_verify.client.provider import (
-    ExplorerRecord,
-    Flavour,
-    Kind,
-    SubmissionReceipt,
-    VerificationTarget,
-)
+from ape_contract_verify.client.provider import ExplorerRecord, Flavour, Kind, SubmissionReceipt, VerificationTarget
 from ape_contract_verify.exceptions import AddressNotFound, ExplorerError
 from ape_contract_verify.explorer import contract_api
 from ape_contract_verify.json_types import JsonValue
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome, classify
-from ape_contract_verify.protocol.forms import (
-    validate_proxy_form,
-    validate_read_form,
-    validate_request,
-)
+from ape_contract_verify.protocol.forms import validate_proxy_form, validate_read_form, validate_request
 from ape_contract_verify.request import Receipt, VerificationRequest
 
 if TYPE_CHECKING:
@@ -80,12 +70,11 @@ class LocalTarget(VerificationTarget):
             if answer is not None:
                 return answer
             raise ExplorerError(f"{receipt.address}: the receipt has no GUID to poll")
-        action = "checkproxyverification" if receipt.proxy else "checkverifystatus"
         runner = self.explorer.runner
         deadline = time.monotonic() + timeout
         while True:
             seen = runner.jobs_ended
-            answer = self._check(action, receipt.guid)
+            answer = self.job_status(receipt.guid, receipt.proxy)
             if on_progress is not None:
                 on_progress(answer)
             if answer.outcome.is_final:

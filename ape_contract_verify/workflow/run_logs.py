@@ -13,6 +13,7 @@ from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, NamedTuple, cast
 
 from ape_contract_verify.logs import get_logger
+from ape_contract_verify.protocol.values import checksum
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI, ReceiptAPI, TransactionAPI
@@ -37,18 +38,13 @@ class RunScan(NamedTuple):
 def scan_logs(provider: ProviderAPI, start_block: int, seen: Collection[str] = (), max_blocks: int = 5000) -> RunScan:
     """One walk of the run's blocks (after `start_block`) and their receipts' logs."""
     from ape_contract_verify.evm.upgrades import decode_log
-    from ape_contract_verify.protocol.values import checksum
 
     latest = provider.get_block("latest").number or 0
-    first = max(start_block + 1, latest - max_blocks + 1)
-    scan = RunScan([], [], [], [], [])
     ours = _own_sender(provider)
-
-    def touched(address: object) -> None:
-        if address and int(str(address), 16) and checksum(str(address)) not in scan.involved:
-            scan.involved.append(checksum(str(address)))
-
-    for number in range(first, latest + 1):
+    scan = RunScan([], [], [], [], [])
+    named: list[object] = []  # the addresses the logs name, and raw creations
+    involved: list[object] = []
+    for number in range(max(start_block + 1, latest - max_blocks + 1), latest + 1):
         # Not `get_block(n).transactions`: that asks Ape's query manager, whose first use loads
         # every plugin's query engine (a second or more) for what the provider answers directly.
         for txn in provider.get_transactions_by_block(number):
@@ -57,20 +53,20 @@ def scan_logs(provider: ProviderAPI, start_block: int, seen: Collection[str] = (
             receipt = provider.get_receipt(txn.txn_hash)
             scan.transactions.append(hash_text(receipt.txn_hash))
             if _could_create(receipt):
-                scan.creating.append((number, hash_text(receipt.txn_hash)))
-            receiver = txn.receiver  # eth-tester gives a creation the zero address
-            touched(receiver)
-            made = receipt.contract_address if not receiver or not int(str(receiver), 16) else None
-            if made and str(made).lower() not in seen and checksum(str(made)) not in scan.candidates:
-                scan.candidates.append(checksum(str(made)))  # a raw creation transaction (a blueprint sent by hand)
+                scan.creating.append((number, scan.transactions[-1]))
+            if _is_address(txn.receiver):  # eth-tester gives a creation the zero address
+                involved.append(txn.receiver)
+            else:
+                named.append(receipt.contract_address)  # a raw creation transaction (a blueprint sent by hand)
             for log in receipt.logs or []:
                 event = decode_log(log, str(receipt.txn_hash))
                 if event is not None:
                     scan.events.append(event)
-                touched(_log_fields(log).get("address"))
-                for word in _address_words(log):
-                    if word.lower() not in seen and word not in scan.candidates:
-                        scan.candidates.append(word)
+                fields = log if isinstance(log, Mapping) else getattr(log, "__dict__", {})
+                involved.append(fields.get("address"))
+                named += _address_words(fields)
+    scan.candidates.extend(a for a in _distinct(named) if a.lower() not in seen)
+    scan.involved.extend(_distinct(involved))
     return scan
 
 
@@ -88,7 +84,6 @@ def run_children(
     transactions that could have created one, replayed by `reader` (an `evm.chain` reader of the
     provider: on a fork of its node, or in its in-process chain; one is made when none is given)."""
     from ape_contract_verify.evm.children import nonce_children, traced_children
-    from ape_contract_verify.protocol.values import checksum
 
     mine = {a.lower() for a in seen}
     found = created_since(
@@ -100,10 +95,7 @@ def run_children(
         traced = nonce_children(provider, deployed + scan.involved + found, start_block, made_in_run=deployed + found)
         if scan.creating:
             traced += _replayed(provider, reader, scan.creating, start_block)
-    for address in traced:
-        if address.lower() not in mine and address not in found:
-            found.append(address)
-    return found
+    return found + [a for a in dict.fromkeys(traced) if a.lower() not in mine and a not in found]
 
 
 def _replayed(
@@ -116,8 +108,7 @@ def _replayed(
     started = time.monotonic()
     try:
         # A queue's reader is a CreationFinder (JsonRpcChain, ApeProviderChain) or a wrapper passing its calls on.
-        finder = own if own is not None else cast("ReplaysCreations", reader)
-        found = replayed_children(finder, provider, creating, start_block)
+        found = replayed_children(own or cast("ReplaysCreations", reader), provider, creating, start_block)
     finally:
         if own is not None:
             own.close()  # its fork; a queue's reader keeps it for the children's creations
@@ -135,9 +126,7 @@ def _could_create(receipt: ReceiptAPI) -> bool:
     from ape_contract_verify.evm.children import MIN_CREATING_GAS
 
     try:
-        if int(receipt.status) != 1:
-            return False
-        return int(receipt.gas_used or MIN_CREATING_GAS) >= MIN_CREATING_GAS
+        return int(receipt.status) == 1 and int(receipt.gas_used or MIN_CREATING_GAS) >= MIN_CREATING_GAS
     except (TypeError, ValueError):
         return True
 
@@ -179,36 +168,28 @@ def created_since(provider: ProviderAPI, start_block: int, candidates: list[str]
     return found
 
 
-def _log_fields(log: object) -> Mapping[str, object]:
-    """A receipt's log as a mapping: Ape's are dicts; an object's attributes otherwise."""
-    if isinstance(log, Mapping):
-        return log
-    return vars(log) if hasattr(log, "__dict__") else {}
+def _is_address(value: object) -> bool:
+    return bool(value) and int(str(value), 16) != 0
 
 
-def _address_words(log: object) -> list[str]:
+def _distinct(addresses: list[object]) -> list[str]:
+    """The nonzero addresses, checksummed, each once, in order."""
+
+    return list(dict.fromkeys(checksum(str(a)) for a in addresses if _is_address(a)))
+
+
+def _address_words(log: Mapping[str, object]) -> list[object]:
     """Addresses a log mentions: in its indexed topics and its 32-byte data words."""
-    from ape_contract_verify.protocol.values import checksum
+    from ape_contract_verify.evm.proxies import address_in_word
 
-    words = []
-    raw = _log_fields(log)
-    topics = list(_items(raw.get("topics")))[1:]
-    data = raw.get("data") or b""
-    data = bytes.fromhex(data.removeprefix("0x")) if isinstance(data, str) else _bytes(data)
-    chunks = [_bytes(t) if not isinstance(t, str) else bytes.fromhex(t.removeprefix("0x")) for t in topics]
-    chunks += [bytes(data[i : i + 32]) for i in range(0, len(data) - len(data) % 32, 32)]
-    for chunk in chunks:
-        if len(chunk) == 32 and chunk[:12] == bytes(12) and chunk[12:] != bytes(20):
-            words.append(checksum("0x" + chunk[12:].hex()))
-    return words
-
-
-def _items(value: object) -> list[object]:
-    return list(value) if isinstance(value, (list, tuple)) else []
+    topics, data = log.get("topics"), _bytes(log.get("data"))
+    chunks = [_bytes(topic) for topic in (topics if isinstance(topics, (list, tuple)) else [])[1:]]
+    chunks += [data[i : i + 32] for i in range(0, len(data) - 31, 32)]
+    return [address_in_word(chunk) for chunk in chunks if len(chunk) == 32]
 
 
 def _bytes(value: object) -> bytes:
-    """A log's topic or data as bytes (HexBytes, bytes, or a sequence of ints)."""
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return bytes(value)
-    return bytes(value) if isinstance(value, (list, tuple)) else b""
+    """A log's topic or data as bytes (hex text, HexBytes, bytes, or a sequence of ints)."""
+    if isinstance(value, str):
+        return bytes.fromhex(value.removeprefix("0x"))
+    return bytes(value) if isinstance(value, (bytes, bytearray, memoryview, list, tuple)) else b""

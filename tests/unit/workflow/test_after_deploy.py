@@ -70,7 +70,7 @@ def test_deploy_mode_follows_auto_and_the_command(hook_state, monkeypatch, caplo
     from ape_run._cli import cli as run_cli
 
     def mode(auto, *commands):
-        monkeypatch.setattr(hook_state, "_config", lambda: types.SimpleNamespace(auto=auto))
+        monkeypatch.setattr(hook_state, "plugin_config", lambda: types.SimpleNamespace(auto=auto))
         if not commands:
             return hook_state.deploy_mode()
         with _contexts(*commands):
@@ -119,7 +119,7 @@ def test_wrappers_go_in_when_ape_imports_the_module_and_failures_are_said_once(
     # A module whose class Ape renamed: the reason is kept, and said once when auto mode wants it.
     PATCHES.apply("ape.managers._contractscache", lambda module: module.ContractCache, types.ModuleType("x"))
     assert PATCHES.problems and "AttributeError" in PATCHES.problems[0]
-    monkeypatch.setattr(hook_state, "_config", lambda: types.SimpleNamespace(auto=True))
+    monkeypatch.setattr(hook_state, "plugin_config", lambda: types.SimpleNamespace(auto=True))
     monkeypatch.setattr(hook_state, "in_ape_run", lambda: True)
     hook_state.HOOK.unhooked()
     hook_state.HOOK.unhooked()

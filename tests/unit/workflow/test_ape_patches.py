@@ -106,7 +106,7 @@ def test_when_ape_changes_the_module_is_left_alone_and_the_run_says_so(source, s
     # The hook: a deploy that would be verified is recorded instead, and the run says why, once.
     monkeypatch.setattr(after_deploy, "PATCHES", patches)
     monkeypatch.setattr(after_deploy.HOOK, "warned", set())
-    monkeypatch.setattr(after_deploy, "_config", lambda: types.SimpleNamespace(auto=True))
+    monkeypatch.setattr(after_deploy, "plugin_config", lambda: types.SimpleNamespace(auto=True))
     monkeypatch.setattr(after_deploy, "in_ape_run", lambda: True)
     assert after_deploy.deploy_mode() == "record"
     assert after_deploy.deploy_mode() == "record"
@@ -121,7 +121,7 @@ def test_with_auto_off_nothing_is_said(monkeypatch, caplog):
     patches = ApePatches(problems=["ape.managers._contractscache: ContractCache.cache_deployment is gone"])
     monkeypatch.setattr(after_deploy, "PATCHES", patches)
     monkeypatch.setattr(after_deploy.HOOK, "warned", set())
-    monkeypatch.setattr(after_deploy, "_config", lambda: types.SimpleNamespace(auto=False))
+    monkeypatch.setattr(after_deploy, "plugin_config", lambda: types.SimpleNamespace(auto=False))
     monkeypatch.setattr(after_deploy, "in_ape_run", lambda: True)
     assert after_deploy.deploy_mode() == "record"  # as with auto off on an Ape the patches fit
     after_deploy.HOOK.unhooked()
