@@ -35,8 +35,22 @@ if TYPE_CHECKING:
 CompilerJson: TypeAlias = dict[str, Any]
 # settings.libraries: addresses by source file, then by library name.
 Libraries: TypeAlias = dict[str, dict[str, str]]
+# A file's (mtime, size) by its name, or None when it cannot be read: a project state, for memos.
+Stamps: TypeAlias = tuple[tuple[str, tuple[int, int] | None], ...]
 # What closure_artifacts' memo is keyed by: project root, (compiler, version)s, sources' stamps.
-ClosureKey: TypeAlias = tuple[str, tuple[tuple[str, str], ...], tuple[tuple[str, int, int], ...]]
+ClosureKey: TypeAlias = tuple[str, tuple[tuple[str, str], ...], Stamps]
+
+# What derivation reads from the compiler; the manifest keeps none of it.
+OUTPUT_SELECTION = [
+    "abi",
+    "evm.bytecode.object",
+    "evm.bytecode.linkReferences",
+    "evm.deployedBytecode.object",
+    "evm.deployedBytecode.linkReferences",
+    "evm.deployedBytecode.immutableReferences",
+]
+# Manifest settings that are host-specific or only shape the output, never the code.
+DROP_SETTINGS = ("outputSelection", "search_paths", "libraries")
 
 
 class ArtifactNotFound(ContractVerifyError):
@@ -115,6 +129,25 @@ def input_for(inputs: Mapping[Any, CompilerJson], version: CompilerVersion) -> C
         except InvalidCompilerVersion:
             continue  # no solc version: no group of a compiler we run
     return None
+
+
+def stamp(path: str | Path) -> tuple[int, int] | None:
+    try:
+        stat = Path(path).stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+def manifest_input(chosen: CompilerJson, recorded: CompilerJson, project: ProjectManager) -> CompilerJson:
+    """ape-solidity's input `chosen` with the settings the manifest `recorded` (what was compiled:
+    ape-solidity's fresh settings only supply remappings), host-specific ones dropped, its sources
+    named and closed over their imports as the project's compile read them."""
+    settings = {k: v for k, v in {**chosen["settings"], **recorded}.items() if k not in DROP_SETTINGS}
+    settings["outputSelection"] = {"*": {"*": OUTPUT_SELECTION}}
+    sources = project_source_names(chosen["sources"], project)
+    close_over_imports(sources, settings.get("remappings") or [], Path(project.path))
+    return {"language": "Solidity", "sources": sources, "settings": settings}
 
 
 def project_source_names(sources: CompilerJson, project: ProjectManager) -> CompilerJson:
@@ -370,8 +403,6 @@ def _same_code(expected: bytes, actual: bytes) -> bool:
 
 # --- the import closure ---------------------------------------------------------------------------
 
-# What identifying needs from the compiler: the manifest's bytecode, for the closure's types.
-_CLOSURE_OUTPUTS = ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"]
 _CLOSURE_MEMO: dict[ClosureKey, list[Artifact]] = {}  # per run: (project, compilers, sources' stamps)
 
 
@@ -404,14 +435,11 @@ def _closure_key(project: ProjectManager) -> ClosureKey | None:
         return None
     if not compilers:
         return None
-    stamps = []
-    for source_id in sorted(manifest.sources or {}):
-        try:
-            stat = (root / source_id).stat()
-        except OSError:
-            continue
-        stamps.append((source_id, stat.st_mtime_ns, stat.st_size))
-    return str(root), compilers, tuple(stamps)
+    return (
+        str(root),
+        compilers,
+        tuple((source_id, stamp(root / source_id)) for source_id in sorted(manifest.sources or {})),
+    )
 
 
 def close_over_imports(sources: CompilerJson, remappings: list[str], root: Path) -> None:
@@ -451,8 +479,6 @@ def _search_closure(project: ProjectManager, cache: CompileCache | None) -> list
         inputs = ape_compilers.solidity.get_standard_input_json(paths, project=project)
     except Exception:  # no closure to search is "no match", which identify reports
         return []
-    for value in inputs.values():
-        value["sources"] = project_source_names(value["sources"], project)
     found: list[Artifact] = []
     for compiler in project.manifest.compilers or []:
         if compiler.name.lower() != "solidity" or not compiler.contractTypes:
@@ -465,17 +491,10 @@ def _search_closure(project: ProjectManager, cache: CompileCache | None) -> list
         if chosen is None or not recorded_version.commit:
             continue
         recorded = dict(compiler.settings or {})
-        settings = {k: v for k, v in chosen["settings"].items() if k not in ("outputSelection", "libraries")}
-        settings.update(
-            {k: v for k, v in recorded.items() if k not in ("outputSelection", "search_paths", "libraries")}
-        )
-        settings["outputSelection"] = {"*": {"*": _CLOSURE_OUTPUTS}}
-        close_over_imports(chosen["sources"], settings.get("remappings") or [], root)  # as the manifest remaps
-        version = recorded_version.long
         try:
             # The manifest's recorded input and settings: solc's standard JSON, as Ape wrote it.
-            sent = cast("CompilerInput", {"language": "Solidity", "sources": chosen["sources"], "settings": settings})
-            output = compile_input(version, sent, cache=cache)
+            sent = cast("CompilerInput", manifest_input(chosen, recorded, project))
+            output = compile_input(recorded_version.long, sent, cache=cache)
         except CompilerError:
             continue
         for source_id, contracts in sorted((output.get("contracts") or {}).items()):
