@@ -21,9 +21,7 @@ if TYPE_CHECKING:
     from ape.managers.project import ProjectManager
     from ethpm_types import ContractType
     from ethpm_types.contract_type import Bytecode
-    from ethpm_types.source import Compiler
 
-    from ape_contract_verify.engine.compiler_output import ContractOutput
     from ape_contract_verify.engine.compilers import CompileCache
     from ape_contract_verify.protocol.inputs import CompilerInput
 
@@ -201,16 +199,8 @@ def _artifacts_of(project: ProjectManager, dependency: str | None = None) -> Ite
             ct = types.get(name)
             if ct is None or not ct.source_id:
                 continue
-            yield Artifact(
-                name=name,
-                source_id=rename(ct.source_id) if rename else ct.source_id,
-                contract_type=ct,
-                project=project,
-                compiler_name=compiler.name,
-                compiler_version=compiler.version,
-                settings=settings,
-                dependency=dependency,
-            )
+            source_id = rename(ct.source_id) if rename else ct.source_id
+            yield Artifact(name, source_id, ct, project, compiler.name, compiler.version, settings, dependency)
 
 
 @GATE.guard  # reading a dependency's project may install it
@@ -465,6 +455,7 @@ def close_over_imports(sources: CompilerJson, remappings: list[str], root: Path)
 
 def _search_closure(project: ProjectManager, cache: CompileCache | None) -> list[Artifact]:
     from ape import compilers as ape_compilers
+    from ethpm_types import ContractType
 
     from ape_contract_verify.engine.compilers import compile_input, process_cache
     from ape_contract_verify.engine.versions import CompilerError
@@ -500,54 +491,29 @@ def _search_closure(project: ProjectManager, cache: CompileCache | None) -> list
         for source_id, contracts in sorted((output.get("contracts") or {}).items()):
             if source_id in own:
                 continue
+            # ape-solidity copies a dependency's files to `<contracts>/.cache/<name>/<version>/`.
+            parts = Path(source_id).parts
+            dependency = parts[parts.index(".cache") + 1] if ".cache" in parts[:-1] else None
             for name, compiled in sorted(contracts.items()):
-                artifact = _closure_artifact(project, compiler, recorded, source_id, name, compiled)
-                if artifact is not None:
-                    found.append(artifact)
+                evm = compiled.get("evm") or {}
+                runtime = (evm.get("deployedBytecode") or {}).get("object") or ""
+                if not runtime:  # an interface or an abstract contract: nothing can be deployed as it
+                    continue
+                contract_type = ContractType.model_validate(
+                    {
+                        "contractName": name,
+                        "sourceId": source_id,
+                        "abi": compiled.get("abi") or [],
+                        "deploymentBytecode": {"bytecode": "0x" + ((evm.get("bytecode") or {}).get("object") or "")},
+                        "runtimeBytecode": {"bytecode": "0x" + runtime},
+                    }
+                )
+                found.append(
+                    Artifact(
+                        name, source_id, contract_type, project, compiler.name, compiler.version, recorded, dependency
+                    )
+                )
     return found
-
-
-def _closure_artifact(
-    project: ProjectManager,
-    compiler: Compiler,
-    settings: CompilerJson,
-    source_id: str,
-    name: str,
-    compiled: ContractOutput,
-) -> Artifact | None:
-    from ethpm_types import ContractType
-
-    evm = compiled.get("evm") or {}
-    runtime = (evm.get("deployedBytecode") or {}).get("object") or ""
-    if not runtime:  # an interface or an abstract contract: nothing can be deployed as it
-        return None
-    contract_type = ContractType.model_validate(
-        {
-            "contractName": name,
-            "sourceId": source_id,
-            "abi": compiled.get("abi") or [],
-            "deploymentBytecode": {"bytecode": "0x" + ((evm.get("bytecode") or {}).get("object") or "")},
-            "runtimeBytecode": {"bytecode": "0x" + runtime},
-        }
-    )
-    return Artifact(
-        name=name,
-        source_id=source_id,
-        contract_type=contract_type,
-        project=project,
-        compiler_name=compiler.name,
-        compiler_version=compiler.version,
-        settings=settings,
-        dependency=_dependency_of(source_id),
-    )
-
-
-def _dependency_of(source_id: str) -> str | None:
-    """ape-solidity copies a dependency's files to `<contracts>/.cache/<name>/<version>/`."""
-    parts = Path(source_id).parts
-    if ".cache" in parts and parts.index(".cache") + 1 < len(parts):
-        return parts[parts.index(".cache") + 1]
-    return None
 
 
 def _in_push20(code: bytes, index: int) -> bool:

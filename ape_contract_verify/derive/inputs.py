@@ -94,10 +94,7 @@ def _solidity_inputs(
 
 
 def _inputs_by_version(
-    solidity: SolidityCompiler,
-    paths: list[Path],
-    project: ProjectManager,
-    versions: Callable[[], Mapping[Path, str]],
+    solidity: SolidityCompiler, paths: list[Path], project: ProjectManager, versions: Callable[[], Mapping[Path, str]]
 ) -> dict[Version, CompilerJson]:
     """ape-solidity's input for `paths` and their imports, each path compiled by the solc
     `versions()` names for it, handed over so as to skip ape-solidity's version selection. That

@@ -8,6 +8,7 @@ inside `engine/sandbox.py`'s bounds. A compile reads the submitted sources and n
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -58,20 +59,18 @@ VYPER_OUTPUTS = ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"]
 
 # --- Solidity ---------------------------------------------------------------------------------
 
-_printed_lock = threading.Lock()
-_printed: dict[tuple[str, float], CompilerVersion | None] = {}
-
 
 def _printed_version(command: list[str], language: Language) -> CompilerVersion | None:
     """The version `command --version` prints, cached per command and file mtime (a call costs
     ~0.5 s); None when it does not run or prints none."""
     try:
-        key = (" ".join(command), Path(command[0]).stat().st_mtime)
+        return _printed(tuple(command), Path(command[0]).stat().st_mtime, language)
     except OSError:
         return None
-    with _printed_lock:
-        if key in _printed:
-            return _printed[key]
+
+
+@functools.cache
+def _printed(command: tuple[str, ...], mtime: float, language: Language) -> CompilerVersion | None:
     try:
         proc = subprocess.run(
             [*command, "--version"],
@@ -81,12 +80,9 @@ def _printed_version(command: list[str], language: Language) -> CompilerVersion 
             stdin=subprocess.DEVNULL,
             preexec_fn=sandbox.preexec(sandbox.limits_for(60)),
         )
-        found = CompilerVersion.printed(proc.stdout, language) if proc.returncode == 0 else None
     except (OSError, subprocess.TimeoutExpired, sandbox.CompileLimitError):
-        found = None
-    with _printed_lock:
-        _printed[key] = found
-    return found
+        return None
+    return CompilerVersion.printed(proc.stdout, language) if proc.returncode == 0 else None
 
 
 def _executable_version(executable: Path) -> CompilerVersion:
@@ -186,11 +182,6 @@ _PROJECT_VYPER_DIR = Path(__file__).resolve().parents[2] / ".vyper"
 _CALLEE_ORDER_DRIVER = Path(__file__).resolve().with_name("vyper03_callee_order.py")
 
 
-def _vyper_dirs() -> list[Path]:
-    dirs = [Path(p) for p in os.environ.get(VYPER_DIR_ENV, "").split(os.pathsep) if p]
-    return dirs + [_PROJECT_VYPER_DIR]
-
-
 def _venv_vyper() -> tuple[list[str], list[str]]:
     """The venv's own `vyper` command (for --version) and its vyper-json command."""
     exe = shutil.which("vyper") or str(Path(sys.executable).with_name("vyper"))
@@ -208,7 +199,7 @@ def vyper_compilers() -> dict[str, list[str]]:
     own = _printed_version(venv_exe, "vyper")
     if own:
         found[own.number] = venv_json
-    for folder in _vyper_dirs():
+    for folder in [*(Path(p) for p in os.environ.get(VYPER_DIR_ENV, "").split(os.pathsep) if p), _PROJECT_VYPER_DIR]:
         if not folder.is_dir():
             continue
         for candidate in sorted(folder.iterdir()):
@@ -375,9 +366,7 @@ def single_file_input(
 
     Unset optimizer means off (Etherscan's form default); runs default to 200.
     """
-    settings: CompilerSettings = {
-        "optimizer": {"enabled": bool(optimizer), "runs": 200 if runs is None else int(runs)},
-    }
+    settings: CompilerSettings = {"optimizer": {"enabled": bool(optimizer), "runs": 200 if runs is None else int(runs)}}
     if evm_version and evm_version.lower() not in ("default", "compiler default"):
         settings["evmVersion"] = evm_version.lower()
     if via_ir:

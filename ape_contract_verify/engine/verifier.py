@@ -167,24 +167,19 @@ class Verifier:
         try:
             compiles = self.diagnose_compiles if diagnose_compiles is None else diagnose_compiles
             self._verify(request, result, args_from_creation, compiles)
-        except Failure as failure:
-            result.verified, result.match = False, None
-            result.failure, result.reason, result.offset = failure.kind, failure.reason, failure.offset
-            result.setting = failure.setting
+            return result
+        except Failure as failed:
+            failure = failed
         except ChainError as err:
-            result.verified, result.match = False, None
-            result.failure, result.reason = FailureKind.CHAIN, f"The chain could not be read: {err}"
-            result.setting = "chain"
+            failure = Failure(FailureKind.CHAIN, f"The chain could not be read: {err}")
+        result.verified, result.match, result.failure = False, None, failure.kind
+        result.reason, result.offset, result.setting = failure.reason, failure.offset, failure.setting
         return result
 
     # --- steps ----------------------------------------------------------------------------
 
     def _verify(
-        self,
-        request: VerificationRequest,
-        result: VerificationResult,
-        args_from_creation: bool,
-        compiles: int,
+        self, request: VerificationRequest, result: VerificationResult, args_from_creation: bool, compiles: int
     ) -> None:
         address = (request.address or "").strip()
         if not ADDRESS.match(address):
@@ -241,14 +236,14 @@ class Verifier:
             # getattr: the node readers and their wrappers say where they looked; `ChainReader` does not ask it
             attempts = getattr(self.chain, "creation_attempts", None)
             tried = ", ".join(attempts(address)) if callable(attempts) else ""
+            then = (
+                f"then tried {tried}"
+                if tried
+                else "and factory deployments need a node that offers traces (debug_/trace_) or a replay on a fork"
+            )
             raise Failure(
                 FailureKind.NO_CREATION,
-                f"Unable to find the transaction that created {address}: searched the recent blocks for a "
-                + (
-                    f"deployment, then tried {tried}"
-                    if tried
-                    else "deployment, and factory deployments need a node that offers traces (debug_/trace_) or a replay on a fork"
-                ),
+                f"Unable to find the transaction that created {address}: searched the recent blocks for a deployment, {then}",
             )
         if creation is not None:
             result.creation_tx, result.factory = creation.tx_hash, creation.factory
@@ -279,16 +274,7 @@ class Verifier:
             result.constructor_arguments = matched.constructor_arguments
             result.verified, result.match, result.blueprint = True, matched.match, True
             return
-        self._compare(
-            request,
-            prepared,
-            evm,
-            creation,
-            runtime_on_chain,
-            submitted_args,
-            result,
-            compiles,
-        )
+        self._compare(request, prepared, evm, creation, runtime_on_chain, submitted_args, result, compiles)
         if args_from_creation and creation is not None and (submitted_args or constructor_inputs(result.abi)):
             _check_encoding(submitted_args, result.abi, creation.tx_hash)  # after the code matched
 
@@ -313,8 +299,9 @@ class Verifier:
                 )
             name = request.bare_name
             file = f"{name}.sol"
-            if name not in _declared_names(file, request.source_code, "solidity"):
-                found = ", ".join(_declared_names(file, request.source_code, "solidity")) or "none"
+            declared = _declared_names(file, request.source_code, "solidity")
+            if name not in declared:
+                found = ", ".join(declared) or "none"
                 raise Failure(
                     FailureKind.CONTRACT_NAME,
                     UNABLE_TO_LOCATE_NAME.format(name=name) + f" The source declares: {found}",
@@ -505,8 +492,7 @@ def _clean_hex(value: str | None, parameter: str) -> str:
     text = re.sub(r"\s+", "", value or "")
     if not _HEX.match(text) or len(text.removeprefix("0x").removeprefix("0X")) % 2:
         raise Failure(
-            FailureKind.INVALID_INPUT,
-            f"{Texts.INVALID_CONSTRUCTOR_ARGUMENTS} ({parameter} must be ABI-encoded hex)",
+            FailureKind.INVALID_INPUT, f"{Texts.INVALID_CONSTRUCTOR_ARGUMENTS} ({parameter} must be ABI-encoded hex)"
         )
     return text.removeprefix("0x").removeprefix("0X").lower()
 
