@@ -315,12 +315,9 @@ def identify(
     if len(matches) == 1:
         return matches[0]
     if not matches:
-        hint = (
-            f" (not compiled, so not searched beyond what the project imports: {', '.join(uncompiled)}; "
-            "`ape compile --include-dependencies` compiles them)"
-            if uncompiled
-            else ""
-        )
+        hint = ""
+        if uncompiled:
+            hint = f" (not compiled, so not searched beyond what the project imports: {', '.join(uncompiled)}; `ape compile --include-dependencies` compiles them)"
         raise ArtifactNotFound(
             f"the code at {address} matches no contract type of the project or its dependencies{hint}; "
             "name the contract type: `ape verify contract NAME ADDRESS`"

@@ -225,11 +225,9 @@ def _settings_from_pragmas(settings: CompilerJson, content: str) -> None:
     from ape_contract_verify.engine import vyper_settings
 
     single: CompilerInput = {"sources": {"f": {"content": content}}, "settings": {}}
-    mode = vyper_settings.optimize_mode(single, "f")
     if vyper_settings.has_optimize_pragma(content):
-        settings["optimize"] = mode
-    evm = vyper_settings.evm_version(single)
-    if evm != "default":
+        settings["optimize"] = vyper_settings.optimize_mode(single, "f")
+    if (evm := vyper_settings.evm_version(single)) != "default":
         settings["evmVersion"] = evm
 
 

@@ -285,11 +285,9 @@ def _run_json(
         raise CompilerFailed(f"{what} could not be started: {err}") from err
     with sandbox.compile_slot():
         stdout, stderr, returncode = _run_bounded(command, json.dumps(input_json), timeout, what, cwd, limits, env)
-    cpu = sandbox.cpu_reason(returncode, limits)
-    if cpu:
+    if cpu := sandbox.cpu_reason(returncode, limits):
         raise CompilerFailed(f"{what} {cpu}")
-    out_of_memory = sandbox.memory_line(stderr) if returncode != 0 else None
-    if out_of_memory:
+    if returncode != 0 and (out_of_memory := sandbox.memory_line(stderr)):
         # Node's and Python's own words for it, then the bound that caused it.
         ended = (
             f"crashed (signal {-returncode})"
@@ -447,17 +445,14 @@ class CompileCache:
 
     def _load(self, key: str) -> CompilerOutput | None:
         with self._lock:
-            if key in self._memory:
-                return self._memory[key]
-        if self.directory:
-            path = self.directory / f"{key}.json"
-            try:
-                output: CompilerOutput = json.loads(path.read_text())
-            except (OSError, ValueError):
-                return None
-            self._remember(key, output)
-            return output
-        return None
+            if key in self._memory or not self.directory:
+                return self._memory.get(key)
+        try:
+            output: CompilerOutput = json.loads((self.directory / f"{key}.json").read_text())
+        except (OSError, ValueError):
+            return None
+        self._remember(key, output)
+        return output
 
     def _store(self, key: str, output: CompilerOutput) -> None:
         self._remember(key, output)
@@ -480,44 +475,35 @@ def compile_input(
     timeout: float = DEFAULT_TIMEOUT,
     cache: CompileCache | None = None,
 ) -> CompilerOutput:
-    """Compile with the right compiler for `input_json["language"]`, through `cache` if given."""
-    language = str(input_json.get("language", "Solidity")).lower()
-    run: Callable[[], CompilerOutput]
-    if language == "vyper":
-        # One seed where the code follows it, so a compile repeats and a seed search starts from it.
-        seed = hash_seed_facts.FIRST_SEED if hash_seed_facts.follows_hash_seed(compiler_version) else None
-        run = lambda: compile_vyper_json(compiler_version, input_json, timeout, hash_seed=seed)  # noqa: E731
-    elif language == "solidity":
-        run = lambda: compile_standard_json(compiler_version, input_json, timeout)  # noqa: E731
-    else:
-        raise CompilerFailed(f"language {input_json.get('language')!r} is not supported; use Solidity or Vyper")
-    wide = selection.widened(input_json) if language == "solidity" else None
-    if wide is not None:
-        narrowed, wide_input = run, wide
-        run = lambda: _widening(compiler_version, input_json, wide_input, narrowed, timeout)  # noqa: E731
-    if cache is None:
-        return run()
-    return cache.get_or_compile(compiler_version, input_json, run)
+    """Compile with the right compiler for `input_json["language"]`, through `cache` if given.
 
-
-def _widening(
-    compiler_version: str,
-    input_json: CompilerInput,
-    wide: CompilerInput,
-    narrowed: Callable[[], CompilerOutput],
-    timeout: float,
-) -> CompilerOutput:
-    """solc 0.7.1 crashes ("Compiled contract not found") on a contract whose base creates another
+    solc 0.7.1 crashes ("Compiled contract not found") on a contract whose base creates another
     when only it is selected; the user's build selected every contract and did not. So an internal
     error of a narrowed compile is retried wide, and its narrowed part returned (and so cached under
     the narrowed input: the next compile is a hit, not a crash)."""
-    try:
-        return narrowed()
-    except CompilerCrashed as crash:
+    language = str(input_json.get("language", "Solidity")).lower()
+    if language not in ("solidity", "vyper"):
+        raise CompilerFailed(f"language {input_json.get('language')!r} is not supported; use Solidity or Vyper")
+
+    def run() -> CompilerOutput:
+        if language == "vyper":
+            # One seed where the code follows it, so a compile repeats and a seed search starts from it.
+            seed = hash_seed_facts.FIRST_SEED if hash_seed_facts.follows_hash_seed(compiler_version) else None
+            return compile_vyper_json(compiler_version, input_json, timeout, hash_seed=seed)
         try:
-            output = compile_standard_json(compiler_version, wide, timeout)
-        except CompilerError as err:
-            raise CompilerFailed(f"{crash}; and with every contract selected, as a build selects them: {err}") from err
-        output = selection.narrowed(output, input_json, str(crash))
-        logger.warning("contract_verify: %s", output[selection.WIDENED])
-        return output
+            return compile_standard_json(compiler_version, input_json, timeout)
+        except CompilerCrashed as crash:
+            wide = selection.widened(input_json)
+            if wide is None:
+                raise
+            try:
+                output = compile_standard_json(compiler_version, wide, timeout)
+            except CompilerError as err:
+                raise CompilerFailed(
+                    f"{crash}; and with every contract selected, as a build selects them: {err}"
+                ) from err
+            output = selection.narrowed(output, input_json, str(crash))
+            logger.warning("contract_verify: %s", output[selection.WIDENED])
+            return output
+
+    return run() if cache is None else cache.get_or_compile(compiler_version, input_json, run)
