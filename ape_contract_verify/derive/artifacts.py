@@ -340,11 +340,7 @@ def _break_tie(matches: list[Artifact], runtime: bytes, creation: Callable[[], b
     creation_input = creation() if creation is not None else None
     if not creation_input:
         return matches
-    created = []
-    for artifact in matches:
-        expected = _code(artifact.contract_type.deployment_bytecode)
-        if _same_code(expected, bytes(creation_input)[: len(expected)]):
-            created.append(artifact)
+    created = [a for a in matches if _creates(a, bytes(creation_input))]
     return created or matches
 
 
@@ -353,23 +349,19 @@ def _code(code: Bytecode | None) -> bytes:
     return bytecode.to_bytes(text) if text and text != "0x" else b""  # link placeholders zeroed
 
 
-def _declared_as(artifact: Artifact, code: bytes) -> bool | None:
-    """For an ERC-5202 blueprint: whether its body starts with this type's creation code (None:
-    `code` is no blueprint). Arguments may follow the creation code."""
-    declared = blueprint.parse(code)
-    if declared is None:
-        return None
+def _creates(artifact: Artifact, code: bytes) -> bool:
+    """`code` starts with this type's creation code (arguments may follow it)."""
     expected = _code(artifact.contract_type.deployment_bytecode)
-    return bool(expected) and _same_code(expected, declared.body[: len(expected)])
+    return _same_code(expected, code[: len(expected)])
 
 
 def has_code_of(artifact: Artifact, runtime: bytes, full: bool = False) -> bool:
     """`runtime` is this type's code, metadata (unless `full`), immutables and link positions
     aside: a name that came with the address (Ape gives a proxy the type of its implementation)
     is checked by it."""
-    declared = _declared_as(artifact, runtime)
-    if declared is not None:
-        return declared
+    declared = blueprint.parse(runtime)
+    if declared is not None:  # an ERC-5202 blueprint: its body is the creation code
+        return _creates(artifact, declared.body)
     expected = _code(artifact.contract_type.runtime_bytecode)
     if artifact.is_vyper and len(runtime) > len(expected):
         runtime = runtime[: len(expected)]  # Vyper appends immutables after the runtime

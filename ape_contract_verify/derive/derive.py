@@ -86,11 +86,8 @@ def precheck(
     if not result.verified:
         raise PrecheckFailed(result.setting or "source", result.reason)
     if result.hash_seed is not None and notes is not None:
-        notes.append(f"{HASH_SEED_NOTE}{result.reason}")
+        notes.append(f"hash seed: {result.reason}")  # as the summary finds it
     return result.match or "full"
-
-
-HASH_SEED_NOTE = "hash seed: "
 
 
 # --- derivation --------------------------------------------------------------------------------
@@ -110,7 +107,7 @@ class Derivation:
 
 
 def _compile(
-    artifact: Artifact, input_json: CompilerJson, cache: CompileCache | None, warnings: list[str] | None = None
+    artifact: Artifact, input_json: CompilerJson, cache: CompileCache | None, warnings: list[str]
 ) -> CompilerJson:
     """The artifact's compiler output for `input_json`, asked for exactly as the engine asks for it
     (same version text, same output selection), so the pre-check's compile is a cache hit."""
@@ -123,7 +120,7 @@ def _compile(
         with_output_selection(cast("CompilerInput", input_json), artifact.source_id, artifact.name),
         cache=cache,
     )
-    if output.get(WIDENED) and warnings is not None and output[WIDENED] not in warnings:
+    if output.get(WIDENED) and output[WIDENED] not in warnings:
         warnings.append(output[WIDENED])  # the engine's narrowing crashed solc: say so in the report
     try:
         # Read on by key by the pre-check's callers, as the compiler's JSON.

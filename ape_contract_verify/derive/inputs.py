@@ -22,6 +22,7 @@ from ape_contract_verify.derive.artifacts import (
     CompilerJson,
     Libraries,
     Stamps,
+    find_artifact,
     input_for,
     manifest_input,
     stamp,
@@ -269,8 +270,6 @@ def deployed_group_input(reference: str, project: ProjectManager) -> CompilerJso
     """The compile group's input of the type Ape just deployed (`artifacts.type_reference`), for
     the ledger to keep: what Ape compiled it from, before any later recompile or edit. None for
     Vyper (its input is the contract's own) or when the manifests cannot say."""
-    from ape_contract_verify.derive.artifacts import find_artifact
-
     try:
         artifact = find_artifact(reference, project, compile=False)
         return None if artifact.is_vyper else _group_input(artifact)

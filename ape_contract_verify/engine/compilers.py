@@ -182,33 +182,26 @@ _PROJECT_VYPER_DIR = Path(__file__).resolve().parents[2] / ".vyper"
 _CALLEE_ORDER_DRIVER = Path(__file__).resolve().with_name("vyper03_callee_order.py")
 
 
-def _venv_vyper() -> tuple[list[str], list[str]]:
-    """The venv's own `vyper` command (for --version) and its vyper-json command."""
-    exe = shutil.which("vyper") or str(Path(sys.executable).with_name("vyper"))
-    json_exe = shutil.which("vyper-json") or str(Path(sys.executable).with_name("vyper-json"))
-    json_command = [json_exe] if Path(json_exe).exists() else [sys.executable, "-m", "vyper.cli.vyper_json"]
-    return ([exe] if Path(exe).exists() else [sys.executable, "-m", "vyper"]), json_command
-
-
 def vyper_compilers() -> dict[str, list[str]]:
     """Number -> the vyper-json command of every installed Vyper: the venv's, then the side venvs.
 
     A side venv counts only when its `vyper --version` agrees with its folder name."""
     found: dict[str, list[str]] = {}
-    venv_exe, venv_json = _venv_vyper()
-    own = _printed_version(venv_exe, "vyper")
-    if own:
-        found[own.number] = venv_json
+    # The venv's own `vyper` (for --version) and vyper-json, else its modules.
+    exe = shutil.which("vyper") or str(Path(sys.executable).with_name("vyper"))
+    json_exe = shutil.which("vyper-json") or str(Path(sys.executable).with_name("vyper-json"))
+    if own := _printed_version([exe] if Path(exe).exists() else [sys.executable, "-m", "vyper"], "vyper"):
+        found[own.number] = [json_exe] if Path(json_exe).exists() else [sys.executable, "-m", "vyper.cli.vyper_json"]
     for folder in [*(Path(p) for p in os.environ.get(VYPER_DIR_ENV, "").split(os.pathsep) if p), _PROJECT_VYPER_DIR]:
         if not folder.is_dir():
             continue
         for candidate in sorted(folder.iterdir()):
-            json_exe, exe = candidate / "bin" / "vyper-json", candidate / "bin" / "vyper"
-            if candidate.name in found or not json_exe.exists():
+            side_json = candidate / "bin" / "vyper-json"
+            if candidate.name in found or not side_json.exists():
                 continue
-            printed = _printed_version([str(exe)], "vyper")
+            printed = _printed_version([str(candidate / "bin" / "vyper")], "vyper")
             if printed is not None and printed.number == candidate.name:
-                found[candidate.name] = [str(json_exe)]
+                found[candidate.name] = [str(side_json)]
     return found
 
 

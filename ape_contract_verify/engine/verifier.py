@@ -50,14 +50,13 @@ from ape_contract_verify.protocol import inputs as protocol_inputs
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.protocol.forms import compiler_language
 from ape_contract_verify.protocol.inputs import CompilerInput, CompilerSettings, SourceUnit
-from ape_contract_verify.protocol.values import ADDRESS
+from ape_contract_verify.protocol.values import ADDRESS, HEX, strip_0x
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 
 logger = get_logger()
 
 __all__ = ["FailureKind", "VerificationResult", "Verifier", "parse_json_input"]
 
-_HEX = re.compile(r"^(0[xX])?[0-9a-fA-F]*\Z")
 _DECLARATION = re.compile(r"\b(?:abstract\s+contract|contract|library|interface)\s+([A-Za-z_$][\w$]*)")
 UNABLE_TO_LOCATE_NAME = "Unable to locate ContractName {name}, did you specify the correct Contract Name ?"
 
@@ -481,12 +480,12 @@ def _compiler_reason(err: CompilerError, language: str) -> str:
 
 
 def _clean_hex(value: str | None, parameter: str) -> str:
-    text = re.sub(r"\s+", "", value or "")
-    if not _HEX.match(text) or len(text.removeprefix("0x").removeprefix("0X")) % 2:
+    text = strip_0x(re.sub(r"\s+", "", value or ""))
+    if not HEX.match(text) or len(text) % 2:
         raise Failure(
             FailureKind.INVALID_INPUT, f"{Texts.INVALID_CONSTRUCTOR_ARGUMENTS} ({parameter} must be ABI-encoded hex)"
         )
-    return text.removeprefix("0x").removeprefix("0X").lower()
+    return text.lower()
 
 
 def parse_json_input(text: str, code_format: str = CodeFormat.STANDARD_JSON.value) -> CompilerInput:
