@@ -280,24 +280,21 @@ def _run_json(
         stdout, stderr, returncode = _run_bounded(command, json.dumps(input_json), timeout, what, cwd, limits, env)
     if cpu := sandbox.cpu_reason(returncode, limits):
         raise CompilerFailed(f"{what} {cpu}")
+    ended = (
+        f"crashed (signal {-returncode})" if returncode < 0 else f"failed (exit code {returncode}) without JSON output"
+    )
     if returncode != 0 and (out_of_memory := sandbox.memory_line(stderr)):
         # Node's and Python's own words for it, then the bound that caused it.
-        ended = (
-            f"crashed (signal {-returncode})"
-            if returncode < 0
-            else f"failed (exit code {returncode}) without JSON output"
-        )
         raise CompilerFailed(f"{what} {ended}: {out_of_memory}; {sandbox.memory_hint(limits)}")
     if returncode < 0:
-        raise CompilerFailed(f"{what} crashed (signal {-returncode}): {stderr.strip()[-300:]}")
+        raise CompilerFailed(f"{what} {ended}: {stderr.strip()[-300:]}")
     start = stdout.find("{")
     try:
         output: CompilerOutput | None = json.loads(stdout[start:]) if start >= 0 else None
     except json.JSONDecodeError:
         output = None
     if not isinstance(output, dict):
-        detail = (stderr.strip() or stdout.strip())[-300:]
-        raise CompilerFailed(f"{what} failed (exit code {returncode}) without JSON output: {detail}")
+        raise CompilerFailed(f"{what} {ended}: {(stderr.strip() or stdout.strip())[-300:]}")
     return output
 
 
