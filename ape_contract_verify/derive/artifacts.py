@@ -21,9 +21,7 @@ if TYPE_CHECKING:
     from ape.managers.project import ProjectManager
     from ethpm_types import ContractType
     from ethpm_types.contract_type import Bytecode
-    from ethpm_types.source import Compiler
 
-    from ape_contract_verify.engine.compiler_output import ContractOutput
     from ape_contract_verify.engine.compilers import CompileCache
     from ape_contract_verify.protocol.inputs import CompilerInput
 
@@ -35,8 +33,22 @@ if TYPE_CHECKING:
 CompilerJson: TypeAlias = dict[str, Any]
 # settings.libraries: addresses by source file, then by library name.
 Libraries: TypeAlias = dict[str, dict[str, str]]
+# A file's (mtime, size) by its name, or None when it cannot be read: a project state, for memos.
+Stamps: TypeAlias = tuple[tuple[str, tuple[int, int] | None], ...]
 # What closure_artifacts' memo is keyed by: project root, (compiler, version)s, sources' stamps.
-ClosureKey: TypeAlias = tuple[str, tuple[tuple[str, str], ...], tuple[tuple[str, int, int], ...]]
+ClosureKey: TypeAlias = tuple[str, tuple[tuple[str, str], ...], Stamps]
+
+# What derivation reads from the compiler; the manifest keeps none of it.
+OUTPUT_SELECTION = [
+    "abi",
+    "evm.bytecode.object",
+    "evm.bytecode.linkReferences",
+    "evm.deployedBytecode.object",
+    "evm.deployedBytecode.linkReferences",
+    "evm.deployedBytecode.immutableReferences",
+]
+# Manifest settings that are host-specific or only shape the output, never the code.
+DROP_SETTINGS = ("outputSelection", "search_paths", "libraries")
 
 
 class ArtifactNotFound(ContractVerifyError):
@@ -117,6 +129,25 @@ def input_for(inputs: Mapping[Any, CompilerJson], version: CompilerVersion) -> C
     return None
 
 
+def stamp(path: str | Path) -> tuple[int, int] | None:
+    try:
+        stat = Path(path).stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+def manifest_input(chosen: CompilerJson, recorded: CompilerJson, project: ProjectManager) -> CompilerJson:
+    """ape-solidity's input `chosen` with the settings the manifest `recorded` (what was compiled:
+    ape-solidity's fresh settings only supply remappings), host-specific ones dropped, its sources
+    named and closed over their imports as the project's compile read them."""
+    settings = {k: v for k, v in {**chosen["settings"], **recorded}.items() if k not in DROP_SETTINGS}
+    settings["outputSelection"] = {"*": {"*": OUTPUT_SELECTION}}
+    sources = project_source_names(chosen["sources"], project)
+    close_over_imports(sources, settings.get("remappings") or [], Path(project.path))
+    return {"language": "Solidity", "sources": sources, "settings": settings}
+
+
 def project_source_names(sources: CompilerJson, project: ProjectManager) -> CompilerJson:
     """`sources` keyed as the project's compile named them. When the contracts folder is a link
     (to an npm package's sources, say), ape-solidity names the files a contract imports by the
@@ -168,16 +199,8 @@ def _artifacts_of(project: ProjectManager, dependency: str | None = None) -> Ite
             ct = types.get(name)
             if ct is None or not ct.source_id:
                 continue
-            yield Artifact(
-                name=name,
-                source_id=rename(ct.source_id) if rename else ct.source_id,
-                contract_type=ct,
-                project=project,
-                compiler_name=compiler.name,
-                compiler_version=compiler.version,
-                settings=settings,
-                dependency=dependency,
-            )
+            source_id = rename(ct.source_id) if rename else ct.source_id
+            yield Artifact(name, source_id, ct, project, compiler.name, compiler.version, settings, dependency)
 
 
 @GATE.guard  # reading a dependency's project may install it
@@ -292,12 +315,9 @@ def identify(
     if len(matches) == 1:
         return matches[0]
     if not matches:
-        hint = (
-            f" (not compiled, so not searched beyond what the project imports: {', '.join(uncompiled)}; "
-            "`ape compile --include-dependencies` compiles them)"
-            if uncompiled
-            else ""
-        )
+        hint = ""
+        if uncompiled:
+            hint = f" (not compiled, so not searched beyond what the project imports: {', '.join(uncompiled)}; `ape compile --include-dependencies` compiles them)"
         raise ArtifactNotFound(
             f"the code at {address} matches no contract type of the project or its dependencies{hint}; "
             "name the contract type: `ape verify contract NAME ADDRESS`"
@@ -320,11 +340,7 @@ def _break_tie(matches: list[Artifact], runtime: bytes, creation: Callable[[], b
     creation_input = creation() if creation is not None else None
     if not creation_input:
         return matches
-    created = []
-    for artifact in matches:
-        expected = _code(artifact.contract_type.deployment_bytecode)
-        if _same_code(expected, bytes(creation_input)[: len(expected)]):
-            created.append(artifact)
+    created = [a for a in matches if _creates(a, bytes(creation_input))]
     return created or matches
 
 
@@ -333,23 +349,19 @@ def _code(code: Bytecode | None) -> bytes:
     return bytecode.to_bytes(text) if text and text != "0x" else b""  # link placeholders zeroed
 
 
-def _declared_as(artifact: Artifact, code: bytes) -> bool | None:
-    """For an ERC-5202 blueprint: whether its body starts with this type's creation code (None:
-    `code` is no blueprint). Arguments may follow the creation code."""
-    declared = blueprint.parse(code)
-    if declared is None:
-        return None
+def _creates(artifact: Artifact, code: bytes) -> bool:
+    """`code` starts with this type's creation code (arguments may follow it)."""
     expected = _code(artifact.contract_type.deployment_bytecode)
-    return bool(expected) and _same_code(expected, declared.body[: len(expected)])
+    return _same_code(expected, code[: len(expected)])
 
 
 def has_code_of(artifact: Artifact, runtime: bytes, full: bool = False) -> bool:
     """`runtime` is this type's code, metadata (unless `full`), immutables and link positions
     aside: a name that came with the address (Ape gives a proxy the type of its implementation)
     is checked by it."""
-    declared = _declared_as(artifact, runtime)
-    if declared is not None:
-        return declared
+    declared = blueprint.parse(runtime)
+    if declared is not None:  # an ERC-5202 blueprint: its body is the creation code
+        return _creates(artifact, declared.body)
     expected = _code(artifact.contract_type.runtime_bytecode)
     if artifact.is_vyper and len(runtime) > len(expected):
         runtime = runtime[: len(expected)]  # Vyper appends immutables after the runtime
@@ -370,8 +382,6 @@ def _same_code(expected: bytes, actual: bytes) -> bool:
 
 # --- the import closure ---------------------------------------------------------------------------
 
-# What identifying needs from the compiler: the manifest's bytecode, for the closure's types.
-_CLOSURE_OUTPUTS = ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"]
 _CLOSURE_MEMO: dict[ClosureKey, list[Artifact]] = {}  # per run: (project, compilers, sources' stamps)
 
 
@@ -404,14 +414,11 @@ def _closure_key(project: ProjectManager) -> ClosureKey | None:
         return None
     if not compilers:
         return None
-    stamps = []
-    for source_id in sorted(manifest.sources or {}):
-        try:
-            stat = (root / source_id).stat()
-        except OSError:
-            continue
-        stamps.append((source_id, stat.st_mtime_ns, stat.st_size))
-    return str(root), compilers, tuple(stamps)
+    return (
+        str(root),
+        compilers,
+        tuple((source_id, stamp(root / source_id)) for source_id in sorted(manifest.sources or {})),
+    )
 
 
 def close_over_imports(sources: CompilerJson, remappings: list[str], root: Path) -> None:
@@ -437,6 +444,7 @@ def close_over_imports(sources: CompilerJson, remappings: list[str], root: Path)
 
 def _search_closure(project: ProjectManager, cache: CompileCache | None) -> list[Artifact]:
     from ape import compilers as ape_compilers
+    from ethpm_types import ContractType
 
     from ape_contract_verify.engine.compilers import compile_input, process_cache
     from ape_contract_verify.engine.versions import CompilerError
@@ -451,8 +459,6 @@ def _search_closure(project: ProjectManager, cache: CompileCache | None) -> list
         inputs = ape_compilers.solidity.get_standard_input_json(paths, project=project)
     except Exception:  # no closure to search is "no match", which identify reports
         return []
-    for value in inputs.values():
-        value["sources"] = project_source_names(value["sources"], project)
     found: list[Artifact] = []
     for compiler in project.manifest.compilers or []:
         if compiler.name.lower() != "solidity" or not compiler.contractTypes:
@@ -465,70 +471,38 @@ def _search_closure(project: ProjectManager, cache: CompileCache | None) -> list
         if chosen is None or not recorded_version.commit:
             continue
         recorded = dict(compiler.settings or {})
-        settings = {k: v for k, v in chosen["settings"].items() if k not in ("outputSelection", "libraries")}
-        settings.update(
-            {k: v for k, v in recorded.items() if k not in ("outputSelection", "search_paths", "libraries")}
-        )
-        settings["outputSelection"] = {"*": {"*": _CLOSURE_OUTPUTS}}
-        close_over_imports(chosen["sources"], settings.get("remappings") or [], root)  # as the manifest remaps
-        version = recorded_version.long
         try:
             # The manifest's recorded input and settings: solc's standard JSON, as Ape wrote it.
-            sent = cast("CompilerInput", {"language": "Solidity", "sources": chosen["sources"], "settings": settings})
-            output = compile_input(version, sent, cache=cache)
+            sent = cast("CompilerInput", manifest_input(chosen, recorded, project))
+            output = compile_input(recorded_version.long, sent, cache=cache)
         except CompilerError:
             continue
         for source_id, contracts in sorted((output.get("contracts") or {}).items()):
             if source_id in own:
                 continue
+            # ape-solidity copies a dependency's files to `<contracts>/.cache/<name>/<version>/`.
+            parts = Path(source_id).parts
+            dependency = parts[parts.index(".cache") + 1] if ".cache" in parts[:-1] else None
             for name, compiled in sorted(contracts.items()):
-                artifact = _closure_artifact(project, compiler, recorded, source_id, name, compiled)
-                if artifact is not None:
-                    found.append(artifact)
+                evm = compiled.get("evm") or {}
+                runtime = (evm.get("deployedBytecode") or {}).get("object") or ""
+                if not runtime:  # an interface or an abstract contract: nothing can be deployed as it
+                    continue
+                contract_type = ContractType.model_validate(
+                    {
+                        "contractName": name,
+                        "sourceId": source_id,
+                        "abi": compiled.get("abi") or [],
+                        "deploymentBytecode": {"bytecode": "0x" + ((evm.get("bytecode") or {}).get("object") or "")},
+                        "runtimeBytecode": {"bytecode": "0x" + runtime},
+                    }
+                )
+                found.append(
+                    Artifact(
+                        name, source_id, contract_type, project, compiler.name, compiler.version, recorded, dependency
+                    )
+                )
     return found
-
-
-def _closure_artifact(
-    project: ProjectManager,
-    compiler: Compiler,
-    settings: CompilerJson,
-    source_id: str,
-    name: str,
-    compiled: ContractOutput,
-) -> Artifact | None:
-    from ethpm_types import ContractType
-
-    evm = compiled.get("evm") or {}
-    runtime = (evm.get("deployedBytecode") or {}).get("object") or ""
-    if not runtime:  # an interface or an abstract contract: nothing can be deployed as it
-        return None
-    contract_type = ContractType.model_validate(
-        {
-            "contractName": name,
-            "sourceId": source_id,
-            "abi": compiled.get("abi") or [],
-            "deploymentBytecode": {"bytecode": "0x" + ((evm.get("bytecode") or {}).get("object") or "")},
-            "runtimeBytecode": {"bytecode": "0x" + runtime},
-        }
-    )
-    return Artifact(
-        name=name,
-        source_id=source_id,
-        contract_type=contract_type,
-        project=project,
-        compiler_name=compiler.name,
-        compiler_version=compiler.version,
-        settings=settings,
-        dependency=_dependency_of(source_id),
-    )
-
-
-def _dependency_of(source_id: str) -> str | None:
-    """ape-solidity copies a dependency's files to `<contracts>/.cache/<name>/<version>/`."""
-    parts = Path(source_id).parts
-    if ".cache" in parts and parts.index(".cache") + 1 < len(parts):
-        return parts[parts.index(".cache") + 1]
-    return None
 
 
 def _in_push20(code: bytes, index: int) -> bool:

@@ -14,7 +14,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from ape_contract_verify.derive.artifacts import Artifact, ArtifactNotFound, CompilerJson, Libraries
 from ape_contract_verify.derive.constructor import PrecheckFailed, resolve_constructor_args, sources_tried
@@ -40,14 +40,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Derivation",
-    "OnChain",
     "PrecheckFailed",
     "build_request",
-    "chain_reader_or_provider",
     "derive",
     "license_of",
     "precheck",
-    "read_chain",
     "with_full_project_input",
 ]
 
@@ -89,11 +86,8 @@ def precheck(
     if not result.verified:
         raise PrecheckFailed(result.setting or "source", result.reason)
     if result.hash_seed is not None and notes is not None:
-        notes.append(f"{HASH_SEED_NOTE}{result.reason}")
+        notes.append(f"hash seed: {result.reason}")  # as the summary finds it
     return result.match or "full"
-
-
-HASH_SEED_NOTE = "hash seed: "
 
 
 # --- derivation --------------------------------------------------------------------------------
@@ -113,7 +107,7 @@ class Derivation:
 
 
 def _compile(
-    artifact: Artifact, input_json: CompilerJson, cache: CompileCache | None, warnings: list[str] | None = None
+    artifact: Artifact, input_json: CompilerJson, cache: CompileCache | None, warnings: list[str]
 ) -> CompilerJson:
     """The artifact's compiler output for `input_json`, asked for exactly as the engine asks for it
     (same version text, same output selection), so the pre-check's compile is a cache hit."""
@@ -126,7 +120,7 @@ def _compile(
         with_output_selection(cast("CompilerInput", input_json), artifact.source_id, artifact.name),
         cache=cache,
     )
-    if output.get(WIDENED) and warnings is not None and output[WIDENED] not in warnings:
+    if output.get(WIDENED) and output[WIDENED] not in warnings:
         warnings.append(output[WIDENED])  # the engine's narrowing crashed solc: say so in the report
     try:
         # Read on by key by the pre-check's callers, as the compiler's JSON.
@@ -139,7 +133,7 @@ def _libraries_from_chain(compiled: CompilerJson, runtime: bytes, creation: byte
     """{file: {library: address}} read at the link positions of the deployed code."""
     libraries: Libraries = {}
     for which, code in (("deployedBytecode", runtime), ("bytecode", creation)):
-        refs = compiled["evm"][which].get("linkReferences") or {}
+        refs = (compiled["evm"].get(which) or {}).get("linkReferences") or {}
         if not code:
             continue
         for pos in bytecode.link_positions(refs):
@@ -147,6 +141,15 @@ def _libraries_from_chain(compiled: CompilerJson, runtime: bytes, creation: byte
             if len(chunk) == pos.length:
                 libraries.setdefault(pos.file, {}).setdefault(pos.library, "0x" + chunk.hex())
     return libraries
+
+
+class DeriveOptions(TypedDict, total=False):
+    """What the user asks of a derivation (`derive`'s keywords that a run passes on as they came)."""
+
+    code_format: str
+    strict_format: bool
+    check: bool
+    license: str | None
 
 
 def derive(
@@ -188,9 +191,7 @@ def derive(
     timings["compile"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    libraries = (
-        {} if artifact.is_vyper else _libraries_from_chain(compiled, chain_state.runtime, chain_state.creation_input)
-    )
+    libraries = _libraries_from_chain(compiled, chain_state.runtime, chain_state.creation_input)  # none in Vyper
     stale = manifest_libraries if manifest_libraries is not None else artifact.settings.get("libraries") or {}
     for file, libs in libraries.items():
         for lib, addr in libs.items():
@@ -215,11 +216,7 @@ def derive(
     derived_args = requests.split_args(compiled)
     requests.args = resolve_constructor_args(artifact, constructor_args, derived_args, chain_state.tried)
     # A replay in the very chain that ran the transaction is as good as its traces: nothing to say.
-    if (
-        chain_state.source
-        and chain_state.source not in ("transaction", "trace", "in-process replay")
-        and derived_args is not None
-    ):
+    if chain_state.source not in ("", "transaction", "trace", "in-process replay") and derived_args is not None:
         warnings.append(f"constructor arguments from {chain_state.source}: the node has no trace API")
     request = requests.flat_or_json(input_json, strict_format)
     timings["derive"] = time.perf_counter() - t0
@@ -241,15 +238,7 @@ def derive(
                 warnings.append(_partial_reason(libraries, library_options))
         timings["precheck"] = time.perf_counter() - t0
 
-    return Derivation(
-        request=request,
-        artifact=artifact,
-        match=match,
-        warnings=warnings,
-        compile_input=input_json,
-        timings=timings,
-        creation_source=chain_state.source,
-    )
+    return Derivation(request, artifact, match, warnings, input_json, timings, chain_state.source)
 
 
 @dataclass
@@ -518,38 +507,33 @@ def build_request(
     submitted = json.loads(json.dumps(input_json))
     # Explorers compile what they are given; ask only for what they compare.
     submitted["settings"]["outputSelection"] = {"*": {"*": ["abi", "evm.bytecode", "evm.deployedBytecode", "metadata"]}}
-    common = dict(
+    request = VerificationRequest(
         address=address,
+        contract_name=artifact.qualified_name,
+        source_code="",
+        code_format=CodeFormat.VYPER_JSON if artifact.is_vyper else CodeFormat.STANDARD_JSON,
         compiler_version=artifact.explorer_compiler_version,
         evm_version=settings.get("evmVersion"),
         constructor_arguments=args,
         license_type=license_of(artifact, license),
+        optimization_used=settings.get("optimize", "gas") != "none",
     )
     if artifact.is_vyper:
         submitted["settings"]["outputSelection"] = {artifact.source_id: VYPER_OUTPUT_SELECTION}
-        return VerificationRequest(
-            contract_name=artifact.qualified_name,
-            source_code=json.dumps(submitted),
-            code_format=CodeFormat.VYPER_JSON,
-            optimization_used=settings.get("optimize", "gas") != "none",
-            **common,
-        )
+        return dataclasses.replace(request, source_code=json.dumps(submitted))
     if libraries and not settings.get("libraries"):  # never narrow the input's: it may hold unlinked ones
         submitted["settings"]["libraries"] = libraries
     optimizer = settings.get("optimizer") or {}
-    common.update(
+    request = dataclasses.replace(
+        request,
+        source_code=json.dumps(submitted),
         optimization_used=bool(optimizer.get("enabled")),
         runs=int(optimizer.get("runs", 200)),
         via_ir=bool(settings.get("viaIR")) if "viaIR" in settings else None,
         libraries={lib: addr for libs in libraries.values() for lib, addr in libs.items()},
     )
     if CodeFormat(code_format) is not CodeFormat.SINGLE_FILE:
-        return VerificationRequest(
-            contract_name=artifact.qualified_name,
-            source_code=json.dumps(submitted),
-            code_format=CodeFormat.STANDARD_JSON,
-            **common,
-        )
+        return request
     from ape_contract_verify.derive.flatten import flatten
 
     sources = {k: v["content"] for k, v in input_json["sources"].items()}
@@ -557,8 +541,8 @@ def build_request(
     for key in ("metadata", "debug"):
         if settings.get(key) and layout == "imports":  # said once, not per layout tried
             warnings.append(f"settings.{key} cannot be expressed in a single-file submission")
-    return VerificationRequest(
-        contract_name=artifact.name, source_code=flat.source, code_format=CodeFormat.SINGLE_FILE, **common
+    return dataclasses.replace(
+        request, contract_name=artifact.name, source_code=flat.source, code_format=CodeFormat.SINGLE_FILE
     )
 
 

@@ -16,13 +16,16 @@ from typing import TYPE_CHECKING, TypeAlias
 
 from ape_contract_verify.derive.ape_gate import GATE
 from ape_contract_verify.derive.artifacts import (
+    DROP_SETTINGS,
     Artifact,
     ArtifactNotFound,
     CompilerJson,
     Libraries,
-    close_over_imports,
+    Stamps,
+    find_artifact,
     input_for,
-    project_source_names,
+    manifest_input,
+    stamp,
 )
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.compiler_version import CompilerVersion
@@ -40,23 +43,7 @@ if TYPE_CHECKING:
     # ape-solidity's resolved imports: (file, import text) -> what it names.
     ImportStatements: TypeAlias = dict[tuple[Path, str], set[ImportStatementMetadata]]
 
-# What derivation reads from the compiler; the manifest keeps none of it.
-OUTPUT_SELECTION = [
-    "abi",
-    "evm.bytecode.object",
-    "evm.bytecode.linkReferences",
-    "evm.deployedBytecode.object",
-    "evm.deployedBytecode.linkReferences",
-    "evm.deployedBytecode.immutableReferences",
-]
 VYPER_OUTPUT_SELECTION = ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"]
-
-# Manifest settings that are host-specific or only shape the output, never the code.
-_DROP_SETTINGS = ("outputSelection", "search_paths", "libraries")
-
-
-def _clean_settings(settings: CompilerJson) -> CompilerJson:
-    return {k: v for k, v in settings.items() if k not in _DROP_SETTINGS}
 
 
 def prepare(artifact: Artifact) -> None:
@@ -83,24 +70,17 @@ def _standard_input(artifact: Artifact, libraries: Libraries | None = None) -> C
         return _vyper_input(artifact)
     from ape import compilers
 
-    path = artifact.source_path
     version = artifact.version
-    inputs = _solidity_inputs(compilers.solidity, path, version.without_commit().plain, artifact.project)
-    chosen = input_for(inputs, version)
-    if chosen is None:
-        chosen = next(iter(inputs.values()), None)
+    inputs = _solidity_inputs(
+        compilers.solidity, artifact.source_path, version.without_commit().plain, artifact.project
+    )
+    chosen = input_for(inputs, version) or next(iter(inputs.values()), None)
     if chosen is None:
         raise ArtifactNotFound(f"{artifact.label}: ape-solidity produced no input for {artifact.source_id}")
-    settings = _clean_settings(chosen["settings"])
-    # The manifest is what was compiled; ape-solidity's fresh settings only supply remappings.
-    for key, value in _clean_settings(artifact.settings).items():
-        settings[key] = value
-    settings["outputSelection"] = {"*": {"*": OUTPUT_SELECTION}}
+    found = manifest_input(chosen, artifact.settings, artifact.project)
     if libraries:
-        settings["libraries"] = libraries
-    sources = project_source_names(chosen["sources"], artifact.project)
-    close_over_imports(sources, settings.get("remappings") or [], Path(artifact.project.path))
-    return {"language": "Solidity", "sources": sources, "settings": settings}
+        found["settings"]["libraries"] = libraries
+    return found
 
 
 def _solidity_inputs(
@@ -115,10 +95,7 @@ def _solidity_inputs(
 
 
 def _inputs_by_version(
-    solidity: SolidityCompiler,
-    paths: list[Path],
-    project: ProjectManager,
-    versions: Callable[[], Mapping[Path, str]],
+    solidity: SolidityCompiler, paths: list[Path], project: ProjectManager, versions: Callable[[], Mapping[Path, str]]
 ) -> dict[Version, CompilerJson]:
     """ape-solidity's input for `paths` and their imports, each path compiled by the solc
     `versions()` names for it, handed over so as to skip ape-solidity's version selection. That
@@ -156,7 +133,7 @@ class _ImportMemo:
         self.stamps: dict[Path, tuple[int, int]] = {}  # file -> (mtime, size) when its statements were remembered
 
     def valid(self) -> ImportStatements:
-        if any(_stamp(path) != stamp for path, stamp in self.stamps.items()):
+        if any(stamp(path) != then for path, then in self.stamps.items()):
             self.statements.clear()
             self.stamps.clear()
         return self.statements
@@ -165,20 +142,12 @@ class _ImportMemo:
         fresh = set(statements) - set(self.statements)
         _close(statements, fresh)
         for key in fresh:
-            if (stamp := _stamp(key[0])) is not None:
-                self.stamps[key[0]] = stamp
+            if (stamped := stamp(key[0])) is not None:
+                self.stamps[key[0]] = stamped
                 self.statements[key] = statements[key]
 
 
 _IMPORTS: dict[str, _ImportMemo] = {}  # by project path
-
-
-def _stamp(path: str | Path) -> tuple[int, int] | None:
-    try:
-        stat = Path(path).stat()
-    except OSError:
-        return None
-    return stat.st_mtime_ns, stat.st_size
 
 
 def _close(statements: ImportStatements, fresh: set[tuple[Path, str]]) -> None:
@@ -241,7 +210,7 @@ def _vyper_input(artifact: Artifact) -> CompilerJson:
             interfaces[source_id] = {"content": text}
         else:
             sources[source_id] = {"content": text}
-    settings = _clean_settings(artifact.settings)
+    settings = {k: v for k, v in artifact.settings.items() if k not in DROP_SETTINGS}
     settings["outputSelection"] = {artifact.source_id: VYPER_OUTPUT_SELECTION}
     _settings_from_pragmas(settings, sources.get(artifact.source_id, {}).get("content", ""))
     result: CompilerJson = {"language": "Vyper", "sources": sources, "settings": settings}
@@ -257,11 +226,9 @@ def _settings_from_pragmas(settings: CompilerJson, content: str) -> None:
     from ape_contract_verify.engine import vyper_settings
 
     single: CompilerInput = {"sources": {"f": {"content": content}}, "settings": {}}
-    mode = vyper_settings.optimize_mode(single, "f")
     if vyper_settings.has_optimize_pragma(content):
-        settings["optimize"] = mode
-    evm = vyper_settings.evm_version(single)
-    if evm != "default":
+        settings["optimize"] = vyper_settings.optimize_mode(single, "f")
+    if (evm := vyper_settings.evm_version(single)) != "default":
         settings["evmVersion"] = evm
 
 
@@ -289,7 +256,7 @@ def project_remappings(artifact: Artifact) -> list[str]:
 
 
 # ape-solidity's whole-project input, asked once per project state and compiler in a process.
-_GROUP_INPUTS: dict[tuple[str, str, tuple[tuple[str, tuple[int, int] | None], ...]], CompilerJson | None] = {}
+_GROUP_INPUTS: dict[tuple[str, str, Stamps], CompilerJson | None] = {}
 
 
 def group_input(artifact: Artifact) -> CompilerJson | None:
@@ -303,8 +270,6 @@ def deployed_group_input(reference: str, project: ProjectManager) -> CompilerJso
     """The compile group's input of the type Ape just deployed (`artifacts.type_reference`), for
     the ledger to keep: what Ape compiled it from, before any later recompile or edit. None for
     Vyper (its input is the contract's own) or when the manifests cannot say."""
-    from ape_contract_verify.derive.artifacts import find_artifact
-
     try:
         artifact = find_artifact(reference, project, compile=False)
         return None if artifact.is_vyper else _group_input(artifact)
@@ -326,18 +291,12 @@ def _group_input(artifact: Artifact) -> CompilerJson | None:
     version = artifact.version
     # Sizes and times of the sources and the config (remappings): an edit is a new project state.
     configs = [Path(project.path) / name for name in ("ape-config.yaml", "ape-config.yml", "pyproject.toml")]
-    stamps = tuple(sorted((str(path), _stamp(path)) for path in paths + configs))
+    stamps = tuple(sorted((str(path), stamp(path)) for path in paths + configs))
     key = (str(project.path), version.without_commit().plain, stamps)
     if key not in _GROUP_INPUTS:
-        inputs = _group_inputs(compilers.solidity, paths, project)
-        found = input_for(inputs, version)
-        if found is not None:
-            found["sources"] = project_source_names(found["sources"], project)
-            # The group's compile recorded them; ape-solidity's fresh ones follow its import order.
-            if recorded := artifact.settings.get("remappings"):
-                found["settings"]["remappings"] = recorded
-            close_over_imports(found["sources"], found["settings"].get("remappings") or [], Path(project.path))
-        _GROUP_INPUTS[key] = found
+        found = input_for(_group_inputs(compilers.solidity, paths, project), version)
+        # The group's compile recorded its remappings; ape-solidity's fresh ones follow its import order.
+        _GROUP_INPUTS[key] = None if found is None else manifest_input(found, artifact.settings, project)
     return _GROUP_INPUTS[key]
 
 

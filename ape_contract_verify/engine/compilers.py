@@ -8,6 +8,7 @@ inside `engine/sandbox.py`'s bounds. A compile reads the submitted sources and n
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -58,20 +59,18 @@ VYPER_OUTPUTS = ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"]
 
 # --- Solidity ---------------------------------------------------------------------------------
 
-_printed_lock = threading.Lock()
-_printed: dict[tuple[str, float], CompilerVersion | None] = {}
-
 
 def _printed_version(command: list[str], language: Language) -> CompilerVersion | None:
     """The version `command --version` prints, cached per command and file mtime (a call costs
     ~0.5 s); None when it does not run or prints none."""
     try:
-        key = (" ".join(command), Path(command[0]).stat().st_mtime)
+        return _printed(tuple(command), Path(command[0]).stat().st_mtime, language)
     except OSError:
         return None
-    with _printed_lock:
-        if key in _printed:
-            return _printed[key]
+
+
+@functools.cache
+def _printed(command: tuple[str, ...], mtime: float, language: Language) -> CompilerVersion | None:
     try:
         proc = subprocess.run(
             [*command, "--version"],
@@ -81,12 +80,9 @@ def _printed_version(command: list[str], language: Language) -> CompilerVersion 
             stdin=subprocess.DEVNULL,
             preexec_fn=sandbox.preexec(sandbox.limits_for(60)),
         )
-        found = CompilerVersion.printed(proc.stdout, language) if proc.returncode == 0 else None
     except (OSError, subprocess.TimeoutExpired, sandbox.CompileLimitError):
-        found = None
-    with _printed_lock:
-        _printed[key] = found
-    return found
+        return None
+    return CompilerVersion.printed(proc.stdout, language) if proc.returncode == 0 else None
 
 
 def _executable_version(executable: Path) -> CompilerVersion:
@@ -186,38 +182,26 @@ _PROJECT_VYPER_DIR = Path(__file__).resolve().parents[2] / ".vyper"
 _CALLEE_ORDER_DRIVER = Path(__file__).resolve().with_name("vyper03_callee_order.py")
 
 
-def _vyper_dirs() -> list[Path]:
-    dirs = [Path(p) for p in os.environ.get(VYPER_DIR_ENV, "").split(os.pathsep) if p]
-    return dirs + [_PROJECT_VYPER_DIR]
-
-
-def _venv_vyper() -> tuple[list[str], list[str]]:
-    """The venv's own `vyper` command (for --version) and its vyper-json command."""
-    exe = shutil.which("vyper") or str(Path(sys.executable).with_name("vyper"))
-    json_exe = shutil.which("vyper-json") or str(Path(sys.executable).with_name("vyper-json"))
-    json_command = [json_exe] if Path(json_exe).exists() else [sys.executable, "-m", "vyper.cli.vyper_json"]
-    return ([exe] if Path(exe).exists() else [sys.executable, "-m", "vyper"]), json_command
-
-
 def vyper_compilers() -> dict[str, list[str]]:
     """Number -> the vyper-json command of every installed Vyper: the venv's, then the side venvs.
 
     A side venv counts only when its `vyper --version` agrees with its folder name."""
     found: dict[str, list[str]] = {}
-    venv_exe, venv_json = _venv_vyper()
-    own = _printed_version(venv_exe, "vyper")
-    if own:
-        found[own.number] = venv_json
-    for folder in _vyper_dirs():
+    # The venv's own `vyper` (for --version) and vyper-json, else its modules.
+    exe = shutil.which("vyper") or str(Path(sys.executable).with_name("vyper"))
+    json_exe = shutil.which("vyper-json") or str(Path(sys.executable).with_name("vyper-json"))
+    if own := _printed_version([exe] if Path(exe).exists() else [sys.executable, "-m", "vyper"], "vyper"):
+        found[own.number] = [json_exe] if Path(json_exe).exists() else [sys.executable, "-m", "vyper.cli.vyper_json"]
+    for folder in [*(Path(p) for p in os.environ.get(VYPER_DIR_ENV, "").split(os.pathsep) if p), _PROJECT_VYPER_DIR]:
         if not folder.is_dir():
             continue
         for candidate in sorted(folder.iterdir()):
-            json_exe, exe = candidate / "bin" / "vyper-json", candidate / "bin" / "vyper"
-            if candidate.name in found or not json_exe.exists():
+            side_json = candidate / "bin" / "vyper-json"
+            if candidate.name in found or not side_json.exists():
                 continue
-            printed = _printed_version([str(exe)], "vyper")
+            printed = _printed_version([str(candidate / "bin" / "vyper")], "vyper")
             if printed is not None and printed.number == candidate.name:
-                found[candidate.name] = [str(json_exe)]
+                found[candidate.name] = [str(side_json)]
     return found
 
 
@@ -294,28 +278,23 @@ def _run_json(
         raise CompilerFailed(f"{what} could not be started: {err}") from err
     with sandbox.compile_slot():
         stdout, stderr, returncode = _run_bounded(command, json.dumps(input_json), timeout, what, cwd, limits, env)
-    cpu = sandbox.cpu_reason(returncode, limits)
-    if cpu:
+    if cpu := sandbox.cpu_reason(returncode, limits):
         raise CompilerFailed(f"{what} {cpu}")
-    out_of_memory = sandbox.memory_line(stderr) if returncode != 0 else None
-    if out_of_memory:
+    ended = (
+        f"crashed (signal {-returncode})" if returncode < 0 else f"failed (exit code {returncode}) without JSON output"
+    )
+    if returncode != 0 and (out_of_memory := sandbox.memory_line(stderr)):
         # Node's and Python's own words for it, then the bound that caused it.
-        ended = (
-            f"crashed (signal {-returncode})"
-            if returncode < 0
-            else f"failed (exit code {returncode}) without JSON output"
-        )
         raise CompilerFailed(f"{what} {ended}: {out_of_memory}; {sandbox.memory_hint(limits)}")
     if returncode < 0:
-        raise CompilerFailed(f"{what} crashed (signal {-returncode}): {stderr.strip()[-300:]}")
+        raise CompilerFailed(f"{what} {ended}: {stderr.strip()[-300:]}")
     start = stdout.find("{")
     try:
         output: CompilerOutput | None = json.loads(stdout[start:]) if start >= 0 else None
     except json.JSONDecodeError:
         output = None
     if not isinstance(output, dict):
-        detail = (stderr.strip() or stdout.strip())[-300:]
-        raise CompilerFailed(f"{what} failed (exit code {returncode}) without JSON output: {detail}")
+        raise CompilerFailed(f"{what} {ended}: {(stderr.strip() or stdout.strip())[-300:]}")
     return output
 
 
@@ -375,9 +354,7 @@ def single_file_input(
 
     Unset optimizer means off (Etherscan's form default); runs default to 200.
     """
-    settings: CompilerSettings = {
-        "optimizer": {"enabled": bool(optimizer), "runs": 200 if runs is None else int(runs)},
-    }
+    settings: CompilerSettings = {"optimizer": {"enabled": bool(optimizer), "runs": 200 if runs is None else int(runs)}}
     if evm_version and evm_version.lower() not in ("default", "compiler default"):
         settings["evmVersion"] = evm_version.lower()
     if via_ir:
@@ -458,17 +435,14 @@ class CompileCache:
 
     def _load(self, key: str) -> CompilerOutput | None:
         with self._lock:
-            if key in self._memory:
-                return self._memory[key]
-        if self.directory:
-            path = self.directory / f"{key}.json"
-            try:
-                output: CompilerOutput = json.loads(path.read_text())
-            except (OSError, ValueError):
-                return None
-            self._remember(key, output)
-            return output
-        return None
+            if key in self._memory or not self.directory:
+                return self._memory.get(key)
+        try:
+            output: CompilerOutput = json.loads((self.directory / f"{key}.json").read_text())
+        except (OSError, ValueError):
+            return None
+        self._remember(key, output)
+        return output
 
     def _store(self, key: str, output: CompilerOutput) -> None:
         self._remember(key, output)
@@ -491,44 +465,35 @@ def compile_input(
     timeout: float = DEFAULT_TIMEOUT,
     cache: CompileCache | None = None,
 ) -> CompilerOutput:
-    """Compile with the right compiler for `input_json["language"]`, through `cache` if given."""
-    language = str(input_json.get("language", "Solidity")).lower()
-    run: Callable[[], CompilerOutput]
-    if language == "vyper":
-        # One seed where the code follows it, so a compile repeats and a seed search starts from it.
-        seed = hash_seed_facts.FIRST_SEED if hash_seed_facts.follows_hash_seed(compiler_version) else None
-        run = lambda: compile_vyper_json(compiler_version, input_json, timeout, hash_seed=seed)  # noqa: E731
-    elif language == "solidity":
-        run = lambda: compile_standard_json(compiler_version, input_json, timeout)  # noqa: E731
-    else:
-        raise CompilerFailed(f"language {input_json.get('language')!r} is not supported; use Solidity or Vyper")
-    wide = selection.widened(input_json) if language == "solidity" else None
-    if wide is not None:
-        narrowed, wide_input = run, wide
-        run = lambda: _widening(compiler_version, input_json, wide_input, narrowed, timeout)  # noqa: E731
-    if cache is None:
-        return run()
-    return cache.get_or_compile(compiler_version, input_json, run)
+    """Compile with the right compiler for `input_json["language"]`, through `cache` if given.
 
-
-def _widening(
-    compiler_version: str,
-    input_json: CompilerInput,
-    wide: CompilerInput,
-    narrowed: Callable[[], CompilerOutput],
-    timeout: float,
-) -> CompilerOutput:
-    """solc 0.7.1 crashes ("Compiled contract not found") on a contract whose base creates another
+    solc 0.7.1 crashes ("Compiled contract not found") on a contract whose base creates another
     when only it is selected; the user's build selected every contract and did not. So an internal
     error of a narrowed compile is retried wide, and its narrowed part returned (and so cached under
     the narrowed input: the next compile is a hit, not a crash)."""
-    try:
-        return narrowed()
-    except CompilerCrashed as crash:
+    language = str(input_json.get("language", "Solidity")).lower()
+    if language not in ("solidity", "vyper"):
+        raise CompilerFailed(f"language {input_json.get('language')!r} is not supported; use Solidity or Vyper")
+
+    def run() -> CompilerOutput:
+        if language == "vyper":
+            # One seed where the code follows it, so a compile repeats and a seed search starts from it.
+            seed = hash_seed_facts.FIRST_SEED if hash_seed_facts.follows_hash_seed(compiler_version) else None
+            return compile_vyper_json(compiler_version, input_json, timeout, hash_seed=seed)
         try:
-            output = compile_standard_json(compiler_version, wide, timeout)
-        except CompilerError as err:
-            raise CompilerFailed(f"{crash}; and with every contract selected, as a build selects them: {err}") from err
-        output = selection.narrowed(output, input_json, str(crash))
-        logger.warning("contract_verify: %s", output[selection.WIDENED])
-        return output
+            return compile_standard_json(compiler_version, input_json, timeout)
+        except CompilerCrashed as crash:
+            wide = selection.widened(input_json)
+            if wide is None:
+                raise
+            try:
+                output = compile_standard_json(compiler_version, wide, timeout)
+            except CompilerError as err:
+                raise CompilerFailed(
+                    f"{crash}; and with every contract selected, as a build selects them: {err}"
+                ) from err
+            output = selection.narrowed(output, input_json, str(crash))
+            logger.warning("contract_verify: %s", output[selection.WIDENED])
+            return output
+
+    return run() if cache is None else cache.get_or_compile(compiler_version, input_json, run)

@@ -20,7 +20,6 @@ from ape_contract_verify.engine.compare import (
     Failure,
     FailureKind,
     compare,
-    constructor_arguments_reason,
     constructor_inputs,
 )
 from ape_contract_verify.engine.compiler_output import EvmOutput
@@ -51,14 +50,13 @@ from ape_contract_verify.protocol import inputs as protocol_inputs
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.protocol.forms import compiler_language
 from ape_contract_verify.protocol.inputs import CompilerInput, CompilerSettings, SourceUnit
-from ape_contract_verify.protocol.values import ADDRESS
+from ape_contract_verify.protocol.values import ADDRESS, HEX, strip_0x
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 
 logger = get_logger()
 
-__all__ = ["FailureKind", "VerificationResult", "Verifier", "constructor_arguments_reason", "parse_json_input"]
+__all__ = ["FailureKind", "VerificationResult", "Verifier", "parse_json_input"]
 
-_HEX = re.compile(r"^(0[xX])?[0-9a-fA-F]*\Z")
 _DECLARATION = re.compile(r"\b(?:abstract\s+contract|contract|library|interface)\s+([A-Za-z_$][\w$]*)")
 UNABLE_TO_LOCATE_NAME = "Unable to locate ContractName {name}, did you specify the correct Contract Name ?"
 
@@ -114,6 +112,7 @@ class VerificationResult:
 
 @dataclass
 class _Prepared:
+    request: VerificationRequest
     input_json: CompilerInput
     file: str
     name: str
@@ -167,24 +166,19 @@ class Verifier:
         try:
             compiles = self.diagnose_compiles if diagnose_compiles is None else diagnose_compiles
             self._verify(request, result, args_from_creation, compiles)
-        except Failure as failure:
-            result.verified, result.match = False, None
-            result.failure, result.reason, result.offset = failure.kind, failure.reason, failure.offset
-            result.setting = failure.setting
+            return result
+        except Failure as failed:
+            failure = failed
         except ChainError as err:
-            result.verified, result.match = False, None
-            result.failure, result.reason = FailureKind.CHAIN, f"The chain could not be read: {err}"
-            result.setting = "chain"
+            failure = Failure(FailureKind.CHAIN, f"The chain could not be read: {err}")
+        result.verified, result.match, result.failure = False, None, failure.kind
+        result.reason, result.offset, result.setting = failure.reason, failure.offset, failure.setting
         return result
 
     # --- steps ----------------------------------------------------------------------------
 
     def _verify(
-        self,
-        request: VerificationRequest,
-        result: VerificationResult,
-        args_from_creation: bool,
-        compiles: int,
+        self, request: VerificationRequest, result: VerificationResult, args_from_creation: bool, compiles: int
     ) -> None:
         address = (request.address or "").strip()
         if not ADDRESS.match(address):
@@ -222,10 +216,8 @@ class Verifier:
         result.abi = contract.get("abi") or []
         result.metadata = contract.get("metadata") or ""
         evm = contract.get("evm") or {}
-        result.recompiled_creation, result.recompiled_runtime = (
-            _code_hex(evm, "bytecode"),
-            _code_hex(evm, "deployedBytecode"),
-        )
+        result.recompiled_creation = _code_hex(evm, "bytecode")
+        result.recompiled_runtime = _code_hex(evm, "deployedBytecode")
         if not result.recompiled_creation:
             raise Failure(
                 FailureKind.CONTRACT_NAME,
@@ -241,14 +233,14 @@ class Verifier:
             # getattr: the node readers and their wrappers say where they looked; `ChainReader` does not ask it
             attempts = getattr(self.chain, "creation_attempts", None)
             tried = ", ".join(attempts(address)) if callable(attempts) else ""
+            then = (
+                f"then tried {tried}"
+                if tried
+                else "and factory deployments need a node that offers traces (debug_/trace_) or a replay on a fork"
+            )
             raise Failure(
                 FailureKind.NO_CREATION,
-                f"Unable to find the transaction that created {address}: searched the recent blocks for a "
-                + (
-                    f"deployment, then tried {tried}"
-                    if tried
-                    else "deployment, and factory deployments need a node that offers traces (debug_/trace_) or a replay on a fork"
-                ),
+                f"Unable to find the transaction that created {address}: searched the recent blocks for a deployment, {then}",
             )
         if creation is not None:
             result.creation_tx, result.factory = creation.tx_hash, creation.factory
@@ -279,16 +271,7 @@ class Verifier:
             result.constructor_arguments = matched.constructor_arguments
             result.verified, result.match, result.blueprint = True, matched.match, True
             return
-        self._compare(
-            request,
-            prepared,
-            evm,
-            creation,
-            runtime_on_chain,
-            submitted_args,
-            result,
-            compiles,
-        )
+        self._compare(prepared, evm, creation, runtime_on_chain, submitted_args, result, compiles)
         if args_from_creation and creation is not None and (submitted_args or constructor_inputs(result.abi)):
             _check_encoding(submitted_args, result.abi, creation.tx_hash)  # after the code matched
 
@@ -313,8 +296,9 @@ class Verifier:
                 )
             name = request.bare_name
             file = f"{name}.sol"
-            if name not in _declared_names(file, request.source_code, "solidity"):
-                found = ", ".join(_declared_names(file, request.source_code, "solidity")) or "none"
+            declared = _declared_names(file, request.source_code, "solidity")
+            if name not in declared:
+                found = ", ".join(declared) or "none"
                 raise Failure(
                     FailureKind.CONTRACT_NAME,
                     UNABLE_TO_LOCATE_NAME.format(name=name) + f" The source declares: {found}",
@@ -328,7 +312,7 @@ class Verifier:
                 via_ir=request.via_ir,
                 libraries=request.libraries or None,
             )
-            return _Prepared(input_json, file, name, "solidity")
+            return _Prepared(request, input_json, file, name, "solidity")
         if fmt not in (CodeFormat.STANDARD_JSON.value, CodeFormat.VYPER_JSON.value):
             raise Failure(
                 FailureKind.INVALID_INPUT,
@@ -347,7 +331,7 @@ class Verifier:
                 UNABLE_TO_LOCATE_NAME.format(name=request.contract_name)
                 + f" The input has no source unit {file!r}; use path:Name with one of: {', '.join(sorted(sources)[:10])}",
             )
-        prepared = _Prepared(input_json, file, name, language)
+        prepared = _Prepared(request, input_json, file, name, language)
         if name not in _declared_names(file, sources[file].get("content", ""), language):
             raise Failure(FailureKind.CONTRACT_NAME, self._name_reason(prepared))  # no compile needed
         return prepared
@@ -373,7 +357,6 @@ class Verifier:
 
     def _compare(
         self,
-        request: VerificationRequest,
         prepared: _Prepared,
         evm: EvmOutput,
         creation: Creation | None,
@@ -382,9 +365,9 @@ class Verifier:
         result: VerificationResult,
         compiles: int,
     ) -> None:
-        searched = None
+        request, searched = prepared.request, None
         if prepared.language == "vyper" and follows_hash_seed(request.compiler_version):
-            searched = self._seed_search(request, prepared, Compiled.from_evm(evm, "vyper"), creation, runtime_on_chain)
+            searched = self._seed_search(prepared, Compiled.from_evm(evm, "vyper"), creation, runtime_on_chain)
             if searched is not None and searched.evm is not None:
                 evm = searched.evm
                 result.hash_seed, result.reason = searched.name, searched.note()
@@ -412,7 +395,7 @@ class Verifier:
             creation,
             runtime_on_chain,
             compiler_version=request.compiler_version,
-            libraries=_submitted_libraries(request, prepared),
+            libraries=_submitted_libraries(prepared),
             submitted_args=submitted_args,
             abi=result.abi,
             diagnose=explain,
@@ -427,12 +410,7 @@ class Verifier:
             )
 
     def _seed_search(
-        self,
-        request: VerificationRequest,
-        prepared: _Prepared,
-        compiled: Compiled,
-        creation: Creation | None,
-        runtime_on_chain: bytes,
+        self, prepared: _Prepared, compiled: Compiled, creation: Creation | None, runtime_on_chain: bytes
     ) -> SeedSearch | None:
         """The orders' codes, when the deployment is this compile's instructions in another order."""
         creation_input = bytes(creation.input) if creation is not None else None
@@ -440,7 +418,7 @@ class Verifier:
             return None
         started = time.perf_counter()
         found = seed_search.search(
-            request.compiler_version,
+            prepared.request.compiler_version,
             prepared.input_json,
             prepared.file,
             prepared.name,
@@ -451,7 +429,7 @@ class Verifier:
         )
         logger.info(
             "contract_verify: %s: %d internal-function orders compiled in %.1f s (%d codes), %s",
-            request.address,
+            prepared.request.address,
             len(found.codes),
             time.perf_counter() - started,
             found.distinct,
@@ -502,13 +480,12 @@ def _compiler_reason(err: CompilerError, language: str) -> str:
 
 
 def _clean_hex(value: str | None, parameter: str) -> str:
-    text = re.sub(r"\s+", "", value or "")
-    if not _HEX.match(text) or len(text.removeprefix("0x").removeprefix("0X")) % 2:
+    text = strip_0x(re.sub(r"\s+", "", value or ""))
+    if not HEX.match(text) or len(text) % 2:
         raise Failure(
-            FailureKind.INVALID_INPUT,
-            f"{Texts.INVALID_CONSTRUCTOR_ARGUMENTS} ({parameter} must be ABI-encoded hex)",
+            FailureKind.INVALID_INPUT, f"{Texts.INVALID_CONSTRUCTOR_ARGUMENTS} ({parameter} must be ABI-encoded hex)"
         )
-    return text.removeprefix("0x").removeprefix("0X").lower()
+    return text.lower()
 
 
 def parse_json_input(text: str, code_format: str = CodeFormat.STANDARD_JSON.value) -> CompilerInput:
@@ -537,12 +514,12 @@ def _fill_settings(result: VerificationResult, settings: CompilerSettings, langu
     result.via_ir = bool(settings.get("viaIR", False))
 
 
-def _submitted_libraries(request: VerificationRequest, prepared: _Prepared) -> dict[str, str]:
+def _submitted_libraries(prepared: _Prepared) -> dict[str, str]:
     """Library name -> address from the form and from settings.libraries ({file: {name: addr}})."""
     libraries: dict[str, str] = {}
     for per_file in (prepared.input_json.get("settings", {}).get("libraries") or {}).values():
         if isinstance(per_file, dict):
             libraries.update({name: str(address) for name, address in per_file.items()})
-    for name, address in (request.libraries or {}).items():
+    for name, address in (prepared.request.libraries or {}).items():
         libraries[name.rsplit(":", 1)[-1]] = address
     return {name: address if address.startswith("0x") else "0x" + address for name, address in libraries.items()}

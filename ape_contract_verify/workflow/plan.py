@@ -24,19 +24,19 @@ from ape_contract_verify.protocol.values import checksum
 
 if TYPE_CHECKING:
     from ape.managers.project import ProjectManager
+    from typing_extensions import Unpack
 
     from ape_contract_verify.client.provider import CreationRecord
     from ape_contract_verify.derive.artifacts import Artifact
-    from ape_contract_verify.derive.derive import Derivation
+    from ape_contract_verify.derive.derive import Derivation, DeriveOptions
     from ape_contract_verify.engine.compilers import CompileCache
     from ape_contract_verify.evm.reads import ChainReader
-    from ape_contract_verify.request import CodeFormat
 
 logger = get_logger()
 
 T = TypeVar("T")
 # What `Derivations.once` keys a result by: its kind ("identify", "derive") and what it was made of.
-Key = tuple[str | bool | None, ...]
+Key = tuple[object, ...]
 
 
 @dataclass(frozen=True)
@@ -142,8 +142,8 @@ class Derivations:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._keys: dict[Key, threading.Lock] = {}
-        # Each key's value is what its `make` returned: `once` gives it back as that type.
-        self._results: dict[Key, tuple[bool, object]] = {}
+        # Each key's value is what its `make` returned (`once` gives it back as that type), or raised.
+        self._results: dict[Key, object] = {}
         self.prepared: dict[str, Artifact] = {}  # address (lower case) -> Artifact, resolved
         # address (lower case) -> the group input Ape built it from, as the ledger kept it at the
         # deploy: the one the pre-check widens to, whatever was recompiled or edited since.
@@ -184,12 +184,12 @@ class Derivations:
         with key_lock:
             if key not in self._results:
                 try:
-                    self._results[key] = (True, make())
+                    self._results[key] = make()
                 except Exception as err:  # every target reports the same error
-                    self._results[key] = (False, err)
-        ok, value = self._results[key]
-        if not ok:
-            raise cast(Exception, value)
+                    self._results[key] = err
+        value = self._results[key]
+        if isinstance(value, Exception):  # no `make` builds an exception
+            raise value
         return cast(T, value)  # the key names what `make` built
 
     def artifact(
@@ -218,11 +218,7 @@ class Derivations:
                     logger.debug("%s: recorded as %s, whose code it does not have", address, deployed_type)
             try:
                 return artifacts.identify(
-                    address,
-                    project,
-                    runtime=runtime,
-                    cache=self.cache,
-                    creation=lambda: creation_input(reader, address),
+                    address, project, runtime, self.cache, creation=lambda: creation_input(reader, address)
                 )
             except ContractVerifyError:
                 if recorded is None:
@@ -240,40 +236,25 @@ class Derivations:
         step: Source,
         chain_reader: ChainReader | None,
         *,
-        code_format: CodeFormat,
-        strict_format: bool,
-        check: bool,
-        license: str | None,
         creation_record: Callable[[str], CreationRecord] | None,
+        **options: Unpack[DeriveOptions],
     ) -> Derivation:
-        """`step`'s request, derived and pre-checked once per format and options (the creation
-        record is asked only where the chain cannot tell); a step with no artifact raises its error."""
+        """`step`'s request, derived and pre-checked once per `options` (the creation record is
+        asked only where the chain cannot tell); a step with no artifact raises its error."""
         from ape_contract_verify.derive import derive
 
         artifact = step.artifact
         if artifact is None:
             raise ContractVerifyError(step.error)
         return self.once(
-            (
-                "derive",
-                step.address.lower(),
-                step.name,
-                step.constructor_args,
-                code_format,
-                strict_format,
-                check,
-                license,
-            ),
+            ("derive", step.address.lower(), step.name, step.constructor_args, *sorted(options.items())),
             lambda: derive.derive(
                 artifact,
                 step.address,
                 chain_reader=chain_reader,
-                code_format=code_format,
-                license=license,
                 constructor_args=step.constructor_args,
-                check=check,
                 cache=self.cache,
-                strict_format=strict_format,
                 creation_record=creation_record,
+                **options,
             ),
         )
