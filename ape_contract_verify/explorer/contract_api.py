@@ -3,7 +3,8 @@
 `answer(service, params, method)` is one request's (status, result): what the HTTP face at /api
 sends in Etherscan's envelope, and what the in-process local target classifies, so both answer
 with the same texts (`answers.Texts`). Bad input is status "0" with a text that names the
-parameter and the fix. Every rule about a parameter's value is `protocol.forms`'s, the client's own.
+parameter and the fix. Every rule about a parameter's value is `protocol.forms`'s, the client's own;
+module and action name the handler (`HANDLERS`).
 No engine module is imported here: the local explorer starts inside `ape run`.
 """
 
