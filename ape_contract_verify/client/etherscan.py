@@ -43,12 +43,7 @@ from ape_contract_verify.exceptions import (
 from ape_contract_verify.json_types import JsonMapping, JsonObject, JsonValue
 from ape_contract_verify.logs import CLIENT, get_logger
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome, classify, is_bad_endpoint
-from ape_contract_verify.protocol.forms import (
-    validate_check_form,
-    validate_proxy_form,
-    validate_read_form,
-    validate_request,
-)
+from ape_contract_verify.protocol.forms import validate_address, validate_guid, validate_proxy_form, validate_request
 from ape_contract_verify.protocol.secrets import redact
 from ape_contract_verify.protocol.values import hex_to_bytes
 from ape_contract_verify.retry import Retry
@@ -221,7 +216,7 @@ class ExplorerClient(HttpTarget):
 
     def get_abi(self, address: str) -> list[JsonValue]:
         """The contract's ABI. Raises ContractNotVerified for an unverified address."""
-        address = validate_read_form({"address": address})
+        address = validate_address(address)
         answer = self._call("GET", "getabi", {"address": address})
         if answer.outcome == Outcome.NOT_VERIFIED or (answer.status == "1" and not answer.reason.strip()):
             raise ContractNotVerified(
@@ -242,7 +237,7 @@ class ExplorerClient(HttpTarget):
     def get_source_code(self, address: str) -> SourceRecord:
         """Every getsourcecode field. An unverified address gives a record with `verified == False`
         (the explorer answers it with status "1")."""
-        address = validate_read_form({"address": address})
+        address = validate_address(address)
         answer = self._call("GET", "getsourcecode", {"address": address})
         if answer.status != "1":
             self._raise_for(answer, "getsourcecode", address)  # ContractNotVerified for status "0"
@@ -259,12 +254,12 @@ class ExplorerClient(HttpTarget):
         try:
             return self.get_source_code(address).explorer_record()
         except ContractNotVerified:
-            return ExplorerRecord(validate_read_form({"address": address}), verified=False)
+            return ExplorerRecord(validate_address(address), verified=False)
 
     def get_contract_creation(self, address: str) -> JsonMapping | None:
         """getcontractcreation's entry for `address` (contractCreator, txHash, and, in Etherscan
         API V2 and Blockscout, creationBytecode), or None when the explorer has no record of it."""
-        address = validate_read_form({"address": address})
+        address = validate_address(address)
         answer = self._call("GET", "getcontractcreation", {"contractaddresses": address})
         if answer.status != "1":
             if "no data found" in answer.reason.lower() or answer.outcome == Outcome.NOT_VERIFIED:
@@ -280,18 +275,12 @@ class ExplorerClient(HttpTarget):
         form = validate_request(request)
         return self._submit("verifysourcecode", form, request.address, proxy=False)
 
-    def check_verify_status(self, guid: str) -> ExplorerAnswer:
-        return self.job_status(guid)
-
     def verify_proxy(self, address: str, expected_implementation: str | None = None) -> SubmissionReceipt:
         form = validate_proxy_form({"address": address, "expectedimplementation": expected_implementation})
         return self._submit("verifyproxycontract", form, form["address"], proxy=True)
 
-    def check_proxy_verification(self, guid: str) -> ExplorerAnswer:
-        return self.job_status(guid, proxy=True)
-
     def job_status(self, guid: str, proxy: bool = False) -> ExplorerAnswer:
-        return self._job_check(validate_check_form({"guid": guid}), proxy)
+        return self._job_check(validate_guid(guid), proxy)
 
     # -- creation records ----------------------------------------------------------------------
 

@@ -31,7 +31,7 @@ from ape_contract_verify.logs import CLIENT, get_logger
 from ape_contract_verify.protocol import sourcify as rules
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.protocol.compiler_version import CompilerVersion, InvalidCompilerVersion
-from ape_contract_verify.protocol.forms import validate_read_form
+from ape_contract_verify.protocol.forms import validate_address
 from ape_contract_verify.protocol.secrets import redact
 from ape_contract_verify.retry import Retry
 
@@ -166,7 +166,7 @@ class SourcifyClient(HttpTarget):
 
     def verify_source_code(self, request: VerificationRequest) -> SubmissionReceipt:
         """Submit `request`; checked and turned into Sourcify's body before anything is sent."""
-        address = validate_read_form({"address": request.address})
+        address = validate_address(request.address)
         body = sourcify_body(request)
         path = f"v2/verify/{self.chain_id}/{address}"
         status, data = self._call("POST", path, json_body=body)
@@ -213,7 +213,7 @@ class SourcifyClient(HttpTarget):
     def lookup(self, address: str, fields: str = "all") -> JsonObject:
         """`GET v2/contract/{chainId}/{address}?fields=…`: the body, also for an unverified
         contract (404 with `match: null`)."""
-        address = validate_read_form({"address": address})
+        address = validate_address(address)
         params = {"fields": fields} if fields else None
         status, data = self._call("GET", f"v2/contract/{self.chain_id}/{address}", params=params)
         if status in (200, 404) and isinstance(data, Mapping) and "match" in data:
@@ -238,7 +238,7 @@ class SourcifyClient(HttpTarget):
         """What Sourcify holds for `address` (`fields=all`); `verified` False when nothing. Not
         `full`: its match and how it resolves a proxy (`fields=proxyResolution`), and a 404 without
         Sourcify's body is "not verified" too."""
-        address = validate_read_form({"address": address})
+        address = validate_address(address)
         try:
             return record_of(address, self.lookup(address, "all" if full else "proxyResolution"))
         except ExplorerError as err:

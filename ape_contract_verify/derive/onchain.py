@@ -88,7 +88,7 @@ class KnownCreation:
     what else it is asked, its reader answers."""
 
     def __init__(self, reader: ChainReader, address: str, state: OnChain):
-        from ape_contract_verify.evm.chain import Creation
+        from ape_contract_verify.evm.reads import Creation
 
         self._reader = reader
         self._address = address.lower()

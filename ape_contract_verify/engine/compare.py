@@ -17,7 +17,7 @@ from ape_contract_verify.engine.compiler_output import EvmOutput, ImmutableRefer
 from ape_contract_verify.engine.versions import CompilerError, parse_compiler_version
 from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.evm.abi import abi_type
-from ape_contract_verify.evm.chain import Creation
+from ape_contract_verify.evm.reads import Creation
 from ape_contract_verify.json_types import JsonObject, JsonValue
 from ape_contract_verify.protocol.answers import Texts
 

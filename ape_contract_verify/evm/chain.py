@@ -28,13 +28,12 @@ from ape_contract_verify.evm.creation import (
     norm_address,
     walk_create_frames,
 )
-from ape_contract_verify.evm.reads import (  # the reads' types, for those who import them from here
+from ape_contract_verify.evm.reads import (  # ChainReader, Creation: re-exported for verifier, deploy_queue
     RATE_LIMIT_RETRIES,
     CallReverted,
     ChainError,
     ChainReader,
     Creation,
-    LogEntry,
     NodeObject,
     TransactionFacts,
     ape_address,
@@ -61,16 +60,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = [
-    "ApeProviderChain",
-    "CallReverted",
-    "ChainError",
-    "ChainReader",
-    "Creation",
-    "JsonRpcChain",
-    "LogEntry",
-    "TransactionFacts",
-]
+__all__ = ["ApeProviderChain", "ChainError", "ChainReader", "Creation", "JsonRpcChain"]
 
 
 def _quantity(value: object) -> int:

@@ -3,7 +3,8 @@
 `answer(service, params, method)` is one request's (status, result): what the HTTP face at /api
 sends in Etherscan's envelope, and what the in-process local target classifies, so both answer
 with the same texts (`answers.Texts`). Bad input is status "0" with a text that names the
-parameter and the fix. Every rule about a parameter's value is `protocol.forms`'s, the client's own.
+parameter and the fix. Every rule about a parameter's value is `protocol.forms`'s, the client's own;
+module and action name the handler (`HANDLERS`).
 No engine module is imported here: the local explorer starts inside `ape run`.
 """
 
@@ -50,8 +51,13 @@ def envelope(status: str, result: JsonReadable, message: str | None = None) -> b
 def answer(service: ExplorerService, params: dict[str, str], method: str) -> Answer:
     """One contract API request (its query and form fields merged) as (status, result)."""
     try:
-        forms.validate_module(params.get("module"))
-        handler = HANDLERS[forms.validate_action(params.get("action"))]
+        module, action = ((params.get(name) or "").strip() for name in ("module", "action"))
+        if module != "contract":
+            problem = f"{forms.clip(module)!r} is not served here" if module else "is missing"
+            raise InvalidRequest("module", problem, "send module=contract")
+        if action not in HANDLERS:
+            problem = f"{forms.clip(action)!r} is not an action of module=contract" if action else "is missing"
+            raise InvalidRequest("action", problem, f"use one of {', '.join(HANDLERS)}")
         asked = (params.get("chainid") or "").strip()
         if asked and asked != str(served := chain_id(service)):
             raise InvalidRequest(
@@ -59,7 +65,7 @@ def answer(service: ExplorerService, params: dict[str, str], method: str) -> Ans
                 f"this explorer serves chainid {served}, got {forms.clip(asked)!r}",
                 f"send chainid={served}, or leave it out",
             )
-        return handler(service, params, method)
+        return HANDLERS[action](service, params, method)
     except InvalidRequest as err:  # a parameter's value: the protocol's own words, then param and fix
         return "0", forms.refusal_text(err)
     except BadRequest as err:
@@ -134,7 +140,7 @@ def verifysourcecode(service: ExplorerService, params: dict[str, str], method: s
 
 def _status(service: ExplorerService, params: dict[str, str], kind: str) -> Answer:
     """checkverifystatus and checkproxyverification: one lookup, each with its own texts."""
-    submission = service.store.get_submission(forms.validate_check_form(params))
+    submission = service.store.get_submission(forms.validate_guid(params.get("guid")))
     if submission is None:
         return "0", Texts.UNKNOWN_UID
     if submission.kind != kind:

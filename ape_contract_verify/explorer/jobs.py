@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ape_contract_verify.evm.chain import ChainError
+from ape_contract_verify.evm.reads import ChainError
 from ape_contract_verify.explorer import sourcify_results
 from ape_contract_verify.explorer.store import (
     PROXY,

@@ -32,25 +32,11 @@ class Texts:
     BYTECODE_MISMATCH = "Compiled contract deployment bytecode does NOT match the transaction deployment bytecode."
     CHECK_BYTECODEHASH = "Please check if the correct bytecodehash was specified via standard-json verification."
     COMPILATION_ERROR = "{language} Compilation Error: {message}"
-    FAIL_BYTECODE_MISMATCH = f"Fail - Unable to verify. {BYTECODE_MISMATCH}"
-    # Blockscout's Etherscan-compatible API (apps/block_scout_web/.../api/rpc/contract_controller.ex).
-    # Its errors are {"status": "0", "message": <text>, "result": <text or null>}: the text may be
-    # only in `message`.
-    BLOCKSCOUT_ALREADY_VERIFIED = "Smart-contract already verified."
-    BLOCKSCOUT_NOT_A_CONTRACT = "The address is not a smart contract"  # Jan-Sep 2025 (#11504)
     INVALID_CONSTRUCTOR_ARGUMENTS = (
         "Invalid constructor arguments provided. Please verify that they are in ABI-encoded format"
     )
     LIBRARY_NOT_FOUND = "Library was required but suitable match not found"
-    UNABLE_TO_LOCATE_NAME = "Unable to locate ContractName , did you specify the correct Contract Name ?"
-    INVALID_API_KEY_ERR2 = "Invalid API Key (#err2)|10"
-    TOO_MANY_INVALID_KEYS = "Too many invalid api key attempts, please try again later"
-    RATE_LIMIT = "Max rate limit reached"
-    RATE_LIMIT_USE_KEY = "Max rate limit reached, please use API Key for higher rate limit"
-    RATE_LIMIT_PER_SEC = "Max calls per sec rate limit reached ({n}/sec)"
-    OK_NO_KEY_MESSAGE = "OK-Missing/Invalid API Key, rate limit of 1/5sec applied"
     MISSING_CHAINID = "Missing or unsupported chainid parameter (required for v2 api)"
-    DEPRECATED_V1 = "You are using a deprecated V1 endpoint, switch to Etherscan API V2."
     INVALID_MODULE = "Error! Missing Or invalid Module name"
     INVALID_ACTION = "Error! Missing Or invalid Action name"
     INVALID_COMPILER_VERSION = "Invalid or not supported solc version, see https://etherscan.io/solcversions for list"

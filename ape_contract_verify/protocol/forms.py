@@ -20,16 +20,6 @@ from ape_contract_verify.protocol.inputs import JSON_FORMATS, parse_json_input, 
 from ape_contract_verify.protocol.values import ADDRESS, HEX, strip_0x
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 
-MODULE = "contract"
-ACTIONS = (
-    "getabi",
-    "getsourcecode",
-    "verifysourcecode",
-    "checkverifystatus",
-    "verifyproxycontract",
-    "checkproxyverification",
-    "getcontractcreation",
-)
 GUID_LENGTH = 50
 _GUID = re.compile(rf"[0-9A-Za-z]{{{GUID_LENGTH}}}")
 _DIGITS = re.compile(r"[0-9]+")
@@ -99,22 +89,6 @@ def require(form: Form, name: str, fix: str) -> str:
 
 
 # -- single fields ----------------------------------------------------------------------------
-
-
-def validate_module(value: FormValue) -> str:
-    text = _text(value)
-    if text != MODULE:
-        problem = f"{clip(text)!r} is not served here" if text else "is missing"
-        raise InvalidRequest("module", problem, f"send module={MODULE}")
-    return text
-
-
-def validate_action(value: FormValue) -> str:
-    text = _text(value)
-    if text not in ACTIONS:
-        problem = f"{clip(text)!r} is not an action of module=contract" if text else "is missing"
-        raise InvalidRequest("action", problem, f"use one of {', '.join(ACTIONS)}")
-    return text
 
 
 def validate_address(value: FormValue, param: str = "address") -> str:
@@ -314,11 +288,6 @@ def validate_libraries(form: Form) -> dict[str, str]:
 def validate_read_form(form: Form) -> str:
     """getabi and getsourcecode: the contract's address."""
     return validate_address(form.get("address"), "address")
-
-
-def validate_check_form(form: Form) -> str:
-    """checkverifystatus and checkproxyverification: the receipt GUID."""
-    return validate_guid(form.get("guid"), "guid")
 
 
 def validate_proxy_form(form: Form) -> dict[str, str]:

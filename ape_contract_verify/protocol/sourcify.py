@@ -61,17 +61,6 @@ _OUTCOMES = {
     CANT_FETCH_BYTECODE: Outcome.NOT_FOUND,
 }  # every other code (no_match, compiler_error, …) is FAILED: see outcome_for
 
-# The HTTP status Sourcify answers each request-level error with (a job's errors ride in a 200).
-HTTP_STATUS = {
-    INVALID_PARAMETER: 400,
-    UNSUPPORTED_CHAIN: 400,
-    ALREADY_VERIFIED: 409,
-    TOO_MANY_REQUESTS: 429,
-    DUPLICATE_VERIFICATION_REQUEST: 429,
-    JOB_NOT_FOUND: 404,
-    INTERNAL_ERROR: 500,
-}
-
 
 def outcome_for(custom_code: str | None) -> Outcome:
     """The outcome of an error code. A code not listed is a completed job's failure (lib-sourcify

@@ -23,7 +23,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ape_contract_verify.evm.chain import CallReverted
+from ape_contract_verify.evm.reads import CallReverted
 from ape_contract_verify.json_types import JsonValue
 from ape_contract_verify.protocol.values import ADDRESS, TX_HASH
 from ape_contract_verify.protocol.values import checksum as _checksum

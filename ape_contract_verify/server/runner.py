@@ -286,7 +286,7 @@ def serve(
     try:
         chain_id = int(chain.chain_id())
     except Exception as err:
-        from ape_contract_verify.evm.chain import ChainError
+        from ape_contract_verify.evm.reads import ChainError
 
         detail = str(err) if isinstance(err, ChainError) else type(err).__name__  # ChainError hides URL secrets
         raise ExplorerStartError(f"Cannot read the chain id from --rpc {shown_url}: {detail}")

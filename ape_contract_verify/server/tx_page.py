@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ape_contract_verify.evm.abi import event_topic
-from ape_contract_verify.evm.chain import ChainError, LogEntry, TransactionFacts
+from ape_contract_verify.evm.reads import ChainError, LogEntry, TransactionFacts
 from ape_contract_verify.json_types import JsonValue
 from ape_contract_verify.protocol.values import TX_HASH
 from ape_contract_verify.server import abi_io

@@ -9,8 +9,9 @@ from eth_utils import keccak
 
 from ape_contract_verify.engine.compilers import CompileCache, compile_input, with_output_selection
 from ape_contract_verify.engine.verifier import FailureKind, Verifier
-from ape_contract_verify.evm.chain import ApeProviderChain, ChainReader
+from ape_contract_verify.evm.chain import ApeProviderChain
 from ape_contract_verify.evm.proxies import EIP1967_IMPLEMENTATION_SLOT, ProxyKind, detect_proxy
+from ape_contract_verify.evm.reads import ChainReader
 from support.engine import SOLC, compiled, encode, json_request, standard_input
 
 BOX_TYPES = ["uint256", "address", "string", "bytes32", "int16[]"]

@@ -13,8 +13,8 @@ import requests
 from eth_utils import keccak, to_checksum_address
 
 from ape_contract_verify.evm.chain import JsonRpcChain
-from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.server.runner import start_embedded
+from support.client import Texts
 from support.service import Anvil, encode, get, json_form, poll, post, solc_compile, standard_input
 
 TOKEN_FILES = ["token/Token.sol", "token/ERC20Base.sol", "access/Ownable.sol"]

@@ -11,8 +11,7 @@ from ape_contract_verify.cli import cli
 from ape_contract_verify.client.targets import ETHERSCAN_V2_URL, normalize_url, resolve_api_key, resolve_target
 from ape_contract_verify.config import ContractVerifyConfig, ExplorerConfig
 from ape_contract_verify.exceptions import ExplorerNotConfigured, InvalidRequest
-from ape_contract_verify.protocol.answers import Texts
-from support.client import ABI, source_item
+from support.client import ABI, Texts, source_item
 from support.stub_server import ADDRESS, GUID, IMPL, Drop, Http, notok, ok
 
 

@@ -12,9 +12,9 @@ from ape_contract_verify.exceptions import (
     InvalidApiKey,
     VerificationRejected,
 )
-from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome, Texts, classify
+from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome, classify
 from ape_contract_verify.request import CodeFormat, Receipt
-from support.client import ABI, single_file_request, source_item
+from support.client import ABI, Texts, single_file_request, source_item
 from support.stub_server import ADDRESS, GUID, IMPL, Sleeps, make_client, notok, ok
 
 
@@ -38,7 +38,7 @@ CHECK_ANSWERS = [
 @pytest.mark.parametrize("answer,outcome", CHECK_ANSWERS, ids=[a["result"][:30] for a, _ in CHECK_ANSWERS])
 def test_checkverifystatus_answers(stub, answer, outcome):
     stub.answer(answer)
-    result = make_client(stub).check_verify_status(GUID)
+    result = make_client(stub).job_status(GUID)
     assert isinstance(result, ExplorerAnswer)
     assert result.outcome == outcome
     assert result.reason == answer["result"]  # the explorer's own text, kept verbatim
@@ -71,7 +71,7 @@ PROXY_ANSWERS = [
 @pytest.mark.parametrize("answer,outcome", PROXY_ANSWERS, ids=[a["result"][:30] for a, _ in PROXY_ANSWERS])
 def test_checkproxyverification_answers(stub, answer, outcome):
     stub.answer(answer)
-    result = make_client(stub).check_proxy_verification(GUID)
+    result = make_client(stub).job_status(GUID, proxy=True)
     assert result.outcome == outcome
     assert result.reason == answer["result"]
     assert stub.seen[0].method == "GET" and stub.seen[0].query["action"] == "checkproxyverification"
@@ -233,7 +233,7 @@ RATE_LIMITS = [
 def test_rate_limit_answers_are_retried_not_failures(stub, text):
     stub.answer(notok(text), notok(text), notok(Texts.PASS) | {"status": "1", "message": "OK"})
     sleeps = Sleeps()
-    answer = make_client(stub, sleep=sleeps).check_verify_status(GUID)
+    answer = make_client(stub, sleep=sleeps).job_status(GUID)
     assert answer.outcome == Outcome.VERIFIED
     assert len(stub.seen) == 3 and len(sleeps) == 2
     assert classify("0", "NOTOK", text).outcome == Outcome.RATE_LIMITED
@@ -328,5 +328,5 @@ def test_chainid_rides_in_the_query_of_reads(stub):
 def test_v2_endpoint_errors_are_configuration_errors(stub, text):
     stub.answer(notok(text))
     with pytest.raises(BadEndpoint) as info:
-        make_client(stub).check_verify_status(GUID)
+        make_client(stub).job_status(GUID)
     assert text in str(info.value)

@@ -85,7 +85,7 @@ def test_a_success_between_failures_keeps_the_target_up(stub):
     health = TargetHealth("etherscan", seconds=0)
     client = make_client(stub, max_retries=2, health=health)
     for _ in range(3):
-        assert client.check_verify_status(GUID).outcome == Outcome.VERIFIED
+        assert client.job_status(GUID).outcome == Outcome.VERIFIED
     assert not health.down and len(stub.seen) == 9
 
 

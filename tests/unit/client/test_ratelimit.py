@@ -9,9 +9,9 @@ import pytest
 
 from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
 from ape_contract_verify.exceptions import ExplorerUnavailable, RateLimited, VerificationTimeout
-from ape_contract_verify.protocol.answers import Outcome, Texts
+from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.request import Receipt
-from support.client import single_file_request
+from support.client import Texts, single_file_request
 from support.stub_server import GUID, Drop, Http, Sleeps, Stall, make_client, notok, ok
 
 PASS = ok(Texts.PASS)
@@ -34,7 +34,7 @@ def test_faults_are_retried_until_success(stub, fault):
     stub.answer(fault, fault, PASS)
     sleeps = Sleeps()
     client = make_client(stub, timeout=(1.0, 0.5), sleep=sleeps)
-    answer = client.check_verify_status(GUID)
+    answer = client.job_status(GUID)
     assert answer.outcome == Outcome.VERIFIED
     assert len(stub.seen) == 3
     assert len(sleeps) == 2 and all(0 < s <= 0.05 for s in sleeps)  # bounded backoff
@@ -57,7 +57,7 @@ def test_other_client_errors_are_not_retried(stub):
 
     stub.default = lambda seen: Http(404, "no such path")
     with pytest.raises(BadEndpoint) as info:
-        make_client(stub).check_verify_status(GUID)
+        make_client(stub).job_status(GUID)
     assert "HTTP 404" in str(info.value) and "base URL" in str(info.value)
     assert len(stub.seen) == 1
 
@@ -67,7 +67,7 @@ def test_backoff_grows_exponentially_with_jitter_and_a_cap(stub):
     sleeps = Sleeps()
     client = make_client(stub, max_retries=6, backoff=1.0, max_backoff=8.0, sleep=sleeps)
     with pytest.raises(ExplorerUnavailable):
-        client.check_verify_status(GUID)
+        client.job_status(GUID)
     caps = [1, 2, 4, 8, 8, 8]
     assert len(sleeps) == 6
     for slept, cap in zip(sleeps, caps):
@@ -77,7 +77,7 @@ def test_backoff_grows_exponentially_with_jitter_and_a_cap(stub):
 def test_retry_after_header_is_honoured(stub):
     stub.answer(Http(429, "", {"Retry-After": "0.03"}), PASS)
     sleeps = Sleeps()
-    make_client(stub, sleep=sleeps).check_verify_status(GUID)
+    make_client(stub, sleep=sleeps).job_status(GUID)
     assert sleeps == [0.03]
 
 
@@ -98,7 +98,7 @@ def test_rate_limit_answer_pauses_every_thread_sharing_the_limiter(stub):
     client = make_client(
         stub, limiter=limiter, backoff=0.2, max_backoff=0.2, sleep=lambda s: other_waits.append(limiter.reserve())
     )
-    assert client.check_verify_status(GUID).outcome == Outcome.VERIFIED
+    assert client.job_status(GUID).outcome == Outcome.VERIFIED
     assert len(other_waits) == 1 and other_waits[0] > 0.05
 
 
@@ -261,7 +261,7 @@ def test_limiter_holds_the_rate_across_threads_over_http(stub):
 
     def worker():
         for _ in range(5):
-            client.check_verify_status(GUID)
+            client.job_status(GUID)
             with lock:
                 times.append(time.monotonic())
 

@@ -25,6 +25,7 @@ from ape_contract_verify.exceptions import (
 from ape_contract_verify.protocol import sourcify as rules
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.request import CodeFormat, Receipt, VerificationRequest
+from support.client import SOURCIFY_HTTP_STATUS
 from support.stub_server import Drop, Http, StubExplorer
 
 ANSWERS = Path(__file__).parents[2] / "data" / "sourcify-answers"
@@ -557,7 +558,7 @@ def test_recorded_missing_fields_answer_names_the_same_field():
     with pytest.raises(InvalidRequest) as caught:
         rules.body_to_request("31337", "0x0165878A594ca255338adfa4d48449f69242Eb8F", answer["request"]["body"])
     assert caught.value.param == "stdJsonInput" and "'stdJsonInput'" in answer["body"]["message"]
-    assert answer["status"] == rules.HTTP_STATUS[answer["body"]["customCode"]] == 400
+    assert answer["status"] == SOURCIFY_HTTP_STATUS[answer["body"]["customCode"]] == 400
     with pytest.raises(InvalidRequest) as caught:  # 10-*: request/params/address
         rules.body_to_request("31337", "0x1234", _good_body())
     assert (
@@ -644,7 +645,7 @@ def test_outcomes_of_the_error_codes():
         "14-lookup-invalid-address",
     ):
         answer = recorded(name)
-        assert rules.HTTP_STATUS[answer["body"]["customCode"]] == answer["status"]
+        assert SOURCIFY_HTTP_STATUS[answer["body"]["customCode"]] == answer["status"]
     assert rules.overall_match("exact_match", "match") == "exact_match" and rules.overall_match(None, None) is None
 
 

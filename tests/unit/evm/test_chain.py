@@ -13,7 +13,8 @@ import requests
 from ape.exceptions import ContractLogicError
 
 from ape_contract_verify.evm import chain as chain_module
-from ape_contract_verify.evm.chain import ApeProviderChain, CallReverted, ChainError, Creation, JsonRpcChain
+from ape_contract_verify.evm.chain import ApeProviderChain, JsonRpcChain
+from ape_contract_verify.evm.reads import CallReverted, ChainError, Creation
 
 pytestmark = pytest.mark.unit
 

@@ -18,8 +18,8 @@ from ape_contract_verify.exceptions import (
     ExplorerRefused,
     VerificationRejected,
 )
-from ape_contract_verify.protocol.answers import Outcome, Texts, classify
-from support.client import single_file_request
+from ape_contract_verify.protocol.answers import Outcome, classify
+from support.client import Texts, single_file_request
 from support.stub_server import ADDRESS, GUID, IMPL, Http, Sleeps, make_client, notok, ok
 
 
@@ -144,7 +144,7 @@ STATUS = [
 @pytest.mark.parametrize("text,outcome", STATUS, ids=[t for t, _ in STATUS])
 def test_checkverifystatus_status_one_answers(stub, text, outcome):
     stub.answer(shown(text))
-    answer = make_client(stub).check_verify_status(GUID)
+    answer = make_client(stub).job_status(GUID)
     assert answer.outcome == outcome and answer.reason == text and answer.status == "1"
 
 
@@ -172,7 +172,7 @@ PROXY = [
 @pytest.mark.parametrize("answer,outcome", PROXY, ids=["progress", "one", "many", "not-detected", "unknown"])
 def test_checkproxyverification_answers(stub, answer, outcome):
     stub.answer(answer)
-    assert make_client(stub).check_proxy_verification(GUID).outcome == outcome
+    assert make_client(stub).job_status(GUID, proxy=True).outcome == outcome
 
 
 def test_proxy_of_an_unverified_contract_is_not_verified(stub):
@@ -217,7 +217,7 @@ def test_too_many_requests_is_waited_out(stub):
         Http(429, body, {"Content-Type": "application/json"}), error(Recorded.BLOCKSCOUT_RATE_LIMIT), shown(Texts.PASS)
     )
     sleeps = Sleeps()
-    answer = make_client(stub, sleep=sleeps).check_verify_status(GUID)
+    answer = make_client(stub, sleep=sleeps).job_status(GUID)
     assert answer.outcome == Outcome.VERIFIED
     assert len(stub.seen) == 3 and len(sleeps) == 2
     assert classify("0", Recorded.BLOCKSCOUT_RATE_LIMIT, None).outcome == Outcome.RATE_LIMITED
@@ -246,7 +246,7 @@ def test_pro_api_sends_chain_id_in_reads_and_submissions(stub):
         max_retries=0, timeout=(2.0, 2.0), sleep=Sleeps(), not_indexed_timeout=0
     )
     client.verify_source_code(single_file_request())
-    client.check_verify_status(GUID)
+    client.job_status(GUID)
     post, get = stub.seen
     assert post.query == {"module": "contract", "action": "verifysourcecode", "chain_id": "11155111"}
     assert post.form["chain_id"] == "11155111" and "chainid" not in post.form and post.form["apikey"] == "proapi_k3y"
@@ -256,7 +256,7 @@ def test_pro_api_sends_chain_id_in_reads_and_submissions(stub):
 def test_a_plain_blockscout_instance_gets_no_chain_parameter(stub):
     stub.answer(shown(Texts.PASS))
     target = Target(ecosystem="base", network="sepolia", url=stub.url, chain_id=84532, api_key=None, name="blockscout")
-    target.client(max_retries=0, sleep=Sleeps()).check_verify_status(GUID)
+    target.client(max_retries=0, sleep=Sleeps()).job_status(GUID)
     assert "chainid" not in stub.seen[0].query and "chain_id" not in stub.seen[0].query
 
 

@@ -45,8 +45,8 @@ def test_addresses_everywhere(stub, address):
 )
 def test_guid_is_fifty_ascii_alphanumerics(stub, guid):
     client = make_client(stub)
-    assert_rejected(stub, lambda: client.check_verify_status(guid), "guid", "50")
-    assert_rejected(stub, lambda: client.check_proxy_verification(guid), "guid", "50")
+    assert_rejected(stub, lambda: client.job_status(guid), "guid", "50")
+    assert_rejected(stub, lambda: client.job_status(guid, proxy=True), "guid", "50")
 
 
 @pytest.mark.parametrize(

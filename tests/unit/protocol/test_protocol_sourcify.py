@@ -10,6 +10,7 @@ from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.protocol import sourcify
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.request import CodeFormat, VerificationRequest
+from support.client import SOURCIFY_HTTP_STATUS
 
 pytestmark = pytest.mark.unit
 
@@ -71,11 +72,11 @@ def test_each_error_code_has_its_outcome(code, outcome):
 
 
 def test_request_level_errors_have_sourcify_s_http_status():
-    assert sourcify.HTTP_STATUS[sourcify.INVALID_PARAMETER] == 400
-    assert sourcify.HTTP_STATUS[sourcify.ALREADY_VERIFIED] == 409
-    assert sourcify.HTTP_STATUS[sourcify.TOO_MANY_REQUESTS] == 429
-    assert sourcify.HTTP_STATUS[sourcify.JOB_NOT_FOUND] == 404
-    assert sourcify.NO_MATCH not in sourcify.HTTP_STATUS  # a job's error rides in a 200
+    assert SOURCIFY_HTTP_STATUS[sourcify.INVALID_PARAMETER] == 400
+    assert SOURCIFY_HTTP_STATUS[sourcify.ALREADY_VERIFIED] == 409
+    assert SOURCIFY_HTTP_STATUS[sourcify.TOO_MANY_REQUESTS] == 429
+    assert SOURCIFY_HTTP_STATUS[sourcify.JOB_NOT_FOUND] == 404
+    assert sourcify.NO_MATCH not in SOURCIFY_HTTP_STATUS  # a job's error rides in a 200
 
 
 def test_error_body_has_sourcify_s_shape_with_a_fresh_error_id():

@@ -160,9 +160,9 @@ def client_call(client, row: Row):
     if row.action == "verifysourcecode":
         return lambda: client.verify_source_code(request_from_form({**BASE, **fields}))
     if row.action == "checkverifystatus":
-        return lambda: client.check_verify_status(fields["guid"])
+        return lambda: client.job_status(fields["guid"])
     if row.action == "checkproxyverification":
-        return lambda: client.check_proxy_verification(fields["guid"])
+        return lambda: client.job_status(fields["guid"], proxy=True)
     if row.action == "getabi":
         return lambda: client.get_abi(fields["address"])
     if row.action == "getsourcecode":

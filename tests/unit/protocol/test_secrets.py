@@ -12,10 +12,9 @@ import pytest
 from ape_contract_verify.client.etherscan import ExplorerClient
 from ape_contract_verify.client.targets import resolve_target
 from ape_contract_verify.exceptions import ContractVerifyError
-from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.protocol.secrets import ApiKey, redact
 from ape_contract_verify.request import Receipt
-from support.client import single_file_request, source_item
+from support.client import Texts, single_file_request, source_item
 from support.stub_server import ADDRESS, GUID, Drop, Http, Stall, make_client, notok, ok
 
 KEY = "S3CRETK3Y9QW8ER7TY6UI5OP4AS3DF2GH1"

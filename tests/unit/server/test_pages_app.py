@@ -12,7 +12,7 @@ import requests
 from eth_abi import encode
 from eth_utils import keccak
 
-from ape_contract_verify.evm.chain import CallReverted, ChainError
+from ape_contract_verify.evm.reads import CallReverted, ChainError
 from ape_contract_verify.explorer.store import ProxyRecord, VerifiedContract
 from ape_contract_verify.server import abi_io
 from ape_contract_verify.server.runner import start_embedded
