@@ -41,8 +41,7 @@ from ape_contract_verify.engine.versions import (
 )
 from ape_contract_verify.evm.abi import abi_type
 from ape_contract_verify.evm.bytecode import split_constructor_args
-from ape_contract_verify.evm.chain import ChainError, ChainReader
-from ape_contract_verify.evm.reads import Creation
+from ape_contract_verify.evm.reads import ChainError, ChainReader, Creation
 from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.logs import get_logger

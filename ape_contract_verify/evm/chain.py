@@ -28,12 +28,10 @@ from ape_contract_verify.evm.creation import (
     norm_address,
     walk_create_frames,
 )
-from ape_contract_verify.evm.reads import (  # ChainReader, Creation: re-exported for verifier, deploy_queue
+from ape_contract_verify.evm.reads import (
     RATE_LIMIT_RETRIES,
     CallReverted,
     ChainError,
-    ChainReader,
-    Creation,
     NodeObject,
     TransactionFacts,
     ape_address,
@@ -59,8 +57,6 @@ if TYPE_CHECKING:
     from ape_contract_verify.evm.fork import ForkReplayer
 
 T = TypeVar("T")
-
-__all__ = ["ApeProviderChain", "ChainError", "ChainReader", "Creation", "JsonRpcChain"]
 
 
 def _quantity(value: object) -> int:

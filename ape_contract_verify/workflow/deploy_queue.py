@@ -259,7 +259,7 @@ class DeployQueue:
         from ape_contract_verify.evm.proxies import detect_proxy
 
         if txn_hash and self.provider is not None:
-            from ape_contract_verify.evm.chain import Creation
+            from ape_contract_verify.evm.reads import Creation
 
             receipt = self.provider.get_receipt(txn_hash)
             data = receipt.transaction.data
