@@ -356,7 +356,7 @@ def client_opener(provider: ProviderAPI, **client_options: Unpack[ClientOptions]
                 from ape_contract_verify.exceptions import ContractVerifyError
 
                 raise ContractVerifyError("the local explorer of this chain is not running")
-            return local_client(explorer, health=health, **client_options)
+            return local_client(explorer, health=health)
         return target.client(health=health, **client_options)
 
     return open_client
