@@ -80,6 +80,24 @@ class Options:
             ask_first=ask_first,
         )
 
+    def derive(
+        self,
+        derivations: Derivations,
+        step: Source,
+        chain: "ChainReader | None",
+        creation_record: "Callable[[str], CreationRecord] | None",
+    ) -> "Derivation":
+        """`step`'s request with these options, derived and pre-checked once per run (`derivations`)."""
+        return derivations.derive(
+            step,
+            chain,
+            code_format=self.code_format,
+            strict_format=self.strict_format,
+            check=self.check,
+            license=self.license,
+            creation_record=creation_record,
+        )
+
 
 class Verification:
     def __init__(
@@ -226,15 +244,7 @@ class Verification:
                 reason = "the explorer holds its source"
                 return Report(label, address, Outcome.ALREADY_VERIFIED, reason, link=self._link(address))
             self.on_progress(address, f"deriving {label}")
-            derivation = self.shared.derive(
-                step,
-                self.chain,
-                code_format=options.code_format,
-                strict_format=options.strict_format,
-                check=options.check,
-                license=options.license,
-                creation_record=self._creation_record(),
-            )
+            derivation = options.derive(self.shared, step, self.chain, self._creation_record())
         except derive.PrecheckFailed as err:
             return Report(label, address, Outcome.PRECHECK_FAILED, f"{err.field}: {err.reason}")
         except ContractVerifyError as err:
