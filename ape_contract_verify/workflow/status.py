@@ -14,9 +14,10 @@ what the slowest target's calls cost at its rate. Nothing else is asked.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 from ape_contract_verify.client.health import TargetHealth
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 
     from ape_contract_verify.client.provider import VerificationTarget
     from ape_contract_verify.client.targets import ClientOptions, Target
-    from ape_contract_verify.evm.proxies import ProxyInfo
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.workflow.choice import NetworkChoice
 
@@ -77,15 +77,8 @@ class TargetStatus:
         return self.state in OK_STATES
 
     def as_dict(self) -> JsonObject:
-        return {
-            "kind": self.kind,
-            "state": self.state,
-            "ok": self.ok,
-            "match": self.match,
-            "implementation": self.implementation,
-            "reason": self.reason,
-            "link": self.link,
-        }
+        data: JsonObject = {key: value for key, value in asdict(self).items() if key not in ("target", "label")}
+        return {**data, "ok": self.ok}
 
     def cell(self) -> str:
         """The table's text for this target."""
@@ -148,10 +141,9 @@ def read_status(networks: Iterable[NetworkStatus], workers: int = WORKERS) -> li
 
     Each target's calls run on `workers` threads of its own (its limiter spaces them), every target
     at once; the chain reads run beside them."""
-    networks = list(networks)
     rows: list[Row] = []
-    jobs: list[tuple[Row, Target, Future[TargetStatus]]] = []
-    chain_jobs: list[tuple[Row, Future[tuple[ProxyInfo | None, str, str]]]] = []
+    asked: list[tuple[Row, Target, Callable[[], TargetStatus]]] = []  # in the network's target order
+    chain_reads: list[Future[None]] = []
     pools: list[ThreadPoolExecutor] = []
     try:
         for network in networks:
@@ -159,63 +151,50 @@ def read_status(networks: Iterable[NetworkStatus], workers: int = WORKERS) -> li
             rows += mine
             if not mine:
                 continue
-            reader = ThreadPoolExecutor(max_workers=min(4, len(mine)), thread_name_prefix="status-chain")
-            pools.append(reader)
-            chain_jobs += [(row, reader.submit(_chain_proxy, network.chain, row.address)) for row in mine]
+            pools.append(ThreadPoolExecutor(max_workers=min(4, len(mine)), thread_name_prefix="status-chain"))
+            chain_reads += [pools[-1].submit(_read_chain, network.chain, row) for row in mine]
             for target in network.targets:
                 health = TargetHealth(target.name)
                 health.others = len(network.targets) > 1
                 try:
                     client = network.open_client(target, health)
                 except Exception as err:  # every row of this target says why; the others go on
-                    for row in mine:
-                        row.targets[target.name] = TargetStatus(
-                            target.name, target.kind, ERROR, reason=str(err), label=target.label
-                        )
+                    error = functools.partial(TargetStatus, target.name, target.kind, ERROR, reason=str(err))
+                    asked += [(row, target, error) for row in mine]
                     continue
                 pool = ThreadPoolExecutor(
                     max_workers=max(1, min(workers, len(mine))), thread_name_prefix=f"status-{target.name}"
                 )
                 pools.append(pool)
-                for row in mine:
-                    jobs.append((row, target, pool.submit(_ask, target, client, health, row.address)))
-        for row, future in chain_jobs:
-            info, problem, kind = future.result()
-            row.data, row.blueprint = kind == "data", kind == "blueprint"
-            if info is not None:
-                row.proxy, row.implementation = info.kind, checksum(info.implementation)
-                row.stamped = info.stamped
-            row.chain_error = problem
-        for row, target, asked in jobs:
-            status = row.targets[target.name] = _judge(asked.result(), row)
+                asked += [(row, target, pool.submit(_ask, target, client, health, row.address).result) for row in mine]
+        for read in chain_reads:
+            read.result()
+        for row, target, answer in asked:
+            status = row.targets[target.name] = _judge(answer(), row)
             status.label = target.label
-        for network in networks:  # columns in the network's target order
-            order = [t.name for t in network.targets]
-            for row in rows:
-                if row.network == network.label:
-                    row.targets = {n: row.targets[n] for n in order if n in row.targets}
     finally:
         for pool in pools:
             pool.shutdown(wait=True, cancel_futures=True)
     return rows
 
 
-def _chain_proxy(chain: ChainReader, address: str) -> tuple[ProxyInfo | None, str, str]:
-    """(the proxy on chain or None, why the chain could not be read, "data" for a data contract,
-    "blueprint" for an ERC-5202 blueprint, else "")."""
+def _read_chain(chain: ChainReader, row: Row) -> None:
+    """`row`'s facts on chain: a data contract, an ERC-5202 blueprint, or the proxy it is; or why
+    the chain could not be read (the explorers' answers still stand)."""
     from ape_contract_verify.evm.blueprint import is_blueprint
     from ape_contract_verify.evm.bytecode import is_data_contract
     from ape_contract_verify.evm.proxies import detect_proxy
 
     try:
-        code = chain.get_code(address)
-        if is_data_contract(code):
-            return None, "", "data"
-        if is_blueprint(code):
-            return None, "", "blueprint"
-        return detect_proxy(chain, address), "", ""
-    except Exception as err:  # the explorers' answers still stand
-        return None, f"could not read the chain: {err}", ""
+        code = chain.get_code(row.address)
+        row.data = is_data_contract(code)
+        row.blueprint = not row.data and is_blueprint(code)
+        info = None if row.data or row.blueprint else detect_proxy(chain, row.address)
+    except Exception as err:
+        row.chain_error = f"could not read the chain: {err}"
+        return
+    if info is not None:
+        row.proxy, row.implementation, row.stamped = info.kind, checksum(info.implementation), info.stamped
 
 
 def _ask(target: Target, client: VerificationTarget, health: TargetHealth, address: str) -> TargetStatus:
@@ -249,22 +228,22 @@ def _ask(target: Target, client: VerificationTarget, health: TargetHealth, addre
 def _judge(status: TargetStatus, row: Row) -> TargetStatus:
     """An Etherscan-style target's verdict on a proxy: its link against the chain's implementation;
     a data contract's "not verified" is what it is, with nothing to verify."""
-    if row.data and status.state == NOT_VERIFIED:
-        from ape_contract_verify.evm.bytecode import DATA_CONTRACT
+    if status.state == NOT_VERIFIED:
+        if row.data:
+            from ape_contract_verify.evm.bytecode import DATA_CONTRACT
 
-        status.state, status.reason = DATA, DATA_CONTRACT
-        return status
-    if row.blueprint and not status.kind.verifies_blueprints and status.state == NOT_VERIFIED:
-        from ape_contract_verify.evm.blueprint import SOURCIFY_UNSUPPORTED
+            status.state, status.reason = DATA, DATA_CONTRACT
+        elif row.blueprint and not status.kind.verifies_blueprints:
+            from ape_contract_verify.evm.blueprint import SOURCIFY_UNSUPPORTED
 
-        status.state, status.reason = UNSUPPORTED, SOURCIFY_UNSUPPORTED
-        return status
-    if row.stamped and not status.kind.links_proxies and status.state == NOT_VERIFIED:
-        status.state = NO_SOURCE
-        status.reason = f"{row.proxy} proxy from a factory's template: Sourcify resolves {row.implementation} itself"
-        return status
-    if row.stamped and status.state == NOT_VERIFIED:
-        status.reason = f"a factory's template has no source: `ape verify proxy {row.address}` links it"
+            status.state, status.reason = UNSUPPORTED, SOURCIFY_UNSUPPORTED
+        elif row.stamped and not status.kind.links_proxies:
+            status.state = NO_SOURCE
+            status.reason = (
+                f"{row.proxy} proxy from a factory's template: Sourcify resolves {row.implementation} itself"
+            )
+        elif row.stamped:
+            status.reason = f"a factory's template has no source: `ape verify proxy {row.address}` links it"
         return status
     if not status.kind.links_proxies or status.state != VERIFIED or row.implementation is None:
         return status  # Sourcify resolves proxies itself: there is no link to keep up
@@ -343,25 +322,6 @@ def readable_targets(targets: Iterable[Target], provider: ProviderAPI) -> tuple[
     return usable, warnings
 
 
-def client_opener(provider: ProviderAPI, **client_options: Unpack[ClientOptions]) -> ClientOpener:
-    """`NetworkStatus.open_client` for a connected network: each target's own client and limiter."""
-
-    def open_client(target: Target, health: TargetHealth) -> VerificationTarget:
-        if target.is_local:
-            from ape_contract_verify.workflow import local_explorers
-            from ape_contract_verify.workflow.verification import local_client
-
-            explorer = local_explorers.shared(provider, start=False)
-            if explorer is None:  # `readable_targets` kept only local targets whose store is kept
-                from ape_contract_verify.exceptions import ContractVerifyError
-
-                raise ContractVerifyError("the local explorer of this chain is not running")
-            return local_client(explorer, health=health)
-        return target.client(health=health, **client_options)
-
-    return open_client
-
-
 @dataclass
 class StatusView:
     """What `status()` read: one row per recorded deployment, and which targets count."""
@@ -393,7 +353,8 @@ def network_status(
     warn: Callable[[str], None],
     **client_options: Unpack[ClientOptions],
 ) -> NetworkStatus:
-    """The NetworkStatus of a connected network: its readable targets (raises when none is)."""
+    """The NetworkStatus of a connected network: its readable targets (raises when none is), each
+    opened with its own client and limiter."""
     from ape_contract_verify.evm.chain import ApeProviderChain
     from ape_contract_verify.exceptions import ContractVerifyError
     from ape_contract_verify.workflow.choice import chain_id_of
@@ -404,6 +365,16 @@ def network_status(
         warn(warning)
     if not targets:
         raise ContractVerifyError(f"no target of {label} can be read (see the warnings)")
-    return NetworkStatus(
-        label, targets, deployments, ApeProviderChain(provider), client_opener(provider, **client_options)
-    )
+
+    def open_client(target: Target, health: TargetHealth) -> VerificationTarget:
+        if not target.is_local:
+            return target.client(health=health, **client_options)
+        from ape_contract_verify.workflow import local_explorers
+        from ape_contract_verify.workflow.verification import local_client
+
+        explorer = local_explorers.shared(provider, start=False)
+        if explorer is None:  # `readable_targets` kept only local targets whose store is kept
+            raise ContractVerifyError("the local explorer of this chain is not running")
+        return local_client(explorer, health=health)
+
+    return NetworkStatus(label, targets, deployments, ApeProviderChain(provider), open_client)
