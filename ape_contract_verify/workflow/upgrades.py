@@ -18,15 +18,16 @@ Two ways an upgrade is found:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from ape_contract_verify.evm.proxies import detect_proxy
 from ape_contract_verify.evm.upgrades import ADMIN, BEACON, IMPLEMENTATION, UpgradeEvent, beacon_of, is_beacon
 from ape_contract_verify.logs import get_logger
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.evm.wrappers import MemoizingChain
     from ape_contract_verify.workflow.ledger import Ledger, LedgerEntry
@@ -36,14 +37,8 @@ if TYPE_CHECKING:
 logger = get_logger()
 
 
-class Pending(Protocol):
-    """A relink submitted (a `Future`)."""
-
-    def result(self, timeout: float | None = None) -> list[Report]: ...
-
-
-# `submit(fn, *args)`: runs `fn(*args)` somewhere (an executor's `submit`), a `Pending` of its reports.
-Submit = Callable[..., Pending]
+# `submit(fn, *args)`: runs `fn(*args)` somewhere (an executor's `submit`), a `Future` of its reports.
+Submit = Callable[..., "Future[list[Report]]"]
 
 
 @dataclass
@@ -70,10 +65,7 @@ def affected(events: Iterable[UpgradeEvent], chain: ChainReader, known: Iterable
             except Exception as err:
                 logger.debug("contract_verify: %s: %s", event.emitter, err)
                 continue
-            if beacon:
-                beacons[event.emitter] = event
-            else:
-                moved[event.emitter] = event
+            (beacons if beacon else moved)[event.emitter] = event
     if beacons:
         for address in dict.fromkeys(a.lower() for a in known):
             try:
@@ -130,22 +122,19 @@ def follow(
     chain: MemoizingChain,
     ledger: Ledger,
     destinations: list[tuple[str, Verification]],
-    deployed: Iterable[str] = (),
-    submit: Submit | None = None,
+    deployed: Iterable[str],
+    submit: Submit,
 ) -> list[tuple[str, list[Report]]]:
     """The run's upgrades, followed on each (target name, Verification): [(target, reports)].
 
     `chain` is the run's memoising reader: what it read at deploy time is what the deploy's own
     verification linked (`deployed`: this run's addresses); it forgets the moved proxies and their
-    beacons before reading them again. `submit(fn, *args)` runs a relink (default: here, in turn)."""
+    beacons before reading them again. `submit(fn, *args)` runs a relink (the deploy queue's pool)."""
     entries = {e.address.lower(): e for e in ledger.deployments()}
     deployed = {a.lower() for a in deployed}
     record_admins(ledger, events, entries)
-    moved = affected(events, chain, [*entries, *deployed])
-    if not moved:
-        return []
     found: list[Moved] = []
-    for proxy, event in moved.items():
+    for proxy, event in affected(events, chain, [*entries, *deployed]).items():
         before = implementation(chain, proxy) if proxy in deployed else None
         info = detect_proxy(chain, proxy)
         chain.forget(proxy, *([info.beacon] if info is not None and info.beacon else []), event.emitter)
@@ -158,14 +147,12 @@ def follow(
         found.append(Moved(proxy, now, name, stale))
         if entry is None:  # upgraded here, recorded nowhere: `ape verify all` knows it from now on
             ledger.recorded(name, proxy)
-    jobs: list[tuple[Moved, str, Verification, Pending]] = []
-    for item in found:
-        for target, verification in destinations:
-            if target in item.targets:
-                run = submit or _in_turn
-                jobs.append(
-                    (item, target, verification, run(verification.relink, item.proxy, item.implementation, item.name))
-                )
+    jobs = [
+        (item, target, verification, submit(verification.relink, item.proxy, item.implementation, item.name))
+        for item in found
+        for target, verification in destinations
+        if target in item.targets
+    ]
     results: dict[str, list[Report]] = {}
     for item, target, verification, job in jobs:
         try:
@@ -186,15 +173,9 @@ def follow(
                     target_label=label,
                 )
             ]
+        relinked = None if verification.kind.links_proxies else (target, item.implementation)
         try:
-            record_links(
-                ledger,
-                item.name,
-                item.proxy,
-                reports,
-                {target: _url(verification)},
-                None if verification.kind.links_proxies else (target, item.implementation),
-            )
+            record_links(ledger, item.name, item.proxy, reports, {target: _url(verification)}, relinked)
         except Exception as err:  # the link stands; the ledger says why it is stale
             logger.warning("contract_verify: %s", err)
         results.setdefault(target, []).extend(reports)
@@ -203,15 +184,6 @@ def follow(
 
 def _url(verification: Verification) -> str | None:
     return verification.target.url if verification.target is not None else None
-
-
-def _in_turn(fn: Callable[..., list[Report]], *args: object) -> Pending:
-    done: Future[list[Report]] = Future()
-    try:
-        done.set_result(fn(*args))
-    except Exception as err:  # a row of its own, as a pool's Future gives it (`follow`)
-        done.set_exception(err)
-    return done
 
 
 def record_upgrades(events: list[UpgradeEvent], chain: ChainReader, ledger: Ledger, network: str) -> list[str]:
