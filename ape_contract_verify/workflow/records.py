@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from ape.managers.project import ProjectManager
-    from ethpm_types import ContractType
 
     from ape_contract_verify.derive.artifacts import Artifact
     from ape_contract_verify.json_types import JsonObject
@@ -29,9 +28,8 @@ class Records:
 
     deployments: list[tuple[str, str]] = field(default_factory=list)  # (contract, address), in order, once each
     problems: list[str] = field(default_factory=list)
-    types: dict[str, str] = field(
-        default_factory=dict
-    )  # address (lower) -> the type deployed (artifacts.type_reference)
+    # address (lower) -> the type deployed (artifacts.type_reference)
+    types: dict[str, str] = field(default_factory=dict)
 
     def add(self, contract: str, address: str, deployed_type: str | None = None) -> None:
         if all(address.lower() != known.lower() for _, known in self.deployments):
@@ -40,18 +38,12 @@ class Records:
             self.types.setdefault(address.lower(), deployed_type)
 
 
-def ape_records(contract_type: ContractType) -> list[str]:
-    """Ape's deployment records of one contract type on the connected network. Ape's
-    `get_deployments` takes a contract container, not a contract type."""
-    from ape import chain
-    from ape.contracts import ContractContainer
-
-    return [str(c.address) for c in chain.contracts.get_deployments(ContractContainer(contract_type))]
-
-
 def recorded_deployments(project: ProjectManager, chain_id: int | None, name: str | None = None) -> Records:
     """Every recorded deployment on the connected chain (of NAME only, when given). An unknown
     NAME raises ContractVerifyError (from `find_artifact`)."""
+    from ape import chain
+    from ape.contracts import ContractContainer
+
     from ape_contract_verify.derive.artifacts import find_artifact, iter_artifacts
     from ape_contract_verify.workflow.ledger import Ledger, LedgerError
 
@@ -72,8 +64,9 @@ def recorded_deployments(project: ProjectManager, chain_id: int | None, name: st
             records.problems.append(f"could not list the project's contract types: {err}")
     for artifact in artifacts:
         try:
-            for address in ape_records(artifact.contract_type):
-                records.add(artifact.label, address, artifact.reference)
+            # Ape's `get_deployments` takes a contract container, not a contract type.
+            for instance in chain.contracts.get_deployments(ContractContainer(artifact.contract_type)):
+                records.add(artifact.label, str(instance.address), artifact.reference)
         except Exception as err:
             records.problems.append(f"could not read Ape's deployment records of {artifact.label}: {err}")
     return records

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.json_types import JsonObject
@@ -123,7 +124,7 @@ class VerificationRun:
                 continue
             # Our own explorers answer in well under a second: poll them often.
             options = self.options
-            if target.is_local or _loopback(target.url):
+            if target.is_local or urlsplit(target.url or "").hostname in ("127.0.0.1", "localhost", "::1"):
                 options = dataclasses.replace(options, poll_interval=min(options.poll_interval, 0.5))
             verification = Verification(
                 client,
@@ -172,17 +173,7 @@ class VerificationRun:
                     )
             except Exception as err:  # reported, never lost, never stops the other targets
                 logger.debug("verification of %s on %s failed", item.address, destination.target.name, exc_info=True)
-                reports = [
-                    Report(
-                        item.label,
-                        item.address,
-                        Outcome.ERROR,
-                        str(err),
-                        target=destination.target.name,
-                        network=destination.network,
-                        target_label=destination.target.label,
-                    )
-                ]
+                reports = destination.verification.stamp([Report(item.label, item.address, Outcome.ERROR, str(err))])
             if on_done is not None:
                 on_done(item, reports)
             return reports
@@ -208,9 +199,3 @@ def failed(reports: Iterable[Report], required: Iterable[str] | None = None) -> 
     """Reports that make the command fail: not ok, on a target that counts (all unless `required` names some)."""
     names = set(required) if required else None
     return [r for r in reports if not r.ok and (names is None or r.target in names)]
-
-
-def _loopback(url: str | None) -> bool:
-    from urllib.parse import urlsplit
-
-    return bool(url) and urlsplit(url).hostname in ("127.0.0.1", "localhost", "::1")

@@ -178,9 +178,10 @@ class Verification:
             for report in reports:
                 if report.address == address:
                     report.implementation = link.implementation
-        return self._stamp(reports)
+        return self.stamp(reports)
 
-    def _stamp(self, reports: list[Report]) -> list[Report]:
+    def stamp(self, reports: list[Report]) -> list[Report]:
+        """`reports` made on this target, saying so: its name and label, the network."""
         for report in reports:
             report.target = report.target or self.target_name
             report.target_label = report.target_label or (self.target.label if self.target is not None else "")
@@ -218,7 +219,7 @@ class Verification:
             outcome = Outcome.VERIFIED if answer.outcome.is_success else Outcome.FAILED
             report = Report(label, address, outcome, answer.reason, guid=receipt.guid, link=self._link(address))
         report.kind, report.implementation, report.seconds = "proxy", expected, _since(started)
-        return self._stamp([report])[0]
+        return self.stamp([report])[0]
 
     def relink(self, address: str, implementation: str, label: str | None = None) -> list[Report]:
         """After an upgrade: the new implementation verified if it is not yet, then the proxy linked
