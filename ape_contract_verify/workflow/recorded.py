@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.json_types import JsonObject
-    from ape_contract_verify.workflow.ledger import Ledger, LedgerEntry
+    from ape_contract_verify.workflow.ledger import Ledger
+    from ape_contract_verify.workflow.ledger_entry import LedgerEntry
 
 Warn = Callable[[str], None]
 
