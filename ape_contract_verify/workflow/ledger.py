@@ -57,17 +57,15 @@ class Ledger:
 
     @classmethod
     def for_chain(cls, project: ProjectManager, chain_id: int | None, genesis: str | None = None) -> Ledger:
-        if genesis is None:
-            genesis = _genesis_hash()
+        genesis = _genesis_hash() if genesis is None else genesis
         name = f"deployments-{chain_id}-{(genesis or 'unknown')[2:12]}{SUFFIX}"
         return cls(Path(project.path) / ".build" / "contract_verify" / name)
 
     @classmethod
     def in_project(cls, project: ProjectManager) -> list[Ledger]:
         """Every chain's ledger in the project."""
-        return [
-            cls(p) for p in sorted((Path(project.path) / ".build" / "contract_verify").glob(f"deployments-*{SUFFIX}"))
-        ]
+        folder = Path(project.path) / ".build" / "contract_verify"
+        return [cls(p) for p in sorted(folder.glob(f"deployments-*{SUFFIX}"))]
 
     def entries(self) -> list[JsonObject]:
         """The recorded deployments as stored (JSON objects), in the order first recorded; none when
@@ -177,24 +175,19 @@ class Ledger:
     def _connect(self) -> Iterator[sqlite3.Connection]:
         """A connection per use: safe across threads and forks, and cheap next to a transaction."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        # isolation_level=None: transactions are only the ones begun here. timeout: busy_timeout.
         try:
-            # isolation_level=None: transactions are only the ones begun here. timeout: busy_timeout.
-            db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None)
+            with contextlib.closing(sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None)) as db:
+                if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                    db.execute("PRAGMA journal_mode=WAL")  # persistent: set once per database
+                db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable across a crashed process
+                if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'inputs'").fetchone():
+                    with self._immediate(db):  # a new database; a reader takes no write lock
+                        for statement in _SCHEMA:
+                            db.execute(statement)
+                yield db
         except sqlite3.Error as err:
             raise self._error(err) from None
-        try:
-            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                db.execute("PRAGMA journal_mode=WAL")  # persistent: set once per database
-            db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable across a crashed process
-            if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'inputs'").fetchone():
-                with self._immediate(db):  # a new database; a reader takes no write lock
-                    for statement in _SCHEMA:
-                        db.execute(statement)
-            yield db
-        except sqlite3.Error as err:
-            raise self._error(err) from None
-        finally:
-            db.close()
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:

@@ -100,9 +100,7 @@ def outcome_style(text: str) -> str | None:
         outcome = Outcome(text)
     except ValueError:
         return None
-    if not outcome.is_done:
-        return "red"
-    return "green" if outcome.is_success else None
+    return "red" if not outcome.is_done else "green" if outcome.is_success else None
 
 
 def render_table(

@@ -283,22 +283,19 @@ def status_table(rows: list[Row], styled: bool = False) -> str:
     names = list(dict.fromkeys(name for r in rows for name in r.targets))
     labels = {name: s.label or name for r in rows for name, s in r.targets.items()}
     head = ("contract", "address") + (("network",) if networks else ()) + ("proxy",) + tuple(labels[n] for n in names)
-    table = [head]
+    body = []
     for r in rows:
+        contract = f"{r.contract} (blueprint)" if r.blueprint else r.contract
         proxy = f"{r.proxy} -> {short(r.implementation)}" if r.proxy else ("?" if r.chain_error else "-")
-        cells = (
-            (f"{r.contract} (blueprint)" if r.blueprint else r.contract, r.address)
-            + ((r.network,) if networks else ())
-            + (proxy,)
-        )
-        table.append(cells + tuple(r.targets[n].cell() if n in r.targets else "-" for n in names))
+        cells = (contract, r.address, *((r.network,) if networks else ()), proxy)
+        body.append((*cells, *(r.targets[n].cell() if n in r.targets else "-" for n in names)))
     done = {s.cell(): s.ok for r in rows for s in r.targets.values()}  # a cell's text says its state
 
     def state_style(cell: str) -> str | None:
         return None if cell not in done else "green" if done[cell] else "red"
 
     first = len(head) - len(names)  # the targets' columns
-    return render_table(head, table[1:], styled, {first + i: state_style for i in range(len(names))})
+    return render_table(head, body, styled, {first + i: state_style for i in range(len(names))})
 
 
 def readable_targets(targets: Iterable[Target], provider: ProviderAPI) -> tuple[list[Target], list[str]]:
