@@ -108,29 +108,20 @@ def recorded_networks(project: ProjectManager) -> tuple[list[str], list[str]]:
     connected) and those of the `deployments:` section of ape-config.yaml (`ecosystem:network`)."""
     from ape_contract_verify.workflow.ledger import Ledger, LedgerError
 
-    networks: list[str] = []
+    found: list[str] = []  # ecosystem:network[:provider]
     problems: list[str] = []
-    seen: set[str] = set()
-
-    def add(choice: str) -> None:
-        key = ":".join(choice.split(":")[:2])  # one connection per network, whatever the provider
-        if key not in seen:
-            seen.add(key)
-            networks.append(choice)
-
     for ledger in Ledger.in_project(project):
         try:
-            for entry in ledger.deployments():
-                if entry.network:
-                    add(entry.network)
+            found += [entry.network for entry in ledger.deployments() if entry.network]
         except LedgerError as err:
             problems.append(str(err))
     try:
         section = project.config.deployments or {}
         for ecosystem, by_network in dict(section).items():
-            for network, entries in dict(by_network or {}).items():
-                if entries:
-                    add(f"{ecosystem}:{network}")
+            found += [f"{ecosystem}:{network}" for network, entries in dict(by_network or {}).items() if entries]
     except Exception as err:
         problems.append(f"could not read the deployments: section of ape-config.yaml: {err}")
-    return networks, problems
+    networks: dict[str, str] = {}  # one connection per network, whatever the provider
+    for choice in found:
+        networks.setdefault(":".join(choice.split(":")[:2]), choice)
+    return list(networks.values()), problems
