@@ -82,15 +82,14 @@ class TargetStatus:
 
     def cell(self) -> str:
         """The table's text for this target."""
-        if self.state == VERIFIED:
-            return f"verified ({self.match})" if self.match else "verified"
-        if self.state == LINKED:
-            return f"linked {short(self.implementation)}"
-        if self.state == STALE:
-            return f"STALE {short(self.implementation)}"
-        if self.state == UNLINKED:
-            return "verified, NOT LINKED"
-        return self.state.upper() if self.state == NOT_VERIFIED else self.state
+        texts = {
+            VERIFIED: f"verified ({self.match})" if self.match else "verified",
+            LINKED: f"linked {short(self.implementation)}",
+            STALE: f"STALE {short(self.implementation)}",
+            UNLINKED: "verified, NOT LINKED",
+            NOT_VERIFIED: "NOT VERIFIED",
+        }
+        return texts.get(self.state, self.state)
 
 
 @dataclass

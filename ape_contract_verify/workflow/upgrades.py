@@ -95,14 +95,9 @@ def record_links(
     well), or handled with (Sourcify: its own source, verified); `relinked` (target,
     implementation) when a relink there ended well with nothing of the proxy's own to show. `urls`:
     each target name's URL (None: the embedded explorer), kept with the link."""
-    chosen: dict[str, Report] = {}
-    for report in reports:
-        if report.address.lower() != address.lower() or not report.implementation:
-            continue
-        if report.kind in ("proxy", "relink"):
-            chosen[report.target] = report
-        else:
-            chosen.setdefault(report.target, report)
+    mine = [r for r in reports if r.address.lower() == address.lower() and r.implementation]
+    # Per target, its proxy link's report wins over its source's (all Sourcify has).
+    chosen = {r.target: r for r in sorted(mine, key=lambda r: r.kind in ("proxy", "relink"))}
     links = {target: r.implementation for target, r in chosen.items() if r.ok and r.implementation}
     if relinked is not None and all(r.ok for r in reports):
         links[relinked[0]] = relinked[1]
