@@ -49,7 +49,6 @@ class Moved:
     proxy: str  # lower case
     implementation: str  # on chain now (lower case)
     name: str
-    targets: list[str]  # where the link is stale
 
 
 def affected(events: Iterable[UpgradeEvent], chain: ChainReader, known: Iterable[str]) -> dict[str, UpgradeEvent]:
@@ -129,7 +128,7 @@ def follow(
     entries = {e.address.lower(): e for e in ledger.deployments()}
     deployed = {a.lower() for a in deployed}
     record_admins(ledger, events, entries)
-    found: list[Moved] = []
+    jobs: list[tuple[Moved, str, Verification, Future[list[Report]]]] = []
     for proxy, event in affected(events, chain, [*entries, *deployed]).items():
         before = implementation(chain, proxy) if proxy in deployed else None
         info = detect_proxy(chain, proxy)
@@ -139,16 +138,10 @@ def follow(
         name = entry.name if entry is not None else proxy
         if now is None or (proxy in deployed and before == now):
             continue  # the deploy's own verification linked it to this implementation
-        stale = [t for t, v in destinations if entry is None or entry.link_on(t, _url(v)) != now]
-        found.append(Moved(proxy, now, name, stale))
         if entry is None:  # upgraded here, recorded nowhere: `ape verify all` knows it from now on
             ledger.recorded(name, proxy)
-    jobs = [
-        (item, target, verification, submit(verification.relink, item.proxy, item.implementation, item.name))
-        for item in found
-        for target, verification in destinations
-        if target in item.targets
-    ]
+        stale = [(t, v) for t, v in destinations if entry is None or entry.link_on(t, _url(v)) != now]
+        jobs += [(Moved(proxy, now, name), t, v, submit(v.relink, proxy, now, name)) for t, v in stale]
     results: dict[str, list[Report]] = {}
     for item, target, verification, job in jobs:
         try:
