@@ -48,9 +48,7 @@ def recorded_deployments(project: ProjectManager, chain_id: int | None, name: st
     from ape_contract_verify.workflow.ledger import Ledger, LedgerError
 
     records = Records()
-    artifacts: list[Artifact] = []
-    if name is not None:
-        artifacts = [find_artifact(name, project)]
+    artifacts: list[Artifact] = [find_artifact(name, project)] if name is not None else []
     try:
         for entry in Ledger.for_chain(project, chain_id).deployments():
             if name is None or entry.name in (name, artifacts[0].label, artifacts[0].contract_type.name):
@@ -95,11 +93,8 @@ def deployed_as(project: ProjectManager, chain_id: int | None, addresses: Iterab
         kept = ledger.kept_inputs(e.compile_input for e in entries if e.compile_input)
     except LedgerError:
         return {}
-    return {
-        e.address.lower(): DeployedAs(e.deployed_type, kept.get(e.compile_input or ""))
-        for e in entries
-        if e.deployed_type
-    }
+    # `or ""` for the type checker: every entry here has a type
+    return {e.address.lower(): DeployedAs(e.deployed_type or "", kept.get(e.compile_input or "")) for e in entries}
 
 
 def recorded_networks(project: ProjectManager) -> tuple[list[str], list[str]]:

@@ -73,14 +73,12 @@ class VerificationRun:
         workers: int = 16,
         on_progress: Callable[[str, str], None] | None = None,
         client_options: ClientOptions | None = None,
-        shared_local: bool = False,
     ):
         self.project = project
         self.options = options
         self.workers = workers
         self.on_progress = on_progress
         self.client_options = client_options or {}
-        self.shared_local = shared_local  # the process's embedded explorer (see local_explorers)
         self.destinations: list[Destination] = []
         self._stack = contextlib.ExitStack()
 
@@ -88,7 +86,7 @@ class VerificationRun:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stack.close()  # stops embedded explorers (not the process's shared ones)
+        self._stack.close()  # what each target's `explorer_for` opened
 
     def add_network(
         self,
@@ -112,7 +110,6 @@ class VerificationRun:
                         target,
                         provider,
                         chain_reader=chain_reader,
-                        shared=self.shared_local,
                         health=health,
                         **self.client_options,
                     )

@@ -370,38 +370,23 @@ def explorer_for(
     target: "Target",
     provider: "ProviderAPI | None" = None,
     chain_reader: "ChainReader | None" = None,
-    shared: bool = False,
     health: "TargetHealth | None" = None,
     **client_options: "Unpack[ClientOptions]",
 ) -> Iterator[tuple["VerificationTarget", str | None]]:
-    """(client, browser URL) for a resolved ExplorerTarget. A local network with no explorer
-    configured gets a local explorer in this process (no server: no browser URL), reading the
-    chain through `chain_reader` (default: the Ape provider): its own, stopped on exit, or with
-    `shared` the process's one for the chain (`workflow.local_explorers`), which outlives this context."""
+    """(client, browser URL) for a resolved Target. A local network with no explorer configured
+    gets the process's local explorer of the chain (`workflow.local_explorers`; no server: no
+    browser URL), reading it through `chain_reader` (default: the Ape provider); it outlives the context."""
     if not target.is_local:
         yield target.client(health=health, **client_options), target.browser_url
         return
-    from ape_contract_verify.engine.compilers import process_cache
-    from ape_contract_verify.evm.chain import ApeProviderChain
-    from ape_contract_verify.explorer.embedded import start_in_process
+    from ape import chain
 
-    if provider is None:
-        from ape import chain
+    from ape_contract_verify.workflow import local_explorers
 
-        provider = chain.provider
-    if shared:
-        from ape_contract_verify.workflow import local_explorers
-
-        explorer = local_explorers.shared(provider, chain_reader)
-        if explorer is None:  # `shared` starts one when there is none
-            raise ContractVerifyError("the local explorer of this chain could not be started")
-    else:
-        explorer = start_in_process(chain_reader or ApeProviderChain(provider), cache=process_cache())
-    try:
-        yield local_client(explorer, health=health), None
-    finally:
-        if not shared:
-            explorer.stop()
+    explorer = local_explorers.shared(provider if provider is not None else chain.provider, chain_reader)
+    if explorer is None:  # `shared` starts one when there is none
+        raise ContractVerifyError("the local explorer of this chain could not be started")
+    yield local_client(explorer, health=health), None
 
 
 def local_client(explorer: "EmbeddedExplorer", health: "TargetHealth | None" = None) -> "VerificationTarget":
