@@ -84,30 +84,24 @@ def plan(
 
     planned = []
     for step in plan_contract(chain_reader, project, derivations, address, name, constructor_args, deployed_type):
+        item = Planned(step.label, step.address)
         if isinstance(step, Link):
-            planned.append(Planned(proxy_row_label(step.label), step.address, implementation=step.implementation))
+            item.label, item.implementation = proxy_row_label(step.label), step.implementation
         elif isinstance(step, Skip) and step.outcome.is_done:  # a data contract
-            planned.append(Planned(step.label, step.address, nothing=step.reason))
+            item.nothing = step.reason
         elif isinstance(step, Skip):  # a row that fails in a run: not sent
-            planned.append(Planned(step.label, step.address, error=step.reason))
+            item.error = step.reason
         else:
             try:
                 derived = options.derive(derivations, step, chain_reader, creation_record)
             except PrecheckFailed as err:
-                planned.append(Planned(step.label, step.address, error=f"pre-check failed: {err.field}: {err.reason}"))
+                item.error = f"pre-check failed: {err.field}: {err.reason}"
             except ContractVerifyError as err:
-                planned.append(Planned(step.label, step.address, error=str(err)))
+                item.error = str(err)
             else:
-                planned.append(
-                    Planned(
-                        step.label,
-                        step.address,
-                        derived.request,
-                        match=derived.match,
-                        warnings=list(derived.warnings),
-                        creation_source=derived.creation_source,
-                    )
-                )
+                item.request, item.match, item.warnings = derived.request, derived.match, list(derived.warnings)
+                item.creation_source = derived.creation_source
+        planned.append(item)
     return planned
 
 

@@ -211,17 +211,10 @@ def _ask(target: Target, client: VerificationTarget, health: TargetHealth, addre
         return TargetStatus(target.name, target.kind, ERROR, reason=f"{type(err).__name__}: {err}")
     if not record.verified:
         return TargetStatus(target.name, target.kind, NOT_VERIFIED)
-    implementation = record.implementation.strip()
-    return TargetStatus(
-        target.name,
-        target.kind,
-        VERIFIED,
-        match=MATCHES.get(record.match or ""),
-        implementation=checksum(implementation)
-        if implementation.startswith("0x") and len(implementation) == 42
-        else None,
-        link=target.contract_url(address) if target.browser_url else None,
-    )
+    held = record.implementation.strip()
+    implementation = checksum(held) if held.startswith("0x") and len(held) == 42 else None
+    link = target.contract_url(address) if target.browser_url else None
+    return TargetStatus(target.name, target.kind, VERIFIED, MATCHES.get(record.match or ""), implementation, link=link)
 
 
 def _judge(status: TargetStatus, row: Row) -> TargetStatus:
