@@ -6,6 +6,7 @@ of the plugin)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 
@@ -52,15 +53,12 @@ def outcome_for(address: str, reports: list[Report]) -> Report | None:
 def tally(reports: Iterable[Report]) -> str:
     """How rows ended, counted: "8 verified, 2 not verified" (a data contract's "nothing to
     verify" counted apart; a count of none left out)."""
-    counts = {"verified": 0, "nothing to verify": 0, "not verified": 0}
-    for report in reports:
-        if not report.ok:
-            counts["not verified"] += 1
-        elif Outcome(report.outcome).is_success:
-            counts["verified"] += 1
-        else:
-            counts["nothing to verify"] += 1
-    return ", ".join(f"{n} {what}" for what, n in counts.items() if n) or "nothing"
+    counts = Counter(
+        "not verified" if not r.ok else "verified" if Outcome(r.outcome).is_success else "nothing to verify"
+        for r in reports
+    )
+    order = ("verified", "nothing to verify", "not verified")
+    return ", ".join(f"{counts[what]} {what}" for what in order if counts[what]) or "nothing"
 
 
 def proxy_row_label(contract: str, what: str = "proxy link") -> str:
