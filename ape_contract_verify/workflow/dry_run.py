@@ -29,7 +29,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ape_contract_verify.client.provider import Kind
+from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
 from ape_contract_verify.request import CodeFormat
+from ape_contract_verify.workflow.plan import Derivations, Link, Skip, plan_contract
+from ape_contract_verify.workflow.verification import Options
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
@@ -40,8 +43,6 @@ if TYPE_CHECKING:
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.request import VerificationRequest
     from ape_contract_verify.workflow.choice import NetworkChoice
-    from ape_contract_verify.workflow.plan import Derivations
-    from ape_contract_verify.workflow.verification import Options
 
 
 @dataclass
@@ -78,8 +79,6 @@ def plan(
     """What `Verification.contract` would submit for `address`: `plan_contract`'s steps, in its
     order, each source derived as a run derives it (through the same `derivations` and `options`)."""
     from ape_contract_verify.derive.derive import PrecheckFailed
-    from ape_contract_verify.exceptions import ContractVerifyError
-    from ape_contract_verify.workflow.plan import Link, Skip, plan_contract
     from ape_contract_verify.workflow.report import proxy_row_label
 
     planned = []
@@ -173,7 +172,6 @@ def sourcify_submission(target: Target, request: VerificationRequest) -> tuple[s
     import requests
 
     from ape_contract_verify.client.sourcify import sourcify_body
-    from ape_contract_verify.exceptions import InvalidRequest
     from ape_contract_verify.protocol.forms import validate_read_form
 
     if target.chain_id is None or not target.url:
@@ -216,8 +214,6 @@ def sourcify_lines(target: Target, planned: list[Planned], out: str | None, file
 
 def _sourcify_refusal(target: Target, item: Planned) -> str | None:
     """Why Sourcify would not be sent `item` (None: it would be, or it is no request)."""
-    from ape_contract_verify.exceptions import InvalidRequest
-
     if item.error or item.request is None:
         return item.error
     if target.chain_id is None:
@@ -287,9 +283,7 @@ def plan_dry_run(
 
     from ape_contract_verify.evm.chain import ApeProviderChain
     from ape_contract_verify.workflow.choice import chain_id_of
-    from ape_contract_verify.workflow.plan import Derivations
     from ape_contract_verify.workflow.records import deployed_as
-    from ape_contract_verify.workflow.verification import Options
 
     options = Options.from_config(config.get_config("contract_verify"), code_format, check)
     # The same targets a real run resolves: the names, explorer URL and key given, then config.

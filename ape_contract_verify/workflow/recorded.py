@@ -10,10 +10,10 @@ import dataclasses
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from ape_contract_verify.exceptions import ContractVerifyError
-from ape_contract_verify.workflow.choice import NetworkChoice
-from ape_contract_verify.workflow.records import Records
-from ape_contract_verify.workflow.report import Report
+from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
+from ape_contract_verify.workflow.choice import NetworkChoice, chain_id_of
+from ape_contract_verify.workflow.records import Records, recorded_deployments, recorded_networks
+from ape_contract_verify.workflow.report import Report, outcome_for
 from ape_contract_verify.workflow.run import Item, VerificationRun
 
 if TYPE_CHECKING:
@@ -38,9 +38,6 @@ def network_choices(
     """One NetworkChoice per network: each one given, or with `all_networks` every network with
     recorded deployments (the plugin's records and ape-config.yaml's deployments:)."""
     if all_networks:
-        from ape_contract_verify.exceptions import InvalidRequest
-        from ape_contract_verify.workflow.records import recorded_networks
-
         if choice.networks:
             raise InvalidRequest(
                 "network", "a network given with all_networks", "give networks or all_networks, not both"
@@ -58,8 +55,6 @@ def records_on(project: ProjectManager, chain_id: int | None, warn: Warn, name: 
     """The recorded deployments on the connected network (of `name` only, when given); records that
     could not be read are warned about. An unknown `name` raises (`find_artifact`'s error), and so
     do records that could not be read at all: "none" would be a wrong answer."""
-    from ape_contract_verify.workflow.records import recorded_deployments
-
     records = recorded_deployments(project, chain_id, name)
     for problem in records.problems:
         warn(problem)
@@ -84,7 +79,6 @@ class RecordedBatch:
     def add_network(self, choice: NetworkChoice, provider: ProviderAPI) -> None:
         """Open `choice`'s targets on the connected `provider` and plan its recorded deployments."""
         from ape_contract_verify.evm.chain import ApeProviderChain
-        from ape_contract_verify.workflow.choice import chain_id_of
         from ape_contract_verify.workflow.ledger import Ledger
 
         label = choice.label()
@@ -168,7 +162,6 @@ def record_outcome(
 ) -> None:
     """The ledger keeps each target's ending per address (the explorer, not the ledger, says what is
     verified: the ledger may speak of another explorer), and a proxy's link."""
-    from ape_contract_verify.workflow.report import outcome_for
     from ape_contract_verify.workflow.upgrades import record_links
 
     reports = list(reports)

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ape_contract_verify.workflow.ledger import Ledger, LedgerError
+
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
@@ -45,7 +47,6 @@ def recorded_deployments(project: ProjectManager, chain_id: int | None, name: st
     from ape.contracts import ContractContainer
 
     from ape_contract_verify.derive.artifacts import find_artifact, iter_artifacts
-    from ape_contract_verify.workflow.ledger import Ledger, LedgerError
 
     records = Records()
     artifacts: list[Artifact] = [find_artifact(name, project)] if name is not None else []
@@ -84,8 +85,6 @@ def deployed_as(project: ProjectManager, chain_id: int | None, addresses: Iterab
     knows: a later `ape verify contract ADDRESS` trusts it over the manifest and the sources,
     which a recompile (such as `add_library`'s) or an edit may have changed since. An unreadable
     ledger records nothing."""
-    from ape_contract_verify.workflow.ledger import Ledger, LedgerError
-
     wanted = {address.lower() for address in addresses}
     ledger = Ledger.for_chain(project, chain_id)
     try:
@@ -101,8 +100,6 @@ def recorded_networks(project: ProjectManager) -> tuple[list[str], list[str]]:
     """(networks, problems): every network with recorded deployments, for `ape verify all
     --all-networks`: those the ledgers name (`ecosystem:network:provider`, as `ape run` was
     connected) and those of the `deployments:` section of ape-config.yaml (`ecosystem:network`)."""
-    from ape_contract_verify.workflow.ledger import Ledger, LedgerError
-
     found: list[str] = []  # ecosystem:network[:provider]
     problems: list[str] = []
     for ledger in Ledger.in_project(project):

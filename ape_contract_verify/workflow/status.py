@@ -22,10 +22,12 @@ from typing import TYPE_CHECKING
 
 from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.client.provider import Kind
-from ape_contract_verify.exceptions import ContractNotVerified, ExplorerError
+from ape_contract_verify.exceptions import ContractNotVerified, ContractVerifyError, ExplorerError
 from ape_contract_verify.json_types import JsonObject, JsonValue
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.values import checksum
+from ape_contract_verify.workflow import local_explorers
+from ape_contract_verify.workflow.choice import NetworkChoice, chain_id_of
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
@@ -34,7 +36,6 @@ if TYPE_CHECKING:
     from ape_contract_verify.client.provider import VerificationTarget
     from ape_contract_verify.client.targets import ClientOptions, Target
     from ape_contract_verify.evm.reads import ChainReader
-    from ape_contract_verify.workflow.choice import NetworkChoice
 
 logger = get_logger()
 
@@ -294,8 +295,6 @@ def readable_targets(targets: Iterable[Target], provider: ProviderAPI) -> tuple[
     """(targets to read, warnings). A local network's embedded explorer keeps what it verified for
     as long as its chain lives (`local_explorers`): it is read from its store. A chain that ends
     with each `ape` command (Ape's test provider) has nothing kept to read."""
-    from ape_contract_verify.workflow import local_explorers
-
     usable: list[Target] = []
     warnings: list[str] = []
     for target in targets:
@@ -345,8 +344,6 @@ def network_status(
     """The NetworkStatus of a connected network: its readable targets (raises when none is), each
     opened with its own client and limiter."""
     from ape_contract_verify.evm.chain import ApeProviderChain
-    from ape_contract_verify.exceptions import ContractVerifyError
-    from ape_contract_verify.workflow.choice import chain_id_of
 
     label = choice.label()
     targets, warnings = readable_targets(choice.targets(chain_id_of(provider)), provider)
@@ -358,7 +355,6 @@ def network_status(
     def open_client(target: Target, health: TargetHealth) -> VerificationTarget:
         if not target.is_local:
             return target.client(health=health, **client_options)
-        from ape_contract_verify.workflow import local_explorers
         from ape_contract_verify.workflow.verification import local_client
 
         explorer = local_explorers.shared(provider, start=False)
