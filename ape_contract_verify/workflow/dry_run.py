@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 from ape_contract_verify.client.provider import Kind
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
 from ape_contract_verify.request import CodeFormat
+from ape_contract_verify.workflow.choice import NetworkChoice, chain_id_of
 from ape_contract_verify.workflow.plan import Derivations, Link, Skip, plan_contract
 from ape_contract_verify.workflow.verification import Options
 
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
     from ape_contract_verify.client.targets import Target
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.request import VerificationRequest
-    from ape_contract_verify.workflow.choice import NetworkChoice
 
 
 @dataclass
@@ -282,7 +282,6 @@ def plan_dry_run(
     from ape import config, project
 
     from ape_contract_verify.evm.chain import ApeProviderChain
-    from ape_contract_verify.workflow.choice import chain_id_of
     from ape_contract_verify.workflow.records import deployed_as
 
     options = Options.from_config(config.get_config("contract_verify"), code_format, check)

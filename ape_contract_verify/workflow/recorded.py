@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
 from ape_contract_verify.workflow.choice import NetworkChoice, chain_id_of
+from ape_contract_verify.workflow.ledger import Ledger
 from ape_contract_verify.workflow.records import Records, recorded_deployments, recorded_networks
 from ape_contract_verify.workflow.report import Report, outcome_for
 from ape_contract_verify.workflow.run import Item, VerificationRun
@@ -22,7 +23,6 @@ if TYPE_CHECKING:
 
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.json_types import JsonObject
-    from ape_contract_verify.workflow.ledger import Ledger
     from ape_contract_verify.workflow.ledger_entry import LedgerEntry
 
 Warn = Callable[[str], None]
@@ -79,7 +79,6 @@ class RecordedBatch:
     def add_network(self, choice: NetworkChoice, provider: ProviderAPI) -> None:
         """Open `choice`'s targets on the connected `provider` and plan its recorded deployments."""
         from ape_contract_verify.evm.chain import ApeProviderChain
-        from ape_contract_verify.workflow.ledger import Ledger
 
         label = choice.label()
         chain_id = chain_id_of(provider)

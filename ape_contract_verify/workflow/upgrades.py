@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING
 from ape_contract_verify.evm.proxies import detect_proxy
 from ape_contract_verify.evm.upgrades import ADMIN, BEACON, IMPLEMENTATION, UpgradeEvent, beacon_of, is_beacon
 from ape_contract_verify.logs import get_logger
+from ape_contract_verify.protocol.answers import Outcome
+from ape_contract_verify.workflow.report import Report, proxy_row_label
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -32,7 +34,6 @@ if TYPE_CHECKING:
     from ape_contract_verify.evm.wrappers import MemoizingChain
     from ape_contract_verify.workflow.ledger import Ledger
     from ape_contract_verify.workflow.ledger_entry import LedgerEntry
-    from ape_contract_verify.workflow.report import Report
     from ape_contract_verify.workflow.verification import Verification
 
 logger = get_logger()
@@ -147,9 +148,6 @@ def follow(
         try:
             reports = job.result()
         except Exception as err:
-            from ape_contract_verify.protocol.answers import Outcome
-            from ape_contract_verify.workflow.report import Report, proxy_row_label
-
             label = verification.target.label if verification.target is not None else ""
             reports = [
                 Report(

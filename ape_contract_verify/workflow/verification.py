@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from ape_contract_verify.client.provider import Kind
-from ape_contract_verify.exceptions import ContractVerifyError, ExplorerError, TargetDown
+from ape_contract_verify.exceptions import ContractNotVerified, ContractVerifyError, ExplorerError, TargetDown
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.protocol.values import checksum
@@ -322,8 +322,6 @@ class Verification:
         )
 
     def _already_verified(self, address: str) -> bool:
-        from ape_contract_verify.exceptions import ContractNotVerified
-
         try:
             record = self.client.contract_record(address)
         except ContractNotVerified:
