@@ -136,7 +136,7 @@ def describe(item: Planned, head: str | None = None, licence_sent: bool = True) 
     if r.via_ir is not None:
         settings.append(f"viaIR {'on' if r.via_ir else 'off'}")
     licence = f"{license_name(r.license_type)} ({r.license_type})" if r.license_type is not None else "none"
-    lines = [
+    return [
         f"  {item.label} {item.address}: {head or f'verifysourcecode as {r.contract_name}'}",
         f"    compiler {r.compiler_version}, {r.code_format.value}, {len(r.source_code.encode())} bytes of source",
         f"    settings: {', '.join(settings)}",
@@ -145,9 +145,8 @@ def describe(item: Planned, head: str | None = None, licence_sent: bool = True) 
         + (f" (from {item.creation_source})" if item.creation_source not in ("", "transaction", "trace") else ""),
         *([f"    licence: {licence}"] if licence_sent else []),
         f"    pre-check: {'skipped' if item.match is None else item.match + ' match'}",
+        *(f"    warning: {w}" for w in item.warnings),
     ]
-    lines += [f"    warning: {w}" for w in item.warnings]
-    return lines
 
 
 def write(out: Path, target: Target, item: Planned, form: dict[str, str]) -> list[Path]:
@@ -158,12 +157,9 @@ def write(out: Path, target: Target, item: Planned, form: dict[str, str]) -> lis
         source = folder / f"{stem}{'.sol' if item.request.code_format == CodeFormat.SINGLE_FILE else '.json'}"
         source.write_bytes(item.request.source_code.encode("utf-8"))  # no newline translation
         written.append(source)
-        form_path = folder / f"{stem}.form.json"
-    else:
-        form_path = folder / f"{stem}.proxy.form.json"
+    form_path = folder / f"{stem}.{'form' if item.request is not None else 'proxy.form'}.json"
     form_path.write_text(json.dumps(form, indent=2) + "\n", encoding="utf-8")
-    written.append(form_path)
-    return written
+    return [*written, form_path]
 
 
 def sourcify_submission(target: Target, request: VerificationRequest) -> tuple[str, bytes]:

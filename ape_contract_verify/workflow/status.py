@@ -149,9 +149,7 @@ def read_status(networks: Iterable[NetworkStatus], workers: int = WORKERS) -> li
         for network in networks:
             mine = [Row(network.label, name, checksum(address)) for name, address in network.deployments]
             rows += mine
-            if not mine:
-                continue
-            pools.append(ThreadPoolExecutor(max_workers=min(4, len(mine)), thread_name_prefix="status-chain"))
+            pools.append(ThreadPoolExecutor(max_workers=max(1, min(4, len(mine))), thread_name_prefix="status-chain"))
             chain_reads += [pools[-1].submit(_read_chain, network.chain, row) for row in mine]
             for target in network.targets:
                 health = TargetHealth(target.name)
@@ -162,9 +160,7 @@ def read_status(networks: Iterable[NetworkStatus], workers: int = WORKERS) -> li
                     error = functools.partial(TargetStatus, target.name, target.kind, ERROR, reason=str(err))
                     asked += [(row, target, error) for row in mine]
                     continue
-                pool = ThreadPoolExecutor(
-                    max_workers=max(1, min(workers, len(mine))), thread_name_prefix=f"status-{target.name}"
-                )
+                pool = ThreadPoolExecutor(max(1, min(workers, len(mine))), thread_name_prefix=f"status-{target.name}")
                 pools.append(pool)
                 asked += [(row, target, pool.submit(_ask, target, client, health, row.address).result) for row in mine]
         for read in chain_reads:
