@@ -86,12 +86,9 @@ class LedgerEntry:
     ) -> None:
         """Deployed (or made by a factory, or found moved) and not verified yet."""
         self.status = PENDING
-        if network is not None:
-            self.network = network
-        if deployed_type:
-            self.deployed_type = deployed_type
-        if compile_input:
-            self.compile_input = compile_input
+        self.network = network if network is not None else self.network
+        self.deployed_type = deployed_type or self.deployed_type
+        self.compile_input = compile_input or self.compile_input
 
     def ended(self, status: str, reason: str = "") -> None:
         """How its verification ended on every target of the run (the worst of them)."""
