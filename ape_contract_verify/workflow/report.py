@@ -38,10 +38,7 @@ class Report:
         return Outcome(self.outcome).is_done
 
     def as_dict(self) -> JsonObject:
-        data: JsonObject = asdict(self)
-        data["outcome"] = str(self.outcome)
-        data["ok"] = self.ok
-        return data
+        return {**asdict(self), "outcome": str(self.outcome), "ok": self.ok}
 
 
 def outcome_for(address: str, reports: list[Report]) -> Report | None:
