@@ -40,9 +40,6 @@ if TYPE_CHECKING:
 logger = get_logger()
 
 
-# How a network's targets are opened: (target, its health) -> its client.
-ClientOpener = Callable[["Target", TargetHealth], "VerificationTarget"]
-
 VERIFIED = "verified"
 NOT_VERIFIED = "not verified"
 LINKED = "linked"  # a proxy, verified, linked to the implementation on chain
@@ -133,7 +130,7 @@ class NetworkStatus:
     targets: list[Target]
     deployments: list[tuple[str, str]]
     chain: ChainReader
-    open_client: ClientOpener
+    open_client: Callable[[Target, TargetHealth], VerificationTarget]  # (target, its health) -> its client
 
 
 def read_status(networks: Iterable[NetworkStatus], workers: int = WORKERS) -> list[Row]:

@@ -204,12 +204,12 @@ class Verification:
         address: str,
         expected_implementation: str | None = None,
         label: str | None = None,
-        what: str = "proxy link",
+        relink: bool = False,
     ) -> Report:
         started = time.monotonic()
         address = checksum(address)
         expected = checksum(expected_implementation) if expected_implementation else None
-        label = proxy_row_label(label or address[:10], what)
+        label = proxy_row_label(label or address[:10], "proxy re-link" if relink else "proxy link")
         try:
             receipt = self.client.verify_proxy(address, expected)
             answer = self._wait(receipt, address)
@@ -218,7 +218,8 @@ class Verification:
         else:
             outcome = Outcome.VERIFIED if answer.outcome.is_success else Outcome.FAILED
             report = Report(label, address, outcome, answer.reason, guid=receipt.guid, link=self._link(address))
-        report.kind, report.implementation, report.seconds = "proxy", expected, _since(started)
+        report.kind, report.implementation = "relink" if relink else "proxy", expected
+        report.seconds = _since(started)
         return self.stamp([report])[0]
 
     def relink(self, address: str, implementation: str, label: str | None = None) -> list[Report]:
@@ -226,11 +227,9 @@ class Verification:
         to it again (an Etherscan-style explorer keeps the old link until then; Sourcify reads the
         slot itself, so there only the implementation is verified)."""
         reports = self.contract(implementation)
-        if not self.kind.links_proxies:
-            return reports
-        report = self.proxy(address, implementation, label, what="proxy re-link")
-        report.kind = "relink"
-        return reports + [report]
+        if self.kind.links_proxies:
+            reports.append(self.proxy(address, implementation, label, relink=True))
+        return reports
 
     # -- one source submission ----------------------------------------------------------------
 
