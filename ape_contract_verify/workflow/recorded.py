@@ -141,11 +141,8 @@ def plan_items(
     names = {name: d.target.url for name, d in destinations.items()}
     todo = plan(entry, names, reader, address)
     item = Item(label, address, deployed_type=deployed_type, kept_input=kept_input)
-    items = []
-    if todo.verify:
-        items.append(
-            dataclasses.replace(item, targets=None if len(todo.verify) == len(names) else frozenset(todo.verify))
-        )
+    some = None if len(todo.verify) == len(names) else frozenset(todo.verify)  # None: every target
+    items = [dataclasses.replace(item, targets=some)] if todo.verify else []
     items += [
         dataclasses.replace(item, targets=frozenset({t}), relink=todo.implementation) for t in sorted(todo.relink)
     ]
