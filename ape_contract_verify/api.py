@@ -445,7 +445,6 @@ def _run(
         workers=workers or cfg.workers,
         on_progress=on_progress,
         client_options={"max_retries": cfg.max_retries},
-        shared_local=True,
     )
 
 

@@ -237,7 +237,7 @@ class ContractVerifyExplorer(ExplorerAPI):
 
         # The script's thread waits for this run's workers: they may use Ape's managers meanwhile.
         with (
-            VerificationRun(project, options, client_options=client_options, shared_local=True) as run,
+            VerificationRun(project, options, client_options=client_options) as run,
             GATE.script_waits(),
         ):
             run.add_network(label, targets, self.provider, ApeProviderChain(self.provider))

@@ -49,26 +49,20 @@ class NetworkChoice:
         from ape import networks
 
         choice = (self.network or "").strip()
-        parts = choice.split(":") if choice else []
+        parts = [*choice.split(":"), ""]  # "": the default ecosystem or network
         try:
-            if parts and parts[0] and parts[0] not in networks.ecosystem_names and len(parts) == 1:
-                # a bare network name of the default ecosystem, e.g. `sepolia`
-                ecosystem = networks.default_ecosystem
-                parts = [ecosystem.name, parts[0]]
-            else:
-                ecosystem = networks.get_ecosystem(parts[0]) if parts and parts[0] else networks.default_ecosystem
-            network_name = parts[1] if len(parts) > 1 and parts[1] else ecosystem.default_network_name
-            network = ecosystem.get_network(network_name)
+            if len(parts) == 2 and parts[0] not in networks.ecosystem_names:
+                parts = ["", parts[0]]  # a bare network name of the default ecosystem, e.g. `sepolia`
+            ecosystem = networks.get_ecosystem(parts[0]) if parts[0] else networks.default_ecosystem
+            network = ecosystem.get_network(parts[1] or ecosystem.default_network_name)
         except Exception as err:  # Ape raises several types for unknown names
             raise InvalidRequest(
                 "network", f"{choice!r}: {err}", "give ecosystem:network, e.g. ethereum:sepolia"
             ) from None
-        chain_id = None
-        if not network.is_local:
-            try:
-                chain_id = int(network.chain_id)
-            except Exception:
-                chain_id = None  # custom networks may only know it once connected
+        try:  # a local chain's id is its node's; custom networks may only know it once connected
+            chain_id = None if network.is_local else int(network.chain_id)
+        except Exception:
+            chain_id = None
         return ecosystem.name, network.name, chain_id
 
     def label(self) -> str:

@@ -144,7 +144,7 @@ class DeployQueue:
 
             errors = [error] if error else []
             options = Options.from_config(cfg, ask_first=False)  # deployed by this very run: no question first
-            run = VerificationRun(project, options, client_options={"max_retries": cfg.max_retries}, shared_local=True)
+            run = VerificationRun(project, options, client_options={"max_retries": cfg.max_retries})
             run.add_network(
                 network,
                 targets,

@@ -5,7 +5,7 @@
 Per target it prints what would be sent (compiler, settings, libraries, constructor arguments,
 licence; never the API key) and, with DIR, writes the request bodies a real run sends:
 
-    DIR/<target>/<Contract>-<address>.json|.sol|.vy   the `sourceCode` field, byte for byte
+    DIR/<target>/<Contract>-<address>.json|.sol       the `sourceCode` field, byte for byte
     DIR/<target>/<Contract>-<address>.form.json       every form field but `apikey`, in sending order
     DIR/<target>/<Proxy>-<address>.proxy.form.json    the proxy link (verifyproxycontract)
     DIR/<target>/<Contract>-<address>.sourcify.json   a Sourcify target's whole POST body
@@ -20,6 +20,7 @@ the HTTP body byte for byte (the key rides in a header, never in it). Sourcify g
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -28,7 +29,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ape_contract_verify.client.provider import Kind
+from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
 from ape_contract_verify.request import CodeFormat
+from ape_contract_verify.workflow.choice import NetworkChoice, chain_id_of
+from ape_contract_verify.workflow.plan import Derivations, Link, Skip, plan_contract
+from ape_contract_verify.workflow.verification import Options
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
@@ -38,15 +43,6 @@ if TYPE_CHECKING:
     from ape_contract_verify.client.targets import Target
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.request import VerificationRequest
-    from ape_contract_verify.workflow.choice import NetworkChoice
-    from ape_contract_verify.workflow.plan import Derivations
-
-_EXTENSIONS = {
-    "solidity-standard-json-input": ".json",
-    "vyper-json": ".json",
-    "solidity-single-file": ".sol",
-    "vyper": ".vy",
-}
 
 
 @dataclass
@@ -75,56 +71,36 @@ def plan(
     chain_reader: ChainReader,
     project: ProjectManager,
     derivations: Derivations,
-    *,
-    code_format: CodeFormat | None,
-    license: str | None,
-    constructor_args: str | None,
-    check: bool,
-    strict_format: bool = False,
+    options: Options,
+    constructor_args: str | None = None,
     creation_record: Callable[[str], CreationRecord] | None = None,
     deployed_type: str | None = None,
 ) -> list[Planned]:
     """What `Verification.contract` would submit for `address`: `plan_contract`'s steps, in its
-    order, each source derived as a run derives it (through the same `derivations`)."""
+    order, each source derived as a run derives it (through the same `derivations` and `options`)."""
     from ape_contract_verify.derive.derive import PrecheckFailed
-    from ape_contract_verify.exceptions import ContractVerifyError
-    from ape_contract_verify.workflow.plan import Link, Skip, plan_contract
     from ape_contract_verify.workflow.report import proxy_row_label
 
     planned = []
     for step in plan_contract(chain_reader, project, derivations, address, name, constructor_args, deployed_type):
+        item = Planned(step.label, step.address)
         if isinstance(step, Link):
-            planned.append(Planned(proxy_row_label(step.label), step.address, implementation=step.implementation))
+            item.label, item.implementation = proxy_row_label(step.label), step.implementation
         elif isinstance(step, Skip) and step.outcome.is_done:  # a data contract
-            planned.append(Planned(step.label, step.address, nothing=step.reason))
+            item.nothing = step.reason
         elif isinstance(step, Skip):  # a row that fails in a run: not sent
-            planned.append(Planned(step.label, step.address, error=step.reason))
+            item.error = step.reason
         else:
             try:
-                derivation = derivations.derive(
-                    step,
-                    chain_reader,
-                    code_format=code_format or CodeFormat.STANDARD_JSON,
-                    strict_format=strict_format,
-                    check=check,
-                    license=license,
-                    creation_record=creation_record,
-                )
+                derived = options.derive(derivations, step, chain_reader, creation_record)
             except PrecheckFailed as err:
-                planned.append(Planned(step.label, step.address, error=f"pre-check failed: {err.field}: {err.reason}"))
+                item.error = f"pre-check failed: {err.field}: {err.reason}"
             except ContractVerifyError as err:
-                planned.append(Planned(step.label, step.address, error=str(err)))
+                item.error = str(err)
             else:
-                planned.append(
-                    Planned(
-                        step.label,
-                        step.address,
-                        derivation.request,
-                        match=derivation.match,
-                        warnings=list(derivation.warnings),
-                        creation_source=derivation.creation_source,
-                    )
-                )
+                item.request, item.match, item.warnings = derived.request, derived.match, list(derived.warnings)
+                item.creation_source = derived.creation_source
+        planned.append(item)
     return planned
 
 
@@ -159,11 +135,8 @@ def describe(item: Planned, head: str | None = None, licence_sent: bool = True) 
         settings.append(f"evmVersion {r.evm_version}")
     if r.via_ir is not None:
         settings.append(f"viaIR {'on' if r.via_ir else 'off'}")
-    try:
-        licence = f"{license_name(r.license_type)} ({r.license_type})" if r.license_type is not None else "none"
-    except Exception:
-        licence = str(r.license_type)
-    lines = [
+    licence = f"{license_name(r.license_type)} ({r.license_type})" if r.license_type is not None else "none"
+    return [
         f"  {item.label} {item.address}: {head or f'verifysourcecode as {r.contract_name}'}",
         f"    compiler {r.compiler_version}, {r.code_format.value}, {len(r.source_code.encode())} bytes of source",
         f"    settings: {', '.join(settings)}",
@@ -172,9 +145,8 @@ def describe(item: Planned, head: str | None = None, licence_sent: bool = True) 
         + (f" (from {item.creation_source})" if item.creation_source not in ("", "transaction", "trace") else ""),
         *([f"    licence: {licence}"] if licence_sent else []),
         f"    pre-check: {'skipped' if item.match is None else item.match + ' match'}",
+        *(f"    warning: {w}" for w in item.warnings),
     ]
-    lines += [f"    warning: {w}" for w in item.warnings]
-    return lines
 
 
 def write(out: Path, target: Target, item: Planned, form: dict[str, str]) -> list[Path]:
@@ -182,33 +154,26 @@ def write(out: Path, target: Target, item: Planned, form: dict[str, str]) -> lis
     folder, stem = _folder(out, target), _stem(item)
     written = []
     if item.request is not None:
-        source = folder / f"{stem}{_EXTENSIONS.get(item.request.code_format.value, '.txt')}"
+        source = folder / f"{stem}{'.sol' if item.request.code_format == CodeFormat.SINGLE_FILE else '.json'}"
         source.write_bytes(item.request.source_code.encode("utf-8"))  # no newline translation
         written.append(source)
-        form_path = folder / f"{stem}.form.json"
-    else:
-        form_path = folder / f"{stem}.proxy.form.json"
+    form_path = folder / f"{stem}.{'form' if item.request is not None else 'proxy.form'}.json"
     form_path.write_text(json.dumps(form, indent=2) + "\n", encoding="utf-8")
-    written.append(form_path)
-    return written
+    return [*written, form_path]
 
 
-def sourcify_submission(target: Target, item: Planned) -> tuple[str, bytes]:
-    """The URL and the exact HTTP body `SourcifyClient.verify_source_code` sends for `item` to
+def sourcify_submission(target: Target, request: VerificationRequest) -> tuple[str, bytes]:
+    """The URL and the exact HTTP body `SourcifyClient.verify_source_code` sends for `request` to
     `target`. Raises InvalidRequest (naming the field) for a request Sourcify's rules refuse."""
     import requests
 
     from ape_contract_verify.client.sourcify import sourcify_body
-    from ape_contract_verify.exceptions import InvalidRequest
     from ape_contract_verify.protocol.forms import validate_read_form
 
-    request, chain_id = item.request, target.chain_id
-    if request is None:
-        raise InvalidRequest("request", "a proxy link has no source to send to Sourcify", "send it the source")
-    if chain_id is None or not target.url:
+    if target.chain_id is None or not target.url:
         raise InvalidRequest("target", f"{target.name} has no chain id or no URL", "resolve it on a connected network")
     address = validate_read_form({"address": request.address})
-    url = f"{target.url.rstrip('/')}/v2/verify/{int(chain_id)}/{address}"  # the client's base_url + path
+    url = f"{target.url.rstrip('/')}/v2/verify/{int(target.chain_id)}/{address}"  # the client's base_url + path
     body = requests.Request("POST", url, json=sourcify_body(request)).prepare().body  # requests' own encoding
     if not isinstance(body, bytes):  # requests encodes a json= body to bytes
         raise TypeError(f"requests prepared a {type(body).__name__} body for {url}, not bytes")
@@ -219,38 +184,38 @@ def sourcify_lines(target: Target, planned: list[Planned], out: str | None, file
     """What a Sourcify target would get, as lines (with `out`, the bodies written and added to
     `files`). Each submission that would not be sent has a line with NOT SENT."""
     for item in planned:
-        if not item.sent:
-            yield describe(item)[0]
-            continue
-        if item.request is None:
-            yield f"  {item.label} {item.address}: no proxy link is sent to Sourcify (it resolves proxies itself)"
-            continue
-        if (refusal := _sourcify_refusal(target, item)) is not None:
+        if refusal := _sourcify_refusal(target, item):
             yield f"  {item.label} {item.address}: NOT SENT: {refusal}"
-            continue
-        url, body = sourcify_submission(target, item)
-        fields = json.loads(body)
-        yield from describe(item, head=f"POST {url}", licence_sent=False)
-        yield f"    compilerVersion {fields['compilerVersion']}, contractIdentifier {fields['contractIdentifier']}"
-        tx = fields.get("creationTransactionHash")
-        yield f"    creationTransactionHash {tx}" if tx else "    creationTransactionHash: none (Sourcify looks for it)"
-        if out:
-            path = _folder(out, target) / f"{_stem(item)}.sourcify.json"
-            path.write_bytes(body)
-            files.append(path)
-            yield f"    wrote {path}"
+        elif item.nothing:
+            yield from describe(item)
+        elif item.request is None:
+            yield f"  {item.label} {item.address}: no proxy link is sent to Sourcify (it resolves proxies itself)"
+        else:
+            url, body = sourcify_submission(target, item.request)
+            fields = json.loads(body)
+            yield from describe(item, head=f"POST {url}", licence_sent=False)
+            yield f"    compilerVersion {fields['compilerVersion']}, contractIdentifier {fields['contractIdentifier']}"
+            tx = fields.get("creationTransactionHash")
+            yield (
+                f"    creationTransactionHash {tx}"
+                if tx
+                else "    creationTransactionHash: none (Sourcify looks for it)"
+            )
+            if out:
+                path = _folder(out, target) / f"{_stem(item)}.sourcify.json"
+                path.write_bytes(body)
+                files.append(path)
+                yield f"    wrote {path}"
 
 
 def _sourcify_refusal(target: Target, item: Planned) -> str | None:
     """Why Sourcify would not be sent `item` (None: it would be, or it is no request)."""
-    from ape_contract_verify.exceptions import InvalidRequest
-
     if item.error or item.request is None:
         return item.error
     if target.chain_id is None:
         return "Sourcify needs the chain id, and the node did not say it"
     try:
-        sourcify_submission(target, item)
+        sourcify_submission(target, item.request)
     except InvalidRequest as err:
         return str(err)
     return None
@@ -313,10 +278,7 @@ def plan_dry_run(
     from ape import config, project
 
     from ape_contract_verify.evm.chain import ApeProviderChain
-    from ape_contract_verify.workflow.choice import chain_id_of
-    from ape_contract_verify.workflow.plan import Derivations
     from ape_contract_verify.workflow.records import deployed_as
-    from ape_contract_verify.workflow.verification import Options
 
     options = Options.from_config(config.get_config("contract_verify"), code_format, check)
     # The same targets a real run resolves: the names, explorer URL and key given, then config.
@@ -325,31 +287,20 @@ def plan_dry_run(
     reader, derivations = ApeProviderChain(provider), Derivations()
     unnamed = [address for name, address in contracts if name is None]
     known = deployed_as(project, chain_id, unnamed) if unnamed else {}
-    for address, deployed in known.items():
-        if deployed.compile_input is not None:
-            derivations.kept[address] = deployed.compile_input
+    derivations.kept.update({a: d.compile_input for a, d in known.items() if d.compile_input is not None})
     # Sourcify takes standard-json input only: a real run sends that to it whatever the format.
     format_of = {t.name: CodeFormat(Kind(t.kind).format_for(options.code_format)) for t in targets}
     # Where the chain cannot give a factory child's creation, the first explorer's record can.
     record = next((_record_of(t) for t in targets if t.kind is Kind.ETHERSCAN and t.url), None)
     plans: dict[CodeFormat, list[Planned]] = {}
     for fmt in sorted(set(format_of.values()), key=lambda f: f is not options.code_format):
+        with_fmt = dataclasses.replace(options, code_format=fmt)
         plans[fmt] = []
         for name, address in contracts:
-            recorded = known.get(address.lower()) if name is None else None
+            deployed = known.get(address.lower()) if name is None else None
+            deployed_type = deployed.type if deployed is not None else None
             plans[fmt] += plan(
-                address,
-                name,
-                reader,
-                project,
-                derivations,
-                code_format=fmt,
-                license=options.license,
-                constructor_args=constructor_args,
-                check=options.check,
-                strict_format=options.strict_format,
-                creation_record=record,
-                deployed_type=recorded.type if recorded is not None else None,
+                address, name, reader, project, derivations, with_fmt, constructor_args, record, deployed_type
             )
     return DryRunPlan(choice.label(), list(targets), {t.name: plans[format_of[t.name]] for t in targets})
 

@@ -25,16 +25,15 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.json_types import JsonObject
-from ape_contract_verify.workflow.ledger_entry import DONE, LedgerEntry
+from ape_contract_verify.workflow.ledger_entry import LedgerEntry
 
 if TYPE_CHECKING:
-    from os import PathLike
+    from ape.managers.project import ProjectManager
 
-__all__ = ["DONE", "Ledger", "LedgerEntry", "LedgerError"]
 BUSY_TIMEOUT = 60.0  # seconds a writer waits for another; a verification holds it for milliseconds
 SUFFIX = ".sqlite"
 _SCHEMA = (
@@ -52,30 +51,21 @@ class LedgerError(ContractVerifyError):
     """The ledger exists but cannot be read (or stayed busy beyond BUSY_TIMEOUT)."""
 
 
-class HasPath(Protocol):
-    """What the ledger needs of Ape's project: where it is."""
-
-    @property
-    def path(self) -> str | PathLike[str]: ...
-
-
 class Ledger:
     def __init__(self, path: Path):
         self.path = Path(path)  # the chain's database
 
     @classmethod
-    def for_chain(cls, project: HasPath, chain_id: int | None, genesis: str | None = None) -> Ledger:
-        if genesis is None:
-            genesis = _genesis_hash()
+    def for_chain(cls, project: ProjectManager, chain_id: int | None, genesis: str | None = None) -> Ledger:
+        genesis = _genesis_hash() if genesis is None else genesis
         name = f"deployments-{chain_id}-{(genesis or 'unknown')[2:12]}{SUFFIX}"
         return cls(Path(project.path) / ".build" / "contract_verify" / name)
 
     @classmethod
-    def in_project(cls, project: HasPath) -> list[Ledger]:
+    def in_project(cls, project: ProjectManager) -> list[Ledger]:
         """Every chain's ledger in the project."""
-        return [
-            cls(p) for p in sorted((Path(project.path) / ".build" / "contract_verify").glob(f"deployments-*{SUFFIX}"))
-        ]
+        folder = Path(project.path) / ".build" / "contract_verify"
+        return [cls(p) for p in sorted(folder.glob(f"deployments-*{SUFFIX}"))]
 
     def entries(self) -> list[JsonObject]:
         """The recorded deployments as stored (JSON objects), in the order first recorded; none when
@@ -89,9 +79,6 @@ class Ledger:
     def deployments(self) -> list[LedgerEntry]:
         """The recorded deployments as typed entries, in the order first recorded."""
         return [LedgerEntry.from_json(entry) for entry in self.entries()]
-
-    def pending(self) -> list[LedgerEntry]:
-        return [e for e in self.deployments() if not e.done]
 
     # -- the transitions (ledger_entry.LedgerEntry), each one transaction
 
@@ -156,7 +143,8 @@ class Ledger:
         """The one writer of entries: read `address`'s entry (a new one when there is none, first
         changed by `when_new`), apply `transition`, write it back, under the write lock."""
         with self._transaction() as db:
-            entry = self._get(db, address)
+            row = db.execute("SELECT entry FROM deployments WHERE address = ?", (address.lower(),)).fetchone()
+            entry = None if row is None else LedgerEntry.from_json(self._decode(row[0], "address"))
             if entry is None:
                 entry = LedgerEntry(address=address, contract=contract)
                 if when_new is not None:
@@ -165,7 +153,11 @@ class Ledger:
                 entry.contract = contract
             transition(entry)
             entry.updated = time.time()
-            self._put(db, entry.to_json())
+            # An upsert keeps the row, so its place in insertion order.
+            db.execute(
+                "INSERT INTO deployments (address, entry) VALUES (?, ?) ON CONFLICT(address) DO UPDATE SET entry = excluded.entry",
+                (address.lower(), json.dumps(entry.to_json())),
+            )
 
     # -- the store
 
@@ -183,24 +175,19 @@ class Ledger:
     def _connect(self) -> Iterator[sqlite3.Connection]:
         """A connection per use: safe across threads and forks, and cheap next to a transaction."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        # isolation_level=None: transactions are only the ones begun here. timeout: busy_timeout.
         try:
-            # isolation_level=None: transactions are only the ones begun here. timeout: busy_timeout.
-            db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None)
+            with contextlib.closing(sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None)) as db:
+                if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                    db.execute("PRAGMA journal_mode=WAL")  # persistent: set once per database
+                db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable across a crashed process
+                if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'inputs'").fetchone():
+                    with self._immediate(db):  # a new database; a reader takes no write lock
+                        for statement in _SCHEMA:
+                            db.execute(statement)
+                yield db
         except sqlite3.Error as err:
             raise self._error(err) from None
-        try:
-            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                db.execute("PRAGMA journal_mode=WAL")  # persistent: set once per database
-            db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable across a crashed process
-            if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'inputs'").fetchone():
-                with self._immediate(db):  # a new database; a reader takes no write lock
-                    for statement in _SCHEMA:
-                        db.execute(statement)
-            yield db
-        except sqlite3.Error as err:
-            raise self._error(err) from None
-        finally:
-            db.close()
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -219,18 +206,6 @@ class Ledger:
             db.execute("ROLLBACK")
             raise
         db.execute("COMMIT")
-
-    def _get(self, db: sqlite3.Connection, address: str) -> LedgerEntry | None:
-        row = db.execute("SELECT entry FROM deployments WHERE address = ?", (address.lower(),)).fetchone()
-        return None if row is None else LedgerEntry.from_json(self._decode(row[0], "address"))
-
-    @staticmethod
-    def _put(db: sqlite3.Connection, entry: JsonObject) -> None:
-        # An upsert keeps the row, so its place in insertion order.
-        db.execute(
-            "INSERT INTO deployments (address, entry) VALUES (?, ?) ON CONFLICT(address) DO UPDATE SET entry = excluded.entry",
-            (str(entry["address"]).lower(), json.dumps(entry)),
-        )
 
     def _decode(self, text: str, *keys: str) -> JsonObject:
         """A stored JSON object with `keys`; anything else is a damaged store."""

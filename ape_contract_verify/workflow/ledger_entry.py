@@ -9,7 +9,7 @@ one in a transaction and stores the entry as JSON (`to_json`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from ape_contract_verify.json_types import JsonObject, as_object, as_text
 
@@ -17,6 +17,7 @@ from ape_contract_verify.json_types import JsonObject, as_object, as_text
 DONE = ("verified", "already verified", "nothing to verify", "unsupported")
 PENDING = "pending"
 EXPLORER = "explorer"  # the name of an ending or link whose target has none
+_ON_DISK = {"deployed_type": "type", "compile_input": "input", "upgrade": "upgraded"}  # the other names are the fields'
 
 
 @dataclass
@@ -85,12 +86,9 @@ class LedgerEntry:
     ) -> None:
         """Deployed (or made by a factory, or found moved) and not verified yet."""
         self.status = PENDING
-        if network is not None:
-            self.network = network
-        if deployed_type:
-            self.deployed_type = deployed_type
-        if compile_input:
-            self.compile_input = compile_input
+        self.network = network if network is not None else self.network
+        self.deployed_type = deployed_type or self.deployed_type
+        self.compile_input = compile_input or self.compile_input
 
     def ended(self, status: str, reason: str = "") -> None:
         """How its verification ended on every target of the run (the worst of them)."""
@@ -137,23 +135,5 @@ class LedgerEntry:
         )
 
     def to_json(self) -> JsonObject:
-        document: JsonObject = {"address": self.address}
-        for key, value in (
-            ("contract", self.contract),
-            ("status", self.status),
-            ("reason", self.reason),
-            ("network", self.network),
-            ("type", self.deployed_type),
-            ("input", self.compile_input),
-            ("admin", self.admin),
-            ("updated", self.updated),
-        ):
-            if value is not None:
-                document[key] = value
-        if self.targets:
-            document["targets"] = {n: {"status": t.status, "reason": t.reason} for n, t in self.targets.items()}
-        if self.links:
-            document["links"] = {n: {"implementation": k.implementation, "url": k.url} for n, k in self.links.items()}
-        if self.upgrade is not None:
-            document["upgraded"] = {"implementation": self.upgrade.implementation, "tx": self.upgrade.tx}
-        return document
+        """The entry as the store keeps it: its fields under their names on disk, those unset left out."""
+        return {_ON_DISK.get(k, k): v for k, v in asdict(self).items() if v is not None and v != {}}

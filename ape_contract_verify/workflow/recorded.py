@@ -10,10 +10,11 @@ import dataclasses
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from ape_contract_verify.exceptions import ContractVerifyError
-from ape_contract_verify.workflow.choice import NetworkChoice
-from ape_contract_verify.workflow.records import Records
-from ape_contract_verify.workflow.report import Report
+from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
+from ape_contract_verify.workflow.choice import NetworkChoice, chain_id_of
+from ape_contract_verify.workflow.ledger import Ledger
+from ape_contract_verify.workflow.records import Records, recorded_deployments, recorded_networks
+from ape_contract_verify.workflow.report import Report, outcome_for
 from ape_contract_verify.workflow.run import Item, VerificationRun
 
 if TYPE_CHECKING:
@@ -21,7 +22,8 @@ if TYPE_CHECKING:
     from ape.managers.project import ProjectManager
 
     from ape_contract_verify.evm.reads import ChainReader
-    from ape_contract_verify.workflow.ledger import Ledger, LedgerEntry
+    from ape_contract_verify.json_types import JsonObject
+    from ape_contract_verify.workflow.ledger_entry import LedgerEntry
 
 Warn = Callable[[str], None]
 
@@ -36,9 +38,6 @@ def network_choices(
     """One NetworkChoice per network: each one given, or with `all_networks` every network with
     recorded deployments (the plugin's records and ape-config.yaml's deployments:)."""
     if all_networks:
-        from ape_contract_verify.exceptions import InvalidRequest
-        from ape_contract_verify.workflow.records import recorded_networks
-
         if choice.networks:
             raise InvalidRequest(
                 "network", "a network given with all_networks", "give networks or all_networks, not both"
@@ -56,8 +55,6 @@ def records_on(project: ProjectManager, chain_id: int | None, warn: Warn, name: 
     """The recorded deployments on the connected network (of `name` only, when given); records that
     could not be read are warned about. An unknown `name` raises (`find_artifact`'s error), and so
     do records that could not be read at all: "none" would be a wrong answer."""
-    from ape_contract_verify.workflow.records import recorded_deployments
-
     records = recorded_deployments(project, chain_id, name)
     for problem in records.problems:
         warn(problem)
@@ -82,8 +79,6 @@ class RecordedBatch:
     def add_network(self, choice: NetworkChoice, provider: ProviderAPI) -> None:
         """Open `choice`'s targets on the connected `provider` and plan its recorded deployments."""
         from ape_contract_verify.evm.chain import ApeProviderChain
-        from ape_contract_verify.workflow.choice import chain_id_of
-        from ape_contract_verify.workflow.ledger import Ledger
 
         label = choice.label()
         chain_id = chain_id_of(provider)
@@ -103,37 +98,26 @@ class RecordedBatch:
                 f"No recorded deployments on {label}. Deploy with `ape run` (the plugin records what it "
                 "deploys), or verify one by address with `verify`."
             )
-        self.run.add_network(label, choice.targets(chain_id), provider, ApeProviderChain(provider))
-        self._ledgers[label] = ledger
-        try:
-            entries = {e.address.lower(): e for e in ledger.deployments()}
-        except ContractVerifyError:  # records_on warned: verify as if nothing were recorded
-            entries = {}
         reader = ApeProviderChain(provider)
+        self.run.add_network(label, choice.targets(chain_id), provider, reader)
+        self._ledgers[label] = ledger
         try:  # each input kept once for every entry built from it
+            entries = {e.address.lower(): e for e in ledger.deployments()}
             kept = ledger.kept_inputs(e.compile_input for e in entries.values() if e.compile_input)
-        except ContractVerifyError:
-            kept = {}
+        except ContractVerifyError:  # records_on warned: verify as if nothing were recorded
+            entries, kept = {}, {}
         for name, address in records.deployments:
             self._names[(label, address.lower())] = name
             entry = entries.get(address.lower())
-            items = plan_items(
-                self.run, entry, label, address, records.types.get(address.lower()), reader, self.current
-            )
             group = kept.get(entry.compile_input or "") if entry is not None else None
-            self.items += [dataclasses.replace(item, kept_input=group) for item in items] if group else items
+            deployed_type = records.types.get(address.lower())
+            self.items += plan_items(self.run, entry, label, address, deployed_type, reader, self.current, group)
 
     def verify(self) -> list[Report]:
         def done(item: Item, reports: list[Report]) -> None:
             urls = {d.target.name: d.target.url for d in self.run.targets_of(item.network)}
-            record_outcome(
-                self._ledgers[item.network],
-                self._names[(item.network, item.address.lower())],
-                item,
-                reports,
-                urls,
-                self.warn,
-            )
+            name = self._names[(item.network, item.address.lower())]
+            record_outcome(self._ledgers[item.network], name, item, reports, urls, self.warn)
 
         return self.run.verify(self.items, on_done=done) + self.current
 
@@ -146,38 +130,26 @@ def plan_items(
     deployed_type: str | None,
     reader: ChainReader,
     current: list[Report],
+    kept_input: JsonObject | None = None,
 ) -> list[Item]:
     """The items for one recorded address (workflow/upgrades.plan): as before, except a proxy the
     ledger linked, which costs calls only on targets where it moved (a relink) or did not end well."""
     from ape_contract_verify.protocol.answers import Outcome
     from ape_contract_verify.workflow.upgrades import plan
 
-    names = {d.target.name: d.target.url for d in run.targets_of(label)}
-    labels = {d.target.name: d.target.label for d in run.targets_of(label)}
+    destinations = {d.target.name: d for d in run.targets_of(label)}
+    names = {name: d.target.url for name, d in destinations.items()}
     todo = plan(entry, names, reader, address)
-    item = Item(label, address, deployed_type=deployed_type)
-    items = []
-    if todo.verify:
-        items.append(
-            dataclasses.replace(item, targets=None if len(todo.verify) == len(names) else frozenset(todo.verify))
-        )
+    item = Item(label, address, deployed_type=deployed_type, kept_input=kept_input)
+    some = None if len(todo.verify) == len(names) else frozenset(todo.verify)  # None: every target
+    items = [dataclasses.replace(item, targets=some)] if todo.verify else []
     items += [
         dataclasses.replace(item, targets=frozenset({t}), relink=todo.implementation) for t in sorted(todo.relink)
     ]
-    for target in sorted(todo.current):
-        # One row for the proxy: its source and its link to what the chain holds, as the ledger says.
-        current.append(
-            Report(
-                item.label,
-                address,
-                Outcome.ALREADY_VERIFIED,
-                "verified, and linked to the implementation on chain: nothing sent",
-                target=target,
-                network=label,
-                implementation=todo.implementation,
-                target_label=labels.get(target, ""),
-            )
-        )
+    reason = "verified, and linked to the implementation on chain: nothing sent"
+    for target in sorted(todo.current):  # one row for the proxy: its source and its link, as the ledger says
+        row = Report(item.label, address, Outcome.ALREADY_VERIFIED, reason, implementation=todo.implementation)
+        current += destinations[target].verification.stamp([row])
     return items
 
 
@@ -186,7 +158,6 @@ def record_outcome(
 ) -> None:
     """The ledger keeps each target's ending per address (the explorer, not the ledger, says what is
     verified: the ledger may speak of another explorer), and a proxy's link."""
-    from ape_contract_verify.workflow.report import outcome_for
     from ape_contract_verify.workflow.upgrades import record_links
 
     reports = list(reports)

@@ -13,11 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ape_contract_verify.workflow.ledger import Ledger, LedgerError
+
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from ape.managers.project import ProjectManager
-    from ethpm_types import ContractType
 
     from ape_contract_verify.derive.artifacts import Artifact
     from ape_contract_verify.json_types import JsonObject
@@ -29,9 +30,8 @@ class Records:
 
     deployments: list[tuple[str, str]] = field(default_factory=list)  # (contract, address), in order, once each
     problems: list[str] = field(default_factory=list)
-    types: dict[str, str] = field(
-        default_factory=dict
-    )  # address (lower) -> the type deployed (artifacts.type_reference)
+    # address (lower) -> the type deployed (artifacts.type_reference)
+    types: dict[str, str] = field(default_factory=dict)
 
     def add(self, contract: str, address: str, deployed_type: str | None = None) -> None:
         if all(address.lower() != known.lower() for _, known in self.deployments):
@@ -40,25 +40,16 @@ class Records:
             self.types.setdefault(address.lower(), deployed_type)
 
 
-def ape_records(contract_type: ContractType) -> list[str]:
-    """Ape's deployment records of one contract type on the connected network. Ape's
-    `get_deployments` takes a contract container, not a contract type."""
-    from ape import chain
-    from ape.contracts import ContractContainer
-
-    return [str(c.address) for c in chain.contracts.get_deployments(ContractContainer(contract_type))]
-
-
 def recorded_deployments(project: ProjectManager, chain_id: int | None, name: str | None = None) -> Records:
     """Every recorded deployment on the connected chain (of NAME only, when given). An unknown
     NAME raises ContractVerifyError (from `find_artifact`)."""
+    from ape import chain
+    from ape.contracts import ContractContainer
+
     from ape_contract_verify.derive.artifacts import find_artifact, iter_artifacts
-    from ape_contract_verify.workflow.ledger import Ledger, LedgerError
 
     records = Records()
-    artifacts: list[Artifact] = []
-    if name is not None:
-        artifacts = [find_artifact(name, project)]
+    artifacts: list[Artifact] = [find_artifact(name, project)] if name is not None else []
     try:
         for entry in Ledger.for_chain(project, chain_id).deployments():
             if name is None or entry.name in (name, artifacts[0].label, artifacts[0].contract_type.name):
@@ -72,8 +63,9 @@ def recorded_deployments(project: ProjectManager, chain_id: int | None, name: st
             records.problems.append(f"could not list the project's contract types: {err}")
     for artifact in artifacts:
         try:
-            for address in ape_records(artifact.contract_type):
-                records.add(artifact.label, address, artifact.reference)
+            # Ape's `get_deployments` takes a contract container, not a contract type.
+            for instance in chain.contracts.get_deployments(ContractContainer(artifact.contract_type)):
+                records.add(artifact.label, str(instance.address), artifact.reference)
         except Exception as err:
             records.problems.append(f"could not read Ape's deployment records of {artifact.label}: {err}")
     return records
@@ -93,8 +85,6 @@ def deployed_as(project: ProjectManager, chain_id: int | None, addresses: Iterab
     knows: a later `ape verify contract ADDRESS` trusts it over the manifest and the sources,
     which a recompile (such as `add_library`'s) or an edit may have changed since. An unreadable
     ledger records nothing."""
-    from ape_contract_verify.workflow.ledger import Ledger, LedgerError
-
     wanted = {address.lower() for address in addresses}
     ledger = Ledger.for_chain(project, chain_id)
     try:
@@ -102,42 +92,28 @@ def deployed_as(project: ProjectManager, chain_id: int | None, addresses: Iterab
         kept = ledger.kept_inputs(e.compile_input for e in entries if e.compile_input)
     except LedgerError:
         return {}
-    return {
-        e.address.lower(): DeployedAs(e.deployed_type, kept.get(e.compile_input or ""))
-        for e in entries
-        if e.deployed_type
-    }
+    # `or ""` for the type checker: every entry here has a type
+    return {e.address.lower(): DeployedAs(e.deployed_type or "", kept.get(e.compile_input or "")) for e in entries}
 
 
 def recorded_networks(project: ProjectManager) -> tuple[list[str], list[str]]:
     """(networks, problems): every network with recorded deployments, for `ape verify all
     --all-networks`: those the ledgers name (`ecosystem:network:provider`, as `ape run` was
     connected) and those of the `deployments:` section of ape-config.yaml (`ecosystem:network`)."""
-    from ape_contract_verify.workflow.ledger import Ledger, LedgerError
-
-    networks: list[str] = []
+    found: list[str] = []  # ecosystem:network[:provider]
     problems: list[str] = []
-    seen: set[str] = set()
-
-    def add(choice: str) -> None:
-        key = ":".join(choice.split(":")[:2])  # one connection per network, whatever the provider
-        if key not in seen:
-            seen.add(key)
-            networks.append(choice)
-
     for ledger in Ledger.in_project(project):
         try:
-            for entry in ledger.deployments():
-                if entry.network:
-                    add(entry.network)
+            found += [entry.network for entry in ledger.deployments() if entry.network]
         except LedgerError as err:
             problems.append(str(err))
     try:
         section = project.config.deployments or {}
         for ecosystem, by_network in dict(section).items():
-            for network, entries in dict(by_network or {}).items():
-                if entries:
-                    add(f"{ecosystem}:{network}")
+            found += [f"{ecosystem}:{network}" for network, entries in dict(by_network or {}).items() if entries]
     except Exception as err:
         problems.append(f"could not read the deployments: section of ape-config.yaml: {err}")
-    return networks, problems
+    networks: dict[str, str] = {}  # one connection per network, whatever the provider
+    for choice in found:
+        networks.setdefault(":".join(choice.split(":")[:2]), choice)
+    return list(networks.values()), problems

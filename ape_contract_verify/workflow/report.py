@@ -6,6 +6,7 @@ of the plugin)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 
@@ -37,10 +38,7 @@ class Report:
         return Outcome(self.outcome).is_done
 
     def as_dict(self) -> JsonObject:
-        data: JsonObject = asdict(self)
-        data["outcome"] = str(self.outcome)
-        data["ok"] = self.ok
-        return data
+        return {**asdict(self), "outcome": str(self.outcome), "ok": self.ok}
 
 
 def outcome_for(address: str, reports: list[Report]) -> Report | None:
@@ -52,15 +50,12 @@ def outcome_for(address: str, reports: list[Report]) -> Report | None:
 def tally(reports: Iterable[Report]) -> str:
     """How rows ended, counted: "8 verified, 2 not verified" (a data contract's "nothing to
     verify" counted apart; a count of none left out)."""
-    counts = {"verified": 0, "nothing to verify": 0, "not verified": 0}
-    for report in reports:
-        if not report.ok:
-            counts["not verified"] += 1
-        elif Outcome(report.outcome).is_success:
-            counts["verified"] += 1
-        else:
-            counts["nothing to verify"] += 1
-    return ", ".join(f"{n} {what}" for what, n in counts.items() if n) or "nothing"
+    counts = Counter(
+        "not verified" if not r.ok else "verified" if Outcome(r.outcome).is_success else "nothing to verify"
+        for r in reports
+    )
+    order = ("verified", "nothing to verify", "not verified")
+    return ", ".join(f"{counts[what]} {what}" for what in order if counts[what]) or "nothing"
 
 
 def proxy_row_label(contract: str, what: str = "proxy link") -> str:
@@ -100,9 +95,7 @@ def outcome_style(text: str) -> str | None:
         outcome = Outcome(text)
     except ValueError:
         return None
-    if not outcome.is_done:
-        return "red"
-    return "green" if outcome.is_success else None
+    return "red" if not outcome.is_done else "green" if outcome.is_success else None
 
 
 def render_table(

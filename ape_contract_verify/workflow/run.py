@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.json_types import JsonObject
@@ -72,14 +73,12 @@ class VerificationRun:
         workers: int = 16,
         on_progress: Callable[[str, str], None] | None = None,
         client_options: ClientOptions | None = None,
-        shared_local: bool = False,
     ):
         self.project = project
         self.options = options
         self.workers = workers
         self.on_progress = on_progress
         self.client_options = client_options or {}
-        self.shared_local = shared_local  # the process's embedded explorer (see local_explorers)
         self.destinations: list[Destination] = []
         self._stack = contextlib.ExitStack()
 
@@ -87,7 +86,7 @@ class VerificationRun:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stack.close()  # stops embedded explorers (not the process's shared ones)
+        self._stack.close()  # what each target's `explorer_for` opened
 
     def add_network(
         self,
@@ -111,7 +110,6 @@ class VerificationRun:
                         target,
                         provider,
                         chain_reader=chain_reader,
-                        shared=self.shared_local,
                         health=health,
                         **self.client_options,
                     )
@@ -123,7 +121,7 @@ class VerificationRun:
                 continue
             # Our own explorers answer in well under a second: poll them often.
             options = self.options
-            if target.is_local or _loopback(target.url):
+            if target.is_local or urlsplit(target.url or "").hostname in ("127.0.0.1", "localhost", "::1"):
                 options = dataclasses.replace(options, poll_interval=min(options.poll_interval, 0.5))
             verification = Verification(
                 client,
@@ -172,17 +170,7 @@ class VerificationRun:
                     )
             except Exception as err:  # reported, never lost, never stops the other targets
                 logger.debug("verification of %s on %s failed", item.address, destination.target.name, exc_info=True)
-                reports = [
-                    Report(
-                        item.label,
-                        item.address,
-                        Outcome.ERROR,
-                        str(err),
-                        target=destination.target.name,
-                        network=destination.network,
-                        target_label=destination.target.label,
-                    )
-                ]
+                reports = destination.verification.stamp([Report(item.label, item.address, Outcome.ERROR, str(err))])
             if on_done is not None:
                 on_done(item, reports)
             return reports
@@ -208,9 +196,3 @@ def failed(reports: Iterable[Report], required: Iterable[str] | None = None) -> 
     """Reports that make the command fail: not ok, on a target that counts (all unless `required` names some)."""
     names = set(required) if required else None
     return [r for r in reports if not r.ok and (names is None or r.target in names)]
-
-
-def _loopback(url: str | None) -> bool:
-    from urllib.parse import urlsplit
-
-    return bool(url) and urlsplit(url).hostname in ("127.0.0.1", "localhost", "::1")

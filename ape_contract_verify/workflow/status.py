@@ -14,17 +14,20 @@ what the slowest target's calls cost at its rate. Nothing else is asked.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.client.provider import Kind
-from ape_contract_verify.exceptions import ContractNotVerified, ExplorerError
+from ape_contract_verify.exceptions import ContractNotVerified, ContractVerifyError, ExplorerError
 from ape_contract_verify.json_types import JsonObject, JsonValue
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.values import checksum
+from ape_contract_verify.workflow import local_explorers
+from ape_contract_verify.workflow.choice import NetworkChoice, chain_id_of
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
@@ -32,15 +35,10 @@ if TYPE_CHECKING:
 
     from ape_contract_verify.client.provider import VerificationTarget
     from ape_contract_verify.client.targets import ClientOptions, Target
-    from ape_contract_verify.evm.proxies import ProxyInfo
     from ape_contract_verify.evm.reads import ChainReader
-    from ape_contract_verify.workflow.choice import NetworkChoice
 
 logger = get_logger()
 
-
-# How a network's targets are opened: (target, its health) -> its client.
-ClientOpener = Callable[["Target", TargetHealth], "VerificationTarget"]
 
 VERIFIED = "verified"
 NOT_VERIFIED = "not verified"
@@ -77,27 +75,19 @@ class TargetStatus:
         return self.state in OK_STATES
 
     def as_dict(self) -> JsonObject:
-        return {
-            "kind": self.kind,
-            "state": self.state,
-            "ok": self.ok,
-            "match": self.match,
-            "implementation": self.implementation,
-            "reason": self.reason,
-            "link": self.link,
-        }
+        data: JsonObject = {key: value for key, value in asdict(self).items() if key not in ("target", "label")}
+        return {**data, "ok": self.ok}
 
     def cell(self) -> str:
         """The table's text for this target."""
-        if self.state == VERIFIED:
-            return f"verified ({self.match})" if self.match else "verified"
-        if self.state == LINKED:
-            return f"linked {short(self.implementation)}"
-        if self.state == STALE:
-            return f"STALE {short(self.implementation)}"
-        if self.state == UNLINKED:
-            return "verified, NOT LINKED"
-        return self.state.upper() if self.state == NOT_VERIFIED else self.state
+        texts = {
+            VERIFIED: f"verified ({self.match})" if self.match else "verified",
+            LINKED: f"linked {short(self.implementation)}",
+            STALE: f"STALE {short(self.implementation)}",
+            UNLINKED: "verified, NOT LINKED",
+            NOT_VERIFIED: "NOT VERIFIED",
+        }
+        return texts.get(self.state, self.state)
 
 
 @dataclass
@@ -140,7 +130,7 @@ class NetworkStatus:
     targets: list[Target]
     deployments: list[tuple[str, str]]
     chain: ChainReader
-    open_client: ClientOpener
+    open_client: Callable[[Target, TargetHealth], VerificationTarget]  # (target, its health) -> its client
 
 
 def read_status(networks: Iterable[NetworkStatus], workers: int = WORKERS) -> list[Row]:
@@ -148,74 +138,56 @@ def read_status(networks: Iterable[NetworkStatus], workers: int = WORKERS) -> li
 
     Each target's calls run on `workers` threads of its own (its limiter spaces them), every target
     at once; the chain reads run beside them."""
-    networks = list(networks)
     rows: list[Row] = []
-    jobs: list[tuple[Row, Target, Future[TargetStatus]]] = []
-    chain_jobs: list[tuple[Row, Future[tuple[ProxyInfo | None, str, str]]]] = []
+    asked: list[tuple[Row, Target, Callable[[], TargetStatus]]] = []  # in the network's target order
+    chain_reads: list[Future[None]] = []
     pools: list[ThreadPoolExecutor] = []
     try:
         for network in networks:
             mine = [Row(network.label, name, checksum(address)) for name, address in network.deployments]
             rows += mine
-            if not mine:
-                continue
-            reader = ThreadPoolExecutor(max_workers=min(4, len(mine)), thread_name_prefix="status-chain")
-            pools.append(reader)
-            chain_jobs += [(row, reader.submit(_chain_proxy, network.chain, row.address)) for row in mine]
+            pools.append(ThreadPoolExecutor(max_workers=max(1, min(4, len(mine))), thread_name_prefix="status-chain"))
+            chain_reads += [pools[-1].submit(_read_chain, network.chain, row) for row in mine]
             for target in network.targets:
                 health = TargetHealth(target.name)
                 health.others = len(network.targets) > 1
                 try:
                     client = network.open_client(target, health)
                 except Exception as err:  # every row of this target says why; the others go on
-                    for row in mine:
-                        row.targets[target.name] = TargetStatus(
-                            target.name, target.kind, ERROR, reason=str(err), label=target.label
-                        )
+                    error = functools.partial(TargetStatus, target.name, target.kind, ERROR, reason=str(err))
+                    asked += [(row, target, error) for row in mine]
                     continue
-                pool = ThreadPoolExecutor(
-                    max_workers=max(1, min(workers, len(mine))), thread_name_prefix=f"status-{target.name}"
-                )
+                pool = ThreadPoolExecutor(max(1, min(workers, len(mine))), thread_name_prefix=f"status-{target.name}")
                 pools.append(pool)
-                for row in mine:
-                    jobs.append((row, target, pool.submit(_ask, target, client, health, row.address)))
-        for row, future in chain_jobs:
-            info, problem, kind = future.result()
-            row.data, row.blueprint = kind == "data", kind == "blueprint"
-            if info is not None:
-                row.proxy, row.implementation = info.kind, checksum(info.implementation)
-                row.stamped = info.stamped
-            row.chain_error = problem
-        for row, target, asked in jobs:
-            status = row.targets[target.name] = _judge(asked.result(), row)
+                asked += [(row, target, pool.submit(_ask, target, client, health, row.address).result) for row in mine]
+        for read in chain_reads:
+            read.result()
+        for row, target, answer in asked:
+            status = row.targets[target.name] = _judge(answer(), row)
             status.label = target.label
-        for network in networks:  # columns in the network's target order
-            order = [t.name for t in network.targets]
-            for row in rows:
-                if row.network == network.label:
-                    row.targets = {n: row.targets[n] for n in order if n in row.targets}
     finally:
         for pool in pools:
             pool.shutdown(wait=True, cancel_futures=True)
     return rows
 
 
-def _chain_proxy(chain: ChainReader, address: str) -> tuple[ProxyInfo | None, str, str]:
-    """(the proxy on chain or None, why the chain could not be read, "data" for a data contract,
-    "blueprint" for an ERC-5202 blueprint, else "")."""
+def _read_chain(chain: ChainReader, row: Row) -> None:
+    """`row`'s facts on chain: a data contract, an ERC-5202 blueprint, or the proxy it is; or why
+    the chain could not be read (the explorers' answers still stand)."""
     from ape_contract_verify.evm.blueprint import is_blueprint
     from ape_contract_verify.evm.bytecode import is_data_contract
     from ape_contract_verify.evm.proxies import detect_proxy
 
     try:
-        code = chain.get_code(address)
-        if is_data_contract(code):
-            return None, "", "data"
-        if is_blueprint(code):
-            return None, "", "blueprint"
-        return detect_proxy(chain, address), "", ""
-    except Exception as err:  # the explorers' answers still stand
-        return None, f"could not read the chain: {err}", ""
+        code = chain.get_code(row.address)
+        row.data = is_data_contract(code)
+        row.blueprint = not row.data and is_blueprint(code)
+        info = None if row.data or row.blueprint else detect_proxy(chain, row.address)
+    except Exception as err:
+        row.chain_error = f"could not read the chain: {err}"
+        return
+    if info is not None:
+        row.proxy, row.implementation, row.stamped = info.kind, checksum(info.implementation), info.stamped
 
 
 def _ask(target: Target, client: VerificationTarget, health: TargetHealth, address: str) -> TargetStatus:
@@ -233,38 +205,31 @@ def _ask(target: Target, client: VerificationTarget, health: TargetHealth, addre
         return TargetStatus(target.name, target.kind, ERROR, reason=f"{type(err).__name__}: {err}")
     if not record.verified:
         return TargetStatus(target.name, target.kind, NOT_VERIFIED)
-    implementation = record.implementation.strip()
-    return TargetStatus(
-        target.name,
-        target.kind,
-        VERIFIED,
-        match=MATCHES.get(record.match or ""),
-        implementation=checksum(implementation)
-        if implementation.startswith("0x") and len(implementation) == 42
-        else None,
-        link=target.contract_url(address) if target.browser_url else None,
-    )
+    held = record.implementation.strip()
+    implementation = checksum(held) if held.startswith("0x") and len(held) == 42 else None
+    link = target.contract_url(address) if target.browser_url else None
+    return TargetStatus(target.name, target.kind, VERIFIED, MATCHES.get(record.match or ""), implementation, link=link)
 
 
 def _judge(status: TargetStatus, row: Row) -> TargetStatus:
     """An Etherscan-style target's verdict on a proxy: its link against the chain's implementation;
     a data contract's "not verified" is what it is, with nothing to verify."""
-    if row.data and status.state == NOT_VERIFIED:
-        from ape_contract_verify.evm.bytecode import DATA_CONTRACT
+    if status.state == NOT_VERIFIED:
+        if row.data:
+            from ape_contract_verify.evm.bytecode import DATA_CONTRACT
 
-        status.state, status.reason = DATA, DATA_CONTRACT
-        return status
-    if row.blueprint and not status.kind.verifies_blueprints and status.state == NOT_VERIFIED:
-        from ape_contract_verify.evm.blueprint import SOURCIFY_UNSUPPORTED
+            status.state, status.reason = DATA, DATA_CONTRACT
+        elif row.blueprint and not status.kind.verifies_blueprints:
+            from ape_contract_verify.evm.blueprint import SOURCIFY_UNSUPPORTED
 
-        status.state, status.reason = UNSUPPORTED, SOURCIFY_UNSUPPORTED
-        return status
-    if row.stamped and not status.kind.links_proxies and status.state == NOT_VERIFIED:
-        status.state = NO_SOURCE
-        status.reason = f"{row.proxy} proxy from a factory's template: Sourcify resolves {row.implementation} itself"
-        return status
-    if row.stamped and status.state == NOT_VERIFIED:
-        status.reason = f"a factory's template has no source: `ape verify proxy {row.address}` links it"
+            status.state, status.reason = UNSUPPORTED, SOURCIFY_UNSUPPORTED
+        elif row.stamped and not status.kind.links_proxies:
+            status.state = NO_SOURCE
+            status.reason = (
+                f"{row.proxy} proxy from a factory's template: Sourcify resolves {row.implementation} itself"
+            )
+        elif row.stamped:
+            status.reason = f"a factory's template has no source: `ape verify proxy {row.address}` links it"
         return status
     if not status.kind.links_proxies or status.state != VERIFIED or row.implementation is None:
         return status  # Sourcify resolves proxies itself: there is no link to keep up
@@ -304,30 +269,25 @@ def status_table(rows: list[Row], styled: bool = False) -> str:
     names = list(dict.fromkeys(name for r in rows for name in r.targets))
     labels = {name: s.label or name for r in rows for name, s in r.targets.items()}
     head = ("contract", "address") + (("network",) if networks else ()) + ("proxy",) + tuple(labels[n] for n in names)
-    table = [head]
+    body = []
     for r in rows:
+        contract = f"{r.contract} (blueprint)" if r.blueprint else r.contract
         proxy = f"{r.proxy} -> {short(r.implementation)}" if r.proxy else ("?" if r.chain_error else "-")
-        cells = (
-            (f"{r.contract} (blueprint)" if r.blueprint else r.contract, r.address)
-            + ((r.network,) if networks else ())
-            + (proxy,)
-        )
-        table.append(cells + tuple(r.targets[n].cell() if n in r.targets else "-" for n in names))
+        cells = (contract, r.address, *((r.network,) if networks else ()), proxy)
+        body.append((*cells, *(r.targets[n].cell() if n in r.targets else "-" for n in names)))
     done = {s.cell(): s.ok for r in rows for s in r.targets.values()}  # a cell's text says its state
 
     def state_style(cell: str) -> str | None:
         return None if cell not in done else "green" if done[cell] else "red"
 
     first = len(head) - len(names)  # the targets' columns
-    return render_table(head, table[1:], styled, {first + i: state_style for i in range(len(names))})
+    return render_table(head, body, styled, {first + i: state_style for i in range(len(names))})
 
 
 def readable_targets(targets: Iterable[Target], provider: ProviderAPI) -> tuple[list[Target], list[str]]:
     """(targets to read, warnings). A local network's embedded explorer keeps what it verified for
     as long as its chain lives (`local_explorers`): it is read from its store. A chain that ends
     with each `ape` command (Ape's test provider) has nothing kept to read."""
-    from ape_contract_verify.workflow import local_explorers
-
     usable: list[Target] = []
     warnings: list[str] = []
     for target in targets:
@@ -341,25 +301,6 @@ def readable_targets(targets: Iterable[Target], provider: ProviderAPI) -> tuple[
             continue
         usable.append(target)
     return usable, warnings
-
-
-def client_opener(provider: ProviderAPI, **client_options: Unpack[ClientOptions]) -> ClientOpener:
-    """`NetworkStatus.open_client` for a connected network: each target's own client and limiter."""
-
-    def open_client(target: Target, health: TargetHealth) -> VerificationTarget:
-        if target.is_local:
-            from ape_contract_verify.workflow import local_explorers
-            from ape_contract_verify.workflow.verification import local_client
-
-            explorer = local_explorers.shared(provider, start=False)
-            if explorer is None:  # `readable_targets` kept only local targets whose store is kept
-                from ape_contract_verify.exceptions import ContractVerifyError
-
-                raise ContractVerifyError("the local explorer of this chain is not running")
-            return local_client(explorer, health=health, **client_options)
-        return target.client(health=health, **client_options)
-
-    return open_client
 
 
 @dataclass
@@ -393,10 +334,9 @@ def network_status(
     warn: Callable[[str], None],
     **client_options: Unpack[ClientOptions],
 ) -> NetworkStatus:
-    """The NetworkStatus of a connected network: its readable targets (raises when none is)."""
+    """The NetworkStatus of a connected network: its readable targets (raises when none is), each
+    opened with its own client and limiter."""
     from ape_contract_verify.evm.chain import ApeProviderChain
-    from ape_contract_verify.exceptions import ContractVerifyError
-    from ape_contract_verify.workflow.choice import chain_id_of
 
     label = choice.label()
     targets, warnings = readable_targets(choice.targets(chain_id_of(provider)), provider)
@@ -404,6 +344,15 @@ def network_status(
         warn(warning)
     if not targets:
         raise ContractVerifyError(f"no target of {label} can be read (see the warnings)")
-    return NetworkStatus(
-        label, targets, deployments, ApeProviderChain(provider), client_opener(provider, **client_options)
-    )
+
+    def open_client(target: Target, health: TargetHealth) -> VerificationTarget:
+        if not target.is_local:
+            return target.client(health=health, **client_options)
+        from ape_contract_verify.workflow.verification import local_client
+
+        explorer = local_explorers.shared(provider, start=False)
+        if explorer is None:  # `readable_targets` kept only local targets whose store is kept
+            raise ContractVerifyError("the local explorer of this chain is not running")
+        return local_client(explorer, health=health)
+
+    return NetworkStatus(label, targets, deployments, ApeProviderChain(provider), open_client)

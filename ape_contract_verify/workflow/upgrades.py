@@ -18,32 +18,29 @@ Two ways an upgrade is found:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from ape_contract_verify.evm.proxies import detect_proxy
 from ape_contract_verify.evm.upgrades import ADMIN, BEACON, IMPLEMENTATION, UpgradeEvent, beacon_of, is_beacon
 from ape_contract_verify.logs import get_logger
+from ape_contract_verify.protocol.answers import Outcome
+from ape_contract_verify.workflow.report import Report, proxy_row_label
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.evm.wrappers import MemoizingChain
-    from ape_contract_verify.workflow.ledger import Ledger, LedgerEntry
-    from ape_contract_verify.workflow.report import Report
+    from ape_contract_verify.workflow.ledger import Ledger
+    from ape_contract_verify.workflow.ledger_entry import LedgerEntry
     from ape_contract_verify.workflow.verification import Verification
 
 logger = get_logger()
 
 
-class Pending(Protocol):
-    """A relink submitted (a `Future`)."""
-
-    def result(self, timeout: float | None = None) -> list[Report]: ...
-
-
-# `submit(fn, *args)`: runs `fn(*args)` somewhere (an executor's `submit`), a `Pending` of its reports.
-Submit = Callable[..., Pending]
+# `submit(fn, *args)`: runs `fn(*args)` somewhere (an executor's `submit`), a `Future` of its reports.
+Submit = Callable[..., "Future[list[Report]]"]
 
 
 @dataclass
@@ -53,7 +50,6 @@ class Moved:
     proxy: str  # lower case
     implementation: str  # on chain now (lower case)
     name: str
-    targets: list[str]  # where the link is stale
 
 
 def affected(events: Iterable[UpgradeEvent], chain: ChainReader, known: Iterable[str]) -> dict[str, UpgradeEvent]:
@@ -70,10 +66,7 @@ def affected(events: Iterable[UpgradeEvent], chain: ChainReader, known: Iterable
             except Exception as err:
                 logger.debug("contract_verify: %s: %s", event.emitter, err)
                 continue
-            if beacon:
-                beacons[event.emitter] = event
-            else:
-                moved[event.emitter] = event
+            (beacons if beacon else moved)[event.emitter] = event
     if beacons:
         for address in dict.fromkeys(a.lower() for a in known):
             try:
@@ -102,14 +95,9 @@ def record_links(
     well), or handled with (Sourcify: its own source, verified); `relinked` (target,
     implementation) when a relink there ended well with nothing of the proxy's own to show. `urls`:
     each target name's URL (None: the embedded explorer), kept with the link."""
-    chosen: dict[str, Report] = {}
-    for report in reports:
-        if report.address.lower() != address.lower() or not report.implementation:
-            continue
-        if report.kind in ("proxy", "relink"):
-            chosen[report.target] = report
-        else:
-            chosen.setdefault(report.target, report)
+    mine = [r for r in reports if r.address.lower() == address.lower() and r.implementation]
+    # Per target, its proxy link's report wins over its source's (all Sourcify has).
+    chosen = {r.target: r for r in sorted(mine, key=lambda r: r.kind in ("proxy", "relink"))}
     links = {target: r.implementation for target, r in chosen.items() if r.ok and r.implementation}
     if relinked is not None and all(r.ok for r in reports):
         links[relinked[0]] = relinked[1]
@@ -130,22 +118,19 @@ def follow(
     chain: MemoizingChain,
     ledger: Ledger,
     destinations: list[tuple[str, Verification]],
-    deployed: Iterable[str] = (),
-    submit: Submit | None = None,
+    deployed: Iterable[str],
+    submit: Submit,
 ) -> list[tuple[str, list[Report]]]:
     """The run's upgrades, followed on each (target name, Verification): [(target, reports)].
 
     `chain` is the run's memoising reader: what it read at deploy time is what the deploy's own
     verification linked (`deployed`: this run's addresses); it forgets the moved proxies and their
-    beacons before reading them again. `submit(fn, *args)` runs a relink (default: here, in turn)."""
+    beacons before reading them again. `submit(fn, *args)` runs a relink (the deploy queue's pool)."""
     entries = {e.address.lower(): e for e in ledger.deployments()}
     deployed = {a.lower() for a in deployed}
     record_admins(ledger, events, entries)
-    moved = affected(events, chain, [*entries, *deployed])
-    if not moved:
-        return []
-    found: list[Moved] = []
-    for proxy, event in moved.items():
+    jobs: list[tuple[Moved, str, Verification, Future[list[Report]]]] = []
+    for proxy, event in affected(events, chain, [*entries, *deployed]).items():
         before = implementation(chain, proxy) if proxy in deployed else None
         info = detect_proxy(chain, proxy)
         chain.forget(proxy, *([info.beacon] if info is not None and info.beacon else []), event.emitter)
@@ -154,26 +139,15 @@ def follow(
         name = entry.name if entry is not None else proxy
         if now is None or (proxy in deployed and before == now):
             continue  # the deploy's own verification linked it to this implementation
-        stale = [t for t, v in destinations if entry is None or entry.link_on(t, _url(v)) != now]
-        found.append(Moved(proxy, now, name, stale))
         if entry is None:  # upgraded here, recorded nowhere: `ape verify all` knows it from now on
             ledger.recorded(name, proxy)
-    jobs: list[tuple[Moved, str, Verification, Pending]] = []
-    for item in found:
-        for target, verification in destinations:
-            if target in item.targets:
-                run = submit or _in_turn
-                jobs.append(
-                    (item, target, verification, run(verification.relink, item.proxy, item.implementation, item.name))
-                )
+        stale = [(t, v) for t, v in destinations if entry is None or entry.link_on(t, _url(v)) != now]
+        jobs += [(Moved(proxy, now, name), t, v, submit(v.relink, proxy, now, name)) for t, v in stale]
     results: dict[str, list[Report]] = {}
     for item, target, verification, job in jobs:
         try:
             reports = job.result()
         except Exception as err:
-            from ape_contract_verify.protocol.answers import Outcome
-            from ape_contract_verify.workflow.report import Report, proxy_row_label
-
             label = verification.target.label if verification.target is not None else ""
             reports = [
                 Report(
@@ -186,15 +160,9 @@ def follow(
                     target_label=label,
                 )
             ]
+        relinked = None if verification.kind.links_proxies else (target, item.implementation)
         try:
-            record_links(
-                ledger,
-                item.name,
-                item.proxy,
-                reports,
-                {target: _url(verification)},
-                None if verification.kind.links_proxies else (target, item.implementation),
-            )
+            record_links(ledger, item.name, item.proxy, reports, {target: _url(verification)}, relinked)
         except Exception as err:  # the link stands; the ledger says why it is stale
             logger.warning("contract_verify: %s", err)
         results.setdefault(target, []).extend(reports)
@@ -203,15 +171,6 @@ def follow(
 
 def _url(verification: Verification) -> str | None:
     return verification.target.url if verification.target is not None else None
-
-
-def _in_turn(fn: Callable[..., list[Report]], *args: object) -> Pending:
-    done: Future[list[Report]] = Future()
-    try:
-        done.set_result(fn(*args))
-    except Exception as err:  # a row of its own, as a pool's Future gives it (`follow`)
-        done.set_exception(err)
-    return done
 
 
 def record_upgrades(events: list[UpgradeEvent], chain: ChainReader, ledger: Ledger, network: str) -> list[str]:

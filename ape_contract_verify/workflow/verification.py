@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from ape_contract_verify.client.provider import Kind
-from ape_contract_verify.exceptions import ContractVerifyError, ExplorerError, TargetDown
+from ape_contract_verify.exceptions import ContractNotVerified, ContractVerifyError, ExplorerError, TargetDown
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
-from ape_contract_verify.protocol.values import checksum as _checksum
+from ape_contract_verify.protocol.values import checksum
 from ape_contract_verify.request import CodeFormat
 from ape_contract_verify.workflow.plan import Derivations, Link, Skip, Source, plan_contract
 from ape_contract_verify.workflow.report import Report, proxy_row_label
@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # the clients import requests, derive imports Ape: only when 
     from typing_extensions import Unpack
 
     from ape_contract_verify.client.health import TargetHealth
-    from ape_contract_verify.client.provider import CreationRecord, VerificationTarget
+    from ape_contract_verify.client.provider import CreationRecord, SubmissionReceipt, VerificationTarget
     from ape_contract_verify.client.targets import ClientOptions, Target
     from ape_contract_verify.config import ContractVerifyConfig
     from ape_contract_verify.derive.derive import Derivation
@@ -80,6 +80,24 @@ class Options:
             ask_first=ask_first,
         )
 
+    def derive(
+        self,
+        derivations: Derivations,
+        step: Source,
+        chain: "ChainReader | None",
+        creation_record: "Callable[[str], CreationRecord] | None",
+    ) -> "Derivation":
+        """`step`'s request with these options, derived and pre-checked once per run (`derivations`)."""
+        return derivations.derive(
+            step,
+            chain,
+            code_format=self.code_format,
+            strict_format=self.strict_format,
+            check=self.check,
+            license=self.license,
+            creation_record=creation_record,
+        )
+
 
 class Verification:
     def __init__(
@@ -97,12 +115,11 @@ class Verification:
         self.client = client
         self.project = project
         self.chain = chain_reader
-        self.options = options or Options()
         self.target = target
         self.target_name = target.name if target is not None else ""
         self.kind = Kind(client.kind)
-        code_format = CodeFormat(self.kind.format_for(self.options.code_format))  # Sourcify's: standard-json only
-        self.options = dataclasses.replace(self.options, code_format=code_format)
+        options = options or Options()  # Sourcify's code format: standard-json only
+        self.options = dataclasses.replace(options, code_format=CodeFormat(self.kind.format_for(options.code_format)))
         self.network = network
         self.browser_url = browser_url.rstrip("/") if browser_url else None
         self.shared = shared or Derivations()
@@ -132,7 +149,7 @@ class Verification:
         `deployed_type` is the type Ape deployed there (`artifacts.type_reference`), as the deploy
         hook and the ledger know it: used instead of the code, which several types may share; the
         code decides only when no artifact answers to it."""
-        address = _checksum(address)
+        address = checksum(address)
         if not self._first_time(address):  # already handled in this run, e.g. as an implementation
             self._done[address.lower()].wait(self.options.timeout)
             return []
@@ -144,7 +161,9 @@ class Verification:
             if isinstance(step, Skip):
                 reports.append(Report(step.label, step.address, step.outcome, step.reason))
             elif isinstance(step, Source):
-                reports += self._source(step)
+                started = time.monotonic()
+                reports.append(self._source(step))
+                reports[-1].seconds = _since(started)
                 self._finished(step.address)  # an implementation: other proxies' links wait for it
             elif self.kind.links_proxies:
                 self._finished(address)
@@ -159,9 +178,10 @@ class Verification:
             for report in reports:
                 if report.address == address:
                     report.implementation = link.implementation
-        return self._stamp(reports)
+        return self.stamp(reports)
 
-    def _stamp(self, reports: list[Report]) -> list[Report]:
+    def stamp(self, reports: list[Report]) -> list[Report]:
+        """`reports` made on this target, saying so: its name and label, the network."""
         for report in reports:
             report.target = report.target or self.target_name
             report.target_label = report.target_label or (self.target.label if self.target is not None else "")
@@ -184,89 +204,57 @@ class Verification:
         address: str,
         expected_implementation: str | None = None,
         label: str | None = None,
-        what: str = "proxy link",
+        relink: bool = False,
     ) -> Report:
         started = time.monotonic()
-        address = _checksum(address)
-        expected = _checksum(expected_implementation) if expected_implementation else None
-        label = proxy_row_label(label or address[:10], what)
+        address = checksum(address)
+        expected = checksum(expected_implementation) if expected_implementation else None
+        label = proxy_row_label(label or address[:10], "proxy re-link" if relink else "proxy link")
         try:
             receipt = self.client.verify_proxy(address, expected)
-            answer = self.client.wait(
-                receipt,
-                interval=self.options.poll_interval,
-                timeout=self.options.timeout,
-                on_progress=lambda a: self.on_progress(address, a.reason),
-            )
+            answer = self._wait(receipt, address)
         except ExplorerError as err:
-            report = Report(label, address, _failure(err, Outcome.FAILED), err.reason, seconds=_since(started))
+            report = Report(label, address, _failure(err, Outcome.FAILED), err.reason)
         else:
             outcome = Outcome.VERIFIED if answer.outcome.is_success else Outcome.FAILED
-            report = Report(
-                label,
-                address,
-                outcome,
-                answer.reason,
-                guid=receipt.guid,
-                link=self._link(address),
-                seconds=_since(started),
-            )
-        report.kind, report.implementation = "proxy", expected
-        return self._stamp([report])[0]
+            report = Report(label, address, outcome, answer.reason, guid=receipt.guid, link=self._link(address))
+        report.kind, report.implementation = "relink" if relink else "proxy", expected
+        report.seconds = _since(started)
+        return self.stamp([report])[0]
 
     def relink(self, address: str, implementation: str, label: str | None = None) -> list[Report]:
         """After an upgrade: the new implementation verified if it is not yet, then the proxy linked
         to it again (an Etherscan-style explorer keeps the old link until then; Sourcify reads the
         slot itself, so there only the implementation is verified)."""
         reports = self.contract(implementation)
-        if not self.kind.links_proxies:
-            return reports
-        report = self.proxy(address, implementation, label, what="proxy re-link")
-        report.kind = "relink"
-        return reports + [report]
+        if self.kind.links_proxies:
+            reports.append(self.proxy(address, implementation, label, relink=True))
+        return reports
 
     # -- one source submission ----------------------------------------------------------------
 
-    def _source(self, step: Source) -> list[Report]:
+    def _source(self, step: Source) -> Report:
         from ape_contract_verify.derive import derive
 
-        started, label, address = time.monotonic(), step.label, step.address
+        label, address, options = step.label, step.address, self.options
         if step.error:
-            return [Report(label, address, Outcome.ERROR, step.error, seconds=_since(started))]
-        options = self.options
+            return Report(label, address, Outcome.ERROR, step.error)
         try:
             if options.ask_first and not options.force and self._already_verified(address):
-                return [
-                    Report(
-                        label,
-                        address,
-                        Outcome.ALREADY_VERIFIED,
-                        "the explorer holds its source",
-                        link=self._link(address),
-                    )
-                ]
+                reason = "the explorer holds its source"
+                return Report(label, address, Outcome.ALREADY_VERIFIED, reason, link=self._link(address))
             self.on_progress(address, f"deriving {label}")
-            derivation = self.shared.derive(
-                step,
-                self.chain,
-                code_format=options.code_format,
-                strict_format=options.strict_format,
-                check=options.check,
-                license=options.license,
-                creation_record=self._creation_record(),
-            )
+            derivation = options.derive(self.shared, step, self.chain, self._creation_record())
         except derive.PrecheckFailed as err:
-            return [
-                Report(label, address, Outcome.PRECHECK_FAILED, f"{err.field}: {err.reason}", seconds=_since(started))
-            ]
+            return Report(label, address, Outcome.PRECHECK_FAILED, f"{err.field}: {err.reason}")
         except ContractVerifyError as err:
-            return [Report(label, address, Outcome.ERROR, str(err), seconds=_since(started))]
+            return Report(label, address, Outcome.ERROR, str(err))
         for warning in derivation.warnings:
             logger.warning("%s: %s", label, warning)
         if derivation.creation_source:
             # debug: a worker thread, whose lines would interleave with the script's own output
             logger.debug("%s: creation code (constructor arguments) from %s", label, derivation.creation_source)
-        return [self._submit(label, derivation, started, step.blueprint)]
+        return self._submit(label, derivation, step.blueprint)
 
     def _creation_record(self) -> "Callable[[str], CreationRecord] | None":
         """This target's record of creations, for contracts whose creation the chain cannot give.
@@ -276,76 +264,63 @@ class Verification:
             return None
         return self.client.creation_records()
 
-    def _submit(self, label: str, derivation: "Derivation", started: float, blueprint: bool = False) -> Report:
-        report = self._submit_once(label, derivation.request, derivation, started, blueprint)
-        if report.outcome == Outcome.FAILED and derivation.request.code_format is CodeFormat.STANDARD_JSON:
-            # Some explorers want every source of the original compile. Retry once with the whole
-            # project's input for this compiler, and say so.
-            from ape_contract_verify.derive.derive import with_full_project_input
+    def _submit(self, label: str, derivation: "Derivation", blueprint: bool = False) -> Report:
+        report = self._submit_once(label, derivation.request, derivation, blueprint)
+        if report.outcome != Outcome.FAILED or derivation.request.code_format is not CodeFormat.STANDARD_JSON:
+            return report
+        # Some explorers want every source of the original compile. Retry once with the whole
+        # project's input for this compiler, and say so.
+        from ape_contract_verify.derive.derive import with_full_project_input
 
-            try:
-                request = with_full_project_input(derivation)
-            except Exception as err:  # the first answer stands
-                logger.debug("%s: no full-project input to retry with: %s", label, err)
-                return report
-            if request is not None:
-                logger.warning(
-                    "%s: the explorer rejected the minimal input (%s); retrying once with the full project input",
-                    label,
-                    report.reason,
-                )
-                retried = self._submit_once(label, request, derivation, started, blueprint)
-                retried.warnings = [
-                    *retried.warnings,
-                    f"minimal input rejected ({report.reason}); retried with the full project input",
-                ]
-                return retried
-        return report
+        try:
+            request = with_full_project_input(derivation)
+        except Exception as err:  # the first answer stands
+            logger.debug("%s: no full-project input to retry with: %s", label, err)
+            return report
+        if request is None:
+            return report
+        logger.warning(
+            "%s: the explorer rejected the minimal input (%s); retrying once with the full project input",
+            label,
+            report.reason,
+        )
+        retried = self._submit_once(label, request, derivation, blueprint)
+        retried.warnings.append(f"minimal input rejected ({report.reason}); retried with the full project input")
+        return retried
 
     def _submit_once(
-        self, label: str, request: "VerificationRequest", derivation: "Derivation", started: float, blueprint: bool
+        self, label: str, request: "VerificationRequest", derivation: "Derivation", blueprint: bool
     ) -> Report:
-        address = request.address
+        address, warnings = request.address, list(derivation.warnings)
         try:
             self.on_progress(address, "submitting")
             receipt = self.client.verify_source_code(request)
-            answer = self.client.wait(
-                receipt,
-                interval=self.options.poll_interval,
-                timeout=self.options.timeout,
-                on_progress=lambda a: self.on_progress(address, a.reason),
-            )
+            answer = self._wait(receipt, address)
         except ExplorerError as err:
-            return Report(
-                label, address, _failure(err), err.reason, warnings=list(derivation.warnings), seconds=_since(started)
-            )
+            return Report(label, address, _failure(err), err.reason, warnings=warnings)
         if answer.outcome.is_success:
             outcome = Outcome.ALREADY_VERIFIED if answer.outcome == Outcome.ALREADY_VERIFIED else Outcome.VERIFIED
         else:
             outcome = answer.outcome if answer.outcome in _OWN_OUTCOMES else Outcome.FAILED
+        # Sourcify says which match it stored; an Etherscan-style explorer says nothing, so the pre-check's word stands.
+        match = {"exact_match": "full", "match": "partial"}.get(answer.match or "", derivation.match)
         reason = answer.reason
         if outcome == Outcome.FAILED and blueprint and not self.kind.verifies_blueprints:
             from ape_contract_verify.evm.blueprint import SOURCIFY_UNSUPPORTED
 
-            outcome, reason = Outcome.UNSUPPORTED, f"{SOURCIFY_UNSUPPORTED}; it answered: {answer.reason}"
-        # Sourcify says which match it stored; an Etherscan-style explorer says nothing, so the pre-check's word stands.
-        match = {"exact_match": "full", "match": "partial"}.get(answer.match or "", derivation.match)
-        match = None if outcome == Outcome.UNSUPPORTED else match
-        return Report(
-            label,
-            address,
-            outcome,
-            reason,
-            guid=receipt.guid,
-            match=match,
-            link=self._link(address),
-            warnings=list(derivation.warnings),
-            seconds=_since(started),
+            outcome, reason, match = Outcome.UNSUPPORTED, f"{SOURCIFY_UNSUPPORTED}; it answered: {answer.reason}", None
+        link = self._link(address)
+        return Report(label, address, outcome, reason, guid=receipt.guid, match=match, link=link, warnings=warnings)
+
+    def _wait(self, receipt: "SubmissionReceipt", address: str) -> ExplorerAnswer:
+        return self.client.wait(
+            receipt,
+            interval=self.options.poll_interval,
+            timeout=self.options.timeout,
+            on_progress=lambda a: self.on_progress(address, a.reason),
         )
 
     def _already_verified(self, address: str) -> bool:
-        from ape_contract_verify.exceptions import ContractNotVerified
-
         try:
             record = self.client.contract_record(address)
         except ContractNotVerified:
@@ -392,43 +367,26 @@ def explorer_for(
     target: "Target",
     provider: "ProviderAPI | None" = None,
     chain_reader: "ChainReader | None" = None,
-    shared: bool = False,
     health: "TargetHealth | None" = None,
     **client_options: "Unpack[ClientOptions]",
 ) -> Iterator[tuple["VerificationTarget", str | None]]:
-    """(client, browser URL) for a resolved ExplorerTarget. A local network with no explorer
-    configured gets a local explorer in this process (no server: no browser URL), reading the
-    chain through `chain_reader` (default: the Ape provider): its own, stopped on exit, or with
-    `shared` the process's one for the chain (`workflow.local_explorers`), which outlives this context."""
+    """(client, browser URL) for a resolved Target. A local network with no explorer configured
+    gets the process's local explorer of the chain (`workflow.local_explorers`; no server: no
+    browser URL), reading it through `chain_reader` (default: the Ape provider); it outlives the context."""
     if not target.is_local:
         yield target.client(health=health, **client_options), target.browser_url
         return
-    from ape_contract_verify.engine.compilers import process_cache
-    from ape_contract_verify.evm.chain import ApeProviderChain
-    from ape_contract_verify.explorer.embedded import start_in_process
+    from ape import chain
 
-    if provider is None:
-        from ape import chain
+    from ape_contract_verify.workflow import local_explorers
 
-        provider = chain.provider
-    if shared:
-        from ape_contract_verify.workflow import local_explorers
-
-        explorer = local_explorers.shared(provider, chain_reader)
-        if explorer is None:  # `shared` starts one when there is none
-            raise ContractVerifyError("the local explorer of this chain could not be started")
-    else:
-        explorer = start_in_process(chain_reader or ApeProviderChain(provider), cache=process_cache())
-    try:
-        yield local_client(explorer, health=health), None
-    finally:
-        if not shared:
-            explorer.stop()
+    explorer = local_explorers.shared(provider if provider is not None else chain.provider, chain_reader)
+    if explorer is None:  # `shared` starts one when there is none
+        raise ContractVerifyError("the local explorer of this chain could not be started")
+    yield local_client(explorer, health=health), None
 
 
-def local_client(
-    explorer: "EmbeddedExplorer", health: "TargetHealth | None" = None, **options: "Unpack[ClientOptions]"
-) -> "VerificationTarget":
+def local_client(explorer: "EmbeddedExplorer", health: "TargetHealth | None" = None) -> "VerificationTarget":
     """The target of a local explorer in this process: its answers without HTTP (`LocalTarget`)."""
     from ape_contract_verify.workflow.local_target import LocalTarget
 

@@ -248,7 +248,11 @@ def test_status_lists_each_with_its_state_the_blueprints_as_blueprints(deployed)
     from ape_contract_verify.workflow.ledger import Ledger
 
     [ledger] = Ledger.in_project(NS(path=deployed.project))  # `ape verify all` has nothing left to do
-    assert not [e for e in ledger.pending() if e.address.lower() in {a.lower() for a in deployed.made.values()}]
+    assert not [
+        e
+        for e in ledger.deployments()
+        if not e.done and e.address.lower() in {a.lower() for a in deployed.made.values()}
+    ]
     view = json.loads(verify_cli(deployed.project, "status", "--json").stdout)
     flagged = {r["address"].lower() for r in view["rows"] if r["blueprint"]}
     assert flagged == {deployed.made[n].lower() for n in BLUEPRINTS}, view

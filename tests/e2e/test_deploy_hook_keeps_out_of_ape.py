@@ -124,7 +124,7 @@ def test_no_worker_calls_into_ape_while_the_script_runs(tmp_path, monkeypatch):
 def test_the_audit_sees_workers_calling_into_ape_when_the_gate_is_defeated(tmp_path, monkeypatch):
     from ape_contract_verify.derive.ape_gate import GATE
     from ape_contract_verify.workflow.deploy_queue import DeployQueue
-    from ape_contract_verify.workflow.verification import Derivations
+    from ape_contract_verify.workflow.plan import Derivations
 
     monkeypatch.setattr(Derivations, "prepare", lambda self, *args: False)  # nothing resolved at the deploy
     monkeypatch.setattr(type(GATE), "entered", lambda self: contextlib.nullcontext())  # nobody waits

@@ -175,6 +175,7 @@ def test_the_dry_run_plan_of_a_data_contract_is_ok(deployed):
     from ape_contract_verify.evm.chain import JsonRpcChain
     from ape_contract_verify.workflow.dry_run import DryRunPlan, plan
     from ape_contract_verify.workflow.plan import Derivations
+    from ape_contract_verify.workflow.verification import Options
 
     [item] = plan(
         deployed.made["Data"],
@@ -182,10 +183,7 @@ def test_the_dry_run_plan_of_a_data_contract_is_ok(deployed):
         JsonRpcChain(deployed.anvil.url),
         None,
         Derivations(),
-        code_format=None,
-        license=None,
-        constructor_args=None,
-        check=True,
+        Options(),
     )
     assert (item.label, item.nothing, item.error, item.request, item.sent) == (
         "data contract",

@@ -595,7 +595,7 @@ def test_the_local_explorer_in_process_shares_the_pre_check_s_compile(anvil, box
     from ape_contract_verify.engine import compilers
     from ape_contract_verify.explorer.embedded import start_in_process
     from ape_contract_verify.workflow.local_target import LocalTarget
-    from ape_contract_verify.workflow.verification import Derivations
+    from ape_contract_verify.workflow.plan import Derivations
 
     address, input_json, args = box
     fresh = CompileCache(tmp_path / "own")  # not the session's shared cache: this one counts

@@ -76,7 +76,8 @@ def test_four_processes_recording_at_once_lose_nothing(tmp_path):
         failed = i % 7 == 0
         assert entry["status"] == ("failed" if failed else "verified"), entry
         assert entry["reason"] == ("why" if failed else "")
-    assert len(Ledger(path).pending()) == len([i for i in range(WRITERS * EACH) if i % 7 == 0])
+    pending = [e for e in Ledger(path).deployments() if not e.done]
+    assert len(pending) == len([i for i in range(WRITERS * EACH) if i % 7 == 0])
 
 
 @pytest.mark.parametrize(
@@ -91,7 +92,7 @@ def test_a_damaged_store_is_an_error_that_says_how_to_recover(tmp_path, content)
     ledger.path.write_bytes(content)
     for call in (
         ledger.entries,
-        ledger.pending,
+        ledger.deployments,
         lambda: ledger.recorded("Box", "0x01"),
         lambda: ledger.target_ended("Box", "0x01", "local", "verified"),
     ):
@@ -106,7 +107,7 @@ def test_no_ledger_is_nothing_recorded_and_reading_creates_nothing(tmp_path):
     from ape_contract_verify.workflow.ledger import Ledger
 
     ledger = Ledger(tmp_path / "contract_verify" / "deployments-1-abc.sqlite")
-    assert ledger.entries() == [] and ledger.pending() == []
+    assert ledger.entries() == [] and ledger.deployments() == []
     assert not (tmp_path / "contract_verify").exists()
 
 

@@ -250,7 +250,7 @@ def test_a_partial_match_on_sourcify_is_submitted_again(world):
 
 
 def test_the_summary_has_a_row_per_contract_and_target_and_names_networks():
-    from ape_contract_verify.workflow.verification import Report
+    from ape_contract_verify.workflow.report import Report
 
     one = [
         Report("Box", A, Outcome.VERIFIED, target="etherscan", network="ethereum:local"),

@@ -2,6 +2,7 @@
 where, what the ledger keeps of links and admins, and `ape verify all`'s plan per target, on a
 chain whose storage is written here and a real ledger (SQLite) in a temporary folder."""
 
+from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
 import pytest
@@ -11,7 +12,8 @@ from ape_contract_verify.evm.proxies import EIP1967_BEACON_SLOT, EIP1967_IMPLEME
 from ape_contract_verify.evm.upgrades import ADMIN, BEACON, IMPLEMENTATION, UpgradeEvent
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.workflow import upgrades
-from ape_contract_verify.workflow.ledger import Ledger, LedgerEntry
+from ape_contract_verify.workflow.ledger import Ledger
+from ape_contract_verify.workflow.ledger_entry import LedgerEntry
 from ape_contract_verify.workflow.report import Report
 
 pytestmark = pytest.mark.unit
@@ -56,6 +58,13 @@ class Chain:
 @pytest.fixture
 def ledger(tmp_path):
     return Ledger(tmp_path / "deployments-1337-abc.sqlite")
+
+
+@pytest.fixture
+def pool():
+    """Where `follow` runs its relinks: a pool, as the deploy queue's."""
+    with ThreadPoolExecutor(max_workers=2) as executor:
+        yield executor
 
 
 def test_a_proxy_s_upgraded_moves_it_and_a_beacon_s_moves_its_known_proxies():
@@ -172,7 +181,7 @@ def destination(name, relink, url=URL, sourcify=False):
     return name, SimpleNamespace(relink=relink, target=target, kind=Kind.SOURCIFY if sourcify else Kind.ETHERSCAN)
 
 
-def test_follow_relinks_a_moved_proxy_where_its_link_is_stale_and_records_it(ledger):
+def test_follow_relinks_a_moved_proxy_where_its_link_is_stale_and_records_it(ledger, pool):
     chain = Chain()
     chain.proxy(PROXY, IMPL2)
     ledger.recorded("Box", PROXY)
@@ -188,6 +197,8 @@ def test_follow_relinks_a_moved_proxy_where_its_link_is_stale_and_records_it(led
         chain,
         ledger,
         [destination("etherscan", relink), destination("blockscout", lambda *a: pytest.fail("current: not relinked"))],
+        (),
+        pool.submit,
     )
     assert asked == [(PROXY, IMPL2, "Box")]
     assert [target for target, _ in results] == ["etherscan"]
@@ -195,16 +206,12 @@ def test_follow_relinks_a_moved_proxy_where_its_link_is_stale_and_records_it(led
     assert ledger.entries()[0]["links"]["etherscan"]["implementation"].lower() == IMPL2
 
 
-def test_follow_skips_a_proxy_this_run_deployed_at_its_implementation_and_reports_a_failed_relink(ledger):
+def test_follow_skips_a_proxy_this_run_deployed_at_its_implementation_and_reports_a_failed_relink(ledger, pool):
     chain = Chain()
     chain.proxy(PROXY, IMPL1)
     event = [UpgradeEvent(IMPLEMENTATION, PROXY, IMPL1)]
-    assert (
-        upgrades.follow(
-            event, chain, ledger, [destination("etherscan", lambda *a: pytest.fail("no relink"))], deployed=[PROXY]
-        )
-        == []
-    )
+    no_relink = [destination("etherscan", lambda *a: pytest.fail("no relink"))]
+    assert upgrades.follow(event, chain, ledger, no_relink, [PROXY], pool.submit) == []
 
     def refused(proxy, implementation, name):
         raise RuntimeError("explorer down")
@@ -216,9 +223,9 @@ def test_follow_skips_a_proxy_this_run_deployed_at_its_implementation_and_report
         def result(self, timeout=None):
             return self.fn(*self.args)
 
-    in_turn = dict(upgrades.follow(event, chain, ledger, [destination("etherscan", refused)]))
-    assert [row.outcome for row in in_turn["etherscan"]] == [Outcome.ERROR]  # run here, not in a pool: a row too
-    results = dict(upgrades.follow(event, chain, ledger, [destination("etherscan", refused)], submit=Failed))
+    pooled = dict(upgrades.follow(event, chain, ledger, [destination("etherscan", refused)], (), pool.submit))
+    assert [row.outcome for row in pooled["etherscan"]] == [Outcome.ERROR]  # raised in a pool's Future: a row too
+    results = dict(upgrades.follow(event, chain, ledger, [destination("etherscan", refused)], (), submit=Failed))
     (row,) = results["etherscan"]
     assert (row.outcome, row.reason, row.kind, row.target_label) == (
         Outcome.ERROR,

@@ -65,7 +65,7 @@ def test_a_rejected_minimal_input_is_retried_once_with_the_full_project_input(mo
     client = ScriptedClient(
         [answer(Outcome.FAILED, "Fail - Unable to verify"), answer(Outcome.VERIFIED, "Pass - Verified")]
     )
-    report = make(client)._submit("A", FakeDerivation(request()), 0.0)
+    report = make(client)._submit("A", FakeDerivation(request()))
     assert [r.source_code for r in client.submitted] == [request().source_code, full.source_code]
     assert report.outcome == "verified"
     assert any("retried with the full project input" in w for w in report.warnings)
@@ -74,7 +74,7 @@ def test_a_rejected_minimal_input_is_retried_once_with_the_full_project_input(mo
 def test_the_retry_happens_once_and_the_second_reason_is_reported(monkeypatch):
     monkeypatch.setattr(derive, "with_full_project_input", lambda d: request('{"sources": {"a.sol": {}, "b.sol": {}}}'))
     client = ScriptedClient([answer(Outcome.FAILED, "Fail - first"), answer(Outcome.FAILED, "Fail - second")])
-    report = make(client)._submit("A", FakeDerivation(request()), 0.0)
+    report = make(client)._submit("A", FakeDerivation(request()))
     assert len(client.submitted) == 2
     assert report.outcome == "failed" and report.reason == "Fail - second"
 
@@ -82,7 +82,7 @@ def test_the_retry_happens_once_and_the_second_reason_is_reported(monkeypatch):
 def test_no_retry_when_there_is_nothing_more_to_send(monkeypatch):
     monkeypatch.setattr(derive, "with_full_project_input", lambda d: None)
     client = ScriptedClient([answer(Outcome.FAILED, "Fail - Unable to verify")])
-    report = make(client)._submit("A", FakeDerivation(request()), 0.0)
+    report = make(client)._submit("A", FakeDerivation(request()))
     assert len(client.submitted) == 1 and report.outcome == "failed"
 
 
@@ -90,7 +90,7 @@ def test_a_single_file_rejection_is_not_retried(monkeypatch):
     monkeypatch.setattr(derive, "with_full_project_input", lambda d: pytest.fail("must not be called"))
     flat = VerificationRequest(ADDRESS, "A", "contract A {}", CodeFormat.SINGLE_FILE, "v0.8.26+commit.8a97fa7a")
     client = ScriptedClient([answer(Outcome.FAILED, "Fail - Unable to verify")])
-    assert make(client)._submit("A", FakeDerivation(flat), 0.0).outcome == "failed"
+    assert make(client)._submit("A", FakeDerivation(flat)).outcome == "failed"
 
 
 def test_an_address_handled_earlier_in_the_run_is_not_submitted_again():

@@ -16,6 +16,7 @@ from ape_contract_verify.request import CodeFormat, VerificationRequest
 from ape_contract_verify.workflow import dry_run
 from ape_contract_verify.workflow.dry_run import DryRunPlan, Planned
 from ape_contract_verify.workflow.plan import Derivations
+from ape_contract_verify.workflow.verification import Options
 
 pytestmark = pytest.mark.unit
 
@@ -145,7 +146,7 @@ def test_sourcify_gets_its_body_no_proxy_link_and_nothing_without_a_chain_id(tmp
     assert f"    creationTransactionHash {'0x' + '12' * 32}" in lines
     assert f"  Box (proxy link) {A}: no proxy link is sent to Sourcify (it resolves proxies itself)" in lines
     (body,) = plan.files
-    url, sent = dry_run.sourcify_submission(sourcify(), item)
+    url, sent = dry_run.sourcify_submission(sourcify(), item.request)
     assert body.read_bytes() == sent and json.loads(sent)["contractIdentifier"] == "contracts/Box.sol:Box"
     assert plan.ok
     blind = DryRunPlan("n", [sourcify(None)], {"sourcify": [item]})
@@ -191,8 +192,7 @@ def derived(monkeypatch):
 
 
 def plan(reader, name=None, **kwargs):
-    options = dict(code_format=None, license=None, constructor_args="42", check=True)
-    return dry_run.plan(A, name, reader, None, Derivations(), **{**options, **kwargs})
+    return dry_run.plan(A, name, reader, None, Derivations(), Options(**kwargs), constructor_args="42")
 
 
 def test_a_clone_plans_its_implementation_and_the_link_not_its_own_source(derived):
