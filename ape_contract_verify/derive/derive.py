@@ -434,13 +434,15 @@ def _library_options(linked: Libraries, recorded: Libraries, address: str, reade
     hashes them all into the metadata; the manifest records only the latest set. So the set a
     contract was built with is its linked libraries (their chain addresses) plus a prefix, in the
     order they were added, of the others recorded: taken as their deployment order, the ones
-    deployed before the contract first."""
+    deployed before the contract first. The contract's own address too: a script run again on a
+    new dev chain deploys a library at the address the last run added it at, and Ape compiled it
+    with that entry."""
     mine = {(file, name) for file, libs in linked.items() for name in libs}
     extras = [
         (file, name, str(addr))
         for file, libs in (recorded or {}).items()
         for name, addr in (libs or {}).items()
-        if (file, name) not in mine and str(addr).lower() != address.lower()
+        if (file, name) not in mine
     ]
     if not extras:
         return []

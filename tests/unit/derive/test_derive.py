@@ -215,3 +215,21 @@ def test_the_full_project_input_adds_the_group_s_sources_or_is_none(artifact, mo
     assert with_full_project_input(derivation) is None
     monkeypatch.setattr(derive_module, "group_input", lambda a: None)
     assert with_full_project_input(derivation) is None
+
+
+def test_a_library_recorded_at_its_own_address_is_a_libraries_option():
+    """A deploy script run again on a new dev chain deploys its library at the address the last run
+    gave `add_library`, so Ape compiled it with that entry: it is one of the settings to try, in
+    deployment order with the others recorded."""
+    own, other = "0x" + "11" * 20, "0x" + "22" * 20
+    blocks = {own: 5, other: 3}
+    reader = SimpleNamespace(find_creation=lambda addr: SimpleNamespace(block=blocks[addr]))
+    recorded = {"contracts/MathLib.sol": {"MathLib": own}, "contracts/Other.sol": {"Other": other}}
+    options = derive_module._library_options({}, recorded, own, reader)
+    assert options == [
+        {"contracts/Other.sol": {"Other": other}},  # deployed before it: the most likely set first
+        {"contracts/Other.sol": {"Other": other}, "contracts/MathLib.sol": {"MathLib": own}},
+    ]
+    assert derive_module._library_options({}, {"contracts/MathLib.sol": {"MathLib": own}}, own, reader) == [
+        {"contracts/MathLib.sol": {"MathLib": own}}
+    ]
