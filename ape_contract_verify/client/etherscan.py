@@ -23,9 +23,10 @@ a `VerificationTarget` on `client/http.py`'s `HttpTarget` (retries, polling, tra
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
@@ -62,67 +63,20 @@ CHECKS = {False: "checkverifystatus", True: "checkproxyverification"}
 # Typed results
 
 
-@dataclass
-class SourceRecord:
-    """getsourcecode's result, every field typed, with SourceCode unpacked into files + settings."""
+@dataclass(frozen=True)
+class SourceRecord(ExplorerRecord):
+    """getsourcecode's entry as what the explorer holds (the type every target answers with), with
+    SourceCode unpacked into files + settings, and the raw fields no other target has."""
 
-    address: str
-    source_code: str
-    abi: str
-    contract_name: str
-    compiler_version: str
-    optimization_used: bool
-    runs: int
-    constructor_arguments: str
-    evm_version: str
-    library: str
-    license_type: str
-    proxy: bool
-    implementation: str
-    swarm_source: str
-    files: dict[str, str] = field(default_factory=dict)
-    settings: JsonObject = field(default_factory=dict)
-    source_format: str = "flat"  # flat | files | standard-json
-    language: str = "Solidity"
+    source_code: str = ""
+    library: str = ""
+    swarm_source: str = ""
 
-    @property
-    def verified(self) -> bool:
-        return bool(self.source_code.strip()) and not self.abi.strip().lower().startswith(
-            "contract source code not verified"
-        )
-
-    @property
-    def abi_list(self) -> list[JsonValue]:
-        """The ABI; raises JSONDecodeError for text that is not JSON, returns [] for JSON that is no list."""
-        abi: JsonValue = json.loads(self.abi) if self.verified else []
-        return abi if isinstance(abi, list) else []
-
-    def explorer_record(self) -> ExplorerRecord:
-        """This getsourcecode entry as what the explorer holds, the type every target answers with."""
-        if not self.verified:
-            return ExplorerRecord(self.address, verified=False)
-        try:
-            abi = self.abi_list
-        except json.JSONDecodeError:
-            abi = []
-        return ExplorerRecord(
-            self.address,
-            verified=True,
-            name=self.contract_name,
-            compiler=self.compiler_version,
-            language=self.language,
-            abi=abi,
-            files=dict(self.files),
-            settings=dict(self.settings),
-            source_format=self.source_format,
-            constructor_arguments=self.constructor_arguments,
-            license=self.license_type,
-            optimization_used=self.optimization_used,
-            runs=self.runs,
-            evm_version=self.evm_version,
-            proxy=self.proxy,
-            implementation=self.implementation.strip() if self.proxy else "",
-        )
+    # getsourcecode's names for ExplorerRecord's fields
+    contract_name = property(lambda self: self.name)
+    compiler_version = property(lambda self: self.compiler)
+    license_type = property(lambda self: self.license)
+    abi_list = property(lambda self: self.abi)
 
     @classmethod
     def from_result(cls, address: str, item: Mapping[str, JsonValue]) -> SourceRecord:
@@ -130,26 +84,37 @@ class SourceRecord:
             value = item.get(key)
             return "" if value is None else str(value)
 
-        runs = text("Runs").strip()
+        source, abi_text, runs, proxy = (
+            text("SourceCode"),
+            text("ABI"),
+            text("Runs").strip(),
+            text("Proxy").strip() == "1",
+        )
+        verified = bool(source.strip()) and not abi_text.strip().lower().startswith("contract source code not verified")
+        try:
+            abi: JsonValue = json.loads(abi_text) if verified else []
+        except json.JSONDecodeError:
+            abi = []
         record = cls(
-            address=address,
-            source_code=text("SourceCode"),
-            abi=text("ABI"),
-            contract_name=text("ContractName"),
-            compiler_version=text("CompilerVersion"),
+            address,
+            verified,
+            name=text("ContractName"),
+            compiler=text("CompilerVersion"),
+            language="Vyper" if text("CompilerVersion").lower().startswith("vyper") else "Solidity",
+            abi=abi if isinstance(abi, list) else [],
+            constructor_arguments=text("ConstructorArguments"),
+            license=text("LicenseType"),
             optimization_used=text("OptimizationUsed").strip() in ("1", "true", "True"),
             runs=int(runs) if runs.isdigit() else 0,
-            constructor_arguments=text("ConstructorArguments"),
             evm_version=text("EVMVersion"),
+            proxy=proxy,
+            implementation=text("Implementation").strip() if proxy else "",
+            source_code=source,
             library=text("Library"),
-            license_type=text("LicenseType"),
-            proxy=text("Proxy").strip() == "1",
-            implementation=text("Implementation"),
             swarm_source=text("SwarmSource"),
         )
-        record.language = "Vyper" if record.compiler_version.lower().startswith("vyper") else "Solidity"
-        record.source_format, record.files, record.settings = unpack_source(record, item)
-        return record
+        source_format, files, settings = unpack_source(record, item)
+        return dataclasses.replace(record, source_format=source_format, files=files, settings=settings)
 
 
 def unpack_source(record: SourceRecord, item: Mapping[str, JsonValue]) -> tuple[str, dict[str, str], JsonObject]:
@@ -252,7 +217,7 @@ class ExplorerClient(HttpTarget):
     def contract_record(self, address: str, full: bool = True) -> ExplorerRecord:
         """What the explorer holds for `address` (getsourcecode, whatever `full`); `verified` False when nothing."""
         try:
-            return self.get_source_code(address).explorer_record()
+            return self.get_source_code(address)
         except ContractNotVerified:
             return ExplorerRecord(validate_address(address), verified=False)
 

@@ -38,13 +38,12 @@ DONE = "done"
 PROXY_DAILY_LIMIT = 100
 
 # Columns added after the first release: added to a new or older database when it opens.
-_QUEUE_COLUMNS = {
-    "chain_failures": "INTEGER NOT NULL DEFAULT 0",  # runs that ended because the node could not be read
-    "retry_at": "REAL NOT NULL DEFAULT 0",  # not claimed before this time (the backoff after a chain failure)
-}
-_CONTRACT_COLUMNS = {
-    "details": "TEXT NOT NULL DEFAULT '{}'",  # what Sourcify lookups show: bytecodes, creation, metadata
-}
+_ADDED_COLUMNS = (
+    # runs that ended because the node could not be read; not claimed before retry_at (the backoff)
+    ("submissions", "chain_failures", "INTEGER NOT NULL DEFAULT 0"),
+    ("submissions", "retry_at", "REAL NOT NULL DEFAULT 0"),
+    ("contracts", "details", "TEXT NOT NULL DEFAULT '{}'"),  # what Sourcify lookups show: bytecodes, creation
+)
 
 _JSON_COLUMNS = ("settings", "libraries", "details")  # a verified contract's, kept as JSON text
 
@@ -212,8 +211,9 @@ class Store:
             conn = self._conn()
             conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(_SCHEMA)
-            _add_columns(conn, "submissions", _QUEUE_COLUMNS)
-            _add_columns(conn, "contracts", _CONTRACT_COLUMNS)
+            for table, name, declaration in _ADDED_COLUMNS:
+                if name not in {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}:
+                    conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {declaration}")
         except (sqlite3.Error, OSError) as err:
             self.close()
             raise StoreOpenError(self.path, _open_problem(Path(self.path), err)) from None
@@ -425,13 +425,6 @@ class Store:
                 (digest, day),
             )
         return True
-
-
-def _add_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str]) -> None:
-    have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
-    for name, declaration in columns.items():
-        if name not in have:
-            conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {declaration}")
 
 
 def _contract(row: sqlite3.Row) -> VerifiedContract:

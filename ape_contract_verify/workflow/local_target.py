@@ -96,7 +96,7 @@ class LocalTarget(VerificationTarget):
         item = answer.result[0] if answer.status == "1" and isinstance(answer.result, list) else None
         if not isinstance(item, dict):
             self._raise_for(answer, "getsourcecode", address)
-        return SourceRecord.from_result(address, item).explorer_record()
+        return SourceRecord.from_result(address, item)
 
     def get_abi(self, address: str) -> list[JsonValue]:
         address = validate_read_form({"address": address})

@@ -34,7 +34,7 @@ class Etherscan:
         link = self.links.get(address.lower(), "")
         return SourceRecord.from_result(
             address, {"SourceCode": "contract C {}", "ABI": "[]", "Proxy": "1" if link else "0", "Implementation": link}
-        ).explorer_record()
+        )
 
 
 class Sourcify(SourcifyClient):
