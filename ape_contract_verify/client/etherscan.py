@@ -145,7 +145,7 @@ def unpack_source(record: SourceRecord, item: Mapping[str, JsonValue]) -> tuple[
             files = {path: str(src.get("content", "")) for path, src in data.items()}
             return "files", files, settings
     suffix = ".vy" if record.language == "Vyper" else ".sol"
-    name = record.contract_name.rsplit(":", 1)[-1] or "Contract"
+    name = record.name.rsplit(":", 1)[-1] or "Contract"
     # Blockscout names the main file and lists the others under AdditionalSources.
     main = str(item.get("FileName") or "").strip() or f"{name}{suffix}"
     files = {main: record.source_code}

@@ -5,7 +5,7 @@ answers with them), so both sides speak exactly what real explorers speak.
 """
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 
@@ -104,16 +104,12 @@ class ExplorerAnswer:
 
     @property
     def reason(self) -> str:
-        return _text_of(self.status, self.message, self.result)
-
-
-def _text_of(status: str, message: str, result: object) -> str:
-    """The explorer's words: `result`, or, for an error whose result is null (Blockscout), `message`."""
-    if isinstance(result, str):
-        return result
-    if result is None and str(status) != "1" and str(message).strip().upper() not in ("", "OK", "NOTOK"):
-        return str(message)
-    return ""
+        """The explorer's words: `result`, or, for an error whose result is null (Blockscout), `message`."""
+        if isinstance(self.result, str):
+            return self.result
+        if self.result is None and self.status != "1" and self.message.strip().upper() not in ("", "OK", "NOTOK"):
+            return self.message
+        return ""
 
 
 _BAD_ENDPOINT = re.compile(
@@ -156,12 +152,11 @@ def is_bad_endpoint(text: str) -> bool:
 def classify(status: str, message: str, result: object) -> ExplorerAnswer:
     """Turn an envelope into an outcome. status "0" is not failure by itself: real explorers
     answer `Pending in queue` and `Already Verified` with status "0"."""
-    status, message = str(status), str(message)
-    text = _text_of(status, message, result).strip()
-    error = status != "1"
+    answer = ExplorerAnswer(Outcome.ERROR, str(status), str(message), result)
+    text, error = answer.reason.strip(), answer.status != "1"
     outcome = next((o for errors_only, rule, o in _PATTERNS if (error or not errors_only) and rule.search(text)), None)
     if outcome is None:
         # Any other status "1" answer is a success; a status "0" text a final reason ("Invalid
         # constructor arguments provided…").
-        outcome = Outcome.VERIFIED if status == "1" else Outcome.FAILED if status == "0" and text else Outcome.ERROR
-    return ExplorerAnswer(outcome=outcome, status=status, message=message, result=result)
+        outcome = Outcome.VERIFIED if not error else Outcome.FAILED if answer.status == "0" and text else Outcome.ERROR
+    return replace(answer, outcome=outcome)
