@@ -364,10 +364,34 @@ class Verifier:
         result: VerificationResult,
         compiles: int,
     ) -> None:
-        request, searched = prepared.request, None
-        if prepared.language == "vyper" and follows_hash_seed(request.compiler_version):
-            searched = self._seed_search(prepared, Compiled.from_evm(evm, "vyper"), creation, runtime_on_chain)
-            if searched is not None and searched.evm is not None:
+        request = prepared.request
+        searched: SeedSearch | None = None
+        creation_input = bytes(creation.input) if creation is not None else None
+        if (
+            prepared.language == "vyper"
+            and follows_hash_seed(request.compiler_version)
+            and in_another_order(Compiled.from_evm(evm, "vyper"), runtime_on_chain, creation_input)
+        ):  # the deployment is this compile's instructions in another order: search the orders
+            started = time.perf_counter()
+            searched = seed_search.search(
+                request.compiler_version,
+                prepared.input_json,
+                prepared.file,
+                prepared.name,
+                reproducing(runtime_on_chain, creation_input),
+                cache=self.cache,
+                timeout=self.compile_timeout,
+                max_orders=self.callee_orders,
+            )
+            logger.info(
+                "contract_verify: %s: %d internal-function orders compiled in %.1f s (%d codes), %s",
+                request.address,
+                len(searched.codes),
+                time.perf_counter() - started,
+                searched.distinct,
+                f"{searched.name} reproduced it" if searched.order is not None else "none reproduced it",
+            )
+            if searched.evm is not None:
                 evm = searched.evm
                 result.hash_seed, result.reason = searched.name, searched.note()
                 result.recompiled_creation = _code_hex(evm, "bytecode")
@@ -407,34 +431,6 @@ class Verifier:
                 "Partial match: only the metadata hash differs (comments, source unit names or metadata "
                 "settings); the code is identical" + (f"; {result.reason}" if result.reason else "")
             )
-
-    def _seed_search(
-        self, prepared: _Prepared, compiled: Compiled, creation: Creation | None, runtime_on_chain: bytes
-    ) -> SeedSearch | None:
-        """The orders' codes, when the deployment is this compile's instructions in another order."""
-        creation_input = bytes(creation.input) if creation is not None else None
-        if not in_another_order(compiled, runtime_on_chain, creation_input):
-            return None
-        started = time.perf_counter()
-        found = seed_search.search(
-            prepared.request.compiler_version,
-            prepared.input_json,
-            prepared.file,
-            prepared.name,
-            reproducing(runtime_on_chain, creation_input),
-            cache=self.cache,
-            timeout=self.compile_timeout,
-            max_orders=self.callee_orders,
-        )
-        logger.info(
-            "contract_verify: %s: %d internal-function orders compiled in %.1f s (%d codes), %s",
-            prepared.request.address,
-            len(found.codes),
-            time.perf_counter() - started,
-            found.distinct,
-            f"{found.name} reproduced it" if found.order is not None else "none reproduced it",
-        )
-        return found
 
 
 # --- helpers ----------------------------------------------------------------------------------

@@ -87,10 +87,8 @@ def optimize_mode(input_json: CompilerInput, file: str | None = None, version: V
     contents = (
         [sources[file].get("content", "")] if file in sources else [s.get("content", "") for s in sources.values()]
     )
-    for content in contents:
-        match = _OPTIMIZE_PRAGMA.search(content or "")
-        if match:
-            return match.group(2).lower()
+    if pragma := _pragma(_OPTIMIZE_PRAGMA, contents):
+        return pragma
     value = settings.get("optimize", "gas")
     if value is True:
         return "gas"
@@ -104,12 +102,14 @@ def has_optimize_pragma(content: str) -> bool:
 
 
 def evm_version(input_json: CompilerInput, version: Version | None = None) -> str:
-    settings = input_json.get("settings") or {}
-    for source in (input_json.get("sources") or {}).values() if reads_pragmas(version) else ():
-        match = _EVM_PRAGMA.search(source.get("content", "") or "")
-        if match:
-            return match.group(2).lower()
-    return str(settings.get("evmVersion") or "default")
+    sources = (input_json.get("sources") or {}).values() if reads_pragmas(version) else ()
+    pragma = _pragma(_EVM_PRAGMA, [source.get("content", "") for source in sources])
+    return pragma or str((input_json.get("settings") or {}).get("evmVersion") or "default")
+
+
+def _pragma(pattern: re.Pattern[str], contents: list[str]) -> str | None:
+    """The first of these sources' pragma lines' value, lower case."""
+    return next((match.group(2).lower() for text in contents if (match := pattern.search(text or ""))), None)
 
 
 def with_setting(

@@ -240,8 +240,8 @@ class JsonRpcChain(_NodeReader):
             self._chain_id = _quantity(self.request("eth_chainId", []))
         return self._chain_id
 
-    def get_code(self, address: str) -> bytes:
-        return _hex_bytes(self.request("eth_getCode", [address, "latest"]))
+    def get_code(self, address: str, block: int | None = None) -> bytes:
+        return _hex_bytes(self.request("eth_getCode", [address, "latest" if block is None else hex(block)]))
 
     def get_storage_at(self, address: str, slot: int) -> bytes:
         return _hex_bytes(self.request("eth_getStorageAt", [address, hex(slot), "latest"])).rjust(32, b"\0")
@@ -285,12 +285,6 @@ class JsonRpcChain(_NodeReader):
 
     def _node_url(self) -> str | None:
         return self.url
-
-    def _code_at(self, address: str, block: int) -> bytes | None:
-        try:
-            return _hex_bytes(self.request("eth_getCode", [address, hex(block)]))
-        except ChainError:
-            return None
 
     def _block_deployments(self, block: int) -> Iterator[Deployment]:
         for tx in self._block_transactions(block):
@@ -355,8 +349,10 @@ class ApeProviderChain(_NodeReader):
     def chain_id(self) -> int:
         return int(self._guard("read the chain id", lambda: self.provider.chain_id))
 
-    def get_code(self, address: str) -> bytes:
-        return _hex_bytes(self._guard("read code", lambda: self.provider.get_code(ape_address(address))))
+    def get_code(self, address: str, block: int | None = None) -> bytes:
+        return _hex_bytes(
+            self._guard("read code", lambda: self.provider.get_code(ape_address(address), block_id=block))
+        )
 
     def get_storage_at(self, address: str, slot: int) -> bytes:
         word = self._guard("read storage", lambda: self.provider.get_storage(ape_address(address), slot))
@@ -400,13 +396,6 @@ class ApeProviderChain(_NodeReader):
 
     def _block_number(self) -> int:
         return int(self._guard("read the block number", lambda: self.provider.get_block("latest").number))
-
-    def _code_at(self, address: str, block: int) -> bytes | None:
-        try:
-            code = self._guard("read old code", lambda: self.provider.get_code(ape_address(address), block_id=block))
-        except ChainError:
-            return None
-        return _hex_bytes(code)
 
     def _block_deployments(self, block: int) -> Iterator[Deployment]:
         web3 = provider_web3(self.provider)

@@ -103,7 +103,10 @@ class CreationFinder:
 
     def _code_at(self, address: str, block: int) -> bytes | None:
         """Code at a past block, or None when the node keeps no historical state."""
-        raise NotImplementedError
+        try:
+            return self.get_code(address, block)
+        except ChainError:
+            return None
 
     def _block_deployments(self, block: int) -> Iterable[Deployment]:
         """(tx hash, input, sender, lazy receipt contract address) for each to-less transaction."""
@@ -119,7 +122,8 @@ class CreationFinder:
         fork: there is no node; a failed replay raises ChainError, which says why)."""
         return "trace"
 
-    def get_code(self, address: str) -> bytes:
+    def get_code(self, address: str, block: int | None = None) -> bytes:
+        """The code at `address` now, or at a past `block`."""
         raise NotImplementedError
 
     def _node_url(self) -> str | None:

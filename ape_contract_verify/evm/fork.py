@@ -66,92 +66,6 @@ def _kill_all() -> None:
             proc.kill()
 
 
-class _Fork:
-    """One anvil process forked at `block`."""
-
-    def __init__(self, anvil: str, node_url: str, block: int, startup_timeout: float, timeout: float):
-        import requests
-
-        self.block = block
-        self.timeout = timeout
-        with socket.socket() as sock:  # a free port
-            sock.bind(("127.0.0.1", 0))
-            self.port: int = sock.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.session = requests.Session()
-        # The node URL goes by JSON-RPC (anvil_reset), not argv: hosted URLs carry the API key, and
-        # anyone on the machine can read a process's arguments. No dev accounts: a fork reads each
-        # one's state from the node at every reset (four reads each, ten accounts), and the replay
-        # impersonates the real senders.
-        try:
-            self.proc = subprocess.Popen(
-                [anvil, "--host", "127.0.0.1", "--port", str(self.port), "--silent", "--no-mining", "--accounts", "0"],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-            )
-        except OSError as err:
-            raise ForkUnavailable(f"anvil could not run ({anvil}: {err.strerror or type(err).__name__})") from None
-        with _running_lock:
-            _running.add(self.proc)
-        deadline = time.monotonic() + startup_timeout
-        while True:
-            try:
-                self.call("eth_chainId")
-                break
-            except ForkUnavailable:
-                if self.proc.poll() is not None:
-                    said = self.proc.stderr.read() if self.proc.stderr else b""
-                    detail = said.decode(errors="replace").strip().splitlines()
-                    self.stop()
-                    raise ForkUnavailable("anvil did not start" + (f": {detail[-1][:200]}" if detail else ""))
-                if time.monotonic() > deadline:
-                    self.stop()
-                    raise ForkUnavailable(f"anvil did not start within {startup_timeout:g} s")
-                time.sleep(0.05)
-        self.reset(node_url, block)
-
-    def reset(self, node_url: str, block: int) -> None:
-        """Fork the node at `block` (again: one process serves block after block)."""
-        try:
-            self.call("anvil_reset", {"forking": {"jsonRpcUrl": node_url, "blockNumber": block}})
-        except ForkUnavailable as err:
-            # anvil's error may quote the URL: say what failed without it.
-            detail = "" if node_url in str(err) else f" ({err})"
-            raise ForkUnavailable(f"anvil could not fork the node at block {block}{detail}") from None
-        self.block = block
-
-    def call(self, method: str, *params: object) -> JsonValue:
-        import requests
-
-        try:
-            body: JsonValue = self.session.post(
-                self.url,
-                json={"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)},
-                timeout=self.timeout,
-            ).json()
-        except (requests.RequestException, ValueError) as err:
-            raise ForkUnavailable(f"the fork did not answer {method}: {type(err).__name__}") from None
-        if not isinstance(body, dict):
-            raise ForkUnavailable(f"the fork answered {method} with an unexpected body")
-        if error := body.get("error"):
-            raise ForkUnavailable(
-                f"the fork refused {method}: {error.get('message') if isinstance(error, dict) else error}"
-            )
-        return body.get("result")
-
-    def stop(self) -> None:
-        with _running_lock:
-            _running.discard(self.proc)
-        self.session.close()
-        if self.proc.poll() is None:
-            self.proc.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(timeout=10)
-        if self.proc.stderr:
-            self.proc.stderr.close()
-
-
 def _call_of(tx: Mapping[str, object]) -> dict[str, object]:
     """The transaction as a call: who, to whom, what, how much, with how much gas."""
     value = tx.get("value")
@@ -166,10 +80,12 @@ def _call_of(tx: Mapping[str, object]) -> dict[str, object]:
 
 
 class ForkReplayer:
-    """Replays a block's transactions on a local fork of `node_url` and traces them (callTracer)."""
+    """Replays a block's transactions on a local fork of `node_url` and traces them (callTracer):
+    one anvil process (`proc`, at `url`), forked at one `block` at a time."""
 
-    # A class default: __del__ reads it even when __init__ did not run to the end.
-    _fork: _Fork | None = None
+    # Class defaults: __del__ reads `proc` even when __init__ did not run to the end.
+    proc: subprocess.Popen[bytes] | None = None
+    block: int | None = None
 
     def __init__(self, node_url: str, anvil: str | None = None, startup_timeout: float = 30.0, timeout: float = 60.0):
         self.node_url = node_url
@@ -194,51 +110,122 @@ class ForkReplayer:
         with self._lock:
             if tx_hash and tx_hash in self._traces:
                 return self._traces[tx_hash]
-            fork = self._fork_at(block - 1)
-            frame = fork.call("debug_traceCall", _call_of(txs[index]), "latest", {"tracer": "callTracer"})
+            self._fork_at(max(block - 1, 0))
+            frame = self.call("debug_traceCall", _call_of(txs[index]), "latest", {"tracer": "callTracer"})
             if index and not creates(frame):
-                frame = self._replay(fork, txs, index)
+                frame = self._replay(txs, index)
             if tx_hash:
                 self._traces[tx_hash] = frame
             return frame
 
-    def _replay(self, fork: _Fork, txs: list[Mapping[str, object]], index: int) -> JsonValue:
-        snapshot = fork.call("evm_snapshot")
+    def _replay(self, txs: list[Mapping[str, object]], index: int) -> JsonValue:
+        snapshot = self.call("evm_snapshot")
         try:
             local: JsonValue = None
             for tx in txs[: index + 1]:
-                sender = tx.get("from")
-                fork.call("anvil_impersonateAccount", sender)
+                self.call("anvil_impersonateAccount", tx.get("from"))
                 call = _call_of(tx)
                 call["nonce"] = tx.get("nonce")
-                local = fork.call("eth_sendTransaction", call)
-            fork.call("evm_mine")
-            return fork.call("debug_traceTransaction", local, {"tracer": "callTracer"})
+                local = self.call("eth_sendTransaction", call)
+            self.call("evm_mine")
+            return self.call("debug_traceTransaction", local, {"tracer": "callTracer"})
         finally:
-            fork.call("evm_revert", snapshot)
+            self.call("evm_revert", snapshot)
 
-    def _fork_at(self, block: int) -> _Fork:
-        if self._fork is not None and self._fork.proc.poll() is None:
-            if self._fork.block != block:
-                self._fork.reset(self.node_url, max(block, 0))
-                self.forks_started += 1
-            return self._fork
-        if self._fork is not None:
-            self._fork.stop()
-            self._fork = None
+    def _fork_at(self, block: int) -> None:
+        """The process forked at `block`: the running one reset, else a new one started."""
+        if self.proc is not None and self.proc.poll() is not None:
+            self._stop()
+        if self.proc is None:
+            self._start()
+        if self.block != block:
+            try:
+                self.call("anvil_reset", {"forking": {"jsonRpcUrl": self.node_url, "blockNumber": block}})
+            except ForkUnavailable as err:
+                # anvil's error may quote the URL: say what failed without it.
+                detail = "" if self.node_url in str(err) else f" ({err})"
+                raise ForkUnavailable(f"anvil could not fork the node at block {block}{detail}") from None
+            self.block = block
+            self.forks_started += 1
+
+    def _start(self) -> None:
+        import requests
+
         anvil = self.anvil or find_anvil()
         if not anvil:
             raise ForkUnavailable(f"anvil was not found (install Foundry, or set {ANVIL_ENV})")
-        self._fork = _Fork(anvil, self.node_url, max(block, 0), self.startup_timeout, self.timeout)
-        self.forks_started += 1
-        return self._fork
+        with socket.socket() as sock:  # a free port
+            sock.bind(("127.0.0.1", 0))
+            port: int = sock.getsockname()[1]
+        self.url, self.block, self.session = f"http://127.0.0.1:{port}", None, requests.Session()
+        # The node URL goes by JSON-RPC (anvil_reset), not argv: hosted URLs carry the API key, and
+        # anyone on the machine can read a process's arguments. No dev accounts: a fork reads each
+        # one's state from the node at every reset (four reads each, ten accounts), and the replay
+        # impersonates the real senders.
+        try:
+            proc = self.proc = subprocess.Popen(
+                [anvil, "--host", "127.0.0.1", "--port", str(port), "--silent", "--no-mining", "--accounts", "0"],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )
+        except OSError as err:
+            raise ForkUnavailable(f"anvil could not run ({anvil}: {err.strerror or type(err).__name__})") from None
+        with _running_lock:
+            _running.add(proc)
+        deadline = time.monotonic() + self.startup_timeout
+        while True:
+            try:
+                self.call("eth_chainId")
+                return
+            except ForkUnavailable:
+                if proc.poll() is not None:
+                    said = proc.stderr.read() if proc.stderr else b""
+                    detail = said.decode(errors="replace").strip().splitlines()
+                    self._stop()
+                    raise ForkUnavailable("anvil did not start" + (f": {detail[-1][:200]}" if detail else ""))
+                if time.monotonic() > deadline:
+                    self._stop()
+                    raise ForkUnavailable(f"anvil did not start within {self.startup_timeout:g} s")
+                time.sleep(0.05)
+
+    def call(self, method: str, *params: object) -> JsonValue:
+        """One JSON-RPC call to the fork; ForkUnavailable when it fails."""
+        import requests
+
+        try:
+            body: JsonValue = self.session.post(
+                self.url,
+                json={"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)},
+                timeout=self.timeout,
+            ).json()
+        except (requests.RequestException, ValueError) as err:
+            raise ForkUnavailable(f"the fork did not answer {method}: {type(err).__name__}") from None
+        if not isinstance(body, dict):
+            raise ForkUnavailable(f"the fork answered {method} with an unexpected body")
+        if error := body.get("error"):
+            raise ForkUnavailable(
+                f"the fork refused {method}: {error.get('message') if isinstance(error, dict) else error}"
+            )
+        return body.get("result")
+
+    def _stop(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        with _running_lock:
+            _running.discard(proc)
+        self.session.close()
+        if proc.poll() is None:
+            proc.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=10)
+        if proc.stderr:
+            proc.stderr.close()
 
     def __del__(self) -> None:  # a reader dropped without close(): its fork ends with it
-        if self._fork is not None:
-            self._fork.stop()
+        self._stop()
 
     def close(self) -> None:
         with self._lock:
-            if self._fork is not None:
-                self._fork.stop()
-                self._fork = None
+            self._stop()

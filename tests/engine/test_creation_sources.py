@@ -107,7 +107,7 @@ def test_fork_replay_alone(node, factory):
                 assert args_of(state, child) == encode(["uint256"], [value]).hex()
             fork = chain.fork_replayer()
             assert fork.forks_started == 2  # one per block: the first two children share theirs
-            process = fork._fork.proc
+            process = fork.proc
         finally:
             chain.close()
         assert stub.actions() == []  # the explorer's record was not needed, so not asked

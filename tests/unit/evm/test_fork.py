@@ -140,9 +140,8 @@ def test_the_node_url_is_never_in_argv_nor_in_errors(stand_in):
     replayer = ForkReplayer(NODE, anvil=stand_in, startup_timeout=20, timeout=10)
     try:
         replayer.trace(5, [tx(0)], 0, creates)
-        fork = replayer._fork
-        assert fork is not None
-        argv = fork.call("test_argv")
+        assert replayer.proc is not None
+        argv = replayer.call("test_argv")
         assert isinstance(argv, list) and "--accounts" in argv and not any("SECRET" in str(a) for a in argv)
     finally:
         replayer.close()
@@ -158,10 +157,9 @@ def test_a_trace_a_replay_and_one_process_from_block_to_block(stand_in):
         txs = [tx(0), tx(1, value="0x5")]
         replayed = replayer.trace(5, txs, 1, creates)
         assert creates(replayed)
-        fork = replayer._fork
-        assert fork is not None
-        process = fork.proc
-        asked = fork.call("test_asked")
+        process = replayer.proc
+        assert process is not None
+        asked = replayer.call("test_asked")
         assert isinstance(asked, list)
         methods = [m for m, _ in asked]
         assert methods == [
@@ -185,8 +183,8 @@ def test_a_trace_a_replay_and_one_process_from_block_to_block(stand_in):
         assert "value" not in asked[6][1][0]  # a zero value is not sent
         # Another block: the same process, reset.
         replayer.trace(9, [tx(7)], 0, creates)
-        assert replayer._fork is not None and replayer._fork.proc is process
+        assert replayer.proc is process
         assert replayer.forks_started == 2
     finally:
         replayer.close()
-    assert process.poll() is not None and replayer._fork is None
+    assert process.poll() is not None and replayer.proc is None
