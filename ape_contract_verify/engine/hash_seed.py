@@ -26,6 +26,11 @@ FIRST_SEED = "0"  # every plain compile of such a version
 _JUMPDEST, _PUSH1, _PUSH2, _PUSH32 = 0x5B, 0x60, 0x61, 0x7F
 
 
+def trial_name(seed: str, layout: int = 0) -> str:
+    """How a search's compile is named: `PYTHONHASHSEED=3`, with the layout when not the first."""
+    return f"PYTHONHASHSEED={seed}" + (f" with {layout} environment variables more" if layout else "")
+
+
 def follows_hash_seed(compiler_version: str | None) -> bool:
     """Whether this Vyper (`vyper:0.3.7`, `0.3.7`) lays out its code by the hash seed."""
     release = release_of(compiler_version)

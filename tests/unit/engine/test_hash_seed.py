@@ -57,6 +57,11 @@ def test_the_environment_is_fixed_and_grows_by_the_layout(monkeypatch):
     }
 
 
+def test_a_trial_is_named_by_seed_and_layout():
+    assert hash_seed.trial_name("3") == "PYTHONHASHSEED=3"
+    assert hash_seed.trial_name("3", 24) == "PYTHONHASHSEED=3 with 24 environment variables more"
+
+
 def test_functions_in_another_order_are_reordered():
     a, b, c = block(1), block(2), block(3)
     first, second = program(a, b, c), program(c, a, b)
