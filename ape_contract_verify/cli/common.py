@@ -67,7 +67,7 @@ def finish(reports: list[Report], as_json: bool) -> None:
     """Print the summary (or the JSON document) and exit: 1 if a target that counts failed
     (`contract_verify.required_targets`, default all), 0 otherwise."""
     from ape_contract_verify import api
-    from ape_contract_verify.workflow.report import summary_table, tally
+    from ape_contract_verify.workflow.report import rows_line, summary_table
 
     ok = bool(reports) and not api.failed(reports)
     if as_json:
@@ -75,9 +75,7 @@ def finish(reports: list[Report], as_json: bool) -> None:
     else:
         click.echo(summary_table(reports, styled=sys.stdout.isatty()))
         if reports:  # counted: how many rows ended verified and how many did not
-            click.echo(
-                f"contract_verify: {len(reports)} row{'s' if len(reports) != 1 else ''}, {tally(reports)}", err=True
-            )
+            click.echo(rows_line(reports), err=True)
         for report in reports:
             for warning in report.warnings:
                 click.echo(f"WARNING: {report.contract}: {warning}", err=True)

@@ -58,6 +58,12 @@ def tally(reports: Iterable[Report]) -> str:
     return ", ".join(f"{counts[what]} {what}" for what in order if counts[what]) or "nothing"
 
 
+def rows_line(reports: Sequence[Report], network: str = "") -> str:
+    """The summary's count: "contract_verify: [network: ]3 rows, 2 verified, 1 not verified"."""
+    where = f"{network}: " if network else ""
+    return f"contract_verify: {where}{len(reports)} row{'s' if len(reports) != 1 else ''}, {tally(reports)}"
+
+
 def proxy_row_label(contract: str, what: str = "proxy link") -> str:
     """A proxy's link row: `Name (proxy link)`, after an upgrade `Name (proxy re-link)`; one pair
     of parentheses, whatever the name was recorded as."""
