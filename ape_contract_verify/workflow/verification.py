@@ -366,20 +366,22 @@ def explorer_for(
     provider: "ProviderAPI | None" = None,
     chain_reader: "ChainReader | None" = None,
     health: "TargetHealth | None" = None,
+    start: bool = True,
     **client_options: "Unpack[ClientOptions]",
 ) -> tuple["VerificationTarget", str | None]:
     """(client, browser URL) for a resolved Target. A local network with no explorer configured
     gets the process's local explorer of the chain (`workflow.local_explorers`; no server: no
-    browser URL), reading it through `chain_reader` (default: the Ape provider)."""
+    browser URL), reading it through `chain_reader` (default: the Ape provider); started when
+    none runs, unless `start` is off (status reads only a running or kept one)."""
     if not target.is_local:
         return target.client(health=health, **client_options), target.browser_url
     from ape import chain
 
     from ape_contract_verify.workflow import local_explorers
 
-    explorer = local_explorers.shared(provider if provider is not None else chain.provider, chain_reader)
-    if explorer is None:  # `shared` starts one when there is none
-        raise ContractVerifyError("the local explorer of this chain could not be started")
+    explorer = local_explorers.shared(provider if provider is not None else chain.provider, chain_reader, start)
+    if explorer is None:  # none running, and `start` off
+        raise ContractVerifyError("the local explorer of this chain is not running")
     return local_client(explorer, health=health), None
 
 
