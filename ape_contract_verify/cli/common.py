@@ -47,19 +47,11 @@ def progress(as_json: bool) -> Iterator[Callable[[str, str], None]]:
     if not sys.stderr.isatty():
         yield lambda address, text: click.echo(line(address, text), err=True)
         return
-    from rich.console import Console
-    from rich.live import Live
     from rich.text import Text
 
-    # No refresh thread and no capture of the process's output: the line changes when a worker says so.
-    live = Live(
-        console=Console(stderr=True, highlight=False),
-        auto_refresh=False,
-        transient=True,
-        redirect_stdout=False,
-        redirect_stderr=False,
-    )
-    with live:
+    from ape_contract_verify.workflow.report import live_line
+
+    with live_line(sys.stderr, transient=True) as live:
         yield lambda address, text: live.update(Text(line(address, text)), refresh=True)
 
 

@@ -22,7 +22,7 @@ from ape_contract_verify.derive.ape_gate import GATE
 from ape_contract_verify.derive.artifacts import short_name, type_reference
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.answers import Outcome
-from ape_contract_verify.workflow.report import Report, outcome_for, rows_line, summary_table, tally
+from ape_contract_verify.workflow.report import Report, live_line, outcome_for, rows_line, summary_table, tally
 from ape_contract_verify.workflow.run_logs import run_children, scan_logs
 
 if TYPE_CHECKING:
@@ -476,14 +476,10 @@ class Progress:
             print(text, file=self.stream, flush=True)
             return
         # rich is imported here, not at the top: this module loads with the plugin on every command.
-        from rich.console import Console
-        from rich.live import Live
         from rich.text import Text
 
-        if self._live is None:
-            # No refresh thread, no capture of the script's output; kept on screen when stopped.
-            console = Console(file=self.stream, highlight=False)
-            self._live = Live(console=console, auto_refresh=False, redirect_stdout=False, redirect_stderr=False)
+        if self._live is None:  # kept on screen when stopped
+            self._live = live_line(self.stream)
             self._live.start()
         self._live.update(Text(text, no_wrap=True, overflow="ellipsis"), refresh=True)
 

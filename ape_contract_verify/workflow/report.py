@@ -9,9 +9,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import IO, TYPE_CHECKING
 
 from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.protocol.answers import Outcome
+
+if TYPE_CHECKING:
+    from rich.live import Live
 
 
 @dataclass
@@ -102,6 +106,16 @@ def outcome_style(text: str) -> str | None:
     except ValueError:
         return None
     return "red" if not outcome.is_done else "green" if outcome.is_success else None
+
+
+def live_line(stream: IO[str], transient: bool = False) -> Live:
+    """Rich's `Live` as one status line on `stream`: no refresh thread and no capture of the
+    process's output (the line changes when a caller says so); `transient`: gone once stopped."""
+    from rich.console import Console
+    from rich.live import Live
+
+    console = Console(file=stream, highlight=False)
+    return Live(console=console, auto_refresh=False, transient=transient, redirect_stdout=False, redirect_stderr=False)
 
 
 def render_table(
