@@ -118,14 +118,14 @@ def verify(
         # What the ledger recorded at an unnamed address's deploy (the type, the input it was built from).
         unnamed = [address for name, address in pairs if name is None]
         known = deployed_as(project, chain_id_of(provider), unnamed) if unnamed else {}
-        with _run(fmt, check, force, workers, on_progress) as run:
-            label = _open(run, choice, provider)
-            items = []
-            for name, address in pairs:
-                kept = known.get(address.lower()) if name is None else None
-                deployed_type, kept_input = (kept.type, kept.compile_input) if kept else (None, None)
-                items.append(Item(label, address, name, constructor_args, deployed_type, kept_input=kept_input))
-            return run.verify(items)
+        run = _run(fmt, check, force, workers, on_progress)
+        label = _open(run, choice, provider)
+        items = []
+        for name, address in pairs:
+            kept = known.get(address.lower()) if name is None else None
+            deployed_type, kept_input = (kept.type, kept.compile_input) if kept else (None, None)
+            items.append(Item(label, address, name, constructor_args, deployed_type, kept_input=kept_input))
+        return run.verify(items)
 
 
 def verify_proxy(
@@ -146,9 +146,9 @@ def verify_proxy(
     choice = _choice(network, targets, explorer_url, api_key).one_network()
     with connected(choice.network) as provider:
         choice = _bound(choice, provider)
-        with _run(None, None, False, None, on_progress) as run:
-            label = _open(run, choice, provider)
-            reports = run.proxy(label, address, expected_implementation)
+        run = _run(None, None, False, None, on_progress)
+        label = _open(run, choice, provider)
+        reports = run.proxy(label, address, expected_implementation)
     if not reports:
         raise InvalidRequest(
             "targets", f"no Etherscan-style target for {label}", "proxy links are theirs: name one in targets"
@@ -180,9 +180,8 @@ def verify_all(
     fmt = _options(code_format, workers, check=check)
     warn = on_warning or get_logger().warning
     choices = network_choices(project, _choice(network, targets, explorer_url, api_key), all_networks, warn)
+    batch = RecordedBatch(_run(fmt, check, False, workers, on_progress), project, warn)
     with contextlib.ExitStack() as stack:
-        run = stack.enter_context(_run(fmt, check, False, workers, on_progress))
-        batch = RecordedBatch(run, project, warn)
         for choice in choices:
             provider = stack.enter_context(connected(choice.network))
             batch.add_network(_bound(choice, provider), provider)

@@ -347,12 +347,12 @@ def run_case(
     items = [item for chain, _ in plan for item in items_of(chain)]
     compiles_before = _disk_entries()
     started, since = time.perf_counter(), time.monotonic()
-    with VerificationRun(project, options, **({"workers": workers} if workers else {})) as run:
-        for chain, servers in plan:
-            run.add_network(
-                chain.label, targets_for(chain, servers, rate), chain.provider, ApeProviderChain(chain.provider)
-            )
-        reports = run.verify(items)
+    run = VerificationRun(project, options, **({"workers": workers} if workers else {}))
+    for chain, servers in plan:
+        run.add_network(
+            chain.label, targets_for(chain, servers, rate), chain.provider, ApeProviderChain(chain.provider)
+        )
+    reports = run.verify(items)
     wall = time.perf_counter() - started
     expected = sum(len(items_of(chain)) * len(servers) for chain, servers in plan)
     bad = [f"{r.contract} {r.address} on {r.target}: {r.outcome} {r.reason}" for r in reports if not r.ok]

@@ -47,19 +47,11 @@ def progress(as_json: bool) -> Iterator[Callable[[str, str], None]]:
     if not sys.stderr.isatty():
         yield lambda address, text: click.echo(line(address, text), err=True)
         return
-    from rich.console import Console
-    from rich.live import Live
     from rich.text import Text
 
-    # No refresh thread and no capture of the process's output: the line changes when a worker says so.
-    live = Live(
-        console=Console(stderr=True, highlight=False),
-        auto_refresh=False,
-        transient=True,
-        redirect_stdout=False,
-        redirect_stderr=False,
-    )
-    with live:
+    from ape_contract_verify.workflow.report import live_line
+
+    with live_line(sys.stderr, transient=True) as live:
         yield lambda address, text: live.update(Text(line(address, text)), refresh=True)
 
 
@@ -67,7 +59,7 @@ def finish(reports: list[Report], as_json: bool) -> None:
     """Print the summary (or the JSON document) and exit: 1 if a target that counts failed
     (`contract_verify.required_targets`, default all), 0 otherwise."""
     from ape_contract_verify import api
-    from ape_contract_verify.workflow.report import summary_table, tally
+    from ape_contract_verify.workflow.report import rows_line, summary_table
 
     ok = bool(reports) and not api.failed(reports)
     if as_json:
@@ -75,9 +67,7 @@ def finish(reports: list[Report], as_json: bool) -> None:
     else:
         click.echo(summary_table(reports, styled=sys.stdout.isatty()))
         if reports:  # counted: how many rows ended verified and how many did not
-            click.echo(
-                f"contract_verify: {len(reports)} row{'s' if len(reports) != 1 else ''}, {tally(reports)}", err=True
-            )
+            click.echo(rows_line(reports), err=True)
         for report in reports:
             for warning in report.warnings:
                 click.echo(f"WARNING: {report.contract}: {warning}", err=True)

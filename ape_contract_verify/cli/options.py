@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TypedDict, TypeVar
 
 import click
 from ape.cli import ape_cli_context
@@ -33,8 +33,19 @@ def usage_error(err: ContractVerifyError) -> click.ClickException:
     return click.UsageError(str(err))
 
 
+class Where(TypedDict):
+    """The API's keywords for the explorer options."""
+
+    targets: tuple[str, ...]
+    explorer_url: str | None
+    api_key: str | None
+
+
 class ExplorerChoice(NetworkChoice):
     """The options as a NetworkChoice; its errors are usage errors (exit 2, no traceback)."""
+
+    def where(self) -> Where:
+        return {"targets": self.target_names, "explorer_url": self.explorer_url, "api_key": self.api_key}
 
     def one_network(self) -> ExplorerChoice:
         if len(self.networks) > 1:

@@ -246,9 +246,7 @@ def overview(explorer: ExplorerChoice, as_json: bool, all_networks: bool, worker
             lambda: api.status(
                 explorer.networks or None,
                 all_networks=all_networks,
-                targets=explorer.target_names,
-                explorer_url=explorer.explorer_url,
-                api_key=explorer.api_key,
+                **explorer.where(),
                 workers=workers,
                 on_warning=warn,
             )

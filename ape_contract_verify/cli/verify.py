@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING
 
 import click
 
@@ -22,22 +22,10 @@ if TYPE_CHECKING:
     from ape_contract_verify.api import Contract
 
 
-class Where(TypedDict):
-    """The API's keywords for the explorer options."""
-
-    targets: tuple[str, ...]
-    explorer_url: str | None
-    api_key: str | None
-
-
 def _check_address(value: str | None, param: str) -> str | None:
     if value is not None and not is_address(value):
         raise click.BadParameter(f"{value!r} is not an address: give 0x followed by 40 hex digits", param_hint=param)
     return value
-
-
-def _where(explorer: ExplorerChoice) -> Where:
-    return {"targets": explorer.target_names, "explorer_url": explorer.explorer_url, "api_key": explorer.api_key}
 
 
 @click.command(short_help="Verify a deployed contract (by name, address, or both)")
@@ -93,7 +81,7 @@ def contract(
                 lambda: api.dry_run(
                     *contracts,
                     network=network,
-                    **_where(explorer),
+                    **explorer.where(),
                     code_format=code_format,
                     check=check,
                     constructor_args=constructor_args,
@@ -108,7 +96,7 @@ def contract(
                 lambda: api.verify(
                     *contracts,
                     network=network,
-                    **_where(explorer),
+                    **explorer.where(),
                     code_format=code_format,
                     check=check,
                     force=force,
@@ -145,7 +133,7 @@ def proxy(
                 address,
                 expected_implementation=expected_implementation,
                 network=explorer.network,
-                **_where(explorer),
+                **explorer.where(),
                 on_progress=show,
             )
         )
@@ -197,7 +185,7 @@ def all_deployments(
             lambda: api.verify_all(
                 explorer.networks or None,
                 all_networks=all_networks,
-                **_where(explorer),
+                **explorer.where(),
                 workers=workers,
                 code_format=CodeFormat.SINGLE_FILE if flatten else None,
                 check=False if no_check else None,

@@ -236,10 +236,8 @@ class ContractVerifyExplorer(ExplorerAPI):
         from ape_contract_verify.derive.ape_gate import GATE
 
         # The script's thread waits for this run's workers: they may use Ape's managers meanwhile.
-        with (
-            VerificationRun(project, options, client_options=client_options) as run,
-            GATE.script_waits(),
-        ):
+        run = VerificationRun(project, options, client_options=client_options)
+        with GATE.script_waits():
             run.add_network(label, targets, self.provider, ApeProviderChain(self.provider))
             reports = run.verify([Item(label, address, deployed_type=_deployed_type(address))])
         click.echo(summary_table(reports, styled=sys.stdout.isatty()))

@@ -22,7 +22,7 @@ from ape_contract_verify.derive.ape_gate import GATE
 from ape_contract_verify.derive.artifacts import short_name, type_reference
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.answers import Outcome
-from ape_contract_verify.workflow.report import Report, outcome_for, summary_table, tally
+from ape_contract_verify.workflow.report import Report, live_line, outcome_for, rows_line, summary_table, tally
 from ape_contract_verify.workflow.run_logs import run_children, scan_logs
 
 if TYPE_CHECKING:
@@ -44,12 +44,11 @@ _lock = threading.Lock()
 @dataclass
 class Targets:
     """The network's targets, opened when the script has ended: each target's name and its
-    Verification, the rows' labels, why a target could not be opened, and what closes them."""
+    Verification, the rows' labels, and why a target could not be opened."""
 
     verifications: list[tuple[str, Verification]]
     labels: dict[str, str] = field(default_factory=dict)
     error: str = ""
-    close: Callable[[], None] = lambda: None
 
 
 @dataclass(frozen=True)
@@ -157,7 +156,6 @@ class DeployQueue:
                 [(d.target.name, d.verification) for d in run.destinations],
                 {d.target.name: d.target.label for d in run.destinations},
                 "; ".join(errors),
-                lambda: run.__exit__(None, None, None),
             )
 
         def prepare(address: str, deployed_type: str) -> JsonObject | None:
@@ -410,12 +408,7 @@ class DeployQueue:
             GATE.script_ended()
         if not callable(self._chain):
             self._chain.close()  # a fork the creation search started (a node without traces)
-        targets, self._targets = self._targets, None
-        if targets is not None:
-            try:
-                targets.close()  # closes the targets' clients; the shared explorer stays
-            except Exception as err:
-                logger.debug("contract_verify: stopping an explorer: %s", err)
+        self._targets = None
 
 
 def network_table(groups: list[tuple[str, str, list[Report]]]) -> str:
@@ -445,7 +438,7 @@ def run_advice(groups: list[tuple[str, str, list[Report]]], endings: Mapping[str
     for network, reports in by_network.items():
         if not reports:
             continue
-        line = f"contract_verify: {network}: {len(reports)} row{'s' if len(reports) != 1 else ''}, {tally(reports)}"
+        line = rows_line(reports, network)
         if any(not r.ok for r in reports):
             ends = endings.get(network, "")
             if ends:
@@ -483,14 +476,10 @@ class Progress:
             print(text, file=self.stream, flush=True)
             return
         # rich is imported here, not at the top: this module loads with the plugin on every command.
-        from rich.console import Console
-        from rich.live import Live
         from rich.text import Text
 
-        if self._live is None:
-            # No refresh thread, no capture of the script's output; kept on screen when stopped.
-            console = Console(file=self.stream, highlight=False)
-            self._live = Live(console=console, auto_refresh=False, redirect_stdout=False, redirect_stderr=False)
+        if self._live is None:  # kept on screen when stopped
+            self._live = live_line(self.stream)
             self._live.start()
         self._live.update(Text(text, no_wrap=True, overflow="ellipsis"), refresh=True)
 

@@ -151,15 +151,13 @@ def describe(item: Planned, head: str | None = None, licence_sent: bool = True) 
 
 def write(out: Path, target: Target, item: Planned, form: dict[str, str]) -> list[Path]:
     """The request body's files for one submission to one target."""
-    folder, stem = _folder(out, target), _stem(item)
-    written = []
+    written: list[Path] = []
     if item.request is not None:
-        source = folder / f"{stem}{'.sol' if item.request.code_format == CodeFormat.SINGLE_FILE else '.json'}"
-        source.write_bytes(item.request.source_code.encode("utf-8"))  # no newline translation
-        written.append(source)
-    form_path = folder / f"{stem}.{'form' if item.request is not None else 'proxy.form'}.json"
-    form_path.write_text(json.dumps(form, indent=2) + "\n", encoding="utf-8")
-    return [*written, form_path]
+        suffix = ".sol" if item.request.code_format == CodeFormat.SINGLE_FILE else ".json"
+        _write(out, target, item, suffix, item.request.source_code.encode("utf-8"), written)
+    form_suffix = ".form.json" if item.request is not None else ".proxy.form.json"
+    _write(out, target, item, form_suffix, (json.dumps(form, indent=2) + "\n").encode("utf-8"), written)
+    return written
 
 
 def sourcify_submission(target: Target, request: VerificationRequest) -> tuple[str, bytes]:
@@ -202,10 +200,7 @@ def sourcify_lines(target: Target, planned: list[Planned], out: str | None, file
                 else "    creationTransactionHash: none (Sourcify looks for it)"
             )
             if out:
-                path = _folder(out, target) / f"{_stem(item)}.sourcify.json"
-                path.write_bytes(body)
-                files.append(path)
-                yield f"    wrote {path}"
+                yield _write(out, target, item, ".sourcify.json", body, files)
 
 
 def _sourcify_refusal(target: Target, item: Planned) -> str | None:
@@ -312,14 +307,15 @@ def _record_of(target: Target) -> Callable[[str], CreationRecord] | None:
         return None
 
 
-def _folder(out: str | Path, target: Target) -> Path:
+def _write(out: str | Path, target: Target, item: Planned, suffix: str, body: bytes, files: list[Path]) -> str:
+    """The one writer of a body file, `<out>/<target>/<Contract>-<address><suffix>`, byte for byte
+    (no newline translation); added to `files`, and the line that says so."""
     folder = Path(out) / _safe(target.name)
     folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
-def _stem(item: Planned) -> str:
-    return f"{_safe(item.label.split(' (')[0].split(':')[-1])}-{item.address}"
+    path = folder / f"{_safe(item.label.split(' (')[0].split(':')[-1])}-{item.address}{suffix}"
+    path.write_bytes(body)
+    files.append(path)
+    return f"    wrote {path}"
 
 
 def _safe(text: str) -> str:

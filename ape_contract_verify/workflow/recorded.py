@@ -102,13 +102,12 @@ class RecordedBatch:
         self.run.add_network(label, choice.targets(chain_id), provider, reader)
         self._ledgers[label] = ledger
         try:  # each input kept once for every entry built from it
-            entries = {e.address.lower(): e for e in ledger.deployments()}
-            kept = ledger.kept_inputs(e.compile_input for e in entries.values() if e.compile_input)
-        except ContractVerifyError:  # records_on warned: verify as if nothing were recorded
-            entries, kept = {}, {}
+            kept = ledger.kept_inputs(e.compile_input for e in records.entries.values() if e.compile_input)
+        except ContractVerifyError:  # verify as if nothing were kept
+            kept = {}
         for name, address in records.deployments:
             self._names[(label, address.lower())] = name
-            entry = entries.get(address.lower())
+            entry = records.entries.get(address.lower())
             group = kept.get(entry.compile_input or "") if entry is not None else None
             deployed_type = records.types.get(address.lower())
             self.items += plan_items(self.run, entry, label, address, deployed_type, reader, self.current, group)

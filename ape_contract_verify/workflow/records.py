@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from ape_contract_verify.derive.artifacts import Artifact
     from ape_contract_verify.json_types import JsonObject
+    from ape_contract_verify.workflow.ledger_entry import LedgerEntry
 
 
 @dataclass
@@ -32,6 +33,7 @@ class Records:
     problems: list[str] = field(default_factory=list)
     # address (lower) -> the type deployed (artifacts.type_reference)
     types: dict[str, str] = field(default_factory=dict)
+    entries: dict[str, LedgerEntry] = field(default_factory=dict)  # address (lower) -> the ledger's entry
 
     def add(self, contract: str, address: str, deployed_type: str | None = None) -> None:
         if all(address.lower() != known.lower() for _, known in self.deployments):
@@ -54,6 +56,7 @@ def recorded_deployments(project: ProjectManager, chain_id: int | None, name: st
         for entry in Ledger.for_chain(project, chain_id).deployments():
             if name is None or entry.name in (name, artifacts[0].label, artifacts[0].contract_type.name):
                 records.add(entry.name, entry.address, entry.deployed_type)
+                records.entries[entry.address.lower()] = entry
     except LedgerError as err:
         records.problems.append(str(err))
     if name is None:

@@ -9,9 +9,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import IO, TYPE_CHECKING
 
 from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.protocol.answers import Outcome
+
+if TYPE_CHECKING:
+    from rich.live import Live
 
 
 @dataclass
@@ -58,6 +62,12 @@ def tally(reports: Iterable[Report]) -> str:
     return ", ".join(f"{counts[what]} {what}" for what in order if counts[what]) or "nothing"
 
 
+def rows_line(reports: Sequence[Report], network: str = "") -> str:
+    """The summary's count: "contract_verify: [network: ]3 rows, 2 verified, 1 not verified"."""
+    where = f"{network}: " if network else ""
+    return f"contract_verify: {where}{len(reports)} row{'s' if len(reports) != 1 else ''}, {tally(reports)}"
+
+
 def proxy_row_label(contract: str, what: str = "proxy link") -> str:
     """A proxy's link row: `Name (proxy link)`, after an upgrade `Name (proxy re-link)`; one pair
     of parentheses, whatever the name was recorded as."""
@@ -96,6 +106,16 @@ def outcome_style(text: str) -> str | None:
     except ValueError:
         return None
     return "red" if not outcome.is_done else "green" if outcome.is_success else None
+
+
+def live_line(stream: IO[str], transient: bool = False) -> Live:
+    """Rich's `Live` as one status line on `stream`: no refresh thread and no capture of the
+    process's output (the line changes when a caller says so); `transient`: gone once stopped."""
+    from rich.console import Console
+    from rich.live import Live
+
+    console = Console(file=stream, highlight=False)
+    return Live(console=console, auto_refresh=False, transient=transient, redirect_stdout=False, redirect_stderr=False)
 
 
 def render_table(

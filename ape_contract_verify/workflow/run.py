@@ -8,7 +8,6 @@ pre-checked once, then submitted to each.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -64,7 +63,7 @@ class Destination:
 
 
 class VerificationRun:
-    """Open with `with`; `add_network` once per network, then `verify` or `proxy`."""
+    """`add_network` once per network, then `verify` or `proxy`."""
 
     def __init__(
         self,
@@ -80,13 +79,6 @@ class VerificationRun:
         self.on_progress = on_progress
         self.client_options = client_options or {}
         self.destinations: list[Destination] = []
-        self._stack = contextlib.ExitStack()
-
-    def __enter__(self) -> VerificationRun:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stack.close()  # what each target's `explorer_for` opened
 
     def add_network(
         self,
@@ -105,14 +97,8 @@ class VerificationRun:
         for target in targets:
             health = TargetHealth(target.name)
             try:
-                client, browser = self._stack.enter_context(
-                    explorer_for(
-                        target,
-                        provider,
-                        chain_reader=chain_reader,
-                        health=health,
-                        **self.client_options,
-                    )
+                client, browser = explorer_for(
+                    target, provider, chain_reader=chain_reader, health=health, **self.client_options
                 )
             except Exception as err:
                 if on_error is None:

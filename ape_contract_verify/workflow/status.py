@@ -346,13 +346,9 @@ def network_status(
         raise ContractVerifyError(f"no target of {label} can be read (see the warnings)")
 
     def open_client(target: Target, health: TargetHealth) -> VerificationTarget:
-        if not target.is_local:
-            return target.client(health=health, **client_options)
-        from ape_contract_verify.workflow.verification import local_client
+        from ape_contract_verify.workflow.verification import explorer_for
 
-        explorer = local_explorers.shared(provider, start=False)
-        if explorer is None:  # `readable_targets` kept only local targets whose store is kept
-            raise ContractVerifyError("the local explorer of this chain is not running")
-        return local_client(explorer, health=health)
+        # Not started here: `readable_targets` kept only local targets whose store is kept.
+        return explorer_for(target, provider, health=health, start=False, **client_options)[0]
 
     return NetworkStatus(label, targets, deployments, ApeProviderChain(provider), open_client)

@@ -7,11 +7,10 @@ Each call returns `Report`s, one per submission, so the CLI, the deploy hook and
 print the same summary.
 """
 
-import contextlib
 import dataclasses
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
@@ -362,28 +361,28 @@ def _since(started: float) -> float:
 # --- where to verify -------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
 def explorer_for(
     target: "Target",
     provider: "ProviderAPI | None" = None,
     chain_reader: "ChainReader | None" = None,
     health: "TargetHealth | None" = None,
+    start: bool = True,
     **client_options: "Unpack[ClientOptions]",
-) -> Iterator[tuple["VerificationTarget", str | None]]:
+) -> tuple["VerificationTarget", str | None]:
     """(client, browser URL) for a resolved Target. A local network with no explorer configured
     gets the process's local explorer of the chain (`workflow.local_explorers`; no server: no
-    browser URL), reading it through `chain_reader` (default: the Ape provider); it outlives the context."""
+    browser URL), reading it through `chain_reader` (default: the Ape provider); started when
+    none runs, unless `start` is off (status reads only a running or kept one)."""
     if not target.is_local:
-        yield target.client(health=health, **client_options), target.browser_url
-        return
+        return target.client(health=health, **client_options), target.browser_url
     from ape import chain
 
     from ape_contract_verify.workflow import local_explorers
 
-    explorer = local_explorers.shared(provider if provider is not None else chain.provider, chain_reader)
-    if explorer is None:  # `shared` starts one when there is none
-        raise ContractVerifyError("the local explorer of this chain could not be started")
-    yield local_client(explorer, health=health), None
+    explorer = local_explorers.shared(provider if provider is not None else chain.provider, chain_reader, start)
+    if explorer is None:  # none running, and `start` off
+        raise ContractVerifyError("the local explorer of this chain is not running")
+    return local_client(explorer, health=health), None
 
 
 def local_client(explorer: "EmbeddedExplorer", health: "TargetHealth | None" = None) -> "VerificationTarget":

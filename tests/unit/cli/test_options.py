@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from ape_contract_verify.cli import cli
+from ape_contract_verify.cli.options import ExplorerChoice
 from ape_contract_verify.client.targets import ETHERSCAN_V2_URL, normalize_url, resolve_api_key, resolve_target
 from ape_contract_verify.config import ContractVerifyConfig, ExplorerConfig
 from ape_contract_verify.exceptions import ExplorerNotConfigured, InvalidRequest
@@ -362,3 +363,12 @@ def test_verbosity_debug_shows_the_retry_loop_in_apes_format(stub):
     assert "DEBUG: " in next(line for line in (loud.stdout + loud.stderr).splitlines() if "attempt 1 answered" in line)
     assert "attempt 1 answered" not in quiet.stdout + quiet.stderr
     assert "WARNING: " in next(line for line in (quiet.stdout + quiet.stderr).splitlines() if "retry 1/" in line)
+
+
+def test_the_explorer_options_become_the_api_s_keywords():
+    explorer = ExplorerChoice("n", "http://127.0.0.1:5000/api", "k", ("sourcify",))
+    assert explorer.where() == {
+        "targets": ("sourcify",),
+        "explorer_url": "http://127.0.0.1:5000/api",
+        "api_key": "k",
+    }

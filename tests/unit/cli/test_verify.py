@@ -148,17 +148,6 @@ def test_an_address_is_checked_and_a_bad_one_names_its_parameter():
     assert "is not an address: give 0x followed by 40 hex digits" in bad.value.message
 
 
-def test_the_explorer_options_become_the_api_s_keywords():
-    explorer = SimpleNamespace(
-        target_names=("sourcify",), explorer_url="http://127.0.0.1:5000/api", api_key="k", network="n"
-    )
-    assert verify._where(explorer) == {
-        "targets": ("sourcify",),
-        "explorer_url": "http://127.0.0.1:5000/api",
-        "api_key": "k",
-    }
-
-
 def test_a_dry_run_that_cannot_send_everything_exits_1_and_writes_where_asked(calls, monkeypatch, tmp_path):
     asked = []
     plan = SimpleNamespace(

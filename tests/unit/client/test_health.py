@@ -2,7 +2,6 @@
 timeouts are strikes shared by every worker on the target; an answer, even a 429 or a 503, clears
 them; once down, no request goes to it and every row ends with one reason."""
 
-import contextlib
 import threading
 import time
 from types import SimpleNamespace
@@ -186,13 +185,11 @@ def test_a_run_marks_a_dead_target_down_once_and_the_other_verifies_everything(m
     monkeypatch.setattr(run_module, "TargetHealth", lambda name: TargetHealth(name, seconds=0))
     dead: list = []
 
-    @contextlib.contextmanager
     def fake_explorer_for(t, provider=None, chain_reader=None, health=None, **options):
         if t.name == "dead":
             dead.append(Dead(health))
-            yield dead[-1], None
-        else:
-            yield Alive(), None
+            return dead[-1], None
+        return Alive(), None
 
     monkeypatch.setattr(run_module, "explorer_for", fake_explorer_for)
     items = [Item("ethereum:sepolia", "0x" + f"{i + 1:040x}", f"C{i}") for i in range(20)]
@@ -202,10 +199,10 @@ def test_a_run_marks_a_dead_target_down_once_and_the_other_verifies_everything(m
         )
         for n in ("dead", "alive")
     ]
-    with VerificationRun(None, Options(poll_interval=0), workers=4) as run:
-        # Proxy detection is scripted; only a blueprint check reads code (none here).
-        run.add_network("ethereum:sepolia", targets, chain_reader=SimpleNamespace(get_code=lambda address: b""))
-        reports = run.verify(items)
+    run = VerificationRun(None, Options(poll_interval=0), workers=4)
+    # Proxy detection is scripted; only a blueprint check reads code (none here).
+    run.add_network("ethereum:sepolia", targets, chain_reader=SimpleNamespace(get_code=lambda address: b""))
+    reports = run.verify(items)
     by_target = {name: [r for r in reports if r.target == name] for name in ("dead", "alive")}
     assert [r.outcome for r in by_target["alive"]] == [Outcome.VERIFIED] * 20
     assert [r.outcome for r in by_target["dead"]] == [Outcome.ERROR] * 20

@@ -59,17 +59,12 @@ class Run:
 
     def __init__(self, verifications):
         self.verifications = verifications
-        self.opened = self.exited = False
+        self.opened = False
 
     def open(self):
         self.opened = True
         names = [v.target_name for v in self.verifications]
-        return Targets(
-            [(v.target_name, v) for v in self.verifications], {n: f"{n} label" for n in names}, "", self.exit
-        )
-
-    def exit(self):
-        self.exited = True
+        return Targets([(v.target_name, v) for v in self.verifications], {n: f"{n} label" for n in names}, "")
 
 
 def make_queue(tmp_path, verifications, children=()):
@@ -122,7 +117,7 @@ def test_a_verification_that_raises_is_a_row_and_the_ledger_keeps_the_worst_endi
     assert not queue.run.opened and not etherscan.calls and queue.chain.read == []
     assert queue.ledger.entries()[0]["status"] == "pending"
     results = dict(queue.finish())
-    assert queue.run.opened and queue.run.exited
+    assert queue.run.opened and not queue.active  # the queue closed once finished
     assert [r.target_label for r in results["etherscan"]] == ["etherscan label"]
     (row,) = results["blockscout"]
     assert (row.contract, row.address, row.outcome, row.reason) == ("Box", BOX, Outcome.ERROR, "explorer unreachable")

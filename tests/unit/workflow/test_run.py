@@ -2,7 +2,6 @@
 contract, one target down never stops the others, what counts for the exit code, Sourcify's
 differences (no proxy link, its match level), and the summary's rows."""
 
-import contextlib
 import threading
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -106,23 +105,22 @@ def world(monkeypatch):
     monkeypatch.setattr(artifacts, "find_artifact", lambda name, project: SimpleNamespace(label=name))
     monkeypatch.setattr(proxies, "detect_proxy", lambda chain, address: None)
 
-    @contextlib.contextmanager
     def fake_explorer_for(t, provider=None, chain_reader=None, **options):
-        yield clients[t.name], None
+        return clients[t.name], None
 
     monkeypatch.setattr(run_module, "explorer_for", fake_explorer_for)
     return SimpleNamespace(derived=derived, clients=clients)
 
 
 def verify(world, targets, items, **options):
-    with VerificationRun(None, Options(poll_interval=0, **options), workers=4) as run:
-        for network, names in targets.items():
-            run.add_network(
-                network,
-                [target(*n) if isinstance(n, tuple) else target(n) for n in names],
-                chain_reader=NO_CHAIN,
-            )
-        return run.verify(items)
+    run = VerificationRun(None, Options(poll_interval=0, **options), workers=4)
+    for network, names in targets.items():
+        run.add_network(
+            network,
+            [target(*n) if isinstance(n, tuple) else target(n) for n in names],
+            chain_reader=NO_CHAIN,
+        )
+    return run.verify(items)
 
 
 def test_targets_run_side_by_side_on_one_derivation(world):
@@ -190,9 +188,9 @@ def test_sourcify_gets_standard_json_its_match_level_and_no_proxy_link(world, mo
         ),
         sourcify=Client("sourcify", answer=passed(match="match")),
     )
-    with VerificationRun(None, Options(poll_interval=0, code_format=CodeFormat.SINGLE_FILE), workers=4) as run:
-        run.add_network("ethereum:local", [target("etherscan"), target("sourcify", "sourcify")], chain_reader=chain)
-        reports = run.verify([Item("ethereum:local", A, "Proxy")])
+    run = VerificationRun(None, Options(poll_interval=0, code_format=CodeFormat.SINGLE_FILE), workers=4)
+    run.add_network("ethereum:local", [target("etherscan"), target("sourcify", "sourcify")], chain_reader=chain)
+    reports = run.verify([Item("ethereum:local", A, "Proxy")])
     sourcify = [r for r in reports if r.target == "sourcify"]
     assert [r.kind for r in sourcify] == ["source", "source"], "no proxy link on Sourcify"
     assert all(r.match == "partial" for r in sourcify)
@@ -221,9 +219,9 @@ def test_a_factorys_template_gets_its_link_or_says_sourcify_resolves_it(world, m
     )
     world.clients.update(etherscan=Client("etherscan"), sourcify=Client("sourcify", answer=passed(match="match")))
     chain = SimpleNamespace(get_code=lambda address: b"\x60\x01\x56")
-    with VerificationRun(None, Options(poll_interval=0), workers=2) as run:
-        run.add_network("ethereum:local", [target("etherscan"), target("sourcify", "sourcify")], chain_reader=chain)
-        reports = run.verify([Item("ethereum:local", A)])
+    run = VerificationRun(None, Options(poll_interval=0), workers=2)
+    run.add_network("ethereum:local", [target("etherscan"), target("sourcify", "sourcify")], chain_reader=chain)
+    reports = run.verify([Item("ethereum:local", A)])
     assert identified and all(a.lower() == B.lower() for a in identified), "only the implementation is identified"
     mine = {(r.target, r.kind, r.contract, str(r.outcome)) for r in reports if r.address == A}
     assert mine == {

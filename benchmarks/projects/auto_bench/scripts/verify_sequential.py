@@ -24,19 +24,19 @@ def main():
     target = resolve_target(network.ecosystem.name, network.name, None, config=cfg)
     targets = [line.split() for line in Path(os.environ["BENCH_ADDRESSES"]).read_text().splitlines() if line.strip()]
     outcomes = []
-    with explorer_for(target, chain.provider, max_retries=cfg.max_retries) as (client, browser):
-        options = Options(
-            code_format=cfg.codeformat.value,
-            check=cfg.check,
-            license=cfg.license,
-            poll_interval=cfg.poll_interval,
-            timeout=cfg.timeout,
-        )
-        verification = Verification(client, project, ApeProviderChain(chain.provider), options, browser_url=browser)
-        started = time.perf_counter()
-        for name, address in targets:
-            reports = verification.contract(address, name)
-            outcomes += [r.outcome for r in reports]
-        seconds = time.perf_counter() - started
+    client, browser = explorer_for(target, chain.provider, max_retries=cfg.max_retries)
+    options = Options(
+        code_format=cfg.codeformat.value,
+        check=cfg.check,
+        license=cfg.license,
+        poll_interval=cfg.poll_interval,
+        timeout=cfg.timeout,
+    )
+    verification = Verification(client, project, ApeProviderChain(chain.provider), options, browser_url=browser)
+    started = time.perf_counter()
+    for name, address in targets:
+        reports = verification.contract(address, name)
+        outcomes += [r.outcome for r in reports]
+    seconds = time.perf_counter() - started
     Path(os.environ["BENCH_RESULT"]).write_text(json.dumps({"seconds": seconds, "outcomes": outcomes}))
     print(f"verified {len(targets)} one at a time in {seconds:.1f} s")
