@@ -37,8 +37,6 @@ if TYPE_CHECKING:
 
     from ape_contract_verify.protocol.inputs import CompilerInput
 
-VYPER_OUTPUT_SELECTION = ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"]
-
 
 def prepare(artifact: Artifact) -> None:
     """Read now, on this thread, what deriving `artifact` needs of Ape's managers: its input and,
@@ -97,6 +95,8 @@ def _vyper_input(artifact: Artifact) -> CompilerJson:
     ape-vyper compiled with, minus its host-specific `search_paths`."""
     from ape import compilers
 
+    from ape_contract_verify.engine.compilers import VYPER_OUTPUTS
+
     root = Path(artifact.project.path)
     closure: dict[str, Path | None] = {}  # each source id and its file
     todo = [artifact.source_id]
@@ -129,7 +129,7 @@ def _vyper_input(artifact: Artifact) -> CompilerJson:
         else:
             sources[source_id] = {"content": text}
     settings = {k: v for k, v in artifact.settings.items() if k not in DROP_SETTINGS}
-    settings["outputSelection"] = {artifact.source_id: VYPER_OUTPUT_SELECTION}
+    settings["outputSelection"] = {artifact.source_id: VYPER_OUTPUTS}
     _settings_from_pragmas(settings, sources.get(artifact.source_id, {}).get("content", ""))
     result: CompilerJson = {"language": "Vyper", "sources": sources, "settings": settings}
     if interfaces:

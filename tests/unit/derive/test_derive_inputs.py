@@ -10,6 +10,7 @@ from packaging.version import Version
 
 from ape_contract_verify.derive import inputs
 from ape_contract_verify.derive.artifacts import OUTPUT_SELECTION, Artifact, ArtifactNotFound
+from ape_contract_verify.engine.compilers import VYPER_OUTPUTS
 
 pytestmark = pytest.mark.unit
 
@@ -148,7 +149,7 @@ def test_a_vyper_0_4_input_holds_its_modules_as_sources_and_obeys_its_pragmas(vy
     assert got["settings"] == {
         "optimize": "codesize",  # the pragma, not the manifest's "gas"
         "evmVersion": "cancun",
-        "outputSelection": {"contracts/Vault.vy": inputs.VYPER_OUTPUT_SELECTION},
+        "outputSelection": {"contracts/Vault.vy": VYPER_OUTPUTS},
     }
     assert sorted(vyper_project.asked) == ["Vault.vy", "lib.vy"]  # the JSON interface is not parsed for imports
 
