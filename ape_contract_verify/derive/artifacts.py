@@ -44,15 +44,6 @@ Stamps: TypeAlias = tuple[tuple[str, tuple[int, int] | None], ...]
 # What closure_artifacts' memo is keyed by: project root, (compiler, version)s, sources' stamps.
 ClosureKey: TypeAlias = tuple[str, tuple[tuple[str, str], ...], Stamps]
 
-# What derivation reads from the compiler; the manifest keeps none of it.
-OUTPUT_SELECTION = [
-    "abi",
-    "evm.bytecode.object",
-    "evm.bytecode.linkReferences",
-    "evm.deployedBytecode.object",
-    "evm.deployedBytecode.linkReferences",
-    "evm.deployedBytecode.immutableReferences",
-]
 # Manifest settings that are host-specific or only shape the output, never the code.
 DROP_SETTINGS = ("outputSelection", "search_paths", "libraries")
 
@@ -147,8 +138,10 @@ def manifest_input(chosen: CompilerJson, recorded: CompilerJson, project: Projec
     """ape-solidity's input `chosen` with the settings the manifest `recorded` (what was compiled:
     ape-solidity's fresh settings only supply remappings), host-specific ones dropped, its sources
     named and closed over their imports as the project's compile read them."""
+    from ape_contract_verify.engine.compilers import SOLIDITY_OUTPUTS
+
     settings = {k: v for k, v in {**chosen["settings"], **recorded}.items() if k not in DROP_SETTINGS}
-    settings["outputSelection"] = {"*": {"*": OUTPUT_SELECTION}}
+    settings["outputSelection"] = {"*": {"*": SOLIDITY_OUTPUTS}}
     sources = project_source_names(chosen["sources"], project)
     close_over_imports(sources, settings.get("remappings") or [], Path(project.path))
     return {"language": "Solidity", "sources": sources, "settings": settings}

@@ -9,8 +9,8 @@ import pytest
 from packaging.version import Version
 
 from ape_contract_verify.derive import inputs
-from ape_contract_verify.derive.artifacts import OUTPUT_SELECTION, Artifact, ArtifactNotFound
-from ape_contract_verify.engine.compilers import VYPER_OUTPUTS
+from ape_contract_verify.derive.artifacts import Artifact, ArtifactNotFound
+from ape_contract_verify.engine.compilers import SOLIDITY_OUTPUTS, VYPER_OUTPUTS
 
 pytestmark = pytest.mark.unit
 
@@ -52,7 +52,7 @@ def test_the_manifest_s_settings_win_and_host_specific_ones_are_dropped(ape_soli
     assert got["settings"] == {
         "remappings": ["@oz/=.cache/oz/"],
         "optimizer": {"enabled": True, "runs": 200},
-        "outputSelection": {"*": {"*": OUTPUT_SELECTION}},
+        "outputSelection": {"*": {"*": SOLIDITY_OUTPUTS}},
     }
     libraries = {"contracts/L.sol": {"L": "0x" + "22" * 20}}
     assert inputs.standard_input(solidity(), libraries)["settings"]["libraries"] == libraries
