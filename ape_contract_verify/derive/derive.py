@@ -211,30 +211,20 @@ def derive(
         # The explorer's record: the pre-check compares the creation code with it too.
         checked = KnownCreation(reader, address, chain_state)
     requests = _Requests(
-        artifact,
-        address,
-        chain_state,
-        checked,
-        cache,
-        code_format,
-        strict_format,
-        license,
-        constructor_args,
-        libraries,
-        warnings,
+        artifact, address, chain_state, checked, cache, code_format, license, constructor_args, libraries, warnings
     )
     derived_args = requests.split_args(compiled)
     requests.args = resolve_constructor_args(artifact, constructor_args, derived_args, chain_state.tried)
     # A replay in the very chain that ran the transaction is as good as its traces: nothing to say.
     if chain_state.source not in ("", "transaction", "trace", "in-process replay") and derived_args is not None:
         warnings.append(f"constructor arguments from {chain_state.source}: the node has no trace API")
-    request = requests.flat_or_json(input_json)
+    request = requests.flat_or_json(input_json, strict_format)
     timings["derive"] = time.perf_counter() - t0
 
     match = None
     if check:
         t0 = time.perf_counter()
-        input_json, request, match = requests.checked(request, input_json)
+        input_json, request, match = requests.checked(request, input_json, strict_format)
         if chain_state.creation_input is None and requests.declared is None:
             warnings.append(
                 f"the creation code was not found ({sources_tried(chain_state.tried)}): the pre-check compared the runtime code only"
@@ -262,7 +252,6 @@ class _Requests:
     reader: ChainReader
     cache: CompileCache | None
     code_format: str
-    strict: bool  # the user asked for this format (a flat file): no fallback to standard-json
     license: str | None
     given_args: str | None  # the user's constructor arguments
     libraries: Libraries
@@ -293,10 +282,10 @@ class _Requests:
         # Sourcify reads constructor arguments from the creation transaction: tell it which one.
         return dataclasses.replace(request, creation_tx_hash=tx_hash_of(self.chain.tx_hash))
 
-    def flat_or_json(self, input_json: CompilerJson) -> VerificationRequest:
+    def flat_or_json(self, input_json: CompilerJson, strict: bool) -> VerificationRequest:
         """The request in the format asked for; when that is a flat file the flattener refuses
-        (mixed ABI coders, a name declared twice, …), standard-json with the reason, or when
-        `strict` PrecheckFailed with it. Whether
+        (mixed ABI coders, a name declared twice, …), standard-json with the reason, or with
+        `strict` (the flat file was asked for on the command line) PrecheckFailed with it. Whether
         or not a pre-check runs."""
         from ape_contract_verify.derive.flatten import FlattenError
 
@@ -304,13 +293,13 @@ class _Requests:
             return self.build(input_json)
         except FlattenError as err:
             reason = f"cannot flatten: {err}"
-        if self.strict:
+        if strict:
             raise PrecheckFailed("codeformat", reason)
         self.warnings.append(f"{reason} (so standard-json was submitted instead)")
         return self.build(input_json, "standard-json")
 
     def checked(
-        self, request: VerificationRequest, input_json: CompilerJson
+        self, request: VerificationRequest, input_json: CompilerJson, strict: bool
     ) -> tuple[CompilerJson, VerificationRequest, str]:
         """(input, request, match) as pre-checked: the contract's own sources, else its whole
         compile group's (standard-json: a flat file holds the imports alone), whose constructor
@@ -319,7 +308,7 @@ class _Requests:
 
         def own(diagnose: bool) -> tuple[CompilerJson, VerificationRequest, str]:
             if request.code_format == CodeFormat.SINGLE_FILE:
-                return input_json, *self.precheck_flat(request, input_json, diagnose)
+                return input_json, *self.precheck_flat(request, input_json, strict, diagnose)
             return input_json, request, precheck(request, self.reader, self.cache, diagnose, self.warnings)
 
         try:
@@ -344,7 +333,7 @@ class _Requests:
                 raise PrecheckFailed(diagnosed.field, f"{diagnosed.reason} Nor does {together}.") from None
         if request.code_format == CodeFormat.SINGLE_FILE:
             said = "no flat file reproduces this contract's code"
-            if self.strict:
+            if strict:
                 raise PrecheckFailed("codeformat", f"{said}; {together} reproduces it in standard-json")
         else:
             said = f"its own sources ({len(json.loads(request.source_code)['sources'])}) compile to other code"
@@ -355,7 +344,7 @@ class _Requests:
         return group, as_json, match
 
     def precheck_flat(
-        self, request: VerificationRequest, input_json: CompilerJson, diagnose: bool
+        self, request: VerificationRequest, input_json: CompilerJson, strict: bool, diagnose: bool
     ) -> tuple[VerificationRequest, str]:
         """The flat request and its match, when a layout of the flat file compiles to the deployed
         code. Under via-IR the output can depend on how the sources are laid out (the compiler's
@@ -386,7 +375,7 @@ class _Requests:
             pass
         output = "via-IR output" if input_json["settings"].get("viaIR") else "compiled output"
         reason = f"flattening changes this contract's {output}; standard-json reproduces it"
-        if self.strict:
+        if strict:
             raise PrecheckFailed("codeformat", reason)
         self.warnings.append(f"{reason}, so standard-json was submitted instead")
         return as_json, json_match
