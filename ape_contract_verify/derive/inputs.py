@@ -32,8 +32,6 @@ logger = get_logger()
 
 if TYPE_CHECKING:
     from ape.managers.project import ProjectManager
-    from ape_solidity.compiler import SolidityCompiler
-    from packaging.version import Version
 
     from ape_contract_verify.protocol.inputs import CompilerInput
 
@@ -62,9 +60,11 @@ def _standard_input(artifact: Artifact, libraries: Libraries | None = None) -> C
         return _vyper_input(artifact)
     from ape import compilers
 
-    version = artifact.version
-    inputs = _solidity_inputs(
-        compilers.solidity, artifact.source_path, version.without_commit().plain, artifact.project
+    version, path = artifact.version, artifact.source_path
+    # The manifest says which solc built the contract: handed over, it spares ape-solidity's own
+    # selection, which asks every installed solc for its version (a node.js start each for solc-js).
+    inputs = inputs_by_version(
+        compilers.solidity, [path], artifact.project, lambda: {path: version.without_commit().plain}
     )
     chosen = input_for(inputs, version) or next(iter(inputs.values()), None)
     if chosen is None:
@@ -73,17 +73,6 @@ def _standard_input(artifact: Artifact, libraries: Libraries | None = None) -> C
     if libraries:
         found["settings"]["libraries"] = libraries
     return found
-
-
-def _solidity_inputs(
-    solidity: SolidityCompiler, path: Path, version: str, project: ProjectManager
-) -> dict[Version, CompilerJson]:
-    """ape-solidity's standard input for `path` and its imports, compiled by `version`.
-
-    The manifest already says which compiler built the contract. Handing that version to
-    ape-solidity skips its version selection, which asks every installed solc for its version
-    (a process start each; with solc-js, a node.js start each) on every call."""
-    return inputs_by_version(solidity, [path], project, lambda: {path: version})
 
 
 # Vyper's own interfaces (`from ethereum.ercs import IERC20`): the compiler has them, never send them.
