@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, TypedDict, cast
 
 from ape_contract_verify.derive.artifacts import Artifact, ArtifactNotFound, CompilerJson, Libraries
 from ape_contract_verify.derive.constructor import PrecheckFailed, resolve_constructor_args, sources_tried
-from ape_contract_verify.derive.inputs import VYPER_OUTPUT_SELECTION, group_input, project_remappings, standard_input
+from ape_contract_verify.derive.inputs import group_input, project_remappings, standard_input
 from ape_contract_verify.derive.onchain import (
     CreationRecordLike,
     KnownCreation,
@@ -521,7 +521,9 @@ def build_request(
         optimization_used=settings.get("optimize", "gas") != "none",
     )
     if artifact.is_vyper:
-        submitted["settings"]["outputSelection"] = {artifact.source_id: VYPER_OUTPUT_SELECTION}
+        from ape_contract_verify.engine.compilers import VYPER_OUTPUTS
+
+        submitted["settings"]["outputSelection"] = {artifact.source_id: VYPER_OUTPUTS}
         return dataclasses.replace(request, source_code=json.dumps(submitted))
     if libraries and not settings.get("libraries"):  # never narrow the input's: it may hold unlinked ones
         submitted["settings"]["libraries"] = libraries

@@ -165,23 +165,19 @@ def missing_imports(
         remaps = [parse_remapping(r) for r in remappings]
     except FlattenError:
         return {}
-    known, added, absent = dict(sources), {}, set()
-    todo = list(known)
-    while todo:
-        unit = todo.pop()
+    known, added = dict(sources), {}
+
+    def imported(unit: str) -> list[str]:
+        if unit not in known:
+            if (text := read(unit)) is None:
+                return []  # not there: the compile reports it
+            known[unit] = added[unit] = text
         try:
-            imports = analyse(known[unit], unit).imports
+            return [resolve_import(directive.path, unit, remaps) for directive in analyse(known[unit], unit).imports]
         except FlattenError:
-            continue
-        for directive in imports:
-            name = resolve_import(directive.path, unit, remaps)
-            if name in known or name in absent:
-                continue
-            if (text := read(name)) is None:
-                absent.add(name)
-                continue
-            known[name] = added[name] = text
-            todo.append(name)
+            return []
+
+    _postorder(list(known), imported)
     return added
 
 

@@ -14,22 +14,22 @@ import json
 from ape import project
 from ape_contract_verify.derive import artifacts, inputs
 
-fast = inputs._solidity_inputs
+fast = inputs.inputs_by_version
 
 
-def ape_solidity_chooses(solidity, path, version, project):
-    return solidity.get_standard_input_json([path], project=project)
+def ape_solidity_chooses(solidity, paths, project, versions):
+    return solidity.get_standard_input_json(paths, project=project)
 
 
 solidity = [a for a in artifacts.iter_artifacts(project) if not a.is_vyper]  # dependencies too
-inputs._solidity_inputs = ape_solidity_chooses
+inputs.inputs_by_version = ape_solidity_chooses
 theirs = {a.label: inputs.standard_input(a) for a in solidity}
-inputs._solidity_inputs = fast
+inputs.inputs_by_version = fast
 checked = []
 # Both orders: inside an import cycle (OpenZeppelin's TransparentUpgradeableProxy and ProxyAdmin
 # import each other) what is remembered from the first file must serve the second.
 for order in (solidity, solidity[::-1]):
-    inputs._IMPORTS.clear()
+    artifacts._IMPORTS.clear()
     for artifact in order:
         for attempt in ("first", "memo"):
             ours = inputs.standard_input(artifact)

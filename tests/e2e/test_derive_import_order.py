@@ -103,7 +103,7 @@ def listing_first(monkeypatch):
     resolved imports emptied, so this order is the one it meets."""
     import ape_solidity._models as models
 
-    from ape_contract_verify.derive import inputs
+    from ape_contract_verify.derive import artifacts
 
     real = models.get_single_import_lines
 
@@ -111,12 +111,12 @@ def listing_first(monkeypatch):
         monkeypatch.setattr(
             models, "get_single_import_lines", lambda path: sorted(real(path), key=lambda line: first not in line)
         )
-        inputs._IMPORTS.clear()
-        inputs._GROUP_INPUTS.clear()
+        artifacts._IMPORTS.clear()
+        artifacts._GROUP_INPUTS.clear()
 
     yield drive
-    inputs._IMPORTS.clear()
-    inputs._GROUP_INPUTS.clear()
+    artifacts._IMPORTS.clear()
+    artifacts._GROUP_INPUTS.clear()
 
 
 def _impl(project_dir: Path):

@@ -9,7 +9,8 @@ import pytest
 from packaging.version import Version
 
 from ape_contract_verify.derive import inputs
-from ape_contract_verify.derive.artifacts import OUTPUT_SELECTION, Artifact, ArtifactNotFound
+from ape_contract_verify.derive.artifacts import Artifact, ArtifactNotFound
+from ape_contract_verify.engine.compilers import SOLIDITY_OUTPUTS, VYPER_OUTPUTS
 
 pytestmark = pytest.mark.unit
 
@@ -31,7 +32,7 @@ def solidity(settings=None, version="0.8.26+commit.8a97fa7a", root="/nowhere"):
 
 @pytest.fixture
 def ape_solidity(monkeypatch):
-    """ape-solidity's inputs by version, as `_solidity_inputs` would give them."""
+    """ape-solidity's inputs by version, as `inputs_by_version` would give them."""
     given = {
         Version("0.8.20"): {"sources": {"old.sol": {}}, "settings": {}},
         Version("0.8.26"): {
@@ -40,7 +41,7 @@ def ape_solidity(monkeypatch):
         },
     }
     monkeypatch.setattr(ape, "compilers", SimpleNamespace(solidity=object()), raising=False)
-    monkeypatch.setattr(inputs, "_solidity_inputs", lambda compiler, path, wanted, project: given)
+    monkeypatch.setattr(inputs, "inputs_by_version", lambda solidity, paths, project, versions: given)
     return given
 
 
@@ -51,7 +52,7 @@ def test_the_manifest_s_settings_win_and_host_specific_ones_are_dropped(ape_soli
     assert got["settings"] == {
         "remappings": ["@oz/=.cache/oz/"],
         "optimizer": {"enabled": True, "runs": 200},
-        "outputSelection": {"*": {"*": OUTPUT_SELECTION}},
+        "outputSelection": {"*": {"*": SOLIDITY_OUTPUTS}},
     }
     libraries = {"contracts/L.sol": {"L": "0x" + "22" * 20}}
     assert inputs.standard_input(solidity(), libraries)["settings"]["libraries"] == libraries
@@ -61,7 +62,7 @@ def test_without_ape_solidity_s_input_for_the_version_the_first_is_taken_and_non
     ape_solidity, monkeypatch
 ):
     assert inputs.standard_input(solidity(version="0.8.19+commit.7dd6d404"))["sources"] == {"old.sol": {}}
-    monkeypatch.setattr(inputs, "_solidity_inputs", lambda *a: {})
+    monkeypatch.setattr(inputs, "inputs_by_version", lambda *a: {})
     with pytest.raises(ArtifactNotFound, match="Token: ape-solidity produced no input for contracts/Token.sol"):
         inputs.standard_input(solidity())
 
@@ -75,7 +76,7 @@ def test_a_nightly_takes_the_input_of_its_release_s_number(ape_solidity):
 @pytest.mark.parametrize("version", ["latest", "0.8", "0.8.26.1+commit.8a97fa7a", "0.8.26+8a97fa7a"])
 def test_a_manifest_version_that_is_none_says_to_recompile_before_ape_solidity_is_asked(monkeypatch, version):
     monkeypatch.setattr(ape, "compilers", SimpleNamespace(solidity=object()), raising=False)
-    monkeypatch.setattr(inputs, "_solidity_inputs", lambda *a: pytest.fail("no version: ape-solidity is not asked"))
+    monkeypatch.setattr(inputs, "inputs_by_version", lambda *a: pytest.fail("no version: ape-solidity is not asked"))
     with pytest.raises(ArtifactNotFound) as caught:
         inputs.standard_input(solidity(version=version))
     assert str(caught.value) == (
@@ -89,7 +90,7 @@ def test_a_prepared_input_is_handed_out_as_a_copy(ape_solidity, monkeypatch):
     monkeypatch.setattr(inputs, "_group_input", lambda a: {"settings": {"remappings": ["b/=y/", "a/=x/"]}})
     inputs.prepare(artifact)
     assert set(artifact.resolved) == {"input", "group"}
-    monkeypatch.setattr(inputs, "_solidity_inputs", lambda *a: pytest.fail("prepared: ape-solidity is not asked"))
+    monkeypatch.setattr(inputs, "inputs_by_version", lambda *a: pytest.fail("prepared: ape-solidity is not asked"))
     first = inputs.standard_input(artifact)
     first["settings"]["optimizer"]["runs"] = 1
     assert inputs.standard_input(artifact)["settings"]["optimizer"]["runs"] == 200
@@ -148,7 +149,7 @@ def test_a_vyper_0_4_input_holds_its_modules_as_sources_and_obeys_its_pragmas(vy
     assert got["settings"] == {
         "optimize": "codesize",  # the pragma, not the manifest's "gas"
         "evmVersion": "cancun",
-        "outputSelection": {"contracts/Vault.vy": inputs.VYPER_OUTPUT_SELECTION},
+        "outputSelection": {"contracts/Vault.vy": VYPER_OUTPUTS},
     }
     assert sorted(vyper_project.asked) == ["Vault.vy", "lib.vy"]  # the JSON interface is not parsed for imports
 
