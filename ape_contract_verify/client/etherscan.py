@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -340,8 +341,9 @@ class ExplorerClient(HttpTarget):
         where = f"{action} at {redact(self.base_url)}"
 
         def attempt() -> ExplorerAnswer:
-            shown = {k: v for k, v in (body or {}).items() if k != "sourceCode"}
-            logger.debug("%s %s?%s %s", method, self.base_url, urlencode(query), redact(shown) if body else "")
+            if logger.isEnabledFor(logging.DEBUG):  # the form's text is built only to be shown
+                shown = {k: v for k, v in (body or {}).items() if k != "sourceCode"}
+                logger.debug("%s %s?%s %s", method, self.base_url, urlencode(query), redact(shown) if body else "")
             response, envelope = self._send(method, self.base_url, where, params=query, data=body)
             code = response.status_code
             if code in (408, 429) or code >= 500:

@@ -50,13 +50,16 @@ def _bytes(value: object) -> bytes:
     raise TypeError(f"bytes or hex text was expected, not {type(value).__name__}")
 
 
+def log_fields(log: object) -> Mapping[str, object]:
+    """A raw log's fields: a mapping's items (Ape's dicts, web3's AttributeDict), else an object's
+    attributes; none for an object without them."""
+    return log if isinstance(log, Mapping) else getattr(log, "__dict__", {})
+
+
 def decode_log(log: object, tx_hash: str = "") -> UpgradeEvent | None:
     """The upgrade event in one raw log (a dict or an object with `address`, `topics`, `data`),
     or None when it is none of the three or does not have their shape."""
-    try:  # a mapping's items (Ape's dicts, web3's AttributeDict), else an object's fields
-        raw: Mapping[str, object] = log if isinstance(log, Mapping) else vars(log)
-    except TypeError:  # no __dict__: no fields to read
-        return None
+    raw = log_fields(log)
     topics = raw.get("topics") or []
     if not isinstance(topics, (list, tuple)):
         return None

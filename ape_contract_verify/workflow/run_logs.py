@@ -37,7 +37,7 @@ class RunScan(NamedTuple):
 
 def scan_logs(provider: ProviderAPI, start_block: int, seen: Collection[str] = (), max_blocks: int = 5000) -> RunScan:
     """One walk of the run's blocks (after `start_block`) and their receipts' logs."""
-    from ape_contract_verify.evm.upgrades import decode_log
+    from ape_contract_verify.evm.upgrades import decode_log, log_fields
 
     latest = provider.get_block("latest").number or 0
     ours = _own_sender(provider)
@@ -62,7 +62,7 @@ def scan_logs(provider: ProviderAPI, start_block: int, seen: Collection[str] = (
                 event = decode_log(log, str(receipt.txn_hash))
                 if event is not None:
                     scan.events.append(event)
-                fields = log if isinstance(log, Mapping) else getattr(log, "__dict__", {})
+                fields = log_fields(log)
                 involved.append(fields.get("address"))
                 named += _address_words(fields)
     scan.candidates.extend(a for a in _distinct(named) if a.lower() not in seen)
