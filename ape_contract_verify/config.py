@@ -194,6 +194,10 @@ class ContractVerifyConfig(PluginConfig):
     check: bool = True
     """Recompile locally and compare with the chain before submitting."""
 
+    minimal_input: bool = False
+    """Send a contract's own sources and their imports (compiled again to pre-check them), not the
+    whole input Ape compiled it from, whose build proves it with no compile."""
+
     fail_on_error: bool = False
     """Let a failed verification after deploy change `ape run`'s exit code."""
 

@@ -4,17 +4,19 @@ deployed with verification after deploy, in one run.
     python benchmarks/bench_corpus_deploy.py [--repeat 3]
 
 A scratch copy of corpus/uniswap-v2 (the npm package's sources; solc 0.5.16, 999999 runs,
-istanbul) is compiled once. Each round starts two fresh anvils and runs the project's own
+istanbul) is compiled once by `ape compile`, which keeps Ape's build in a seed compile cache
+(workflow/ape_builds.py). Each round starts fresh anvils and runs the project's own
 `ape run deploy` (a factory, three test ERC20 tokens, two pairs the factory creates with CREATE2):
 - baseline: `contract_verify.auto: false` (the plugin only records what was deployed);
-- auto: `contract_verify.auto: true`, nothing else configured: the embedded local explorer verifies
-  all six while the script runs, and `ape run` ends when the last verification has ended.
-- warm: auto on again with that round's compile cache kept: every compile a hit, so what is left
-  is what verification costs beside compiling (deriving, chain reads, the explorer's checks).
+- auto: `contract_verify.auto: true`, nothing else configured, the compile cache as `ape compile`
+  left it (Ape's build and nothing else): the embedded local explorer verifies all six while the
+  script runs, and `ape run` ends when the last verification has ended;
+- warm: auto on again with that round's compile cache kept;
+- no build: auto on with an empty compile cache, as for a project compiled before the plugin was
+  installed: every input is compiled (the contracts' own, as `minimal_input` sends them).
 All timed end to end, as a user waits for them (Ape's start-up included). Figures are medians of
---repeat rounds, alternating; the ratio is auto / baseline. Each round's compile cache starts
-empty (APE_CONTRACT_VERIFY_COMPILE_CACHE points at a new directory), so auto pays every compile;
-the added times are also given as a share of Ape's own compile of the package (`ape compile`).
+--repeat rounds, alternating; the ratio is auto / baseline, and the added times are also given as a
+share of Ape's own compile of the package (`ape compile`).
 """
 
 from __future__ import annotations
@@ -125,24 +127,37 @@ def main() -> None:
         project = Path(scratch) / "uniswap-v2"
         # The copy follows the project's link into toolchain/: it holds the package's own files.
         shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns(".build", ".cache"))
+        seed = Path(scratch) / "cache-seed"
         start = time.perf_counter()
         subprocess.run(
-            [str(BIN / "ape"), "compile"], cwd=project, check=True, capture_output=True, timeout=900, env=tool_env()
+            [str(BIN / "ape"), "compile"],
+            cwd=project,
+            check=True,
+            capture_output=True,
+            timeout=900,
+            env=tool_env(APE_CONTRACT_VERIFY_COMPILE_CACHE=str(seed)),
         )
         compile_s = time.perf_counter() - start
-        alone, verified, warm, outcomes = [], [], [], {}
+        if not list(seed.glob("build-*.json")):
+            raise SystemExit("`ape compile` kept no build in the compile cache")
+        alone, verified, warm, unbuilt, outcomes = [], [], [], [], {}
         for round_ in range(options.repeat):
             alone.append(deploy(project, False, Path(scratch) / f"cache-off-{round_}")[0])
-            elapsed, stdout = deploy(project, True, Path(scratch) / f"cache-on-{round_}")
+            cache = shutil.copytree(seed, Path(scratch) / f"cache-on-{round_}")
+            elapsed, stdout = deploy(project, True, cache)
             verified.append(elapsed)
-            warm.append(deploy(project, True, Path(scratch) / f"cache-on-{round_}")[0])
+            warm.append(deploy(project, True, cache)[0])
+            unbuilt.append(deploy(project, True, Path(scratch) / f"cache-empty-{round_}")[0])
             rows = ROW.findall(stdout)
             outcomes = {}
             for _, _, outcome in rows:
                 outcomes[outcome] = outcomes.get(outcome, 0) + 1
             if len(rows) != CONTRACTS:
                 raise SystemExit(f"the summary has {len(rows)} rows, not {CONTRACTS}:\n{stdout[-3000:]}")
+            if compiled := [path.name for path in cache.iterdir() if not path.name.startswith("build-")]:
+                raise SystemExit(f"verification compiled what Ape had built: {compiled}")
     baseline, auto, hits = statistics.median(alone), statistics.median(verified), statistics.median(warm)
+    no_build = statistics.median(unbuilt)
     figures = {
         "protocol": "@uniswap/v2-core 1.0.1 (solc 0.5.16, 999999 runs, istanbul)",
         "contracts": CONTRACTS,
@@ -156,10 +171,13 @@ def main() -> None:
         "warm_deploy_and_verify_s": round(hits, 2),
         "warm_verification_adds_s": round(hits - baseline, 2),
         "warm_adds_per_ape_compile": round((hits - baseline) / compile_s, 2),
+        "no_build_deploy_and_verify_s": round(no_build, 2),
+        "no_build_adds_per_ape_compile": round((no_build - baseline) / compile_s, 2),
         "outcomes": outcomes,
         "rounds_alone_s": [round(t, 2) for t in alone],
         "rounds_verified_s": [round(t, 2) for t in verified],
         "rounds_warm_s": [round(t, 2) for t in warm],
+        "rounds_no_build_s": [round(t, 2) for t in unbuilt],
     }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(figures, indent=2) + "\n")

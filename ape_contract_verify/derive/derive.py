@@ -150,6 +150,7 @@ class DeriveOptions(TypedDict, total=False):
     strict_format: bool
     check: bool
     license: str | None
+    minimal_input: bool
 
 
 def derive(
@@ -165,13 +166,15 @@ def derive(
     manifest_libraries: Libraries | None = None,
     strict_format: bool = False,
     creation_record: Callable[[str], CreationRecordLike | None] | None = None,
+    minimal_input: bool = False,
 ) -> Derivation:
     """Everything verifysourcecode needs for `artifact` at `address`, checked against the chain.
 
     A flat file the flattener refuses, or one that does not compile to the deployed code where
     standard-json does, is sent as standard-json with a warning, or with `strict_format` (the user
     asked for a flat file) fails with that reason. `creation_record` is an explorer's record of the
-    creation, asked when the chain cannot give it (see `read_chain`)."""
+    creation, asked when the chain cannot give it (see `read_chain`). Standard-json is the input Ape compiled
+    the contract from when its build is at hand (`_as_built`), unless `minimal_input`."""
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     address = _checksum(address)
@@ -182,7 +185,11 @@ def derive(
     timings["chain"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    input_json = standard_input(artifact)
+    own = standard_input(artifact)
+    candidates: list[CompilerJson] = []  # inputs Ape may have built it from, the widest first
+    if not minimal_input and code_format == CodeFormat.STANDARD_JSON:
+        candidates = [group for group in (_group_candidate(artifact, own),) if group is not None] + [own]
+    input_json = _as_built(candidates, artifact, cache) or own
     timings["input"] = time.perf_counter() - t0
     warnings: list[str] = []
 
@@ -203,7 +210,10 @@ def derive(
             libs[lib] = _checksum(addr)
     if libraries:
         # Compile as the submission will: linked through settings.libraries (part of the metadata).
-        input_json = {**input_json, "settings": {**input_json["settings"], "libraries": libraries}}
+        def linked(candidate: CompilerJson) -> CompilerJson:
+            return {**candidate, "settings": {**candidate["settings"], "libraries": libraries}}
+
+        input_json = _as_built([linked(c) for c in candidates], artifact, cache) or linked(own)
         compiled = _compile(artifact, input_json, cache, warnings)
 
     checked: ChainReader = reader
@@ -406,6 +416,20 @@ class _Requests:
             except PrecheckFailed:
                 continue
         return None
+
+
+def _as_built(candidates: list[CompilerJson], artifact: Artifact, cache: CompileCache | None) -> CompilerJson | None:
+    """The first of `candidates` that `cache` holds Ape's build of (`workflow/ape_builds.py`): that
+    output is the compiler's answer to it, so nothing is compiled again, and the code is reproduced
+    whatever solc's output owes to the files compiled with it (the whole group's input first: what
+    Ape compiled at once; a contract's own, as `add_library` recompiles it with its libraries)."""
+    from ape_contract_verify.engine.compilers import with_output_selection
+
+    def built(candidate: CompilerJson) -> bool:
+        selected = with_output_selection(cast("CompilerInput", candidate), artifact.source_id, artifact.name)
+        return cache is not None and cache.holds_build(artifact.explorer_compiler_version, selected)
+
+    return next((candidate for candidate in candidates if built(candidate)), None)
 
 
 def _group_candidate(artifact: Artifact, input_json: CompilerJson) -> CompilerJson | None:

@@ -56,3 +56,4 @@ class CompilerOutput(TypedDict, total=False):
     sources: dict[str, JsonObject]
     calleeOrder: CalleeReport  # the callee-order driver's compiles only
     widenedOutputSelection: str  # selection.WIDENED: a narrowed output taken from a wide compile
+    buildOutputs: list[str]  # compilers.keep_build: what a kept build selected for every contract

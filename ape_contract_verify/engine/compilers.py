@@ -18,15 +18,16 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any, cast
 
 from packaging.version import Version
 
 from ape_contract_verify.engine import hash_seed as hash_seed_facts
 from ape_contract_verify.engine import sandbox, selection
 from ape_contract_verify.engine.compiler_messages import raise_on_errors
-from ape_contract_verify.engine.compiler_output import CompilerOutput
+from ape_contract_verify.engine.compiler_output import CompilerOutput, ContractOutput
 from ape_contract_verify.engine.versions import (
     CompilerCrashed,
     CompilerError,
@@ -375,9 +376,56 @@ def with_output_selection(input_json: CompilerInput, file: str = "*", contract: 
     return copy
 
 
-def canonical_key(compiler_version: str, input_json: CompilerInput) -> str:
+def canonical_key(compiler_version: str, input_json: object) -> str:
     canon = json.dumps([compiler_version, input_json], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canon.encode()).hexdigest()
+
+
+def build_key(compiler_version: str, input_json: Mapping[str, Any]) -> str:
+    """The key of a build's output, whatever it selected: its output selection changes no code."""
+    settings = {k: v for k, v in (input_json.get("settings") or {}).items() if k != "outputSelection"}
+    bare = {"language": "Solidity", **input_json, "settings": settings}
+    return "build-" + canonical_key(compiler_version.removeprefix("v"), bare)
+
+
+def selected_part(build: CompilerOutput, input_json: CompilerInput) -> CompilerOutput | None:
+    """What a compile of `input_json` selecting some contracts answers, taken from `build` (a compile
+    of the same sources and settings); None when the build did not produce all of it."""
+    asked = (input_json.get("settings") or {}).get("outputSelection") or {}
+    kept = set(build.get("buildOutputs", ()))
+    contracts: dict[str, dict[str, ContractOutput]] = {}
+    for file, by_contract in asked.items():
+        if not isinstance(by_contract, dict):  # Vyper's form: no build is kept for it
+            return None
+        files = build.get("contracts", {}) if file == "*" else {file: build.get("contracts", {}).get(file)}
+        for name, outputs in by_contract.items():
+            if not set(outputs) <= kept:
+                return None
+            for found_file, built in files.items():
+                if not built or (name != "*" and name not in built):
+                    return None
+                chosen = built if name == "*" else {name: built[name]}
+                contracts.setdefault(found_file, {}).update(chosen)
+    return {"contracts": contracts, "sources": build.get("sources", {}), "errors": build.get("errors", [])}
+
+
+def _read_parts(contract: ContractOutput) -> ContractOutput:
+    """A contract's output as verification reads it (a build's ASTs, docs and source maps are not)."""
+    whole: dict[str, Any] = dict(contract)
+    evm = whole.get("evm") or {}
+    codes = {code: {k: v for k, v in evm[code].items() if k in _CODE_PARTS} for code in _CODES if code in evm}
+    return cast("ContractOutput", {**{k: whole[k] for k in ("abi", "metadata") if k in whole}, "evm": codes})
+
+
+_CODES = ("bytecode", "deployedBytecode")
+_CODE_PARTS = ("object", "linkReferences", "immutableReferences")
+
+
+def default_cache_folder() -> Path:
+    """$APE_CONTRACT_VERIFY_COMPILE_CACHE, else contract_verify/compiles in Ape's data folder."""
+    named = os.environ.get("APE_CONTRACT_VERIFY_COMPILE_CACHE")
+    data = Path(os.environ.get("APE_DATA_FOLDER") or Path.home() / ".ape")
+    return Path(named) if named else data / "contract_verify" / "compiles"
 
 
 _PROCESS_CACHE: CompileCache | None = None
@@ -385,12 +433,15 @@ _PROCESS_LOCK = threading.Lock()
 
 
 def process_cache() -> CompileCache:
-    """The process's one compile cache: a run's pre-check and the local explorer in the same
-    process share it, so the explorer's compile of what was pre-checked is a hit, not a second run."""
+    """The process's one compile cache, on disk: a run's pre-check and the local explorer share it,
+    and so do later runs and Ape's own builds (`keep_build`), so what was compiled is not again."""
     global _PROCESS_CACHE
     with _PROCESS_LOCK:
         if _PROCESS_CACHE is None:
-            _PROCESS_CACHE = CompileCache()
+            try:
+                _PROCESS_CACHE = CompileCache(default_cache_folder())
+            except OSError:  # a folder that cannot be made: memory only
+                _PROCESS_CACHE = CompileCache()
         return _PROCESS_CACHE
 
 
@@ -403,12 +454,13 @@ class CompileCache:
     test suite sets it so every explorer of a run, child processes too, shares one disk cache.
     """
 
-    def __init__(self, directory: str | Path | None = None, max_entries: int = 256):
+    def __init__(self, directory: str | Path | None = None, max_entries: int = 256, max_files: int = 1024):
         directory = directory or os.environ.get("APE_CONTRACT_VERIFY_COMPILE_CACHE") or None
         self.directory = Path(directory) if directory else None
         if self.directory:
             self.directory.mkdir(parents=True, exist_ok=True)
         self.max_entries = max_entries
+        self.max_files = max_files
         self._memory: dict[str, CompilerOutput] = {}
         self._lock = threading.Lock()
         self._key_locks: dict[str, threading.Lock] = {}
@@ -423,6 +475,8 @@ class CompileCache:
             key_lock = self._key_locks.setdefault(key, threading.Lock())
         with key_lock:
             cached = self._load(key)
+            if cached is None and (build := self._load(build_key(compiler_version, input_json))) is not None:
+                cached = selected_part(build, input_json)
             if cached is not None:
                 with self._lock:
                     self.hits += 1
@@ -432,6 +486,29 @@ class CompileCache:
                 self.compiles += 1
             self._store(key, output)
             return output
+
+    def keep_build(self, compiler_version: str, input_json: CompilerInput, output: CompilerOutput) -> None:
+        """Keep a build's output (a compile someone else ran, such as Ape's) for every later compile
+        of the same sources and settings that selects part of what it selected."""
+        selection = (input_json.get("settings") or {}).get("outputSelection", {})
+        outputs = sorted({name for by in selection.values() if isinstance(by, dict) for name in by.get("*", ())})
+        contracts = {
+            file: {name: _read_parts(contract) for name, contract in by_name.items()}
+            for file, by_name in output.get("contracts", {}).items()
+        }
+        kept: CompilerOutput = {
+            "contracts": contracts,
+            "sources": {name: {"id": source.get("id")} for name, source in output.get("sources", {}).items()},
+            "errors": output.get("errors", []),
+            "buildOutputs": outputs,
+        }
+        self._store(build_key(compiler_version, input_json), kept)
+
+    def holds_build(self, compiler_version: str, input_json: CompilerInput) -> bool:
+        """Whether a kept build (`keep_build`) answers a compile of `input_json`: the same sources and
+        settings, and every contract and output it selects."""
+        build = self._load(build_key(compiler_version, input_json))
+        return build is not None and selected_part(build, input_json) is not None
 
     def _load(self, key: str) -> CompilerOutput | None:
         with self._lock:
@@ -450,6 +527,17 @@ class CompileCache:
             tmp = self.directory / f".{key}.{os.getpid()}.{threading.get_ident()}.tmp"
             tmp.write_text(json.dumps(output))
             os.replace(tmp, self.directory / f"{key}.json")
+            self._prune()
+
+    def _prune(self) -> None:
+        """Keep the disk's newest `max_files` outputs (a user's cache outlives every run)."""
+        assert self.directory is not None
+        files = list(self.directory.glob("*.json"))
+        if len(files) <= self.max_files:
+            return
+        files.sort(key=lambda f: f.stat().st_mtime if f.exists() else 0)
+        for old in files[: len(files) - self.max_files]:
+            old.unlink(missing_ok=True)
 
     def _remember(self, key: str, output: CompilerOutput) -> None:
         with self._lock:

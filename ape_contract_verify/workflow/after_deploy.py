@@ -309,8 +309,11 @@ HOOK = DeployHook()
 
 
 def install() -> None:
-    """Wrap Ape's deploy path; idempotent and cheap (no import of Ape's modules)."""
+    """Wrap Ape's deploy path and its Solidity builds; idempotent and cheap (no import of Ape's modules)."""
+    from ape_contract_verify.workflow import ape_builds
+
     PATCHES.install(HOOK)
+    ape_builds.install()
 
 
 # -- when a deploy is verified ----------------------------------------------------------------

@@ -52,6 +52,8 @@ class Options:
     # and the question would cost a rate-limited call per contract.
     ask_first: bool = True
     license: str | None = None
+    # Send the contract's own sources, not the whole input Ape compiled it from (config's).
+    minimal_input: bool = False
     poll_interval: float = 5.0
     timeout: float = 300.0
 
@@ -73,6 +75,7 @@ class Options:
             strict_format=bool(code_format),
             check=cfg.check if check is None else check,
             license=cfg.license,
+            minimal_input=cfg.minimal_input,
             poll_interval=cfg.poll_interval,
             timeout=cfg.timeout,
             force=force,
@@ -94,6 +97,7 @@ class Options:
             strict_format=self.strict_format,
             check=self.check,
             license=self.license,
+            minimal_input=self.minimal_input,
             creation_record=creation_record,
         )
 

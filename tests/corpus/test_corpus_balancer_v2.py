@@ -2,8 +2,8 @@
 optimizer on, 1500 runs, the Vault's mainnet build) deployed by corpus/balancer-v2's own script:
 the package's Authorizer, a WETH and the Vault (24.5 kB, abicoder v2). solc 0.7.1 crashes on the
 Vault when the output selection names it alone ("Compiled contract not found": its base Fees
-creates a ProtocolFeesCollector), so every verification of it goes through the engine's wide
-retry (issue 27). The ProtocolFeesCollector the Vault's constructor creates with `new`, which no
+creates a ProtocolFeesCollector), so a verification that compiles it (`minimal_input`; after
+`ape compile` Ape's build is the compile, issue 40) goes through the engine's wide retry (issue 27). The ProtocolFeesCollector the Vault's constructor creates with `new`, which no
 event names, is found by the Vault's nonce (Ape reaches the anvil through a node without traces)
 and verified like the others (issue 28). Every contract verified after deploy, then by address
 alone, standard-json and flattened (the Vault refused flattened, with the reason), and read back;
@@ -16,10 +16,29 @@ class TestBalancerV2(ProtocolChecks):
     PROTOCOL = "balancer-v2"
     CONTRACTS = ["Authorizer", "WETH", "Vault", "ProtocolFeesCollector"]
 
-    def test_the_vault_compile_was_retried_wide_and_said(self, deployed):
-        # The deploy's log says the narrowed compile crashed and the wide one was used.
+    CRASH = "solc crashed with the output narrowed to contracts/vault/Vault.sol:Vault"
+
+    def test_the_vault_compile_was_apes(self, deployed):
+        # Ape's build of the Vault was kept (issue 40): no narrowed compile ran to crash.
         output = deployed.deploy.stdout + deployed.deploy.stderr
-        assert "solc crashed with the output narrowed to contracts/vault/Vault.sol:Vault" in output, output[-4000:]
+        assert self.CRASH not in output and "Vault" in output, output[-4000:]
+
+    def test_the_vault_compile_was_retried_wide_and_said(self, deployed, tmp_path, monkeypatch):
+        """With `minimal_input` the Vault's own sources are compiled: the narrowed compile crashes,
+        the wide one is used, and the answer says so."""
+        from support.e2e import verify_cli
+        from support.service import ServerProcess
+
+        monkeypatch.setenv("APE_CONTRACT_VERIFY_MINIMAL_INPUT", "true")
+        monkeypatch.setenv("APE_CONTRACT_VERIFY_COMPILE_CACHE", str(tmp_path / "cache"))  # a compile, not a hit
+        server = ServerProcess(deployed.anvil.url, tmp_path / "minimal.sqlite", use_ape=True)
+        try:
+            vault = dict(deployed.contracts)["Vault"]
+            proc = verify_cli(deployed.project, "contract", vault, "--explorer-url", server.base_url)
+        finally:
+            server.stop()
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+        assert self.CRASH in proc.stdout + proc.stderr, proc.stdout[-3000:] + proc.stderr[-2000:]
 
     def test_every_contract_verifies_by_address_alone_flattened(self, deployed, tmp_path):
         """Vault.sol and ProtocolFeesCollector.sol ask for ABIEncoderV2 and the utils' files they

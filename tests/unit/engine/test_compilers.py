@@ -445,3 +445,95 @@ def test_compiler_errors_share_one_base():
     for error in (CompilerNotInstalled, CompilerFailed, CompilerCrashed):
         assert issubclass(error, CompilerError)
     assert issubclass(CompilerCrashed, CompilerFailed)
+
+
+# --- a build kept (Ape's, through workflow/ape_builds.py) ---------------------------------------
+
+CONTRACT = {
+    "abi": [],
+    "metadata": "{}",
+    "devdoc": {"kind": "dev"},
+    "evm": {
+        "bytecode": {"object": "6001", "sourceMap": "1:2:0", "linkReferences": {}},
+        "deployedBytecode": {"object": "6002", "immutableReferences": {}, "linkReferences": {}},
+    },
+}
+
+
+def build_input(runs: int = 200) -> dict:
+    """A two-file group as ape-solidity selects it: every contract of each file, and the ASTs."""
+    return {
+        "language": "Solidity",
+        "sources": {"A.sol": {"content": "contract A {}"}, "B.sol": {"content": "contract B {}"}},
+        "settings": {
+            "optimizer": {"enabled": True, "runs": runs},
+            "outputSelection": {"A.sol": {"*": ["abi", *SOLIDITY_OUTPUTS], "": ["ast"]}},
+        },
+    }
+
+
+def build_output() -> dict:
+    return {
+        "contracts": {"A.sol": {"A": CONTRACT, "A2": CONTRACT}},
+        "sources": {"A.sol": {"id": 0, "ast": {"huge": True}}, "B.sol": {"id": 1, "ast": {}}},
+        "errors": [{"severity": "warning", "message": "w"}],
+    }
+
+
+def one_contract(runs: int = 200, file: str = "A.sol", name: str = "A") -> dict:
+    wide = build_input(runs)
+    return with_output_selection({**wide, "settings": {k: v for k, v in wide["settings"].items()}}, file, name)
+
+
+def test_a_kept_build_answers_a_compile_of_one_of_its_contracts_without_a_compiler_run():
+    cache = CompileCache()
+    cache.keep_build("0.8.26+commit.8a97fa7a", build_input(), build_output())
+    run = Compiles()
+    # The engine's version text starts with "v", the metadata's does not: one compiler.
+    output = cache.get_or_compile(SOLC, one_contract(), run)
+    assert run.calls == 0 and (cache.compiles, cache.hits) == (0, 1)
+    assert list(output["contracts"]) == ["A.sol"] and list(output["contracts"]["A.sol"]) == ["A"]
+    kept = output["contracts"]["A.sol"]["A"]
+    assert "devdoc" not in kept and "sourceMap" not in kept["evm"]["bytecode"]  # what verification reads
+    assert kept["evm"]["deployedBytecode"]["object"] == "6002" and kept["metadata"] == "{}"
+    assert output["sources"] == {"A.sol": {"id": 0}, "B.sol": {"id": 1}}  # no ASTs kept
+    assert output["errors"] == [{"severity": "warning", "message": "w"}]
+    assert cache.holds_build(SOLC, one_contract()) and not cache.holds_build(SOLC, one_contract(runs=1))
+    assert not cache.holds_build(SOLC, one_contract(file="B.sol", name="B"))  # a file the build did not select
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        one_contract(runs=999),  # other settings: other code
+        one_contract(file="B.sol", name="B"),  # a file the build did not select
+        one_contract(name="Missing"),
+        with_output_selection(build_input(), "A.sol", "A")
+        | {"settings": {**build_input()["settings"], "outputSelection": {"A.sol": {"A": ["evm.gasEstimates"]}}}},
+    ],
+    ids=["settings", "unselected file", "no such contract", "an output it did not select"],
+)
+def test_a_kept_build_answers_only_what_it_compiled(asked):
+    cache = CompileCache()
+    cache.keep_build(SOLC, build_input(), build_output())
+    run = Compiles()
+    assert cache.get_or_compile(SOLC, asked, run) == OUTPUT and run.calls == 1
+
+
+def test_a_kept_build_is_read_from_disk_by_another_process_and_the_disk_keeps_the_newest(tmp_path):
+    CompileCache(tmp_path).keep_build(SOLC, build_input(), build_output())
+    reopened, run = CompileCache(tmp_path), Compiles()
+    reopened.get_or_compile(SOLC, one_contract(), run)
+    assert run.calls == 0 and reopened.hits == 1
+    bounded = CompileCache(tmp_path, max_files=2)
+    for runs in (1, 2, 3):
+        bounded.keep_build(SOLC, build_input(runs), build_output())
+    assert len(list(tmp_path.glob("*.json"))) == 2
+    assert bounded.holds_build(SOLC, one_contract(3)) and not CompileCache(tmp_path).holds_build(SOLC, one_contract())
+
+
+def test_the_process_cache_is_on_disk_in_apes_data_folder_unless_named(monkeypatch, tmp_path):
+    monkeypatch.setenv("APE_DATA_FOLDER", str(tmp_path / "ape"))
+    assert compilers.default_cache_folder() == tmp_path / "ape" / "contract_verify" / "compiles"
+    monkeypatch.setenv("APE_CONTRACT_VERIFY_COMPILE_CACHE", str(tmp_path / "named"))
+    assert compilers.default_cache_folder() == tmp_path / "named"
