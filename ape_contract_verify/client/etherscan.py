@@ -73,12 +73,6 @@ class SourceRecord(ExplorerRecord):
     library: str = ""
     swarm_source: str = ""
 
-    # getsourcecode's names for ExplorerRecord's fields
-    contract_name = property(lambda self: self.name)
-    compiler_version = property(lambda self: self.compiler)
-    license_type = property(lambda self: self.license)
-    abi_list = property(lambda self: self.abi)
-
     @classmethod
     def from_result(cls, address: str, item: Mapping[str, JsonValue]) -> SourceRecord:
         def text(key: str) -> str:

@@ -261,7 +261,7 @@ def test_getsourcecode_unverified_is_status_one(stub):
     stub.answer(ok([source_item(SourceCode="", ABI=Texts.NOT_VERIFIED, LicenseType="Unknown", ContractName="")]))
     record = make_client(stub).get_source_code(ADDRESS)
     assert not record.verified
-    assert record.license_type == "Unknown" and record.proxy is False and record.files == {}
+    assert record.license == "Unknown" and record.proxy is False and record.files == {}
 
 
 def test_getsourcecode_flat_text(stub):
@@ -270,11 +270,11 @@ def test_getsourcecode_flat_text(stub):
     assert isinstance(record, SourceRecord) and record.verified
     assert record.source_format == "flat"
     assert record.files == {"Box.sol": "pragma solidity ^0.8.0; contract Box {}"}
-    assert record.contract_name == "Box" and record.compiler_version == "v0.8.26+commit.8a97fa7a"
+    assert record.name == "Box" and record.compiler == "v0.8.26+commit.8a97fa7a"
     assert record.optimization_used is True and record.runs == 200
     assert record.constructor_arguments == "00" * 32 and record.evm_version == "Default"
-    assert record.license_type == "MIT" and record.swarm_source == "ipfs://abc"
-    assert record.abi_list == ABI
+    assert record.license == "MIT" and record.swarm_source == "ipfs://abc"
+    assert record.abi == ABI
     assert record.settings == {
         "optimizer": {"enabled": True, "runs": 200},
         "libraries": {"": {"MathLib": "0xe7f1725e7734ce288f8367e1bb143e90bb3f0512"}},
