@@ -35,7 +35,9 @@ class RetryPolicy:
 
     def delay(self, attempt: int, rng: random.Random | None = None) -> float:
         cap = min(self.max_delay, self.base_delay * (2.0**attempt))
-        return cap / 2 + (rng or random.Random()).random() * cap / 2 if self.jitter else cap
+        if not self.jitter:
+            return cap
+        return cap / 2 + (rng or random.Random()).random() * cap / 2
 
     def total(self, retries: int) -> float:
         """The waits of the first `retries` retries (exact without jitter)."""
