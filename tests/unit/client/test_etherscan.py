@@ -315,6 +315,13 @@ def test_getsourcecode_standard_json_in_double_braces(stub):
     assert record.proxy is True and record.implementation == IMPL
 
 
+def test_getsourcecode_standard_json_of_odd_shapes_reads_what_it_can():
+    """A source or settings that is no object (an explorer's bug) is read as empty, not a traceback."""
+    odd = {"language": "Solidity", "sources": {"src/Box.sol": "contract Box {}"}, "settings": [1]}
+    record = SourceRecord.from_result(ADDRESS, source_item(SourceCode="{" + json.dumps(odd) + "}"))
+    assert record.source_format == "standard-json" and record.files == {"src/Box.sol": ""} and record.settings == {}
+
+
 # -- Etherscan V2 ----------------------------------------------------------------------------------
 
 
