@@ -24,16 +24,24 @@ T = TypeVar("T")
 @dataclass(frozen=True)
 class RetryPolicy:
     """Bounded exponential backoff with "equal jitter": retry `attempt` (0-based) waits a delay in
-    [cap/2, cap], cap = min(max_delay, base_delay * 2**attempt); a server's Retry-After instead,
+    [cap/2, cap], cap = min(max_delay, base_delay * 2**attempt) (exactly cap without `jitter`: the
+    local explorer's queue, whose texts say how long a job waited); a server's Retry-After instead,
     at most `max_delay`."""
 
     max_retries: int = 5
     base_delay: float = 1.0
     max_delay: float = 16.0
+    jitter: bool = True
 
-    def delay(self, attempt: int, rng: random.Random) -> float:
+    def delay(self, attempt: int, rng: random.Random | None = None) -> float:
         cap = min(self.max_delay, self.base_delay * (2.0**attempt))
-        return cap / 2 + rng.random() * cap / 2
+        if not self.jitter:
+            return cap
+        return cap / 2 + (rng or random.Random()).random() * cap / 2
+
+    def total(self, retries: int) -> float:
+        """The waits of the first `retries` retries (exact without jitter)."""
+        return sum(self.delay(attempt) for attempt in range(retries))
 
     def retry_after(self, header: str | None) -> float | None:
         """A Retry-After header's seconds, bounded by `max_delay`; None when absent or not a number."""

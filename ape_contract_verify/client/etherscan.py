@@ -42,10 +42,11 @@ from ape_contract_verify.exceptions import (
     InvalidApiKey,
     VerificationRejected,
 )
-from ape_contract_verify.json_types import JsonMapping, JsonObject, JsonValue
+from ape_contract_verify.json_types import JsonMapping, JsonObject, JsonValue, as_object
 from ape_contract_verify.logs import CLIENT, get_logger
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome, classify, is_bad_endpoint
 from ape_contract_verify.protocol.forms import validate_address, validate_guid, validate_proxy_form, validate_request
+from ape_contract_verify.protocol.inputs import unwrap_json_source
 from ape_contract_verify.protocol.secrets import redact
 from ape_contract_verify.protocol.values import hex_to_bytes
 from ape_contract_verify.retry import Retry
@@ -72,12 +73,6 @@ class SourceRecord(ExplorerRecord):
     source_code: str = ""
     library: str = ""
     swarm_source: str = ""
-
-    # getsourcecode's names for ExplorerRecord's fields
-    contract_name = property(lambda self: self.name)
-    compiler_version = property(lambda self: self.compiler)
-    license_type = property(lambda self: self.license)
-    abi_list = property(lambda self: self.abi)
 
     @classmethod
     def from_result(cls, address: str, item: Mapping[str, JsonValue]) -> SourceRecord:
@@ -133,15 +128,15 @@ def unpack_source(record: SourceRecord, item: Mapping[str, JsonValue]) -> tuple[
     if not text:
         return "flat", {}, settings
 
-    candidate = text[1:-1].strip() if text.startswith("{{") and text.endswith("}}") else text
+    candidate = unwrap_json_source(text).strip()
     if candidate.startswith("{"):
         try:
             data = json.loads(candidate)
         except json.JSONDecodeError:
             data = None
         if isinstance(data, dict) and isinstance(data.get("sources"), dict):
-            files = {path: str((src or {}).get("content", "")) for path, src in data["sources"].items()}
-            return "standard-json", files, dict(data.get("settings") or {})
+            files = {path: str(as_object(src).get("content", "")) for path, src in data["sources"].items()}
+            return "standard-json", files, dict(as_object(data.get("settings")))
         if isinstance(data, dict) and data and all(isinstance(v, dict) for v in data.values()):
             files = {path: str(src.get("content", "")) for path, src in data.items()}
             return "files", files, settings

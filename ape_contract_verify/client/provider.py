@@ -18,10 +18,9 @@ from enum import Enum
 from ape_contract_verify.exceptions import ActionNotSupported, ContractNotVerified
 from ape_contract_verify.json_types import JsonObject, JsonValue
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
+from ape_contract_verify.protocol.sourcify import EXACT_MATCH
 from ape_contract_verify.request import Receipt, VerificationRequest
 
-# Sourcify's match kinds; an Etherscan-style explorer says none.
-EXACT_MATCH, PARTIAL_MATCH = "exact_match", "match"
 STANDARD_JSON = "standard-json"
 
 

@@ -14,6 +14,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from functools import partial
 from itertools import accumulate
 
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
@@ -138,8 +139,8 @@ def verifysourcecode(service: ExplorerService, params: dict[str, str], method: s
     return _queued(service, SOURCE, request.address, request_to_payload(request))
 
 
-def _status(service: ExplorerService, params: dict[str, str], kind: str) -> Answer:
-    """checkverifystatus and checkproxyverification: one lookup, each with its own texts."""
+def _check(service: ExplorerService, params: dict[str, str], method: str, *, kind: str) -> Answer:
+    """checkverifystatus (`kind` SOURCE) and checkproxyverification (PROXY): one lookup, each with its own texts."""
     submission = service.store.get_submission(forms.validate_guid(params.get("guid")))
     if submission is None:
         return "0", Texts.UNKNOWN_UID
@@ -155,10 +156,6 @@ def _status(service: ExplorerService, params: dict[str, str], kind: str) -> Answ
     return submission.status or "0", submission.result or ""
 
 
-def checkverifystatus(service: ExplorerService, params: dict[str, str], method: str) -> Answer:
-    return _status(service, params, SOURCE)
-
-
 def verifyproxycontract(service: ExplorerService, params: dict[str, str], method: str) -> Answer:
     _submission(service, params, method, "verifyproxycontract")
     checked = forms.validate_proxy_form(params)
@@ -170,10 +167,6 @@ def verifyproxycontract(service: ExplorerService, params: dict[str, str], method
             "try again after 00:00 UTC."
         )
     return _queued(service, PROXY, address, {"expected_implementation": expected})
-
-
-def checkproxyverification(service: ExplorerService, params: dict[str, str], method: str) -> Answer:
-    return _status(service, params, PROXY)
 
 
 def getcontractcreation(service: ExplorerService, params: dict[str, str], method: str) -> Answer:
@@ -203,9 +196,9 @@ HANDLERS: dict[str, Callable[[ExplorerService, dict[str, str], str], Answer]] = 
     "getabi": getabi,
     "getsourcecode": getsourcecode,
     "verifysourcecode": verifysourcecode,
-    "checkverifystatus": checkverifystatus,
+    "checkverifystatus": partial(_check, kind=SOURCE),
     "verifyproxycontract": verifyproxycontract,
-    "checkproxyverification": checkproxyverification,
+    "checkproxyverification": partial(_check, kind=PROXY),
     "getcontractcreation": getcontractcreation,
 }
 

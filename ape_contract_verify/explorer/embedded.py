@@ -66,10 +66,6 @@ class EmbeddedExplorer:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} db={str(self.db_path)!r}>"
 
-    @property
-    def requires_key(self) -> bool:
-        return self.service.requires_key
-
     def start(self) -> EmbeddedExplorer:
         self.runner.start()
         return self

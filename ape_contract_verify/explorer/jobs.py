@@ -12,7 +12,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ape_contract_verify.evm.reads import ChainError
@@ -31,6 +31,7 @@ from ape_contract_verify.protocol import sourcify as sfy
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.protocol.values import checksum, hex_to_bytes
 from ape_contract_verify.request import CodeFormat, VerificationRequest
+from ape_contract_verify.retry import RetryPolicy
 
 if TYPE_CHECKING:
     from ape_contract_verify.engine.compilers import CompileCache
@@ -133,21 +134,8 @@ def _add_request_settings(
         settings["viaIR"] = True
 
 
-@dataclass(frozen=True)
-class ChainRetry:
-    """How long a job waits for a node that cannot be read: `retries` more runs, the delay
-    doubling from `first_delay` up to `max_delay` (the defaults wait about 2 minutes in all)."""
-
-    retries: int = 6
-    first_delay: float = 2.0
-    max_delay: float = 60.0
-
-    def delay(self, failures: int) -> float:
-        """The wait after the `failures`-th failure (1 for the first)."""
-        return min(self.max_delay, self.first_delay * 2.0 ** max(0, failures - 1))
-
-    def total(self, failures: int) -> float:
-        return sum(self.delay(n) for n in range(1, failures + 1))
+# How long a job waits for a node that cannot be read: 6 more runs, about 2 minutes in all.
+CHAIN_RETRY = RetryPolicy(max_retries=6, base_delay=2.0, max_delay=60.0, jitter=False)
 
 
 class _ChainDown(Exception):
@@ -163,13 +151,13 @@ class JobRunner:
         engine: Engine,
         workers: int = 1,
         idle_poll: float = 0.5,
-        chain_retry: ChainRetry | None = None,
+        chain_retry: RetryPolicy = CHAIN_RETRY,
     ):
         self.store = store
         self.engine = engine
         self.workers = max(1, workers)
         self.idle_poll = idle_poll
-        self.chain_retry = chain_retry or ChainRetry()
+        self.chain_retry = chain_retry
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -240,12 +228,13 @@ class JobRunner:
         except (ChainError, _ChainDown) as err:  # the node, not the submission: wait for it
             self._chain_down(submission, err)
         except Exception as err:  # never leave a job running forever because of one bad input
-            logger.warning("Submission %s failed: %s: %s", submission.guid, type(err).__name__, err)
-            stopped = f"The verifier stopped with an error: {type(err).__name__}: {err}"
+            error = f"{type(err).__name__}: {err}"
+            logger.warning("Submission %s failed: %s", submission.guid, error)
+            stopped = f"The verifier stopped with an error: {error}"
             if submission.kind == PROXY:
-                text = f"Proxy verification failed: {type(err).__name__}: {err}"
+                text = f"Proxy verification failed: {error}"
             elif submission.kind == SOURCIFY:
-                text = sourcify_results.error(sfy.INTERNAL_ERROR, stopped)
+                text = stopped  # a plain text reads as its internal_error (`sourcify_results.read`)
             else:
                 text = fail_text(stopped)
             try:
@@ -256,26 +245,23 @@ class JobRunner:
     def _chain_down(self, sub: Submission, err: Exception) -> None:
         failures = sub.chain_failures + 1
         try:
-            if failures <= self.chain_retry.retries:
-                delay = self.chain_retry.delay(failures)
+            if failures <= self.chain_retry.max_retries:
+                delay = self.chain_retry.delay(failures - 1)
                 logger.warning(
                     "Submission %s: the node could not be read (%s); retry %d of %d in %.1f s.",
                     sub.guid,
                     err,
                     failures,
-                    self.chain_retry.retries,
+                    self.chain_retry.max_retries,
                     delay,
                 )
                 self.store.retry_later(sub.guid, delay)
             else:
                 prefix = "The chain could not be read: "  # the engine's words, said again by the text
                 detail = str(err).strip().removeprefix(prefix) or type(err).__name__
-                text = Texts.CHAIN_UNREADABLE.format(
-                    tries=failures, seconds=self.chain_retry.total(failures - 1), error=detail
-                )
-                if sub.kind == SOURCIFY:
-                    text = sourcify_results.error(sfy.INTERNAL_ERROR, text)
-                self.store.finish(sub.guid, "0", text)
+                seconds = self.chain_retry.total(failures - 1)
+                text = Texts.CHAIN_UNREADABLE.format(tries=failures, seconds=seconds, error=detail)
+                self.store.finish(sub.guid, "0", text)  # a Sourcify job's internal_error too
         except Exception:
             logger.exception("Could not record the chain failure of %s", sub.guid)
 

@@ -91,7 +91,7 @@ def test_reads_round_trip(world, box_verified):
     assert record.verified and record.source_format == "standard-json"
     assert record.files == {p: s["content"] for p, s in world["source"]["sources"].items()}
     assert record.settings["optimizer"] == {"enabled": True, "runs": 200}
-    assert record.compiler_version == SOLC_0826 and record.contract_name.endswith("Box")
+    assert record.compiler == SOLC_0826 and record.name.endswith("Box")
 
 
 def test_wrong_constructor_arguments_fail_with_a_reason(world, box_verified):

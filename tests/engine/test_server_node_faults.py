@@ -5,9 +5,10 @@ import time
 
 from ape_contract_verify.engine.compilers import CompileCache
 from ape_contract_verify.evm.chain import JsonRpcChain
-from ape_contract_verify.explorer.jobs import ChainRetry, RealEngine, wait_until
+from ape_contract_verify.explorer.jobs import RealEngine, wait_until
 from ape_contract_verify.explorer.store import RUNNING
 from ape_contract_verify.protocol.answers import Texts
+from ape_contract_verify.retry import RetryPolicy
 from ape_contract_verify.server.runner import LocalExplorer
 from support.service import Anvil, get, json_form, poll, post, solc_compile, standard_input
 
@@ -51,7 +52,7 @@ def test_a_node_stopped_mid_job_and_restarted_with_its_state_ends_verified(tmp_p
     try:
         address, token_input, args = _deploy_token(anvil)
         # A fresh compile cache: the compile takes long enough for the node to go while it runs.
-        explorer = _explorer(anvil, tmp_path, ChainRetry(retries=40, first_delay=0.2, max_delay=0.5))
+        explorer = _explorer(anvil, tmp_path, RetryPolicy(max_retries=40, base_delay=0.2, max_delay=0.5, jitter=False))
         form = json_form(address, token_input, "contracts/token/Token.sol:Token", args)
         guid = post(explorer.base_url, form)["result"]
         assert wait_until(lambda: explorer.store.get_submission(guid).state == RUNNING, timeout=30, interval=0.01)
@@ -82,7 +83,7 @@ def test_a_node_that_never_comes_back_ends_the_job_with_one_text(tmp_path):
         lib_input = standard_input(MATH)
         out = compile_(lib_input)["contracts"]["contracts/math/MathLib.sol"]["MathLib"]
         address = anvil.deploy(out["evm"]["bytecode"]["object"])
-        explorer = _explorer(anvil, tmp_path, ChainRetry(retries=2, first_delay=0.2, max_delay=0.4))
+        explorer = _explorer(anvil, tmp_path, RetryPolicy(max_retries=2, base_delay=0.2, max_delay=0.4, jitter=False))
         # Submitted while the node is up (a submission reads the address's code), then the node goes:
         # the first job mid-compile (a fresh cache), the second before its first read.
         guids = [

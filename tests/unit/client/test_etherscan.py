@@ -261,7 +261,7 @@ def test_getsourcecode_unverified_is_status_one(stub):
     stub.answer(ok([source_item(SourceCode="", ABI=Texts.NOT_VERIFIED, LicenseType="Unknown", ContractName="")]))
     record = make_client(stub).get_source_code(ADDRESS)
     assert not record.verified
-    assert record.license_type == "Unknown" and record.proxy is False and record.files == {}
+    assert record.license == "Unknown" and record.proxy is False and record.files == {}
 
 
 def test_getsourcecode_flat_text(stub):
@@ -270,11 +270,11 @@ def test_getsourcecode_flat_text(stub):
     assert isinstance(record, SourceRecord) and record.verified
     assert record.source_format == "flat"
     assert record.files == {"Box.sol": "pragma solidity ^0.8.0; contract Box {}"}
-    assert record.contract_name == "Box" and record.compiler_version == "v0.8.26+commit.8a97fa7a"
+    assert record.name == "Box" and record.compiler == "v0.8.26+commit.8a97fa7a"
     assert record.optimization_used is True and record.runs == 200
     assert record.constructor_arguments == "00" * 32 and record.evm_version == "Default"
-    assert record.license_type == "MIT" and record.swarm_source == "ipfs://abc"
-    assert record.abi_list == ABI
+    assert record.license == "MIT" and record.swarm_source == "ipfs://abc"
+    assert record.abi == ABI
     assert record.settings == {
         "optimizer": {"enabled": True, "runs": 200},
         "libraries": {"": {"MathLib": "0xe7f1725e7734ce288f8367e1bb143e90bb3f0512"}},
@@ -313,6 +313,13 @@ def test_getsourcecode_standard_json_in_double_braces(stub):
     assert record.files == {"src/Box.sol": "contract Box {}"}
     assert record.settings == std["settings"]  # the JSON input's own settings win
     assert record.proxy is True and record.implementation == IMPL
+
+
+def test_getsourcecode_standard_json_of_odd_shapes_reads_what_it_can():
+    """A source or settings that is no object (an explorer's bug) is read as empty, not a traceback."""
+    odd = {"language": "Solidity", "sources": {"src/Box.sol": "contract Box {}"}, "settings": [1]}
+    record = SourceRecord.from_result(ADDRESS, source_item(SourceCode="{" + json.dumps(odd) + "}"))
+    assert record.source_format == "standard-json" and record.files == {"src/Box.sol": ""} and record.settings == {}
 
 
 # -- Etherscan V2 ----------------------------------------------------------------------------------

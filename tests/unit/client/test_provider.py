@@ -4,8 +4,6 @@ that may say "already verified", and what an explorer holds for an address (exac
 import pytest
 
 from ape_contract_verify.client.provider import (
-    EXACT_MATCH,
-    PARTIAL_MATCH,
     ExplorerRecord,
     Flavour,
     Kind,
@@ -14,6 +12,8 @@ from ape_contract_verify.client.provider import (
 )
 from ape_contract_verify.exceptions import ActionNotSupported, ContractNotVerified
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
+from ape_contract_verify.protocol.sourcify import EXACT_MATCH
+from ape_contract_verify.protocol.sourcify import MATCH as PARTIAL_MATCH
 
 pytestmark = pytest.mark.unit
 

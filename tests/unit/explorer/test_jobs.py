@@ -11,10 +11,11 @@ import pytest
 
 from ape_contract_verify.engine.compare import FailureKind
 from ape_contract_verify.evm.reads import ChainError
-from ape_contract_verify.explorer.jobs import ChainRetry, JobRunner, request_to_payload, wait_until
+from ape_contract_verify.explorer.jobs import JobRunner, request_to_payload, wait_until
 from ape_contract_verify.explorer.store import DONE, PENDING, PROXY, RUNNING, SOURCE, Store
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.request import CodeFormat, VerificationRequest
+from ape_contract_verify.retry import RetryPolicy
 from support.service import (
     ADDRESS_A,
     PROXY_ADDR,
@@ -26,7 +27,7 @@ from support.service import (
     SOURCE as BOX,
 )
 
-FAST = ChainRetry(retries=3, first_delay=0.05, max_delay=0.2)
+FAST = RetryPolicy(max_retries=3, base_delay=0.05, max_delay=0.2, jitter=False)
 CHAIN_TEXT_START = (
     "Fail - Unable to verify. This could be a temporary error, please retry or contact us (Error Code 10001): "
 )
@@ -81,7 +82,9 @@ def _runner(store, engine, retry=FAST):
 
 def test_a_node_that_comes_back_finishes_the_job_verified(tmp_path):
     store, chain = Store(tmp_path / "q.sqlite"), FlakyChain()
-    runner = _runner(store, FakeEngine(chain), ChainRetry(retries=50, first_delay=0.02, max_delay=0.05))
+    runner = _runner(
+        store, FakeEngine(chain), RetryPolicy(max_retries=50, base_delay=0.02, max_delay=0.05, jitter=False)
+    )
     try:
         guid = store.add_submission(SOURCE, ADDRESS_A, _payload())
         runner.notify()
@@ -157,8 +160,8 @@ def test_a_retry_waits_its_backoff_before_it_is_claimed(tmp_path):
 
 
 def test_the_backoff_doubles_up_to_its_cap():
-    retry = ChainRetry(retries=6, first_delay=2, max_delay=60)
-    assert [retry.delay(n) for n in range(1, 7)] == [2, 4, 8, 16, 32, 60]
+    retry = RetryPolicy(max_retries=6, base_delay=2, max_delay=60, jitter=False)
+    assert [retry.delay(n) for n in range(6)] == [2, 4, 8, 16, 32, 60]
     assert retry.total(6) == 122
 
 
