@@ -9,8 +9,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ape_contract_verify.evm.reads import Creation, attempts_of
+
 if TYPE_CHECKING:
-    from ape_contract_verify.evm.reads import ChainReader, Creation
+    from ape_contract_verify.evm.reads import ChainReader
 
 
 @dataclass
@@ -75,21 +77,11 @@ def read_chain(
     return OnChain(runtime=runtime, creation_input=None, tried=tried)
 
 
-def attempts_of(reader: ChainReader, address: str) -> list[str]:
-    """What the reader's last creation search tried, in words; [] from a reader that does not say."""
-    # getattr: `creation_attempts` is evm.creation.CreationFinder's, not ChainReader's (a reader
-    # written to the protocol alone lacks it).
-    attempts = getattr(reader, "creation_attempts", None)
-    return list(attempts(address)) if callable(attempts) else []
-
-
 class KnownCreation:
     """A chain reader that knows one address's creation from elsewhere (an explorer's record);
     what else it is asked, its reader answers."""
 
     def __init__(self, reader: ChainReader, address: str, state: OnChain):
-        from ape_contract_verify.evm.reads import Creation
-
         self._reader = reader
         self._address = address.lower()
         self._creation = Creation(

@@ -41,7 +41,7 @@ def _code(provider: ProviderAPI, address: str, block: int | None = None) -> byte
     return hex_to_bytes(provider.get_code(ape_address(address), block_id=block))
 
 
-def _new_since(provider: ProviderAPI, address: str, before: int) -> bool:
+def new_since(provider: ProviderAPI, address: str, before: int) -> bool:
     """Whether `address` has code now and had none at block `before` (an unread one has not)."""
     try:
         return bool(_code(provider, address)) and not _code(provider, address, before)
@@ -112,7 +112,7 @@ def nonce_children(
         first = max(start, 1) if creator.lower() in made else start
         for n in range(max(first, after - MAX_SPAN), after):
             child = checksum(created_address(creator, n))  # CREATE's rule
-            if not _new_since(provider, child, before):
+            if not new_since(provider, child, before):
                 continue  # failed, self-destructed, or there before the run
             if child.lower() not in made:
                 found.append(child)
@@ -164,6 +164,6 @@ def replayed_children(
             break
         # a transaction's own deployment too: the caller drops Ape's
         for address in _created(frame for _tx, _sender, frame in frames):
-            if address not in found and _new_since(provider, address, before):
+            if address not in found and new_since(provider, address, before):
                 found.append(address)
     return found

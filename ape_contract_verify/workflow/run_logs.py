@@ -83,12 +83,11 @@ def run_children(
     (`evm/children.py`: children of children too) and every CREATE and CREATE2 of the run's
     transactions that could have created one, replayed by `reader` (an `evm.chain` reader of the
     provider: on a fork of its node, or in its in-process chain; one is made when none is given)."""
-    from ape_contract_verify.evm.children import nonce_children, traced_children
+    from ape_contract_verify.evm.children import new_since, nonce_children, traced_children
 
     mine = {a.lower() for a in seen}
-    found = created_since(
-        provider, start_block, [a for a in dict.fromkeys(scan.candidates + scan.involved) if a.lower() not in mine]
-    )
+    candidates = dict.fromkeys(scan.candidates + scan.involved)
+    found = [a for a in candidates if a.lower() not in mine and new_since(provider, a, max(start_block, 0))]
     traced = traced_children(provider, scan.transactions)
     if traced is None:
         deployed = [checksum(a) for a in seen]
@@ -154,20 +153,6 @@ def _own_sender(provider: ProviderAPI) -> Callable[[TransactionAPI], bool]:
     return ours
 
 
-def created_since(provider: ProviderAPI, start_block: int, candidates: list[str]) -> list[str]:
-    """Of the addresses the run's logs mention, the contracts made during the run: code now, none
-    at `start_block`."""
-    found: list[str] = []
-    before = max(start_block, 0)
-    for address in candidates:
-        try:
-            if provider.get_code(address) and not provider.get_code(address, block_id=before):
-                found.append(address)
-        except Exception as err:
-            logger.debug("contract_verify: skipping %s: %s", address, err)
-    return found
-
-
 def _is_address(value: object) -> bool:
     return bool(value) and int(str(value), 16) != 0
 
@@ -181,15 +166,9 @@ def _distinct(addresses: list[object]) -> list[str]:
 def _address_words(log: Mapping[str, object]) -> list[object]:
     """Addresses a log mentions: in its indexed topics and its 32-byte data words."""
     from ape_contract_verify.evm.proxies import address_in_word
+    from ape_contract_verify.evm.upgrades import log_bytes
 
-    topics, data = log.get("topics"), _bytes(log.get("data"))
-    chunks = [_bytes(topic) for topic in (topics if isinstance(topics, (list, tuple)) else [])[1:]]
+    topics, data = log.get("topics"), log_bytes(log.get("data"))
+    chunks = [log_bytes(topic) for topic in (topics if isinstance(topics, (list, tuple)) else [])[1:]]
     chunks += [data[i : i + 32] for i in range(0, len(data) - 31, 32)]
     return [address_in_word(chunk) for chunk in chunks if len(chunk) == 32]
-
-
-def _bytes(value: object) -> bytes:
-    """A log's topic or data as bytes (hex text, HexBytes, bytes, or a sequence of ints)."""
-    if isinstance(value, str):
-        return bytes.fromhex(value.removeprefix("0x"))
-    return bytes(value) if isinstance(value, (bytes, bytearray, memoryview, list, tuple)) else b""
