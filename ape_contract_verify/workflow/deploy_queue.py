@@ -19,7 +19,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from typing import IO, TYPE_CHECKING
 
 from ape_contract_verify.derive.ape_gate import GATE
-from ape_contract_verify.derive.artifacts import short_name, type_reference
+from ape_contract_verify.derive.artifacts import short_name
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.workflow.report import Report, live_line, outcome_for, rows_line, summary_table, tally
@@ -27,7 +27,6 @@ from ape_contract_verify.workflow.run_logs import run_children, scan_logs
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
-    from ethpm_types import ContractType
     from rich.live import Live
 
     from ape_contract_verify.config import ContractVerifyConfig
@@ -189,15 +188,10 @@ class DeployQueue:
         queue._gated = True
         return queue
 
-    def add_deploy(self, address: str, contract_type: ContractType, txn_hash: str | None) -> None:
-
-        self._queue_address(address, contract_type.name, txn_hash, type_reference(contract_type))
-
-    def _queue_address(
-        self, address: str, name: str | None, txn_hash: str | None, deployed_type: str | None = None
-    ) -> None:
-        """`deployed_type` is the type Ape deployed (None for what a factory made): it is the one
-        verified, and the ledger keeps it for `ape verify all`."""
+    def add(self, address: str, name: str | None, txn_hash: str | None, deployed_type: str | None = None) -> None:
+        """A deploy of the run, queued once. `deployed_type` is the type Ape deployed
+        (`artifacts.type_reference`; None for what a factory made): it is the one verified, and
+        the ledger keeps it for `ape verify all`."""
         from ape_contract_verify.protocol.values import checksum
 
         address = checksum(address)
@@ -316,7 +310,7 @@ class DeployQueue:
             )
         children, self.upgrade_events = scanned
         for address in children:
-            self._queue_address(address, None, None)
+            self.add(address, None, None)
 
     def finish(self) -> list[tuple[str, list[Report]]]:
         """Verify what the script deployed, now that it has left the network: open the targets,
