@@ -63,8 +63,15 @@ class Run:
 
     def open(self):
         self.opened = True
-        names = [v.target_name for v in self.verifications]
-        return Targets([(v.target_name, v) for v in self.verifications], {n: f"{n} label" for n in names}, "")
+        return Targets(
+            [
+                SimpleNamespace(
+                    target=SimpleNamespace(name=v.target_name, url=v.target.url, label=f"{v.target_name} label"),
+                    verification=v,
+                )
+                for v in self.verifications
+            ]
+        )
 
 
 def make_queue(tmp_path, verifications, children=()):
