@@ -73,10 +73,10 @@ class DeployHook:
     # -- the patches' calls
 
     def deployed(self, instance: ContractInstance) -> None:
-        from ape_contract_verify.workflow.run_logs import hash_text
+        from ape_contract_verify.evm.bytecode import to_hex
 
         txn_hash = instance.txn_hash
-        self.record(str(instance.address), instance.contract_type, None if txn_hash is None else hash_text(txn_hash))
+        self.record(str(instance.address), instance.contract_type, None if txn_hash is None else to_hex(txn_hash))
 
     def declared(self, address: object, contract_type: ContractType, txn_hash: object = None) -> None:
         try:

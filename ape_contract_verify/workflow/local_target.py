@@ -86,7 +86,11 @@ class LocalTarget(VerificationTarget):
             runner.wait_for_an_end(seen, min(left, max(interval, 0.05)))
 
     def job_status(self, guid: str, proxy: bool = False) -> ExplorerAnswer:
-        return self._check("checkproxyverification" if proxy else "checkverifystatus", guid)
+        action = "checkproxyverification" if proxy else "checkverifystatus"
+        answer = self._call("GET", action, {"guid": guid})
+        if answer.outcome == Outcome.ERROR:
+            self._raise_for(answer, action, guid)
+        return answer
 
     def contract_record(self, address: str, full: bool = True) -> ExplorerRecord:
         from ape_contract_verify.client.etherscan import SourceRecord
@@ -122,12 +126,6 @@ class LocalTarget(VerificationTarget):
                 f"{address}: {answer.reason} (waited 0s for the explorer to index it)", answer, reason=reason_of(answer)
             )
         self._raise_for(answer, action, address)
-
-    def _check(self, action: str, guid: str) -> ExplorerAnswer:
-        answer = self._call("GET", action, {"guid": guid})
-        if answer.outcome == Outcome.ERROR:
-            self._raise_for(answer, action, guid)
-        return answer
 
     def _raise_for(self, answer: ExplorerAnswer, action: str, subject: str) -> NoReturn:
         from ape_contract_verify.client.etherscan import answer_error

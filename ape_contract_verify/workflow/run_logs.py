@@ -37,6 +37,7 @@ class RunScan(NamedTuple):
 
 def scan_logs(provider: ProviderAPI, start_block: int, seen: Collection[str] = (), max_blocks: int = 5000) -> RunScan:
     """One walk of the run's blocks (after `start_block`) and their receipts' logs."""
+    from ape_contract_verify.evm.bytecode import to_hex
     from ape_contract_verify.evm.upgrades import decode_log, log_fields
 
     latest = provider.get_block("latest").number or 0
@@ -51,7 +52,7 @@ def scan_logs(provider: ProviderAPI, start_block: int, seen: Collection[str] = (
             if not ours(txn):
                 continue
             receipt = provider.get_receipt(txn.txn_hash)
-            scan.transactions.append(hash_text(receipt.txn_hash))
+            scan.transactions.append(to_hex(receipt.txn_hash))
             if _could_create(receipt):
                 scan.creating.append((number, scan.transactions[-1]))
             if _is_address(txn.receiver):  # eth-tester gives a creation the zero address
@@ -128,10 +129,6 @@ def _could_create(receipt: ReceiptAPI) -> bool:
         return int(receipt.status) == 1 and int(receipt.gas_used or MIN_CREATING_GAS) >= MIN_CREATING_GAS
     except (TypeError, ValueError):
         return True
-
-
-def hash_text(value: str | bytes) -> str:
-    return value if isinstance(value, str) else "0x" + bytes(value).hex()
 
 
 def _own_sender(provider: ProviderAPI) -> Callable[[TransactionAPI], bool]:
