@@ -136,7 +136,7 @@ def replayed_children(
 ) -> list[str]:
     """Every contract the transactions created (CREATE2 too, at any depth), for a node without
     traces: `creating` is (block, tx hash) of the run's transactions that could have created one
-    (`workflow/deploy_queue.scan_logs`: succeeded, gas enough), the first `max_txs` of them
+    (`workflow/run_logs.scan_logs`: succeeded, gas enough), the first `max_txs` of them
     replayed by `reader.replay_create_frames`. A child must have code now and none at `before`.
     A replay that cannot run (no anvil, the node's state gone) is logged and ends the search."""
     by_block: dict[int, list[str]] = {}

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ape_contract_verify.evm.reads import ChainReader, Creation, SearchingReader, TransactionFacts, attempts_of
+from ape_contract_verify.evm.reads import ChainReader, Creation, TransactionFacts, attempts_of
 
 V = TypeVar("V")
 
@@ -22,7 +22,7 @@ class MemoizingChain:
     written before `get_transaction`, or one that does not search, is still served (the
     AttributeError cases below)."""
 
-    def __init__(self, base: SearchingReader):
+    def __init__(self, base: ChainReader):
         self.base = base
         self._lock = threading.Lock()
         # (the read, its arguments) -> the answer: "code", "slot", "call", "creation", "transaction"
