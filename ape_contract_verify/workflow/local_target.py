@@ -23,7 +23,6 @@ from ape_contract_verify.protocol.forms import validate_proxy_form, validate_rea
 from ape_contract_verify.request import Receipt, VerificationRequest
 
 if TYPE_CHECKING:
-    from ape_contract_verify.client.health import TargetHealth
     from ape_contract_verify.explorer.embedded import EmbeddedExplorer
 
 
@@ -34,9 +33,8 @@ class LocalTarget(VerificationTarget):
     flavour = Flavour.LOCAL
     base_url = ""  # no URL: nothing listens
 
-    def __init__(self, explorer: EmbeddedExplorer, health: TargetHealth | None = None, **_: object):
-        self.explorer = explorer
-        self.health = health  # nothing to feed: an in-process target does not go down
+    def __init__(self, explorer: EmbeddedExplorer, **_: object):
+        self.explorer = explorer  # the run's `health` is not kept: an in-process target does not go down
 
     def __repr__(self) -> str:
         return f"LocalTarget({self.explorer!r})"
