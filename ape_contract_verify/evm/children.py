@@ -154,7 +154,7 @@ def replayed_children(
     for block, hashes in by_block.items():
         try:
             frames = reader.replay_create_frames(block, hashes)
-        except Exception as err:  # ChainError, ForkUnavailable: said once, the nonce walk's children stand
+        except Exception as err:  # a ChainError (ForkUnavailable too): said once, the nonce walk's children stand
             logger.warning(
                 "contract_verify: contracts made with CREATE2 that no event names are not found "
                 "without the node's traces: a replay of block %d failed: %s",
