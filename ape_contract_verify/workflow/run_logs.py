@@ -8,11 +8,9 @@ nonces and replays (`evm/children.py`).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, NamedTuple, cast
 
-from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.values import checksum
 
 if TYPE_CHECKING:
@@ -21,8 +19,6 @@ if TYPE_CHECKING:
     from ape_contract_verify.evm.children import ReplaysCreations
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.evm.upgrades import UpgradeEvent
-
-logger = get_logger()
 
 
 class RunScan(NamedTuple):
@@ -84,7 +80,7 @@ def run_children(
     (`evm/children.py`: children of children too) and every CREATE and CREATE2 of the run's
     transactions that could have created one, replayed by `reader` (an `evm.chain` reader of the
     provider: on a fork of its node, or in its in-process chain; one is made when none is given)."""
-    from ape_contract_verify.evm.children import new_since, nonce_children, traced_children
+    from ape_contract_verify.evm.children import new_since, nonce_children, replayed_children, traced_children
 
     mine = {a.lower() for a in seen}
     candidates = dict.fromkeys(scan.candidates + scan.involved)
@@ -94,30 +90,9 @@ def run_children(
         deployed = [checksum(a) for a in seen]
         traced = nonce_children(provider, deployed + scan.involved + found, start_block, made_in_run=deployed + found)
         if scan.creating:
-            traced += _replayed(provider, reader, scan.creating, start_block)
+            # A queue's reader is a CreationFinder (JsonRpcChain, ApeProviderChain) or a wrapper passing its calls on.
+            traced += replayed_children(cast("ReplaysCreations | None", reader), provider, scan.creating, start_block)
     return found + [a for a in dict.fromkeys(traced) if a.lower() not in mine and a not in found]
-
-
-def _replayed(
-    provider: ProviderAPI, reader: ChainReader | None, creating: list[tuple[int, str]], start_block: int
-) -> list[str]:
-    from ape_contract_verify.evm.chain import ApeProviderChain
-    from ape_contract_verify.evm.children import MAX_REPLAYED, replayed_children
-
-    own = ApeProviderChain(provider) if reader is None else None
-    started = time.monotonic()
-    try:
-        # A queue's reader is a CreationFinder (JsonRpcChain, ApeProviderChain) or a wrapper passing its calls on.
-        found = replayed_children(own or cast("ReplaysCreations", reader), provider, creating, start_block)
-    finally:
-        if own is not None:
-            own.close()  # its fork; a queue's reader keeps it for the children's creations
-    logger.info(
-        "contract_verify: %d of the run's transactions replayed (the node has no traces) in %.1f s",
-        min(len(creating), MAX_REPLAYED),
-        time.monotonic() - started,
-    )
-    return found
 
 
 def _could_create(receipt: ReceiptAPI) -> bool:
