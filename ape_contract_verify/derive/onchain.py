@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
+
+from ape_contract_verify.evm.reads import Creation, attempts_of
+from ape_contract_verify.evm.wrappers import MemoizingChain
 
 if TYPE_CHECKING:
-    from ape_contract_verify.evm.reads import ChainReader, Creation
+    from ape_contract_verify.evm.reads import ChainReader
 
 
 @dataclass
@@ -75,32 +78,14 @@ def read_chain(
     return OnChain(runtime=runtime, creation_input=None, tried=tried)
 
 
-def attempts_of(reader: ChainReader, address: str) -> list[str]:
-    """What the reader's last creation search tried, in words; [] from a reader that does not say."""
-    # getattr: `creation_attempts` is evm.creation.CreationFinder's, not ChainReader's (a reader
-    # written to the protocol alone lacks it).
-    attempts = getattr(reader, "creation_attempts", None)
-    return list(attempts(address)) if callable(attempts) else []
-
-
-class KnownCreation:
+class KnownCreation(MemoizingChain):
     """A chain reader that knows one address's creation from elsewhere (an explorer's record);
     what else it is asked, its reader answers."""
 
     def __init__(self, reader: ChainReader, address: str, state: OnChain):
-        from ape_contract_verify.evm.reads import Creation
-
-        self._reader = reader
-        self._address = address.lower()
-        self._creation = Creation(
-            state.tx_hash or "", state.creation_input or b"", factory=state.factory, source=state.source
-        )
-
-    def find_creation(self, address: str) -> Creation | None:
-        return self._creation if address.lower() == self._address else self._reader.find_creation(address)
-
-    def __getattr__(self, name: str) -> Any:  # every other read is the reader's
-        return getattr(self._reader, name)
+        super().__init__(reader)
+        known = Creation(state.tx_hash or "", state.creation_input or b"", factory=state.factory, source=state.source)
+        self.remember_creation(address, known)
 
 
 def tx_hash_of(value: str | bytes | None) -> str | None:

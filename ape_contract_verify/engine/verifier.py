@@ -41,7 +41,7 @@ from ape_contract_verify.engine.versions import (
 )
 from ape_contract_verify.evm.abi import abi_type
 from ape_contract_verify.evm.bytecode import split_constructor_args
-from ape_contract_verify.evm.reads import ChainError, ChainReader, Creation
+from ape_contract_verify.evm.reads import ChainError, ChainReader, Creation, attempts_of
 from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.logs import get_logger
@@ -229,9 +229,7 @@ class Verifier:
         creation = self.chain.find_creation(address)
         # A blueprint's body is its creation code: its transaction is not needed to verify it.
         if creation is None and self.require_creation and declared is None:
-            # getattr: the node readers and their wrappers say where they looked; `ChainReader` does not ask it
-            attempts = getattr(self.chain, "creation_attempts", None)
-            tried = ", ".join(attempts(address)) if callable(attempts) else ""
+            tried = ", ".join(attempts_of(self.chain, address))
             then = (
                 f"then tried {tried}"
                 if tried

@@ -45,7 +45,7 @@ from ape_contract_verify.evm.reads import (
     read_transaction,
     revert_data,
 )
-from ape_contract_verify.evm.tester_replay import ReplayFailed, create_frames, tester_chain
+from ape_contract_verify.evm.tester_replay import create_frames, tester_chain
 from ape_contract_verify.json_types import JsonValue, as_text
 from ape_contract_verify.protocol.values import hex_to_bytes as _hex_bytes
 from ape_contract_verify.retry import Retry, with_retries
@@ -424,24 +424,17 @@ class ApeProviderChain(_NodeReader):
         in_process = self._guard("reach its chain", lambda: tester_chain(self.provider)) is not None
         return IN_PROCESS_SOURCE if in_process else "trace"
 
-    def _replay(self, block: int) -> list[CreateFrame]:
-        """The block replayed in the in-process chain (eth-tester's py-evm), under the lock."""
-
-        def replay() -> list[CreateFrame]:
-            chain = tester_chain(self.provider)
-            if chain is None:
-                raise ChainError("the provider's in-process chain is gone")
-            try:
-                return create_frames(chain, block)
-            except ReplayFailed as err:
-                raise ChainError(str(err)) from None
-
-        return self._guard("replay a block", replay)
-
     def _block_create_frames(self, block: int) -> list[CreateFrame] | None:
         # Ape's test provider (eth-tester) runs in this process: no traces, no node to fork, but
         # its chain can replay the block with py-evm. Providers backed by a real node (ape-foundry,
         # ape-node) pass JSON-RPC through to its trace APIs.
-        if self._frames_source() == IN_PROCESS_SOURCE:
-            return self._replay(block)
-        return super()._block_create_frames(block)
+        if self._frames_source() != IN_PROCESS_SOURCE:
+            return super()._block_create_frames(block)
+
+        def replay() -> list[CreateFrame]:  # in the in-process chain (eth-tester's py-evm), under the lock
+            chain = tester_chain(self.provider)
+            if chain is None:
+                raise ChainError("the provider's in-process chain is gone")
+            return create_frames(chain, block)  # its failure, ReplayFailed, is a ChainError
+
+        return self._guard("replay a block", replay)

@@ -12,6 +12,7 @@ node's traces the run's transactions that could have created a contract are repl
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Protocol
 
@@ -41,7 +42,7 @@ def _code(provider: ProviderAPI, address: str, block: int | None = None) -> byte
     return hex_to_bytes(provider.get_code(ape_address(address), block_id=block))
 
 
-def _new_since(provider: ProviderAPI, address: str, before: int) -> bool:
+def new_since(provider: ProviderAPI, address: str, before: int) -> bool:
     """Whether `address` has code now and had none at block `before` (an unread one has not)."""
     try:
         return bool(_code(provider, address)) and not _code(provider, address, before)
@@ -112,7 +113,7 @@ def nonce_children(
         first = max(start, 1) if creator.lower() in made else start
         for n in range(max(first, after - MAX_SPAN), after):
             child = checksum(created_address(creator, n))  # CREATE's rule
-            if not _new_since(provider, child, before):
+            if not new_since(provider, child, before):
                 continue  # failed, self-destructed, or there before the run
             if child.lower() not in made:
                 found.append(child)
@@ -128,7 +129,7 @@ class ReplaysCreations(Protocol):
 
 
 def replayed_children(
-    reader: ReplaysCreations,
+    reader: ReplaysCreations | None,
     provider: ProviderAPI,
     creating: Iterable[tuple[int, str]],
     before: int,
@@ -136,9 +137,12 @@ def replayed_children(
 ) -> list[str]:
     """Every contract the transactions created (CREATE2 too, at any depth), for a node without
     traces: `creating` is (block, tx hash) of the run's transactions that could have created one
-    (`workflow/deploy_queue.scan_logs`: succeeded, gas enough), the first `max_txs` of them
-    replayed by `reader.replay_create_frames`. A child must have code now and none at `before`.
-    A replay that cannot run (no anvil, the node's state gone) is logged and ends the search."""
+    (`workflow/run_logs.scan_logs`: succeeded, gas enough), the first `max_txs` of them
+    replayed by `reader.replay_create_frames` (an `evm.chain` reader of `provider`; one is made,
+    and closed after, when None). A child must have code now and none at `before`. A replay that
+    cannot run (no anvil, the node's state gone) is logged and ends the search."""
+    from ape_contract_verify.evm.chain import ApeProviderChain
+
     by_block: dict[int, list[str]] = {}
     wanted = list(dict.fromkeys((int(b), str(h)) for b, h in creating))
     if len(wanted) > max_txs:
@@ -150,20 +154,33 @@ def replayed_children(
         )
     for block, tx_hash in wanted[:max_txs]:
         by_block.setdefault(block, []).append(tx_hash)
+    own = None
+    if reader is None:
+        reader = own = ApeProviderChain(provider)
+    started = time.monotonic()
     found: list[str] = []
-    for block, hashes in by_block.items():
-        try:
-            frames = reader.replay_create_frames(block, hashes)
-        except Exception as err:  # ChainError, ForkUnavailable: said once, the nonce walk's children stand
-            logger.warning(
-                "contract_verify: contracts made with CREATE2 that no event names are not found "
-                "without the node's traces: a replay of block %d failed: %s",
-                block,
-                err,
-            )
-            break
-        # a transaction's own deployment too: the caller drops Ape's
-        for address in _created(frame for _tx, _sender, frame in frames):
-            if address not in found and _new_since(provider, address, before):
-                found.append(address)
+    try:
+        for block, hashes in by_block.items():
+            try:
+                frames = reader.replay_create_frames(block, hashes)
+            except Exception as err:  # a ChainError (ForkUnavailable too): said once, the nonce walk's children stand
+                logger.warning(
+                    "contract_verify: contracts made with CREATE2 that no event names are not found "
+                    "without the node's traces: a replay of block %d failed: %s",
+                    block,
+                    err,
+                )
+                break
+            # a transaction's own deployment too: the caller drops Ape's
+            for address in _created(frame for _tx, _sender, frame in frames):
+                if address not in found and new_since(provider, address, before):
+                    found.append(address)
+    finally:
+        if own is not None:
+            own.close()  # its fork; a caller's reader keeps it for the children's creations
+    logger.info(
+        "contract_verify: %d of the run's transactions replayed (the node has no traces) in %.1f s",
+        min(len(wanted), max_txs),
+        time.monotonic() - started,
+    )
     return found

@@ -247,8 +247,6 @@ class CreationFinder:
 
     def _fork_frames(self, target: str, block: int) -> list[CreateFrame] | None:
         """The block's transactions replayed on a local fork, until one creates `target`."""
-        from ape_contract_verify.evm.fork import ForkUnavailable
-
         tried = self._tried.setdefault(target, [])
 
         def creates(frame: object) -> bool:
@@ -262,7 +260,7 @@ class CreationFinder:
                     return [
                         (str(txs[index]["hash"]), str(txs[index].get("from", "")), c) for c in walk_create_frames(frame)
                     ]
-        except (ForkUnavailable, ChainError) as err:
+        except ChainError as err:  # fork.ForkUnavailable among them
             tried.append(f"a replay on a local fork ({err})")
             return None
         tried.append(f"a replay on a local fork of block {block} (no transaction of it created the address)")
@@ -273,8 +271,8 @@ class CreationFinder:
         for a node without traces: the in-process replay of the block, else each transaction
         traced on a fork (`evm/fork.py`, which keeps the trace for a later creation search). A
         traced call is kept when it ran as the transaction did (no error; a deployment at the
-        address its sender's nonce gives), else the block is replayed up to it. Raises ChainError,
-        or fork.ForkUnavailable (why, in words)."""
+        address its sender's nonce gives), else the block is replayed up to it. Raises ChainError
+        (fork.ForkUnavailable: why there is no fork, in words)."""
         wanted = {norm_address(h) for h in tx_hashes}
         if self._frames_source() == IN_PROCESS_SOURCE:
             return [f for f in self._block_create_frames(block) or [] if norm_address(f[0]) in wanted]

@@ -26,12 +26,13 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from ape_contract_verify.evm.reads import ChainError
 from ape_contract_verify.json_types import JsonValue
 
 ANVIL_ENV = "APE_CONTRACT_VERIFY_ANVIL"
 
 
-class ForkUnavailable(Exception):
+class ForkUnavailable(ChainError):
     """No replay on a fork: why, in words for the summary (no URL, no secrets)."""
 
 

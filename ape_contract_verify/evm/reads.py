@@ -128,6 +128,14 @@ def creation_input(chain: ChainReader, address: str) -> bytes | None:
     return bytes(creation.input) if creation is not None and creation.input else None
 
 
+def attempts_of(reader: ChainReader, address: str) -> list[str]:
+    """What the reader's last creation search tried, in words; [] from a reader that does not say."""
+    # getattr: `creation_attempts` is evm.creation.CreationFinder's, not ChainReader's (a reader
+    # written to the protocol alone lacks it).
+    attempts = getattr(reader, "creation_attempts", None)
+    return list(attempts(address)) if callable(attempts) else []
+
+
 def node_object(value: object) -> NodeObject:
     """`value` when it is an object (a dict, web3's AttributeDict); {} for null or anything else."""
     return value if isinstance(value, Mapping) else {}

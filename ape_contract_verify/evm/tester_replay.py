@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, cast
 
 from ape_contract_verify.evm.bytecode import to_hex
 from ape_contract_verify.evm.creation import created_address
-from ape_contract_verify.evm.reads import NodeObject, provider_web3
+from ape_contract_verify.evm.reads import ChainError, NodeObject, provider_web3
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from eth.vm.base import VM
 
 
-class ReplayFailed(Exception):
+class ReplayFailed(ChainError):
     """The block could not be replayed: why, in words."""
 
 

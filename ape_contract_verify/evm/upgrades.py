@@ -40,10 +40,11 @@ class UpgradeEvent:
     tx_hash: str = ""
 
 
-def _bytes(value: object) -> bytes:
+def log_bytes(value: object) -> bytes:
+    """A log's topic or data as bytes: hex text, HexBytes, bytes, or a sequence of ints."""
     if isinstance(value, str):
         return bytes.fromhex(value.removeprefix("0x"))
-    if isinstance(value, (bytes, bytearray, memoryview)):
+    if isinstance(value, (bytes, bytearray, memoryview, list, tuple)):
         return bytes(value)
     if not value:
         return b""
@@ -63,11 +64,11 @@ def decode_log(log: object, tx_hash: str = "") -> UpgradeEvent | None:
     topics = raw.get("topics") or []
     if not isinstance(topics, (list, tuple)):
         return None
-    topics = [_bytes(t) for t in topics]
+    topics = [log_bytes(t) for t in topics]
     emitter = str(raw.get("address") or "").lower()
     if not topics or not emitter:
         return None
-    data = _bytes(raw.get("data"))
+    data = log_bytes(raw.get("data"))
     if topics[0] in (UPGRADED, BEACON_UPGRADED):
         # Indexed in every known emitter; a non-indexed variant carries it in data.
         word = topics[1] if len(topics) > 1 else data[:32]

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ape_contract_verify.evm.reads import ChainReader, Creation, SearchingReader, TransactionFacts
+from ape_contract_verify.evm.reads import ChainReader, Creation, TransactionFacts, attempts_of
 
 V = TypeVar("V")
 
@@ -22,7 +22,7 @@ class MemoizingChain:
     written before `get_transaction`, or one that does not search, is still served (the
     AttributeError cases below)."""
 
-    def __init__(self, base: SearchingReader):
+    def __init__(self, base: ChainReader):
         self.base = base
         self._lock = threading.Lock()
         # (the read, its arguments) -> the answer: "code", "slot", "call", "creation", "transaction"
@@ -59,11 +59,10 @@ class MemoizingChain:
 
     def creation_attempts(self, address: str) -> list[str]:
         """What the base's search tried in vain (not memoised: it follows the last search)."""
-        # getattr: a reader that does not search has neither `creation_attempts` nor `close`
-        attempts = getattr(self.base, "creation_attempts", None)
-        return list(attempts(address)) if attempts else []
+        return attempts_of(self.base, address)
 
     def close(self) -> None:
+        # getattr: a reader that does not search has no `close`
         if closer := getattr(self.base, "close", None):
             closer()
 

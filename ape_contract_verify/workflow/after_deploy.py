@@ -73,10 +73,10 @@ class DeployHook:
     # -- the patches' calls
 
     def deployed(self, instance: ContractInstance) -> None:
-        from ape_contract_verify.workflow.run_logs import hash_text
+        from ape_contract_verify.evm.bytecode import to_hex
 
         txn_hash = instance.txn_hash
-        self.record(str(instance.address), instance.contract_type, None if txn_hash is None else hash_text(txn_hash))
+        self.record(str(instance.address), instance.contract_type, None if txn_hash is None else to_hex(txn_hash))
 
     def declared(self, address: object, contract_type: ContractType, txn_hash: object = None) -> None:
         try:
@@ -91,17 +91,19 @@ class DeployHook:
         provider = _active_provider()
         if mode is None or provider is None:  # a deploy needs a provider: not here
             return
+        from ape_contract_verify.derive.artifacts import type_reference
+
+        reference = type_reference(contract_type)
         queue = self.queue_for(provider) if mode == "verify" else None
         if queue is not None and queue.active:
             from ape_contract_verify.derive.ape_gate import GATE
 
             GATE.script_thread()  # a script's own thread may deploy from another thread
-            queue.add_deploy(address, contract_type, txn_hash)
+            queue.add(address, contract_type.name, txn_hash, reference)
             return
         # auto off, or verification could not start: the ledger lets `ape verify all` do it later
         from ape import project
 
-        from ape_contract_verify.derive.artifacts import type_reference
         from ape_contract_verify.derive.inputs import deployed_group_input
         from ape_contract_verify.workflow.ledger import Ledger
 
@@ -110,7 +112,6 @@ class DeployHook:
             if state.ledger is None:
                 state.ledger = Ledger.for_chain(project, provider.chain_id)
             ledger = state.ledger
-        reference = type_reference(contract_type)
         # The input as Ape compiled it, before any recompile, for `ape verify all` to verify from.
         kept = deployed_group_input(reference, project) if reference else None
         ledger.recorded(contract_type.name or address, address, state.network, reference, kept)

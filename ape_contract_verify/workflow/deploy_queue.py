@@ -19,7 +19,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from typing import IO, TYPE_CHECKING
 
 from ape_contract_verify.derive.ape_gate import GATE
-from ape_contract_verify.derive.artifacts import short_name, type_reference
+from ape_contract_verify.derive.artifacts import short_name
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.workflow.report import Report, live_line, outcome_for, rows_line, summary_table, tally
@@ -27,7 +27,6 @@ from ape_contract_verify.workflow.run_logs import run_children, scan_logs
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
-    from ethpm_types import ContractType
     from rich.live import Live
 
     from ape_contract_verify.config import ContractVerifyConfig
@@ -35,7 +34,7 @@ if TYPE_CHECKING:
     from ape_contract_verify.evm.wrappers import MemoizingChain
     from ape_contract_verify.json_types import JsonObject
     from ape_contract_verify.workflow.ledger import Ledger
-    from ape_contract_verify.workflow.verification import Verification
+    from ape_contract_verify.workflow.run import Destination
 
 logger = get_logger()
 _lock = threading.Lock()
@@ -43,11 +42,10 @@ _lock = threading.Lock()
 
 @dataclass
 class Targets:
-    """The network's targets, opened when the script has ended: each target's name and its
-    Verification, the rows' labels, and why a target could not be opened."""
+    """The network's targets, opened when the script has ended (the run's `Destination`s: each
+    target and its Verification), and why a target could not be opened."""
 
-    verifications: list[tuple[str, Verification]]
-    labels: dict[str, str] = field(default_factory=dict)
+    destinations: list[Destination]
     error: str = ""
 
 
@@ -84,7 +82,7 @@ class DeployQueue:
     active: bool = field(default=True, init=False)
     seen: set[str] = field(default_factory=set, init=False)
     pending: list[Pending] = field(default_factory=list, init=False)  # deploys not yet handed to the workers
-    futures: list[tuple[str, Future[list[Report]]]] = field(default_factory=list, init=False)  # (target, future)
+    futures: list[tuple[Destination, Future[list[Report]]]] = field(default_factory=list, init=False)
     # the run's Upgraded/BeaconUpgraded/AdminChanged, in order
     upgrade_events: list[UpgradeEvent] = field(default_factory=list, init=False)
     # (children, upgrade events) when the caller walked the run's logs already
@@ -152,11 +150,7 @@ class DeployQueue:
                 on_error=lambda target, err: errors.append(f"{target.name}: {err}"),
                 derivations=derivations,
             )
-            return Targets(
-                [(d.target.name, d.verification) for d in run.destinations],
-                {d.target.name: d.target.label for d in run.destinations},
-                "; ".join(errors),
-            )
+            return Targets(run.destinations, "; ".join(errors))
 
         def prepare(address: str, deployed_type: str) -> JsonObject | None:
             """Ape's artifact of the deployed type and its compile input, as Ape built it."""
@@ -189,15 +183,10 @@ class DeployQueue:
         queue._gated = True
         return queue
 
-    def add_deploy(self, address: str, contract_type: ContractType, txn_hash: str | None) -> None:
-
-        self._queue_address(address, contract_type.name, txn_hash, type_reference(contract_type))
-
-    def _queue_address(
-        self, address: str, name: str | None, txn_hash: str | None, deployed_type: str | None = None
-    ) -> None:
-        """`deployed_type` is the type Ape deployed (None for what a factory made): it is the one
-        verified, and the ledger keeps it for `ape verify all`."""
+    def add(self, address: str, name: str | None, txn_hash: str | None, deployed_type: str | None = None) -> None:
+        """A deploy of the run, queued once. `deployed_type` is the type Ape deployed
+        (`artifacts.type_reference`; None for what a factory made): it is the one verified, and
+        the ledger keeps it for `ape verify all`."""
         from ape_contract_verify.protocol.values import checksum
 
         address = checksum(address)
@@ -246,11 +235,11 @@ class DeployQueue:
                 self._warm(deploy.address, deploy.txn_hash)
             except Exception as err:  # the workers read it themselves
                 logger.debug("contract_verify: %s not read ahead: %s", deploy.address, err)
-            for target, verification in targets.verifications:
-                future = pool.submit(self._verify, verification, deploy.address, deploy.name, deploy.deployed_type)
+            for destination in targets.destinations:
+                future = pool.submit(self._verify, destination, deploy.address, deploy.name, deploy.deployed_type)
                 label = short_name(deploy.name or deploy.deployed_type or "") or deploy.address[:10]
                 self._what[future] = (label, deploy.address)
-                self.futures.append((target, future))
+                self.futures.append((destination, future))
 
     def _warm(self, address: str, txn_hash: str | None) -> None:
         """Read what the workers will need, through the memoising reader."""
@@ -271,11 +260,10 @@ class DeployQueue:
             self.chain.get_code(info.implementation)
 
     def _verify(
-        self, verification: Verification, address: str, name: str | None, deployed_type: str | None = None
+        self, destination: Destination, address: str, name: str | None, deployed_type: str | None = None
     ) -> list[Report]:
-
         try:
-            reports = verification.contract(address, deployed_type=deployed_type)
+            reports = destination.verification.contract(address, deployed_type=deployed_type)
         except Exception as err:  # reported, never raised into the script
             reports = [Report(name or address[:10], address, Outcome.ERROR, str(err))]
         if self.ledger is None:
@@ -283,16 +271,16 @@ class DeployQueue:
         try:  # a proxy: the implementation linked on this target, for following upgrades
             from ape_contract_verify.workflow.upgrades import record_links
 
-            target = verification.target
-            urls = {verification.target_name: target.url if target is not None else None}
-            record_links(self.ledger, name or address, address, reports, urls)
+            record_links(
+                self.ledger, name or address, address, reports, {destination.target.name: destination.target.url}
+            )
         except Exception as err:
             logger.warning("contract_verify: %s", err)
         # The ledger says how the address ended on every target: written once the last one ends.
         with _lock:
             done = self._done.setdefault(address.lower(), [])
             done.append(outcome_for(address, reports))
-            last = self._targets is not None and len(done) == len(self._targets.verifications)
+            last = self._targets is not None and len(done) == len(self._targets.destinations)
         # The first that did not verify, else the first.
         report = min((r for r in done if r is not None), key=lambda r: r.ok, default=None) if last else None
         if report is not None:
@@ -316,7 +304,7 @@ class DeployQueue:
             )
         children, self.upgrade_events = scanned
         for address in children:
-            self._queue_address(address, None, None)
+            self.add(address, None, None)
 
     def finish(self) -> list[tuple[str, list[Report]]]:
         """Verify what the script deployed, now that it has left the network: open the targets,
@@ -339,14 +327,16 @@ class DeployQueue:
             logger.error(
                 "contract_verify: verification after deploy on %s %s: %s",
                 self.network,
-                "is off" if not targets.verifications else "skips a target",
+                "is off" if not targets.destinations else "skips a target",
                 targets.error,
             )
-        if not targets.verifications:  # recorded in the ledger: `ape verify all` can do it later
+        if not targets.destinations:  # recorded in the ledger: `ape verify all` can do it later
             self.close()
             return []
-        for target in targets.labels:
-            logger.info("contract_verify: verifying the deployments on %s on %s", self.network, target)
+        for destination in targets.destinations:
+            logger.info(
+                "contract_verify: verifying the deployments on %s on %s", self.network, destination.target.label
+            )
         self._draining = True
         self._dispatch()
         try:
@@ -354,7 +344,6 @@ class DeployQueue:
         except Exception as err:
             logger.warning("contract_verify: could not look for factory deployments: %s", err)
         self.active = False
-        labels = targets.labels
         results: list[list[Report]] = [[] for _ in self.futures]
         progress = Progress(self.network, len(self.futures))
         pending = {future: index for index, (_, future) in enumerate(self.futures)}
@@ -368,7 +357,7 @@ class DeployQueue:
             # Past the deadline, every future left: said, never waited for forever.
             for future in sorted(ended or pending, key=pending.__getitem__):
                 index = pending.pop(future)
-                target = self.futures[index][0]
+                target = self.futures[index][0].target
                 why = "" if future.done() else f"not finished within {self.timeout + 60:.0f} s"
                 try:
                     results[index] = [] if why else future.result()
@@ -376,26 +365,26 @@ class DeployQueue:
                     why = f"not finished: {err}"
                 if why:
                     name, address = self._what.get(future, ("?", "?"))
-                    results[index] = [Report(name, address, Outcome.ERROR, why, target=target)]
-                progress.ended(results[index], labels.get(target, target))
+                    results[index] = [Report(name, address, Outcome.ERROR, why, target=target.name)]
+                progress.ended(results[index], target.label)
         progress.close()
-        by_target: dict[str, list[Report]] = {name: [] for name, _ in targets.verifications}
-        for (target, _), reports in zip(self.futures, results):
+        by_target: dict[str, list[Report]] = {d.target.name: [] for d in targets.destinations}
+        for (destination, _), reports in zip(self.futures, results):
             for report in reports:
-                report.target_label = report.target_label or labels.get(target, "")
-            by_target[target] += reports
+                report.target_label = report.target_label or destination.target.label
+            by_target[destination.target.name] += reports
         if self.upgrade_events and self.ledger is not None and self._pool is not None:
             from ape_contract_verify.workflow.upgrades import follow
 
             try:  # after the deploys': a relink follows their link
                 followed = follow(
-                    self.upgrade_events, self.chain, self.ledger, targets.verifications, self.seen, self._pool.submit
+                    self.upgrade_events, self.chain, self.ledger, targets.destinations, self.seen, self._pool.submit
                 )
             except Exception as err:
                 logger.warning("contract_verify: could not follow the run's upgrades on %s: %s", self.network, err)
                 followed = []
-            for target, reports in followed:
-                by_target.setdefault(target, []).extend(reports)
+            for name, reports in followed:
+                by_target.setdefault(name, []).extend(reports)
         self.close()
         return list(by_target.items())
 

@@ -23,7 +23,6 @@ from ape_contract_verify.protocol.forms import validate_proxy_form, validate_rea
 from ape_contract_verify.request import Receipt, VerificationRequest
 
 if TYPE_CHECKING:
-    from ape_contract_verify.client.health import TargetHealth
     from ape_contract_verify.explorer.embedded import EmbeddedExplorer
 
 
@@ -34,9 +33,8 @@ class LocalTarget(VerificationTarget):
     flavour = Flavour.LOCAL
     base_url = ""  # no URL: nothing listens
 
-    def __init__(self, explorer: EmbeddedExplorer, health: TargetHealth | None = None, **_: object):
-        self.explorer = explorer
-        self.health = health  # nothing to feed: an in-process target does not go down
+    def __init__(self, explorer: EmbeddedExplorer, **_: object):
+        self.explorer = explorer  # the run's `health` is not kept: an in-process target does not go down
 
     def __repr__(self) -> str:
         return f"LocalTarget({self.explorer!r})"
@@ -86,7 +84,11 @@ class LocalTarget(VerificationTarget):
             runner.wait_for_an_end(seen, min(left, max(interval, 0.05)))
 
     def job_status(self, guid: str, proxy: bool = False) -> ExplorerAnswer:
-        return self._check("checkproxyverification" if proxy else "checkverifystatus", guid)
+        action = "checkproxyverification" if proxy else "checkverifystatus"
+        answer = self._call("GET", action, {"guid": guid})
+        if answer.outcome == Outcome.ERROR:
+            self._raise_for(answer, action, guid)
+        return answer
 
     def contract_record(self, address: str, full: bool = True) -> ExplorerRecord:
         from ape_contract_verify.client.etherscan import SourceRecord
@@ -122,12 +124,6 @@ class LocalTarget(VerificationTarget):
                 f"{address}: {answer.reason} (waited 0s for the explorer to index it)", answer, reason=reason_of(answer)
             )
         self._raise_for(answer, action, address)
-
-    def _check(self, action: str, guid: str) -> ExplorerAnswer:
-        answer = self._call("GET", action, {"guid": guid})
-        if answer.outcome == Outcome.ERROR:
-            self._raise_for(answer, action, guid)
-        return answer
 
     def _raise_for(self, answer: ExplorerAnswer, action: str, subject: str) -> NoReturn:
         from ape_contract_verify.client.etherscan import answer_error

@@ -8,11 +8,9 @@ nonces and replays (`evm/children.py`).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, NamedTuple, cast
 
-from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.values import checksum
 
 if TYPE_CHECKING:
@@ -21,8 +19,6 @@ if TYPE_CHECKING:
     from ape_contract_verify.evm.children import ReplaysCreations
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.evm.upgrades import UpgradeEvent
-
-logger = get_logger()
 
 
 class RunScan(NamedTuple):
@@ -37,6 +33,7 @@ class RunScan(NamedTuple):
 
 def scan_logs(provider: ProviderAPI, start_block: int, seen: Collection[str] = (), max_blocks: int = 5000) -> RunScan:
     """One walk of the run's blocks (after `start_block`) and their receipts' logs."""
+    from ape_contract_verify.evm.bytecode import to_hex
     from ape_contract_verify.evm.upgrades import decode_log, log_fields
 
     latest = provider.get_block("latest").number or 0
@@ -51,7 +48,7 @@ def scan_logs(provider: ProviderAPI, start_block: int, seen: Collection[str] = (
             if not ours(txn):
                 continue
             receipt = provider.get_receipt(txn.txn_hash)
-            scan.transactions.append(hash_text(receipt.txn_hash))
+            scan.transactions.append(to_hex(receipt.txn_hash))
             if _could_create(receipt):
                 scan.creating.append((number, scan.transactions[-1]))
             if _is_address(txn.receiver):  # eth-tester gives a creation the zero address
@@ -83,41 +80,19 @@ def run_children(
     (`evm/children.py`: children of children too) and every CREATE and CREATE2 of the run's
     transactions that could have created one, replayed by `reader` (an `evm.chain` reader of the
     provider: on a fork of its node, or in its in-process chain; one is made when none is given)."""
-    from ape_contract_verify.evm.children import nonce_children, traced_children
+    from ape_contract_verify.evm.children import new_since, nonce_children, replayed_children, traced_children
 
     mine = {a.lower() for a in seen}
-    found = created_since(
-        provider, start_block, [a for a in dict.fromkeys(scan.candidates + scan.involved) if a.lower() not in mine]
-    )
+    candidates = dict.fromkeys(scan.candidates + scan.involved)
+    found = [a for a in candidates if a.lower() not in mine and new_since(provider, a, max(start_block, 0))]
     traced = traced_children(provider, scan.transactions)
     if traced is None:
         deployed = [checksum(a) for a in seen]
         traced = nonce_children(provider, deployed + scan.involved + found, start_block, made_in_run=deployed + found)
         if scan.creating:
-            traced += _replayed(provider, reader, scan.creating, start_block)
+            # A queue's reader is a CreationFinder (JsonRpcChain, ApeProviderChain) or a wrapper passing its calls on.
+            traced += replayed_children(cast("ReplaysCreations | None", reader), provider, scan.creating, start_block)
     return found + [a for a in dict.fromkeys(traced) if a.lower() not in mine and a not in found]
-
-
-def _replayed(
-    provider: ProviderAPI, reader: ChainReader | None, creating: list[tuple[int, str]], start_block: int
-) -> list[str]:
-    from ape_contract_verify.evm.chain import ApeProviderChain
-    from ape_contract_verify.evm.children import MAX_REPLAYED, replayed_children
-
-    own = ApeProviderChain(provider) if reader is None else None
-    started = time.monotonic()
-    try:
-        # A queue's reader is a CreationFinder (JsonRpcChain, ApeProviderChain) or a wrapper passing its calls on.
-        found = replayed_children(own or cast("ReplaysCreations", reader), provider, creating, start_block)
-    finally:
-        if own is not None:
-            own.close()  # its fork; a queue's reader keeps it for the children's creations
-    logger.info(
-        "contract_verify: %d of the run's transactions replayed (the node has no traces) in %.1f s",
-        min(len(creating), MAX_REPLAYED),
-        time.monotonic() - started,
-    )
-    return found
 
 
 def _could_create(receipt: ReceiptAPI) -> bool:
@@ -129,10 +104,6 @@ def _could_create(receipt: ReceiptAPI) -> bool:
         return int(receipt.status) == 1 and int(receipt.gas_used or MIN_CREATING_GAS) >= MIN_CREATING_GAS
     except (TypeError, ValueError):
         return True
-
-
-def hash_text(value: str | bytes) -> str:
-    return value if isinstance(value, str) else "0x" + bytes(value).hex()
 
 
 def _own_sender(provider: ProviderAPI) -> Callable[[TransactionAPI], bool]:
@@ -154,20 +125,6 @@ def _own_sender(provider: ProviderAPI) -> Callable[[TransactionAPI], bool]:
     return ours
 
 
-def created_since(provider: ProviderAPI, start_block: int, candidates: list[str]) -> list[str]:
-    """Of the addresses the run's logs mention, the contracts made during the run: code now, none
-    at `start_block`."""
-    found: list[str] = []
-    before = max(start_block, 0)
-    for address in candidates:
-        try:
-            if provider.get_code(address) and not provider.get_code(address, block_id=before):
-                found.append(address)
-        except Exception as err:
-            logger.debug("contract_verify: skipping %s: %s", address, err)
-    return found
-
-
 def _is_address(value: object) -> bool:
     return bool(value) and int(str(value), 16) != 0
 
@@ -181,15 +138,9 @@ def _distinct(addresses: list[object]) -> list[str]:
 def _address_words(log: Mapping[str, object]) -> list[object]:
     """Addresses a log mentions: in its indexed topics and its 32-byte data words."""
     from ape_contract_verify.evm.proxies import address_in_word
+    from ape_contract_verify.evm.upgrades import log_bytes
 
-    topics, data = log.get("topics"), _bytes(log.get("data"))
-    chunks = [_bytes(topic) for topic in (topics if isinstance(topics, (list, tuple)) else [])[1:]]
+    topics, data = log.get("topics"), log_bytes(log.get("data"))
+    chunks = [log_bytes(topic) for topic in (topics if isinstance(topics, (list, tuple)) else [])[1:]]
     chunks += [data[i : i + 32] for i in range(0, len(data) - 31, 32)]
     return [address_in_word(chunk) for chunk in chunks if len(chunk) == 32]
-
-
-def _bytes(value: object) -> bytes:
-    """A log's topic or data as bytes (hex text, HexBytes, bytes, or a sequence of ints)."""
-    if isinstance(value, str):
-        return bytes.fromhex(value.removeprefix("0x"))
-    return bytes(value) if isinstance(value, (bytes, bytearray, memoryview, list, tuple)) else b""

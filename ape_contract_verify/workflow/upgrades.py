@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from ape_contract_verify.evm.wrappers import MemoizingChain
     from ape_contract_verify.workflow.ledger import Ledger
     from ape_contract_verify.workflow.ledger_entry import LedgerEntry
-    from ape_contract_verify.workflow.verification import Verification
+    from ape_contract_verify.workflow.run import Destination
 
 logger = get_logger()
 
@@ -117,11 +117,11 @@ def follow(
     events: list[UpgradeEvent],
     chain: MemoizingChain,
     ledger: Ledger,
-    destinations: list[tuple[str, Verification]],
+    destinations: list[Destination],
     deployed: Iterable[str],
     submit: Submit,
 ) -> list[tuple[str, list[Report]]]:
-    """The run's upgrades, followed on each (target name, Verification): [(target, reports)].
+    """The run's upgrades, followed on each target (`run.Destination`): [(target name, reports)].
 
     `chain` is the run's memoising reader: what it read at deploy time is what the deploy's own
     verification linked (`deployed`: this run's addresses); it forgets the moved proxies and their
@@ -129,7 +129,7 @@ def follow(
     entries = {e.address.lower(): e for e in ledger.deployments()}
     deployed = {a.lower() for a in deployed}
     record_admins(ledger, events, entries)
-    jobs: list[tuple[Moved, str, Verification, Future[list[Report]]]] = []
+    jobs: list[tuple[Moved, Destination, Future[list[Report]]]] = []
     for proxy, event in affected(events, chain, [*entries, *deployed]).items():
         before = implementation(chain, proxy) if proxy in deployed else None
         info = detect_proxy(chain, proxy)
@@ -141,36 +141,32 @@ def follow(
             continue  # the deploy's own verification linked it to this implementation
         if entry is None:  # upgraded here, recorded nowhere: `ape verify all` knows it from now on
             ledger.recorded(name, proxy)
-        stale = [(t, v) for t, v in destinations if entry is None or entry.link_on(t, _url(v)) != now]
-        jobs += [(Moved(proxy, now, name), t, v, submit(v.relink, proxy, now, name)) for t, v in stale]
+        stale = [d for d in destinations if entry is None or entry.link_on(d.target.name, d.target.url) != now]
+        jobs += [(Moved(proxy, now, name), d, submit(d.verification.relink, proxy, now, name)) for d in stale]
     results: dict[str, list[Report]] = {}
-    for item, target, verification, job in jobs:
+    for item, destination, job in jobs:
+        target = destination.target
         try:
             reports = job.result()
         except Exception as err:
-            label = verification.target.label if verification.target is not None else ""
             reports = [
                 Report(
                     proxy_row_label(item.name, "proxy re-link"),
                     item.proxy,
                     Outcome.ERROR,
                     str(err),
-                    target=target,
+                    target=target.name,
                     kind="relink",
-                    target_label=label,
+                    target_label=target.label,
                 )
             ]
-        relinked = None if verification.kind.links_proxies else (target, item.implementation)
+        relinked = None if destination.verification.kind.links_proxies else (target.name, item.implementation)
         try:
-            record_links(ledger, item.name, item.proxy, reports, {target: _url(verification)}, relinked)
+            record_links(ledger, item.name, item.proxy, reports, {target.name: target.url}, relinked)
         except Exception as err:  # the link stands; the ledger says why it is stale
             logger.warning("contract_verify: %s", err)
-        results.setdefault(target, []).extend(reports)
+        results.setdefault(target.name, []).extend(reports)
     return list(results.items())
-
-
-def _url(verification: Verification) -> str | None:
-    return verification.target.url if verification.target is not None else None
 
 
 def record_upgrades(events: list[UpgradeEvent], chain: ChainReader, ledger: Ledger, network: str) -> list[str]:

@@ -128,14 +128,14 @@ def test_the_audit_sees_workers_calling_into_ape_when_the_gate_is_defeated(tmp_p
 
     monkeypatch.setattr(Derivations, "prepare", lambda self, *args: False)  # nothing resolved at the deploy
     monkeypatch.setattr(type(GATE), "entered", lambda self: contextlib.nullcontext())  # nobody waits
-    queue_address = DeployQueue._queue_address
+    queue_address = DeployQueue.add
 
     def at_once(self, *args, **kwargs):  # the workers start at the deploy, beside the script
         self._start()
         self._draining = True
         return queue_address(self, *args, **kwargs)
 
-    monkeypatch.setattr(DeployQueue, "_queue_address", at_once)
+    monkeypatch.setattr(DeployQueue, "add", at_once)
     with audited(monkeypatch) as (noted, _):
         proc = _deploy(tmp_path)
     # The workers reach Ape beside the script; this run may even die of it, as issue 27's did

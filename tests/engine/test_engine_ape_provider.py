@@ -235,10 +235,10 @@ def test_factory_child_verifies_in_process(ape_chain, made, cache):
     assert wrong.failure == FailureKind.CONSTRUCTOR_ARGUMENTS, wrong.reason
 
 
-def test_a_failed_replay_is_named_truthfully(ape_chain, made):
+def test_a_failed_replay_is_named_truthfully(ape_chain, made, monkeypatch):
     """When the replay cannot run, the search says so, and names no trace API and no fork: the
     in-process chain has neither."""
-    from ape_contract_verify.evm.reads import ChainError
+    from ape_contract_verify.evm import chain as chain_module
     from ape_contract_verify.evm.tester_replay import ReplayFailed, create_frames, tester_chain
 
     provider, _ = ape_chain
@@ -246,12 +246,12 @@ def test_a_failed_replay_is_named_truthfully(ape_chain, made):
     with pytest.raises(ReplayFailed, match=f"block {head + 50} is not in the chain"):
         create_frames(tester_chain(provider), head + 50)
 
-    class Failing(ApeProviderChain):
-        def _replay(self, block):
-            raise ChainError(f"block {block}: MissingTrieNode")
+    def failing(in_process, block):
+        raise ReplayFailed(f"block {block}: MissingTrieNode")
 
+    monkeypatch.setattr(chain_module, "create_frames", failing)
     address, receipt, _ = made["create"]
-    chain = Failing(provider)
+    chain = ApeProviderChain(provider)
     assert chain.find_creation(address) is None
     assert chain.creation_attempts(address) == [
         f"a replay in the in-process chain (block {receipt.block_number}: MissingTrieNode)"

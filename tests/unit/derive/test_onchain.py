@@ -6,8 +6,8 @@ from types import SimpleNamespace
 import pytest
 
 from ape_contract_verify.derive import onchain
-from ape_contract_verify.derive.onchain import KnownCreation, OnChain, attempts_of, read_chain, tx_hash_of
-from ape_contract_verify.evm.reads import Creation
+from ape_contract_verify.derive.onchain import KnownCreation, OnChain, read_chain, tx_hash_of
+from ape_contract_verify.evm.reads import Creation, attempts_of
 
 pytestmark = pytest.mark.unit
 

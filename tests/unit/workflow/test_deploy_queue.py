@@ -63,8 +63,15 @@ class Run:
 
     def open(self):
         self.opened = True
-        names = [v.target_name for v in self.verifications]
-        return Targets([(v.target_name, v) for v in self.verifications], {n: f"{n} label" for n in names}, "")
+        return Targets(
+            [
+                SimpleNamespace(
+                    target=SimpleNamespace(name=v.target_name, url=v.target.url, label=f"{v.target_name} label"),
+                    verification=v,
+                )
+                for v in self.verifications
+            ]
+        )
 
 
 def make_queue(tmp_path, verifications, children=()):
@@ -93,8 +100,8 @@ def test_each_address_is_verified_once_on_every_target_on_the_workers(tmp_path):
         verification("sourcify", verified("sourcify")),
     )
     queue = make_queue(tmp_path, [etherscan, sourcify])
-    queue._queue_address(BOX.lower(), "Box", None)
-    queue._queue_address(BOX, "Box", None)  # the same deploy seen again: not queued again
+    queue.add(BOX.lower(), "Box", None)
+    queue.add(BOX, "Box", None)  # the same deploy seen again: not queued again
     results = dict(queue.finish())
     assert [r.outcome for r in results["etherscan"]] == [Outcome.VERIFIED] == [r.outcome for r in results["sourcify"]]
     assert len(etherscan.calls) == len(sourcify.calls) == 1
@@ -111,7 +118,7 @@ def test_a_verification_that_raises_is_a_row_and_the_ledger_keeps_the_worst_endi
 
     etherscan = verification("etherscan", verified("etherscan"))
     queue = make_queue(tmp_path, [etherscan, verification("blockscout", refused)])
-    queue._queue_address(BOX, "Box", None, "contracts/Box.sol:Box")
+    queue.add(BOX, "Box", None, "contracts/Box.sol:Box")
     # At the deploy, on the script's thread, only what a recompile could change; the targets wait.
     assert queue.prepared == [(threading.current_thread().name, BOX, "contracts/Box.sol:Box")]
     assert not queue.run.opened and not etherscan.calls and queue.chain.read == []
@@ -130,7 +137,7 @@ def test_a_verification_that_raises_is_a_row_and_the_ledger_keeps_the_worst_endi
 def test_factory_children_found_by_the_walk_are_queued_by_address(tmp_path):
     target = verification("etherscan", verified("etherscan"))
     queue = make_queue(tmp_path, [target], children=[CHILD.lower()])
-    queue._queue_address(BOX, "Box", None)
+    queue.add(BOX, "Box", None)
     results = dict(queue.finish())
     assert [r.address for r in results["etherscan"]] == [BOX, CHILD]  # in submission order
     assert [c[1] for c in target.calls] == [BOX, CHILD]
@@ -144,7 +151,7 @@ def test_a_worker_that_cannot_finish_is_said_with_its_name_and_address(tmp_path,
         raise RuntimeError("worker stopped")
 
     monkeypatch.setattr(DeployQueue, "_verify", broken)
-    queue._queue_address(BOX, "Box", None)
+    queue.add(BOX, "Box", None)
     (row,) = dict(queue.finish())["etherscan"]
     assert (row.contract, row.address, row.outcome) == ("Box", BOX, Outcome.ERROR)
     assert row.reason == "not finished: worker stopped" and row.target == "etherscan"
@@ -158,7 +165,7 @@ def test_following_the_run_s_upgrades_that_fails_is_a_warning_and_the_rows_stand
         raise RuntimeError("node gone")
 
     monkeypatch.setattr(upgrades, "follow", follow)
-    queue._queue_address(BOX, "Box", None)
+    queue.add(BOX, "Box", None)
     with caplog.at_level(logging.WARNING):
         results = dict(queue.finish())
     assert results["etherscan"][0].ok
@@ -178,8 +185,8 @@ def test_the_heartbeat_is_a_bounded_wait():
 def test_the_script_asking_about_a_deploy_has_it_verified_now_and_the_rest_waits(tmp_path):
     target = verification("etherscan", verified("etherscan"))
     queue = make_queue(tmp_path, [target])
-    queue._queue_address(BOX, "Box", None)
-    queue._queue_address(CHILD, "Child", None)
+    queue.add(BOX, "Box", None)
+    queue.add(CHILD, "Child", None)
     queue.verify_now(CHILD)  # Ape's explorer asked about it: verified before verify_now returns
     assert [c[1] for c in target.calls] == [CHILD] and [p.address for p in queue.pending] == [BOX]
     queue.verify_now(CHILD)  # already done: nothing more

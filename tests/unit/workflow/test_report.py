@@ -252,10 +252,9 @@ def test_finish_says_what_it_waits_for_and_keeps_the_rows_in_deploy_order(monkey
     pool = ThreadPoolExecutor(max_workers=2)
     slow = pool.submit(lambda: release.wait(10) and [Report("Slow", A, Outcome.FAILED, "differs")])
     quick = pool.submit(lambda: [Report("Quick", B, Outcome.VERIFIED)])
-    queue = DeployQueue(
-        NET, NS(), lambda: Targets([("etherscan", None)], {"etherscan": embedded().label}), provider=NS(), timeout=30
-    )
-    queue.futures = [("etherscan", slow), ("etherscan", quick)]
+    destination = NS(target=NS(name="etherscan", label=embedded().label), verification=None)
+    queue = DeployQueue(NET, NS(), lambda: Targets([destination]), provider=NS(), timeout=30)
+    queue.futures = [(destination, slow), (destination, quick)]
     queue._what = {slow: ("Slow", A), quick: ("Quick", B)}
     monkeypatch.setattr(queue, "add_factory_deployments", lambda: None)
     monkeypatch.setattr(queue, "close", lambda: None)

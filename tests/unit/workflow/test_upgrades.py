@@ -177,8 +177,10 @@ def test_an_admin_change_is_kept_only_for_a_known_proxy(ledger):
 
 
 def destination(name, relink, url=URL, sourcify=False):
-    target = SimpleNamespace(url=url, label=f"{name} label")
-    return name, SimpleNamespace(relink=relink, target=target, kind=Kind.SOURCIFY if sourcify else Kind.ETHERSCAN)
+    """A run.Destination: the target and its Verification."""
+    target = SimpleNamespace(name=name, url=url, label=f"{name} label")
+    kind = Kind.SOURCIFY if sourcify else Kind.ETHERSCAN
+    return SimpleNamespace(target=target, verification=SimpleNamespace(relink=relink, kind=kind))
 
 
 def test_follow_relinks_a_moved_proxy_where_its_link_is_stale_and_records_it(ledger, pool):
