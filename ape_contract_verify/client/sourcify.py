@@ -9,7 +9,6 @@ proxies: Sourcify resolves them itself). The request bodies and error codes are
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -65,7 +64,7 @@ def vyper_long_version(compiler_version: str) -> str:
     """`vyper:0.4.3` -> `0.4.3+commit.bff19ea2`: what `vyper --version` of that installed Vyper
     prints (the engine finds it: the venv's or a side venv's), with the release's 8-digit commit
     where the package prints fewer; cached per version."""
-    from ape_contract_verify.engine import compilers, sandbox
+    from ape_contract_verify.engine import compilers
     from ape_contract_verify.engine.versions import CompilerFailed, parse_compiler_version
 
     parsed = parse_compiler_version(compiler_version, "vyper")
@@ -76,22 +75,10 @@ def vyper_long_version(compiler_version: str) -> str:
     vyper_json = compilers.vyper_json_command(parsed)[0]  # CompilerNotInstalled names the installed ones
     beside = vyper_json.endswith("vyper-json")  # else this venv's vyper, run as a module
     command = [str(Path(vyper_json).with_name("vyper"))] if beside else [sys.executable, "-m", "vyper"]
-    try:
-        proc = subprocess.run(
-            [*command, "--version"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            stdin=subprocess.DEVNULL,
-            preexec_fn=sandbox.preexec(sandbox.limits_for(60)),
-        )
-        found = CompilerVersion.printed(proc.stdout, "vyper") if proc.returncode == 0 else None
-    except (OSError, subprocess.TimeoutExpired) as err:
-        raise CompilerFailed(f"vyper {parsed.version} did not answer --version: {err}") from None
+    found = compilers.printed_version(command, "vyper")
     if not found or not found.commit or found.number != parsed.number:
-        raise CompilerFailed(
-            f"vyper {parsed.version} printed no {parsed.version}+commit.<hash> for --version: {proc.stdout.strip()[:100]!r}"
-        )
+        printed = found.plain if found else "nothing"
+        raise CompilerFailed(f"`{' '.join(command)} --version` printed {printed}, not {parsed.version}+commit.<hash>")
     long, commit = found.plain, found.commit or ""
     release = _VYPER_RELEASE_COMMITS.get(parsed.number, "")
     if len(commit) < 8 and release.startswith(commit):

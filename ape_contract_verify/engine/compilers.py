@@ -61,17 +61,18 @@ VYPER_OUTPUTS = ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"]
 # --- Solidity ---------------------------------------------------------------------------------
 
 
-def _printed_version(command: list[str], language: Language) -> CompilerVersion | None:
-    """The version `command --version` prints, cached per command and file mtime (a call costs
-    ~0.5 s); None when it does not run or prints none."""
+def printed_version(command: list[str], language: Language) -> CompilerVersion | None:
+    """The version `command --version` prints, cached per command and file (its time and size: a
+    call costs ~0.5 s); None when it does not run or prints none."""
     try:
-        return _printed(tuple(command), Path(command[0]).stat().st_mtime, language)
+        stat = Path(command[0]).stat()
+        return _printed(tuple(command), (stat.st_mtime_ns, stat.st_size), language)
     except OSError:
         return None
 
 
 @functools.cache
-def _printed(command: tuple[str, ...], mtime: float, language: Language) -> CompilerVersion | None:
+def _printed(command: tuple[str, ...], stamp: tuple[int, int], language: Language) -> CompilerVersion | None:
     try:
         proc = subprocess.run(
             [*command, "--version"],
@@ -88,7 +89,7 @@ def _printed(command: tuple[str, ...], mtime: float, language: Language) -> Comp
 
 def _executable_version(executable: Path) -> CompilerVersion:
     """The version, with its commit, that a solc executable reports."""
-    printed = _printed_version([str(executable)], "solidity")
+    printed = printed_version([str(executable)], "solidity")
     if printed is None or printed.commit is None:
         raise CompilerFailed(f"solc at {executable} did not answer --version with its version and commit")
     return printed
@@ -191,7 +192,7 @@ def vyper_compilers() -> dict[str, list[str]]:
     # The venv's own `vyper` (for --version) and vyper-json, else its modules.
     exe = shutil.which("vyper") or str(Path(sys.executable).with_name("vyper"))
     json_exe = shutil.which("vyper-json") or str(Path(sys.executable).with_name("vyper-json"))
-    if own := _printed_version([exe] if Path(exe).exists() else [sys.executable, "-m", "vyper"], "vyper"):
+    if own := printed_version([exe] if Path(exe).exists() else [sys.executable, "-m", "vyper"], "vyper"):
         found[own.number] = [json_exe] if Path(json_exe).exists() else [sys.executable, "-m", "vyper.cli.vyper_json"]
     for folder in [*(Path(p) for p in os.environ.get(VYPER_DIR_ENV, "").split(os.pathsep) if p), _PROJECT_VYPER_DIR]:
         if not folder.is_dir():
@@ -200,7 +201,7 @@ def vyper_compilers() -> dict[str, list[str]]:
             side_json = candidate / "bin" / "vyper-json"
             if candidate.name in found or not side_json.exists():
                 continue
-            printed = _printed_version([str(candidate / "bin" / "vyper")], "vyper")
+            printed = printed_version([str(candidate / "bin" / "vyper")], "vyper")
             if printed is not None and printed.number == candidate.name:
                 found[candidate.name] = [str(side_json)]
     return found
