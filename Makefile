@@ -99,12 +99,14 @@ $(WHEEL): pyproject.toml README.md LICENSE $(shell find ape_contract_verify -typ
 	@rm -rf build
 
 # Python 3.13: eth-ape 0.8 holds numpy<2, which has no wheel for 3.13; pip builds numpy 1.26.4
-# once (minutes; pip keeps the wheel it built). The other pins are the main venv's.
+# once (minutes; pip keeps the wheel it built). The other pins are the main venv's. The tiers' pip
+# byte-compiles nothing (--no-compile): of the ~6,400 files it would (18 CPU-s a venv), the tests
+# import a part, and Python compiles those as they are imported.
 $(PY313)/.installed: pyproject.toml constraints.txt toolchain/find_python.sh | $(WHEEL)
 	@python=$$(bash toolchain/find_python.sh 3.13) && rm -rf $(PY313) && $$python -m venv $(PY313)
-	$(PY313)/bin/python -m pip install --quiet --upgrade pip
+	$(PY313)/bin/python -m pip install --quiet --no-compile --upgrade pip
 	grep -v '^numpy==' constraints.txt > $(PY313)/constraints.txt
-	$(PY313)/bin/python -m pip install --quiet -c $(PY313)/constraints.txt '$(WHEEL)[test]'
+	$(PY313)/bin/python -m pip install --quiet --no-compile -c $(PY313)/constraints.txt '$(WHEEL)[test]'
 	@touch $@
 
 $(FLOOR)/.installed: pyproject.toml toolchain/find_python.sh toolchain/floor_venv.sh toolchain/floor-project.txt toolchain/pins.py | $(WHEEL)
@@ -113,7 +115,7 @@ $(FLOOR)/.installed: pyproject.toml toolchain/find_python.sh toolchain/floor_ven
 
 # Each tier gets the wheel of this tree (no dependency moves: --no-deps).
 $(PY313)/.wheel $(FLOOR)/.wheel: %/.wheel: %/.installed $(WHEEL)
-	$*/bin/python -m pip install --quiet --no-deps --force-reinstall $(WHEEL)
+	$*/bin/python -m pip install --quiet --no-compile --no-deps --force-reinstall $(WHEEL)
 	@touch $@
 
 # The unit tier is tests/unit/ (the folder gives the marker): named, so the other folders' modules

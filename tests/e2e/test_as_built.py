@@ -8,6 +8,7 @@ of its own, and submits the input Ape compiled them from (every source of the gr
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -50,15 +51,26 @@ def main():
 """
 
 
-@pytest.fixture
-def scratch(tmp_path, monkeypatch):
-    project = tmp_path / "as-built"
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory):
+    """The project as `ape compile` left it, and the compile cache it filled (its own, empty before)."""
+    root = tmp_path_factory.mktemp("as-built")
+    project, cache = root / "as-built", root / "compile-cache"
     for name, text in {**SOURCES, "ape-config.yaml": CONFIG, "scripts/deploy.py": DEPLOY}.items():
         (project / name).parent.mkdir(parents=True, exist_ok=True)
         (project / name).write_text(text)
-    cache = tmp_path / "compile-cache"
-    monkeypatch.setenv("APE_CONTRACT_VERIFY_COMPILE_CACHE", str(cache))  # this test's own, empty
-    run([BIN / "ape", "compile"], cwd=project, timeout=600)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("APE_CONTRACT_VERIFY_COMPILE_CACHE", str(cache))
+        run([BIN / "ape", "compile"], cwd=project, timeout=600)
+    return project, cache
+
+
+@pytest.fixture
+def scratch(compiled, tmp_path, monkeypatch):
+    """A copy of both, for one test's deploy on an anvil of its own."""
+    project = shutil.copytree(compiled[0], tmp_path / "as-built")
+    cache = shutil.copytree(compiled[1], tmp_path / "compile-cache")
+    monkeypatch.setenv("APE_CONTRACT_VERIFY_COMPILE_CACHE", str(cache))
     anvil = Anvil()  # a node that outlives the run: its local explorer's store is kept
     configure(project, foundry={"host": anvil.url})
     yield project, cache
