@@ -188,7 +188,8 @@ def derive(
     own = standard_input(artifact)
     candidates: list[CompilerJson] = []  # inputs Ape may have built it from, the widest first
     if not minimal_input and code_format == CodeFormat.STANDARD_JSON:
-        candidates = [group for group in (_group_candidate(artifact, own),) if group is not None] + [own]
+        group = _group_candidate(artifact, own)
+        candidates = [own] if group is None else [group, own]
     input_json = _as_built(candidates, artifact, cache) or own
     timings["input"] = time.perf_counter() - t0
     warnings: list[str] = []

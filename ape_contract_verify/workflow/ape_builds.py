@@ -60,14 +60,14 @@ def _widened(input_data: dict[str, Any]) -> dict[str, Any] | None:
     verification reads; None for an input of another shape (then it runs as given)."""
     from ape_contract_verify.engine.compilers import SOLIDITY_OUTPUTS
 
-    try:
-        copy: dict[str, Any] = json.loads(json.dumps(input_data))
-        for by_contract in copy["settings"]["outputSelection"].values():
-            if "*" in by_contract:
-                by_contract["*"] = list(dict.fromkeys([*by_contract["*"], *SOLIDITY_OUTPUTS]))
+    try:  # the selection alone is copied: the sources, which can be megabytes, are shared
+        selection = {
+            file: {**by, "*": list(dict.fromkeys([*by["*"], *SOLIDITY_OUTPUTS]))} if "*" in by else dict(by)
+            for file, by in input_data["settings"]["outputSelection"].items()
+        }
     except (TypeError, KeyError, AttributeError, ValueError):
         return None
-    return copy
+    return {**input_data, "settings": {**input_data["settings"], "outputSelection": selection}}
 
 
 def keep(input_data: dict[str, Any], output: dict[str, Any], base_path: str | Path | None) -> None:
