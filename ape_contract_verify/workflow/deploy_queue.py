@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from ape_contract_verify.evm.wrappers import MemoizingChain
     from ape_contract_verify.json_types import JsonObject
     from ape_contract_verify.workflow.ledger import Ledger
-    from ape_contract_verify.workflow.run import Destination
+    from ape_contract_verify.workflow.verification import Verification
 
 logger = get_logger()
 _lock = threading.Lock()
@@ -42,10 +42,10 @@ _lock = threading.Lock()
 
 @dataclass
 class Targets:
-    """The network's targets, opened when the script has ended (the run's `Destination`s: each
-    target and its Verification), and why a target could not be opened."""
+    """The network's targets, opened when the script has ended (the run's `Verification`s, one
+    per target), and why a target could not be opened."""
 
-    destinations: list[Destination]
+    destinations: list[Verification]
     error: str = ""
 
 
@@ -82,7 +82,7 @@ class DeployQueue:
     active: bool = field(default=True, init=False)
     seen: set[str] = field(default_factory=set, init=False)
     pending: list[Pending] = field(default_factory=list, init=False)  # deploys not yet handed to the workers
-    futures: list[tuple[Destination, Future[list[Report]]]] = field(default_factory=list, init=False)
+    futures: list[tuple[Verification, Future[list[Report]]]] = field(default_factory=list, init=False)
     # the run's Upgraded/BeaconUpgraded/AdminChanged, in order
     upgrade_events: list[UpgradeEvent] = field(default_factory=list, init=False)
     # (children, upgrade events) when the caller walked the run's logs already
@@ -260,10 +260,10 @@ class DeployQueue:
             self.chain.get_code(info.implementation)
 
     def _verify(
-        self, destination: Destination, address: str, name: str | None, deployed_type: str | None = None
+        self, destination: Verification, address: str, name: str | None, deployed_type: str | None = None
     ) -> list[Report]:
         try:
-            reports = destination.verification.contract(address, deployed_type=deployed_type)
+            reports = destination.contract(address, deployed_type=deployed_type)
         except Exception as err:  # reported, never raised into the script
             reports = [Report(name or address[:10], address, Outcome.ERROR, str(err))]
         if self.ledger is None:

@@ -148,7 +148,7 @@ def plan_items(
     reason = "verified, and linked to the implementation on chain: nothing sent"
     for target in sorted(todo.current):  # one row for the proxy: its source and its link, as the ledger says
         row = Report(item.label, address, Outcome.ALREADY_VERIFIED, reason, implementation=todo.implementation)
-        current += destinations[target].verification.stamp([row])
+        current += destinations[target].stamp([row])
     return items
 
 

@@ -54,14 +54,6 @@ class Item:
         return short_name(self.name or self.deployed_type or "") or self.address[:10]
 
 
-@dataclass
-class Destination:
-    network: str
-    target: Target
-    verification: Verification
-    health: TargetHealth  # shared by every worker on this target: down once, for the whole run
-
-
 class VerificationRun:
     """`add_network` once per network, then `verify` or `proxy`."""
 
@@ -78,7 +70,7 @@ class VerificationRun:
         self.workers = workers
         self.on_progress = on_progress
         self.client_options = client_options or {}
-        self.destinations: list[Destination] = []
+        self.destinations: list[Verification] = []  # one per target of each network
 
     def add_network(
         self,
@@ -93,13 +85,11 @@ class VerificationRun:
         with `on_error`, is handed to it and left out (the others still run). The targets share
         `derivations` (one made here unless given: the deploy hook's holds what it prepared)."""
         shared = derivations or Derivations()
-        opened: list[Destination] = []
+        opened: list[Verification] = []
         for target in targets:
-            health = TargetHealth(target.name)
+            health = TargetHealth(target.name)  # shared by every worker on this target: down once, for the run
             try:
-                client, browser = explorer_for(
-                    target, provider, chain_reader=chain_reader, health=health, **self.client_options
-                )
+                client = explorer_for(target, provider, chain_reader=chain_reader, health=health, **self.client_options)
             except Exception as err:
                 if on_error is None:
                     raise
@@ -109,23 +99,24 @@ class VerificationRun:
             options = self.options
             if target.is_local or urlsplit(target.url or "").hostname in ("127.0.0.1", "localhost", "::1"):
                 options = dataclasses.replace(options, poll_interval=min(options.poll_interval, 0.5))
-            verification = Verification(
-                client,
-                self.project,
-                chain_reader,
-                options,
-                browser_url=browser,
-                on_progress=self.on_progress,
-                target=target,
-                network=network,
-                shared=shared,
+            opened.append(
+                Verification(
+                    client,
+                    self.project,
+                    chain_reader,
+                    options,
+                    target=target,
+                    on_progress=self.on_progress,
+                    network=network,
+                    shared=shared,
+                    health=health,
+                )
             )
-            opened.append(Destination(network, target, verification, health))
-        for destination in opened:
-            destination.health.others = len(opened) > 1
+        for verification in opened:
+            verification.health.others = len(opened) > 1
         self.destinations += opened
 
-    def targets_of(self, network: str) -> list[Destination]:
+    def targets_of(self, network: str) -> list[Verification]:
         return [d for d in self.destinations if d.network == network]
 
     def verify(
@@ -142,21 +133,19 @@ class VerificationRun:
         if not tasks:
             return []
 
-        def one(task: tuple[Item, Destination]) -> list[Report]:
-            item, destination = task
+        def one(task: tuple[Item, Verification]) -> list[Report]:
+            item, verification = task
             try:
-                destination.health.check()  # a target found down gets no more requests
+                verification.health.check()  # a target found down gets no more requests
                 if item.relink:
-                    reports = destination.verification.relink(item.address, item.relink, item.label)
+                    reports = verification.relink(item.address, item.relink, item.label)
                 else:
                     if item.kept_input is not None:
-                        destination.verification.shared.kept[item.address.lower()] = item.kept_input
-                    reports = destination.verification.contract(
-                        item.address, item.name, item.constructor_args, item.deployed_type
-                    )
+                        verification.shared.kept[item.address.lower()] = item.kept_input
+                    reports = verification.contract(item.address, item.name, item.constructor_args, item.deployed_type)
             except Exception as err:  # reported, never lost, never stops the other targets
-                logger.debug("verification of %s on %s failed", item.address, destination.target.name, exc_info=True)
-                reports = destination.verification.stamp([Report(item.label, item.address, Outcome.ERROR, str(err))])
+                logger.debug("verification of %s on %s failed", item.address, verification.target.name, exc_info=True)
+                reports = verification.stamp([Report(item.label, item.address, Outcome.ERROR, str(err))])
             if on_done is not None:
                 on_done(item, reports)
             return reports
@@ -171,11 +160,11 @@ class VerificationRun:
 
     def proxy(self, network: str, address: str, expected_implementation: str | None = None) -> list[Report]:
         """The proxy link on every Etherscan-style target of the network (Sourcify resolves proxies itself)."""
-        destinations = [d for d in self.targets_of(network) if d.verification.kind.links_proxies]
-        if not destinations:
+        linking = [d for d in self.targets_of(network) if d.kind.links_proxies]
+        if not linking:
             return []
-        with ThreadPoolExecutor(max_workers=len(destinations), thread_name_prefix="verify-proxy") as pool:
-            return list(pool.map(lambda d: d.verification.proxy(address, expected_implementation), destinations))
+        with ThreadPoolExecutor(max_workers=len(linking), thread_name_prefix="verify-proxy") as pool:
+            return list(pool.map(lambda d: d.proxy(address, expected_implementation), linking))
 
 
 def failed(reports: Iterable[Report], required: Iterable[str] | None = None) -> list[Report]:

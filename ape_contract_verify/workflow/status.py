@@ -349,6 +349,6 @@ def network_status(
         from ape_contract_verify.workflow.verification import explorer_for
 
         # Not started here: `readable_targets` kept only local targets whose store is kept.
-        return explorer_for(target, provider, health=health, start=False, **client_options)[0]
+        return explorer_for(target, provider, health=health, start=False, **client_options)
 
     return NetworkStatus(label, targets, deployments, ApeProviderChain(provider), open_client)

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from ape_contract_verify.evm.wrappers import MemoizingChain
     from ape_contract_verify.workflow.ledger import Ledger
     from ape_contract_verify.workflow.ledger_entry import LedgerEntry
-    from ape_contract_verify.workflow.run import Destination
+    from ape_contract_verify.workflow.verification import Verification
 
 logger = get_logger()
 
@@ -117,11 +117,11 @@ def follow(
     events: list[UpgradeEvent],
     chain: MemoizingChain,
     ledger: Ledger,
-    destinations: list[Destination],
+    destinations: list[Verification],
     deployed: Iterable[str],
     submit: Submit,
 ) -> list[tuple[str, list[Report]]]:
-    """The run's upgrades, followed on each target (`run.Destination`): [(target name, reports)].
+    """The run's upgrades, followed on each target (the run's `Verification`s): [(target name, reports)].
 
     `chain` is the run's memoising reader: what it read at deploy time is what the deploy's own
     verification linked (`deployed`: this run's addresses); it forgets the moved proxies and their
@@ -129,7 +129,7 @@ def follow(
     entries = {e.address.lower(): e for e in ledger.deployments()}
     deployed = {a.lower() for a in deployed}
     record_admins(ledger, events, entries)
-    jobs: list[tuple[Moved, Destination, Future[list[Report]]]] = []
+    jobs: list[tuple[Moved, Verification, Future[list[Report]]]] = []
     for proxy, event in affected(events, chain, [*entries, *deployed]).items():
         before = implementation(chain, proxy) if proxy in deployed else None
         info = detect_proxy(chain, proxy)
@@ -142,7 +142,7 @@ def follow(
         if entry is None:  # upgraded here, recorded nowhere: `ape verify all` knows it from now on
             ledger.recorded(name, proxy)
         stale = [d for d in destinations if entry is None or entry.link_on(d.target.name, d.target.url) != now]
-        jobs += [(Moved(proxy, now, name), d, submit(d.verification.relink, proxy, now, name)) for d in stale]
+        jobs += [(Moved(proxy, now, name), d, submit(d.relink, proxy, now, name)) for d in stale]
     results: dict[str, list[Report]] = {}
     for item, destination, job in jobs:
         target = destination.target
@@ -160,7 +160,7 @@ def follow(
                     target_label=target.label,
                 )
             ]
-        relinked = None if destination.verification.kind.links_proxies else (target.name, item.implementation)
+        relinked = None if destination.kind.links_proxies else (target.name, item.implementation)
         try:
             record_links(ledger, item.name, item.proxy, reports, {target.name: target.url}, relinked)
         except Exception as err:  # the link stands; the ledger says why it is stale

@@ -12,8 +12,9 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
+from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.client.provider import Kind
 from ape_contract_verify.exceptions import ContractNotVerified, ContractVerifyError, ExplorerError, TargetDown
 from ape_contract_verify.logs import get_logger
@@ -28,7 +29,6 @@ if TYPE_CHECKING:  # the clients import requests, derive imports Ape: only when 
     from ape.managers.project import ProjectManager
     from typing_extensions import Unpack
 
-    from ape_contract_verify.client.health import TargetHealth
     from ape_contract_verify.client.provider import CreationRecord, SubmissionReceipt, VerificationTarget
     from ape_contract_verify.client.targets import ClientOptions, Target
     from ape_contract_verify.config import ContractVerifyConfig
@@ -103,29 +103,32 @@ class Options:
 
 
 class Verification:
+    """One target's side of a run (`target`, its `client`, its `health`), on `network`."""
+
     def __init__(
         self,
         client: "VerificationTarget",
         project: "ProjectManager",
         chain_reader: "ChainReader | None",
         options: Options | None = None,
-        browser_url: str | None = None,
+        *,
+        target: "Target",
         on_progress: Callable[[str, str], None] | None = None,
-        target: Optional["Target"] = None,
         network: str = "",
         shared: Derivations | None = None,
+        health: TargetHealth | None = None,
     ):
         self.client = client
         self.project = project
         self.chain = chain_reader
         self.target = target
-        self.target_name = target.name if target is not None else ""
         self.kind = Kind(client.kind)
         options = options or Options()  # Sourcify's code format: standard-json only
         self.options = dataclasses.replace(options, code_format=CodeFormat(self.kind.format_for(options.code_format)))
         self.network = network
-        self.browser_url = browser_url.rstrip("/") if browser_url else None
         self.shared = shared or Derivations()
+        # Shared by every worker on this target (the run's, which its client feeds): down once, for the run.
+        self.health = health or TargetHealth(target.name)
         self.on_progress = on_progress or (lambda address, text: None)
         self._lock = threading.Lock()
         self._done: dict[str, threading.Event] = {}  # source submissions of this run, by address
@@ -186,8 +189,8 @@ class Verification:
     def stamp(self, reports: list[Report]) -> list[Report]:
         """`reports` made on this target, saying so: its name and label, the network."""
         for report in reports:
-            report.target = report.target or self.target_name
-            report.target_label = report.target_label or (self.target.label if self.target is not None else "")
+            report.target = report.target or self.target.name
+            report.target_label = report.target_label or self.target.label
             report.network = report.network or self.network
         return reports
 
@@ -263,7 +266,7 @@ class Verification:
         """This target's record of creations, for contracts whose creation the chain cannot give.
         None for the embedded local explorer: it reads the same chain through the same reader, so
         it would only repeat the search (and the reason would name an explorer record there is not)."""
-        if self.target is not None and self.target.is_local:
+        if self.target.is_local:
             return None
         return self.client.creation_records()
 
@@ -336,12 +339,9 @@ class Verification:
         return record.exact  # a partial match: submit, the exact one replaces it
 
     def _link(self, address: str) -> str | None:
-        # The target knows its pages (Sourcify's repo has its own form); the embedded explorer's
-        # pages are only known once it runs, as `browser_url`.
-        if self.target is not None and self.target.browser_url:
+        # The target knows its pages (Sourcify's repo has its own form); else the client may.
+        if self.target.browser_url:
             return self.target.contract_url(address)
-        if self.browser_url:
-            return f"{self.browser_url}/address/{address}"
         return self.client.link(address)
 
 
@@ -372,13 +372,13 @@ def explorer_for(
     health: "TargetHealth | None" = None,
     start: bool = True,
     **client_options: "Unpack[ClientOptions]",
-) -> tuple["VerificationTarget", str | None]:
-    """(client, browser URL) for a resolved Target. A local network with no explorer configured
-    gets the process's local explorer of the chain (`workflow.local_explorers`; no server: no
-    browser URL), reading it through `chain_reader` (default: the Ape provider); started when
-    none runs, unless `start` is off (status reads only a running or kept one)."""
+) -> "VerificationTarget":
+    """The client of a resolved Target. A local network with no explorer configured gets the
+    process's local explorer of the chain (`workflow.local_explorers`; no server: no pages),
+    reading it through `chain_reader` (default: the Ape provider); started when none runs, unless
+    `start` is off (status reads only a running or kept one)."""
     if not target.is_local:
-        return target.client(health=health, **client_options), target.browser_url
+        return target.client(health=health, **client_options)
     from ape import chain
 
     from ape_contract_verify.workflow import local_explorers
@@ -386,7 +386,7 @@ def explorer_for(
     explorer = local_explorers.shared(provider if provider is not None else chain.provider, chain_reader, start)
     if explorer is None:  # none running, and `start` off
         raise ContractVerifyError("the local explorer of this chain is not running")
-    return local_client(explorer, health=health), None
+    return local_client(explorer, health=health)
 
 
 def local_client(explorer: "EmbeddedExplorer", health: "TargetHealth | None" = None) -> "VerificationTarget":

@@ -188,8 +188,8 @@ def test_a_run_marks_a_dead_target_down_once_and_the_other_verifies_everything(m
     def fake_explorer_for(t, provider=None, chain_reader=None, health=None, **options):
         if t.name == "dead":
             dead.append(Dead(health))
-            return dead[-1], None
-        return Alive(), None
+            return dead[-1]
+        return Alive()
 
     monkeypatch.setattr(run_module, "explorer_for", fake_explorer_for)
     items = [Item("ethereum:sepolia", "0x" + f"{i + 1:040x}", f"C{i}") for i in range(20)]

@@ -63,15 +63,9 @@ class Run:
 
     def open(self):
         self.opened = True
-        return Targets(
-            [
-                SimpleNamespace(
-                    target=SimpleNamespace(name=v.target_name, url=v.target.url, label=f"{v.target_name} label"),
-                    verification=v,
-                )
-                for v in self.verifications
-            ]
-        )
+        for v in self.verifications:
+            v.target = SimpleNamespace(name=v.target_name, url=v.target.url, label=f"{v.target_name} label")
+        return Targets(self.verifications)
 
 
 def make_queue(tmp_path, verifications, children=()):

@@ -106,7 +106,7 @@ def world(monkeypatch):
     monkeypatch.setattr(proxies, "detect_proxy", lambda chain, address: None)
 
     def fake_explorer_for(t, provider=None, chain_reader=None, **options):
-        return clients[t.name], None
+        return clients[t.name]
 
     monkeypatch.setattr(run_module, "explorer_for", fake_explorer_for)
     return SimpleNamespace(derived=derived, clients=clients)

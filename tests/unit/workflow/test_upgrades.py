@@ -177,10 +177,9 @@ def test_an_admin_change_is_kept_only_for_a_known_proxy(ledger):
 
 
 def destination(name, relink, url=URL, sourcify=False):
-    """A run.Destination: the target and its Verification."""
+    """A run's Verification on one target."""
     target = SimpleNamespace(name=name, url=url, label=f"{name} label")
-    kind = Kind.SOURCIFY if sourcify else Kind.ETHERSCAN
-    return SimpleNamespace(target=target, verification=SimpleNamespace(relink=relink, kind=kind))
+    return SimpleNamespace(target=target, relink=relink, kind=Kind.SOURCIFY if sourcify else Kind.ETHERSCAN)
 
 
 def test_follow_relinks_a_moved_proxy_where_its_link_is_stale_and_records_it(ledger, pool):

@@ -6,12 +6,14 @@ from dataclasses import dataclass, field
 import pytest
 
 from ape_contract_verify.client.etherscan import SubmissionReceipt
+from ape_contract_verify.client.targets import Target
 from ape_contract_verify.derive import derive
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 from ape_contract_verify.workflow import report, verification
 
 ADDRESS = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
+TARGET = Target("ethereum", "sepolia", "https://scripted.example/api", 11155111, None)
 
 
 def answer(outcome: Outcome, text: str) -> ExplorerAnswer:
@@ -55,7 +57,7 @@ def request(sources: str = '{"sources": {"a.sol": {}}}') -> VerificationRequest:
 
 def make(client) -> verification.Verification:
     return verification.Verification(
-        client, project=None, chain_reader=None, options=verification.Options(poll_interval=0)
+        client, project=None, chain_reader=None, options=verification.Options(poll_interval=0), target=TARGET
     )
 
 
@@ -130,4 +132,6 @@ def test_without_a_chain_reader_it_reads_the_active_provider_as_deriving_does(mo
     reports = make(ScriptedClient([])).contract(ADDRESS)
     assert [r.outcome for r in reports] == [Outcome.NOTHING_TO_VERIFY] and asked == [None]
     given = DataChain()
-    assert verification.Verification(ScriptedClient([]), None, given).reader is given  # a run's own reader stands
+    assert (
+        verification.Verification(ScriptedClient([]), None, given, target=TARGET).reader is given
+    )  # a run's own reader stands

@@ -24,7 +24,7 @@ def main():
     target = resolve_target(network.ecosystem.name, network.name, None, config=cfg)
     targets = [line.split() for line in Path(os.environ["BENCH_ADDRESSES"]).read_text().splitlines() if line.strip()]
     outcomes = []
-    client, browser = explorer_for(target, chain.provider, max_retries=cfg.max_retries)
+    client = explorer_for(target, chain.provider, max_retries=cfg.max_retries)
     options = Options(
         code_format=cfg.codeformat.value,
         check=cfg.check,
@@ -32,7 +32,7 @@ def main():
         poll_interval=cfg.poll_interval,
         timeout=cfg.timeout,
     )
-    verification = Verification(client, project, ApeProviderChain(chain.provider), options, browser_url=browser)
+    verification = Verification(client, project, ApeProviderChain(chain.provider), options, target=target)
     started = time.perf_counter()
     for name, address in targets:
         reports = verification.contract(address, name)
