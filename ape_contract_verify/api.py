@@ -106,7 +106,7 @@ def verify(
     from ape import project
 
     from ape_contract_verify.workflow.choice import chain_id_of
-    from ape_contract_verify.workflow.records import deployed_as
+    from ape_contract_verify.workflow.ledger import deployed_as
 
     wanted = _contracts(contracts)
     fmt = _options(code_format, workers, check=check, force=force)

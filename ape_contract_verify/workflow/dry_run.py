@@ -273,7 +273,7 @@ def plan_dry_run(
     from ape import config, project
 
     from ape_contract_verify.evm.chain import ApeProviderChain
-    from ape_contract_verify.workflow.records import deployed_as
+    from ape_contract_verify.workflow.ledger import deployed_as
 
     options = Options.from_config(config.get_config("contract_verify"), code_format, check)
     # The same targets a real run resolves: the names, explorer URL and key given, then config.

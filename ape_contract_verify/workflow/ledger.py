@@ -1,8 +1,14 @@
-"""The plugin's store of ledger entries (what was deployed on a chain and how its verification ended).
+"""The plugin's ledger: what was deployed on a chain, how its verification ended, and Ape's own records.
 
 Ape records deployments only on live networks, and only with `publish=True`; the deploy hook
 records every deployment here instead, so `ape verify all` knows what there is to do and can
 resume after an interruption.
+
+An entry (`LedgerEntry`) moves by named transitions: `recorded` (deployed or found, not verified
+yet), `ended` (how its verification ended everywhere), `target_ended` (on one target: the entry's
+status is then the worst of its targets'), `linked` (the implementation a proxy was linked to on a
+target), `upgraded` (a proxy moved, with auto off) and `admin_changed`. `Ledger` applies one in a
+transaction and stores the entry as JSON (`to_json`).
 
 The store is SQLite in WAL mode, one database per chain under the project's
 `.build/contract_verify/` (deployments-<chain id>-<genesis prefix>.sqlite; a restarted dev chain
@@ -11,28 +17,157 @@ with the same id is another chain). Several processes write at once (two `ape ru
 that finds the database busy waits (`busy_timeout`) instead of failing, so no change is lost.
 One database per chain rather than one per project: the file name says which chain it is, so a
 chain's record is moved aside or deleted as one file, and a damaged database costs one chain's
-record, not the project's. Each entry is kept whole as a JSON object
-(`ledger_entry.LedgerEntry.to_json`), keyed by its lower-case address, in insertion order, and
-changed only by the entry's named transitions, each applied here in one transaction.
+record, not the project's. Each entry is kept whole as a JSON object, keyed by its lower-case
+address, in insertion order, and changed only by the entry's named transitions, each applied here
+in one transaction.
+
+Ape's own records are the `deployments:` section of ape-config.yaml and the deployment maps Ape
+keeps for live networks, read through Ape's API (`recorded_deployments`). A record that cannot be
+read is a problem to show, never an empty record: `ape verify all` must not answer "No recorded
+deployments" because a file or a contract type could not be read.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+
+from pydantic import Field, TypeAdapter
 
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.json_types import JsonObject
-from ape_contract_verify.workflow.ledger_entry import LedgerEntry
 
 if TYPE_CHECKING:
     from ape.managers.project import ProjectManager
+
+    from ape_contract_verify.derive.artifacts import Artifact
+
+# Statuses with nothing left to do; "unsupported": no target can do more yet.
+DONE = ("verified", "already verified", "nothing to verify", "unsupported")
+PENDING = "pending"
+EXPLORER = "explorer"  # the name of an ending or link whose target has none
+
+T = TypeVar("T")
+
+
+@dataclass
+class TargetEnding:
+    """How verifying the entry's address ended on one target."""
+
+    status: str
+    reason: str = ""
+
+
+@dataclass
+class Link:
+    """The implementation a proxy was last linked to on a target (handled with, on Sourcify), and
+    that target's URL (None: the embedded explorer)."""
+
+    implementation: str  # lower case
+    url: str | None = None
+
+
+@dataclass
+class Upgrade:
+    """A proxy the run moved while auto was off: `ape verify all` links it again."""
+
+    implementation: str
+    tx: str | None = None
+
+
+@dataclass
+class LedgerEntry:
+    address: str  # as first recorded (checksummed, mostly); the store keys it in lower case
+    contract: str | None = None  # the name it was deployed under, if it had one
+    status: str | None = PENDING
+    reason: str | None = None
+    network: str | None = None  # ecosystem:network:provider, as `ape run` was connected
+    # The type Ape deployed (artifacts.type_reference); "type" on disk.
+    deployed_type: Annotated[str | None, Field(alias="type")] = None
+    # The digest of the input Ape compiled it from ("input" on disk).
+    compile_input: Annotated[str | None, Field(alias="input")] = None
+    targets: dict[str, TargetEnding] = field(default_factory=dict)
+    links: dict[str, Link] = field(default_factory=dict)
+    upgrade: Annotated[Upgrade | None, Field(alias="upgraded")] = None
+    admin: str | None = None
+    updated: float | None = None  # time.time() of the last transition
+
+    @property
+    def name(self) -> str:
+        """What the summary and `ape verify all` call it: its contract, else its address."""
+        return self.contract or self.address
+
+    @property
+    def done(self) -> bool:
+        return self.status in DONE
+
+    def done_on(self, target: str) -> bool:
+        """Whether `target` ended well for this entry (its own record, else the entry's)."""
+        own = self.targets.get(target)
+        return (own.status if own is not None else self.status) in DONE
+
+    def link_on(self, target: str, url: str | None) -> str | None:
+        """The implementation last linked on `target`, if that link was made at `url`."""
+        link = self.links.get(target)
+        return link.implementation if link is not None and link.url == url else None
+
+    # -- the transitions (`Ledger` applies each in one transaction)
+
+    def recorded(
+        self, network: str | None = None, deployed_type: str | None = None, compile_input: str | None = None
+    ) -> None:
+        """Deployed (or made by a factory, or found moved) and not verified yet."""
+        self.status = PENDING
+        self.network = network if network is not None else self.network
+        self.deployed_type = deployed_type or self.deployed_type
+        self.compile_input = compile_input or self.compile_input
+
+    def ended(self, status: str, reason: str = "") -> None:
+        """How its verification ended on every target of the run (the worst of them)."""
+        self.status, self.reason = status, reason
+
+    def target_ended(self, target: str, status: str, reason: str = "") -> None:
+        """How it ended on `target`; the entry's status becomes the first of its targets' not done,
+        else this one."""
+        self.targets[target or EXPLORER] = TargetEnding(status, reason)
+        worst = next((t for t in self.targets.values() if t.status not in DONE), None) or TargetEnding(status, reason)
+        self.status, self.reason = worst.status, worst.reason
+
+    def linked(self, target: str, implementation: str, url: str | None = None) -> None:
+        self.links[target or EXPLORER] = Link(implementation.lower(), url)
+
+    def upgraded(self, implementation: str, tx: str | None) -> None:
+        self.upgrade = Upgrade(implementation, tx)
+
+    def admin_changed(self, admin: str) -> None:
+        self.admin = admin
+
+    # -- the JSON the store keeps: its fields under their names on disk
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> LedgerEntry:
+        """An entry as `to_json` wrote it (one without a status has none; a wrong one is a ValueError)."""
+        return _entries().validate_python({"status": None, **data})
+
+    def to_json(self) -> JsonObject:
+        """The entry as the store keeps it, those fields unset left out."""
+        document = _entries().dump_python(self, by_alias=True)
+        return {key: value for key, value in document.items() if value is not None and value != {}}
+
+
+@functools.cache
+def _entries() -> TypeAdapter[LedgerEntry]:
+    """pydantic's reader and writer of entries, made once."""
+    return TypeAdapter(LedgerEntry)
+
 
 BUSY_TIMEOUT = 60.0  # seconds a writer waits for another; a verification holds it for milliseconds
 SUFFIX = ".sqlite"
@@ -70,17 +205,17 @@ class Ledger:
     def entries(self) -> list[JsonObject]:
         """The recorded deployments as stored (JSON objects), in the order first recorded; none when
         there is no ledger. An unreadable one is an error (LedgerError), never "nothing recorded"."""
+        return [entry.to_json() for entry in self.deployments()]
+
+    def deployments(self) -> list[LedgerEntry]:
+        """The recorded deployments as typed entries, in the order first recorded."""
         if not self.path.exists():
             return []  # reading creates nothing
         with self._connect() as db:
             rows = db.execute("SELECT entry FROM deployments ORDER BY seq").fetchall()
-        return [self._decode(row[0], "address") for row in rows]
+        return [self._decode(row[0], LedgerEntry.from_json) for row in rows]
 
-    def deployments(self) -> list[LedgerEntry]:
-        """The recorded deployments as typed entries, in the order first recorded."""
-        return [LedgerEntry.from_json(entry) for entry in self.entries()]
-
-    # -- the transitions (ledger_entry.LedgerEntry), each one transaction
+    # -- the transitions (LedgerEntry's), each one transaction
 
     def recorded(
         self,
@@ -108,7 +243,9 @@ class Ledger:
             return {}
         with self._connect() as db:
             rows = [db.execute("SELECT digest, input FROM inputs WHERE digest = ?", (d,)).fetchone() for d in wanted]
-        return {row[0]: self._decode(row[1]) for row in rows if row is not None}
+        return {
+            row[0]: self._decode(row[1], TypeAdapter(dict[str, Any]).validate_python) for row in rows if row is not None
+        }
 
     def ended(self, contract: str, address: str, status: str, reason: str = "") -> None:
         """How `address` ended on every target of a run (the worst of them)."""
@@ -144,7 +281,7 @@ class Ledger:
         changed by `when_new`), apply `transition`, write it back, under the write lock."""
         with self._transaction() as db:
             row = db.execute("SELECT entry FROM deployments WHERE address = ?", (address.lower(),)).fetchone()
-            entry = None if row is None else LedgerEntry.from_json(self._decode(row[0], "address"))
+            entry = None if row is None else self._decode(row[0], LedgerEntry.from_json)
             if entry is None:
                 entry = LedgerEntry(address=address, contract=contract)
                 if when_new is not None:
@@ -207,15 +344,12 @@ class Ledger:
             raise
         db.execute("COMMIT")
 
-    def _decode(self, text: str, *keys: str) -> JsonObject:
-        """A stored JSON object with `keys`; anything else is a damaged store."""
+    def _decode(self, text: str, read: Callable[[JsonObject], T]) -> T:
+        """A stored JSON object, `read`; anything else is a damaged store."""
         try:
-            value = json.loads(text)
-            if not isinstance(value, dict) or not all(key in value for key in keys):
-                raise ValueError(f"a stored value is not a JSON object with {', '.join(keys) or 'fields'}")
-        except ValueError as err:
+            return read(json.loads(text))
+        except ValueError as err:  # not JSON, or not what `read` takes (pydantic's errors are ValueErrors)
             raise self._error(err) from None
-        return value
 
 
 def _genesis_hash() -> str | None:
@@ -227,3 +361,100 @@ def _genesis_hash() -> str | None:
         return value.hex() if isinstance(value, (bytes, bytearray)) else str(value)
     except Exception:
         return None
+
+
+@dataclass
+class Records:
+    """The deployments found, the problems met reading them, and the types Ape deployed."""
+
+    deployments: list[tuple[str, str]] = field(default_factory=list)  # (contract, address), in order, once each
+    problems: list[str] = field(default_factory=list)
+    # address (lower) -> the type deployed (artifacts.type_reference)
+    types: dict[str, str] = field(default_factory=dict)
+    entries: dict[str, LedgerEntry] = field(default_factory=dict)  # address (lower) -> the ledger's entry
+
+    def add(self, contract: str, address: str, deployed_type: str | None = None) -> None:
+        if all(address.lower() != known.lower() for _, known in self.deployments):
+            self.deployments.append((contract, address))
+        if deployed_type:
+            self.types.setdefault(address.lower(), deployed_type)
+
+
+def recorded_deployments(project: ProjectManager, chain_id: int | None, name: str | None = None) -> Records:
+    """Every recorded deployment on the connected chain (of NAME only, when given). An unknown
+    NAME raises ContractVerifyError (from `find_artifact`)."""
+    from ape import chain
+    from ape.contracts import ContractContainer
+
+    from ape_contract_verify.derive.artifacts import find_artifact, iter_artifacts
+
+    records = Records()
+    artifacts: list[Artifact] = [find_artifact(name, project)] if name is not None else []
+    try:
+        for entry in Ledger.for_chain(project, chain_id).deployments():
+            if name is None or entry.name in (name, artifacts[0].label, artifacts[0].contract_type.name):
+                records.add(entry.name, entry.address, entry.deployed_type)
+                records.entries[entry.address.lower()] = entry
+    except LedgerError as err:
+        records.problems.append(str(err))
+    if name is None:
+        try:
+            artifacts = list(iter_artifacts(project, include_dependencies=False))
+        except Exception as err:
+            records.problems.append(f"could not list the project's contract types: {err}")
+    for artifact in artifacts:
+        try:
+            # Ape's `get_deployments` takes a contract container, not a contract type.
+            for instance in chain.contracts.get_deployments(ContractContainer(artifact.contract_type)):
+                records.add(artifact.label, str(instance.address), artifact.reference)
+        except Exception as err:
+            records.problems.append(f"could not read Ape's deployment records of {artifact.label}: {err}")
+    return records
+
+
+@dataclass(frozen=True)
+class DeployedAs:
+    """What the ledger recorded at an address's deploy: the type Ape deployed, and the compile
+    group's input Ape built it from (None where none was kept)."""
+
+    type: str
+    compile_input: JsonObject | None = None
+
+
+def deployed_as(project: ProjectManager, chain_id: int | None, addresses: Iterable[str]) -> dict[str, DeployedAs]:
+    """address (lower) -> what the ledger recorded at its deploy, for those of `addresses` it
+    knows: a later `ape verify contract ADDRESS` trusts it over the manifest and the sources,
+    which a recompile (such as `add_library`'s) or an edit may have changed since. An unreadable
+    ledger records nothing."""
+    wanted = {address.lower() for address in addresses}
+    ledger = Ledger.for_chain(project, chain_id)
+    try:
+        entries = [e for e in ledger.deployments() if e.deployed_type and e.address.lower() in wanted]
+        kept = ledger.kept_inputs(e.compile_input for e in entries if e.compile_input)
+    except LedgerError:
+        return {}
+    # `or ""` for the type checker: every entry here has a type
+    return {e.address.lower(): DeployedAs(e.deployed_type or "", kept.get(e.compile_input or "")) for e in entries}
+
+
+def recorded_networks(project: ProjectManager) -> tuple[list[str], list[str]]:
+    """(networks, problems): every network with recorded deployments, for `ape verify all
+    --all-networks`: those the ledgers name (`ecosystem:network:provider`, as `ape run` was
+    connected) and those of the `deployments:` section of ape-config.yaml (`ecosystem:network`)."""
+    found: list[str] = []  # ecosystem:network[:provider]
+    problems: list[str] = []
+    for ledger in Ledger.in_project(project):
+        try:
+            found += [entry.network for entry in ledger.deployments() if entry.network]
+        except LedgerError as err:
+            problems.append(str(err))
+    try:
+        section = project.config.deployments or {}
+        for ecosystem, by_network in dict(section).items():
+            found += [f"{ecosystem}:{network}" for network, entries in dict(by_network or {}).items() if entries]
+    except Exception as err:
+        problems.append(f"could not read the deployments: section of ape-config.yaml: {err}")
+    networks: dict[str, str] = {}  # one connection per network, whatever the provider
+    for choice in found:
+        networks.setdefault(":".join(choice.split(":")[:2]), choice)
+    return list(networks.values()), problems

@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING
 
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
 from ape_contract_verify.workflow.choice import NetworkChoice, chain_id_of
-from ape_contract_verify.workflow.ledger import Ledger
-from ape_contract_verify.workflow.records import Records, recorded_deployments, recorded_networks
+from ape_contract_verify.workflow.ledger import Ledger, Records, recorded_deployments, recorded_networks
 from ape_contract_verify.workflow.report import Report, outcome_for
 from ape_contract_verify.workflow.run import Item, VerificationRun
 
@@ -23,7 +22,7 @@ if TYPE_CHECKING:
 
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.json_types import JsonObject
-    from ape_contract_verify.workflow.ledger_entry import LedgerEntry
+    from ape_contract_verify.workflow.ledger import LedgerEntry
 
 Warn = Callable[[str], None]
 

@@ -32,8 +32,7 @@ if TYPE_CHECKING:
 
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.evm.wrappers import MemoizingChain
-    from ape_contract_verify.workflow.ledger import Ledger
-    from ape_contract_verify.workflow.ledger_entry import LedgerEntry
+    from ape_contract_verify.workflow.ledger import Ledger, LedgerEntry
     from ape_contract_verify.workflow.verification import Verification
 
 logger = get_logger()

@@ -340,7 +340,7 @@ def test_a_beacon_moves_its_known_proxies_and_a_linked_proxy_that_did_not_move_c
     from ape_contract_verify.evm.proxies import EIP1967_BEACON_SLOT, EIP1967_IMPLEMENTATION_SLOT
     from ape_contract_verify.evm.upgrades import UpgradeEvent
     from ape_contract_verify.workflow import upgrades
-    from ape_contract_verify.workflow.ledger_entry import LedgerEntry
+    from ape_contract_verify.workflow.ledger import LedgerEntry
 
     other = "0x" + "e" * 40
     chain = _Slots(

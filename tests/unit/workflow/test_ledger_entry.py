@@ -2,7 +2,7 @@
 
 import pytest
 
-from ape_contract_verify.workflow.ledger_entry import LedgerEntry, Link, TargetEnding, Upgrade
+from ape_contract_verify.workflow.ledger import LedgerEntry, Link, TargetEnding, Upgrade
 
 pytestmark = pytest.mark.unit
 

@@ -8,8 +8,7 @@ import pytest
 from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.workflow.choice import NetworkChoice
-from ape_contract_verify.workflow.ledger import Ledger
-from ape_contract_verify.workflow.ledger_entry import LedgerEntry
+from ape_contract_verify.workflow.ledger import Ledger, LedgerEntry
 from ape_contract_verify.workflow.recorded import NoRecords, network_choices, plan_items, record_outcome, records_on
 from ape_contract_verify.workflow.report import Report
 from ape_contract_verify.workflow.run import Item

@@ -5,8 +5,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from ape_contract_verify.workflow.ledger import Ledger
-from ape_contract_verify.workflow.records import Records, recorded_deployments, recorded_networks
+from ape_contract_verify.workflow.ledger import Ledger, Records, recorded_deployments, recorded_networks
 
 pytestmark = pytest.mark.unit
 

@@ -12,8 +12,7 @@ from ape_contract_verify.evm.proxies import EIP1967_BEACON_SLOT, EIP1967_IMPLEME
 from ape_contract_verify.evm.upgrades import ADMIN, BEACON, IMPLEMENTATION, UpgradeEvent
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.workflow import upgrades
-from ape_contract_verify.workflow.ledger import Ledger
-from ape_contract_verify.workflow.ledger_entry import LedgerEntry
+from ape_contract_verify.workflow.ledger import Ledger, LedgerEntry
 from ape_contract_verify.workflow.report import Report
 
 pytestmark = pytest.mark.unit
