@@ -249,58 +249,8 @@ def _judge(status: TargetStatus, row: Row) -> TargetStatus:
     return status
 
 
-def failing(rows: Iterable[Row], required: Iterable[str] | None = None) -> list[tuple[Row, TargetStatus]]:
-    """What makes `ape verify status` exit 1: not verified (or a stale or missing proxy link, or no
-    answer) on a target that counts: `required` (contract_verify.required_targets), else every one."""
-    names = set(required) if required else None
-    return [(row, s) for row in rows for s in row.targets.values() if not s.ok and (names is None or s.target in names)]
-
-
 def short(address: str | None) -> str:
     return f"{address[:6]}…{address[-4:]}" if address else "?"
-
-
-def status_table(rows: list[Row], styled: bool = False) -> str:
-    """One row per deployment, one column per target; a network column once there are several.
-    `styled` (a terminal): bold heads, each target's state coloured."""
-    from ape_contract_verify.workflow.report import render_table
-
-    networks = len({r.network for r in rows}) > 1
-    names = list(dict.fromkeys(name for r in rows for name in r.targets))
-    labels = {name: s.label or name for r in rows for name, s in r.targets.items()}
-    head = ("contract", "address") + (("network",) if networks else ()) + ("proxy",) + tuple(labels[n] for n in names)
-    body = []
-    for r in rows:
-        contract = f"{r.contract} (blueprint)" if r.blueprint else r.contract
-        proxy = f"{r.proxy} -> {short(r.implementation)}" if r.proxy else ("?" if r.chain_error else "-")
-        cells = (contract, r.address, *((r.network,) if networks else ()), proxy)
-        body.append((*cells, *(r.targets[n].cell() if n in r.targets else "-" for n in names)))
-    done = {s.cell(): s.ok for r in rows for s in r.targets.values()}  # a cell's text says its state
-
-    def state_style(cell: str) -> str | None:
-        return None if cell not in done else "green" if done[cell] else "red"
-
-    first = len(head) - len(names)  # the targets' columns
-    return render_table(head, body, styled, {first + i: state_style for i in range(len(names))})
-
-
-def readable_targets(targets: Iterable[Target], provider: ProviderAPI) -> tuple[list[Target], list[str]]:
-    """(targets to read, warnings). A local network's embedded explorer keeps what it verified for
-    as long as its chain lives (`local_explorers`): it is read from its store. A chain that ends
-    with each `ape` command (Ape's test provider) has nothing kept to read."""
-    usable: list[Target] = []
-    warnings: list[str] = []
-    for target in targets:
-        if target.is_local and local_explorers.kept(provider) is None:
-            why = local_explorers.ends_with_run(provider) or "its chain could not be read"
-            warnings.append(
-                f"target {target.label} of {target.ecosystem}:{target.network} (the embedded local explorer) keeps "
-                f"nothing for this chain: {why}. Deploy on a node that outlives the command (e.g. start `anvil`, then "
-                "`--network ethereum:local:foundry`) and its local explorer keeps what it verified for as long as that node runs"
-            )
-            continue
-        usable.append(target)
-    return usable, warnings
 
 
 @dataclass
@@ -316,11 +266,37 @@ class StatusView:
         return not self.failing()
 
     def failing(self, required_only: bool = True) -> list[tuple[Row, TargetStatus]]:
-        """(row, target) pairs not verified or not linked as on chain: on required targets, or every one."""
-        return failing(self.rows, self.required_targets if required_only else None)
+        """What makes `ape verify status` exit 1: (row, target) pairs not verified (or a stale or
+        missing proxy link, or no answer) on a target that counts (`required_targets`, else every
+        one), or on every target when not `required_only`."""
+        names = set(self.required_targets or ()) if required_only else set()
+        return [(r, s) for r in self.rows for s in r.targets.values() if not s.ok and (not names or s.target in names)]
 
     def table(self, styled: bool = False) -> str:
-        return status_table(self.rows, styled)
+        """One row per deployment, one column per target; a network column once there are several.
+        `styled` (a terminal): bold heads, each target's state coloured."""
+        from ape_contract_verify.workflow.report import render_table
+
+        rows = self.rows
+        networks = len({r.network for r in rows}) > 1
+        names = list(dict.fromkeys(name for r in rows for name in r.targets))
+        labels = {name: s.label or name for r in rows for name, s in r.targets.items()}
+        head = (
+            ("contract", "address") + (("network",) if networks else ()) + ("proxy",) + tuple(labels[n] for n in names)
+        )
+        body = []
+        for r in rows:
+            contract = f"{r.contract} (blueprint)" if r.blueprint else r.contract
+            proxy = f"{r.proxy} -> {short(r.implementation)}" if r.proxy else ("?" if r.chain_error else "-")
+            cells = (contract, r.address, *((r.network,) if networks else ()), proxy)
+            body.append((*cells, *(r.targets[n].cell() if n in r.targets else "-" for n in names)))
+        done = {s.cell(): s.ok for r in rows for s in r.targets.values()}  # a cell's text says its state
+
+        def state_style(cell: str) -> str | None:
+            return None if cell not in done else "green" if done[cell] else "red"
+
+        first = len(head) - len(names)  # the targets' columns
+        return render_table(head, body, styled, {first + i: state_style for i in range(len(names))})
 
     def as_dict(self) -> JsonObject:
         required: list[JsonValue] | None = None if self.required_targets is None else [*self.required_targets]
@@ -335,20 +311,30 @@ def network_status(
     **client_options: Unpack[ClientOptions],
 ) -> NetworkStatus:
     """The NetworkStatus of a connected network: its readable targets (raises when none is), each
-    opened with its own client and limiter."""
+    opened with its own client and limiter. A local network's embedded explorer keeps what it
+    verified for as long as its chain lives (`local_explorers`): it is read from its store; a chain
+    that ends with each `ape` command (Ape's test provider) has nothing kept to read, and says so."""
     from ape_contract_verify.evm.chain import ApeProviderChain
 
     label = choice.label()
-    targets, warnings = readable_targets(choice.targets(chain_id_of(provider)), provider)
-    for warning in warnings:
-        warn(warning)
+    targets: list[Target] = []
+    for target in choice.targets(chain_id_of(provider)):
+        if target.is_local and local_explorers.kept(provider) is None:
+            why = local_explorers.ends_with_run(provider) or "its chain could not be read"
+            warn(
+                f"target {target.label} of {target.ecosystem}:{target.network} (the embedded local explorer) keeps "
+                f"nothing for this chain: {why}. Deploy on a node that outlives the command (e.g. start `anvil`, then "
+                "`--network ethereum:local:foundry`) and its local explorer keeps what it verified for as long as that node runs"
+            )
+        else:
+            targets.append(target)
     if not targets:
         raise ContractVerifyError(f"no target of {label} can be read (see the warnings)")
 
     def open_client(target: Target, health: TargetHealth) -> VerificationTarget:
         from ape_contract_verify.workflow.verification import explorer_for
 
-        # Not started here: `readable_targets` kept only local targets whose store is kept.
+        # Not started here: only local targets whose store is kept are read.
         return explorer_for(target, provider, health=health, start=False, **client_options)
 
     return NetworkStatus(label, targets, deployments, ApeProviderChain(provider), open_client)

@@ -42,15 +42,6 @@ logger = get_logger()
 Submit = Callable[..., "Future[list[Report]]"]
 
 
-@dataclass
-class Moved:
-    """One proxy an upgrade event touched."""
-
-    proxy: str  # lower case
-    implementation: str  # on chain now (lower case)
-    name: str
-
-
 def affected(events: Iterable[UpgradeEvent], chain: ChainReader, known: Iterable[str]) -> dict[str, UpgradeEvent]:
     """proxy (lower case) -> the last event that moved it. A beacon's `Upgraded` moves every
     proxy in `known` whose EIP-1967 beacon slot names it (read only when a beacon moved)."""
@@ -128,7 +119,7 @@ def follow(
     entries = {e.address.lower(): e for e in ledger.deployments()}
     deployed = {a.lower() for a in deployed}
     record_admins(ledger, events, entries)
-    jobs: list[tuple[Moved, Verification, Future[list[Report]]]] = []
+    jobs: list[tuple[str, str, str, Verification, Future[list[Report]]]] = []  # proxy, now, name, target, relink
     for proxy, event in affected(events, chain, [*entries, *deployed]).items():
         before = implementation(chain, proxy) if proxy in deployed else None
         info = detect_proxy(chain, proxy)
@@ -141,27 +132,18 @@ def follow(
         if entry is None:  # upgraded here, recorded nowhere: `ape verify all` knows it from now on
             ledger.recorded(name, proxy)
         stale = [d for d in destinations if entry is None or entry.link_on(d.target.name, d.target.url) != now]
-        jobs += [(Moved(proxy, now, name), d, submit(d.relink, proxy, now, name)) for d in stale]
+        jobs += [(proxy, now, name, d, submit(d.relink, proxy, now, name)) for d in stale]
     results: dict[str, list[Report]] = {}
-    for item, destination, job in jobs:
+    for proxy, now, name, destination, job in jobs:
         target = destination.target
         try:
             reports = job.result()
         except Exception as err:
-            reports = [
-                Report(
-                    proxy_row_label(item.name, "proxy re-link"),
-                    item.proxy,
-                    Outcome.ERROR,
-                    str(err),
-                    target=target.name,
-                    kind="relink",
-                    target_label=target.label,
-                )
-            ]
-        relinked = None if destination.kind.links_proxies else (target.name, item.implementation)
+            label = proxy_row_label(name, "proxy re-link")
+            reports = destination.stamp([Report(label, proxy, Outcome.ERROR, str(err), kind="relink")])
+        relinked = None if destination.kind.links_proxies else (target.name, now)
         try:
-            record_links(ledger, item.name, item.proxy, reports, {target.name: target.url}, relinked)
+            record_links(ledger, name, proxy, reports, {target.name: target.url}, relinked)
         except Exception as err:  # the link stands; the ledger says why it is stale
             logger.warning("contract_verify: %s", err)
         results.setdefault(target.name, []).extend(reports)

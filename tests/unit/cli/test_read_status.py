@@ -19,7 +19,6 @@ from ape_contract_verify.workflow.status import (
     Row,
     StatusView,
     TargetStatus,
-    status_table,
 )
 
 pytestmark = pytest.mark.unit
@@ -126,9 +125,9 @@ def test_the_status_table_keeps_long_cells_whole_and_styles_only_on_a_terminal()
     long_name = "VeryLongContractName" * 8
     row = Row(NET, long_name, A, proxy="EIP-1967", implementation=B)
     row.targets = {"etherscan": TargetStatus("etherscan", "etherscan", NOT_VERIFIED, label="etherscan")}
-    plain = status_table([row])
+    plain = StatusView([row]).table()
     assert plain.splitlines()[1].startswith(long_name + "  " + A)
     assert "\x1b[" not in plain
-    styled = status_table([row], styled=True)
+    styled = StatusView([row]).table(styled=True)
     assert "\x1b[31mNOT VERIFIED" in styled  # red: it counts as not done
     assert re.sub(r"\x1b\[[0-9;]*m", "", styled).splitlines()[1].rstrip() == plain.splitlines()[1]

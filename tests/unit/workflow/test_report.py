@@ -13,6 +13,7 @@ import pytest
 from ape_contract_verify.client.etherscan import ExplorerClient, SubmissionReceipt
 from ape_contract_verify.client.targets import Target
 from ape_contract_verify.derive.constructor import not_found_reason
+from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.workflow import local_explorers, status
 from ape_contract_verify.workflow.deploy_queue import Progress, network_table, run_advice
@@ -221,8 +222,11 @@ def test_apes_test_chain_ends_with_the_run_and_keeps_no_store(monkeypatch, tmp_p
     with networks.ethereum.local.use_provider("test") as provider:
         assert local_explorers.ends_with_run(provider) == ENDS
         assert local_explorers.store_path(provider) is None
-        usable, warnings = status.readable_targets([embedded()], provider)
-    assert usable == [] and len(warnings) == 1
+        warnings: list[str] = []
+        choice = NS(label=lambda: NET, targets=lambda chain_id: [embedded()])
+        with pytest.raises(ContractVerifyError, match="no target of .* can be read"):  # none usable
+            status.network_status(choice, provider, [], warnings.append)
+    assert len(warnings) == 1
     assert ENDS in warnings[0] and "local explorer" in warnings[0] and "anvil" in warnings[0], warnings
     assert not (tmp_path / ".build").exists()
 
@@ -234,7 +238,7 @@ def test_the_status_table_names_the_embedded_explorer():
         A,
         targets={"etherscan": status.TargetStatus("etherscan", "etherscan", status.VERIFIED, label="local explorer")},
     )
-    head = status.status_table([row]).splitlines()[0]
+    head = status.StatusView([row]).table().splitlines()[0]
     assert head.split()[-2:] == ["local", "explorer"] and "etherscan" not in head
 
 

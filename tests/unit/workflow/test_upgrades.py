@@ -2,6 +2,7 @@
 where, what the ledger keeps of links and admins, and `ape verify all`'s plan per target, on a
 chain whose storage is written here and a real ledger (SQLite) in a temporary folder."""
 
+import functools
 from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
@@ -14,6 +15,7 @@ from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.workflow import upgrades
 from ape_contract_verify.workflow.ledger import Ledger, LedgerEntry
 from ape_contract_verify.workflow.report import Report
+from ape_contract_verify.workflow.verification import Verification
 
 pytestmark = pytest.mark.unit
 
@@ -178,7 +180,10 @@ def test_an_admin_change_is_kept_only_for_a_known_proxy(ledger):
 def destination(name, relink, url=URL, sourcify=False):
     """A run's Verification on one target."""
     target = SimpleNamespace(name=name, url=url, label=f"{name} label")
-    return SimpleNamespace(target=target, relink=relink, kind=Kind.SOURCIFY if sourcify else Kind.ETHERSCAN)
+    kind = Kind.SOURCIFY if sourcify else Kind.ETHERSCAN
+    verification = SimpleNamespace(target=target, relink=relink, kind=kind, network="")
+    verification.stamp = functools.partial(Verification.stamp, verification)  # its rows say where they were made
+    return verification
 
 
 def test_follow_relinks_a_moved_proxy_where_its_link_is_stale_and_records_it(ledger, pool):

@@ -101,13 +101,15 @@ def test_one_call_per_address_and_target_and_the_links_judged_on_chain():
     assert all(r.targets["broken"].state == "error" and "no key for broken" in r.targets["broken"].reason for r in rows)
 
     # What counts: every target by default; only the required ones when named.
-    assert status.failing(rows, ["etherscan"]) == []
-    assert {(r.contract, t.target) for r, t in status.failing(rows, ["mirror"])} == {
+    assert status.StatusView(rows, ["etherscan"]).failing() == []
+    assert {(r.contract, t.target) for r, t in status.StatusView(rows, ["mirror"]).failing()} == {
         ("B", "mirror"),
         ("Clone", "mirror"),
     }
-    assert len(status.failing(rows)) == 3 + 2 + 1 + 2  # broken everywhere, mirror twice, bare once, sourcify A and B
-    table = status.status_table(rows).splitlines()
+    assert (
+        len(status.StatusView(rows).failing()) == 3 + 2 + 1 + 2
+    )  # broken everywhere, mirror twice, bare once, sourcify A and B
+    table = status.StatusView(rows).table().splitlines()
     assert table[0].split() == ["contract", "address", "proxy", "etherscan", "mirror", "bare", "sourcify", "broken"]
     assert "stale 0x2b2b…2b2b" in next(line for line in table if line.startswith("Clone")).lower()
 
@@ -138,4 +140,4 @@ def test_a_factorys_template_is_linked_or_resolved_never_missing_a_source():
     states = {name: t.state for name, t in row.targets.items()}
     assert states == {"etherscan": "linked", "bare": "not verified", "sourcify": "no source"}, states
     assert "ape verify proxy" in row.targets["bare"].reason and IMPL in row.targets["sourcify"].reason.lower()
-    assert [s.target for _, s in status.failing([row])] == ["bare"]
+    assert [s.target for _, s in status.StatusView([row]).failing()] == ["bare"]
