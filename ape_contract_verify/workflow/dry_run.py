@@ -149,17 +149,6 @@ def describe(item: Planned, head: str | None = None, licence_sent: bool = True) 
     ]
 
 
-def write(out: Path, target: Target, item: Planned, form: dict[str, str]) -> list[Path]:
-    """The request body's files for one submission to one target."""
-    written: list[Path] = []
-    if item.request is not None:
-        suffix = ".sol" if item.request.code_format == CodeFormat.SINGLE_FILE else ".json"
-        _write(out, target, item, suffix, item.request.source_code.encode("utf-8"), written)
-    form_suffix = ".form.json" if item.request is not None else ".proxy.form.json"
-    _write(out, target, item, form_suffix, (json.dumps(form, indent=2) + "\n").encode("utf-8"), written)
-    return written
-
-
 def sourcify_submission(target: Target, request: VerificationRequest) -> tuple[str, bytes]:
     """The URL and the exact HTTP body `SourcifyClient.verify_source_code` sends for `request` to
     `target`. Raises InvalidRequest (naming the field) for a request Sourcify's rules refuse."""
@@ -178,42 +167,45 @@ def sourcify_submission(target: Target, request: VerificationRequest) -> tuple[s
     return url, body
 
 
-def sourcify_lines(target: Target, planned: list[Planned], out: str | None, files: list[Path]) -> Iterator[str]:
-    """What a Sourcify target would get, as lines (with `out`, the bodies written and added to
-    `files`). Each submission that would not be sent has a line with NOT SENT."""
-    for item in planned:
-        if refusal := _sourcify_refusal(target, item):
-            yield f"  {item.label} {item.address}: NOT SENT: {refusal}"
-        elif item.nothing:
-            yield from describe(item)
-        elif item.request is None:
-            yield f"  {item.label} {item.address}: no proxy link is sent to Sourcify (it resolves proxies itself)"
-        else:
+def sent(target: Target, item: Planned) -> tuple[list[str], dict[str, bytes], bool]:
+    """What `target` gets of `item` in a real run: the lines saying it, each body sent by the
+    suffix of its file (none: nothing is sent), and whether that is as a run wants it (False: NOT
+    SENT, an error or a request Sourcify's rules refuse)."""
+    if Kind(target.kind) is not Kind.SOURCIFY:
+        if not item.sent:
+            return describe(item), {}, not item.error
+        form = (json.dumps(form_for(target, item), indent=2) + "\n").encode("utf-8")
+        if item.request is None:
+            return describe(item), {".proxy.form.json": form}, True
+        suffix = ".sol" if item.request.code_format == CodeFormat.SINGLE_FILE else ".json"
+        return describe(item), {suffix: item.request.source_code.encode("utf-8"), ".form.json": form}, True
+    refusal, url, body = item.error, "", b""
+    if not refusal and item.request is not None and target.chain_id is None:
+        refusal = "Sourcify needs the chain id, and the node did not say it"
+    elif not refusal and item.request is not None:
+        try:
             url, body = sourcify_submission(target, item.request)
-            fields = json.loads(body)
-            yield from describe(item, head=f"POST {url}", licence_sent=False)
-            yield f"    compilerVersion {fields['compilerVersion']}, contractIdentifier {fields['contractIdentifier']}"
-            tx = fields.get("creationTransactionHash")
-            yield (
-                f"    creationTransactionHash {tx}"
-                if tx
-                else "    creationTransactionHash: none (Sourcify looks for it)"
-            )
-            if out:
-                yield _write(out, target, item, ".sourcify.json", body, files)
+        except InvalidRequest as err:
+            refusal = str(err)
+    if refusal:
+        return [f"  {item.label} {item.address}: NOT SENT: {refusal}"], {}, False
+    if item.nothing or item.request is None:
+        lines = describe(item) if item.nothing else [f"  {item.label} {item.address}: {NO_PROXY_LINK}"]
+        return lines, {}, True
+    fields = json.loads(body)
+    tx = fields.get("creationTransactionHash")
+    return (
+        [
+            *describe(item, head=f"POST {url}", licence_sent=False),
+            f"    compilerVersion {fields['compilerVersion']}, contractIdentifier {fields['contractIdentifier']}",
+            f"    creationTransactionHash {tx}" if tx else "    creationTransactionHash: none (Sourcify looks for it)",
+        ],
+        {".sourcify.json": body},
+        True,
+    )
 
 
-def _sourcify_refusal(target: Target, item: Planned) -> str | None:
-    """Why Sourcify would not be sent `item` (None: it would be, or it is no request)."""
-    if item.error or item.request is None:
-        return item.error
-    if target.chain_id is None:
-        return "Sourcify needs the chain id, and the node did not say it"
-    try:
-        sourcify_submission(target, item.request)
-    except InvalidRequest as err:
-        return str(err)
-    return None
+NO_PROXY_LINK = "no proxy link is sent to Sourcify (it resolves proxies itself)"
 
 
 @dataclass
@@ -228,33 +220,30 @@ class DryRunPlan:
     @property
     def ok(self) -> bool:
         """Every submission of every target derived (and, for Sourcify, sendable)."""
-        return not any(
-            item.error or (Kind(target.kind) is Kind.SOURCIFY and _sourcify_refusal(target, item))
-            for target in self.targets
-            for item in self.submissions[target.name]
-        )
+        return all(sent(target, item)[2] for target in self.targets for item in self.submissions[target.name])
 
     def lines(self, out: str | None = None) -> Iterator[str]:
-        """The plan for a person, target by target; with `out`, the exact request bodies written there."""
+        """The plan for a person, target by target; with `out`, the exact request bodies written
+        there, byte for byte (no newline translation), as `<out>/<target>/<Contract>-<address><suffix>`."""
         yield f"Dry run on {self.network}: nothing is sent."
         for target in self.targets:
             where = target.url or "the embedded local explorer"
             key = "an API key (not shown)" if target.api_key else "no API key"
             yield f"target {target.name} ({target.kind}) at {where}, with {key}:"
-            planned = self.submissions[target.name]
-            if Kind(target.kind) is Kind.SOURCIFY:
-                yield from sourcify_lines(target, planned, out, self.files)
-                continue
-            for item in planned:
-                yield from describe(item)
-                if out and item.sent:
-                    for path in write(Path(out), target, item, form_for(target, item)):
-                        self.files.append(path)
-                        yield f"    wrote {path}"
+            for item in self.submissions[target.name]:
+                lines, bodies, _ = sent(target, item)
+                yield from lines
+                for suffix, body in bodies.items() if out else ():
+                    folder = Path(str(out)) / _safe(target.name)
+                    folder.mkdir(parents=True, exist_ok=True)
+                    path = folder / f"{_safe(item.label.split(' (')[0].split(':')[-1])}-{item.address}{suffix}"
+                    path.write_bytes(body)
+                    self.files.append(path)
+                    yield f"    wrote {path}"
 
-    def write(self, out: str) -> list[Path]:
+    def write(self, out: str | Path) -> list[Path]:
         """Write every request body under `out` (see the module's layout); returns the files."""
-        for _ in self.lines(out):
+        for _ in self.lines(str(out)):
             pass
         return self.files
 
@@ -283,21 +272,33 @@ def plan_dry_run(
     unnamed = [address for name, address in contracts if name is None]
     known = deployed_as(project, chain_id, unnamed) if unnamed else {}
     derivations.kept.update({a: d.compile_input for a, d in known.items() if d.compile_input is not None})
-    # Sourcify takes standard-json input only: a real run sends that to it whatever the format.
-    format_of = {t.name: CodeFormat(Kind(t.kind).format_for(options.code_format)) for t in targets}
+    types = {address: deployed.type for address, deployed in known.items()}
     # Where the chain cannot give a factory child's creation, the first explorer's record can.
     record = next((_record_of(t) for t in targets if t.kind is Kind.ETHERSCAN and t.url), None)
-    plans: dict[CodeFormat, list[Planned]] = {}
-    for fmt in sorted(set(format_of.values()), key=lambda f: f is not options.code_format):
-        with_fmt = dataclasses.replace(options, code_format=fmt)
-        plans[fmt] = []
-        for name, address in contracts:
-            deployed = known.get(address.lower()) if name is None else None
-            deployed_type = deployed.type if deployed is not None else None
-            plans[fmt] += plan(
-                address, name, reader, project, derivations, with_fmt, constructor_args, record, deployed_type
-            )
-    return DryRunPlan(choice.label(), list(targets), {t.name: plans[format_of[t.name]] for t in targets})
+    plans: dict[str, list[Planned]] = {}  # code format -> every contract planned in it
+    submissions: dict[str, list[Planned]] = {}
+    for target in targets:
+        # Sourcify takes standard-json input only: a real run sends that to it whatever the format.
+        fmt = Kind(target.kind).format_for(options.code_format)
+        if fmt not in plans:
+            with_fmt = dataclasses.replace(options, code_format=CodeFormat(fmt))
+            plans[fmt] = [
+                item
+                for name, address in contracts
+                for item in plan(
+                    address,
+                    name,
+                    reader,
+                    project,
+                    derivations,
+                    with_fmt,
+                    constructor_args,
+                    record,
+                    types.get(address.lower()) if name is None else None,
+                )
+            ]
+        submissions[target.name] = plans[fmt]
+    return DryRunPlan(choice.label(), list(targets), submissions)
 
 
 def _record_of(target: Target) -> Callable[[str], CreationRecord] | None:
@@ -305,17 +306,6 @@ def _record_of(target: Target) -> Callable[[str], CreationRecord] | None:
         return target.client().creation_records()
     except Exception:  # a target whose client cannot be made reads nothing here; the run says why
         return None
-
-
-def _write(out: str | Path, target: Target, item: Planned, suffix: str, body: bytes, files: list[Path]) -> str:
-    """The one writer of a body file, `<out>/<target>/<Contract>-<address><suffix>`, byte for byte
-    (no newline translation); added to `files`, and the line that says so."""
-    folder = Path(out) / _safe(target.name)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{_safe(item.label.split(' (')[0].split(':')[-1])}-{item.address}{suffix}"
-    path.write_bytes(body)
-    files.append(path)
-    return f"    wrote {path}"
 
 
 def _safe(text: str) -> str:

@@ -214,7 +214,7 @@ def test_the_dry_run_writes_the_sourcify_body_a_real_run_sends(
 def test_sourcify_dry_runs_that_would_fail_or_skip_say_why(example_on_anvil, sourcify_project, tmp_path):
     from ape_contract_verify.client.targets import Target
     from ape_contract_verify.request import CodeFormat, VerificationRequest
-    from ape_contract_verify.workflow.dry_run import DryRunPlan, Planned, sourcify_lines
+    from ape_contract_verify.workflow.dry_run import DryRunPlan, Planned
 
     project, stub, base = sourcify_project
     stub.seen.clear()
@@ -259,10 +259,10 @@ def test_sourcify_dry_runs_that_would_fail_or_skip_say_why(example_on_anvil, sou
     target = Target("ethereum", "local", base, 31337, None, name="sourcify", kind="sourcify")
     out = tmp_path / "refused"
     planned = [Planned("Calculator", calculator, request, match="full")]
-    assert DryRunPlan("ethereum:local", [target], {"sourcify": planned}).ok is False
-    files: list = []
-    lines = list(sourcify_lines(target, planned, str(out), files))
-    assert files == []
+    dry = DryRunPlan("ethereum:local", [target], {"sourcify": planned})
+    assert dry.ok is False
+    lines = list(dry.lines(str(out)))[2:]  # after the plan's and the target's heads
+    assert dry.files == []
     assert lines == [
         f"  Calculator {calculator}: NOT SENT: contractIdentifier: 'Calculator' is not <path>:<Name>. "
         "Fix: give the contract as in the JSON input, e.g. src/Box.sol:Box"

@@ -110,17 +110,17 @@ def test_the_form_is_the_client_s_without_the_key_and_with_the_chain_id_where_se
 
 
 def test_the_bodies_are_written_byte_for_byte_under_the_target_s_folder(tmp_path):
-    source = '{"a":\r\n"\u00e9"}'
+    source = SOURCE.replace('"settings": {}', '"settings":\r\n{}').replace("Box {", "Bo\u00e9 {")  # CRLF, non-ASCII
     item = Planned("openzeppelin:ERC1967Proxy (implementation)", A, request(source_code=source))
-    paths = dry_run.write(tmp_path, etherscan(), item, {"module": "contract"})
+    paths = DryRunPlan("n", [etherscan()], {"etherscan": [item]}).write(tmp_path)
     stem = f"ERC1967Proxy-{A}"
     assert paths == [tmp_path / "etherscan" / f"{stem}.json", tmp_path / "etherscan" / f"{stem}.form.json"]
     assert paths[0].read_bytes() == source.encode("utf-8")
-    assert json.loads(paths[1].read_text()) == {"module": "contract"}
-    link = dry_run.write(tmp_path, etherscan(), Planned("Box (proxy link)", A, implementation=IMPL), {})
-    assert link == [tmp_path / "etherscan" / f"Box-{A}.proxy.form.json"]
-    flat = dry_run.write(tmp_path, etherscan(), Planned("Box", A, request(code_format=CodeFormat.SINGLE_FILE)), {})
-    assert flat[0].suffix == ".sol"
+    assert json.loads(paths[1].read_text()) == dry_run.form_for(etherscan(), item)
+    link = DryRunPlan("n", [etherscan()], {"etherscan": [Planned("Box (proxy link)", A, implementation=IMPL)]})
+    assert link.write(tmp_path) == [tmp_path / "etherscan" / f"Box-{A}.proxy.form.json"]
+    flat = Planned("Box", A, request(code_format=CodeFormat.SINGLE_FILE))
+    assert DryRunPlan("n", [etherscan()], {"etherscan": [flat]}).write(tmp_path)[0].suffix == ".sol"
 
 
 def test_the_plan_s_lines_never_show_the_key_and_ok_is_false_when_one_target_cannot_send(tmp_path):
