@@ -24,11 +24,8 @@ from ape_contract_verify.protocol.values import checksum
 
 if TYPE_CHECKING:
     from ape.managers.project import ProjectManager
-    from typing_extensions import Unpack
 
-    from ape_contract_verify.client.provider import CreationRecord
     from ape_contract_verify.derive.artifacts import Artifact
-    from ape_contract_verify.derive.derive import Derivation, DeriveOptions
     from ape_contract_verify.engine.compilers import CompileCache
     from ape_contract_verify.evm.reads import ChainReader
 
@@ -230,31 +227,3 @@ class Derivations:
         found = self.once(("identify", address.lower(), deployed_type), find)
         kept = self.kept.get(address.lower())
         return found if kept is None else dataclasses.replace(found, resolved={**found.resolved, "group": kept})
-
-    def derive(
-        self,
-        step: Source,
-        chain_reader: ChainReader | None,
-        *,
-        creation_record: Callable[[str], CreationRecord] | None,
-        **options: Unpack[DeriveOptions],
-    ) -> Derivation:
-        """`step`'s request, derived and pre-checked once per `options` (the creation record is
-        asked only where the chain cannot tell); a step with no artifact raises its error."""
-        from ape_contract_verify.derive import derive
-
-        artifact = step.artifact
-        if artifact is None:
-            raise ContractVerifyError(step.error)
-        return self.once(
-            ("derive", step.address.lower(), step.name, step.constructor_args, *sorted(options.items())),
-            lambda: derive.derive(
-                artifact,
-                step.address,
-                chain_reader=chain_reader,
-                constructor_args=step.constructor_args,
-                cache=self.cache,
-                creation_record=creation_record,
-                **options,
-            ),
-        )

@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # the clients import requests, derive imports Ape: only when 
     from ape_contract_verify.client.provider import CreationRecord, SubmissionReceipt, VerificationTarget
     from ape_contract_verify.client.targets import ClientOptions, Target
     from ape_contract_verify.config import ContractVerifyConfig
-    from ape_contract_verify.derive.derive import Derivation
+    from ape_contract_verify.derive.derive import Derivation, DeriveOptions
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.explorer.embedded import EmbeddedExplorer
     from ape_contract_verify.request import VerificationRequest
@@ -89,16 +89,32 @@ class Options:
         chain: "ChainReader | None",
         creation_record: "Callable[[str], CreationRecord] | None",
     ) -> "Derivation":
-        """`step`'s request with these options, derived and pre-checked once per run (`derivations`)."""
-        return derivations.derive(
-            step,
-            chain,
-            code_format=self.code_format,
-            strict_format=self.strict_format,
-            check=self.check,
-            license=self.license,
-            minimal_input=self.minimal_input,
-            creation_record=creation_record,
+        """`step`'s request with these options, derived and pre-checked once per run (`derivations`,
+        under what it was made of); the creation record is asked only where the chain cannot tell.
+        A step with no artifact raises its error."""
+        from ape_contract_verify.derive import derive
+
+        artifact = step.artifact
+        if artifact is None:
+            raise ContractVerifyError(step.error)
+        wanted: DeriveOptions = {
+            "code_format": self.code_format,
+            "strict_format": self.strict_format,
+            "check": self.check,
+            "license": self.license,
+            "minimal_input": self.minimal_input,
+        }
+        return derivations.once(
+            ("derive", step.address.lower(), step.name, step.constructor_args, *sorted(wanted.items())),
+            lambda: derive.derive(
+                artifact,
+                step.address,
+                chain_reader=chain,
+                constructor_args=step.constructor_args,
+                cache=derivations.cache,
+                creation_record=creation_record,
+                **wanted,
+            ),
         )
 
 
