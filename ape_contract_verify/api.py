@@ -33,9 +33,9 @@ from ape_contract_verify.workflow.choice import NetworkChoice, connected_label
 from ape_contract_verify.workflow.dry_run import DryRunPlan
 from ape_contract_verify.workflow.recorded import NoRecords
 from ape_contract_verify.workflow.report import Report
-from ape_contract_verify.workflow.run import Item, VerificationRun
 from ape_contract_verify.workflow.status import Row as StatusRow
 from ape_contract_verify.workflow.status import StatusView, TargetStatus
+from ape_contract_verify.workflow.verification import Item, VerificationRun
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
@@ -263,7 +263,7 @@ def failed(reports: Sequence[Report], required_only: bool = True) -> list[Report
     (every target when it names none, or with `required_only=False`). Empty: the run succeeded."""
     from ape import config
 
-    from ape_contract_verify.workflow.run import failed as failed_reports
+    from ape_contract_verify.workflow.verification import failed as failed_reports
 
     required = config.get_config("contract_verify").required_targets if required_only else None
     return failed_reports(reports, required)

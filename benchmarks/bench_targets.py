@@ -2,7 +2,7 @@
 
     python benchmarks/bench_targets.py [--contracts 20] [--job-seconds 2] [--rate 5] [--repeat 3]
 
-The real code path of `ape verify`: `workflow.run.VerificationRun` with real clients
+The real code path of `ape verify`: `workflow.verification.VerificationRun` with real clients
 (`ExplorerClient`, `SourcifyClient`), each limited to --rate calls/s, real derivation and pre-check
 (solc, the compile cache) of benchmarks/projects/auto_bench (compiled with `ape compile`, loaded
 with Ape's API in this process), deployed on real anvils and read through Ape's foundry provider
@@ -258,7 +258,7 @@ class Chain:
     anvil: Anvil
     context: object  # Ape's ProviderContextManager
     provider: object
-    items: list  # workflow.run.Item, the timed contracts
+    items: list  # workflow.verification.Item, the timed contracts
     warm_items: list  # one of each kind, for the untimed warm-up
 
 
@@ -291,7 +291,7 @@ def deploy_all(anvil: Anvil, project, count: int, holder: str) -> list[tuple[str
 def start_chain(chain_id: int, project, count: int) -> Chain:
     from ape import networks
 
-    from ape_contract_verify.workflow.run import Item
+    from ape_contract_verify.workflow.verification import Item
 
     anvil = Anvil(extra=("--chain-id", str(chain_id)))
     try:
@@ -340,8 +340,7 @@ def run_case(
 ) -> dict:
     """Verify every plan chain's items on its servers in one VerificationRun; wall time and checks."""
     from ape_contract_verify.evm.chain import ApeProviderChain
-    from ape_contract_verify.workflow.run import VerificationRun
-    from ape_contract_verify.workflow.verification import Options
+    from ape_contract_verify.workflow.verification import Options, VerificationRun
 
     options = Options(ask_first=False, poll_interval=POLL_INTERVAL, timeout=120.0)
     items = [item for chain, _ in plan for item in items_of(chain)]

@@ -215,8 +215,7 @@ class ContractVerifyExplorer(ExplorerAPI):
 
         from ape_contract_verify.evm.chain import ApeProviderChain
         from ape_contract_verify.workflow.report import summary_table
-        from ape_contract_verify.workflow.run import Item, VerificationRun
-        from ape_contract_verify.workflow.verification import Options
+        from ape_contract_verify.workflow.verification import Item, Options, VerificationRun
 
         address = checksum(str(address))
         if after_deploy.HOOK.holding(address) is not None:

@@ -1,22 +1,32 @@
-"""One contract (or one proxy and what is behind it) verified on one target: derive, submit, poll, report.
+"""Verifying: one contract (or one proxy and what is behind it) on one target, and a command's run of many.
 
 `Verification` is one target's side of a run: its client, and what every contract shares (the
-project, the chain reader, the options). Verifications of the same run on other targets share one
-`Derivations`, so a contract is derived and pre-checked once however many targets it goes to.
-Each call returns `Report`s, one per submission, so the CLI, the deploy hook and `ape verify all`
-print the same summary.
+project, the chain reader, the options): derive, submit, poll, report. Verifications of the same
+run on other targets share one `Derivations`, so a contract is derived and pre-checked once
+however many targets it goes to. Each call returns `Report`s, one per submission, so the CLI, the
+deploy hook and `ape verify all` print the same summary.
+
+`VerificationRun` runs one command's verifications: every contract on every target of every
+network, side by side. Each target has its own client, rate limiter and polling, so three targets
+cost about what the slowest one costs, not the sum; one target down or refusing ends with its own
+outcome and never stops the others.
 """
+
+from __future__ import annotations
 
 import dataclasses
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.client.provider import Kind
 from ape_contract_verify.exceptions import ContractNotVerified, ContractVerifyError, ExplorerError, TargetDown
+from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.protocol.values import checksum
@@ -60,13 +70,13 @@ class Options:
     @classmethod
     def from_config(
         cls,
-        cfg: "ContractVerifyConfig",
+        cfg: ContractVerifyConfig,
         code_format: CodeFormat | None = None,
         check: bool | None = None,
         *,
         force: bool = False,
         ask_first: bool = True,
-    ) -> "Options":
+    ) -> Options:
         """The `contract_verify:` config's options; a `code_format` given is strict (no other format is
         sent in its place), `check` None is the config's. The CLI, the API, the deploy hook and
         `publish=True` all start here."""
@@ -86,9 +96,9 @@ class Options:
         self,
         derivations: Derivations,
         step: Source,
-        chain: "ChainReader | None",
-        creation_record: "Callable[[str], CreationRecord] | None",
-    ) -> "Derivation":
+        chain: ChainReader | None,
+        creation_record: Callable[[str], CreationRecord] | None,
+    ) -> Derivation:
         """`step`'s request with these options, derived and pre-checked once per run (`derivations`,
         under what it was made of); the creation record is asked only where the chain cannot tell.
         A step with no artifact raises its error."""
@@ -123,12 +133,12 @@ class Verification:
 
     def __init__(
         self,
-        client: "VerificationTarget",
-        project: "ProjectManager",
-        chain_reader: "ChainReader | None",
+        client: VerificationTarget,
+        project: ProjectManager,
+        chain_reader: ChainReader | None,
         options: Options | None = None,
         *,
-        target: "Target",
+        target: Target,
         on_progress: Callable[[str, str], None] | None = None,
         network: str = "",
         shared: Derivations | None = None,
@@ -150,7 +160,7 @@ class Verification:
         self._done: dict[str, threading.Event] = {}  # source submissions of this run, by address
 
     @property
-    def reader(self) -> "ChainReader":
+    def reader(self) -> ChainReader:
         """The run's chain reader; without one, the active Ape provider's, as deriving reads it."""
         from ape_contract_verify.derive.onchain import chain_reader_or_provider
 
@@ -278,7 +288,7 @@ class Verification:
             logger.debug("%s: creation code (constructor arguments) from %s", label, derivation.creation_source)
         return self._submit(label, derivation, step.blueprint)
 
-    def _creation_record(self) -> "Callable[[str], CreationRecord] | None":
+    def _creation_record(self) -> Callable[[str], CreationRecord] | None:
         """This target's record of creations, for contracts whose creation the chain cannot give.
         None for the embedded local explorer: it reads the same chain through the same reader, so
         it would only repeat the search (and the reason would name an explorer record there is not)."""
@@ -286,7 +296,7 @@ class Verification:
             return None
         return self.client.creation_records()
 
-    def _submit(self, label: str, derivation: "Derivation", blueprint: bool = False) -> Report:
+    def _submit(self, label: str, derivation: Derivation, blueprint: bool = False) -> Report:
         report = self._submit_once(label, derivation.request, derivation, blueprint)
         if report.outcome != Outcome.FAILED or derivation.request.code_format is not CodeFormat.STANDARD_JSON:
             return report
@@ -310,9 +320,7 @@ class Verification:
         retried.warnings.append(f"minimal input rejected ({report.reason}); retried with the full project input")
         return retried
 
-    def _submit_once(
-        self, label: str, request: "VerificationRequest", derivation: "Derivation", blueprint: bool
-    ) -> Report:
+    def _submit_once(self, label: str, request: VerificationRequest, derivation: Derivation, blueprint: bool) -> Report:
         address, warnings = request.address, list(derivation.warnings)
         try:
             self.on_progress(address, "submitting")
@@ -334,7 +342,7 @@ class Verification:
         link = self._link(address)
         return Report(label, address, outcome, reason, guid=receipt.guid, match=match, link=link, warnings=warnings)
 
-    def _wait(self, receipt: "SubmissionReceipt", address: str) -> ExplorerAnswer:
+    def _wait(self, receipt: SubmissionReceipt, address: str) -> ExplorerAnswer:
         return self.client.wait(
             receipt,
             interval=self.options.poll_interval,
@@ -382,13 +390,13 @@ def _since(started: float) -> float:
 
 
 def explorer_for(
-    target: "Target",
-    provider: "ProviderAPI | None" = None,
-    chain_reader: "ChainReader | None" = None,
-    health: "TargetHealth | None" = None,
+    target: Target,
+    provider: ProviderAPI | None = None,
+    chain_reader: ChainReader | None = None,
+    health: TargetHealth | None = None,
     start: bool = True,
-    **client_options: "Unpack[ClientOptions]",
-) -> "VerificationTarget":
+    **client_options: Unpack[ClientOptions],
+) -> VerificationTarget:
     """The client of a resolved Target. A local network with no explorer configured gets the
     process's local explorer of the chain (`workflow.local_explorers`; no server: no pages),
     reading it through `chain_reader` (default: the Ape provider); started when none runs, unless
@@ -405,8 +413,151 @@ def explorer_for(
     return local_client(explorer, health=health)
 
 
-def local_client(explorer: "EmbeddedExplorer", health: "TargetHealth | None" = None) -> "VerificationTarget":
+def local_client(explorer: EmbeddedExplorer, health: TargetHealth | None = None) -> VerificationTarget:
     """The target of a local explorer in this process: its answers without HTTP (`LocalTarget`)."""
     from ape_contract_verify.workflow.local_target import LocalTarget
 
     return LocalTarget(explorer, health=health)
+
+
+# --- a run: every contract on every target of every network ----------------------------------
+
+
+@dataclass(frozen=True)
+class Item:
+    """One contract to verify on every target of its network."""
+
+    network: str
+    address: str
+    name: str | None = None
+    constructor_args: str | None = None
+    deployed_type: str | None = None  # what Ape deployed there (the ledger's record), see Verification.contract
+    targets: frozenset[str] | None = None  # the target names to verify it on; None: every one of its network
+    relink: str | None = None  # a proxy that moved: link it to this implementation (Verification.relink)
+    # The compile group's input Ape built it from, as the ledger kept it at the deploy.
+    kept_input: JsonObject | None = field(default=None, compare=False, hash=False)
+
+    @property
+    def label(self) -> str:
+        from ape_contract_verify.derive.artifacts import short_name
+
+        return short_name(self.name or self.deployed_type or "") or self.address[:10]
+
+
+class VerificationRun:
+    """`add_network` once per network, then `verify` or `proxy`."""
+
+    def __init__(
+        self,
+        project: ProjectManager,
+        options: Options,
+        workers: int = 16,
+        on_progress: Callable[[str, str], None] | None = None,
+        client_options: ClientOptions | None = None,
+    ):
+        self.project = project
+        self.options = options
+        self.workers = workers
+        self.on_progress = on_progress
+        self.client_options = client_options or {}
+        self.destinations: list[Verification] = []  # one per target of each network
+
+    def add_network(
+        self,
+        network: str,
+        targets: Iterable[Target],
+        provider: ProviderAPI | None = None,
+        chain_reader: ChainReader | None = None,
+        on_error: Callable[[Target, Exception], None] | None = None,
+        derivations: Derivations | None = None,
+    ) -> None:
+        """Open each target's explorer for `network`. A target that cannot be opened raises, or,
+        with `on_error`, is handed to it and left out (the others still run). The targets share
+        `derivations` (one made here unless given: the deploy hook's holds what it prepared)."""
+        shared = derivations or Derivations()
+        opened: list[Verification] = []
+        for target in targets:
+            health = TargetHealth(target.name)  # shared by every worker on this target: down once, for the run
+            try:
+                client = explorer_for(target, provider, chain_reader=chain_reader, health=health, **self.client_options)
+            except Exception as err:
+                if on_error is None:
+                    raise
+                on_error(target, err)
+                continue
+            # Our own explorers answer in well under a second: poll them often.
+            options = self.options
+            if target.is_local or urlsplit(target.url or "").hostname in ("127.0.0.1", "localhost", "::1"):
+                options = dataclasses.replace(options, poll_interval=min(options.poll_interval, 0.5))
+            opened.append(
+                Verification(
+                    client,
+                    self.project,
+                    chain_reader,
+                    options,
+                    target=target,
+                    on_progress=self.on_progress,
+                    network=network,
+                    shared=shared,
+                    health=health,
+                )
+            )
+        for verification in opened:
+            verification.health.others = len(opened) > 1
+        self.destinations += opened
+
+    def targets_of(self, network: str) -> list[Verification]:
+        return [d for d in self.destinations if d.network == network]
+
+    def verify(
+        self, items: Iterable[Item], on_done: Callable[[Item, list[Report]], None] | None = None
+    ) -> list[Report]:
+        """Every item on every target of its network, side by side. Reports come back in item order,
+        then target order. `on_done(item, reports)` is called once per item and target."""
+        tasks = [
+            (item, d)
+            for item in items
+            for d in self.targets_of(item.network)
+            if item.targets is None or d.target.name in item.targets
+        ]
+        if not tasks:
+            return []
+
+        def one(task: tuple[Item, Verification]) -> list[Report]:
+            item, verification = task
+            try:
+                verification.health.check()  # a target found down gets no more requests
+                if item.relink:
+                    reports = verification.relink(item.address, item.relink, item.label)
+                else:
+                    if item.kept_input is not None:
+                        verification.shared.kept[item.address.lower()] = item.kept_input
+                    reports = verification.contract(item.address, item.name, item.constructor_args, item.deployed_type)
+            except Exception as err:  # reported, never lost, never stops the other targets
+                logger.debug("verification of %s on %s failed", item.address, verification.target.name, exc_info=True)
+                reports = verification.stamp([Report(item.label, item.address, Outcome.ERROR, str(err))])
+            if on_done is not None:
+                on_done(item, reports)
+            return reports
+
+        # `workers` per destination (a target of a network): each has its own limiter and polling,
+        # so one chain's contracts never queue behind another's.
+        destinations = len({id(d) for _, d in tasks})
+        with ThreadPoolExecutor(
+            max_workers=min(len(tasks), self.workers * destinations), thread_name_prefix="verify"
+        ) as pool:
+            return [r for batch in pool.map(one, tasks) for r in batch]
+
+    def proxy(self, network: str, address: str, expected_implementation: str | None = None) -> list[Report]:
+        """The proxy link on every Etherscan-style target of the network (Sourcify resolves proxies itself)."""
+        linking = [d for d in self.targets_of(network) if d.kind.links_proxies]
+        if not linking:
+            return []
+        with ThreadPoolExecutor(max_workers=len(linking), thread_name_prefix="verify-proxy") as pool:
+            return list(pool.map(lambda d: d.proxy(address, expected_implementation), linking))
+
+
+def failed(reports: Iterable[Report], required: Iterable[str] | None = None) -> list[Report]:
+    """Reports that make the command fail: not ok, on a target that counts (all unless `required` names some)."""
+    names = set(required) if required else None
+    return [r for r in reports if not r.ok and (names is None or r.target in names)]

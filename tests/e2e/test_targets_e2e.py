@@ -177,7 +177,7 @@ def test_a_target_killed_in_the_middle_of_every_deployment_is_found_down_once(ex
     remaining rows carry that one reason, while the other target verifies everything. The other
     target's own work (20 contracts, compiled on a shared machine) may outlast the 30 s: the command
     then ends with it, and the dead target's rows end no later."""
-    from ape_contract_verify.workflow.run import VerificationRun
+    from ape_contract_verify.workflow.verification import VerificationRun
 
     ends: dict = {}  # target -> when each of its rows ended
     verify = VerificationRun.verify
