@@ -116,15 +116,13 @@ def verify(
         choice = _bound(choice, provider)
         pairs = _resolve(wanted, choice, provider, warn)
         # What the ledger recorded at an unnamed address's deploy (the type, the input it was built from).
-        unnamed = [address for name, address in pairs if name is None]
-        known = deployed_as(project, chain_id_of(provider), unnamed) if unnamed else {}
+        known = deployed_as(project, chain_id_of(provider), pairs)
         run = _run(fmt, check, force, workers, on_progress)
         label = _open(run, choice, provider)
-        items = []
-        for name, address in pairs:
-            kept = known.get(address.lower()) if name is None else None
-            deployed_type, kept_input = (kept.type, kept.compile_input) if kept else (None, None)
-            items.append(Item(label, address, name, constructor_args, deployed_type, kept_input=kept_input))
+        items = [
+            Item(label, address, name, constructor_args, deployed_type, kept_input=kept_input)
+            for (name, address), (deployed_type, kept_input) in zip(pairs, known)
+        ]
         return run.verify(items)
 
 

@@ -269,10 +269,8 @@ def plan_dry_run(
     chain_id = chain_id_of(provider)
     targets = choice.targets(chain_id)
     reader, derivations = ApeProviderChain(provider), Derivations()
-    unnamed = [address for name, address in contracts if name is None]
-    known = deployed_as(project, chain_id, unnamed) if unnamed else {}
-    derivations.kept.update({a: d.compile_input for a, d in known.items() if d.compile_input is not None})
-    types = {address: deployed.type for address, deployed in known.items()}
+    known = deployed_as(project, chain_id, contracts)
+    derivations.kept.update({a.lower(): kept for (_, a), (_, kept) in zip(contracts, known) if kept is not None})
     # Where the chain cannot give a factory child's creation, the first explorer's record can.
     record = next((_record_of(t) for t in targets if t.kind is Kind.ETHERSCAN and t.url), None)
     plans: dict[str, list[Planned]] = {}  # code format -> every contract planned in it
@@ -284,17 +282,9 @@ def plan_dry_run(
             with_fmt = dataclasses.replace(options, code_format=CodeFormat(fmt))
             plans[fmt] = [
                 item
-                for name, address in contracts
+                for (name, address), (deployed_type, _) in zip(contracts, known)
                 for item in plan(
-                    address,
-                    name,
-                    reader,
-                    project,
-                    derivations,
-                    with_fmt,
-                    constructor_args,
-                    record,
-                    types.get(address.lower()) if name is None else None,
+                    address, name, reader, project, derivations, with_fmt, constructor_args, record, deployed_type
                 )
             ]
         submissions[target.name] = plans[fmt]

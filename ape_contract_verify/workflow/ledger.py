@@ -412,29 +412,27 @@ def recorded_deployments(project: ProjectManager, chain_id: int | None, name: st
     return records
 
 
-@dataclass(frozen=True)
-class DeployedAs:
-    """What the ledger recorded at an address's deploy: the type Ape deployed, and the compile
-    group's input Ape built it from (None where none was kept)."""
-
-    type: str
-    compile_input: JsonObject | None = None
-
-
-def deployed_as(project: ProjectManager, chain_id: int | None, addresses: Iterable[str]) -> dict[str, DeployedAs]:
-    """address (lower) -> what the ledger recorded at its deploy, for those of `addresses` it
-    knows: a later `ape verify contract ADDRESS` trusts it over the manifest and the sources,
-    which a recompile (such as `add_library`'s) or an edit may have changed since. An unreadable
-    ledger records nothing."""
-    wanted = {address.lower() for address in addresses}
-    ledger = Ledger.for_chain(project, chain_id)
-    try:
-        entries = [e for e in ledger.deployments() if e.deployed_type and e.address.lower() in wanted]
-        kept = ledger.kept_inputs(e.compile_input for e in entries if e.compile_input)
-    except LedgerError:
-        return {}
-    # `or ""` for the type checker: every entry here has a type
-    return {e.address.lower(): DeployedAs(e.deployed_type or "", kept.get(e.compile_input or "")) for e in entries}
+def deployed_as(
+    project: ProjectManager, chain_id: int | None, contracts: Iterable[tuple[str | None, str]]
+) -> list[tuple[str | None, JsonObject | None]]:
+    """For each (name, address) of `contracts`, what the ledger recorded at an unnamed one's deploy:
+    the type Ape deployed and the compile group's input Ape built it from ((None, None) where it
+    knows none, or a name was given). A later `ape verify contract ADDRESS` trusts it over the
+    manifest and the sources, which a recompile (such as `add_library`'s) or an edit may have
+    changed since. An unreadable ledger records nothing."""
+    contracts = list(contracts)
+    wanted = {address.lower() for name, address in contracts if name is None}
+    entries: dict[str, LedgerEntry] = {}
+    kept: dict[str, JsonObject] = {}
+    if wanted:
+        ledger = Ledger.for_chain(project, chain_id)
+        try:
+            entries = {e.address.lower(): e for e in ledger.deployments() if e.address.lower() in wanted}
+            kept = ledger.kept_inputs(e.compile_input for e in entries.values() if e.compile_input)
+        except LedgerError:
+            entries = {}
+    found = [entries.get(address.lower()) if name is None else None for name, address in contracts]
+    return [(e.deployed_type, kept.get(e.compile_input or "")) if e else (None, None) for e in found]
 
 
 def recorded_networks(project: ProjectManager) -> tuple[list[str], list[str]]:
