@@ -30,7 +30,7 @@ from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.values import is_address
 from ape_contract_verify.request import CodeFormat
 from ape_contract_verify.workflow.choice import NetworkChoice, connected_label
-from ape_contract_verify.workflow.dry_run import DryRunPlan
+from ape_contract_verify.workflow.plan import DryRunPlan
 from ape_contract_verify.workflow.recorded import NoRecords
 from ape_contract_verify.workflow.report import Report
 from ape_contract_verify.workflow.status import Row as StatusRow
@@ -242,7 +242,7 @@ def dry_run(
     """What `verify` would send to each target, derived and pre-checked, with nothing sent. With
     `out`, the exact request bodies are written there (`plan.files`); `plan.lines()` says it for a
     person; `plan.ok` is False when something would not be sent."""
-    from ape_contract_verify.workflow.dry_run import plan_dry_run
+    from ape_contract_verify.workflow.plan import plan_dry_run
 
     wanted = _contracts(contracts)
     fmt = _options(code_format, None, check=check)
@@ -432,7 +432,7 @@ def _run(
     the process see what it verified, as after the deploy hook)."""
     from ape import config, project
 
-    from ape_contract_verify.workflow.verification import Options
+    from ape_contract_verify.workflow.plan import Options
 
     cfg = config.get_config("contract_verify")
     options = Options.from_config(cfg, code_format, check, force=bool(force))

@@ -340,7 +340,8 @@ def run_case(
 ) -> dict:
     """Verify every plan chain's items on its servers in one VerificationRun; wall time and checks."""
     from ape_contract_verify.evm.chain import ApeProviderChain
-    from ape_contract_verify.workflow.verification import Options, VerificationRun
+    from ape_contract_verify.workflow.plan import Options
+    from ape_contract_verify.workflow.verification import VerificationRun
 
     options = Options(ask_first=False, poll_interval=POLL_INTERVAL, timeout=120.0)
     items = [item for chain, _ in plan for item in items_of(chain)]

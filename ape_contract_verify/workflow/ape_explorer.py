@@ -214,8 +214,9 @@ class ContractVerifyExplorer(ExplorerAPI):
         from ape import project
 
         from ape_contract_verify.evm.chain import ApeProviderChain
+        from ape_contract_verify.workflow.plan import Options
         from ape_contract_verify.workflow.report import summary_table
-        from ape_contract_verify.workflow.verification import Item, Options, VerificationRun
+        from ape_contract_verify.workflow.verification import Item, VerificationRun
 
         address = checksum(str(address))
         if after_deploy.HOOK.holding(address) is not None:

@@ -136,7 +136,8 @@ class DeployQueue:
             """The network's targets opened on one run (the process's embedded explorer on a local
             network, so `Contract(address)` and links later see what was verified there), sharing
             the derivations the deploys prepared."""
-            from ape_contract_verify.workflow.verification import Options, VerificationRun
+            from ape_contract_verify.workflow.plan import Options
+            from ape_contract_verify.workflow.verification import VerificationRun
 
             errors = [error] if error else []
             options = Options.from_config(cfg, ask_first=False)  # deployed by this very run: no question first

@@ -1,33 +1,64 @@
-"""One contract's verification planned once: the steps a run carries out on each target and the dry run prints.
+"""One contract's verification planned once: the steps a run carries out on each target, and the dry run that prints them.
 
 `plan_contract` decides what `address` gets: nothing (a data contract), or a proxy's implementation,
 its own source (none for a factory's template, skipped when no artifact answers to an unnamed
-proxy) and its link. `Verification.contract` carries the steps out on its target; `dry_run` derives
-the same steps and prints them. Both identify and derive through one `Derivations`, under the same
-keys, so a contract is identified and derived once however many targets (or a dry run) ask.
+proxy) and its link. `Verification.contract` carries the steps out on its target; the dry run
+derives the same steps and prints them. Both identify and derive through one `Derivations` (with
+the run's `Options`), under the same keys, so a contract is identified and derived once however
+many targets (or a dry run) ask.
+
+The dry run: what each target would get, derived and pre-checked, with nothing sent
+(`dry_run()` and `ape verify contract … --dry-run [--out DIR]`).
+
+Per target it prints what would be sent (compiler, settings, libraries, constructor arguments,
+licence; never the API key) and, with DIR, writes the request bodies a real run sends:
+
+    DIR/<target>/<Contract>-<address>.json|.sol       the `sourceCode` field, byte for byte
+    DIR/<target>/<Contract>-<address>.form.json       every form field but `apikey`, in sending order
+    DIR/<target>/<Proxy>-<address>.proxy.form.json    the proxy link (verifyproxycontract)
+    DIR/<target>/<Contract>-<address>.sourcify.json   a Sourcify target's whole POST body
+
+The forms come from the same `protocol.forms` functions the client submits with, with the fields
+`ExplorerClient._call` adds (module, action, chainid): a real run's body is
+`urlencode(form)` plus the key. A Sourcify body is `client.sourcify.sourcify_body`, the function
+`SourcifyClient.verify_source_code` sends, encoded by requests as its `json=` is: the file is
+the HTTP body byte for byte (the key rides in a header, never in it). Sourcify gets no proxy link
+(it resolves proxies itself) and standard-json input only, as a real run sends it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import json
+import re
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar, cast
 
-from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.client.provider import Kind
+from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
 from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.protocol.values import checksum
+from ape_contract_verify.request import CodeFormat
+from ape_contract_verify.workflow.choice import NetworkChoice, chain_id_of
 
 if TYPE_CHECKING:
+    from ape.api import ProviderAPI
     from ape.managers.project import ProjectManager
 
+    from ape_contract_verify.client.provider import CreationRecord
+    from ape_contract_verify.client.targets import Target
+    from ape_contract_verify.config import ContractVerifyConfig
     from ape_contract_verify.derive.artifacts import Artifact
+    from ape_contract_verify.derive.derive import Derivation, DeriveOptions
     from ape_contract_verify.engine.compilers import CompileCache
     from ape_contract_verify.evm.reads import ChainReader
+    from ape_contract_verify.request import VerificationRequest
 
 logger = get_logger()
 
@@ -227,3 +258,341 @@ class Derivations:
         found = self.once(("identify", address.lower(), deployed_type), find)
         kept = self.kept.get(address.lower())
         return found if kept is None else dataclasses.replace(found, resolved={**found.resolved, "group": kept})
+
+
+@dataclass
+class Options:
+    code_format: CodeFormat = CodeFormat.STANDARD_JSON
+    # The user asked for this format on the command line: no other is sent in its place.
+    strict_format: bool = False
+    check: bool = True
+    force: bool = False
+    # Ask the explorer first whether the address is verified. Off for what this run just
+    # deployed: the submission itself answers "already verified" (Etherscan's similar-match case),
+    # and the question would cost a rate-limited call per contract.
+    ask_first: bool = True
+    license: str | None = None
+    # Send the contract's own sources, not the whole input Ape compiled it from (config's).
+    minimal_input: bool = False
+    poll_interval: float = 5.0
+    timeout: float = 300.0
+
+    @classmethod
+    def from_config(
+        cls,
+        cfg: ContractVerifyConfig,
+        code_format: CodeFormat | None = None,
+        check: bool | None = None,
+        *,
+        force: bool = False,
+        ask_first: bool = True,
+    ) -> Options:
+        """The `contract_verify:` config's options; a `code_format` given is strict (no other format is
+        sent in its place), `check` None is the config's. The CLI, the API, the deploy hook and
+        `publish=True` all start here."""
+        return cls(
+            code_format=code_format or cfg.codeformat,
+            strict_format=bool(code_format),
+            check=cfg.check if check is None else check,
+            license=cfg.license,
+            minimal_input=cfg.minimal_input,
+            poll_interval=cfg.poll_interval,
+            timeout=cfg.timeout,
+            force=force,
+            ask_first=ask_first,
+        )
+
+    def derive(
+        self,
+        derivations: Derivations,
+        step: Source,
+        chain: ChainReader | None,
+        creation_record: Callable[[str], CreationRecord] | None,
+    ) -> Derivation:
+        """`step`'s request with these options, derived and pre-checked once per run (`derivations`,
+        under what it was made of); the creation record is asked only where the chain cannot tell.
+        A step with no artifact raises its error."""
+        from ape_contract_verify.derive import derive
+
+        artifact = step.artifact
+        if artifact is None:
+            raise ContractVerifyError(step.error)
+        wanted: DeriveOptions = {
+            "code_format": self.code_format,
+            "strict_format": self.strict_format,
+            "check": self.check,
+            "license": self.license,
+            "minimal_input": self.minimal_input,
+        }
+        return derivations.once(
+            ("derive", step.address.lower(), step.name, step.constructor_args, *sorted(wanted.items())),
+            lambda: derive.derive(
+                artifact,
+                step.address,
+                chain_reader=chain,
+                constructor_args=step.constructor_args,
+                cache=derivations.cache,
+                creation_record=creation_record,
+                **wanted,
+            ),
+        )
+
+
+# --- the dry run -------------------------------------------------------------------------------
+
+
+@dataclass
+class Planned:
+    """One submission a real run would make: a source (with its request) or a proxy link."""
+
+    label: str
+    address: str
+    request: VerificationRequest | None = None  # None for a proxy link
+    implementation: str | None = None  # for a proxy link
+    match: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+    creation_source: str = ""  # which source gave the creation code (the constructor arguments)
+    nothing: str | None = None  # why there is nothing to submit (a data contract): no error, no request
+
+    @property
+    def sent(self) -> bool:
+        """A real run would send this (a request or a proxy link)."""
+        return not self.error and not self.nothing
+
+
+def plan(
+    address: str,
+    name: str | None,
+    chain_reader: ChainReader,
+    project: ProjectManager,
+    derivations: Derivations,
+    options: Options,
+    constructor_args: str | None = None,
+    creation_record: Callable[[str], CreationRecord] | None = None,
+    deployed_type: str | None = None,
+) -> list[Planned]:
+    """What `Verification.contract` would submit for `address`: `plan_contract`'s steps, in its
+    order, each source derived as a run derives it (through the same `derivations` and `options`)."""
+    from ape_contract_verify.derive.derive import PrecheckFailed
+    from ape_contract_verify.workflow.report import proxy_row_label
+
+    planned = []
+    for step in plan_contract(chain_reader, project, derivations, address, name, constructor_args, deployed_type):
+        item = Planned(step.label, step.address)
+        if isinstance(step, Link):
+            item.label, item.implementation = proxy_row_label(step.label), step.implementation
+        elif isinstance(step, Skip) and step.outcome.is_done:  # a data contract
+            item.nothing = step.reason
+        elif isinstance(step, Skip):  # a row that fails in a run: not sent
+            item.error = step.reason
+        else:
+            try:
+                derived = options.derive(derivations, step, chain_reader, creation_record)
+            except PrecheckFailed as err:
+                item.error = f"pre-check failed: {err.field}: {err.reason}"
+            except ContractVerifyError as err:
+                item.error = str(err)
+            else:
+                item.request, item.match, item.warnings = derived.request, derived.match, list(derived.warnings)
+                item.creation_source = derived.creation_source
+        planned.append(item)
+    return planned
+
+
+def form_for(target: Target, item: Planned) -> dict[str, str]:
+    """The POST body a real run sends for `item` to `target`, without `apikey`."""
+    from ape_contract_verify.protocol.forms import validate_proxy_form, validate_request
+
+    query = {"module": "contract", "action": "verifysourcecode" if item.request is not None else "verifyproxycontract"}
+    if target.url and target.sends_chain_id:  # as Target.client() passes it to the client
+        query["chainid"] = str(target.chain_id)
+    if item.request is not None:
+        return {**query, **validate_request(item.request)}
+    return {**query, **validate_proxy_form({"address": item.address, "expectedimplementation": item.implementation})}
+
+
+def describe(item: Planned, head: str | None = None, licence_sent: bool = True) -> list[str]:
+    """What the explorer would get, as lines for a person. `head` replaces the first line's
+    `verifysourcecode as <name>`; Sourcify gets no licence field (`licence_sent=False`)."""
+    from ape_contract_verify.protocol.licenses import license_name
+
+    if item.error:
+        return [f"  {item.label} {item.address}: NOT SENT: {item.error}"]
+    if item.nothing:
+        return [f"  {item.label} {item.address}: {item.nothing}"]
+    if item.request is None:
+        return [f"  {item.label} {item.address}: verifyproxycontract, expected implementation {item.implementation}"]
+    r = item.request
+    settings = [
+        f"optimizer {'on' if r.optimization_used else 'off'}" + (f", {r.runs} runs" if r.runs is not None else "")
+    ]
+    if r.evm_version:
+        settings.append(f"evmVersion {r.evm_version}")
+    if r.via_ir is not None:
+        settings.append(f"viaIR {'on' if r.via_ir else 'off'}")
+    licence = f"{license_name(r.license_type)} ({r.license_type})" if r.license_type is not None else "none"
+    return [
+        f"  {item.label} {item.address}: {head or f'verifysourcecode as {r.contract_name}'}",
+        f"    compiler {r.compiler_version}, {r.code_format.value}, {len(r.source_code.encode())} bytes of source",
+        f"    settings: {', '.join(settings)}",
+        f"    libraries: {', '.join(f'{k}={v}' for k, v in sorted(r.libraries.items())) or 'none'}",
+        f"    constructor arguments: {('0x' + r.constructor_arguments) if r.constructor_arguments else 'none'}"
+        + (f" (from {item.creation_source})" if item.creation_source not in ("", "transaction", "trace") else ""),
+        *([f"    licence: {licence}"] if licence_sent else []),
+        f"    pre-check: {'skipped' if item.match is None else item.match + ' match'}",
+        *(f"    warning: {w}" for w in item.warnings),
+    ]
+
+
+def sourcify_submission(target: Target, request: VerificationRequest) -> tuple[str, bytes]:
+    """The URL and the exact HTTP body `SourcifyClient.verify_source_code` sends for `request` to
+    `target`. Raises InvalidRequest (naming the field) for a request Sourcify's rules refuse."""
+    import requests
+
+    from ape_contract_verify.client.sourcify import sourcify_body
+    from ape_contract_verify.protocol.forms import validate_read_form
+
+    if target.chain_id is None or not target.url:
+        raise InvalidRequest("target", f"{target.name} has no chain id or no URL", "resolve it on a connected network")
+    address = validate_read_form({"address": request.address})
+    url = f"{target.url.rstrip('/')}/v2/verify/{int(target.chain_id)}/{address}"  # the client's base_url + path
+    body = requests.Request("POST", url, json=sourcify_body(request)).prepare().body  # requests' own encoding
+    if not isinstance(body, bytes):  # requests encodes a json= body to bytes
+        raise TypeError(f"requests prepared a {type(body).__name__} body for {url}, not bytes")
+    return url, body
+
+
+def sent(target: Target, item: Planned) -> tuple[list[str], dict[str, bytes], bool]:
+    """What `target` gets of `item` in a real run: the lines saying it, each body sent by the
+    suffix of its file (none: nothing is sent), and whether that is as a run wants it (False: NOT
+    SENT, an error or a request Sourcify's rules refuse)."""
+    if Kind(target.kind) is not Kind.SOURCIFY:
+        if not item.sent:
+            return describe(item), {}, not item.error
+        form = (json.dumps(form_for(target, item), indent=2) + "\n").encode("utf-8")
+        if item.request is None:
+            return describe(item), {".proxy.form.json": form}, True
+        suffix = ".sol" if item.request.code_format == CodeFormat.SINGLE_FILE else ".json"
+        return describe(item), {suffix: item.request.source_code.encode("utf-8"), ".form.json": form}, True
+    refusal, url, body = item.error, "", b""
+    if not refusal and item.request is not None and target.chain_id is None:
+        refusal = "Sourcify needs the chain id, and the node did not say it"
+    elif not refusal and item.request is not None:
+        try:
+            url, body = sourcify_submission(target, item.request)
+        except InvalidRequest as err:
+            refusal = str(err)
+    if refusal:
+        return [f"  {item.label} {item.address}: NOT SENT: {refusal}"], {}, False
+    if item.nothing or item.request is None:
+        lines = describe(item) if item.nothing else [f"  {item.label} {item.address}: {NO_PROXY_LINK}"]
+        return lines, {}, True
+    fields = json.loads(body)
+    tx = fields.get("creationTransactionHash")
+    return (
+        [
+            *describe(item, head=f"POST {url}", licence_sent=False),
+            f"    compilerVersion {fields['compilerVersion']}, contractIdentifier {fields['contractIdentifier']}",
+            f"    creationTransactionHash {tx}" if tx else "    creationTransactionHash: none (Sourcify looks for it)",
+        ],
+        {".sourcify.json": body},
+        True,
+    )
+
+
+NO_PROXY_LINK = "no proxy link is sent to Sourcify (it resolves proxies itself)"
+
+
+@dataclass
+class DryRunPlan:
+    """What a real run would send: per target, its submissions (`Planned`: the request, or why not)."""
+
+    network: str
+    targets: list[Target]  # in run order
+    submissions: dict[str, list[Planned]]  # target name -> what it would get
+    files: list[Path] = field(default_factory=list)  # the bodies written by `lines(out)`
+
+    @property
+    def ok(self) -> bool:
+        """Every submission of every target derived (and, for Sourcify, sendable)."""
+        return all(sent(target, item)[2] for target in self.targets for item in self.submissions[target.name])
+
+    def lines(self, out: str | None = None) -> Iterator[str]:
+        """The plan for a person, target by target; with `out`, the exact request bodies written
+        there, byte for byte (no newline translation), as `<out>/<target>/<Contract>-<address><suffix>`."""
+        yield f"Dry run on {self.network}: nothing is sent."
+        for target in self.targets:
+            where = target.url or "the embedded local explorer"
+            key = "an API key (not shown)" if target.api_key else "no API key"
+            yield f"target {target.name} ({target.kind}) at {where}, with {key}:"
+            for item in self.submissions[target.name]:
+                lines, bodies, _ = sent(target, item)
+                yield from lines
+                for suffix, body in bodies.items() if out else ():
+                    folder = Path(str(out)) / _safe(target.name)
+                    folder.mkdir(parents=True, exist_ok=True)
+                    path = folder / f"{_safe(item.label.split(' (')[0].split(':')[-1])}-{item.address}{suffix}"
+                    path.write_bytes(body)
+                    self.files.append(path)
+                    yield f"    wrote {path}"
+
+    def write(self, out: str | Path) -> list[Path]:
+        """Write every request body under `out` (see the module's layout); returns the files."""
+        for _ in self.lines(str(out)):
+            pass
+        return self.files
+
+
+def plan_dry_run(
+    choice: NetworkChoice,
+    provider: ProviderAPI,
+    contracts: list[tuple[str | None, str]],
+    constructor_args: str | None,
+    code_format: CodeFormat | None,
+    check: bool | None,
+) -> DryRunPlan:
+    """The dry run of a verification: every target's submissions derived and pre-checked, nothing
+    sent, with a real run's options (`Options.from_config`: the config's, the call's over them) and,
+    for an unnamed address, what the ledger recorded at its deploy, as `api.verify` takes it."""
+    from ape import config, project
+
+    from ape_contract_verify.evm.chain import ApeProviderChain
+    from ape_contract_verify.workflow.ledger import deployed_as
+
+    options = Options.from_config(config.get_config("contract_verify"), code_format, check)
+    # The same targets a real run resolves: the names, explorer URL and key given, then config.
+    chain_id = chain_id_of(provider)
+    targets = choice.targets(chain_id)
+    reader, derivations = ApeProviderChain(provider), Derivations()
+    known = deployed_as(project, chain_id, contracts)
+    derivations.kept.update({a.lower(): kept for (_, a), (_, kept) in zip(contracts, known) if kept is not None})
+    # Where the chain cannot give a factory child's creation, the first explorer's record can.
+    record = next((_record_of(t) for t in targets if t.kind is Kind.ETHERSCAN and t.url), None)
+    plans: dict[str, list[Planned]] = {}  # code format -> every contract planned in it
+    submissions: dict[str, list[Planned]] = {}
+    for target in targets:
+        # Sourcify takes standard-json input only: a real run sends that to it whatever the format.
+        fmt = Kind(target.kind).format_for(options.code_format)
+        if fmt not in plans:
+            with_fmt = dataclasses.replace(options, code_format=CodeFormat(fmt))
+            plans[fmt] = [
+                item
+                for (name, address), (deployed_type, _) in zip(contracts, known)
+                for item in plan(
+                    address, name, reader, project, derivations, with_fmt, constructor_args, record, deployed_type
+                )
+            ]
+        submissions[target.name] = plans[fmt]
+    return DryRunPlan(choice.label(), list(targets), submissions)
+
+
+def _record_of(target: Target) -> Callable[[str], CreationRecord] | None:
+    try:
+        return target.client().creation_records()
+    except Exception:  # a target whose client cannot be made reads nothing here; the run says why
+        return None
+
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text) or "contract"

@@ -31,7 +31,7 @@ from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.protocol.values import checksum
 from ape_contract_verify.request import CodeFormat
-from ape_contract_verify.workflow.plan import Derivations, Link, Skip, Source, plan_contract
+from ape_contract_verify.workflow.plan import Derivations, Link, Options, Skip, Source, plan_contract
 from ape_contract_verify.workflow.report import Report, proxy_row_label
 
 if TYPE_CHECKING:  # the clients import requests, derive imports Ape: only when a run makes one
@@ -41,91 +41,12 @@ if TYPE_CHECKING:  # the clients import requests, derive imports Ape: only when 
 
     from ape_contract_verify.client.provider import CreationRecord, SubmissionReceipt, VerificationTarget
     from ape_contract_verify.client.targets import ClientOptions, Target
-    from ape_contract_verify.config import ContractVerifyConfig
-    from ape_contract_verify.derive.derive import Derivation, DeriveOptions
+    from ape_contract_verify.derive.derive import Derivation
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.explorer.embedded import EmbeddedExplorer
     from ape_contract_verify.request import VerificationRequest
 
 logger = get_logger()
-
-
-@dataclass
-class Options:
-    code_format: CodeFormat = CodeFormat.STANDARD_JSON
-    # The user asked for this format on the command line: no other is sent in its place.
-    strict_format: bool = False
-    check: bool = True
-    force: bool = False
-    # Ask the explorer first whether the address is verified. Off for what this run just
-    # deployed: the submission itself answers "already verified" (Etherscan's similar-match case),
-    # and the question would cost a rate-limited call per contract.
-    ask_first: bool = True
-    license: str | None = None
-    # Send the contract's own sources, not the whole input Ape compiled it from (config's).
-    minimal_input: bool = False
-    poll_interval: float = 5.0
-    timeout: float = 300.0
-
-    @classmethod
-    def from_config(
-        cls,
-        cfg: ContractVerifyConfig,
-        code_format: CodeFormat | None = None,
-        check: bool | None = None,
-        *,
-        force: bool = False,
-        ask_first: bool = True,
-    ) -> Options:
-        """The `contract_verify:` config's options; a `code_format` given is strict (no other format is
-        sent in its place), `check` None is the config's. The CLI, the API, the deploy hook and
-        `publish=True` all start here."""
-        return cls(
-            code_format=code_format or cfg.codeformat,
-            strict_format=bool(code_format),
-            check=cfg.check if check is None else check,
-            license=cfg.license,
-            minimal_input=cfg.minimal_input,
-            poll_interval=cfg.poll_interval,
-            timeout=cfg.timeout,
-            force=force,
-            ask_first=ask_first,
-        )
-
-    def derive(
-        self,
-        derivations: Derivations,
-        step: Source,
-        chain: ChainReader | None,
-        creation_record: Callable[[str], CreationRecord] | None,
-    ) -> Derivation:
-        """`step`'s request with these options, derived and pre-checked once per run (`derivations`,
-        under what it was made of); the creation record is asked only where the chain cannot tell.
-        A step with no artifact raises its error."""
-        from ape_contract_verify.derive import derive
-
-        artifact = step.artifact
-        if artifact is None:
-            raise ContractVerifyError(step.error)
-        wanted: DeriveOptions = {
-            "code_format": self.code_format,
-            "strict_format": self.strict_format,
-            "check": self.check,
-            "license": self.license,
-            "minimal_input": self.minimal_input,
-        }
-        return derivations.once(
-            ("derive", step.address.lower(), step.name, step.constructor_args, *sorted(wanted.items())),
-            lambda: derive.derive(
-                artifact,
-                step.address,
-                chain_reader=chain,
-                constructor_args=step.constructor_args,
-                cache=derivations.cache,
-                creation_record=creation_record,
-                **wanted,
-            ),
-        )
 
 
 class Verification:

@@ -214,7 +214,7 @@ def test_the_dry_run_writes_the_sourcify_body_a_real_run_sends(
 def test_sourcify_dry_runs_that_would_fail_or_skip_say_why(example_on_anvil, sourcify_project, tmp_path):
     from ape_contract_verify.client.targets import Target
     from ape_contract_verify.request import CodeFormat, VerificationRequest
-    from ape_contract_verify.workflow.dry_run import DryRunPlan, Planned
+    from ape_contract_verify.workflow.plan import DryRunPlan, Planned
 
     project, stub, base = sourcify_project
     stub.seen.clear()

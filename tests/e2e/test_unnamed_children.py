@@ -170,12 +170,10 @@ def test_a_dry_run_of_the_data_contract_says_so_and_writes_nothing(deployed, tmp
 
 
 def test_the_dry_run_plan_of_a_data_contract_is_ok(deployed):
-    """api.dry_run's plan (workflow/dry_run.plan under it): one entry that is neither an error nor
+    """api.dry_run's plan (workflow/plan.plan under it): one entry that is neither an error nor
     a request, and the plan is ok on an Etherscan-style and a Sourcify target alike."""
     from ape_contract_verify.evm.chain import JsonRpcChain
-    from ape_contract_verify.workflow.dry_run import DryRunPlan, plan
-    from ape_contract_verify.workflow.plan import Derivations
-    from ape_contract_verify.workflow.verification import Options
+    from ape_contract_verify.workflow.plan import Derivations, DryRunPlan, Options, plan
 
     [item] = plan(
         deployed.made["Data"],

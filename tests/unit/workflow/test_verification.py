@@ -11,6 +11,7 @@ from ape_contract_verify.derive import derive
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 from ape_contract_verify.workflow import report, verification
+from ape_contract_verify.workflow.plan import Options
 
 ADDRESS = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
 TARGET = Target("ethereum", "sepolia", "https://scripted.example/api", 11155111, None)
@@ -57,7 +58,7 @@ def request(sources: str = '{"sources": {"a.sol": {}}}') -> VerificationRequest:
 
 def make(client) -> verification.Verification:
     return verification.Verification(
-        client, project=None, chain_reader=None, options=verification.Options(poll_interval=0), target=TARGET
+        client, project=None, chain_reader=None, options=Options(poll_interval=0), target=TARGET
     )
 
 

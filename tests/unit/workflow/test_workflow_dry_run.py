@@ -1,4 +1,4 @@
-"""workflow/dry_run.py: what a real run would submit, in its order (implementation, own source,
+"""workflow/plan.py's dry run: what a real run would submit, in its order (implementation, own source,
 proxy link), worded for a person, and the bodies written byte for byte; never the API key.
 Derivation is answered here (its own tests are derive's); no chain, nothing sent."""
 
@@ -13,10 +13,8 @@ from ape_contract_verify.derive import derive as derive_module
 from ape_contract_verify.derive.constructor import PrecheckFailed
 from ape_contract_verify.protocol.secrets import ApiKey
 from ape_contract_verify.request import CodeFormat, VerificationRequest
-from ape_contract_verify.workflow import dry_run
-from ape_contract_verify.workflow.dry_run import DryRunPlan, Planned
-from ape_contract_verify.workflow.plan import Derivations
-from ape_contract_verify.workflow.verification import Options
+from ape_contract_verify.workflow import plan as dry_run
+from ape_contract_verify.workflow.plan import Derivations, DryRunPlan, Options, Planned
 
 pytestmark = pytest.mark.unit
 

@@ -17,7 +17,8 @@ from ape import chain, config, project
 def main():
     from ape_contract_verify.client.targets import resolve_target
     from ape_contract_verify.evm.chain import ApeProviderChain
-    from ape_contract_verify.workflow.verification import Options, Verification, explorer_for
+    from ape_contract_verify.workflow.plan import Options
+    from ape_contract_verify.workflow.verification import Verification, explorer_for
 
     cfg = config.get_config("contract_verify")
     network = chain.provider.network
