@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from ape_contract_verify.client.targets import Target
     from ape_contract_verify.config import ContractVerifyConfig
     from ape_contract_verify.derive.artifacts import Artifact
-    from ape_contract_verify.derive.derive import Derivation, DeriveOptions
+    from ape_contract_verify.derive.derive import Derivation
     from ape_contract_verify.engine.compilers import CompileCache
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.request import VerificationRequest
@@ -317,13 +317,7 @@ class Options:
         artifact = step.artifact
         if artifact is None:
             raise ContractVerifyError(step.error)
-        wanted: DeriveOptions = {
-            "code_format": self.code_format,
-            "strict_format": self.strict_format,
-            "check": self.check,
-            "license": self.license,
-            "minimal_input": self.minimal_input,
-        }
+        wanted = {key: getattr(self, key) for key in derive.DeriveOptions.__annotations__}  # what `derive` takes
         return derivations.once(
             ("derive", step.address.lower(), step.name, step.constructor_args, *sorted(wanted.items())),
             lambda: derive.derive(

@@ -110,15 +110,15 @@ def _own_sender(provider: ProviderAPI) -> Callable[[TransactionAPI], bool]:
     """On a live network a run's blocks hold others' transactions too: only those Ape's accounts
     sent are read (a receipt each), not every one of a busy chain's. A dev chain is the run's own."""
     try:
-        if provider.network.is_dev:
-            return lambda txn: True
         from ape import accounts
+
+        dev = provider.network.is_dev
     except Exception:
-        return lambda txn: True
+        dev = True
 
     def ours(txn: TransactionAPI) -> bool:
         try:
-            return txn.sender in accounts
+            return dev or txn.sender in accounts
         except Exception:
             return True
 
