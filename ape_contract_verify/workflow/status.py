@@ -234,10 +234,8 @@ def _judge(status: TargetStatus, row: Row) -> TargetStatus:
     if not status.kind.links_proxies or status.state != VERIFIED or row.implementation is None:
         return status  # Sourcify resolves proxies itself: there is no link to keep up
     if status.implementation is None:
-        status.state, status.reason = (
-            UNLINKED,
-            f"the explorer has no link to {row.implementation}; `ape verify proxy {row.address}` links it",
-        )
+        status.state = UNLINKED
+        status.reason = f"the explorer has no link to {row.implementation}; `ape verify proxy {row.address}` links it"
     elif status.implementation.lower() == row.implementation.lower():
         status.state = LINKED
     else:
