@@ -123,7 +123,7 @@ class DeployQueue:
 
             return MemoizingChain(ApeProviderChain(provider))
 
-        derivations = Derivations()
+        derivations = Derivations(project)
         error = ""
         try:
             chain_id = provider.chain_id
@@ -155,7 +155,7 @@ class DeployQueue:
         def prepare(address: str, deployed_type: str) -> JsonObject | None:
             """Ape's artifact of the deployed type and its compile input, as Ape built it."""
             try:
-                derivations.prepare(address, deployed_type, project, bytes(provider.get_code(address)))
+                derivations.prepare(address, deployed_type, bytes(provider.get_code(address)))
             except Exception as err:  # the workers resolve it later, once the script has ended
                 logger.debug("contract_verify: %s not prepared at the deploy: %s", address, err)
             prepared = derivations.prepared.get(address.lower())

@@ -107,7 +107,6 @@ Step = Skip | Source | Link
 
 def plan_contract(
     reader: ChainReader,
-    project: ProjectManager,
     derivations: Derivations,
     address: str,
     name: str | None = None,
@@ -133,7 +132,9 @@ def plan_contract(
 
         try:
             artifact = (
-                artifacts.find_artifact(name, project) if name else derivations.artifact(at, deployed, project, reader)
+                artifacts.find_artifact(name, derivations.project)
+                if name
+                else derivations.artifact(at, deployed, reader)
             )
         except ContractVerifyError as err:
             return Source(artifacts.short_name(name or deployed or "") or at[:10], at, name, args, error=str(err))
@@ -159,15 +160,17 @@ def plan_contract(
 
 
 class Derivations:
-    """What the targets of one run share per contract: the compile cache, which artifact an
-    address is, and its derivation (or the error deriving it). Computed once, under a lock per key.
+    """What the targets of one run share per contract: the project, the compile cache, which
+    artifact an address is, and its derivation (or the error deriving it). Computed once, under a
+    lock per key.
 
     `prepared` holds the artifact of each address the deploy hook resolved on the script's thread,
     with what deriving it needs of Ape (`derive.inputs.prepare`), so that workers need not call
     into Ape's managers while the script can (`derive.ape_gate`). A plain dict: the script's
     thread never waits on a worker's lock."""
 
-    def __init__(self) -> None:
+    def __init__(self, project: ProjectManager) -> None:
+        self.project = project
         self._lock = threading.Lock()
         self._keys: dict[Key, threading.Lock] = {}
         # Each key's value is what its `make` returned (`once` gives it back as that type), or raised.
@@ -185,14 +188,14 @@ class Derivations:
 
         return process_cache()
 
-    def prepare(self, address: str, deployed_type: str, project: ProjectManager, runtime: bytes) -> bool:
+    def prepare(self, address: str, deployed_type: str, runtime: bytes) -> bool:
         """Resolve, on the caller's (the script's) thread, the artifact Ape deployed at `address`
         and what deriving it needs of Ape; False when the manifests alone cannot say (workers then
         resolve it once the script lets them)."""
         from ape_contract_verify.derive import artifacts, inputs
 
         try:
-            artifact = artifacts.find_artifact(deployed_type, project, compile=False)
+            artifact = artifacts.find_artifact(deployed_type, self.project, compile=False)
         except artifacts.ArtifactNotFound as err:
             logger.debug("%s: %s not resolved at the deploy: %s", address, deployed_type, err)
             return False
@@ -220,9 +223,7 @@ class Derivations:
             raise value
         return cast(T, value)  # the key names what `make` built
 
-    def artifact(
-        self, address: str, deployed_type: str | None, project: ProjectManager, reader: ChainReader
-    ) -> Artifact:
+    def artifact(self, address: str, deployed_type: str | None, reader: ChainReader) -> Artifact:
         """The artifact `address` is: the one prepared at its deploy, else the type Ape deployed
         there if it has the code, else what the project's artifacts identify."""
         from ape_contract_verify.derive import artifacts
@@ -237,7 +238,7 @@ class Derivations:
             recorded: Artifact | None = None
             if deployed_type:
                 try:
-                    recorded = artifacts.find_artifact(deployed_type, project)
+                    recorded = artifacts.find_artifact(deployed_type, self.project)
                 except artifacts.ArtifactNotFound as err:
                     logger.debug("%s: deployed as %s, which no artifact answers to (%s)", address, deployed_type, err)
                 else:
@@ -246,7 +247,7 @@ class Derivations:
                     logger.debug("%s: recorded as %s, whose code it does not have", address, deployed_type)
             try:
                 return artifacts.identify(
-                    address, project, runtime, self.cache, creation=lambda: creation_input(reader, address)
+                    address, self.project, runtime, self.cache, creation=lambda: creation_input(reader, address)
                 )
             except ContractVerifyError:
                 if recorded is None:
@@ -359,7 +360,6 @@ def plan(
     address: str,
     name: str | None,
     chain_reader: ChainReader,
-    project: ProjectManager,
     derivations: Derivations,
     options: Options,
     constructor_args: str | None = None,
@@ -372,7 +372,7 @@ def plan(
     from ape_contract_verify.workflow.report import proxy_row_label
 
     planned = []
-    for step in plan_contract(chain_reader, project, derivations, address, name, constructor_args, deployed_type):
+    for step in plan_contract(chain_reader, derivations, address, name, constructor_args, deployed_type):
         item = Planned(step.label, step.address)
         if isinstance(step, Link):
             item.label, item.implementation = proxy_row_label(step.label), step.implementation
@@ -558,7 +558,7 @@ def plan_dry_run(
     # The same targets a real run resolves: the names, explorer URL and key given, then config.
     chain_id = chain_id_of(provider)
     targets = choice.targets(chain_id)
-    reader, derivations = ApeProviderChain(provider), Derivations()
+    reader, derivations = ApeProviderChain(provider), Derivations(project)
     known = deployed_as(project, chain_id, contracts)
     derivations.kept.update({a.lower(): kept for (_, a), (_, kept) in zip(contracts, known) if kept is not None})
     # Where the chain cannot give a factory child's creation, the first explorer's record can.
@@ -573,9 +573,7 @@ def plan_dry_run(
             plans[fmt] = [
                 item
                 for (name, address), (deployed_type, _) in zip(contracts, known)
-                for item in plan(
-                    address, name, reader, project, derivations, with_fmt, constructor_args, record, deployed_type
-                )
+                for item in plan(address, name, reader, derivations, with_fmt, constructor_args, record, deployed_type)
             ]
         submissions[target.name] = plans[fmt]
     return DryRunPlan(choice.label(), list(targets), submissions)

@@ -55,25 +55,23 @@ class Verification:
     def __init__(
         self,
         client: VerificationTarget,
-        project: ProjectManager,
         chain_reader: ChainReader | None,
         options: Options | None = None,
         *,
         target: Target,
+        shared: Derivations,
         on_progress: Callable[[str, str], None] | None = None,
         network: str = "",
-        shared: Derivations | None = None,
         health: TargetHealth | None = None,
     ):
         self.client = client
-        self.project = project
         self.chain = chain_reader
         self.target = target
         self.kind = Kind(client.kind)
         options = options or Options()  # Sourcify's code format: standard-json only
         self.options = dataclasses.replace(options, code_format=CodeFormat(self.kind.format_for(options.code_format)))
         self.network = network
-        self.shared = shared or Derivations()
+        self.shared = shared  # with the other targets of its network
         # Shared by every worker on this target (the run's, which its client feeds): down once, for the run.
         self.health = health or TargetHealth(target.name)
         self.on_progress = on_progress or (lambda address, text: None)
@@ -107,7 +105,7 @@ class Verification:
             self._done[address.lower()].wait(self.options.timeout)
             return []
         steps = plan_contract(
-            self.reader, self.project, self.shared, address, name, constructor_args, deployed_type, self._first_time
+            self.reader, self.shared, address, name, constructor_args, deployed_type, self._first_time
         )
         reports: list[Report] = []
         for step in steps:
@@ -395,7 +393,7 @@ class VerificationRun:
         """Open each target's explorer for `network`. A target that cannot be opened raises, or,
         with `on_error`, is handed to it and left out (the others still run). The targets share
         `derivations` (one made here unless given: the deploy hook's holds what it prepared)."""
-        shared = derivations or Derivations()
+        shared = derivations or Derivations(self.project)
         opened: list[Verification] = []
         for target in targets:
             health = TargetHealth(target.name)  # shared by every worker on this target: down once, for the run
@@ -413,13 +411,12 @@ class VerificationRun:
             opened.append(
                 Verification(
                     client,
-                    self.project,
                     chain_reader,
                     options,
                     target=target,
+                    shared=shared,
                     on_progress=self.on_progress,
                     network=network,
-                    shared=shared,
                     health=health,
                 )
             )

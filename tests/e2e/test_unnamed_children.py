@@ -179,8 +179,7 @@ def test_the_dry_run_plan_of_a_data_contract_is_ok(deployed):
         deployed.made["Data"],
         None,
         JsonRpcChain(deployed.anvil.url),
-        None,
-        Derivations(),
+        Derivations(None),
         Options(),
     )
     assert (item.label, item.nothing, item.error, item.request, item.sent) == (

@@ -600,7 +600,7 @@ def test_the_local_explorer_in_process_shares_the_pre_check_s_compile(anvil, box
     address, input_json, args = box
     fresh = CompileCache(tmp_path / "own")  # not the session's shared cache: this one counts
     monkeypatch.setattr(compilers, "_PROCESS_CACHE", fresh)
-    assert compilers.process_cache() is fresh and Derivations().cache is fresh
+    assert compilers.process_cache() is fresh and Derivations(None).cache is fresh
     request = json_request(address, input_json, "src/Box.sol:Box", args)
     chain = JsonRpcChain(anvil.url)
     assert Verifier(chain, compilers.process_cache()).verify(request).match == "full"  # the pre-check

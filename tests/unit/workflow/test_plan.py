@@ -49,7 +49,7 @@ def identified(monkeypatch):
 
 
 def steps(name=None, deployed_type=None, claim=lambda address: True, code=None):
-    return plan_contract(Reader(code or {}), None, Derivations(), A, name, "2a", deployed_type, claim)
+    return plan_contract(Reader(code or {}), Derivations(None), A, name, "2a", deployed_type, claim)
 
 
 def test_a_data_contract_is_one_step_with_nothing_to_verify_unless_named(identified):

@@ -17,6 +17,7 @@ from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.workflow import local_explorers, status
 from ape_contract_verify.workflow.deploy_queue import Progress, network_table, run_advice
+from ape_contract_verify.workflow.plan import Derivations
 from ape_contract_verify.workflow.report import Report, summary_table, tally
 from ape_contract_verify.workflow.verification import Verification
 
@@ -98,7 +99,7 @@ class ProxyClient:
 
 
 def test_a_relinks_row_has_one_pair_of_parentheses(monkeypatch):
-    verification = Verification(ProxyClient(), None, None, target=embedded(), network=NET)
+    verification = Verification(ProxyClient(), None, target=embedded(), shared=Derivations(None), network=NET)
     monkeypatch.setattr(verification, "contract", lambda address, *a, **k: [])  # the implementation: nothing to show
     [relink] = verification.relink(A, B, "Coordinator")
     assert relink.contract == "Coordinator (proxy re-link)" and relink.kind == "relink"
@@ -171,11 +172,11 @@ def test_on_a_narrow_terminal_the_live_line_is_cut_not_wrapped(monkeypatch):
 def test_the_embedded_explorer_is_asked_for_no_creation_record():
     """It reads the same chain through the same reader: asking it would repeat the search, and the
     reason would name an explorer record that is not there."""
-    local = Verification(ProxyClient(), None, None, target=embedded())
+    local = Verification(ProxyClient(), None, target=embedded(), shared=Derivations(None))
     assert local._creation_record() is None
     remote = Target("ethereum", "sepolia", "https://eth-sepolia.blockscout.com/api", 11155111, None, name="blockscout")
     client = ExplorerClient(remote.url, flavour="blockscout")
-    assert callable(Verification(client, None, None, target=remote)._creation_record())
+    assert callable(Verification(client, None, target=remote, shared=Derivations(None))._creation_record())
 
 
 def test_the_creation_reason_names_only_what_was_tried():

@@ -11,7 +11,7 @@ from ape_contract_verify.derive import derive
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 from ape_contract_verify.workflow import report, verification
-from ape_contract_verify.workflow.plan import Options
+from ape_contract_verify.workflow.plan import Derivations, Options
 
 ADDRESS = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
 TARGET = Target("ethereum", "sepolia", "https://scripted.example/api", 11155111, None)
@@ -58,7 +58,7 @@ def request(sources: str = '{"sources": {"a.sol": {}}}') -> VerificationRequest:
 
 def make(client) -> verification.Verification:
     return verification.Verification(
-        client, project=None, chain_reader=None, options=Options(poll_interval=0), target=TARGET
+        client, chain_reader=None, options=Options(poll_interval=0), target=TARGET, shared=Derivations(None)
     )
 
 
@@ -134,5 +134,5 @@ def test_without_a_chain_reader_it_reads_the_active_provider_as_deriving_does(mo
     assert [r.outcome for r in reports] == [Outcome.NOTHING_TO_VERIFY] and asked == [None]
     given = DataChain()
     assert (
-        verification.Verification(ScriptedClient([]), None, given, target=TARGET).reader is given
+        verification.Verification(ScriptedClient([]), given, target=TARGET, shared=Derivations(None)).reader is given
     )  # a run's own reader stands

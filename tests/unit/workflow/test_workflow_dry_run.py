@@ -190,7 +190,7 @@ def derived(monkeypatch):
 
 
 def plan(reader, name=None, **kwargs):
-    return dry_run.plan(A, name, reader, None, Derivations(), Options(**kwargs), constructor_args="42")
+    return dry_run.plan(A, name, reader, Derivations(None), Options(**kwargs), constructor_args="42")
 
 
 def test_a_clone_plans_its_implementation_and_the_link_not_its_own_source(derived):

@@ -17,7 +17,7 @@ from ape import chain, config, project
 def main():
     from ape_contract_verify.client.targets import resolve_target
     from ape_contract_verify.evm.chain import ApeProviderChain
-    from ape_contract_verify.workflow.plan import Options
+    from ape_contract_verify.workflow.plan import Derivations, Options
     from ape_contract_verify.workflow.verification import Verification, explorer_for
 
     cfg = config.get_config("contract_verify")
@@ -33,7 +33,8 @@ def main():
         poll_interval=cfg.poll_interval,
         timeout=cfg.timeout,
     )
-    verification = Verification(client, project, ApeProviderChain(chain.provider), options, target=target)
+    chain_reader = ApeProviderChain(chain.provider)
+    verification = Verification(client, chain_reader, options, target=target, shared=Derivations(project))
     started = time.perf_counter()
     for name, address in targets:
         reports = verification.contract(address, name)
