@@ -451,10 +451,8 @@ def sourcify_submission(target: Target, request: VerificationRequest) -> tuple[s
         raise InvalidRequest("target", f"{target.name} has no chain id or no URL", "resolve it on a connected network")
     address = validate_read_form({"address": request.address})
     url = f"{target.url.rstrip('/')}/v2/verify/{int(target.chain_id)}/{address}"  # the client's base_url + path
-    body = requests.Request("POST", url, json=sourcify_body(request)).prepare().body  # requests' own encoding
-    if not isinstance(body, bytes):  # requests encodes a json= body to bytes
-        raise TypeError(f"requests prepared a {type(body).__name__} body for {url}, not bytes")
-    return url, body
+    # requests' own encoding: a json= body is bytes
+    return url, cast(bytes, requests.Request("POST", url, json=sourcify_body(request)).prepare().body)
 
 
 def sent(target: Target, item: Planned) -> tuple[list[str], dict[str, bytes], bool]:
