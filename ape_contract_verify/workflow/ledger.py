@@ -144,8 +144,10 @@ class LedgerEntry:
     def linked(self, target: str, implementation: str, url: str | None = None) -> None:
         self.links[target or EXPLORER] = Link(implementation.lower(), url)
 
-    def upgraded(self, implementation: str, tx: str | None) -> None:
+    def upgraded(self, implementation: str, tx: str | None, network: str | None = None) -> None:
+        """A proxy moved with auto off, on `network` (kept where the entry had none)."""
         self.upgrade = Upgrade(implementation, tx)
+        self.network = self.network or network
 
     def admin_changed(self, admin: str) -> None:
         self.admin = admin
@@ -262,9 +264,7 @@ class Ledger:
 
     def upgraded(self, contract: str, address: str, implementation: str, tx: str | None, network: str) -> None:
         """A proxy the run moved with auto off (recorded on `network` when the ledger did not know it)."""
-        self._change(
-            contract, address, lambda e: e.upgraded(implementation, tx), when_new=lambda e: e.recorded(network)
-        )
+        self._change(contract, address, lambda e: e.upgraded(implementation, tx, network))
 
     def admin_changed(self, contract: str, address: str, admin: str) -> None:
         self._change(contract, address, lambda e: e.admin_changed(admin))
@@ -275,18 +275,13 @@ class Ledger:
         address: str,
         transition: Callable[[LedgerEntry], None],
         rename: bool = True,
-        when_new: Callable[[LedgerEntry], None] | None = None,
     ) -> None:
-        """The one writer of entries: read `address`'s entry (a new one when there is none, first
-        changed by `when_new`), apply `transition`, write it back, under the write lock."""
+        """The one writer of entries: read `address`'s entry (a new, pending one when there is
+        none), apply `transition`, write it back, under the write lock."""
         with self._transaction() as db:
             row = db.execute("SELECT entry FROM deployments WHERE address = ?", (address.lower(),)).fetchone()
-            entry = None if row is None else self._decode(row[0], LedgerEntry.from_json)
-            if entry is None:
-                entry = LedgerEntry(address=address, contract=contract)
-                if when_new is not None:
-                    when_new(entry)
-            elif rename:
+            entry = LedgerEntry(address, contract) if row is None else self._decode(row[0], LedgerEntry.from_json)
+            if rename:
                 entry.contract = contract
             transition(entry)
             entry.updated = time.time()
