@@ -24,8 +24,6 @@ from ape_contract_verify.evm.creation import (
     CreateFrame,
     CreationFinder,
     Deployment,
-    created_address,
-    norm_address,
     walk_create_frames,
 )
 from ape_contract_verify.evm.reads import (
@@ -74,6 +72,11 @@ class _NodeReader(CreationFinder):
     rate_limited = 0  # answers that were the provider's rate limit, waited out
     _traces: str | None = None  # which trace API the node answered, once known ("" none)
 
+    @property
+    def who(self) -> str:
+        """The reader's source, as its errors name it (no secrets)."""
+        raise NotImplementedError
+
     def request(self, method: str, params: list[object]) -> object:
         """One JSON-RPC request's result."""
         raise NotImplementedError
@@ -92,6 +95,24 @@ class _NodeReader(CreationFinder):
 
     def _count_limit(self, _: Retry) -> None:
         self.rate_limited += 1
+
+    def get_transaction(self, tx_hash: str) -> TransactionFacts | None:
+        try:
+            return read_transaction(self.request, tx_hash)
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
+            raise ChainError(
+                f"{self.who} answered eth_getTransactionByHash with an unexpected body: {type(err).__name__}"
+            ) from None
+
+    def _block_deployments(self, block: int) -> Iterator[Deployment]:
+        for tx in self._block_transactions(block):
+            if not tx.get("to"):
+                tx_hash = to_hex(tx["hash"])
+                data, sender = _hex_bytes(tx.get("input") or tx.get("data")), str(tx.get("from", ""))
+                yield tx_hash, data, sender, partial(self._receipt_address, tx_hash)
+
+    def _receipt_address(self, tx_hash: str) -> object:
+        return node_object(self.request("eth_getTransactionReceipt", [tx_hash])).get("contractAddress")
 
     def _block_transactions(self, block: int) -> list[NodeObject]:
         block_object = node_object(self.request("eth_getBlockByNumber", [hex(block), True]))
@@ -184,6 +205,10 @@ class JsonRpcChain(_NodeReader):
         host = parts.hostname or ""
         return f"{parts.scheme}://{host}" + (f":{parts.port}" if parts.port else "")
 
+    @property
+    def who(self) -> str:
+        return f"the node at {self.safe_url}"
+
     def _session(self) -> requests.Session:
         """This thread's requests session."""
         session: requests.Session | None = getattr(self._local, "session", None)
@@ -272,29 +297,11 @@ class JsonRpcChain(_NodeReader):
     def call(self, to: str, data: bytes) -> bytes:
         return _hex_bytes(self.request("eth_call", [{"to": to, "data": "0x" + bytes(data).hex()}, "latest"]))
 
-    def get_transaction(self, tx_hash: str) -> TransactionFacts | None:
-        try:
-            return read_transaction(self.request, tx_hash)
-        except (KeyError, TypeError, ValueError, AttributeError) as err:
-            raise ChainError(
-                f"the node at {self.safe_url} answered eth_getTransactionByHash with an unexpected body: {type(err).__name__}"
-            ) from None
-
     def _block_number(self) -> int:
         return _quantity(self.request("eth_blockNumber", []))
 
     def _node_url(self) -> str | None:
         return self.url
-
-    def _block_deployments(self, block: int) -> Iterator[Deployment]:
-        for tx in self._block_transactions(block):
-            if not tx.get("to"):
-                tx_hash = str(tx["hash"])
-                data, sender = _hex_bytes(tx.get("input") or tx.get("data")), str(tx.get("from", ""))
-                yield tx_hash, data, sender, partial(self._receipt_address, tx_hash)
-
-    def _receipt_address(self, tx_hash: str) -> object:
-        return node_object(self.request("eth_getTransactionReceipt", [tx_hash])).get("contractAddress")
 
 
 class ApeProviderChain(_NodeReader):
@@ -309,6 +316,8 @@ class ApeProviderChain(_NodeReader):
 
     def __repr__(self) -> str:
         return f"ApeProviderChain({type(self.provider).__name__})"
+
+    who = "the Ape provider"
 
     def _guard(self, what: str, fn: Callable[[], T]) -> T:
         def attempt() -> T:
@@ -343,8 +352,18 @@ class ApeProviderChain(_NodeReader):
         return str(url) if isinstance(url, str) and url.startswith(("http://", "https://")) else None
 
     def request(self, method: str, params: list[object]) -> object:
-        """A JSON-RPC request passed through the provider (Ape leaves its answer untyped)."""
-        return self._guard(f"answer {method}", lambda: self.provider.make_request(method, params))
+        """A JSON-RPC request through the provider's web3 (its manager formats an in-process
+        eth-tester's answers as a node's: hex text in, camelCase out), else the provider's own."""
+
+        def ask() -> object:
+            from web3.types import RPCEndpoint
+
+            web3 = provider_web3(self.provider)
+            if web3 is None:
+                return self.provider.make_request(method, params)
+            return web3.manager.request_blocking(RPCEndpoint(method), params)
+
+        return self._guard(f"answer {method}", ask)
 
     def chain_id(self) -> int:
         return int(self._guard("read the chain id", lambda: self.provider.chain_id))
@@ -373,52 +392,8 @@ class ApeProviderChain(_NodeReader):
 
         return self._guard("call a contract", send)
 
-    def get_transaction(self, tx_hash: str) -> TransactionFacts | None:
-        web3 = self._guard("reach its node", lambda: provider_web3(self.provider))
-        if web3 is None:  # a provider without web3: its JSON-RPC passthrough
-            return self._guard("read a transaction", lambda: read_transaction(self.provider.make_request, tx_hash))
-
-        from web3.exceptions import TransactionNotFound
-
-        # web3, not provider.get_receipt: Ape's waits out its acceptance timeout for an unknown hash.
-        # web3 takes hex text (its HexStr is eth-typing's NewType of str) and a block by hash or number.
-        def request(method: str, params: list[object]) -> object:
-            try:
-                if method == "eth_getTransactionByHash":
-                    return web3.eth.get_transaction(params[0])  # type: ignore[arg-type]
-                if method == "eth_getTransactionReceipt":
-                    return web3.eth.get_transaction_receipt(params[0])  # type: ignore[arg-type]
-                return web3.eth.get_block(params[0])  # type: ignore[arg-type]
-            except TransactionNotFound:  # unknown, or mined but its receipt not indexed yet
-                return None
-
-        return self._guard("read a transaction", lambda: read_transaction(request, tx_hash))
-
     def _block_number(self) -> int:
         return int(self._guard("read the block number", lambda: self.provider.get_block("latest").number))
-
-    def _block_deployments(self, block: int) -> Iterator[Deployment]:
-        web3 = provider_web3(self.provider)
-        if web3 is not None:
-            # The raw block carries hashes, senders and nonces: Ape's transaction objects would
-            # recompute each hash by re-signing, and its receipts cost a query per transaction.
-            raw = self._guard("read a block", lambda: web3.eth.get_block(block, full_transactions=True))
-            for txn in raw.get("transactions") or []:
-                if not isinstance(txn, Mapping) or txn.get("to"):
-                    continue
-                sender, nonce = str(txn["from"]), int(txn["nonce"])
-                data = txn.get("input", txn.get("data"))  # eth-tester says "data"
-                yield (to_hex(txn["hash"]), _hex_bytes(data), sender, partial(created_address, sender, nonce))
-            return
-        txns = self._guard("read a block", lambda: list(self.provider.get_transactions_by_block(block)))
-        for txn in txns:
-            if norm_address(txn.receiver) not in ("", "0x" + "00" * 20):
-                continue
-            tx_hash = to_hex(txn.txn_hash)
-            yield tx_hash, _hex_bytes(txn.data), str(txn.sender or ""), partial(self._receipt_address, tx_hash)
-
-    def _receipt_address(self, tx_hash: str) -> object:
-        return self._guard("read a receipt", lambda: self.provider.get_receipt(tx_hash).contract_address)
 
     def _frames_source(self) -> str:
         in_process = self._guard("reach its chain", lambda: tester_chain(self.provider)) is not None
