@@ -16,8 +16,7 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Protocol
 
-from ape_contract_verify.evm.creation import created_address, walk_create_frames
-from ape_contract_verify.evm.reads import NodeObject, ape_address, is_refused
+from ape_contract_verify.evm.reads import NodeObject, ape_address, created_address, is_refused, walk_create_frames
 from ape_contract_verify.json_types import as_text
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.values import checksum, hex_to_bytes
@@ -25,7 +24,7 @@ from ape_contract_verify.protocol.values import checksum, hex_to_bytes
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
 
-    from ape_contract_verify.evm.creation import CreateFrame
+    from ape_contract_verify.evm.reads import CreateFrame
 
 logger = get_logger()
 

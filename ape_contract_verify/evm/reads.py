@@ -7,7 +7,7 @@ node says it is rate-limited.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -106,7 +106,7 @@ class ChainReader(Protocol):
 
 
 class SearchingReader(ChainReader, Protocol):
-    """A ChainReader that searches creations (`evm/creation.CreationFinder`): what it tried, and
+    """A ChainReader that searches creations (`evm/chain.CreationFinder`): what it tried, and
     a fork to stop."""
 
     def creation_attempts(self, address: str) -> list[str]: ...
@@ -116,6 +116,36 @@ class SearchingReader(ChainReader, Protocol):
 
 # A node's answer, read by key: a JSON-RPC object (hex text) or web3's AttributeDict (ints, HexBytes).
 NodeObject = Mapping[str, object]
+
+
+# (tx hash, tx sender, frame) of one CREATE/CREATE2: the frame in callTracer's shape (type, from,
+# to, input), from a node's trace, a fork's or an in-process replay.
+CreateFrame = tuple[str, str, NodeObject]
+
+
+def created_address(sender: str, nonce: int) -> str:
+    """Where a to-less transaction from `sender` with `nonce` puts its contract (CREATE's rule)."""
+    import rlp
+    from eth_utils.crypto import keccak
+
+    return "0x" + keccak(rlp.encode([_hex_bytes(sender), nonce]))[12:].hex()
+
+
+def norm_address(address: object) -> str:
+    """An address as text to compare, lower case; "" for none (or a value that is no text)."""
+    return address.lower() if isinstance(address, str) else ""
+
+
+def walk_create_frames(frame: object) -> Iterator[NodeObject]:
+    """CREATE/CREATE2 frames of a callTracer tree, depth first (failed subtrees skipped)."""
+    if not isinstance(frame, Mapping):
+        return
+    if str(frame.get("type", "")).upper() in ("CREATE", "CREATE2") and "error" not in frame:
+        yield frame
+    if "error" in frame:
+        return
+    for sub in node_list(frame.get("calls")):
+        yield from walk_create_frames(sub)
 
 
 def creation_input(chain: ChainReader, address: str) -> bytes | None:
@@ -130,7 +160,7 @@ def creation_input(chain: ChainReader, address: str) -> bytes | None:
 
 def attempts_of(reader: ChainReader, address: str) -> list[str]:
     """What the reader's last creation search tried, in words; [] from a reader that does not say."""
-    # getattr: `creation_attempts` is evm.creation.CreationFinder's, not ChainReader's (a reader
+    # getattr: `creation_attempts` is evm.chain.CreationFinder's, not ChainReader's (a reader
     # written to the protocol alone lacks it).
     attempts = getattr(reader, "creation_attempts", None)
     return list(attempts(address)) if callable(attempts) else []

@@ -4,7 +4,7 @@ Ape's test provider (`ethereum:local:test`) runs eth-tester on py-evm in the sam
 no trace API and no URL a fork could start from, but its chain is right here. A block is replayed
 on a copy of the state at its parent (the block's own header for the context: number, time,
 coinbase, base fee), and every CREATE/CREATE2 message is read from the replay's computation tree,
-depth first, in the shape of a callTracer frame (`evm/creation.py` searches them unchanged).
+depth first, in the shape of a callTracer frame (`evm/chain.py` searches them unchanged).
 
 The real chain is never written: the replay's state lives on a write buffer over the chain's
 database that is dropped afterwards, and the chain object itself is only read. Callers serialise
@@ -17,8 +17,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, cast
 
 from ape_contract_verify.evm.bytecode import to_hex
-from ape_contract_verify.evm.creation import created_address
-from ape_contract_verify.evm.reads import ChainError, NodeObject, provider_web3
+from ape_contract_verify.evm.reads import ChainError, NodeObject, created_address, provider_web3
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
