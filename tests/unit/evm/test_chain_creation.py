@@ -8,8 +8,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 import pytest
 
-from ape_contract_verify.evm.chain import CreationFinder, Deployment
-from ape_contract_verify.evm.fork import ForkUnavailable
+from ape_contract_verify.evm.chain import CreationFinder, Deployment, ForkUnavailable
 from ape_contract_verify.evm.reads import CreateFrame, Creation, created_address, norm_address, walk_create_frames
 from ape_contract_verify.protocol.values import checksum
 
