@@ -97,7 +97,9 @@ Deployment = tuple[str, bytes, str, Callable[[], object]]
 
 
 def _quantity(value: object) -> int:
-    """A JSON-RPC quantity (0x hex text) as an int."""
+    """A JSON-RPC quantity (0x hex text, or web3's int) as an int."""
+    if isinstance(value, int):
+        return value
     if not isinstance(value, str):
         raise TypeError(f"a hex quantity was expected, not {type(value).__name__}")
     return int(value, 16)
@@ -312,7 +314,18 @@ class CreationFinder:
     primitive questions."""
 
     rate_limited = 0  # answers that were the provider's rate limit, waited out
+    _chain_id: int | None = None
     _traces: str | None = None  # which trace API the node answered, once known ("" none)
+
+    def __init__(self, max_scan_blocks: int = DEFAULT_SCAN_BLOCKS, fork: bool | ForkReplayer = True):
+        """`fork`: True replays on a fork of the node (when its URL is known and it has no
+        traces), False never, or a `ForkReplayer` to use."""
+        self.max_scan_blocks = max_scan_blocks
+        self._creations: dict[tuple[str, str], Creation] = {}
+        self._creation_lock = threading.Lock()
+        self._fork_setting = fork
+        self._fork: ForkReplayer | None = None if isinstance(fork, bool) else fork
+        self._tried: dict[str, list[str]] = {}  # address -> what the last search tried, in words
 
     @property
     def who(self) -> str:
@@ -338,20 +351,7 @@ class CreationFinder:
     def _count_limit(self, _: Retry) -> None:
         self.rate_limited += 1
 
-    def __init__(self, max_scan_blocks: int = DEFAULT_SCAN_BLOCKS, fork: bool | ForkReplayer = True):
-        """`fork`: True replays on a fork of the node (when its URL is known and it has no
-        traces), False never, or a `ForkReplayer` to use."""
-        self.max_scan_blocks = max_scan_blocks
-        self._creations: dict[tuple[str, str], Creation] = {}
-        self._creation_lock = threading.Lock()
-        self._fork_setting = fork
-        self._fork: ForkReplayer | None = None if isinstance(fork, bool) else fork
-        self._tried: dict[str, list[str]] = {}  # address -> what the last search tried, in words
-
     # primitives
-    def _block_number(self) -> int:
-        raise NotImplementedError
-
     def _code_at(self, address: str, block: int) -> bytes | None:
         """Code at a past block, or None when the node keeps no historical state."""
         try:
@@ -365,15 +365,29 @@ class CreationFinder:
         fork: there is no node; a failed replay raises ChainError, which says why)."""
         return "trace"
 
-    def get_code(self, address: str, block: int | None = None) -> bytes:
-        """The code at `address` now, or at a past `block`."""
-        raise NotImplementedError
-
     def _node_url(self) -> str | None:
         """The node's JSON-RPC URL, for a fork; None when there is none (an in-process chain)."""
         return None
 
     # JSON-RPC reads
+    def chain_id(self) -> int:
+        if self._chain_id is None:
+            self._chain_id = _quantity(self.request("eth_chainId", []))
+        return self._chain_id
+
+    def get_code(self, address: str, block: int | None = None) -> bytes:
+        """The code at `address` now, or at a past `block`."""
+        return _hex_bytes(self.request("eth_getCode", [address, "latest" if block is None else hex(block)]))
+
+    def get_storage_at(self, address: str, slot: int) -> bytes:
+        return _hex_bytes(self.request("eth_getStorageAt", [address, hex(slot), "latest"])).rjust(32, b"\0")
+
+    def call(self, to: str, data: bytes) -> bytes:
+        return _hex_bytes(self.request("eth_call", [{"to": to, "data": "0x" + bytes(data).hex()}, "latest"]))
+
+    def _block_number(self) -> int:
+        return _quantity(self.request("eth_blockNumber", []))
+
     def get_transaction(self, tx_hash: str) -> TransactionFacts | None:
         try:
             return read_transaction(self.request, tx_hash)
@@ -632,7 +646,6 @@ class JsonRpcChain(CreationFinder):
         self.timeout = timeout
         self._local = threading.local()
         self._ids = itertools.count(1)  # next() on a count is atomic: ids unique across threads
-        self._chain_id: int | None = None
 
     def __repr__(self) -> str:
         return f"JsonRpcChain({self.safe_url!r})"
@@ -701,17 +714,6 @@ class JsonRpcChain(CreationFinder):
             raise ChainError(text)
         return body.get("result")
 
-    def chain_id(self) -> int:
-        if self._chain_id is None:
-            self._chain_id = _quantity(self.request("eth_chainId", []))
-        return self._chain_id
-
-    def get_code(self, address: str, block: int | None = None) -> bytes:
-        return _hex_bytes(self.request("eth_getCode", [address, "latest" if block is None else hex(block)]))
-
-    def get_storage_at(self, address: str, slot: int) -> bytes:
-        return _hex_bytes(self.request("eth_getStorageAt", [address, hex(slot), "latest"])).rjust(32, b"\0")
-
     def code_and_slots(self, address: str, slots: tuple[int, ...]) -> tuple[bytes, list[bytes]]:
         """The code and storage words at `address` in one JSON-RPC batch (one round trip instead of
         one per read). A node that refuses batches, or any error in one, is read call by call."""
@@ -734,12 +736,6 @@ class JsonRpcChain(CreationFinder):
         if len(read) != len(results):
             return self.get_code(address), [self.get_storage_at(address, s) for s in slots]
         return _hex_bytes(read[0]), [_hex_bytes(r).rjust(32, b"\0") for r in read[1:]]
-
-    def call(self, to: str, data: bytes) -> bytes:
-        return _hex_bytes(self.request("eth_call", [{"to": to, "data": "0x" + bytes(data).hex()}, "latest"]))
-
-    def _block_number(self) -> int:
-        return _quantity(self.request("eth_blockNumber", []))
 
     def _node_url(self) -> str | None:
         return self.url
@@ -806,18 +802,6 @@ class ApeProviderChain(CreationFinder):
 
         return self._guard(f"answer {method}", ask)
 
-    def chain_id(self) -> int:
-        return int(self._guard("read the chain id", lambda: self.provider.chain_id))
-
-    def get_code(self, address: str, block: int | None = None) -> bytes:
-        return _hex_bytes(
-            self._guard("read code", lambda: self.provider.get_code(ape_address(address), block_id=block))
-        )
-
-    def get_storage_at(self, address: str, slot: int) -> bytes:
-        word = self._guard("read storage", lambda: self.provider.get_storage(ape_address(address), slot))
-        return _hex_bytes(word).rjust(32, b"\0")
-
     def call(self, to: str, data: bytes) -> bytes:
         def send() -> bytes:
             from ape.exceptions import ContractLogicError
@@ -832,9 +816,6 @@ class ApeProviderChain(CreationFinder):
                 raise CallReverted(f"the call reverted: {message}", revert_data({"data": revert})) from None
 
         return self._guard("call a contract", send)
-
-    def _block_number(self) -> int:
-        return int(self._guard("read the block number", lambda: self.provider.get_block("latest").number))
 
     def _frames_source(self) -> str:
         in_process = self._guard("reach its chain", lambda: tester_chain(self.provider)) is not None

@@ -245,27 +245,17 @@ def test_a_node_without_traces_is_asked_once(node):
 
 
 class Provider:
-    """An Ape provider's reads, from attributes; `fail` makes every read raise it."""
+    """An Ape provider without web3: its JSON-RPC passthrough answers by method; `fail` makes
+    every read raise it."""
+
+    ANSWERS = {"eth_chainId": "0x539", "eth_getCode": "0x6080", "eth_getStorageAt": "0x02"}
 
     def __init__(self, fail: Exception | None = None, failures: int = 1_000):
         self.fail, self.failures, self.reads = fail, failures, 0
-        self.chain_id = 1337
         self.network = SimpleNamespace(
             ecosystem=SimpleNamespace(create_transaction=lambda receiver, data: SimpleNamespace(to=receiver, data=data))
         )
         self.sent: object = b"\x01"
-
-    def _read(self, value: object) -> object:
-        self.reads += 1
-        if self.fail is not None and self.reads <= self.failures:
-            raise self.fail
-        return value
-
-    def get_code(self, address: str, block_id: int | None = None) -> object:
-        return self._read("0x6080")
-
-    def get_storage(self, address: str, slot: int) -> object:
-        return self._read(b"\x02")
 
     def send_call(self, txn: object) -> object:
         if isinstance(self.sent, Exception):
@@ -273,7 +263,10 @@ class Provider:
         return self.sent
 
     def make_request(self, method: str, params: list) -> object:
-        return self._read(None)
+        self.reads += 1
+        if self.fail is not None and self.reads <= self.failures:
+            raise self.fail
+        return self.ANSWERS.get(method)
 
 
 def test_ape_provider_reads_and_repr():
@@ -287,7 +280,7 @@ def test_ape_provider_reads_and_repr():
 
 def test_ape_provider_errors_are_chain_errors_naming_the_read():
     chain = ApeProviderChain(Provider(fail=RuntimeError("node gone")), fork=False)  # type: ignore[arg-type]
-    with pytest.raises(ChainError, match="^the Ape provider could not read code: node gone$") as info:
+    with pytest.raises(ChainError, match="^the Ape provider could not answer eth_getCode: node gone$") as info:
         chain.get_code(CHILD)
     assert isinstance(info.value.__cause__, RuntimeError)
 
@@ -298,7 +291,7 @@ def test_ape_provider_rate_limits_are_waited_out_then_given_up(monkeypatch):
     chain = ApeProviderChain(provider, fork=False)  # type: ignore[arg-type]
     assert chain.get_code(CHILD) == b"\x60\x80" and chain.rate_limited == 2
     endless = ApeProviderChain(Provider(fail=RuntimeError("429 Too Many Requests")), fork=False)  # type: ignore[arg-type]
-    with pytest.raises(ChainError, match="could not read code: 429 Too Many Requests"):
+    with pytest.raises(ChainError, match="could not answer eth_getCode: 429 Too Many Requests"):
         endless.get_code(CHILD)
     assert endless.rate_limited == chain_module.RATE_LIMIT_RETRIES
 
