@@ -29,7 +29,6 @@ that block, reset to the next block's); it starts within `startup_timeout`, each
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import hashlib
 import itertools
@@ -39,6 +38,7 @@ import socket
 import subprocess
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import partial
 from pathlib import Path
@@ -142,20 +142,15 @@ def find_anvil() -> str | None:
     return None
 
 
-# Every fork process still running, held strongly: a reader dropped without close() leaves its
-# fork here, and exit kills it.
-_running: set[subprocess.Popen[bytes]] = set()
-_running_lock = threading.Lock()
-
-
-@atexit.register
-def _kill_all() -> None:
-    with _running_lock:
-        processes = list(_running)
-        _running.clear()
-    for proc in processes:
-        if proc.poll() is None:
-            proc.kill()
+def _end(proc: subprocess.Popen[bytes]) -> None:
+    """A fork process killed and reaped: at `close()`, when its replayer is dropped, or at exit
+    (`weakref.finalize`'s, which holds the process, not the replayer)."""
+    if proc.poll() is None:
+        proc.kill()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=10)
+    if proc.stderr:
+        proc.stderr.close()
 
 
 def _call_of(tx: Mapping[str, object]) -> dict[str, object]:
@@ -175,7 +170,6 @@ class ForkReplayer:
     """Replays a block's transactions on a local fork of `node_url` and traces them (callTracer):
     one anvil process (`proc`, at `url`), forked at one `block` at a time."""
 
-    # Class defaults: __del__ reads `proc` even when __init__ did not run to the end.
     proc: subprocess.Popen[bytes] | None = None
     block: int | None = None
 
@@ -261,8 +255,7 @@ class ForkReplayer:
             )
         except OSError as err:
             raise ForkUnavailable(f"anvil could not run ({anvil}: {err.strerror or type(err).__name__})") from None
-        with _running_lock:
-            _running.add(proc)
+        self._reaper = weakref.finalize(self, _end, proc)
         deadline = time.monotonic() + self.startup_timeout
         while True:
             try:
@@ -287,20 +280,9 @@ class ForkReplayer:
             raise ForkUnavailable(str(err).replace(self.rpc.who, "the fork")) from None
 
     def _stop(self) -> None:
-        proc, self.proc = self.proc, None
-        if proc is None:
-            return
-        with _running_lock:
-            _running.discard(proc)
-        if proc.poll() is None:
-            proc.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=10)
-        if proc.stderr:
-            proc.stderr.close()
-
-    def __del__(self) -> None:  # a reader dropped without close(): its fork ends with it
-        self._stop()
+        if self.proc is not None:
+            self.proc = None
+            self._reaper()
 
     def close(self) -> None:
         with self._lock:
