@@ -92,8 +92,8 @@ _TOO_OLD = -1
 IN_PROCESS_REPLAY = "a replay in the in-process chain"
 IN_PROCESS_SOURCE = "in-process replay"
 
-# (tx hash, input, sender, lazy receipt contract address) of one to-less transaction.
-Deployment = tuple[str, bytes, str, Callable[[], object]]
+# (tx hash, input, sender, the address CREATE's rule gives its contract) of one to-less transaction.
+Deployment = tuple[str, bytes, str, str]
 
 
 def _quantity(value: object) -> int:
@@ -381,12 +381,12 @@ class CreationFinder:
     def _block_deployments(self, block: int) -> Iterator[Deployment]:
         for tx in self._block_transactions(block):
             if not tx.get("to"):
-                tx_hash = to_hex(tx["hash"])
-                data, sender = _hex_bytes(tx.get("input") or tx.get("data")), str(tx.get("from", ""))
-                yield tx_hash, data, sender, partial(self._receipt_address, tx_hash)
-
-    def _receipt_address(self, tx_hash: str) -> object:
-        return node_object(self.request("eth_getTransactionReceipt", [tx_hash])).get("contractAddress")
+                sender = str(tx.get("from", ""))
+                data, created = (
+                    _hex_bytes(tx.get("input") or tx.get("data")),
+                    created_address(sender, _quantity(tx["nonce"])),
+                )
+                yield to_hex(tx["hash"]), data, sender, created
 
     def _block_transactions(self, block: int) -> list[NodeObject]:
         block_object = node_object(self.request("eth_getBlockByNumber", [hex(block), True]))
@@ -525,8 +525,8 @@ class CreationFinder:
 
     def _creation_in_block(self, address: str, block: int, fork: bool = True) -> Creation | None:
         target = norm_address(address)
-        for tx_hash, data, sender, contract_address in self._block_deployments(block):
-            if norm_address(contract_address()) == target:
+        for tx_hash, data, sender, created in self._block_deployments(block):
+            if norm_address(created) == target:
                 return Creation(tx_hash, data, sender, factory=False, block=block, source="transaction")
         tried = self._tried.setdefault(target, [])
         source = self._frames_source()

@@ -94,8 +94,7 @@ class ChainModel(CreationFinder):
 
     def _block_deployments(self, block: int) -> Iterable[Deployment]:
         self.blocks_read.append(block)
-        for tx_hash, data, sender, made in self.deployments.get(block, []):
-            yield tx_hash, data, sender, (lambda made=made: made)
+        yield from self.deployments.get(block, [])
 
     def _block_create_frames(self, block: int) -> list[CreateFrame] | None:
         return list(self.frames.get(block, [])) if self.traces else None
