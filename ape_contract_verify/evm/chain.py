@@ -292,10 +292,9 @@ class ForkReplayer:
 class CreationFinder:
     """The search both readers share, and the reads it makes over JSON-RPC (`request`): a block's
     transactions, receipts, and create frames from the node's trace APIs (debug's callTracer, else
-    parity's trace_block); a provider's rate limits waited out and counted. Subclasses answer the
+    parity's trace_block); a provider's rate limits waited out. Subclasses answer the
     primitive questions."""
 
-    rate_limited = 0  # answers that were the provider's rate limit, waited out
     _chain_id: int | None = None
     _traces: str | None = None  # which trace API the node answered, once known ("" none)
 
@@ -326,12 +325,8 @@ class CreationFinder:
             label=label,
             sleep=time.sleep,
             quiet=True,
-            on_retry=self._count_limit,
             gave_up=gave_up,
         )
-
-    def _count_limit(self, _: Retry) -> None:
-        self.rate_limited += 1
 
     # primitives
     def _code_at(self, address: str, block: int) -> bytes | None:
