@@ -46,7 +46,6 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ape_contract_verify.evm.bytecode import to_hex
 from ape_contract_verify.evm.reads import (
-    RATE_LIMIT_RETRIES,
     CallReverted,
     ChainError,
     CreateFrame,
@@ -55,22 +54,17 @@ from ape_contract_verify.evm.reads import (
     TransactionFacts,
     ape_address,
     created_address,
-    is_rate_limited,
-    is_refused,
     node_list,
     node_object,
-    node_retry,
     norm_address,
     provider_web3,
-    rate_limit_text,
     read_transaction,
-    revert_data,
     walk_create_frames,
 )
 from ape_contract_verify.evm.tester_replay import create_frames, tester_chain
 from ape_contract_verify.json_types import JsonValue, as_text
 from ape_contract_verify.protocol.values import hex_to_bytes as _hex_bytes
-from ape_contract_verify.retry import Retry, with_retries
+from ape_contract_verify.retry import Retry, RetryPolicy, with_retries
 
 if TYPE_CHECKING:
     import requests
@@ -118,6 +112,55 @@ def _ran_as_sent(tx: NodeObject, frame: object) -> bool:
     if not isinstance(nonce, int):
         return False
     return norm_address(frame.get("to")) == created_address(str(tx.get("from")), nonce)
+
+
+def revert_data(error: object) -> bytes:
+    """The revert data of a JSON-RPC error: anvil and geth put it in `data` as hex."""
+    data = error.get("data") if isinstance(error, Mapping) else None
+    if isinstance(data, Mapping):  # some nodes nest it
+        data = data.get("data")
+    try:
+        return _hex_bytes(data) if isinstance(data, str) else b""
+    except ValueError:
+        return b""
+
+
+# A provider's rate limit: HTTP 429, or JSON-RPC -32005 (limit exceeded) / -32029 (too many requests).
+RATE_LIMIT_CODES = (-32005, -32029, 429)
+RATE_LIMIT_RETRIES = 8
+RATE_LIMIT_MAX_WAIT = 8.0
+
+
+def is_rate_limited(body: object) -> bool:
+    error = body.get("error") if isinstance(body, Mapping) else None
+    if not isinstance(error, Mapping):
+        return False
+    message = str(error.get("message", "")).lower()
+    return error.get("code") in RATE_LIMIT_CODES or "rate limit" in message or "too many requests" in message
+
+
+def rate_limit_text(err: BaseException) -> bool:
+    """Whether an error raised by a provider (web3, Ape) is a rate limit, by its words."""
+    text = str(err).lower()
+    return any(word in text for word in ("429", "too many requests", "rate limit", "-32005", "-32029"))
+
+
+# How a node says it refuses a method itself (JSON-RPC -32601, as hosted plans answer).
+_REFUSALS = ("does not exist", "not available", "method not found", "not supported", "-32601", "unsupported method")
+
+
+def is_refused(err: BaseException) -> bool:
+    """Whether the node refused the method itself."""
+    return any(word in str(err).lower() for word in _REFUSALS)
+
+
+def node_retry(retries: int | None = None) -> RetryPolicy:
+    """How a node's rate limit is waited out (`ape_contract_verify.retry`'s one policy): its
+    Retry-After, else doubling from 0.25 s with jitter, at most RATE_LIMIT_MAX_WAIT seconds;
+    RATE_LIMIT_RETRIES retries unless `retries` says."""
+    return RetryPolicy(
+        max_retries=RATE_LIMIT_RETRIES if retries is None else retries, base_delay=0.25, max_delay=RATE_LIMIT_MAX_WAIT
+    )
 
 
 ANVIL_ENV = "APE_CONTRACT_VERIFY_ANVIL"

@@ -1,8 +1,7 @@
 """What a chain read is: its errors, facts and protocol, shared by every reader.
 
 The errors, the facts a read returns (`Creation`, `TransactionFacts`), the `ChainReader`
-protocol, how a node's answer is read (JSON-RPC's hex text or web3's ints and HexBytes) and how a
-node says it is rate-limited.
+protocol, and how a node's answer is read (JSON-RPC's hex text or web3's ints and HexBytes).
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from ape_contract_verify.evm.bytecode import to_hex as hex_hash
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.protocol.values import hex_to_bytes as _hex_bytes
-from ape_contract_verify.retry import RetryPolicy
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
@@ -189,55 +187,6 @@ def ape_address(address: str) -> AddressType:
     from eth_utils.address import to_checksum_address
 
     return to_checksum_address(address)
-
-
-def revert_data(error: object) -> bytes:
-    """The revert data of a JSON-RPC error: anvil and geth put it in `data` as hex."""
-    data = error.get("data") if isinstance(error, Mapping) else None
-    if isinstance(data, Mapping):  # some nodes nest it
-        data = data.get("data")
-    try:
-        return _hex_bytes(data) if isinstance(data, str) else b""
-    except ValueError:
-        return b""
-
-
-# A provider's rate limit: HTTP 429, or JSON-RPC -32005 (limit exceeded) / -32029 (too many requests).
-RATE_LIMIT_CODES = (-32005, -32029, 429)
-RATE_LIMIT_RETRIES = 8
-RATE_LIMIT_MAX_WAIT = 8.0
-
-
-def is_rate_limited(body: object) -> bool:
-    error = body.get("error") if isinstance(body, Mapping) else None
-    if not isinstance(error, Mapping):
-        return False
-    message = str(error.get("message", "")).lower()
-    return error.get("code") in RATE_LIMIT_CODES or "rate limit" in message or "too many requests" in message
-
-
-def rate_limit_text(err: BaseException) -> bool:
-    """Whether an error raised by a provider (web3, Ape) is a rate limit, by its words."""
-    text = str(err).lower()
-    return any(word in text for word in ("429", "too many requests", "rate limit", "-32005", "-32029"))
-
-
-# How a node says it refuses a method itself (JSON-RPC -32601, as hosted plans answer).
-_REFUSALS = ("does not exist", "not available", "method not found", "not supported", "-32601", "unsupported method")
-
-
-def is_refused(err: BaseException) -> bool:
-    """Whether the node refused the method itself."""
-    return any(word in str(err).lower() for word in _REFUSALS)
-
-
-def node_retry(retries: int | None = None) -> RetryPolicy:
-    """How a node's rate limit is waited out (`ape_contract_verify.retry`'s one policy): its
-    Retry-After, else doubling from 0.25 s with jitter, at most RATE_LIMIT_MAX_WAIT seconds;
-    RATE_LIMIT_RETRIES retries unless `retries` says."""
-    return RetryPolicy(
-        max_retries=RATE_LIMIT_RETRIES if retries is None else retries, base_delay=0.25, max_delay=RATE_LIMIT_MAX_WAIT
-    )
 
 
 def _number(value: object) -> int | None:

@@ -219,11 +219,10 @@ def test_rate_limits_slow_reads_and_fail_nothing(node, factory, code, monkeypatc
 
 def test_rate_limit_that_never_ends_is_an_error_not_a_hang(node, monkeypatch):
     from ape_contract_verify.evm import chain as chain_module
-    from ape_contract_verify.evm import reads
     from ape_contract_verify.evm.reads import ChainError
 
     monkeypatch.setattr(chain_module, "RATE_LIMIT_RETRIES", 2)
-    monkeypatch.setattr(reads, "RATE_LIMIT_MAX_WAIT", 0.01)
+    monkeypatch.setattr(chain_module, "RATE_LIMIT_MAX_WAIT", 0.01)
     anvil, _ = node
     always = HostedNodeProxy(anvil.url, rate_limit_every=1)
     try:

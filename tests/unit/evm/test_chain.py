@@ -1,7 +1,8 @@
 """evm/chain.py: the two readers on canned node answers (no node). JsonRpcChain over a fake
 requests session: URL credentials never shown, errors and reverts told apart, a rate limit waited
 out (and given up on), a batch with its fallback, trace answers of both APIs read and a refusal
-remembered. ApeProviderChain over a fake Ape provider: its errors wrapped, a revert's data kept."""
+remembered. ApeProviderChain over a fake Ape provider: its errors wrapped, a revert's data kept.
+Rate limits and refusals told by their codes and words, revert data found."""
 
 from __future__ import annotations
 
@@ -13,7 +14,17 @@ import requests
 from ape.exceptions import ContractLogicError
 
 from ape_contract_verify.evm import chain as chain_module
-from ape_contract_verify.evm.chain import ApeProviderChain, JsonRpcChain
+from ape_contract_verify.evm.chain import (
+    RATE_LIMIT_MAX_WAIT,
+    RATE_LIMIT_RETRIES,
+    ApeProviderChain,
+    JsonRpcChain,
+    is_rate_limited,
+    is_refused,
+    node_retry,
+    rate_limit_text,
+    revert_data,
+)
 from ape_contract_verify.evm.reads import CallReverted, ChainError, Creation
 
 pytestmark = pytest.mark.unit
@@ -309,3 +320,46 @@ def test_ape_provider_revert_keeps_custom_error_data():
     with pytest.raises(CallReverted, match="the call reverted: Ownable") as words:
         chain.call(CHILD, b"")
     assert words.value.data == b""
+
+
+@pytest.mark.parametrize(
+    "body, limited",
+    [
+        ({"error": {"code": -32005, "message": "limit exceeded"}}, True),
+        ({"error": {"code": -32029, "message": "x"}}, True),
+        ({"error": {"code": 429, "message": "x"}}, True),
+        ({"error": {"code": -32000, "message": "Your app has exceeded its Rate Limit"}}, True),
+        ({"error": {"code": -32000, "message": "Too Many Requests"}}, True),
+        ({"error": {"code": -32000, "message": "execution reverted"}}, False),
+        ({"error": "rate limit"}, False),  # not an error object
+        ({"result": "0x1"}, False),
+        ("rate limit", False),
+        (None, False),
+    ],
+)
+def test_is_rate_limited(body, limited):
+    assert is_rate_limited(body) is limited
+
+
+def test_provider_errors_are_told_by_their_words():
+    assert rate_limit_text(RuntimeError("429 Client Error: Too Many Requests"))
+    assert rate_limit_text(ValueError({"code": -32005, "message": "x"}))
+    assert not rate_limit_text(RuntimeError("connection refused"))
+    assert is_refused(ValueError({"code": -32601, "message": "the method debug_traceBlockByNumber does not exist"}))
+    assert is_refused(RuntimeError("Unsupported method: trace_block"))
+    assert not is_refused(RuntimeError("execution reverted"))
+
+
+def test_revert_data_flat_nested_or_absent():
+    assert revert_data({"code": 3, "data": "0x08c379a0"}) == bytes.fromhex("08c379a0")
+    assert revert_data({"data": {"data": "0xdeadbeef"}}) == bytes.fromhex("deadbeef")
+    assert revert_data({"data": "0xzz"}) == b""  # not hex: no data rather than an error
+    assert revert_data({"data": 5}) == b"" and revert_data("reverted") == b"" and revert_data(None) == b""
+
+
+def test_node_retry_is_the_one_policy_bounded():
+    policy = node_retry()
+    assert policy.max_retries == RATE_LIMIT_RETRIES and policy.max_delay == RATE_LIMIT_MAX_WAIT
+    assert policy.base_delay == 0.25
+    assert node_retry(0).max_retries == 0
+    assert policy.retry_after("3") == 3.0 and policy.retry_after("600") == RATE_LIMIT_MAX_WAIT
