@@ -847,11 +847,5 @@ class ApeProviderChain(CreationFinder):
         # ape-node) pass JSON-RPC through to its trace APIs.
         if self._frames_source() != IN_PROCESS_SOURCE:
             return super()._block_create_frames(block)
-
-        def replay() -> list[CreateFrame]:  # in the in-process chain (eth-tester's py-evm), under the lock
-            chain = tester_chain(self.provider)
-            if chain is None:
-                raise ChainError("the provider's in-process chain is gone")
-            return create_frames(chain, block)  # its failure, ReplayFailed, is a ChainError
-
-        return self._guard("replay a block", replay)
+        # in the in-process chain (eth-tester's py-evm), under the lock; its failure, ReplayFailed, is a ChainError
+        return self._guard("replay a block", lambda: create_frames(tester_chain(self.provider), block))

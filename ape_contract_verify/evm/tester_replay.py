@@ -50,9 +50,12 @@ def tester_chain(provider: ProviderAPI) -> Chain | None:
     return chain
 
 
-def create_frames(chain: Chain, block_number: int) -> list[tuple[str, str, NodeObject]]:
+def create_frames(chain: Chain | None, block_number: int) -> list[tuple[str, str, NodeObject]]:
     """(tx hash, tx sender, frame) of every successful CREATE/CREATE2 of the canonical block
-    `block_number`, depth first; [] for a block without creates. Raises ReplayFailed."""
+    `block_number` of `chain` (`tester_chain`'s), depth first; [] for a block without creates.
+    Raises ReplayFailed."""
+    if chain is None:
+        raise ReplayFailed("the provider's in-process chain is gone")
     try:
         # py-evm's BlockNumber is eth-typing's NewType of int
         block = chain.get_canonical_block_by_number(block_number)  # type: ignore[arg-type]
