@@ -459,25 +459,21 @@ class CreationFinder:
             tx_hash = as_text(item.get("txHash")) or ""
             if not tx_hash:  # older nodes omit it: take it from the block
                 if tx_hashes is None:
-                    listed = node_object(self.request("eth_getBlockByNumber", [hex(block), False])).get("transactions")
-                    tx_hashes = [t if isinstance(t, str) else str(node_object(t)["hash"]) for t in node_list(listed)]
+                    tx_hashes = [to_hex(tx["hash"]) for tx in self._block_transactions(block)]
                 tx_hash = tx_hashes[index] if index < len(tx_hashes) else ""
             frames += [(tx_hash, as_text(call.get("from")) or "", frame) for frame in walk_create_frames(call)]
         return frames
 
     def _parity_frames(self, block: int) -> list[CreateFrame]:
-        senders: dict[str, str] = {}
         frames: list[CreateFrame] = []
         for trace in map(node_object, node_list(self.request("trace_block", [hex(block)]))):
             if trace.get("type") != "create" or trace.get("error"):
                 continue
             action, result = node_object(trace.get("action")), node_object(trace.get("result"))
             tx_hash = as_text(trace.get("transactionHash")) or ""
-            if not trace.get("traceAddress"):
-                senders[tx_hash] = as_text(action.get("from")) or ""
-            sender = senders.get(tx_hash) or as_text(
-                node_object(self.request("eth_getTransactionByHash", [tx_hash])).get("from")
-            )
+            # The transaction's sender: a top-level create's own, else the transaction's.
+            sent = action if not trace.get("traceAddress") else self.request("eth_getTransactionByHash", [tx_hash])
+            sender = as_text(node_object(sent).get("from"))
             frame = {
                 "type": "CREATE",
                 "from": action.get("from"),

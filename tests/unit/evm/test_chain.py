@@ -232,7 +232,7 @@ def test_a_debug_trace_without_tx_hashes_takes_them_from_the_block(node):
         {"type": "CREATE", "from": FACTORY, "to": CHILD, "input": "0x6000aa"}]}}]  # fmt: skip
     rpc = a_factory_s_child(node, debug_traceBlockByNumber=frames)
     assert rpc.find_creation(CHILD) == CREATION
-    assert ("eth_getBlockByNumber", ["0x5", False]) in node.asked
+    assert ("eth_getBlockByNumber", ["0x5", True]) in node.asked
 
 
 def test_parity_traces_when_debug_is_refused(node):
