@@ -107,9 +107,9 @@ def _ran_as_sent(tx: NodeObject, frame: object) -> bool:
         return False
     if tx.get("to"):
         return True
-    nonce = tx.get("nonce")
-    nonce = int(nonce, 16) if isinstance(nonce, str) else nonce
-    if not isinstance(nonce, int):
+    try:
+        nonce = _quantity(tx.get("nonce"))
+    except TypeError:
         return False
     return norm_address(frame.get("to")) == created_address(str(tx.get("from")), nonce)
 
