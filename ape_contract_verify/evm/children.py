@@ -16,8 +16,8 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Protocol
 
-from ape_contract_verify.evm.creation import created_address, walk_create_frames
-from ape_contract_verify.evm.reads import NodeObject, ape_address, is_refused
+from ape_contract_verify.evm.chain import ApeProviderChain, is_refused
+from ape_contract_verify.evm.reads import NodeObject, ape_address, created_address, walk_create_frames
 from ape_contract_verify.json_types import as_text
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.values import checksum, hex_to_bytes
@@ -25,7 +25,7 @@ from ape_contract_verify.protocol.values import checksum, hex_to_bytes
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
 
-    from ape_contract_verify.evm.creation import CreateFrame
+    from ape_contract_verify.evm.reads import CreateFrame
 
 logger = get_logger()
 
@@ -141,8 +141,6 @@ def replayed_children(
     replayed by `reader.replay_create_frames` (an `evm.chain` reader of `provider`; one is made,
     and closed after, when None). A child must have code now and none at `before`. A replay that
     cannot run (no anvil, the node's state gone) is logged and ends the search."""
-    from ape_contract_verify.evm.chain import ApeProviderChain
-
     by_block: dict[int, list[str]] = {}
     wanted = list(dict.fromkeys((int(b), str(h)) for b, h in creating))
     if len(wanted) > max_txs:

@@ -27,12 +27,9 @@ OZ_LEGACY_SLOT = 0x7050C9E0F4CA769C69BD3A8EF740BC37934F8E2C036E5A723FD8EE048ED3F
 IMPLEMENTATION_SELECTOR = bytes.fromhex("5c60da1b")  # implementation()
 FACET_ADDRESSES_SELECTOR = bytes.fromhex("52ef6b2c")  # EIP-2535 loupe's facetAddresses()
 
-# EIP-1167, and its shorter-address variant some vanity deployers use (PUSH16 … PUSH20 forms);
-# data may follow it (clones with immutable arguments, read by the implementation from the code).
-_MINIMAL_PROXY = re.compile(
-    rb"^\x36\x3d\x3d\x37\x3d\x3d\x3d\x36\x3d(?:\x73(.{20})|\x6f(.{16}))\x5a\xf4\x3d\x82\x80\x3e\x90\x3d\x91\x60[\x2b\x27]\x57\xfd\x5b\xf3",
-    re.S,
-)
+# EIP-1167's start, before the PUSH20 of its address (PUSH16 in the shorter-address variant some
+# vanity deployers use); data may follow it (clones with immutable arguments).
+_EIP1167_START = bytes.fromhex("363d3d373d3d3d363d")
 GAS = 0x5A
 _PUSH16, _PUSH20 = 0x6F, 0x73
 
@@ -100,14 +97,6 @@ def has_delegatecall(code: bytes | str) -> bool:
     return any(op == DELEGATECALL for op, _ in instructions(data))
 
 
-def minimal_proxy_implementation(code: bytes | str) -> str | None:
-    match = _MINIMAL_PROXY.match(to_bytes(code))
-    if not match:
-        return None
-    raw = match.group(1) or match.group(2).rjust(20, b"\0")
-    return "0x" + raw.hex()
-
-
 def address_in_word(word: bytes) -> str | None:
     word = word.rjust(32, b"\0")[-32:]
     if any(word[:12]) or not any(word[12:]):
@@ -134,16 +123,15 @@ def detect_proxy(chain: ProxyReader, address: str) -> ProxyInfo | None:
     if not code:
         return None
     stamped = is_stamped(code)
-    implementation = minimal_proxy_implementation(code)
-    if implementation:
-        return ProxyInfo(ProxyKind.EIP1167, implementation, stamped=True)
-    # A template forwarding every call to an address in its code: `PUSHn address, GAS, DELEGATECALL`
-    # (n of 16 to 20: a vanity address's leading zeros dropped). Only in stamped code: a compiled
-    # contract's PUSH20 before a delegate call is a constant of its source, not a template's.
-    ops = list(instructions(to_bytes(code))) if stamped else []
+    # A template forwarding every call to an address in its code, EIP-1167's among them:
+    # `PUSHn address, GAS, DELEGATECALL` (n of 16 to 20: a vanity address's leading zeros dropped).
+    # Only in stamped code: a compiled contract's PUSH20 before a delegate call is a constant of its
+    # source, not a template's.
+    ops = list(instructions(code)) if stamped else []
     for (op, pushed), (gas, _), (call, _) in zip(ops, ops[1:], ops[2:]):
         if _PUSH16 <= op <= _PUSH20 and pushed is not None and (gas, call) == (GAS, DELEGATECALL):
-            return ProxyInfo(ProxyKind.FORWARDER, "0x" + pushed.to_bytes(20, "big").hex(), stamped=True)
+            kind = ProxyKind.EIP1167 if code.startswith(_EIP1167_START) else ProxyKind.FORWARDER
+            return ProxyInfo(kind, "0x" + pushed.to_bytes(20, "big").hex(), stamped=True)
 
     implementation = address_in_word(chain.get_storage_at(address, EIP1967_IMPLEMENTATION_SLOT))
     if implementation:

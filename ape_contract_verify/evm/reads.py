@@ -1,20 +1,18 @@
 """What a chain read is: its errors, facts and protocol, shared by every reader.
 
 The errors, the facts a read returns (`Creation`, `TransactionFacts`), the `ChainReader`
-protocol, how a node's answer is read (JSON-RPC's hex text or web3's ints and HexBytes) and how a
-node says it is rate-limited.
+protocol, and how a node's answer is read (JSON-RPC's hex text or web3's ints and HexBytes).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ape_contract_verify.evm.bytecode import to_hex as hex_hash
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.protocol.values import hex_to_bytes as _hex_bytes
-from ape_contract_verify.retry import RetryPolicy
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
@@ -106,7 +104,7 @@ class ChainReader(Protocol):
 
 
 class SearchingReader(ChainReader, Protocol):
-    """A ChainReader that searches creations (`evm/creation.CreationFinder`): what it tried, and
+    """A ChainReader that searches creations (`evm/chain.CreationFinder`): what it tried, and
     a fork to stop."""
 
     def creation_attempts(self, address: str) -> list[str]: ...
@@ -116,6 +114,36 @@ class SearchingReader(ChainReader, Protocol):
 
 # A node's answer, read by key: a JSON-RPC object (hex text) or web3's AttributeDict (ints, HexBytes).
 NodeObject = Mapping[str, object]
+
+
+# (tx hash, tx sender, frame) of one CREATE/CREATE2: the frame in callTracer's shape (type, from,
+# to, input), from a node's trace, a fork's or an in-process replay.
+CreateFrame = tuple[str, str, NodeObject]
+
+
+def created_address(sender: str, nonce: int) -> str:
+    """Where a to-less transaction from `sender` with `nonce` puts its contract (CREATE's rule)."""
+    import rlp
+    from eth_utils.crypto import keccak
+
+    return "0x" + keccak(rlp.encode([_hex_bytes(sender), nonce]))[12:].hex()
+
+
+def norm_address(address: object) -> str:
+    """An address as text to compare, lower case; "" for none (or a value that is no text)."""
+    return address.lower() if isinstance(address, str) else ""
+
+
+def walk_create_frames(frame: object) -> Iterator[NodeObject]:
+    """CREATE/CREATE2 frames of a callTracer tree, depth first (failed subtrees skipped)."""
+    if not isinstance(frame, Mapping):
+        return
+    if str(frame.get("type", "")).upper() in ("CREATE", "CREATE2") and "error" not in frame:
+        yield frame
+    if "error" in frame:
+        return
+    for sub in node_list(frame.get("calls")):
+        yield from walk_create_frames(sub)
 
 
 def creation_input(chain: ChainReader, address: str) -> bytes | None:
@@ -130,7 +158,7 @@ def creation_input(chain: ChainReader, address: str) -> bytes | None:
 
 def attempts_of(reader: ChainReader, address: str) -> list[str]:
     """What the reader's last creation search tried, in words; [] from a reader that does not say."""
-    # getattr: `creation_attempts` is evm.creation.CreationFinder's, not ChainReader's (a reader
+    # getattr: `creation_attempts` is evm.chain.CreationFinder's, not ChainReader's (a reader
     # written to the protocol alone lacks it).
     attempts = getattr(reader, "creation_attempts", None)
     return list(attempts(address)) if callable(attempts) else []
@@ -159,55 +187,6 @@ def ape_address(address: str) -> AddressType:
     from eth_utils.address import to_checksum_address
 
     return to_checksum_address(address)
-
-
-def revert_data(error: object) -> bytes:
-    """The revert data of a JSON-RPC error: anvil and geth put it in `data` as hex."""
-    data = error.get("data") if isinstance(error, Mapping) else None
-    if isinstance(data, Mapping):  # some nodes nest it
-        data = data.get("data")
-    try:
-        return _hex_bytes(data) if isinstance(data, str) else b""
-    except ValueError:
-        return b""
-
-
-# A provider's rate limit: HTTP 429, or JSON-RPC -32005 (limit exceeded) / -32029 (too many requests).
-RATE_LIMIT_CODES = (-32005, -32029, 429)
-RATE_LIMIT_RETRIES = 8
-RATE_LIMIT_MAX_WAIT = 8.0
-
-
-def is_rate_limited(body: object) -> bool:
-    error = body.get("error") if isinstance(body, Mapping) else None
-    if not isinstance(error, Mapping):
-        return False
-    message = str(error.get("message", "")).lower()
-    return error.get("code") in RATE_LIMIT_CODES or "rate limit" in message or "too many requests" in message
-
-
-def rate_limit_text(err: BaseException) -> bool:
-    """Whether an error raised by a provider (web3, Ape) is a rate limit, by its words."""
-    text = str(err).lower()
-    return any(word in text for word in ("429", "too many requests", "rate limit", "-32005", "-32029"))
-
-
-# How a node says it refuses a method itself (JSON-RPC -32601, as hosted plans answer).
-_REFUSALS = ("does not exist", "not available", "method not found", "not supported", "-32601", "unsupported method")
-
-
-def is_refused(err: BaseException) -> bool:
-    """Whether the node refused the method itself."""
-    return any(word in str(err).lower() for word in _REFUSALS)
-
-
-def node_retry(retries: int | None = None) -> RetryPolicy:
-    """How a node's rate limit is waited out (`ape_contract_verify.retry`'s one policy): its
-    Retry-After, else doubling from 0.25 s with jitter, at most RATE_LIMIT_MAX_WAIT seconds;
-    RATE_LIMIT_RETRIES retries unless `retries` says."""
-    return RetryPolicy(
-        max_retries=RATE_LIMIT_RETRIES if retries is None else retries, base_delay=0.25, max_delay=RATE_LIMIT_MAX_WAIT
-    )
 
 
 def _number(value: object) -> int | None:

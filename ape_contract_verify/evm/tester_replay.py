@@ -4,7 +4,7 @@ Ape's test provider (`ethereum:local:test`) runs eth-tester on py-evm in the sam
 no trace API and no URL a fork could start from, but its chain is right here. A block is replayed
 on a copy of the state at its parent (the block's own header for the context: number, time,
 coinbase, base fee), and every CREATE/CREATE2 message is read from the replay's computation tree,
-depth first, in the shape of a callTracer frame (`evm/creation.py` searches them unchanged).
+depth first, in the shape of a callTracer frame (`evm/chain.py` searches them unchanged).
 
 The real chain is never written: the replay's state lives on a write buffer over the chain's
 database that is dropped afterwards, and the chain object itself is only read. Callers serialise
@@ -17,12 +17,11 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, cast
 
 from ape_contract_verify.evm.bytecode import to_hex
-from ape_contract_verify.evm.creation import created_address
-from ape_contract_verify.evm.reads import ChainError, NodeObject, provider_web3
+from ape_contract_verify.evm.reads import ChainError, NodeObject, created_address, provider_web3
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
-    from eth.abc import BlockAPI, ComputationAPI, MessageAPI, StateAPI, TransactionContextAPI
+    from eth.abc import BlockAPI, ComputationAPI, StateAPI
     from eth.chains.base import Chain
     from eth.vm.base import VM
 
@@ -51,9 +50,12 @@ def tester_chain(provider: ProviderAPI) -> Chain | None:
     return chain
 
 
-def create_frames(chain: Chain, block_number: int) -> list[tuple[str, str, NodeObject]]:
+def create_frames(chain: Chain | None, block_number: int) -> list[tuple[str, str, NodeObject]]:
     """(tx hash, tx sender, frame) of every successful CREATE/CREATE2 of the canonical block
-    `block_number`, depth first; [] for a block without creates. Raises ReplayFailed."""
+    `block_number` of `chain` (`tester_chain`'s), depth first; [] for a block without creates.
+    Raises ReplayFailed."""
+    if chain is None:
+        raise ReplayFailed("the provider's in-process chain is gone")
     try:
         # py-evm's BlockNumber is eth-typing's NewType of int
         block = chain.get_canonical_block_by_number(block_number)  # type: ignore[arg-type]
@@ -86,10 +88,8 @@ def _replay(chain: Chain, block: BlockAPI) -> Iterator[tuple[str, str, NodeObjec
     # The block's context on its parent's state: what the block's transactions ran on.
     header = block.header.copy(state_root=parent.state_root, gas_used=0)
     base = cast("VM", chain.get_vm(at_header=header))  # every py-evm fork's VM is one (with its contexts)
-    kinds: dict[int, str] = {}  # id(create message) -> "CREATE" | "CREATE2"
     overlay = AtomicDB(BatchDB(chain.chaindb.db))  # writes stay in the buffer, never committed
-    vm_class = _replay_vm_class(type(base), kinds)
-    vm = vm_class(
+    vm = type(base)(
         header=header,
         chaindb=type(chain.chaindb)(overlay),
         chain_context=base.chain_context,
@@ -101,53 +101,26 @@ def _replay(chain: Chain, block: BlockAPI) -> Iterator[tuple[str, str, NodeObjec
         state.lock_changes()
         computation = state.apply_transaction(transaction)
         tx_hash, sender = to_hex(transaction.hash), to_hex(transaction.sender)
-        for frame in _walk(computation, kinds):
+        for frame in _walk(computation, state):
             yield tx_hash, sender, frame
 
 
-def _replay_vm_class(vm_class: type[VM], kinds: dict[int, str]) -> type[VM]:
-    """`vm_class` whose state's computations note, as each create message starts, whether CREATE
-    or CREATE2 made it (the creator's nonce is already raised for both: CREATE's address is the
-    one that nonce minus one gives)."""
-    state_class = vm_class.get_state_class()
-    computation_class = state_class.computation_class
-
-    class ReplayComputation(computation_class):  # type: ignore[misc, valid-type]
-        @classmethod
-        def apply_create_message(
-            cls,
-            state: StateAPI,
-            message: MessageAPI,
-            transaction_context: TransactionContextAPI,
-            parent_computation: ComputationAPI | None = None,
-        ) -> ComputationAPI:
-            nonce = state.get_nonce(message.sender)
-            by_nonce = nonce > 0 and created_address(to_hex(message.sender), nonce - 1) == to_hex(
-                message.storage_address
-            )
-            kinds[id(message)] = "CREATE" if by_nonce else "CREATE2"
-            computation: ComputationAPI = super().apply_create_message(
-                state, message, transaction_context, parent_computation=parent_computation
-            )
-            return computation
-
-    replay_state = type("Replay" + state_class.__name__, (state_class,), {"computation_class": ReplayComputation})
-    return type("Replay" + vm_class.__name__, (vm_class,), {"_state_class": replay_state})
-
-
-def _walk(computation: ComputationAPI, kinds: dict[int, str]) -> Iterator[NodeObject]:
+def _walk(computation: ComputationAPI, state: StateAPI) -> Iterator[NodeObject]:
     """Create frames of a computation tree, depth first; a failed computation's subtree skipped
-    (as `creation.walk_create_frames` skips a callTracer frame with an error)."""
+    (as `reads.walk_create_frames` skips a callTracer frame with an error). CREATE put its contract
+    where one of the creator's nonces so far gives (`created_address`); CREATE2's address is none of them."""
     if computation.is_error:
         return
     message = computation.msg
     if message.is_create:
+        creator, address = to_hex(message.sender), to_hex(message.storage_address)
+        nonces = range(state.get_nonce(message.sender))
         yield {
-            "type": kinds.get(id(message), "CREATE"),
-            "from": to_hex(message.sender),
-            "to": to_hex(message.storage_address),
+            "type": "CREATE" if any(created_address(creator, n) == address for n in nonces) else "CREATE2",
+            "from": creator,
+            "to": address,
             "input": to_hex(message.code),  # the init code (and constructor arguments)
             "output": to_hex(computation.output),
         }
     for child in computation.children:
-        yield from _walk(child, kinds)
+        yield from _walk(child, state)

@@ -232,7 +232,7 @@ class _Node:
 
 def test_the_nonce_walk_finds_children_of_children_and_nothing_else(deployed):
     from ape_contract_verify.evm.children import nonce_children, traced_children
-    from ape_contract_verify.evm.creation import created_address
+    from ape_contract_verify.evm.reads import created_address
     from ape_contract_verify.protocol.values import checksum
 
     node, made = _Node(deployed.anvil), deployed.made

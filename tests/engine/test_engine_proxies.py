@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from eth_utils import keccak
 
@@ -11,10 +13,10 @@ from ape_contract_verify.evm.proxies import (
     EIP1822_PROXIABLE_SLOT,
     EIP1967_IMPLEMENTATION_SLOT,
     OZ_LEGACY_SLOT,
+    ProxyInfo,
     ProxyKind,
     detect_proxy,
     has_delegatecall,
-    minimal_proxy_implementation,
 )
 from support.engine import SOLC, encode, standard_input
 from support.service import Anvil
@@ -117,10 +119,11 @@ def test_has_delegatecall_skips_an_embedded_contracts_metadata():
     assert has_delegatecall(
         bytes([0x60, 0x00, 0xF4, 0xFE]) + child_metadata + own_metadata
     )  # its own DELEGATECALL still counts
-    assert (
-        minimal_proxy_implementation("0x363d3d373d3d3d363d73" + "ab" * 20 + "5af43d82803e903d91602b57fd5bf3")
-        == "0x" + "ab" * 20
-    )
-    assert (
-        minimal_proxy_implementation("0x00363d3d373d3d3d363d73" + "ab" * 20 + "5af43d82803e903d91602b57fd5bf3") is None
-    )
+    clone = "363d3d373d3d3d363d73" + "ab" * 20 + "5af43d82803e903d91602b57fd5bf3"
+
+    def found(code: str) -> ProxyInfo | None:
+        reads = SimpleNamespace(get_code=lambda a: bytes.fromhex(code), get_storage_at=lambda a, s: bytes(32))
+        return detect_proxy(reads, "0x" + "cd" * 20)  # type: ignore[arg-type]
+
+    assert found(clone) == ProxyInfo(ProxyKind.EIP1167, "0x" + "ab" * 20, stamped=True)
+    assert found("00" + clone) == ProxyInfo(ProxyKind.FORWARDER, "0x" + "ab" * 20, stamped=True)  # not EIP-1167's start

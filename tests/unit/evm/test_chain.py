@@ -1,7 +1,8 @@
 """evm/chain.py: the two readers on canned node answers (no node). JsonRpcChain over a fake
 requests session: URL credentials never shown, errors and reverts told apart, a rate limit waited
 out (and given up on), a batch with its fallback, trace answers of both APIs read and a refusal
-remembered. ApeProviderChain over a fake Ape provider: its errors wrapped, a revert's data kept."""
+remembered. ApeProviderChain over a fake Ape provider: its errors wrapped, a revert's data kept.
+Rate limits and refusals told by their codes and words, revert data found."""
 
 from __future__ import annotations
 
@@ -13,7 +14,17 @@ import requests
 from ape.exceptions import ContractLogicError
 
 from ape_contract_verify.evm import chain as chain_module
-from ape_contract_verify.evm.chain import ApeProviderChain, JsonRpcChain
+from ape_contract_verify.evm.chain import (
+    RATE_LIMIT_MAX_WAIT,
+    RATE_LIMIT_RETRIES,
+    ApeProviderChain,
+    JsonRpcChain,
+    is_rate_limited,
+    is_refused,
+    node_retry,
+    rate_limit_text,
+    revert_data,
+)
 from ape_contract_verify.evm.reads import CallReverted, ChainError, Creation
 
 pytestmark = pytest.mark.unit
@@ -82,7 +93,8 @@ def node(monkeypatch) -> Node:
     fake = Node()
     session_class = type("FakeSession", (Session,), {"node": fake, "status": []})
     monkeypatch.setattr(requests, "Session", session_class)
-    monkeypatch.setattr(chain_module.time, "sleep", lambda seconds: None)
+    fake.slept = []  # type: ignore[attr-defined]
+    monkeypatch.setattr(chain_module.time, "sleep", fake.slept.append)  # type: ignore[attr-defined]
     fake.session_class = session_class  # type: ignore[attr-defined]
     return fake
 
@@ -159,7 +171,7 @@ def test_a_rate_limit_is_waited_out_and_counted(node):
     node.session_class.status = [429, 429]
     rpc = reader(node, eth_getCode="0x60")
     assert rpc.get_code(CHILD) == b"\x60"
-    assert rpc.rate_limited == 2 and node.posts == 3
+    assert len(node.slept) == 2 and node.posts == 3  # two waits
     limited = {"n": 0}
 
     def once_limited(params):
@@ -167,7 +179,7 @@ def test_a_rate_limit_is_waited_out_and_counted(node):
         return error(-32005, "limit exceeded") if limited["n"] == 1 else "0x61"
 
     rpc = reader(node, eth_getCode=once_limited)
-    assert rpc.get_code(CHILD) == b"\x61" and rpc.rate_limited == 1
+    assert rpc.get_code(CHILD) == b"\x61" and len(node.slept) == 3
 
 
 def test_a_rate_limit_that_never_ends_is_given_up(node):
@@ -220,7 +232,7 @@ def test_a_debug_trace_without_tx_hashes_takes_them_from_the_block(node):
         {"type": "CREATE", "from": FACTORY, "to": CHILD, "input": "0x6000aa"}]}}]  # fmt: skip
     rpc = a_factory_s_child(node, debug_traceBlockByNumber=frames)
     assert rpc.find_creation(CHILD) == CREATION
-    assert ("eth_getBlockByNumber", ["0x5", False]) in node.asked
+    assert ("eth_getBlockByNumber", ["0x5", True]) in node.asked
 
 
 def test_parity_traces_when_debug_is_refused(node):
@@ -245,27 +257,17 @@ def test_a_node_without_traces_is_asked_once(node):
 
 
 class Provider:
-    """An Ape provider's reads, from attributes; `fail` makes every read raise it."""
+    """An Ape provider without web3: its JSON-RPC passthrough answers by method; `fail` makes
+    every read raise it."""
+
+    ANSWERS = {"eth_chainId": "0x539", "eth_getCode": "0x6080", "eth_getStorageAt": "0x02"}
 
     def __init__(self, fail: Exception | None = None, failures: int = 1_000):
         self.fail, self.failures, self.reads = fail, failures, 0
-        self.chain_id = 1337
         self.network = SimpleNamespace(
             ecosystem=SimpleNamespace(create_transaction=lambda receiver, data: SimpleNamespace(to=receiver, data=data))
         )
         self.sent: object = b"\x01"
-
-    def _read(self, value: object) -> object:
-        self.reads += 1
-        if self.fail is not None and self.reads <= self.failures:
-            raise self.fail
-        return value
-
-    def get_code(self, address: str, block_id: int | None = None) -> object:
-        return self._read("0x6080")
-
-    def get_storage(self, address: str, slot: int) -> object:
-        return self._read(b"\x02")
 
     def send_call(self, txn: object) -> object:
         if isinstance(self.sent, Exception):
@@ -273,7 +275,10 @@ class Provider:
         return self.sent
 
     def make_request(self, method: str, params: list) -> object:
-        return self._read(None)
+        self.reads += 1
+        if self.fail is not None and self.reads <= self.failures:
+            raise self.fail
+        return self.ANSWERS.get(method)
 
 
 def test_ape_provider_reads_and_repr():
@@ -287,20 +292,21 @@ def test_ape_provider_reads_and_repr():
 
 def test_ape_provider_errors_are_chain_errors_naming_the_read():
     chain = ApeProviderChain(Provider(fail=RuntimeError("node gone")), fork=False)  # type: ignore[arg-type]
-    with pytest.raises(ChainError, match="^the Ape provider could not read code: node gone$") as info:
+    with pytest.raises(ChainError, match="^the Ape provider could not answer eth_getCode: node gone$") as info:
         chain.get_code(CHILD)
     assert isinstance(info.value.__cause__, RuntimeError)
 
 
 def test_ape_provider_rate_limits_are_waited_out_then_given_up(monkeypatch):
-    monkeypatch.setattr(chain_module.time, "sleep", lambda seconds: None)
+    slept: list[float] = []
+    monkeypatch.setattr(chain_module.time, "sleep", slept.append)
     provider = Provider(fail=RuntimeError("429 Too Many Requests"), failures=2)
     chain = ApeProviderChain(provider, fork=False)  # type: ignore[arg-type]
-    assert chain.get_code(CHILD) == b"\x60\x80" and chain.rate_limited == 2
+    assert chain.get_code(CHILD) == b"\x60\x80" and len(slept) == 2
     endless = ApeProviderChain(Provider(fail=RuntimeError("429 Too Many Requests")), fork=False)  # type: ignore[arg-type]
-    with pytest.raises(ChainError, match="could not read code: 429 Too Many Requests"):
+    with pytest.raises(ChainError, match="could not answer eth_getCode: 429 Too Many Requests"):
         endless.get_code(CHILD)
-    assert endless.rate_limited == chain_module.RATE_LIMIT_RETRIES
+    assert len(slept) == 2 + chain_module.RATE_LIMIT_RETRIES
 
 
 def test_ape_provider_revert_keeps_custom_error_data():
@@ -314,3 +320,46 @@ def test_ape_provider_revert_keeps_custom_error_data():
     with pytest.raises(CallReverted, match="the call reverted: Ownable") as words:
         chain.call(CHILD, b"")
     assert words.value.data == b""
+
+
+@pytest.mark.parametrize(
+    "body, limited",
+    [
+        ({"error": {"code": -32005, "message": "limit exceeded"}}, True),
+        ({"error": {"code": -32029, "message": "x"}}, True),
+        ({"error": {"code": 429, "message": "x"}}, True),
+        ({"error": {"code": -32000, "message": "Your app has exceeded its Rate Limit"}}, True),
+        ({"error": {"code": -32000, "message": "Too Many Requests"}}, True),
+        ({"error": {"code": -32000, "message": "execution reverted"}}, False),
+        ({"error": "rate limit"}, False),  # not an error object
+        ({"result": "0x1"}, False),
+        ("rate limit", False),
+        (None, False),
+    ],
+)
+def test_is_rate_limited(body, limited):
+    assert is_rate_limited(body) is limited
+
+
+def test_provider_errors_are_told_by_their_words():
+    assert rate_limit_text(RuntimeError("429 Client Error: Too Many Requests"))
+    assert rate_limit_text(ValueError({"code": -32005, "message": "x"}))
+    assert not rate_limit_text(RuntimeError("connection refused"))
+    assert is_refused(ValueError({"code": -32601, "message": "the method debug_traceBlockByNumber does not exist"}))
+    assert is_refused(RuntimeError("Unsupported method: trace_block"))
+    assert not is_refused(RuntimeError("execution reverted"))
+
+
+def test_revert_data_flat_nested_or_absent():
+    assert revert_data({"code": 3, "data": "0x08c379a0"}) == bytes.fromhex("08c379a0")
+    assert revert_data({"data": {"data": "0xdeadbeef"}}) == bytes.fromhex("deadbeef")
+    assert revert_data({"data": "0xzz"}) == b""  # not hex: no data rather than an error
+    assert revert_data({"data": 5}) == b"" and revert_data("reverted") == b"" and revert_data(None) == b""
+
+
+def test_node_retry_is_the_one_policy_bounded():
+    policy = node_retry()
+    assert policy.max_retries == RATE_LIMIT_RETRIES and policy.max_delay == RATE_LIMIT_MAX_WAIT
+    assert policy.base_delay == 0.25
+    assert node_retry(0).max_retries == 0
+    assert policy.retry_after("3") == 3.0 and policy.retry_after("600") == RATE_LIMIT_MAX_WAIT

@@ -14,7 +14,7 @@ from ape_contract_verify.evm.children import (
     replayed_children,
     traced_children,
 )
-from ape_contract_verify.evm.creation import created_address
+from ape_contract_verify.evm.reads import created_address
 from ape_contract_verify.logs import NAME
 from ape_contract_verify.protocol.values import checksum
 

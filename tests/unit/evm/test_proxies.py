@@ -18,7 +18,6 @@ from ape_contract_verify.evm.proxies import (
     detect_proxy,
     has_delegatecall,
     is_stamped,
-    minimal_proxy_implementation,
     stamped_reason,
 )
 
@@ -78,15 +77,18 @@ def test_address_in_word():
 
 
 def test_minimal_proxy_and_its_short_address_variant():
+    def found(code: bytes) -> ProxyInfo | None:
+        return detect_proxy(Chain(codes={PROXY: code}), PROXY)
+
     target = bytes.fromhex(IMPL[2:])
-    assert minimal_proxy_implementation(minimal_proxy(target)) == IMPL
-    assert minimal_proxy_implementation("0x" + minimal_proxy(target).hex()) == IMPL
+    assert found(minimal_proxy(target)) == ProxyInfo(ProxyKind.EIP1167, IMPL, stamped=True)
     short = bytes.fromhex("363d3d373d3d3d363d6f") + b"\x11" * 16 + bytes.fromhex("5af43d82803e903d91602757fd5bf3")
-    assert minimal_proxy_implementation(short) == "0x" + "00" * 4 + "11" * 16
+    assert found(short) == ProxyInfo(ProxyKind.EIP1167, "0x" + "00" * 4 + "11" * 16, stamped=True)
     # Data after it (a clone with immutable arguments, Solady's `clone(implementation, args)`).
-    assert minimal_proxy_implementation(minimal_proxy(target) + b"\x00\x01args") == IMPL
-    assert minimal_proxy_implementation(b"\x00" + minimal_proxy(target)) is None  # not at the start
-    assert minimal_proxy_implementation(PLAIN) is None
+    assert found(minimal_proxy(target) + b"\x00\x01args") == ProxyInfo(ProxyKind.EIP1167, IMPL, stamped=True)
+    # Not at the start: another template forwarding to the address.
+    assert found(b"\x00" + minimal_proxy(target)) == ProxyInfo(ProxyKind.FORWARDER, IMPL, stamped=True)
+    assert found(PLAIN) is None
 
 
 def test_delegatecall_is_an_opcode_not_push_data_or_metadata():

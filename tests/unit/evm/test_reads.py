@@ -1,6 +1,5 @@
-"""evm/reads.py: a node's answers read (JSON-RPC hex text and web3's ints and bytes alike),
-rate limits and refusals told by their codes and words, revert data found, and a transaction
-read from canned JSON-RPC answers (the block asked only when no timestamp came)."""
+"""evm/reads.py: a node's answers read (JSON-RPC hex text and web3's ints and bytes alike) and a
+transaction read from canned JSON-RPC answers (the block asked only when no timestamp came)."""
 
 from __future__ import annotations
 
@@ -11,8 +10,6 @@ from eth_utils.address import is_checksum_address
 from hexbytes import HexBytes
 
 from ape_contract_verify.evm.reads import (
-    RATE_LIMIT_MAX_WAIT,
-    RATE_LIMIT_RETRIES,
     CallReverted,
     ChainError,
     ChainReader,
@@ -20,15 +17,10 @@ from ape_contract_verify.evm.reads import (
     TransactionFacts,
     ape_address,
     hex_hash,
-    is_rate_limited,
-    is_refused,
     node_list,
     node_object,
-    node_retry,
     provider_web3,
-    rate_limit_text,
     read_transaction,
-    revert_data,
     transaction_facts,
 )
 from ape_contract_verify.exceptions import ContractVerifyError
@@ -74,49 +66,6 @@ def test_node_object_and_node_list_take_only_their_shape():
     assert node_object(None) == {} and node_object([1]) == {} and node_object("0x") == {}
     assert node_list([1, 2]) == [1, 2] and node_list((1,)) == [1]
     assert node_list(None) == [] and node_list({"a": 1}) == [] and node_list("ab") == []
-
-
-@pytest.mark.parametrize(
-    "body, limited",
-    [
-        ({"error": {"code": -32005, "message": "limit exceeded"}}, True),
-        ({"error": {"code": -32029, "message": "x"}}, True),
-        ({"error": {"code": 429, "message": "x"}}, True),
-        ({"error": {"code": -32000, "message": "Your app has exceeded its Rate Limit"}}, True),
-        ({"error": {"code": -32000, "message": "Too Many Requests"}}, True),
-        ({"error": {"code": -32000, "message": "execution reverted"}}, False),
-        ({"error": "rate limit"}, False),  # not an error object
-        ({"result": "0x1"}, False),
-        ("rate limit", False),
-        (None, False),
-    ],
-)
-def test_is_rate_limited(body, limited):
-    assert is_rate_limited(body) is limited
-
-
-def test_provider_errors_are_told_by_their_words():
-    assert rate_limit_text(RuntimeError("429 Client Error: Too Many Requests"))
-    assert rate_limit_text(ValueError({"code": -32005, "message": "x"}))
-    assert not rate_limit_text(RuntimeError("connection refused"))
-    assert is_refused(ValueError({"code": -32601, "message": "the method debug_traceBlockByNumber does not exist"}))
-    assert is_refused(RuntimeError("Unsupported method: trace_block"))
-    assert not is_refused(RuntimeError("execution reverted"))
-
-
-def test_revert_data_flat_nested_or_absent():
-    assert revert_data({"code": 3, "data": "0x08c379a0"}) == bytes.fromhex("08c379a0")
-    assert revert_data({"data": {"data": "0xdeadbeef"}}) == bytes.fromhex("deadbeef")
-    assert revert_data({"data": "0xzz"}) == b""  # not hex: no data rather than an error
-    assert revert_data({"data": 5}) == b"" and revert_data("reverted") == b"" and revert_data(None) == b""
-
-
-def test_node_retry_is_the_one_policy_bounded():
-    policy = node_retry()
-    assert policy.max_retries == RATE_LIMIT_RETRIES and policy.max_delay == RATE_LIMIT_MAX_WAIT
-    assert policy.base_delay == 0.25
-    assert node_retry(0).max_retries == 0
-    assert policy.retry_after("3") == 3.0 and policy.retry_after("600") == RATE_LIMIT_MAX_WAIT
 
 
 def test_hex_hash_and_ape_address():

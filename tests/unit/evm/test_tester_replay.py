@@ -13,7 +13,8 @@ import pytest
 from eth_utils.crypto import keccak
 
 from ape_contract_verify.evm import tester_replay
-from ape_contract_verify.evm.creation import IN_PROCESS_SOURCE, created_address
+from ape_contract_verify.evm.chain import IN_PROCESS_SOURCE
+from ape_contract_verify.evm.reads import created_address
 from ape_contract_verify.evm.tester_replay import ReplayFailed, create_frames
 
 # Imported by module: pytest would collect a bare `tester_chain` as a test.

@@ -1,4 +1,4 @@
-"""evm/fork.py: anvil found (env, PATH), and the fork driven against a stand-in anvil (a small
+"""evm/chain.py's fork replay (`ForkReplayer`): anvil found (env, PATH), and the fork driven against a stand-in anvil (a small
 JSON-RPC server on loopback that records what it is asked): the node URL never in argv nor in an
 error, a call traced once per transaction, a block replayed up to the transaction in a snapshot,
 one process reset from block to block, and a process that will not start said in words."""
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ape_contract_verify.evm.fork import ANVIL_ENV, ForkReplayer, ForkUnavailable, find_anvil
+from ape_contract_verify.evm.chain import ANVIL_ENV, ForkReplayer, ForkUnavailable, find_anvil
 
 pytestmark = pytest.mark.unit
 

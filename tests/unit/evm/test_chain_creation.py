@@ -1,5 +1,5 @@
-"""evm/creation.py: CREATE's address rule, callTracer frames walked, and the creation search both
-readers share, run on an in-memory chain model (no node): the block found by historical code, a
+"""evm/chain.py's creation search (and `evm/reads.py`'s CREATE address rule and callTracer frames
+walked), which both readers share, run on an in-memory chain model (no node): the block found by historical code, a
 direct deployment, a factory's frame, the window's and the traces' limits said in words."""
 
 from __future__ import annotations
@@ -8,16 +8,8 @@ from collections.abc import Callable, Iterable, Mapping
 
 import pytest
 
-from ape_contract_verify.evm.creation import (
-    CreateFrame,
-    CreationFinder,
-    Deployment,
-    created_address,
-    norm_address,
-    walk_create_frames,
-)
-from ape_contract_verify.evm.fork import ForkUnavailable
-from ape_contract_verify.evm.reads import Creation
+from ape_contract_verify.evm.chain import CreationFinder, Deployment, ForkUnavailable
+from ape_contract_verify.evm.reads import CreateFrame, Creation, created_address, norm_address, walk_create_frames
 from ape_contract_verify.protocol.values import checksum
 
 pytestmark = pytest.mark.unit
@@ -102,8 +94,7 @@ class ChainModel(CreationFinder):
 
     def _block_deployments(self, block: int) -> Iterable[Deployment]:
         self.blocks_read.append(block)
-        for tx_hash, data, sender, made in self.deployments.get(block, []):
-            yield tx_hash, data, sender, (lambda made=made: made)
+        yield from self.deployments.get(block, [])
 
     def _block_create_frames(self, block: int) -> list[CreateFrame] | None:
         return list(self.frames.get(block, [])) if self.traces else None
@@ -218,9 +209,10 @@ def test_primitives_are_the_readers_to_answer():
         lambda: list(bare._block_deployments(1)),
         lambda: bare._block_create_frames(1),
         lambda: bare._block_transactions(1),
+        lambda: bare._block_receipts(1),
     ]
     for call in calls:
         with pytest.raises(NotImplementedError):
             call()
-    assert bare._block_receipts(1) is None and bare._node_url() is None
+    assert bare._node_url() is None
     assert bare.creation_attempts(CHILD) == []
