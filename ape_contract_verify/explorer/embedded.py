@@ -85,10 +85,3 @@ class EmbeddedExplorer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-def start_in_process(
-    chain: ChainReader, db_path: str | Path | None = None, **options: Unpack[ExplorerOptions]
-) -> EmbeddedExplorer:
-    """An explorer for `chain` in this process, its workers started."""
-    return EmbeddedExplorer(chain, db_path=db_path, **options).start()

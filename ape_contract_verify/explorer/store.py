@@ -37,14 +37,6 @@ DONE = "done"
 
 PROXY_DAILY_LIMIT = 100
 
-# Columns added after the first release: added to a new or older database when it opens.
-_ADDED_COLUMNS = (
-    # runs that ended because the node could not be read; not claimed before retry_at (the backoff)
-    ("submissions", "chain_failures", "INTEGER NOT NULL DEFAULT 0"),
-    ("submissions", "retry_at", "REAL NOT NULL DEFAULT 0"),
-    ("contracts", "details", "TEXT NOT NULL DEFAULT '{}'"),  # what Sourcify lookups show: bytecodes, creation
-)
-
 _JSON_COLUMNS = ("settings", "libraries", "details")  # a verified contract's, kept as JSON text
 
 _SCHEMA = """
@@ -57,6 +49,9 @@ CREATE TABLE IF NOT EXISTS submissions (
     status      TEXT,
     result      TEXT,
     attempts    INTEGER NOT NULL DEFAULT 0,
+    -- runs that ended because the node could not be read; not claimed before retry_at (the backoff)
+    chain_failures  INTEGER NOT NULL DEFAULT 0,
+    retry_at    REAL NOT NULL DEFAULT 0,
     created_at  REAL NOT NULL,
     updated_at  REAL NOT NULL
 );
@@ -76,7 +71,8 @@ CREATE TABLE IF NOT EXISTS contracts (
     code_hash             TEXT NOT NULL,
     guid                  TEXT,
     verified_at           REAL NOT NULL,
-    updated_at            REAL NOT NULL
+    updated_at            REAL NOT NULL,
+    details               TEXT NOT NULL DEFAULT '{}'  -- what Sourcify lookups show: bytecodes, creation
 );
 CREATE TABLE IF NOT EXISTS proxies (
     address         TEXT PRIMARY KEY,
@@ -211,9 +207,6 @@ class Store:
             conn = self._conn()
             conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(_SCHEMA)
-            for table, name, declaration in _ADDED_COLUMNS:
-                if name not in {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}:
-                    conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {declaration}")
         except (sqlite3.Error, OSError) as err:
             self.close()
             raise StoreOpenError(self.path, _open_problem(Path(self.path), err)) from None

@@ -114,20 +114,20 @@ def store_path(provider: ProviderAPI) -> Path | None:
 
 def _start(path: Path | None, chain_reader: ChainReader) -> EmbeddedExplorer:
     from ape_contract_verify.engine.compilers import process_cache
-    from ape_contract_verify.explorer.embedded import start_in_process
+    from ape_contract_verify.explorer.embedded import EmbeddedExplorer
     from ape_contract_verify.explorer.store import StoreOpenError
 
     if path is not None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            return start_in_process(chain_reader, db_path=path, cache=process_cache())
+            return EmbeddedExplorer(chain_reader, db_path=path, cache=process_cache()).start()
         except (OSError, StoreOpenError) as err:
             logger.warning(
                 "contract_verify: the local explorer keeps nothing after this command: %s cannot be used (%s)",
                 path,
                 err,
             )
-    return start_in_process(chain_reader, cache=process_cache())
+    return EmbeddedExplorer(chain_reader, cache=process_cache()).start()
 
 
 def stop_all() -> None:

@@ -3,7 +3,7 @@ store that cannot be opened leaves nothing behind."""
 
 import pytest
 
-from ape_contract_verify.explorer.embedded import EmbeddedExplorer, start_in_process
+from ape_contract_verify.explorer.embedded import EmbeddedExplorer
 from ape_contract_verify.explorer.store import StoreOpenError
 from support.service import FakeChain, FakeEngine
 
@@ -12,7 +12,7 @@ pytestmark = pytest.mark.unit
 
 def test_without_a_path_the_store_is_temporary_and_removed_at_stop():
     chain = FakeChain()
-    explorer = start_in_process(chain, engine=FakeEngine(chain))
+    explorer = EmbeddedExplorer(chain, engine=FakeEngine(chain)).start()
     folder = explorer.db_path.parent
     assert explorer.db_path.exists() and not explorer.service.requires_key
     explorer.stop()

@@ -4,7 +4,6 @@ then one text; a job that keeps being interrupted (its process killed) ends with
 The unit tests use a chain that fails on demand; the engine tests a real anvil stopped mid-job and
 restarted with its state (`--state`), and a node that never comes back."""
 
-import sqlite3
 import time
 
 import pytest
@@ -205,23 +204,3 @@ def test_chain_retries_are_not_counted_as_interruptions(tmp_path):
     assert reopened.get_submission(guid).state == PENDING
     store.close()
     reopened.close()
-
-
-def test_a_database_from_before_the_retry_columns_opens_and_keeps_its_queue(tmp_path):
-    path = tmp_path / "old.sqlite"
-    old = sqlite3.connect(path)
-    old.executescript(
-        "CREATE TABLE submissions (guid TEXT PRIMARY KEY, kind TEXT NOT NULL, address TEXT NOT NULL, "
-        "payload TEXT NOT NULL, state TEXT NOT NULL, status TEXT, result TEXT, attempts INTEGER NOT NULL DEFAULT 0, "
-        "created_at REAL NOT NULL, updated_at REAL NOT NULL);"
-    )
-    old.execute(
-        "INSERT INTO submissions VALUES ('g1', 'source', ?, '{}', 'running', NULL, NULL, 1, 1.0, 1.0)", (ADDRESS_A,)
-    )
-    old.commit()
-    old.close()
-    store = Store(path)
-    assert store.requeue_interrupted(3, "reason") == (1, 0)
-    claimed = store.claim_next()
-    assert claimed.guid == "g1" and claimed.chain_failures == 0 and claimed.attempts == 2
-    store.close()
