@@ -10,24 +10,28 @@ No engine module is imported here: the local explorer starts inside `ape run`.
 
 from __future__ import annotations
 
+import hmac
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from functools import partial
 from itertools import accumulate
+from typing import TYPE_CHECKING
 
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
 from ape_contract_verify.explorer.jobs import code_hash, request_to_payload
-from ape_contract_verify.explorer.service import ExplorerService
 from ape_contract_verify.explorer.sources import source_result
-from ape_contract_verify.explorer.store import PROXY, SOURCE
+from ape_contract_verify.explorer.store import PROXY, SOURCE, Store
 from ape_contract_verify.json_types import JsonObject, JsonReadable
 from ape_contract_verify.protocol import forms
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.protocol.inputs import JSON_FORMATS
 from ape_contract_verify.protocol.values import checksum, hex_to_bytes
 from ape_contract_verify.request import VerificationRequest
+
+if TYPE_CHECKING:
+    from ape_contract_verify.evm.reads import SearchingReader
 
 Answer = tuple[str, JsonReadable]  # an envelope's status and result
 SUBMISSIONS = ("verifysourcecode", "verifyproxycontract")
@@ -42,6 +46,53 @@ class BadRequest(ContractVerifyError):
 
 class ChainUnreadable(BadRequest):
     """The chain could not be read to answer (the Sourcify face's 503)."""
+
+
+MAX_BODY_BYTES = 20 * 1024 * 1024  # a submission's size, whichever face it comes through
+
+
+class ExplorerService:
+    """The state every action reads, held by the app (`app.state.service`) and by the in-process
+    local target: the store, the chain, the job queue's wake-up (`notify`), the accepted keys."""
+
+    def __init__(
+        self,
+        store: Store,
+        chain: SearchingReader,  # LocalExplorer's SerializedChain passes on a reader's search, where it has one
+        notify: Callable[[], None] = lambda: None,
+        api_keys: Iterable[str] = (),
+        max_body: int = MAX_BODY_BYTES,
+        proxy_daily_limit: int = 100,
+    ):
+        self.store = store
+        self.chain = chain
+        self.notify = notify
+        self._api_keys = tuple(k for k in api_keys if k)
+        self.max_body = max_body
+        self.proxy_daily_limit = proxy_daily_limit
+        self.known_chain_id: int | None = None  # the chain id once read
+
+    def __repr__(self) -> str:  # never show keys
+        return f"<ExplorerService db={self.store.path!r} keys={len(self._api_keys)}>"
+
+    @property
+    def requires_key(self) -> bool:
+        return bool(self._api_keys)
+
+    def key_ok(self, key: str) -> bool:
+        if not self._api_keys:
+            return True
+        candidate = (key or "").encode()
+        return any(hmac.compare_digest(candidate, k.encode()) for k in self._api_keys)
+
+    def chain_id(self) -> int:
+        """The chain's id, read once (a failed read is tried again next time)."""
+        if self.known_chain_id is None:
+            try:
+                self.known_chain_id = int(self.chain.chain_id())
+            except Exception as err:
+                raise ChainUnreadable(f"The explorer could not read the chain id: {type(err).__name__}: {err}")
+        return self.known_chain_id
 
 
 def envelope(status: str, result: JsonReadable, message: str | None = None) -> bytes:
@@ -60,7 +111,7 @@ def answer(service: ExplorerService, params: dict[str, str], method: str) -> Ans
             problem = f"{forms.clip(action)!r} is not an action of module=contract" if action else "is missing"
             raise InvalidRequest("action", problem, f"use one of {', '.join(HANDLERS)}")
         asked = (params.get("chainid") or "").strip()
-        if asked and asked != str(served := chain_id(service)):
+        if asked and asked != str(served := service.chain_id()):
             raise InvalidRequest(
                 "chainid",
                 f"this explorer serves chainid {served}, got {forms.clip(asked)!r}",
@@ -76,13 +127,6 @@ def answer(service: ExplorerService, params: dict[str, str], method: str) -> Ans
 def require_key(service: ExplorerService, params: Mapping[str, str]) -> None:
     if not service.key_ok(params.get("apikey", "")):
         raise BadRequest(Texts.INVALID_API_KEY)
-
-
-def chain_id(service: ExplorerService) -> int:
-    try:
-        return service.chain_id()
-    except Exception as err:
-        raise ChainUnreadable(f"The explorer could not read the chain id: {type(err).__name__}: {err}")
 
 
 def code_at(service: ExplorerService, address: str) -> bytes:

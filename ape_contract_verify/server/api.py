@@ -19,8 +19,15 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ape_contract_verify.explorer import contract_api
-from ape_contract_verify.explorer.contract_api import STORE_ONLY, SUBMISSIONS, BadRequest, envelope, require_key
-from ape_contract_verify.explorer.service import MAX_BODY_BYTES, ExplorerService
+from ape_contract_verify.explorer.contract_api import (
+    MAX_BODY_BYTES,
+    STORE_ONLY,
+    SUBMISSIONS,
+    BadRequest,
+    ExplorerService,
+    envelope,
+    require_key,
+)
 from ape_contract_verify.json_types import JsonReadable
 from ape_contract_verify.logs import SERVER, get_logger
 from ape_contract_verify.server import params as p

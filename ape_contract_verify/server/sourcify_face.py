@@ -32,9 +32,8 @@ from ape_contract_verify.evm.proxies import (
 from ape_contract_verify.evm.wrappers import MemoizingChain
 from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.explorer import contract_api, sourcify_results
-from ape_contract_verify.explorer.contract_api import ChainUnreadable
+from ape_contract_verify.explorer.contract_api import ChainUnreadable, ExplorerService
 from ape_contract_verify.explorer.jobs import request_to_payload
-from ape_contract_verify.explorer.service import ExplorerService
 from ape_contract_verify.explorer.store import DONE, SOURCIFY, VerifiedContract
 from ape_contract_verify.json_types import JsonObject, JsonValue, as_object
 from ape_contract_verify.logs import SERVER, get_logger
@@ -171,7 +170,7 @@ async def _served_chain(service: ExplorerService, chain_id: str) -> str:
 
 async def _chain_id(service: ExplorerService) -> int:
     known = service.known_chain_id  # read once, then remembered by the service: no worker thread per request
-    return known if known is not None else await run_in_threadpool(contract_api.chain_id, service)
+    return known if known is not None else await run_in_threadpool(service.chain_id)
 
 
 # -- submit -----------------------------------------------------------------------------------
