@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 from ape_contract_verify.evm.wrappers import SerializedChain
 from ape_contract_verify.explorer.contract_api import MAX_BODY_BYTES, ExplorerService
-from ape_contract_verify.explorer.jobs import Engine, JobRunner, RealEngine
+from ape_contract_verify.explorer.jobs import JobRunner, RealEngine
 from ape_contract_verify.explorer.store import Store
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 class ExplorerOptions(TypedDict, total=False):
     """What an explorer is made with beyond its chain, store and keys (`EmbeddedExplorer`'s keywords)."""
 
-    engine: Engine | None
+    engine: RealEngine | None
     workers: int
     max_body: int
     compile_timeout: float | None
