@@ -37,7 +37,13 @@ DONE = "done"
 
 PROXY_DAILY_LIMIT = 100
 
-_JSON_COLUMNS = ("settings", "libraries", "details")  # a verified contract's, kept as JSON text
+_COLUMNS = (
+    "address",
+    "contract_name",
+    "abi",
+    "verified_at",
+    "updated_at",
+)  # a verified contract's; the rest is `record`
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS submissions (
@@ -57,22 +63,12 @@ CREATE TABLE IF NOT EXISTS submissions (
 );
 CREATE INDEX IF NOT EXISTS submissions_queue ON submissions (state, created_at);
 CREATE TABLE IF NOT EXISTS contracts (
-    address               TEXT PRIMARY KEY,
-    contract_name         TEXT NOT NULL,
-    compiler_version      TEXT NOT NULL,
-    code_format           TEXT NOT NULL,
-    source_code           TEXT NOT NULL,
-    abi                   TEXT NOT NULL,
-    settings              TEXT NOT NULL,
-    constructor_arguments TEXT NOT NULL,
-    libraries             TEXT NOT NULL,
-    license_type          INTEGER,
-    match                 TEXT NOT NULL,
-    code_hash             TEXT NOT NULL,
-    guid                  TEXT,
-    verified_at           REAL NOT NULL,
-    updated_at            REAL NOT NULL,
-    details               TEXT NOT NULL DEFAULT '{}'  -- what Sourcify lookups show: bytecodes, creation
+    address        TEXT PRIMARY KEY,
+    contract_name  TEXT NOT NULL,  -- what the pages' search matches, with the address
+    abi            TEXT NOT NULL,  -- getabi's hot path: read alone
+    verified_at    REAL NOT NULL,  -- the first verification's (Sourcify's matchId counts by it)
+    updated_at     REAL NOT NULL,
+    record         TEXT NOT NULL   -- the rest of the VerifiedContract, as JSON
 );
 CREATE TABLE IF NOT EXISTS proxies (
     address         TEXT PRIMARY KEY,
@@ -340,16 +336,12 @@ class Store:
     # -- verified contracts ------------------------------------------------------------------
 
     def _put_contract(self, conn: sqlite3.Connection, c: VerifiedContract, now: float) -> None:
-        old = conn.execute("SELECT verified_at FROM contracts WHERE address = ?", (c.address.lower(),)).fetchone()
-        row = {
-            **asdict(c),
-            **{name: json.dumps(getattr(c, name), sort_keys=True) for name in _JSON_COLUMNS},
-            "address": c.address.lower(),
-            "verified_at": old["verified_at"] if old else now,
-            "updated_at": now,
-        }
+        """Insert or update; an update keeps the first verification's time."""
+        record = {name: value for name, value in asdict(c).items() if name not in _COLUMNS}
         conn.execute(
-            f"INSERT OR REPLACE INTO contracts ({', '.join(row)}) VALUES ({', '.join(':' + name for name in row)})", row
+            "INSERT INTO contracts VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (address) DO UPDATE SET "
+            "contract_name = excluded.contract_name, abi = excluded.abi, updated_at = ?, record = excluded.record",
+            (c.address.lower(), c.contract_name, c.abi, now, now, json.dumps(record, sort_keys=True), now),
         )
 
     def save_contract(self, contract: VerifiedContract) -> None:
@@ -367,11 +359,7 @@ class Store:
 
     def search_contracts(self, text: str = "", offset: int = 0, limit: int = 25) -> tuple[int, list[VerifiedContract]]:
         """(total matching, one page of them newest first); `text` matches part of the address or the name."""
-        where = ""
-        args: tuple[str, ...] = ()
-        if text:
-            pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-            where, args = " WHERE address LIKE ? ESCAPE '\\' OR contract_name LIKE ? ESCAPE '\\'", (pattern, pattern)
+        where, args = " WHERE instr(address, lower(?)) OR instr(lower(contract_name), lower(?))", (text, text)
         conn = self._conn()
         total = conn.execute("SELECT COUNT(*) FROM contracts" + where, args).fetchone()[0]
         rows = conn.execute(
@@ -406,25 +394,18 @@ class Store:
         day = day or time.strftime("%Y-%m-%d", time.gmtime())
         # Counted by a digest, so the key itself is never written anywhere.
         digest = hashlib.sha256(("ape-contract-verify:" + api_key).encode()).hexdigest()[:32] if api_key else "keyless"
-        with self._transaction() as conn:
-            row = conn.execute(
-                "SELECT count FROM proxy_quota WHERE key_digest = ? AND day = ?", (digest, day)
-            ).fetchone()
-            if (row[0] if row else 0) >= limit:
-                return False
-            conn.execute(
-                "INSERT INTO proxy_quota (key_digest, day, count) VALUES (?, ?, 1) "
-                "ON CONFLICT (key_digest, day) DO UPDATE SET count = count + 1",
-                (digest, day),
-            )
-        return True
+        # One statement: a first submission is inserted (when the limit allows one), a later one
+        # counted only below the limit; nothing changed is a refusal.
+        counted = self._conn().execute(
+            "INSERT INTO proxy_quota (key_digest, day, count) SELECT ?, ?, 1 WHERE ? > 0 "
+            "ON CONFLICT (key_digest, day) DO UPDATE SET count = count + 1 WHERE count < ?",
+            (digest, day, limit, limit),
+        )
+        return counted.rowcount == 1
 
 
 def _contract(row: sqlite3.Row) -> VerifiedContract:
-    data = dict(row)
-    for name in _JSON_COLUMNS:
-        data[name] = json.loads(data.get(name) or "{}")
-    return VerifiedContract(**data)
+    return VerifiedContract(**json.loads(row["record"]), **{name: row[name] for name in _COLUMNS})
 
 
 def _submission(row: sqlite3.Row) -> Submission:
