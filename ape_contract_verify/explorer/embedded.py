@@ -6,7 +6,6 @@ target: no HTTP server, no port), and what `ape verify serve` serves over HTTP (
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -46,17 +45,13 @@ class EmbeddedExplorer:
         api_keys: Iterable[str] = (),
         **options: Unpack[ExplorerOptions],
     ):
-        self._tmpdir: str | None = None
-        if db_path is None:
-            self._tmpdir = tempfile.mkdtemp(prefix="ape-verify-explorer-")
-            db_path = Path(self._tmpdir) / "explorer.sqlite"
+        self._tmpdir: tempfile.TemporaryDirectory[str] | None = None
+        if db_path is None:  # removed at stop(), or as soon as the explorer is dropped (its store failed to open)
+            self._tmpdir = tempfile.TemporaryDirectory(prefix="ape-verify-explorer-", ignore_cleanup_errors=True)
+            db_path = Path(self._tmpdir.name) / "explorer.sqlite"
         self.db_path = Path(db_path)
         self.chain = SerializedChain(chain)
-        try:
-            self.store = Store(self.db_path)
-        except BaseException:
-            self._remove_tmpdir()
-            raise
+        self.store = Store(self.db_path)
         timeout = options.get("compile_timeout")
         engine = options.get("engine") or RealEngine(self.chain, options.get("cache"), compile_timeout=timeout)
         self.runner = JobRunner(self.store, engine, options.get("workers", 1))
@@ -73,12 +68,8 @@ class EmbeddedExplorer:
     def stop(self, timeout: float = 10.0) -> None:
         self.runner.stop(timeout)
         self.store.close()
-        self._remove_tmpdir()
-
-    def _remove_tmpdir(self) -> None:
-        if self._tmpdir:
-            shutil.rmtree(self._tmpdir, ignore_errors=True)
-            self._tmpdir = None
+        if self._tmpdir is not None:
+            self._tmpdir.cleanup()
 
     def __enter__(self) -> EmbeddedExplorer:
         return self.start()

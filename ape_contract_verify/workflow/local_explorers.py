@@ -38,7 +38,6 @@ _lock = threading.Lock()
 # not reused. The store path names the chain instance (its genesis): a provider object reconnected
 # to a new node with the same chain id gets that chain's explorer, not the old one's.
 _running: dict[tuple[int, int | None, Path | None], tuple[ProviderAPI, EmbeddedExplorer]] = {}
-_atexit = False
 
 
 def shared(
@@ -46,7 +45,6 @@ def shared(
 ) -> EmbeddedExplorer | None:
     """The running explorer for `provider`'s chain; started (on `chain_reader`, default the
     provider itself) when there is none and `start` is set, else None."""
-    global _atexit
     key: tuple[int, int | None, Path | None]
     try:
         key = (id(provider), provider.chain_id, store_path(provider))
@@ -62,9 +60,6 @@ def shared(
 
         explorer = _start(key[2], chain_reader or ApeProviderChain(provider))
         _running[key] = (provider, explorer)
-        if not _atexit:
-            _atexit = True
-            atexit.register(stop_all)
         return explorer
 
 
@@ -140,3 +135,6 @@ def stop_all() -> None:
             explorer.stop()
         except Exception:  # at exit: nothing left to tell
             pass
+
+
+atexit.register(stop_all)  # a no-op when none was started

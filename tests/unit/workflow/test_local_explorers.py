@@ -60,9 +60,8 @@ class Started(list):
 
 @pytest.fixture(autouse=True)
 def isolated(monkeypatch, tmp_path):
-    """An empty table of explorers, no atexit hook, the project in tmp_path, explorers built here."""
+    """An empty table of explorers, the project in tmp_path, explorers built here."""
     monkeypatch.setattr(local_explorers, "_running", {})
-    monkeypatch.setattr(local_explorers, "_atexit", True)
     monkeypatch.setattr(ape, "project", SimpleNamespace(path=tmp_path), raising=False)
     started, caches = Started(), []
     started.caches = caches
