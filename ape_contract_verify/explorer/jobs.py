@@ -90,15 +90,11 @@ def code_hash(code: bytes) -> str:
 
 
 def request_to_payload(request: VerificationRequest) -> JsonObject:
-    data = asdict(request)
-    data["code_format"] = request.code_format.value
-    return data
+    return {**asdict(request), "code_format": request.code_format.value}
 
 
 def request_from_payload(payload: Mapping[str, Any]) -> VerificationRequest:  # Any: request_to_payload's fields
-    data = dict(payload)
-    data["code_format"] = CodeFormat(data["code_format"])
-    return VerificationRequest(**data)
+    return VerificationRequest(**{**payload, "code_format": CodeFormat(payload["code_format"])})
 
 
 def fail_text(reason: str) -> str:
@@ -200,14 +196,8 @@ class JobRunner:
             self._ended.wait_for(lambda: self.jobs_ended != seen, timeout)
 
     def process(self, submission: Submission) -> None:
-        try:
-            self._process(submission)
-        finally:
-            with self._ended:
-                self.jobs_ended += 1
-                self._ended.notify_all()
-
-    def _process(self, submission: Submission) -> None:
+        """One job, to its recorded answer (or back to the queue while the node cannot be read);
+        `jobs_ended` counts it and in-process waiters are woken, however it went."""
         try:
             if submission.kind == PROXY:
                 self._verify_proxy(submission)
@@ -222,13 +212,17 @@ class JobRunner:
             if submission.kind == PROXY:
                 text = f"Proxy verification failed: {error}"
             elif submission.kind == SOURCIFY:
-                text = stopped  # a plain text reads as its internal_error (`read`)
+                text = stopped  # a plain text reads as its internal_error (`read_sourcify`)
             else:
                 text = fail_text(stopped)
             try:
                 self.store.finish(submission.guid, "0", text)
             except Exception:
                 logger.exception("Could not record the failure of %s", submission.guid)
+        finally:
+            with self._ended:
+                self.jobs_ended += 1
+                self._ended.notify_all()
 
     def _chain_down(self, sub: Submission, err: Exception) -> None:
         failures = sub.chain_failures + 1

@@ -37,13 +37,8 @@ DONE = "done"
 
 PROXY_DAILY_LIMIT = 100
 
-_COLUMNS = (
-    "address",
-    "contract_name",
-    "abi",
-    "verified_at",
-    "updated_at",
-)  # a verified contract's; the rest is `record`
+# A verified contract's columns; the rest of it is its `record`.
+_COLUMNS = ("address", "contract_name", "abi", "verified_at", "updated_at")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS submissions (
