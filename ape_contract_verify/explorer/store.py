@@ -13,7 +13,6 @@ import json
 import os
 import secrets
 import sqlite3
-import string
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -24,8 +23,6 @@ from pathlib import Path
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.json_types import JsonObject, JsonValue, as_object
 from ape_contract_verify.protocol.forms import GUID_LENGTH
-
-_GUID_ALPHABET = string.ascii_lowercase + string.digits  # within forms' rule: ASCII letters and digits
 
 SOURCE = "source"
 PROXY = "proxy"
@@ -83,7 +80,8 @@ CREATE TABLE IF NOT EXISTS proxy_quota (
 
 
 def new_guid() -> str:
-    return "".join(secrets.choice(_GUID_ALPHABET) for _ in range(GUID_LENGTH))
+    """50 lowercase hex digits (within forms' rule: ASCII letters and digits)."""
+    return secrets.token_hex(GUID_LENGTH // 2)
 
 
 @dataclass(frozen=True)
@@ -404,6 +402,4 @@ def _contract(row: sqlite3.Row) -> VerifiedContract:
 
 
 def _submission(row: sqlite3.Row) -> Submission:
-    data = dict(row)
-    data["payload"] = json.loads(data["payload"])
-    return Submission(**data)
+    return Submission(**{**dict(row), "payload": json.loads(row["payload"])})
