@@ -1,4 +1,9 @@
-"""The contract API's actions on the explorer's store and job queue, without HTTP.
+"""The local explorer in this process, and the contract API's actions on its store and job queue, without HTTP.
+
+`EmbeddedExplorer` is the explorer: its store, the chain it reads one call at a time, its job
+queue's workers, and `ExplorerService`, the state every action reads. It is what `ape run` and
+`ape verify` verify on for a local network (through the workflow's in-process target: no HTTP
+server, no port), and what `ape verify serve` serves over HTTP (`server/runner.py`).
 
 `answer(service, params, method)` is one request's (status, result): what the HTTP face at /api
 sends in Etherscan's envelope, and what the in-process local target classifies, so both answer
@@ -14,14 +19,17 @@ from __future__ import annotations
 import hmac
 import json
 import re
+import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from functools import partial
 from itertools import accumulate
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
 
+from ape_contract_verify.evm.wrappers import SerializedChain
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
-from ape_contract_verify.explorer.jobs import code_hash, request_to_payload
+from ape_contract_verify.explorer.jobs import JobRunner, RealEngine, code_hash, request_to_payload
 from ape_contract_verify.explorer.store import PROXY, SOURCE, Store, VerifiedContract
 from ape_contract_verify.json_types import JsonObject, JsonReadable, as_object
 from ape_contract_verify.protocol import forms
@@ -31,7 +39,10 @@ from ape_contract_verify.protocol.values import checksum, hex_to_bytes
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 
 if TYPE_CHECKING:
-    from ape_contract_verify.evm.reads import SearchingReader
+    from typing_extensions import Unpack
+
+    from ape_contract_verify.engine.compilers import CompileCache
+    from ape_contract_verify.evm.reads import ChainReader, SearchingReader
 
 Answer = tuple[str, JsonReadable]  # an envelope's status and result
 SUBMISSIONS = ("verifysourcecode", "verifyproxycontract")
@@ -93,6 +104,64 @@ class ExplorerService:
             except Exception as err:
                 raise ChainUnreadable(f"The explorer could not read the chain id: {type(err).__name__}: {err}")
         return self.known_chain_id
+
+
+# -- the explorer in this process ------------------------------------------------------------
+
+
+class ExplorerOptions(TypedDict, total=False):
+    """What an explorer is made with beyond its chain, store and keys (`EmbeddedExplorer`'s keywords)."""
+
+    engine: RealEngine | None
+    workers: int
+    max_body: int
+    compile_timeout: float | None
+    cache: CompileCache | None  # the compile cache its engine shares (the process's, with the runs' pre-checks)
+
+
+class EmbeddedExplorer:
+    """The explorer's state and workers; `start()` starts the workers, `stop()` ends them and closes
+    the store. Without `db_path` its data lives in a temporary file removed by `stop()`. Safe to use
+    from several threads (the store has a connection per thread; the chain is read one call at a time)."""
+
+    def __init__(
+        self,
+        chain: ChainReader,
+        db_path: str | Path | None = None,
+        api_keys: Iterable[str] = (),
+        **options: Unpack[ExplorerOptions],
+    ):
+        self._tmpdir: tempfile.TemporaryDirectory[str] | None = None
+        if db_path is None:  # removed at stop(), or as soon as the explorer is dropped (its store failed to open)
+            self._tmpdir = tempfile.TemporaryDirectory(prefix="ape-verify-explorer-", ignore_cleanup_errors=True)
+            db_path = Path(self._tmpdir.name) / "explorer.sqlite"
+        self.db_path = Path(db_path)
+        self.chain = SerializedChain(chain)
+        self.store = Store(self.db_path)
+        timeout = options.get("compile_timeout")
+        engine = options.get("engine") or RealEngine(self.chain, options.get("cache"), compile_timeout=timeout)
+        self.runner = JobRunner(self.store, engine, options.get("workers", 1))
+        max_body = options.get("max_body", MAX_BODY_BYTES)
+        self.service = ExplorerService(self.store, self.chain, self.runner.notify, api_keys, max_body)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} db={str(self.db_path)!r}>"
+
+    def start(self) -> EmbeddedExplorer:
+        self.runner.start()
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self.runner.stop(timeout)
+        self.store.close()
+        if self._tmpdir is not None:
+            self._tmpdir.cleanup()
+
+    def __enter__(self) -> EmbeddedExplorer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
 
 def envelope(status: str, result: JsonReadable, message: str | None = None) -> bytes:

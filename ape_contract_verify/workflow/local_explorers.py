@@ -1,6 +1,6 @@
 """Keeping this process's local explorers, one per connected chain, in process (no server, no port).
 
-Each (`explorer.embedded.EmbeddedExplorer`, asked through `workflow.local_target.LocalTarget`) is shared by everything in the process that verifies or reads there (the deploy hook's
+Each (`explorer.contract_api.EmbeddedExplorer`, asked through `workflow.local_target.LocalTarget`) is shared by everything in the process that verifies or reads there (the deploy hook's
 queue, Ape's explorer for `Contract(address)`, links and `publish=True`). What the hook verified
 during an `ape run` is then what `Contract(address)` finds and what its links show, in the same run.
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ape.api import ProviderAPI
 
     from ape_contract_verify.evm.reads import ChainReader
-    from ape_contract_verify.explorer.embedded import EmbeddedExplorer
+    from ape_contract_verify.explorer.contract_api import EmbeddedExplorer
 
 logger = get_logger()
 
@@ -109,7 +109,7 @@ def store_path(provider: ProviderAPI) -> Path | None:
 
 def _start(path: Path | None, chain_reader: ChainReader) -> EmbeddedExplorer:
     from ape_contract_verify.engine.compilers import process_cache
-    from ape_contract_verify.explorer.embedded import EmbeddedExplorer
+    from ape_contract_verify.explorer.contract_api import EmbeddedExplorer
     from ape_contract_verify.explorer.store import StoreOpenError
 
     if path is not None:

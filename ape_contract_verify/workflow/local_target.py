@@ -22,7 +22,7 @@ from ape_contract_verify.explorer import contract_api
 from ape_contract_verify.protocol.answers import ExplorerAnswer, classify
 
 if TYPE_CHECKING:
-    from ape_contract_verify.explorer.embedded import EmbeddedExplorer
+    from ape_contract_verify.explorer.contract_api import EmbeddedExplorer
     from ape_contract_verify.request import Receipt
 
 

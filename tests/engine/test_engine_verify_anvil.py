@@ -593,7 +593,7 @@ def test_the_local_explorer_in_process_shares_the_pre_check_s_compile(anvil, box
     """The deploy hook's pre-check and the local explorer in the same process: one compile, the
     explorer's a hit of the process's cache (engine.compilers.process_cache)."""
     from ape_contract_verify.engine import compilers
-    from ape_contract_verify.explorer.embedded import EmbeddedExplorer
+    from ape_contract_verify.explorer.contract_api import EmbeddedExplorer
     from ape_contract_verify.workflow.local_target import LocalTarget
     from ape_contract_verify.workflow.plan import Derivations
 

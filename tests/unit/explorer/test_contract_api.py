@@ -1,18 +1,25 @@
-"""explorer/contract_api.py: the contract API's actions without HTTP, each a (status, result); the
-state every action reads (`ExplorerService`): which keys it accepts, that it never shows them, and
-that the chain id is read once.; getsourcecode's result objects in Etherscan's layout,
-from made-up store records"""
+"""explorer/contract_api.py: a local explorer in this process (its temporary store goes with it, and
+a store that cannot be opened leaves nothing behind); the contract API's actions without HTTP,
+each a (status, result); the state every action reads (`ExplorerService`): which keys it accepts,
+that it never shows them, and that the chain id is read once; getsourcecode's result objects in
+Etherscan's layout, from made-up store records."""
 
 import json
 
 import pytest
 
 from ape_contract_verify.explorer import contract_api
-from ape_contract_verify.explorer.contract_api import UNVERIFIED_SOURCE, ExplorerService, source_entry, source_result
-from ape_contract_verify.explorer.store import ProxyRecord, Store, VerifiedContract
+from ape_contract_verify.explorer.contract_api import (
+    UNVERIFIED_SOURCE,
+    EmbeddedExplorer,
+    ExplorerService,
+    source_entry,
+    source_result,
+)
+from ape_contract_verify.explorer.store import ProxyRecord, Store, StoreOpenError, VerifiedContract
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.protocol.values import checksum
-from support.service import ADDRESS_A, EMPTY_ADDR, FakeChain, form
+from support.service import ADDRESS_A, EMPTY_ADDR, FakeChain, FakeEngine, form
 
 pytestmark = pytest.mark.unit
 
@@ -199,3 +206,24 @@ def test_results_for_unverified_proxied_and_linked_addresses(tmp_path):
         assert own["MatchType"] == "partial" and own["ConstructorArguments"] == "00" * 32
     finally:
         store.close()
+
+
+def test_without_a_path_the_store_is_temporary_and_removed_at_stop():
+    chain = FakeChain()
+    explorer = EmbeddedExplorer(chain, engine=FakeEngine(chain)).start()
+    folder = explorer.db_path.parent
+    assert explorer.db_path.exists() and not explorer.service.requires_key
+    explorer.stop()
+    assert not folder.exists()
+
+
+def test_a_given_store_is_kept(tmp_path):
+    chain = FakeChain()
+    with EmbeddedExplorer(chain, db_path=tmp_path / "kept.sqlite", engine=FakeEngine(chain)) as explorer:
+        assert "kept.sqlite" in repr(explorer)
+    assert (tmp_path / "kept.sqlite").exists()
+
+
+def test_a_store_that_cannot_be_opened_raises_its_reason(tmp_path):
+    with pytest.raises(StoreOpenError, match="is a folder"):
+        EmbeddedExplorer(FakeChain(), db_path=tmp_path)
