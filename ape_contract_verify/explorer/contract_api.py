@@ -90,11 +90,11 @@ class ExplorerService:
     def requires_key(self) -> bool:
         return bool(self._api_keys)
 
-    def key_ok(self, key: str) -> bool:
-        if not self._api_keys:
-            return True
-        candidate = (key or "").encode()
-        return any(hmac.compare_digest(candidate, k.encode()) for k in self._api_keys)
+    def require_key(self, params: Mapping[str, str]) -> None:
+        """A request's `apikey`: any, when no key is configured, else one of them."""
+        candidate = (params.get("apikey") or "").encode()
+        if self._api_keys and not any(hmac.compare_digest(candidate, k.encode()) for k in self._api_keys):
+            raise BadRequest(Texts.INVALID_API_KEY)
 
     def chain_id(self) -> int:
         """The chain's id, read once (a failed read is tried again next time)."""
@@ -193,11 +193,6 @@ def answer(service: ExplorerService, params: dict[str, str], method: str) -> Ans
         return "0", str(err)
 
 
-def require_key(service: ExplorerService, params: Mapping[str, str]) -> None:
-    if not service.key_ok(params.get("apikey", "")):
-        raise BadRequest(Texts.INVALID_API_KEY)
-
-
 def code_at(service: ExplorerService, address: str) -> bytes:
     try:
         return hex_to_bytes(service.chain.get_code(address))
@@ -216,7 +211,7 @@ def _submission(service: ExplorerService, params: dict[str, str], method: str, a
     """A submission is a POST with an accepted key."""
     if method != "POST":
         raise BadRequest(f"{action} must be sent as a POST with form fields; GET is not supported for submissions.")
-    require_key(service, params)
+    service.require_key(params)
 
 
 def _deployed(service: ExplorerService, address: str) -> bytes:

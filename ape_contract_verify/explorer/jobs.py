@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from ape_contract_verify.evm.reads import ChainError
@@ -54,19 +55,14 @@ class RealEngine:
         self.chain = chain
         self._cache = cache
         self._compile_timeout = compile_timeout
-        self._verifier: Verifier | None = None
-        self._lock = threading.Lock()
 
-    @property
+    @cached_property
     def verifier(self) -> Verifier:
-        with self._lock:
-            if self._verifier is None:
-                from ape_contract_verify.engine.compilers import DEFAULT_TIMEOUT
-                from ape_contract_verify.engine.verifier import Verifier
+        from ape_contract_verify.engine.compilers import DEFAULT_TIMEOUT
+        from ape_contract_verify.engine.verifier import Verifier
 
-                timeout = DEFAULT_TIMEOUT if self._compile_timeout is None else self._compile_timeout
-                self._verifier = Verifier(self.chain, cache=self._cache, compile_timeout=timeout)
-            return self._verifier
+        timeout = DEFAULT_TIMEOUT if self._compile_timeout is None else self._compile_timeout
+        return Verifier(self.chain, cache=self._cache, compile_timeout=timeout)
 
     def verify(self, request: VerificationRequest, **options: Any) -> VerificationResult:  # Verifier.verify's
         return self.verifier.verify(request, **options)

@@ -141,11 +141,7 @@ class ProxyRecord:
     updated_at: float = 0.0
 
 
-class StoreError(ContractVerifyError):
-    pass
-
-
-class StoreOpenError(StoreError):
+class StoreOpenError(ContractVerifyError):
     """The database file cannot be used; the text says what is wrong with it and what to do."""
 
     def __init__(self, path: str, problem: str):
@@ -206,7 +202,7 @@ class Store:
         conn = getattr(self._local, "conn", None)  # getattr: a thread-local has it only on threads that connected
         if conn is None:
             if self._closed:
-                raise StoreError("the store is closed")
+                raise sqlite3.ProgrammingError("the store is closed")  # as a closed connection says
             # timeout: SQLite's busy timeout, 30 s.
             conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
             # NORMAL is durable against a killed process in WAL mode (only power loss can drop a commit).

@@ -26,7 +26,6 @@ from ape_contract_verify.explorer.contract_api import (
     BadRequest,
     ExplorerService,
     envelope,
-    require_key,
 )
 from ape_contract_verify.json_types import JsonReadable
 from ape_contract_verify.logs import SERVER, get_logger
@@ -122,4 +121,4 @@ def _refuse_a_wrong_query_key(service: ExplorerService, request: Request) -> Non
     if request.method != "POST" or not service.requires_key or "apikey" not in request.query_params:
         return
     if request.query_params.get("action", SUBMISSIONS[0]) in SUBMISSIONS:  # no action: the body's, likely one
-        require_key(service, request.query_params)
+        service.require_key(request.query_params)

@@ -4,7 +4,8 @@
 exchange answered in process: it asks `explorer/contract_api.py` what the HTTP face at /api would
 answer (the same actions, store, job queue and engine), and every answer is read by the client's
 own code, so its outcomes, texts, records and errors are the ones the explorer gives over HTTP.
-A job is awaited as the queue ends jobs, not polled. Safe from several threads.
+A job is awaited as the queue ends jobs, not polled. It links to no page (the seam's default):
+there are no pages without a server (`ape verify serve` serves them). Safe from several threads.
 """
 
 from __future__ import annotations
@@ -71,6 +72,3 @@ class LocalTarget(ExplorerClient):
                 _, what, later = self._pending(receipt)
                 raise still_pending(receipt.address, what, timeout, answer, later)
             runner.wait_for_an_end(seen, min(left, max(interval, 0.05)))
-
-    def link(self, address: str) -> str | None:
-        return None  # no pages without a server: `ape verify serve` serves them
