@@ -150,20 +150,13 @@ class StoreOpenError(ContractVerifyError):
         super().__init__(f"{path}: {problem}")
 
 
-def _check_path(path: Path) -> None:
-    """The cases SQLite words obscurely ("unable to open database file"), told before it opens."""
+def _open_problem(path: Path, err: Exception) -> str:
+    """What is wrong with the file, in words: SQLite's own are obscure ("unable to open database file")."""
     if path.is_dir():
-        raise StoreOpenError(
-            str(path),
-            f"is a folder, not a database file; give the path of a file inside it, e.g. {path / 'explorer.sqlite'}",
-        )
+        return f"is a folder, not a database file; give the path of a file inside it, e.g. {path / 'explorer.sqlite'}"
     parent = next(folder for folder in path.parents if folder.exists())  # the last, / or ., is there
     if not parent.is_dir():
-        raise StoreOpenError(str(path), f"is under {parent}, which is a file, not a folder; give a path in a folder")
-    path.parent.mkdir(parents=True, exist_ok=True)
-
-
-def _open_problem(path: Path, err: Exception) -> str:
+        return f"is under {parent}, which is a file, not a folder; give a path in a folder"
     text = str(err).lower()
     if "not a database" in text:
         return "is not an SQLite database (another kind of file?); give another path, or move that file away"
@@ -188,7 +181,7 @@ class Store:
         self._lock = threading.RLock()  # re-entrant: a claim, under it, may make its thread's connection
         self._closed = False
         try:
-            _check_path(Path(self.path))
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
             conn = self._conn()
             conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(_SCHEMA)

@@ -66,10 +66,7 @@ def shared(
 def kept(provider: ProviderAPI) -> EmbeddedExplorer | None:
     """The running explorer for `provider`'s chain, else the one kept for it (started on its store):
     what `ape verify status` reads. None when the chain ends with the command (nothing is kept)."""
-    found = shared(provider, start=False)
-    if found is not None or ends_with_run(provider):
-        return found
-    return shared(provider)
+    return shared(provider, start=not ends_with_run(provider))
 
 
 def ends_with_run(provider: ProviderAPI) -> str:
