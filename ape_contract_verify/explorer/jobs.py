@@ -100,20 +100,6 @@ def fail_text(reason: str) -> str:
     return f"{Texts.FAIL}. {reason}" if reason else Texts.FAIL
 
 
-def _add_request_settings(
-    settings: dict[str, JsonValue], request: VerificationRequest, result: VerificationResult
-) -> None:
-    """What getsourcecode reports (optimizer, runs, evmVersion), from the engine's result, or from
-    the submitted form where the engine's settings leave it out."""
-    runs = result.runs or request.runs or 200
-    settings.setdefault("optimizer", {"enabled": bool(result.optimization_used), "runs": runs})
-    evm = result.evm_version or request.evm_version
-    if not settings.get("evmVersion") and evm and evm != "Default":
-        settings["evmVersion"] = evm
-    if "viaIR" not in settings and result.via_ir:
-        settings["viaIR"] = True
-
-
 # How long a job waits for a node that cannot be read: 6 more runs, about 2 minutes in all.
 CHAIN_RETRY = RetryPolicy(max_retries=6, base_delay=2.0, max_delay=60.0, jitter=False)
 
@@ -278,9 +264,6 @@ class JobRunner:
             # A partial match does not replace an earlier partial one; only a full match upgrades it.
             self._already_verified(sub, sourcify)
             return
-        settings = {key: to_json(value) for key, value in result.settings.items()}
-        if request.code_format is CodeFormat.SINGLE_FILE:  # JSON inputs carry their own settings
-            _add_request_settings(settings, request, result)
         libraries = result.libraries or dict(request.libraries)
         contract = VerifiedContract(
             address=sub.address,
@@ -289,7 +272,7 @@ class JobRunner:
             code_format=request.code_format.value,
             source_code=request.source_code,
             abi=json.dumps(result.abi, separators=(",", ":")),
-            settings=settings,
+            settings={key: to_json(value) for key, value in result.settings.items()},  # as compiled
             constructor_arguments=result.constructor_arguments or request.constructor_arguments or "",
             libraries={str(k): str(v) for k, v in libraries.items()},
             license_type=result.license_type or request.license_type,
