@@ -264,7 +264,6 @@ class JobRunner:
             # A partial match does not replace an earlier partial one; only a full match upgrades it.
             self._already_verified(sub, sourcify)
             return
-        libraries = result.libraries or dict(request.libraries)
         contract = VerifiedContract(
             address=sub.address,
             contract_name=result.contract_name or request.contract_name,
@@ -274,7 +273,7 @@ class JobRunner:
             abi=json.dumps(result.abi, separators=(",", ":")),
             settings={key: to_json(value) for key, value in result.settings.items()},  # as compiled
             constructor_arguments=result.constructor_arguments or request.constructor_arguments or "",
-            libraries={str(k): str(v) for k, v in libraries.items()},
+            libraries={str(k): str(v) for k, v in (result.libraries or dict(request.libraries)).items()},
             license_type=result.license_type or request.license_type,
             match=match,
             code_hash=code_hash(code),

@@ -251,15 +251,13 @@ class Store:
                 "SELECT * FROM submissions WHERE state = ? AND retry_at <= ? ORDER BY created_at, rowid LIMIT 1",
                 (PENDING, time.time()),
             ).fetchone()
-            if row is not None:
-                conn.execute(
-                    "UPDATE submissions SET state = ?, attempts = attempts + 1, updated_at = ? WHERE guid = ?",
-                    (RUNNING, time.time(), row["guid"]),
-                )
-        if row is None:
-            return None
-        sub = _submission(row)
-        return replace(sub, state=RUNNING, attempts=sub.attempts + 1)
+            if row is None:
+                return None
+            conn.execute(
+                "UPDATE submissions SET state = ?, attempts = attempts + 1, updated_at = ? WHERE guid = ?",
+                (RUNNING, time.time(), row["guid"]),
+            )
+        return replace(_submission(row), state=RUNNING, attempts=row["attempts"] + 1)
 
     def finish(
         self,
