@@ -49,7 +49,7 @@ MAX_INTERRUPTIONS = 3
 class RealEngine:
     """What the workers need of the verification engine: `ape_contract_verify.engine.verifier`
     and `.proxies`, imported on first use (the embedded explorer starts inside `ape run`; its start
-    must stay cheap). Tests hand the workers a fake with these four methods."""
+    must stay cheap). Tests hand the workers a fake with these three methods."""
 
     def __init__(self, chain: ChainReader, cache: CompileCache | None = None, compile_timeout: float | None = None):
         self.chain = chain
@@ -71,11 +71,6 @@ class RealEngine:
         from ape_contract_verify.evm.proxies import detect_proxy
 
         return detect_proxy(self.chain, address)
-
-    def has_delegatecall(self, code: bytes) -> bool:
-        from ape_contract_verify.evm.proxies import has_delegatecall
-
-        return has_delegatecall(code)
 
     def get_code(self, address: str) -> bytes:
         return hex_to_bytes(self.chain.get_code(address))
@@ -304,8 +299,10 @@ class JobRunner:
         info = self.engine.detect_proxy(sub.address)
         implementation = info.implementation if info is not None else None
         if info is None or not implementation or int(implementation, 16) == 0:
+            from ape_contract_verify.evm.proxies import has_delegatecall  # as the engine: imported on first use
+
             code = self.engine.get_code(sub.address)
-            text = Texts.PROXY_NOT_DETECTED if self.engine.has_delegatecall(code) else Texts.PROXY_NO_DELEGATECALL
+            text = Texts.PROXY_NOT_DETECTED if has_delegatecall(code) else Texts.PROXY_NO_DELEGATECALL
             self.store.finish(sub.guid, "0", text)
             return
         implementation = implementation.lower()

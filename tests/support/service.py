@@ -142,9 +142,6 @@ class FakeEngine:
             return FakeProxyInfo("eip1967", IMPL_ADDR)
         return None
 
-    def has_delegatecall(self, code: bytes) -> bool:
-        return b"\xf4" in code
-
     def get_code(self, address: str) -> bytes:
         return self.chain.get_code(address)
 
