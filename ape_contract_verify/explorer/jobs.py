@@ -341,6 +341,7 @@ _CODES = {
 # The result's fields a verified contract keeps for lookups.
 _KEPT = "recompiled_creation recompiled_runtime onchain_creation creation_tx creation_block deployer factory metadata"
 SOURCIFY_MISMATCH = "The deployed and recompiled bytecode don't match."  # Sourcify's no_match text
+NO_ANSWER = "The job ended without an answer."
 # Engine match levels as Sourcify's.
 SOURCIFY_LEVELS = {"full": sfy.EXACT_MATCH, "partial": sfy.MATCH}
 
@@ -399,11 +400,9 @@ def read_sourcify(result_text: str | None) -> dict[str, JsonValue]:
     interrupted too often) reads as an internal error with that text."""
     try:
         data = json.loads(result_text or "")
-        if isinstance(data, dict):
-            return data
     except ValueError:
-        pass
-    return {"error": sfy.error_body(sfy.INTERNAL_ERROR, result_text or "The job ended without an answer.")}
+        data = None
+    return data if isinstance(data, dict) else {"error": sfy.error_body(sfy.INTERNAL_ERROR, result_text or NO_ANSWER)}
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.05) -> bool:

@@ -355,9 +355,8 @@ class Store:
             "SELECT COUNT(*) FROM contracts o WHERE o.verified_at < c.verified_at "
             "OR (o.verified_at = c.verified_at AND o.address <= c.address)"
         )
-        row = self._conn().execute(f"SELECT ({earlier}) FROM contracts c WHERE c.address = ?", (address.lower(),))
-        found = row.fetchone()
-        return int(found[0]) if found else None
+        found = self._conn().execute(f"SELECT ({earlier}) FROM contracts c WHERE c.address = ?", (address.lower(),))
+        return next((int(row[0]) for row in found), None)
 
     def forget_contract(self, address: str) -> None:
         """Drop a stale record (the chain now has different code at that address)."""

@@ -243,7 +243,7 @@ async def job(service: ExplorerService, request: Request) -> Response:
                 contract["verifiedAt"] = iso(stored.verified_at)
                 contract["matchId"] = str(service.store.match_id(submission.address))
         else:
-            error = recorded.get("error") or sfy.error_body(sfy.INTERNAL_ERROR, "The job ended without an answer.")
+            error = recorded.get("error") or sfy.error_body(sfy.INTERNAL_ERROR, jobs.NO_ANSWER)
     answer["contract"] = contract
     if error is not None:
         answer["error"] = error
