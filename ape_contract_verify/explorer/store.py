@@ -211,12 +211,8 @@ class Store:
         """One `BEGIN IMMEDIATE` transaction: committed when the block ends, rolled back when it raises."""
         conn = self._conn()
         conn.execute("BEGIN IMMEDIATE")
-        try:
+        with conn:  # sqlite3's own: COMMIT when the block ends, ROLLBACK when it raises
             yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
 
     def close(self) -> None:
         with self._lock:
