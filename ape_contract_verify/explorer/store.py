@@ -185,6 +185,8 @@ class Store:
             conn = self._conn()
             conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(_SCHEMA)
+            if "record" not in {column[1] for column in conn.execute("PRAGMA table_info(contracts)")}:
+                raise sqlite3.DatabaseError("an earlier version of the plugin made it: move it away to start anew")
         except (sqlite3.Error, OSError) as err:
             self.close()
             raise StoreOpenError(self.path, _open_problem(Path(self.path), err)) from None
