@@ -3,6 +3,8 @@
 The queue lives in SQLite, not in memory: a submission is claimed (running), verified, and
 finished in one transaction with what it verified. A process killed in between leaves it
 running; `JobRunner.start()` puts such jobs back in the queue first, so they finish after a restart.
+A job of the Sourcify face records its answer in Sourcify's shapes (`sourcify_success`,
+`sourcify_failure`), which the face reads back (`read_sourcify`).
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any, Protocol
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from ape_contract_verify.evm.reads import ChainError
-from ape_contract_verify.explorer import sourcify_results
 from ape_contract_verify.explorer.store import (
     PROXY,
     SOURCIFY,
@@ -44,54 +46,31 @@ logger = get_logger(SERVER)
 MAX_INTERRUPTIONS = 3
 
 
-class Engine(Protocol):
-    """What the workers need from the verification engine (the real one is `RealEngine`)."""
-
-    def verify(
-        self, request: VerificationRequest, *, args_from_creation: bool = False, diagnose_compiles: int | None = None
-    ) -> VerificationResult: ...
-
-    def detect_proxy(self, address: str) -> ProxyInfo | None: ...
-
-    def has_delegatecall(self, code: bytes) -> bool: ...
-
-    def get_code(self, address: str) -> bytes: ...
-
-
 class RealEngine:
-    """The engine of `ape_contract_verify.engine.verifier` and `.proxies`, imported on first use
-    (the embedded explorer starts inside `ape run`; its start must stay cheap)."""
+    """What the workers need of the verification engine: `ape_contract_verify.engine.verifier`
+    and `.proxies`, imported on first use (the embedded explorer starts inside `ape run`; its start
+    must stay cheap). Tests hand the workers a fake with these three methods."""
 
     def __init__(self, chain: ChainReader, cache: CompileCache | None = None, compile_timeout: float | None = None):
         self.chain = chain
         self._cache = cache
         self._compile_timeout = compile_timeout
-        self._verifier: Verifier | None = None
-        self._lock = threading.Lock()
 
-    @property
+    @cached_property
     def verifier(self) -> Verifier:
-        with self._lock:
-            if self._verifier is None:
-                from ape_contract_verify.engine.compilers import DEFAULT_TIMEOUT
-                from ape_contract_verify.engine.verifier import Verifier
+        from ape_contract_verify.engine.compilers import DEFAULT_TIMEOUT
+        from ape_contract_verify.engine.verifier import Verifier
 
-                timeout = DEFAULT_TIMEOUT if self._compile_timeout is None else self._compile_timeout
-                self._verifier = Verifier(self.chain, cache=self._cache, compile_timeout=timeout)
-            return self._verifier
+        timeout = DEFAULT_TIMEOUT if self._compile_timeout is None else self._compile_timeout
+        return Verifier(self.chain, cache=self._cache, compile_timeout=timeout)
 
-    def verify(self, request: VerificationRequest, **options: Any) -> VerificationResult:  # Engine.verify's options
+    def verify(self, request: VerificationRequest, **options: Any) -> VerificationResult:  # Verifier.verify's
         return self.verifier.verify(request, **options)
 
     def detect_proxy(self, address: str) -> ProxyInfo | None:
         from ape_contract_verify.evm.proxies import detect_proxy
 
         return detect_proxy(self.chain, address)
-
-    def has_delegatecall(self, code: bytes) -> bool:
-        from ape_contract_verify.evm.proxies import has_delegatecall
-
-        return has_delegatecall(code)
 
     def get_code(self, address: str) -> bytes:
         return hex_to_bytes(self.chain.get_code(address))
@@ -102,15 +81,11 @@ def code_hash(code: bytes) -> str:
 
 
 def request_to_payload(request: VerificationRequest) -> JsonObject:
-    data = asdict(request)
-    data["code_format"] = request.code_format.value
-    return data
+    return {**asdict(request), "code_format": request.code_format.value}
 
 
 def request_from_payload(payload: Mapping[str, Any]) -> VerificationRequest:  # Any: request_to_payload's fields
-    data = dict(payload)
-    data["code_format"] = CodeFormat(data["code_format"])
-    return VerificationRequest(**data)
+    return VerificationRequest(**{**payload, "code_format": CodeFormat(payload["code_format"])})
 
 
 def fail_text(reason: str) -> str:
@@ -118,20 +93,6 @@ def fail_text(reason: str) -> str:
     if reason.lower().startswith(Texts.FAIL.lower()):
         return reason  # the engine already said it in full
     return f"{Texts.FAIL}. {reason}" if reason else Texts.FAIL
-
-
-def _add_request_settings(
-    settings: dict[str, JsonValue], request: VerificationRequest, result: VerificationResult
-) -> None:
-    """What getsourcecode reports (optimizer, runs, evmVersion), from the engine's result, or from
-    the submitted form where the engine's settings leave it out."""
-    runs = result.runs or request.runs or 200
-    settings.setdefault("optimizer", {"enabled": bool(result.optimization_used), "runs": runs})
-    evm = result.evm_version or request.evm_version
-    if not settings.get("evmVersion") and evm and evm != "Default":
-        settings["evmVersion"] = evm
-    if "viaIR" not in settings and result.via_ir:
-        settings["viaIR"] = True
 
 
 # How long a job waits for a node that cannot be read: 6 more runs, about 2 minutes in all.
@@ -148,7 +109,7 @@ class JobRunner:
     def __init__(
         self,
         store: Store,
-        engine: Engine,
+        engine: RealEngine,
         workers: int = 1,
         idle_poll: float = 0.5,
         chain_retry: RetryPolicy = CHAIN_RETRY,
@@ -212,14 +173,8 @@ class JobRunner:
             self._ended.wait_for(lambda: self.jobs_ended != seen, timeout)
 
     def process(self, submission: Submission) -> None:
-        try:
-            self._process(submission)
-        finally:
-            with self._ended:
-                self.jobs_ended += 1
-                self._ended.notify_all()
-
-    def _process(self, submission: Submission) -> None:
+        """One job, to its recorded answer (or back to the queue while the node cannot be read);
+        `jobs_ended` counts it and in-process waiters are woken, however it went."""
         try:
             if submission.kind == PROXY:
                 self._verify_proxy(submission)
@@ -234,13 +189,17 @@ class JobRunner:
             if submission.kind == PROXY:
                 text = f"Proxy verification failed: {error}"
             elif submission.kind == SOURCIFY:
-                text = stopped  # a plain text reads as its internal_error (`sourcify_results.read`)
+                text = stopped  # a plain text reads as its internal_error (`read_sourcify`)
             else:
                 text = fail_text(stopped)
             try:
                 self.store.finish(submission.guid, "0", text)
             except Exception:
                 logger.exception("Could not record the failure of %s", submission.guid)
+        finally:
+            with self._ended:
+                self.jobs_ended += 1
+                self._ended.notify_all()
 
     def _chain_down(self, sub: Submission, err: Exception) -> None:
         failures = sub.chain_failures + 1
@@ -269,7 +228,7 @@ class JobRunner:
 
     def _verify_source(self, sub: Submission) -> None:
         """A source submission of either face; the Sourcify face's takes the constructor arguments
-        from the creation transaction, and its answers are Sourcify's (`sourcify_results`)."""
+        from the creation transaction, and its answers are Sourcify's (`sourcify_success`, `sourcify_failure`)."""
         sourcify = sub.kind == SOURCIFY
         request = request_from_payload(sub.payload)
         code = self.engine.get_code(sub.address)
@@ -289,10 +248,10 @@ class JobRunner:
         if result.failure == "chain":  # FailureKind.CHAIN, a str enum (engine/ imported only by RealEngine)
             raise _ChainDown(result.reason or "the chain could not be read")
         if sourcify and result.blueprint:  # as Sourcify answers an ERC-5202 blueprint today
-            self.store.finish(sub.guid, "0", sourcify_results.error(sfy.NO_MATCH, sourcify_results.MISMATCH))
+            self.store.finish(sub.guid, "0", sourcify_error(sfy.NO_MATCH, SOURCIFY_MISMATCH))
             return
         if not result.verified:
-            text = sourcify_results.failure(result) if sourcify else fail_text(result.reason)
+            text = sourcify_failure(result) if sourcify else fail_text(result.reason)
             self.store.finish(sub.guid, "0", text)
             return
         match = result.match or "full"
@@ -300,10 +259,6 @@ class JobRunner:
             # A partial match does not replace an earlier partial one; only a full match upgrades it.
             self._already_verified(sub, sourcify)
             return
-        settings = {key: to_json(value) for key, value in result.settings.items()}
-        if request.code_format is CodeFormat.SINGLE_FILE:  # JSON inputs carry their own settings
-            _add_request_settings(settings, request, result)
-        libraries = result.libraries or dict(request.libraries)
         contract = VerifiedContract(
             address=sub.address,
             contract_name=result.contract_name or request.contract_name,
@@ -311,24 +266,24 @@ class JobRunner:
             code_format=request.code_format.value,
             source_code=request.source_code,
             abi=json.dumps(result.abi, separators=(",", ":")),
-            settings=settings,
+            settings={key: to_json(value) for key, value in result.settings.items()},  # as compiled
             constructor_arguments=result.constructor_arguments or request.constructor_arguments or "",
-            libraries={str(k): str(v) for k, v in libraries.items()},
+            libraries={str(k): str(v) for k, v in (result.libraries or dict(request.libraries)).items()},
             license_type=result.license_type or request.license_type,
             match=match,
             code_hash=code_hash(code),
             guid=sub.guid,
             details={
-                **sourcify_results.details(result),
+                **sourcify_details(result),
                 **({"blueprint": True} if result.blueprint else {}),
             },
         )
-        text = sourcify_results.success(match, elapsed_ms) if sourcify else Texts.PASS
+        text = sourcify_success(match, elapsed_ms) if sourcify else Texts.PASS
         self.store.finish(sub.guid, "1", text, contract=contract)
 
     def _already_verified(self, sub: Submission, sourcify: bool) -> None:
         if sourcify:
-            text = sourcify_results.error(
+            text = sourcify_error(
                 sfy.ALREADY_VERIFIED,
                 f"Contract {checksum(sub.address)} is already verified "
                 "with a match at least as good as this submission's.",
@@ -344,8 +299,10 @@ class JobRunner:
         info = self.engine.detect_proxy(sub.address)
         implementation = info.implementation if info is not None else None
         if info is None or not implementation or int(implementation, 16) == 0:
+            from ape_contract_verify.evm.proxies import has_delegatecall  # as the engine: imported on first use
+
             code = self.engine.get_code(sub.address)
-            text = Texts.PROXY_NOT_DETECTED if self.engine.has_delegatecall(code) else Texts.PROXY_NO_DELEGATECALL
+            text = Texts.PROXY_NOT_DETECTED if has_delegatecall(code) else Texts.PROXY_NO_DELEGATECALL
             self.store.finish(sub.guid, "0", text)
             return
         implementation = implementation.lower()
@@ -360,6 +317,92 @@ class JobRunner:
         )
         text = Texts.PROXY_FOUND.format(proxy=checksum(sub.address), implementation=checksum(implementation))
         self.store.finish(sub.guid, "1", text, proxy=record)
+
+
+# -- an engine result as the Sourcify face's job records it ----------------------------------
+# Match levels, or an error with Sourcify's `customCode`, message and both sides' bytecodes, in the
+# JSON text the job answer serves. The job runner writes these; `sourcify_face` reads them. The
+# rules of the protocol itself (codes, error shape, which match is better) are `protocol/sourcify.py`'s.
+
+
+# The engine's failure kinds (FailureKind values) as Sourcify's customCodes.
+_CODES = {
+    "no code": sfy.CONTRACT_NOT_DEPLOYED,
+    "compiler": sfy.COMPILER_ERROR,
+    "invalid input": sfy.COMPILER_ERROR,
+    "contract name": sfy.CONTRACT_NOT_FOUND_IN_COMPILER_OUTPUT,
+    "creation not found": sfy.CREATION_BYTECODE_MATCH_ERROR,
+    "constructor arguments": sfy.CREATION_BYTECODE_MATCH_ERROR,
+    "compiler version": sfy.NO_MATCH,
+    "library": sfy.NO_MATCH,
+    "bytecode": sfy.NO_MATCH,
+    "chain": sfy.INTERNAL_ERROR,
+}
+# The result's fields a verified contract keeps for lookups.
+_KEPT = "recompiled_creation recompiled_runtime onchain_creation creation_tx creation_block deployer factory metadata"
+SOURCIFY_MISMATCH = "The deployed and recompiled bytecode don't match."  # Sourcify's no_match text
+NO_ANSWER = "The job ended without an answer."
+# Engine match levels as Sourcify's.
+SOURCIFY_LEVELS = {"full": sfy.EXACT_MATCH, "partial": sfy.MATCH}
+
+
+def hex_or_none(text: JsonValue) -> str | None:
+    """Code as Sourcify shows it: 0x-prefixed hex, or null when there is none."""
+    return "0x" + str(text).removeprefix("0x") if text else None
+
+
+def sourcify_details(result: VerificationResult) -> JsonObject:
+    """What a verified contract keeps for Sourcify lookups (`creationBytecode`, `deployment`, …)."""
+    kept = {name: getattr(result, name) for name in _KEPT.split()}
+    return {name: value for name, value in kept.items() if value not in (None, "")}
+
+
+def sourcify_success(match: str, milliseconds: float) -> str:
+    level = SOURCIFY_LEVELS.get(match, sfy.MATCH)
+    return json.dumps(
+        {"creationMatch": level, "runtimeMatch": level, "match": level, "compilationTime": str(int(milliseconds))}
+    )
+
+
+def sourcify_failure(result: VerificationResult) -> str:
+    """A failed verification as Sourcify's job error, with the bytecodes its no_match carries."""
+    kind = result.failure.value if result.failure is not None else ""
+    code = _CODES.get(kind, sfy.NO_MATCH)
+    reason = result.reason or SOURCIFY_MISMATCH
+    runtime, onchain_runtime = result.recompiled_runtime, result.onchain_runtime
+    extra: dict[str, JsonValue] = {}
+    if kind == "bytecode" and runtime and onchain_runtime and len(runtime) != len(onchain_runtime):
+        code = sfy.BYTECODE_LENGTH_MISMATCH
+    if code in (sfy.NO_MATCH, sfy.BYTECODE_LENGTH_MISMATCH, sfy.CREATION_BYTECODE_MATCH_ERROR):
+        extra["recompiledCreationCode"] = hex_or_none(result.recompiled_creation)
+        extra["recompiledRuntimeCode"] = hex_or_none(runtime)
+        if code != sfy.BYTECODE_LENGTH_MISMATCH:  # as Sourcify: a length mismatch stops before the creation code
+            extra["onchainCreationCode"] = hex_or_none(result.onchain_creation)
+    if code != sfy.CONTRACT_NOT_DEPLOYED:
+        extra["onchainRuntimeCode"] = hex_or_none(onchain_runtime)
+        extra["creationTransactionHash"] = result.creation_tx
+    if code == sfy.COMPILER_ERROR:
+        error: JsonObject = dict(
+            component="general", formattedMessage=reason, message=reason, severity="error", type="CompilerError"
+        )
+        extra["errorData"] = {"compilerErrors": [error]}
+    extra = {key: value for key, value in extra.items() if value}
+    return json.dumps({"error": sfy.error_body(code, reason, **extra)})
+
+
+def sourcify_error(code: str, message: str) -> str:
+    """A job that ended without a verification result (already verified, an internal error)."""
+    return json.dumps({"error": sfy.error_body(code, message)})
+
+
+def read_sourcify(result_text: str | None) -> dict[str, JsonValue]:
+    """A finished job's recorded answer. A plain text (a job ended by the queue itself, e.g.
+    interrupted too often) reads as an internal error with that text."""
+    try:
+        data = json.loads(result_text or "")
+    except ValueError:
+        data = None
+    return data if isinstance(data, dict) else {"error": sfy.error_body(sfy.INTERNAL_ERROR, result_text or NO_ANSWER)}
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.05) -> bool:

@@ -13,7 +13,6 @@ import json
 import os
 import secrets
 import sqlite3
-import string
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -25,8 +24,6 @@ from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.json_types import JsonObject, JsonValue, as_object
 from ape_contract_verify.protocol.forms import GUID_LENGTH
 
-_GUID_ALPHABET = string.ascii_lowercase + string.digits  # within forms' rule: ASCII letters and digits
-
 SOURCE = "source"
 PROXY = "proxy"
 SOURCIFY = "sourcify"  # a source submission through the Sourcify face: its answer is JSON
@@ -37,15 +34,8 @@ DONE = "done"
 
 PROXY_DAILY_LIMIT = 100
 
-# Columns added after the first release: added to a new or older database when it opens.
-_ADDED_COLUMNS = (
-    # runs that ended because the node could not be read; not claimed before retry_at (the backoff)
-    ("submissions", "chain_failures", "INTEGER NOT NULL DEFAULT 0"),
-    ("submissions", "retry_at", "REAL NOT NULL DEFAULT 0"),
-    ("contracts", "details", "TEXT NOT NULL DEFAULT '{}'"),  # what Sourcify lookups show: bytecodes, creation
-)
-
-_JSON_COLUMNS = ("settings", "libraries", "details")  # a verified contract's, kept as JSON text
+# A verified contract's columns; the rest of it is its `record`.
+_COLUMNS = ("address", "contract_name", "abi", "verified_at", "updated_at")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS submissions (
@@ -57,26 +47,20 @@ CREATE TABLE IF NOT EXISTS submissions (
     status      TEXT,
     result      TEXT,
     attempts    INTEGER NOT NULL DEFAULT 0,
+    -- runs that ended because the node could not be read; not claimed before retry_at (the backoff)
+    chain_failures  INTEGER NOT NULL DEFAULT 0,
+    retry_at    REAL NOT NULL DEFAULT 0,
     created_at  REAL NOT NULL,
     updated_at  REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS submissions_queue ON submissions (state, created_at);
 CREATE TABLE IF NOT EXISTS contracts (
-    address               TEXT PRIMARY KEY,
-    contract_name         TEXT NOT NULL,
-    compiler_version      TEXT NOT NULL,
-    code_format           TEXT NOT NULL,
-    source_code           TEXT NOT NULL,
-    abi                   TEXT NOT NULL,
-    settings              TEXT NOT NULL,
-    constructor_arguments TEXT NOT NULL,
-    libraries             TEXT NOT NULL,
-    license_type          INTEGER,
-    match                 TEXT NOT NULL,
-    code_hash             TEXT NOT NULL,
-    guid                  TEXT,
-    verified_at           REAL NOT NULL,
-    updated_at            REAL NOT NULL
+    address        TEXT PRIMARY KEY,
+    contract_name  TEXT NOT NULL,  -- what the pages' search matches, with the address
+    abi            TEXT NOT NULL,  -- getabi's hot path: read alone
+    verified_at    REAL NOT NULL,  -- the first verification's (Sourcify's matchId counts by it)
+    updated_at     REAL NOT NULL,
+    record         TEXT NOT NULL   -- the rest of the VerifiedContract, as JSON
 );
 CREATE TABLE IF NOT EXISTS proxies (
     address         TEXT PRIMARY KEY,
@@ -96,7 +80,8 @@ CREATE TABLE IF NOT EXISTS proxy_quota (
 
 
 def new_guid() -> str:
-    return "".join(secrets.choice(_GUID_ALPHABET) for _ in range(GUID_LENGTH))
+    """50 lowercase hex digits (within forms' rule: ASCII letters and digits)."""
+    return secrets.token_hex(GUID_LENGTH // 2)
 
 
 @dataclass(frozen=True)
@@ -156,11 +141,7 @@ class ProxyRecord:
     updated_at: float = 0.0
 
 
-class StoreError(ContractVerifyError):
-    pass
-
-
-class StoreOpenError(StoreError):
+class StoreOpenError(ContractVerifyError):
     """The database file cannot be used; the text says what is wrong with it and what to do."""
 
     def __init__(self, path: str, problem: str):
@@ -169,20 +150,13 @@ class StoreOpenError(StoreError):
         super().__init__(f"{path}: {problem}")
 
 
-def _check_path(path: Path) -> None:
-    """The cases SQLite words obscurely ("unable to open database file"), told before it opens."""
+def _open_problem(path: Path, err: Exception) -> str:
+    """What is wrong with the file, in words: SQLite's own are obscure ("unable to open database file")."""
     if path.is_dir():
-        raise StoreOpenError(
-            str(path),
-            f"is a folder, not a database file; give the path of a file inside it, e.g. {path / 'explorer.sqlite'}",
-        )
+        return f"is a folder, not a database file; give the path of a file inside it, e.g. {path / 'explorer.sqlite'}"
     parent = next(folder for folder in path.parents if folder.exists())  # the last, / or ., is there
     if not parent.is_dir():
-        raise StoreOpenError(str(path), f"is under {parent}, which is a file, not a folder; give a path in a folder")
-    path.parent.mkdir(parents=True, exist_ok=True)
-
-
-def _open_problem(path: Path, err: Exception) -> str:
+        return f"is under {parent}, which is a file, not a folder; give a path in a folder"
     text = str(err).lower()
     if "not a database" in text:
         return "is not an SQLite database (another kind of file?); give another path, or move that file away"
@@ -207,13 +181,12 @@ class Store:
         self._lock = threading.RLock()  # re-entrant: a claim, under it, may make its thread's connection
         self._closed = False
         try:
-            _check_path(Path(self.path))
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
             conn = self._conn()
             conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(_SCHEMA)
-            for table, name, declaration in _ADDED_COLUMNS:
-                if name not in {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}:
-                    conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {declaration}")
+            if "record" not in {column[1] for column in conn.execute("PRAGMA table_info(contracts)")}:
+                raise sqlite3.DatabaseError("an earlier version of the plugin made it: move it away to start anew")
         except (sqlite3.Error, OSError) as err:
             self.close()
             raise StoreOpenError(self.path, _open_problem(Path(self.path), err)) from None
@@ -224,7 +197,7 @@ class Store:
         conn = getattr(self._local, "conn", None)  # getattr: a thread-local has it only on threads that connected
         if conn is None:
             if self._closed:
-                raise StoreError("the store is closed")
+                raise sqlite3.ProgrammingError("the store is closed")  # as a closed connection says
             # timeout: SQLite's busy timeout, 30 s.
             conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
             # NORMAL is durable against a killed process in WAL mode (only power loss can drop a commit).
@@ -240,12 +213,8 @@ class Store:
         """One `BEGIN IMMEDIATE` transaction: committed when the block ends, rolled back when it raises."""
         conn = self._conn()
         conn.execute("BEGIN IMMEDIATE")
-        try:
+        with conn:  # sqlite3's own: COMMIT when the block ends, ROLLBACK when it raises
             yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
 
     def close(self) -> None:
         with self._lock:
@@ -280,15 +249,13 @@ class Store:
                 "SELECT * FROM submissions WHERE state = ? AND retry_at <= ? ORDER BY created_at, rowid LIMIT 1",
                 (PENDING, time.time()),
             ).fetchone()
-            if row is not None:
-                conn.execute(
-                    "UPDATE submissions SET state = ?, attempts = attempts + 1, updated_at = ? WHERE guid = ?",
-                    (RUNNING, time.time(), row["guid"]),
-                )
-        if row is None:
-            return None
-        sub = _submission(row)
-        return replace(sub, state=RUNNING, attempts=sub.attempts + 1)
+            if row is None:
+                return None
+            conn.execute(
+                "UPDATE submissions SET state = ?, attempts = attempts + 1, updated_at = ? WHERE guid = ?",
+                (RUNNING, time.time(), row["guid"]),
+            )
+        return replace(_submission(row), state=RUNNING, attempts=row["attempts"] + 1)
 
     def finish(
         self,
@@ -347,16 +314,12 @@ class Store:
     # -- verified contracts ------------------------------------------------------------------
 
     def _put_contract(self, conn: sqlite3.Connection, c: VerifiedContract, now: float) -> None:
-        old = conn.execute("SELECT verified_at FROM contracts WHERE address = ?", (c.address.lower(),)).fetchone()
-        row = {
-            **asdict(c),
-            **{name: json.dumps(getattr(c, name), sort_keys=True) for name in _JSON_COLUMNS},
-            "address": c.address.lower(),
-            "verified_at": old["verified_at"] if old else now,
-            "updated_at": now,
-        }
+        """Insert or update; an update keeps the first verification's time."""
+        record = {name: value for name, value in asdict(c).items() if name not in _COLUMNS}
         conn.execute(
-            f"INSERT OR REPLACE INTO contracts ({', '.join(row)}) VALUES ({', '.join(':' + name for name in row)})", row
+            "INSERT INTO contracts VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (address) DO UPDATE SET "
+            "contract_name = excluded.contract_name, abi = excluded.abi, updated_at = ?, record = excluded.record",
+            (c.address.lower(), c.contract_name, c.abi, now, now, json.dumps(record, sort_keys=True), now),
         )
 
     def save_contract(self, contract: VerifiedContract) -> None:
@@ -374,11 +337,7 @@ class Store:
 
     def search_contracts(self, text: str = "", offset: int = 0, limit: int = 25) -> tuple[int, list[VerifiedContract]]:
         """(total matching, one page of them newest first); `text` matches part of the address or the name."""
-        where = ""
-        args: tuple[str, ...] = ()
-        if text:
-            pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-            where, args = " WHERE address LIKE ? ESCAPE '\\' OR contract_name LIKE ? ESCAPE '\\'", (pattern, pattern)
+        where, args = " WHERE instr(address, lower(?)) OR instr(lower(contract_name), lower(?))", (text, text)
         conn = self._conn()
         total = conn.execute("SELECT COUNT(*) FROM contracts" + where, args).fetchone()[0]
         rows = conn.execute(
@@ -394,9 +353,8 @@ class Store:
             "SELECT COUNT(*) FROM contracts o WHERE o.verified_at < c.verified_at "
             "OR (o.verified_at = c.verified_at AND o.address <= c.address)"
         )
-        row = self._conn().execute(f"SELECT ({earlier}) FROM contracts c WHERE c.address = ?", (address.lower(),))
-        found = row.fetchone()
-        return int(found[0]) if found else None
+        found = self._conn().execute(f"SELECT ({earlier}) FROM contracts c WHERE c.address = ?", (address.lower(),))
+        return next((int(row[0]) for row in found), None)
 
     def forget_contract(self, address: str) -> None:
         """Drop a stale record (the chain now has different code at that address)."""
@@ -413,28 +371,19 @@ class Store:
         day = day or time.strftime("%Y-%m-%d", time.gmtime())
         # Counted by a digest, so the key itself is never written anywhere.
         digest = hashlib.sha256(("ape-contract-verify:" + api_key).encode()).hexdigest()[:32] if api_key else "keyless"
-        with self._transaction() as conn:
-            row = conn.execute(
-                "SELECT count FROM proxy_quota WHERE key_digest = ? AND day = ?", (digest, day)
-            ).fetchone()
-            if (row[0] if row else 0) >= limit:
-                return False
-            conn.execute(
-                "INSERT INTO proxy_quota (key_digest, day, count) VALUES (?, ?, 1) "
-                "ON CONFLICT (key_digest, day) DO UPDATE SET count = count + 1",
-                (digest, day),
-            )
-        return True
+        # One statement: a first submission is inserted (when the limit allows one), a later one
+        # counted only below the limit; nothing changed is a refusal.
+        counted = self._conn().execute(
+            "INSERT INTO proxy_quota (key_digest, day, count) SELECT ?, ?, 1 WHERE ? > 0 "
+            "ON CONFLICT (key_digest, day) DO UPDATE SET count = count + 1 WHERE count < ?",
+            (digest, day, limit, limit),
+        )
+        return counted.rowcount == 1
 
 
 def _contract(row: sqlite3.Row) -> VerifiedContract:
-    data = dict(row)
-    for name in _JSON_COLUMNS:
-        data[name] = json.loads(data.get(name) or "{}")
-    return VerifiedContract(**data)
+    return VerifiedContract(**json.loads(row["record"]), **{name: row[name] for name in _COLUMNS})
 
 
 def _submission(row: sqlite3.Row) -> Submission:
-    data = dict(row)
-    data["payload"] = json.loads(data["payload"])
-    return Submission(**data)
+    return Submission(**{**dict(row), "payload": json.loads(row["payload"])})

@@ -19,8 +19,14 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ape_contract_verify.explorer import contract_api
-from ape_contract_verify.explorer.contract_api import STORE_ONLY, SUBMISSIONS, BadRequest, envelope, require_key
-from ape_contract_verify.explorer.service import MAX_BODY_BYTES, ExplorerService
+from ape_contract_verify.explorer.contract_api import (
+    MAX_BODY_BYTES,
+    STORE_ONLY,
+    SUBMISSIONS,
+    BadRequest,
+    ExplorerService,
+    envelope,
+)
 from ape_contract_verify.json_types import JsonReadable
 from ape_contract_verify.logs import SERVER, get_logger
 from ape_contract_verify.server import params as p
@@ -115,4 +121,4 @@ def _refuse_a_wrong_query_key(service: ExplorerService, request: Request) -> Non
     if request.method != "POST" or not service.requires_key or "apikey" not in request.query_params:
         return
     if request.query_params.get("action", SUBMISSIONS[0]) in SUBMISSIONS:  # no action: the body's, likely one
-        require_key(service, request.query_params)
+        service.require_key(request.query_params)

@@ -33,7 +33,7 @@ from ape_contract_verify.server.params import MAX_JSON_DEPTH, json_too_deep
 from ape_contract_verify.server.rendering import HEADERS, STATIC, fragment, page
 
 if TYPE_CHECKING:
-    from ape_contract_verify.explorer.service import ExplorerService
+    from ape_contract_verify.explorer.contract_api import ExplorerService
 
 PAGE_SIZE = 25
 MAX_SEARCH = 100

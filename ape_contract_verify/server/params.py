@@ -11,8 +11,7 @@ import re
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
-from ape_contract_verify.explorer.contract_api import MAX_JSON_DEPTH, BadRequest, json_too_deep
-from ape_contract_verify.explorer.service import MAX_BODY_BYTES
+from ape_contract_verify.explorer.contract_api import MAX_BODY_BYTES, MAX_JSON_DEPTH, BadRequest, json_too_deep
 from ape_contract_verify.protocol import forms
 
 __all__ = ["MAX_BODY_BYTES", "MAX_JSON_DEPTH", "BadRequest", "json_too_deep", "parse_body", "read_body", "read_params"]

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ape_contract_verify.exceptions import ContractVerifyError
-from ape_contract_verify.explorer.embedded import EmbeddedExplorer
+from ape_contract_verify.explorer.contract_api import EmbeddedExplorer
 from ape_contract_verify.explorer.jobs import wait_until
 from ape_contract_verify.explorer.store import StoreOpenError
 from ape_contract_verify.json_types import as_object
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from ape_contract_verify.evm.chain import JsonRpcChain
     from ape_contract_verify.evm.reads import ChainReader
-    from ape_contract_verify.explorer.embedded import ExplorerOptions
+    from ape_contract_verify.explorer.contract_api import ExplorerOptions
 
 logger = get_logger(SERVER)
 DEFAULT_HOST = "127.0.0.1"

@@ -31,10 +31,9 @@ from ape_contract_verify.evm.proxies import (
 )
 from ape_contract_verify.evm.wrappers import MemoizingChain
 from ape_contract_verify.exceptions import InvalidRequest
-from ape_contract_verify.explorer import contract_api, sourcify_results
-from ape_contract_verify.explorer.contract_api import ChainUnreadable
+from ape_contract_verify.explorer import contract_api, jobs
+from ape_contract_verify.explorer.contract_api import ChainUnreadable, ExplorerService
 from ape_contract_verify.explorer.jobs import request_to_payload
-from ape_contract_verify.explorer.service import ExplorerService
 from ape_contract_verify.explorer.store import DONE, SOURCIFY, VerifiedContract
 from ape_contract_verify.json_types import JsonObject, JsonValue, as_object
 from ape_contract_verify.logs import SERVER, get_logger
@@ -171,7 +170,7 @@ async def _served_chain(service: ExplorerService, chain_id: str) -> str:
 
 async def _chain_id(service: ExplorerService) -> int:
     known = service.known_chain_id  # read once, then remembered by the service: no worker thread per request
-    return known if known is not None else await run_in_threadpool(contract_api.chain_id, service)
+    return known if known is not None else await run_in_threadpool(service.chain_id)
 
 
 # -- submit -----------------------------------------------------------------------------------
@@ -234,7 +233,7 @@ async def job(service: ExplorerService, request: Request) -> Response:
     error = None
     if done:
         answer["jobFinishTime"] = iso(submission.updated_at)
-        recorded = sourcify_results.read(submission.result)
+        recorded = jobs.read_sourcify(submission.result)
         if submission.status == "1" and recorded.get("match"):
             if recorded.get("compilationTime"):
                 answer["compilationTime"] = recorded["compilationTime"]
@@ -244,7 +243,7 @@ async def job(service: ExplorerService, request: Request) -> Response:
                 contract["verifiedAt"] = iso(stored.verified_at)
                 contract["matchId"] = str(service.store.match_id(submission.address))
         else:
-            error = recorded.get("error") or sfy.error_body(sfy.INTERNAL_ERROR, "The job ended without an answer.")
+            error = recorded.get("error") or sfy.error_body(sfy.INTERNAL_ERROR, jobs.NO_ANSWER)
     answer["contract"] = contract
     if error is not None:
         answer["error"] = error
@@ -255,7 +254,7 @@ async def job(service: ExplorerService, request: Request) -> Response:
 
 
 def _summary(service: ExplorerService, contract: VerifiedContract, chain: str) -> dict[str, str]:
-    level = sourcify_results.LEVELS.get(contract.match, sfy.MATCH)
+    level = jobs.SOURCIFY_LEVELS.get(contract.match, sfy.MATCH)
     return {
         "matchId": str(service.store.match_id(contract.address)),
         "creationMatch": level,
@@ -420,15 +419,15 @@ def _details(contract: VerifiedContract, tops: set[str], live: JsonObject) -> Js
     out: JsonObject = {name: None for name in ALL_FIELDS}
     out["creationBytecode"] = {
         **{part: None for part in _BYTECODE_PARTS if part != "immutableReferences"},
-        "onchainBytecode": sourcify_results.hex_or_none(kept.get("onchain_creation")),
-        "recompiledBytecode": sourcify_results.hex_or_none(kept.get("recompiled_creation")),
+        "onchainBytecode": jobs.hex_or_none(kept.get("onchain_creation")),
+        "recompiledBytecode": jobs.hex_or_none(kept.get("recompiled_creation")),
         "transformationValues": {"constructorArguments": "0x" + args} if args else {},
     }
     if "runtimeBytecode" in tops:
         out["runtimeBytecode"] = {
             **{part: None for part in _BYTECODE_PARTS},
             "onchainBytecode": live["runtime"],
-            "recompiledBytecode": sourcify_results.hex_or_none(kept.get("recompiled_runtime")),
+            "recompiledBytecode": jobs.hex_or_none(kept.get("recompiled_runtime")),
         }
     block = kept.get("creation_block")
     out["deployment"] = {

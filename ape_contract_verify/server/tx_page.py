@@ -27,7 +27,7 @@ from ape_contract_verify.server.page_text import short_name
 from ape_contract_verify.server.rendering import page
 
 if TYPE_CHECKING:
-    from ape_contract_verify.explorer.service import ExplorerService
+    from ape_contract_verify.explorer.contract_api import ExplorerService
     from ape_contract_verify.explorer.store import Store
 
 MAX_LOGS_SHOWN = 200

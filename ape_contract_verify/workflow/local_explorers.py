@@ -1,6 +1,6 @@
 """Keeping this process's local explorers, one per connected chain, in process (no server, no port).
 
-Each (`explorer.embedded.EmbeddedExplorer`, asked through `workflow.local_target.LocalTarget`) is shared by everything in the process that verifies or reads there (the deploy hook's
+Each (`explorer.contract_api.EmbeddedExplorer`, asked through `workflow.local_target.LocalTarget`) is shared by everything in the process that verifies or reads there (the deploy hook's
 queue, Ape's explorer for `Contract(address)`, links and `publish=True`). What the hook verified
 during an `ape run` is then what `Contract(address)` finds and what its links show, in the same run.
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ape.api import ProviderAPI
 
     from ape_contract_verify.evm.reads import ChainReader
-    from ape_contract_verify.explorer.embedded import EmbeddedExplorer
+    from ape_contract_verify.explorer.contract_api import EmbeddedExplorer
 
 logger = get_logger()
 
@@ -38,7 +38,6 @@ _lock = threading.Lock()
 # not reused. The store path names the chain instance (its genesis): a provider object reconnected
 # to a new node with the same chain id gets that chain's explorer, not the old one's.
 _running: dict[tuple[int, int | None, Path | None], tuple[ProviderAPI, EmbeddedExplorer]] = {}
-_atexit = False
 
 
 def shared(
@@ -46,7 +45,6 @@ def shared(
 ) -> EmbeddedExplorer | None:
     """The running explorer for `provider`'s chain; started (on `chain_reader`, default the
     provider itself) when there is none and `start` is set, else None."""
-    global _atexit
     key: tuple[int, int | None, Path | None]
     try:
         key = (id(provider), provider.chain_id, store_path(provider))
@@ -62,19 +60,13 @@ def shared(
 
         explorer = _start(key[2], chain_reader or ApeProviderChain(provider))
         _running[key] = (provider, explorer)
-        if not _atexit:
-            _atexit = True
-            atexit.register(stop_all)
         return explorer
 
 
 def kept(provider: ProviderAPI) -> EmbeddedExplorer | None:
     """The running explorer for `provider`'s chain, else the one kept for it (started on its store):
     what `ape verify status` reads. None when the chain ends with the command (nothing is kept)."""
-    found = shared(provider, start=False)
-    if found is not None or ends_with_run(provider):
-        return found
-    return shared(provider)
+    return shared(provider, start=not ends_with_run(provider))
 
 
 def ends_with_run(provider: ProviderAPI) -> str:
@@ -114,20 +106,20 @@ def store_path(provider: ProviderAPI) -> Path | None:
 
 def _start(path: Path | None, chain_reader: ChainReader) -> EmbeddedExplorer:
     from ape_contract_verify.engine.compilers import process_cache
-    from ape_contract_verify.explorer.embedded import start_in_process
+    from ape_contract_verify.explorer.contract_api import EmbeddedExplorer
     from ape_contract_verify.explorer.store import StoreOpenError
 
     if path is not None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            return start_in_process(chain_reader, db_path=path, cache=process_cache())
+            return EmbeddedExplorer(chain_reader, db_path=path, cache=process_cache()).start()
         except (OSError, StoreOpenError) as err:
             logger.warning(
                 "contract_verify: the local explorer keeps nothing after this command: %s cannot be used (%s)",
                 path,
                 err,
             )
-    return start_in_process(chain_reader, cache=process_cache())
+    return EmbeddedExplorer(chain_reader, cache=process_cache()).start()
 
 
 def stop_all() -> None:
@@ -140,3 +132,6 @@ def stop_all() -> None:
             explorer.stop()
         except Exception:  # at exit: nothing left to tell
             pass
+
+
+atexit.register(stop_all)  # a no-op when none was started

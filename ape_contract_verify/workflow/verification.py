@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # the clients import requests, derive imports Ape: only when 
     from ape_contract_verify.client.targets import ClientOptions, Target
     from ape_contract_verify.derive.derive import Derivation
     from ape_contract_verify.evm.reads import ChainReader
-    from ape_contract_verify.explorer.embedded import EmbeddedExplorer
+    from ape_contract_verify.explorer.contract_api import EmbeddedExplorer
     from ape_contract_verify.request import VerificationRequest
 
 logger = get_logger()

@@ -81,7 +81,7 @@ def stored_sources(project: Path) -> dict[str, list[str]]:
     """Each verified contract's submitted source units, as the local explorer keeps them."""
     (db,) = (project / ".build" / "contract_verify").glob("explorer-*.sqlite")
     with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT contract_name, source_code FROM contracts").fetchall()
+        rows = conn.execute("SELECT contract_name, json_extract(record, '$.source_code') FROM contracts").fetchall()
     return {name.rpartition(":")[2]: sorted(json.loads(code)["sources"]) for name, code in rows}
 
 

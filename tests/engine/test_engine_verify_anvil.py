@@ -593,7 +593,7 @@ def test_the_local_explorer_in_process_shares_the_pre_check_s_compile(anvil, box
     """The deploy hook's pre-check and the local explorer in the same process: one compile, the
     explorer's a hit of the process's cache (engine.compilers.process_cache)."""
     from ape_contract_verify.engine import compilers
-    from ape_contract_verify.explorer.embedded import start_in_process
+    from ape_contract_verify.explorer.contract_api import EmbeddedExplorer
     from ape_contract_verify.workflow.local_target import LocalTarget
     from ape_contract_verify.workflow.plan import Derivations
 
@@ -604,7 +604,7 @@ def test_the_local_explorer_in_process_shares_the_pre_check_s_compile(anvil, box
     request = json_request(address, input_json, "src/Box.sol:Box", args)
     chain = JsonRpcChain(anvil.url)
     assert Verifier(chain, compilers.process_cache()).verify(request).match == "full"  # the pre-check
-    explorer = start_in_process(chain, cache=compilers.process_cache())
+    explorer = EmbeddedExplorer(chain, cache=compilers.process_cache()).start()
     try:
         target = LocalTarget(explorer)
         answer = target.wait(target.verify_source_code(request), interval=0.1, timeout=60)

@@ -16,7 +16,7 @@ from ape_contract_verify.client.ratelimit import RateLimiter
 from ape_contract_verify.client.sourcify import SourcifyClient
 from ape_contract_verify.evm.chain import JsonRpcChain
 from ape_contract_verify.exceptions import ActionNotSupported
-from ape_contract_verify.explorer.embedded import EmbeddedExplorer
+from ape_contract_verify.explorer.contract_api import EmbeddedExplorer
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 from ape_contract_verify.workflow.local_target import LocalTarget

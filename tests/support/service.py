@@ -13,6 +13,7 @@ from typing import Any
 
 import requests
 
+from ape_contract_verify.engine.compilers import single_file_input
 from ape_contract_verify.engine.verifier import VerificationResult
 from ape_contract_verify.evm.reads import Creation
 
@@ -120,6 +121,15 @@ class FakeEngine:
             libraries=dict(request.libraries),
             license_type=request.license_type,
             # what a compile of a single file would report: the form's settings
+            settings=single_file_input(
+                source,
+                optimizer=request.optimization_used,
+                runs=request.runs,
+                evm_version=request.evm_version,
+                via_ir=request.via_ir,
+            )["settings"]
+            if request.code_format == "solidity-single-file"
+            else {},
             optimization_used=bool(request.optimization_used),
             runs=request.runs or 200,
             evm_version=request.evm_version or "Default",
@@ -131,9 +141,6 @@ class FakeEngine:
         if address.lower() == PROXY_ADDR:
             return FakeProxyInfo("eip1967", IMPL_ADDR)
         return None
-
-    def has_delegatecall(self, code: bytes) -> bool:
-        return b"\xf4" in code
 
     def get_code(self, address: str) -> bytes:
         return self.chain.get_code(address)

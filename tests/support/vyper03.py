@@ -64,7 +64,7 @@ def with_extra_trailing(creation: bytes, runtime_length: int, extra: int = 32) -
 def kept_record(project: Path, address: str) -> dict:
     """getsourcecode's entry for `address` in the local explorer's store `ape` kept for the chain
     (an anvil the command did not start): what the in-process explorer verified, read afterwards."""
-    from ape_contract_verify.explorer.sources import source_result
+    from ape_contract_verify.explorer.contract_api import source_result
     from ape_contract_verify.explorer.store import Store
 
     (path,) = (project / ".build" / "contract_verify").glob("explorer-*.sqlite")

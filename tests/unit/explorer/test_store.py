@@ -4,6 +4,8 @@ import sqlite3
 import string
 import time
 
+import pytest
+
 from ape_contract_verify.explorer.jobs import JobRunner, request_to_payload, wait_until
 from ape_contract_verify.explorer.store import (
     DONE,
@@ -12,6 +14,7 @@ from ape_contract_verify.explorer.store import (
     RUNNING,
     SOURCE,
     Store,
+    StoreOpenError,
     VerifiedContract,
     new_guid,
 )
@@ -133,3 +136,11 @@ def test_finish_records_answer_and_contract_together_and_survives_reopen(tmp_pat
     assert got.libraries == {"MathLib": ADDRESS_B} and got.match == "partial" and got.verified_at <= time.time()
     assert again.get_submission(guid).state == DONE and again.get_submission(guid).result == "done"
     again.close()
+
+
+def test_a_store_an_earlier_version_made_is_refused_with_what_to_do(tmp_path):
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as old:
+        old.execute("CREATE TABLE contracts (address TEXT PRIMARY KEY, source_code TEXT)")
+    with pytest.raises(StoreOpenError, match="an earlier version of the plugin made it: move it away"):
+        Store(path)

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from ape_contract_verify.explorer.service import ExplorerService
+from ape_contract_verify.explorer.contract_api import ExplorerService
 from ape_contract_verify.explorer.store import ProxyRecord, Store, VerifiedContract
 from ape_contract_verify.server.api import create_app
 from ape_contract_verify.server.pages import MAX_PAGE, PAGE_SIZE

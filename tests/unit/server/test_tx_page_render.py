@@ -11,7 +11,7 @@ from eth_abi import encode
 from eth_utils import keccak
 
 from ape_contract_verify.evm.reads import ChainError, LogEntry, TransactionFacts
-from ape_contract_verify.explorer.service import ExplorerService
+from ape_contract_verify.explorer.contract_api import ExplorerService
 from ape_contract_verify.explorer.store import ProxyRecord, Store, VerifiedContract
 from ape_contract_verify.server import tx_page
 from ape_contract_verify.server.api import create_app

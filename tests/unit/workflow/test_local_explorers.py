@@ -9,7 +9,7 @@ import ape
 import pytest
 
 from ape_contract_verify.engine.compilers import process_cache
-from ape_contract_verify.explorer import embedded
+from ape_contract_verify.explorer import contract_api
 from ape_contract_verify.explorer.store import StoreOpenError
 from ape_contract_verify.workflow import local_explorers
 
@@ -43,6 +43,9 @@ class Explorer:
     def __init__(self, chain, db_path=None, fail_stop=False):
         self.chain, self.db_path, self.fail_stop, self.stopped = chain, db_path, fail_stop, False
 
+    def start(self):
+        return self
+
     def stop(self):
         self.stopped = True
         if self.fail_stop:
@@ -57,9 +60,8 @@ class Started(list):
 
 @pytest.fixture(autouse=True)
 def isolated(monkeypatch, tmp_path):
-    """An empty table of explorers, no atexit hook, the project in tmp_path, explorers built here."""
+    """An empty table of explorers, the project in tmp_path, explorers built here."""
     monkeypatch.setattr(local_explorers, "_running", {})
-    monkeypatch.setattr(local_explorers, "_atexit", True)
     monkeypatch.setattr(ape, "project", SimpleNamespace(path=tmp_path), raising=False)
     started, caches = Started(), []
     started.caches = caches
@@ -69,7 +71,7 @@ def isolated(monkeypatch, tmp_path):
         caches.append(cache)
         return Explorer(chain, db_path)
 
-    monkeypatch.setattr(embedded, "start_in_process", start_embedded)
+    monkeypatch.setattr(contract_api, "EmbeddedExplorer", start_embedded)
     return started
 
 
@@ -131,7 +133,7 @@ def test_a_store_that_cannot_be_opened_is_a_warning_and_the_explorer_keeps_nothi
             raise StoreOpenError(str(db_path), "database is locked")
         return Explorer(chain)
 
-    monkeypatch.setattr(embedded, "start_in_process", start_embedded)
+    monkeypatch.setattr(contract_api, "EmbeddedExplorer", start_embedded)
     with caplog.at_level(logging.WARNING):
         explorer = local_explorers.shared(Provider(), object())
     assert explorer.db_path is None and calls[0] is not None and calls[1] is None
@@ -145,7 +147,7 @@ def test_stop_all_stops_each_explorer_once_even_when_one_fails(monkeypatch):
         made.append(Explorer(chain, db_path, fail_stop=not made))
         return made[-1]
 
-    monkeypatch.setattr(embedded, "start_in_process", start_embedded)
+    monkeypatch.setattr(contract_api, "EmbeddedExplorer", start_embedded)
     local_explorers.shared(Provider(chain_id=1), object())
     local_explorers.shared(Provider(chain_id=2), object())
     local_explorers.stop_all()

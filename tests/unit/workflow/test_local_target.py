@@ -9,7 +9,7 @@ import pytest
 
 from ape_contract_verify.client.provider import VerificationTarget
 from ape_contract_verify.exceptions import AddressNotFound, ContractNotVerified, VerificationRejected
-from ape_contract_verify.explorer.embedded import EmbeddedExplorer
+from ape_contract_verify.explorer.contract_api import EmbeddedExplorer
 from ape_contract_verify.protocol.answers import Outcome, Texts
 from ape_contract_verify.protocol.forms import form_to_request
 from ape_contract_verify.request import Receipt
