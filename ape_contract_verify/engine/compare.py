@@ -13,8 +13,13 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Literal, Protocol
 
-from ape_contract_verify.engine.compiler_output import EvmOutput, ImmutableReferences, LinkReferences
-from ape_contract_verify.engine.versions import CompilerError, parse_compiler_version
+from ape_contract_verify.engine.compilers import (
+    CompilerError,
+    EvmOutput,
+    ImmutableReferences,
+    LinkReferences,
+    parse_compiler_version,
+)
 from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.evm.abi import abi_type
 from ape_contract_verify.evm.reads import Creation

@@ -4,6 +4,8 @@ Solidity runs through the `solc-v<X.Y.Z>` executable py-solc-x knows (native sol
 shim of `toolchain/`), Vyper through the installed `vyper-json`. Every compile is a subprocess
 with a timeout, so a hang or a crash becomes a typed `CompilerFailed`, never a stuck worker, and runs
 inside `engine/sandbox.py`'s bounds. A compile reads the submitted sources and no file of the machine.
+Its errors are `CompilerError`s (a version it cannot read, a compiler not installed, one that refused
+the sources or crashed), its output typed as the compilers document it (`CompilerOutput`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -20,25 +23,19 @@ import tempfile
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Final, TypeAlias, TypedDict, cast
 
 from packaging.version import Version
 
-from ape_contract_verify.engine import hash_seed as hash_seed_facts
-from ape_contract_verify.engine import sandbox, selection
-from ape_contract_verify.engine.compiler_messages import raise_on_errors
-from ape_contract_verify.engine.compiler_output import CompilerOutput, ContractOutput
-from ape_contract_verify.engine.versions import (
-    CompilerCrashed,
-    CompilerError,
-    CompilerFailed,
-    CompilerNotInstalled,
-    CompilerVersion,
-    parse_compiler_version,
-)
+from ape_contract_verify.engine import sandbox
+from ape_contract_verify.engine.vyper_settings import release_of
+from ape_contract_verify.evm.bytecode import CodeReference
+from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.logs import get_logger
-from ape_contract_verify.protocol.compiler_version import Language
-from ape_contract_verify.protocol.inputs import CompilerInput, CompilerSettings
+from ape_contract_verify.protocol import compiler_version
+from ape_contract_verify.protocol.compiler_version import CompilerVersion, Language
+from ape_contract_verify.protocol.inputs import CompilerInput, CompilerSettings, OutputSelection
 
 # Set to 1 to let py-solc-x download a missing solc (needs internet; never in tests).
 INSTALL_ENV = "APE_VERIFY_INSTALL_SOLC"
@@ -56,6 +53,123 @@ SOLIDITY_OUTPUTS = [
     "evm.deployedBytecode.immutableReferences",
 ]
 VYPER_OUTPUTS = ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"]
+
+
+# --- errors and output -------------------------------------------------------------------
+
+
+class CompilerError(ContractVerifyError):
+    """Base of every compiler problem; `str()` is a reason fit for `Fail - Unable to verify. …`."""
+
+
+class InvalidCompilerVersion(CompilerError, compiler_version.InvalidCompilerVersion):
+    """A compilerversion that names no compiler: a compiler problem to the engine."""
+
+
+class CompilerNotInstalled(CompilerError):
+    """The compiler of the requested version is not on this machine."""
+
+
+class CompilerFailed(CompilerError):
+    """The compiler ran and refused the sources, or did not finish."""
+
+
+class CompilerCrashed(CompilerFailed):
+    """solc stopped on an internal error (a bug of its own), not on the sources."""
+
+
+def parse_compiler_version(text: str, language: Language | None = None) -> CompilerVersion:
+    """`CompilerVersion.parse`, its refusal raised as the engine's `InvalidCompilerVersion`."""
+    try:
+        return CompilerVersion.parse(text, language)
+    except compiler_version.InvalidCompilerVersion as err:
+        raise InvalidCompilerVersion(str(err)) from None
+
+
+# file -> library -> where its address goes; an immutable's AST id -> where its value goes.
+LinkReferences: TypeAlias = dict[str, dict[str, list[CodeReference]]]
+ImmutableReferences: TypeAlias = dict[str, list[CodeReference]]
+
+
+class Bytecode(TypedDict, total=False):
+    object: str
+    linkReferences: LinkReferences
+    immutableReferences: ImmutableReferences  # the deployed bytecode's only
+
+
+class EvmOutput(TypedDict, total=False):
+    bytecode: Bytecode
+    deployedBytecode: Bytecode
+
+
+class ContractOutput(TypedDict, total=False):
+    abi: list[JsonObject]
+    metadata: str
+    evm: EvmOutput
+
+
+class SourceLocation(TypedDict, total=False):
+    file: str
+    start: int
+
+
+class CompilerMessage(TypedDict, total=False):
+    severity: str
+    type: str
+    message: str
+    formattedMessage: str
+    sourceLocation: SourceLocation
+
+
+# engine/vyper03_callee_order.py's report: per contract, each function as (name, internal, callees).
+CalleeReport: TypeAlias = list[list[tuple[str, bool, list[str]]]]
+
+
+class CompilerOutput(TypedDict, total=False):
+    contracts: dict[str, dict[str, ContractOutput]]  # file -> contract name -> its output
+    errors: list[CompilerMessage]
+    sources: dict[str, JsonObject]
+    calleeOrder: CalleeReport  # the callee-order driver's compiles only
+    widenedOutputSelection: str  # WIDENED: a narrowed output taken from a wide compile
+    buildOutputs: list[str]  # compilers.keep_build: what a kept build selected for every contract
+
+
+def raise_on_errors(output: CompilerOutput, input_json: CompilerInput, what: str) -> None:
+    errors = [e for e in output.get("errors") or [] if str(e.get("severity", "error")).lower() == "error"]
+    if not errors:
+        return
+    submitted = set((input_json.get("sources") or {}).keys())
+    messages = []
+    for error in errors[:3]:
+        file = (error.get("sourceLocation") or {}).get("file")
+        if file and submitted and file not in submitted and not file.startswith("<"):
+            # Never echo text of a file the submission did not include.
+            messages.append(f"{error.get('type', 'Error')} in {file}, which the submitted sources do not include")
+        else:
+            messages.append(one_line(error, input_json))
+    more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+    crashed = any(
+        e.get("type") == "InternalCompilerError" or "Compiled contract not found" in str(e.get("message"))
+        for e in errors
+    )
+    raise (CompilerCrashed if crashed else CompilerFailed)(f"{what} reported errors{more}: " + " | ".join(messages))
+
+
+def one_line(error: CompilerMessage, input_json: CompilerInput) -> str:
+    """`ParserError: Expected ';' but got '}' --> File.sol:12:5`: one line, fit for a status text."""
+    message = str(error.get("message") or error.get("formattedMessage") or error).strip().replace("\n", " ")
+    text = f"{error.get('type', 'Error')}: {message}"
+    location = error.get("sourceLocation") or {}
+    file, start = location.get("file"), location.get("start")
+    if file:
+        content = ((input_json.get("sources") or {}).get(file) or {}).get("content")
+        if isinstance(content, str) and isinstance(start, int) and 0 <= start <= len(content):
+            line = content.count("\n", 0, start) + 1
+            column = start - (content.rfind("\n", 0, start) + 1) + 1
+            return f"{text} --> {file}:{line}:{column}"
+        vyper_line = re.search(r"line (\d+):(\d+)", str(error.get("formattedMessage") or ""))
+        return f"{text} --> {file}" + (f":{vyper_line.group(1)}:{vyper_line.group(2)}" if vyper_line else "")
+    return text
 
 
 # --- Solidity ---------------------------------------------------------------------------------
@@ -183,6 +297,39 @@ VYPER_DIR_ENV = "APE_VERIFY_VYPER_DIR"
 _PROJECT_VYPER_DIR = Path(__file__).resolve().parents[2] / ".vyper"
 _CALLEE_ORDER_DRIVER = Path(__file__).resolve().with_name("vyper03_callee_order.py")
 
+# Vyper 0.3.4 to 0.3.7 keep a function's callees in a set of objects hashed by their address
+# (vyper#3369, fixed in 0.3.8), and lay out internal functions in that set's order. Where a
+# function calls two or more internal functions defined after it, the order, and so the code,
+# follows the hash seed (string hashes size the compiler's dicts, and so where its objects land)
+# and the rest of the process's memory layout: the environment's variables move it too, and a few
+# seeds give one code in one run and another in the next. Measured with the real compilers on a
+# factory calling three internal functions from one external and two from another: 0.3.7 gives
+# 3 to 6 codes in 16 to 64 seeds (the environment decides which), 0.3.3, 0.3.8 and 0.3.10 one.
+# Such a Vyper's plain compiles run under one seed in a fixed environment, so a compile repeats.
+SEED_ORDERED = ((0, 3, 4), (0, 3, 8))  # first version whose code follows the seed, first fixed
+FIRST_SEED = "0"  # every plain compile of such a version
+
+
+def follows_hash_seed(compiler_version: str | None) -> bool:
+    """Whether this Vyper (`vyper:0.3.7`, `0.3.7`) lays out its code by the hash seed."""
+    release = release_of(compiler_version)
+    return release is not None and SEED_ORDERED[0] <= release < SEED_ORDERED[1]
+
+
+def environment(seed: str, layout: int = 0) -> dict[str, str]:
+    """A seeded compile's whole environment, the same from any caller, with `layout` variables
+    more: a seed names one code only within one environment (the compiler is started by its full
+    path and starts nothing). The environment's size moves the memory layout as much as the seed
+    does, so no seed search reaches every code: engine/seed_search.py compiles the orders by name."""
+    fixed = {
+        "PATH": os.defpath,
+        "PYTHONHASHSEED": seed,
+        **{f"APE_VERIFY_LAYOUT_{i}": "x" * (i % 7) for i in range(layout)},
+    }
+    if "SYSTEMROOT" in os.environ:  # Windows' Python cannot start without it
+        fixed["SYSTEMROOT"] = os.environ["SYSTEMROOT"]
+    return fixed
+
 
 def vyper_compilers() -> dict[str, list[str]]:
     """Number -> the vyper-json command of every installed Vyper: the venv's, then the side venvs.
@@ -235,7 +382,7 @@ def compile_vyper_json(
 ) -> CompilerOutput:
     """Run the `vyper-json` of exactly `version` on `input_json`; `hash_seed`, Python's, in an
     environment of its own (`layout` variables more), for a Vyper whose code follows them
-    (`engine/hash_seed.py`); or with each function's callees in `callee_order` (vyper03_callee_order.py)."""
+    (`follows_hash_seed`); or with each function's callees in `callee_order` (vyper03_callee_order.py)."""
     requested = parse_compiler_version(version, "vyper")
     command = vyper_json_command(requested)
     if callee_order is not None:
@@ -250,7 +397,7 @@ def compile_vyper_json(
         settings["outputSelection"] = {path: VYPER_OUTPUTS for path in contracts} or {"*": VYPER_OUTPUTS}
     input_json = {**input_json, "settings": settings}
     with tempfile.TemporaryDirectory(prefix="acv-vyper-") as empty:
-        env = None if hash_seed is None else hash_seed_facts.environment(hash_seed, layout)
+        env = None if hash_seed is None else environment(hash_seed, layout)
         output = _run_json(command, input_json, timeout, f"vyper {requested.number}", cwd=empty, env=env)
     raise_on_errors(output, input_json, f"vyper {requested.number}")
     return output
@@ -375,6 +522,59 @@ def with_output_selection(input_json: CompilerInput, file: str = "*", contract: 
     else:
         settings["outputSelection"] = {file: {contract: SOLIDITY_OUTPUTS}}
     return copy
+
+
+# --- output selections ---------------------------------------------------------------------
+
+# The key of a narrowed compile's output that came from the wide compile: what happened, in words.
+WIDENED: Final = "widenedOutputSelection"
+
+
+def widened(input_json: CompilerInput) -> CompilerInput | None:
+    """`input_json` with every contract of every file selected (the same outputs), as a build
+    selects them; None when it already is, or selects no contract output."""
+    selection = (input_json.get("settings") or {}).get("outputSelection") or {}
+    outputs: dict[str, set[str]] = {"": set(), "*": set()}
+    for per_file in selection.values():
+        for contract, wanted in _per_contract(per_file).items():
+            outputs["" if contract == "" else "*"].update(wanted or [])
+    wide: OutputSelection = {"*": {key: sorted(value) for key, value in outputs.items() if value}}
+    if not outputs["*"] or _as_sets(selection) == _as_sets(wide):  # the outputs' order is no difference
+        return None
+    return {**input_json, "settings": {**input_json["settings"], "outputSelection": wide}}
+
+
+def narrowed(output: CompilerOutput, input_json: CompilerInput, crash: str) -> CompilerOutput:
+    """The wide compile's `output` cut to `input_json`'s selection, with the note saying why."""
+    selection = input_json["settings"]["outputSelection"]
+    contracts: dict[str, dict[str, ContractOutput]] = {
+        file: kept
+        for file, per_file in (output.get("contracts") or {}).items()
+        if (kept := {name: c for name, c in per_file.items() if _selected(selection, file, name)})
+    }
+    asked = ", ".join(
+        f"{file}:{name}" for file, per_file in sorted(selection.items()) for name in sorted(_per_contract(per_file))
+    )
+    note = (
+        f"solc crashed with the output narrowed to {asked} ({crash[:200]}); "
+        "compiled again with every contract selected, as a build does, and that output used"
+    )
+    return {**output, "contracts": contracts, WIDENED: note}
+
+
+def _per_contract(per_file: dict[str, list[str]] | list[str] | None) -> dict[str, list[str]]:
+    # Only Solidity selects per contract (and only Solidity is widened); Vyper's list names none.
+    return per_file if isinstance(per_file, dict) else {}
+
+
+def _as_sets(selection: OutputSelection) -> dict[str, dict[str, frozenset[str]]]:
+    return {file: {c: frozenset(w or []) for c, w in _per_contract(v).items()} for file, v in selection.items()}
+
+
+def _selected(selection: OutputSelection, file: str, name: str) -> bool:
+    return any(
+        name in _per_contract(selection.get(key)) or "*" in _per_contract(selection.get(key)) for key in (file, "*")
+    )
 
 
 def canonical_key(compiler_version: str, input_json: object) -> str:
@@ -567,12 +767,12 @@ def compile_input(
     def run() -> CompilerOutput:
         if language == "vyper":
             # One seed where the code follows it, so a compile repeats and a seed search starts from it.
-            seed = hash_seed_facts.FIRST_SEED if hash_seed_facts.follows_hash_seed(compiler_version) else None
+            seed = FIRST_SEED if follows_hash_seed(compiler_version) else None
             return compile_vyper_json(compiler_version, input_json, timeout, hash_seed=seed)
         try:
             return compile_standard_json(compiler_version, input_json, timeout)
         except CompilerCrashed as crash:
-            wide = selection.widened(input_json)
+            wide = widened(input_json)
             if wide is None:
                 raise
             try:
@@ -581,8 +781,8 @@ def compile_input(
                 raise CompilerFailed(
                     f"{crash}; and with every contract selected, as a build selects them: {err}"
                 ) from err
-            output = selection.narrowed(output, input_json, str(crash))
-            logger.warning("contract_verify: %s", output[selection.WIDENED])
+            output = narrowed(output, input_json, str(crash))
+            logger.warning("contract_verify: %s", output[WIDENED])
             return output
 
     return run() if cache is None else cache.get_or_compile(compiler_version, input_json, run)

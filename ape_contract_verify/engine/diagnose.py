@@ -15,12 +15,12 @@ from ape_contract_verify.engine.compare import Compiled
 from ape_contract_verify.engine.compilers import (
     DEFAULT_TIMEOUT,
     CompileCache,
+    CompilerError,
     compile_input,
+    follows_hash_seed,
     with_output_selection,
 )
-from ape_contract_verify.engine.hash_seed import follows_hash_seed
 from ape_contract_verify.engine.seed_search import evm_of, in_another_order, reproducing, search
-from ape_contract_verify.engine.versions import CompilerError
 from ape_contract_verify.protocol.inputs import CompilerInput, CompilerSettings
 
 DEFAULT_COMPILES = 8

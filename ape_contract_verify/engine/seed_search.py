@@ -6,7 +6,8 @@ reaches every order. The search names the orders instead: a first compile
 (engine/vyper03_callee_order.py) reports every function's callees; each way to order the sets of
 two or more callees is laid out as vyper's topological sort would, and each distinct layout
 compiled (two at a time, each cached under its name) until one reproduces the deployed code. The
-pre-check and the local explorer run it alike, so they agree.
+pre-check and the local explorer run it alike, so they agree. What starts it: the deployed code is
+the compiled instructions in another order (`reordered`), not other instructions.
 """
 
 from __future__ import annotations
@@ -14,21 +15,24 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-from ape_contract_verify.engine import hash_seed
 from ape_contract_verify.engine.compare import Compiled
-from ape_contract_verify.engine.compiler_output import CalleeReport, CompilerOutput, EvmOutput
 from ape_contract_verify.engine.compilers import (
     DEFAULT_TIMEOUT,
+    CalleeReport,
     CompileCache,
+    CompilerError,
+    CompilerOutput,
+    EvmOutput,
     compile_vyper_json,
+    parse_compiler_version,
     with_output_selection,
 )
-from ape_contract_verify.engine.versions import CompilerError, parse_compiler_version
 from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.protocol.inputs import CompilerInput
 
@@ -41,6 +45,7 @@ Layout: TypeAlias = tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]
 _AT_ONCE = 2
 MAX_ORDERS = 720  # distinct layouts compiled at most
 _MAX_WAYS = 40320  # ways to order the callee sets looked at (no compile: a sort in Python)
+_JUMPDEST, _PUSH1, _PUSH2, _PUSH32 = 0x5B, 0x60, 0x61, 0x7F
 
 
 @dataclass
@@ -213,11 +218,11 @@ def in_another_order(compiled: Compiled, runtime_on_chain: bytes, creation_input
     if not compiled.compare_runtime(runtime_on_chain).matches:
         if len(runtime_on_chain) != len(compiled.runtime) + compiled.trailing:
             return False  # the immutables after the code are as many whatever the order
-        return hash_seed.reordered(compiled.runtime, runtime_on_chain[: len(compiled.runtime)])
+        return reordered(compiled.runtime, runtime_on_chain[: len(compiled.runtime)])
     if not creation_input:
         return False
     chain_init = creation_input[: len(compiled.creation)]
-    return hash_seed.reordered(compiled.creation, chain_init)
+    return reordered(compiled.creation, chain_init)
 
 
 def reproducing(runtime_on_chain: bytes, creation_input: bytes | None = None) -> Callable[[EvmOutput], bool]:
@@ -234,3 +239,38 @@ def reproducing(runtime_on_chain: bytes, creation_input: bytes | None = None) ->
         ).matches
 
     return reproduces
+
+
+def instructions(code: bytes, positions: set[int] | None = None) -> Counter[tuple[int, bytes]]:
+    """The code's instructions regardless of their order: a PUSH2 of a position (`positions`, else
+    this code's JUMPDESTs) counts as a label, every other push with its value."""
+    positions = _jumpdests(code) if positions is None else positions
+    found: Counter[tuple[int, bytes]] = Counter()
+    for _, op, data in _walk(code):
+        if op == _PUSH2 and len(data) == 2 and int.from_bytes(data, "big") in positions:
+            data = b"label"
+        found[(op, data)] += 1
+    return found
+
+
+def reordered(compiled: bytes, deployed: bytes) -> bool:
+    """Whether `deployed` holds `compiled`'s instructions in another order (what another seed
+    gives), not other instructions (another source or setting). A constant that happens to equal
+    a JUMPDEST's offset in either code counts as a label in both."""
+    if compiled == deployed or len(compiled) != len(deployed):
+        return False
+    positions = _jumpdests(compiled) | _jumpdests(deployed)
+    return instructions(compiled, positions) == instructions(deployed, positions)
+
+
+def _walk(code: bytes) -> Iterator[tuple[int, int, bytes]]:
+    i = 0
+    while i < len(code):
+        op = code[i]
+        size = op - _PUSH1 + 1 if _PUSH1 <= op <= _PUSH32 else 0
+        yield i, op, bytes(code[i + 1 : i + 1 + size])
+        i += 1 + size
+
+
+def _jumpdests(code: bytes) -> set[int]:
+    return {offset for offset, op, _ in _walk(code) if op == _JUMPDEST}

@@ -22,23 +22,21 @@ from ape_contract_verify.engine.compare import (
     compare,
     constructor_inputs,
 )
-from ape_contract_verify.engine.compiler_output import EvmOutput
 from ape_contract_verify.engine.compilers import (
     DEFAULT_TIMEOUT,
     CompileCache,
+    CompilerError,
+    CompilerNotInstalled,
+    EvmOutput,
+    InvalidCompilerVersion,
     compile_input,
+    follows_hash_seed,
+    parse_compiler_version,
     single_file_input,
     with_output_selection,
 )
 from ape_contract_verify.engine.diagnose import DEFAULT_COMPILES, diagnose
-from ape_contract_verify.engine.hash_seed import follows_hash_seed
 from ape_contract_verify.engine.seed_search import SeedSearch, in_another_order, reproducing
-from ape_contract_verify.engine.versions import (
-    CompilerError,
-    CompilerNotInstalled,
-    InvalidCompilerVersion,
-    parse_compiler_version,
-)
 from ape_contract_verify.evm.abi import abi_type
 from ape_contract_verify.evm.bytecode import split_constructor_args
 from ape_contract_verify.evm.reads import ChainError, ChainReader, Creation, attempts_of

@@ -7,7 +7,7 @@ the order search reproduces every code the seeds give (minutes of compiles, so h
 
 import pytest
 
-from ape_contract_verify.engine import hash_seed
+from ape_contract_verify.engine import seed_search
 from ape_contract_verify.engine.compilers import CompileCache
 from support import REPO
 from support.corpus import ProtocolChecks
@@ -53,7 +53,7 @@ def test_vyper_0_3_7_compiles_snekmate_s_erc20_to_different_codes_from_run_to_ru
     assert len(codes) > 1  # the likeliest code came 17 times in 40 runs: 8 alike is out of reach
     # Each is the others' instructions in another order: what the seed search looks for.
     first, *others = (bytes.fromhex(code.removeprefix("0x")) for code in codes)
-    assert all(hash_seed.reordered(first, other) for other in others)
+    assert all(seed_search.reordered(first, other) for other in others)
 
 
 @pytest.mark.parametrize(("file", "name", "layouts"), [(ERC20_FILE, "ERC20", (0,)), (ERC4626_FILE, "ERC4626", (0, 8))])

@@ -13,14 +13,15 @@ from ape_contract_verify.engine.compilers import (
     CompileCache,
     CompilerFailed,
     CompilerNotInstalled,
+    InvalidCompilerVersion,
     compile_input,
     compile_standard_json,
     compile_vyper_json,
     installed_vyper_versions,
+    parse_compiler_version,
     single_file_input,
     with_output_selection,
 )
-from ape_contract_verify.engine.versions import InvalidCompilerVersion, parse_compiler_version
 from support.engine import SOLC, source
 
 TINY = "// SPDX-License-Identifier: MIT\npragma solidity ^0.8.0;\ncontract Tiny { uint256 public x = 1; }\n"

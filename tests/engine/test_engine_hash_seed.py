@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from ape_contract_verify.engine import hash_seed, seed_search
+from ape_contract_verify.engine import compilers, seed_search
 from ape_contract_verify.engine.compare import Compiled
 from ape_contract_verify.engine.compilers import CompileCache, compile_input, compile_vyper_json, with_output_selection
 from ape_contract_verify.engine.verifier import Verifier
@@ -144,14 +144,14 @@ def submit(world, address: str, input_json: dict) -> str:
 
 
 def test_the_bound_0_3_7_follows_the_seed_0_3_10_does_not():
-    assert hash_seed.environment("3", 2) == {
+    assert compilers.environment("3", 2) == {
         "PATH": os.defpath,
         "PYTHONHASHSEED": "3",
         "APE_VERIFY_LAYOUT_0": "",
         "APE_VERIFY_LAYOUT_1": "x",
     }
     assert [
-        hash_seed.follows_hash_seed(v)
+        compilers.follows_hash_seed(v)
         for v in ("vyper:0.3.3", "vyper:0.3.4", "0.3.7", "vyper:0.3.8", "vyper:0.3.10", "vyper:0.4.3", "x")
     ] == [False, True, True, False, False, False, False]
     codes = {
@@ -162,10 +162,10 @@ def test_the_bound_0_3_7_follows_the_seed_0_3_10_does_not():
     assert len(codes["0.3.7"]) >= 2, "ProxyFactory must compile to several codes under 0.3.7"
     # Each 0.3.7 code is every other's instructions in another order: the seed moves code, never changes it.
     first, *others = codes["0.3.7"]
-    assert all(hash_seed.reordered(first, other) for other in others)
+    assert all(seed_search.reordered(first, other) for other in others)
     # An edited constant is other instructions, not another order.
     edited = runtime(primary(factory_input(source=SOURCE.replace("<= 1000", "<= 1001"))))
-    assert len(edited) == len(first) and not hash_seed.reordered(first, edited)
+    assert len(edited) == len(first) and not seed_search.reordered(first, edited)
     # The search names every order: create_vault's 3 callees (3!) times set_fee's 2 (2!), each its
     # own code, among them every code a seed gave (the seeds reach a few, the orders all).
     searched = seed_search.search("vyper:0.3.7", factory_input(), FILE, NAME, lambda evm: False)

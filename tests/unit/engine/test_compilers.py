@@ -10,24 +10,25 @@ import threading
 
 import pytest
 
-from ape_contract_verify.engine import compilers, selection
+from ape_contract_verify.engine import compilers
 from ape_contract_verify.engine.compilers import (
     SOLIDITY_OUTPUTS,
     VYPER_OUTPUTS,
     CompileCache,
     CompilerCrashed,
+    CompilerError,
     CompilerFailed,
     CompilerNotInstalled,
     canonical_key,
     compile_input,
     compile_standard_json,
     compile_vyper_json,
+    parse_compiler_version,
     single_file_input,
     vyper_json_command,
     with_output_selection,
 )
 from ape_contract_verify.engine.sandbox import CONCURRENCY_ENV, CPU_ENV
-from ape_contract_verify.engine.versions import CompilerError, parse_compiler_version
 
 SOLC = "v0.8.26+commit.8a97fa7a"
 SOURCE = "// SPDX-License-Identifier: MIT\npragma solidity ^0.8.0;\ncontract Tiny { uint256 public x = 1; }\n"
@@ -219,7 +220,7 @@ def test_a_narrowed_solc_crash_is_compiled_wide_and_cut(monkeypatch):
     output = compile_input(SOLC, tiny_input(), cache=cache)
     assert inputs == [{"Tiny.sol": {"Tiny": SOLIDITY_OUTPUTS}}, {"*": {"*": sorted(SOLIDITY_OUTPUTS)}}]
     assert output["contracts"] == {"Tiny.sol": {"Tiny": {"abi": []}}}
-    assert "Compiled contract not found" in output[selection.WIDENED]
+    assert "Compiled contract not found" in output[compilers.WIDENED]
     assert compile_input(SOLC, tiny_input(), cache=cache) == output and len(inputs) == 2  # cached narrowed
 
 
