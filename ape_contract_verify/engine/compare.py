@@ -4,6 +4,10 @@ Only the CBOR metadata, immutables and library link positions are ignored. A dif
 explained by its most specific cause: a library address, the compiler version (from the
 deployed metadata), the metadata settings, then the code itself (whose setting `diagnose`
 finds). Equal code with other constructor arguments is named argument by argument.
+
+An ERC-5202 blueprint's body is the compiled creation code (constructor arguments, if any, follow
+it), as explorers verify blueprints (`compare_blueprint`). Its code never runs, so no compiler
+setting is searched for: a difference is said as a difference of the creation code.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from ape_contract_verify.engine.compilers import (
 )
 from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.evm.abi import abi_type
+from ape_contract_verify.evm.blueprint import BLUEPRINT, Blueprint
 from ape_contract_verify.evm.reads import Creation
 from ape_contract_verify.json_types import JsonObject, JsonValue
 from ape_contract_verify.protocol.answers import Texts
@@ -93,6 +98,10 @@ class Compiled:
             trailing=vyper_immutables_size(creation, runtime) if language == "vyper" else 0,
         )
 
+    def compare_creation(self, on_chain: bytes) -> bc.Comparison:
+        """Against the code a creation's input (or a blueprint's body) starts with."""
+        return bc.compare(self.creation, on_chain[: len(self.creation)], link_references=self.creation_links)
+
     def compare_runtime(self, on_chain: bytes) -> bc.Comparison:
         return bc.compare(
             self.runtime,
@@ -140,9 +149,8 @@ def compare(
     creation_cmp = None
     deployed_args = submitted_args
     if creation is not None:
-        chain_init = creation_input[: len(compiled.creation)]
         deployed_args = bc.split_constructor_args(creation_input, compiled.creation)
-        creation_cmp = bc.compare(compiled.creation, chain_init, link_references=compiled.creation_links)
+        creation_cmp = compiled.compare_creation(creation_input)
     runtime_cmp = compiled.compare_runtime(runtime_on_chain)
     version_reason = compiler_version_difference(compiler_version, runtime_on_chain, creation_input)
 
@@ -197,6 +205,45 @@ def compare(
         )
     full = runtime_cmp.match == "full" and (creation_cmp is None or creation_cmp.match == "full")
     return Matched("full" if full else "partial", {**by_settings, **found}, deployed_args)
+
+
+def compare_blueprint(
+    compiled: Compiled,
+    blueprint: Blueprint,
+    *,
+    compiler_version: str,
+    submitted_args: str,
+    abi: Sequence[AbiEntry],
+    args_from_chain: bool = False,
+) -> Matched:
+    """`Matched`, or `Failure` saying what differs. `args_from_chain`: the body's bytes past the
+    creation code are taken as the constructor arguments (Sourcify's submissions carry none)."""
+    body, creation = blueprint.body, compiled.creation
+    cmp = compiled.compare_creation(body)
+    where = f"{BLUEPRINT}: its body ({len(body)} bytes after the {blueprint.preamble_length}-byte preamble)"
+    if len(body) < len(creation) or not cmp.matches:
+        version_reason = compiler_version_difference(compiler_version, b"", body)
+        if version_reason:
+            raise Failure(FailureKind.COMPILER_VERSION, f"{Texts.BYTECODE_MISMATCH} {version_reason}")
+        offset = cmp.offset if cmp.offset is not None else min(len(body), len(creation))
+        raise Failure(
+            FailureKind.BYTECODE,
+            f"{Texts.BYTECODE_MISMATCH} The code is {where}, which must start with the compiled creation "
+            f"code ({len(creation)} bytes); they differ at byte {offset} of the body: this source does not "
+            "compile to the creation code the blueprint holds.",
+            offset=offset,
+            setting="source",
+        )
+    deployed_args = body[len(creation) :].hex()
+    if args_from_chain:
+        submitted_args = deployed_args
+    if submitted_args != deployed_args:
+        raise Failure(
+            FailureKind.CONSTRUCTOR_ARGUMENTS,
+            f"{Texts.CHECK_CONSTRUCTOR_ARGUMENTS} The code is {where}; "
+            f"{constructor_arguments_reason(submitted_args, deployed_args, abi)}",
+        )
+    return Matched("full" if cmp.match == "full" else "partial", {}, deployed_args)
 
 
 def _libraries_on_chain(

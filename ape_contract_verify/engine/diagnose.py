@@ -17,10 +17,9 @@ from ape_contract_verify.engine.compilers import (
     CompileCache,
     CompilerError,
     compile_input,
-    follows_hash_seed,
     with_output_selection,
 )
-from ape_contract_verify.engine.seed_search import evm_of, in_another_order, reproducing, search
+from ape_contract_verify.engine.seed_search import evm_of, search_if_reordered
 from ape_contract_verify.protocol.inputs import CompilerInput, CompilerSettings
 
 DEFAULT_COMPILES = 8
@@ -141,16 +140,15 @@ def diagnose(
         compiled = Compiled.from_evm(evm, language)
         if compiled.compare_runtime(runtime_on_chain).matches:
             return setting, f"the deployed code was compiled with {label}: resubmit with that setting."
-        if language == "vyper" and follows_hash_seed(compiler_version) and in_another_order(compiled, runtime_on_chain):
-            # This setting gives the deployed instructions: only its order can tell.
-            found = search(
-                compiler_version, variant, file, name, reproducing(runtime_on_chain), cache=cache, timeout=timeout
+        # A setting that gives the deployed instructions in another order: only the order can tell.
+        found = language == "vyper" and search_if_reordered(
+            compiler_version, variant, file, name, compiled, runtime_on_chain, cache=cache, timeout=timeout
+        )
+        if found and found.order is not None:
+            return setting, (
+                f"the deployed code was compiled with {label} (vyper {found.version}'s code follows the hash "
+                f"seed: {found.order} reproduces it): resubmit with that setting."
             )
-            if found.order is not None:
-                return setting, (
-                    f"the deployed code was compiled with {label} (vyper {found.version}'s code follows the hash "
-                    f"seed: {found.name} reproduces it): resubmit with that setting."
-                )
     return "source", (
         f"{hint}. No single change among {', '.join(tried)} reproduces it, so the source "
         "or the compiler most likely differs."

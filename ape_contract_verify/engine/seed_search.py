@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -30,11 +31,14 @@ from ape_contract_verify.engine.compilers import (
     CompilerOutput,
     EvmOutput,
     compile_vyper_json,
+    follows_hash_seed,
     parse_compiler_version,
     with_output_selection,
 )
-from ape_contract_verify.evm import bytecode as bc
+from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.inputs import CompilerInput
+
+logger = get_logger()
 
 # A caller's callees in the order to iterate them; a layout: per contract, the internal functions
 # in code order and the constructor's callees.
@@ -207,6 +211,38 @@ def search(
     return found
 
 
+def search_if_reordered(
+    compiler_version: str,
+    input_json: CompilerInput,
+    file: str,
+    name: str,
+    compiled: Compiled,
+    runtime_on_chain: bytes,
+    creation_input: bytes | None = None,
+    *,
+    cache: CompileCache | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    max_orders: int = MAX_ORDERS,
+) -> SeedSearch | None:
+    """`search` for the deployment, when this Vyper follows the hash seed and the deployment is
+    `compiled`'s instructions in another order; None otherwise (the verifier's and the diagnosis' one test)."""
+    if not (follows_hash_seed(compiler_version) and in_another_order(compiled, runtime_on_chain, creation_input)):
+        return None
+    started = time.perf_counter()
+    reproduces = reproducing(runtime_on_chain, creation_input)
+    found = search(
+        compiler_version, input_json, file, name, reproduces, cache=cache, timeout=timeout, max_orders=max_orders
+    )
+    logger.info(
+        "contract_verify: %d internal-function orders compiled in %.1f s (%d codes), %s",
+        len(found.codes),
+        time.perf_counter() - started,
+        found.distinct,
+        f"{found.order} reproduced it" if found.order is not None else "none reproduced it",
+    )
+    return found
+
+
 def evm_of(output: CompilerOutput | None, file: str, name: str) -> EvmOutput | None:
     """The evm output of `file`'s contract `name` in a compiler's output, if it has one."""
     return ((((output or {}).get("contracts") or {}).get(file) or {}).get(name) or {}).get("evm")
@@ -221,8 +257,7 @@ def in_another_order(compiled: Compiled, runtime_on_chain: bytes, creation_input
         return reordered(compiled.runtime, runtime_on_chain[: len(compiled.runtime)])
     if not creation_input:
         return False
-    chain_init = creation_input[: len(compiled.creation)]
-    return reordered(compiled.creation, chain_init)
+    return reordered(compiled.creation, creation_input[: len(compiled.creation)])
 
 
 def reproducing(runtime_on_chain: bytes, creation_input: bytes | None = None) -> Callable[[EvmOutput], bool]:
@@ -234,9 +269,7 @@ def reproducing(runtime_on_chain: bytes, creation_input: bytes | None = None) ->
             return False
         if not creation_input:
             return True
-        return bc.compare(
-            compiled.creation, creation_input[: len(compiled.creation)], link_references=compiled.creation_links
-        ).matches
+        return compiled.compare_creation(creation_input).matches
 
     return reproduces
 

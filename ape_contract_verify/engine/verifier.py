@@ -8,7 +8,6 @@ setting that differs `diagnose`'s; this module turns a request into compiler inp
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -20,6 +19,7 @@ from ape_contract_verify.engine.compare import (
     Failure,
     FailureKind,
     compare,
+    compare_blueprint,
     constructor_inputs,
 )
 from ape_contract_verify.engine.compilers import (
@@ -30,13 +30,11 @@ from ape_contract_verify.engine.compilers import (
     EvmOutput,
     InvalidCompilerVersion,
     compile_input,
-    follows_hash_seed,
     parse_compiler_version,
     single_file_input,
     with_output_selection,
 )
 from ape_contract_verify.engine.diagnose import DEFAULT_COMPILES, diagnose
-from ape_contract_verify.engine.seed_search import SeedSearch, in_another_order, reproducing
 from ape_contract_verify.evm.abi import abi_type
 from ape_contract_verify.evm.bytecode import split_constructor_args
 from ape_contract_verify.evm.reads import ChainError, ChainReader, Creation, attempts_of
@@ -253,8 +251,6 @@ class Verifier:
                 # links are placeholders of the same length: the input past the code is the arguments
                 submitted_args = split_constructor_args(creation.input, result.recompiled_creation)
         if declared is not None:  # a blueprint: its body is the creation code, no setting searched for
-            from ape_contract_verify.engine.blueprint_compare import compare_blueprint
-
             matched = compare_blueprint(
                 Compiled.from_evm(evm, prepared.language),
                 declared,
@@ -361,40 +357,27 @@ class Verifier:
         compiles: int,
     ) -> None:
         request = prepared.request
-        searched: SeedSearch | None = None
         creation_input = bytes(creation.input) if creation is not None else None
-        if (
-            prepared.language == "vyper"
-            and follows_hash_seed(request.compiler_version)
-            and in_another_order(Compiled.from_evm(evm, "vyper"), runtime_on_chain, creation_input)
-        ):  # the deployment is this compile's instructions in another order: search the orders
-            started = time.perf_counter()
-            searched = seed_search.search(
-                request.compiler_version,
-                prepared.input_json,
-                prepared.file,
-                prepared.name,
-                reproducing(runtime_on_chain, creation_input),
-                cache=self.cache,
-                timeout=self.compile_timeout,
-                max_orders=self.callee_orders,
-            )
-            logger.info(
-                "contract_verify: %s: %d internal-function orders compiled in %.1f s (%d codes), %s",
-                request.address,
-                len(searched.codes),
-                time.perf_counter() - started,
-                searched.distinct,
-                f"{searched.name} reproduced it" if searched.order is not None else "none reproduced it",
-            )
-            if searched.evm is not None:
-                evm = searched.evm
-                result.hash_seed, result.reason = searched.name, searched.note()
-                result.recompiled_creation = _code_hex(evm, "bytecode")
-                result.recompiled_runtime = _code_hex(evm, "deployedBytecode")
+        searched = prepared.language == "vyper" and seed_search.search_if_reordered(
+            request.compiler_version,
+            prepared.input_json,
+            prepared.file,
+            prepared.name,
+            Compiled.from_evm(evm, "vyper"),
+            runtime_on_chain,
+            creation_input,
+            cache=self.cache,
+            timeout=self.compile_timeout,
+            max_orders=self.callee_orders,
+        )
+        if searched and searched.evm is not None:  # the deployment is this compile's instructions in another order
+            evm = searched.evm
+            result.hash_seed, result.reason = searched.order, searched.note()
+            result.recompiled_creation = _code_hex(evm, "bytecode")
+            result.recompiled_runtime = _code_hex(evm, "deployedBytecode")
 
         def explain() -> tuple[str, str]:
-            if searched is not None and searched.order is None:  # the order differs, and no order tried gave it
+            if searched and searched.order is None:  # the order differs, and no order tried gave it
                 return "hash seed", searched.reason()
             return diagnose(
                 request.compiler_version,
