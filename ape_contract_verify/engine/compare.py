@@ -138,9 +138,12 @@ def compare(
     submitted_args: str,
     abi: Sequence[AbiEntry],
     diagnose: Callable[[], tuple[str, str]],
+    args_from_chain: bool = False,
 ) -> Matched:
     """`Matched`, or `Failure` saying what differs. `diagnose()` -> (setting, text) is called only
-    when the code differs for no reason found here.
+    when the code differs for no reason found here. `args_from_chain`: the creation's input past the
+    code is taken as the constructor arguments (Sourcify's submissions carry none), which must then
+    be an ABI encoding of the constructor's inputs.
 
     `creation=None` compares the runtime code alone and takes the submitted constructor arguments
     as they are: the pre-check on a node without traces cannot see a factory's CREATE, while the
@@ -149,8 +152,10 @@ def compare(
     creation_cmp = None
     deployed_args = submitted_args
     if creation is not None:
+        # links are placeholders of the same length: the input past the code is the arguments
         deployed_args = bc.split_constructor_args(creation_input, compiled.creation)
         creation_cmp = compiled.compare_creation(creation_input)
+        submitted_args = deployed_args if args_from_chain else submitted_args
     runtime_cmp = compiled.compare_runtime(runtime_on_chain)
     version_reason = compiler_version_difference(compiler_version, runtime_on_chain, creation_input)
 
@@ -203,6 +208,8 @@ def compare(
             FailureKind.CONSTRUCTOR_ARGUMENTS,
             f"{Texts.CHECK_CONSTRUCTOR_ARGUMENTS} {constructor_arguments_reason(submitted_args, deployed_args, abi)}",
         )
+    if args_from_chain and creation is not None and (deployed_args or constructor_inputs(abi)):
+        _check_encoding(deployed_args, abi, creation.tx_hash)
     full = runtime_cmp.match == "full" and (creation_cmp is None or creation_cmp.match == "full")
     return Matched("full" if full else "partial", {**by_settings, **found}, deployed_args)
 
@@ -244,6 +251,33 @@ def compare_blueprint(
             f"{constructor_arguments_reason(submitted_args, deployed_args, abi)}",
         )
     return Matched("full" if cmp.match == "full" else "partial", {}, deployed_args)
+
+
+def _check_encoding(args: str, abi: Sequence[AbiEntry], tx_hash: str) -> None:
+    """Arguments taken from the chain must be what the constructor's ABI encoding produces: the
+    bytes after the code decode as its inputs and encode back to the same bytes. Otherwise no
+    call of this source's constructor could have sent them (wrong contract, or a hand-made input)."""
+    inputs = constructor_inputs(abi)
+    where = f"the creation transaction {tx_hash} carries {len(args) // 2} bytes after the code"
+    if not inputs:  # and there are bytes after the code
+        raise Failure(
+            FailureKind.CONSTRUCTOR_ARGUMENTS,
+            f"{Texts.CHECK_CONSTRUCTOR_ARGUMENTS} The constructor takes no arguments, but {where}",
+        )
+    from eth_abi.abi import decode, encode
+
+    types = [abi_type(item) for item in inputs]
+    signature = f"constructor({','.join(types)})"
+    try:
+        same = encode(types, decode(types, bytes.fromhex(args))).hex() == args
+    except Exception:
+        same = False
+    if not same:
+        raise Failure(
+            FailureKind.CONSTRUCTOR_ARGUMENTS,
+            f"{Texts.CHECK_CONSTRUCTOR_ARGUMENTS} Constructor arguments are not an ABI encoding of "
+            f"{signature}: {where}, which do not decode as its inputs and encode back the same",
+        )
 
 
 def _libraries_on_chain(

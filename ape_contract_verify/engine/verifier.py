@@ -8,19 +8,16 @@ setting that differs `diagnose`'s; this module turns a request into compiler inp
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from ape_contract_verify.engine import seed_search
 from ape_contract_verify.engine.compare import (
-    AbiEntry,
     Compiled,
     Failure,
     FailureKind,
     compare,
     compare_blueprint,
-    constructor_inputs,
 )
 from ape_contract_verify.engine.compilers import (
     DEFAULT_TIMEOUT,
@@ -35,9 +32,7 @@ from ape_contract_verify.engine.compilers import (
     with_output_selection,
 )
 from ape_contract_verify.engine.diagnose import DEFAULT_COMPILES, diagnose
-from ape_contract_verify.evm.abi import abi_type
-from ape_contract_verify.evm.bytecode import split_constructor_args
-from ape_contract_verify.evm.reads import ChainError, ChainReader, Creation, attempts_of
+from ape_contract_verify.evm.reads import ChainError, ChainReader, attempts_of
 from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.logs import get_logger
@@ -247,9 +242,6 @@ class Verifier:
                     f"that created it is {creation.tx_hash}; send that one (its constructor arguments are the "
                     "deployment's), or leave creationTransactionHash out",
                 )
-            if args_from_creation and declared is None:
-                # links are placeholders of the same length: the input past the code is the arguments
-                submitted_args = split_constructor_args(creation.input, result.recompiled_creation)
         if declared is not None:  # a blueprint: its body is the creation code, no setting searched for
             matched = compare_blueprint(
                 Compiled.from_evm(evm, prepared.language),
@@ -262,101 +254,6 @@ class Verifier:
             result.constructor_arguments = matched.constructor_arguments
             result.verified, result.match, result.blueprint = True, matched.match, True
             return
-        self._compare(prepared, evm, creation, runtime_on_chain, submitted_args, result, compiles)
-        if args_from_creation and creation is not None and (submitted_args or constructor_inputs(result.abi)):
-            _check_encoding(submitted_args, result.abi, creation.tx_hash)  # after the code matched
-
-    def _prepare(self, request: VerificationRequest) -> _Prepared:
-        fmt = request.format_text
-        if fmt != CodeFormat.SINGLE_FILE.value:  # the form's rule: a JSON input's compiler is its format's
-            try:
-                compiler_language(request.compiler_version, fmt)
-            except InvalidRequest as err:
-                raise Failure(FailureKind.INVALID_INPUT, f"{Texts.INVALID_COMPILER_VERSION}: {err}") from None
-        try:
-            version = parse_compiler_version(
-                request.compiler_version, "vyper" if fmt == CodeFormat.VYPER_JSON.value else None
-            )
-        except CompilerError as err:
-            raise Failure(FailureKind.INVALID_INPUT, _compiler_reason(err, "solidity")) from err
-        if fmt == CodeFormat.SINGLE_FILE.value:
-            if version.language != "solidity":
-                raise Failure(
-                    FailureKind.INVALID_INPUT,
-                    "solidity-single-file needs a Solidity compilerversion such as v0.8.26+commit.8a97fa7a",
-                )
-            name = request.bare_name
-            file = f"{name}.sol"
-            declared = _declared_names(file, request.source_code, "solidity")
-            if name not in declared:
-                found = ", ".join(declared) or "none"
-                raise Failure(
-                    FailureKind.CONTRACT_NAME,
-                    UNABLE_TO_LOCATE_NAME.format(name=name) + f" The source declares: {found}",
-                )
-            input_json = single_file_input(
-                request.source_code,
-                file_name=file,
-                optimizer=request.optimization_used,
-                runs=request.runs,
-                evm_version=request.evm_version,
-                via_ir=request.via_ir,
-                libraries=request.libraries or None,
-            )
-            return _Prepared(request, input_json, file, name, "solidity")
-        if fmt not in (CodeFormat.STANDARD_JSON.value, CodeFormat.VYPER_JSON.value):
-            raise Failure(
-                FailureKind.INVALID_INPUT,
-                f"codeformat {fmt!r} is not supported; use solidity-single-file, solidity-standard-json-input or vyper-json",
-            )
-        input_json = parse_json_input(request.source_code, fmt)
-        language = "vyper" if fmt == CodeFormat.VYPER_JSON.value else "solidity"
-        input_json.setdefault("language", "Vyper" if language == "vyper" else "Solidity")
-        sources = input_json["sources"]
-        file, _, name = request.contract_name.rpartition(":")
-        if not file:  # a bare name: find the one source that declares it
-            file = self._file_declaring(sources, name, language)
-        if file not in sources:
-            raise Failure(
-                FailureKind.CONTRACT_NAME,
-                UNABLE_TO_LOCATE_NAME.format(name=request.contract_name)
-                + f" The input has no source unit {file!r}; use path:Name with one of: {', '.join(sorted(sources)[:10])}",
-            )
-        prepared = _Prepared(request, input_json, file, name, language)
-        if name not in _declared_names(file, sources[file].get("content", ""), language):
-            raise Failure(FailureKind.CONTRACT_NAME, self._name_reason(prepared))  # no compile needed
-        return prepared
-
-    def _file_declaring(self, sources: dict[str, SourceUnit], name: str, language: str) -> str:
-        matches = [
-            path for path, src in sources.items() if name in _declared_names(path, src.get("content", ""), language)
-        ]
-        if len(matches) == 1:
-            return matches[0]
-        where = f"it is declared in {', '.join(sorted(matches)[:5])}" if matches else "no source declares it"
-        raise Failure(
-            FailureKind.CONTRACT_NAME,
-            UNABLE_TO_LOCATE_NAME.format(name=name)
-            + f" {where}; use path/File.sol:{name} (the source unit name in the input)",
-        )
-
-    def _name_reason(self, prepared: _Prepared) -> str:
-        content = prepared.input_json["sources"][prepared.file].get("content", "")
-        found = _declared_names(prepared.file, content, prepared.language)
-        hint = f" {prepared.file} declares: {', '.join(found)}" if found else ""
-        return UNABLE_TO_LOCATE_NAME.format(name=prepared.name) + hint
-
-    def _compare(
-        self,
-        prepared: _Prepared,
-        evm: EvmOutput,
-        creation: Creation | None,
-        runtime_on_chain: bytes,
-        submitted_args: str,
-        result: VerificationResult,
-        compiles: int,
-    ) -> None:
-        request = prepared.request
         creation_input = bytes(creation.input) if creation is not None else None
         searched = prepared.language == "vyper" and seed_search.search_if_reordered(
             request.compiler_version,
@@ -401,6 +298,7 @@ class Verifier:
             submitted_args=submitted_args,
             abi=result.abi,
             diagnose=explain,
+            args_from_chain=args_from_creation,
         )
         result.libraries = matched.libraries
         result.constructor_arguments = matched.constructor_arguments
@@ -411,39 +309,80 @@ class Verifier:
                 "settings); the code is identical" + (f"; {result.reason}" if result.reason else "")
             )
 
+    def _prepare(self, request: VerificationRequest) -> _Prepared:
+        fmt = request.format_text
+        if fmt != CodeFormat.SINGLE_FILE.value:  # the form's rule: a JSON input's compiler is its format's
+            try:
+                compiler_language(request.compiler_version, fmt)
+            except InvalidRequest as err:
+                raise Failure(FailureKind.INVALID_INPUT, f"{Texts.INVALID_COMPILER_VERSION}: {err}") from None
+        try:
+            version = parse_compiler_version(
+                request.compiler_version, "vyper" if fmt == CodeFormat.VYPER_JSON.value else None
+            )
+        except CompilerError as err:
+            raise Failure(FailureKind.INVALID_INPUT, _compiler_reason(err, "solidity")) from err
+        if fmt == CodeFormat.SINGLE_FILE.value:
+            if version.language != "solidity":
+                raise Failure(
+                    FailureKind.INVALID_INPUT,
+                    "solidity-single-file needs a Solidity compilerversion such as v0.8.26+commit.8a97fa7a",
+                )
+            name = request.bare_name
+            file, language = f"{name}.sol", "solidity"
+            input_json = single_file_input(
+                request.source_code,
+                file_name=file,
+                optimizer=request.optimization_used,
+                runs=request.runs,
+                evm_version=request.evm_version,
+                via_ir=request.via_ir,
+                libraries=request.libraries or None,
+            )
+        elif fmt in (CodeFormat.STANDARD_JSON.value, CodeFormat.VYPER_JSON.value):
+            input_json = parse_json_input(request.source_code, fmt)
+            language = "vyper" if fmt == CodeFormat.VYPER_JSON.value else "solidity"
+            input_json.setdefault("language", language.capitalize())
+            sources = input_json["sources"]
+            file, _, name = request.contract_name.rpartition(":")
+            if not file:  # a bare name: find the one source that declares it
+                found = [path for path, src in sources.items() if name in _declared(path, src, language)]
+                where = f"it is declared in {', '.join(sorted(found)[:5])}" if found else "no source declares it"
+                if len(found) != 1:
+                    raise Failure(
+                        FailureKind.CONTRACT_NAME,
+                        UNABLE_TO_LOCATE_NAME.format(name=name)
+                        + f" {where}; use path/File.sol:{name} (the source unit name in the input)",
+                    )
+                file = found[0]
+            if file not in sources:
+                raise Failure(
+                    FailureKind.CONTRACT_NAME,
+                    UNABLE_TO_LOCATE_NAME.format(name=request.contract_name)
+                    + f" The input has no source unit {file!r}; use path:Name with one of: {', '.join(sorted(sources)[:10])}",
+                )
+        else:
+            raise Failure(
+                FailureKind.INVALID_INPUT,
+                f"codeformat {fmt!r} is not supported; use solidity-single-file, solidity-standard-json-input or vyper-json",
+            )
+        prepared = _Prepared(request, input_json, file, name, language)
+        if name not in _declared(file, input_json["sources"][file], language):
+            raise Failure(FailureKind.CONTRACT_NAME, self._name_reason(prepared))  # no compile needed
+        return prepared
+
+    def _name_reason(self, prepared: _Prepared) -> str:
+        found = _declared(prepared.file, prepared.input_json["sources"][prepared.file], prepared.language)
+        single = prepared.request.format_text == CodeFormat.SINGLE_FILE.value
+        where = "The source" if single else prepared.file
+        return UNABLE_TO_LOCATE_NAME.format(name=prepared.name) + f" {where} declares: {', '.join(found) or 'none'}"
+
 
 # --- helpers ----------------------------------------------------------------------------------
 
 
 def _code_hex(evm: EvmOutput, which: Literal["bytecode", "deployedBytecode"]) -> str:
     return str((evm.get(which) or {}).get("object") or "").removeprefix("0x")
-
-
-def _check_encoding(args: str, abi: Sequence[AbiEntry], tx_hash: str) -> None:
-    """Arguments taken from the chain must be what the constructor's ABI encoding produces: the
-    bytes after the code decode as its inputs and encode back to the same bytes. Otherwise no
-    call of this source's constructor could have sent them (wrong contract, or a hand-made input)."""
-    inputs = constructor_inputs(abi)
-    where = f"the creation transaction {tx_hash} carries {len(args) // 2} bytes after the code"
-    if not inputs:  # and there are bytes after the code
-        raise Failure(
-            FailureKind.CONSTRUCTOR_ARGUMENTS,
-            f"{Texts.CHECK_CONSTRUCTOR_ARGUMENTS} The constructor takes no arguments, but {where}",
-        )
-    from eth_abi.abi import decode, encode
-
-    types = [abi_type(item) for item in inputs]
-    signature = f"constructor({','.join(types)})"
-    try:
-        same = encode(types, decode(types, bytes.fromhex(args))).hex() == args
-    except Exception:
-        same = False
-    if not same:
-        raise Failure(
-            FailureKind.CONSTRUCTOR_ARGUMENTS,
-            f"{Texts.CHECK_CONSTRUCTOR_ARGUMENTS} Constructor arguments are not an ABI encoding of "
-            f"{signature}: {where}, which do not decode as its inputs and encode back the same",
-        )
 
 
 def _compiler_reason(err: CompilerError, language: str) -> str:
@@ -470,10 +409,12 @@ def parse_json_input(text: str, code_format: str = CodeFormat.STANDARD_JSON.valu
         raise Failure(FailureKind.INVALID_INPUT, f"{err.param} {err.problem}; {err.fix}") from None
 
 
-def _declared_names(path: str, content: str, language: str) -> list[str]:
+def _declared(path: str, source: SourceUnit, language: str) -> list[str]:
+    """The contracts a source unit declares (a Vyper file is its one contract, named by the file)."""
     if language == "vyper":
         return [path.rsplit("/", 1)[-1].rsplit(".", 1)[0]]
-    return list(dict.fromkeys(_DECLARATION.findall(re.sub(r"//[^\n]*|/\*.*?\*/", "", content, flags=re.S))))
+    content = re.sub(r"//[^\n]*|/\*.*?\*/", "", source.get("content", ""), flags=re.S)
+    return list(dict.fromkeys(_DECLARATION.findall(content)))
 
 
 def _fill_settings(result: VerificationResult, settings: CompilerSettings, language: str) -> None:
