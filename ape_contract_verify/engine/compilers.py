@@ -22,6 +22,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, TypeAlias, TypedDict, cast
 
@@ -745,6 +746,32 @@ class CompileCache:
             self._memory[key] = output
             while len(self._memory) > self.max_entries:
                 self._memory.pop(next(iter(self._memory)))
+
+
+@dataclass(frozen=True)
+class ContractInput:
+    """One contract of a compile input (`file`'s `name`, in `language`) and how it is compiled: by
+    which compiler, through which cache, within which timeout. What the verifier hands the diagnosis
+    and the order search."""
+
+    compiler_version: str
+    input_json: CompilerInput
+    file: str
+    name: str
+    language: str = "solidity"
+    cache: CompileCache | None = None
+    timeout: float = DEFAULT_TIMEOUT
+
+    def with_input(self, input_json: CompilerInput) -> ContractInput:
+        return replace(self, input_json=input_json)
+
+    def selected(self) -> CompilerInput:
+        """The input asking only for what verification needs of this contract."""
+        return with_output_selection(self.input_json, self.file, self.name)
+
+    def output_of(self, output: CompilerOutput | None) -> ContractOutput:
+        """This contract's part of a compile's output ({} when it has none)."""
+        return (((output or {}).get("contracts") or {}).get(self.file) or {}).get(self.name) or {}
 
 
 def compile_input(

@@ -12,14 +12,8 @@ from __future__ import annotations
 
 from ape_contract_verify.engine import vyper_settings
 from ape_contract_verify.engine.compare import Compiled
-from ape_contract_verify.engine.compilers import (
-    DEFAULT_TIMEOUT,
-    CompileCache,
-    CompilerError,
-    compile_input,
-    with_output_selection,
-)
-from ape_contract_verify.engine.seed_search import evm_of, search_if_reordered
+from ape_contract_verify.engine.compilers import CompilerError, ContractInput, compile_input
+from ape_contract_verify.engine.seed_search import search_if_reordered
 from ape_contract_verify.protocol.inputs import CompilerInput, CompilerSettings
 
 DEFAULT_COMPILES = 8
@@ -110,40 +104,29 @@ def variations(
 
 
 def diagnose(
-    compiler_version: str,
-    input_json: CompilerInput,
-    file: str,
-    name: str,
-    language: str,
-    runtime_on_chain: bytes,
-    *,
-    single_file: bool = False,
-    compiles: int = DEFAULT_COMPILES,
-    cache: CompileCache | None = None,
-    timeout: float = DEFAULT_TIMEOUT,
+    job: ContractInput, runtime_on_chain: bytes, *, single_file: bool = False, compiles: int = DEFAULT_COMPILES
 ) -> tuple[str, str]:
     """(setting, text): the one setting whose change reproduces `runtime_on_chain`, or "source"."""
-    hint = vyper_hint(compiler_version) if language == "vyper" else SETTINGS_HINT
+    version, language = job.compiler_version, job.language
+    hint = vyper_hint(version) if language == "vyper" else SETTINGS_HINT
     if compiles <= 0:
         return "source", f"{hint}."
     tried = []
-    for setting, label, variant in variations(input_json, file, language, single_file, compiler_version)[:compiles]:
+    for setting, label, variant in variations(job.input_json, job.file, language, single_file, version)[:compiles]:
         tried.append(label)
+        trial = job.with_input(variant)
         try:
-            selected = with_output_selection(variant, file, name)
-            output = compile_input(compiler_version, selected, cache=cache, timeout=timeout)
+            output = compile_input(version, trial.selected(), cache=job.cache, timeout=job.timeout)
         except CompilerError:
             continue
-        evm = evm_of(output, file, name) or {}
+        evm = trial.output_of(output).get("evm") or {}
         if not (evm.get("deployedBytecode") or {}).get("object"):
             continue
         compiled = Compiled.from_evm(evm, language)
         if compiled.compare_runtime(runtime_on_chain).matches:
             return setting, f"the deployed code was compiled with {label}: resubmit with that setting."
         # A setting that gives the deployed instructions in another order: only the order can tell.
-        found = language == "vyper" and search_if_reordered(
-            compiler_version, variant, file, name, compiled, runtime_on_chain, cache=cache, timeout=timeout
-        )
+        found = language == "vyper" and search_if_reordered(trial, compiled, runtime_on_chain)
         if found and found.order is not None:
             return setting, (
                 f"the deployed code was compiled with {label} (vyper {found.version}'s code follows the hash "

@@ -24,19 +24,16 @@ from typing import TypeAlias
 
 from ape_contract_verify.engine.compare import Compiled
 from ape_contract_verify.engine.compilers import (
-    DEFAULT_TIMEOUT,
     CalleeReport,
-    CompileCache,
     CompilerError,
     CompilerOutput,
+    ContractInput,
     EvmOutput,
     compile_vyper_json,
     follows_hash_seed,
     parse_compiler_version,
-    with_output_selection,
 )
 from ape_contract_verify.logs import get_logger
-from ape_contract_verify.protocol.inputs import CompilerInput
 
 logger = get_logger()
 
@@ -163,27 +160,17 @@ def _ways(contracts: CalleeReport) -> Iterator[CalleeOrder]:
             yield order
 
 
-def search(
-    compiler_version: str,
-    input_json: CompilerInput,
-    file: str,
-    name: str,
-    reproduces: Callable[[EvmOutput], bool],
-    *,
-    cache: CompileCache | None = None,
-    timeout: float = DEFAULT_TIMEOUT,
-    max_orders: int = MAX_ORDERS,
-) -> SeedSearch:
-    """Compile `input_json` in each distinct internal-function order (at most `max_orders`) until
-    one reproduces the deployment (`reproduces(evm)`)."""
-    selected = with_output_selection(input_json, file, name)
-    found = SeedSearch(compiler_version)
+def search(job: ContractInput, reproduces: Callable[[EvmOutput], bool], *, max_orders: int = MAX_ORDERS) -> SeedSearch:
+    """Compile `job` in each distinct internal-function order (at most `max_orders`) until one
+    reproduces the deployment (`reproduces(evm)`)."""
+    selected = job.selected()
+    found = SeedSearch(job.compiler_version)
 
     def compile_in(order: CalleeOrder) -> CompilerOutput | None:
-        run = functools.partial(compile_vyper_json, compiler_version, selected, timeout, callee_order=order)
-        key = f"{compiler_version}#callees={json.dumps(order, sort_keys=True)}"
+        run = functools.partial(compile_vyper_json, job.compiler_version, selected, job.timeout, callee_order=order)
+        key = f"{job.compiler_version}#callees={json.dumps(order, sort_keys=True)}"
         try:
-            return run() if cache is None else cache.get_or_compile(key, selected, run)
+            return run() if job.cache is None else job.cache.get_or_compile(key, selected, run)
         except CompilerError:
             return None
 
@@ -199,7 +186,7 @@ def search(
                 break
             outputs = pool.map(compile_in, [order for _, order in batch]) if number else [first]
             for (laid, _), output in zip(batch, outputs):
-                evm = evm_of(output, file, name)
+                evm = job.output_of(output).get("evm")
                 if evm:
                     code = [
                         (evm.get("bytecode") or {}).get("object"),
@@ -212,27 +199,19 @@ def search(
 
 
 def search_if_reordered(
-    compiler_version: str,
-    input_json: CompilerInput,
-    file: str,
-    name: str,
+    job: ContractInput,
     compiled: Compiled,
     runtime_on_chain: bytes,
     creation_input: bytes | None = None,
     *,
-    cache: CompileCache | None = None,
-    timeout: float = DEFAULT_TIMEOUT,
     max_orders: int = MAX_ORDERS,
 ) -> SeedSearch | None:
     """`search` for the deployment, when this Vyper follows the hash seed and the deployment is
     `compiled`'s instructions in another order; None otherwise (the verifier's and the diagnosis' one test)."""
-    if not (follows_hash_seed(compiler_version) and in_another_order(compiled, runtime_on_chain, creation_input)):
+    if not (follows_hash_seed(job.compiler_version) and in_another_order(compiled, runtime_on_chain, creation_input)):
         return None
     started = time.perf_counter()
-    reproduces = reproducing(runtime_on_chain, creation_input)
-    found = search(
-        compiler_version, input_json, file, name, reproduces, cache=cache, timeout=timeout, max_orders=max_orders
-    )
+    found = search(job, reproducing(runtime_on_chain, creation_input), max_orders=max_orders)
     logger.info(
         "contract_verify: %d internal-function orders compiled in %.1f s (%d codes), %s",
         len(found.codes),
@@ -241,11 +220,6 @@ def search_if_reordered(
         f"{found.order} reproduced it" if found.order is not None else "none reproduced it",
     )
     return found
-
-
-def evm_of(output: CompilerOutput | None, file: str, name: str) -> EvmOutput | None:
-    """The evm output of `file`'s contract `name` in a compiler's output, if it has one."""
-    return ((((output or {}).get("contracts") or {}).get(file) or {}).get(name) or {}).get("evm")
 
 
 def in_another_order(compiled: Compiled, runtime_on_chain: bytes, creation_input: bytes | None = None) -> bool:

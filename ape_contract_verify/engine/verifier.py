@@ -24,26 +24,23 @@ from ape_contract_verify.engine.compilers import (
     CompileCache,
     CompilerError,
     CompilerNotInstalled,
+    ContractInput,
     EvmOutput,
     InvalidCompilerVersion,
     compile_input,
     parse_compiler_version,
     single_file_input,
-    with_output_selection,
 )
 from ape_contract_verify.engine.diagnose import DEFAULT_COMPILES, diagnose
 from ape_contract_verify.evm.reads import ChainError, ChainReader, attempts_of
 from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.json_types import JsonObject
-from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol import inputs as protocol_inputs
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.protocol.forms import compiler_language
 from ape_contract_verify.protocol.inputs import CompilerInput, CompilerSettings, SourceUnit
 from ape_contract_verify.protocol.values import ADDRESS, HEX, strip_0x
 from ape_contract_verify.request import CodeFormat, VerificationRequest
-
-logger = get_logger()
 
 __all__ = ["FailureKind", "VerificationResult", "Verifier", "parse_json_input"]
 
@@ -98,15 +95,6 @@ class VerificationResult:
         if self.failure == FailureKind.NO_CODE:
             return Texts.UNABLE_TO_LOCATE.format(address=self.address)
         return f"{Texts.FAIL}. {self.reason}"
-
-
-@dataclass
-class _Prepared:
-    request: VerificationRequest
-    input_json: CompilerInput
-    file: str
-    name: str
-    language: str
 
 
 class Verifier:
@@ -181,28 +169,28 @@ class Verifier:
         result.onchain_runtime = runtime_on_chain.hex()
         submitted_args = _clean_hex(request.constructor_arguments, "constructorArguements")
 
-        prepared = self._prepare(request)
-        result.sources = {path: src.get("content", "") for path, src in prepared.input_json.get("sources", {}).items()}
-        result.settings = prepared.input_json.get("settings", {}).copy()
+        job = self._prepare(request)
+        result.sources = {path: src.get("content", "") for path, src in job.input_json.get("sources", {}).items()}
+        result.settings = job.input_json.get("settings", {}).copy()
         result.settings.pop("outputSelection", None)
-        _fill_settings(result, result.settings, prepared.language)
+        _fill_settings(result, result.settings, job.language)
         if result.license_type is None:
             from ape_contract_verify.protocol.licenses import code_from_source
 
-            result.license_type = code_from_source(result.sources.get(prepared.file, ""))
+            result.license_type = code_from_source(result.sources.get(job.file, ""))
 
         try:
             output = compile_input(
                 request.compiler_version,
-                with_output_selection(prepared.input_json, prepared.file, prepared.name),
+                job.selected(),
                 timeout=self.compile_timeout,
                 cache=self.cache,
             )
         except CompilerError as err:
-            raise Failure(FailureKind.COMPILER, _compiler_reason(err, prepared.language)) from err
-        contract = ((output.get("contracts") or {}).get(prepared.file) or {}).get(prepared.name)
+            raise Failure(FailureKind.COMPILER, _compiler_reason(err, job.language)) from err
+        contract = job.output_of(output)
         if not contract:
-            raise Failure(FailureKind.CONTRACT_NAME, self._name_reason(prepared))
+            raise Failure(FailureKind.CONTRACT_NAME, self._name_reason(job, request))
         result.abi = contract.get("abi") or []
         result.metadata = contract.get("metadata") or ""
         evm = contract.get("evm") or {}
@@ -211,7 +199,7 @@ class Verifier:
         if not result.recompiled_creation:
             raise Failure(
                 FailureKind.CONTRACT_NAME,
-                f"{prepared.name} has no bytecode (an interface or abstract contract); submit a deployable contract",
+                f"{job.name} has no bytecode (an interface or abstract contract); submit a deployable contract",
             )
 
         from ape_contract_verify.evm import blueprint
@@ -244,7 +232,7 @@ class Verifier:
                 )
         if declared is not None:  # a blueprint: its body is the creation code, no setting searched for
             matched = compare_blueprint(
-                Compiled.from_evm(evm, prepared.language),
+                Compiled.from_evm(evm, job.language),
                 declared,
                 compiler_version=request.compiler_version,
                 submitted_args=submitted_args,
@@ -255,17 +243,8 @@ class Verifier:
             result.verified, result.match, result.blueprint = True, matched.match, True
             return
         creation_input = bytes(creation.input) if creation is not None else None
-        searched = prepared.language == "vyper" and seed_search.search_if_reordered(
-            request.compiler_version,
-            prepared.input_json,
-            prepared.file,
-            prepared.name,
-            Compiled.from_evm(evm, "vyper"),
-            runtime_on_chain,
-            creation_input,
-            cache=self.cache,
-            timeout=self.compile_timeout,
-            max_orders=self.callee_orders,
+        searched = job.language == "vyper" and seed_search.search_if_reordered(
+            job, Compiled.from_evm(evm, "vyper"), runtime_on_chain, creation_input, max_orders=self.callee_orders
         )
         if searched and searched.evm is not None:  # the deployment is this compile's instructions in another order
             evm = searched.evm
@@ -276,25 +255,15 @@ class Verifier:
         def explain() -> tuple[str, str]:
             if searched and searched.order is None:  # the order differs, and no order tried gave it
                 return "hash seed", searched.reason()
-            return diagnose(
-                request.compiler_version,
-                prepared.input_json,
-                prepared.file,
-                prepared.name,
-                prepared.language,
-                runtime_on_chain,
-                single_file=request.format_text == CodeFormat.SINGLE_FILE.value,
-                compiles=compiles,
-                cache=self.cache,
-                timeout=self.compile_timeout,
-            )
+            single_file = request.format_text == CodeFormat.SINGLE_FILE.value
+            return diagnose(job, runtime_on_chain, single_file=single_file, compiles=compiles)
 
         matched = compare(
-            Compiled.from_evm(evm, prepared.language),
+            Compiled.from_evm(evm, job.language),
             creation,
             runtime_on_chain,
             compiler_version=request.compiler_version,
-            libraries=_submitted_libraries(prepared),
+            libraries=_submitted_libraries(job, request),
             submitted_args=submitted_args,
             abi=result.abi,
             diagnose=explain,
@@ -309,7 +278,7 @@ class Verifier:
                 "settings); the code is identical" + (f"; {result.reason}" if result.reason else "")
             )
 
-    def _prepare(self, request: VerificationRequest) -> _Prepared:
+    def _prepare(self, request: VerificationRequest) -> ContractInput:
         fmt = request.format_text
         if fmt != CodeFormat.SINGLE_FILE.value:  # the form's rule: a JSON input's compiler is its format's
             try:
@@ -366,16 +335,17 @@ class Verifier:
                 FailureKind.INVALID_INPUT,
                 f"codeformat {fmt!r} is not supported; use solidity-single-file, solidity-standard-json-input or vyper-json",
             )
-        prepared = _Prepared(request, input_json, file, name, language)
+        job = ContractInput(
+            request.compiler_version, input_json, file, name, language, self.cache, self.compile_timeout
+        )
         if name not in _declared(file, input_json["sources"][file], language):
-            raise Failure(FailureKind.CONTRACT_NAME, self._name_reason(prepared))  # no compile needed
-        return prepared
+            raise Failure(FailureKind.CONTRACT_NAME, self._name_reason(job, request))  # no compile needed
+        return job
 
-    def _name_reason(self, prepared: _Prepared) -> str:
-        found = _declared(prepared.file, prepared.input_json["sources"][prepared.file], prepared.language)
-        single = prepared.request.format_text == CodeFormat.SINGLE_FILE.value
-        where = "The source" if single else prepared.file
-        return UNABLE_TO_LOCATE_NAME.format(name=prepared.name) + f" {where} declares: {', '.join(found) or 'none'}"
+    def _name_reason(self, job: ContractInput, request: VerificationRequest) -> str:
+        found = _declared(job.file, job.input_json["sources"][job.file], job.language)
+        where = "The source" if request.format_text == CodeFormat.SINGLE_FILE.value else job.file
+        return UNABLE_TO_LOCATE_NAME.format(name=job.name) + f" {where} declares: {', '.join(found) or 'none'}"
 
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -429,12 +399,12 @@ def _fill_settings(result: VerificationResult, settings: CompilerSettings, langu
     result.via_ir = bool(settings.get("viaIR", False))
 
 
-def _submitted_libraries(prepared: _Prepared) -> dict[str, str]:
+def _submitted_libraries(job: ContractInput, request: VerificationRequest) -> dict[str, str]:
     """Library name -> address from the form and from settings.libraries ({file: {name: addr}})."""
     libraries: dict[str, str] = {}
-    for per_file in (prepared.input_json.get("settings", {}).get("libraries") or {}).values():
+    for per_file in (job.input_json.get("settings", {}).get("libraries") or {}).values():
         if isinstance(per_file, dict):
             libraries.update({name: str(address) for name, address in per_file.items()})
-    for name, address in (prepared.request.libraries or {}).items():
+    for name, address in (request.libraries or {}).items():
         libraries[name.rsplit(":", 1)[-1]] = address
     return {name: address if address.startswith("0x") else "0x" + address for name, address in libraries.items()}

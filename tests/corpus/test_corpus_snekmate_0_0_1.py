@@ -8,7 +8,7 @@ the order search reproduces every code the seeds give (minutes of compiles, so h
 import pytest
 
 from ape_contract_verify.engine import seed_search
-from ape_contract_verify.engine.compilers import CompileCache
+from ape_contract_verify.engine.compilers import CompileCache, ContractInput
 from support import REPO
 from support.corpus import ProtocolChecks
 
@@ -74,9 +74,8 @@ def test_the_order_search_reproduces_every_code_vyper_0_3_7_gives_snekmate(file,
     assert len(codes) > 1, f"{name}: the seeds gave one code"
     cache = CompileCache()  # shared: each order compiled once over the searches
     for code in sorted(codes):
-        found = seed_search.search(
-            "vyper:0.3.7", sent, file, name, lambda evm: evm["deployedBytecode"]["object"] == code, cache=cache
-        )
+        job = ContractInput("vyper:0.3.7", sent, file, name, "vyper", cache)
+        found = seed_search.search(job, lambda evm: evm["deployedBytecode"]["object"] == code)
         assert found.order is not None and found.order.startswith("internal functions in the order _"), (
             name,
             len(found.codes),
@@ -84,4 +83,4 @@ def test_the_order_search_reproduces_every_code_vyper_0_3_7_gives_snekmate(file,
         assert found.evm["deployedBytecode"]["object"] == code
         print(f"{name}: {len(found.codes)} of {found.orders} orders compiled to reach a seed's code")
     # What no order gives, another source, is searched through and not found.
-    assert seed_search.search("vyper:0.3.7", sent, file, name, lambda evm: False, cache=cache).order is None
+    assert seed_search.search(ContractInput("vyper:0.3.7", sent, file, name, "vyper", cache), lambda evm: False).order is None
