@@ -189,25 +189,10 @@ def printed_version(command: list[str], language: Language) -> CompilerVersion |
 @functools.cache
 def _printed(command: tuple[str, ...], stamp: tuple[int, int], language: Language) -> CompilerVersion | None:
     try:
-        proc = subprocess.run(
-            [*command, "--version"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            stdin=subprocess.DEVNULL,
-            preexec_fn=sandbox.preexec(sandbox.limits_for(60)),
-        )
-    except (OSError, subprocess.TimeoutExpired, sandbox.CompileLimitError):
+        stdout, _, returncode = _run_bounded([*command, "--version"], "", 60, command[0], None, sandbox.limits_for(60))
+    except (CompilerFailed, sandbox.CompileLimitError):
         return None
-    return CompilerVersion.printed(proc.stdout, language) if proc.returncode == 0 else None
-
-
-def _executable_version(executable: Path) -> CompilerVersion:
-    """The version, with its commit, that a solc executable reports."""
-    printed = printed_version([str(executable)], "solidity")
-    if printed is None or printed.commit is None:
-        raise CompilerFailed(f"solc at {executable} did not answer --version with its version and commit")
-    return printed
+    return CompilerVersion.printed(stdout, language) if returncode == 0 else None
 
 
 def solc_executable(version: CompilerVersion) -> Path:
@@ -235,7 +220,9 @@ def solc_executable(version: CompilerVersion) -> Path:
                 f"Compiler {version.long} is not installed on this explorer (installed: {installed or 'none'}); "
                 f"submit one of those versions, or install it (set {INSTALL_ENV}=1 with internet access)"
             )
-    found = _executable_version(executable)
+    found = printed_version([str(executable)], "solidity")
+    if found is None or found.commit is None:
+        raise CompilerFailed(f"solc at {executable} did not answer --version with its version and commit")
     if found.number != version.number or (version.commit and not (found.commit or "").startswith(version.commit[:8])):
         raise CompilerNotInstalled(
             f"Compiler {version.long} is not installed: the solc-v{version.number} here is {found.long}"
@@ -355,10 +342,6 @@ def vyper_compilers() -> dict[str, list[str]]:
     return found
 
 
-def installed_vyper_versions() -> list[str]:
-    return sorted(vyper_compilers(), key=Version)
-
-
 def vyper_json_command(version: CompilerVersion) -> list[str]:
     """The vyper-json of exactly this version, or CompilerNotInstalled naming the installed ones."""
     compilers = vyper_compilers()
@@ -421,13 +404,12 @@ def _run_json(
     cwd: str,
     env: dict[str, str] | None = None,
 ) -> CompilerOutput:
-    try:
+    try:  # a bad bound is this compile's clear failure, not a crash
         limits = sandbox.limits_for(timeout)
-        sandbox.max_compiles()  # a bad setting is this compile's clear failure, not a crash
+        with sandbox.compile_slot():
+            stdout, stderr, returncode = _run_bounded(command, json.dumps(input_json), timeout, what, cwd, limits, env)
     except sandbox.CompileLimitError as err:
         raise CompilerFailed(f"{what} could not be started: {err}") from err
-    with sandbox.compile_slot():
-        stdout, stderr, returncode = _run_bounded(command, json.dumps(input_json), timeout, what, cwd, limits, env)
     if cpu := sandbox.cpu_reason(returncode, limits):
         raise CompilerFailed(f"{what} {cpu}")
     ended = (
@@ -453,7 +435,7 @@ def _run_bounded(
     stdin: str,
     timeout: float,
     what: str,
-    cwd: str,
+    cwd: str | None,
     limits: sandbox.Limits,
     env: dict[str, str] | None = None,
 ) -> tuple[str, str, int]:
