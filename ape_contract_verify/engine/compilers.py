@@ -530,11 +530,6 @@ def widened(input_json: CompilerInput) -> CompilerInput | None:
 def narrowed(output: CompilerOutput, input_json: CompilerInput, crash: str) -> CompilerOutput:
     """The wide compile's `output` cut to `input_json`'s selection, with the note saying why."""
     selection = input_json["settings"]["outputSelection"]
-    contracts: dict[str, dict[str, ContractOutput]] = {
-        file: kept
-        for file, per_file in (output.get("contracts") or {}).items()
-        if (kept := {name: c for name, c in per_file.items() if _selected(selection, file, name)})
-    }
     asked = ", ".join(
         f"{file}:{name}" for file, per_file in sorted(selection.items()) for name in sorted(_per_contract(per_file))
     )
@@ -542,7 +537,16 @@ def narrowed(output: CompilerOutput, input_json: CompilerInput, crash: str) -> C
         f"solc crashed with the output narrowed to {asked} ({crash[:200]}); "
         "compiled again with every contract selected, as a build does, and that output used"
     )
-    return {**output, "contracts": contracts, WIDENED: note}
+    return {**output, "contracts": _cut(output, selection), WIDENED: note}
+
+
+def _cut(output: CompilerOutput, selection: OutputSelection) -> dict[str, dict[str, ContractOutput]]:
+    """The contracts of `output` that `selection` selects, by file."""
+    return {
+        file: kept
+        for file, per_file in (output.get("contracts") or {}).items()
+        if (kept := {name: c for name, c in per_file.items() if _selected(selection, file, name)})
+    }
 
 
 def _per_contract(per_file: dict[str, list[str]] | list[str] | None) -> dict[str, list[str]]:
@@ -576,20 +580,14 @@ def selected_part(build: CompilerOutput, input_json: CompilerInput) -> CompilerO
     """What a compile of `input_json` selecting some contracts answers, taken from `build` (a compile
     of the same sources and settings); None when the build did not produce all of it."""
     asked = (input_json.get("settings") or {}).get("outputSelection") or {}
-    kept = set(build.get("buildOutputs", ()))
-    contracts: dict[str, dict[str, ContractOutput]] = {}
+    kept, contracts = set(build.get("buildOutputs", ())), _cut(build, asked)
     for file, by_contract in asked.items():
         if not isinstance(by_contract, dict):  # Vyper's form: no build is kept for it
             return None
-        files = build.get("contracts", {}) if file == "*" else {file: build.get("contracts", {}).get(file)}
+        found = [built for built_file, built in contracts.items() if file in ("*", built_file)]
         for name, outputs in by_contract.items():
-            if not set(outputs) <= kept:
+            if not set(outputs) <= kept or not found or (name != "*" and not any(name in c for c in found)):
                 return None
-            for found_file, built in files.items():
-                if not built or (name != "*" and name not in built):
-                    return None
-                chosen = built if name == "*" else {name: built[name]}
-                contracts.setdefault(found_file, {}).update(chosen)
     return {"contracts": contracts, "sources": build.get("sources", {}), "errors": build.get("errors", [])}
 
 
