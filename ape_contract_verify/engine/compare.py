@@ -86,16 +86,21 @@ class Compiled:
 
     @classmethod
     def from_evm(cls, evm: EvmOutput, language: str) -> Compiled:
-        creation = bc.to_bytes((evm.get("bytecode") or {}).get("object") or "")
-        deployed = evm.get("deployedBytecode") or {}
+        made, deployed = evm.get("bytecode") or {}, evm.get("deployedBytecode") or {}
+        creation = bc.to_bytes(made.get("object") or "")
         runtime = bc.to_bytes(deployed.get("object") or "")  # placeholders zeroed
+        trailing = 0
+        if language == "vyper":  # the size in the initcode's metadata (>= 0.3.10), else what its deploy
+            # sequence returns beyond the runtime (0.3.x has no such metadata)
+            layout = bc.vyper_layout(creation)
+            trailing = layout.immutable_size if layout else bc.vyper_deploy_immutables(creation, runtime) or 0
         return cls(
             creation=creation,
-            creation_links=(evm.get("bytecode") or {}).get("linkReferences") or {},
+            creation_links=made.get("linkReferences") or {},
             runtime=runtime,
             runtime_links=deployed.get("linkReferences") or {},
             immutables=deployed.get("immutableReferences") or {},
-            trailing=vyper_immutables_size(creation, runtime) if language == "vyper" else 0,
+            trailing=trailing,
         )
 
     def compare_creation(self, on_chain: bytes) -> bc.Comparison:
@@ -110,15 +115,6 @@ class Compiled:
             link_references=self.runtime_links,
             trailing_immutables=self.trailing,
         )
-
-
-def vyper_immutables_size(creation: bytes, runtime: bytes) -> int:
-    """What Vyper appends to the runtime on chain: the size in the initcode's metadata (>= 0.3.10),
-    else what its deploy sequence returns beyond the runtime (0.3.x has no such metadata)."""
-    layout = bc.vyper_layout(creation)
-    if layout:
-        return layout.immutable_size
-    return bc.vyper_deploy_immutables(creation, runtime) or 0
 
 
 @dataclass

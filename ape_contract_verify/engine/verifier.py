@@ -194,8 +194,7 @@ class Verifier:
         result.abi = contract.get("abi") or []
         result.metadata = contract.get("metadata") or ""
         evm = contract.get("evm") or {}
-        result.recompiled_creation = _code_hex(evm, "bytecode")
-        result.recompiled_runtime = _code_hex(evm, "deployedBytecode")
+        compiled = _recompiled(result, evm, job.language)
         if not result.recompiled_creation:
             raise Failure(
                 FailureKind.CONTRACT_NAME,
@@ -232,7 +231,7 @@ class Verifier:
                 )
         if declared is not None:  # a blueprint: its body is the creation code, no setting searched for
             matched = compare_blueprint(
-                Compiled.from_evm(evm, job.language),
+                compiled,
                 declared,
                 compiler_version=request.compiler_version,
                 submitted_args=submitted_args,
@@ -244,13 +243,11 @@ class Verifier:
             return
         creation_input = bytes(creation.input) if creation is not None else None
         searched = job.language == "vyper" and seed_search.search_if_reordered(
-            job, Compiled.from_evm(evm, "vyper"), runtime_on_chain, creation_input, max_orders=self.callee_orders
+            job, compiled, runtime_on_chain, creation_input, max_orders=self.callee_orders
         )
         if searched and searched.evm is not None:  # the deployment is this compile's instructions in another order
-            evm = searched.evm
             result.hash_seed, result.reason = searched.order, searched.note()
-            result.recompiled_creation = _code_hex(evm, "bytecode")
-            result.recompiled_runtime = _code_hex(evm, "deployedBytecode")
+            compiled = _recompiled(result, searched.evm, job.language)
 
         def explain() -> tuple[str, str]:
             if searched and searched.order is None:  # the order differs, and no order tried gave it
@@ -259,7 +256,7 @@ class Verifier:
             return diagnose(job, runtime_on_chain, single_file=single_file, compiles=compiles)
 
         matched = compare(
-            Compiled.from_evm(evm, job.language),
+            compiled,
             creation,
             runtime_on_chain,
             compiler_version=request.compiler_version,
@@ -351,8 +348,11 @@ class Verifier:
 # --- helpers ----------------------------------------------------------------------------------
 
 
-def _code_hex(evm: EvmOutput, which: Literal["bytecode", "deployedBytecode"]) -> str:
-    return str((evm.get(which) or {}).get("object") or "").removeprefix("0x")
+def _recompiled(result: VerificationResult, evm: EvmOutput, language: str) -> Compiled:
+    """The compiled code, its hex kept in `result` as the compiler wrote it (placeholders and all)."""
+    result.recompiled_creation = str((evm.get("bytecode") or {}).get("object") or "").removeprefix("0x")
+    result.recompiled_runtime = str((evm.get("deployedBytecode") or {}).get("object") or "").removeprefix("0x")
+    return Compiled.from_evm(evm, language)
 
 
 def _compiler_reason(err: CompilerError, language: str) -> str:
