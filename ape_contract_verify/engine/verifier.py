@@ -97,31 +97,25 @@ class VerificationResult:
         return f"{Texts.FAIL}. {self.reason}"
 
 
+@dataclass
 class Verifier:
     """Verifies submissions against one chain. Thread-safe: the cache and the chain reader are."""
 
-    def __init__(
-        self,
-        chain: ChainReader,
-        cache: CompileCache | None = None,
-        compile_timeout: float = DEFAULT_TIMEOUT,
-        diagnose_compiles: int = DEFAULT_COMPILES,
-        require_creation: bool = True,
-        callee_orders: int = seed_search.MAX_ORDERS,
-    ):
-        """`diagnose_compiles`: on a code mismatch, how many single-setting variations (optimizer,
-        runs, viaIR, evmVersion; Vyper's optimize mode, evmVersion) to compile to tell the user
-        which setting the deployment used."""
-        self.chain = chain
-        self.cache = cache if cache is not None else CompileCache()
-        self.compile_timeout = compile_timeout
-        self.diagnose_compiles = diagnose_compiles
-        # An explorer needs the creation transaction. The plugin's pre-check, on a node without
-        # traces, may not find a factory's: it then compares the runtime code alone.
-        self.require_creation = require_creation
-        # Vyper 0.3.4-0.3.7: how many internal-function orders to compile at most when the deployed
-        # code is the compiled instructions in another order (engine/seed_search.py).
-        self.callee_orders = callee_orders
+    chain: ChainReader
+    cache: CompileCache | None = None  # None: one of its own, in memory
+    compile_timeout: float = DEFAULT_TIMEOUT
+    # On a code mismatch, how many single-setting variations (optimizer, runs, viaIR, evmVersion;
+    # Vyper's optimize mode, evmVersion) to compile to tell the user which setting the deployment used.
+    diagnose_compiles: int = DEFAULT_COMPILES
+    # An explorer needs the creation transaction. The plugin's pre-check, on a node without
+    # traces, may not find a factory's: it then compares the runtime code alone.
+    require_creation: bool = True
+    # Vyper 0.3.4-0.3.7: how many internal-function orders to compile at most when the deployed
+    # code is the compiled instructions in another order (engine/seed_search.py).
+    callee_orders: int = seed_search.MAX_ORDERS
+
+    def __post_init__(self) -> None:
+        self.cache = self.cache if self.cache is not None else CompileCache()
 
     def verify(
         self, request: VerificationRequest, args_from_creation: bool = False, diagnose_compiles: int | None = None
