@@ -3,32 +3,36 @@
 Solidity runs through the `solc-v<X.Y.Z>` executable py-solc-x knows (native solc or the solc-js
 shim of `toolchain/`), Vyper through the installed `vyper-json`. Every compile is a subprocess
 with a timeout, so a hang or a crash becomes a typed `CompilerFailed`, never a stuck worker, and runs
-inside `engine/sandbox.py`'s bounds. A compile reads the submitted sources and no file of the machine.
+inside `engine/py`'s bounds. A compile reads the submitted sources and no file of the machine.
 Its errors are `CompilerError`s (a version it cannot read, a compiler not installed, one that refused
 the sources or crashed), its output typed as the compilers document it (`CompilerOutput`).
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import functools
 import hashlib
 import json
+import math
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, TypeAlias, TypedDict, cast
 
 from packaging.version import Version
 
-from ape_contract_verify.engine import sandbox
 from ape_contract_verify.engine.vyper_settings import release_of
 from ape_contract_verify.evm.bytecode import CodeReference
 from ape_contract_verify.exceptions import ContractVerifyError
@@ -173,6 +177,144 @@ def one_line(error: CompilerMessage, input_json: CompilerInput) -> str:
     return text
 
 
+# --- bounds of every compiler process ---------------------------------------------------------
+
+MEMORY_ENV = "APE_VERIFY_COMPILE_MEMORY_MB"
+CPU_ENV = "APE_VERIFY_COMPILE_CPU_SECONDS"
+CONCURRENCY_ENV = "APE_VERIFY_MAX_COMPILES"
+# An OpenZeppelin Governor needs about 300 MB in solc-js; vyper far less.
+DEFAULT_MEMORY_MB = 2048
+# Beyond the wall-clock timeout: the kernel stops a compile even when nobody is left to.
+CPU_MARGIN_SECONDS = 10
+
+_PR_SET_PDEATHSIG = 1
+
+
+class CompileLimitError(ContractVerifyError):
+    """A bound set through the environment is not usable; `str()` names the variable and the fix."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    memory_mb: int
+    cpu_seconds: int
+
+
+def _positive_int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isascii() or not raw.isdigit() or int(raw) < 1:
+        raise CompileLimitError(
+            f"{name}={raw!r} is not a whole number above 0; set it to e.g. {default or 1}, or unset it"
+        )
+    return int(raw)
+
+
+def limits_for(timeout: float) -> Limits:
+    """The bounds of one compile that may run `timeout` seconds of wall-clock time."""
+    cpu = max(1, math.ceil(timeout)) + CPU_MARGIN_SECONDS
+    return Limits(memory_mb=_positive_int(MEMORY_ENV, DEFAULT_MEMORY_MB), cpu_seconds=_positive_int(CPU_ENV, cpu))
+
+
+def _load_prctl() -> Callable[..., int] | None:
+    # Resolved here, in the parent: the child between fork and exec must not load libraries.
+    if not os.uname().sysname == "Linux":
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        return libc.prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_prctl = _load_prctl()
+
+
+def preexec(limits: Limits) -> Callable[[], None]:
+    """What the child runs before exec: its rlimits, and SIGKILL when the server dies."""
+    parent = os.getpid()
+    memory = limits.memory_mb * 1024 * 1024
+    # RLIMIT_DATA, not RLIMIT_AS: V8 reserves ~10 GB of address space for a WebAssembly memory up
+    # front (solc-js is wasm), so an AS limit either breaks every solc-js or bounds nothing; DATA
+    # counts what a process writes to, wasm memory as it grows included.
+
+    def run() -> None:
+        resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
+        # SIGXCPU at the soft limit, SIGKILL at the hard one should SIGXCPU be ignored.
+        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
+        if _prctl is not None:
+            _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            if os.getppid() != parent:  # the server died before prctl took effect
+                os._exit(1)
+
+    return run
+
+
+_slots_lock = threading.Lock()
+_slots: threading.BoundedSemaphore | None = None
+_slot_count = 0
+
+
+def max_compiles() -> int:
+    """At most one compile per CPU this process may use (each solc-js is ~200 MB), or $APE_VERIFY_MAX_COMPILES."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return _positive_int(CONCURRENCY_ENV, max(1, cpus))
+
+
+@contextmanager
+def compile_slot() -> Iterator[None]:
+    """Hold one of the process-wide compile slots; waits while all are taken.
+
+    Each holder is bounded by its compile's timeout, so the wait is bounded too."""
+    global _slots, _slot_count
+    count = max_compiles()
+    with _slots_lock:
+        if _slots is None or count != _slot_count:
+            _slots, _slot_count = threading.BoundedSemaphore(count), count
+        slots = _slots
+    with slots:
+        yield
+
+
+def cpu_reason(returncode: int, limits: Limits) -> str | None:
+    """The words for a compiler the CPU bound stopped (SIGXCPU); None for any other end."""
+    if returncode != -signal.SIGXCPU:
+        return None
+    return (
+        f"used more than its {limits.cpu_seconds} s of CPU time and was stopped "
+        f"(the explorer's bound; raise {CPU_ENV} if the contract needs more)"
+    )
+
+
+_MEMORY_MARKERS = (
+    "out of memory",
+    "bad_alloc",
+    "memoryerror",
+    "cannot allocate",
+    "allocation failed",
+    "could not allocate",
+)
+
+
+def memory_line(stderr: str) -> str | None:
+    """The line of a failed compiler's stderr that says it could not get memory, if one does."""
+    for line in stderr.splitlines():
+        if any(marker in line.lower() for marker in _MEMORY_MARKERS):
+            return line.strip().lstrip("#").strip()[:200]
+    return None
+
+
+def memory_hint(limits: Limits) -> str:
+    return (
+        f"it ran out of memory at the explorer's bound of {limits.memory_mb} MB per compile "
+        f"(raise {MEMORY_ENV} if the contract needs more)"
+    )
+
+
 # --- Solidity ---------------------------------------------------------------------------------
 
 
@@ -189,8 +331,8 @@ def printed_version(command: list[str], language: Language) -> CompilerVersion |
 @functools.cache
 def _printed(command: tuple[str, ...], stamp: tuple[int, int], language: Language) -> CompilerVersion | None:
     try:
-        stdout, _, returncode = _run_bounded([*command, "--version"], "", 60, command[0], None, sandbox.limits_for(60))
-    except (CompilerFailed, sandbox.CompileLimitError):
+        stdout, _, returncode = _run_bounded([*command, "--version"], "", 60, command[0], None, limits_for(60))
+    except (CompilerFailed, CompileLimitError):
         return None
     return CompilerVersion.printed(stdout, language) if returncode == 0 else None
 
@@ -405,19 +547,19 @@ def _run_json(
     env: dict[str, str] | None = None,
 ) -> CompilerOutput:
     try:  # a bad bound is this compile's clear failure, not a crash
-        limits = sandbox.limits_for(timeout)
-        with sandbox.compile_slot():
+        limits = limits_for(timeout)
+        with compile_slot():
             stdout, stderr, returncode = _run_bounded(command, json.dumps(input_json), timeout, what, cwd, limits, env)
-    except sandbox.CompileLimitError as err:
+    except CompileLimitError as err:
         raise CompilerFailed(f"{what} could not be started: {err}") from err
-    if cpu := sandbox.cpu_reason(returncode, limits):
+    if cpu := cpu_reason(returncode, limits):
         raise CompilerFailed(f"{what} {cpu}")
     ended = (
         f"crashed (signal {-returncode})" if returncode < 0 else f"failed (exit code {returncode}) without JSON output"
     )
-    if returncode != 0 and (out_of_memory := sandbox.memory_line(stderr)):
+    if returncode != 0 and (out_of_memory := memory_line(stderr)):
         # Node's and Python's own words for it, then the bound that caused it.
-        raise CompilerFailed(f"{what} {ended}: {out_of_memory}; {sandbox.memory_hint(limits)}")
+        raise CompilerFailed(f"{what} {ended}: {out_of_memory}; {memory_hint(limits)}")
     if returncode < 0:
         raise CompilerFailed(f"{what} {ended}: {stderr.strip()[-300:]}")
     start = stdout.find("{")
@@ -436,7 +578,7 @@ def _run_bounded(
     timeout: float,
     what: str,
     cwd: str | None,
-    limits: sandbox.Limits,
+    limits: Limits,
     env: dict[str, str] | None = None,
 ) -> tuple[str, str, int]:
     try:
@@ -449,7 +591,7 @@ def _run_bounded(
             cwd=cwd,
             env=env,
             start_new_session=True,  # so a timeout kills node and anything it started
-            preexec_fn=sandbox.preexec(limits),
+            preexec_fn=preexec(limits),
         )
     except OSError as err:
         raise CompilerFailed(f"{what} could not be started: {err}") from err

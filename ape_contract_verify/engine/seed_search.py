@@ -42,7 +42,7 @@ logger = get_logger()
 CalleeOrder: TypeAlias = dict[str, list[str]]
 Layout: TypeAlias = tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]
 
-# Two compiles at a time: the machine's compile slots bound them further (engine/sandbox.py).
+# Two compiles at a time: the machine's compile slots bound them further (compilers.compile_slot).
 _AT_ONCE = 2
 MAX_ORDERS = 720  # distinct layouts compiled at most
 _MAX_WAYS = 40320  # ways to order the callee sets looked at (no compile: a sort in Python)

@@ -12,6 +12,8 @@ import pytest
 
 from ape_contract_verify.engine import compilers
 from ape_contract_verify.engine.compilers import (
+    CONCURRENCY_ENV,
+    CPU_ENV,
     SOLIDITY_OUTPUTS,
     VYPER_OUTPUTS,
     CompileCache,
@@ -28,7 +30,6 @@ from ape_contract_verify.engine.compilers import (
     vyper_json_command,
     with_output_selection,
 )
-from ape_contract_verify.engine.sandbox import CONCURRENCY_ENV, CPU_ENV
 
 SOLC = "v0.8.26+commit.8a97fa7a"
 SOURCE = "// SPDX-License-Identifier: MIT\npragma solidity ^0.8.0;\ncontract Tiny { uint256 public x = 1; }\n"
