@@ -33,7 +33,6 @@ from typing import Any, Final, TypeAlias, TypedDict, cast
 
 from packaging.version import Version
 
-from ape_contract_verify.engine.vyper_settings import release_of
 from ape_contract_verify.evm.bytecode import CodeReference
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.json_types import JsonObject
@@ -438,6 +437,14 @@ _CALLEE_ORDER_DRIVER = Path(__file__).resolve().with_name("vyper03_callee_order.
 # Such a Vyper's plain compiles run under one seed in a fixed environment, so a compile repeats.
 SEED_ORDERED = ((0, 3, 4), (0, 3, 8))  # first version whose code follows the seed, first fixed
 FIRST_SEED = "0"  # every plain compile of such a version
+
+
+def release_of(version: str | None) -> tuple[int, int, int] | None:
+    """A Vyper compiler version's release (`vyper:0.3.7`, `0.3.7`); None when it names none."""
+    try:
+        return CompilerVersion.parse(version or "", "vyper").release
+    except compiler_version.InvalidCompilerVersion:
+        return None
 
 
 def follows_hash_seed(compiler_version: str | None) -> bool:
