@@ -27,7 +27,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeAlias, TypedDict, cast
 
@@ -671,7 +671,8 @@ def widened(input_json: CompilerInput) -> CompilerInput | None:
         for contract, wanted in _per_contract(per_file).items():
             outputs["" if contract == "" else "*"].update(wanted or [])
     wide: OutputSelection = {"*": {key: sorted(value) for key, value in outputs.items() if value}}
-    if not outputs["*"] or _as_sets(selection) == _as_sets(wide):  # the outputs' order is no difference
+    # Already wide: every file and contract ("*"), whatever the outputs' order.
+    if not outputs["*"] or (set(selection) == {"*"} and set(_per_contract(selection["*"])) <= {"", "*"}):
         return None
     return {**input_json, "settings": {**input_json["settings"], "outputSelection": wide}}
 
@@ -701,10 +702,6 @@ def _cut(output: CompilerOutput, selection: OutputSelection) -> dict[str, dict[s
 def _per_contract(per_file: dict[str, list[str]] | list[str] | None) -> dict[str, list[str]]:
     # Only Solidity selects per contract (and only Solidity is widened); Vyper's list names none.
     return per_file if isinstance(per_file, dict) else {}
-
-
-def _as_sets(selection: OutputSelection) -> dict[str, dict[str, frozenset[str]]]:
-    return {file: {c: frozenset(w or []) for c, w in _per_contract(v).items()} for file, v in selection.items()}
 
 
 def _selected(selection: OutputSelection, file: str, name: str) -> bool:
@@ -890,9 +887,6 @@ class ContractInput:
     language: str = "solidity"
     cache: CompileCache | None = None
     timeout: float = DEFAULT_TIMEOUT
-
-    def with_input(self, input_json: CompilerInput) -> ContractInput:
-        return replace(self, input_json=input_json)
 
     def selected(self) -> CompilerInput:
         """The input asking only for what verification needs of this contract."""

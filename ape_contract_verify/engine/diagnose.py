@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import TypeAlias
 
 from ape_contract_verify.engine.compare import Compiled
@@ -120,7 +121,7 @@ def diagnose(
     tried = []
     for setting, label, variant in variations(job.input_json, job.file, language, single_file, version)[:compiles]:
         tried.append(label)
-        trial = job.with_input(variant)
+        trial = replace(job, input_json=variant)
         try:
             output = compile_input(version, trial.selected(), cache=job.cache, timeout=job.timeout)
         except CompilerError:

@@ -52,9 +52,9 @@ UNABLE_TO_LOCATE_NAME = "Unable to locate ContractName {name}, did you specify t
 class VerificationResult:
     """The outcome of one verification, with everything getsourcecode needs when it passed."""
 
-    verified: bool
-    match: Literal["full", "partial"] | None  # None when not verified
-    reason: str  # why it failed, or a note on a partial match; no "Fail - …" prefix
+    verified: bool = False
+    match: Literal["full", "partial"] | None = None  # None when not verified
+    reason: str = ""  # why it failed, or a note on a partial match; no "Fail - …" prefix
     address: str = ""
     failure: FailureKind | None = None
     abi: list[JsonObject] = field(default_factory=list)
@@ -125,9 +125,6 @@ class Verifier:
         must still be an ABI encoding of the compiled constructor's inputs. `diagnose_compiles`
         overrides the Verifier's for this call (0: no search for the differing setting)."""
         result = VerificationResult(
-            verified=False,
-            match=None,
-            reason="",
             address=request.address,
             contract_name=request.contract_name,
             compiler_version=request.compiler_version,
