@@ -22,6 +22,7 @@ from ape_contract_verify.engine.compilers import (
     EvmOutput,
     ImmutableReferences,
     LinkReferences,
+    code_objects,
     parse_compiler_version,
 )
 from ape_contract_verify.evm import bytecode as bc
@@ -87,8 +88,7 @@ class Compiled:
     @classmethod
     def from_evm(cls, evm: EvmOutput, language: str) -> Compiled:
         made, deployed = evm.get("bytecode") or {}, evm.get("deployedBytecode") or {}
-        creation = bc.to_bytes(made.get("object") or "")
-        runtime = bc.to_bytes(deployed.get("object") or "")  # placeholders zeroed
+        creation, runtime = (bc.to_bytes(code) for code in code_objects(evm))  # placeholders zeroed
         trailing = 0
         if language == "vyper":  # the size in the initcode's metadata (>= 0.3.10), else what its deploy
             # sequence returns beyond the runtime (0.3.x has no such metadata)

@@ -138,6 +138,13 @@ class CompilerOutput(TypedDict, total=False):
     buildOutputs: list[str]  # compilers.keep_build: what a kept build selected for every contract
 
 
+def code_objects(evm: EvmOutput) -> tuple[str, str]:
+    """A contract's creation and runtime code as the compiler wrote them: hex without 0x, link
+    placeholders kept ("" for code it did not make)."""
+    made, deployed = evm.get("bytecode") or {}, evm.get("deployedBytecode") or {}
+    return str(made.get("object") or "").removeprefix("0x"), str(deployed.get("object") or "").removeprefix("0x")
+
+
 def raise_on_errors(output: CompilerOutput, input_json: CompilerInput, what: str) -> None:
     errors = [e for e in output.get("errors") or [] if str(e.get("severity", "error")).lower() == "error"]
     if not errors:

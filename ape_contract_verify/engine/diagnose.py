@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import TypeAlias
 
 from ape_contract_verify.engine.compare import Compiled
-from ape_contract_verify.engine.compilers import CompilerError, ContractInput, compile_input, release_of
+from ape_contract_verify.engine.compilers import CompilerError, ContractInput, code_objects, compile_input, release_of
 from ape_contract_verify.engine.seed_search import search_if_reordered
 from ape_contract_verify.protocol.inputs import CompilerInput, CompilerSettings
 
@@ -127,7 +127,7 @@ def diagnose(
         except CompilerError:
             continue
         evm = trial.output_of(output).get("evm") or {}
-        if not (evm.get("deployedBytecode") or {}).get("object"):
+        if not code_objects(evm)[1]:
             continue
         compiled = Compiled.from_evm(evm, language)
         if compiled.compare_runtime(runtime_on_chain).matches:

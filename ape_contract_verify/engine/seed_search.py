@@ -29,6 +29,7 @@ from ape_contract_verify.engine.compilers import (
     CompilerOutput,
     ContractInput,
     EvmOutput,
+    code_objects,
     compile_vyper_json,
     follows_hash_seed,
     parse_compiler_version,
@@ -188,11 +189,7 @@ def search(job: ContractInput, reproduces: Callable[[EvmOutput], bool], *, max_o
             for (laid, _), output in zip(batch, outputs):
                 evm = job.output_of(output).get("evm")
                 if evm:
-                    code = [
-                        (evm.get("bytecode") or {}).get("object"),
-                        (evm.get("deployedBytecode") or {}).get("object"),
-                    ]
-                    found.codes[order_name(laid)] = json.dumps(code)
+                    found.codes[order_name(laid)] = json.dumps(code_objects(evm))
                     if found.order is None and reproduces(evm):
                         found.order, found.evm = order_name(laid), evm
     return found

@@ -27,6 +27,7 @@ from ape_contract_verify.engine.compilers import (
     ContractInput,
     EvmOutput,
     InvalidCompilerVersion,
+    code_objects,
     compile_input,
     parse_compiler_version,
     single_file_input,
@@ -341,8 +342,7 @@ class Verifier:
 
 def _recompiled(result: VerificationResult, evm: EvmOutput, language: str) -> Compiled:
     """The compiled code, its hex kept in `result` as the compiler wrote it (placeholders and all)."""
-    result.recompiled_creation = str((evm.get("bytecode") or {}).get("object") or "").removeprefix("0x")
-    result.recompiled_runtime = str((evm.get("deployedBytecode") or {}).get("object") or "").removeprefix("0x")
+    result.recompiled_creation, result.recompiled_runtime = code_objects(evm)
     return Compiled.from_evm(evm, language)
 
 
