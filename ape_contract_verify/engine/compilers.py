@@ -286,16 +286,6 @@ def compile_slot() -> Iterator[None]:
         yield
 
 
-def cpu_reason(returncode: int, limits: Limits) -> str | None:
-    """The words for a compiler the CPU bound stopped (SIGXCPU); None for any other end."""
-    if returncode != -signal.SIGXCPU:
-        return None
-    return (
-        f"used more than its {limits.cpu_seconds} s of CPU time and was stopped "
-        f"(the explorer's bound; raise {CPU_ENV} if the contract needs more)"
-    )
-
-
 _MEMORY_MARKERS = (
     "out of memory",
     "bad_alloc",
@@ -312,13 +302,6 @@ def memory_line(stderr: str) -> str | None:
         if any(marker in line.lower() for marker in _MEMORY_MARKERS):
             return line.strip().lstrip("#").strip()[:200]
     return None
-
-
-def memory_hint(limits: Limits) -> str:
-    return (
-        f"it ran out of memory at the explorer's bound of {limits.memory_mb} MB per compile "
-        f"(raise {MEMORY_ENV} if the contract needs more)"
-    )
 
 
 # --- Solidity ---------------------------------------------------------------------------------
@@ -566,14 +549,20 @@ def _run_json(
             stdout, stderr, returncode = _run_bounded(command, json.dumps(input_json), timeout, what, cwd, limits, env)
     except CompileLimitError as err:
         raise CompilerFailed(f"{what} could not be started: {err}") from err
-    if cpu := cpu_reason(returncode, limits):
-        raise CompilerFailed(f"{what} {cpu}")
+    if returncode == -signal.SIGXCPU:
+        raise CompilerFailed(
+            f"{what} used more than its {limits.cpu_seconds} s of CPU time and was stopped "
+            f"(the explorer's bound; raise {CPU_ENV} if the contract needs more)"
+        )
     ended = (
         f"crashed (signal {-returncode})" if returncode < 0 else f"failed (exit code {returncode}) without JSON output"
     )
     if returncode != 0 and (out_of_memory := memory_line(stderr)):
         # Node's and Python's own words for it, then the bound that caused it.
-        raise CompilerFailed(f"{what} {ended}: {out_of_memory}; {memory_hint(limits)}")
+        raise CompilerFailed(
+            f"{what} {ended}: {out_of_memory}; it ran out of memory at the explorer's bound of "
+            f"{limits.memory_mb} MB per compile (raise {MEMORY_ENV} if the contract needs more)"
+        )
     if returncode < 0:
         raise CompilerFailed(f"{what} {ended}: {stderr.strip()[-300:]}")
     start = stdout.find("{")

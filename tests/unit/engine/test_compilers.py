@@ -401,6 +401,21 @@ def test_how_a_compiler_ended_becomes_a_clear_failure(solc, answer, words):
     assert words in str(caught.value) and str(caught.value).startswith("solc 0.8.26")
 
 
+def test_a_compile_a_bound_stopped_names_the_bound_and_its_variable(solc, monkeypatch):
+    monkeypatch.setenv(CPU_ENV, "12")
+    monkeypatch.setenv(compilers.MEMORY_ENV, "256")
+    with pytest.raises(CompilerFailed) as cpu:
+        solc("", "", -signal.SIGXCPU)
+    assert "more than its 12 s of CPU time" in str(cpu.value) and CPU_ENV in str(cpu.value)
+    for other in (-signal.SIGKILL, 0, 1):  # any other end is not the CPU bound's
+        with pytest.raises(CompilerFailed) as ended:
+            solc("", "", other)
+        assert "CPU time" not in str(ended.value)
+    with pytest.raises(CompilerFailed) as memory:
+        solc("", "out of memory", 1)
+    assert "256 MB per compile" in str(memory.value) and compilers.MEMORY_ENV in str(memory.value)
+
+
 def test_noise_before_the_json_is_skipped(solc):
     output, _ = solc("Loading solc...\n" + json.dumps(OUTPUT))
     assert output == OUTPUT

@@ -4,7 +4,6 @@ environment with a clear error for a bad value, and the words for a compile thos
 from __future__ import annotations
 
 import resource
-import signal
 import subprocess
 import sys
 import threading
@@ -75,15 +74,6 @@ def test_compile_slots_bound_how_many_run_at_once(monkeypatch):
         pass
 
 
-def test_cpu_reason_only_for_sigxcpu():
-    limits = Limits(100, 12)
-    reason = compilers.cpu_reason(-signal.SIGXCPU, limits)
-    assert "more than its 12 s of CPU time" in reason and compilers.CPU_ENV in reason
-    assert compilers.cpu_reason(-signal.SIGKILL, limits) is None
-    assert compilers.cpu_reason(0, limits) is None
-    assert compilers.cpu_reason(1, limits) is None
-
-
 def test_memory_line_finds_the_allocator_s_words():
     stderr = "starting\n# Fatal process out of memory: Zone\nmore"
     assert compilers.memory_line(stderr) == "Fatal process out of memory: Zone"
@@ -92,11 +82,6 @@ def test_memory_line_finds_the_allocator_s_words():
     assert compilers.memory_line("Error: ParserError: Expected ';'") is None
     assert compilers.memory_line("") is None
     assert len(compilers.memory_line("out of memory " + "x" * 500)) == 200
-
-
-def test_memory_hint_names_the_bound_and_its_variable():
-    hint = compilers.memory_hint(Limits(256, 10))
-    assert "256 MB per compile" in hint and compilers.MEMORY_ENV in hint
 
 
 def test_preexec_sets_the_child_s_rlimits():
