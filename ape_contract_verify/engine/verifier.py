@@ -230,34 +230,33 @@ class Verifier:
                 abi=result.abi,
                 args_from_chain=args_from_creation,
             )
-            result.constructor_arguments = matched.constructor_arguments
-            result.verified, result.match, result.blueprint = True, matched.match, True
-            return
-        creation_input = bytes(creation.input) if creation is not None else None
-        searched = job.language == "vyper" and seed_search.search_if_reordered(
-            job, compiled, runtime_on_chain, creation_input, max_orders=self.callee_orders
-        )
-        if searched and searched.evm is not None:  # the deployment is this compile's instructions in another order
-            result.hash_seed, result.reason = searched.order, searched.note()
-            compiled = _recompiled(result, searched.evm, job.language)
+            result.blueprint = True
+        else:
+            creation_input = bytes(creation.input) if creation is not None else None
+            searched = job.language == "vyper" and seed_search.search_if_reordered(
+                job, compiled, runtime_on_chain, creation_input, max_orders=self.callee_orders
+            )
+            if searched and searched.evm is not None:  # the deployment is these instructions in another order
+                result.hash_seed, result.reason = searched.order, searched.note()
+                compiled = _recompiled(result, searched.evm, job.language)
 
-        def explain() -> tuple[str, str]:
-            if searched and searched.order is None:  # the order differs, and no order tried gave it
-                return "hash seed", searched.reason()
-            single_file = request.format_text == CodeFormat.SINGLE_FILE.value
-            return diagnose(job, runtime_on_chain, single_file=single_file, compiles=compiles)
+            def explain() -> tuple[str, str]:
+                if searched and searched.order is None:  # the order differs, and no order tried gave it
+                    return "hash seed", searched.reason()
+                single_file = request.format_text == CodeFormat.SINGLE_FILE.value
+                return diagnose(job, runtime_on_chain, single_file=single_file, compiles=compiles)
 
-        matched = compare(
-            compiled,
-            creation,
-            runtime_on_chain,
-            compiler_version=request.compiler_version,
-            libraries=_submitted_libraries(job, request),
-            submitted_args=submitted_args,
-            abi=result.abi,
-            diagnose=explain,
-            args_from_chain=args_from_creation,
-        )
+            matched = compare(
+                compiled,
+                creation,
+                runtime_on_chain,
+                compiler_version=request.compiler_version,
+                libraries=_submitted_libraries(job, request),
+                submitted_args=submitted_args,
+                abi=result.abi,
+                diagnose=explain,
+                args_from_chain=args_from_creation,
+            )
         result.libraries = matched.libraries
         result.constructor_arguments = matched.constructor_arguments
         result.verified, result.match = True, matched.match
