@@ -65,7 +65,7 @@ def vyper_long_version(compiler_version: str) -> str:
     prints (the engine finds it: the venv's or a side venv's), with the release's 8-digit commit
     where the package prints fewer; cached per version."""
     from ape_contract_verify.engine import compilers
-    from ape_contract_verify.engine.versions import CompilerFailed, parse_compiler_version
+    from ape_contract_verify.engine.compilers import CompilerFailed, parse_compiler_version
 
     parsed = parse_compiler_version(compiler_version, "vyper")
     if parsed.commit:

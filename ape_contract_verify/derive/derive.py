@@ -111,8 +111,7 @@ def _compile(
 ) -> CompilerJson:
     """The artifact's compiler output for `input_json`, asked for exactly as the engine asks for it
     (same version text, same output selection), so the pre-check's compile is a cache hit."""
-    from ape_contract_verify.engine.compilers import compile_input, with_output_selection
-    from ape_contract_verify.engine.selection import WIDENED
+    from ape_contract_verify.engine.compilers import WIDENED, compile_input, with_output_selection
 
     output = compile_input(
         artifact.explorer_compiler_version,

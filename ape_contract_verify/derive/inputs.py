@@ -130,12 +130,12 @@ def _settings_from_pragmas(settings: CompilerJson, content: str) -> None:
     """The compiler obeys the contract's pragmas; ape-vyper records them only when written
     `#pragma` (no space), so `# pragma optimize codesize` leaves "gas" in the manifest, and
     vyper-json refuses settings that conflict with a pragma. The pragma is the truth."""
-    from ape_contract_verify.engine import vyper_settings
+    from ape_contract_verify.engine.diagnose import evm_version, has_optimize_pragma, optimize_mode
 
     single: CompilerInput = {"sources": {"f": {"content": content}}, "settings": {}}
-    if vyper_settings.has_optimize_pragma(content):
-        settings["optimize"] = vyper_settings.optimize_mode(single, "f")
-    if (evm := vyper_settings.evm_version(single)) != "default":
+    if has_optimize_pragma(content):
+        settings["optimize"] = optimize_mode(single, "f")
+    if (evm := evm_version(single)) != "default":
         settings["evmVersion"] = evm
 
 

@@ -4,6 +4,10 @@ Only the CBOR metadata, immutables and library link positions are ignored. A dif
 explained by its most specific cause: a library address, the compiler version (from the
 deployed metadata), the metadata settings, then the code itself (whose setting `diagnose`
 finds). Equal code with other constructor arguments is named argument by argument.
+
+An ERC-5202 blueprint's body is the compiled creation code (constructor arguments, if any, follow
+it), as explorers verify blueprints (`compare_blueprint`). Its code never runs, so no compiler
+setting is searched for: a difference is said as a difference of the creation code.
 """
 
 from __future__ import annotations
@@ -13,10 +17,17 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Literal, Protocol
 
-from ape_contract_verify.engine.compiler_output import EvmOutput, ImmutableReferences, LinkReferences
-from ape_contract_verify.engine.versions import CompilerError, parse_compiler_version
+from ape_contract_verify.engine.compilers import (
+    CompilerError,
+    EvmOutput,
+    ImmutableReferences,
+    LinkReferences,
+    code_objects,
+    parse_compiler_version,
+)
 from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.evm.abi import abi_type
+from ape_contract_verify.evm.blueprint import BLUEPRINT, Blueprint
 from ape_contract_verify.evm.reads import Creation
 from ape_contract_verify.json_types import JsonObject, JsonValue
 from ape_contract_verify.protocol.answers import Texts
@@ -76,17 +87,25 @@ class Compiled:
 
     @classmethod
     def from_evm(cls, evm: EvmOutput, language: str) -> Compiled:
-        creation = bc.to_bytes((evm.get("bytecode") or {}).get("object") or "")
-        deployed = evm.get("deployedBytecode") or {}
-        runtime = bc.to_bytes(deployed.get("object") or "")  # placeholders zeroed
+        made, deployed = evm.get("bytecode") or {}, evm.get("deployedBytecode") or {}
+        creation, runtime = (bc.to_bytes(code) for code in code_objects(evm))  # placeholders zeroed
+        trailing = 0
+        if language == "vyper":  # the size in the initcode's metadata (>= 0.3.10), else what its deploy
+            # sequence returns beyond the runtime (0.3.x has no such metadata)
+            layout = bc.vyper_layout(creation)
+            trailing = layout.immutable_size if layout else bc.vyper_deploy_immutables(creation, runtime) or 0
         return cls(
             creation=creation,
-            creation_links=(evm.get("bytecode") or {}).get("linkReferences") or {},
+            creation_links=made.get("linkReferences") or {},
             runtime=runtime,
             runtime_links=deployed.get("linkReferences") or {},
             immutables=deployed.get("immutableReferences") or {},
-            trailing=vyper_immutables_size(creation, runtime) if language == "vyper" else 0,
+            trailing=trailing,
         )
+
+    def compare_creation(self, on_chain: bytes) -> bc.Comparison:
+        """Against the code a creation's input (or a blueprint's body) starts with."""
+        return bc.compare(self.creation, on_chain[: len(self.creation)], link_references=self.creation_links)
 
     def compare_runtime(self, on_chain: bytes) -> bc.Comparison:
         return bc.compare(
@@ -96,15 +115,6 @@ class Compiled:
             link_references=self.runtime_links,
             trailing_immutables=self.trailing,
         )
-
-
-def vyper_immutables_size(creation: bytes, runtime: bytes) -> int:
-    """What Vyper appends to the runtime on chain: the size in the initcode's metadata (>= 0.3.10),
-    else what its deploy sequence returns beyond the runtime (0.3.x has no such metadata)."""
-    layout = bc.vyper_layout(creation)
-    if layout:
-        return layout.immutable_size
-    return bc.vyper_deploy_immutables(creation, runtime) or 0
 
 
 @dataclass
@@ -124,9 +134,12 @@ def compare(
     submitted_args: str,
     abi: Sequence[AbiEntry],
     diagnose: Callable[[], tuple[str, str]],
+    args_from_chain: bool = False,
 ) -> Matched:
     """`Matched`, or `Failure` saying what differs. `diagnose()` -> (setting, text) is called only
-    when the code differs for no reason found here.
+    when the code differs for no reason found here. `args_from_chain`: the creation's input past the
+    code is taken as the constructor arguments (Sourcify's submissions carry none), which must then
+    be an ABI encoding of the constructor's inputs.
 
     `creation=None` compares the runtime code alone and takes the submitted constructor arguments
     as they are: the pre-check on a node without traces cannot see a factory's CREATE, while the
@@ -135,9 +148,10 @@ def compare(
     creation_cmp = None
     deployed_args = submitted_args
     if creation is not None:
-        chain_init = creation_input[: len(compiled.creation)]
+        # links are placeholders of the same length: the input past the code is the arguments
         deployed_args = bc.split_constructor_args(creation_input, compiled.creation)
-        creation_cmp = bc.compare(compiled.creation, chain_init, link_references=compiled.creation_links)
+        creation_cmp = compiled.compare_creation(creation_input)
+        submitted_args = deployed_args if args_from_chain else submitted_args
     runtime_cmp = compiled.compare_runtime(runtime_on_chain)
     version_reason = compiler_version_difference(compiler_version, runtime_on_chain, creation_input)
 
@@ -190,8 +204,76 @@ def compare(
             FailureKind.CONSTRUCTOR_ARGUMENTS,
             f"{Texts.CHECK_CONSTRUCTOR_ARGUMENTS} {constructor_arguments_reason(submitted_args, deployed_args, abi)}",
         )
+    if args_from_chain and creation is not None and (deployed_args or constructor_inputs(abi)):
+        _check_encoding(deployed_args, abi, creation.tx_hash)
     full = runtime_cmp.match == "full" and (creation_cmp is None or creation_cmp.match == "full")
     return Matched("full" if full else "partial", {**by_settings, **found}, deployed_args)
+
+
+def compare_blueprint(
+    compiled: Compiled,
+    blueprint: Blueprint,
+    *,
+    compiler_version: str,
+    submitted_args: str,
+    abi: Sequence[AbiEntry],
+    args_from_chain: bool = False,
+) -> Matched:
+    """`Matched`, or `Failure` saying what differs. `args_from_chain`: the body's bytes past the
+    creation code are taken as the constructor arguments (Sourcify's submissions carry none)."""
+    body, creation = blueprint.body, compiled.creation
+    cmp = compiled.compare_creation(body)
+    where = f"{BLUEPRINT}: its body ({len(body)} bytes after the {blueprint.preamble_length}-byte preamble)"
+    if len(body) < len(creation) or not cmp.matches:
+        version_reason = compiler_version_difference(compiler_version, b"", body)
+        if version_reason:
+            raise Failure(FailureKind.COMPILER_VERSION, f"{Texts.BYTECODE_MISMATCH} {version_reason}")
+        offset = cmp.offset if cmp.offset is not None else min(len(body), len(creation))
+        raise Failure(
+            FailureKind.BYTECODE,
+            f"{Texts.BYTECODE_MISMATCH} The code is {where}, which must start with the compiled creation "
+            f"code ({len(creation)} bytes); they differ at byte {offset} of the body: this source does not "
+            "compile to the creation code the blueprint holds.",
+            offset=offset,
+            setting="source",
+        )
+    deployed_args = body[len(creation) :].hex()
+    if args_from_chain:
+        submitted_args = deployed_args
+    if submitted_args != deployed_args:
+        raise Failure(
+            FailureKind.CONSTRUCTOR_ARGUMENTS,
+            f"{Texts.CHECK_CONSTRUCTOR_ARGUMENTS} The code is {where}; "
+            f"{constructor_arguments_reason(submitted_args, deployed_args, abi)}",
+        )
+    return Matched("full" if cmp.match == "full" else "partial", {}, deployed_args)
+
+
+def _check_encoding(args: str, abi: Sequence[AbiEntry], tx_hash: str) -> None:
+    """Arguments taken from the chain must be what the constructor's ABI encoding produces: the
+    bytes after the code decode as its inputs and encode back to the same bytes. Otherwise no
+    call of this source's constructor could have sent them (wrong contract, or a hand-made input)."""
+    inputs = constructor_inputs(abi)
+    where = f"the creation transaction {tx_hash} carries {len(args) // 2} bytes after the code"
+    if not inputs:  # and there are bytes after the code
+        raise Failure(
+            FailureKind.CONSTRUCTOR_ARGUMENTS,
+            f"{Texts.CHECK_CONSTRUCTOR_ARGUMENTS} The constructor takes no arguments, but {where}",
+        )
+    from eth_abi.abi import decode, encode
+
+    types = [abi_type(item) for item in inputs]
+    signature = f"constructor({','.join(types)})"
+    try:
+        same = encode(types, decode(types, bytes.fromhex(args))).hex() == args
+    except Exception:
+        same = False
+    if not same:
+        raise Failure(
+            FailureKind.CONSTRUCTOR_ARGUMENTS,
+            f"{Texts.CHECK_CONSTRUCTOR_ARGUMENTS} Constructor arguments are not an ABI encoding of "
+            f"{signature}: {where}, which do not decode as its inputs and encode back the same",
+        )
 
 
 def _libraries_on_chain(

@@ -3,42 +3,43 @@
 Solidity runs through the `solc-v<X.Y.Z>` executable py-solc-x knows (native solc or the solc-js
 shim of `toolchain/`), Vyper through the installed `vyper-json`. Every compile is a subprocess
 with a timeout, so a hang or a crash becomes a typed `CompilerFailed`, never a stuck worker, and runs
-inside `engine/sandbox.py`'s bounds. A compile reads the submitted sources and no file of the machine.
+inside `engine/py`'s bounds. A compile reads the submitted sources and no file of the machine.
+Its errors are `CompilerError`s (a version it cannot read, a compiler not installed, one that refused
+the sources or crashed), its output typed as the compilers document it (`CompilerOutput`).
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import functools
 import hashlib
 import json
+import math
 import os
+import re
+import resource
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Final, TypeAlias, TypedDict, cast
 
 from packaging.version import Version
 
-from ape_contract_verify.engine import hash_seed as hash_seed_facts
-from ape_contract_verify.engine import sandbox, selection
-from ape_contract_verify.engine.compiler_messages import raise_on_errors
-from ape_contract_verify.engine.compiler_output import CompilerOutput, ContractOutput
-from ape_contract_verify.engine.versions import (
-    CompilerCrashed,
-    CompilerError,
-    CompilerFailed,
-    CompilerNotInstalled,
-    CompilerVersion,
-    parse_compiler_version,
-)
+from ape_contract_verify.evm.bytecode import CodeReference
+from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.logs import get_logger
-from ape_contract_verify.protocol.compiler_version import Language
-from ape_contract_verify.protocol.inputs import CompilerInput, CompilerSettings
+from ape_contract_verify.protocol import compiler_version
+from ape_contract_verify.protocol.compiler_version import CompilerVersion, Language
+from ape_contract_verify.protocol.inputs import CompilerInput, CompilerSettings, OutputSelection
 
 # Set to 1 to let py-solc-x download a missing solc (needs internet; never in tests).
 INSTALL_ENV = "APE_VERIFY_INSTALL_SOLC"
@@ -58,6 +59,251 @@ SOLIDITY_OUTPUTS = [
 VYPER_OUTPUTS = ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"]
 
 
+# --- errors and output -------------------------------------------------------------------
+
+
+class CompilerError(ContractVerifyError):
+    """Base of every compiler problem; `str()` is a reason fit for `Fail - Unable to verify. …`."""
+
+
+class InvalidCompilerVersion(CompilerError, compiler_version.InvalidCompilerVersion):
+    """A compilerversion that names no compiler: a compiler problem to the engine."""
+
+
+class CompilerNotInstalled(CompilerError):
+    """The compiler of the requested version is not on this machine."""
+
+
+class CompilerFailed(CompilerError):
+    """The compiler ran and refused the sources, or did not finish."""
+
+
+class CompilerCrashed(CompilerFailed):
+    """solc stopped on an internal error (a bug of its own), not on the sources."""
+
+
+def parse_compiler_version(text: str, language: Language | None = None) -> CompilerVersion:
+    """`CompilerVersion.parse`, its refusal raised as the engine's `InvalidCompilerVersion`."""
+    try:
+        return CompilerVersion.parse(text, language)
+    except compiler_version.InvalidCompilerVersion as err:
+        raise InvalidCompilerVersion(str(err)) from None
+
+
+# file -> library -> where its address goes; an immutable's AST id -> where its value goes.
+LinkReferences: TypeAlias = dict[str, dict[str, list[CodeReference]]]
+ImmutableReferences: TypeAlias = dict[str, list[CodeReference]]
+
+
+class Bytecode(TypedDict, total=False):
+    object: str
+    linkReferences: LinkReferences
+    immutableReferences: ImmutableReferences  # the deployed bytecode's only
+
+
+class EvmOutput(TypedDict, total=False):
+    bytecode: Bytecode
+    deployedBytecode: Bytecode
+
+
+class ContractOutput(TypedDict, total=False):
+    abi: list[JsonObject]
+    metadata: str
+    evm: EvmOutput
+
+
+class SourceLocation(TypedDict, total=False):
+    file: str
+    start: int
+
+
+class CompilerMessage(TypedDict, total=False):
+    severity: str
+    type: str
+    message: str
+    formattedMessage: str
+    sourceLocation: SourceLocation
+
+
+# engine/vyper03_callee_order.py's report: per contract, each function as (name, internal, callees).
+CalleeReport: TypeAlias = list[list[tuple[str, bool, list[str]]]]
+
+
+class CompilerOutput(TypedDict, total=False):
+    contracts: dict[str, dict[str, ContractOutput]]  # file -> contract name -> its output
+    errors: list[CompilerMessage]
+    sources: dict[str, JsonObject]
+    calleeOrder: CalleeReport  # the callee-order driver's compiles only
+    widenedOutputSelection: str  # WIDENED: a narrowed output taken from a wide compile
+    buildOutputs: list[str]  # compilers.keep_build: what a kept build selected for every contract
+
+
+def code_objects(evm: EvmOutput) -> tuple[str, str]:
+    """A contract's creation and runtime code as the compiler wrote them: hex without 0x, link
+    placeholders kept ("" for code it did not make)."""
+    made, deployed = evm.get("bytecode") or {}, evm.get("deployedBytecode") or {}
+    return str(made.get("object") or "").removeprefix("0x"), str(deployed.get("object") or "").removeprefix("0x")
+
+
+def raise_on_errors(output: CompilerOutput, input_json: CompilerInput, what: str) -> None:
+    errors = [e for e in output.get("errors") or [] if str(e.get("severity", "error")).lower() == "error"]
+    if not errors:
+        return
+    submitted = set((input_json.get("sources") or {}).keys())
+    messages = []
+    for error in errors[:3]:
+        file = (error.get("sourceLocation") or {}).get("file")
+        if file and submitted and file not in submitted and not file.startswith("<"):
+            # Never echo text of a file the submission did not include.
+            messages.append(f"{error.get('type', 'Error')} in {file}, which the submitted sources do not include")
+        else:
+            messages.append(one_line(error, input_json))
+    more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+    crashed = any(
+        e.get("type") == "InternalCompilerError" or "Compiled contract not found" in str(e.get("message"))
+        for e in errors
+    )
+    raise (CompilerCrashed if crashed else CompilerFailed)(f"{what} reported errors{more}: " + " | ".join(messages))
+
+
+def one_line(error: CompilerMessage, input_json: CompilerInput) -> str:
+    """`ParserError: Expected ';' but got '}' --> File.sol:12:5`: one line, fit for a status text."""
+    message = str(error.get("message") or error.get("formattedMessage") or error).strip().replace("\n", " ")
+    text = f"{error.get('type', 'Error')}: {message}"
+    location = error.get("sourceLocation") or {}
+    file, start = location.get("file"), location.get("start")
+    if file:
+        content = ((input_json.get("sources") or {}).get(file) or {}).get("content")
+        if isinstance(content, str) and isinstance(start, int) and 0 <= start <= len(content):
+            line = content.count("\n", 0, start) + 1
+            column = start - (content.rfind("\n", 0, start) + 1) + 1
+            return f"{text} --> {file}:{line}:{column}"
+        vyper_line = re.search(r"line (\d+):(\d+)", str(error.get("formattedMessage") or ""))
+        return f"{text} --> {file}" + (f":{vyper_line.group(1)}:{vyper_line.group(2)}" if vyper_line else "")
+    return text
+
+
+# --- bounds of every compiler process ---------------------------------------------------------
+
+MEMORY_ENV = "APE_VERIFY_COMPILE_MEMORY_MB"
+CPU_ENV = "APE_VERIFY_COMPILE_CPU_SECONDS"
+CONCURRENCY_ENV = "APE_VERIFY_MAX_COMPILES"
+# An OpenZeppelin Governor needs about 300 MB in solc-js; vyper far less.
+DEFAULT_MEMORY_MB = 2048
+# Beyond the wall-clock timeout: the kernel stops a compile even when nobody is left to.
+CPU_MARGIN_SECONDS = 10
+
+_PR_SET_PDEATHSIG = 1
+
+
+class CompileLimitError(ContractVerifyError):
+    """A bound set through the environment is not usable; `str()` names the variable and the fix."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    memory_mb: int
+    cpu_seconds: int
+
+
+def _positive_int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isascii() or not raw.isdigit() or int(raw) < 1:
+        raise CompileLimitError(
+            f"{name}={raw!r} is not a whole number above 0; set it to e.g. {default or 1}, or unset it"
+        )
+    return int(raw)
+
+
+def limits_for(timeout: float) -> Limits:
+    """The bounds of one compile that may run `timeout` seconds of wall-clock time."""
+    cpu = max(1, math.ceil(timeout)) + CPU_MARGIN_SECONDS
+    return Limits(memory_mb=_positive_int(MEMORY_ENV, DEFAULT_MEMORY_MB), cpu_seconds=_positive_int(CPU_ENV, cpu))
+
+
+def _load_prctl() -> Callable[..., int] | None:
+    # Resolved here, in the parent: the child between fork and exec must not load libraries.
+    if not os.uname().sysname == "Linux":
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        return libc.prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_prctl = _load_prctl()
+
+
+def preexec(limits: Limits) -> Callable[[], None]:
+    """What the child runs before exec: its rlimits, and SIGKILL when the server dies."""
+    parent = os.getpid()
+    memory = limits.memory_mb * 1024 * 1024
+    # RLIMIT_DATA, not RLIMIT_AS: V8 reserves ~10 GB of address space for a WebAssembly memory up
+    # front (solc-js is wasm), so an AS limit either breaks every solc-js or bounds nothing; DATA
+    # counts what a process writes to, wasm memory as it grows included.
+
+    def run() -> None:
+        resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
+        # SIGXCPU at the soft limit, SIGKILL at the hard one should SIGXCPU be ignored.
+        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
+        if _prctl is not None:
+            _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            if os.getppid() != parent:  # the server died before prctl took effect
+                os._exit(1)
+
+    return run
+
+
+_slots_lock = threading.Lock()
+_slots: threading.BoundedSemaphore | None = None
+_slot_count = 0
+
+
+def max_compiles() -> int:
+    """At most one compile per CPU this process may use (each solc-js is ~200 MB), or $APE_VERIFY_MAX_COMPILES."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return _positive_int(CONCURRENCY_ENV, max(1, cpus))
+
+
+@contextmanager
+def compile_slot() -> Iterator[None]:
+    """Hold one of the process-wide compile slots; waits while all are taken.
+
+    Each holder is bounded by its compile's timeout, so the wait is bounded too."""
+    global _slots, _slot_count
+    count = max_compiles()
+    with _slots_lock:
+        if _slots is None or count != _slot_count:
+            _slots, _slot_count = threading.BoundedSemaphore(count), count
+        slots = _slots
+    with slots:
+        yield
+
+
+_MEMORY_MARKERS = (
+    "out of memory",
+    "bad_alloc",
+    "memoryerror",
+    "cannot allocate",
+    "allocation failed",
+    "could not allocate",
+)
+
+
+def memory_line(stderr: str) -> str | None:
+    """The line of a failed compiler's stderr that says it could not get memory, if one does."""
+    for line in stderr.splitlines():
+        if any(marker in line.lower() for marker in _MEMORY_MARKERS):
+            return line.strip().lstrip("#").strip()[:200]
+    return None
+
+
 # --- Solidity ---------------------------------------------------------------------------------
 
 
@@ -74,25 +320,10 @@ def printed_version(command: list[str], language: Language) -> CompilerVersion |
 @functools.cache
 def _printed(command: tuple[str, ...], stamp: tuple[int, int], language: Language) -> CompilerVersion | None:
     try:
-        proc = subprocess.run(
-            [*command, "--version"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            stdin=subprocess.DEVNULL,
-            preexec_fn=sandbox.preexec(sandbox.limits_for(60)),
-        )
-    except (OSError, subprocess.TimeoutExpired, sandbox.CompileLimitError):
+        stdout, _, returncode = _run_bounded([*command, "--version"], "", 60, command[0], None, limits_for(60))
+    except (CompilerFailed, CompileLimitError):
         return None
-    return CompilerVersion.printed(proc.stdout, language) if proc.returncode == 0 else None
-
-
-def _executable_version(executable: Path) -> CompilerVersion:
-    """The version, with its commit, that a solc executable reports."""
-    printed = printed_version([str(executable)], "solidity")
-    if printed is None or printed.commit is None:
-        raise CompilerFailed(f"solc at {executable} did not answer --version with its version and commit")
-    return printed
+    return CompilerVersion.printed(stdout, language) if returncode == 0 else None
 
 
 def solc_executable(version: CompilerVersion) -> Path:
@@ -120,7 +351,9 @@ def solc_executable(version: CompilerVersion) -> Path:
                 f"Compiler {version.long} is not installed on this explorer (installed: {installed or 'none'}); "
                 f"submit one of those versions, or install it (set {INSTALL_ENV}=1 with internet access)"
             )
-    found = _executable_version(executable)
+    found = printed_version([str(executable)], "solidity")
+    if found is None or found.commit is None:
+        raise CompilerFailed(f"solc at {executable} did not answer --version with its version and commit")
     if found.number != version.number or (version.commit and not (found.commit or "").startswith(version.commit[:8])):
         raise CompilerNotInstalled(
             f"Compiler {version.long} is not installed: the solc-v{version.number} here is {found.long}"
@@ -183,6 +416,47 @@ VYPER_DIR_ENV = "APE_VERIFY_VYPER_DIR"
 _PROJECT_VYPER_DIR = Path(__file__).resolve().parents[2] / ".vyper"
 _CALLEE_ORDER_DRIVER = Path(__file__).resolve().with_name("vyper03_callee_order.py")
 
+# Vyper 0.3.4 to 0.3.7 keep a function's callees in a set of objects hashed by their address
+# (vyper#3369, fixed in 0.3.8), and lay out internal functions in that set's order. Where a
+# function calls two or more internal functions defined after it, the order, and so the code,
+# follows the hash seed (string hashes size the compiler's dicts, and so where its objects land)
+# and the rest of the process's memory layout: the environment's variables move it too, and a few
+# seeds give one code in one run and another in the next. Measured with the real compilers on a
+# factory calling three internal functions from one external and two from another: 0.3.7 gives
+# 3 to 6 codes in 16 to 64 seeds (the environment decides which), 0.3.3, 0.3.8 and 0.3.10 one.
+# Such a Vyper's plain compiles run under one seed in a fixed environment, so a compile repeats.
+SEED_ORDERED = ((0, 3, 4), (0, 3, 8))  # first version whose code follows the seed, first fixed
+FIRST_SEED = "0"  # every plain compile of such a version
+
+
+def release_of(version: str | None) -> tuple[int, int, int] | None:
+    """A Vyper compiler version's release (`vyper:0.3.7`, `0.3.7`); None when it names none."""
+    try:
+        return CompilerVersion.parse(version or "", "vyper").release
+    except compiler_version.InvalidCompilerVersion:
+        return None
+
+
+def follows_hash_seed(compiler_version: str | None) -> bool:
+    """Whether this Vyper (`vyper:0.3.7`, `0.3.7`) lays out its code by the hash seed."""
+    release = release_of(compiler_version)
+    return release is not None and SEED_ORDERED[0] <= release < SEED_ORDERED[1]
+
+
+def environment(seed: str, layout: int = 0) -> dict[str, str]:
+    """A seeded compile's whole environment, the same from any caller, with `layout` variables
+    more: a seed names one code only within one environment (the compiler is started by its full
+    path and starts nothing). The environment's size moves the memory layout as much as the seed
+    does, so no seed search reaches every code: engine/seed_search.py compiles the orders by name."""
+    fixed = {
+        "PATH": os.defpath,
+        "PYTHONHASHSEED": seed,
+        **{f"APE_VERIFY_LAYOUT_{i}": "x" * (i % 7) for i in range(layout)},
+    }
+    if "SYSTEMROOT" in os.environ:  # Windows' Python cannot start without it
+        fixed["SYSTEMROOT"] = os.environ["SYSTEMROOT"]
+    return fixed
+
 
 def vyper_compilers() -> dict[str, list[str]]:
     """Number -> the vyper-json command of every installed Vyper: the venv's, then the side venvs.
@@ -205,10 +479,6 @@ def vyper_compilers() -> dict[str, list[str]]:
             if printed is not None and printed.number == candidate.name:
                 found[candidate.name] = [str(side_json)]
     return found
-
-
-def installed_vyper_versions() -> list[str]:
-    return sorted(vyper_compilers(), key=Version)
 
 
 def vyper_json_command(version: CompilerVersion) -> list[str]:
@@ -235,7 +505,7 @@ def compile_vyper_json(
 ) -> CompilerOutput:
     """Run the `vyper-json` of exactly `version` on `input_json`; `hash_seed`, Python's, in an
     environment of its own (`layout` variables more), for a Vyper whose code follows them
-    (`engine/hash_seed.py`); or with each function's callees in `callee_order` (vyper03_callee_order.py)."""
+    (`follows_hash_seed`); or with each function's callees in `callee_order` (vyper03_callee_order.py)."""
     requested = parse_compiler_version(version, "vyper")
     command = vyper_json_command(requested)
     if callee_order is not None:
@@ -250,7 +520,7 @@ def compile_vyper_json(
         settings["outputSelection"] = {path: VYPER_OUTPUTS for path in contracts} or {"*": VYPER_OUTPUTS}
     input_json = {**input_json, "settings": settings}
     with tempfile.TemporaryDirectory(prefix="acv-vyper-") as empty:
-        env = None if hash_seed is None else hash_seed_facts.environment(hash_seed, layout)
+        env = None if hash_seed is None else environment(hash_seed, layout)
         output = _run_json(command, input_json, timeout, f"vyper {requested.number}", cwd=empty, env=env)
     raise_on_errors(output, input_json, f"vyper {requested.number}")
     return output
@@ -273,21 +543,26 @@ def _run_json(
     cwd: str,
     env: dict[str, str] | None = None,
 ) -> CompilerOutput:
-    try:
-        limits = sandbox.limits_for(timeout)
-        sandbox.max_compiles()  # a bad setting is this compile's clear failure, not a crash
-    except sandbox.CompileLimitError as err:
+    try:  # a bad bound is this compile's clear failure, not a crash
+        limits = limits_for(timeout)
+        with compile_slot():
+            stdout, stderr, returncode = _run_bounded(command, json.dumps(input_json), timeout, what, cwd, limits, env)
+    except CompileLimitError as err:
         raise CompilerFailed(f"{what} could not be started: {err}") from err
-    with sandbox.compile_slot():
-        stdout, stderr, returncode = _run_bounded(command, json.dumps(input_json), timeout, what, cwd, limits, env)
-    if cpu := sandbox.cpu_reason(returncode, limits):
-        raise CompilerFailed(f"{what} {cpu}")
+    if returncode == -signal.SIGXCPU:
+        raise CompilerFailed(
+            f"{what} used more than its {limits.cpu_seconds} s of CPU time and was stopped "
+            f"(the explorer's bound; raise {CPU_ENV} if the contract needs more)"
+        )
     ended = (
         f"crashed (signal {-returncode})" if returncode < 0 else f"failed (exit code {returncode}) without JSON output"
     )
-    if returncode != 0 and (out_of_memory := sandbox.memory_line(stderr)):
+    if returncode != 0 and (out_of_memory := memory_line(stderr)):
         # Node's and Python's own words for it, then the bound that caused it.
-        raise CompilerFailed(f"{what} {ended}: {out_of_memory}; {sandbox.memory_hint(limits)}")
+        raise CompilerFailed(
+            f"{what} {ended}: {out_of_memory}; it ran out of memory at the explorer's bound of "
+            f"{limits.memory_mb} MB per compile (raise {MEMORY_ENV} if the contract needs more)"
+        )
     if returncode < 0:
         raise CompilerFailed(f"{what} {ended}: {stderr.strip()[-300:]}")
     start = stdout.find("{")
@@ -305,8 +580,8 @@ def _run_bounded(
     stdin: str,
     timeout: float,
     what: str,
-    cwd: str,
-    limits: sandbox.Limits,
+    cwd: str | None,
+    limits: Limits,
     env: dict[str, str] | None = None,
 ) -> tuple[str, str, int]:
     try:
@@ -319,7 +594,7 @@ def _run_bounded(
             cwd=cwd,
             env=env,
             start_new_session=True,  # so a timeout kills node and anything it started
-            preexec_fn=sandbox.preexec(limits),
+            preexec_fn=preexec(limits),
         )
     except OSError as err:
         raise CompilerFailed(f"{what} could not be started: {err}") from err
@@ -377,6 +652,60 @@ def with_output_selection(input_json: CompilerInput, file: str = "*", contract: 
     return copy
 
 
+# --- output selections ---------------------------------------------------------------------
+
+# The key of a narrowed compile's output that came from the wide compile: what happened, in words.
+WIDENED: Final = "widenedOutputSelection"
+
+
+def widened(input_json: CompilerInput) -> CompilerInput | None:
+    """`input_json` with every contract of every file selected (the same outputs), as a build
+    selects them; None when it already is, or selects no contract output."""
+    selection = (input_json.get("settings") or {}).get("outputSelection") or {}
+    outputs: dict[str, set[str]] = {"": set(), "*": set()}
+    for per_file in selection.values():
+        for contract, wanted in _per_contract(per_file).items():
+            outputs["" if contract == "" else "*"].update(wanted or [])
+    wide: OutputSelection = {"*": {key: sorted(value) for key, value in outputs.items() if value}}
+    # Already wide: every file and contract ("*"), whatever the outputs' order.
+    if not outputs["*"] or (set(selection) == {"*"} and set(_per_contract(selection["*"])) <= {"", "*"}):
+        return None
+    return {**input_json, "settings": {**input_json["settings"], "outputSelection": wide}}
+
+
+def narrowed(output: CompilerOutput, input_json: CompilerInput, crash: str) -> CompilerOutput:
+    """The wide compile's `output` cut to `input_json`'s selection, with the note saying why."""
+    selection = input_json["settings"]["outputSelection"]
+    asked = ", ".join(
+        f"{file}:{name}" for file, per_file in sorted(selection.items()) for name in sorted(_per_contract(per_file))
+    )
+    note = (
+        f"solc crashed with the output narrowed to {asked} ({crash[:200]}); "
+        "compiled again with every contract selected, as a build does, and that output used"
+    )
+    return {**output, "contracts": _cut(output, selection), WIDENED: note}
+
+
+def _cut(output: CompilerOutput, selection: OutputSelection) -> dict[str, dict[str, ContractOutput]]:
+    """The contracts of `output` that `selection` selects, by file."""
+    return {
+        file: kept
+        for file, per_file in (output.get("contracts") or {}).items()
+        if (kept := {name: c for name, c in per_file.items() if _selected(selection, file, name)})
+    }
+
+
+def _per_contract(per_file: dict[str, list[str]] | list[str] | None) -> dict[str, list[str]]:
+    # Only Solidity selects per contract (and only Solidity is widened); Vyper's list names none.
+    return per_file if isinstance(per_file, dict) else {}
+
+
+def _selected(selection: OutputSelection, file: str, name: str) -> bool:
+    return any(
+        name in _per_contract(selection.get(key)) or "*" in _per_contract(selection.get(key)) for key in (file, "*")
+    )
+
+
 def canonical_key(compiler_version: str, input_json: object) -> str:
     canon = json.dumps([compiler_version, input_json], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canon.encode()).hexdigest()
@@ -393,20 +722,14 @@ def selected_part(build: CompilerOutput, input_json: CompilerInput) -> CompilerO
     """What a compile of `input_json` selecting some contracts answers, taken from `build` (a compile
     of the same sources and settings); None when the build did not produce all of it."""
     asked = (input_json.get("settings") or {}).get("outputSelection") or {}
-    kept = set(build.get("buildOutputs", ()))
-    contracts: dict[str, dict[str, ContractOutput]] = {}
+    kept, contracts = set(build.get("buildOutputs", ())), _cut(build, asked)
     for file, by_contract in asked.items():
         if not isinstance(by_contract, dict):  # Vyper's form: no build is kept for it
             return None
-        files = build.get("contracts", {}) if file == "*" else {file: build.get("contracts", {}).get(file)}
+        found = [built for built_file, built in contracts.items() if file in ("*", built_file)]
         for name, outputs in by_contract.items():
-            if not set(outputs) <= kept:
+            if not set(outputs) <= kept or not found or (name != "*" and not any(name in c for c in found)):
                 return None
-            for found_file, built in files.items():
-                if not built or (name != "*" and name not in built):
-                    return None
-                chosen = built if name == "*" else {name: built[name]}
-                contracts.setdefault(found_file, {}).update(chosen)
     return {"contracts": contracts, "sources": build.get("sources", {}), "errors": build.get("errors", [])}
 
 
@@ -547,6 +870,29 @@ class CompileCache:
                 self._memory.pop(next(iter(self._memory)))
 
 
+@dataclass(frozen=True)
+class ContractInput:
+    """One contract of a compile input (`file`'s `name`, in `language`) and how it is compiled: by
+    which compiler, through which cache, within which timeout. What the verifier hands the diagnosis
+    and the order search."""
+
+    compiler_version: str
+    input_json: CompilerInput
+    file: str
+    name: str
+    language: str = "solidity"
+    cache: CompileCache | None = None
+    timeout: float = DEFAULT_TIMEOUT
+
+    def selected(self) -> CompilerInput:
+        """The input asking only for what verification needs of this contract."""
+        return with_output_selection(self.input_json, self.file, self.name)
+
+    def output_of(self, output: CompilerOutput | None) -> ContractOutput:
+        """This contract's part of a compile's output ({} when it has none)."""
+        return (((output or {}).get("contracts") or {}).get(self.file) or {}).get(self.name) or {}
+
+
 def compile_input(
     compiler_version: str,
     input_json: CompilerInput,
@@ -567,12 +913,12 @@ def compile_input(
     def run() -> CompilerOutput:
         if language == "vyper":
             # One seed where the code follows it, so a compile repeats and a seed search starts from it.
-            seed = hash_seed_facts.FIRST_SEED if hash_seed_facts.follows_hash_seed(compiler_version) else None
+            seed = FIRST_SEED if follows_hash_seed(compiler_version) else None
             return compile_vyper_json(compiler_version, input_json, timeout, hash_seed=seed)
         try:
             return compile_standard_json(compiler_version, input_json, timeout)
         except CompilerCrashed as crash:
-            wide = selection.widened(input_json)
+            wide = widened(input_json)
             if wide is None:
                 raise
             try:
@@ -581,8 +927,8 @@ def compile_input(
                 raise CompilerFailed(
                     f"{crash}; and with every contract selected, as a build selects them: {err}"
                 ) from err
-            output = selection.narrowed(output, input_json, str(crash))
-            logger.warning("contract_verify: %s", output[selection.WIDENED])
+            output = narrowed(output, input_json, str(crash))
+            logger.warning("contract_verify: %s", output[WIDENED])
             return output
 
     return run() if cache is None else cache.get_or_compile(compiler_version, input_json, run)

@@ -6,7 +6,8 @@ reaches every order. The search names the orders instead: a first compile
 (engine/vyper03_callee_order.py) reports every function's callees; each way to order the sets of
 two or more callees is laid out as vyper's topological sort would, and each distinct layout
 compiled (two at a time, each cached under its name) until one reproduces the deployed code. The
-pre-check and the local explorer run it alike, so they agree.
+pre-check and the local explorer run it alike, so they agree. What starts it: the deployed code is
+the compiled instructions in another order (`reordered`), not other instructions.
 """
 
 from __future__ import annotations
@@ -14,33 +15,39 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-from ape_contract_verify.engine import hash_seed
 from ape_contract_verify.engine.compare import Compiled
-from ape_contract_verify.engine.compiler_output import CalleeReport, CompilerOutput, EvmOutput
 from ape_contract_verify.engine.compilers import (
-    DEFAULT_TIMEOUT,
-    CompileCache,
+    CalleeReport,
+    CompilerError,
+    CompilerOutput,
+    ContractInput,
+    EvmOutput,
+    code_objects,
     compile_vyper_json,
-    with_output_selection,
+    follows_hash_seed,
+    parse_compiler_version,
 )
-from ape_contract_verify.engine.versions import CompilerError, parse_compiler_version
-from ape_contract_verify.evm import bytecode as bc
-from ape_contract_verify.protocol.inputs import CompilerInput
+from ape_contract_verify.logs import get_logger
+
+logger = get_logger()
 
 # A caller's callees in the order to iterate them; a layout: per contract, the internal functions
 # in code order and the constructor's callees.
 CalleeOrder: TypeAlias = dict[str, list[str]]
 Layout: TypeAlias = tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]
 
-# Two compiles at a time: the machine's compile slots bound them further (engine/sandbox.py).
+# Two compiles at a time: the machine's compile slots bound them further (compilers.compile_slot).
 _AT_ONCE = 2
 MAX_ORDERS = 720  # distinct layouts compiled at most
 _MAX_WAYS = 40320  # ways to order the callee sets looked at (no compile: a sort in Python)
+_JUMPDEST, _PUSH1, _PUSH2, _PUSH32 = 0x5B, 0x60, 0x61, 0x7F
 
 
 @dataclass
@@ -154,27 +161,17 @@ def _ways(contracts: CalleeReport) -> Iterator[CalleeOrder]:
             yield order
 
 
-def search(
-    compiler_version: str,
-    input_json: CompilerInput,
-    file: str,
-    name: str,
-    reproduces: Callable[[EvmOutput], bool],
-    *,
-    cache: CompileCache | None = None,
-    timeout: float = DEFAULT_TIMEOUT,
-    max_orders: int = MAX_ORDERS,
-) -> SeedSearch:
-    """Compile `input_json` in each distinct internal-function order (at most `max_orders`) until
-    one reproduces the deployment (`reproduces(evm)`)."""
-    selected = with_output_selection(input_json, file, name)
-    found = SeedSearch(compiler_version)
+def search(job: ContractInput, reproduces: Callable[[EvmOutput], bool], *, max_orders: int = MAX_ORDERS) -> SeedSearch:
+    """Compile `job` in each distinct internal-function order (at most `max_orders`) until one
+    reproduces the deployment (`reproduces(evm)`)."""
+    selected = job.selected()
+    found = SeedSearch(job.compiler_version)
 
     def compile_in(order: CalleeOrder) -> CompilerOutput | None:
-        run = functools.partial(compile_vyper_json, compiler_version, selected, timeout, callee_order=order)
-        key = f"{compiler_version}#callees={json.dumps(order, sort_keys=True)}"
+        run = functools.partial(compile_vyper_json, job.compiler_version, selected, job.timeout, callee_order=order)
+        key = f"{job.compiler_version}#callees={json.dumps(order, sort_keys=True)}"
         try:
-            return run() if cache is None else cache.get_or_compile(key, selected, run)
+            return run() if job.cache is None else job.cache.get_or_compile(key, selected, run)
         except CompilerError:
             return None
 
@@ -190,21 +187,36 @@ def search(
                 break
             outputs = pool.map(compile_in, [order for _, order in batch]) if number else [first]
             for (laid, _), output in zip(batch, outputs):
-                evm = evm_of(output, file, name)
+                evm = job.output_of(output).get("evm")
                 if evm:
-                    code = [
-                        (evm.get("bytecode") or {}).get("object"),
-                        (evm.get("deployedBytecode") or {}).get("object"),
-                    ]
-                    found.codes[order_name(laid)] = json.dumps(code)
+                    found.codes[order_name(laid)] = json.dumps(code_objects(evm))
                     if found.order is None and reproduces(evm):
                         found.order, found.evm = order_name(laid), evm
     return found
 
 
-def evm_of(output: CompilerOutput | None, file: str, name: str) -> EvmOutput | None:
-    """The evm output of `file`'s contract `name` in a compiler's output, if it has one."""
-    return ((((output or {}).get("contracts") or {}).get(file) or {}).get(name) or {}).get("evm")
+def search_if_reordered(
+    job: ContractInput,
+    compiled: Compiled,
+    runtime_on_chain: bytes,
+    creation_input: bytes | None = None,
+    *,
+    max_orders: int = MAX_ORDERS,
+) -> SeedSearch | None:
+    """`search` for the deployment, when this Vyper follows the hash seed and the deployment is
+    `compiled`'s instructions in another order; None otherwise (the verifier's and the diagnosis' one test)."""
+    if not (follows_hash_seed(job.compiler_version) and in_another_order(compiled, runtime_on_chain, creation_input)):
+        return None
+    started = time.perf_counter()
+    found = search(job, reproducing(runtime_on_chain, creation_input), max_orders=max_orders)
+    logger.info(
+        "contract_verify: %d internal-function orders compiled in %.1f s (%d codes), %s",
+        len(found.codes),
+        time.perf_counter() - started,
+        found.distinct,
+        f"{found.order} reproduced it" if found.order is not None else "none reproduced it",
+    )
+    return found
 
 
 def in_another_order(compiled: Compiled, runtime_on_chain: bytes, creation_input: bytes | None = None) -> bool:
@@ -213,11 +225,10 @@ def in_another_order(compiled: Compiled, runtime_on_chain: bytes, creation_input
     if not compiled.compare_runtime(runtime_on_chain).matches:
         if len(runtime_on_chain) != len(compiled.runtime) + compiled.trailing:
             return False  # the immutables after the code are as many whatever the order
-        return hash_seed.reordered(compiled.runtime, runtime_on_chain[: len(compiled.runtime)])
+        return reordered(compiled.runtime, runtime_on_chain[: len(compiled.runtime)])
     if not creation_input:
         return False
-    chain_init = creation_input[: len(compiled.creation)]
-    return hash_seed.reordered(compiled.creation, chain_init)
+    return reordered(compiled.creation, creation_input[: len(compiled.creation)])
 
 
 def reproducing(runtime_on_chain: bytes, creation_input: bytes | None = None) -> Callable[[EvmOutput], bool]:
@@ -229,8 +240,41 @@ def reproducing(runtime_on_chain: bytes, creation_input: bytes | None = None) ->
             return False
         if not creation_input:
             return True
-        return bc.compare(
-            compiled.creation, creation_input[: len(compiled.creation)], link_references=compiled.creation_links
-        ).matches
+        return compiled.compare_creation(creation_input).matches
 
     return reproduces
+
+
+def instructions(code: bytes, positions: set[int] | None = None) -> Counter[tuple[int, bytes]]:
+    """The code's instructions regardless of their order: a PUSH2 of a position (`positions`, else
+    this code's JUMPDESTs) counts as a label, every other push with its value."""
+    positions = _jumpdests(code) if positions is None else positions
+    found: Counter[tuple[int, bytes]] = Counter()
+    for _, op, data in _walk(code):
+        if op == _PUSH2 and len(data) == 2 and int.from_bytes(data, "big") in positions:
+            data = b"label"
+        found[(op, data)] += 1
+    return found
+
+
+def reordered(compiled: bytes, deployed: bytes) -> bool:
+    """Whether `deployed` holds `compiled`'s instructions in another order (what another seed
+    gives), not other instructions (another source or setting). A constant that happens to equal
+    a JUMPDEST's offset in either code counts as a label in both."""
+    if compiled == deployed or len(compiled) != len(deployed):
+        return False
+    positions = _jumpdests(compiled) | _jumpdests(deployed)
+    return instructions(compiled, positions) == instructions(deployed, positions)
+
+
+def _walk(code: bytes) -> Iterator[tuple[int, int, bytes]]:
+    i = 0
+    while i < len(code):
+        op = code[i]
+        size = op - _PUSH1 + 1 if _PUSH1 <= op <= _PUSH32 else 0
+        yield i, op, bytes(code[i + 1 : i + 1 + size])
+        i += 1 + size
+
+
+def _jumpdests(code: bytes) -> set[int]:
+    return {offset for offset, op, _ in _walk(code) if op == _JUMPDEST}

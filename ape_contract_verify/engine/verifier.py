@@ -8,51 +8,40 @@ setting that differs `diagnose`'s; this module turns a request into compiler inp
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from ape_contract_verify.engine import seed_search
 from ape_contract_verify.engine.compare import (
-    AbiEntry,
     Compiled,
     Failure,
     FailureKind,
     compare,
-    constructor_inputs,
+    compare_blueprint,
 )
-from ape_contract_verify.engine.compiler_output import EvmOutput
 from ape_contract_verify.engine.compilers import (
     DEFAULT_TIMEOUT,
     CompileCache,
-    compile_input,
-    single_file_input,
-    with_output_selection,
-)
-from ape_contract_verify.engine.diagnose import DEFAULT_COMPILES, diagnose
-from ape_contract_verify.engine.hash_seed import follows_hash_seed
-from ape_contract_verify.engine.seed_search import SeedSearch, in_another_order, reproducing
-from ape_contract_verify.engine.versions import (
     CompilerError,
     CompilerNotInstalled,
+    ContractInput,
+    EvmOutput,
     InvalidCompilerVersion,
+    code_objects,
+    compile_input,
     parse_compiler_version,
+    single_file_input,
 )
-from ape_contract_verify.evm.abi import abi_type
-from ape_contract_verify.evm.bytecode import split_constructor_args
-from ape_contract_verify.evm.reads import ChainError, ChainReader, Creation, attempts_of
+from ape_contract_verify.engine.diagnose import DEFAULT_COMPILES, diagnose
+from ape_contract_verify.evm.reads import ChainError, ChainReader, attempts_of
 from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.json_types import JsonObject
-from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol import inputs as protocol_inputs
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.protocol.forms import compiler_language
 from ape_contract_verify.protocol.inputs import CompilerInput, CompilerSettings, SourceUnit
 from ape_contract_verify.protocol.values import ADDRESS, HEX, strip_0x
 from ape_contract_verify.request import CodeFormat, VerificationRequest
-
-logger = get_logger()
 
 __all__ = ["FailureKind", "VerificationResult", "Verifier", "parse_json_input"]
 
@@ -64,9 +53,9 @@ UNABLE_TO_LOCATE_NAME = "Unable to locate ContractName {name}, did you specify t
 class VerificationResult:
     """The outcome of one verification, with everything getsourcecode needs when it passed."""
 
-    verified: bool
-    match: Literal["full", "partial"] | None  # None when not verified
-    reason: str  # why it failed, or a note on a partial match; no "Fail - …" prefix
+    verified: bool = False
+    match: Literal["full", "partial"] | None = None  # None when not verified
+    reason: str = ""  # why it failed, or a note on a partial match; no "Fail - …" prefix
     address: str = ""
     failure: FailureKind | None = None
     abi: list[JsonObject] = field(default_factory=list)
@@ -110,39 +99,24 @@ class VerificationResult:
 
 
 @dataclass
-class _Prepared:
-    request: VerificationRequest
-    input_json: CompilerInput
-    file: str
-    name: str
-    language: str
-
-
 class Verifier:
     """Verifies submissions against one chain. Thread-safe: the cache and the chain reader are."""
 
-    def __init__(
-        self,
-        chain: ChainReader,
-        cache: CompileCache | None = None,
-        compile_timeout: float = DEFAULT_TIMEOUT,
-        diagnose_compiles: int = DEFAULT_COMPILES,
-        require_creation: bool = True,
-        callee_orders: int = seed_search.MAX_ORDERS,
-    ):
-        """`diagnose_compiles`: on a code mismatch, how many single-setting variations (optimizer,
-        runs, viaIR, evmVersion; Vyper's optimize mode, evmVersion) to compile to tell the user
-        which setting the deployment used."""
-        self.chain = chain
-        self.cache = cache if cache is not None else CompileCache()
-        self.compile_timeout = compile_timeout
-        self.diagnose_compiles = diagnose_compiles
-        # An explorer needs the creation transaction. The plugin's pre-check, on a node without
-        # traces, may not find a factory's: it then compares the runtime code alone.
-        self.require_creation = require_creation
-        # Vyper 0.3.4-0.3.7: how many internal-function orders to compile at most when the deployed
-        # code is the compiled instructions in another order (engine/seed_search.py).
-        self.callee_orders = callee_orders
+    chain: ChainReader
+    cache: CompileCache | None = None  # None: one of its own, in memory
+    compile_timeout: float = DEFAULT_TIMEOUT
+    # On a code mismatch, how many single-setting variations (optimizer, runs, viaIR, evmVersion;
+    # Vyper's optimize mode, evmVersion) to compile to tell the user which setting the deployment used.
+    diagnose_compiles: int = DEFAULT_COMPILES
+    # An explorer needs the creation transaction. The plugin's pre-check, on a node without
+    # traces, may not find a factory's: it then compares the runtime code alone.
+    require_creation: bool = True
+    # Vyper 0.3.4-0.3.7: how many internal-function orders to compile at most when the deployed
+    # code is the compiled instructions in another order (engine/seed_search.py).
+    callee_orders: int = seed_search.MAX_ORDERS
+
+    def __post_init__(self) -> None:
+        self.cache = self.cache if self.cache is not None else CompileCache()
 
     def verify(
         self, request: VerificationRequest, args_from_creation: bool = False, diagnose_compiles: int | None = None
@@ -152,9 +126,6 @@ class Verifier:
         must still be an ABI encoding of the compiled constructor's inputs. `diagnose_compiles`
         overrides the Verifier's for this call (0: no search for the differing setting)."""
         result = VerificationResult(
-            verified=False,
-            match=None,
-            reason="",
             address=request.address,
             contract_name=request.contract_name,
             compiler_version=request.compiler_version,
@@ -190,37 +161,36 @@ class Verifier:
         result.onchain_runtime = runtime_on_chain.hex()
         submitted_args = _clean_hex(request.constructor_arguments, "constructorArguements")
 
-        prepared = self._prepare(request)
-        result.sources = {path: src.get("content", "") for path, src in prepared.input_json.get("sources", {}).items()}
-        result.settings = prepared.input_json.get("settings", {}).copy()
+        job = self._prepare(request)
+        result.sources = {path: src.get("content", "") for path, src in job.input_json.get("sources", {}).items()}
+        result.settings = job.input_json.get("settings", {}).copy()
         result.settings.pop("outputSelection", None)
-        _fill_settings(result, result.settings, prepared.language)
+        _fill_settings(result, result.settings, job.language)
         if result.license_type is None:
             from ape_contract_verify.protocol.licenses import code_from_source
 
-            result.license_type = code_from_source(result.sources.get(prepared.file, ""))
+            result.license_type = code_from_source(result.sources.get(job.file, ""))
 
         try:
             output = compile_input(
                 request.compiler_version,
-                with_output_selection(prepared.input_json, prepared.file, prepared.name),
+                job.selected(),
                 timeout=self.compile_timeout,
                 cache=self.cache,
             )
         except CompilerError as err:
-            raise Failure(FailureKind.COMPILER, _compiler_reason(err, prepared.language)) from err
-        contract = ((output.get("contracts") or {}).get(prepared.file) or {}).get(prepared.name)
+            raise Failure(FailureKind.COMPILER, _compiler_reason(err, job.language)) from err
+        contract = job.output_of(output)
         if not contract:
-            raise Failure(FailureKind.CONTRACT_NAME, self._name_reason(prepared))
+            raise Failure(FailureKind.CONTRACT_NAME, self._name_reason(job, request))
         result.abi = contract.get("abi") or []
         result.metadata = contract.get("metadata") or ""
         evm = contract.get("evm") or {}
-        result.recompiled_creation = _code_hex(evm, "bytecode")
-        result.recompiled_runtime = _code_hex(evm, "deployedBytecode")
+        compiled = _recompiled(result, evm, job.language)
         if not result.recompiled_creation:
             raise Failure(
                 FailureKind.CONTRACT_NAME,
-                f"{prepared.name} has no bytecode (an interface or abstract contract); submit a deployable contract",
+                f"{job.name} has no bytecode (an interface or abstract contract); submit a deployable contract",
             )
 
         from ape_contract_verify.evm import blueprint
@@ -251,28 +221,52 @@ class Verifier:
                     f"that created it is {creation.tx_hash}; send that one (its constructor arguments are the "
                     "deployment's), or leave creationTransactionHash out",
                 )
-            if args_from_creation and declared is None:
-                # links are placeholders of the same length: the input past the code is the arguments
-                submitted_args = split_constructor_args(creation.input, result.recompiled_creation)
         if declared is not None:  # a blueprint: its body is the creation code, no setting searched for
-            from ape_contract_verify.engine.blueprint_compare import compare_blueprint
-
             matched = compare_blueprint(
-                Compiled.from_evm(evm, prepared.language),
+                compiled,
                 declared,
                 compiler_version=request.compiler_version,
                 submitted_args=submitted_args,
                 abi=result.abi,
                 args_from_chain=args_from_creation,
             )
-            result.constructor_arguments = matched.constructor_arguments
-            result.verified, result.match, result.blueprint = True, matched.match, True
-            return
-        self._compare(prepared, evm, creation, runtime_on_chain, submitted_args, result, compiles)
-        if args_from_creation and creation is not None and (submitted_args or constructor_inputs(result.abi)):
-            _check_encoding(submitted_args, result.abi, creation.tx_hash)  # after the code matched
+            result.blueprint = True
+        else:
+            creation_input = bytes(creation.input) if creation is not None else None
+            searched = job.language == "vyper" and seed_search.search_if_reordered(
+                job, compiled, runtime_on_chain, creation_input, max_orders=self.callee_orders
+            )
+            if searched and searched.evm is not None:  # the deployment is these instructions in another order
+                result.hash_seed, result.reason = searched.order, searched.note()
+                compiled = _recompiled(result, searched.evm, job.language)
 
-    def _prepare(self, request: VerificationRequest) -> _Prepared:
+            def explain() -> tuple[str, str]:
+                if searched and searched.order is None:  # the order differs, and no order tried gave it
+                    return "hash seed", searched.reason()
+                single_file = request.format_text == CodeFormat.SINGLE_FILE.value
+                return diagnose(job, runtime_on_chain, single_file=single_file, compiles=compiles)
+
+            matched = compare(
+                compiled,
+                creation,
+                runtime_on_chain,
+                compiler_version=request.compiler_version,
+                libraries=_submitted_libraries(job, request),
+                submitted_args=submitted_args,
+                abi=result.abi,
+                diagnose=explain,
+                args_from_chain=args_from_creation,
+            )
+        result.libraries = matched.libraries
+        result.constructor_arguments = matched.constructor_arguments
+        result.verified, result.match = True, matched.match
+        if matched.match == "partial":
+            result.reason = (
+                "Partial match: only the metadata hash differs (comments, source unit names or metadata "
+                "settings); the code is identical" + (f"; {result.reason}" if result.reason else "")
+            )
+
+    def _prepare(self, request: VerificationRequest) -> ContractInput:
         fmt = request.format_text
         if fmt != CodeFormat.SINGLE_FILE.value:  # the form's rule: a JSON input's compiler is its format's
             try:
@@ -292,14 +286,7 @@ class Verifier:
                     "solidity-single-file needs a Solidity compilerversion such as v0.8.26+commit.8a97fa7a",
                 )
             name = request.bare_name
-            file = f"{name}.sol"
-            declared = _declared_names(file, request.source_code, "solidity")
-            if name not in declared:
-                found = ", ".join(declared) or "none"
-                raise Failure(
-                    FailureKind.CONTRACT_NAME,
-                    UNABLE_TO_LOCATE_NAME.format(name=name) + f" The source declares: {found}",
-                )
+            file, language = f"{name}.sol", "solidity"
             input_json = single_file_input(
                 request.source_code,
                 file_name=file,
@@ -309,160 +296,53 @@ class Verifier:
                 via_ir=request.via_ir,
                 libraries=request.libraries or None,
             )
-            return _Prepared(request, input_json, file, name, "solidity")
-        if fmt not in (CodeFormat.STANDARD_JSON.value, CodeFormat.VYPER_JSON.value):
+        elif fmt in (CodeFormat.STANDARD_JSON.value, CodeFormat.VYPER_JSON.value):
+            input_json = parse_json_input(request.source_code, fmt)
+            language = "vyper" if fmt == CodeFormat.VYPER_JSON.value else "solidity"
+            input_json.setdefault("language", language.capitalize())
+            sources = input_json["sources"]
+            file, _, name = request.contract_name.rpartition(":")
+            if not file:  # a bare name: find the one source that declares it
+                found = [path for path, src in sources.items() if name in _declared(path, src, language)]
+                where = f"it is declared in {', '.join(sorted(found)[:5])}" if found else "no source declares it"
+                if len(found) != 1:
+                    raise Failure(
+                        FailureKind.CONTRACT_NAME,
+                        UNABLE_TO_LOCATE_NAME.format(name=name)
+                        + f" {where}; use path/File.sol:{name} (the source unit name in the input)",
+                    )
+                file = found[0]
+            if file not in sources:
+                raise Failure(
+                    FailureKind.CONTRACT_NAME,
+                    UNABLE_TO_LOCATE_NAME.format(name=request.contract_name)
+                    + f" The input has no source unit {file!r}; use path:Name with one of: {', '.join(sorted(sources)[:10])}",
+                )
+        else:
             raise Failure(
                 FailureKind.INVALID_INPUT,
                 f"codeformat {fmt!r} is not supported; use solidity-single-file, solidity-standard-json-input or vyper-json",
             )
-        input_json = parse_json_input(request.source_code, fmt)
-        language = "vyper" if fmt == CodeFormat.VYPER_JSON.value else "solidity"
-        input_json.setdefault("language", "Vyper" if language == "vyper" else "Solidity")
-        sources = input_json["sources"]
-        file, _, name = request.contract_name.rpartition(":")
-        if not file:  # a bare name: find the one source that declares it
-            file = self._file_declaring(sources, name, language)
-        if file not in sources:
-            raise Failure(
-                FailureKind.CONTRACT_NAME,
-                UNABLE_TO_LOCATE_NAME.format(name=request.contract_name)
-                + f" The input has no source unit {file!r}; use path:Name with one of: {', '.join(sorted(sources)[:10])}",
-            )
-        prepared = _Prepared(request, input_json, file, name, language)
-        if name not in _declared_names(file, sources[file].get("content", ""), language):
-            raise Failure(FailureKind.CONTRACT_NAME, self._name_reason(prepared))  # no compile needed
-        return prepared
-
-    def _file_declaring(self, sources: dict[str, SourceUnit], name: str, language: str) -> str:
-        matches = [
-            path for path, src in sources.items() if name in _declared_names(path, src.get("content", ""), language)
-        ]
-        if len(matches) == 1:
-            return matches[0]
-        where = f"it is declared in {', '.join(sorted(matches)[:5])}" if matches else "no source declares it"
-        raise Failure(
-            FailureKind.CONTRACT_NAME,
-            UNABLE_TO_LOCATE_NAME.format(name=name)
-            + f" {where}; use path/File.sol:{name} (the source unit name in the input)",
+        job = ContractInput(
+            request.compiler_version, input_json, file, name, language, self.cache, self.compile_timeout
         )
+        if name not in _declared(file, input_json["sources"][file], language):
+            raise Failure(FailureKind.CONTRACT_NAME, self._name_reason(job, request))  # no compile needed
+        return job
 
-    def _name_reason(self, prepared: _Prepared) -> str:
-        content = prepared.input_json["sources"][prepared.file].get("content", "")
-        found = _declared_names(prepared.file, content, prepared.language)
-        hint = f" {prepared.file} declares: {', '.join(found)}" if found else ""
-        return UNABLE_TO_LOCATE_NAME.format(name=prepared.name) + hint
-
-    def _compare(
-        self,
-        prepared: _Prepared,
-        evm: EvmOutput,
-        creation: Creation | None,
-        runtime_on_chain: bytes,
-        submitted_args: str,
-        result: VerificationResult,
-        compiles: int,
-    ) -> None:
-        request = prepared.request
-        searched: SeedSearch | None = None
-        creation_input = bytes(creation.input) if creation is not None else None
-        if (
-            prepared.language == "vyper"
-            and follows_hash_seed(request.compiler_version)
-            and in_another_order(Compiled.from_evm(evm, "vyper"), runtime_on_chain, creation_input)
-        ):  # the deployment is this compile's instructions in another order: search the orders
-            started = time.perf_counter()
-            searched = seed_search.search(
-                request.compiler_version,
-                prepared.input_json,
-                prepared.file,
-                prepared.name,
-                reproducing(runtime_on_chain, creation_input),
-                cache=self.cache,
-                timeout=self.compile_timeout,
-                max_orders=self.callee_orders,
-            )
-            logger.info(
-                "contract_verify: %s: %d internal-function orders compiled in %.1f s (%d codes), %s",
-                request.address,
-                len(searched.codes),
-                time.perf_counter() - started,
-                searched.distinct,
-                f"{searched.name} reproduced it" if searched.order is not None else "none reproduced it",
-            )
-            if searched.evm is not None:
-                evm = searched.evm
-                result.hash_seed, result.reason = searched.name, searched.note()
-                result.recompiled_creation = _code_hex(evm, "bytecode")
-                result.recompiled_runtime = _code_hex(evm, "deployedBytecode")
-
-        def explain() -> tuple[str, str]:
-            if searched is not None and searched.order is None:  # the order differs, and no order tried gave it
-                return "hash seed", searched.reason()
-            return diagnose(
-                request.compiler_version,
-                prepared.input_json,
-                prepared.file,
-                prepared.name,
-                prepared.language,
-                runtime_on_chain,
-                single_file=request.format_text == CodeFormat.SINGLE_FILE.value,
-                compiles=compiles,
-                cache=self.cache,
-                timeout=self.compile_timeout,
-            )
-
-        matched = compare(
-            Compiled.from_evm(evm, prepared.language),
-            creation,
-            runtime_on_chain,
-            compiler_version=request.compiler_version,
-            libraries=_submitted_libraries(prepared),
-            submitted_args=submitted_args,
-            abi=result.abi,
-            diagnose=explain,
-        )
-        result.libraries = matched.libraries
-        result.constructor_arguments = matched.constructor_arguments
-        result.verified, result.match = True, matched.match
-        if matched.match == "partial":
-            result.reason = (
-                "Partial match: only the metadata hash differs (comments, source unit names or metadata "
-                "settings); the code is identical" + (f"; {result.reason}" if result.reason else "")
-            )
+    def _name_reason(self, job: ContractInput, request: VerificationRequest) -> str:
+        found = _declared(job.file, job.input_json["sources"][job.file], job.language)
+        where = "The source" if request.format_text == CodeFormat.SINGLE_FILE.value else job.file
+        return UNABLE_TO_LOCATE_NAME.format(name=job.name) + f" {where} declares: {', '.join(found) or 'none'}"
 
 
 # --- helpers ----------------------------------------------------------------------------------
 
 
-def _code_hex(evm: EvmOutput, which: Literal["bytecode", "deployedBytecode"]) -> str:
-    return str((evm.get(which) or {}).get("object") or "").removeprefix("0x")
-
-
-def _check_encoding(args: str, abi: Sequence[AbiEntry], tx_hash: str) -> None:
-    """Arguments taken from the chain must be what the constructor's ABI encoding produces: the
-    bytes after the code decode as its inputs and encode back to the same bytes. Otherwise no
-    call of this source's constructor could have sent them (wrong contract, or a hand-made input)."""
-    inputs = constructor_inputs(abi)
-    where = f"the creation transaction {tx_hash} carries {len(args) // 2} bytes after the code"
-    if not inputs:  # and there are bytes after the code
-        raise Failure(
-            FailureKind.CONSTRUCTOR_ARGUMENTS,
-            f"{Texts.CHECK_CONSTRUCTOR_ARGUMENTS} The constructor takes no arguments, but {where}",
-        )
-    from eth_abi.abi import decode, encode
-
-    types = [abi_type(item) for item in inputs]
-    signature = f"constructor({','.join(types)})"
-    try:
-        same = encode(types, decode(types, bytes.fromhex(args))).hex() == args
-    except Exception:
-        same = False
-    if not same:
-        raise Failure(
-            FailureKind.CONSTRUCTOR_ARGUMENTS,
-            f"{Texts.CHECK_CONSTRUCTOR_ARGUMENTS} Constructor arguments are not an ABI encoding of "
-            f"{signature}: {where}, which do not decode as its inputs and encode back the same",
-        )
+def _recompiled(result: VerificationResult, evm: EvmOutput, language: str) -> Compiled:
+    """The compiled code, its hex kept in `result` as the compiler wrote it (placeholders and all)."""
+    result.recompiled_creation, result.recompiled_runtime = code_objects(evm)
+    return Compiled.from_evm(evm, language)
 
 
 def _compiler_reason(err: CompilerError, language: str) -> str:
@@ -489,10 +369,12 @@ def parse_json_input(text: str, code_format: str = CodeFormat.STANDARD_JSON.valu
         raise Failure(FailureKind.INVALID_INPUT, f"{err.param} {err.problem}; {err.fix}") from None
 
 
-def _declared_names(path: str, content: str, language: str) -> list[str]:
+def _declared(path: str, source: SourceUnit, language: str) -> list[str]:
+    """The contracts a source unit declares (a Vyper file is its one contract, named by the file)."""
     if language == "vyper":
         return [path.rsplit("/", 1)[-1].rsplit(".", 1)[0]]
-    return list(dict.fromkeys(_DECLARATION.findall(re.sub(r"//[^\n]*|/\*.*?\*/", "", content, flags=re.S))))
+    content = re.sub(r"//[^\n]*|/\*.*?\*/", "", source.get("content", ""), flags=re.S)
+    return list(dict.fromkeys(_DECLARATION.findall(content)))
 
 
 def _fill_settings(result: VerificationResult, settings: CompilerSettings, language: str) -> None:
@@ -507,12 +389,12 @@ def _fill_settings(result: VerificationResult, settings: CompilerSettings, langu
     result.via_ir = bool(settings.get("viaIR", False))
 
 
-def _submitted_libraries(prepared: _Prepared) -> dict[str, str]:
+def _submitted_libraries(job: ContractInput, request: VerificationRequest) -> dict[str, str]:
     """Library name -> address from the form and from settings.libraries ({file: {name: addr}})."""
     libraries: dict[str, str] = {}
-    for per_file in (prepared.input_json.get("settings", {}).get("libraries") or {}).values():
+    for per_file in (job.input_json.get("settings", {}).get("libraries") or {}).values():
         if isinstance(per_file, dict):
             libraries.update({name: str(address) for name, address in per_file.items()})
-    for name, address in (prepared.request.libraries or {}).items():
+    for name, address in (request.libraries or {}).items():
         libraries[name.rsplit(":", 1)[-1]] = address
     return {name: address if address.startswith("0x") else "0x" + address for name, address in libraries.items()}

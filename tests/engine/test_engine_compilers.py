@@ -7,20 +7,22 @@ import re
 import stat
 
 import pytest
+from packaging.version import Version
 
 from ape_contract_verify.engine import compilers
 from ape_contract_verify.engine.compilers import (
     CompileCache,
     CompilerFailed,
     CompilerNotInstalled,
+    InvalidCompilerVersion,
     compile_input,
     compile_standard_json,
     compile_vyper_json,
-    installed_vyper_versions,
+    parse_compiler_version,
     single_file_input,
+    vyper_compilers,
     with_output_selection,
 )
-from ape_contract_verify.engine.versions import InvalidCompilerVersion, parse_compiler_version
 from support.engine import SOLC, source
 
 TINY = "// SPDX-License-Identifier: MIT\npragma solidity ^0.8.0;\ncontract Tiny { uint256 public x = 1; }\n"
@@ -129,7 +131,7 @@ def test_vyper_json():
     output = compile_vyper_json("vyper:0.4.3", with_output_selection(input_json, "*"))
     counter = output["contracts"]["Counter.vy"]["Counter"]
     assert counter["evm"]["bytecode"]["object"] and any(item.get("type") == "constructor" for item in counter["abi"])
-    installed = ", ".join(f"vyper:{v}" for v in installed_vyper_versions())
+    installed = ", ".join(f"vyper:{v}" for v in sorted(vyper_compilers(), key=Version))
     assert "vyper:0.3.10" in installed and "vyper:0.4.3" in installed and "0.3.9" not in installed
     with pytest.raises(
         CompilerNotInstalled, match=rf"vyper:0.3.9 is not installed .*\(installed: {re.escape(installed)}\)"

@@ -17,9 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from ape_contract_verify.engine import hash_seed, seed_search
+from ape_contract_verify.engine import compilers, seed_search
 from ape_contract_verify.engine.compare import Compiled
-from ape_contract_verify.engine.compilers import CompileCache, compile_input, compile_vyper_json, with_output_selection
+from ape_contract_verify.engine.compilers import (
+    CompileCache,
+    ContractInput,
+    compile_input,
+    compile_vyper_json,
+    with_output_selection,
+)
 from ape_contract_verify.engine.verifier import Verifier
 from ape_contract_verify.evm.chain import JsonRpcChain
 from ape_contract_verify.explorer.jobs import RealEngine
@@ -144,14 +150,14 @@ def submit(world, address: str, input_json: dict) -> str:
 
 
 def test_the_bound_0_3_7_follows_the_seed_0_3_10_does_not():
-    assert hash_seed.environment("3", 2) == {
+    assert compilers.environment("3", 2) == {
         "PATH": os.defpath,
         "PYTHONHASHSEED": "3",
         "APE_VERIFY_LAYOUT_0": "",
         "APE_VERIFY_LAYOUT_1": "x",
     }
     assert [
-        hash_seed.follows_hash_seed(v)
+        compilers.follows_hash_seed(v)
         for v in ("vyper:0.3.3", "vyper:0.3.4", "0.3.7", "vyper:0.3.8", "vyper:0.3.10", "vyper:0.4.3", "x")
     ] == [False, True, True, False, False, False, False]
     codes = {
@@ -162,20 +168,22 @@ def test_the_bound_0_3_7_follows_the_seed_0_3_10_does_not():
     assert len(codes["0.3.7"]) >= 2, "ProxyFactory must compile to several codes under 0.3.7"
     # Each 0.3.7 code is every other's instructions in another order: the seed moves code, never changes it.
     first, *others = codes["0.3.7"]
-    assert all(hash_seed.reordered(first, other) for other in others)
+    assert all(seed_search.reordered(first, other) for other in others)
     # An edited constant is other instructions, not another order.
     edited = runtime(primary(factory_input(source=SOURCE.replace("<= 1000", "<= 1001"))))
-    assert len(edited) == len(first) and not hash_seed.reordered(first, edited)
+    assert len(edited) == len(first) and not seed_search.reordered(first, edited)
     # The search names every order: create_vault's 3 callees (3!) times set_fee's 2 (2!), each its
     # own code, among them every code a seed gave (the seeds reach a few, the orders all).
-    searched = seed_search.search("vyper:0.3.7", factory_input(), FILE, NAME, lambda evm: False)
+    searched = seed_search.search(ContractInput("vyper:0.3.7", factory_input(), FILE, NAME, "vyper"), lambda evm: False)
     by_order = {bytes.fromhex(json.loads(code)[1].removeprefix("0x")) for code in searched.codes.values()}
     assert searched.orders == len(searched.codes) == searched.distinct == 12, sorted(searched.codes)
     assert set(codes["0.3.7"]) <= by_order, "a seed gave a code no order gives"
     assert all(name.startswith("internal functions in the order _") for name in searched.codes)
     # A search that reproduces stops there: the plain compile's code is among the first orders.
     plain = runtime(primary(factory_input()))
-    stopped = seed_search.search("vyper:0.3.7", factory_input(), FILE, NAME, lambda evm: runtime(evm) == plain)
+    stopped = seed_search.search(
+        ContractInput("vyper:0.3.7", factory_input(), FILE, NAME, "vyper"), lambda evm: runtime(evm) == plain
+    )
     assert stopped.order is not None and runtime(stopped.evm) == plain and len(stopped.codes) <= 12
 
 
@@ -210,7 +218,7 @@ def test_a_deployment_of_a_rare_seed_s_code_is_verified_by_the_pre_check_and_the
 def test_no_seed_found_names_the_seed_not_a_setting(world):
     input_json = factory_input()
     # One order only, the callees by name: a seed's code in another order is not found.
-    first = seed_search.search("vyper:0.3.7", input_json, FILE, NAME, lambda evm: True).evm
+    first = seed_search.search(ContractInput("vyper:0.3.7", input_json, FILE, NAME, "vyper"), lambda evm: True).evm
     evm, _ = rare_evm(input_json, avoid=(runtime(first),))
     address = deploy(world, evm)
     verifier = Verifier(world["chain"], CompileCache(), require_creation=False, callee_orders=1)
@@ -234,7 +242,7 @@ def test_a_setting_is_named_with_the_seed_that_reproduces_it_never_one_that_repr
     )
     # What the reason blames, the submitted optimize=true, reproduces the deployment under no seed.
     reproduces = seed_search.reproducing(bytes.fromhex(result.onchain_runtime))
-    unreproduced = seed_search.search("vyper:0.3.7", submitted, FILE, NAME, reproduces)
+    unreproduced = seed_search.search(ContractInput("vyper:0.3.7", submitted, FILE, NAME, "vyper"), reproduces)
     assert unreproduced.order is None and len(unreproduced.codes) == unreproduced.orders == 12
     assert submit(world, address, deployed_input) == "Pass - Verified"
 

@@ -11,15 +11,16 @@ import pytest
 
 from ape_contract_verify.engine import compilers
 from ape_contract_verify.engine.compilers import (
+    WIDENED,
     CompileCache,
     CompilerCrashed,
     CompilerFailed,
     compile_input,
     compile_standard_json,
     single_file_input,
+    widened,
     with_output_selection,
 )
-from ape_contract_verify.engine.selection import WIDENED, widened
 from ape_contract_verify.engine.verifier import Verifier
 from ape_contract_verify.evm.chain import JsonRpcChain
 from support.engine import bytecode_of, encode, json_request, single_request, solc_version_of, source, standard_input

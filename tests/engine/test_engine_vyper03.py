@@ -11,9 +11,8 @@ import json
 import pytest
 
 from ape_contract_verify.engine import compare as engine_compare
-from ape_contract_verify.engine import vyper_settings
 from ape_contract_verify.engine.compilers import CompileCache, CompilerError, compile_input
-from ape_contract_verify.engine.diagnose import variations, vyper_hint
+from ape_contract_verify.engine.diagnose import variations, vyper_hint, with_setting
 from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.evm.chain import JsonRpcChain
 from ape_contract_verify.explorer.jobs import RealEngine
@@ -257,15 +256,15 @@ def test_each_installed_vyper_accepts_the_settings_its_diagnosis_tries(world, ve
         assert evm_of(world, version, variant)["deployedBytecode"]["object"], label
     for evm in REFUSED[version]:
         with pytest.raises(CompilerError):
-            evm_of(world, version, vyper_settings.with_setting(plain, evm=evm))
+            evm_of(world, version, with_setting(plain, evm=evm))
 
 
 def test_0_3_7_optimize_is_a_bool_so_a_mode_name_means_on(world):
     """Why 0.3.7 is not sent optimize=none: vyper-json 0.3.7 reads `not settings.get("optimize", True)`."""
     runtime = {
-        str(value): evm_of(world, "0.3.7", vyper_settings.with_setting(vyper_input("0.3.7"), optimize=value))[
-            "deployedBytecode"
-        ]["object"]
+        str(value): evm_of(world, "0.3.7", with_setting(vyper_input("0.3.7"), optimize=value))["deployedBytecode"][
+            "object"
+        ]
         for value in (True, False, "none", "codesize")
     }
     assert runtime["none"] == runtime["codesize"] == runtime["True"] != runtime["False"]
@@ -278,7 +277,7 @@ def test_0_3_7_optimize_is_a_bool_so_a_mode_name_means_on(world):
 def test_the_diagnosis_names_the_setting_a_0_3_7_deployment_used(world, change, label):
     """Paris, berlin, istanbul and constantinople compile VaultFactory alike; byzantium (no SHL/SHR)
     does not, so it is found last, after every other EVM version 0.3.7 accepts."""
-    deployed_input = vyper_settings.with_setting(vyper_input("0.3.7"), **change)
+    deployed_input = with_setting(vyper_input("0.3.7"), **change)
     args = args_for(world, 60, label)
     address = world["anvil"].deploy(bc.to_bytes(evm_of(world, "0.3.7", deployed_input)["bytecode"]["object"]), args)
     answer = submit(world, address, vyper_input("0.3.7"), args)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from ape_contract_verify.engine import compilers, sandbox
+from ape_contract_verify.engine import compilers
 from ape_contract_verify.engine.compilers import CompilerFailed, compile_standard_json, compile_vyper_json
 from ape_contract_verify.server.runner import start_embedded
 from support import SOLC_CACHE_ENV
@@ -298,10 +298,10 @@ def oz_governor_input() -> dict:
 def test_an_openzeppelin_compile_fits_the_default_bound_and_a_small_one_fails_clearly(monkeypatch):
     input_json = oz_governor_input()
     monkeypatch.delenv(SOLC_CACHE_ENV, raising=False)  # the bound holds only on a compile that runs
-    monkeypatch.delenv(sandbox.MEMORY_ENV, raising=False)
+    monkeypatch.delenv(compilers.MEMORY_ENV, raising=False)
     output = compile_standard_json(SOLC_0837, input_json)
     assert output["contracts"]["MyGovernor.sol"]["MyGovernor"]["evm"]["bytecode"]["object"]
-    monkeypatch.setenv(sandbox.MEMORY_ENV, "160")
+    monkeypatch.setenv(compilers.MEMORY_ENV, "160")
     with pytest.raises(CompilerFailed) as info:
         compile_standard_json(SOLC_0837, input_json)
     assert str(info.value).startswith("solc 0.8.37 crashed (signal ") or str(info.value).startswith(
@@ -321,7 +321,7 @@ def test_a_runaway_solc_js_dies_at_the_memory_bound(monkeypatch):
 
     source = 'pragma solidity ^0.8.0;\nimport "/dev/zero";\ncontract C {}\n'
     input_json = {"language": "Solidity", "sources": {"a.sol": {"content": source}}}
-    limits = sandbox.Limits(memory_mb=1024, cpu_seconds=60)
+    limits = compilers.Limits(memory_mb=1024, cpu_seconds=60)
     started = time.monotonic()
     proc = subprocess.run(
         [str(REPO / ".solcx" / "solc-v0.8.26"), "--standard-json"],
@@ -329,9 +329,9 @@ def test_a_runaway_solc_js_dies_at_the_memory_bound(monkeypatch):
         capture_output=True,
         text=True,
         timeout=120,
-        preexec_fn=sandbox.preexec(limits),
+        preexec_fn=compilers.preexec(limits),
     )
-    assert proc.returncode != 0 and sandbox.memory_line(proc.stderr), proc.stderr[-500:]
+    assert proc.returncode != 0 and compilers.memory_line(proc.stderr), proc.stderr[-500:]
     assert time.monotonic() - started < 60
     assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < 2 * 1024 * 1024  # KiB: under 2 GiB
 
@@ -348,7 +348,7 @@ def test_a_memory_hungry_compiler_is_a_clear_fail_over_http(explorer, tmp_path, 
     eat = f'exec {sys.executable} -c "b = []\nwhile True: b.append(bytearray(1 << 24))"'
     monkeypatch.setenv("SOLCX_BINARY_PATH", str(_fake_solc(tmp_path / "solc", eat)))
     monkeypatch.delenv("APE_CONTRACT_VERIFY_COMPILE_CACHE", raising=False)
-    monkeypatch.setenv(sandbox.MEMORY_ENV, "256")
+    monkeypatch.setenv(compilers.MEMORY_ENV, "256")
     started = time.monotonic()
     text = answer(explorer, form(source=BOX.format(path="x.sol").replace('import "x.sol";\n', "// memory\n")))
     assert text == (
@@ -367,7 +367,7 @@ def _script_solc(tmp_path, monkeypatch, body: str) -> None:
 
 def test_a_spinning_compiler_is_stopped_by_the_cpu_bound(tmp_path, monkeypatch):
     _script_solc(tmp_path, monkeypatch, "sys.stdin.read()\nwhile True: pass")
-    monkeypatch.setenv(sandbox.CPU_ENV, "1")
+    monkeypatch.setenv(compilers.CPU_ENV, "1")
     started = time.monotonic()
     with pytest.raises(CompilerFailed) as info:
         compile_standard_json(SOLC_0826, {"language": "Solidity", "sources": {}}, timeout=60)
@@ -381,10 +381,10 @@ def test_a_spinning_compiler_is_stopped_by_the_cpu_bound(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     "variable, value",
     [
-        (sandbox.MEMORY_ENV, "lots"),
-        (sandbox.CPU_ENV, "-1"),
-        (sandbox.CONCURRENCY_ENV, "0"),
-        (sandbox.CONCURRENCY_ENV, "²"),
+        (compilers.MEMORY_ENV, "lots"),
+        (compilers.CPU_ENV, "-1"),
+        (compilers.CONCURRENCY_ENV, "0"),
+        (compilers.CONCURRENCY_ENV, "²"),
     ],
 )
 def test_a_bad_bound_setting_is_a_clear_failure(monkeypatch, variable, value):
@@ -405,7 +405,7 @@ def test_compiles_at_once_are_bounded(tmp_path, monkeypatch):
             f"open({str(log)!r}, 'a').write(f'- {{time.monotonic()}}\\n')\nprint('{{}}')"
         ),
     )
-    monkeypatch.setenv(sandbox.CONCURRENCY_ENV, "2")
+    monkeypatch.setenv(compilers.CONCURRENCY_ENV, "2")
     errors: list[BaseException] = []
 
     def one() -> None:
@@ -432,8 +432,8 @@ def test_compiles_at_once_are_bounded(tmp_path, monkeypatch):
 
 
 def test_the_default_count_is_the_cpus_this_process_may_use(monkeypatch):
-    monkeypatch.delenv(sandbox.CONCURRENCY_ENV, raising=False)
-    assert sandbox.max_compiles() == len(os.sched_getaffinity(0))
+    monkeypatch.delenv(compilers.CONCURRENCY_ENV, raising=False)
+    assert compilers.max_compiles() == len(os.sched_getaffinity(0))
 
 
 # --- compilers die with the server --------------------------------------------------------------

@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 
-from ape_contract_verify.engine.compilers import compile_vyper_json, installed_vyper_versions
+from ape_contract_verify.engine.compilers import compile_vyper_json, vyper_compilers
 from ape_contract_verify.evm import bytecode as bc
 from support.service import Anvil, ServerProcess, encode, get, poll, post
 from support.vyper import COUNTER_0310, ESCROW, ESCROW_FILES, ESCROW_TYPES, PROJECT, TOKEN, escrow_input
@@ -179,7 +180,7 @@ def test_missing_imported_module_is_named(world):
 def test_version_not_installed_names_the_installed_ones(world):
     base, address = world["base"], world["negative"]
     answer = submit(base, vyper_form(address, escrow_input(), f"{ESCROW}:Escrow", world["args"], version="vyper:0.3.9"))
-    installed = ", ".join(f"vyper:{v}" for v in installed_vyper_versions())
+    installed = ", ".join(f"vyper:{v}" for v in sorted(vyper_compilers(), key=Version))
     assert answer["result"] == (
         "Fail - Unable to verify. Invalid or not supported solc version, see https://etherscan.io/solcversions for list: Compiler vyper:0.3.9 is not installed on this explorer "
         f"(installed: {installed}); submit one of those versions, or install it: python -m venv .vyper/0.3.9 "
@@ -203,7 +204,7 @@ def test_a_comment_is_a_partial_match(world):
 
 def test_vyper_0_3_10(world):
     """A second Vyper line, from its own venv (.vyper/0.3.10, made by toolchain/install.sh)."""
-    assert "0.3.10" in installed_vyper_versions(), "run toolchain/install.sh: it installs vyper 0.3.10 in .vyper/"
+    assert "0.3.10" in vyper_compilers(), "run toolchain/install.sh: it installs vyper 0.3.10 in .vyper/"
     anvil, base = world["anvil"], world["base"]
     input_json = {
         "language": "Vyper",

@@ -77,6 +77,6 @@ def solc_version_of(label: str) -> str:
     """The installed executable's full version for X.Y.Z (so tests do not hard-code commits)."""
     import solcx
 
-    from ape_contract_verify.engine.compilers import _executable_version
+    from ape_contract_verify.engine.compilers import printed_version
 
-    return _executable_version(Path(solcx.install.get_executable(label))).long
+    return printed_version([str(solcx.install.get_executable(label))], "solidity").long

@@ -10,24 +10,26 @@ import threading
 
 import pytest
 
-from ape_contract_verify.engine import compilers, selection
+from ape_contract_verify.engine import compilers
 from ape_contract_verify.engine.compilers import (
+    CONCURRENCY_ENV,
+    CPU_ENV,
     SOLIDITY_OUTPUTS,
     VYPER_OUTPUTS,
     CompileCache,
     CompilerCrashed,
+    CompilerError,
     CompilerFailed,
     CompilerNotInstalled,
     canonical_key,
     compile_input,
     compile_standard_json,
     compile_vyper_json,
+    parse_compiler_version,
     single_file_input,
     vyper_json_command,
     with_output_selection,
 )
-from ape_contract_verify.engine.sandbox import CONCURRENCY_ENV, CPU_ENV
-from ape_contract_verify.engine.versions import CompilerError, parse_compiler_version
 
 SOLC = "v0.8.26+commit.8a97fa7a"
 SOURCE = "// SPDX-License-Identifier: MIT\npragma solidity ^0.8.0;\ncontract Tiny { uint256 public x = 1; }\n"
@@ -219,7 +221,7 @@ def test_a_narrowed_solc_crash_is_compiled_wide_and_cut(monkeypatch):
     output = compile_input(SOLC, tiny_input(), cache=cache)
     assert inputs == [{"Tiny.sol": {"Tiny": SOLIDITY_OUTPUTS}}, {"*": {"*": sorted(SOLIDITY_OUTPUTS)}}]
     assert output["contracts"] == {"Tiny.sol": {"Tiny": {"abi": []}}}
-    assert "Compiled contract not found" in output[selection.WIDENED]
+    assert "Compiled contract not found" in output[compilers.WIDENED]
     assert compile_input(SOLC, tiny_input(), cache=cache) == output and len(inputs) == 2  # cached narrowed
 
 
@@ -397,6 +399,21 @@ def test_how_a_compiler_ended_becomes_a_clear_failure(solc, answer, words):
     with pytest.raises(CompilerFailed) as caught:
         solc(*answer)
     assert words in str(caught.value) and str(caught.value).startswith("solc 0.8.26")
+
+
+def test_a_compile_a_bound_stopped_names_the_bound_and_its_variable(solc, monkeypatch):
+    monkeypatch.setenv(CPU_ENV, "12")
+    monkeypatch.setenv(compilers.MEMORY_ENV, "256")
+    with pytest.raises(CompilerFailed) as cpu:
+        solc("", "", -signal.SIGXCPU)
+    assert "more than its 12 s of CPU time" in str(cpu.value) and CPU_ENV in str(cpu.value)
+    for other in (-signal.SIGKILL, 0, 1):  # any other end is not the CPU bound's
+        with pytest.raises(CompilerFailed) as ended:
+            solc("", "", other)
+        assert "CPU time" not in str(ended.value)
+    with pytest.raises(CompilerFailed) as memory:
+        solc("", "out of memory", 1)
+    assert "256 MB per compile" in str(memory.value) and compilers.MEMORY_ENV in str(memory.value)
 
 
 def test_noise_before_the_json_is_skipped(solc):

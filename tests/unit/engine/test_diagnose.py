@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ape_contract_verify.engine import diagnose as diagnosis
-from ape_contract_verify.engine.compilers import SOLIDITY_OUTPUTS, CompilerFailed
+from ape_contract_verify.engine.compilers import SOLIDITY_OUTPUTS, CompilerFailed, ContractInput
 from ape_contract_verify.engine.diagnose import (
     SETTINGS_HINT,
     diagnose,
@@ -113,7 +113,7 @@ SUBMITTED = {
 
 def test_the_setting_that_reproduces_the_code_is_named(monkeypatch):
     seen = fake_compiler(monkeypatch, lambda settings: settings.get("viaIR") is True)
-    setting, text = diagnose(SOLC, SUBMITTED, "A.sol", "A", "solidity", DEPLOYED)
+    setting, text = diagnose(ContractInput(SOLC, SUBMITTED, "A.sol", "A", "solidity"), DEPLOYED)
     assert setting == "viaIR"
     assert text == "the deployed code was compiled with viaIR=true: resubmit with that setting."
     assert len(seen) == 2  # stops at the first that reproduces
@@ -121,7 +121,7 @@ def test_the_setting_that_reproduces_the_code_is_named(monkeypatch):
 
 def test_none_within_the_budget_is_the_source(monkeypatch):
     seen = fake_compiler(monkeypatch, lambda settings: settings.get("evmVersion") == "prague")
-    setting, text = diagnose(SOLC, SUBMITTED, "A.sol", "A", "solidity", DEPLOYED, compiles=2)
+    setting, text = diagnose(ContractInput(SOLC, SUBMITTED, "A.sol", "A", "solidity"), DEPLOYED, compiles=2)
     assert setting == "source" and len(seen) == 2
     assert text == (
         f"{SETTINGS_HINT}. No single change among the optimizer enabled with 200 runs (optimizer.enabled=true), "
@@ -135,27 +135,30 @@ def test_a_variation_the_compiler_refuses_is_passed_over(monkeypatch):
         reproduces_when=lambda settings: settings.get("evmVersion") == "paris",
         fails_when=lambda settings: settings.get("viaIR") is True,
     )
-    assert diagnose(SOLC, SUBMITTED, "A.sol", "A", "solidity", DEPLOYED)[0] == "evmVersion"
+    assert diagnose(ContractInput(SOLC, SUBMITTED, "A.sol", "A", "solidity"), DEPLOYED)[0] == "evmVersion"
 
 
 def test_no_budget_compiles_nothing(monkeypatch):
     monkeypatch.setattr(diagnosis, "compile_input", lambda *a, **k: pytest.fail("no compile with no budget"))
-    assert diagnose(SOLC, SUBMITTED, "A.sol", "A", "solidity", DEPLOYED, compiles=0) == ("source", f"{SETTINGS_HINT}.")
-    vyper = diagnose("vyper:0.3.7", SUBMITTED, "A.vy", "A", "vyper", DEPLOYED, compiles=0)
+    assert diagnose(ContractInput(SOLC, SUBMITTED, "A.sol", "A", "solidity"), DEPLOYED, compiles=0) == (
+        "source",
+        f"{SETTINGS_HINT}.",
+    )
+    vyper = diagnose(ContractInput("vyper:0.3.7", SUBMITTED, "A.vy", "A", "vyper"), DEPLOYED, compiles=0)
     assert vyper == ("source", vyper_hint("vyper:0.3.7") + ".")
 
 
 def test_output_without_the_contract_is_passed_over(monkeypatch):
     monkeypatch.setattr(diagnosis, "compile_input", lambda *a, **k: {"contracts": {}})
-    setting, text = diagnose(SOLC, SUBMITTED, "A.sol", "A", "solidity", DEPLOYED, compiles=3)
+    setting, text = diagnose(ContractInput(SOLC, SUBMITTED, "A.sol", "A", "solidity"), DEPLOYED, compiles=3)
     assert setting == "source" and "No single change among" in text
 
 
 def test_the_timeout_is_the_compilers_own_unless_given(monkeypatch):
-    from ape_contract_verify.engine.diagnose import DEFAULT_TIMEOUT
+    from ape_contract_verify.engine.compilers import DEFAULT_TIMEOUT
 
     options = []
     monkeypatch.setattr(diagnosis, "compile_input", lambda v, i, **o: options.append(o) or {})
-    diagnose(SOLC, SUBMITTED, "A.sol", "A", "solidity", DEPLOYED, compiles=1)
-    diagnose(SOLC, SUBMITTED, "A.sol", "A", "solidity", DEPLOYED, compiles=1, timeout=5.0)
+    diagnose(ContractInput(SOLC, SUBMITTED, "A.sol", "A", "solidity"), DEPLOYED, compiles=1)
+    diagnose(ContractInput(SOLC, SUBMITTED, "A.sol", "A", "solidity", timeout=5.0), DEPLOYED, compiles=1)
     assert options == [{"cache": None, "timeout": DEFAULT_TIMEOUT}, {"cache": None, "timeout": 5.0}]

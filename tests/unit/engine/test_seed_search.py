@@ -10,7 +10,7 @@ import pytest
 
 from ape_contract_verify.engine import seed_search
 from ape_contract_verify.engine.compare import Compiled
-from ape_contract_verify.engine.compilers import CompileCache, CompilerFailed
+from ape_contract_verify.engine.compilers import CompileCache, CompilerFailed, ContractInput
 from ape_contract_verify.engine.seed_search import (
     MAX_ORDERS,
     in_another_order,
@@ -105,7 +105,7 @@ def test_one_callee_or_none_gives_one_order():
 
 def test_the_search_finds_the_deployed_order(vyper):
     target = code_of(layout(FACTORY, {"deploy": ["_c", "_b", "_a"]}))
-    found = search(VYPER, INPUT, "F.vy", "F", reproducing(target))
+    found = search(ContractInput(VYPER, INPUT, "F.vy", "F", "vyper"), reproducing(target))
     assert found.order == "internal functions in the order _c, _b, _a"
     assert found.evm["deployedBytecode"]["object"] == target.hex()
     assert found.orders == 6 and found.version == "0.3.7" and found.name == found.order
@@ -116,7 +116,7 @@ def test_the_search_finds_the_deployed_order(vyper):
 
 def test_the_cap_bounds_the_compiles_and_the_reason_says_so(vyper):
     target = code_of(layout(FACTORY, {"deploy": ["_c", "_b", "_a"]}))
-    found = search(VYPER, INPUT, "F.vy", "F", reproducing(target), max_orders=2)
+    found = search(ContractInput(VYPER, INPUT, "F.vy", "F", "vyper"), reproducing(target), max_orders=2)
     assert found.order is None and found.evm is None and found.orders == 2
     assert len(vyper.orders) == 2 and len(found.codes) == 2
     reason = found.reason()
@@ -125,14 +125,14 @@ def test_the_cap_bounds_the_compiles_and_the_reason_says_so(vyper):
 
 
 def test_no_orders_no_compile(vyper):
-    found = search(VYPER, INPUT, "F.vy", "F", lambda evm: True, max_orders=0)
+    found = search(ContractInput(VYPER, INPUT, "F.vy", "F", "vyper"), lambda evm: True, max_orders=0)
     assert (found.orders, found.order, vyper.orders) == (0, None, [])
 
 
 def test_a_failing_compile_is_passed_over(monkeypatch):
     fake = Vyper(failing=(("_b", "_a", "_c"),))
     monkeypatch.setattr(seed_search, "compile_vyper_json", fake)
-    found = search(VYPER, INPUT, "F.vy", "F", lambda evm: False)
+    found = search(ContractInput(VYPER, INPUT, "F.vy", "F", "vyper"), lambda evm: False)
     assert found.order is None and found.orders == 6
     assert len(fake.orders) == 6 and len(found.codes) == 5  # every order tried, the failed one has no code
 
@@ -141,9 +141,9 @@ def test_the_cache_keys_each_order_by_name(vyper):
     cache = CompileCache()
     assert cache.directory is None
     never = lambda evm: False  # noqa: E731
-    search(VYPER, INPUT, "F.vy", "F", never, cache=cache)
+    search(ContractInput(VYPER, INPUT, "F.vy", "F", "vyper", cache=cache), never)
     compiled = len(vyper.orders)
-    again = search(VYPER, INPUT, "F.vy", "F", never, cache=cache)
+    again = search(ContractInput(VYPER, INPUT, "F.vy", "F", "vyper", cache=cache), never)
     assert len(vyper.orders) == compiled and cache.hits == compiled and again.distinct == 6
 
 

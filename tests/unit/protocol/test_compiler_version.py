@@ -19,8 +19,8 @@ from __future__ import annotations
 import pytest
 from packaging.version import Version
 
-from ape_contract_verify.engine import hash_seed
-from ape_contract_verify.engine.versions import CompilerError, parse_compiler_version
+from ape_contract_verify.engine import compilers
+from ape_contract_verify.engine.compilers import CompilerError, parse_compiler_version
 from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.protocol import forms
 from ape_contract_verify.protocol import sourcify as sfy
@@ -262,4 +262,4 @@ def test_the_engine_reads_a_refused_version_as_a_compiler_error():
     ],
 )
 def test_which_vyper_follows_the_hash_seed(given, follows):
-    assert hash_seed.follows_hash_seed(given) is follows
+    assert compilers.follows_hash_seed(given) is follows

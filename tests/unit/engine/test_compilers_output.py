@@ -1,9 +1,9 @@
-"""engine/compiler_output.py: the compilers' JSON output as types, read as the engine reads it."""
+"""engine/compilers.py: the compilers' JSON output as types, read as the engine reads it."""
 
 import json
 
-from ape_contract_verify.engine import compiler_output
-from ape_contract_verify.engine.compiler_output import CompilerOutput, ContractOutput
+from ape_contract_verify.engine import compilers
+from ape_contract_verify.engine.compilers import CompilerOutput, ContractOutput
 from ape_contract_verify.evm.bytecode import immutable_ranges, link_positions
 
 SOLC_OUTPUT = json.loads(
@@ -17,7 +17,7 @@ SOLC_OUTPUT = json.loads(
 def test_the_keys_the_engine_reads_are_the_compilers_own():
     assert set(CompilerOutput.__annotations__) >= {"contracts", "errors", "sources"}
     assert set(ContractOutput.__annotations__) == {"abi", "metadata", "evm"}
-    assert set(compiler_output.Bytecode.__annotations__) == {"object", "linkReferences", "immutableReferences"}
+    assert set(compilers.Bytecode.__annotations__) == {"object", "linkReferences", "immutableReferences"}
     # A compiler leaves out what was not selected: nothing is required.
     assert not CompilerOutput.__required_keys__ and not ContractOutput.__required_keys__
 

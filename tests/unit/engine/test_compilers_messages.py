@@ -1,9 +1,8 @@
-"""engine/compiler_messages.py: a compiler's errors as one line each, never a file it was not given."""
+"""engine/compilers.py: a compiler's errors as one line each, never a file it was not given."""
 
 import pytest
 
-from ape_contract_verify.engine.compiler_messages import one_line, raise_on_errors
-from ape_contract_verify.engine.versions import CompilerCrashed, CompilerFailed
+from ape_contract_verify.engine.compilers import CompilerCrashed, CompilerFailed, one_line, raise_on_errors
 
 SOURCE = "pragma solidity ^0.8.0;\ncontract A {\n    uint x\n}\n"
 SENT = {"language": "Solidity", "sources": {"A.sol": {"content": SOURCE}}}

@@ -1,8 +1,8 @@
-"""engine/selection.py: the wide output selection a build uses, and the narrowed part of its output."""
+"""engine/compilers.py's output selections: the wide output selection a build uses, and the narrowed part of its output."""
 
 from __future__ import annotations
 
-from ape_contract_verify.engine import selection
+from ape_contract_verify.engine import compilers
 
 OUTPUTS = ["abi", "evm.bytecode.object"]
 
@@ -17,7 +17,7 @@ def narrow_input() -> dict:
 
 def test_widened_selects_every_contract_with_the_same_outputs():
     narrow = narrow_input()
-    wide = selection.widened(narrow)
+    wide = compilers.widened(narrow)
     assert wide["settings"]["outputSelection"] == {"*": {"*": sorted(OUTPUTS)}}
     assert wide["settings"]["optimizer"] == {"enabled": True} and wide["sources"] == narrow["sources"]
     assert narrow["settings"]["outputSelection"] == {"A.sol": {"A": OUTPUTS}}  # the input is not changed
@@ -26,21 +26,21 @@ def test_widened_selects_every_contract_with_the_same_outputs():
 def test_file_level_outputs_stay_file_level():
     narrow = narrow_input()
     narrow["settings"]["outputSelection"]["A.sol"][""] = ["ast"]
-    assert selection.widened(narrow)["settings"]["outputSelection"] == {"*": {"": ["ast"], "*": sorted(OUTPUTS)}}
+    assert compilers.widened(narrow)["settings"]["outputSelection"] == {"*": {"": ["ast"], "*": sorted(OUTPUTS)}}
 
 
 def test_already_wide_or_no_contract_output_is_none():
-    wide = selection.widened(narrow_input())
-    assert selection.widened(wide) is None
+    wide = compilers.widened(narrow_input())
+    assert compilers.widened(wide) is None
     only_ast = {"settings": {"outputSelection": {"A.sol": {"": ["ast"]}}}}
-    assert selection.widened(only_ast) is None
-    assert selection.widened({"sources": {}}) is None
+    assert compilers.widened(only_ast) is None
+    assert compilers.widened({"sources": {}}) is None
 
 
 def test_a_wide_selection_in_another_order_is_already_wide():
     """A build's own `{"*": {"*": outputs}}` in its order: no second compile after a crash."""
     unsorted = {"settings": {"outputSelection": {"*": {"*": ["evm.bytecode.object", "abi"]}}}}
-    assert selection.widened(unsorted) is None
+    assert compilers.widened(unsorted) is None
 
 
 def test_narrowed_keeps_the_selected_contracts_and_says_why():
@@ -49,10 +49,10 @@ def test_narrowed_keeps_the_selected_contracts_and_says_why():
         "sources": {"A.sol": {"id": 0}, "B.sol": {"id": 1}},
     }
     crash = "InternalCompilerError: Compiled contract not found. " + "x" * 500
-    cut = selection.narrowed(wide_output, narrow_input(), crash)
+    cut = compilers.narrowed(wide_output, narrow_input(), crash)
     assert cut["contracts"] == {"A.sol": {"A": {"abi": []}}}
     assert cut["sources"] == wide_output["sources"]
-    note = cut[selection.WIDENED]
+    note = cut[compilers.WIDENED]
     assert note.startswith("solc crashed with the output narrowed to A.sol:A (InternalCompilerError")
     assert "x" * 200 not in note  # the crash text is cut
     assert "compiled again with every contract selected" in note
@@ -61,8 +61,8 @@ def test_narrowed_keeps_the_selected_contracts_and_says_why():
 def test_narrowed_with_a_star_file_or_name():
     output = {"contracts": {"A.sol": {"A": {}}, "B.sol": {"B": {}}}}
     star_file = {"settings": {"outputSelection": {"*": {"B": OUTPUTS}}}}
-    assert selection.narrowed(output, star_file, "crash")["contracts"] == {"B.sol": {"B": {}}}
+    assert compilers.narrowed(output, star_file, "crash")["contracts"] == {"B.sol": {"B": {}}}
     star_name = {"settings": {"outputSelection": {"A.sol": {"*": OUTPUTS}}}}
-    assert selection.narrowed(output, star_name, "crash")["contracts"] == {"A.sol": {"A": {}}}
+    assert compilers.narrowed(output, star_name, "crash")["contracts"] == {"A.sol": {"A": {}}}
     nothing = {"settings": {"outputSelection": {"C.sol": {"C": OUTPUTS}}}}
-    assert selection.narrowed(output, nothing, "crash")["contracts"] == {}
+    assert compilers.narrowed(output, nothing, "crash")["contracts"] == {}

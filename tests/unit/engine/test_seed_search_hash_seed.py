@@ -1,11 +1,12 @@
-"""engine/hash_seed.py: which Vyper follows the hash seed, its seeded environment, and whether two
-codes are the same instructions in another order (on hand-made instruction sequences)."""
+"""Vyper's hash seed: which Vyper follows it and its seeded environment (engine/compilers.py), and
+whether two codes are the same instructions in another order (engine/seed_search.py, on hand-made
+instruction sequences)."""
 
 from __future__ import annotations
 
 import pytest
 
-from ape_contract_verify.engine import hash_seed
+from ape_contract_verify.engine import compilers, seed_search
 
 JUMPDEST, PUSH1, PUSH2, JUMP, STOP, ADD = 0x5B, 0x60, 0x61, 0x56, 0x00, 0x01
 
@@ -42,63 +43,58 @@ def program(*bodies: bytes) -> bytes:
     ],
 )
 def test_only_0_3_4_to_0_3_7_follow_the_seed(version, follows):
-    assert hash_seed.follows_hash_seed(version) is follows
+    assert compilers.follows_hash_seed(version) is follows
 
 
 def test_the_environment_is_fixed_and_grows_by_the_layout(monkeypatch):
     monkeypatch.setenv("HOME_OF_THE_CALLER", "x")
-    plain = hash_seed.environment("3")
+    plain = compilers.environment("3")
     assert plain["PYTHONHASHSEED"] == "3" and "HOME_OF_THE_CALLER" not in plain
-    assert hash_seed.environment("3") == plain  # the same from any caller
-    wider = hash_seed.environment("3", layout=8)
+    assert compilers.environment("3") == plain  # the same from any caller
+    wider = compilers.environment("3", layout=8)
     assert len(wider) == len(plain) + 8
     assert {key for key in wider if key.startswith("APE_VERIFY_LAYOUT_")} == {
         f"APE_VERIFY_LAYOUT_{i}" for i in range(8)
     }
 
 
-def test_a_trial_is_named_by_seed_and_layout():
-    assert hash_seed.trial_name("3") == "PYTHONHASHSEED=3"
-    assert hash_seed.trial_name("3", 24) == "PYTHONHASHSEED=3 with 24 environment variables more"
-
-
 def test_functions_in_another_order_are_reordered():
     a, b, c = block(1), block(2), block(3)
     first, second = program(a, b, c), program(c, a, b)
     assert first != second and len(first) == len(second)
-    assert hash_seed.reordered(first, second)
-    assert hash_seed.instructions(first) == hash_seed.instructions(second)
+    assert seed_search.reordered(first, second)
+    assert seed_search.instructions(first) == seed_search.instructions(second)
 
 
 def test_the_same_code_is_not_reordered():
     code = program(block(1), block(2))
-    assert not hash_seed.reordered(code, code)
+    assert not seed_search.reordered(code, code)
 
 
 def test_another_constant_is_other_instructions_not_another_order():
     original = program(block(1), block(2))
     edited = program(block(2), block(9))
     assert len(original) == len(edited)
-    assert not hash_seed.reordered(original, edited)
+    assert not seed_search.reordered(original, edited)
 
 
 def test_other_lengths_are_never_reordered():
-    assert not hash_seed.reordered(program(block(1), block(2)), program(block(1), block(2), block(3)))
+    assert not seed_search.reordered(program(block(1), block(2)), program(block(1), block(2), block(3)))
 
 
 def test_a_push2_of_a_non_target_counts_with_its_value():
     # PUSH2 0x0100 is no JUMPDEST's offset in either code: its value counts, so changing it differs.
     one = bytes([PUSH2, 0x01, 0x00, STOP])
     two = bytes([PUSH2, 0x02, 0x00, STOP])
-    assert hash_seed.instructions(one)[(PUSH2, b"\x01\x00")] == 1
-    assert not hash_seed.reordered(one, two)
+    assert seed_search.instructions(one)[(PUSH2, b"\x01\x00")] == 1
+    assert not seed_search.reordered(one, two)
 
 
 def test_a_push2_of_a_jumpdest_counts_as_a_label():
     code = bytes([PUSH2, 0x00, 0x04, JUMP, JUMPDEST, STOP])
-    assert hash_seed.instructions(code)[(PUSH2, b"label")] == 1
+    assert seed_search.instructions(code)[(PUSH2, b"label")] == 1
 
 
 def test_a_truncated_push_at_the_end_is_read_without_error():
-    found = hash_seed.instructions(bytes([PUSH2, 0x01]))
+    found = seed_search.instructions(bytes([PUSH2, 0x01]))
     assert found == {(PUSH2, b"\x01"): 1}

@@ -1,10 +1,10 @@
-"""engine/versions.py: the one parser of a compiler version as the contract API names it."""
+"""engine/compilers.py: the one parser of a compiler version as the contract API names it."""
 
 from __future__ import annotations
 
 import pytest
 
-from ape_contract_verify.engine.versions import (
+from ape_contract_verify.engine.compilers import (
     CompilerError,
     CompilerVersion,
     InvalidCompilerVersion,
