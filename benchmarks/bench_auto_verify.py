@@ -167,9 +167,6 @@ class SlowEngine:
     def detect_proxy(self, address):
         return self.inner.detect_proxy(address)
 
-    def has_delegatecall(self, code):
-        return self.inner.has_delegatecall(code)
-
     def get_code(self, address):
         return self.inner.get_code(address)
 
