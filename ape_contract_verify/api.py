@@ -29,9 +29,9 @@ from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.values import is_address
 from ape_contract_verify.request import CodeFormat
-from ape_contract_verify.workflow.choice import NetworkChoice, connected_label
+from ape_contract_verify.workflow.choice import NetworkChoice, chain_id_of, connected_label
 from ape_contract_verify.workflow.dry_run import DryRunPlan
-from ape_contract_verify.workflow.recorded import NoRecords
+from ape_contract_verify.workflow.recorded import NoRecords, network_choices, open_network, records_on, verify_recorded
 from ape_contract_verify.workflow.report import Report
 from ape_contract_verify.workflow.run import Item, VerificationRun
 from ape_contract_verify.workflow.status import Row as StatusRow
@@ -105,21 +105,18 @@ def verify(
     the source; `constructor_args`: ABI-typed values or raw hex, checked against the chain."""
     from ape import project
 
-    from ape_contract_verify.workflow.choice import chain_id_of
     from ape_contract_verify.workflow.records import deployed_as
 
     wanted = _contracts(contracts)
-    fmt = _options(code_format, workers, check=check, force=force)
-    choice = _choice(network, targets, explorer_url, api_key).one_network()
+    run = _run(code_format, check, force, workers, on_progress)
     warn = on_warning or get_logger().warning
-    with connected(choice.network) as provider:
-        choice = _bound(choice, provider)
+    with _connected(network, targets, explorer_url, api_key) as [(choice, provider)]:
         pairs = _resolve(wanted, choice, provider, warn)
         # What the ledger recorded at an unnamed address's deploy (the type, the input it was built from).
         unnamed = [address for name, address in pairs if name is None]
         known = deployed_as(project, chain_id_of(provider), unnamed) if unnamed else {}
-        run = _run(fmt, check, force, workers, on_progress)
-        label = _open(run, choice, provider)
+        label = choice.label()
+        open_network(run, choice, provider)
         items = []
         for name, address in pairs:
             kept = known.get(address.lower()) if name is None else None
@@ -143,11 +140,10 @@ def verify_proxy(
     _address(address, "address")
     if expected_implementation is not None:
         _address(expected_implementation, "expected_implementation")
-    choice = _choice(network, targets, explorer_url, api_key).one_network()
-    with connected(choice.network) as provider:
-        choice = _bound(choice, provider)
-        run = _run(None, None, False, None, on_progress)
-        label = _open(run, choice, provider)
+    run = _run(None, None, False, None, on_progress)
+    with _connected(network, targets, explorer_url, api_key) as [(choice, provider)]:
+        label = choice.label()
+        open_network(run, choice, provider)
         reports = run.proxy(label, address, expected_implementation)
     if not reports:
         raise InvalidRequest(
@@ -175,17 +171,10 @@ def verify_all(
     `network`: one or several; `all_networks`: every network with recorded deployments."""
     from ape import project
 
-    from ape_contract_verify.workflow.recorded import RecordedBatch, network_choices
-
-    fmt = _options(code_format, workers, check=check)
+    run = _run(code_format, check, False, workers, on_progress)
     warn = on_warning or get_logger().warning
-    choices = network_choices(project, _choice(network, targets, explorer_url, api_key), all_networks, warn)
-    batch = RecordedBatch(_run(fmt, check, False, workers, on_progress), project, warn)
-    with contextlib.ExitStack() as stack:
-        for choice in choices:
-            provider = stack.enter_context(connected(choice.network))
-            batch.add_network(_bound(choice, provider), provider)
-        return batch.verify()
+    with _connected(network, targets, explorer_url, api_key, all_networks, warn) as chosen:
+        return verify_recorded(run, project, chosen, warn)
 
 
 def status(
@@ -204,18 +193,13 @@ def status(
     from ape import config, project
 
     from ape_contract_verify.workflow import status as status_module
-    from ape_contract_verify.workflow.choice import chain_id_of
-    from ape_contract_verify.workflow.recorded import network_choices, records_on
 
     _options(None, workers, max_workers=10)  # a client keeps 10 pooled connections
     warn = on_warning or get_logger().warning
     cfg = config.get_config("contract_verify")
-    choices = network_choices(project, _choice(network, targets, explorer_url, api_key), all_networks, warn)
     found = []
-    with contextlib.ExitStack() as stack:
-        for choice in choices:
-            provider = stack.enter_context(connected(choice.network))
-            choice = _bound(choice, provider)
+    with _connected(network, targets, explorer_url, api_key, all_networks, warn) as chosen:
+        for choice, provider in chosen:
             records = records_on(project, chain_id_of(provider), warn)
             if not records.deployments:
                 warn(f"no recorded deployments on {choice.label()}")
@@ -248,9 +232,7 @@ def dry_run(
 
     wanted = _contracts(contracts)
     fmt = _options(code_format, None, check=check)
-    choice = _choice(network, targets, explorer_url, api_key).one_network()
-    with connected(choice.network) as provider:
-        choice = _bound(choice, provider)
+    with _connected(network, targets, explorer_url, api_key) as [(choice, provider)]:
         pairs = _resolve(wanted, choice, provider, on_warning or get_logger().warning)
         plan = plan_dry_run(choice, provider, pairs, constructor_args, fmt, check)
     if out is not None:
@@ -307,9 +289,18 @@ def connected(network: str | None = None) -> Iterator[ProviderAPI]:
 # -- helpers ----------------------------------------------------------------------------------
 
 
-def _choice(
-    network: object, targets: Sequence[str] | None, explorer_url: str | None, api_key: str | None
-) -> NetworkChoice:
+@contextlib.contextmanager
+def _connected(
+    network: object,
+    targets: Sequence[str] | None,
+    explorer_url: str | None,
+    api_key: str | None,
+    all_networks: bool | None = None,
+    warn: Warn | None = None,
+) -> Iterator[list[tuple[NetworkChoice, ProviderAPI]]]:
+    """Each network the call asks for connected for the block (one, unless `all_networks` is given:
+    `verify_all` and `status` take several), its choice bound to the network connected (None
+    meant 'the connected one'). Every name is checked before any connection."""
     if isinstance(targets, str):
         targets = (targets,)
     if targets is not None and not all(isinstance(t, str) and t for t in targets):
@@ -326,12 +317,19 @@ def _choice(
         )
     for name in given:  # an unknown name is said plainly, before any connection
         NetworkChoice(name).names()
-    return NetworkChoice(given[0] if given else None, explorer_url, api_key, tuple(targets or ()), given)
+    choice = NetworkChoice(given[0] if given else None, explorer_url, api_key, tuple(targets or ()), given)
+    if all_networks is None:
+        choices = [choice.one_network()]
+    else:
+        from ape import project
 
-
-def _bound(choice: NetworkChoice, provider: ProviderAPI) -> NetworkChoice:
-    """The choice for the network actually connected (None meant 'the connected one')."""
-    return choice if choice.network else choice.for_network(connected_label(provider))
+        choices = network_choices(project, choice, all_networks, warn or get_logger().warning)
+    with contextlib.ExitStack() as stack:
+        bound = []
+        for each in choices:
+            provider = stack.enter_context(connected(each.network))
+            bound.append((each if each.network else each.for_network(connected_label(provider)), provider))
+        yield bound
 
 
 def _names_active(network: str, provider: ProviderAPI) -> bool:
@@ -378,9 +376,6 @@ def _resolve(
     """Names without an address become their recorded deployments on the connected network."""
     from ape import project
 
-    from ape_contract_verify.workflow.choice import chain_id_of
-    from ape_contract_verify.workflow.recorded import records_on
-
     pairs: list[tuple[str | None, str]] = []
     for name, address in wanted:
         if address is not None:
@@ -423,38 +418,24 @@ def _options(
 
 
 def _run(
-    code_format: CodeFormat | None,
-    check: bool | None,
-    force: bool,
-    workers: int | None,
-    on_progress: Progress | None,
+    code_format: object, check: bool | None, force: bool, workers: int | None, on_progress: Progress | None
 ) -> VerificationRun:
-    """A VerificationRun with the config's options and the call's overrides (checked by `_options`),
-    on the process's embedded local explorer (so `Contract(address)`, links and `status()` later in
-    the process see what it verified, as after the deploy hook)."""
+    """A VerificationRun with the config's options and the call's overrides (checked first, by
+    `_options`), on the process's embedded local explorer (so `Contract(address)`, links and
+    `status()` later in the process see what it verified, as after the deploy hook)."""
     from ape import config, project
 
     from ape_contract_verify.workflow.verification import Options
 
+    fmt = _options(code_format, workers, check=check, force=force)
     cfg = config.get_config("contract_verify")
-    options = Options.from_config(cfg, code_format, check, force=bool(force))
     return VerificationRun(
         project,
-        options,
+        Options.from_config(cfg, fmt, check, force=bool(force)),
         workers=workers or cfg.workers,
         on_progress=on_progress,
         client_options={"max_retries": cfg.max_retries},
     )
-
-
-def _open(run: VerificationRun, choice: NetworkChoice, provider: ProviderAPI) -> str:
-    """Open the targets of the connected network in `run`; returns the network's label."""
-    from ape_contract_verify.evm.chain import ApeProviderChain
-    from ape_contract_verify.workflow.choice import chain_id_of
-
-    label = choice.label()
-    run.add_network(label, choice.targets(chain_id_of(provider)), provider, ApeProviderChain(provider))
-    return label
 
 
 # -- reads of one target (`ape verify abi`, `source`, `status GUID`): nothing is connected --------
