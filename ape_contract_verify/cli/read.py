@@ -7,69 +7,20 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, NoReturn, TypedDict, TypeVar
+from typing import TYPE_CHECKING
 
 import click
 
-from ape_contract_verify.cli.common import api_call, quiet_stdout, warn
-from ape_contract_verify.cli.options import explorer_options, json_option
+from ape_contract_verify.cli.common import api_call, explorer_options, fail, json_option, quiet_stdout, warn
 from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Texts
 
 if TYPE_CHECKING:
     from ape.cli import ApeCliContextObject
 
-    from ape_contract_verify.cli.options import ExplorerChoice
+    from ape_contract_verify.cli.common import ExplorerChoice
     from ape_contract_verify.client.provider import ExplorerRecord
-
-T = TypeVar("T")
-
-
-class ReadFrom(TypedDict):
-    """The one target a read asks, as the API's keywords."""
-
-    network: str | None
-    target: str | None
-    explorer_url: str | None
-    api_key: str | None
-
-
-def _read_from(explorer: ExplorerChoice) -> ReadFrom:
-    explorer.one_network()
-    if len(explorer.target_names) > 1:
-        raise click.BadParameter("give one target to read from", param_hint="--target")
-    target = explorer.target_names[0] if explorer.target_names else None
-    return ReadFrom(
-        network=explorer.network, target=target, explorer_url=explorer.explorer_url, api_key=explorer.api_key
-    )
-
-
-def _fail(reason: str, as_json: bool, **extra: str) -> NoReturn:
-    """Exit 1 with the explorer's reason on stderr (and a JSON result on stdout with --json)."""
-    if as_json:
-        click.echo(json.dumps({"ok": False, "reason": reason, **extra}))
-    click.echo(f"ERROR: {reason}", err=True)
-    sys.exit(1)
-
-
-def _run(as_json: bool, call: Callable[[], T]) -> T:
-    """Call the API, mapping typed errors to exit codes (never a traceback): bad input and a target
-    that cannot be read are usage errors (exit 2), the explorer's refusals exit 1."""
-    from ape_contract_verify.cli.options import usage_error
-    from ape_contract_verify.exceptions import ContractVerifyError, ExplorerError, ExplorerNotConfigured, InvalidRequest
-
-    try:
-        return call()
-    except (InvalidRequest, ExplorerNotConfigured) as err:
-        raise usage_error(err) from None
-    except ContractVerifyError as err:
-        answer = err.answer if isinstance(err, ExplorerError) else None
-        extra = (
-            {"outcome": answer.outcome.value} if isinstance(answer, ExplorerAnswer) else {"error": type(err).__name__}
-        )
-        _fail(str(err), as_json, **extra)
 
 
 @click.command(short_help="Print a verified contract's ABI as JSON")
@@ -80,8 +31,8 @@ def abi(cli_ctx: ApeCliContextObject, address: str, explorer: ExplorerChoice, as
     """Print the ABI of the verified contract at ADDRESS."""
     from ape_contract_verify import api
 
-    where = _read_from(explorer)
-    result = _run(as_json, lambda: api.abi(address, **where))
+    where = explorer.read_from()
+    result = api_call(lambda: api.abi(address, **where), as_json)
     click.echo(json.dumps(result) if as_json else json.dumps(result, indent=2))
 
 
@@ -123,10 +74,10 @@ def source(
     licence and proxy/implementation."""
     from ape_contract_verify import api
 
-    where = _read_from(explorer)
-    record = _run(as_json, lambda: api.source(address, **where))
+    where = explorer.read_from()
+    record = api_call(lambda: api.source(address, **where), as_json)
     if not record.verified:
-        _fail(f"{address}: {Texts.NOT_VERIFIED}", as_json, outcome="not verified")
+        fail(f"{address}: {Texts.NOT_VERIFIED}", as_json, outcome="not verified")
 
     written: list[str] = []
     if out is not None:
@@ -218,12 +169,12 @@ def status(
         if not answer.outcome.is_final and not as_json:
             click.echo(f"{answer.outcome.value}: {answer.reason}", err=True)
 
-    raw, where = guid, _read_from(explorer)  # raw: a str here, where the lambda would read str | None
-    answer = _run(
-        as_json,
+    raw, where = guid, explorer.read_from()  # raw: a str here, where the lambda would read str | None
+    answer = api_call(
         lambda: api.job_status(
             raw, proxy=proxy, wait=wait_, interval=interval, timeout=timeout, on_progress=progress, **where
         ),
+        as_json,
     )
     ok = answer.outcome.is_success or not answer.outcome.is_final
     outcome, reason = answer.outcome.value, answer.reason
@@ -239,12 +190,11 @@ def overview(explorer: ExplorerChoice, as_json: bool, all_networks: bool, worker
     why each row fails on stderr, and the exit code: 0 all verified on `required_targets`, 1 not."""
     from ape_contract_verify import api
 
-    if all_networks and explorer.networks:
-        raise click.UsageError("give --network or --all-networks, not both")
+    networks = explorer.networks_or_all(all_networks)
     with quiet_stdout(as_json):
         view = api_call(
             lambda: api.status(
-                explorer.networks or None,
+                networks,
                 all_networks=all_networks,
                 **explorer.where(),
                 workers=workers,

@@ -5,14 +5,20 @@ Exit codes: 0 verified (or already verified), 1 verification failed, 2 bad input
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import TYPE_CHECKING
 
 import click
 
-from ape_contract_verify.cli.common import api_call, finish, progress, quiet_stdout, warn
-from ape_contract_verify.cli.options import ExplorerChoice, explorer_options, json_option
+from ape_contract_verify.cli.common import (
+    ExplorerChoice,
+    api_call,
+    explorer_options,
+    json_option,
+    quiet_stdout,
+    verify_and_finish,
+    warn,
+)
 from ape_contract_verify.protocol.values import is_address
 from ape_contract_verify.request import CodeFormat
 
@@ -75,8 +81,8 @@ def contract(
     code_format = CodeFormat.SINGLE_FILE if flatten else None
     check = False if no_check else None  # None: the config's
     network = explorer.network
-    with quiet_stdout(as_json):
-        if dry_run:
+    if dry_run:
+        with quiet_stdout(as_json):
             plan = api_call(
                 lambda: api.dry_run(
                     *contracts,
@@ -90,22 +96,21 @@ def contract(
             )
             for line in plan.lines(out):
                 click.echo(line)
-            sys.exit(0 if plan.ok else 1)
-        with progress(as_json) as show:
-            reports = api_call(
-                lambda: api.verify(
-                    *contracts,
-                    network=network,
-                    **explorer.where(),
-                    code_format=code_format,
-                    check=check,
-                    force=force,
-                    constructor_args=constructor_args,
-                    on_progress=show,
-                    on_warning=warn,
-                )
-            )
-    finish(reports, as_json)
+        sys.exit(0 if plan.ok else 1)
+    verify_and_finish(
+        as_json,
+        lambda show: api.verify(
+            *contracts,
+            network=network,
+            **explorer.where(),
+            code_format=code_format,
+            check=check,
+            force=force,
+            constructor_args=constructor_args,
+            on_progress=show,
+            on_warning=warn,
+        ),
+    )
 
 
 @click.command(short_help="Link a proxy to its implementation on the explorer")
@@ -127,17 +132,16 @@ def proxy(
     explorer.one_network()
     _check_address(address, "ADDRESS")
     _check_address(expected_implementation, "--expected-implementation")
-    with quiet_stdout(as_json), progress(as_json) as show:
-        reports = api_call(
-            lambda: api.verify_proxy(
-                address,
-                expected_implementation=expected_implementation,
-                network=explorer.network,
-                **explorer.where(),
-                on_progress=show,
-            )
-        )
-    finish(reports, as_json)
+    verify_and_finish(
+        as_json,
+        lambda show: api.verify_proxy(
+            address,
+            expected_implementation=expected_implementation,
+            network=explorer.network,
+            **explorer.where(),
+            on_progress=show,
+        ),
+    )
 
 
 @click.command("all", short_help="Verify every recorded deployment of the project on a network")
@@ -178,26 +182,18 @@ def all_deployments(
     each explorer already has. Resumable: a second run does only what is left."""
     from ape_contract_verify import api
 
-    if all_networks and explorer.networks:
-        raise click.UsageError("give --network or --all-networks, not both")
-    with quiet_stdout(as_json), progress(as_json) as show:
-        reports = api_call(
-            lambda: api.verify_all(
-                explorer.networks or None,
-                all_networks=all_networks,
-                **explorer.where(),
-                workers=workers,
-                code_format=CodeFormat.SINGLE_FILE if flatten else None,
-                check=False if no_check else None,
-                on_progress=show,
-                on_warning=warn,
-            )
-        )
-    if report_path:
-        with open(report_path, "w") as handle:
-            json.dump(
-                {"ok": not api.failed(reports, required_only=False), "reports": [r.as_dict() for r in reports]},
-                handle,
-                indent=2,
-            )
-    finish(reports, as_json)
+    networks = explorer.networks_or_all(all_networks)
+    verify_and_finish(
+        as_json,
+        lambda show: api.verify_all(
+            networks,
+            all_networks=all_networks,
+            **explorer.where(),
+            workers=workers,
+            code_format=CodeFormat.SINGLE_FILE if flatten else None,
+            check=False if no_check else None,
+            on_progress=show,
+            on_warning=warn,
+        ),
+        report_path,
+    )

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from ape_contract_verify import api
 from ape_contract_verify.cli import cli
-from ape_contract_verify.cli.options import ExplorerChoice
+from ape_contract_verify.cli.common import ExplorerChoice
 from ape_contract_verify.cli.read import overview
 from ape_contract_verify.workflow.status import (
     NOT_VERIFIED,
