@@ -340,33 +340,29 @@ def _names_active(network: str, provider: ProviderAPI) -> bool:
 
 def _contracts(contracts: Sequence[Contract]) -> list[tuple[str | None, str | None]]:
     """(name, address) per contract given; either may be None, not both."""
+    fix = "give an address, a contract name, 'Name@0x…' or ('Name', '0x…')"
     if not contracts:
-        raise InvalidRequest("contracts", "none given", "give an address, a contract name, or 'Name@0x…'")
+        raise InvalidRequest("contracts", "none given", fix)
     wanted: list[tuple[str | None, str | None]] = []
     for contract in contracts:
-        if isinstance(contract, tuple):
-            if len(contract) != 2 or not isinstance(contract[0], (str, type(None))):
-                raise InvalidRequest("contracts", f"{contract!r} is not a (name, address) pair", "give ('Name', '0x…')")
-            wanted.append((contract[0], _address(contract[1], "contracts")))
-        elif not isinstance(contract, str):
-            if not isinstance(contract, Deployed) or contract.address is None:
-                raise InvalidRequest(
-                    "contracts", f"{contract!r} is not a contract", "give an address, a contract name, or 'Name@0x…'"
-                )
+        name: str | None = None
+        if isinstance(contract, Deployed) and contract.address is not None:
             # A ContractInstance knows its type; another object with an address need not.
-            name = getattr(getattr(contract, "contract_type", None), "name", None)
-            wanted.append((name, _address(str(contract.address), "contracts")))
+            name, address = getattr(getattr(contract, "contract_type", None), "name", None), str(contract.address)
+        elif isinstance(contract, tuple) and len(contract) == 2 and isinstance(contract[0], (str, type(None))):
+            name, address = contract
+        elif not isinstance(contract, str):
+            raise InvalidRequest("contracts", f"{contract!r} is not a contract", fix)
         elif "@0x" in contract:  # a name may hold "@" (a dependency's path): the address is last
             name, _, address = contract.rpartition("@")
             if not name:
-                raise InvalidRequest(
-                    "contracts", f"{contract!r} has no name before '@'", "give 'Name@0x…', or the address alone"
-                )
-            wanted.append((name, _address(address, "contracts")))
+                raise InvalidRequest("contracts", f"{contract!r} has no name before '@'", fix)
         elif contract.startswith("0x") or not contract.strip():
-            wanted.append((None, _address(contract, "contracts")))
+            address = contract
         else:
             wanted.append((contract, None))
+            continue
+        wanted.append((name, _address(address, "contracts")))
     return wanted
 
 

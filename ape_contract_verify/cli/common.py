@@ -1,8 +1,8 @@
 """What the `ape verify` commands share: the explorer options, JSON-clean stdout, progress,
 warnings, the API's errors as exit codes, the summary.
 
-`@explorer_options` adds --network, --target, --explorer-url, --api-key and -v, and hands the
-command one `explorer: ExplorerChoice` argument (plus Ape's `cli_ctx`). Picking the explorer never
+`@explorer_options` adds --network, --target, --explorer-url, --api-key, --json and -v, and hands
+the command one `explorer: ExplorerChoice` argument (plus `as_json` and Ape's `cli_ctx`). Picking the explorer never
 connects to a node: ecosystem, network and chain id come from Ape's network manager without a
 provider. Stdout carries only the JSON document with --json; the progress is a live line on a
 terminal; the summary's exit code follows `required_targets`."""
@@ -104,11 +104,13 @@ _OPTIONS = (
         metavar="KEY",
         help="Explorer API key (default: the explorer's api_key_env, then $ETHERSCAN_API_KEY, then config).",
     ),
+    click.option("--json", "as_json", is_flag=True, help="Print a machine-readable JSON result."),
 )
 
 
 def explorer_options(f: Command[T]) -> Command[T]:
-    """Add --network, --explorer-url, --api-key and -v/--verbosity; pass `explorer` and `cli_ctx`."""
+    """Add --network, --target, --explorer-url, --api-key, --json and -v/--verbosity; pass `explorer`,
+    `as_json` and `cli_ctx`."""
 
     @functools.wraps(f)
     def wrapper(
@@ -129,9 +131,6 @@ def explorer_options(f: Command[T]) -> Command[T]:
     # Ape types its decorator factory as a bare Callable: this is what it is.
     context: Callable[[Command[T]], Command[T]] = ape_cli_context()
     return context(wrapper)
-
-
-json_option = click.option("--json", "as_json", is_flag=True, help="Print a machine-readable JSON result.")
 
 
 def warn(text: str) -> None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ape_contract_verify.cli.common import api_call, explorer_options, fail, json_option, quiet_stdout, warn
+from ape_contract_verify.cli.common import api_call, explorer_options, fail, quiet_stdout, warn
 from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Texts
 
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
 @click.command(short_help="Print a verified contract's ABI as JSON")
 @explorer_options
-@json_option
 @click.argument("address")
 def abi(cli_ctx: ApeCliContextObject, address: str, explorer: ExplorerChoice, as_json: bool) -> None:
     """Print the ABI of the verified contract at ADDRESS."""
@@ -58,7 +57,6 @@ def _settings_document(record: ExplorerRecord) -> JsonObject:
 
 @click.command(short_help="Print a verified contract's settings; write its sources with --out")
 @explorer_options
-@json_option
 @click.option(
     "--out",
     "out",
@@ -113,7 +111,6 @@ def source(
 
 @click.command(short_help="What is verified where (every recorded deployment), or one submission's outcome (GUID)")
 @explorer_options
-@json_option
 @click.option("--proxy", is_flag=True, help="With GUID: it is from a proxy submission (checkproxyverification).")
 @click.option("--wait", "wait_", is_flag=True, help="With GUID: poll until the answer is final.")
 @click.option(

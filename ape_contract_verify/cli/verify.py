@@ -14,7 +14,6 @@ from ape_contract_verify.cli.common import (
     ExplorerChoice,
     api_call,
     explorer_options,
-    json_option,
     quiet_stdout,
     verify_and_finish,
     warn,
@@ -36,7 +35,6 @@ def _check_address(value: str | None, param: str) -> str | None:
 
 @click.command(short_help="Verify a deployed contract (by name, address, or both)")
 @explorer_options
-@json_option
 @click.argument("name_or_address")
 @click.argument("address", required=False)
 @click.option(
@@ -115,7 +113,6 @@ def contract(
 
 @click.command(short_help="Link a proxy to its implementation on the explorer")
 @explorer_options
-@json_option
 @click.argument("address")
 @click.option("--expected-implementation", default=None, help="Fail unless the explorer finds this implementation.")
 def proxy(
@@ -146,7 +143,6 @@ def proxy(
 
 @click.command("all", short_help="Verify every recorded deployment of the project on a network")
 @explorer_options
-@json_option
 @click.option(
     "--workers",
     default=None,

@@ -255,9 +255,9 @@ def test_bad_explorer_url_and_network_are_usage_errors(stub):
 def test_network_option_picks_etherscan_v2_without_connecting():
     from ape_contract_verify.cli.common import ExplorerChoice
 
-    target = ExplorerChoice(network="ethereum:sepolia", api_key="k").target()
+    target = ExplorerChoice(network="ethereum:sepolia", api_key="k").read_target()
     assert target.url == ETHERSCAN_V2_URL and target.chain_id == 11155111 and target.sends_chain_id
-    assert ExplorerChoice(network="base:mainnet").target().chain_id == 8453
+    assert ExplorerChoice(network="base:mainnet").read_target().chain_id == 8453
     assert ExplorerChoice(network="sepolia").names() == ("ethereum", "sepolia", 11155111)
 
 
