@@ -1,4 +1,4 @@
-"""cli/common.py: what every `ape verify` command shares, run without a chain: warnings on stderr,
+"""cli/__init__.py: what every `ape verify` command shares, run without a chain: warnings on stderr,
 stdout kept for the JSON document, plain progress lines in a log, the summary and its exit code,
 and the API's errors as usage errors (exit 2) on the option they name."""
 
@@ -10,7 +10,7 @@ import sys
 import click
 import pytest
 
-from ape_contract_verify.cli import common
+from ape_contract_verify import cli as common
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.workflow.report import Report

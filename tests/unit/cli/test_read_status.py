@@ -10,8 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from ape_contract_verify import api
-from ape_contract_verify.cli import cli, overview
-from ape_contract_verify.cli.common import ExplorerChoice
+from ape_contract_verify.cli import ExplorerChoice, cli, overview
 from ape_contract_verify.workflow.status import (
     NOT_VERIFIED,
     VERIFIED,
