@@ -115,8 +115,7 @@ def verify(
         # What the ledger recorded at an unnamed address's deploy (the type, the input it was built from).
         unnamed = [address for name, address in pairs if name is None]
         known = deployed_as(project, chain_id_of(provider), unnamed) if unnamed else {}
-        label = choice.label()
-        open_network(run, choice, provider)
+        label, _ = open_network(run, choice, provider)
         items = []
         for name, address in pairs:
             kept = known.get(address.lower()) if name is None else None
@@ -142,8 +141,7 @@ def verify_proxy(
         _address(expected_implementation, "expected_implementation")
     run = _run(None, None, False, None, on_progress)
     with _connected(network, targets, explorer_url, api_key) as [(choice, provider)]:
-        label = choice.label()
-        open_network(run, choice, provider)
+        label, _ = open_network(run, choice, provider)
         reports = run.proxy(label, address, expected_implementation)
     if not reports:
         raise InvalidRequest(

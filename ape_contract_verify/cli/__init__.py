@@ -159,13 +159,6 @@ def fail(reason: str, as_json: bool, **extra: str) -> NoReturn:
     sys.exit(1)
 
 
-def usage_error(err: ContractVerifyError) -> click.ClickException:
-    """A ContractVerifyError from the API as click's usage error (exit 2), on its option when it names one."""
-    if isinstance(err, InvalidRequest) and err.param in OPTION_OF:
-        return click.BadParameter(f"{err.problem}. {err.fix}", param_hint=OPTION_OF[err.param])
-    return click.UsageError(str(err))
-
-
 def api_call(call: Callable[[], T], read_json: bool | None = None) -> T:
     """Call the API, mapping its errors to exit codes (never a traceback): bad input and nothing
     recorded are usage errors (exit 2). A read's (`read_json`: whether it prints JSON) target
@@ -176,8 +169,10 @@ def api_call(call: Callable[[], T], read_json: bool | None = None) -> T:
     try:
         return call()
     except ContractVerifyError as err:
+        if isinstance(err, InvalidRequest) and err.param in OPTION_OF:  # a usage error on its option
+            raise click.BadParameter(f"{err.problem}. {err.fix}", param_hint=OPTION_OF[err.param]) from None
         if read_json is None or isinstance(err, (InvalidRequest, ExplorerNotConfigured)):
-            raise usage_error(err) from None
+            raise click.UsageError(str(err)) from None
         answer = err.answer if isinstance(err, ExplorerError) else None
         extra = (
             {"outcome": answer.outcome.value} if isinstance(answer, ExplorerAnswer) else {"error": type(err).__name__}

@@ -64,13 +64,14 @@ def records_on(project: ProjectManager, chain_id: int | None, warn: Warn, name: 
     return records
 
 
-def open_network(run: VerificationRun, choice: NetworkChoice, provider: ProviderAPI) -> ApeProviderChain:
-    """Open the targets of `choice`'s network, connected as `provider`, in `run`; returns its chain reader."""
+def open_network(run: VerificationRun, choice: NetworkChoice, provider: ProviderAPI) -> tuple[str, ApeProviderChain]:
+    """Open the targets of `choice`'s network, connected as `provider`, in `run`; returns the
+    network's label and chain reader."""
     from ape_contract_verify.evm.chain import ApeProviderChain
 
-    reader = ApeProviderChain(provider)
-    run.add_network(choice.label(), choice.targets(chain_id_of(provider)), provider, reader)
-    return reader
+    label, reader = choice.label(), ApeProviderChain(provider)
+    run.add_network(label, choice.targets(chain_id_of(provider)), provider, reader)
+    return label, reader
 
 
 def verify_recorded(
@@ -101,7 +102,7 @@ def verify_recorded(
                 f"No recorded deployments on {label}. Deploy with `ape run` (the plugin records what it "
                 "deploys), or verify one by address with `verify`."
             )
-        reader = open_network(run, choice, provider)
+        label, reader = open_network(run, choice, provider)
         ledgers[label] = ledger
         try:  # each input kept once for every entry built from it
             kept = ledger.kept_inputs(e.compile_input for e in records.entries.values() if e.compile_input)
