@@ -295,10 +295,11 @@ def _connected(
     api_key: str | None,
     all_networks: bool | None = None,
     warn: Warn | None = None,
-) -> Iterator[list[tuple[NetworkChoice, ProviderAPI]]]:
-    """Each network the call asks for connected for the block (one, unless `all_networks` is given:
-    `verify_all` and `status` take several), its choice bound to the network connected (None
-    meant 'the connected one'). Every name is checked before any connection."""
+) -> Iterator[Iterator[tuple[NetworkChoice, ProviderAPI]]]:
+    """Each network the call asks for (one, unless `all_networks` is given: `verify_all` and `status`
+    take several), connected as the iteration reaches it (so Ape's records read are that network's)
+    until the block ends, its choice bound to the network connected (None meant 'the connected
+    one'). Every name is checked before any connection."""
     if isinstance(targets, str):
         targets = (targets,)
     if targets is not None and not all(isinstance(t, str) and t for t in targets):
@@ -323,11 +324,13 @@ def _connected(
 
         choices = network_choices(project, choice, all_networks, warn or get_logger().warning)
     with contextlib.ExitStack() as stack:
-        bound = []
-        for each in choices:
-            provider = stack.enter_context(connected(each.network))
-            bound.append((each if each.network else each.for_network(connected_label(provider)), provider))
-        yield bound
+
+        def each() -> Iterator[tuple[NetworkChoice, ProviderAPI]]:  # connected in turn: Ape reads the last one
+            for one in choices:
+                provider = stack.enter_context(connected(one.network))
+                yield (one if one.network else one.for_network(connected_label(provider)), provider)
+
+        yield each()
 
 
 def _names_active(network: str, provider: ProviderAPI) -> bool:

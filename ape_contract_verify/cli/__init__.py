@@ -68,7 +68,7 @@ class ReadFrom(TypedDict):
 
 
 class ExplorerChoice(NetworkChoice):
-    """The options as a NetworkChoice; its errors are usage errors (exit 2, no traceback)."""
+    """The options as a NetworkChoice; its errors are usage errors (exit 2, no traceback), on their option."""
 
     def where(self) -> Where:
         return {"targets": self.target_names, "explorer_url": self.explorer_url, "api_key": self.api_key}
@@ -80,11 +80,6 @@ class ExplorerChoice(NetworkChoice):
             raise click.BadParameter("give one target to read from", param_hint="--target")
         target = self.target_names[0] if self.target_names else None
         return {"network": self.network, "target": target, "explorer_url": self.explorer_url, "api_key": self.api_key}
-
-    def one_network(self) -> ExplorerChoice:
-        if len(self.networks) > 1:
-            raise click.BadParameter("give one network here; `ape verify all` takes several", param_hint="--network")
-        return self
 
     def networks_or_all(self, all_networks: bool) -> tuple[str, ...] | None:
         """The networks given (None: the API's default), refused alongside --all-networks."""
@@ -122,29 +117,40 @@ _OPTIONS = (
 )
 
 
-def explorer_options(f: Command[T]) -> Command[T]:
+def explorer_options(reads: bool = False) -> Callable[[Command[T]], Command[T]]:
     """Add --network, --target, --explorer-url, --api-key, --json and -v/--verbosity; pass `explorer`,
-    `as_json` and `cli_ctx`."""
+    `as_json` and `cli_ctx`. The API's errors become exit codes (`api_error`; `reads`: the command
+    reads from an explorer), and the command's embedded explorer ends with it."""
 
-    @functools.wraps(f)
-    def wrapper(
-        *args: object,
-        network: tuple[str, ...] = (),
-        target_names: tuple[str, ...] = (),
-        explorer_url: str | None = None,
-        api_key: str | None = None,
-        **kwargs: object,
-    ) -> T:
-        kwargs["explorer"] = ExplorerChoice(
-            network[0] if network else None, explorer_url, api_key, target_names, network
-        )
-        return f(*args, **kwargs)
+    def decorate(f: Command[T]) -> Command[T]:
+        @functools.wraps(f)
+        def wrapper(
+            *args: object,
+            network: tuple[str, ...] = (),
+            target_names: tuple[str, ...] = (),
+            explorer_url: str | None = None,
+            api_key: str | None = None,
+            **kwargs: object,
+        ) -> T:
+            kwargs["explorer"] = ExplorerChoice(
+                network[0] if network else None, explorer_url, api_key, target_names, network
+            )
+            try:
+                return f(*args, **kwargs)
+            except ContractVerifyError as err:
+                api_error(err, bool(kwargs["as_json"]) if reads else None)
+            finally:  # a command's embedded explorer ends with the command, as it always has
+                from ape_contract_verify.workflow import local_explorers
 
-    for option in reversed(_OPTIONS):
-        wrapper = option(wrapper)
-    # Ape types its decorator factory as a bare Callable: this is what it is.
-    context: Callable[[Command[T]], Command[T]] = ape_cli_context()
-    return context(wrapper)
+                local_explorers.stop_all()
+
+        for option in reversed(_OPTIONS):
+            wrapper = option(wrapper)
+        # Ape types its decorator factory as a bare Callable: this is what it is.
+        context: Callable[[Command[T]], Command[T]] = ape_cli_context()
+        return context(wrapper)
+
+    return decorate
 
 
 def warn(text: str) -> None:
@@ -159,27 +165,20 @@ def fail(reason: str, as_json: bool, **extra: str) -> NoReturn:
     sys.exit(1)
 
 
-def api_call(call: Callable[[], T], read_json: bool | None = None) -> T:
-    """Call the API, mapping its errors to exit codes (never a traceback): bad input and nothing
-    recorded are usage errors (exit 2). A read's (`read_json`: whether it prints JSON) target
-    that cannot be read is one too; the explorer's refusals exit 1 (`fail`)."""
+def api_error(err: ContractVerifyError, read_json: bool | None = None) -> NoReturn:
+    """The API's error as an exit code (never a traceback): bad input and nothing recorded are usage
+    errors (exit 2), on the option they name; so is every error of a command that verifies. A
+    read's (`read_json`: whether it prints JSON) other errors are the explorer saying no: exit 1 (`fail`)."""
     from ape_contract_verify.protocol.answers import ExplorerAnswer
-    from ape_contract_verify.workflow import local_explorers
+    from ape_contract_verify.workflow.recorded import NoRecords
 
-    try:
-        return call()
-    except ContractVerifyError as err:
-        if isinstance(err, InvalidRequest) and err.param in OPTION_OF:  # a usage error on its option
-            raise click.BadParameter(f"{err.problem}. {err.fix}", param_hint=OPTION_OF[err.param]) from None
-        if read_json is None or isinstance(err, (InvalidRequest, ExplorerNotConfigured)):
-            raise click.UsageError(str(err)) from None
-        answer = err.answer if isinstance(err, ExplorerError) else None
-        extra = (
-            {"outcome": answer.outcome.value} if isinstance(answer, ExplorerAnswer) else {"error": type(err).__name__}
-        )
-        fail(str(err), read_json, **extra)
-    finally:  # a command's embedded explorer ends with the command, as it always has
-        local_explorers.stop_all()
+    if isinstance(err, InvalidRequest) and err.param in OPTION_OF:
+        raise click.BadParameter(f"{err.problem}. {err.fix}", param_hint=OPTION_OF[err.param]) from None
+    if read_json is None or isinstance(err, (InvalidRequest, ExplorerNotConfigured, NoRecords)):
+        raise click.UsageError(str(err)) from None
+    answer = err.answer if isinstance(err, ExplorerError) else None
+    extra = {"outcome": answer.outcome.value} if isinstance(answer, ExplorerAnswer) else {"error": type(err).__name__}
+    fail(str(err), read_json, **extra)
 
 
 def quiet_stdout(as_json: bool) -> contextlib.AbstractContextManager[object]:
@@ -216,7 +215,7 @@ def progress(as_json: bool) -> Iterator[Progress]:
 def verify_and_finish(as_json: bool, call: Callable[[Progress], list[Report]], report_path: str | None = None) -> None:
     """Call a verifying API function with the progress (stdout kept for --json), then `finish`."""
     with quiet_stdout(as_json), progress(as_json) as show:
-        reports = api_call(lambda: call(show))
+        reports = call(show)
     finish(reports, as_json, report_path)
 
 
@@ -256,14 +255,14 @@ def cli() -> None:
 
 # Explorer reads (issue 3).
 @cli.command(short_help="Print a verified contract's ABI as JSON")
-@explorer_options
+@explorer_options(reads=True)
 @click.argument("address")
 def abi(cli_ctx: ApeCliContextObject, address: str, explorer: ExplorerChoice, as_json: bool) -> None:
     """Print the ABI of the verified contract at ADDRESS."""
     from ape_contract_verify import api
 
     where = explorer.read_from()
-    result = api_call(lambda: api.abi(address, **where), as_json)
+    result = api.abi(address, **where)
     click.echo(json.dumps(result) if as_json else json.dumps(result, indent=2))
 
 
@@ -288,7 +287,7 @@ def _settings_document(record: ExplorerRecord) -> JsonObject:
 
 
 @cli.command(short_help="Print a verified contract's settings; write its sources with --out")
-@explorer_options
+@explorer_options(reads=True)
 @click.option(
     "--out",
     "out",
@@ -305,7 +304,7 @@ def source(
     from ape_contract_verify import api
 
     where = explorer.read_from()
-    record = api_call(lambda: api.source(address, **where), as_json)
+    record = api.source(address, **where)
     if not record.verified:
         fail(f"{address}: {Texts.NOT_VERIFIED}", as_json, outcome="not verified")
 
@@ -342,7 +341,7 @@ def source(
 
 
 @cli.command(short_help="What is verified where (every recorded deployment), or one submission's outcome (GUID)")
-@explorer_options
+@explorer_options(reads=True)
 @click.option("--proxy", is_flag=True, help="With GUID: it is from a proxy submission (checkproxyverification).")
 @click.option("--wait", "wait_", is_flag=True, help="With GUID: poll until the answer is final.")
 @click.option(
@@ -398,16 +397,13 @@ def status(
         if not answer.outcome.is_final and not as_json:
             click.echo(f"{answer.outcome.value}: {answer.reason}", err=True)
 
-    raw, where = guid, explorer.read_from()  # raw: a str here, where the lambda would read str | None
-    answer = api_call(
-        lambda: api.job_status(
-            raw, proxy=proxy, wait=wait_, interval=interval, timeout=timeout, on_progress=progress, **where
-        ),
-        as_json,
+    where = explorer.read_from()
+    answer = api.job_status(
+        guid, proxy=proxy, wait=wait_, interval=interval, timeout=timeout, on_progress=progress, **where
     )
     ok = answer.outcome.is_success or not answer.outcome.is_final
     outcome, reason = answer.outcome.value, answer.reason
-    document = {"ok": ok, "guid": raw.strip(), "outcome": outcome, "status": answer.status, "reason": reason}
+    document = {"ok": ok, "guid": guid.strip(), "outcome": outcome, "status": answer.status, "reason": reason}
     click.echo(json.dumps(document) if as_json else f"{outcome}: {reason}")
     if not ok:
         click.echo(f"ERROR: {reason or outcome}", err=True)
@@ -421,15 +417,7 @@ def overview(explorer: ExplorerChoice, as_json: bool, all_networks: bool, worker
 
     networks = explorer.networks_or_all(all_networks)
     with quiet_stdout(as_json):
-        view = api_call(
-            lambda: api.status(
-                networks,
-                all_networks=all_networks,
-                **explorer.where(),
-                workers=workers,
-                on_warning=warn,
-            )
-        )
+        view = api.status(networks, all_networks=all_networks, **explorer.where(), workers=workers, on_warning=warn)
     click.echo(json.dumps(view.as_dict(), indent=2) if as_json else view.table(styled=sys.stdout.isatty()))
     counted = {(id(row), target.target) for row, target in view.failing()}
     for row, target in view.failing(required_only=False):  # on stderr with --json too: a CI log says why
@@ -450,7 +438,7 @@ def _check_address(value: str | None, param: str) -> str | None:
 
 
 @cli.command(short_help="Verify a deployed contract (by name, address, or both)")
-@explorer_options
+@explorer_options()
 @click.argument("name_or_address")
 @click.argument("address", required=False)
 @click.option(
@@ -497,16 +485,14 @@ def contract(
     network = explorer.network
     if dry_run:
         with quiet_stdout(as_json):
-            plan = api_call(
-                lambda: api.dry_run(
-                    *contracts,
-                    network=network,
-                    **explorer.where(),
-                    code_format=code_format,
-                    check=check,
-                    constructor_args=constructor_args,
-                    on_warning=warn,
-                )
+            plan = api.dry_run(
+                *contracts,
+                network=network,
+                **explorer.where(),
+                code_format=code_format,
+                check=check,
+                constructor_args=constructor_args,
+                on_warning=warn,
             )
             for line in plan.lines(out):
                 click.echo(line)
@@ -528,7 +514,7 @@ def contract(
 
 
 @cli.command(short_help="Link a proxy to its implementation on the explorer")
-@explorer_options
+@explorer_options()
 @click.argument("address")
 @click.option("--expected-implementation", default=None, help="Fail unless the explorer finds this implementation.")
 def proxy(
@@ -558,7 +544,7 @@ def proxy(
 
 
 @cli.command("all", short_help="Verify every recorded deployment of the project on a network")
-@explorer_options
+@explorer_options()
 @click.option(
     "--workers",
     default=None,

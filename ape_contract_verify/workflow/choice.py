@@ -37,7 +37,9 @@ class NetworkChoice:
     def one_network(self) -> NetworkChoice:
         if len(self.networks) > 1:
             raise InvalidRequest(
-                "network", "several networks given", "give one network here; verify_all and status take several"
+                "network",
+                "several networks given",
+                "give one network here; verify_all and status (`ape verify all`, `ape verify status`) take several",
             )
         return self
 

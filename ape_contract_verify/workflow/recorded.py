@@ -77,7 +77,7 @@ def open_network(run: VerificationRun, choice: NetworkChoice, provider: Provider
 def verify_recorded(
     run: VerificationRun, project: ProjectManager, chosen: Iterable[tuple[NetworkChoice, ProviderAPI]], warn: Warn
 ) -> list[Report]:
-    """Every recorded deployment of the networks `chosen` (each connected as its provider), planned
+    """Every recorded deployment of the networks `chosen` (each connected as its provider when reached), planned
     against the ledger and the chain, then verified in `run`, each ending written to its network's ledger."""
     items: list[Item] = []
     current: list[Report] = []  # proxies whose links match the chain: nothing sent
