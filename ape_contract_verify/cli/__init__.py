@@ -226,12 +226,12 @@ def finish(reports: list[Report], as_json: bool, report_path: str | None = None)
     from ape_contract_verify.workflow.report import rows_line, summary_table
 
     ok = bool(reports) and not api.failed(reports)
+    rows = [r.as_dict() for r in reports]
     if report_path:
         with open(report_path, "w") as handle:
-            document = {"ok": not api.failed(reports, required_only=False), "reports": [r.as_dict() for r in reports]}
-            json.dump(document, handle, indent=2)
+            json.dump({"ok": not api.failed(reports, required_only=False), "reports": rows}, handle, indent=2)
     if as_json:
-        click.echo(json.dumps({"ok": ok, "reports": [r.as_dict() for r in reports]}, indent=2))
+        click.echo(json.dumps({"ok": ok, "reports": rows}, indent=2))
     else:
         click.echo(summary_table(reports, styled=sys.stdout.isatty()))
         if reports:  # counted: how many rows ended verified and how many did not
@@ -312,14 +312,12 @@ def source(
     if out is not None:
         if out.exists() and any(out.iterdir()):
             raise click.BadParameter(f"{out} is not empty; give a new or empty directory", param_hint="--out")
-        for path, content in record.files.items():
-            target = out / _safe_relative(path)
+        files = {out / _safe_relative(path): content for path, content in record.files.items()}
+        files[out / "settings.json"] = json.dumps(_settings_document(record), indent=2) + "\n"
+        for target, content in files.items():
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(content, encoding="utf-8")
             written.append(str(target))
-        settings_path = out / "settings.json"
-        settings_path.write_text(json.dumps(_settings_document(record), indent=2) + "\n", encoding="utf-8")
-        written.append(str(settings_path))
 
     if as_json:
         document = {"ok": True, "address": address, **_settings_document(record), "files": sorted(record.files)}
