@@ -261,8 +261,7 @@ def abi(cli_ctx: ApeCliContextObject, address: str, explorer: ExplorerChoice, as
     """Print the ABI of the verified contract at ADDRESS."""
     from ape_contract_verify import api
 
-    where = explorer.read_from()
-    result = api.abi(address, **where)
+    result = api.abi(address, **explorer.read_from())
     click.echo(json.dumps(result) if as_json else json.dumps(result, indent=2))
 
 
@@ -303,8 +302,7 @@ def source(
     licence and proxy/implementation."""
     from ape_contract_verify import api
 
-    where = explorer.read_from()
-    record = api.source(address, **where)
+    record = api.source(address, **explorer.read_from())
     if not record.verified:
         fail(f"{address}: {Texts.NOT_VERIFIED}", as_json, outcome="not verified")
 
