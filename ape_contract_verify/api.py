@@ -28,14 +28,15 @@ from typing import TYPE_CHECKING, Protocol, Union, runtime_checkable
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.values import is_address
-from ape_contract_verify.request import CodeFormat
+from ape_contract_verify.request import CodeFormat, Receipt
 from ape_contract_verify.workflow.choice import NetworkChoice, chain_id_of, connected_label
-from ape_contract_verify.workflow.dry_run import DryRunPlan
+from ape_contract_verify.workflow.dry_run import DryRunPlan, plan_dry_run
 from ape_contract_verify.workflow.recorded import NoRecords, network_choices, open_network, records_on, verify_recorded
 from ape_contract_verify.workflow.report import Report
 from ape_contract_verify.workflow.run import Item, VerificationRun
+from ape_contract_verify.workflow.run import failed as failed_reports
+from ape_contract_verify.workflow.status import WORKERS, StatusView, TargetStatus, network_status, read_status
 from ape_contract_verify.workflow.status import Row as StatusRow
-from ape_contract_verify.workflow.status import StatusView, TargetStatus
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
@@ -190,8 +191,6 @@ def status(
     read per address and target; nothing is sent. `view.ok` is what `ape verify status` exits on."""
     from ape import config, project
 
-    from ape_contract_verify.workflow import status as status_module
-
     _options(None, workers, max_workers=10)  # a client keeps 10 pooled connections
     warn = on_warning or get_logger().warning
     cfg = config.get_config("contract_verify")
@@ -202,12 +201,10 @@ def status(
             if not records.deployments:
                 warn(f"no recorded deployments on {choice.label()}")
                 continue
-            found.append(
-                status_module.network_status(choice, provider, records.deployments, warn, max_retries=cfg.max_retries)
-            )
+            found.append(network_status(choice, provider, records.deployments, warn, max_retries=cfg.max_retries))
         if not found:
             raise NoRecords("no recorded deployments on the networks given; deploy with `ape run`, or give a network")
-        rows = status_module.read_status(found, workers=workers or status_module.WORKERS)
+        rows = read_status(found, workers=workers or WORKERS)
     return StatusView(rows, list(cfg.required_targets) if cfg.required_targets else None)
 
 
@@ -226,7 +223,6 @@ def dry_run(
     """What `verify` would send to each target, derived and pre-checked, with nothing sent. With
     `out`, the exact request bodies are written there (`plan.files`); `plan.lines()` says it for a
     person; `plan.ok` is False when something would not be sent."""
-    from ape_contract_verify.workflow.dry_run import plan_dry_run
 
     wanted = _contracts(contracts)
     fmt = _options(code_format, None, check=check)
@@ -242,8 +238,6 @@ def failed(reports: Sequence[Report], required_only: bool = True) -> list[Report
     """The reports that count as failures: not ok, on a target of `contract_verify.required_targets`
     (every target when it names none, or with `required_only=False`). Empty: the run succeeded."""
     from ape import config
-
-    from ape_contract_verify.workflow.run import failed as failed_reports
 
     required = config.get_config("contract_verify").required_targets if required_only else None
     return failed_reports(reports, required)
@@ -481,7 +475,6 @@ def job_status(
     a proxy link's. `wait`: polled until final, every `interval` seconds for at most `timeout`
     (default: the config's `poll_interval` and `timeout`), `on_progress` hearing each answer."""
     from ape_contract_verify.protocol.forms import validate_guid
-    from ape_contract_verify.request import Receipt
 
     guid = validate_guid(guid)
     client = _read_target(network, target, explorer_url, api_key)
