@@ -476,37 +476,26 @@ def contract(
         contracts: list[Contract] = [(name_or_address, address)]
     else:
         contracts = [name_or_address]
-    code_format = CodeFormat.SINGLE_FILE if flatten else None
-    check = False if no_check else None  # None: the config's
-    network = explorer.network
+
+    def asked(call: Callable[..., T], **more: object) -> T:  # what a dry run and a run are both given
+        return call(
+            *contracts,
+            network=explorer.network,
+            **explorer.where(),
+            code_format=CodeFormat.SINGLE_FILE if flatten else None,
+            check=False if no_check else None,  # None: the config's
+            constructor_args=constructor_args,
+            on_warning=warn,
+            **more,
+        )
+
     if dry_run:
         with quiet_stdout(as_json):
-            plan = api.dry_run(
-                *contracts,
-                network=network,
-                **explorer.where(),
-                code_format=code_format,
-                check=check,
-                constructor_args=constructor_args,
-                on_warning=warn,
-            )
+            plan = asked(api.dry_run)
             for line in plan.lines(out):
                 click.echo(line)
         sys.exit(0 if plan.ok else 1)
-    verify_and_finish(
-        as_json,
-        lambda show: api.verify(
-            *contracts,
-            network=network,
-            **explorer.where(),
-            code_format=code_format,
-            check=check,
-            force=force,
-            constructor_args=constructor_args,
-            on_progress=show,
-            on_warning=warn,
-        ),
-    )
+    verify_and_finish(as_json, lambda show: asked(api.verify, force=force, on_progress=show))
 
 
 @cli.command(short_help="Link a proxy to its implementation on the explorer")
