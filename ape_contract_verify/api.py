@@ -28,14 +28,16 @@ from typing import TYPE_CHECKING, Protocol, Union, runtime_checkable
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.values import is_address
-from ape_contract_verify.request import CodeFormat
-from ape_contract_verify.workflow.choice import NetworkChoice, connected_label
-from ape_contract_verify.workflow.plan import DryRunPlan
-from ape_contract_verify.workflow.recorded import NoRecords
+from ape_contract_verify.request import CodeFormat, Receipt
+from ape_contract_verify.workflow.choice import NetworkChoice, chain_id_of, connected_label
+from ape_contract_verify.workflow.ledger import deployed_as
+from ape_contract_verify.workflow.plan import DryRunPlan, plan_dry_run
+from ape_contract_verify.workflow.recorded import NoRecords, network_choices, open_network, records_on, verify_recorded
 from ape_contract_verify.workflow.report import Report
+from ape_contract_verify.workflow.status import WORKERS, StatusView, TargetStatus, network_status, read_status
 from ape_contract_verify.workflow.status import Row as StatusRow
-from ape_contract_verify.workflow.status import StatusView, TargetStatus
 from ape_contract_verify.workflow.verification import Item, VerificationRun
+from ape_contract_verify.workflow.verification import failed as failed_reports
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
@@ -105,20 +107,14 @@ def verify(
     the source; `constructor_args`: ABI-typed values or raw hex, checked against the chain."""
     from ape import project
 
-    from ape_contract_verify.workflow.choice import chain_id_of
-    from ape_contract_verify.workflow.ledger import deployed_as
-
     wanted = _contracts(contracts)
-    fmt = _options(code_format, workers, check=check, force=force)
-    choice = _choice(network, targets, explorer_url, api_key).one_network()
+    run = _run(code_format, check, force, workers, on_progress)
     warn = on_warning or get_logger().warning
-    with connected(choice.network) as provider:
-        choice = _bound(choice, provider)
+    with _connected(network, targets, explorer_url, api_key) as [(choice, provider)]:
         pairs = _resolve(wanted, choice, provider, warn)
         # What the ledger recorded at an unnamed address's deploy (the type, the input it was built from).
         known = deployed_as(project, chain_id_of(provider), pairs)
-        run = _run(fmt, check, force, workers, on_progress)
-        label = _open(run, choice, provider)
+        label, _ = open_network(run, choice, provider)
         items = [
             Item(label, address, name, constructor_args, deployed_type, kept_input=kept_input)
             for (name, address), (deployed_type, kept_input) in zip(pairs, known)
@@ -141,11 +137,9 @@ def verify_proxy(
     _address(address, "address")
     if expected_implementation is not None:
         _address(expected_implementation, "expected_implementation")
-    choice = _choice(network, targets, explorer_url, api_key).one_network()
-    with connected(choice.network) as provider:
-        choice = _bound(choice, provider)
-        run = _run(None, None, False, None, on_progress)
-        label = _open(run, choice, provider)
+    run = _run(None, None, False, None, on_progress)
+    with _connected(network, targets, explorer_url, api_key) as [(choice, provider)]:
+        label, _ = open_network(run, choice, provider)
         reports = run.proxy(label, address, expected_implementation)
     if not reports:
         raise InvalidRequest(
@@ -173,17 +167,10 @@ def verify_all(
     `network`: one or several; `all_networks`: every network with recorded deployments."""
     from ape import project
 
-    from ape_contract_verify.workflow.recorded import RecordedBatch, network_choices
-
-    fmt = _options(code_format, workers, check=check)
+    run = _run(code_format, check, False, workers, on_progress)
     warn = on_warning or get_logger().warning
-    choices = network_choices(project, _choice(network, targets, explorer_url, api_key), all_networks, warn)
-    batch = RecordedBatch(_run(fmt, check, False, workers, on_progress), project, warn)
-    with contextlib.ExitStack() as stack:
-        for choice in choices:
-            provider = stack.enter_context(connected(choice.network))
-            batch.add_network(_bound(choice, provider), provider)
-        return batch.verify()
+    with _connected(network, targets, explorer_url, api_key, all_networks, warn) as chosen:
+        return verify_recorded(run, project, chosen, warn)
 
 
 def status(
@@ -201,29 +188,20 @@ def status(
     read per address and target; nothing is sent. `view.ok` is what `ape verify status` exits on."""
     from ape import config, project
 
-    from ape_contract_verify.workflow import status as status_module
-    from ape_contract_verify.workflow.choice import chain_id_of
-    from ape_contract_verify.workflow.recorded import network_choices, records_on
-
     _options(None, workers, max_workers=10)  # a client keeps 10 pooled connections
     warn = on_warning or get_logger().warning
     cfg = config.get_config("contract_verify")
-    choices = network_choices(project, _choice(network, targets, explorer_url, api_key), all_networks, warn)
     found = []
-    with contextlib.ExitStack() as stack:
-        for choice in choices:
-            provider = stack.enter_context(connected(choice.network))
-            choice = _bound(choice, provider)
+    with _connected(network, targets, explorer_url, api_key, all_networks, warn) as chosen:
+        for choice, provider in chosen:
             records = records_on(project, chain_id_of(provider), warn)
             if not records.deployments:
                 warn(f"no recorded deployments on {choice.label()}")
                 continue
-            found.append(
-                status_module.network_status(choice, provider, records.deployments, warn, max_retries=cfg.max_retries)
-            )
+            found.append(network_status(choice, provider, records.deployments, warn, max_retries=cfg.max_retries))
         if not found:
             raise NoRecords("no recorded deployments on the networks given; deploy with `ape run`, or give a network")
-        rows = status_module.read_status(found, workers=workers or status_module.WORKERS)
+        rows = read_status(found, workers=workers or WORKERS)
     return StatusView(rows, list(cfg.required_targets) if cfg.required_targets else None)
 
 
@@ -242,13 +220,10 @@ def dry_run(
     """What `verify` would send to each target, derived and pre-checked, with nothing sent. With
     `out`, the exact request bodies are written there (`plan.files`); `plan.lines()` says it for a
     person; `plan.ok` is False when something would not be sent."""
-    from ape_contract_verify.workflow.plan import plan_dry_run
 
     wanted = _contracts(contracts)
     fmt = _options(code_format, None, check=check)
-    choice = _choice(network, targets, explorer_url, api_key).one_network()
-    with connected(choice.network) as provider:
-        choice = _bound(choice, provider)
+    with _connected(network, targets, explorer_url, api_key) as [(choice, provider)]:
         pairs = _resolve(wanted, choice, provider, on_warning or get_logger().warning)
         plan = plan_dry_run(choice, provider, pairs, constructor_args, fmt, check)
     if out is not None:
@@ -260,8 +235,6 @@ def failed(reports: Sequence[Report], required_only: bool = True) -> list[Report
     """The reports that count as failures: not ok, on a target of `contract_verify.required_targets`
     (every target when it names none, or with `required_only=False`). Empty: the run succeeded."""
     from ape import config
-
-    from ape_contract_verify.workflow.verification import failed as failed_reports
 
     required = config.get_config("contract_verify").required_targets if required_only else None
     return failed_reports(reports, required)
@@ -305,9 +278,19 @@ def connected(network: str | None = None) -> Iterator[ProviderAPI]:
 # -- helpers ----------------------------------------------------------------------------------
 
 
-def _choice(
-    network: object, targets: Sequence[str] | None, explorer_url: str | None, api_key: str | None
-) -> NetworkChoice:
+@contextlib.contextmanager
+def _connected(
+    network: object,
+    targets: Sequence[str] | None,
+    explorer_url: str | None,
+    api_key: str | None,
+    all_networks: bool | None = None,
+    warn: Warn | None = None,
+) -> Iterator[Iterator[tuple[NetworkChoice, ProviderAPI]]]:
+    """Each network the call asks for (one, unless `all_networks` is given: `verify_all` and `status`
+    take several), connected as the iteration reaches it (so Ape's records read are that network's)
+    until the block ends, its choice bound to the network connected (None meant 'the connected
+    one'). Every name is checked before any connection."""
     if isinstance(targets, str):
         targets = (targets,)
     if targets is not None and not all(isinstance(t, str) and t for t in targets):
@@ -324,12 +307,21 @@ def _choice(
         )
     for name in given:  # an unknown name is said plainly, before any connection
         NetworkChoice(name).names()
-    return NetworkChoice(given[0] if given else None, explorer_url, api_key, tuple(targets or ()), given)
+    choice = NetworkChoice(given[0] if given else None, explorer_url, api_key, tuple(targets or ()), given)
+    if all_networks is None:
+        choices = [choice.one_network()]
+    else:
+        from ape import project
 
+        choices = network_choices(project, choice, all_networks, warn or get_logger().warning)
+    with contextlib.ExitStack() as stack:
 
-def _bound(choice: NetworkChoice, provider: ProviderAPI) -> NetworkChoice:
-    """The choice for the network actually connected (None meant 'the connected one')."""
-    return choice if choice.network else choice.for_network(connected_label(provider))
+        def each() -> Iterator[tuple[NetworkChoice, ProviderAPI]]:  # connected in turn: Ape reads the last one
+            for one in choices:
+                provider = stack.enter_context(connected(one.network))
+                yield (one if one.network else one.for_network(connected_label(provider)), provider)
+
+        yield each()
 
 
 def _names_active(network: str, provider: ProviderAPI) -> bool:
@@ -340,33 +332,29 @@ def _names_active(network: str, provider: ProviderAPI) -> bool:
 
 def _contracts(contracts: Sequence[Contract]) -> list[tuple[str | None, str | None]]:
     """(name, address) per contract given; either may be None, not both."""
+    fix = "give an address, a contract name, 'Name@0x…' or ('Name', '0x…')"
     if not contracts:
-        raise InvalidRequest("contracts", "none given", "give an address, a contract name, or 'Name@0x…'")
+        raise InvalidRequest("contracts", "none given", fix)
     wanted: list[tuple[str | None, str | None]] = []
     for contract in contracts:
-        if isinstance(contract, tuple):
-            if len(contract) != 2 or not isinstance(contract[0], (str, type(None))):
-                raise InvalidRequest("contracts", f"{contract!r} is not a (name, address) pair", "give ('Name', '0x…')")
-            wanted.append((contract[0], _address(contract[1], "contracts")))
-        elif not isinstance(contract, str):
-            if not isinstance(contract, Deployed) or contract.address is None:
-                raise InvalidRequest(
-                    "contracts", f"{contract!r} is not a contract", "give an address, a contract name, or 'Name@0x…'"
-                )
+        name: str | None = None
+        if isinstance(contract, Deployed) and contract.address is not None:
             # A ContractInstance knows its type; another object with an address need not.
-            name = getattr(getattr(contract, "contract_type", None), "name", None)
-            wanted.append((name, _address(str(contract.address), "contracts")))
+            name, address = getattr(getattr(contract, "contract_type", None), "name", None), str(contract.address)
+        elif isinstance(contract, tuple) and len(contract) == 2 and isinstance(contract[0], (str, type(None))):
+            name, address = contract
+        elif not isinstance(contract, str):
+            raise InvalidRequest("contracts", f"{contract!r} is not a contract", fix)
         elif "@0x" in contract:  # a name may hold "@" (a dependency's path): the address is last
             name, _, address = contract.rpartition("@")
             if not name:
-                raise InvalidRequest(
-                    "contracts", f"{contract!r} has no name before '@'", "give 'Name@0x…', or the address alone"
-                )
-            wanted.append((name, _address(address, "contracts")))
+                raise InvalidRequest("contracts", f"{contract!r} has no name before '@'", fix)
         elif contract.startswith("0x") or not contract.strip():
-            wanted.append((None, _address(contract, "contracts")))
+            address = contract
         else:
             wanted.append((contract, None))
+            continue
+        wanted.append((name, _address(address, "contracts")))
     return wanted
 
 
@@ -375,9 +363,6 @@ def _resolve(
 ) -> list[tuple[str | None, str]]:
     """Names without an address become their recorded deployments on the connected network."""
     from ape import project
-
-    from ape_contract_verify.workflow.choice import chain_id_of
-    from ape_contract_verify.workflow.recorded import records_on
 
     pairs: list[tuple[str | None, str]] = []
     for name, address in wanted:
@@ -421,38 +406,24 @@ def _options(
 
 
 def _run(
-    code_format: CodeFormat | None,
-    check: bool | None,
-    force: bool,
-    workers: int | None,
-    on_progress: Progress | None,
+    code_format: object, check: bool | None, force: bool, workers: int | None, on_progress: Progress | None
 ) -> VerificationRun:
-    """A VerificationRun with the config's options and the call's overrides (checked by `_options`),
-    on the process's embedded local explorer (so `Contract(address)`, links and `status()` later in
-    the process see what it verified, as after the deploy hook)."""
+    """A VerificationRun with the config's options and the call's overrides (checked first, by
+    `_options`), on the process's embedded local explorer (so `Contract(address)`, links and
+    `status()` later in the process see what it verified, as after the deploy hook)."""
     from ape import config, project
 
     from ape_contract_verify.workflow.plan import Options
 
+    fmt = _options(code_format, workers, check=check, force=force)
     cfg = config.get_config("contract_verify")
-    options = Options.from_config(cfg, code_format, check, force=bool(force))
     return VerificationRun(
         project,
-        options,
+        Options.from_config(cfg, fmt, check, force=bool(force)),
         workers=workers or cfg.workers,
         on_progress=on_progress,
         client_options={"max_retries": cfg.max_retries},
     )
-
-
-def _open(run: VerificationRun, choice: NetworkChoice, provider: ProviderAPI) -> str:
-    """Open the targets of the connected network in `run`; returns the network's label."""
-    from ape_contract_verify.evm.chain import ApeProviderChain
-    from ape_contract_verify.workflow.choice import chain_id_of
-
-    label = choice.label()
-    run.add_network(label, choice.targets(chain_id_of(provider)), provider, ApeProviderChain(provider))
-    return label
 
 
 # -- reads of one target (`ape verify abi`, `source`, `status GUID`): nothing is connected --------
@@ -501,7 +472,6 @@ def job_status(
     a proxy link's. `wait`: polled until final, every `interval` seconds for at most `timeout`
     (default: the config's `poll_interval` and `timeout`), `on_progress` hearing each answer."""
     from ape_contract_verify.protocol.forms import validate_guid
-    from ape_contract_verify.request import Receipt
 
     guid = validate_guid(guid)
     client = _read_target(network, target, explorer_url, api_key)

@@ -37,7 +37,9 @@ class NetworkChoice:
     def one_network(self) -> NetworkChoice:
         if len(self.networks) > 1:
             raise InvalidRequest(
-                "network", "several networks given", "give one network here; verify_all and status take several"
+                "network",
+                "several networks given",
+                "give one network here; verify_all and status (`ape verify all`, `ape verify status`) take several",
             )
         return self
 
@@ -69,22 +71,6 @@ class NetworkChoice:
         ecosystem, network, _ = self.names()
         return f"{ecosystem}:{network}"
 
-    def target(self) -> Target:
-        """The network's own `etherscan` Target (url None = the local network's embedded explorer)."""
-        from ape import config
-
-        from ape_contract_verify.client.targets import resolve_target
-
-        ecosystem, network, chain_id = self.names()
-        return resolve_target(
-            ecosystem,
-            network,
-            chain_id,
-            explorer_url=self.explorer_url,
-            api_key=self.api_key,
-            config=config.get_config("contract_verify"),
-        )
-
     def targets(self, chain_id: int | None = None) -> list[Target]:
         """Every Target that runs for the chosen network: the names given, else contract_verify.targets,
         else every configured and known one. `chain_id` once connected (custom networks)."""
@@ -104,10 +90,19 @@ class NetworkChoice:
         )
 
     def read_target(self) -> Target:
-        """The one target a read (abi, source, a GUID's status) asks: the one named, else the `etherscan` one."""
+        """The one target a read (abi, source, a GUID's status) asks: the one named, else the network's
+        own `etherscan` one (url None = the local network's embedded explorer)."""
+        from ape import config
+
+        from ape_contract_verify.client.targets import resolve_target
+
         if len(self.target_names) > 1:
             raise InvalidRequest("targets", "several targets given for a read", "give one target to read from")
-        return self.targets()[0] if self.target_names else self.target()
+        if self.target_names:
+            return self.targets()[0]
+        ecosystem, network, chain_id = self.names()
+        cfg = config.get_config("contract_verify")
+        return resolve_target(ecosystem, network, chain_id, self.explorer_url, self.api_key, cfg)
 
 
 def connected_label(provider: ProviderAPI) -> str:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ape.api import ProviderAPI
     from ape.managers.project import ProjectManager
 
+    from ape_contract_verify.evm.chain import ApeProviderChain
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.json_types import JsonObject
     from ape_contract_verify.workflow.ledger import LedgerEntry
@@ -62,27 +63,30 @@ def records_on(project: ProjectManager, chain_id: int | None, warn: Warn, name: 
     return records
 
 
-class RecordedBatch:
-    """Every recorded deployment of the networks added, planned against the ledger and the chain,
-    then verified in one `VerificationRun`, each ending written to its network's ledger."""
+def open_network(run: VerificationRun, choice: NetworkChoice, provider: ProviderAPI) -> tuple[str, ApeProviderChain]:
+    """Open the targets of `choice`'s network, connected as `provider`, in `run`; returns the
+    network's label and chain reader."""
+    from ape_contract_verify.evm.chain import ApeProviderChain
 
-    def __init__(self, run: VerificationRun, project: ProjectManager, warn: Warn):
-        self.run = run
-        self.project = project
-        self.warn = warn
-        self.items: list[Item] = []
-        self.current: list[Report] = []  # proxies whose links match the chain: nothing sent
-        self._ledgers: dict[str, Ledger] = {}
-        self._names: dict[tuple[str, str], str] = {}  # (network, address) -> the name it was recorded under
+    label, reader = choice.label(), ApeProviderChain(provider)
+    run.add_network(label, choice.targets(chain_id_of(provider)), provider, reader)
+    return label, reader
 
-    def add_network(self, choice: NetworkChoice, provider: ProviderAPI) -> None:
-        """Open `choice`'s targets on the connected `provider` and plan its recorded deployments."""
-        from ape_contract_verify.evm.chain import ApeProviderChain
 
+def verify_recorded(
+    run: VerificationRun, project: ProjectManager, chosen: Iterable[tuple[NetworkChoice, ProviderAPI]], warn: Warn
+) -> list[Report]:
+    """Every recorded deployment of the networks `chosen` (each connected as its provider when reached), planned
+    against the ledger and the chain, then verified in `run`, each ending written to its network's ledger."""
+    items: list[Item] = []
+    current: list[Report] = []  # proxies whose links match the chain: nothing sent
+    ledgers: dict[str, Ledger] = {}
+    names: dict[tuple[str, str], str] = {}  # (network, address) -> the name it was recorded under
+    for choice, provider in chosen:
         label = choice.label()
         chain_id = chain_id_of(provider)
-        ledger = Ledger.for_chain(self.project, chain_id)
-        records = records_on(self.project, chain_id, self.warn)
+        ledger = Ledger.for_chain(project, chain_id)
+        records = records_on(project, chain_id, warn)
         if not records.deployments:
             from ape_contract_verify.workflow.local_explorers import ends_with_run
 
@@ -97,27 +101,25 @@ class RecordedBatch:
                 f"No recorded deployments on {label}. Deploy with `ape run` (the plugin records what it "
                 "deploys), or verify one by address with `verify`."
             )
-        reader = ApeProviderChain(provider)
-        self.run.add_network(label, choice.targets(chain_id), provider, reader)
-        self._ledgers[label] = ledger
+        label, reader = open_network(run, choice, provider)
+        ledgers[label] = ledger
         try:  # each input kept once for every entry built from it
             kept = ledger.kept_inputs(e.compile_input for e in records.entries.values() if e.compile_input)
         except ContractVerifyError:  # verify as if nothing were kept
             kept = {}
         for name, address in records.deployments:
-            self._names[(label, address.lower())] = name
+            names[(label, address.lower())] = name
             entry = records.entries.get(address.lower())
             group = kept.get(entry.compile_input or "") if entry is not None else None
             deployed_type = records.types.get(address.lower())
-            self.items += plan_items(self.run, entry, label, address, deployed_type, reader, self.current, group)
+            items += plan_items(run, entry, label, address, deployed_type, reader, current, group)
 
-    def verify(self) -> list[Report]:
-        def done(item: Item, reports: list[Report]) -> None:
-            urls = {d.target.name: d.target.url for d in self.run.targets_of(item.network)}
-            name = self._names[(item.network, item.address.lower())]
-            record_outcome(self._ledgers[item.network], name, item, reports, urls, self.warn)
+    def done(item: Item, reports: list[Report]) -> None:
+        urls = {d.target.name: d.target.url for d in run.targets_of(item.network)}
+        name = names[(item.network, item.address.lower())]
+        record_outcome(ledgers[item.network], name, item, reports, urls, warn)
 
-        return self.run.verify(self.items, on_done=done) + self.current
+    return run.verify(items, on_done=done) + current
 
 
 def plan_items(

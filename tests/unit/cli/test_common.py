@@ -1,4 +1,4 @@
-"""cli/common.py: what every `ape verify` command shares, run without a chain: warnings on stderr,
+"""cli/__init__.py: what every `ape verify` command shares, run without a chain: warnings on stderr,
 stdout kept for the JSON document, plain progress lines in a log, the summary and its exit code,
 and the API's errors as usage errors (exit 2) on the option they name."""
 
@@ -9,8 +9,9 @@ import sys
 
 import click
 import pytest
+from click.testing import CliRunner
 
-from ape_contract_verify.cli import common
+from ape_contract_verify import cli as common
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.workflow.report import Report
@@ -99,29 +100,24 @@ def test_with_json_the_document_alone(capsys):
 
 
 def test_api_errors_are_usage_errors_on_the_option_they_name():
-    def bad_network():
-        raise InvalidRequest("network", "'nonet' is unknown", "give ecosystem:network")
-
     with pytest.raises(click.BadParameter) as raised:
-        common.api_call(bad_network)
+        common.api_error(InvalidRequest("network", "'nonet' is unknown", "give ecosystem:network"))
     assert raised.value.exit_code == 2 and raised.value.param_hint == "--network"
     assert "'nonet' is unknown. give ecosystem:network" in raised.value.format_message()
 
-    def nothing_recorded():
-        raise ContractVerifyError("No recorded deployment of Token on ethereum:local")
-
     with pytest.raises(click.UsageError) as raised:
-        common.api_call(nothing_recorded)
+        common.api_error(ContractVerifyError("No recorded deployment of Token on ethereum:local"))
     assert raised.value.exit_code == 2 and "No recorded deployment" in raised.value.format_message()
-    assert common.api_call(lambda: 7) == 7
+    answer = click.command()(common.explorer_options()(lambda cli_ctx, explorer, as_json: 7))
+    assert CliRunner().invoke(answer, [], standalone_mode=False).return_value == 7
 
 
 def test_an_error_that_is_not_the_apis_is_not_hidden():
-    def broken():
+    def broken(cli_ctx, explorer, as_json):
         raise KeyError("a bug")
 
     with pytest.raises(KeyError):
-        common.api_call(broken)
+        CliRunner().invoke(click.command()(common.explorer_options()(broken)), [], catch_exceptions=False)
 
 
 def test_the_summary_is_plain_in_a_log_even_from_a_terminal_process(monkeypatch, capsys):

@@ -1,4 +1,4 @@
-"""cli/read.py: `ape verify abi | source | status GUID` through click's CliRunner against a scripted
+"""cli/__init__.py's reads: `ape verify abi | source | status GUID` through click's CliRunner against a scripted
 explorer on loopback (real HTTP, canned answers): what each prints, and its bad input (exit 2,
 nothing sent) and the explorer's refusals (exit 1, the reason on stderr, a JSON result with --json)."""
 
@@ -7,7 +7,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from ape_contract_verify.cli import cli, read
+from ape_contract_verify import cli as commands
+from ape_contract_verify.cli import cli
 from ape_contract_verify.protocol.answers import Texts
 from support.client import ABI, source_item
 from support.stub_server import ADDRESS, GUID, ok
@@ -25,9 +26,9 @@ def invoke(stub, *args):
 
 def test_the_commands_are_the_modules():
     assert {name: cli.commands[name] for name in ("abi", "source", "status")} == {
-        "abi": read.abi,
-        "source": read.source,
-        "status": read.status,
+        "abi": commands.abi,
+        "source": commands.source,
+        "status": commands.status,
     }
 
 

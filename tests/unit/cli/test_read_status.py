@@ -1,4 +1,4 @@
-"""cli/read.py: `ape verify status` without a GUID prints what `api.status` read, without a chain
+"""cli/__init__.py: `ape verify status` without a GUID prints what `api.status` read, without a chain
 (the API's answer is given): the table on stdout, one row per line, plain in a log; why each row
 fails on stderr (ERROR where it counts, WARNING where not); the exit code; and its bad input."""
 
@@ -10,9 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from ape_contract_verify import api
-from ape_contract_verify.cli import cli
-from ape_contract_verify.cli.options import ExplorerChoice
-from ape_contract_verify.cli.read import overview
+from ape_contract_verify.cli import ExplorerChoice, cli, overview
 from ape_contract_verify.workflow.status import (
     NOT_VERIFIED,
     VERIFIED,

@@ -1,4 +1,4 @@
-"""cli/verify.py: `ape verify contract | proxy | all` parse their options, call the API with them,
+"""cli/__init__.py's verifying commands: `ape verify contract | proxy | all` parse their options, call the API with them,
 and print its reports; run without a chain (the API's answers given here). Bad input is exit 2
 before anything is called."""
 
@@ -11,7 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from ape_contract_verify import api
-from ape_contract_verify.cli import cli, verify
+from ape_contract_verify import cli as commands
+from ape_contract_verify.cli import cli
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.request import CodeFormat
 from ape_contract_verify.workflow.report import Report
@@ -136,14 +137,14 @@ def test_bad_input_is_exit_2_and_nothing_is_called(calls, args, words):
 
 
 def test_the_group_s_commands_are_this_module_s():
-    assert cli.commands["contract"] is verify.contract and cli.commands["proxy"] is verify.proxy
-    assert cli.commands["all"] is verify.all_deployments
+    assert cli.commands["contract"] is commands.contract and cli.commands["proxy"] is commands.proxy
+    assert cli.commands["all"] is commands.all_deployments
 
 
 def test_an_address_is_checked_and_a_bad_one_names_its_parameter():
-    assert verify._check_address(A, "ADDRESS") == A and verify._check_address(None, "--x") is None
+    assert commands._check_address(A, "ADDRESS") == A and commands._check_address(None, "--x") is None
     with pytest.raises(click.BadParameter) as bad:
-        verify._check_address("0x" + "ab" * 19, "--expected-implementation")
+        commands._check_address("0x" + "ab" * 19, "--expected-implementation")
     assert bad.value.param_hint == "--expected-implementation"
     assert "is not an address: give 0x followed by 40 hex digits" in bad.value.message
 

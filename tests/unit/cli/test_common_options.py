@@ -7,8 +7,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from ape_contract_verify.cli import cli
-from ape_contract_verify.cli.options import ExplorerChoice
+from ape_contract_verify.cli import ExplorerChoice, cli
 from ape_contract_verify.client.targets import ETHERSCAN_V2_URL, normalize_url, resolve_api_key, resolve_target
 from ape_contract_verify.config import ContractVerifyConfig, ExplorerConfig
 from ape_contract_verify.exceptions import ExplorerNotConfigured, InvalidRequest
@@ -253,11 +252,11 @@ def test_bad_explorer_url_and_network_are_usage_errors(stub):
 
 
 def test_network_option_picks_etherscan_v2_without_connecting():
-    from ape_contract_verify.cli.options import ExplorerChoice
+    from ape_contract_verify.cli import ExplorerChoice
 
-    target = ExplorerChoice(network="ethereum:sepolia", api_key="k").target()
+    target = ExplorerChoice(network="ethereum:sepolia", api_key="k").read_target()
     assert target.url == ETHERSCAN_V2_URL and target.chain_id == 11155111 and target.sends_chain_id
-    assert ExplorerChoice(network="base:mainnet").target().chain_id == 8453
+    assert ExplorerChoice(network="base:mainnet").read_target().chain_id == 8453
     assert ExplorerChoice(network="sepolia").names() == ("ethereum", "sepolia", 11155111)
 
 
