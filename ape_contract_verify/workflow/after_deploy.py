@@ -1,8 +1,14 @@
 """Verification after deploy: the deploy hook, deciding at each deploy what `ape run` verifies or records.
 
-`install()` runs when Ape loads the plugin's config, in every command, and imports nothing: the
-patches of Ape's deploy path (`ape_patches`) go in when Ape imports their modules and call this
-module's `DeployHook`. Whether a deploy is verified is decided at the deploy, not from `sys.argv`:
+`install()` runs when Ape loads the plugin's config, in every command, and imports nothing: this
+module's patches of Ape's deploy path (`PATCH_LIST`, put in by `ape_patches` when Ape imports their
+modules) call its `DeployHook`. Ape 0.8 has no deploy event. Every `AccountAPI.deploy` passes its
+new instance through `ContractCache.cache_deployment`, so that method is wrapped (and
+`cache_blueprint`, and `ContractContainer.declare` for a blueprint declared through an account).
+Besides: `DeploymentManager.track`, which `publish=True` would otherwise break on a dev network;
+`PackagesCache.cache_api`, which is not safe beside the workers' dependency lookups; and the
+provider context's entry and exit, where a network's run begins and its queue is drained while its
+chain is still connected. Whether a deploy is verified is decided at the deploy, not from `sys.argv`:
 inside Ape's `run` command (found on the click context stack, however `ape run` was started) it is
 recorded in the plugin's ledger, and with `contract_verify.auto: true` verified; in `ape test` or
 the console only with `auto: always`. When a patch could not go in (Ape changed under it), deploys
@@ -22,17 +28,22 @@ script's thread, so the workers (and the embedded explorer) never use a provider
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import TYPE_CHECKING, Literal
 
 from ape_contract_verify.logs import get_logger
-from ape_contract_verify.workflow.ape_patches import PATCHES
+from ape_contract_verify.workflow.ape_patches import PATCHES, ApeChanged, Patch, Wrapped
 
 if TYPE_CHECKING:
-    from ape.api import ProviderAPI
-    from ape.contracts import ContractInstance
+    from ape.api import ProviderAPI, ReceiptAPI
+    from ape.api.networks import ProviderContextManager
+    from ape.api.projects import DependencyAPI
+    from ape.contracts import ContractContainer, ContractInstance
+    from ape.managers.project import DeploymentManager, PackagesCache
     from ethpm_types import ContractType
 
     from ape_contract_verify.config import ContractVerifyConfig
@@ -60,8 +71,8 @@ class RunState:
 
 
 class DeployHook:
-    """What the patches of Ape call (`ape_patches.DeployHooks`): one per process, each network's
-    `RunState`, and the summary of the networks drained since the last one."""
+    """What the patches of Ape call: one per process, each network's `RunState`, and the summary
+    of the networks drained since the last one."""
 
     def __init__(self) -> None:
         self.lock = threading.RLock()
@@ -72,18 +83,15 @@ class DeployHook:
 
     # -- the patches' calls
 
-    def deployed(self, instance: ContractInstance) -> None:
+    def deployed(self, address: object, contract_type: ContractType, txn_hash: object = None) -> None:
+        """A deploy, or a blueprint declared at `address` (EIP-5202's id may be no address: then nothing)."""
         from ape_contract_verify.evm.bytecode import to_hex
 
-        txn_hash = instance.txn_hash
-        self.record(str(instance.address), instance.contract_type, None if txn_hash is None else to_hex(txn_hash))
-
-    def declared(self, address: object, contract_type: ContractType, txn_hash: object = None) -> None:
         try:
-            if isinstance(address, str) and address.startswith("0x") and len(address) == 42:  # EIP-5202: an address
-                self.record(address, contract_type, None if txn_hash is None else str(txn_hash))
-        except Exception as err:  # a declare is never undone by verification
-            logger.warning("contract_verify: could not queue the blueprint %s: %s", address, err)
+            if isinstance(address, str) and address.startswith("0x") and len(address) == 42:
+                self.record(address, contract_type, None if txn_hash is None else to_hex(txn_hash))
+        except Exception as err:  # a deploy is never undone by verification
+            logger.warning("contract_verify: could not queue %s: %s", address, err)
 
     def record(self, address: str, contract_type: ContractType, txn_hash: str | None) -> None:
         """A deploy (or a declared blueprint) of this run: queued, or recorded in the ledger."""
@@ -311,10 +319,163 @@ HOOK = DeployHook()
 
 def install() -> None:
     """Wrap Ape's deploy path and its Solidity builds; idempotent and cheap (no import of Ape's modules)."""
+    import atexit
+
     from ape_contract_verify.workflow import ape_builds
 
-    PATCHES.install(HOOK)
+    if PATCHES.installed:
+        return
+    PATCHES.install(PATCH_LIST)
     ape_builds.install()
+    atexit.register(HOOK.unhooked)  # says a patch that could not go in where no context exit did
+
+
+# -- the patches of Ape's deploy path, one function per module -------------------------------------
+
+
+def _wrap_cache(module: ModuleType) -> None:
+    cache = module.ContractCache
+    original_cache = cache.cache_deployment
+    original_blueprint = cache.cache_blueprint
+
+    def cache_deployment(self: object, contract_instance: ContractInstance, *args: object, **kwargs: object) -> object:
+        result = original_cache(self, contract_instance, *args, **kwargs)
+        HOOK.deployed(contract_instance.address, contract_instance.contract_type, contract_instance.txn_hash)
+        return result
+
+    def cache_blueprint(self: object, blueprint_id: str, contract_type: ContractType, *args: object) -> object:
+        result = original_blueprint(self, blueprint_id, contract_type, *args)
+        HOOK.deployed(blueprint_id, contract_type)
+        return result
+
+    cache.cache_deployment = cache_deployment
+    cache.cache_blueprint = cache_blueprint
+
+
+def _wrap_declare(module: ModuleType) -> None:
+    """`ContractContainer.declare(sender=account)` sends through the account and caches nothing:
+    its ERC-5202 blueprint is queued from the receipt here (the other declares pass through
+    `cache_blueprint`)."""
+    container = module.ContractContainer
+    original_declare = container.declare
+
+    def declare(self: ContractContainer, *args: object, **kwargs: object) -> ReceiptAPI:
+        through_account = hasattr(kwargs.get("sender"), "call")
+        receipt: ReceiptAPI = original_declare(self, *args, **kwargs)
+        if through_account and receipt.contract_address:
+            HOOK.deployed(receipt.contract_address, self.contract_type, receipt.txn_hash)
+        return receipt
+
+    container.declare = declare
+
+
+def _wrap_project(module: ModuleType) -> None:
+    manager = module.DeploymentManager
+    original_track = manager.track
+
+    def track(self: DeploymentManager, contract: ContractInstance, allow_dev: bool = False) -> object:
+        if self.provider.network.is_dev and HOOK.verifies_here():
+            return None  # the plugin records and verifies it; Ape would raise on a dev network
+        return original_track(self, contract, allow_dev=allow_dev)
+
+    manager.track = track
+    module.PackagesCache.cache_api = _cache_api
+
+
+def _cache_api(self: PackagesCache, api: DependencyAPI) -> object:
+    """Ape rewrites a dependency's API file (unlink, then write) each time the dependency is
+    looked up, and reads it back at once. The verification workers look dependencies up beside the
+    script, so a script's `project.dependencies[name]` could read the file empty and fail the
+    deploy ("Failed to add dependency … Expecting value"). Written whole by a rename, and only when
+    it changes, a reader always finds it complete."""
+    api_file = self.get_api_path(api.package_id, api.version_id)
+    api_file.parent.mkdir(parents=True, exist_ok=True)
+    # The same excludes as Ape's, so the file reads the same.
+    text = api.model_dump_json(by_alias=True, mode="json", exclude_none=True, exclude_unset=True, exclude_defaults=True)
+    try:
+        if api_file.read_text(encoding="utf8") == text:
+            return api_file
+    except OSError:
+        pass
+    partial = api_file.with_name(f".{api_file.name}.{os.getpid()}.{threading.get_ident()}")
+    partial.write_text(text, encoding="utf8")
+    os.replace(partial, api_file)
+    return api_file
+
+
+def _provider_context_fields(module: ModuleType) -> None:
+    """The exit wrapper reads the context's provider (`_provider`, set in `__init__`) and the class's
+    `provider_stack` (connection ids, the innermost last)."""
+    context = vars(module)["ProviderContextManager"]
+    if not isinstance(vars(context).get("provider_stack"), list):
+        raise ApeChanged(f"{module.__name__}.ProviderContextManager.provider_stack is not a list")
+    if "_provider" not in context.__init__.__code__.co_names:
+        raise ApeChanged(f"{module.__name__}.ProviderContextManager no longer keeps its provider in _provider")
+
+
+def _wrap_networks(module: ModuleType) -> None:
+    context = module.ProviderContextManager
+    original_exit = context.__exit__
+    original_enter = context.__enter__
+
+    def enter_provider(self: object, *args: object, **kwargs: object) -> ProviderAPI:
+        provider: ProviderAPI = original_enter(self, *args, **kwargs)
+        try:
+            HOOK.entered(provider)
+        except Exception as err:
+            logger.debug("contract_verify: %s", err)
+        return provider
+
+    def exit_provider(
+        self: ProviderContextManager, exception: BaseException | None, *args: object, **kwargs: object
+    ) -> object:
+        provider = None
+        try:
+            provider = self._provider
+            # Left for good unless an outer context still uses the same connection.
+            connection = provider.connection_id if provider is not None else None
+            if provider is not None and not (connection is not None and connection in self.provider_stack[:-1]):
+                HOOK.left(provider)
+        except Exception as err:
+            logger.warning("contract_verify: could not finish verification on %s: %s", provider, err)
+        result = original_exit(self, exception, *args, **kwargs)
+        if not context.provider_stack:  # the run's outermost network context
+            HOOK.left_all(exception)
+        return result
+
+    context.__exit__ = exit_provider
+    context.__enter__ = enter_provider
+
+
+PATCH_LIST: tuple[Patch, ...] = (
+    Patch(
+        "ape.managers._contractscache",
+        (
+            Wrapped("ContractCache", "cache_deployment", ("self", "contract_instance")),
+            Wrapped("ContractCache", "cache_blueprint", ("self", "blueprint_id", "contract_type")),
+        ),
+        _wrap_cache,
+    ),
+    Patch("ape.contracts.base", (Wrapped("ContractContainer", "declare", ("self", "args", "kwargs")),), _wrap_declare),
+    Patch(
+        "ape.managers.project",
+        (
+            Wrapped("DeploymentManager", "track", ("self", "contract", "allow_dev")),
+            Wrapped("PackagesCache", "cache_api", ("self", "api")),
+            Wrapped("PackagesCache", "get_api_path", ("self", "package_id", "version")),
+        ),
+        _wrap_project,
+    ),
+    Patch(
+        "ape.api.networks",
+        (
+            Wrapped("ProviderContextManager", "__enter__", ("self",)),
+            Wrapped("ProviderContextManager", "__exit__", ("self", "exception")),
+        ),
+        _wrap_networks,
+        also=_provider_context_fields,
+    ),
+)
 
 
 # -- when a deploy is verified ----------------------------------------------------------------

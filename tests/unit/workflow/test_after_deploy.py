@@ -101,11 +101,11 @@ def test_wrappers_go_in_when_ape_imports_the_module_and_failures_are_said_once(
         original = module.ContractCache.cache_deployment
         module.ContractCache.cache_deployment = lambda self, i: calls.append(i) or original(self, i)
 
-    from ape_contract_verify.workflow.ape_patches import PATCHES
+    from ape_contract_verify.workflow.ape_patches import PATCHES, Patch
 
     assert "fake_ape_module_for_hook" not in sys.modules
     name = "fake_ape_module_for_hook"
-    PATCHES.when_imported(name, lambda module: PATCHES.apply(name, patch, module))
+    PATCHES.when_imported(name, lambda module: PATCHES.apply(Patch(name, (), patch), module))
     import fake_ape_module_for_hook as fake  # noqa: E402
 
     try:
@@ -117,7 +117,7 @@ def test_wrappers_go_in_when_ape_imports_the_module_and_failures_are_said_once(
         PATCHES.applied.discard("fake_ape_module_for_hook")
 
     # A module whose class Ape renamed: the reason is kept, and said once when auto mode wants it.
-    PATCHES.apply("ape.managers._contractscache", lambda module: module.ContractCache, types.ModuleType("x"))
+    PATCHES.apply(Patch("ape.managers._contractscache", (), lambda module: module.ContractCache), types.ModuleType("x"))
     assert PATCHES.problems and "AttributeError" in PATCHES.problems[0]
     monkeypatch.setattr(hook_state, "plugin_config", lambda: types.SimpleNamespace(auto=True))
     monkeypatch.setattr(hook_state, "in_ape_run", lambda: True)
