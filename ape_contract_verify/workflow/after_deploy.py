@@ -77,7 +77,7 @@ class DeployHook:
     def __init__(self) -> None:
         self.lock = threading.RLock()
         self.runs: dict[int, RunState] = {}  # by id() of the provider
-        self.drained: list[tuple[str, str, list[Report]]] = []  # (network, target, reports) not yet summed up
+        self.drained: list[Report] = []  # the rows of the networks not yet summed up
         self.endings: dict[str, str] = {}  # network -> why its chain ends with the run (deploy_queue.run_advice)
         self.warned: set[str] = set()
 
@@ -155,7 +155,7 @@ class DeployHook:
             with GATE.script_waits():  # the script waits here: workers may now call into Ape
                 finished = queue.finish()
             with self.lock:
-                self.drained.extend((queue.network, target, reports) for target, reports in finished)
+                self.drained += finished
                 if queue.ends_with_run:
                     self.endings[queue.network] = queue.ends_with_run
 
@@ -280,16 +280,16 @@ class DeployHook:
     def print_summary(self) -> list[Report]:
         """One table of every network drained since the last summary; returns the failed reports."""
         with self.lock:
-            groups, self.drained = self.drained, []
+            reports, self.drained = self.drained, []
             endings, self.endings = self.endings, {}
-        if not any(reports for _, _, reports in groups):
+        if not reports:
             return []
         from ape_contract_verify.workflow.deploy_queue import network_table, run_advice
 
-        print(network_table(groups))
-        for line in run_advice(groups, endings):  # counted, and what is left to do where a row failed
+        print(network_table(reports))
+        for line in run_advice(reports, endings):  # counted, and what is left to do where a row failed
             print(line, file=sys.stderr, flush=True)
-        return [r for _, _, reports in groups for r in reports if not r.ok]
+        return [r for r in reports if not r.ok]
 
     def warn_once(self, key: str, text: str) -> None:
         with self.lock:

@@ -11,7 +11,6 @@ here too (see `after_deploy`).
 from __future__ import annotations
 
 import sys
-import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -37,7 +36,6 @@ if TYPE_CHECKING:
     from ape_contract_verify.workflow.run import Destination
 
 logger = get_logger()
-_lock = threading.Lock()
 
 
 @dataclass
@@ -93,8 +91,6 @@ class DeployQueue:
     # the script has left the network: a new deploy goes to the workers at once
     _draining: bool = field(default=False, init=False)
     _gated: bool = field(default=False, init=False)  # whether this queue told the gate that a script runs
-    # address -> how each target done so far ended
-    _done: dict[str, list[Report | None]] = field(default_factory=dict, init=False)
     # future -> (name, address), for the lines that say what ended or is awaited
     _what: dict[Future[list[Report]], tuple[str, str]] = field(default_factory=dict, init=False)
 
@@ -266,26 +262,15 @@ class DeployQueue:
             reports = destination.verification.contract(address, deployed_type=deployed_type)
         except Exception as err:  # reported, never raised into the script
             reports = [Report(name or address[:10], address, Outcome.ERROR, str(err))]
-        if self.ledger is None:
-            return reports
-        try:  # a proxy: the implementation linked on this target, for following upgrades
-            from ape_contract_verify.workflow.upgrades import record_links
+        if self.ledger is not None:  # how it ended on this target, and a proxy's link, as `verify all` keeps them
+            from ape_contract_verify.workflow.recorded import record_outcome
+            from ape_contract_verify.workflow.run import Item
 
-            record_links(
-                self.ledger, name or address, address, reports, {destination.target.name: destination.target.url}
-            )
-        except Exception as err:
-            logger.warning("contract_verify: %s", err)
-        # The ledger says how the address ended on every target: written once the last one ends.
-        with _lock:
-            done = self._done.setdefault(address.lower(), [])
-            done.append(outcome_for(address, reports))
-            last = self._targets is not None and len(done) == len(self._targets.destinations)
-        # The first that did not verify, else the first.
-        report = min((r for r in done if r is not None), key=lambda r: r.ok, default=None) if last else None
-        if report is not None:
             try:
-                self.ledger.ended(name or report.contract, address, str(report.outcome), report.reason)
+                urls = {destination.target.name: destination.target.url}
+                ended = outcome_for(address, reports)  # a child is named by its verification
+                name = name or (ended.contract if ended is not None else address)
+                record_outcome(self.ledger, name, Item(self.network, address), reports, urls, logger.warning)
             except Exception as err:  # the verification stands; the ledger says why it is stale
                 logger.warning("contract_verify: %s", err)
         return reports
@@ -306,10 +291,10 @@ class DeployQueue:
         for address in children:
             self.add(address, None, None)
 
-    def finish(self) -> list[tuple[str, list[Report]]]:
+    def finish(self) -> list[Report]:
         """Verify what the script deployed, now that it has left the network: open the targets,
         hand every deploy (and what factories made) to the workers, and wait for each to end; then
-        stop. (target, reports) per target. Each verification that ends says so as it ends (a live
+        stop. The rows, in deploy order, then the relinks. Each verification that ends says so as it ends (a live
         line on a terminal, a line each in a log), and a wait with none ending says what it waits
         for, so a CI log is never silent."""
 
@@ -368,11 +353,12 @@ class DeployQueue:
                     results[index] = [Report(name, address, Outcome.ERROR, why, target=target.name)]
                 progress.ended(results[index], target.label)
         progress.close()
-        by_target: dict[str, list[Report]] = {d.target.name: [] for d in targets.destinations}
-        for (destination, _), reports in zip(self.futures, results):
-            for report in reports:
+        reports = []
+        for (destination, _), result in zip(self.futures, results):
+            for report in result:
+                report.target = report.target or destination.target.name
                 report.target_label = report.target_label or destination.target.label
-            by_target[destination.target.name] += reports
+            reports += result
         if self.upgrade_events and self.ledger is not None and self._pool is not None:
             from ape_contract_verify.workflow.upgrades import follow
 
@@ -383,10 +369,11 @@ class DeployQueue:
             except Exception as err:
                 logger.warning("contract_verify: could not follow the run's upgrades on %s: %s", self.network, err)
                 followed = []
-            for name, reports in followed:
-                by_target.setdefault(name, []).extend(reports)
+            reports += [report for _, relinks in followed for report in relinks]
         self.close()
-        return list(by_target.items())
+        for report in reports:
+            report.network = report.network or self.network
+        return reports
 
     def close(self) -> None:
         self.active = False
@@ -400,35 +387,27 @@ class DeployQueue:
         self._targets = None
 
 
-def network_table(groups: list[tuple[str, str, list[Report]]]) -> str:
+def network_table(reports: list[Report]) -> str:
     """The run's summary: one row per contract and target, with a network column once several
     networks are in it; one network is named above the table instead."""
 
-    reports = []
-    for network, target, group in groups:
-        for report in group:
-            report.network = report.network or network
-            report.target = report.target or target
-            reports.append(report)
     networks = list(dict.fromkeys(r.network for r in reports))
     head = f"contract_verify: {networks[0]}\n" if len(networks) == 1 else ""
     return head + summary_table(reports)
 
 
-def run_advice(groups: list[tuple[str, str, list[Report]]], endings: Mapping[str, str]) -> list[str]:
+def run_advice(reports: list[Report], endings: Mapping[str, str]) -> list[str]:
     """The summary's last lines, one per network: its rows counted and, when some did not verify,
     what can still be done. `endings[network]` says why the network's chain ends with the run
     (`local_explorers.ends_with_run`): there `ape verify all` has nothing to read afterwards."""
 
     by_network: dict[str, list[Report]] = {}
-    for network, _, reports in groups:
-        by_network.setdefault(network, []).extend(reports)
+    for report in reports:
+        by_network.setdefault(report.network, []).append(report)
     lines = []
-    for network, reports in by_network.items():
-        if not reports:
-            continue
-        line = rows_line(reports, network)
-        if any(not r.ok for r in reports):
+    for network, rows in by_network.items():
+        line = rows_line(rows, network)
+        if any(not r.ok for r in rows):
             ends = endings.get(network, "")
             if ends:
                 line += (

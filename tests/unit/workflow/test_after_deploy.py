@@ -133,14 +133,14 @@ def test_summary_names_each_network():
     from ape_contract_verify.workflow.verification import Report
 
     box = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
-    one = network_table([("ethereum:local:foundry", "etherscan", [Report("Box", box, Outcome.VERIFIED)])])
+    one = network_table([Report("Box", box, Outcome.VERIFIED, target="etherscan", network="ethereum:local:foundry")])
     assert one.splitlines()[0] == "contract_verify: ethereum:local:foundry" and "Box" in one
     assert one.splitlines()[1].split()[:4] == ["contract", "address", "outcome", "target"]
     assert one.splitlines()[2].split()[2:4] == ["verified", "etherscan"]
     two = network_table(
         [
-            ("ethereum:local:foundry", "etherscan", [Report("Box", box, Outcome.VERIFIED)]),
-            ("ethereum:second:node", "etherscan", [Report("Box", box, Outcome.FAILED, "bytecode differs")]),
+            Report("Box", box, Outcome.VERIFIED, target="etherscan", network="ethereum:local:foundry"),
+            Report("Box", box, Outcome.FAILED, "bytecode differs", target="etherscan", network="ethereum:second:node"),
         ]
     )
     rows = NETWORK_ROW.findall(two)

@@ -45,7 +45,10 @@ def test_rows_are_counted_as_they_ended():
 
 
 def test_on_a_chain_that_ends_with_the_run_the_advice_is_not_verify_all():
-    groups = [(NET, "etherscan", [Report("Good", A, Outcome.VERIFIED), Report("Good", B, Outcome.ERROR, "no type")])]
+    groups = [
+        Report("Good", A, Outcome.VERIFIED, network=NET),
+        Report("Good", B, Outcome.ERROR, "no type", network=NET),
+    ]
     [line] = run_advice(groups, {NET: ENDS})
     assert line.startswith(f"contract_verify: {NET}: 2 rows, 1 verified, 1 not verified. {ENDS}"), line
     assert "nothing is left for `ape verify all` to finish" in line
@@ -56,16 +59,16 @@ def test_on_a_chain_that_ends_with_the_run_the_advice_is_not_verify_all():
 def test_on_a_chain_that_outlives_the_run_verify_all_finishes_them():
     net = "ethereum:local:foundry"
     groups = [
-        (net, "etherscan", [Report("Good", A, Outcome.VERIFIED)]),
-        (net, "sourcify", [Report("Good", B, Outcome.FAILED)]),
+        Report("Good", A, Outcome.VERIFIED, target="etherscan", network=net),
+        Report("Good", B, Outcome.FAILED, target="sourcify", network=net),
     ]
     assert run_advice(groups, {}) == [
         f"contract_verify: {net}: 2 rows, 1 verified, 1 not verified; `ape verify all --network {net}` finishes them"
     ]
-    # Everything verified: the count alone, no advice; a network with no rows says nothing.
-    assert run_advice(
-        [(net, "etherscan", [Report("Good", A, Outcome.VERIFIED)]), ("x:y:z", "etherscan", [])], {NET: ENDS}
-    ) == [f"contract_verify: {net}: 1 row, 1 verified"]
+    # Everything verified: the count alone, no advice.
+    assert run_advice([Report("Good", A, Outcome.VERIFIED, target="etherscan", network=net)], {NET: ENDS}) == [
+        f"contract_verify: {net}: 1 row, 1 verified"
+    ]
 
 
 def test_the_embedded_explorer_is_named_for_what_it_is():
@@ -73,7 +76,8 @@ def test_the_embedded_explorer_is_named_for_what_it_is():
     assert target.label == "local explorer" and target.name == "etherscan", "still `--target etherscan`"
     assert Target("ethereum", "sepolia", "https://api.etherscan.io/v2/api", 11155111, None).label == "etherscan"
     report = Report("Good", A, Outcome.VERIFIED, target="etherscan", target_label=target.label)
-    table = network_table([(NET, "etherscan", [report])])
+    report.network = NET
+    table = network_table([report])
     assert re.split(r"\s{2,}", table.splitlines()[2])[2:4] == ["verified", "local explorer"], table
     # A report made without a label still shows its target's name.
     assert "sourcify" in summary_table([Report("Good", A, Outcome.VERIFIED, target="sourcify")])
@@ -262,11 +266,11 @@ def test_finish_says_what_it_waits_for_and_keeps_the_rows_in_deploy_order(monkey
     timer = threading.Timer(0.4, release.set)
     timer.start()
     try:
-        [(target, reports)] = queue.finish()
+        reports = queue.finish()
     finally:
         timer.cancel()
         pool.shutdown()
-    assert target == "etherscan" and [r.contract for r in reports] == ["Slow", "Quick"]
+    assert {r.target for r in reports} == {"etherscan"} and [r.contract for r in reports] == ["Slow", "Quick"]
     assert all(r.target_label == "local explorer" for r in reports) and queue.ends_with_run == ENDS
     lines = capsys.readouterr().err.splitlines()
     assert lines[0] == f"contract_verify: 1/2 on {NET}: {B[:10]}… Quick verified (local explorer)", lines
