@@ -31,7 +31,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Literal
 
@@ -48,7 +48,6 @@ if TYPE_CHECKING:
 
     from ape_contract_verify.config import ContractVerifyConfig
     from ape_contract_verify.workflow.deploy_queue import DeployQueue
-    from ape_contract_verify.workflow.ledger import Ledger
     from ape_contract_verify.workflow.report import Report
 
 logger = get_logger()
@@ -64,10 +63,7 @@ class RunState:
     provider: ProviderAPI  # held, so its id() is not reused while the state lives
     network: str  # ecosystem:network:provider
     start_block: int | None = None  # where the network's context began: upgrades may begin there
-    queue: DeployQueue | None = None  # auto on: its verifications
-    ledger: Ledger | None = None  # auto off: where its deploys are recorded
-    recorded_after: int | None = None  # auto off: the block before the first recorded deploy
-    recorded: set[str] = field(default_factory=set)  # auto off: the addresses recorded (lower case)
+    queue: DeployQueue | None = None  # its deploys: verified with auto on, else only recorded
 
 
 class DeployHook:
@@ -94,39 +90,15 @@ class DeployHook:
             logger.warning("contract_verify: could not queue %s: %s", address, err)
 
     def record(self, address: str, contract_type: ContractType, txn_hash: str | None) -> None:
-        """A deploy (or a declared blueprint) of this run: queued, or recorded in the ledger."""
+        """A deploy (or a declared blueprint) of this run: queued, and recorded in the ledger (only
+        recorded with auto off, or when verification could not start: `ape verify all` does it later)."""
         mode = deploy_mode()
         provider = _active_provider()
         if mode is None or provider is None:  # a deploy needs a provider: not here
             return
         from ape_contract_verify.derive.artifacts import type_reference
 
-        reference = type_reference(contract_type)
-        queue = self.queue_for(provider) if mode == "verify" else None
-        if queue is not None and queue.active:
-            from ape_contract_verify.derive.ape_gate import GATE
-
-            GATE.script_thread()  # a script's own thread may deploy from another thread
-            queue.add(address, contract_type.name, txn_hash, reference)
-            return
-        # auto off, or verification could not start: the ledger lets `ape verify all` do it later
-        from ape import project
-
-        from ape_contract_verify.derive.inputs import deployed_group_input
-        from ape_contract_verify.workflow.ledger import Ledger
-
-        state = self.run_of(provider)
-        with self.lock:
-            if state.ledger is None:
-                state.ledger = Ledger.for_chain(project, provider.chain_id)
-            ledger = state.ledger
-        # The input as Ape compiled it, before any recompile, for `ape verify all` to verify from.
-        kept = deployed_group_input(reference, project) if reference else None
-        ledger.recorded(contract_type.name or address, address, state.network, reference, kept)
-        with self.lock:
-            if state.recorded_after is None:
-                state.recorded_after = _block_before(provider)
-            state.recorded.add(address.lower())
+        self.queue_for(provider, mode).add(address, contract_type.name, txn_hash, type_reference(contract_type))
 
     def verifies_here(self) -> bool:
         return self.current_queue() is not None
@@ -143,21 +115,23 @@ class DeployHook:
                 logger.debug("contract_verify: no start block on %s: %s", state.network, err)
 
     def left(self, provider: ProviderAPI) -> None:
-        """Drain the network's queue (or walk its run, with no queue) while its chain is connected."""
+        """Drain the network's queue while its chain is connected; a run with no deploy has one for
+        its walk (what its calls made through factories, and which proxies moved)."""
         with self.lock:
             state = self.runs.pop(id(provider), None)
-        if state is None:
+        queue = state.queue if state is not None else None
+        if state is not None and queue is None and state.start_block is not None and (mode := deploy_mode()):
+            queue = self.open_queue(state, mode)
+        if queue is None:
             return
-        queue = state.queue or self.without_queue(state)
-        if queue is not None:
-            from ape_contract_verify.derive.ape_gate import GATE
+        from ape_contract_verify.derive.ape_gate import GATE
 
-            with GATE.script_waits():  # the script waits here: workers may now call into Ape
-                finished = queue.finish()
-            with self.lock:
-                self.drained += finished
-                if queue.ends_with_run:
-                    self.endings[queue.network] = queue.ends_with_run
+        with GATE.script_waits():  # the script waits here: workers may now call into Ape
+            finished = queue.finish()
+        with self.lock:
+            self.drained += finished
+            if queue.ends_with_run:
+                self.endings[queue.network] = queue.ends_with_run
 
     def left_all(self, exception: BaseException | None) -> None:
         failed = self.print_summary()
@@ -188,14 +162,17 @@ class DeployHook:
                 state = self.runs[id(provider)] = RunState(provider, _label(provider))
             return state
 
-    def queue_for(self, provider: ProviderAPI) -> DeployQueue:
+    def queue_for(self, provider: ProviderAPI, mode: Mode = "verify") -> DeployQueue:
         state = self.run_of(provider)
         with self.lock:
             if state.queue is None:
-                from ape_contract_verify.workflow.deploy_queue import DeployQueue
-
-                state.queue = DeployQueue.open(provider, plugin_config(), state.network, start_block=state.start_block)
+                state.queue = self.open_queue(state, mode)
             return state.queue
+
+    def open_queue(self, state: RunState, mode: Mode) -> DeployQueue:
+        from ape_contract_verify.workflow.deploy_queue import DeployQueue
+
+        return DeployQueue.open(state.provider, plugin_config(), state.network, state.start_block, mode == "verify")
 
     def current_queue(self) -> DeployQueue | None:
         """The connected network's queue when deploys are verified now (created on first use)."""
@@ -222,58 +199,6 @@ class DeployHook:
 
             with GATE.script_waits():
                 queue.verify_now(address)
-
-    def without_queue(self, state: RunState) -> DeployQueue | None:
-        """A network with no verification queue: auto on with no deploy (what the run's calls made
-        through factories is verified and its upgrades followed, by a queue for them), or auto off
-        (what factories made, named by an event or not, and which proxies moved go in the ledger,
-        for `ape verify all`). One walk of the run serves both."""
-        from ape_contract_verify.workflow.deploy_queue import DeployQueue
-        from ape_contract_verify.workflow.run_logs import run_children, scan_logs
-
-        begin = state.start_block if state.start_block is not None else state.recorded_after
-        if begin is None or (mode := deploy_mode()) is None:
-            return None
-        provider, network = state.provider, state.network
-        try:
-            scanned = scan_logs(provider, begin, state.recorded)
-        except Exception as err:
-            logger.warning("contract_verify: could not read the run's logs on %s: %s", network, err)
-            return None
-        try:
-            made = run_children(provider, begin, scanned, state.recorded)
-        except Exception as err:
-            logger.warning("contract_verify: could not look for factory deployments: %s", err)
-            made = []
-        if mode == "verify":
-            # A run that only calls contracts: what factories made in it is verified like a deploy.
-            if not made and not scanned.events:
-                return None
-            queue = DeployQueue.open(provider, plugin_config(), network, start_block=begin)
-            if queue.active:
-                queue.scanned = (made, scanned.events)
-                return queue
-        from ape import project
-
-        from ape_contract_verify.evm.chain import ApeProviderChain
-        from ape_contract_verify.workflow.ledger import Ledger
-        from ape_contract_verify.workflow.upgrades import record_upgrades
-
-        ledger = state.ledger or Ledger.for_chain(project, provider.chain_id)
-        try:  # the deploys are recorded; children left out can still be verified by address
-            for address in made:
-                ledger.recorded(address, address, network)
-        except Exception as err:
-            logger.warning("contract_verify: could not record factory deployments: %s", err)
-        moved = record_upgrades(scanned.events, ApeProviderChain(provider), ledger, network) if scanned.events else []
-        if moved:
-            logger.info(
-                "contract_verify: %d upgraded prox%s recorded; `ape verify all` links %s again",
-                len(moved),
-                "y" if len(moved) == 1 else "ies",
-                "it" if len(moved) == 1 else "them",
-            )
-        return None
 
     # -- the run's end
 
@@ -544,14 +469,6 @@ current_queue = HOOK.current_queue
 verify_now = HOOK.verify_now
 print_summary = HOOK.print_summary
 reset = HOOK.reset
-
-
-def _block_before(provider: ProviderAPI) -> int:
-    """The block before this run's first recorded deploy (the deploy is in the latest)."""
-    try:
-        return max((provider.get_block("latest").number or 0) - 1, 0)
-    except Exception:
-        return 0
 
 
 def plugin_config() -> ContractVerifyConfig:

@@ -81,11 +81,10 @@ class DeployQueue:
     seen: set[str] = field(default_factory=set, init=False)
     pending: list[Pending] = field(default_factory=list, init=False)  # deploys not yet handed to the workers
     futures: list[tuple[Destination, Future[list[Report]]]] = field(default_factory=list, init=False)
-    # the run's Upgraded/BeaconUpgraded/AdminChanged, in order
-    upgrade_events: list[UpgradeEvent] = field(default_factory=list, init=False)
-    # (children, upgrade events) when the caller walked the run's logs already
+    # the run's walk, once (`_walk`): the children factories made, its upgrade events in order
     scanned: tuple[list[str], list[UpgradeEvent]] | None = field(default=None, init=False)
     ends_with_run: str = field(default="", init=False)  # why the chain ends with the run, for the advice
+    off: str = field(default="", init=False)  # why verification could not start (then the run is only recorded)
     _targets: Targets | None = field(default=None, init=False)
     _pool: ThreadPoolExecutor | None = field(default=None, init=False)
     # the script has left the network: a new deploy goes to the workers at once
@@ -103,10 +102,16 @@ class DeployQueue:
 
     @classmethod
     def open(
-        cls, provider: ProviderAPI, cfg: ContractVerifyConfig, network: str, start_block: int | None = None
+        cls,
+        provider: ProviderAPI,
+        cfg: ContractVerifyConfig,
+        network: str,
+        start_block: int | None = None,
+        verify: bool = True,
     ) -> DeployQueue:
-        """The queue of `provider`'s network in this run, on the targets `cfg` gives it. Cheap, as
-        it runs at the script's first deploy: the targets are resolved, not opened."""
+        """The queue of `provider`'s network in this run, on the targets `cfg` gives it (none with
+        auto off: `verify` False, the run only recorded). Cheap, as it runs at the script's first
+        deploy: the targets are resolved, not opened."""
         from ape import project
 
         from ape_contract_verify.client.targets import resolve_targets
@@ -120,11 +125,11 @@ class DeployQueue:
             return MemoizingChain(ApeProviderChain(provider))
 
         derivations = Derivations()
-        error = ""
+        error, chain_id = "", None
         try:
             chain_id = provider.chain_id
             net = provider.network
-            targets = resolve_targets(net.ecosystem.name, net.name, chain_id, config=cfg)
+            targets = resolve_targets(net.ecosystem.name, net.name, chain_id, config=cfg) if verify else []
         except Exception as err:
             targets, error = [], str(err)
 
@@ -149,7 +154,12 @@ class DeployQueue:
             return Targets(run.destinations, "; ".join(errors))
 
         def prepare(address: str, deployed_type: str) -> JsonObject | None:
-            """Ape's artifact of the deployed type and its compile input, as Ape built it."""
+            """Ape's artifact of the deployed type and its compile input, as Ape built it (with
+            auto off only the input, for `ape verify all` to verify from)."""
+            if not targets:
+                from ape_contract_verify.derive.inputs import deployed_group_input
+
+                return deployed_group_input(deployed_type, project)
             try:
                 derivations.prepare(address, deployed_type, project, bytes(provider.get_code(address)))
             except Exception as err:  # the workers resolve it later, once the script has ended
@@ -157,13 +167,13 @@ class DeployQueue:
             prepared = derivations.prepared.get(address.lower())
             return prepared.resolved.get("group") if prepared is not None else None
 
-        if start_block is None:
-            start_block = provider.get_block("latest").number or 0
+        if start_block is None:  # the block before the deploy (the latest)
+            start_block = max((provider.get_block("latest").number or 0) - 1, 0)
         queue = cls(
             network,
             chain,
             open_targets,
-            ledger=Ledger.for_chain(project, chain_id) if targets else None,
+            ledger=Ledger.for_chain(project, chain_id) if chain_id is not None else None,
             prepare=prepare,
             provider=provider,
             timeout=cfg.timeout,
@@ -171,8 +181,8 @@ class DeployQueue:
             start_block=start_block,
         )
         if not targets:
-            logger.error("contract_verify: verification after deploy on %s is off: %s", network, error or "no target")
             queue.active = False
+            queue.off = (error or "no target") if verify else ""
             return queue
 
         GATE.script_started()  # from now on plugin threads leave Ape's managers to the script
@@ -188,6 +198,8 @@ class DeployQueue:
         address = checksum(address)
         if address.lower() in self.seen:
             return
+        if self._gated:
+            GATE.script_thread()  # a script's own thread may deploy from another thread
         self.seen.add(address.lower())
         group = self.prepare(address, deployed_type) if deployed_type and self.prepare is not None else None
         if self.ledger is not None:
@@ -275,21 +287,48 @@ class DeployQueue:
                 logger.warning("contract_verify: %s", err)
         return reports
 
-    def add_factory_deployments(self, max_blocks: int = 5000) -> None:
-        """Contracts that other contracts created during the run (factories, CREATE2 deployers,
-        clones, helpers made in a constructor) never pass through `deploy`: `run_children` finds
-        them, named by an event or not, and each is queued too. The same walk keeps the run's
-        upgrade events (`evm/upgrades.py`), which `finish` follows."""
-        scanned, self.scanned = self.scanned, None  # already walked (after_deploy, a run with no deploy)
-        if scanned is None:
-            scan = scan_logs(self.provider, self.start_block, self.seen, max_blocks)
-            scanned = (
-                run_children(self.provider, self.start_block, scan, self.seen, reader=self.chain.base),
-                scan.events,
-            )
-        children, self.upgrade_events = scanned
-        for address in children:
-            self.add(address, None, None)
+    def _walk(self) -> tuple[list[str], list[UpgradeEvent]]:
+        """The run's one walk: the contracts other contracts created in it (factories, CREATE2
+        deployers, clones, helpers made in a constructor), which never pass through `deploy`,
+        named by an event or not (`run_children`), and its upgrade events (`evm/upgrades.py`)."""
+        if self.scanned is None:
+            self.scanned = ([], [])
+            try:
+                scan = scan_logs(self.provider, self.start_block, self.seen)
+            except Exception as err:
+                logger.warning("contract_verify: could not read the run's logs on %s: %s", self.network, err)
+                return self.scanned
+            try:
+                children = run_children(self.provider, self.start_block, scan, self.seen, reader=self.chain.base)
+            except Exception as err:
+                logger.warning("contract_verify: could not look for factory deployments: %s", err)
+                children = []
+            self.scanned = (children, scan.events)
+        return self.scanned
+
+    def _record_run(self) -> None:
+        """Auto off, or verification could not start: what factories made in the run and which
+        proxies moved go in the ledger (the deploys are in it already), for `ape verify all`."""
+        from ape_contract_verify.workflow.upgrades import record_upgrades
+
+        children, events = self._walk()
+        if self.off and self.seen | set(children):
+            logger.error("contract_verify: verification after deploy on %s is off: %s", self.network, self.off)
+        if self.ledger is not None:
+            try:  # the deploys are recorded; children left out can still be verified by address
+                for address in children:
+                    self.ledger.recorded(address, address, self.network)
+            except Exception as err:
+                logger.warning("contract_verify: could not record factory deployments: %s", err)
+            moved = record_upgrades(events, self.chain, self.ledger, self.network) if events else []
+            if moved:
+                logger.info(
+                    "contract_verify: %d upgraded prox%s recorded; `ape verify all` links %s again",
+                    len(moved),
+                    "y" if len(moved) == 1 else "ies",
+                    "it" if len(moved) == 1 else "them",
+                )
+        self.close()
 
     def finish(self) -> list[Report]:
         """Verify what the script deployed, now that it has left the network: open the targets,
@@ -299,6 +338,10 @@ class DeployQueue:
         for, so a CI log is never silent."""
 
         if not self.active:
+            self._record_run()
+            return []
+        if not self.pending and not self.futures and not any(self._walk()):  # the run only called contracts
+            self.close()
             return []
         if self.provider is not None:
             try:
@@ -324,10 +367,12 @@ class DeployQueue:
             )
         self._draining = True
         self._dispatch()
+        children, events = self._walk()
         try:
-            self.add_factory_deployments()
+            for address in children:
+                self.add(address, None, None)
         except Exception as err:
-            logger.warning("contract_verify: could not look for factory deployments: %s", err)
+            logger.warning("contract_verify: could not queue factory deployments: %s", err)
         self.active = False
         results: list[list[Report]] = [[] for _ in self.futures]
         progress = Progress(self.network, len(self.futures))
@@ -359,13 +404,11 @@ class DeployQueue:
                 report.target = report.target or destination.target.name
                 report.target_label = report.target_label or destination.target.label
             reports += result
-        if self.upgrade_events and self.ledger is not None and self._pool is not None:
+        if events and self.ledger is not None and self._pool is not None:
             from ape_contract_verify.workflow.upgrades import follow
 
             try:  # after the deploys': a relink follows their link
-                followed = follow(
-                    self.upgrade_events, self.chain, self.ledger, targets.destinations, self.seen, self._pool.submit
-                )
+                followed = follow(events, self.chain, self.ledger, targets.destinations, self.seen, self._pool.submit)
             except Exception as err:
                 logger.warning("contract_verify: could not follow the run's upgrades on %s: %s", self.network, err)
                 followed = []
