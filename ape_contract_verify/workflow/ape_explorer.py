@@ -23,7 +23,7 @@ from ape_contract_verify.workflow import after_deploy
 
 if TYPE_CHECKING:
     from ape.types import AddressType
-    from ethpm_types import ContractType, PackageManifest
+    from ethpm_types import ABI, ContractType, PackageManifest
 
     from ape_contract_verify.client.provider import ExplorerRecord, VerificationTarget
     from ape_contract_verify.client.targets import ClientOptions, Target
@@ -129,14 +129,10 @@ class ContractVerifyExplorer(ExplorerAPI):
     # -- ExplorerAPI ---------------------------------------------------------------------------
 
     def get_address_url(self, address: AddressType) -> str:
-        from ape_contract_verify.client.provider import Kind
-
-        for target, base in self._pages():
-            if target is None or target.kind is Kind.ETHERSCAN:  # an Etherscan-style explorer's pages
-                return f"{base}/address/{address}"
-            if url := target.contract_url(str(address)):  # Sourcify's repo: <repo>/<chainId>/<address>
-                return url
-        return ""
+        for target in self._targets():  # the local network's explorer runs in process: it has no pages
+            if not target.is_local and (url := target.contract_url(str(address))):
+                return url  # an explorer's page, or Sourcify's repo: <repo>/<chainId>/<address>
+        return self._etherscan_link(f"address/{address}")
 
     def get_transaction_url(self, transaction_hash: str | bytes) -> str:
         if isinstance(transaction_hash, (bytes, bytearray)):  # HexBytes' .hex() has no 0x since 1.0
@@ -144,18 +140,18 @@ class ContractVerifyExplorer(ExplorerAPI):
         from ape_contract_verify.client.provider import Kind
 
         # Sourcify shows contracts only: the first target with transaction pages.
-        pages = (base for target, base in self._pages() if target is None or target.kind is Kind.ETHERSCAN)
-        return next((f"{base}/tx/{transaction_hash}" for base in pages), "")
-
-    def _pages(self) -> Iterator[tuple[Target | None, str]]:
-        """(target, pages base URL) of each target with browser pages, in target order (the local
-        network's explorer runs in process: it has none), then (None, Etherscan's pages) on
-        Etherscan's chains: links need no key, though verifying there does."""
         for target in self._targets():
-            if not target.is_local and (browser := _browser(target)):
-                yield target, browser.rstrip("/")
-        if etherscan := _etherscan_pages(self._chain_id()):
-            yield None, etherscan
+            if not target.is_local and target.browser_url and target.kind is Kind.ETHERSCAN:
+                return f"{target.browser_url.rstrip('/')}/tx/{transaction_hash}"
+        return self._etherscan_link(f"tx/{transaction_hash}")
+
+    def _etherscan_link(self, path: str) -> str:
+        """Etherscan's page on a chain Etherscan V2 serves: links need no key, though verifying there does."""
+        from ape_contract_verify.client.known import ETHERSCAN_V2_CHAINS, chain_meta, etherscan_pages
+
+        chain_id = self._chain_id()
+        pages = etherscan_pages(chain_meta("", "", chain_id), chain_id) if chain_id in ETHERSCAN_V2_CHAINS else None
+        return f"{pages}/{path}" if pages else ""
 
     def get_contract_type(self, address: AddressType) -> ContractType | None:
         """The verified type at `address`; for a proxy Ape did not recognise, its implementation's."""
@@ -168,11 +164,23 @@ class ContractVerifyExplorer(ExplorerAPI):
             # Ape asks for the implementation itself and appends the proxy's ABI to it, unfiltered;
             # an explorer that serves the implementation's source for a proxy (a clone's similar
             # match) would give every function twice. So: only what the implementation lacks.
-            implementation = self.chain_manager.contracts.contract_types[target] or self._verified_type(target)
-            return _without(own, implementation)
+            behind = self.chain_manager.contracts.contract_types[target] or self._verified_type(target)
+            if own is None or behind is None:
+                return own
+            from ethpm_types.contract_type import ABIList
+
+            kept = own.model_copy(deep=True)
+            # An ABIList, as the field is declared: a plain list is not validated on assignment, and
+            # Ape warns when it serialises one (caching the type).
+            kept.abi = ABIList(_lacking(kept, behind))
+            return kept
         implementation = self._implementation(address)
         found = self._verified_type(implementation) if implementation is not None else None
-        return own if found is None else _with_extras(found, own)
+        if found is None or own is None:
+            return own if found is None else found
+        merged = found.model_copy(deep=True)  # the implementation's, plus what of the proxy's own it lacks
+        merged.abi.extend(abi for abi in _lacking(own, merged) if abi.type in ("function", "event", "error"))
+        return merged
 
     def _verified_type(self, address: str) -> ContractType | None:
         record = self._first_verified(address)
@@ -323,44 +331,10 @@ def _manifest_version(record: ExplorerRecord) -> str:
         return record.compiler  # no version: as the explorer holds it (a record is read, not checked)
 
 
-def _with_extras(implementation: ContractType, own: ContractType | None) -> ContractType:
-    """The implementation's type plus the proxy's own functions, events and errors it lacks."""
-    if own is None:
-        return implementation
-    merged = implementation.model_copy(deep=True)
-    have = {abi.signature for abi in merged.abi if hasattr(abi, "signature")}
-    merged.abi.extend(
-        abi for abi in own.abi if abi.type in ("function", "event", "error") and abi.signature not in have
-    )
-    return merged
-
-
-def _without(own: ContractType | None, implementation: ContractType | None) -> ContractType | None:
-    from ethpm_types.contract_type import ABIList
-
-    if own is None or implementation is None:
-        return own
-    have = {abi.signature for abi in implementation.abi if hasattr(abi, "signature")}
-    kept = own.model_copy(deep=True)
-    # An ABIList, as the field is declared: a plain list is not validated on assignment, and Ape
-    # warns when it serialises one (caching the type).
-    kept.abi = ABIList(abi for abi in kept.abi if not hasattr(abi, "signature") or abi.signature not in have)
-    return kept
-
-
-def _browser(target: Target) -> str | None:
-    if target.browser_url:
-        return target.browser_url
-    from ape_contract_verify.client.known import is_etherscan_v2
-
-    return _etherscan_pages(target.chain_id) if target.url and is_etherscan_v2(target.url) else None
-
-
-def _etherscan_pages(chain_id: int | None) -> str | None:
-    """Etherscan's pages for a chain Etherscan V2 serves (links need no key)."""
-    from ape_contract_verify.client.known import ETHERSCAN_V2_CHAINS, chain_meta, etherscan_pages
-
-    return etherscan_pages(chain_meta("", "", chain_id), chain_id) if chain_id in ETHERSCAN_V2_CHAINS else None
+def _lacking(own: ContractType, other: ContractType) -> list[ABI]:
+    """`own`'s ABI entries that `other` lacks, by signature (one without a signature is kept)."""
+    have = {abi.signature for abi in other.abi if hasattr(abi, "signature")}
+    return [abi for abi in own.abi if not hasattr(abi, "signature") or abi.signature not in have]
 
 
 def _one_line(err: BaseException) -> str:
