@@ -15,10 +15,9 @@ import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import KW_ONLY, dataclass, field
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, NamedTuple
 
 from ape_contract_verify.derive.ape_gate import GATE
-from ape_contract_verify.derive.artifacts import short_name
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.workflow.report import Report, live_line, outcome_for, rows_line, summary_table, tally
@@ -33,7 +32,7 @@ if TYPE_CHECKING:
     from ape_contract_verify.evm.wrappers import MemoizingChain
     from ape_contract_verify.json_types import JsonObject
     from ape_contract_verify.workflow.ledger import Ledger
-    from ape_contract_verify.workflow.run import Destination
+    from ape_contract_verify.workflow.run import Destination, Item
 
 logger = get_logger()
 
@@ -47,14 +46,13 @@ class Targets:
     error: str = ""
 
 
-@dataclass(frozen=True)
-class Pending:
+class Pending(NamedTuple):
     """A deploy waiting for the script to end: where, as what, and the transaction that made it."""
 
     address: str
     name: str | None
-    txn_hash: str | None
     deployed_type: str | None
+    txn_hash: str | None
 
 
 @dataclass(eq=False, repr=False)  # compared and shown as the object it is
@@ -80,7 +78,8 @@ class DeployQueue:
     active: bool = field(default=True, init=False)
     seen: set[str] = field(default_factory=set, init=False)
     pending: list[Pending] = field(default_factory=list, init=False)  # deploys not yet handed to the workers
-    futures: list[tuple[Destination, Future[list[Report]]]] = field(default_factory=list, init=False)
+    # each deploy on each target, handed to the workers, in order
+    jobs: list[tuple[Destination, Item, Future[list[Report]]]] = field(default_factory=list, init=False)
     # the run's walk, once (`_walk`): the children factories made, its upgrade events in order
     scanned: tuple[list[str], list[UpgradeEvent]] | None = field(default=None, init=False)
     ends_with_run: str = field(default="", init=False)  # why the chain ends with the run, for the advice
@@ -90,8 +89,6 @@ class DeployQueue:
     # the script has left the network: a new deploy goes to the workers at once
     _draining: bool = field(default=False, init=False)
     _gated: bool = field(default=False, init=False)  # whether this queue told the gate that a script runs
-    # future -> (name, address), for the lines that say what ended or is awaited
-    _what: dict[Future[list[Report]], tuple[str, str]] = field(default_factory=dict, init=False)
 
     @property
     def chain(self) -> MemoizingChain:
@@ -204,7 +201,7 @@ class DeployQueue:
         group = self.prepare(address, deployed_type) if deployed_type and self.prepare is not None else None
         if self.ledger is not None:
             self.ledger.recorded(name or address, address, self.network, deployed_type, group)
-        self.pending.append(Pending(address, name, txn_hash, deployed_type))
+        self.pending.append(Pending(address, name, deployed_type, txn_hash))
         if self._draining:  # the script has ended: the workers take it now
             self._dispatch()
 
@@ -217,10 +214,10 @@ class DeployQueue:
 
         others, self.pending = [p for p in self.pending if p not in mine], mine
         self._start()
-        first = len(self.futures)
+        first = len(self.jobs)
         self._dispatch()
         self.pending = others
-        wait([future for _, future in self.futures[first:]], timeout=self.timeout + 60)
+        wait([future for _, _, future in self.jobs[first:]], timeout=self.timeout + 60)
 
     def _start(self) -> Targets:
         """Open the targets and the workers (once the script has left the network)."""
@@ -238,16 +235,15 @@ class DeployQueue:
         if targets is None or pool is None:
             return
         pending, self.pending = self.pending, []
-        for deploy in pending:
+        from ape_contract_verify.workflow.run import Item
+
+        for address, name, deployed_type, txn_hash in pending:
             try:
-                self._warm(deploy.address, deploy.txn_hash)
+                self._warm(address, txn_hash)
             except Exception as err:  # the workers read it themselves
-                logger.debug("contract_verify: %s not read ahead: %s", deploy.address, err)
-            for destination in targets.destinations:
-                future = pool.submit(self._verify, destination, deploy.address, deploy.name, deploy.deployed_type)
-                label = short_name(deploy.name or deploy.deployed_type or "") or deploy.address[:10]
-                self._what[future] = (label, deploy.address)
-                self.futures.append((destination, future))
+                logger.debug("contract_verify: %s not read ahead: %s", address, err)
+            item = Item(self.network, address, name, deployed_type=deployed_type)
+            self.jobs += [(d, item, pool.submit(self._verify, d, item)) for d in targets.destinations]
 
     def _warm(self, address: str, txn_hash: str | None) -> None:
         """Read what the workers will need, through the memoising reader."""
@@ -267,22 +263,19 @@ class DeployQueue:
         if info is not None:
             self.chain.get_code(info.implementation)
 
-    def _verify(
-        self, destination: Destination, address: str, name: str | None, deployed_type: str | None = None
-    ) -> list[Report]:
+    def _verify(self, destination: Destination, item: Item) -> list[Report]:
         try:
-            reports = destination.verification.contract(address, deployed_type=deployed_type)
+            reports = destination.verification.contract(item.address, deployed_type=item.deployed_type)
         except Exception as err:  # reported, never raised into the script
-            reports = [Report(name or address[:10], address, Outcome.ERROR, str(err))]
+            reports = [Report(item.label, item.address, Outcome.ERROR, str(err))]
         if self.ledger is not None:  # how it ended on this target, and a proxy's link, as `verify all` keeps them
             from ape_contract_verify.workflow.recorded import record_outcome
-            from ape_contract_verify.workflow.run import Item
 
             try:
                 urls = {destination.target.name: destination.target.url}
-                ended = outcome_for(address, reports)  # a child is named by its verification
-                name = name or (ended.contract if ended is not None else address)
-                record_outcome(self.ledger, name, Item(self.network, address), reports, urls, logger.warning)
+                ended = outcome_for(item.address, reports)  # a child is named by its verification
+                name = item.name or (ended.contract if ended is not None else item.address)
+                record_outcome(self.ledger, name, item, reports, urls, logger.warning)
             except Exception as err:  # the verification stands; the ledger says why it is stale
                 logger.warning("contract_verify: %s", err)
         return reports
@@ -340,7 +333,7 @@ class DeployQueue:
         if not self.active:
             self._record_run()
             return []
-        if not self.pending and not self.futures and not any(self._walk()):  # the run only called contracts
+        if not self.pending and not self.jobs and not any(self._walk()):  # the run only called contracts
             self.close()
             return []
         if self.provider is not None:
@@ -374,36 +367,31 @@ class DeployQueue:
         except Exception as err:
             logger.warning("contract_verify: could not queue factory deployments: %s", err)
         self.active = False
-        results: list[list[Report]] = [[] for _ in self.futures]
-        progress = Progress(self.network, len(self.futures))
-        pending = {future: index for index, (_, future) in enumerate(self.futures)}
+        results: dict[int, list[Report]] = {}
+        progress = Progress(self.network, len(self.jobs))
         deadline = time.monotonic() + self.timeout + 60
-        while pending:
+        while left := [index for index in range(len(self.jobs)) if index not in results]:
             remaining = deadline - time.monotonic()
-            ended, _ = wait(pending, timeout=max(0.0, min(HEARTBEAT, remaining)), return_when=FIRST_COMPLETED)
+            timeout = max(0.0, min(HEARTBEAT, remaining))
+            wait([self.jobs[i][2] for i in left], timeout=timeout, return_when=FIRST_COMPLETED)
+            ended = [i for i in left if self.jobs[i][2].done()]
             if not ended and remaining > 0:
-                progress.waiting([self._what.get(f, ("?", "?")) for f in sorted(pending, key=pending.__getitem__)])
+                progress.waiting([self.jobs[i][1].label for i in left])
                 continue
-            # Past the deadline, every future left: said, never waited for forever.
-            for future in sorted(ended or pending, key=pending.__getitem__):
-                index = pending.pop(future)
-                target = self.futures[index][0].target
-                why = "" if future.done() else f"not finished within {self.timeout + 60:.0f} s"
+            # Past the deadline, every job left: said, never waited for forever.
+            for index in ended or left:
+                destination, item, future = self.jobs[index]
                 try:
-                    results[index] = [] if why else future.result()
+                    results[index] = future.result(timeout=0)
                 except Exception as err:
-                    why = f"not finished: {err}"
-                if why:
-                    name, address = self._what.get(future, ("?", "?"))
-                    results[index] = [Report(name, address, Outcome.ERROR, why, target=target.name)]
-                progress.ended(results[index], target.label)
+                    why = f"not finished: {err}" if future.done() else f"not finished within {self.timeout + 60:.0f} s"
+                    results[index] = [Report(item.label, item.address, Outcome.ERROR, why)]
+                for report in results[index]:
+                    report.target = report.target or destination.target.name
+                    report.target_label = report.target_label or destination.target.label
+                progress.ended(results[index], destination.target.label)
         progress.close()
-        reports = []
-        for (destination, _), result in zip(self.futures, results):
-            for report in result:
-                report.target = report.target or destination.target.name
-                report.target_label = report.target_label or destination.target.label
-            reports += result
+        reports = [report for index in range(len(self.jobs)) for report in results[index]]
         if events and self.ledger is not None and self._pool is not None:
             from ape_contract_verify.workflow.upgrades import follow
 
@@ -509,10 +497,10 @@ class Progress:
         where = f" {address[:10]}…" if address.startswith("0x") else ""
         self._print(f"contract_verify: {self.count}/{self.total} on {self.network}:{where} {what} ({target})")
 
-    def waiting(self, awaited: list[tuple[str, str]]) -> None:
+    def waiting(self, awaited: list[str]) -> None:
         if self.tty:
             return  # the live line is still there
-        names = ", ".join(dict.fromkeys(name for name, _ in awaited))
+        names = ", ".join(dict.fromkeys(awaited))
         self._print(
             f"contract_verify: waiting for {len(awaited)} verification{'s' if len(awaited) != 1 else ''} "
             f"on {self.network} ({time.monotonic() - self.started:.0f} s): {names}"

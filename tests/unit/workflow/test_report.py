@@ -125,7 +125,7 @@ def test_without_a_tty_each_verification_says_so_as_it_ends():
     progress = Progress(NET, 3, stream=log)
     progress.ended([Report("Good", A, Outcome.VERIFIED)], "local explorer")
     assert log.getvalue().splitlines() == [f"contract_verify: 1/3 on {NET}: {A[:10]}… Good verified (local explorer)"]
-    progress.waiting([("Slow", B), ("Slow", B)])
+    progress.waiting(["Slow", "Slow"])
     assert log.getvalue().splitlines()[-1].startswith(f"contract_verify: waiting for 2 verifications on {NET} (")
     assert log.getvalue().splitlines()[-1].endswith("): Slow")
     progress.ended(
@@ -147,7 +147,7 @@ def test_on_a_terminal_one_live_line_counts_them(monkeypatch):
     log = Log(tty=True)
     progress = Progress(NET, 2, stream=log)
     progress.ended([Report("Good", A, Outcome.VERIFIED)], "local explorer")
-    progress.waiting([("Slow", B)])  # the live line stays
+    progress.waiting(["Slow"])  # the live line stays
     progress.ended([Report("Slow", B, Outcome.FAILED)], "local explorer")
     live = log.getvalue()
     # rich's Live: the line redrawn in place (carriage return, erase line), never a new line
@@ -250,6 +250,7 @@ def test_finish_says_what_it_waits_for_and_keeps_the_rows_in_deploy_order(monkey
 
     from ape_contract_verify.workflow import deploy_queue
     from ape_contract_verify.workflow.deploy_queue import DeployQueue, Targets
+    from ape_contract_verify.workflow.run import Item
 
     monkeypatch.setattr(deploy_queue, "HEARTBEAT", 0.05)
     release = threading.Event()
@@ -258,8 +259,7 @@ def test_finish_says_what_it_waits_for_and_keeps_the_rows_in_deploy_order(monkey
     quick = pool.submit(lambda: [Report("Quick", B, Outcome.VERIFIED)])
     destination = NS(target=NS(name="etherscan", label=embedded().label), verification=None)
     queue = DeployQueue(NET, NS(), lambda: Targets([destination]), provider=NS(), timeout=30)
-    queue.futures = [(destination, slow), (destination, quick)]
-    queue._what = {slow: ("Slow", A), quick: ("Quick", B)}
+    queue.jobs = [(destination, Item(NET, A, "Slow"), slow), (destination, Item(NET, B, "Quick"), quick)]
     queue.scanned = ([], [])  # the run's walk found nothing more
     monkeypatch.setattr(queue, "close", lambda: None)
     monkeypatch.setattr(local_explorers, "ends_with_run", lambda provider: ENDS)
