@@ -100,9 +100,6 @@ class DeployHook:
 
         self.queue_for(provider, mode).add(address, contract_type.name, txn_hash, type_reference(contract_type))
 
-    def verifies_here(self) -> bool:
-        return self.current_queue() is not None
-
     def entered(self, provider: ProviderAPI) -> None:
         """A script may upgrade before (or without) deploying: the run's upgrades begin here."""
         if deploy_mode() is None:
@@ -223,21 +220,6 @@ class DeployHook:
             self.warned.add(key)
         logger.warning(text)
 
-    def reset(self) -> None:
-        """Forget every network's state and the summary (tests that run `ape run` in one process)."""
-        with self.lock:
-            states = list(self.runs.values())
-            self.runs.clear()
-            self.drained.clear()
-            self.endings.clear()
-            self.warned.clear()
-        for state in states:
-            if state.queue is not None:
-                state.queue.close()
-        from ape_contract_verify.workflow import local_explorers
-
-        local_explorers.stop_all()
-
 
 HOOK = DeployHook()
 
@@ -250,8 +232,7 @@ def install() -> None:
 
     if PATCHES.installed:
         return
-    PATCHES.install(PATCH_LIST)
-    ape_builds.install()
+    PATCHES.install((*PATCH_LIST, ape_builds.PATCH))
     atexit.register(HOOK.unhooked)  # says a patch that could not go in where no context exit did
 
 
@@ -299,7 +280,7 @@ def _wrap_project(module: ModuleType) -> None:
     original_track = manager.track
 
     def track(self: DeploymentManager, contract: ContractInstance, allow_dev: bool = False) -> object:
-        if self.provider.network.is_dev and HOOK.verifies_here():
+        if self.provider.network.is_dev and HOOK.current_queue() is not None:
             return None  # the plugin records and verifies it; Ape would raise on a dev network
         return original_track(self, contract, allow_dev=allow_dev)
 
@@ -328,18 +309,14 @@ def _cache_api(self: PackagesCache, api: DependencyAPI) -> object:
     return api_file
 
 
-def _provider_context_fields(module: ModuleType) -> None:
-    """The exit wrapper reads the context's provider (`_provider`, set in `__init__`) and the class's
-    `provider_stack` (connection ids, the innermost last)."""
-    context = vars(module)["ProviderContextManager"]
+def _wrap_networks(module: ModuleType) -> None:
+    context = module.ProviderContextManager
+    # The exit wrapper reads the context's provider (`_provider`, set in `__init__`) and the class's
+    # `provider_stack` (connection ids, the innermost last): checked before anything is wrapped.
     if not isinstance(vars(context).get("provider_stack"), list):
         raise ApeChanged(f"{module.__name__}.ProviderContextManager.provider_stack is not a list")
     if "_provider" not in context.__init__.__code__.co_names:
         raise ApeChanged(f"{module.__name__}.ProviderContextManager no longer keeps its provider in _provider")
-
-
-def _wrap_networks(module: ModuleType) -> None:
-    context = module.ProviderContextManager
     original_exit = context.__exit__
     original_enter = context.__enter__
 
@@ -398,7 +375,6 @@ PATCH_LIST: tuple[Patch, ...] = (
             Wrapped("ProviderContextManager", "__exit__", ("self", "exception")),
         ),
         _wrap_networks,
-        also=_provider_context_fields,
     ),
 )
 
@@ -468,7 +444,6 @@ def deploy_mode() -> Mode | None:
 current_queue = HOOK.current_queue
 verify_now = HOOK.verify_now
 print_summary = HOOK.print_summary
-reset = HOOK.reset
 
 
 def plugin_config() -> ContractVerifyConfig:

@@ -71,14 +71,11 @@ class Patch(NamedTuple):
 
     module: str
     relies_on: tuple[Wrapped, ...]
-    apply: Callable[[ModuleType], None]
-    also: Callable[[ModuleType], None] | None = None  # a further check (an attribute, not a method)
+    apply: Callable[[ModuleType], None]  # may raise ApeChanged too, for what is not a method, before it wraps
 
     def check(self, module: ModuleType) -> None:
         for wrapped in self.relies_on:
             wrapped.check(module)
-        if self.also is not None:
-            self.also(module)
 
 
 @dataclass

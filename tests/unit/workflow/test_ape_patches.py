@@ -54,6 +54,8 @@ def test_the_installed_ape_is_the_one_the_patches_were_checked_against():
 
     for patch in PATCH_LIST:
         patch.check(importlib.import_module(patch.module))  # raises ApeChanged, naming what, if not
+    # Each went in (the provider context's attributes are checked as its wrapper goes in).
+    assert {p.module for p in PATCH_LIST} <= after_deploy.PATCHES.applied, after_deploy.PATCHES.problems
     assert version("eth-ape").startswith("0.8.") and "0.8.25" in CHECKED_AGAINST
 
 
@@ -127,10 +129,11 @@ def test_a_check_names_a_missing_class_and_an_attribute_that_is_not_a_list():
         "    def __enter__(self, *args, **kwargs):\n        pass\n"
         "    def __exit__(self, exception, *args, **kwargs):\n        pass\n"
     )
+    networks.check(module)  # its methods are as Ape 0.8 has them; the wrapper checks the attributes
     with pytest.raises(ApeChanged, match="provider_stack is not a list"):
-        networks.check(module)
+        networks.apply(module)
     module.ProviderContextManager.provider_stack = []
-    networks.check(module)  # as Ape 0.8 has it
+    networks.apply(module)  # as Ape 0.8 has it
 
 
 class SharedLoader(importlib.abc.Loader):
