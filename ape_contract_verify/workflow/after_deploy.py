@@ -31,7 +31,6 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Literal
 
@@ -55,24 +54,15 @@ logger = get_logger()
 Mode = Literal["verify", "record"]
 
 
-@dataclass
-class RunState:
-    """One network of one run (one provider object): what the hook keeps of it until the script
-    leaves its last context."""
-
-    provider: ProviderAPI  # held, so its id() is not reused while the state lives
-    network: str  # ecosystem:network:provider
-    start_block: int | None = None  # where the network's context began: upgrades may begin there
-    queue: DeployQueue | None = None  # its deploys: verified with auto on, else only recorded
-
-
 class DeployHook:
-    """What the patches of Ape call: one per process, each network's `RunState`, and the summary
-    of the networks drained since the last one."""
+    """What the patches of Ape call: one per process, each network's `DeployQueue` (verifying with
+    auto on, only recording with auto off), and the summary of the networks drained since the last one."""
 
     def __init__(self) -> None:
         self.lock = threading.RLock()
-        self.runs: dict[int, RunState] = {}  # by id() of the provider
+        # each network's queue of this run, by id() of its provider (which the queue holds, so the
+        # id is not reused while it lives), until the script leaves its last context
+        self.runs: dict[int, DeployQueue] = {}
         self.drained: list[Report] = []  # the rows of the networks not yet summed up
         self.endings: dict[str, str] = {}  # network -> why its chain ends with the run (deploy_queue.run_advice)
         self.warned: set[str] = set()
@@ -101,24 +91,21 @@ class DeployHook:
         self.queue_for(provider, mode).add(address, contract_type.name, txn_hash, type_reference(contract_type))
 
     def entered(self, provider: ProviderAPI) -> None:
-        """A script may upgrade before (or without) deploying: the run's upgrades begin here."""
-        if deploy_mode() is None:
+        """The network's queue, its run beginning here: a script may upgrade, or call factories,
+        before (or without) deploying, and the run's walk finds what it did."""
+        if (mode := deploy_mode()) is None or id(provider) in self.runs:
             return
-        state = self.run_of(provider)
-        if state.start_block is None:
-            try:
-                state.start_block = provider.get_block("latest").number or 0
-            except Exception as err:
-                logger.debug("contract_verify: no start block on %s: %s", state.network, err)
+        try:
+            start_block = provider.get_block("latest").number or 0
+        except Exception as err:
+            logger.debug("contract_verify: no start block on %s: %s", _label(provider), err)
+            return
+        self.queue_for(provider, mode, start_block)
 
     def left(self, provider: ProviderAPI) -> None:
-        """Drain the network's queue while its chain is connected; a run with no deploy has one for
-        its walk (what its calls made through factories, and which proxies moved)."""
+        """Drain the network's queue while its chain is connected."""
         with self.lock:
-            state = self.runs.pop(id(provider), None)
-        queue = state.queue if state is not None else None
-        if state is not None and queue is None and state.start_block is not None and (mode := deploy_mode()):
-            queue = self.open_queue(state, mode)
+            queue = self.runs.pop(id(provider), None)
         if queue is None:
             return
         from ape_contract_verify.derive.ape_gate import GATE
@@ -152,24 +139,15 @@ class DeployHook:
 
     # -- each network's state
 
-    def run_of(self, provider: ProviderAPI) -> RunState:
+    def queue_for(self, provider: ProviderAPI, mode: Mode = "verify", start_block: int | None = None) -> DeployQueue:
         with self.lock:
-            state = self.runs.get(id(provider))
-            if state is None:
-                state = self.runs[id(provider)] = RunState(provider, _label(provider))
-            return state
+            queue = self.runs.get(id(provider))
+            if queue is None:
+                from ape_contract_verify.workflow.deploy_queue import DeployQueue
 
-    def queue_for(self, provider: ProviderAPI, mode: Mode = "verify") -> DeployQueue:
-        state = self.run_of(provider)
-        with self.lock:
-            if state.queue is None:
-                state.queue = self.open_queue(state, mode)
-            return state.queue
-
-    def open_queue(self, state: RunState, mode: Mode) -> DeployQueue:
-        from ape_contract_verify.workflow.deploy_queue import DeployQueue
-
-        return DeployQueue.open(state.provider, plugin_config(), state.network, state.start_block, mode == "verify")
+                queue = DeployQueue.open(provider, plugin_config(), _label(provider), start_block, mode == "verify")
+                self.runs[id(provider)] = queue
+            return queue
 
     def current_queue(self) -> DeployQueue | None:
         """The connected network's queue when deploys are verified now (created on first use)."""
@@ -183,8 +161,7 @@ class DeployHook:
         """The connected network's queue when it verifies a deploy of `address` (`publish=True`
         then has nothing to add)."""
         with self.lock:  # id(None) is no provider's
-            state = self.runs.get(id(_active_provider()))
-        queue = state.queue if state is not None else None
+            queue = self.runs.get(id(_active_provider()))
         return queue if queue is not None and queue.active and address.lower() in queue.seen else None
 
     def verify_now(self, address: str) -> None:

@@ -120,10 +120,14 @@ class ContractVerifyExplorer(ExplorerAPI):
         for target in self._targets():
             try:
                 client = self._reader(target)
-                if client is not None and (record := _source_or_none(client, address)) is not None:
-                    return record
+                record = client.contract_record(address) if client is not None else None
+            except ContractNotVerified:
+                continue
             except Exception as err:  # one line, then the next target: never a traceback in Ape
                 logger.warning("contract_verify: %s: %s", target.url or "local explorer", _one_line(err))
+                continue
+            if record is not None and record.verified:
+                return record
         return None
 
     # -- ExplorerAPI ---------------------------------------------------------------------------
@@ -274,15 +278,6 @@ def _deployed_type(address: str) -> str | None:
 # -- records to ethpm types ---------------------------------------------------------------------
 
 
-def _source_or_none(client: VerificationTarget, address: str) -> ExplorerRecord | None:
-
-    try:
-        record = client.contract_record(address)
-    except ContractNotVerified:
-        return None
-    return record if record.verified else None
-
-
 def _names(record: ExplorerRecord) -> tuple[str, str]:
     """(contract name, source id) from the record's name (`path:Name` or `Name`)."""
     path, _, name = record.name.rpartition(":")
@@ -338,7 +333,5 @@ def _lacking(own: ContractType, other: ContractType) -> list[ABI]:
 
 
 def _one_line(err: BaseException) -> str:
-    from ape_contract_verify.protocol.secrets import redact
-
-    text = " ".join(str(err).split()) or type(err).__name__
-    return redact(text[:300])
+    """The error on one line, cut (the plugin's logger redacts keys from it)."""
+    return (" ".join(str(err).split()) or type(err).__name__)[:300]

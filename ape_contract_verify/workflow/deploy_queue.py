@@ -37,15 +37,6 @@ if TYPE_CHECKING:
 logger = get_logger()
 
 
-@dataclass
-class Targets:
-    """The network's targets, opened when the script has ended (the run's `Destination`s: each
-    target and its Verification), and why a target could not be opened."""
-
-    destinations: list[Destination]
-    error: str = ""
-
-
 class Pending(NamedTuple):
     """A deploy waiting for the script to end: where, as what, and the transaction that made it."""
 
@@ -61,13 +52,14 @@ class DeployQueue:
     background workers, on each of the network's targets, under each explorer's limit.
 
     Built from its parts (`open` makes them from a provider and the config): the network's label,
-    its memoising chain reader (or what makes it: the reader is needed only once the script has
-    ended), `open_targets` (the targets, opened at the drain), the ledger and `prepare` (the
+    its memoising chain reader (None: made from the provider once the script has ended, when it
+    is needed), `open_targets` (the run's `Destination`s, each target and its Verification, opened
+    at the drain), the ledger and `prepare` (the
     script-thread step of a deploy: the compile input it was built from, or None)."""
 
     network: str  # e.g. ethereum:local:foundry, for the summary
-    _chain: MemoizingChain | Callable[[], MemoizingChain]
-    _open_targets: Callable[[], Targets]
+    _chain: MemoizingChain | None
+    _open_targets: Callable[[], list[Destination]]
     _: KW_ONLY
     ledger: Ledger | None = None
     prepare: Callable[[str, str], JsonObject | None] | None = None
@@ -84,7 +76,7 @@ class DeployQueue:
     scanned: tuple[list[str], list[UpgradeEvent]] | None = field(default=None, init=False)
     ends_with_run: str = field(default="", init=False)  # why the chain ends with the run, for the advice
     off: str = field(default="", init=False)  # why verification could not start (then the run is only recorded)
-    _targets: Targets | None = field(default=None, init=False)
+    _destinations: list[Destination] | None = field(default=None, init=False)
     _pool: ThreadPoolExecutor | None = field(default=None, init=False)
     # the script has left the network: a new deploy goes to the workers at once
     _draining: bool = field(default=False, init=False)
@@ -93,8 +85,11 @@ class DeployQueue:
     @property
     def chain(self) -> MemoizingChain:
         """The run's memoising reader, made on first use."""
-        if callable(self._chain):
-            self._chain = self._chain()
+        if self._chain is None:
+            from ape_contract_verify.evm.chain import ApeProviderChain
+            from ape_contract_verify.evm.wrappers import MemoizingChain
+
+            self._chain = MemoizingChain(ApeProviderChain(self.provider))
         return self._chain
 
     @classmethod
@@ -115,12 +110,6 @@ class DeployQueue:
         from ape_contract_verify.workflow.ledger import Ledger
         from ape_contract_verify.workflow.plan import Derivations
 
-        def chain() -> MemoizingChain:
-            from ape_contract_verify.evm.chain import ApeProviderChain
-            from ape_contract_verify.evm.wrappers import MemoizingChain
-
-            return MemoizingChain(ApeProviderChain(provider))
-
         derivations = Derivations()
         error, chain_id = "", None
         try:
@@ -130,14 +119,14 @@ class DeployQueue:
         except Exception as err:
             targets, error = [], str(err)
 
-        def open_targets() -> Targets:
+        def open_targets() -> list[Destination]:
             """The network's targets opened on one run (the process's embedded explorer on a local
             network, so `Contract(address)` and links later see what was verified there), sharing
-            the derivations the deploys prepared."""
+            the derivations the deploys prepared; those that could not be opened are said."""
             from ape_contract_verify.workflow.run import VerificationRun
             from ape_contract_verify.workflow.verification import Options
 
-            errors = [error] if error else []
+            errors: list[str] = []
             options = Options.from_config(cfg, ask_first=False)  # deployed by this very run: no question first
             run = VerificationRun(project, options, client_options={"max_retries": cfg.max_retries})
             run.add_network(
@@ -148,7 +137,10 @@ class DeployQueue:
                 on_error=lambda target, err: errors.append(f"{target.name}: {err}"),
                 derivations=derivations,
             )
-            return Targets(run.destinations, "; ".join(errors))
+            if errors:
+                off = "is off" if not run.destinations else "skips a target"
+                logger.error("contract_verify: verification after deploy on %s %s: %s", network, off, "; ".join(errors))
+            return run.destinations
 
         def prepare(address: str, deployed_type: str) -> JsonObject | None:
             """Ape's artifact of the deployed type and its compile input, as Ape built it (with
@@ -168,7 +160,7 @@ class DeployQueue:
             start_block = max((provider.get_block("latest").number or 0) - 1, 0)
         queue = cls(
             network,
-            chain,
+            None,
             open_targets,
             ledger=Ledger.for_chain(project, chain_id) if chain_id is not None else None,
             prepare=prepare,
@@ -219,20 +211,20 @@ class DeployQueue:
         self.pending = others
         wait([future for _, _, future in self.jobs[first:]], timeout=self.timeout + 60)
 
-    def _start(self) -> Targets:
+    def _start(self) -> list[Destination]:
         """Open the targets and the workers (once the script has left the network)."""
-        if self._targets is None:
-            self._targets = self._open_targets()
+        if self._destinations is None:
+            self._destinations = self._open_targets()
             # Workers mostly wait (for the explorer's jobs and the rate limiter), so there are more
             # of them than cores; the limiters, not the pool, bound the load on the explorers.
             self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="verify")
-        return self._targets
+        return self._destinations
 
     def _dispatch(self) -> None:
         """Hand every pending deploy to the workers, each read first on this (the script's) thread."""
 
-        targets, pool = self._targets, self._pool
-        if targets is None or pool is None:
+        destinations, pool = self._destinations, self._pool
+        if destinations is None or pool is None:
             return
         pending, self.pending = self.pending, []
         from ape_contract_verify.workflow.run import Item
@@ -243,7 +235,7 @@ class DeployQueue:
             except Exception as err:  # the workers read it themselves
                 logger.debug("contract_verify: %s not read ahead: %s", address, err)
             item = Item(self.network, address, name, deployed_type=deployed_type)
-            self.jobs += [(d, item, pool.submit(self._verify, d, item)) for d in targets.destinations]
+            self.jobs += [(d, item, pool.submit(self._verify, d, item)) for d in destinations]
 
     def _warm(self, address: str, txn_hash: str | None) -> None:
         """Read what the workers will need, through the memoising reader."""
@@ -343,18 +335,11 @@ class DeployQueue:
                 self.ends_with_run = local_explorers.ends_with_run(self.provider)
             except Exception as err:  # the advice then assumes the chain outlives the run
                 logger.debug("contract_verify: %s", err)
-        targets = self._start()
-        if targets.error:
-            logger.error(
-                "contract_verify: verification after deploy on %s %s: %s",
-                self.network,
-                "is off" if not targets.destinations else "skips a target",
-                targets.error,
-            )
-        if not targets.destinations:  # recorded in the ledger: `ape verify all` can do it later
+        destinations = self._start()
+        if not destinations:  # recorded in the ledger: `ape verify all` can do it later
             self.close()
             return []
-        for destination in targets.destinations:
+        for destination in destinations:
             logger.info(
                 "contract_verify: verifying the deployments on %s on %s", self.network, destination.target.label
             )
@@ -396,7 +381,7 @@ class DeployQueue:
             from ape_contract_verify.workflow.upgrades import follow
 
             try:  # after the deploys': a relink follows their link
-                followed = follow(events, self.chain, self.ledger, targets.destinations, self.seen, self._pool.submit)
+                followed = follow(events, self.chain, self.ledger, destinations, self.seen, self._pool.submit)
             except Exception as err:
                 logger.warning("contract_verify: could not follow the run's upgrades on %s: %s", self.network, err)
                 followed = []
@@ -413,9 +398,9 @@ class DeployQueue:
         if self._gated:
             self._gated = False
             GATE.script_ended()
-        if not callable(self._chain):
+        if self._chain is not None:
             self._chain.close()  # a fork the creation search started (a node without traces)
-        self._targets = None
+        self._destinations = None
 
 
 def network_table(reports: list[Report]) -> str:

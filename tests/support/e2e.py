@@ -33,14 +33,13 @@ def reset_hook() -> None:
 
     hook = after_deploy.HOOK
     with hook.lock:
-        states = list(hook.runs.values())
+        queues = list(hook.runs.values())
         hook.runs.clear()
         hook.drained.clear()
         hook.endings.clear()
         hook.warned.clear()
-    for state in states:
-        if state.queue is not None:
-            state.queue.close()
+    for queue in queues:
+        queue.close()
     local_explorers.stop_all()
 
 

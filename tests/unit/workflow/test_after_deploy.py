@@ -127,10 +127,16 @@ def test_wrappers_go_in_when_ape_imports_the_module_and_failures_are_said_once(
     assert len(warnings) == 1 and "could not hook Ape" in warnings[0] and "ContractCache" in warnings[0], warnings
 
 
-def test_summary_names_each_network():
+def test_summary_names_each_network(monkeypatch, capsys):
     from ape_contract_verify.protocol.answers import Outcome
-    from ape_contract_verify.workflow.deploy_queue import network_table
+    from ape_contract_verify.workflow import after_deploy
     from ape_contract_verify.workflow.verification import Report
+
+    def network_table(reports):
+        """The summary the hook prints of these rows (its advice goes to stderr)."""
+        monkeypatch.setattr(after_deploy.HOOK, "drained", list(reports))
+        after_deploy.HOOK.print_summary()
+        return capsys.readouterr().out
 
     box = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
     one = network_table([Report("Box", box, Outcome.VERIFIED, target="etherscan", network="ethereum:local:foundry")])

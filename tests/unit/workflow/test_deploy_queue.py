@@ -12,7 +12,7 @@ import pytest
 
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.workflow import deploy_queue, upgrades
-from ape_contract_verify.workflow.deploy_queue import DeployQueue, Targets
+from ape_contract_verify.workflow.deploy_queue import DeployQueue
 from ape_contract_verify.workflow.ledger import Ledger
 from ape_contract_verify.workflow.report import Report
 
@@ -63,15 +63,13 @@ class Run:
 
     def open(self):
         self.opened = True
-        return Targets(
-            [
-                SimpleNamespace(
-                    target=SimpleNamespace(name=v.target_name, url=v.target.url, label=f"{v.target_name} label"),
-                    verification=v,
-                )
-                for v in self.verifications
-            ]
-        )
+        return [
+            SimpleNamespace(
+                target=SimpleNamespace(name=v.target_name, url=v.target.url, label=f"{v.target_name} label"),
+                verification=v,
+            )
+            for v in self.verifications
+        ]
 
 
 def make_queue(tmp_path, verifications, children=()):

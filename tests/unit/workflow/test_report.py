@@ -14,8 +14,8 @@ from ape_contract_verify.client.etherscan import ExplorerClient, SubmissionRecei
 from ape_contract_verify.client.targets import Target
 from ape_contract_verify.derive.constructor import not_found_reason
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
-from ape_contract_verify.workflow import local_explorers, status
-from ape_contract_verify.workflow.deploy_queue import Progress, network_table, run_advice
+from ape_contract_verify.workflow import after_deploy, local_explorers, status
+from ape_contract_verify.workflow.deploy_queue import Progress, run_advice
 from ape_contract_verify.workflow.report import Report, summary_table, tally
 from ape_contract_verify.workflow.verification import Verification
 
@@ -71,13 +71,15 @@ def test_on_a_chain_that_outlives_the_run_verify_all_finishes_them():
     ]
 
 
-def test_the_embedded_explorer_is_named_for_what_it_is():
+def test_the_embedded_explorer_is_named_for_what_it_is(monkeypatch, capsys):
     target = embedded()
     assert target.label == "local explorer" and target.name == "etherscan", "still `--target etherscan`"
     assert Target("ethereum", "sepolia", "https://api.etherscan.io/v2/api", 11155111, None).label == "etherscan"
     report = Report("Good", A, Outcome.VERIFIED, target="etherscan", target_label=target.label)
     report.network = NET
-    table = network_table([report])
+    monkeypatch.setattr(after_deploy.HOOK, "drained", [report])
+    after_deploy.HOOK.print_summary()  # the deploy hook's summary
+    table = capsys.readouterr().out
     assert re.split(r"\s{2,}", table.splitlines()[2])[2:4] == ["verified", "local explorer"], table
     # A report made without a label still shows its target's name.
     assert "sourcify" in summary_table([Report("Good", A, Outcome.VERIFIED, target="sourcify")])
@@ -249,7 +251,7 @@ def test_finish_says_what_it_waits_for_and_keeps_the_rows_in_deploy_order(monkey
     from concurrent.futures import ThreadPoolExecutor
 
     from ape_contract_verify.workflow import deploy_queue
-    from ape_contract_verify.workflow.deploy_queue import DeployQueue, Targets
+    from ape_contract_verify.workflow.deploy_queue import DeployQueue
     from ape_contract_verify.workflow.run import Item
 
     monkeypatch.setattr(deploy_queue, "HEARTBEAT", 0.05)
@@ -258,7 +260,7 @@ def test_finish_says_what_it_waits_for_and_keeps_the_rows_in_deploy_order(monkey
     slow = pool.submit(lambda: release.wait(10) and [Report("Slow", A, Outcome.FAILED, "differs")])
     quick = pool.submit(lambda: [Report("Quick", B, Outcome.VERIFIED)])
     destination = NS(target=NS(name="etherscan", label=embedded().label), verification=None)
-    queue = DeployQueue(NET, NS(), lambda: Targets([destination]), provider=NS(), timeout=30)
+    queue = DeployQueue(NET, NS(), lambda: [destination], provider=NS(), timeout=30)
     queue.jobs = [(destination, Item(NET, A, "Slow"), slow), (destination, Item(NET, B, "Quick"), quick)]
     queue.scanned = ([], [])  # the run's walk found nothing more
     monkeypatch.setattr(queue, "close", lambda: None)
