@@ -64,31 +64,27 @@ class DeployHook:
         # id is not reused while it lives), until the script leaves its last context
         self.runs: dict[int, DeployQueue] = {}
         self.drained: list[Report] = []  # the rows of the networks not yet summed up
-        self.endings: dict[str, str] = {}  # network -> why its chain ends with the run (deploy_queue.run_advice)
+        self.endings: dict[str, str] = {}  # network -> why its chain ends with the run (for print_summary's advice)
         self.warned: set[str] = set()
 
     # -- the patches' calls
 
     def deployed(self, address: object, contract_type: ContractType, txn_hash: object = None) -> None:
-        """A deploy, or a blueprint declared at `address` (EIP-5202's id may be no address: then nothing)."""
+        """A deploy, or a blueprint declared at `address` (EIP-5202's id may be no address: then
+        nothing), of this run: queued, and recorded in the ledger (only recorded with auto off, or
+        when verification could not start: `ape verify all` does it later)."""
+        if not (isinstance(address, str) and address.startswith("0x") and len(address) == 42):
+            return
+        from ape_contract_verify.derive.artifacts import type_reference
         from ape_contract_verify.evm.bytecode import to_hex
 
         try:
-            if isinstance(address, str) and address.startswith("0x") and len(address) == 42:
-                self.record(address, contract_type, None if txn_hash is None else to_hex(txn_hash))
+            mode, provider = deploy_mode(), _active_provider()
+            if mode is not None and provider is not None:  # a deploy needs a provider: not here
+                txn = None if txn_hash is None else to_hex(txn_hash)
+                self.queue_for(provider, mode).add(address, contract_type.name, txn, type_reference(contract_type))
         except Exception as err:  # a deploy is never undone by verification
             logger.warning("contract_verify: could not queue %s: %s", address, err)
-
-    def record(self, address: str, contract_type: ContractType, txn_hash: str | None) -> None:
-        """A deploy (or a declared blueprint) of this run: queued, and recorded in the ledger (only
-        recorded with auto off, or when verification could not start: `ape verify all` does it later)."""
-        mode = deploy_mode()
-        provider = _active_provider()
-        if mode is None or provider is None:  # a deploy needs a provider: not here
-            return
-        from ape_contract_verify.derive.artifacts import type_reference
-
-        self.queue_for(provider, mode).add(address, contract_type.name, txn_hash, type_reference(contract_type))
 
     def entered(self, provider: ProviderAPI) -> None:
         """The network's queue, its run beginning here: a script may upgrade, or call factories,
@@ -177,16 +173,32 @@ class DeployHook:
     # -- the run's end
 
     def print_summary(self) -> list[Report]:
-        """One table of every network drained since the last summary; returns the failed reports."""
+        """One table of every network drained since the last summary: a row per contract and target,
+        with a network column once several networks are in it (one network is named above it);
+        then, one per network, its rows counted and, when some did not verify, what can still be
+        done: on a chain that ends with the run (`endings`, `local_explorers.ends_with_run`) not
+        `ape verify all`, which would have nothing to read. Returns the failed reports."""
         with self.lock:
             reports, self.drained = self.drained, []
             endings, self.endings = self.endings, {}
         if not reports:
             return []
-        from ape_contract_verify.workflow.deploy_queue import network_table, run_advice
+        from ape_contract_verify.workflow.report import rows_line, summary_table
 
-        print(network_table(reports))
-        for line in run_advice(reports, endings):  # counted, and what is left to do where a row failed
+        by_network: dict[str, list[Report]] = {}
+        for report in reports:
+            by_network.setdefault(report.network, []).append(report)
+        print((f"contract_verify: {reports[0].network}\n" if len(by_network) == 1 else "") + summary_table(reports))
+        for network, rows in by_network.items():
+            line = rows_line(rows, network)
+            if any(not r.ok for r in rows) and (ends := endings.get(network)):
+                line += (
+                    f". {ends}, so nothing is left for `ape verify all` to finish: fix what the rows say and run again, "
+                    "or deploy on a node that outlives the run (start `anvil`, then `ape run … --network "
+                    "ethereum:local:foundry`), where `ape verify all` finishes what is left"
+                )
+            elif any(not r.ok for r in rows):
+                line += f"; `ape verify all --network {network}` finishes them"
             print(line, file=sys.stderr, flush=True)
         return [r for r in reports if not r.ok]
 
@@ -415,12 +427,6 @@ def deploy_mode() -> Mode | None:
         HOOK.unhooked()
         return "record"
     return mode
-
-
-# What the rest of the plugin and the tests call.
-current_queue = HOOK.current_queue
-verify_now = HOOK.verify_now
-print_summary = HOOK.print_summary
 
 
 def plugin_config() -> ContractVerifyConfig:

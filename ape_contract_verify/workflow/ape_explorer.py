@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ethpm_types import ABI, ContractType, PackageManifest
 
     from ape_contract_verify.client.provider import ExplorerRecord, VerificationTarget
-    from ape_contract_verify.client.targets import ClientOptions, Target
+    from ape_contract_verify.client.targets import Target
     from ape_contract_verify.config import ContractVerifyConfig
     from ape_contract_verify.workflow.report import Report
 
@@ -162,7 +162,7 @@ class ContractVerifyExplorer(ExplorerAPI):
 
         address = checksum(str(address))
 
-        after_deploy.verify_now(address)  # a deploy of this run the hook holds: verified first
+        after_deploy.HOOK.verify_now(address)  # a deploy of this run the hook holds: verified first
         own = self._verified_type(address)
         if (target := self._ape_proxy_target(address)) is not None:
             # Ape asks for the implementation itself and appends the proxy's ABI to it, unfiltered;
@@ -225,6 +225,7 @@ class ContractVerifyExplorer(ExplorerAPI):
         import click
         from ape import project
 
+        from ape_contract_verify.derive.ape_gate import GATE
         from ape_contract_verify.evm.chain import ApeProviderChain
         from ape_contract_verify.workflow.report import summary_table
         from ape_contract_verify.workflow.run import Item, VerificationRun
@@ -234,22 +235,19 @@ class ContractVerifyExplorer(ExplorerAPI):
         if after_deploy.HOOK.holding(address) is not None:
             logger.info("contract_verify: %s is verified by the deploy hook (contract_verify.auto)", address)
             return []
-        cfg = self._cfg
         label = f"{self.network.ecosystem.name}:{self.network.name}"
         targets = self._targets()
         if not targets:
             raise ContractVerifyError(
                 f"No explorer for {label}: set contract_verify.explorers.{label.replace(':', '.')}.url"
             )
-        options = Options.from_config(cfg)
         # The targets side by side on one derivation, and the process's embedded explorer: the one
         # `Contract(address)` and the links read from.
-        client_options: ClientOptions = {"max_retries": min(cfg.max_retries, 1)}
-        from ape_contract_verify.derive.ape_gate import GATE
-
-        # The script's thread waits for this run's workers: they may use Ape's managers meanwhile.
-        run = VerificationRun(project, options, client_options=client_options)
-        with GATE.script_waits():
+        cfg = self._cfg
+        run = VerificationRun(
+            project, Options.from_config(cfg), client_options={"max_retries": min(cfg.max_retries, 1)}
+        )
+        with GATE.script_waits():  # the script waits for this run's workers: they may use Ape's managers
             run.add_network(label, targets, self.provider, ApeProviderChain(self.provider))
             reports = run.verify([Item(label, address, deployed_type=_deployed_type(address))])
         click.echo(summary_table(reports, styled=sys.stdout.isatty()))

@@ -84,13 +84,11 @@ class ApePatches:
 
     applied: set[str] = field(default_factory=set)  # the modules whose wrappers are in
     problems: list[str] = field(default_factory=list)
-    installed: bool = False
+    installed: bool = False  # `install` was called (`after_deploy.install` calls it once)
     finder: AfterImport | None = None
 
     def install(self, patches: Sequence[Patch]) -> None:
-        """Each patch now, or when Ape imports its module; idempotent and cheap (imports nothing)."""
-        if self.installed:
-            return
+        """Each patch now, or when Ape imports its module; cheap (imports nothing)."""
         self.installed = True
         for patch in patches:
             self.when_imported(patch.module, partial(self.apply, patch))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import KW_ONLY, dataclass, field
 from typing import IO, TYPE_CHECKING, NamedTuple
@@ -20,13 +20,14 @@ from typing import IO, TYPE_CHECKING, NamedTuple
 from ape_contract_verify.derive.ape_gate import GATE
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.answers import Outcome
-from ape_contract_verify.workflow.report import Report, live_line, outcome_for, rows_line, summary_table, tally
+from ape_contract_verify.workflow.report import Report, live_line, outcome_for, tally
 from ape_contract_verify.workflow.run_logs import run_children, scan_logs
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
     from rich.live import Live
 
+    from ape_contract_verify.client.targets import Target
     from ape_contract_verify.config import ContractVerifyConfig
     from ape_contract_verify.evm.upgrades import UpgradeEvent
     from ape_contract_verify.evm.wrappers import MemoizingChain
@@ -126,20 +127,12 @@ class DeployQueue:
             from ape_contract_verify.workflow.run import VerificationRun
             from ape_contract_verify.workflow.verification import Options
 
-            errors: list[str] = []
+            def skipped(target: Target, err: Exception) -> None:
+                logger.error("contract_verify: verification after deploy on %s skips %s: %s", network, target.name, err)
+
             options = Options.from_config(cfg, ask_first=False)  # deployed by this very run: no question first
             run = VerificationRun(project, options, client_options={"max_retries": cfg.max_retries})
-            run.add_network(
-                network,
-                targets,
-                provider,
-                queue.chain,
-                on_error=lambda target, err: errors.append(f"{target.name}: {err}"),
-                derivations=derivations,
-            )
-            if errors:
-                off = "is off" if not run.destinations else "skips a target"
-                logger.error("contract_verify: verification after deploy on %s %s: %s", network, off, "; ".join(errors))
+            run.add_network(network, targets, provider, queue.chain, on_error=skipped, derivations=derivations)
             return run.destinations
 
         def prepare(address: str, deployed_type: str) -> JsonObject | None:
@@ -245,11 +238,8 @@ class DeployQueue:
             from ape_contract_verify.evm.reads import Creation
 
             receipt = self.provider.get_receipt(txn_hash)
-            data = receipt.transaction.data
-            self.chain.remember_creation(
-                address,
-                Creation(tx_hash=str(txn_hash), input=bytes(data), deployer=str(receipt.sender), factory=False),
-            )
+            creation = Creation(str(txn_hash), bytes(receipt.transaction.data), str(receipt.sender), factory=False)
+            self.chain.remember_creation(address, creation)
         self.chain.get_code(address)
         info = detect_proxy(self.chain, address)
         if info is not None:
@@ -336,7 +326,7 @@ class DeployQueue:
             except Exception as err:  # the advice then assumes the chain outlives the run
                 logger.debug("contract_verify: %s", err)
         destinations = self._start()
-        if not destinations:  # recorded in the ledger: `ape verify all` can do it later
+        if not destinations:  # none could be opened (said): recorded in the ledger, `ape verify all` can do it later
             self.close()
             return []
         for destination in destinations:
@@ -403,40 +393,6 @@ class DeployQueue:
         self._destinations = None
 
 
-def network_table(reports: list[Report]) -> str:
-    """The run's summary: one row per contract and target, with a network column once several
-    networks are in it; one network is named above the table instead."""
-
-    networks = list(dict.fromkeys(r.network for r in reports))
-    head = f"contract_verify: {networks[0]}\n" if len(networks) == 1 else ""
-    return head + summary_table(reports)
-
-
-def run_advice(reports: list[Report], endings: Mapping[str, str]) -> list[str]:
-    """The summary's last lines, one per network: its rows counted and, when some did not verify,
-    what can still be done. `endings[network]` says why the network's chain ends with the run
-    (`local_explorers.ends_with_run`): there `ape verify all` has nothing to read afterwards."""
-
-    by_network: dict[str, list[Report]] = {}
-    for report in reports:
-        by_network.setdefault(report.network, []).append(report)
-    lines = []
-    for network, rows in by_network.items():
-        line = rows_line(rows, network)
-        if any(not r.ok for r in rows):
-            ends = endings.get(network, "")
-            if ends:
-                line += (
-                    f". {ends}, so nothing is left for `ape verify all` to finish: fix what the rows say and run again, "
-                    "or deploy on a node that outlives the run (start `anvil`, then `ape run … --network "
-                    "ethereum:local:foundry`), where `ape verify all` finishes what is left"
-                )
-            else:
-                line += f"; `ape verify all --network {network}` finishes them"
-        lines.append(line)
-    return lines
-
-
 HEARTBEAT = 15.0  # seconds without a verification ending before a log says what it waits for
 
 
@@ -474,13 +430,11 @@ class Progress:
     def ended(self, reports: list[Report], target: str) -> None:
         self.count += 1
         self.done += reports
-        if self.tty:
-            self._print(self._counted())
-            return
         what = "; ".join(f"{r.contract} {r.outcome}" for r in reports) or "nothing to report"
         address = next((r.address for r in reports), "")
         where = f" {address[:10]}…" if address.startswith("0x") else ""
-        self._print(f"contract_verify: {self.count}/{self.total} on {self.network}:{where} {what} ({target})")
+        line = f"contract_verify: {self.count}/{self.total} on {self.network}:{where} {what} ({target})"
+        self._print(self._counted() if self.tty else line)
 
     def waiting(self, awaited: list[str]) -> None:
         if self.tty:

@@ -142,7 +142,7 @@ def _deploy(project, script: str):
     proc = ape_in_process(project, "run", script, "--network", "ethereum:local:foundry")
     pending = io.StringIO()
     with contextlib.redirect_stdout(pending):
-        after_deploy.print_summary()
+        after_deploy.HOOK.print_summary()
     reset_hook()
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     proc.stdout += pending.getvalue()

@@ -95,7 +95,7 @@ def _deploy(compiled, root, hosted: bool) -> NS:
         proc = ape_in_process(project, "run", "deploy", "--network", "ethereum:local:foundry")
         pending = io.StringIO()  # under pytest the summary is still pending: printed as `ape run` would
         with contextlib.redirect_stdout(pending):
-            after_deploy.print_summary()
+            after_deploy.HOOK.print_summary()
     finally:
         reset_hook()
     output = proc.stdout + pending.getvalue()

@@ -98,7 +98,7 @@ def _deploy(tmp_path):
         anvil.stop()
     pending = io.StringIO()  # under pytest the summary waits for the outermost context: printed here
     with contextlib.redirect_stdout(pending):
-        after_deploy.print_summary()
+        after_deploy.HOOK.print_summary()
     reset_hook()
     proc.stdout += pending.getvalue()
     return proc

@@ -66,7 +66,7 @@ def deployed(tmp_path_factory):
             # deploy hook's summary is still pending: printed here, as `ape run` would.
             pending = io.StringIO()
             with contextlib.redirect_stdout(pending):
-                after_deploy.print_summary()
+                after_deploy.HOOK.print_summary()
         finally:
             logging.getLogger("ape.contract_verify").removeHandler(warned)
             reset_hook()

@@ -53,7 +53,7 @@ def deploy(project, network: str) -> tuple[str, str, dict]:
         proc = ape_in_process(project, "run", "deploy", "--network", network)
         table, advice = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(table), contextlib.redirect_stderr(advice):
-            after_deploy.print_summary()
+            after_deploy.HOOK.print_summary()
     finally:
         reset_hook()
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]

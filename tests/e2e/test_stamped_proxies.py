@@ -74,7 +74,7 @@ def deployed(tmp_path_factory):
         proc = ape_in_process(project, "run", "deploy", "--network", "ethereum:local:foundry")
         pending, advice = io.StringIO(), io.StringIO()  # under pytest the summary is still pending
         with contextlib.redirect_stdout(pending), contextlib.redirect_stderr(advice):
-            after_deploy.print_summary()
+            after_deploy.HOOK.print_summary()
         reset_hook()
         output = proc.stdout + pending.getvalue()
         assert proc.returncode == 0, output[-4000:] + proc.stderr[-4000:]

@@ -75,7 +75,7 @@ def _deploy(compiled, root, hosted: bool) -> NS:
             io.StringIO(),
         )  # under pytest the summary is still pending: printed as `ape run` would
         with contextlib.redirect_stdout(pending), contextlib.redirect_stderr(advice):
-            after_deploy.print_summary()
+            after_deploy.HOOK.print_summary()
     finally:
         reset_hook()
     output = proc.stdout + pending.getvalue()

@@ -86,7 +86,7 @@ def deployed(tmp_path_factory):
         # Under pytest the run's outermost network context is not the last to exit: print the summary.
         pending = io.StringIO()
         with contextlib.redirect_stdout(pending):
-            after_deploy.print_summary()
+            after_deploy.HOOK.print_summary()
         reset_hook()
         assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
         proc.stdout += pending.getvalue()

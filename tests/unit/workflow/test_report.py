@@ -15,7 +15,7 @@ from ape_contract_verify.client.targets import Target
 from ape_contract_verify.derive.constructor import not_found_reason
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.workflow import after_deploy, local_explorers, status
-from ape_contract_verify.workflow.deploy_queue import Progress, run_advice
+from ape_contract_verify.workflow.deploy_queue import Progress
 from ape_contract_verify.workflow.report import Report, summary_table, tally
 from ape_contract_verify.workflow.verification import Verification
 
@@ -44,7 +44,20 @@ def test_rows_are_counted_as_they_ended():
     assert tally([]) == "nothing"
 
 
-def test_on_a_chain_that_ends_with_the_run_the_advice_is_not_verify_all():
+@pytest.fixture
+def run_advice(monkeypatch, capsys):
+    """The summary's last lines (stderr) the deploy hook prints for these rows and chain endings."""
+
+    def advice(reports, endings):
+        monkeypatch.setattr(after_deploy.HOOK, "drained", list(reports))
+        monkeypatch.setattr(after_deploy.HOOK, "endings", dict(endings))
+        after_deploy.HOOK.print_summary()
+        return capsys.readouterr().err.splitlines()
+
+    return advice
+
+
+def test_on_a_chain_that_ends_with_the_run_the_advice_is_not_verify_all(run_advice):
     groups = [
         Report("Good", A, Outcome.VERIFIED, network=NET),
         Report("Good", B, Outcome.ERROR, "no type", network=NET),
@@ -56,7 +69,7 @@ def test_on_a_chain_that_ends_with_the_run_the_advice_is_not_verify_all():
     assert "`ape verify all --network" not in line
 
 
-def test_on_a_chain_that_outlives_the_run_verify_all_finishes_them():
+def test_on_a_chain_that_outlives_the_run_verify_all_finishes_them(run_advice):
     net = "ethereum:local:foundry"
     groups = [
         Report("Good", A, Outcome.VERIFIED, target="etherscan", network=net),
