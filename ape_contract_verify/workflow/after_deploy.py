@@ -14,10 +14,11 @@ recorded in the plugin's ledger, and with `contract_verify.auto: true` verified;
 the console only with `auto: always`. When a patch could not go in (Ape changed under it), deploys
 are recorded, never verified, and the hook says why.
 
-Each network a script deploys to (each provider) has its own `RunState`: its queue and explorer
-targets with auto on (`deploy_queue.DeployQueue`), its ledger with auto off; a script may switch
-networks with `networks.parse_network_choice`. A network's state ends when the script leaves its
-last provider context, and the run ends with one summary of every network.
+Each network a script enters (each provider) has its own `deploy_queue.DeployQueue`, opened as
+the script enters it: verifying on its explorer targets with auto on, only recording in the
+ledger with auto off; a script may switch networks with `networks.parse_network_choice`. A
+network's queue is drained when the script leaves its last provider context, and the run ends
+with one summary of every network (`print_summary`).
 
 On the script's thread the hook only records each deploy and what a later recompile could change
 (the artifact Ape deployed and its compile input), which is cheap; the chain reads, compiling,

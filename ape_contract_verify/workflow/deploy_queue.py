@@ -4,8 +4,9 @@ The script comes first: at each deploy the queue does only what must be read the
 Ape deployed and the compile input it was built from, which a later recompile may change) and
 records it in the ledger. Opening the targets, the chain reads, compiling and talking to explorers
 all wait until the script leaves the network (`finish`), so none of it competes with the script
-for its interpreter or its cores. The run's summary table and its progress lines are said from
-here too (see `after_deploy`).
+for its interpreter or its cores. Its progress lines are said from here too (`Progress`); the
+run's summary is `after_deploy`'s. With auto off it has no targets: it only records, the deploys
+and what the run's walk finds.
 """
 
 from __future__ import annotations

@@ -21,6 +21,9 @@ def test_a_deploy_works_when_ape_renamed_what_the_patch_wraps(monkeypatch):
     from ethpm_types import ContractType
 
     current = _contractscache.ContractCache.cache_deployment
+    # The plugin's own patch, put in as this process imported Ape, may be inside `current`: it hands
+    # the hook each deploy once. Only the patch of the renamed method would hand it more.
+    from_the_plugin = 1 if current.__module__ == after_deploy.__name__ else 0
 
     def cache_deployment(self, instance, proxy_info=None, detect_proxy=True):  # as a later Ape might name it
         return current(self, instance, proxy_info, detect_proxy)
@@ -44,4 +47,4 @@ def test_a_deploy_works_when_ape_renamed_what_the_patch_wraps(monkeypatch):
     with networks.ethereum.local.use_provider("test") as provider:
         deployed = accounts.test_accounts[0].deploy(container)
         assert provider.get_code(deployed.address).hex().removeprefix("0x") == RUNTIME
-    assert handed == []  # the hook was handed nothing: auto-verification is off
+    assert len(handed) == from_the_plugin  # the hook was handed nothing more: auto-verification is off
