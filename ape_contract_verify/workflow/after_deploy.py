@@ -76,10 +76,10 @@ class DeployHook:
         when verification could not start: `ape verify all` does it later)."""
         if not (isinstance(address, str) and address.startswith("0x") and len(address) == 42):
             return
-        from ape_contract_verify.derive.artifacts import type_reference
-        from ape_contract_verify.evm.bytecode import to_hex
-
         try:
+            from ape_contract_verify.derive.artifacts import type_reference
+            from ape_contract_verify.evm.bytecode import to_hex
+
             mode, provider = deploy_mode(), _active_provider()
             if mode is not None and provider is not None:  # a deploy needs a provider: not here
                 txn = None if txn_hash is None else to_hex(txn_hash)
@@ -236,6 +236,7 @@ def _wrap_cache(module: ModuleType) -> None:
 
     def cache_deployment(self: object, contract_instance: ContractInstance, *args: object, **kwargs: object) -> object:
         result = original_cache(self, contract_instance, *args, **kwargs)
+        # Attributes Ape's ContractInstance sets in __init__: read, they cannot fail the deploy.
         HOOK.deployed(contract_instance.address, contract_instance.contract_type, contract_instance.txn_hash)
         return result
 
