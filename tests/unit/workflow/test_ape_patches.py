@@ -54,7 +54,8 @@ def test_the_installed_ape_is_the_one_the_patches_were_checked_against():
 
     for patch in PATCH_LIST:
         patch.check(importlib.import_module(patch.module))  # raises ApeChanged, naming what, if not
-    # Each went in (the provider context's attributes are checked as its wrapper goes in).
+    # Each goes in (the provider context's attributes are checked as its wrapper goes in).
+    after_deploy.install()  # as Ape's loading of the plugin does in every command
     assert {p.module for p in PATCH_LIST} <= after_deploy.PATCHES.applied, after_deploy.PATCHES.problems
     assert version("eth-ape").startswith("0.8.") and "0.8.25" in CHECKED_AGAINST
 
