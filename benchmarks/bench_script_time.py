@@ -48,10 +48,10 @@ _hook, _spent = after_deploy.HOOK, []
 _deployed = _hook.deployed
 
 
-def _timed(instance):  # what the plugin does on the script's thread at each deploy
+def _timed(*deploy):  # what the plugin does on the script's thread at each deploy
     started = time.perf_counter()
     try:
-        return _deployed(instance)
+        return _deployed(*deploy)
     finally:
         _spent.append(time.perf_counter() - started)
 

@@ -304,7 +304,7 @@ class _Network:
                     f"Blockscout's Pro API needs a chain id and none is known for {self.ecosystem}:{self.network}"
                 )
         flavour = entry.flavour if entry else None
-        v2_pages = etherscan_pages(self.meta, self.chain_id) if url == ETHERSCAN_V2_URL else None
+        v2_pages = etherscan_pages(self.meta, self.chain_id) if url and is_etherscan_v2(url) else None
         return Target(
             ecosystem=self.ecosystem,
             network=self.network,

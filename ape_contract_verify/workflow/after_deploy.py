@@ -1,17 +1,24 @@
 """Verification after deploy: the deploy hook, deciding at each deploy what `ape run` verifies or records.
 
-`install()` runs when Ape loads the plugin's config, in every command, and imports nothing: the
-patches of Ape's deploy path (`ape_patches`) go in when Ape imports their modules and call this
-module's `DeployHook`. Whether a deploy is verified is decided at the deploy, not from `sys.argv`:
+`install()` runs when Ape loads the plugin's config, in every command, and imports nothing: this
+module's patches of Ape's deploy path (`PATCH_LIST`, put in by `ape_patches` when Ape imports their
+modules) call its `DeployHook`. Ape 0.8 has no deploy event. Every `AccountAPI.deploy` passes its
+new instance through `ContractCache.cache_deployment`, so that method is wrapped (and
+`cache_blueprint`, and `ContractContainer.declare` for a blueprint declared through an account).
+Besides: `DeploymentManager.track`, which `publish=True` would otherwise break on a dev network;
+`PackagesCache.cache_api`, which is not safe beside the workers' dependency lookups; and the
+provider context's entry and exit, where a network's run begins and its queue is drained while its
+chain is still connected. Whether a deploy is verified is decided at the deploy, not from `sys.argv`:
 inside Ape's `run` command (found on the click context stack, however `ape run` was started) it is
 recorded in the plugin's ledger, and with `contract_verify.auto: true` verified; in `ape test` or
 the console only with `auto: always`. When a patch could not go in (Ape changed under it), deploys
 are recorded, never verified, and the hook says why.
 
-Each network a script deploys to (each provider) has its own `RunState`: its queue and explorer
-targets with auto on (`deploy_queue.DeployQueue`), its ledger with auto off; a script may switch
-networks with `networks.parse_network_choice`. A network's state ends when the script leaves its
-last provider context, and the run ends with one summary of every network.
+Each network a script enters (each provider) has its own `deploy_queue.DeployQueue`, opened as
+the script enters it: verifying on its explorer targets with auto on, only recording in the
+ledger with auto off; a script may switch networks with `networks.parse_network_choice`. A
+network's queue is drained when the script leaves its last provider context, and the run ends
+with one summary of every network (`print_summary`).
 
 On the script's thread the hook only records each deploy and what a later recompile could change
 (the artifact Ape deployed and its compile input), which is cheap; the chain reads, compiling,
@@ -22,22 +29,25 @@ script's thread, so the workers (and the embedded explorer) never use a provider
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
-from dataclasses import dataclass, field
+from types import ModuleType
 from typing import TYPE_CHECKING, Literal
 
 from ape_contract_verify.logs import get_logger
-from ape_contract_verify.workflow.ape_patches import PATCHES
+from ape_contract_verify.workflow.ape_patches import PATCHES, ApeChanged, Patch, Wrapped
 
 if TYPE_CHECKING:
-    from ape.api import ProviderAPI
-    from ape.contracts import ContractInstance
+    from ape.api import ProviderAPI, ReceiptAPI
+    from ape.api.networks import ProviderContextManager
+    from ape.api.projects import DependencyAPI
+    from ape.contracts import ContractContainer, ContractInstance
+    from ape.managers.project import DeploymentManager, PackagesCache
     from ethpm_types import ContractType
 
     from ape_contract_verify.config import ContractVerifyConfig
     from ape_contract_verify.workflow.deploy_queue import DeployQueue
-    from ape_contract_verify.workflow.ledger import Ledger
     from ape_contract_verify.workflow.report import Report
 
 logger = get_logger()
@@ -45,111 +55,64 @@ logger = get_logger()
 Mode = Literal["verify", "record"]
 
 
-@dataclass
-class RunState:
-    """One network of one run (one provider object): what the hook keeps of it until the script
-    leaves its last context."""
-
-    provider: ProviderAPI  # held, so its id() is not reused while the state lives
-    network: str  # ecosystem:network:provider
-    start_block: int | None = None  # where the network's context began: upgrades may begin there
-    queue: DeployQueue | None = None  # auto on: its verifications
-    ledger: Ledger | None = None  # auto off: where its deploys are recorded
-    recorded_after: int | None = None  # auto off: the block before the first recorded deploy
-    recorded: set[str] = field(default_factory=set)  # auto off: the addresses recorded (lower case)
-
-
 class DeployHook:
-    """What the patches of Ape call (`ape_patches.DeployHooks`): one per process, each network's
-    `RunState`, and the summary of the networks drained since the last one."""
+    """What the patches of Ape call: one per process, each network's `DeployQueue` (verifying with
+    auto on, only recording with auto off), and the summary of the networks drained since the last one."""
 
     def __init__(self) -> None:
         self.lock = threading.RLock()
-        self.runs: dict[int, RunState] = {}  # by id() of the provider
-        self.drained: list[tuple[str, str, list[Report]]] = []  # (network, target, reports) not yet summed up
-        self.endings: dict[str, str] = {}  # network -> why its chain ends with the run (deploy_queue.run_advice)
+        # each network's queue of this run, by id() of its provider (which the queue holds, so the
+        # id is not reused while it lives), until the script leaves its last context
+        self.runs: dict[int, DeployQueue] = {}
+        self.drained: list[Report] = []  # the rows of the networks not yet summed up
+        self.endings: dict[str, str] = {}  # network -> why its chain ends with the run (for print_summary's advice)
         self.warned: set[str] = set()
 
     # -- the patches' calls
 
-    def deployed(self, instance: ContractInstance) -> None:
-        from ape_contract_verify.evm.bytecode import to_hex
-
-        txn_hash = instance.txn_hash
-        self.record(str(instance.address), instance.contract_type, None if txn_hash is None else to_hex(txn_hash))
-
-    def declared(self, address: object, contract_type: ContractType, txn_hash: object = None) -> None:
+    def deployed(self, address: object, contract_type: ContractType, txn_hash: object = None) -> None:
+        """A deploy, or a blueprint declared at `address` (EIP-5202's id may be no address: then
+        nothing), of this run: queued, and recorded in the ledger (only recorded with auto off, or
+        when verification could not start: `ape verify all` does it later)."""
+        if not (isinstance(address, str) and address.startswith("0x") and len(address) == 42):
+            return
         try:
-            if isinstance(address, str) and address.startswith("0x") and len(address) == 42:  # EIP-5202: an address
-                self.record(address, contract_type, None if txn_hash is None else str(txn_hash))
-        except Exception as err:  # a declare is never undone by verification
-            logger.warning("contract_verify: could not queue the blueprint %s: %s", address, err)
+            from ape_contract_verify.derive.artifacts import type_reference
+            from ape_contract_verify.evm.bytecode import to_hex
 
-    def record(self, address: str, contract_type: ContractType, txn_hash: str | None) -> None:
-        """A deploy (or a declared blueprint) of this run: queued, or recorded in the ledger."""
-        mode = deploy_mode()
-        provider = _active_provider()
-        if mode is None or provider is None:  # a deploy needs a provider: not here
-            return
-        from ape_contract_verify.derive.artifacts import type_reference
-
-        reference = type_reference(contract_type)
-        queue = self.queue_for(provider) if mode == "verify" else None
-        if queue is not None and queue.active:
-            from ape_contract_verify.derive.ape_gate import GATE
-
-            GATE.script_thread()  # a script's own thread may deploy from another thread
-            queue.add(address, contract_type.name, txn_hash, reference)
-            return
-        # auto off, or verification could not start: the ledger lets `ape verify all` do it later
-        from ape import project
-
-        from ape_contract_verify.derive.inputs import deployed_group_input
-        from ape_contract_verify.workflow.ledger import Ledger
-
-        state = self.run_of(provider)
-        with self.lock:
-            if state.ledger is None:
-                state.ledger = Ledger.for_chain(project, provider.chain_id)
-            ledger = state.ledger
-        # The input as Ape compiled it, before any recompile, for `ape verify all` to verify from.
-        kept = deployed_group_input(reference, project) if reference else None
-        ledger.recorded(contract_type.name or address, address, state.network, reference, kept)
-        with self.lock:
-            if state.recorded_after is None:
-                state.recorded_after = _block_before(provider)
-            state.recorded.add(address.lower())
-
-    def verifies_here(self) -> bool:
-        return self.current_queue() is not None
+            mode, provider = deploy_mode(), _active_provider()
+            if mode is not None and provider is not None:  # a deploy needs a provider: not here
+                txn = None if txn_hash is None else to_hex(txn_hash)
+                self.queue_for(provider, mode).add(address, contract_type.name, txn, type_reference(contract_type))
+        except Exception as err:  # a deploy is never undone by verification
+            logger.warning("contract_verify: could not queue %s: %s", address, err)
 
     def entered(self, provider: ProviderAPI) -> None:
-        """A script may upgrade before (or without) deploying: the run's upgrades begin here."""
-        if deploy_mode() is None:
+        """The network's queue, its run beginning here: a script may upgrade, or call factories,
+        before (or without) deploying, and the run's walk finds what it did."""
+        if (mode := deploy_mode()) is None or id(provider) in self.runs:
             return
-        state = self.run_of(provider)
-        if state.start_block is None:
-            try:
-                state.start_block = provider.get_block("latest").number or 0
-            except Exception as err:
-                logger.debug("contract_verify: no start block on %s: %s", state.network, err)
+        try:
+            start_block = provider.get_block("latest").number or 0
+        except Exception as err:
+            logger.debug("contract_verify: no start block on %s: %s", _label(provider), err)
+            return
+        self.queue_for(provider, mode, start_block)
 
     def left(self, provider: ProviderAPI) -> None:
-        """Drain the network's queue (or walk its run, with no queue) while its chain is connected."""
+        """Drain the network's queue while its chain is connected."""
         with self.lock:
-            state = self.runs.pop(id(provider), None)
-        if state is None:
+            queue = self.runs.pop(id(provider), None)
+        if queue is None:
             return
-        queue = state.queue or self.without_queue(state)
-        if queue is not None:
-            from ape_contract_verify.derive.ape_gate import GATE
+        from ape_contract_verify.derive.ape_gate import GATE
 
-            with GATE.script_waits():  # the script waits here: workers may now call into Ape
-                finished = queue.finish()
-            with self.lock:
-                self.drained.extend((queue.network, target, reports) for target, reports in finished)
-                if queue.ends_with_run:
-                    self.endings[queue.network] = queue.ends_with_run
+        with GATE.script_waits():  # the script waits here: workers may now call into Ape
+            finished = queue.finish()
+        with self.lock:
+            self.drained += finished
+            if queue.ends_with_run:
+                self.endings[queue.network] = queue.ends_with_run
 
     def left_all(self, exception: BaseException | None) -> None:
         failed = self.print_summary()
@@ -173,21 +136,15 @@ class DeployHook:
 
     # -- each network's state
 
-    def run_of(self, provider: ProviderAPI) -> RunState:
+    def queue_for(self, provider: ProviderAPI, mode: Mode = "verify", start_block: int | None = None) -> DeployQueue:
         with self.lock:
-            state = self.runs.get(id(provider))
-            if state is None:
-                state = self.runs[id(provider)] = RunState(provider, _label(provider))
-            return state
-
-    def queue_for(self, provider: ProviderAPI) -> DeployQueue:
-        state = self.run_of(provider)
-        with self.lock:
-            if state.queue is None:
+            queue = self.runs.get(id(provider))
+            if queue is None:
                 from ape_contract_verify.workflow.deploy_queue import DeployQueue
 
-                state.queue = DeployQueue.open(provider, plugin_config(), state.network, start_block=state.start_block)
-            return state.queue
+                queue = DeployQueue.open(provider, plugin_config(), _label(provider), start_block, mode == "verify")
+                self.runs[id(provider)] = queue
+            return queue
 
     def current_queue(self) -> DeployQueue | None:
         """The connected network's queue when deploys are verified now (created on first use)."""
@@ -201,8 +158,7 @@ class DeployHook:
         """The connected network's queue when it verifies a deploy of `address` (`publish=True`
         then has nothing to add)."""
         with self.lock:  # id(None) is no provider's
-            state = self.runs.get(id(_active_provider()))
-        queue = state.queue if state is not None else None
+            queue = self.runs.get(id(_active_provider()))
         return queue if queue is not None and queue.active and address.lower() in queue.seen else None
 
     def verify_now(self, address: str) -> None:
@@ -215,73 +171,37 @@ class DeployHook:
             with GATE.script_waits():
                 queue.verify_now(address)
 
-    def without_queue(self, state: RunState) -> DeployQueue | None:
-        """A network with no verification queue: auto on with no deploy (what the run's calls made
-        through factories is verified and its upgrades followed, by a queue for them), or auto off
-        (what factories made, named by an event or not, and which proxies moved go in the ledger,
-        for `ape verify all`). One walk of the run serves both."""
-        from ape_contract_verify.workflow.deploy_queue import DeployQueue
-        from ape_contract_verify.workflow.run_logs import run_children, scan_logs
-
-        begin = state.start_block if state.start_block is not None else state.recorded_after
-        if begin is None or (mode := deploy_mode()) is None:
-            return None
-        provider, network = state.provider, state.network
-        try:
-            scanned = scan_logs(provider, begin, state.recorded)
-        except Exception as err:
-            logger.warning("contract_verify: could not read the run's logs on %s: %s", network, err)
-            return None
-        try:
-            made = run_children(provider, begin, scanned, state.recorded)
-        except Exception as err:
-            logger.warning("contract_verify: could not look for factory deployments: %s", err)
-            made = []
-        if mode == "verify":
-            # A run that only calls contracts: what factories made in it is verified like a deploy.
-            if not made and not scanned.events:
-                return None
-            queue = DeployQueue.open(provider, plugin_config(), network, start_block=begin)
-            if queue.active:
-                queue.scanned = (made, scanned.events)
-                return queue
-        from ape import project
-
-        from ape_contract_verify.evm.chain import ApeProviderChain
-        from ape_contract_verify.workflow.ledger import Ledger
-        from ape_contract_verify.workflow.upgrades import record_upgrades
-
-        ledger = state.ledger or Ledger.for_chain(project, provider.chain_id)
-        try:  # the deploys are recorded; children left out can still be verified by address
-            for address in made:
-                ledger.recorded(address, address, network)
-        except Exception as err:
-            logger.warning("contract_verify: could not record factory deployments: %s", err)
-        moved = record_upgrades(scanned.events, ApeProviderChain(provider), ledger, network) if scanned.events else []
-        if moved:
-            logger.info(
-                "contract_verify: %d upgraded prox%s recorded; `ape verify all` links %s again",
-                len(moved),
-                "y" if len(moved) == 1 else "ies",
-                "it" if len(moved) == 1 else "them",
-            )
-        return None
-
     # -- the run's end
 
     def print_summary(self) -> list[Report]:
-        """One table of every network drained since the last summary; returns the failed reports."""
+        """One table of every network drained since the last summary: a row per contract and target,
+        with a network column once several networks are in it (one network is named above it);
+        then, one per network, its rows counted and, when some did not verify, what can still be
+        done: on a chain that ends with the run (`endings`, `local_explorers.ends_with_run`) not
+        `ape verify all`, which would have nothing to read. Returns the failed reports."""
         with self.lock:
-            groups, self.drained = self.drained, []
+            reports, self.drained = self.drained, []
             endings, self.endings = self.endings, {}
-        if not any(reports for _, _, reports in groups):
+        if not reports:
             return []
-        from ape_contract_verify.workflow.deploy_queue import network_table, run_advice
+        from ape_contract_verify.workflow.report import rows_line, summary_table
 
-        print(network_table(groups))
-        for line in run_advice(groups, endings):  # counted, and what is left to do where a row failed
+        by_network: dict[str, list[Report]] = {}
+        for report in reports:
+            by_network.setdefault(report.network, []).append(report)
+        print((f"contract_verify: {reports[0].network}\n" if len(by_network) == 1 else "") + summary_table(reports))
+        for network, rows in by_network.items():
+            line = rows_line(rows, network)
+            if any(not r.ok for r in rows) and (ends := endings.get(network)):
+                line += (
+                    f". {ends}, so nothing is left for `ape verify all` to finish: fix what the rows say and run again, "
+                    "or deploy on a node that outlives the run (start `anvil`, then `ape run … --network "
+                    "ethereum:local:foundry`), where `ape verify all` finishes what is left"
+                )
+            elif any(not r.ok for r in rows):
+                line += f"; `ape verify all --network {network}` finishes them"
             print(line, file=sys.stderr, flush=True)
-        return [r for _, _, reports in groups for r in reports if not r.ok]
+        return [r for r in reports if not r.ok]
 
     def warn_once(self, key: str, text: str) -> None:
         with self.lock:
@@ -290,31 +210,164 @@ class DeployHook:
             self.warned.add(key)
         logger.warning(text)
 
-    def reset(self) -> None:
-        """Forget every network's state and the summary (tests that run `ape run` in one process)."""
-        with self.lock:
-            states = list(self.runs.values())
-            self.runs.clear()
-            self.drained.clear()
-            self.endings.clear()
-            self.warned.clear()
-        for state in states:
-            if state.queue is not None:
-                state.queue.close()
-        from ape_contract_verify.workflow import local_explorers
-
-        local_explorers.stop_all()
-
 
 HOOK = DeployHook()
 
 
 def install() -> None:
     """Wrap Ape's deploy path and its Solidity builds; idempotent and cheap (no import of Ape's modules)."""
+    import atexit
+
     from ape_contract_verify.workflow import ape_builds
 
-    PATCHES.install(HOOK)
-    ape_builds.install()
+    if PATCHES.installed:
+        return
+    PATCHES.install((*PATCH_LIST, ape_builds.PATCH))
+    atexit.register(HOOK.unhooked)  # says a patch that could not go in where no context exit did
+
+
+# -- the patches of Ape's deploy path, one function per module -------------------------------------
+
+
+def _wrap_cache(module: ModuleType) -> None:
+    cache = module.ContractCache
+    original_cache = cache.cache_deployment
+    original_blueprint = cache.cache_blueprint
+
+    def cache_deployment(self: object, contract_instance: ContractInstance, *args: object, **kwargs: object) -> object:
+        result = original_cache(self, contract_instance, *args, **kwargs)
+        # Attributes Ape's ContractInstance sets in __init__: read, they cannot fail the deploy.
+        HOOK.deployed(contract_instance.address, contract_instance.contract_type, contract_instance.txn_hash)
+        return result
+
+    def cache_blueprint(self: object, blueprint_id: str, contract_type: ContractType, *args: object) -> object:
+        result = original_blueprint(self, blueprint_id, contract_type, *args)
+        HOOK.deployed(blueprint_id, contract_type)
+        return result
+
+    cache.cache_deployment = cache_deployment
+    cache.cache_blueprint = cache_blueprint
+
+
+def _wrap_declare(module: ModuleType) -> None:
+    """`ContractContainer.declare(sender=account)` sends through the account and caches nothing:
+    its ERC-5202 blueprint is queued from the receipt here (the other declares pass through
+    `cache_blueprint`)."""
+    container = module.ContractContainer
+    original_declare = container.declare
+
+    def declare(self: ContractContainer, *args: object, **kwargs: object) -> ReceiptAPI:
+        through_account = hasattr(kwargs.get("sender"), "call")
+        receipt: ReceiptAPI = original_declare(self, *args, **kwargs)
+        if through_account and receipt.contract_address:
+            HOOK.deployed(receipt.contract_address, self.contract_type, receipt.txn_hash)
+        return receipt
+
+    container.declare = declare
+
+
+def _wrap_project(module: ModuleType) -> None:
+    manager = module.DeploymentManager
+    original_track = manager.track
+
+    def track(self: DeploymentManager, contract: ContractInstance, allow_dev: bool = False) -> object:
+        if self.provider.network.is_dev and HOOK.current_queue() is not None:
+            return None  # the plugin records and verifies it; Ape would raise on a dev network
+        return original_track(self, contract, allow_dev=allow_dev)
+
+    manager.track = track
+    module.PackagesCache.cache_api = _cache_api
+
+
+def _cache_api(self: PackagesCache, api: DependencyAPI) -> object:
+    """Ape rewrites a dependency's API file (unlink, then write) each time the dependency is
+    looked up, and reads it back at once. The verification workers look dependencies up beside the
+    script, so a script's `project.dependencies[name]` could read the file empty and fail the
+    deploy ("Failed to add dependency … Expecting value"). Written whole by a rename, and only when
+    it changes, a reader always finds it complete."""
+    api_file = self.get_api_path(api.package_id, api.version_id)
+    api_file.parent.mkdir(parents=True, exist_ok=True)
+    # The same excludes as Ape's, so the file reads the same.
+    text = api.model_dump_json(by_alias=True, mode="json", exclude_none=True, exclude_unset=True, exclude_defaults=True)
+    try:
+        if api_file.read_text(encoding="utf8") == text:
+            return api_file
+    except OSError:
+        pass
+    partial = api_file.with_name(f".{api_file.name}.{os.getpid()}.{threading.get_ident()}")
+    partial.write_text(text, encoding="utf8")
+    os.replace(partial, api_file)
+    return api_file
+
+
+def _wrap_networks(module: ModuleType) -> None:
+    context = module.ProviderContextManager
+    # The exit wrapper reads the context's provider (`_provider`, set in `__init__`) and the class's
+    # `provider_stack` (connection ids, the innermost last): checked before anything is wrapped.
+    if not isinstance(vars(context).get("provider_stack"), list):
+        raise ApeChanged(f"{module.__name__}.ProviderContextManager.provider_stack is not a list")
+    if "_provider" not in context.__init__.__code__.co_names:
+        raise ApeChanged(f"{module.__name__}.ProviderContextManager no longer keeps its provider in _provider")
+    original_exit = context.__exit__
+    original_enter = context.__enter__
+
+    def enter_provider(self: object, *args: object, **kwargs: object) -> ProviderAPI:
+        provider: ProviderAPI = original_enter(self, *args, **kwargs)
+        try:
+            HOOK.entered(provider)
+        except Exception as err:
+            logger.debug("contract_verify: %s", err)
+        return provider
+
+    def exit_provider(
+        self: ProviderContextManager, exception: BaseException | None, *args: object, **kwargs: object
+    ) -> object:
+        provider = None
+        try:
+            provider = self._provider
+            # Left for good unless an outer context still uses the same connection.
+            connection = provider.connection_id if provider is not None else None
+            if provider is not None and not (connection is not None and connection in self.provider_stack[:-1]):
+                HOOK.left(provider)
+        except Exception as err:
+            logger.warning("contract_verify: could not finish verification on %s: %s", provider, err)
+        result = original_exit(self, exception, *args, **kwargs)
+        if not context.provider_stack:  # the run's outermost network context
+            HOOK.left_all(exception)
+        return result
+
+    context.__exit__ = exit_provider
+    context.__enter__ = enter_provider
+
+
+PATCH_LIST: tuple[Patch, ...] = (
+    Patch(
+        "ape.managers._contractscache",
+        (
+            Wrapped("ContractCache", "cache_deployment", ("self", "contract_instance")),
+            Wrapped("ContractCache", "cache_blueprint", ("self", "blueprint_id", "contract_type")),
+        ),
+        _wrap_cache,
+    ),
+    Patch("ape.contracts.base", (Wrapped("ContractContainer", "declare", ("self", "args", "kwargs")),), _wrap_declare),
+    Patch(
+        "ape.managers.project",
+        (
+            Wrapped("DeploymentManager", "track", ("self", "contract", "allow_dev")),
+            Wrapped("PackagesCache", "cache_api", ("self", "api")),
+            Wrapped("PackagesCache", "get_api_path", ("self", "package_id", "version")),
+        ),
+        _wrap_project,
+    ),
+    Patch(
+        "ape.api.networks",
+        (
+            Wrapped("ProviderContextManager", "__enter__", ("self",)),
+            Wrapped("ProviderContextManager", "__exit__", ("self", "exception")),
+        ),
+        _wrap_networks,
+    ),
+)
 
 
 # -- when a deploy is verified ----------------------------------------------------------------
@@ -376,21 +429,6 @@ def deploy_mode() -> Mode | None:
         HOOK.unhooked()
         return "record"
     return mode
-
-
-# What the rest of the plugin and the tests call.
-current_queue = HOOK.current_queue
-verify_now = HOOK.verify_now
-print_summary = HOOK.print_summary
-reset = HOOK.reset
-
-
-def _block_before(provider: ProviderAPI) -> int:
-    """The block before this run's first recorded deploy (the deploy is in the latest)."""
-    try:
-        return max((provider.get_block("latest").number or 0) - 1, 0)
-    except Exception:
-        return 0
 
 
 def plugin_config() -> ContractVerifyConfig:

@@ -18,15 +18,10 @@ from types import ModuleType
 from typing import Any
 
 from ape_contract_verify.logs import get_logger
-from ape_contract_verify.workflow.ape_patches import PATCHES
+from ape_contract_verify.workflow.ape_patches import Patch
 
 logger = get_logger()
 MODULE = "ape_solidity.compiler"
-
-
-def install() -> None:
-    """Wrap ape-solidity's compile when Ape imports it; imports nothing now."""
-    PATCHES.when_imported(MODULE, _wrap)
 
 
 def _wrap(module: ModuleType) -> None:
@@ -35,6 +30,11 @@ def _wrap(module: ModuleType) -> None:
         logger.debug("contract_verify: %s has no compile_standard to keep builds from", MODULE)
         return
     setattr(module, "compile_standard", keeping(original))  # noqa: B010  # a module ape-solidity owns
+
+
+# Put in when Ape imports ape-solidity's compiler (`after_deploy.install`); relies on nothing checked:
+# an ape-solidity without the function is left alone, and the deploy hook is not told.
+PATCH = Patch(MODULE, (), _wrap)
 
 
 def keeping(original: Callable[..., Any]) -> Callable[..., Any]:

@@ -23,10 +23,10 @@ from ape_contract_verify.workflow import after_deploy
 
 if TYPE_CHECKING:
     from ape.types import AddressType
-    from ethpm_types import ContractType, PackageManifest
+    from ethpm_types import ABI, ContractType, PackageManifest
 
     from ape_contract_verify.client.provider import ExplorerRecord, VerificationTarget
-    from ape_contract_verify.client.targets import ClientOptions, Target
+    from ape_contract_verify.client.targets import Target
     from ape_contract_verify.config import ContractVerifyConfig
     from ape_contract_verify.workflow.report import Report
 
@@ -120,23 +120,23 @@ class ContractVerifyExplorer(ExplorerAPI):
         for target in self._targets():
             try:
                 client = self._reader(target)
-                if client is not None and (record := _source_or_none(client, address)) is not None:
-                    return record
+                record = client.contract_record(address) if client is not None else None
+            except ContractNotVerified:
+                continue
             except Exception as err:  # one line, then the next target: never a traceback in Ape
                 logger.warning("contract_verify: %s: %s", target.url or "local explorer", _one_line(err))
+                continue
+            if record is not None and record.verified:
+                return record
         return None
 
     # -- ExplorerAPI ---------------------------------------------------------------------------
 
     def get_address_url(self, address: AddressType) -> str:
-        from ape_contract_verify.client.provider import Kind
-
-        for target, base in self._pages():
-            if target is None or target.kind is Kind.ETHERSCAN:  # an Etherscan-style explorer's pages
-                return f"{base}/address/{address}"
-            if url := target.contract_url(str(address)):  # Sourcify's repo: <repo>/<chainId>/<address>
-                return url
-        return ""
+        for target in self._targets():  # the local network's explorer runs in process: it has no pages
+            if not target.is_local and (url := target.contract_url(str(address))):
+                return url  # an explorer's page, or Sourcify's repo: <repo>/<chainId>/<address>
+        return self._etherscan_link(f"address/{address}")
 
     def get_transaction_url(self, transaction_hash: str | bytes) -> str:
         if isinstance(transaction_hash, (bytes, bytearray)):  # HexBytes' .hex() has no 0x since 1.0
@@ -144,35 +144,47 @@ class ContractVerifyExplorer(ExplorerAPI):
         from ape_contract_verify.client.provider import Kind
 
         # Sourcify shows contracts only: the first target with transaction pages.
-        pages = (base for target, base in self._pages() if target is None or target.kind is Kind.ETHERSCAN)
-        return next((f"{base}/tx/{transaction_hash}" for base in pages), "")
-
-    def _pages(self) -> Iterator[tuple[Target | None, str]]:
-        """(target, pages base URL) of each target with browser pages, in target order (the local
-        network's explorer runs in process: it has none), then (None, Etherscan's pages) on
-        Etherscan's chains: links need no key, though verifying there does."""
         for target in self._targets():
-            if not target.is_local and (browser := _browser(target)):
-                yield target, browser.rstrip("/")
-        if etherscan := _etherscan_pages(self._chain_id()):
-            yield None, etherscan
+            if not target.is_local and target.browser_url and target.kind is Kind.ETHERSCAN:
+                return f"{target.browser_url.rstrip('/')}/tx/{transaction_hash}"
+        return self._etherscan_link(f"tx/{transaction_hash}")
+
+    def _etherscan_link(self, path: str) -> str:
+        """Etherscan's page on a chain Etherscan V2 serves: links need no key, though verifying there does."""
+        from ape_contract_verify.client.known import ETHERSCAN_V2_CHAINS, chain_meta, etherscan_pages
+
+        chain_id = self._chain_id()
+        pages = etherscan_pages(chain_meta("", "", chain_id), chain_id) if chain_id in ETHERSCAN_V2_CHAINS else None
+        return f"{pages}/{path}" if pages else ""
 
     def get_contract_type(self, address: AddressType) -> ContractType | None:
         """The verified type at `address`; for a proxy Ape did not recognise, its implementation's."""
 
         address = checksum(str(address))
 
-        after_deploy.verify_now(address)  # a deploy of this run the hook holds: verified first
+        after_deploy.HOOK.verify_now(address)  # a deploy of this run the hook holds: verified first
         own = self._verified_type(address)
         if (target := self._ape_proxy_target(address)) is not None:
             # Ape asks for the implementation itself and appends the proxy's ABI to it, unfiltered;
             # an explorer that serves the implementation's source for a proxy (a clone's similar
             # match) would give every function twice. So: only what the implementation lacks.
-            implementation = self.chain_manager.contracts.contract_types[target] or self._verified_type(target)
-            return _without(own, implementation)
+            behind = self.chain_manager.contracts.contract_types[target] or self._verified_type(target)
+            if own is None or behind is None:
+                return own
+            from ethpm_types.contract_type import ABIList
+
+            kept = own.model_copy(deep=True)
+            # An ABIList, as the field is declared: a plain list is not validated on assignment, and
+            # Ape warns when it serialises one (caching the type).
+            kept.abi = ABIList(_lacking(kept, behind))
+            return kept
         implementation = self._implementation(address)
         found = self._verified_type(implementation) if implementation is not None else None
-        return own if found is None else _with_extras(found, own)
+        if found is None or own is None:
+            return own if found is None else found
+        merged = found.model_copy(deep=True)  # the implementation's, plus what of the proxy's own it lacks
+        merged.abi.extend(abi for abi in _lacking(own, merged) if abi.type in ("function", "event", "error"))
+        return merged
 
     def _verified_type(self, address: str) -> ContractType | None:
         record = self._first_verified(address)
@@ -213,6 +225,7 @@ class ContractVerifyExplorer(ExplorerAPI):
         import click
         from ape import project
 
+        from ape_contract_verify.derive.ape_gate import GATE
         from ape_contract_verify.evm.chain import ApeProviderChain
         from ape_contract_verify.workflow.plan import Options
         from ape_contract_verify.workflow.report import summary_table
@@ -222,22 +235,19 @@ class ContractVerifyExplorer(ExplorerAPI):
         if after_deploy.HOOK.holding(address) is not None:
             logger.info("contract_verify: %s is verified by the deploy hook (contract_verify.auto)", address)
             return []
-        cfg = self._cfg
         label = f"{self.network.ecosystem.name}:{self.network.name}"
         targets = self._targets()
         if not targets:
             raise ContractVerifyError(
                 f"No explorer for {label}: set contract_verify.explorers.{label.replace(':', '.')}.url"
             )
-        options = Options.from_config(cfg)
         # The targets side by side on one derivation, and the process's embedded explorer: the one
         # `Contract(address)` and the links read from.
-        client_options: ClientOptions = {"max_retries": min(cfg.max_retries, 1)}
-        from ape_contract_verify.derive.ape_gate import GATE
-
-        # The script's thread waits for this run's workers: they may use Ape's managers meanwhile.
-        run = VerificationRun(project, options, client_options=client_options)
-        with GATE.script_waits():
+        cfg = self._cfg
+        run = VerificationRun(
+            project, Options.from_config(cfg), client_options={"max_retries": min(cfg.max_retries, 1)}
+        )
+        with GATE.script_waits():  # the script waits for this run's workers: they may use Ape's managers
             run.add_network(label, targets, self.provider, ApeProviderChain(self.provider))
             reports = run.verify([Item(label, address, deployed_type=_deployed_type(address))])
         click.echo(summary_table(reports, styled=sys.stdout.isatty()))
@@ -264,15 +274,6 @@ def _deployed_type(address: str) -> str | None:
 
 
 # -- records to ethpm types ---------------------------------------------------------------------
-
-
-def _source_or_none(client: VerificationTarget, address: str) -> ExplorerRecord | None:
-
-    try:
-        record = client.contract_record(address)
-    except ContractNotVerified:
-        return None
-    return record if record.verified else None
 
 
 def _names(record: ExplorerRecord) -> tuple[str, str]:
@@ -323,48 +324,12 @@ def _manifest_version(record: ExplorerRecord) -> str:
         return record.compiler  # no version: as the explorer holds it (a record is read, not checked)
 
 
-def _with_extras(implementation: ContractType, own: ContractType | None) -> ContractType:
-    """The implementation's type plus the proxy's own functions, events and errors it lacks."""
-    if own is None:
-        return implementation
-    merged = implementation.model_copy(deep=True)
-    have = {abi.signature for abi in merged.abi if hasattr(abi, "signature")}
-    merged.abi.extend(
-        abi for abi in own.abi if abi.type in ("function", "event", "error") and abi.signature not in have
-    )
-    return merged
-
-
-def _without(own: ContractType | None, implementation: ContractType | None) -> ContractType | None:
-    from ethpm_types.contract_type import ABIList
-
-    if own is None or implementation is None:
-        return own
-    have = {abi.signature for abi in implementation.abi if hasattr(abi, "signature")}
-    kept = own.model_copy(deep=True)
-    # An ABIList, as the field is declared: a plain list is not validated on assignment, and Ape
-    # warns when it serialises one (caching the type).
-    kept.abi = ABIList(abi for abi in kept.abi if not hasattr(abi, "signature") or abi.signature not in have)
-    return kept
-
-
-def _browser(target: Target) -> str | None:
-    if target.browser_url:
-        return target.browser_url
-    from ape_contract_verify.client.known import is_etherscan_v2
-
-    return _etherscan_pages(target.chain_id) if target.url and is_etherscan_v2(target.url) else None
-
-
-def _etherscan_pages(chain_id: int | None) -> str | None:
-    """Etherscan's pages for a chain Etherscan V2 serves (links need no key)."""
-    from ape_contract_verify.client.known import ETHERSCAN_V2_CHAINS, chain_meta, etherscan_pages
-
-    return etherscan_pages(chain_meta("", "", chain_id), chain_id) if chain_id in ETHERSCAN_V2_CHAINS else None
+def _lacking(own: ContractType, other: ContractType) -> list[ABI]:
+    """`own`'s ABI entries that `other` lacks, by signature (one without a signature is kept)."""
+    have = {abi.signature for abi in other.abi if hasattr(abi, "signature")}
+    return [abi for abi in own.abi if not hasattr(abi, "signature") or abi.signature not in have]
 
 
 def _one_line(err: BaseException) -> str:
-    from ape_contract_verify.protocol.secrets import redact
-
-    text = " ".join(str(err).split()) or type(err).__name__
-    return redact(text[:300])
+    """The error on one line, cut (the plugin's logger redacts keys from it)."""
+    return (" ".join(str(err).split()) or type(err).__name__)[:300]

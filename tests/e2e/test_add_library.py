@@ -137,12 +137,13 @@ def _deploy(project, script: str):
     """`ape run SCRIPT` in this process. Under pytest the run's outermost network context is not
     the last one to exit, so the deploy hook's summary is still pending: printed here, as `ape run` would."""
     from ape_contract_verify.workflow import after_deploy
+    from support.e2e import reset_hook
 
     proc = ape_in_process(project, "run", script, "--network", "ethereum:local:foundry")
     pending = io.StringIO()
     with contextlib.redirect_stdout(pending):
-        after_deploy.print_summary()
-    after_deploy.reset()
+        after_deploy.HOOK.print_summary()
+    reset_hook()
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     proc.stdout += pending.getvalue()
     return proc

@@ -58,7 +58,7 @@ def test_a_deploy_in_ape_test_is_not_verified(accounts, project):
     box = accounts[0].deploy(project.Box)
     assert box.address
     assert after_deploy.deploy_mode() is None
-    assert after_deploy.current_queue() is None
+    assert after_deploy.HOOK.current_queue() is None
     assert after_deploy.HOOK.runs == {}
 """
 
@@ -177,8 +177,8 @@ def test_auto_off_records_what_ape_run_deploys_and_verify_all_verifies_it(compil
     ledger records both deployments; a Box deployed outside Ape is known only from the
     `deployments:` section. `ape verify all`, in a fresh `ape` process (no memory of the run),
     verifies all three; an unreadable ledger is a warning, not "no recorded deployments"."""
-    from ape_contract_verify.workflow import after_deploy
     from ape_contract_verify.workflow.ledger import Ledger
+    from support.e2e import reset_hook
 
     anvil = Anvil()
     try:
@@ -186,7 +186,7 @@ def test_auto_off_records_what_ape_run_deploys_and_verify_all_verifies_it(compil
         (project / "scripts" / "deploy_two.py").write_text(DEPLOY_TWO)
         configure(project, foundry={"host": anvil.url}, contract_verify={"auto": False, "poll_interval": 0.5})
         proc = ape_in_process(project, "run", "deploy_two", "--network", "ethereum:local:foundry")
-        after_deploy.reset()
+        reset_hook()
         assert proc.returncode == 0, proc.stdout + proc.stderr
         deployed = dict(re.findall(r"^DEPLOYED (\w+) (0x[0-9a-fA-F]{40})$", proc.stdout, re.M))
         assert set(deployed) == {"Box", "LegacyStore"}, proc.stdout

@@ -70,6 +70,7 @@ def _deploy(compiled, root, hosted: bool) -> NS:
     from ape_contract_verify.evm.chain import JsonRpcChain
     from ape_contract_verify.server.runner import start_embedded
     from ape_contract_verify.workflow import after_deploy
+    from support.e2e import reset_hook
 
     project = shutil.copytree(compiled.path, root / "project")
     anvil = Anvil()
@@ -94,9 +95,9 @@ def _deploy(compiled, root, hosted: bool) -> NS:
         proc = ape_in_process(project, "run", "deploy", "--network", "ethereum:local:foundry")
         pending = io.StringIO()  # under pytest the summary is still pending: printed as `ape run` would
         with contextlib.redirect_stdout(pending):
-            after_deploy.print_summary()
+            after_deploy.HOOK.print_summary()
     finally:
-        after_deploy.reset()
+        reset_hook()
     output = proc.stdout + pending.getvalue()
     assert proc.returncode == 0, output[-4000:] + proc.stderr[-4000:]
     return NS(

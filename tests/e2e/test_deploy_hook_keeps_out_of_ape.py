@@ -82,6 +82,7 @@ def _deploy(tmp_path):
     from ape import config
 
     from ape_contract_verify.workflow import after_deploy
+    from support.e2e import reset_hook
 
     os.environ.setdefault("SOLCX_BINARY_PATH", str(REPO / ".solcx"))
     project = shutil.copytree(REPO / "tests" / "data" / "first_use_project", tmp_path / "project")
@@ -97,8 +98,8 @@ def _deploy(tmp_path):
         anvil.stop()
     pending = io.StringIO()  # under pytest the summary waits for the outermost context: printed here
     with contextlib.redirect_stdout(pending):
-        after_deploy.print_summary()
-    after_deploy.reset()
+        after_deploy.HOOK.print_summary()
+    reset_hook()
     proc.stdout += pending.getvalue()
     return proc
 

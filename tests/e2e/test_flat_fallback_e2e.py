@@ -37,6 +37,7 @@ def deployed(tmp_path_factory):
     from ape_contract_verify.evm.chain import JsonRpcChain
     from ape_contract_verify.server.runner import start_embedded
     from ape_contract_verify.workflow import after_deploy
+    from support.e2e import reset_hook
 
     solc_path = os.environ.get("SOLCX_BINARY_PATH")
     os.environ.setdefault("SOLCX_BINARY_PATH", str(REPO / ".solcx"))  # in-process compiles, as `make` sets it
@@ -65,10 +66,10 @@ def deployed(tmp_path_factory):
             # deploy hook's summary is still pending: printed here, as `ape run` would.
             pending = io.StringIO()
             with contextlib.redirect_stdout(pending):
-                after_deploy.print_summary()
+                after_deploy.HOOK.print_summary()
         finally:
             logging.getLogger("ape.contract_verify").removeHandler(warned)
-            after_deploy.reset()
+            reset_hook()
         assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
         output = proc.stdout + pending.getvalue()
         addresses = dict(DEPLOYED.findall(output))

@@ -47,14 +47,15 @@ def deploy(project, network: str) -> tuple[str, str, dict]:
     the advice, what the script deployed). Under pytest the summary is still pending when the
     command returns: it is printed here as `ape run` prints it."""
     from ape_contract_verify.workflow import after_deploy
+    from support.e2e import reset_hook
 
     try:
         proc = ape_in_process(project, "run", "deploy", "--network", network)
         table, advice = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(table), contextlib.redirect_stderr(advice):
-            after_deploy.print_summary()
+            after_deploy.HOOK.print_summary()
     finally:
-        after_deploy.reset()
+        reset_hook()
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return proc.stdout + table.getvalue(), proc.stderr + advice.getvalue(), dict(MADE.findall(proc.stdout))
 

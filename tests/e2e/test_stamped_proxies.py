@@ -43,6 +43,7 @@ def deployed(tmp_path_factory):
     from ape_contract_verify.evm.chain import JsonRpcChain
     from ape_contract_verify.server.runner import start_embedded
     from ape_contract_verify.workflow import after_deploy
+    from support.e2e import reset_hook
 
     solc_path = os.environ.get("SOLCX_BINARY_PATH")
     os.environ.setdefault("SOLCX_BINARY_PATH", str(REPO / ".solcx"))  # in-process compiles, as `make` sets it
@@ -73,8 +74,8 @@ def deployed(tmp_path_factory):
         proc = ape_in_process(project, "run", "deploy", "--network", "ethereum:local:foundry")
         pending, advice = io.StringIO(), io.StringIO()  # under pytest the summary is still pending
         with contextlib.redirect_stdout(pending), contextlib.redirect_stderr(advice):
-            after_deploy.print_summary()
-        after_deploy.reset()
+            after_deploy.HOOK.print_summary()
+        reset_hook()
         output = proc.stdout + pending.getvalue()
         assert proc.returncode == 0, output[-4000:] + proc.stderr[-4000:]
         yield {
@@ -85,7 +86,7 @@ def deployed(tmp_path_factory):
             "node": node,
         }
     finally:
-        after_deploy.reset()
+        reset_hook()
         explorer.stop()
         node.stop()
         anvil.stop()

@@ -57,6 +57,7 @@ def _explorer(anvil):
 def deployed(tmp_path_factory):
     """(project, anvil, explorer, {name: address}, the deploy's output): deployed and verified once."""
     from ape_contract_verify.workflow import after_deploy
+    from support.e2e import reset_hook
 
     solidity = _solidity()
     kept = dict(solidity._libraries)  # other modules' projects must not see ours, nor we theirs
@@ -85,8 +86,8 @@ def deployed(tmp_path_factory):
         # Under pytest the run's outermost network context is not the last to exit: print the summary.
         pending = io.StringIO()
         with contextlib.redirect_stdout(pending):
-            after_deploy.print_summary()
-        after_deploy.reset()
+            after_deploy.HOOK.print_summary()
+        reset_hook()
         assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
         proc.stdout += pending.getvalue()
         addresses = dict(DEPLOYED.findall(proc.stdout))

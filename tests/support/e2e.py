@@ -26,6 +26,23 @@ ROW = re.compile(
 DEPLOYED = re.compile(r"^(\w+)\s+(0x[0-9a-fA-F]{40})$", re.M)
 
 
+def reset_hook() -> None:
+    """Forget the deploy hook's networks, summary and warnings, and stop the embedded explorers:
+    what a test running `ape run` in this process leaves behind for the next one."""
+    from ape_contract_verify.workflow import after_deploy, local_explorers
+
+    hook = after_deploy.HOOK
+    with hook.lock:
+        queues = list(hook.runs.values())
+        hook.runs.clear()
+        hook.drained.clear()
+        hook.endings.clear()
+        hook.warned.clear()
+    for queue in queues:
+        queue.close()
+    local_explorers.stop_all()
+
+
 def summary(output: str) -> dict:
     return {m.group(1).strip(): (m.group(2), m.group(3), m.group(4).strip()) for m in ROW.finditer(output)}
 

@@ -101,11 +101,11 @@ def test_wrappers_go_in_when_ape_imports_the_module_and_failures_are_said_once(
         original = module.ContractCache.cache_deployment
         module.ContractCache.cache_deployment = lambda self, i: calls.append(i) or original(self, i)
 
-    from ape_contract_verify.workflow.ape_patches import PATCHES
+    from ape_contract_verify.workflow.ape_patches import PATCHES, Patch
 
     assert "fake_ape_module_for_hook" not in sys.modules
     name = "fake_ape_module_for_hook"
-    PATCHES.when_imported(name, lambda module: PATCHES.apply(name, patch, module))
+    PATCHES.when_imported(name, lambda module: PATCHES.apply(Patch(name, (), patch), module))
     import fake_ape_module_for_hook as fake  # noqa: E402
 
     try:
@@ -117,7 +117,7 @@ def test_wrappers_go_in_when_ape_imports_the_module_and_failures_are_said_once(
         PATCHES.applied.discard("fake_ape_module_for_hook")
 
     # A module whose class Ape renamed: the reason is kept, and said once when auto mode wants it.
-    PATCHES.apply("ape.managers._contractscache", lambda module: module.ContractCache, types.ModuleType("x"))
+    PATCHES.apply(Patch("ape.managers._contractscache", (), lambda module: module.ContractCache), types.ModuleType("x"))
     assert PATCHES.problems and "AttributeError" in PATCHES.problems[0]
     monkeypatch.setattr(hook_state, "plugin_config", lambda: types.SimpleNamespace(auto=True))
     monkeypatch.setattr(hook_state, "in_ape_run", lambda: True)
@@ -127,20 +127,26 @@ def test_wrappers_go_in_when_ape_imports_the_module_and_failures_are_said_once(
     assert len(warnings) == 1 and "could not hook Ape" in warnings[0] and "ContractCache" in warnings[0], warnings
 
 
-def test_summary_names_each_network():
+def test_summary_names_each_network(monkeypatch, capsys):
     from ape_contract_verify.protocol.answers import Outcome
-    from ape_contract_verify.workflow.deploy_queue import network_table
+    from ape_contract_verify.workflow import after_deploy
     from ape_contract_verify.workflow.verification import Report
 
+    def network_table(reports):
+        """The summary the hook prints of these rows (its advice goes to stderr)."""
+        monkeypatch.setattr(after_deploy.HOOK, "drained", list(reports))
+        after_deploy.HOOK.print_summary()
+        return capsys.readouterr().out
+
     box = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
-    one = network_table([("ethereum:local:foundry", "etherscan", [Report("Box", box, Outcome.VERIFIED)])])
+    one = network_table([Report("Box", box, Outcome.VERIFIED, target="etherscan", network="ethereum:local:foundry")])
     assert one.splitlines()[0] == "contract_verify: ethereum:local:foundry" and "Box" in one
     assert one.splitlines()[1].split()[:4] == ["contract", "address", "outcome", "target"]
     assert one.splitlines()[2].split()[2:4] == ["verified", "etherscan"]
     two = network_table(
         [
-            ("ethereum:local:foundry", "etherscan", [Report("Box", box, Outcome.VERIFIED)]),
-            ("ethereum:second:node", "etherscan", [Report("Box", box, Outcome.FAILED, "bytecode differs")]),
+            Report("Box", box, Outcome.VERIFIED, target="etherscan", network="ethereum:local:foundry"),
+            Report("Box", box, Outcome.FAILED, "bytecode differs", target="etherscan", network="ethereum:second:node"),
         ]
     )
     rows = NETWORK_ROW.findall(two)

@@ -123,15 +123,14 @@ def test_a_verified_record_is_ape_s_manifest_with_the_compiler_as_manifests_name
     from types import SimpleNamespace
 
     from ape_contract_verify.client.provider import ExplorerRecord
-    from ape_contract_verify.workflow import ape_explorer
 
     abi = [{"type": "function", "name": "x", "inputs": [], "outputs": [], "stateMutability": "view"}]
     record = ExplorerRecord(
         ADDRESS, True, "Box", compiler, language, abi, {"Box.sol": "contract Box {}"}, {"optimizer": {}}
     )
-    monkeypatch.setattr(ape_explorer, "_source_or_none", lambda client, address: record)
+    client = SimpleNamespace(contract_record=lambda address: record)
     monkeypatch.setattr(ContractVerifyExplorer, "_targets", lambda self: [SimpleNamespace(url="u")])
-    monkeypatch.setattr(ContractVerifyExplorer, "_reader", lambda self, target: object())
+    monkeypatch.setattr(ContractVerifyExplorer, "_reader", lambda self, target: client)
     manifest = _explorer("ethereum", "sepolia").get_manifest(ADDRESS)
     assert manifest is not None and len(manifest.compilers) == 1
     assert (manifest.compilers[0].name, manifest.compilers[0].version) == (language, version)

@@ -10,39 +10,24 @@ import types
 import pytest
 
 from ape_contract_verify.workflow import after_deploy
-from ape_contract_verify.workflow.ape_patches import CHECKED_AGAINST, PATCH_LIST, ApeChanged, ApePatches
+from ape_contract_verify.workflow.after_deploy import PATCH_LIST
+from ape_contract_verify.workflow.ape_patches import CHECKED_AGAINST, ApeChanged, ApePatches
 
 pytestmark = pytest.mark.unit
 
 CACHE = next(p for p in PATCH_LIST if p.module == "ape.managers._contractscache")
+# A deployed instance, as far as the wrapper reads it.
+BOX = types.SimpleNamespace(address="0x5FbDB2315678afecb367f032d93F642f64180aa3", contract_type=None, txn_hash=None)
 
 
 class Hooks:
-    """The deploy hook's side, counting what the patches hand it."""
+    """The deploy hook's side (`after_deploy.HOOK`), counting the deploys the patches hand it."""
 
     def __init__(self):
-        self.deployed_instances, self.declared_ids, self.unhooked_calls = [], [], 0
+        self.deployed_addresses = []
 
-    def deployed(self, instance):
-        self.deployed_instances.append(instance)
-
-    def declared(self, address, contract_type, txn_hash=None):
-        self.declared_ids.append(address)
-
-    def verifies_here(self):
-        return True
-
-    def entered(self, provider):
-        pass
-
-    def left(self, provider):
-        pass
-
-    def left_all(self, exception):
-        pass
-
-    def unhooked(self):
-        self.unhooked_calls += 1
+    def deployed(self, address, contract_type, txn_hash=None):
+        self.deployed_addresses.append(address)
 
 
 def _cache_module(source):
@@ -69,15 +54,19 @@ def test_the_installed_ape_is_the_one_the_patches_were_checked_against():
 
     for patch in PATCH_LIST:
         patch.check(importlib.import_module(patch.module))  # raises ApeChanged, naming what, if not
+    # Each goes in (the provider context's attributes are checked as its wrapper goes in).
+    after_deploy.install()  # as Ape's loading of the plugin does in every command
+    assert {p.module for p in PATCH_LIST} <= after_deploy.PATCHES.applied, after_deploy.PATCHES.problems
     assert version("eth-ape").startswith("0.8.") and "0.8.25" in CHECKED_AGAINST
 
 
-def test_a_module_as_checked_is_wrapped_and_the_deploy_reaches_the_hook():
+def test_a_module_as_checked_is_wrapped_and_the_deploy_reaches_the_hook(monkeypatch):
     module, hooks, patches = _cache_module(AS_CHECKED), Hooks(), ApePatches()
-    patches.apply_patch(CACHE, module, hooks)
-    box = types.SimpleNamespace(address="0x5FbDB2315678afecb367f032d93F642f64180aa3")
+    monkeypatch.setattr(after_deploy, "HOOK", hooks)
+    patches.apply(CACHE, module)
+    box = BOX
     assert module.ContractCache().cache_deployment(box) == "cached " + box.address
-    assert hooks.deployed_instances == [box] and patches.applied == {CACHE.module} and not patches.problems
+    assert hooks.deployed_addresses == [box.address] and patches.applied == {CACHE.module} and not patches.problems
 
 
 @pytest.mark.parametrize(
@@ -90,20 +79,22 @@ def test_a_module_as_checked_is_wrapped_and_the_deploy_reaches_the_hook():
 )
 def test_when_ape_changes_the_module_is_left_alone_and_the_run_says_so(source, said, monkeypatch, caplog):
     module, hooks, patches = _cache_module(source), Hooks(), ApePatches()
+    monkeypatch.setattr(after_deploy, "HOOK", hooks)
     before = dict(vars(module.ContractCache))
-    patches.apply_patch(CACHE, module, hooks)
+    patches.apply(CACHE, module)
 
     # Nothing of the module changed (not even the attribute that was still as checked), and a deploy works.
     assert dict(vars(module.ContractCache)) == before and patches.applied == set()
-    box = types.SimpleNamespace(address="0x5FbDB2315678afecb367f032d93F642f64180aa3")
+    box = BOX
     assert module.ContractCache().cache_deployment(box) == "cached " + box.address
-    assert hooks.deployed_instances == []
+    assert hooks.deployed_addresses == []
     [problem] = patches.problems
     assert problem.startswith("ape.managers._contractscache: fake_contractscache.") and said in problem, problem
     if source is RENAMED:
         assert "not (self, contract_instance, ...)" in problem and CHECKED_AGAINST in problem
 
     # The hook: a deploy that would be verified is recorded instead, and the run says why, once.
+    monkeypatch.undo()  # the real hook again
     monkeypatch.setattr(after_deploy, "PATCHES", patches)
     monkeypatch.setattr(after_deploy.HOOK, "warned", set())
     monkeypatch.setattr(after_deploy, "plugin_config", lambda: types.SimpleNamespace(auto=True))
@@ -139,10 +130,11 @@ def test_a_check_names_a_missing_class_and_an_attribute_that_is_not_a_list():
         "    def __enter__(self, *args, **kwargs):\n        pass\n"
         "    def __exit__(self, exception, *args, **kwargs):\n        pass\n"
     )
+    networks.check(module)  # its methods are as Ape 0.8 has them; the wrapper checks the attributes
     with pytest.raises(ApeChanged, match="provider_stack is not a list"):
-        networks.check(module)
+        networks.apply(module)
     module.ProviderContextManager.provider_stack = []
-    networks.check(module)  # as Ape 0.8 has it
+    networks.apply(module)  # as Ape 0.8 has it
 
 
 class SharedLoader(importlib.abc.Loader):

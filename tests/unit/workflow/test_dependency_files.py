@@ -36,7 +36,7 @@ def _api(version: str, name: str = "lib"):
 def test_the_plugins_writer_is_the_one_ape_uses(cache):
     from ape.managers.project import PackagesCache
 
-    assert PackagesCache.cache_api.__module__ == "ape_contract_verify.workflow.ape_patches"
+    assert PackagesCache.cache_api.__module__ == "ape_contract_verify.workflow.after_deploy"
 
 
 def test_a_reader_never_finds_the_file_empty_or_partial_while_it_is_rewritten(cache):

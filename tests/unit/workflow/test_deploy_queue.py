@@ -12,7 +12,7 @@ import pytest
 
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.workflow import deploy_queue, upgrades
-from ape_contract_verify.workflow.deploy_queue import DeployQueue, Targets
+from ape_contract_verify.workflow.deploy_queue import DeployQueue
 from ape_contract_verify.workflow.ledger import Ledger
 from ape_contract_verify.workflow.report import Report
 
@@ -65,7 +65,7 @@ class Run:
         self.opened = True
         for v in self.verifications:
             v.target = SimpleNamespace(name=v.target_name, url=v.target.url, label=f"{v.target_name} label")
-        return Targets(self.verifications)
+        return self.verifications
 
 
 def make_queue(tmp_path, verifications, children=()):
@@ -84,6 +84,14 @@ def make_queue(tmp_path, verifications, children=()):
     return queue
 
 
+def by_target(reports):
+    """The rows `finish` gave, by target name, in their order."""
+    found = {}
+    for report in reports:
+        found.setdefault(report.target, []).append(report)
+    return found
+
+
 def verified(name):
     return lambda address: [Report("Box" if address == BOX else "Child", address, Outcome.VERIFIED, target=name)]
 
@@ -96,7 +104,7 @@ def test_each_address_is_verified_once_on_every_target_on_the_workers(tmp_path):
     queue = make_queue(tmp_path, [etherscan, sourcify])
     queue.add(BOX.lower(), "Box", None)
     queue.add(BOX, "Box", None)  # the same deploy seen again: not queued again
-    results = dict(queue.finish())
+    results = by_target(queue.finish())
     assert [r.outcome for r in results["etherscan"]] == [Outcome.VERIFIED] == [r.outcome for r in results["sourcify"]]
     assert len(etherscan.calls) == len(sourcify.calls) == 1
     assert etherscan.calls[0][0].startswith("verify") and etherscan.calls[0][1] == BOX  # checksummed, on a worker
@@ -117,7 +125,7 @@ def test_a_verification_that_raises_is_a_row_and_the_ledger_keeps_the_worst_endi
     assert queue.prepared == [(threading.current_thread().name, BOX, "contracts/Box.sol:Box")]
     assert not queue.run.opened and not etherscan.calls and queue.chain.read == []
     assert queue.ledger.entries()[0]["status"] == "pending"
-    results = dict(queue.finish())
+    results = by_target(queue.finish())
     assert queue.run.opened and not queue.active  # the queue closed once finished
     assert [r.target_label for r in results["etherscan"]] == ["etherscan label"]
     (row,) = results["blockscout"]
@@ -132,7 +140,7 @@ def test_factory_children_found_by_the_walk_are_queued_by_address(tmp_path):
     target = verification("etherscan", verified("etherscan"))
     queue = make_queue(tmp_path, [target], children=[CHILD.lower()])
     queue.add(BOX, "Box", None)
-    results = dict(queue.finish())
+    results = by_target(queue.finish())
     assert [r.address for r in results["etherscan"]] == [BOX, CHILD]  # in submission order
     assert [c[1] for c in target.calls] == [BOX, CHILD]
     assert [(e["contract"], e["address"]) for e in queue.ledger.entries()] == [("Box", BOX), ("Child", CHILD)]
@@ -146,7 +154,7 @@ def test_a_worker_that_cannot_finish_is_said_with_its_name_and_address(tmp_path,
 
     monkeypatch.setattr(DeployQueue, "_verify", broken)
     queue.add(BOX, "Box", None)
-    (row,) = dict(queue.finish())["etherscan"]
+    (row,) = by_target(queue.finish())["etherscan"]
     assert (row.contract, row.address, row.outcome) == ("Box", BOX, Outcome.ERROR)
     assert row.reason == "not finished: worker stopped" and row.target == "etherscan"
 
@@ -161,7 +169,7 @@ def test_following_the_run_s_upgrades_that_fails_is_a_warning_and_the_rows_stand
     monkeypatch.setattr(upgrades, "follow", follow)
     queue.add(BOX, "Box", None)
     with caplog.at_level(logging.WARNING):
-        results = dict(queue.finish())
+        results = by_target(queue.finish())
     assert results["etherscan"][0].ok
     assert f"could not follow the run's upgrades on {NET}: node gone" in caplog.text
 
@@ -184,6 +192,6 @@ def test_the_script_asking_about_a_deploy_has_it_verified_now_and_the_rest_waits
     queue.verify_now(CHILD)  # Ape's explorer asked about it: verified before verify_now returns
     assert [c[1] for c in target.calls] == [CHILD] and [p.address for p in queue.pending] == [BOX]
     queue.verify_now(CHILD)  # already done: nothing more
-    results = dict(queue.finish())
+    results = by_target(queue.finish())
     assert [c[1] for c in target.calls] == [CHILD, BOX]
     assert sorted(r.address for r in results["etherscan"]) == sorted([BOX, CHILD])

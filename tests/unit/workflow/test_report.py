@@ -15,8 +15,8 @@ from ape_contract_verify.client.targets import Target
 from ape_contract_verify.derive.constructor import not_found_reason
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
-from ape_contract_verify.workflow import local_explorers, status
-from ape_contract_verify.workflow.deploy_queue import Progress, network_table, run_advice
+from ape_contract_verify.workflow import after_deploy, local_explorers, status
+from ape_contract_verify.workflow.deploy_queue import Progress
 from ape_contract_verify.workflow.plan import Derivations
 from ape_contract_verify.workflow.report import Report, summary_table, tally
 from ape_contract_verify.workflow.verification import Verification
@@ -46,8 +46,24 @@ def test_rows_are_counted_as_they_ended():
     assert tally([]) == "nothing"
 
 
-def test_on_a_chain_that_ends_with_the_run_the_advice_is_not_verify_all():
-    groups = [(NET, "etherscan", [Report("Good", A, Outcome.VERIFIED), Report("Good", B, Outcome.ERROR, "no type")])]
+@pytest.fixture
+def run_advice(monkeypatch, capsys):
+    """The summary's last lines (stderr) the deploy hook prints for these rows and chain endings."""
+
+    def advice(reports, endings):
+        monkeypatch.setattr(after_deploy.HOOK, "drained", list(reports))
+        monkeypatch.setattr(after_deploy.HOOK, "endings", dict(endings))
+        after_deploy.HOOK.print_summary()
+        return capsys.readouterr().err.splitlines()
+
+    return advice
+
+
+def test_on_a_chain_that_ends_with_the_run_the_advice_is_not_verify_all(run_advice):
+    groups = [
+        Report("Good", A, Outcome.VERIFIED, network=NET),
+        Report("Good", B, Outcome.ERROR, "no type", network=NET),
+    ]
     [line] = run_advice(groups, {NET: ENDS})
     assert line.startswith(f"contract_verify: {NET}: 2 rows, 1 verified, 1 not verified. {ENDS}"), line
     assert "nothing is left for `ape verify all` to finish" in line
@@ -55,27 +71,30 @@ def test_on_a_chain_that_ends_with_the_run_the_advice_is_not_verify_all():
     assert "`ape verify all --network" not in line
 
 
-def test_on_a_chain_that_outlives_the_run_verify_all_finishes_them():
+def test_on_a_chain_that_outlives_the_run_verify_all_finishes_them(run_advice):
     net = "ethereum:local:foundry"
     groups = [
-        (net, "etherscan", [Report("Good", A, Outcome.VERIFIED)]),
-        (net, "sourcify", [Report("Good", B, Outcome.FAILED)]),
+        Report("Good", A, Outcome.VERIFIED, target="etherscan", network=net),
+        Report("Good", B, Outcome.FAILED, target="sourcify", network=net),
     ]
     assert run_advice(groups, {}) == [
         f"contract_verify: {net}: 2 rows, 1 verified, 1 not verified; `ape verify all --network {net}` finishes them"
     ]
-    # Everything verified: the count alone, no advice; a network with no rows says nothing.
-    assert run_advice(
-        [(net, "etherscan", [Report("Good", A, Outcome.VERIFIED)]), ("x:y:z", "etherscan", [])], {NET: ENDS}
-    ) == [f"contract_verify: {net}: 1 row, 1 verified"]
+    # Everything verified: the count alone, no advice.
+    assert run_advice([Report("Good", A, Outcome.VERIFIED, target="etherscan", network=net)], {NET: ENDS}) == [
+        f"contract_verify: {net}: 1 row, 1 verified"
+    ]
 
 
-def test_the_embedded_explorer_is_named_for_what_it_is():
+def test_the_embedded_explorer_is_named_for_what_it_is(monkeypatch, capsys):
     target = embedded()
     assert target.label == "local explorer" and target.name == "etherscan", "still `--target etherscan`"
     assert Target("ethereum", "sepolia", "https://api.etherscan.io/v2/api", 11155111, None).label == "etherscan"
     report = Report("Good", A, Outcome.VERIFIED, target="etherscan", target_label=target.label)
-    table = network_table([(NET, "etherscan", [report])])
+    report.network = NET
+    monkeypatch.setattr(after_deploy.HOOK, "drained", [report])
+    after_deploy.HOOK.print_summary()  # the deploy hook's summary
+    table = capsys.readouterr().out
     assert re.split(r"\s{2,}", table.splitlines()[2])[2:4] == ["verified", "local explorer"], table
     # A report made without a label still shows its target's name.
     assert "sourcify" in summary_table([Report("Good", A, Outcome.VERIFIED, target="sourcify")])
@@ -123,7 +142,7 @@ def test_without_a_tty_each_verification_says_so_as_it_ends():
     progress = Progress(NET, 3, stream=log)
     progress.ended([Report("Good", A, Outcome.VERIFIED)], "local explorer")
     assert log.getvalue().splitlines() == [f"contract_verify: 1/3 on {NET}: {A[:10]}… Good verified (local explorer)"]
-    progress.waiting([("Slow", B), ("Slow", B)])
+    progress.waiting(["Slow", "Slow"])
     assert log.getvalue().splitlines()[-1].startswith(f"contract_verify: waiting for 2 verifications on {NET} (")
     assert log.getvalue().splitlines()[-1].endswith("): Slow")
     progress.ended(
@@ -145,7 +164,7 @@ def test_on_a_terminal_one_live_line_counts_them(monkeypatch):
     log = Log(tty=True)
     progress = Progress(NET, 2, stream=log)
     progress.ended([Report("Good", A, Outcome.VERIFIED)], "local explorer")
-    progress.waiting([("Slow", B)])  # the live line stays
+    progress.waiting(["Slow"])  # the live line stays
     progress.ended([Report("Slow", B, Outcome.FAILED)], "local explorer")
     live = log.getvalue()
     # rich's Live: the line redrawn in place (carriage return, erase line), never a new line
@@ -250,7 +269,8 @@ def test_finish_says_what_it_waits_for_and_keeps_the_rows_in_deploy_order(monkey
     from concurrent.futures import ThreadPoolExecutor
 
     from ape_contract_verify.workflow import deploy_queue
-    from ape_contract_verify.workflow.deploy_queue import DeployQueue, Targets
+    from ape_contract_verify.workflow.deploy_queue import DeployQueue
+    from ape_contract_verify.workflow.verification import Item
 
     monkeypatch.setattr(deploy_queue, "HEARTBEAT", 0.05)
     release = threading.Event()
@@ -258,20 +278,19 @@ def test_finish_says_what_it_waits_for_and_keeps_the_rows_in_deploy_order(monkey
     slow = pool.submit(lambda: release.wait(10) and [Report("Slow", A, Outcome.FAILED, "differs")])
     quick = pool.submit(lambda: [Report("Quick", B, Outcome.VERIFIED)])
     destination = NS(target=NS(name="etherscan", label=embedded().label), verification=None)
-    queue = DeployQueue(NET, NS(), lambda: Targets([destination]), provider=NS(), timeout=30)
-    queue.futures = [(destination, slow), (destination, quick)]
-    queue._what = {slow: ("Slow", A), quick: ("Quick", B)}
-    monkeypatch.setattr(queue, "add_factory_deployments", lambda: None)
+    queue = DeployQueue(NET, NS(), lambda: [destination], provider=NS(), timeout=30)
+    queue.jobs = [(destination, Item(NET, A, "Slow"), slow), (destination, Item(NET, B, "Quick"), quick)]
+    queue.scanned = ([], [])  # the run's walk found nothing more
     monkeypatch.setattr(queue, "close", lambda: None)
     monkeypatch.setattr(local_explorers, "ends_with_run", lambda provider: ENDS)
     timer = threading.Timer(0.4, release.set)
     timer.start()
     try:
-        [(target, reports)] = queue.finish()
+        reports = queue.finish()
     finally:
         timer.cancel()
         pool.shutdown()
-    assert target == "etherscan" and [r.contract for r in reports] == ["Slow", "Quick"]
+    assert {r.target for r in reports} == {"etherscan"} and [r.contract for r in reports] == ["Slow", "Quick"]
     assert all(r.target_label == "local explorer" for r in reports) and queue.ends_with_run == ENDS
     lines = capsys.readouterr().err.splitlines()
     assert lines[0] == f"contract_verify: 1/2 on {NET}: {B[:10]}… Quick verified (local explorer)", lines
