@@ -41,8 +41,8 @@ CompilerJson: TypeAlias = dict[str, Any]
 Libraries: TypeAlias = dict[str, dict[str, str]]
 # A file's (mtime, size) by its name, or None when it cannot be read: a project state, for memos.
 Stamps: TypeAlias = tuple[tuple[str, tuple[int, int] | None], ...]
-# What closure_artifacts' memo is keyed by: project root, (compiler, version)s, sources' stamps.
-ClosureKey: TypeAlias = tuple[str, tuple[tuple[str, str], ...], Stamps]
+# What closure_artifacts' memo is keyed by: project root, sources' stamps, (compiler, version)s.
+ClosureKey: TypeAlias = tuple[str, Stamps, tuple[tuple[str, str], ...]]
 
 # Manifest settings that are host-specific or only shape the output, never the code.
 DROP_SETTINGS = ("outputSelection", "search_paths", "libraries")
@@ -394,30 +394,25 @@ def closure_artifacts(project: ProjectManager, cache: CompileCache | None = None
     Each type comes with the compiler and settings of the project sources that import it, and
     its source unit is the imported file as ape-solidity names it in the project's input. One
     compile per compiler version (through `cache`), memoised for the run."""
-    key = _closure_key(project)
-    if key is None:
+    try:
+        solidity = [c for c in project.manifest.compilers or [] if c.name.lower() == "solidity" and c.contractTypes]
+        key = (*_solidity_state(project), tuple((c.name, c.version) for c in solidity))
+    except Exception:  # not an Ape project (a test's stand-in): nothing to search
+        return []
+    if not solidity:
         return []
     if key not in _CLOSURE_MEMO:
         _CLOSURE_MEMO[key] = _search_closure(project, cache)
     return list(_CLOSURE_MEMO[key])
 
 
-def _closure_key(project: ProjectManager) -> ClosureKey | None:
-    try:
-        manifest = project.manifest
-        root = Path(project.path)
-        compilers = tuple(
-            (c.name, c.version) for c in manifest.compilers or [] if c.name.lower() == "solidity" and c.contractTypes
-        )
-    except Exception:  # not an Ape project (a test's stand-in): nothing to search
-        return None
-    if not compilers:
-        return None
-    return (
-        str(root),
-        compilers,
-        tuple((source_id, stamp(root / source_id)) for source_id in sorted(manifest.sources or {})),
-    )
+def _solidity_state(project: ProjectManager) -> tuple[str, Stamps]:
+    """The project's root and a state of its Solidity sources and its config (remappings), for
+    memos: sizes and times, so an edit is a new state."""
+    root = Path(project.path)
+    files = [root / s for s in project.manifest.sources or {} if s.endswith(".sol")]
+    files += [root / name for name in ("ape-config.yaml", "ape-config.yml", "pyproject.toml")]
+    return str(root), tuple(sorted((str(path), stamp(path)) for path in files))
 
 
 def close_over_imports(sources: CompilerJson, remappings: list[str], root: Path) -> None:
@@ -581,12 +576,9 @@ def solidity_group_input(
     follow its import order), as `manifest_input` makes it; None when no source is `version`'s."""
     from ape import compilers
 
-    root = Path(project.path)
-    paths = [root / s for s in (project.manifest.sources or {}) if s.endswith(".sol") and (root / s).is_file()]
-    # Sizes and times of the sources and the config (remappings): an edit is a new project state.
-    configs = [root / name for name in ("ape-config.yaml", "ape-config.yml", "pyproject.toml")]
-    stamps = tuple(sorted((str(path), stamp(path)) for path in paths + configs))
-    key = (str(root), version.without_commit().plain, json.dumps(settings, sort_keys=True), stamps)
+    root, stamps = _solidity_state(project)
+    paths = [Path(name) for name, stamped in stamps if stamped is not None and name.endswith(".sol")]
+    key = (root, version.without_commit().plain, json.dumps(settings, sort_keys=True), stamps)
     if key not in _GROUP_INPUTS:
         found = input_for(inputs_by_version(compilers.solidity, paths, project, lambda: _built_by(project)), version)
         _GROUP_INPUTS[key] = None if found is None else manifest_input(found, settings, project)
@@ -597,15 +589,11 @@ def _built_by(project: ProjectManager) -> dict[Path, str]:
     """The solc the manifest says built each file's contracts, handed to ape-solidity: its own
     selection asks each source set's solc for its version, 4 s for the example's 12 sources with
     solc-js, which the deploy hook cannot spend on the script's thread."""
-    by_source: dict[Path, str] = {}
-    for compiler in project.manifest.compilers or []:
-        if compiler.name.lower() == "solidity":
-            for name in compiler.contractTypes or []:
-                contract_type = (project.manifest.contract_types or {}).get(name)
-                if contract_type is not None and contract_type.source_id:
-                    version = CompilerVersion.parse(compiler.version, "solidity").without_commit().plain
-                    by_source[Path(project.path) / contract_type.source_id] = version
-    return by_source
+    return {
+        artifact.source_path: CompilerVersion.parse(artifact.compiler_version, "solidity").without_commit().plain
+        for artifact in _artifacts_of(project)
+        if artifact.compiler_name.lower() == "solidity"
+    }
 
 
 def _in_push20(code: bytes, index: int) -> bool:

@@ -186,11 +186,9 @@ def derive(
 
     t0 = time.perf_counter()
     own = standard_input(artifact)
-    candidates: list[CompilerJson] = []  # inputs Ape may have built it from, the widest first
-    if not minimal_input and code_format == CodeFormat.STANDARD_JSON:
-        group = _group_candidate(artifact, own)
-        candidates = [own] if group is None else [group, own]
-    input_json = _as_built(candidates, artifact, cache) or own
+    wider = None if minimal_input or code_format != CodeFormat.STANDARD_JSON else _wider_input(artifact, own)
+    candidates = [own] if wider is None else [wider, own]  # inputs Ape may have built it from, the widest first
+    input_json = _as_built(candidates, artifact, cache, {})
     timings["input"] = time.perf_counter() - t0
     warnings: list[str] = []
 
@@ -209,12 +207,8 @@ def derive(
                     f"library {lib}: the manifest records {recorded}, the chain uses {addr}; using the chain's"
                 )
             libs[lib] = _checksum(addr)
-    if libraries:
-        # Compile as the submission will: linked through settings.libraries (part of the metadata).
-        def linked(candidate: CompilerJson) -> CompilerJson:
-            return {**candidate, "settings": {**candidate["settings"], "libraries": libraries}}
-
-        input_json = _as_built([linked(c) for c in candidates], artifact, cache) or linked(own)
+    if libraries:  # compile as the submission will: linked through settings.libraries (part of the metadata)
+        input_json = _as_built(candidates, artifact, cache, libraries)
         compiled = _compile(artifact, input_json, cache, warnings)
 
     checked: ChainReader = reader
@@ -327,7 +321,7 @@ class _Requests:
         except PrecheckFailed as err:
             if err.field != "source":  # not a code difference: nothing wider would change it
                 raise
-        group = _group_candidate(self.artifact, input_json)
+        group = _wider_input(self.artifact, input_json)
         if group is None:
             return own(diagnose=True)
         together = f"the whole compile group's input ({len(group['sources'])} sources, as Ape compiled them together)"
@@ -419,37 +413,39 @@ class _Requests:
         return None
 
 
-def _as_built(candidates: list[CompilerJson], artifact: Artifact, cache: CompileCache | None) -> CompilerJson | None:
-    """The first of `candidates` that `cache` holds Ape's build of (`workflow/ape_builds.py`): that
-    output is the compiler's answer to it, so nothing is compiled again, and the code is reproduced
-    whatever solc's output owes to the files compiled with it (the whole group's input first: what
-    Ape compiled at once; a contract's own, as `add_library` recompiles it with its libraries)."""
+def _as_built(
+    candidates: list[CompilerJson], artifact: Artifact, cache: CompileCache | None, libraries: Libraries
+) -> CompilerJson:
+    """The first of `candidates` (linked with `libraries`) that `cache` holds Ape's build of
+    (`workflow/ape_builds.py`), else the last (the contract's own): Ape's output is the compiler's
+    answer to it, so nothing is compiled again, and the code is reproduced whatever solc's output owes
+    to the files compiled with it (the whole group's input first: what Ape compiled at once; a
+    contract's own, as `add_library` recompiles it with its libraries)."""
     from ape_contract_verify.engine.compilers import with_output_selection
+
+    linked = [{**c, "settings": {**c["settings"], "libraries": libraries}} if libraries else c for c in candidates]
 
     def built(candidate: CompilerJson) -> bool:
         selected = with_output_selection(cast("CompilerInput", candidate), artifact.source_id, artifact.name)
         return cache is not None and cache.holds_build(artifact.explorer_compiler_version, selected)
 
-    return next((candidate for candidate in candidates if built(candidate)), None)
+    return next((candidate for candidate in linked if built(candidate)), linked[-1])
 
 
-def _group_candidate(artifact: Artifact, input_json: CompilerJson) -> CompilerJson | None:
+def _wider_input(artifact: Artifact, input_json: CompilerJson) -> CompilerJson | None:
     """`input_json` with every source of its compile group (what ape-solidity compiled together, kept
-    at the deploy), or None: nothing wider. With the optimizer, solc's code can depend on the other files
-    compiled: its Yul functions are named after AST ids, and its inlining follows the names (0.6's
-    FullInliner visits them in their hashes' order; solidity#9573, and #14829 for later versions)."""
-    try:
-        group = _wider_group(artifact, input_json["sources"])
-    except Exception:  # no project to ask (Ape's managers refused): nothing wider to try
+    at the deploy) and the group's remappings (its other sources may import through them), or None:
+    nothing wider. With the optimizer, solc's code can depend on the other files compiled: its Yul
+    functions are named after AST ids, and its inlining follows the names (0.6's FullInliner visits
+    them in their hashes' order; solidity#9573, and #14829 for later versions)."""
+    group = group_input(artifact)
+    if group is None or set(group["sources"]) <= set(input_json["sources"]):
         return None
-    if group is None:
-        return None
-    candidate: CompilerJson = json.loads(json.dumps(input_json))
-    candidate["sources"] = {**input_json["sources"], **group["sources"]}  # the group's as compiled, when kept
-    # The group's other sources may import through remappings the contract's own do not need.
+    wider: CompilerJson = json.loads(json.dumps(input_json))
+    wider["sources"].update(group["sources"])  # the group's as compiled, when kept
     if remappings := (group.get("settings") or {}).get("remappings"):
-        candidate["settings"]["remappings"] = remappings
-    return candidate
+        wider["settings"]["remappings"] = remappings
+    return wider
 
 
 def _library_options(linked: Libraries, recorded: Libraries, address: str, reader: ChainReader) -> list[Libraries]:
@@ -579,14 +575,7 @@ def with_full_project_input(derivation: Derivation) -> VerificationRequest | Non
     """The same request with every source of the artifact's compile group (what ape-solidity
     compiled together), or None when that is what was sent already."""
     sent = json.loads(derivation.request.source_code)
-    full = _wider_group(derivation.artifact, sent["sources"])
+    full = _wider_input(derivation.artifact, sent)
     if full is None:
         return None
-    sent["sources"] = {**full["sources"], **sent["sources"]}
-    return dataclasses.replace(derivation.request, source_code=json.dumps(sent))
-
-
-def _wider_group(artifact: Artifact, sources: CompilerJson) -> CompilerJson | None:
-    """The input of the artifact's whole compile group when it holds sources `sources` lacks."""
-    group = None if artifact.is_vyper else group_input(artifact)
-    return None if group is None or set(group["sources"]) <= set(sources) else group
+    return dataclasses.replace(derivation.request, source_code=json.dumps({**full, "settings": sent["settings"]}))

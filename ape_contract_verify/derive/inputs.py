@@ -19,7 +19,6 @@ from ape_contract_verify.derive.artifacts import (
     Artifact,
     ArtifactNotFound,
     CompilerJson,
-    Libraries,
     find_artifact,
     input_for,
     inputs_by_version,
@@ -41,21 +40,20 @@ def prepare(artifact: Artifact) -> None:
     for Solidity, its compile group's (remappings, every source). The deploy hook calls it on the
     script's thread, so workers find both in `artifact.resolved` and need not call into Ape."""
     artifact.resolved["input"] = _standard_input(artifact)
-    if not artifact.is_vyper:
-        artifact.resolved["group"] = _group_input(artifact)
+    artifact.resolved["group"] = _group_input(artifact)
 
 
-def standard_input(artifact: Artifact, libraries: Libraries | None = None) -> CompilerJson:
+def standard_input(artifact: Artifact) -> CompilerJson:
     """The minimal compiler input for this contract: its source, its transitive imports, and
-    exactly the settings the manifest recorded (libraries as given, placeholders otherwise)."""
-    if "input" in artifact.resolved and not libraries:
+    exactly the settings the manifest recorded (library placeholders unlinked)."""
+    if "input" in artifact.resolved:
         copy: CompilerJson = json.loads(json.dumps(artifact.resolved["input"]))  # callers may change it
         return copy
-    return _standard_input(artifact, libraries)
+    return _standard_input(artifact)
 
 
 @GATE.guard  # ape-solidity resolves remappings (may install dependencies); ape-vyper reads imports
-def _standard_input(artifact: Artifact, libraries: Libraries | None = None) -> CompilerJson:
+def _standard_input(artifact: Artifact) -> CompilerJson:
     if artifact.is_vyper:
         return _vyper_input(artifact)
     from ape import compilers
@@ -69,10 +67,7 @@ def _standard_input(artifact: Artifact, libraries: Libraries | None = None) -> C
     chosen = input_for(inputs, version) or next(iter(inputs.values()), None)
     if chosen is None:
         raise ArtifactNotFound(f"{artifact.label}: ape-solidity produced no input for {artifact.source_id}")
-    found = manifest_input(chosen, artifact.settings, artifact.project)
-    if libraries:
-        found["settings"]["libraries"] = libraries
-    return found
+    return manifest_input(chosen, artifact.settings, artifact.project)
 
 
 # Vyper's own interfaces (`from ethereum.ercs import IERC20`): the compiler has them, never send them.
@@ -153,18 +148,16 @@ def _vyper_source_file(root: Path, source_id: str) -> Path | None:
 def project_remappings(artifact: Artifact) -> list[str]:
     """The remappings ape-solidity uses when it compiles the artifact's whole group: those its
     sources use, not every dependency the project has."""
-    if artifact.is_vyper:
-        return []
-    try:
-        full = group_input(artifact)
-    except Exception:
-        return []
-    return sorted((full or {}).get("settings", {}).get("remappings") or [])
+    return sorted(((group_input(artifact) or {}).get("settings") or {}).get("remappings") or [])
 
 
 def group_input(artifact: Artifact) -> CompilerJson | None:
-    """ape-solidity's input for every source of the artifact's project compiled by its compiler."""
-    found = artifact.resolved["group"] if "group" in artifact.resolved else _group_input(artifact)
+    """ape-solidity's input for every source of the artifact's project compiled by its compiler;
+    None for Vyper (its input is the contract's own) or when Ape's managers cannot say."""
+    try:
+        found = artifact.resolved["group"] if "group" in artifact.resolved else _group_input(artifact)
+    except Exception:  # no project to ask (Ape's managers refused): nothing wider to try
+        return None
     copy: CompilerJson | None = json.loads(json.dumps(found)) if found is not None else None  # callers may change it
     return copy
 
@@ -174,12 +167,11 @@ def deployed_group_input(reference: str, project: ProjectManager) -> CompilerJso
     the ledger to keep: what Ape compiled it from, before any later recompile or edit. None for
     Vyper (its input is the contract's own) or when the manifests cannot say."""
     try:
-        artifact = find_artifact(reference, project, compile=False)
-        return None if artifact.is_vyper else _group_input(artifact)
+        return _group_input(find_artifact(reference, project, compile=False))
     except Exception as err:  # the deploy goes on; verification later rebuilds it from the sources
         logger.debug("contract_verify: no compile input kept for %s: %s", reference, err)
         return None
 
 
 def _group_input(artifact: Artifact) -> CompilerJson | None:
-    return solidity_group_input(artifact.project, artifact.version, artifact.settings)
+    return None if artifact.is_vyper else solidity_group_input(artifact.project, artifact.version, artifact.settings)

@@ -8,7 +8,7 @@ import ape
 import pytest
 from packaging.version import Version
 
-from ape_contract_verify.derive import inputs
+from ape_contract_verify.derive import derive, inputs
 from ape_contract_verify.derive.artifacts import Artifact, ArtifactNotFound
 from ape_contract_verify.engine.compilers import SOLIDITY_OUTPUTS, VYPER_OUTPUTS
 
@@ -54,8 +54,8 @@ def test_the_manifest_s_settings_win_and_host_specific_ones_are_dropped(ape_soli
         "optimizer": {"enabled": True, "runs": 200},
         "outputSelection": {"*": {"*": SOLIDITY_OUTPUTS}},
     }
-    libraries = {"contracts/L.sol": {"L": "0x" + "22" * 20}}
-    assert inputs.standard_input(solidity(), libraries)["settings"]["libraries"] == libraries
+    libraries = {"contracts/L.sol": {"L": "0x" + "22" * 20}}  # as derive links it, once read from the chain
+    assert derive._as_built([got], solidity(), None, libraries)["settings"]["libraries"] == libraries
 
 
 def test_without_ape_solidity_s_input_for_the_version_the_first_is_taken_and_none_is_an_error(
