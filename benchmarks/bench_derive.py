@@ -22,7 +22,7 @@ project's sources from disk. Target: under 50 ms per contract, excluding compila
 
 Baseline of the input phase, same run: ape-solidity's own `get_standard_input_json`, which picks the
 compiler by asking every installed solc for its version (with solc-js, a node.js start each), where
-`inputs.standard_input` hands it the manifest's version. Both must give the same sources and
+`artifacts.standard_input` hands it the manifest's version. Both must give the same sources and
 remappings.
 """
 
@@ -126,7 +126,7 @@ def main() -> None:
 
     from ape import Project, accounts, networks
 
-    from ape_contract_verify.derive import artifacts, derive, inputs
+    from ape_contract_verify.derive import artifacts, derive
     from ape_contract_verify.derive.flatten import flatten
     from ape_contract_verify.engine.compilers import CompileCache
 
@@ -157,9 +157,9 @@ def main() -> None:
             # The input with the per-project import memo empty: a one-off `ape verify contract`.
             alone = []
             for _ in range(options.repeat):
-                inputs._IMPORTS.clear()
+                artifacts._IMPORTS.clear()
                 t0 = time.perf_counter()
-                inputs.standard_input(artifact)
+                artifacts.standard_input(artifact)
                 alone.append(time.perf_counter() - t0)
             figures["input_memo_empty_ms"] = ms(statistics.median(alone))
             # "precheck": standard-json with the pre-check (the engine's Verifier on the request);
@@ -207,7 +207,7 @@ def main() -> None:
         # Flatten alone, for the contract with the most sources.
         largest = max(per_contract, key=lambda n: per_contract[n]["source_files"])
         artifact = artifacts.find_artifact(largest, project)
-        input_json = inputs.standard_input(artifact)
+        input_json = artifacts.standard_input(artifact)
         sources = {k: v["content"] for k, v in input_json["sources"].items()}
         remappings = input_json["settings"].get("remappings") or ()
         # flatten() memoises each file's analysis by its text: cold = the memo cleared first.
@@ -227,7 +227,7 @@ def main() -> None:
         selection = {}
         for name in per_contract:
             artifact = artifacts.find_artifact(name, project)
-            ours = inputs.standard_input(artifact)
+            ours = artifacts.standard_input(artifact)
             times = []
             for _ in range(options.repeat):
                 t0 = time.perf_counter()

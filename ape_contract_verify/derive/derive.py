@@ -16,9 +16,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypedDict, cast
 
-from ape_contract_verify.derive.artifacts import Artifact, ArtifactNotFound, CompilerJson, Libraries
+from ape_contract_verify.derive.artifacts import (
+    Artifact,
+    ArtifactNotFound,
+    CompilerJson,
+    Libraries,
+    group_input,
+    project_remappings,
+    standard_input,
+)
 from ape_contract_verify.derive.constructor import PrecheckFailed, resolve_constructor_args, sources_tried
-from ape_contract_verify.derive.inputs import group_input, project_remappings, standard_input
 from ape_contract_verify.derive.onchain import (
     CreationRecordLike,
     KnownCreation,

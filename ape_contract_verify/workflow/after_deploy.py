@@ -104,7 +104,7 @@ class DeployHook:
         # auto off, or verification could not start: the ledger lets `ape verify all` do it later
         from ape import project
 
-        from ape_contract_verify.derive.inputs import deployed_group_input
+        from ape_contract_verify.derive.artifacts import deployed_group_input
         from ape_contract_verify.workflow.ledger import Ledger
 
         state = self.run_of(provider)
