@@ -205,7 +205,7 @@ def _artifacts_of(project: ProjectManager, dependency: str | None = None) -> Ite
             yield Artifact(name, source_id, ct, project, compiler.name, compiler.version, settings, dependency)
 
 
-@GATE.guard  # reading a dependency's project may install it
+@GATE.entered()  # reading a dependency's project may install it
 def iter_artifacts(
     project: ProjectManager,
     include_dependencies: bool = True,
@@ -234,7 +234,7 @@ def iter_artifacts(
     return found
 
 
-@GATE.guard
+@GATE.entered()
 def find_artifact(name: str, project: ProjectManager, compile: bool = True) -> Artifact:
     """`Name`, `path/File.sol:Name` or `dependency:Name`; the project's own types win over dependencies'.
     Without `compile`, only the manifests are read (no import closure, no dependency compiled)."""
@@ -281,7 +281,7 @@ def short_name(reference: str) -> str:
 # --- address-only mode ---------------------------------------------------------------------------
 
 
-@GATE.guard
+@GATE.entered()
 def identify(
     address: str,
     project: ProjectManager,
@@ -391,7 +391,7 @@ def _in_push20(code: bytes, index: int) -> bool:
 _CLOSURE_MEMO: dict[ClosureKey, list[Artifact]] = {}  # per run: (project, compilers, sources' stamps)
 
 
-@GATE.guard  # also one search at a time: workers of a run share its result
+@GATE.entered()  # also one search at a time: workers of a run share its result
 def closure_artifacts(project: ProjectManager, cache: CompileCache | None = None) -> list[Artifact]:
     """Every deployable contract type defined only in a file the project's own Solidity sources
     import (OpenZeppelin's ProxyAdmin, which its TransparentUpgradeableProxy's constructor
@@ -574,7 +574,7 @@ def _close(statements: ImportStatements, fresh: set[tuple[Path, str]]) -> None:
 _GROUP_INPUTS: dict[tuple[str, str, str, Stamps], CompilerJson | None] = {}
 
 
-@GATE.guard
+@GATE.entered()
 def solidity_group_input(
     project: ProjectManager, version: CompilerVersion, settings: CompilerJson
 ) -> CompilerJson | None:
@@ -627,7 +627,7 @@ def standard_input(artifact: Artifact) -> CompilerJson:
     return _standard_input(artifact)
 
 
-@GATE.guard  # ape-solidity resolves remappings (may install dependencies); ape-vyper reads imports
+@GATE.entered()  # ape-solidity resolves remappings (may install dependencies); ape-vyper reads imports
 def _standard_input(artifact: Artifact) -> CompilerJson:
     if artifact.is_vyper:
         return _vyper_input(artifact)

@@ -633,38 +633,34 @@ def build_request(
     warnings: list[str],
     layout: str = "imports",
 ) -> VerificationRequest:
-    settings = input_json["settings"]
+    settings, vyper = input_json["settings"], artifact.is_vyper
     submitted = json.loads(json.dumps(input_json))
-    # Explorers compile what they are given; ask only for what they compare.
-    submitted["settings"]["outputSelection"] = {"*": {"*": ["abi", "evm.bytecode", "evm.deployedBytecode", "metadata"]}}
-    request = VerificationRequest(
-        address=address,
-        contract_name=artifact.qualified_name,
-        source_code="",
-        code_format=CodeFormat.VYPER_JSON if artifact.is_vyper else CodeFormat.STANDARD_JSON,
-        compiler_version=artifact.explorer_compiler_version,
-        evm_version=settings.get("evmVersion"),
-        constructor_arguments=args,
-        license_type=license_of(artifact, license),
-        optimization_used=settings.get("optimize", "gas") != "none",
-    )
-    if artifact.is_vyper:
+    if vyper:
         from ape_contract_verify.engine.compilers import VYPER_OUTPUTS
 
         submitted["settings"]["outputSelection"] = {artifact.source_id: VYPER_OUTPUTS}
-        return dataclasses.replace(request, source_code=json.dumps(submitted))
-    if libraries and not settings.get("libraries"):  # never narrow the input's: it may hold unlinked ones
-        submitted["settings"]["libraries"] = libraries
+    else:
+        # Explorers compile what they are given; ask only for what they compare.
+        outputs = ["abi", "evm.bytecode", "evm.deployedBytecode", "metadata"]
+        submitted["settings"]["outputSelection"] = {"*": {"*": outputs}}
+        if libraries and not settings.get("libraries"):  # never narrow the input's: it may hold unlinked ones
+            submitted["settings"]["libraries"] = libraries
     optimizer = settings.get("optimizer") or {}
-    request = dataclasses.replace(
-        request,
+    request = VerificationRequest(
+        address=address,
+        contract_name=artifact.qualified_name,
         source_code=json.dumps(submitted),
-        optimization_used=bool(optimizer.get("enabled")),
-        runs=int(optimizer.get("runs", 200)),
-        via_ir=bool(settings.get("viaIR")) if "viaIR" in settings else None,
+        code_format=CodeFormat.VYPER_JSON if vyper else CodeFormat.STANDARD_JSON,
+        compiler_version=artifact.explorer_compiler_version,
+        optimization_used=settings.get("optimize", "gas") != "none" if vyper else bool(optimizer.get("enabled")),
+        runs=None if vyper else int(optimizer.get("runs", 200)),
+        evm_version=settings.get("evmVersion"),
+        via_ir=bool(settings["viaIR"]) if "viaIR" in settings else None,
+        constructor_arguments=args,
+        license_type=license_of(artifact, license),
         libraries={lib: addr for libs in libraries.values() for lib, addr in libs.items()},
     )
-    if CodeFormat(code_format) is not CodeFormat.SINGLE_FILE:
+    if vyper or CodeFormat(code_format) is not CodeFormat.SINGLE_FILE:
         return request
     from ape_contract_verify.derive.flatten import flatten
 
