@@ -298,9 +298,11 @@ def identify(
     full runtime code, metadata hash included, then by the creation code against the creation
     transaction (`creation()` gives its input, read only when needed)."""
     if runtime is None:
-        from ape_contract_verify.derive.onchain import chain_reader_or_provider
+        from ape import chain
 
-        runtime = bytes(chain_reader_or_provider().get_code(address))
+        from ape_contract_verify.evm.chain import ApeProviderChain
+
+        runtime = bytes(ApeProviderChain(chain.provider).get_code(address))
     if not runtime:
         raise ArtifactNotFound(f"no contract code at {address} on this network")
     # Cheapest first: the manifests, then one compile of what the project's sources import.

@@ -13,8 +13,7 @@ from eth_utils import keccak
 
 from ape_contract_verify.client.etherscan import ExplorerClient
 from ape_contract_verify.derive.artifacts import Artifact
-from ape_contract_verify.derive.derive import PrecheckFailed, resolve_constructor_args
-from ape_contract_verify.derive.onchain import KnownCreation, read_chain
+from ape_contract_verify.derive.derive import KnownCreation, PrecheckFailed, read_chain, resolve_constructor_args
 from ape_contract_verify.engine.compilers import CompileCache
 from ape_contract_verify.engine.verifier import FailureKind, Verifier
 from ape_contract_verify.evm import bytecode as bc

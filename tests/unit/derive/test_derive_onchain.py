@@ -1,12 +1,11 @@
-"""derive/onchain.py: the runtime code and creation input of an address, from the chain reader
+"""derive/derive.py's chain reads: the runtime code and creation input of an address, from the chain reader
 or an explorer's record, with what was tried when neither could say."""
 
 from types import SimpleNamespace
 
 import pytest
 
-from ape_contract_verify.derive import onchain
-from ape_contract_verify.derive.onchain import KnownCreation, OnChain, read_chain, tx_hash_of
+from ape_contract_verify.derive.derive import KnownCreation, OnChain, chain_reader_or_provider, read_chain, tx_hash_of
 from ape_contract_verify.evm.reads import Creation, attempts_of
 
 pytestmark = pytest.mark.unit
@@ -109,4 +108,4 @@ def test_a_transaction_hash_is_66_characters_with_0x(value, expected):
 
 def test_a_given_reader_is_used_as_is():
     reader = Reader()
-    assert onchain.chain_reader_or_provider(reader) is reader
+    assert chain_reader_or_provider(reader) is reader
