@@ -41,17 +41,6 @@ if TYPE_CHECKING:
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.protocol.inputs import CompilerInput
 
-__all__ = [
-    "Derivation",
-    "PrecheckFailed",
-    "build_request",
-    "derive",
-    "license_of",
-    "precheck",
-    "with_full_project_input",
-]
-
-
 # --- what the chain holds for an address: its runtime code and the input that created it ------------
 # Read through the chain's reader or, when it cannot say (a factory's child on a node without
 # traces), from an explorer's record of the creation.
@@ -662,18 +651,14 @@ def _library_options(linked: Libraries, recorded: Libraries, address: str, reade
     blocks = {addr: block(addr) for _, _, addr in extras}
     extras.sort(key=lambda e: (blocks[e[2]] is None, blocks[e[2]] or 0))
 
-    def with_extras(chosen: list[tuple[str, str, str]]) -> Libraries:
+    # Those deployed before the contract (a prefix of that order) first, then every prefix, the longest first.
+    before = sum(own is not None and (made := blocks[addr]) is not None and made < own for _, _, addr in extras)
+    options: list[Libraries] = []
+    for count in dict.fromkeys(([before] if before else []) + list(range(len(extras), 0, -1))):
         merged: Libraries = json.loads(json.dumps(linked))
-        for file, name, addr in chosen:
+        for file, name, addr in extras[:count]:
             merged.setdefault(file, {})[name] = addr
-        return merged
-
-    before = [e for e in extras if own is not None and (made := blocks[e[2]]) is not None and made < own]
-    options = [with_extras(before)] if before else []
-    for count in range(len(extras), 0, -1):
-        option = with_extras(extras[:count])
-        if option not in options:
-            options.append(option)
+        options.append(merged)
     return options
 
 
