@@ -565,14 +565,12 @@ class _Requests:
         after `add_library`, every library added so far, even those it does not link. Try them (the
         engine judges); (input, request) of the first that makes the match full, else None."""
         sent = sorted(input_json["settings"].get("remappings") or [])
-        remapping_options = []
-        for option in (project_remappings(self.artifact), []):  # the whole group's, or none at all
-            if option != sent and option not in remapping_options:
-                remapping_options.append(option)
+        group = project_remappings(self.artifact)
+        # The whole group's remappings, or none at all; the libraries options; both.
+        remappings: list[CompilerJson] = [{"remappings": o} for o in ([group] if group else []) + [[]] if o != sent]
         current = input_json["settings"].get("libraries") or {}
-        libraries = [{"libraries": option} for option in library_options if option != current]
-        patches: list[CompilerJson] = [{"remappings": option} for option in remapping_options] + libraries
-        patches += [{"remappings": option, **lib} for option in remapping_options for lib in libraries]
+        libraries: list[CompilerJson] = [{"libraries": option} for option in library_options if option != current]
+        patches = remappings + libraries + [{**option, **lib} for option in remappings for lib in libraries]
         for patch in patches:
             candidate = json.loads(json.dumps(input_json))
             candidate["settings"].update(patch)
