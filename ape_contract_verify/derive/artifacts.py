@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ape_solidity.compiler import SolidityCompiler
     from ethpm_types import ContractType
     from ethpm_types.contract_type import Bytecode
+    from ethpm_types.source import Compiler
     from packaging.version import Version
 
     from ape_contract_verify.engine.compilers import CompileCache
@@ -411,7 +412,7 @@ def closure_artifacts(project: ProjectManager, cache: CompileCache | None = None
     if not solidity:
         return []
     if key not in _CLOSURE_MEMO:
-        _CLOSURE_MEMO[key] = _search_closure(project, cache)
+        _CLOSURE_MEMO[key] = _search_closure(project, solidity, cache)
     return list(_CLOSURE_MEMO[key])
 
 
@@ -445,7 +446,7 @@ def close_over_imports(sources: CompilerJson, remappings: list[str], root: Path)
         sources[unit] = {"content": text}
 
 
-def _search_closure(project: ProjectManager, cache: CompileCache | None) -> list[Artifact]:
+def _search_closure(project: ProjectManager, solidity: list[Compiler], cache: CompileCache | None) -> list[Artifact]:
     from ethpm_types import ContractType
 
     from ape_contract_verify.engine.compilers import compile_input, process_cache
@@ -453,9 +454,7 @@ def _search_closure(project: ProjectManager, cache: CompileCache | None) -> list
     cache = cache or process_cache()
     own = {s for s in (project.manifest.sources or {}) if s.endswith(".sol")}
     found: list[Artifact] = []
-    for compiler in project.manifest.compilers or []:
-        if compiler.name.lower() != "solidity" or not compiler.contractTypes:
-            continue
+    for compiler in solidity:  # the manifest's Solidity compilers that built contract types
         recorded = dict(compiler.settings or {})
         try:
             version = CompilerVersion.parse(compiler.version, "solidity")

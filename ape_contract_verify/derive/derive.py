@@ -225,11 +225,8 @@ def license_of(artifact: Artifact, override: str | None = None) -> int:
     if override:
         return license_code(override)
     source = artifact.source_path.read_text(encoding="utf8") if artifact.source_path.is_file() else ""
-    if artifact.is_vyper:
-        for line in source.splitlines()[:20]:
-            if "@license" in line:
-                spdx = line.split("@license", 1)[1].strip()
-                return code_from_source(f"SPDX-License-Identifier: {spdx}")
+    if artifact.is_vyper:  # Vyper's NatSpec says `@license`
+        source = source.replace("@license", "SPDX-License-Identifier:")
     return code_from_source(source)
 
 
