@@ -1,8 +1,10 @@
-"""The project's compiled contract types: find one by name, or by the code at an address.
+"""The project's compiled contract types: find one by name, or by the code at an address; and
+the compiler input each was built from.
 
 An `Artifact` is a contract type with the project (or dependency) whose manifest recorded the
 compiler and settings that built it. Identifying an address compares shapes only (the manifest's
-bytecode, no compile); whether the artifact really verifies is the engine's question.
+bytecode, no compile); whether the artifact really verifies is the engine's question. Its input
+(`standard_input`, and its compile group's, `group_input`) is read from ape-solidity and ape-vyper.
 """
 
 from __future__ import annotations

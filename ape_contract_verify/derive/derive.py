@@ -5,6 +5,9 @@ the exact settings come from the manifest Ape wrote; the sources from the compil
 import resolution; library addresses and constructor arguments from the chain. The pre-check then
 runs the local explorer's own `Verifier` on the very request about to be submitted, so a
 submission that cannot pass is stopped here, with the reason the explorer would give.
+
+What the chain holds for the address (`read_chain`) and the constructor arguments (the chain's,
+or the user's checked against them) are read here too.
 """
 
 from __future__ import annotations
