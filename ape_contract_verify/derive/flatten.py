@@ -412,12 +412,11 @@ def resolve_import(path: str, importer: str, remappings: Sequence[Remapping | st
 # Dependency order
 
 
-def _postorder(roots: Iterable[str], children: Callable[[str], Iterable[str]]) -> tuple[list[str], bool]:
-    """Every unit reachable from `roots`, each after its children, and whether a cycle was met.
+def _postorder(roots: Iterable[str], children: Callable[[str], Iterable[str]]) -> list[str]:
+    """Every unit reachable from `roots`, each after its children (a cycle is cut where it is met).
     Iterative depth-first search: OpenZeppelin-sized graphs are deep enough to matter."""
     order: list[str] = []
     state: dict[str, int] = {}  # 1 = being visited, 2 = done
-    cyclic = False
     for root in roots:
         if root in state:
             continue
@@ -426,7 +425,6 @@ def _postorder(roots: Iterable[str], children: Callable[[str], Iterable[str]]) -
         while stack:
             unit, it = stack[-1]
             for child in it:
-                cyclic = cyclic or state.get(child) == 1
                 if child not in state:
                     state[child] = 1
                     stack.append((child, iter(children(child))))
@@ -435,31 +433,44 @@ def _postorder(roots: Iterable[str], children: Callable[[str], Iterable[str]]) -
                 stack.pop()
                 state[unit] = 2
                 order.append(unit)
-    return order, cyclic
+    return order
 
 
-def _resolve_all(entry: str, sources: Mapping[str, str], remappings: Sequence[str]) -> tuple[list[str], bool]:
-    """`entry` and what it imports, transitively, dependencies first; whether they import in a cycle."""
+def _import_order(
+    roots: Iterable[str], known: dict[str, str], remappings: Sequence[str], read: Callable[[str], str | None] | None
+) -> list[str]:
+    """`roots` and what they import, transitively, dependencies first. Without `read` an import
+    that is not `known` is a FlattenError; with it, it is read into `known` (None: not there, for
+    the compile to report), and a file the scanner cannot read adds nothing."""
     remaps = [parse_remapping(r) for r in remappings]
-    if entry not in sources:
-        raise FlattenError(f"entry {entry!r} is not among the sources; pass its source unit name")
 
     def imported(unit: str) -> list[str]:
-        deps = [(imp, resolve_import(imp.path, unit, remaps)) for imp in analyse(sources[unit], unit).imports]
+        if unit not in known:
+            if read is None or (text := read(unit)) is None:
+                return []
+            known[unit] = text
+        try:
+            deps = [(imp, resolve_import(imp.path, unit, remaps)) for imp in analyse(known[unit], unit).imports]
+        except FlattenError:
+            if read is None:
+                raise
+            return []
         for imp, dep in deps:
-            if dep not in sources:
+            if read is None and dep not in known:
                 raise FlattenError(
                     f"{unit}: `{imp.statement}` resolves to {dep!r}, which is not among the sources"
                     " (add it, or pass the remapping that maps it)"
                 )
         return [dep for _imp, dep in deps]
 
-    return _postorder([entry], imported)
+    return _postorder(roots, imported)
 
 
 def collect_imports(entry: str, sources: Mapping[str, str], remappings: Sequence[str] = ()) -> list[str]:
     """``entry`` and every unit it imports, transitively: dependencies first, ``entry`` last."""
-    return _resolve_all(entry, sources, remappings)[0]
+    if entry not in sources:
+        raise FlattenError(f"entry {entry!r} is not among the sources; pass its source unit name")
+    return _import_order([entry], dict(sources), remappings, None)
 
 
 def missing_imports(
@@ -468,24 +479,12 @@ def missing_imports(
     """The files ``sources`` import, transitively, that they lack: {source unit name: text}, each
     import resolved as solc resolves it and read by ``read`` (None: not there, for the compile to
     report). A file the scanner cannot read, or remappings not in solc's form, add nothing."""
+    known = dict(sources)
     try:
-        remaps = [parse_remapping(r) for r in remappings]
-    except FlattenError:
+        _import_order(list(known), known, remappings, read)
+    except FlattenError:  # remappings not in solc's form
         return {}
-    known, added = dict(sources), {}
-
-    def imported(unit: str) -> list[str]:
-        if unit not in known:
-            if (text := read(unit)) is None:
-                return []  # not there: the compile reports it
-            known[unit] = added[unit] = text
-        try:
-            return [resolve_import(directive.path, unit, remaps) for directive in analyse(known[unit], unit).imports]
-        except FlattenError:
-            return []
-
-    _postorder(list(known), imported)
-    return added
+    return {unit: text for unit, text in known.items() if unit not in sources}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -510,12 +509,8 @@ def _is_declaration(toks: list[Token], i: int) -> bool:
 
 
 class _Aliases:
-    def __init__(self, units: dict[str, SourceUnit], order: list[str]):
-        self.units, self.order = units, order
-        self.decls: dict[str, list[str]] = {}
-        for name in order:
-            for kw, decl, _ in units[name].declarations:
-                self.decls.setdefault(decl, []).append(name)
+    def __init__(self, units: dict[str, SourceUnit], order: list[str], declared_in: dict[str, set[str]]):
+        self.units, self.order, self.declared_in = units, order, declared_in
         self._tokens: dict[str, list[Token]] = {}
         self._checked: set[str] = set()
 
@@ -526,8 +521,7 @@ class _Aliases:
 
     def _require_global(self, global_name: str, file: str, imp: ImportDirective, what: str) -> None:
         """``global_name`` must mean the same declaration everywhere in the flat file."""
-        where = self.decls.get(global_name, [])
-        if len(set(where)) != 1:
+        if len(self.declared_in.get(global_name, ())) != 1:
             raise FlattenError(
                 f"{file}: cannot flatten `{imp.statement}`: {what} refers to {global_name!r}, which is "
                 "not a file-level declaration of the imported sources; import it by its own name instead"
@@ -709,30 +703,31 @@ def flatten(
     missing import, pragma ranges that do not intersect, a name declared in two files, an alias
     that cannot be rewritten safely, mixed ABI coders, or an import cycle that inverts inheritance.
     """
-    order, cyclic = _resolve_all(entry, sources, remappings)
+    order = collect_imports(entry, sources, remappings)
     if layout not in ("imports", "names"):
         raise FlattenError(f"layout {layout!r} is unknown: use 'imports' or 'names'")
     units = {name: analyse(sources[name], name) for name in order}
-    owners: dict[str, tuple[str, str]] = {}
+    first: dict[str, tuple[str, str]] = {}  # each file-level name's first (unit, keyword)
+    declared_in: dict[str, set[str]] = {}
     for name in order:
         for kw, decl, _ in units[name].declarations:
-            prev = owners.get(decl)
-            if prev and prev[0] != name and not (kw == "function" == prev[1]):
+            prev = first.setdefault(decl, (name, kw))
+            if prev[0] != name and not (kw == "function" == prev[1]):
                 raise FlattenError(
                     f"{decl!r} is declared in both {prev[0]} and {name}; one file cannot hold both, "
                     "submit standard-json"
                 )
-            owners.setdefault(decl, (name, kw))
+            declared_in.setdefault(decl, set()).add(name)
+    owners = {decl: unit for decl, (unit, _kw) in first.items()}
     if layout == "names":
         # The units in the order solc reads a standard-json input (by source unit name), each preceded
         # only by what one file requires: the units that define its contracts' bases.
-        declared_in = {decl: unit for decl, (unit, _kw) in owners.items()}
-        order = _postorder(sorted(order), lambda unit: sorted(_base_units(unit, units, declared_in)))[0]
-        cyclic = True  # the order is no longer the imports': check that bases still come first
+        order = _postorder(sorted(order), lambda unit: sorted({b for _, _, b in _inherited(unit, units, owners)}))
+    _check_bases_come_first(order, units, owners)
 
     license = _combine_licenses([lic for name in order for lic in units[name].licenses])
     pragma, other_pragmas = _merge_pragmas(order, units)
-    aliases = _Aliases(units, order)
+    aliases = _Aliases(units, order, declared_in)
 
     header = []
     if license:
@@ -752,59 +747,53 @@ def flatten(
         parts.append(f"\n// File: {name}\n\n{body}")
         if not body.endswith("\n"):
             parts.append("\n")
-    source = "".join(parts)
-    if cyclic:
-        _check_bases_come_first(source)
-    return FlattenResult(source, order, license, pragma)
+    return FlattenResult("".join(parts), order, license, pragma)
 
 
-def _base_units(unit: str, units: dict[str, SourceUnit], owners: dict[str, str]) -> set[str]:
-    text = units[unit].text
-    found: set[str] = set()
-    for kw, _name, end in units[unit].declarations:
-        if kw in ("contract", "interface"):
-            found.update(owners[b] for b in _bases(text, end) if owners.get(b, unit) != unit)
-    return found
+def _inherited(unit: str, units: dict[str, SourceUnit], owners: dict[str, str]) -> Iterator[tuple[str, str, str]]:
+    """(contract, base, the unit that defines the base) for each base a contract of `unit`
+    inherits from another unit, an aliased base by its own name."""
+    source = units[unit]
+    renames = {alias: sym for imp in source.imports for sym, alias in imp.symbols}
+    for kw, name, end in source.declarations:
+        for base in _bases(source.text, end) if kw in ("contract", "interface") else ():
+            base = renames.get(base, base)
+            if owners.get(base, unit) != unit:
+                yield name, base, owners[base]
 
 
 def _bases(source: str, end: int) -> list[str]:
-    """The base names after a contract's name (which ends at `end`): `is A, B(1)`."""
-    bases, expect_base, parens = [], False, 0
+    """The base names after a contract's name (which ends at `end`): `is A, B(1), Unit.C`."""
+    bases: list[str] = []
+    expect_base, parens = False, 0
     for tok in tokenize(source, end):
         if tok.kind == "c":
             continue
         if tok.text == "{" and parens == 0:
             break
-        if tok.text in "()":
+        if tok.text in ("(", ")"):
             parens += 1 if tok.text == "(" else -1
-        elif parens == 0 and tok.text in ("is", ","):
+        elif parens == 0 and tok.text in ("is", ",", "."):
             expect_base = True
+            if tok.text == "." and bases:
+                bases.pop()  # `Unit.C`: the unit alias's member is the base
         elif expect_base and tok.kind == "id":
             bases.append(tok.text)
             expect_base = False
     return bases
 
 
-def _check_bases_come_first(source: str) -> None:
+def _check_bases_come_first(order: list[str], units: dict[str, SourceUnit], owners: dict[str, str]) -> None:
     """In one file a base contract must be defined before the contracts that inherit it.
 
     Across files solc accepts import cycles in any order, so after a cycle the depth-first order
-    may put a derived contract first. Checked on the flat text itself, where aliases are resolved.
-    """
-    flat = analyse.__wrapped__(source, "<flat>")
-    defined_at = {name: i for i, (kw, name, _) in enumerate(flat.declarations)}
-    for i, (kw, name, end) in enumerate(flat.declarations):
-        if kw not in ("contract", "interface"):
-            continue
-        for base in _bases(source, end):
-            if defined_at.get(base, -1) > i:
-
-                def file_of(name: str) -> str:
-                    pos = next(e for k, n, e in flat.declarations if n == name)
-                    return source[source.rfind("// File: ", 0, pos) + 9 :].split("\n", 1)[0]
-
+    may put a derived contract first (a file in the names layout too)."""
+    position = {unit: i for i, unit in enumerate(order)}
+    for unit in order:
+        for name, base, base_unit in _inherited(unit, units, owners):
+            if position[base_unit] > position[unit]:
                 raise FlattenError(
-                    f"cannot flatten: {name} ({file_of(name)}) inherits {base} ({file_of(base)}), which the "
+                    f"cannot flatten: {name} ({unit}) inherits {base} ({base_unit}), which the "
                     "import cycle between them places after it, and one file must define a base first; "
                     "flatten from the other file of the cycle or submit standard-json"
                 )
