@@ -52,10 +52,7 @@ if TYPE_CHECKING:
 @dataclass
 class OnChain:
     runtime: bytes
-    creation_input: bytes | None
-    tx_hash: str | None = None
-    factory: bool = False
-    source: str = ""  # which source gave creation_input: transaction, trace, fork replay, explorer record
+    creation: Creation | None = None  # its source: transaction, trace, fork replay, explorer record, …
     tried: list[str] = field(default_factory=list)  # the sources that could not, in words
 
 
@@ -101,24 +98,15 @@ def read_chain(
     creation = reader.find_creation(address) if runtime else None
     if creation is not None:
         source = creation.source or ("trace" if creation.factory else "transaction")
-        return OnChain(runtime, bytes(creation.input), creation.tx_hash, creation.factory, source)
+        return OnChain(runtime, dataclasses.replace(creation, input=bytes(creation.input), source=source))
     tried = attempts_of(reader, address) if runtime else []
     if runtime and creation_record is not None:
         record = creation_record(address)
         if record is not None and record.input:
-            return OnChain(runtime, bytes(record.input), record.tx_hash, record.factory, record.source, tried)
+            known = Creation(record.tx_hash or "", bytes(record.input), factory=record.factory, source=record.source)
+            return OnChain(runtime, known, tried)
         tried.append(record.note if record is not None else "the explorer's record (none)")
-    return OnChain(runtime=runtime, creation_input=None, tried=tried)
-
-
-class KnownCreation(MemoizingChain):
-    """A chain reader that knows one address's creation from elsewhere (an explorer's record);
-    what else it is asked, its reader answers."""
-
-    def __init__(self, reader: ChainReader, address: str, state: OnChain):
-        super().__init__(reader)
-        known = Creation(state.tx_hash or "", state.creation_input or b"", factory=state.factory, source=state.source)
-        self.remember_creation(address, known)
+    return OnChain(runtime, None, tried)
 
 
 def tx_hash_of(value: str | bytes | None) -> str | None:
@@ -369,7 +357,11 @@ def derive(
     timings["compile"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    libraries = _libraries_from_chain(compiled, chain_state.runtime, chain_state.creation_input)  # none in Vyper
+    creation = chain_state.creation
+    source = creation.source if creation else ""
+    libraries = _libraries_from_chain(
+        compiled, chain_state.runtime, creation.input if creation else None
+    )  # none in Vyper
     stale = manifest_libraries if manifest_libraries is not None else artifact.settings.get("libraries") or {}
     for file, libs in libraries.items():
         for lib, addr in libs.items():
@@ -384,17 +376,18 @@ def derive(
         compiled = _compile(artifact, input_json, cache, warnings)
 
     checked: ChainReader = reader
-    if check and chain_state.creation_input is not None and chain_state.source.endswith(("record", "(REST API)")):
+    if check and creation is not None and source.endswith(("record", "(REST API)")):
         # The explorer's record: the pre-check compares the creation code with it too.
-        checked = KnownCreation(reader, address, chain_state)
+        checked = MemoizingChain(reader)
+        checked.remember_creation(address, creation)
     requests = _Requests(
         artifact, address, chain_state, checked, cache, code_format, license, constructor_args, libraries, warnings
     )
     derived_args = requests.split_args(compiled)
     requests.args = resolve_constructor_args(artifact, constructor_args, derived_args, chain_state.tried)
     # A replay in the very chain that ran the transaction is as good as its traces: nothing to say.
-    if chain_state.source not in ("", "transaction", "trace", "in-process replay") and derived_args is not None:
-        warnings.append(f"constructor arguments from {chain_state.source}: the node has no trace API")
+    if source not in ("", "transaction", "trace", "in-process replay") and derived_args is not None:
+        warnings.append(f"constructor arguments from {source}: the node has no trace API")
     request = requests.flat_or_json(input_json, strict_format)
     timings["derive"] = time.perf_counter() - t0
 
@@ -402,7 +395,7 @@ def derive(
     if check:
         t0 = time.perf_counter()
         input_json, request, match = requests.checked(request, input_json, strict_format)
-        if chain_state.creation_input is None and requests.declared is None:
+        if creation is None and requests.declared is None:
             warnings.append(
                 f"the creation code was not found ({sources_tried(chain_state.tried)}): the pre-check compared the runtime code only"
             )
@@ -415,7 +408,7 @@ def derive(
                 warnings.append(_partial_reason(libraries, library_options))
         timings["precheck"] = time.perf_counter() - t0
 
-    return Derivation(request, artifact, match, warnings, input_json, timings, chain_state.source)
+    return Derivation(request, artifact, match, warnings, input_json, timings, source)
 
 
 @dataclass
@@ -444,20 +437,56 @@ class _Requests:
         creation_code = bytecode.to_bytes(output["evm"]["bytecode"]["object"])
         if self.declared is not None:  # the arguments, if any, follow the creation code in the blueprint's body
             return blueprint.arguments_after(self.declared, creation_code)
-        if self.chain.creation_input:
-            return bytecode.split_constructor_args(self.chain.creation_input, creation_code)
+        if self.chain.creation is not None and self.chain.creation.input:
+            return bytecode.split_constructor_args(self.chain.creation.input, creation_code)
         return None
 
     def build(
         self, candidate: CompilerJson, fmt: str = "", layout: str = "imports", arguments: str | None = None
     ) -> VerificationRequest:
-        used = self.args if arguments is None else arguments
-        fmt = fmt or self.code_format
-        request = build_request(
-            self.artifact, self.address, candidate, self.libraries, used, fmt, self.license, self.warnings, layout
+        """`candidate` as the request to submit, in format `fmt` (else the one asked for), with the
+        requests' constructor arguments (else `arguments`)."""
+        settings, vyper = candidate["settings"], self.artifact.is_vyper
+        submitted = json.loads(json.dumps(candidate))
+        if vyper:
+            from ape_contract_verify.engine.compilers import VYPER_OUTPUTS
+
+            submitted["settings"]["outputSelection"] = {self.artifact.source_id: VYPER_OUTPUTS}
+        else:
+            # Explorers compile what they are given; ask only for what they compare.
+            outputs = ["abi", "evm.bytecode", "evm.deployedBytecode", "metadata"]
+            submitted["settings"]["outputSelection"] = {"*": {"*": outputs}}
+            if self.libraries and not settings.get("libraries"):  # never narrow the input's: it may hold unlinked ones
+                submitted["settings"]["libraries"] = self.libraries
+        optimizer = settings.get("optimizer") or {}
+        request = VerificationRequest(
+            address=self.address,
+            contract_name=self.artifact.qualified_name,
+            source_code=json.dumps(submitted),
+            code_format=CodeFormat.VYPER_JSON if vyper else CodeFormat.STANDARD_JSON,
+            compiler_version=self.artifact.explorer_compiler_version,
+            optimization_used=settings.get("optimize", "gas") != "none" if vyper else bool(optimizer.get("enabled")),
+            runs=None if vyper else int(optimizer.get("runs", 200)),
+            evm_version=settings.get("evmVersion"),
+            via_ir=bool(settings["viaIR"]) if "viaIR" in settings else None,
+            constructor_arguments=self.args if arguments is None else arguments,
+            license_type=license_of(self.artifact, self.license),
+            libraries={lib: addr for libs in self.libraries.values() for lib, addr in libs.items()},
+            # Sourcify reads constructor arguments from the creation transaction: tell it which one.
+            creation_tx_hash=tx_hash_of(self.chain.creation.tx_hash if self.chain.creation else None),
         )
-        # Sourcify reads constructor arguments from the creation transaction: tell it which one.
-        return dataclasses.replace(request, creation_tx_hash=tx_hash_of(self.chain.tx_hash))
+        if vyper or CodeFormat(fmt or self.code_format) is not CodeFormat.SINGLE_FILE:
+            return request
+        from ape_contract_verify.derive.flatten import flatten
+
+        sources = {k: v["content"] for k, v in candidate["sources"].items()}
+        flat = flatten(self.artifact.source_id, sources, settings.get("remappings") or (), layout=layout)
+        for key in ("metadata", "debug"):
+            if settings.get(key) and layout == "imports":  # said once, not per layout tried
+                self.warnings.append(f"settings.{key} cannot be expressed in a single-file submission")
+        return dataclasses.replace(
+            request, contract_name=self.artifact.name, source_code=flat.source, code_format=CodeFormat.SINGLE_FILE
+        )
 
     def flat_or_json(self, input_json: CompilerJson, strict: bool) -> VerificationRequest:
         """The request in the format asked for; when that is a flat file the flattener refuses
@@ -679,58 +708,6 @@ def _partial_reason(linked: Libraries, library_options: list[Libraries]) -> str:
 
 
 # --- the request -------------------------------------------------------------------------------
-
-
-def build_request(
-    artifact: Artifact,
-    address: str,
-    input_json: CompilerJson,
-    libraries: Libraries,
-    args: str,
-    code_format: str,
-    license: str | None,
-    warnings: list[str],
-    layout: str = "imports",
-) -> VerificationRequest:
-    settings, vyper = input_json["settings"], artifact.is_vyper
-    submitted = json.loads(json.dumps(input_json))
-    if vyper:
-        from ape_contract_verify.engine.compilers import VYPER_OUTPUTS
-
-        submitted["settings"]["outputSelection"] = {artifact.source_id: VYPER_OUTPUTS}
-    else:
-        # Explorers compile what they are given; ask only for what they compare.
-        outputs = ["abi", "evm.bytecode", "evm.deployedBytecode", "metadata"]
-        submitted["settings"]["outputSelection"] = {"*": {"*": outputs}}
-        if libraries and not settings.get("libraries"):  # never narrow the input's: it may hold unlinked ones
-            submitted["settings"]["libraries"] = libraries
-    optimizer = settings.get("optimizer") or {}
-    request = VerificationRequest(
-        address=address,
-        contract_name=artifact.qualified_name,
-        source_code=json.dumps(submitted),
-        code_format=CodeFormat.VYPER_JSON if vyper else CodeFormat.STANDARD_JSON,
-        compiler_version=artifact.explorer_compiler_version,
-        optimization_used=settings.get("optimize", "gas") != "none" if vyper else bool(optimizer.get("enabled")),
-        runs=None if vyper else int(optimizer.get("runs", 200)),
-        evm_version=settings.get("evmVersion"),
-        via_ir=bool(settings["viaIR"]) if "viaIR" in settings else None,
-        constructor_arguments=args,
-        license_type=license_of(artifact, license),
-        libraries={lib: addr for libs in libraries.values() for lib, addr in libs.items()},
-    )
-    if vyper or CodeFormat(code_format) is not CodeFormat.SINGLE_FILE:
-        return request
-    from ape_contract_verify.derive.flatten import flatten
-
-    sources = {k: v["content"] for k, v in input_json["sources"].items()}
-    flat = flatten(artifact.source_id, sources, settings.get("remappings") or (), layout=layout)
-    for key in ("metadata", "debug"):
-        if settings.get(key) and layout == "imports":  # said once, not per layout tried
-            warnings.append(f"settings.{key} cannot be expressed in a single-file submission")
-    return dataclasses.replace(
-        request, contract_name=artifact.name, source_code=flat.source, code_format=CodeFormat.SINGLE_FILE
-    )
 
 
 def with_full_project_input(derivation: Derivation) -> VerificationRequest | None:
