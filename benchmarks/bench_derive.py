@@ -157,7 +157,7 @@ def main() -> None:
             # The input with the per-project import memo empty: a one-off `ape verify contract`.
             alone = []
             for _ in range(options.repeat):
-                artifacts._IMPORTS.clear()
+                artifacts._MEMO.clear()
                 t0 = time.perf_counter()
                 artifacts.standard_input(artifact)
                 alone.append(time.perf_counter() - t0)

@@ -47,8 +47,6 @@ CompilerJson: TypeAlias = dict[str, Any]
 Libraries: TypeAlias = dict[str, dict[str, str]]
 # A file's (mtime, size) by its name, or None when it cannot be read: a project state, for memos.
 Stamps: TypeAlias = tuple[tuple[str, tuple[int, int] | None], ...]
-# What closure_artifacts' memo is keyed by: project root, sources' stamps, (compiler, version)s.
-ClosureKey: TypeAlias = tuple[str, Stamps, tuple[tuple[str, str], ...]]
 
 # Manifest settings that are host-specific or only shape the output, never the code.
 DROP_SETTINGS = ("outputSelection", "search_paths", "libraries")
@@ -393,8 +391,6 @@ def _in_push20(code: bytes, index: int) -> bool:
 
 # --- the import closure ---------------------------------------------------------------------------
 
-_CLOSURE_MEMO: dict[ClosureKey, list[Artifact]] = {}  # per run: (project, compilers, sources' stamps)
-
 
 @GATE.entered()  # also one search at a time: workers of a run share its result
 def closure_artifacts(project: ProjectManager, cache: CompileCache | None = None) -> list[Artifact]:
@@ -408,23 +404,30 @@ def closure_artifacts(project: ProjectManager, cache: CompileCache | None = None
     compile per compiler version (through `cache`), memoised for the run."""
     try:
         solidity = [c for c in project.manifest.compilers or [] if c.name.lower() == "solidity" and c.contractTypes]
-        key = (*_solidity_state(project), tuple((c.name, c.version) for c in solidity))
+        memo, key = _memo(project), ("closure", *((c.name, c.version) for c in solidity))
     except Exception:  # not an Ape project (a test's stand-in): nothing to search
         return []
     if not solidity:
         return []
-    if key not in _CLOSURE_MEMO:
-        _CLOSURE_MEMO[key] = _search_closure(project, solidity, cache)
-    return list(_CLOSURE_MEMO[key])
+    if key not in memo:
+        memo[key] = _search_closure(project, solidity, cache)
+    return list(memo[key])
 
 
-def _solidity_state(project: ProjectManager) -> tuple[str, Stamps]:
-    """The project's root and a state of its Solidity sources and its config (remappings), for
-    memos: sizes and times, so an edit is a new state."""
+# What is remembered of each project (by its root) in one state of its Solidity sources and
+# config (remappings), sizes and times, so an edit is a new state: the import statements
+# ape-solidity resolved, the compile groups' inputs, the import closure's types.
+_MEMO: dict[str, tuple[Stamps, dict[tuple[object, ...], Any]]] = {}
+
+
+def _memo(project: ProjectManager) -> dict[tuple[object, ...], Any]:
     root = Path(project.path)
     files = [root / s for s in project.manifest.sources or {} if s.endswith(".sol")]
     files += [root / name for name in ("ape-config.yaml", "ape-config.yml", "pyproject.toml")]
-    return str(root), tuple(sorted((str(path), stamp(path)) for path in files))
+    stamps = tuple(sorted((str(path), stamp(path)) for path in files))
+    if _MEMO.get(str(root), ((), {}))[0] != stamps:
+        _MEMO[str(root)] = (stamps, {})
+    return _MEMO[str(root)][1]
 
 
 def close_over_imports(sources: CompilerJson, remappings: list[str], root: Path) -> None:
@@ -509,9 +512,13 @@ def inputs_by_version(
         from packaging.version import Version
 
         chosen = versions()  # a ValueError (a nightly: no `Version`): ape-solidity's own selection
-        memo = _IMPORTS.setdefault(str(project.path), _ImportMemo())
-        tree = SourceTree.from_source_files(paths, project, statements=dict(memo.valid()) or None)
-        memo.remember(tree.import_statements)
+        # Import statements ape-solidity resolved, shared by every contract of the project: they
+        # import mostly the same files (OpenZeppelin's), and resolving one costs about 0.5 ms.
+        memo: ImportStatements = _memo(project).setdefault(("imports",), {})
+        tree = SourceTree.from_source_files(paths, project, statements=dict(memo) or None)
+        fresh = set(tree.import_statements) - set(memo)
+        _close(tree.import_statements, fresh)
+        memo.update({key: tree.import_statements[key] for key in fresh})
         version_map: dict[Version, set[Path]] = {}
         for path in paths:
             if path in chosen:
@@ -524,33 +531,6 @@ def inputs_by_version(
     except (ImportError, AttributeError, ValueError, TypeError):  # another ape-solidity: its own selection
         pass
     return solidity.get_standard_input_json(paths, project=project)
-
-
-class _ImportMemo:
-    """Import statements ape-solidity resolved in one project, shared by every contract of a run:
-    the contracts of one project import mostly the same files (OpenZeppelin's), and resolving
-    one import costs ape-solidity about 0.5 ms. Dropped whole when any file they came from changed."""
-
-    def __init__(self) -> None:
-        self.statements: ImportStatements = {}
-        self.stamps: dict[Path, tuple[int, int]] = {}  # file -> (mtime, size) when its statements were remembered
-
-    def valid(self) -> ImportStatements:
-        if any(stamp(path) != then for path, then in self.stamps.items()):
-            self.statements.clear()
-            self.stamps.clear()
-        return self.statements
-
-    def remember(self, statements: ImportStatements) -> None:
-        fresh = set(statements) - set(self.statements)
-        _close(statements, fresh)
-        for key in fresh:
-            if (stamped := stamp(key[0])) is not None:
-                self.stamps[key[0]] = stamped
-                self.statements[key] = statements[key]
-
-
-_IMPORTS: dict[str, _ImportMemo] = {}  # by project path
 
 
 def _close(statements: ImportStatements, fresh: set[tuple[Path, str]]) -> None:
@@ -573,10 +553,6 @@ def _close(statements: ImportStatements, fresh: set[tuple[Path, str]]) -> None:
                     changed = True
 
 
-# ape-solidity's whole-project input, asked once per project state, compiler and settings in a process.
-_GROUP_INPUTS: dict[tuple[str, str, str, Stamps], CompilerJson | None] = {}
-
-
 @GATE.entered()
 def solidity_group_input(
     project: ProjectManager, version: CompilerVersion, settings: CompilerJson
@@ -586,13 +562,15 @@ def solidity_group_input(
     follow its import order), as `manifest_input` makes it; None when no source is `version`'s."""
     from ape import compilers
 
-    root, stamps = _solidity_state(project)
-    paths = [Path(name) for name, stamped in stamps if stamped is not None and name.endswith(".sol")]
-    key = (root, version.without_commit().plain, json.dumps(settings, sort_keys=True), stamps)
-    if key not in _GROUP_INPUTS:
+    # Asked once per project state, compiler and settings in a process.
+    memo, key = _memo(project), ("group", version.without_commit().plain, json.dumps(settings, sort_keys=True))
+    if key not in memo:
+        root = Path(project.path)
+        paths = sorted(root / s for s in project.manifest.sources or {} if s.endswith(".sol") and (root / s).is_file())
         found = input_for(inputs_by_version(compilers.solidity, paths, project, lambda: _built_by(project)), version)
-        _GROUP_INPUTS[key] = None if found is None else manifest_input(found, settings, project)
-    return _GROUP_INPUTS[key]
+        memo[key] = None if found is None else manifest_input(found, settings, project)
+    group: CompilerJson | None = memo[key]
+    return group
 
 
 def _built_by(project: ProjectManager) -> dict[Path, str]:

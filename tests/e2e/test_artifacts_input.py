@@ -29,7 +29,7 @@ checked = []
 # Both orders: inside an import cycle (OpenZeppelin's TransparentUpgradeableProxy and ProxyAdmin
 # import each other) what is remembered from the first file must serve the second.
 for order in (solidity, solidity[::-1]):
-    artifacts._IMPORTS.clear()
+    artifacts._MEMO.clear()
     for artifact in order:
         for attempt in ("first", "memo"):
             ours = artifacts.standard_input(artifact)

@@ -111,12 +111,10 @@ def listing_first(monkeypatch):
         monkeypatch.setattr(
             models, "get_single_import_lines", lambda path: sorted(real(path), key=lambda line: first not in line)
         )
-        artifacts._IMPORTS.clear()
-        artifacts._GROUP_INPUTS.clear()
+        artifacts._MEMO.clear()
 
     yield drive
-    artifacts._IMPORTS.clear()
-    artifacts._GROUP_INPUTS.clear()
+    artifacts._MEMO.clear()
 
 
 def _impl(project_dir: Path):
@@ -211,9 +209,9 @@ def test_types_only_the_imports_define_are_found_in_either_order(order_project, 
     from ape_contract_verify.engine.compilers import CompileCache
 
     listing_first(first)
-    artifacts._CLOSURE_MEMO.clear()
+    artifacts._MEMO.clear()
     try:
         found = artifacts.closure_artifacts(Project(order_project), CompileCache(directory=tmp_path))
     finally:
-        artifacts._CLOSURE_MEMO.clear()
+        artifacts._MEMO.clear()
     assert {"Token", "Wrapper"} <= {a.name for a in found}, sorted(a.label for a in found)
