@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, TypedDict, cast
@@ -262,7 +261,6 @@ class Derivation:
     match: str | None = None  # the pre-check's "full"/"partial"; None when skipped
     warnings: list[str] = field(default_factory=list)
     compile_input: CompilerJson = field(default_factory=dict)
-    timings: dict[str, float] = field(default_factory=dict)
     creation_source: str = ""  # which source gave the creation code (and so the constructor arguments)
 
 
@@ -335,28 +333,20 @@ def derive(
     asked for a flat file) fails with that reason. `creation_record` is an explorer's record of the
     creation, asked when the chain cannot give it (see `read_chain`). Standard-json is the input Ape compiled
     the contract from when its build is at hand (`_as_built`), unless `minimal_input`."""
-    timings: dict[str, float] = {}
-    t0 = time.perf_counter()
     address = _checksum(address)
     reader = chain_reader_or_provider(chain_reader)
     chain_state = read_chain(address, reader, creation_record)
     if not chain_state.runtime:
         raise PrecheckFailed("address", f"no contract code at {address} on this network")
-    timings["chain"] = time.perf_counter() - t0
 
-    t0 = time.perf_counter()
     own = standard_input(artifact)
     wider = None if minimal_input or code_format != CodeFormat.STANDARD_JSON else _wider_input(artifact, own)
     candidates = [own] if wider is None else [wider, own]  # inputs Ape may have built it from, the widest first
     input_json = _as_built(candidates, artifact, cache, {})
-    timings["input"] = time.perf_counter() - t0
     warnings: list[str] = []
 
-    t0 = time.perf_counter()
     compiled = _compile(artifact, input_json, cache, warnings)
-    timings["compile"] = time.perf_counter() - t0
 
-    t0 = time.perf_counter()
     creation = chain_state.creation
     source = creation.source if creation else ""
     libraries = _libraries_from_chain(
@@ -389,11 +379,9 @@ def derive(
     if source not in ("", "transaction", "trace", "in-process replay") and derived_args is not None:
         warnings.append(f"constructor arguments from {source}: the node has no trace API")
     request = requests.flat_or_json(input_json, strict_format)
-    timings["derive"] = time.perf_counter() - t0
 
     match = None
     if check:
-        t0 = time.perf_counter()
         input_json, request, match = requests.checked(request, input_json, strict_format)
         if creation is None and requests.declared is None:
             warnings.append(
@@ -406,9 +394,8 @@ def derive(
                 input_json, request, match = *upgraded, "full"
             else:
                 warnings.append(_partial_reason(libraries, library_options))
-        timings["precheck"] = time.perf_counter() - t0
 
-    return Derivation(request, artifact, match, warnings, input_json, timings, source)
+    return Derivation(request, artifact, match, warnings, input_json, source)
 
 
 @dataclass
