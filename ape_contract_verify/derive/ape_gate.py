@@ -68,11 +68,6 @@ class ApeGate:
     def _passes(self, ident: int) -> bool:
         return self._open_to_workers() or ident in self._script_threads
 
-    def holds_out(self, ident: int) -> bool:
-        """Whether the thread `ident` would wait at the gate now (a script may be inside Ape)."""
-        with self._cond:
-            return not self._passes(ident)
-
     @contextlib.contextmanager
     def entered(self) -> Iterator[None]:
         """Inside Ape's managers; waits while the script may be using them. Also a decorator
