@@ -636,31 +636,28 @@ _ABICODER_V2 = {("abicoder", "v2"), ("experimental", "ABIEncoderV2"), ("experime
 
 def _merge_pragmas(order: list[str], units: dict[str, SourceUnit]) -> tuple[str, list[str]]:
     """The one `pragma solidity` range every file allows, and the other pragmas, each once."""
+    ranges = [
+        (n, VersionRange.parse(p.value), p.value) for n in order for p in units[n].pragmas if p.name == "solidity"
+    ]
     merged: VersionRange | None = None
-    seen: list[tuple[str, VersionRange, str]] = []
-    for name in order:
-        for p in units[name].pragmas:
-            if p.name != "solidity":
-                continue
-            rng = VersionRange.parse(p.value)
-            new = rng if merged is None else merged & rng
-            if not new:
-                culprit = next(((n, v) for n, r, v in seen if not (r & rng)), None)
-                if culprit:
-                    raise FlattenError(
-                        f"pragma solidity ranges do not intersect: {name} requires {p.value!r} "
-                        f"but {culprit[0]} requires {culprit[1]!r}"
-                    )
+    for i, (name, rng, value) in enumerate(ranges):
+        new = rng if merged is None else merged & rng
+        if not new:
+            culprit = next(((n, v) for n, r, v in ranges[:i] if not (r & rng)), None)
+            if culprit:
                 raise FlattenError(
-                    f"pragma solidity ranges do not intersect: {name} requires {p.value!r}, which excludes "
-                    f"every version ({merged}) that the files before it allow"
+                    f"pragma solidity ranges do not intersect: {name} requires {value!r} "
+                    f"but {culprit[0]} requires {culprit[1]!r}"
                 )
-            merged = new
-            seen.append((name, rng, p.value))
+            raise FlattenError(
+                f"pragma solidity ranges do not intersect: {name} requires {value!r}, which excludes "
+                f"every version ({merged}) that the files before it allow"
+            )
+        merged = new
     if merged is None:
         pragma = ""
-    elif len({v for _, _, v in seen}) == 1:
-        pragma = seen[0][2]  # unchanged text reads best
+    elif len({v for _, _, v in ranges}) == 1:
+        pragma = ranges[0][2]  # unchanged text reads best
     else:
         pragma = str(merged)
 
