@@ -516,9 +516,7 @@ def inputs_by_version(
         # import mostly the same files (OpenZeppelin's), and resolving one costs about 0.5 ms.
         memo: ImportStatements = _memo(project).setdefault(("imports",), {})
         tree = SourceTree.from_source_files(paths, project, statements=dict(memo) or None)
-        fresh = set(tree.import_statements) - set(memo)
-        _close(tree.import_statements, fresh)
-        memo.update({key: tree.import_statements[key] for key in fresh})
+        memo.update(tree.import_statements)
         version_map: dict[Version, set[Path]] = {}
         for path in paths:
             if path in chosen:
@@ -531,26 +529,6 @@ def inputs_by_version(
     except (ImportError, AttributeError, ValueError, TypeError):  # another ape-solidity: its own selection
         pass
     return solidity.get_standard_input_json(paths, project=project)
-
-
-def _close(statements: ImportStatements, fresh: set[tuple[Path, str]]) -> None:
-    """Make each fresh entry hold everything its file imports, transitively.
-
-    ape-solidity guarantees that only for the file it was asked about: inside an import cycle
-    (OpenZeppelin's TransparentUpgradeableProxy <-> ProxyAdmin) a file's entry holds what the
-    cycle's first file had gathered when it got there. Entries remembered for later calls must
-    be whole, or a later contract would miss sources."""
-    by_path = {key[0]: key for key in statements}
-    changed = True
-    while changed:
-        changed = False
-        for key in fresh:
-            mine = statements[key]
-            for statement in list(mine):
-                sub = by_path.get(statement.path) if statement.path else None
-                if sub is not None and sub != key and not statements[sub] <= mine:
-                    mine |= statements[sub]
-                    changed = True
 
 
 @GATE.entered()
