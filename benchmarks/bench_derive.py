@@ -22,7 +22,7 @@ project's sources from disk. Target: under 50 ms per contract, excluding compila
 
 Baseline of the input phase, same run: ape-solidity's own `get_standard_input_json`, which picks the
 compiler by asking every installed solc for its version (with solc-js, a node.js start each), where
-`inputs.standard_input` hands it the manifest's version. Both must give the same sources and
+`artifacts.standard_input` hands it the manifest's version. Both must give the same sources and
 remappings.
 """
 
@@ -113,6 +113,24 @@ def input_from_version_selection(artifact) -> dict:
     return next(v for k, v in inputs.items() if str(k).split("+")[0] == wanted)
 
 
+def time_phases(module) -> dict[str, float]:
+    """The seconds each phase of `derive.derive` takes, as its functions are called (cleared by
+    the caller before each derivation; the rest of its time is building the request)."""
+    spent: dict[str, float] = {}
+    phases = {"chain": "read_chain", "input": "standard_input", "compile": "_compile", "precheck": "precheck"}
+    for phase, name in phases.items():
+
+        def timed(*args, _real=getattr(module, name), _phase=phase, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return _real(*args, **kwargs)
+            finally:
+                spent[_phase] = spent.get(_phase, 0.0) + time.perf_counter() - t0
+
+        setattr(module, name, timed)
+    return spent
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="warm derivations per contract and format")
@@ -126,12 +144,13 @@ def main() -> None:
 
     from ape import Project, accounts, networks
 
-    from ape_contract_verify.derive import artifacts, derive, inputs
+    from ape_contract_verify.derive import artifacts, derive
     from ape_contract_verify.derive.flatten import flatten
     from ape_contract_verify.engine.compilers import CompileCache
 
     project = Project(PROJECT)
     cache = CompileCache()
+    timings = time_phases(derive)
     per_contract: dict[str, dict] = {}
     samples: dict[str, list[float]] = {"standard-json": [], "flatten": [], "precheck": []}
     with networks.parse_network_choice("ethereum:local:test"):
@@ -144,6 +163,7 @@ def main() -> None:
                 artifact = artifacts.find_artifact(name, project)
                 lookups.append(time.perf_counter() - t0)
             # Cold: the compile of the minimal input (the baseline), which fills the cache.
+            timings.clear()
             t0 = time.perf_counter()
             cold = derive.derive(artifact, address, check=False, cache=cache)
             cold_total = time.perf_counter() - t0
@@ -151,15 +171,15 @@ def main() -> None:
                 "address": address,
                 "source_files": len(cold.compile_input["sources"]),
                 "cold_derive_ms": ms(cold_total),
-                "cold_compile_ms": ms(cold.timings["compile"]),
+                "cold_compile_ms": ms(timings["compile"]),
                 "find_artifact_ms": ms(statistics.median(lookups)),
             }
             # The input with the per-project import memo empty: a one-off `ape verify contract`.
             alone = []
             for _ in range(options.repeat):
-                inputs._IMPORTS.clear()
+                artifacts._MEMO.clear()
                 t0 = time.perf_counter()
-                inputs.standard_input(artifact)
+                artifacts.standard_input(artifact)
                 alone.append(time.perf_counter() - t0)
             figures["input_memo_empty_ms"] = ms(statistics.median(alone))
             # "precheck": standard-json with the pre-check (the engine's Verifier on the request);
@@ -168,6 +188,7 @@ def main() -> None:
                 totals, phases = [], {}
                 compiles_before = cache.compiles
                 for _ in range(options.repeat):
+                    timings.clear()
                     t0 = time.perf_counter()
                     warm = derive.derive(
                         artifact,
@@ -177,7 +198,7 @@ def main() -> None:
                         code_format="standard-json" if code_format == "precheck" else code_format,
                     )
                     totals.append(time.perf_counter() - t0)
-                    for phase, seconds in warm.timings.items():
+                    for phase, seconds in timings.items():
                         phases.setdefault(phase, []).append(seconds)
                     if code_format == "flatten" and "pragma solidity" not in warm.request.source_code:
                         raise SystemExit(f"{name}: the flattened source has no pragma")
@@ -207,7 +228,7 @@ def main() -> None:
         # Flatten alone, for the contract with the most sources.
         largest = max(per_contract, key=lambda n: per_contract[n]["source_files"])
         artifact = artifacts.find_artifact(largest, project)
-        input_json = inputs.standard_input(artifact)
+        input_json = artifacts.standard_input(artifact)
         sources = {k: v["content"] for k, v in input_json["sources"].items()}
         remappings = input_json["settings"].get("remappings") or ()
         # flatten() memoises each file's analysis by its text: cold = the memo cleared first.
@@ -227,7 +248,7 @@ def main() -> None:
         selection = {}
         for name in per_contract:
             artifact = artifacts.find_artifact(name, project)
-            ours = inputs.standard_input(artifact)
+            ours = artifacts.standard_input(artifact)
             times = []
             for _ in range(options.repeat):
                 t0 = time.perf_counter()

@@ -12,10 +12,7 @@ With no script running (the CLI, `ape verify serve`, a test) the gate is open an
 
 import contextlib
 import threading
-from collections.abc import Callable, Iterator
-from typing import TypeVar
-
-T = TypeVar("T")
+from collections.abc import Iterator
 
 
 class ApeGate:
@@ -71,14 +68,10 @@ class ApeGate:
     def _passes(self, ident: int) -> bool:
         return self._open_to_workers() or ident in self._script_threads
 
-    def holds_out(self, ident: int) -> bool:
-        """Whether the thread `ident` would wait at the gate now (a script may be inside Ape)."""
-        with self._cond:
-            return not self._passes(ident)
-
     @contextlib.contextmanager
     def entered(self) -> Iterator[None]:
-        """Inside Ape's managers; waits while the script may be using them."""
+        """Inside Ape's managers; waits while the script may be using them. Also a decorator
+        (`@GATE.entered()`): the function runs inside the gate."""
         # getattr: a threading.local has `value` only on threads that set it.
         depth = getattr(self._depth, "value", 0)
         if depth == 0:
@@ -98,17 +91,6 @@ class ApeGate:
                 with self._cond:
                     self._inside -= 1
                     self._cond.notify_all()
-
-    def guard(self, function: Callable[..., T]) -> Callable[..., T]:
-        """`function` runs inside the gate."""
-        import functools
-
-        @functools.wraps(function)
-        def guarded(*args, **kwargs):  # type: ignore[no-untyped-def]
-            with self.entered():
-                return function(*args, **kwargs)
-
-        return guarded
 
 
 GATE = ApeGate()

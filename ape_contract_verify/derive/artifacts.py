@@ -1,8 +1,10 @@
-"""The project's compiled contract types: find one by name, or by the code at an address.
+"""The project's compiled contract types: find one by name, or by the code at an address; and
+the compiler input each was built from.
 
 An `Artifact` is a contract type with the project (or dependency) whose manifest recorded the
 compiler and settings that built it. Identifying an address compares shapes only (the manifest's
-bytecode, no compile); whether the artifact really verifies is the engine's question.
+bytecode, no compile); whether the artifact really verifies is the engine's question. Its input
+(`standard_input`, and its compile group's, `group_input`) is read from ape-solidity and ape-vyper.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, cast
 from ape_contract_verify.derive.ape_gate import GATE
 from ape_contract_verify.evm import blueprint, bytecode
 from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.compiler_version import CompilerVersion, InvalidCompilerVersion, Language
 
 if TYPE_CHECKING:
@@ -24,6 +27,7 @@ if TYPE_CHECKING:
     from ape_solidity.compiler import SolidityCompiler
     from ethpm_types import ContractType
     from ethpm_types.contract_type import Bytecode
+    from ethpm_types.source import Compiler
     from packaging.version import Version
 
     from ape_contract_verify.engine.compilers import CompileCache
@@ -31,6 +35,8 @@ if TYPE_CHECKING:
 
     # ape-solidity's resolved imports: (file, import text) -> what it names.
     ImportStatements: TypeAlias = dict[tuple[Path, str], set[ImportStatementMetadata]]
+
+logger = get_logger()
 
 # A compiler's standard JSON, input or output, or a part of it (a source entry, an ABI item): the
 # layout solc and vyper document, read here by deep keys, where a missing key is the compiler's
@@ -41,8 +47,6 @@ CompilerJson: TypeAlias = dict[str, Any]
 Libraries: TypeAlias = dict[str, dict[str, str]]
 # A file's (mtime, size) by its name, or None when it cannot be read: a project state, for memos.
 Stamps: TypeAlias = tuple[tuple[str, tuple[int, int] | None], ...]
-# What closure_artifacts' memo is keyed by: project root, (compiler, version)s, sources' stamps.
-ClosureKey: TypeAlias = tuple[str, tuple[tuple[str, str], ...], Stamps]
 
 # Manifest settings that are host-specific or only shape the output, never the code.
 DROP_SETTINGS = ("outputSelection", "search_paths", "libraries")
@@ -64,7 +68,7 @@ class Artifact:
     compiler_version: str  # as the manifest records it: 0.8.26+commit.8a97fa7a, 0.4.3
     settings: CompilerJson
     dependency: str | None = None
-    # What was read from Ape's managers for it, by the thread that could (`derive.inputs.prepare`).
+    # What was read from Ape's managers for it, by the thread that could (`prepare`).
     resolved: dict[str, CompilerJson | None] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -202,7 +206,7 @@ def _artifacts_of(project: ProjectManager, dependency: str | None = None) -> Ite
             yield Artifact(name, source_id, ct, project, compiler.name, compiler.version, settings, dependency)
 
 
-@GATE.guard  # reading a dependency's project may install it
+@GATE.entered()  # reading a dependency's project may install it
 def iter_artifacts(
     project: ProjectManager,
     include_dependencies: bool = True,
@@ -231,7 +235,7 @@ def iter_artifacts(
     return found
 
 
-@GATE.guard
+@GATE.entered()
 def find_artifact(name: str, project: ProjectManager, compile: bool = True) -> Artifact:
     """`Name`, `path/File.sol:Name` or `dependency:Name`; the project's own types win over dependencies'.
     Without `compile`, only the manifests are read (no import closure, no dependency compiled)."""
@@ -278,7 +282,7 @@ def short_name(reference: str) -> str:
 # --- address-only mode ---------------------------------------------------------------------------
 
 
-@GATE.guard
+@GATE.entered()
 def identify(
     address: str,
     project: ProjectManager,
@@ -295,9 +299,11 @@ def identify(
     full runtime code, metadata hash included, then by the creation code against the creation
     transaction (`creation()` gives its input, read only when needed)."""
     if runtime is None:
-        from ape_contract_verify.derive.onchain import chain_reader_or_provider
+        from ape import chain
 
-        runtime = bytes(chain_reader_or_provider().get_code(address))
+        from ape_contract_verify.evm.chain import ApeProviderChain
+
+        runtime = bytes(ApeProviderChain(chain.provider).get_code(address))
     if not runtime:
         raise ArtifactNotFound(f"no contract code at {address} on this network")
     # Cheapest first: the manifests, then one compile of what the project's sources import.
@@ -379,12 +385,14 @@ def _same_code(expected: bytes, actual: bytes) -> bool:
     return all(e == a or e == 0 or _in_push20(expected, i) for i, (e, a) in enumerate(zip(expected, actual)))
 
 
+def _in_push20(code: bytes, index: int) -> bool:
+    return any(code[start - 1] == 0x73 for start in range(max(1, index - 19), index + 1))
+
+
 # --- the import closure ---------------------------------------------------------------------------
 
-_CLOSURE_MEMO: dict[ClosureKey, list[Artifact]] = {}  # per run: (project, compilers, sources' stamps)
 
-
-@GATE.guard  # also one search at a time: workers of a run share its result
+@GATE.entered()  # also one search at a time: workers of a run share its result
 def closure_artifacts(project: ProjectManager, cache: CompileCache | None = None) -> list[Artifact]:
     """Every deployable contract type defined only in a file the project's own Solidity sources
     import (OpenZeppelin's ProxyAdmin, which its TransparentUpgradeableProxy's constructor
@@ -394,30 +402,32 @@ def closure_artifacts(project: ProjectManager, cache: CompileCache | None = None
     Each type comes with the compiler and settings of the project sources that import it, and
     its source unit is the imported file as ape-solidity names it in the project's input. One
     compile per compiler version (through `cache`), memoised for the run."""
-    key = _closure_key(project)
-    if key is None:
-        return []
-    if key not in _CLOSURE_MEMO:
-        _CLOSURE_MEMO[key] = _search_closure(project, cache)
-    return list(_CLOSURE_MEMO[key])
-
-
-def _closure_key(project: ProjectManager) -> ClosureKey | None:
     try:
-        manifest = project.manifest
-        root = Path(project.path)
-        compilers = tuple(
-            (c.name, c.version) for c in manifest.compilers or [] if c.name.lower() == "solidity" and c.contractTypes
-        )
+        solidity = [c for c in project.manifest.compilers or [] if c.name.lower() == "solidity" and c.contractTypes]
+        memo, key = _memo(project), ("closure", *((c.name, c.version) for c in solidity))
     except Exception:  # not an Ape project (a test's stand-in): nothing to search
-        return None
-    if not compilers:
-        return None
-    return (
-        str(root),
-        compilers,
-        tuple((source_id, stamp(root / source_id)) for source_id in sorted(manifest.sources or {})),
-    )
+        return []
+    if not solidity:
+        return []
+    if key not in memo:
+        memo[key] = _search_closure(project, solidity, cache)
+    return list(memo[key])
+
+
+# What is remembered of each project (by its root) in one state of its Solidity sources and
+# config (remappings), sizes and times, so an edit is a new state: the import statements
+# ape-solidity resolved, the compile groups' inputs, the import closure's types.
+_MEMO: dict[str, tuple[Stamps, dict[tuple[object, ...], Any]]] = {}
+
+
+def _memo(project: ProjectManager) -> dict[tuple[object, ...], Any]:
+    root = Path(project.path)
+    files = [root / s for s in project.manifest.sources or {} if s.endswith(".sol")]
+    files += [root / name for name in ("ape-config.yaml", "ape-config.yml", "pyproject.toml")]
+    stamps = tuple(sorted((str(path), stamp(path)) for path in files))
+    if _MEMO.get(str(root), ((), {}))[0] != stamps:
+        _MEMO[str(root)] = (stamps, {})
+    return _MEMO[str(root)][1]
 
 
 def close_over_imports(sources: CompilerJson, remappings: list[str], root: Path) -> None:
@@ -441,7 +451,7 @@ def close_over_imports(sources: CompilerJson, remappings: list[str], root: Path)
         sources[unit] = {"content": text}
 
 
-def _search_closure(project: ProjectManager, cache: CompileCache | None) -> list[Artifact]:
+def _search_closure(project: ProjectManager, solidity: list[Compiler], cache: CompileCache | None) -> list[Artifact]:
     from ethpm_types import ContractType
 
     from ape_contract_verify.engine.compilers import compile_input, process_cache
@@ -449,9 +459,7 @@ def _search_closure(project: ProjectManager, cache: CompileCache | None) -> list
     cache = cache or process_cache()
     own = {s for s in (project.manifest.sources or {}) if s.endswith(".sol")}
     found: list[Artifact] = []
-    for compiler in project.manifest.compilers or []:
-        if compiler.name.lower() != "solidity" or not compiler.contractTypes:
-            continue
+    for compiler in solidity:  # the manifest's Solidity compilers that built contract types
         recorded = dict(compiler.settings or {})
         try:
             version = CompilerVersion.parse(compiler.version, "solidity")
@@ -504,9 +512,11 @@ def inputs_by_version(
         from packaging.version import Version
 
         chosen = versions()  # a ValueError (a nightly: no `Version`): ape-solidity's own selection
-        memo = _IMPORTS.setdefault(str(project.path), _ImportMemo())
-        tree = SourceTree.from_source_files(paths, project, statements=dict(memo.valid()) or None)
-        memo.remember(tree.import_statements)
+        # Import statements ape-solidity resolved, shared by every contract of the project: they
+        # import mostly the same files (OpenZeppelin's), and resolving one costs about 0.5 ms.
+        memo: ImportStatements = _memo(project).setdefault(("imports",), {})
+        tree = SourceTree.from_source_files(paths, project, statements=dict(memo) or None)
+        memo.update(tree.import_statements)
         version_map: dict[Version, set[Path]] = {}
         for path in paths:
             if path in chosen:
@@ -521,58 +531,7 @@ def inputs_by_version(
     return solidity.get_standard_input_json(paths, project=project)
 
 
-class _ImportMemo:
-    """Import statements ape-solidity resolved in one project, shared by every contract of a run:
-    the contracts of one project import mostly the same files (OpenZeppelin's), and resolving
-    one import costs ape-solidity about 0.5 ms. Dropped whole when any file they came from changed."""
-
-    def __init__(self) -> None:
-        self.statements: ImportStatements = {}
-        self.stamps: dict[Path, tuple[int, int]] = {}  # file -> (mtime, size) when its statements were remembered
-
-    def valid(self) -> ImportStatements:
-        if any(stamp(path) != then for path, then in self.stamps.items()):
-            self.statements.clear()
-            self.stamps.clear()
-        return self.statements
-
-    def remember(self, statements: ImportStatements) -> None:
-        fresh = set(statements) - set(self.statements)
-        _close(statements, fresh)
-        for key in fresh:
-            if (stamped := stamp(key[0])) is not None:
-                self.stamps[key[0]] = stamped
-                self.statements[key] = statements[key]
-
-
-_IMPORTS: dict[str, _ImportMemo] = {}  # by project path
-
-
-def _close(statements: ImportStatements, fresh: set[tuple[Path, str]]) -> None:
-    """Make each fresh entry hold everything its file imports, transitively.
-
-    ape-solidity guarantees that only for the file it was asked about: inside an import cycle
-    (OpenZeppelin's TransparentUpgradeableProxy <-> ProxyAdmin) a file's entry holds what the
-    cycle's first file had gathered when it got there. Entries remembered for later calls must
-    be whole, or a later contract would miss sources."""
-    by_path = {key[0]: key for key in statements}
-    changed = True
-    while changed:
-        changed = False
-        for key in fresh:
-            mine = statements[key]
-            for statement in list(mine):
-                sub = by_path.get(statement.path) if statement.path else None
-                if sub is not None and sub != key and not statements[sub] <= mine:
-                    mine |= statements[sub]
-                    changed = True
-
-
-# ape-solidity's whole-project input, asked once per project state, compiler and settings in a process.
-_GROUP_INPUTS: dict[tuple[str, str, str, Stamps], CompilerJson | None] = {}
-
-
-@GATE.guard
+@GATE.entered()
 def solidity_group_input(
     project: ProjectManager, version: CompilerVersion, settings: CompilerJson
 ) -> CompilerJson | None:
@@ -581,32 +540,172 @@ def solidity_group_input(
     follow its import order), as `manifest_input` makes it; None when no source is `version`'s."""
     from ape import compilers
 
-    root = Path(project.path)
-    paths = [root / s for s in (project.manifest.sources or {}) if s.endswith(".sol") and (root / s).is_file()]
-    # Sizes and times of the sources and the config (remappings): an edit is a new project state.
-    configs = [root / name for name in ("ape-config.yaml", "ape-config.yml", "pyproject.toml")]
-    stamps = tuple(sorted((str(path), stamp(path)) for path in paths + configs))
-    key = (str(root), version.without_commit().plain, json.dumps(settings, sort_keys=True), stamps)
-    if key not in _GROUP_INPUTS:
+    # Asked once per project state, compiler and settings in a process.
+    memo, key = _memo(project), ("group", version.without_commit().plain, json.dumps(settings, sort_keys=True))
+    if key not in memo:
+        root = Path(project.path)
+        paths = sorted(root / s for s in project.manifest.sources or {} if s.endswith(".sol") and (root / s).is_file())
         found = input_for(inputs_by_version(compilers.solidity, paths, project, lambda: _built_by(project)), version)
-        _GROUP_INPUTS[key] = None if found is None else manifest_input(found, settings, project)
-    return _GROUP_INPUTS[key]
+        memo[key] = None if found is None else manifest_input(found, settings, project)
+    group: CompilerJson | None = memo[key]
+    return group
 
 
 def _built_by(project: ProjectManager) -> dict[Path, str]:
     """The solc the manifest says built each file's contracts, handed to ape-solidity: its own
     selection asks each source set's solc for its version, 4 s for the example's 12 sources with
     solc-js, which the deploy hook cannot spend on the script's thread."""
-    by_source: dict[Path, str] = {}
-    for compiler in project.manifest.compilers or []:
-        if compiler.name.lower() == "solidity":
-            for name in compiler.contractTypes or []:
-                contract_type = (project.manifest.contract_types or {}).get(name)
-                if contract_type is not None and contract_type.source_id:
-                    version = CompilerVersion.parse(compiler.version, "solidity").without_commit().plain
-                    by_source[Path(project.path) / contract_type.source_id] = version
-    return by_source
+    return {
+        artifact.source_path: CompilerVersion.parse(artifact.compiler_version, "solidity").without_commit().plain
+        for artifact in _artifacts_of(project)
+        if artifact.compiler_name.lower() == "solidity"
+    }
 
 
-def _in_push20(code: bytes, index: int) -> bool:
-    return any(code[start - 1] == 0x73 for start in range(max(1, index - 19), index + 1))
+# --- an artifact's compile input ------------------------------------------------------------------
+# Exactly what was compiled, and nothing of this machine. Solidity: ape-solidity's own standard
+# input for the contract and its transitive imports, with the manifest's settings, closed over its
+# imports as solc resolves them; also the whole compile group's. Vyper: the contract and every
+# module it imports, with the settings its pragmas impose.
+
+
+def prepare(artifact: Artifact) -> None:
+    """Read now, on this thread, what deriving `artifact` needs of Ape's managers: its input and,
+    for Solidity, its compile group's (remappings, every source). The deploy hook calls it on the
+    script's thread, so workers find both in `artifact.resolved` and need not call into Ape."""
+    artifact.resolved["input"] = _standard_input(artifact)
+    artifact.resolved["group"] = _group_input(artifact)
+
+
+def standard_input(artifact: Artifact) -> CompilerJson:
+    """The minimal compiler input for this contract: its source, its transitive imports, and
+    exactly the settings the manifest recorded (library placeholders unlinked)."""
+    if "input" in artifact.resolved:
+        copy: CompilerJson = json.loads(json.dumps(artifact.resolved["input"]))  # callers may change it
+        return copy
+    return _standard_input(artifact)
+
+
+@GATE.entered()  # ape-solidity resolves remappings (may install dependencies); ape-vyper reads imports
+def _standard_input(artifact: Artifact) -> CompilerJson:
+    if artifact.is_vyper:
+        return _vyper_input(artifact)
+    from ape import compilers
+
+    version, path = artifact.version, artifact.source_path
+    # The manifest says which solc built the contract: handed over, it spares ape-solidity's own
+    # selection, which asks every installed solc for its version (a node.js start each for solc-js).
+    inputs = inputs_by_version(
+        compilers.solidity, [path], artifact.project, lambda: {path: version.without_commit().plain}
+    )
+    chosen = input_for(inputs, version) or next(iter(inputs.values()), None)
+    if chosen is None:
+        raise ArtifactNotFound(f"{artifact.label}: ape-solidity produced no input for {artifact.source_id}")
+    return manifest_input(chosen, artifact.settings, artifact.project)
+
+
+# Vyper's own interfaces (`from ethereum.ercs import IERC20`): the compiler has them, never send them.
+_VYPER_BUILTIN_PREFIXES = ("ethereum/", "vyper/")
+
+
+def _vyper_input(artifact: Artifact) -> CompilerJson:
+    """The contract, every module and interface it imports (transitively), and the settings
+    ape-vyper compiled with, minus its host-specific `search_paths`."""
+    from ape import compilers
+
+    from ape_contract_verify.engine.compilers import VYPER_OUTPUTS
+
+    root = Path(artifact.project.path)
+    closure: dict[str, Path | None] = {}  # each source id and its file
+    todo = [artifact.source_id]
+    while todo:
+        source_id = todo.pop()
+        if source_id in closure:
+            continue
+        file = closure[source_id] = _vyper_source_file(root, source_id)
+        if file is not None and file.suffix != ".json":
+            todo.extend(compilers.vyper.get_imports([file], project=artifact.project).get(source_id, []))
+    sources: dict[str, CompilerJson] = {}
+    interfaces: dict[str, CompilerJson] = {}
+    # Before 0.4 an import is an interface, never a module: vyper-json 0.3 looks it up under
+    # `interfaces` (under `sources` it fails with a KeyError naming the file).
+    imports_are_interfaces = artifact.version.release < (0, 4, 0)
+    for source_id, file in sorted(closure.items()):
+        if source_id.startswith(_VYPER_BUILTIN_PREFIXES) and source_id.endswith(".json"):
+            continue
+        if file is None:
+            raise ArtifactNotFound(
+                f"{artifact.label}: {artifact.source_id} imports {source_id}, which is neither in the "
+                "project nor in an installed Python package; install it, or vendor it into contracts/"
+            )
+        text = file.read_text(encoding="utf8")
+        if file.suffix == ".json":  # an ABI file imported as an interface
+            abi = json.loads(text)
+            interfaces[source_id] = {"abi": abi.get("abi", abi) if isinstance(abi, dict) else abi}
+        elif imports_are_interfaces and source_id != artifact.source_id:
+            interfaces[source_id] = {"content": text}
+        else:
+            sources[source_id] = {"content": text}
+    settings = {k: v for k, v in artifact.settings.items() if k not in DROP_SETTINGS}
+    settings["outputSelection"] = {artifact.source_id: VYPER_OUTPUTS}
+    _settings_from_pragmas(settings, sources.get(artifact.source_id, {}).get("content", ""))
+    result: CompilerJson = {"language": "Vyper", "sources": sources, "settings": settings}
+    if interfaces:
+        result["interfaces"] = interfaces
+    return result
+
+
+def _settings_from_pragmas(settings: CompilerJson, content: str) -> None:
+    """The compiler obeys the contract's pragmas; ape-vyper records them only when written
+    `#pragma` (no space), so `# pragma optimize codesize` leaves "gas" in the manifest, and
+    vyper-json refuses settings that conflict with a pragma. The pragma is the truth."""
+    from ape_contract_verify.engine.diagnose import evm_version, has_optimize_pragma, optimize_mode
+
+    single: CompilerInput = {"sources": {"f": {"content": content}}, "settings": {}}
+    if has_optimize_pragma(content):
+        settings["optimize"] = optimize_mode(single, "f")
+    if (evm := evm_version(single)) != "default":
+        settings["evmVersion"] = evm
+
+
+def _vyper_source_file(root: Path, source_id: str) -> Path | None:
+    """A project file, or a module of an installed package (snekmate-style imports)."""
+    import sys
+
+    for base in (root, *(Path(p) for p in sys.path if p and "site-packages" in p)):
+        file = base / source_id
+        if file.suffix in (".vy", ".vyi", ".json") and file.is_file():
+            return file
+    return None
+
+
+def project_remappings(artifact: Artifact) -> list[str]:
+    """The remappings ape-solidity uses when it compiles the artifact's whole group: those its
+    sources use, not every dependency the project has."""
+    return sorted(((group_input(artifact) or {}).get("settings") or {}).get("remappings") or [])
+
+
+def group_input(artifact: Artifact) -> CompilerJson | None:
+    """ape-solidity's input for every source of the artifact's project compiled by its compiler;
+    None for Vyper (its input is the contract's own) or when Ape's managers cannot say."""
+    try:
+        found = artifact.resolved["group"] if "group" in artifact.resolved else _group_input(artifact)
+    except Exception:  # no project to ask (Ape's managers refused): nothing wider to try
+        return None
+    copy: CompilerJson | None = json.loads(json.dumps(found)) if found is not None else None  # callers may change it
+    return copy
+
+
+def deployed_group_input(reference: str, project: ProjectManager) -> CompilerJson | None:
+    """The compile group's input of the type Ape just deployed (`artifacts.type_reference`), for
+    the ledger to keep: what Ape compiled it from, before any later recompile or edit. None for
+    Vyper (its input is the contract's own) or when the manifests cannot say."""
+    try:
+        return _group_input(find_artifact(reference, project, compile=False))
+    except Exception as err:  # the deploy goes on; verification later rebuilds it from the sources
+        logger.debug("contract_verify: no compile input kept for %s: %s", reference, err)
+        return None
+
+
+def _group_input(artifact: Artifact) -> CompilerJson | None:
+    return None if artifact.is_vyper else solidity_group_input(artifact.project, artifact.version, artifact.settings)

@@ -5,30 +5,35 @@ the exact settings come from the manifest Ape wrote; the sources from the compil
 import resolution; library addresses and constructor arguments from the chain. The pre-check then
 runs the local explorer's own `Verifier` on the very request about to be submitted, so a
 submission that cannot pass is stopped here, with the reason the explorer would give.
+
+What the chain holds for the address (`read_chain`) and the constructor arguments (the chain's,
+or the user's checked against them) are read here too.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypedDict, cast
+from typing import TYPE_CHECKING, Protocol, TypedDict, cast
 
-from ape_contract_verify.derive.artifacts import Artifact, ArtifactNotFound, CompilerJson, Libraries
-from ape_contract_verify.derive.constructor import PrecheckFailed, resolve_constructor_args, sources_tried
-from ape_contract_verify.derive.inputs import group_input, project_remappings, standard_input
-from ape_contract_verify.derive.onchain import (
-    CreationRecordLike,
-    KnownCreation,
-    OnChain,
-    chain_reader_or_provider,
-    read_chain,
-    tx_hash_of,
+from ape_contract_verify.derive.artifacts import (
+    Artifact,
+    ArtifactNotFound,
+    CompilerJson,
+    Libraries,
+    group_input,
+    project_remappings,
+    standard_input,
 )
+from ape_contract_verify.engine.compare import constructor_arguments_reason, constructor_inputs
 from ape_contract_verify.evm import blueprint, bytecode
+from ape_contract_verify.evm.abi import abi_type
+from ape_contract_verify.evm.reads import Creation, attempts_of
+from ape_contract_verify.evm.wrappers import MemoizingChain
 from ape_contract_verify.exceptions import ContractVerifyError
+from ape_contract_verify.json_types import JsonValue
 from ape_contract_verify.protocol.licenses import code_from_source, license_code
 from ape_contract_verify.protocol.values import checksum as _checksum
 from ape_contract_verify.request import CodeFormat, VerificationRequest
@@ -38,26 +43,180 @@ if TYPE_CHECKING:
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.protocol.inputs import CompilerInput
 
-__all__ = [
-    "Derivation",
-    "PrecheckFailed",
-    "build_request",
-    "derive",
-    "license_of",
-    "precheck",
-    "with_full_project_input",
-]
+# --- what the chain holds for an address: its runtime code and the input that created it ------------
+# Read through the chain's reader or, when it cannot say (a factory's child on a node without
+# traces), from an explorer's record of the creation.
+
+
+@dataclass
+class OnChain:
+    runtime: bytes
+    creation: Creation | None = None  # its source: transaction, trace, fork replay, explorer record, …
+    tried: list[str] = field(default_factory=list)  # the sources that could not, in words
+
+
+class CreationRecordLike(Protocol):
+    """An explorer's record of a creation (`client.provider.CreationRecord`, a layer beside this
+    one): the creation input when it has one, else `note` says why not."""
+
+    @property
+    def input(self) -> bytes | None: ...
+    @property
+    def tx_hash(self) -> str | None: ...
+    @property
+    def factory(self) -> bool: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def note(self) -> str: ...
+
+
+def chain_reader_or_provider(chain_reader: ChainReader | None = None) -> ChainReader:
+    """The given reader, or one on the active Ape provider."""
+    if chain_reader is not None:
+        return chain_reader
+    from ape import chain
+
+    from ape_contract_verify.evm.chain import ApeProviderChain
+
+    return ApeProviderChain(chain.provider)
+
+
+def read_chain(
+    address: str,
+    chain_reader: ChainReader | None = None,
+    creation_record: Callable[[str], CreationRecordLike | None] | None = None,
+) -> OnChain:
+    """Runtime code and the creation input, through the active Ape provider by default.
+
+    The chain reader finds the creation (its transaction, the node's traces, or a replay on a
+    fork); when it cannot, `creation_record(address)`, an explorer's record of the creation
+    (`client.provider.CreationRecord`), is asked."""
+    reader = chain_reader_or_provider(chain_reader)
+    runtime = bytes(reader.get_code(address))
+    creation = reader.find_creation(address) if runtime else None
+    if creation is not None:
+        source = creation.source or ("trace" if creation.factory else "transaction")
+        return OnChain(runtime, dataclasses.replace(creation, input=bytes(creation.input), source=source))
+    tried = attempts_of(reader, address) if runtime else []
+    if runtime and creation_record is not None:
+        record = creation_record(address)
+        if record is not None and record.input:
+            known = Creation(record.tx_hash or "", bytes(record.input), factory=record.factory, source=record.source)
+            return OnChain(runtime, known, tried)
+        tried.append(record.note if record is not None else "the explorer's record (none)")
+    return OnChain(runtime, None, tried)
+
+
+def tx_hash_of(value: str | bytes | None) -> str | None:
+    text = value if isinstance(value, str) else ("0x" + bytes(value).hex() if value else "")
+    return text if len(text) == 66 and text[:2] == "0x" else None
+
+
+# --- constructor arguments: the chain's, or the user's checked against them ------------------------
+# A difference is explained (argument by argument) with the engine's own text, so the pre-check and
+# the explorer word it the same way.
+
+
+class PrecheckFailed(ContractVerifyError):
+    """The derived request would not verify: `field` names the input that differs."""
+
+    def __init__(self, field: str, reason: str):
+        self.field = field
+        self.reason = reason
+        super().__init__(f"Local pre-check failed ({field}): {reason}")
+
+
+def _inputs(artifact: Artifact) -> list[CompilerJson]:
+    return constructor_inputs(list(artifact.contract_type.abi))
+
+
+def sources_tried(tried: list[str] | None = None) -> str:
+    """What was tried for a creation, in words: only what the chain reader and the target tried on
+    this network (an in-process chain has no trace API to name, the embedded explorer no record)."""
+    return f"tried {', '.join(tried)}" if tried else "no source of it answered"
+
+
+def not_found_reason(tried: list[str] | None = None) -> str:
+    """The one answer when no source gave the creation code: what was tried, and the way out."""
+    return (
+        f"the creation code of this contract was not found ({sources_tried(tried)}). "
+        "Pass them with --constructor-args, as values or ABI-encoded hex"
+    )
+
+
+def resolve_constructor_args(
+    artifact: Artifact, given: str | None, derived: str | None, tried: list[str] | None = None
+) -> str:
+    """The arguments to submit: the chain's (`derived`), or `given` when it agrees with them.
+    `tried` names the creation sources that could not answer, for the reason when none did."""
+    if given is None:
+        if derived is None and _inputs(artifact):
+            raise PrecheckFailed("constructor arguments", not_found_reason(tried))
+        return derived or ""
+    encoded = encode_constructor_args(artifact, given)
+    if derived is not None and encoded.lower() != derived.lower():
+        raise PrecheckFailed(
+            "constructor arguments",
+            f"--constructor-args: {constructor_arguments_reason(encoded.lower(), derived.lower(), list(artifact.contract_type.abi))}; "
+            "drop --constructor-args to use the chain's",
+        )
+    return encoded
+
+
+def encode_constructor_args(artifact: Artifact, given: str) -> str:
+    """Raw hex (with or without 0x) as is, or comma-separated / JSON-list values encoded with the ABI."""
+    text = given.strip()
+    hex_text = text.removeprefix("0x")
+    inputs = _inputs(artifact)
+    is_hex = all(c in "0123456789abcdefABCDEF" for c in hex_text)
+    # Raw hex: 0x and hex digits only ("0x10, true" is a list of values), or whole ABI words.
+    if (text.startswith("0x") and is_hex) or (hex_text and is_hex and len(hex_text) % 64 == 0):
+        if len(hex_text) % 2:
+            raise PrecheckFailed("constructor arguments", "hex constructor arguments must have an even length")
+        return hex_text.lower()
+    from eth_abi.abi import encode
+
+    values: list[JsonValue]
+    try:
+        values = json.loads(text if text.startswith("[") else f"[{text}]")
+    except json.JSONDecodeError:
+        values = [v.strip() for v in text.split(",")] if text else []
+    if len(values) != len(inputs):
+        signature = ", ".join(f"{i.get('type')} {i.get('name')}" for i in inputs) or "none"
+        raise PrecheckFailed(
+            "constructor arguments",
+            f"{len(values)} value(s) given, the constructor takes {len(inputs)} ({signature})",
+        )
+    types = [abi_type(i) for i in inputs]
+    try:
+        return encode(types, [_coerce(t, v) for t, v in zip(types, values)]).hex()
+    except Exception as err:
+        raise PrecheckFailed("constructor arguments", f"cannot encode {values} as ({', '.join(types)}): {err}")
+
+
+def _coerce(abi_type: str, value: JsonValue) -> object:
+    """The value eth_abi encodes as `abi_type` (it takes any Python value it can encode)."""
+    if abi_type.endswith("]") and isinstance(value, list):
+        inner = abi_type[: abi_type.rindex("[")]
+        return [_coerce(inner, v) for v in value]
+    if abi_type.startswith(("uint", "int")) and isinstance(value, str):
+        return int(value, 0)
+    if abi_type == "bool" and isinstance(value, str):
+        return value.lower() in ("1", "true", "yes")
+    if abi_type.startswith("bytes") and isinstance(value, str):
+        return bytes.fromhex(value.removeprefix("0x"))
+    if abi_type == "address" and isinstance(value, str):
+        return _checksum(value)
+    return value
 
 
 def license_of(artifact: Artifact, override: str | None = None) -> int:
     if override:
         return license_code(override)
     source = artifact.source_path.read_text(encoding="utf8") if artifact.source_path.is_file() else ""
-    if artifact.is_vyper:
-        for line in source.splitlines()[:20]:
-            if "@license" in line:
-                spdx = line.split("@license", 1)[1].strip()
-                return code_from_source(f"SPDX-License-Identifier: {spdx}")
+    if artifact.is_vyper:  # Vyper's NatSpec says `@license`
+        source = source.replace("@license", "SPDX-License-Identifier:")
     return code_from_source(source)
 
 
@@ -102,7 +261,6 @@ class Derivation:
     match: str | None = None  # the pre-check's "full"/"partial"; None when skipped
     warnings: list[str] = field(default_factory=list)
     compile_input: CompilerJson = field(default_factory=dict)
-    timings: dict[str, float] = field(default_factory=dict)
     creation_source: str = ""  # which source gave the creation code (and so the constructor arguments)
 
 
@@ -174,31 +332,25 @@ def derive(
     asked for a flat file) fails with that reason. `creation_record` is an explorer's record of the
     creation, asked when the chain cannot give it (see `read_chain`). Standard-json is the input Ape compiled
     the contract from when its build is at hand (`_as_built`), unless `minimal_input`."""
-    timings: dict[str, float] = {}
-    t0 = time.perf_counter()
     address = _checksum(address)
     reader = chain_reader_or_provider(chain_reader)
     chain_state = read_chain(address, reader, creation_record)
     if not chain_state.runtime:
         raise PrecheckFailed("address", f"no contract code at {address} on this network")
-    timings["chain"] = time.perf_counter() - t0
 
-    t0 = time.perf_counter()
     own = standard_input(artifact)
-    candidates: list[CompilerJson] = []  # inputs Ape may have built it from, the widest first
-    if not minimal_input and code_format == CodeFormat.STANDARD_JSON:
-        group = _group_candidate(artifact, own)
-        candidates = [own] if group is None else [group, own]
-    input_json = _as_built(candidates, artifact, cache) or own
-    timings["input"] = time.perf_counter() - t0
+    wider = None if minimal_input or code_format != CodeFormat.STANDARD_JSON else _wider_input(artifact, own)
+    candidates = [own] if wider is None else [wider, own]  # inputs Ape may have built it from, the widest first
+    input_json = _as_built(candidates, artifact, cache, {})
     warnings: list[str] = []
 
-    t0 = time.perf_counter()
     compiled = _compile(artifact, input_json, cache, warnings)
-    timings["compile"] = time.perf_counter() - t0
 
-    t0 = time.perf_counter()
-    libraries = _libraries_from_chain(compiled, chain_state.runtime, chain_state.creation_input)  # none in Vyper
+    creation = chain_state.creation
+    source = creation.source if creation else ""
+    libraries = _libraries_from_chain(
+        compiled, chain_state.runtime, creation.input if creation else None
+    )  # none in Vyper
     stale = manifest_libraries if manifest_libraries is not None else artifact.settings.get("libraries") or {}
     for file, libs in libraries.items():
         for lib, addr in libs.items():
@@ -208,34 +360,29 @@ def derive(
                     f"library {lib}: the manifest records {recorded}, the chain uses {addr}; using the chain's"
                 )
             libs[lib] = _checksum(addr)
-    if libraries:
-        # Compile as the submission will: linked through settings.libraries (part of the metadata).
-        def linked(candidate: CompilerJson) -> CompilerJson:
-            return {**candidate, "settings": {**candidate["settings"], "libraries": libraries}}
-
-        input_json = _as_built([linked(c) for c in candidates], artifact, cache) or linked(own)
+    if libraries:  # compile as the submission will: linked through settings.libraries (part of the metadata)
+        input_json = _as_built(candidates, artifact, cache, libraries)
         compiled = _compile(artifact, input_json, cache, warnings)
 
     checked: ChainReader = reader
-    if check and chain_state.creation_input is not None and chain_state.source.endswith(("record", "(REST API)")):
+    if check and creation is not None and source.endswith(("record", "(REST API)")):
         # The explorer's record: the pre-check compares the creation code with it too.
-        checked = KnownCreation(reader, address, chain_state)
+        checked = MemoizingChain(reader)
+        checked.remember_creation(address, creation)
     requests = _Requests(
         artifact, address, chain_state, checked, cache, code_format, license, constructor_args, libraries, warnings
     )
     derived_args = requests.split_args(compiled)
     requests.args = resolve_constructor_args(artifact, constructor_args, derived_args, chain_state.tried)
     # A replay in the very chain that ran the transaction is as good as its traces: nothing to say.
-    if chain_state.source not in ("", "transaction", "trace", "in-process replay") and derived_args is not None:
-        warnings.append(f"constructor arguments from {chain_state.source}: the node has no trace API")
+    if source not in ("", "transaction", "trace", "in-process replay") and derived_args is not None:
+        warnings.append(f"constructor arguments from {source}: the node has no trace API")
     request = requests.flat_or_json(input_json, strict_format)
-    timings["derive"] = time.perf_counter() - t0
 
     match = None
     if check:
-        t0 = time.perf_counter()
         input_json, request, match = requests.checked(request, input_json, strict_format)
-        if chain_state.creation_input is None and requests.declared is None:
+        if creation is None and requests.declared is None:
             warnings.append(
                 f"the creation code was not found ({sources_tried(chain_state.tried)}): the pre-check compared the runtime code only"
             )
@@ -246,9 +393,8 @@ def derive(
                 input_json, request, match = *upgraded, "full"
             else:
                 warnings.append(_partial_reason(libraries, library_options))
-        timings["precheck"] = time.perf_counter() - t0
 
-    return Derivation(request, artifact, match, warnings, input_json, timings, chain_state.source)
+    return Derivation(request, artifact, match, warnings, input_json, source)
 
 
 @dataclass
@@ -277,20 +423,56 @@ class _Requests:
         creation_code = bytecode.to_bytes(output["evm"]["bytecode"]["object"])
         if self.declared is not None:  # the arguments, if any, follow the creation code in the blueprint's body
             return blueprint.arguments_after(self.declared, creation_code)
-        if self.chain.creation_input:
-            return bytecode.split_constructor_args(self.chain.creation_input, creation_code)
+        if self.chain.creation is not None and self.chain.creation.input:
+            return bytecode.split_constructor_args(self.chain.creation.input, creation_code)
         return None
 
     def build(
         self, candidate: CompilerJson, fmt: str = "", layout: str = "imports", arguments: str | None = None
     ) -> VerificationRequest:
-        used = self.args if arguments is None else arguments
-        fmt = fmt or self.code_format
-        request = build_request(
-            self.artifact, self.address, candidate, self.libraries, used, fmt, self.license, self.warnings, layout
+        """`candidate` as the request to submit, in format `fmt` (else the one asked for), with the
+        requests' constructor arguments (else `arguments`)."""
+        settings, vyper = candidate["settings"], self.artifact.is_vyper
+        submitted = json.loads(json.dumps(candidate))
+        if vyper:
+            from ape_contract_verify.engine.compilers import VYPER_OUTPUTS
+
+            submitted["settings"]["outputSelection"] = {self.artifact.source_id: VYPER_OUTPUTS}
+        else:
+            # Explorers compile what they are given; ask only for what they compare.
+            outputs = ["abi", "evm.bytecode", "evm.deployedBytecode", "metadata"]
+            submitted["settings"]["outputSelection"] = {"*": {"*": outputs}}
+            if self.libraries and not settings.get("libraries"):  # never narrow the input's: it may hold unlinked ones
+                submitted["settings"]["libraries"] = self.libraries
+        optimizer = settings.get("optimizer") or {}
+        request = VerificationRequest(
+            address=self.address,
+            contract_name=self.artifact.qualified_name,
+            source_code=json.dumps(submitted),
+            code_format=CodeFormat.VYPER_JSON if vyper else CodeFormat.STANDARD_JSON,
+            compiler_version=self.artifact.explorer_compiler_version,
+            optimization_used=settings.get("optimize", "gas") != "none" if vyper else bool(optimizer.get("enabled")),
+            runs=None if vyper else int(optimizer.get("runs", 200)),
+            evm_version=settings.get("evmVersion"),
+            via_ir=bool(settings["viaIR"]) if "viaIR" in settings else None,
+            constructor_arguments=self.args if arguments is None else arguments,
+            license_type=license_of(self.artifact, self.license),
+            libraries={lib: addr for libs in self.libraries.values() for lib, addr in libs.items()},
+            # Sourcify reads constructor arguments from the creation transaction: tell it which one.
+            creation_tx_hash=tx_hash_of(self.chain.creation.tx_hash if self.chain.creation else None),
         )
-        # Sourcify reads constructor arguments from the creation transaction: tell it which one.
-        return dataclasses.replace(request, creation_tx_hash=tx_hash_of(self.chain.tx_hash))
+        if vyper or CodeFormat(fmt or self.code_format) is not CodeFormat.SINGLE_FILE:
+            return request
+        from ape_contract_verify.derive.flatten import flatten
+
+        sources = {k: v["content"] for k, v in candidate["sources"].items()}
+        flat = flatten(self.artifact.source_id, sources, settings.get("remappings") or (), layout=layout)
+        for key in ("metadata", "debug"):
+            if settings.get(key) and layout == "imports":  # said once, not per layout tried
+                self.warnings.append(f"settings.{key} cannot be expressed in a single-file submission")
+        return dataclasses.replace(
+            request, contract_name=self.artifact.name, source_code=flat.source, code_format=CodeFormat.SINGLE_FILE
+        )
 
     def flat_or_json(self, input_json: CompilerJson, strict: bool) -> VerificationRequest:
         """The request in the format asked for; when that is a flat file the flattener refuses
@@ -326,7 +508,7 @@ class _Requests:
         except PrecheckFailed as err:
             if err.field != "source":  # not a code difference: nothing wider would change it
                 raise
-        group = _group_candidate(self.artifact, input_json)
+        group = _wider_input(self.artifact, input_json)
         if group is None:
             return own(diagnose=True)
         together = f"the whole compile group's input ({len(group['sources'])} sources, as Ape compiled them together)"
@@ -398,14 +580,12 @@ class _Requests:
         after `add_library`, every library added so far, even those it does not link. Try them (the
         engine judges); (input, request) of the first that makes the match full, else None."""
         sent = sorted(input_json["settings"].get("remappings") or [])
-        remapping_options = []
-        for option in (project_remappings(self.artifact), []):  # the whole group's, or none at all
-            if option != sent and option not in remapping_options:
-                remapping_options.append(option)
+        group = project_remappings(self.artifact)
+        # The whole group's remappings, or none at all; the libraries options; both.
+        remappings: list[CompilerJson] = [{"remappings": o} for o in ([group] if group else []) + [[]] if o != sent]
         current = input_json["settings"].get("libraries") or {}
-        libraries = [{"libraries": option} for option in library_options if option != current]
-        patches: list[CompilerJson] = [{"remappings": option} for option in remapping_options] + libraries
-        patches += [{"remappings": option, **lib} for option in remapping_options for lib in libraries]
+        libraries: list[CompilerJson] = [{"libraries": option} for option in library_options if option != current]
+        patches = remappings + libraries + [{**option, **lib} for option in remappings for lib in libraries]
         for patch in patches:
             candidate = json.loads(json.dumps(input_json))
             candidate["settings"].update(patch)
@@ -418,37 +598,39 @@ class _Requests:
         return None
 
 
-def _as_built(candidates: list[CompilerJson], artifact: Artifact, cache: CompileCache | None) -> CompilerJson | None:
-    """The first of `candidates` that `cache` holds Ape's build of (`workflow/ape_builds.py`): that
-    output is the compiler's answer to it, so nothing is compiled again, and the code is reproduced
-    whatever solc's output owes to the files compiled with it (the whole group's input first: what
-    Ape compiled at once; a contract's own, as `add_library` recompiles it with its libraries)."""
+def _as_built(
+    candidates: list[CompilerJson], artifact: Artifact, cache: CompileCache | None, libraries: Libraries
+) -> CompilerJson:
+    """The first of `candidates` (linked with `libraries`) that `cache` holds Ape's build of
+    (`workflow/ape_builds.py`), else the last (the contract's own): Ape's output is the compiler's
+    answer to it, so nothing is compiled again, and the code is reproduced whatever solc's output owes
+    to the files compiled with it (the whole group's input first: what Ape compiled at once; a
+    contract's own, as `add_library` recompiles it with its libraries)."""
     from ape_contract_verify.engine.compilers import with_output_selection
+
+    linked = [{**c, "settings": {**c["settings"], "libraries": libraries}} if libraries else c for c in candidates]
 
     def built(candidate: CompilerJson) -> bool:
         selected = with_output_selection(cast("CompilerInput", candidate), artifact.source_id, artifact.name)
         return cache is not None and cache.holds_build(artifact.explorer_compiler_version, selected)
 
-    return next((candidate for candidate in candidates if built(candidate)), None)
+    return next((candidate for candidate in linked if built(candidate)), linked[-1])
 
 
-def _group_candidate(artifact: Artifact, input_json: CompilerJson) -> CompilerJson | None:
+def _wider_input(artifact: Artifact, input_json: CompilerJson) -> CompilerJson | None:
     """`input_json` with every source of its compile group (what ape-solidity compiled together, kept
-    at the deploy), or None: nothing wider. With the optimizer, solc's code can depend on the other files
-    compiled: its Yul functions are named after AST ids, and its inlining follows the names (0.6's
-    FullInliner visits them in their hashes' order; solidity#9573, and #14829 for later versions)."""
-    try:
-        group = _wider_group(artifact, input_json["sources"])
-    except Exception:  # no project to ask (Ape's managers refused): nothing wider to try
+    at the deploy) and the group's remappings (its other sources may import through them), or None:
+    nothing wider. With the optimizer, solc's code can depend on the other files compiled: its Yul
+    functions are named after AST ids, and its inlining follows the names (0.6's FullInliner visits
+    them in their hashes' order; solidity#9573, and #14829 for later versions)."""
+    group = group_input(artifact)
+    if group is None or set(group["sources"]) <= set(input_json["sources"]):
         return None
-    if group is None:
-        return None
-    candidate: CompilerJson = json.loads(json.dumps(input_json))
-    candidate["sources"] = {**input_json["sources"], **group["sources"]}  # the group's as compiled, when kept
-    # The group's other sources may import through remappings the contract's own do not need.
+    wider: CompilerJson = json.loads(json.dumps(input_json))
+    wider["sources"].update(group["sources"])  # the group's as compiled, when kept
     if remappings := (group.get("settings") or {}).get("remappings"):
-        candidate["settings"]["remappings"] = remappings
-    return candidate
+        wider["settings"]["remappings"] = remappings
+    return wider
 
 
 def _library_options(linked: Libraries, recorded: Libraries, address: str, reader: ChainReader) -> list[Libraries]:
@@ -482,18 +664,14 @@ def _library_options(linked: Libraries, recorded: Libraries, address: str, reade
     blocks = {addr: block(addr) for _, _, addr in extras}
     extras.sort(key=lambda e: (blocks[e[2]] is None, blocks[e[2]] or 0))
 
-    def with_extras(chosen: list[tuple[str, str, str]]) -> Libraries:
+    # Those deployed before the contract (a prefix of that order) first, then every prefix, the longest first.
+    before = sum(own is not None and (made := blocks[addr]) is not None and made < own for _, _, addr in extras)
+    options: list[Libraries] = []
+    for count in dict.fromkeys(([before] if before else []) + list(range(len(extras), 0, -1))):
         merged: Libraries = json.loads(json.dumps(linked))
-        for file, name, addr in chosen:
+        for file, name, addr in extras[:count]:
             merged.setdefault(file, {})[name] = addr
-        return merged
-
-    before = [e for e in extras if own is not None and (made := blocks[e[2]]) is not None and made < own]
-    options = [with_extras(before)] if before else []
-    for count in range(len(extras), 0, -1):
-        option = with_extras(extras[:count])
-        if option not in options:
-            options.append(option)
+        options.append(merged)
     return options
 
 
@@ -518,74 +696,11 @@ def _partial_reason(linked: Libraries, library_options: list[Libraries]) -> str:
 # --- the request -------------------------------------------------------------------------------
 
 
-def build_request(
-    artifact: Artifact,
-    address: str,
-    input_json: CompilerJson,
-    libraries: Libraries,
-    args: str,
-    code_format: str,
-    license: str | None,
-    warnings: list[str],
-    layout: str = "imports",
-) -> VerificationRequest:
-    settings = input_json["settings"]
-    submitted = json.loads(json.dumps(input_json))
-    # Explorers compile what they are given; ask only for what they compare.
-    submitted["settings"]["outputSelection"] = {"*": {"*": ["abi", "evm.bytecode", "evm.deployedBytecode", "metadata"]}}
-    request = VerificationRequest(
-        address=address,
-        contract_name=artifact.qualified_name,
-        source_code="",
-        code_format=CodeFormat.VYPER_JSON if artifact.is_vyper else CodeFormat.STANDARD_JSON,
-        compiler_version=artifact.explorer_compiler_version,
-        evm_version=settings.get("evmVersion"),
-        constructor_arguments=args,
-        license_type=license_of(artifact, license),
-        optimization_used=settings.get("optimize", "gas") != "none",
-    )
-    if artifact.is_vyper:
-        from ape_contract_verify.engine.compilers import VYPER_OUTPUTS
-
-        submitted["settings"]["outputSelection"] = {artifact.source_id: VYPER_OUTPUTS}
-        return dataclasses.replace(request, source_code=json.dumps(submitted))
-    if libraries and not settings.get("libraries"):  # never narrow the input's: it may hold unlinked ones
-        submitted["settings"]["libraries"] = libraries
-    optimizer = settings.get("optimizer") or {}
-    request = dataclasses.replace(
-        request,
-        source_code=json.dumps(submitted),
-        optimization_used=bool(optimizer.get("enabled")),
-        runs=int(optimizer.get("runs", 200)),
-        via_ir=bool(settings.get("viaIR")) if "viaIR" in settings else None,
-        libraries={lib: addr for libs in libraries.values() for lib, addr in libs.items()},
-    )
-    if CodeFormat(code_format) is not CodeFormat.SINGLE_FILE:
-        return request
-    from ape_contract_verify.derive.flatten import flatten
-
-    sources = {k: v["content"] for k, v in input_json["sources"].items()}
-    flat = flatten(artifact.source_id, sources, settings.get("remappings") or (), layout=layout)
-    for key in ("metadata", "debug"):
-        if settings.get(key) and layout == "imports":  # said once, not per layout tried
-            warnings.append(f"settings.{key} cannot be expressed in a single-file submission")
-    return dataclasses.replace(
-        request, contract_name=artifact.name, source_code=flat.source, code_format=CodeFormat.SINGLE_FILE
-    )
-
-
 def with_full_project_input(derivation: Derivation) -> VerificationRequest | None:
     """The same request with every source of the artifact's compile group (what ape-solidity
     compiled together), or None when that is what was sent already."""
     sent = json.loads(derivation.request.source_code)
-    full = _wider_group(derivation.artifact, sent["sources"])
+    full = _wider_input(derivation.artifact, sent)
     if full is None:
         return None
-    sent["sources"] = {**full["sources"], **sent["sources"]}
-    return dataclasses.replace(derivation.request, source_code=json.dumps(sent))
-
-
-def _wider_group(artifact: Artifact, sources: CompilerJson) -> CompilerJson | None:
-    """The input of the artifact's whole compile group when it holds sources `sources` lacks."""
-    group = None if artifact.is_vyper else group_input(artifact)
-    return None if group is None or set(group["sources"]) <= set(sources) else group
+    return dataclasses.replace(derivation.request, source_code=json.dumps({**full, "settings": sent["settings"]}))

@@ -5,25 +5,332 @@ what a single file cannot repeat (import statements, SPDX identifiers, pragmas) 
 import aliases where that is provably safe. Everything else is copied byte for byte.
 Import paths are resolved the way solc resolves them: relative to the importing unit's name,
 then through the remappings (longest context, then longest prefix, last one wins).
+The sources are read by a file-level scanner (imports, pragmas, SPDX lines, declarations), and
+`pragma solidity` lines merged with solc's version-range semantics (`VersionRange`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
 
-from ape_contract_verify.derive.solidity_source import (
-    DECL_KW,
-    INHERITDOC,
-    ImportDirective,
-    SourceUnit,
-    Token,
-    VersionRange,
-    analyse,
-    tokenize,
+from ape_contract_verify.exceptions import ContractVerifyError
+
+
+class FlattenError(ContractVerifyError, ValueError):
+    """The sources cannot be flattened into a file that compiles to the same code."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+# ----------------------------------------------------------------------------------------------
+# Scanning. A fast scan finds what matters at file level (comments, strings, braces, keywords);
+# a full tokenizer is used only for import statements and for files that use aliases.
+
+_IDENT = r"[A-Za-z_$][A-Za-z0-9_$]*"
+_STRING = r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'"""
+DECL_KW = ("contract", "interface", "library", "struct", "enum", "type", "error", "event", "function")
+# Comments, strings and braces: everything else is code, and only code at brace depth 0 matters here.
+_SKIP = re.compile(rf"""//[^\n]*|/\*.*?\*/|{_STRING}|[{{}}]""", re.S)
+_KEYWORDS = "|".join(("import", "pragma", "constant") + DECL_KW)
+_KEYWORD = re.compile(rf"(?<![A-Za-z0-9_$])(?:{_KEYWORDS})(?![A-Za-z0-9_$])")
+_TOKEN = re.compile(
+    rf"""(?P<ws>\s+)|(?P<c>//[^\n]*|/\*.*?\*/)|(?P<s>{_STRING})|(?P<id>{_IDENT})"""
+    r"""|(?P<num>[0-9][A-Za-z0-9_.]*)|(?P<p>.)""",
+    re.S,
 )
-from ape_contract_verify.derive.solidity_source import FlattenError as FlattenError  # derive.py's
+_BRACES = {"{": 1, "}": -1}
+_NAME_AFTER = re.compile(rf"(?:\s+|//[^\n]*|/\*.*?\*/)*({_IDENT})", re.S)
+# solc's own pattern (Parser::findLicenseString); it searches the text between top-level nodes.
+_SPDX = re.compile(r"SPDX-License-Identifier:\s*(.+?)(?=[\n\r]|\*/|$)", re.S)
+INHERITDOC = re.compile(rf"(@inheritdoc\s+)({_IDENT}(?:\s*\.\s*{_IDENT})*)")
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # c (comment), s (string), id, num, p (punctuation)
+    text: str
+    start: int
+    end: int
+    depth: int  # brace depth before the token
+
+
+def tokenize(text: str, pos: int = 0, endpos: int | None = None) -> Iterator[Token]:
+    depth = 0
+    for m in _TOKEN.finditer(text, pos, len(text) if endpos is None else endpos):
+        kind = m.lastgroup or ""  # every alternative of _TOKEN is a named group
+        if kind == "ws":
+            continue
+        tok = Token(kind, m.group(), m.start(), m.end(), depth)
+        depth += _BRACES.get(tok.text, 0)  # only punctuation is a lone brace
+        yield tok
+
+
+def _statement(text: str, start: int, name: str) -> tuple[list[Token], int]:
+    """The tokens of the statement at ``start`` (comments dropped) and the offset after its ``;``."""
+    toks: list[Token] = []
+    for tok in tokenize(text, start):
+        if tok.kind == "c":
+            continue
+        if tok.text == ";":
+            return toks, tok.end
+        toks.append(tok)
+    line = text.count("\n", 0, start) + 1
+    raise FlattenError(f"{name} line {line}: `{text[start : start + 40].split(chr(10))[0]}…` has no closing ';'")
+
+
+def _unquote(literal: str) -> str:
+    return re.sub(r"\\(.)", r"\1", literal[1:-1])
+
+
+@dataclass
+class ImportDirective:
+    start: int
+    end: int
+    path: str
+    statement: str
+    unit_alias: str | None = None
+    symbols: list[tuple[str, str]] = field(default_factory=list)  # (name, alias)
+
+
+@dataclass
+class _Pragma:
+    start: int
+    end: int
+    name: str  # solidity, abicoder, experimental, ...
+    value: str  # the text after the name, whitespace normalised
+
+
+@dataclass
+class SourceUnit:
+    """What a source unit contributes to the flat file, and the edits that remove it."""
+
+    text: str
+    imports: list[ImportDirective]
+    pragmas: list[_Pragma]
+    licenses: list[str]
+    spdx_edits: list[tuple[int, int, str]]
+    declarations: list[tuple[str, str, int]]  # (keyword, name, offset after the name) at file level
+
+
+# An import statement's forms, on its tokens joined by newlines (no string holds one).
+_SYMBOL = rf"({_IDENT})(?:\nas\n({_IDENT}))?"
+_IMPORT_FORMS = [
+    re.compile(form.replace(" ", r"\n"), re.S)
+    for form in (
+        rf"(?P<path>{_STRING})(?: as (?P<alias>{_IDENT}))?",
+        rf"\* as (?P<alias>{_IDENT}) from (?P<path>{_STRING})",
+        rf"\{{ (?P<symbols>(?:{_IDENT}(?: as {_IDENT})? , )*(?:{_IDENT}(?: as {_IDENT})? )?)\}} from (?P<path>{_STRING})",
+    )
+]
+
+
+def _parse_import(text: str, start: int, name: str) -> ImportDirective:
+    toks, end = _statement(text, start, name)
+    statement = text[start:end]
+    for form in _IMPORT_FORMS:
+        if found := form.fullmatch("\n".join(tok.text for tok in toks[1:])):
+            parts = found.groupdict()
+            symbols = [(sym, alias or sym) for sym, alias in re.findall(_SYMBOL, parts.get("symbols") or "")]
+            return ImportDirective(start, end, _unquote(parts["path"]), statement, parts.get("alias"), symbols)
+    raise FlattenError(f"{name}: cannot parse the import statement `{statement}`")
+
+
+def _spdx_edit(comment: str, start: int) -> tuple[list[str], tuple[int, int, str] | None]:
+    found = list(_SPDX.finditer(comment))
+    if not found:
+        return [], None
+    licenses = [m.group(1).strip() for m in found]
+    rest = _SPDX.sub("", comment)
+    bare = rest[2:-2] if rest.startswith("/*") else rest[2:]
+    return licenses, (start, start + len(comment), rest if bare.strip(" \t/*") else "")
+
+
+@lru_cache(maxsize=1024)
+def analyse(text: str, name: str) -> SourceUnit:
+    unit = SourceUnit(text, [], [], [], [], [])
+    depth = 0
+    pos = 0  # the end of the last comment, string or brace
+    resume = 0  # the end of the last statement parsed, so its parts are not read twice
+    for m in _SKIP.finditer(text):
+        start = m.start()
+        if depth == 0 and start > pos and start > resume:
+            resume = max(resume, _file_level_code(unit, name, max(pos, resume), start))
+        first = text[start]
+        depth += _BRACES.get(first, 0)
+        if first == "/" and depth == 0 and start >= resume:
+            found, edit = _spdx_edit(m.group(), start)
+            unit.licenses.extend(found)
+            if edit:
+                unit.spdx_edits.append(edit)
+        pos = m.end()
+    if depth == 0 and len(text) > max(pos, resume):
+        _file_level_code(unit, name, max(pos, resume), len(text))
+    return unit
+
+
+def _file_level_code(unit: SourceUnit, name: str, start: int, end: int) -> int:
+    """Record the imports, pragmas and declarations in text[start:end]; return where parsing got to."""
+    text = unit.text
+    resume = start
+    for m in _KEYWORD.finditer(text, start, end):
+        if m.start() < resume:
+            continue
+        kw = m.group()
+        if kw == "import":
+            imp = _parse_import(text, m.start(), name)
+            unit.imports.append(imp)
+            resume = imp.end
+        elif kw == "pragma":
+            toks, stmt_end = _statement(text, m.start(), name)
+            if len(toks) < 2:
+                raise FlattenError(f"{name}: cannot parse `{text[m.start() : stmt_end]}`")
+            value = " ".join(text[toks[2].start : toks[-1].end].split()) if len(toks) > 2 else ""
+            unit.pragmas.append(_Pragma(m.start(), stmt_end, toks[1].text, value))
+            resume = stmt_end
+        elif after := _NAME_AFTER.match(text, m.end()):
+            unit.declarations.append((kw, after.group(1), after.end()))
+    return resume
+
+
+# ----------------------------------------------------------------------------------------------
+# Version ranges: solc's SemVerMatcher semantics, as unions of half-open intervals.
+
+_Version = tuple[int, int, int]
+_RANGE_TOKEN = re.compile(r"\s*(\|\||>=|<=|[<>=^~]|-(?=\s)|[0-9xX*]+(?:\.[0-9xX*]+){0,2})")
+_OPERATORS = (">=", "<=", "<", ">", "=", "^", "~")
+
+
+def _padded(nums: list[int]) -> _Version:
+    """`[0, 8]` as `(0, 8, 0)`: a version of one to three numbers, zeros after."""
+    full = [*nums[:3], 0, 0, 0]
+    return full[0], full[1], full[2]
+
+
+def _bump(nums: list[int], levels: int) -> _Version:
+    head = nums[:levels]
+    head[-1] += 1
+    return _padded(head)
+
+
+class VersionRange:
+    """A union of [low, high) intervals of compiler versions (high None: unbounded)."""
+
+    def __init__(self, intervals: Iterable[tuple[_Version, _Version | None]]):
+        merged: list[tuple[_Version, _Version | None]] = []
+        for lo, hi in sorted(i for i in intervals if i[1] is None or i[0] < i[1]):
+            if merged and (merged[-1][1] is None or lo <= merged[-1][1]):
+                plo, phi = merged[-1]
+                merged[-1] = (plo, None if phi is None or hi is None else max(phi, hi))
+            else:
+                merged.append((lo, hi))
+        self.intervals = merged
+
+    @classmethod
+    def parse(cls, text: str) -> VersionRange:
+        tokens, pos = [], 0
+        text = text.strip()
+        while pos < len(text):
+            m = _RANGE_TOKEN.match(text, pos)
+            if not m:
+                raise FlattenError(f"cannot parse the version range {text!r} near {text[pos:]!r}")
+            tokens.append(m.group(1))
+            pos = m.end()
+        return cls(cls._conjunction(part.split(), text) for part in " ".join(tokens).split("||"))
+
+    @staticmethod
+    def _conjunction(tokens: list[str], text: str) -> tuple[_Version, _Version | None]:
+        lo: _Version = (0, 0, 0)
+        hi: _Version | None = None  # unbounded
+
+        def version(tok: str) -> list[int]:
+            nums = []
+            for part in tok.split("."):
+                if part in ("x", "X", "*"):
+                    break
+                if not part.isdigit():
+                    raise FlattenError(f"cannot parse the version {tok!r} in {text!r}")
+                nums.append(int(part))
+            return nums
+
+        def cap(new_lo: _Version | None, new_hi: _Version | None) -> None:
+            nonlocal lo, hi
+            if new_lo is not None:
+                lo = max(lo, new_lo)
+            if new_hi is not None:
+                hi = new_hi if hi is None else min(hi, new_hi)
+
+        i = 0
+        while i < len(tokens):
+            op = tokens[i] if tokens[i] in _OPERATORS else "="
+            if tokens[i] in _OPERATORS:
+                i += 1
+                if i >= len(tokens):
+                    raise FlattenError(f"version range {text!r} ends with {op!r}")
+            nums = version(tokens[i])
+            if op == "=" and i + 2 < len(tokens) and tokens[i + 1] == "-":  # a hyphen range, `1.0 - 2.0`
+                upper = version(tokens[i + 2])
+                cap(_padded(nums), _bump(upper, len(upper)) if upper else None)
+                i += 3
+                continue
+            i += 1
+            n, padded = len(nums), _padded(nums)
+            if n == 0:  # a wildcard: every comparison but < and > matches
+                cap(None, (0, 0, 0) if op in ("<", ">") else None)
+                continue
+            cap(
+                *{
+                    ">=": (padded, None),
+                    ">": (_bump(nums, n), None),
+                    "<=": (None, _bump(nums, n)),
+                    "<": (None, padded),
+                    "=": (padded, _bump(nums, n)),
+                    "^": (padded, _bump(nums, 2 if nums[0] == 0 and n != 1 else 1)),
+                    "~": (padded, _bump(nums, 2 if n >= 2 else 1)),
+                }[op]
+            )
+        return lo, hi
+
+    def __and__(self, other: VersionRange) -> VersionRange:
+        out = []
+        for alo, ahi in self.intervals:
+            for blo, bhi in other.intervals:
+                hi = bhi if ahi is None else ahi if bhi is None else min(ahi, bhi)
+                out.append((max(alo, blo), hi))
+        return VersionRange(out)
+
+    def __bool__(self) -> bool:
+        return bool(self.intervals)
+
+    def __contains__(self, version: str) -> bool:
+        # Semver, as solc's pragma check reads it (`+…` is build text, any): not CompilerVersion's spelling.
+        v = tuple(int(x) for x in version.split("+")[0].split("."))
+        return any(lo <= v and (hi is None or v < hi) for lo, hi in self.intervals)
+
+    def __str__(self) -> str:
+        def fmt(v: _Version) -> str:
+            return ".".join(map(str, v))
+
+        parts = []
+        for lo, hi in self.intervals:
+            if hi is None:
+                parts.append(f">={fmt(lo)}")
+            elif hi == (lo[0], lo[1], lo[2] + 1):
+                parts.append(fmt(lo))
+            elif (lo[0] > 0 and hi == (lo[0] + 1, 0, 0)) or (lo[0] == 0 < lo[1] and hi == (0, lo[1] + 1, 0)):
+                parts.append(f"^{fmt(lo)}")
+            elif lo == (0, 0, 0):
+                parts.append(f"<{fmt(hi)}")
+            else:
+                parts.append(f">={fmt(lo)} <{fmt(hi)}")
+        return " || ".join(parts)
+
+    def __repr__(self) -> str:
+        return f"VersionRange({str(self)!r})"
 
 
 @dataclass(frozen=True)
@@ -105,12 +412,11 @@ def resolve_import(path: str, importer: str, remappings: Sequence[Remapping | st
 # Dependency order
 
 
-def _postorder(roots: Iterable[str], children: Callable[[str], Iterable[str]]) -> tuple[list[str], bool]:
-    """Every unit reachable from `roots`, each after its children, and whether a cycle was met.
+def _postorder(roots: Iterable[str], children: Callable[[str], Iterable[str]]) -> list[str]:
+    """Every unit reachable from `roots`, each after its children (a cycle is cut where it is met).
     Iterative depth-first search: OpenZeppelin-sized graphs are deep enough to matter."""
     order: list[str] = []
     state: dict[str, int] = {}  # 1 = being visited, 2 = done
-    cyclic = False
     for root in roots:
         if root in state:
             continue
@@ -119,7 +425,6 @@ def _postorder(roots: Iterable[str], children: Callable[[str], Iterable[str]]) -
         while stack:
             unit, it = stack[-1]
             for child in it:
-                cyclic = cyclic or state.get(child) == 1
                 if child not in state:
                     state[child] = 1
                     stack.append((child, iter(children(child))))
@@ -128,31 +433,44 @@ def _postorder(roots: Iterable[str], children: Callable[[str], Iterable[str]]) -
                 stack.pop()
                 state[unit] = 2
                 order.append(unit)
-    return order, cyclic
+    return order
 
 
-def _resolve_all(entry: str, sources: Mapping[str, str], remappings: Sequence[str]) -> tuple[list[str], bool]:
-    """`entry` and what it imports, transitively, dependencies first; whether they import in a cycle."""
+def _import_order(
+    roots: Iterable[str], known: dict[str, str], remappings: Sequence[str], read: Callable[[str], str | None] | None
+) -> list[str]:
+    """`roots` and what they import, transitively, dependencies first. Without `read` an import
+    that is not `known` is a FlattenError; with it, it is read into `known` (None: not there, for
+    the compile to report), and a file the scanner cannot read adds nothing."""
     remaps = [parse_remapping(r) for r in remappings]
-    if entry not in sources:
-        raise FlattenError(f"entry {entry!r} is not among the sources; pass its source unit name")
 
     def imported(unit: str) -> list[str]:
-        deps = [(imp, resolve_import(imp.path, unit, remaps)) for imp in analyse(sources[unit], unit).imports]
+        if unit not in known:
+            if read is None or (text := read(unit)) is None:
+                return []
+            known[unit] = text
+        try:
+            deps = [(imp, resolve_import(imp.path, unit, remaps)) for imp in analyse(known[unit], unit).imports]
+        except FlattenError:
+            if read is None:
+                raise
+            return []
         for imp, dep in deps:
-            if dep not in sources:
+            if read is None and dep not in known:
                 raise FlattenError(
                     f"{unit}: `{imp.statement}` resolves to {dep!r}, which is not among the sources"
                     " (add it, or pass the remapping that maps it)"
                 )
         return [dep for _imp, dep in deps]
 
-    return _postorder([entry], imported)
+    return _postorder(roots, imported)
 
 
 def collect_imports(entry: str, sources: Mapping[str, str], remappings: Sequence[str] = ()) -> list[str]:
     """``entry`` and every unit it imports, transitively: dependencies first, ``entry`` last."""
-    return _resolve_all(entry, sources, remappings)[0]
+    if entry not in sources:
+        raise FlattenError(f"entry {entry!r} is not among the sources; pass its source unit name")
+    return _import_order([entry], dict(sources), remappings, None)
 
 
 def missing_imports(
@@ -161,24 +479,12 @@ def missing_imports(
     """The files ``sources`` import, transitively, that they lack: {source unit name: text}, each
     import resolved as solc resolves it and read by ``read`` (None: not there, for the compile to
     report). A file the scanner cannot read, or remappings not in solc's form, add nothing."""
+    known = dict(sources)
     try:
-        remaps = [parse_remapping(r) for r in remappings]
-    except FlattenError:
+        _import_order(list(known), known, remappings, read)
+    except FlattenError:  # remappings not in solc's form
         return {}
-    known, added = dict(sources), {}
-
-    def imported(unit: str) -> list[str]:
-        if unit not in known:
-            if (text := read(unit)) is None:
-                return []  # not there: the compile reports it
-            known[unit] = added[unit] = text
-        try:
-            return [resolve_import(directive.path, unit, remaps) for directive in analyse(known[unit], unit).imports]
-        except FlattenError:
-            return []
-
-    _postorder(list(known), imported)
-    return added
+    return {unit: text for unit, text in known.items() if unit not in sources}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -203,12 +509,8 @@ def _is_declaration(toks: list[Token], i: int) -> bool:
 
 
 class _Aliases:
-    def __init__(self, units: dict[str, SourceUnit], order: list[str]):
-        self.units, self.order = units, order
-        self.decls: dict[str, list[str]] = {}
-        for name in order:
-            for kw, decl, _ in units[name].declarations:
-                self.decls.setdefault(decl, []).append(name)
+    def __init__(self, units: dict[str, SourceUnit], order: list[str], declared_in: dict[str, set[str]]):
+        self.units, self.order, self.declared_in = units, order, declared_in
         self._tokens: dict[str, list[Token]] = {}
         self._checked: set[str] = set()
 
@@ -219,8 +521,7 @@ class _Aliases:
 
     def _require_global(self, global_name: str, file: str, imp: ImportDirective, what: str) -> None:
         """``global_name`` must mean the same declaration everywhere in the flat file."""
-        where = self.decls.get(global_name, [])
-        if len(set(where)) != 1:
+        if len(self.declared_in.get(global_name, ())) != 1:
             raise FlattenError(
                 f"{file}: cannot flatten `{imp.statement}`: {what} refers to {global_name!r}, which is "
                 "not a file-level declaration of the imported sources; import it by its own name instead"
@@ -335,31 +636,28 @@ _ABICODER_V2 = {("abicoder", "v2"), ("experimental", "ABIEncoderV2"), ("experime
 
 def _merge_pragmas(order: list[str], units: dict[str, SourceUnit]) -> tuple[str, list[str]]:
     """The one `pragma solidity` range every file allows, and the other pragmas, each once."""
+    ranges = [
+        (n, VersionRange.parse(p.value), p.value) for n in order for p in units[n].pragmas if p.name == "solidity"
+    ]
     merged: VersionRange | None = None
-    seen: list[tuple[str, VersionRange, str]] = []
-    for name in order:
-        for p in units[name].pragmas:
-            if p.name != "solidity":
-                continue
-            rng = VersionRange.parse(p.value)
-            new = rng if merged is None else merged & rng
-            if not new:
-                culprit = next(((n, v) for n, r, v in seen if not (r & rng)), None)
-                if culprit:
-                    raise FlattenError(
-                        f"pragma solidity ranges do not intersect: {name} requires {p.value!r} "
-                        f"but {culprit[0]} requires {culprit[1]!r}"
-                    )
+    for i, (name, rng, value) in enumerate(ranges):
+        new = rng if merged is None else merged & rng
+        if not new:
+            culprit = next(((n, v) for n, r, v in ranges[:i] if not (r & rng)), None)
+            if culprit:
                 raise FlattenError(
-                    f"pragma solidity ranges do not intersect: {name} requires {p.value!r}, which excludes "
-                    f"every version ({merged}) that the files before it allow"
+                    f"pragma solidity ranges do not intersect: {name} requires {value!r} "
+                    f"but {culprit[0]} requires {culprit[1]!r}"
                 )
-            merged = new
-            seen.append((name, rng, p.value))
+            raise FlattenError(
+                f"pragma solidity ranges do not intersect: {name} requires {value!r}, which excludes "
+                f"every version ({merged}) that the files before it allow"
+            )
+        merged = new
     if merged is None:
         pragma = ""
-    elif len({v for _, _, v in seen}) == 1:
-        pragma = seen[0][2]  # unchanged text reads best
+    elif len({v for _, _, v in ranges}) == 1:
+        pragma = ranges[0][2]  # unchanged text reads best
     else:
         pragma = str(merged)
 
@@ -402,30 +700,31 @@ def flatten(
     missing import, pragma ranges that do not intersect, a name declared in two files, an alias
     that cannot be rewritten safely, mixed ABI coders, or an import cycle that inverts inheritance.
     """
-    order, cyclic = _resolve_all(entry, sources, remappings)
+    order = collect_imports(entry, sources, remappings)
     if layout not in ("imports", "names"):
         raise FlattenError(f"layout {layout!r} is unknown: use 'imports' or 'names'")
     units = {name: analyse(sources[name], name) for name in order}
-    owners: dict[str, tuple[str, str]] = {}
+    first: dict[str, tuple[str, str]] = {}  # each file-level name's first (unit, keyword)
+    declared_in: dict[str, set[str]] = {}
     for name in order:
         for kw, decl, _ in units[name].declarations:
-            prev = owners.get(decl)
-            if prev and prev[0] != name and not (kw == "function" == prev[1]):
+            prev = first.setdefault(decl, (name, kw))
+            if prev[0] != name and not (kw == "function" == prev[1]):
                 raise FlattenError(
                     f"{decl!r} is declared in both {prev[0]} and {name}; one file cannot hold both, "
                     "submit standard-json"
                 )
-            owners.setdefault(decl, (name, kw))
+            declared_in.setdefault(decl, set()).add(name)
+    owners = {decl: unit for decl, (unit, _kw) in first.items()}
     if layout == "names":
         # The units in the order solc reads a standard-json input (by source unit name), each preceded
         # only by what one file requires: the units that define its contracts' bases.
-        declared_in = {decl: unit for decl, (unit, _kw) in owners.items()}
-        order = _postorder(sorted(order), lambda unit: sorted(_base_units(unit, units, declared_in)))[0]
-        cyclic = True  # the order is no longer the imports': check that bases still come first
+        order = _postorder(sorted(order), lambda unit: sorted({b for _, _, b in _inherited(unit, units, owners)}))
+    _check_bases_come_first(order, units, owners)
 
     license = _combine_licenses([lic for name in order for lic in units[name].licenses])
     pragma, other_pragmas = _merge_pragmas(order, units)
-    aliases = _Aliases(units, order)
+    aliases = _Aliases(units, order, declared_in)
 
     header = []
     if license:
@@ -445,59 +744,53 @@ def flatten(
         parts.append(f"\n// File: {name}\n\n{body}")
         if not body.endswith("\n"):
             parts.append("\n")
-    source = "".join(parts)
-    if cyclic:
-        _check_bases_come_first(source)
-    return FlattenResult(source, order, license, pragma)
+    return FlattenResult("".join(parts), order, license, pragma)
 
 
-def _base_units(unit: str, units: dict[str, SourceUnit], owners: dict[str, str]) -> set[str]:
-    text = units[unit].text
-    found: set[str] = set()
-    for kw, _name, end in units[unit].declarations:
-        if kw in ("contract", "interface"):
-            found.update(owners[b] for b in _bases(text, end) if owners.get(b, unit) != unit)
-    return found
+def _inherited(unit: str, units: dict[str, SourceUnit], owners: dict[str, str]) -> Iterator[tuple[str, str, str]]:
+    """(contract, base, the unit that defines the base) for each base a contract of `unit`
+    inherits from another unit, an aliased base by its own name."""
+    source = units[unit]
+    renames = {alias: sym for imp in source.imports for sym, alias in imp.symbols}
+    for kw, name, end in source.declarations:
+        for base in _bases(source.text, end) if kw in ("contract", "interface") else ():
+            base = renames.get(base, base)
+            if owners.get(base, unit) != unit:
+                yield name, base, owners[base]
 
 
 def _bases(source: str, end: int) -> list[str]:
-    """The base names after a contract's name (which ends at `end`): `is A, B(1)`."""
-    bases, expect_base, parens = [], False, 0
+    """The base names after a contract's name (which ends at `end`): `is A, B(1), Unit.C`."""
+    bases: list[str] = []
+    expect_base, parens = False, 0
     for tok in tokenize(source, end):
         if tok.kind == "c":
             continue
         if tok.text == "{" and parens == 0:
             break
-        if tok.text in "()":
+        if tok.text in ("(", ")"):
             parens += 1 if tok.text == "(" else -1
-        elif parens == 0 and tok.text in ("is", ","):
+        elif parens == 0 and tok.text in ("is", ",", "."):
             expect_base = True
+            if tok.text == "." and bases:
+                bases.pop()  # `Unit.C`: the unit alias's member is the base
         elif expect_base and tok.kind == "id":
             bases.append(tok.text)
             expect_base = False
     return bases
 
 
-def _check_bases_come_first(source: str) -> None:
+def _check_bases_come_first(order: list[str], units: dict[str, SourceUnit], owners: dict[str, str]) -> None:
     """In one file a base contract must be defined before the contracts that inherit it.
 
     Across files solc accepts import cycles in any order, so after a cycle the depth-first order
-    may put a derived contract first. Checked on the flat text itself, where aliases are resolved.
-    """
-    flat = analyse.__wrapped__(source, "<flat>")
-    defined_at = {name: i for i, (kw, name, _) in enumerate(flat.declarations)}
-    for i, (kw, name, end) in enumerate(flat.declarations):
-        if kw not in ("contract", "interface"):
-            continue
-        for base in _bases(source, end):
-            if defined_at.get(base, -1) > i:
-
-                def file_of(name: str) -> str:
-                    pos = next(e for k, n, e in flat.declarations if n == name)
-                    return source[source.rfind("// File: ", 0, pos) + 9 :].split("\n", 1)[0]
-
+    may put a derived contract first (a file in the names layout too)."""
+    position = {unit: i for i, unit in enumerate(order)}
+    for unit in order:
+        for name, base, base_unit in _inherited(unit, units, owners):
+            if position[base_unit] > position[unit]:
                 raise FlattenError(
-                    f"cannot flatten: {name} ({file_of(name)}) inherits {base} ({file_of(base)}), which the "
+                    f"cannot flatten: {name} ({unit}) inherits {base} ({base_unit}), which the "
                     "import cycle between them places after it, and one file must define a base first; "
                     "flatten from the other file of the cycle or submit standard-json"
                 )

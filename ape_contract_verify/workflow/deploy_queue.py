@@ -140,7 +140,7 @@ class DeployQueue:
             """Ape's artifact of the deployed type and its compile input, as Ape built it (with
             auto off only the input, for `ape verify all` to verify from)."""
             if not targets:
-                from ape_contract_verify.derive.inputs import deployed_group_input
+                from ape_contract_verify.derive.artifacts import deployed_group_input
 
                 return deployed_group_input(deployed_type, project)
             try:

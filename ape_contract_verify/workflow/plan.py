@@ -165,7 +165,7 @@ class Derivations:
     lock per key.
 
     `prepared` holds the artifact of each address the deploy hook resolved on the script's thread,
-    with what deriving it needs of Ape (`derive.inputs.prepare`), so that workers need not call
+    with what deriving it needs of Ape (`derive.artifacts.prepare`), so that workers need not call
     into Ape's managers while the script can (`derive.ape_gate`). A plain dict: the script's
     thread never waits on a worker's lock."""
 
@@ -192,7 +192,7 @@ class Derivations:
         """Resolve, on the caller's (the script's) thread, the artifact Ape deployed at `address`
         and what deriving it needs of Ape; False when the manifests alone cannot say (workers then
         resolve it once the script lets them)."""
-        from ape_contract_verify.derive import artifacts, inputs
+        from ape_contract_verify.derive import artifacts
 
         try:
             artifact = artifacts.find_artifact(deployed_type, self.project, compile=False)
@@ -205,7 +205,7 @@ class Derivations:
         if same is not None:
             artifact.resolved.update(same.resolved)  # the same type deployed again
         else:
-            inputs.prepare(artifact)
+            artifacts.prepare(artifact)
         self.prepared[address.lower()] = artifact
         return True
 

@@ -81,7 +81,7 @@ class Verification:
     @property
     def reader(self) -> ChainReader:
         """The run's chain reader; without one, the active Ape provider's, as deriving reads it."""
-        from ape_contract_verify.derive.onchain import chain_reader_or_provider
+        from ape_contract_verify.derive.derive import chain_reader_or_provider
 
         return chain_reader_or_provider(self.chain)
 

@@ -1,4 +1,4 @@
-"""The standard input `inputs.standard_input` builds: the same as with ape-solidity choosing the
+"""The standard input `artifacts.standard_input` builds: the same as with ape-solidity choosing the
 compiler itself (`get_standard_input_json`), for every Solidity contract of the example and its
 dependencies, in either order, first and again (the second time from the per-project import
 memo); and a memo that notices an import added after it was filled. The whole group's input
@@ -12,9 +12,9 @@ from support import BIN, run
 SAME_AS_APE_SOLIDITY = """
 import json
 from ape import project
-from ape_contract_verify.derive import artifacts, inputs
+from ape_contract_verify.derive import artifacts
 
-fast = inputs.inputs_by_version
+fast = artifacts.inputs_by_version
 
 
 def ape_solidity_chooses(solidity, paths, project, versions):
@@ -22,17 +22,17 @@ def ape_solidity_chooses(solidity, paths, project, versions):
 
 
 solidity = [a for a in artifacts.iter_artifacts(project) if not a.is_vyper]  # dependencies too
-inputs.inputs_by_version = ape_solidity_chooses
-theirs = {a.label: inputs.standard_input(a) for a in solidity}
-inputs.inputs_by_version = fast
+artifacts.inputs_by_version = ape_solidity_chooses
+theirs = {a.label: artifacts.standard_input(a) for a in solidity}
+artifacts.inputs_by_version = fast
 checked = []
 # Both orders: inside an import cycle (OpenZeppelin's TransparentUpgradeableProxy and ProxyAdmin
 # import each other) what is remembered from the first file must serve the second.
 for order in (solidity, solidity[::-1]):
-    artifacts._IMPORTS.clear()
+    artifacts._MEMO.clear()
     for artifact in order:
         for attempt in ("first", "memo"):
-            ours = inputs.standard_input(artifact)
+            ours = artifacts.standard_input(artifact)
             wanted = theirs[artifact.label]
             assert ours == wanted, (artifact.label, attempt, sorted(ours["sources"]), sorted(wanted["sources"]))
         checked.append([artifact.label, len(ours["sources"])])
@@ -43,34 +43,34 @@ MEMO_SEES_NEW_IMPORT = """
 import json
 from pathlib import Path
 from ape import project
-from ape_contract_verify.derive import artifacts, inputs
+from ape_contract_verify.derive import artifacts
 
 artifact = artifacts.find_artifact("Token", project)
-before = sorted(inputs.standard_input(artifact)["sources"])
+before = sorted(artifacts.standard_input(artifact)["sources"])
 path = artifact.source_path
 (path.parent / "Extra.sol").write_text("// SPDX-License-Identifier: MIT\\npragma solidity ^0.8.0;\\nlibrary Extra {}\\n")
 text = path.read_text()
 path.write_text(text.replace("pragma solidity", 'import "./Extra.sol";\\npragma solidity', 1))
-after = sorted(inputs.standard_input(artifact)["sources"])
+after = sorted(artifacts.standard_input(artifact)["sources"])
 print(json.dumps({"before": before, "after": after}))
 """
 
 GROUP_ONCE_PER_STATE = """
 import json
 from ape import compilers, project
-from ape_contract_verify.derive import artifacts, inputs
+from ape_contract_verify.derive import artifacts
 
 calls = []
 cls = type(compilers.solidity)
 theirs = cls.get_standard_input_json
 cls.get_standard_input_json = lambda self, *a, **k: calls.append(1) or theirs(self, *a, **k)
 box, token = artifacts.find_artifact("Box", project), artifacts.find_artifact("Token", project)
-first = inputs.group_input(box)
+first = artifacts.group_input(box)
 first["settings"]["remappings"] = ["changed=by-a-caller"]  # a copy: the memo keeps its own
-again, other = inputs.group_input(box), inputs.group_input(token)
+again, other = artifacts.group_input(box), artifacts.group_input(token)
 asked = len(calls)
 box.source_path.write_text(box.source_path.read_text() + "\\n// edited\\n")
-after = inputs.group_input(box)
+after = artifacts.group_input(box)
 print(json.dumps({"asked": asked, "asked_after_edit": len(calls), "same": again == other,
                   "kept": "changed=by-a-caller" not in (again["settings"].get("remappings") or []),
                   "edit_seen": any("// edited" in s.get("content", "") for s in after["sources"].values()),

@@ -197,7 +197,7 @@ def test_the_closure_is_compiled_only_when_needed_and_once(closure, tmp_path):
     from ape_contract_verify.engine.compilers import CompileCache
 
     project_dir, anvil, _, deployed = closure
-    artifacts._CLOSURE_MEMO.clear()
+    artifacts._MEMO.clear()
     project = Project(project_dir)
     cache = CompileCache(directory=tmp_path)
     code = {name: bytes.fromhex(anvil.rpc("eth_getCode", address, "latest")[2:]) for name, address in deployed.items()}

@@ -111,12 +111,10 @@ def listing_first(monkeypatch):
         monkeypatch.setattr(
             models, "get_single_import_lines", lambda path: sorted(real(path), key=lambda line: first not in line)
         )
-        artifacts._IMPORTS.clear()
-        artifacts._GROUP_INPUTS.clear()
+        artifacts._MEMO.clear()
 
     yield drive
-    artifacts._IMPORTS.clear()
-    artifacts._GROUP_INPUTS.clear()
+    artifacts._MEMO.clear()
 
 
 def _impl(project_dir: Path):
@@ -148,7 +146,7 @@ def test_ape_solidity_resolves_token_s_import_only_outside_order_lib_s_context(o
 
 @pytest.mark.parametrize("first", [WRAPPER_LINE, TOKEN_LINE])
 def test_the_input_compiles_with_no_disk_behind_it_in_either_order(order_project, listing_first, first, tmp_path):
-    from ape_contract_verify.derive.inputs import standard_input
+    from ape_contract_verify.derive.artifacts import standard_input
     from ape_contract_verify.engine.compilers import CompileCache
 
     listing_first(first)
@@ -165,8 +163,8 @@ def test_the_input_compiles_with_no_disk_behind_it_in_either_order(order_project
 
 @pytest.mark.parametrize("first", [WRAPPER_LINE, TOKEN_LINE])
 def test_the_flat_file_compiles_in_either_order(order_project, listing_first, first, tmp_path):
+    from ape_contract_verify.derive.artifacts import standard_input
     from ape_contract_verify.derive.flatten import flatten
-    from ape_contract_verify.derive.inputs import standard_input
     from ape_contract_verify.engine.compilers import CompileCache
     from ape_contract_verify.evm.bytecode import strip_metadata
 
@@ -186,7 +184,7 @@ def test_the_flat_file_compiles_in_either_order(order_project, listing_first, fi
 
 
 def test_the_inputs_are_the_same_in_either_order(order_project, listing_first):
-    from ape_contract_verify.derive.inputs import group_input, standard_input
+    from ape_contract_verify.derive.artifacts import group_input, standard_input
 
     built, groups = {}, {}
     for first in (WRAPPER_LINE, TOKEN_LINE):
@@ -211,9 +209,9 @@ def test_types_only_the_imports_define_are_found_in_either_order(order_project, 
     from ape_contract_verify.engine.compilers import CompileCache
 
     listing_first(first)
-    artifacts._CLOSURE_MEMO.clear()
+    artifacts._MEMO.clear()
     try:
         found = artifacts.closure_artifacts(Project(order_project), CompileCache(directory=tmp_path))
     finally:
-        artifacts._CLOSURE_MEMO.clear()
+        artifacts._MEMO.clear()
     assert {"Token", "Wrapper"} <= {a.name for a in found}, sorted(a.label for a in found)

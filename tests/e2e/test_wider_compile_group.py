@@ -108,7 +108,7 @@ def test_its_own_sources_do_not_reproduce_the_deployed_code(deployed):
     than deployed (solc's, not the plugin's doing), and the manifest now holds that other code."""
     from ape import Project
 
-    from ape_contract_verify.derive import artifacts, inputs
+    from ape_contract_verify.derive import artifacts
     from ape_contract_verify.engine.compilers import compile_input
     from ape_contract_verify.evm import bytecode
     from ape_contract_verify.evm.chain import JsonRpcChain
@@ -117,12 +117,12 @@ def test_its_own_sources_do_not_reproduce_the_deployed_code(deployed):
     artifact = artifacts.find_artifact("ReserveLogic", Project(project_dir))
     on_chain = JsonRpcChain(anvil.url).get_code(addresses["ReserveLogic"])
     compiled = {}
-    for which, input_json in (("own", inputs.standard_input(artifact)), ("group", inputs.group_input(artifact))):
+    for which, input_json in (("own", artifacts.standard_input(artifact)), ("group", artifacts.group_input(artifact))):
         assert input_json is not None
         output = compile_input(artifact.explorer_compiler_version, input_json)
         evm = output["contracts"]["contracts/ReserveLogic.sol"]["ReserveLogic"]["evm"]
         compiled[which] = bytecode.strip_metadata(bytes.fromhex(evm["deployedBytecode"]["object"]))
-    assert set(inputs.standard_input(artifact)["sources"]) == OWN
+    assert set(artifacts.standard_input(artifact)["sources"]) == OWN
     deployed_code = bytecode.strip_metadata(bytes(on_chain))[21:]  # after PUSH20 <the library's own address>
     assert len(compiled["own"][21:]) != len(deployed_code)
     assert compiled["group"][21:] == deployed_code

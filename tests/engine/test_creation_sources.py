@@ -13,12 +13,12 @@ from eth_utils import keccak
 
 from ape_contract_verify.client.etherscan import ExplorerClient
 from ape_contract_verify.derive.artifacts import Artifact
-from ape_contract_verify.derive.constructor import PrecheckFailed, resolve_constructor_args
-from ape_contract_verify.derive.onchain import KnownCreation, read_chain
+from ape_contract_verify.derive.derive import PrecheckFailed, read_chain, resolve_constructor_args
 from ape_contract_verify.engine.compilers import CompileCache
 from ape_contract_verify.engine.verifier import FailureKind, Verifier
 from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.evm.chain import ForkReplayer, JsonRpcChain
+from ape_contract_verify.evm.wrappers import MemoizingChain
 from support.engine import SOLC, bytecode_of, compiled, encode, json_request, standard_input
 from support.rpc_proxy import HostedNodeProxy
 from support.service import Anvil, ServerProcess
@@ -80,7 +80,7 @@ def child_artifact(child: dict) -> Artifact:
 
 def args_of(state, child: dict) -> str | None:
     creation = bc.to_bytes(bytecode_of(child))
-    return bc.split_constructor_args(state.creation_input, creation) if state.creation_input else None
+    return bc.split_constructor_args(state.creation.input, creation) if state.creation else None
 
 
 def no_record_explorer() -> StubExplorer:
@@ -101,8 +101,8 @@ def test_fork_replay_alone(node, factory):
         try:
             for value in (5, 6, 7):
                 state = read_chain(children[value][0], chain, record)
-                assert state.source == "fork replay" and state.factory
-                assert state.tx_hash == children[value][1]
+                assert state.creation.source == "fork replay" and state.creation.factory
+                assert state.creation.tx_hash == children[value][1]
                 assert args_of(state, child) == encode(["uint256"], [value]).hex()
             fork = chain.fork_replayer()
             assert fork.forks_started == 2  # one per block: the first two children share theirs
@@ -125,12 +125,14 @@ def test_explorer_record_alone(node, factory, cache, tmp_path):
         chain = JsonRpcChain(proxy.url, fork=False)
         child_address = children[7][0]
         state = read_chain(child_address, chain, client.creation_records())
-        assert state.source == "local's creation record" and state.factory
+        assert state.creation.source == "local's creation record" and state.creation.factory
         assert state.tried == ["the node's trace APIs (refused)", "a replay on a local fork (off)"]
         args = resolve_constructor_args(child_artifact(child), None, args_of(state, child), state.tried)
         assert args == encode(["uint256"], [7]).hex()
         # The pre-check compares the creation code it was given: right arguments pass, others fail.
-        checker = Verifier(KnownCreation(chain, child_address, state), cache)
+        known = MemoizingChain(chain)  # as derive tells its pre-check a recorded creation
+        known.remember_creation(child_address, state.creation)
+        checker = Verifier(known, cache)
         assert checker.verify(
             json_request(child_address, input_json, "src/Factory.sol:Child", bytes.fromhex(args))
         ).verified
@@ -153,7 +155,7 @@ def test_neither_gives_one_answer(node, factory, tmp_path):
             children[7][0], chain, ExplorerClient(stub.url, calls_per_second=100, name="etherscan").creation_records()
         )
         assert stub.actions() == ["getcontractcreation"]
-    assert state.creation_input is None
+    assert state.creation is None
     with pytest.raises(PrecheckFailed) as err:
         resolve_constructor_args(child_artifact(child), None, None, state.tried)
     assert err.value.field == "constructor arguments"
@@ -245,7 +247,7 @@ def test_a_pruning_node_gives_a_new_childs_creation_from_its_recent_state(node, 
     chain = JsonRpcChain(pruning.url)
     try:
         state = read_chain(made, chain)
-        assert state.source == "fork replay" and state.tx_hash == tx_hash
+        assert state.creation.source == "fork replay" and state.creation.tx_hash == tx_hash
         assert args_of(state, child) == encode(["uint256"], [8]).hex()
     finally:
         chain.close()

@@ -8,8 +8,7 @@ import re
 
 import pytest
 
-from ape_contract_verify.derive.constructor import PrecheckFailed
-from ape_contract_verify.derive.derive import precheck
+from ape_contract_verify.derive.derive import PrecheckFailed, precheck
 from ape_contract_verify.engine.compilers import CompileCache
 from ape_contract_verify.evm.chain import JsonRpcChain
 from ape_contract_verify.explorer.jobs import RealEngine

@@ -462,7 +462,7 @@ def test_the_cycle_refusal_is_what_solc_would_reject(sources, monkeypatch):
     """Without the check, the flat file of Parent.sol defines Child before its base: solc says no."""
     import ape_contract_verify.derive.flatten as module
 
-    monkeypatch.setattr(module, "_check_bases_come_first", lambda source: None)
+    monkeypatch.setattr(module, "_check_bases_come_first", lambda *unit_data: None)
     text = flatten("features/cycle/Parent.sol", sources).source
     out = compile_raw(
         {"language": "Solidity", "sources": {"Flat.sol": {"content": text}}, "settings": {"outputSelection": {}}}

@@ -650,7 +650,7 @@ def test_outcomes_of_the_error_codes():
 
 
 def test_derive_passes_the_creation_transaction():
-    from ape_contract_verify.derive.onchain import tx_hash_of as _tx_hash
+    from ape_contract_verify.derive.derive import tx_hash_of as _tx_hash
 
     assert _tx_hash(BOX_TX) == BOX_TX
     assert _tx_hash(bytes.fromhex(BOX_TX[2:])) == BOX_TX

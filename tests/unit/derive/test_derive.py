@@ -11,7 +11,7 @@ from eth_utils import to_checksum_address
 
 from ape_contract_verify.derive import derive as derive_module
 from ape_contract_verify.derive.artifacts import Artifact
-from ape_contract_verify.derive.derive import PrecheckFailed, build_request, derive, license_of, with_full_project_input
+from ape_contract_verify.derive.derive import PrecheckFailed, derive, license_of, with_full_project_input
 from ape_contract_verify.evm.reads import Creation
 from ape_contract_verify.request import CodeFormat
 
@@ -50,6 +50,15 @@ def artifact(tmp_path):
         "0.8.26+commit.8a97fa7a",
         settings,
     )
+
+
+def build_request(artifact, input_json, code_format, warnings=None):
+    """The request `derive` builds of `input_json`, with no libraries, arguments or creation."""
+    warnings = [] if warnings is None else warnings
+    requests = derive_module._Requests(
+        artifact, A, derive_module.OnChain(b""), None, None, code_format, None, None, {}, warnings
+    )
+    return requests.build(input_json)
 
 
 class Reader:
@@ -102,7 +111,6 @@ def test_libraries_come_from_the_chain_and_a_stale_manifest_address_is_a_warning
     assert compiler[1]["settings"]["libraries"]["contracts/Maths.sol"]["Maths"].lower() == LIB
     assert request.constructor_arguments == args
     assert request.creation_tx_hash == TX and result.match is None and result.creation_source == "transaction"
-    assert set(result.timings) == {"chain", "input", "compile", "derive"}
 
 
 def test_the_standard_json_request_carries_the_manifest_s_settings(artifact, compiler):
@@ -176,7 +184,7 @@ def test_a_vyper_request_is_vyper_json_with_its_optimize_mode(tmp_path):
         "sources": {"contracts/Vault.vy": {"content": ""}},
         "settings": {"optimize": "none"},
     }
-    request = build_request(vyper, A, input_json, {}, "", "standard-json", None, [])
+    request = build_request(vyper, input_json, "standard-json")
     assert request.code_format == CodeFormat.VYPER_JSON and request.compiler_version == "vyper:0.4.3"
     assert request.optimization_used is False and request.license_type == 5  # GPL-3.0 from `@license`
     assert json.loads(request.source_code)["settings"]["outputSelection"] == {
@@ -188,7 +196,7 @@ def test_settings_a_flat_file_cannot_express_are_warned_of(artifact):
     input_json = json.loads(json.dumps(INPUT))
     input_json["settings"]["metadata"] = {"bytecodeHash": "none"}
     warnings = []
-    build_request(artifact, A, input_json, {}, "", "flatten", None, warnings)
+    build_request(artifact, input_json, "flatten", warnings)
     assert warnings == ["settings.metadata cannot be expressed in a single-file submission"]
 
 
@@ -200,7 +208,7 @@ def test_the_licence_is_the_override_else_the_source_s_else_none(artifact, tmp_p
 
 
 def test_the_full_project_input_adds_the_group_s_sources_or_is_none(artifact, monkeypatch):
-    request = build_request(artifact, A, json.loads(json.dumps(INPUT)), {}, "", "standard-json", None, [])
+    request = build_request(artifact, json.loads(json.dumps(INPUT)), "standard-json")
     derivation = derive_module.Derivation(request, artifact)
     group = {"sources": {**INPUT["sources"], "contracts/Other.sol": {"content": "contract Other {}"}}}
     monkeypatch.setattr(derive_module, "group_input", lambda a: group)

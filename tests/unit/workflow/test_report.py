@@ -12,7 +12,7 @@ import pytest
 
 from ape_contract_verify.client.etherscan import ExplorerClient, SubmissionReceipt
 from ape_contract_verify.client.targets import Target
-from ape_contract_verify.derive.constructor import not_found_reason
+from ape_contract_verify.derive.derive import not_found_reason
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.workflow import after_deploy, local_explorers, status

@@ -119,9 +119,9 @@ class DataChain:
 
 
 def test_without_a_chain_reader_it_reads_the_active_provider_as_deriving_does(monkeypatch):
-    """`chain_reader=None` means the active Ape provider's reader (derive.onchain's rule), for
+    """`chain_reader=None` means the active Ape provider's reader (derive's rule), for
     identifying too: not an AttributeError on None."""
-    from ape_contract_verify.derive import onchain
+    from ape_contract_verify.derive import derive
 
     asked = []
 
@@ -129,7 +129,7 @@ def test_without_a_chain_reader_it_reads_the_active_provider_as_deriving_does(mo
         asked.append(chain_reader)
         return chain_reader or DataChain()
 
-    monkeypatch.setattr(onchain, "chain_reader_or_provider", provider_reader)
+    monkeypatch.setattr(derive, "chain_reader_or_provider", provider_reader)
     reports = make(ScriptedClient([])).contract(ADDRESS)
     assert [r.outcome for r in reports] == [Outcome.NOTHING_TO_VERIFY] and asked == [None]
     given = DataChain()

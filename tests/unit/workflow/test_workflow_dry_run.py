@@ -10,7 +10,7 @@ import pytest
 from ape_contract_verify.client.targets import Target
 from ape_contract_verify.derive import artifacts
 from ape_contract_verify.derive import derive as derive_module
-from ape_contract_verify.derive.constructor import PrecheckFailed
+from ape_contract_verify.derive.derive import PrecheckFailed
 from ape_contract_verify.protocol.secrets import ApiKey
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 from ape_contract_verify.workflow import plan as dry_run

@@ -1,9 +1,9 @@
-"""derive/solidity_source.py: Solidity text read at file level (imports, pragmas, SPDX lines,
+"""derive/flatten.py's scanner: Solidity text read at file level (imports, pragmas, SPDX lines,
 declarations) and solc's version ranges; what it cannot read it refuses with FlattenError."""
 
 import pytest
 
-from ape_contract_verify.derive.solidity_source import (
+from ape_contract_verify.derive.flatten import (
     INHERITDOC,
     FlattenError,
     VersionRange,

@@ -1,13 +1,13 @@
-"""derive/onchain.py: the runtime code and creation input of an address, from the chain reader
+"""derive/derive.py's chain reads: the runtime code and creation input of an address, from the chain reader
 or an explorer's record, with what was tried when neither could say."""
 
 from types import SimpleNamespace
 
 import pytest
 
-from ape_contract_verify.derive import onchain
-from ape_contract_verify.derive.onchain import KnownCreation, OnChain, read_chain, tx_hash_of
+from ape_contract_verify.derive.derive import OnChain, chain_reader_or_provider, read_chain, tx_hash_of
 from ape_contract_verify.evm.reads import Creation, attempts_of
+from ape_contract_verify.evm.wrappers import MemoizingChain
 
 pytestmark = pytest.mark.unit
 
@@ -47,10 +47,10 @@ class Reader:
 def test_a_creation_found_on_chain_is_taken_with_its_source():
     reader = Reader(creation=Creation(TX, b"\x60\x01", factory=False, source=""))
     state = read_chain(A, reader, creation_record=lambda a: pytest.fail("the record is not asked"))
-    assert state == OnChain(b"\x60\x80", b"\x60\x01", TX, False, "transaction", [])
-    factory = read_chain(A, Reader(creation=Creation(TX, b"\x01", factory=True, source="")))
+    assert state == OnChain(b"\x60\x80", Creation(TX, b"\x60\x01", factory=False, source="transaction"), [])
+    factory = read_chain(A, Reader(creation=Creation(TX, b"\x01", factory=True, source=""))).creation
     assert factory.source == "trace" and factory.factory
-    replay = read_chain(A, Reader(creation=Creation(TX, b"\x01", source="fork replay")))
+    replay = read_chain(A, Reader(creation=Creation(TX, b"\x01", source="fork replay"))).creation
     assert replay.source == "fork replay"
 
 
@@ -65,7 +65,8 @@ def test_the_explorer_s_record_fills_in_and_the_reader_s_attempts_are_kept():
         input=b"\x60\x02", tx_hash=None, factory=True, source="etherscan's creation record", note=""
     )
     state = read_chain(A, Reader(attempts=["the node's traces (refused)"]), creation_record=lambda a: record)
-    assert (state.creation_input, state.factory, state.source) == (b"\x60\x02", True, "etherscan's creation record")
+    creation = state.creation
+    assert (creation.input, creation.factory, creation.source) == (b"\x60\x02", True, "etherscan's creation record")
     assert state.tried == ["the node's traces (refused)"]
 
 
@@ -74,7 +75,7 @@ def test_a_record_without_input_adds_its_note_and_no_record_says_none():
         input=None, tx_hash=None, factory=False, source="s", note="etherscan's creation record (no record of it)"
     )
     state = read_chain(A, Reader(attempts=["traces"]), creation_record=lambda a: empty)
-    assert state.creation_input is None
+    assert state.creation is None
     assert state.tried == ["traces", "etherscan's creation record (no record of it)"]
     assert read_chain(A, Reader(), creation_record=lambda a: None).tried == ["the explorer's record (none)"]
     assert read_chain(A, Reader()).tried == []
@@ -87,9 +88,11 @@ def test_a_reader_that_does_not_say_what_it_tried_gives_nothing():
 
 
 def test_a_known_creation_answers_for_its_one_address_and_defers_the_rest():
+    """How derive's pre-check is told a creation the explorer recorded."""
     inner = Reader(creation=Creation(TX, b"\xaa"), attempts=["inner"])
-    known = KnownCreation(
-        inner, A.upper().replace("0X", "0x"), OnChain(b"\x60", b"\x01\x02", TX, True, "explorer record")
+    known = MemoizingChain(inner)
+    known.remember_creation(
+        A.upper().replace("0X", "0x"), Creation(TX, b"\x01\x02", factory=True, source="explorer record")
     )
     mine = known.find_creation(A)
     assert (mine.input, mine.tx_hash, mine.factory, mine.source) == (b"\x01\x02", TX, True, "explorer record")
@@ -109,4 +112,4 @@ def test_a_transaction_hash_is_66_characters_with_0x(value, expected):
 
 def test_a_given_reader_is_used_as_is():
     reader = Reader()
-    assert onchain.chain_reader_or_provider(reader) is reader
+    assert chain_reader_or_provider(reader) is reader

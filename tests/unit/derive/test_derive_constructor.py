@@ -1,4 +1,4 @@
-"""derive/constructor.py: the constructor arguments to submit, from the chain or from the user
+"""derive/derive.py's constructor arguments: the constructor arguments to submit, from the chain or from the user
 (values or hex), checked against the chain's, with a reason naming --constructor-args and the fix."""
 
 from types import SimpleNamespace
@@ -6,13 +6,13 @@ from types import SimpleNamespace
 import pytest
 from eth_abi.abi import encode
 
-from ape_contract_verify.derive import constructor
 from ape_contract_verify.derive.artifacts import Artifact
-from ape_contract_verify.derive.constructor import (
+from ape_contract_verify.derive.derive import (
     PrecheckFailed,
     encode_constructor_args,
     not_found_reason,
     resolve_constructor_args,
+    sources_tried,
 )
 
 pytestmark = pytest.mark.unit
@@ -93,6 +93,6 @@ def test_without_the_chain_s_arguments_a_constructor_with_inputs_asks_for_them()
 
 
 def test_the_reason_names_what_was_tried_or_that_nothing_answered():
-    assert constructor.sources_tried([]) == "no source of it answered"
-    assert constructor.sources_tried(["a", "b"]) == "tried a, b"
+    assert sources_tried([]) == "no source of it answered"
+    assert sources_tried(["a", "b"]) == "tried a, b"
     assert "no source of it answered" in not_found_reason(None)
