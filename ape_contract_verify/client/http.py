@@ -18,9 +18,7 @@ from typing import TYPE_CHECKING, TypedDict, TypeVar
 
 import requests
 
-from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.client.provider import SubmissionReceipt, VerificationTarget
-from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
 from ape_contract_verify.exceptions import (
     ExplorerError,
     ExplorerUnavailable,
@@ -32,7 +30,15 @@ from ape_contract_verify.json_types import JsonValue
 from ape_contract_verify.logs import CLIENT, get_logger
 from ape_contract_verify.protocol.answers import ExplorerAnswer
 from ape_contract_verify.protocol.secrets import ApiKey, redact, register_secret
-from ape_contract_verify.retry import Retry, RetryPolicy, poll_until_final, with_retries
+from ape_contract_verify.retry import (
+    RateLimiter,
+    Retry,
+    RetryPolicy,
+    TargetHealth,
+    limiter_for,
+    poll_until_final,
+    with_retries,
+)
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack

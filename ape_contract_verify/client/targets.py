@@ -48,9 +48,9 @@ from ape_contract_verify.protocol.secrets import ApiKey
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from ape_contract_verify.client.health import TargetHealth
     from ape_contract_verify.client.http import ClientOptions as ClientOptions
     from ape_contract_verify.config import ContractVerifyConfig, TargetConfig
+    from ape_contract_verify.retry import TargetHealth
 
 DEFAULT_KEY_ENV = "ETHERSCAN_API_KEY"
 KEY_ENVS = {"blockscout": BLOCKSCOUT_KEY_ENV, "routescan": ROUTESCAN_KEY_ENV}  # a known target's own

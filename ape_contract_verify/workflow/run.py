@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.answers import Outcome
+from ape_contract_verify.retry import TargetHealth
 from ape_contract_verify.workflow.plan import Derivations
 from ape_contract_verify.workflow.report import Report
 from ape_contract_verify.workflow.verification import Options, Verification, explorer_for

@@ -28,7 +28,6 @@ if TYPE_CHECKING:  # the clients import requests, derive imports Ape: only when 
     from ape.managers.project import ProjectManager
     from typing_extensions import Unpack
 
-    from ape_contract_verify.client.health import TargetHealth
     from ape_contract_verify.client.provider import CreationRecord, SubmissionReceipt, VerificationTarget
     from ape_contract_verify.client.targets import ClientOptions, Target
     from ape_contract_verify.config import ContractVerifyConfig
@@ -36,6 +35,7 @@ if TYPE_CHECKING:  # the clients import requests, derive imports Ape: only when 
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.explorer.embedded import EmbeddedExplorer
     from ape_contract_verify.request import VerificationRequest
+    from ape_contract_verify.retry import TargetHealth
 
 logger = get_logger()
 

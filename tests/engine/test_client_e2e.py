@@ -9,10 +9,10 @@ from click.testing import CliRunner
 
 from ape_contract_verify.cli import cli
 from ape_contract_verify.client.etherscan import ExplorerClient
-from ape_contract_verify.client.ratelimit import RateLimiter
 from ape_contract_verify.exceptions import InvalidApiKey
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.request import CodeFormat, VerificationRequest
+from ape_contract_verify.retry import RateLimiter
 from support.service import SOLC_0826, Anvil, ServerProcess, encode, solc_compile, standard_input
 
 KEY = "E2EKEY0123456789ABCDEFGHIJKLMNOPQR"

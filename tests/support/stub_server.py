@@ -158,7 +158,7 @@ class Sleeps(list):
 
 def make_client(stub: StubExplorer, **kwargs):
     from ape_contract_verify.client.etherscan import ExplorerClient
-    from ape_contract_verify.client.ratelimit import RateLimiter
+    from ape_contract_verify.retry import RateLimiter
 
     options = dict(
         api_key=None,

@@ -6,9 +6,8 @@ import random
 
 import pytest
 
-from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.exceptions import ExplorerUnavailable, TargetDown
-from ape_contract_verify.retry import Retry, RetryPolicy, poll_until_final, with_retries
+from ape_contract_verify.retry import Retry, RetryPolicy, TargetHealth, poll_until_final, with_retries
 
 
 class Clock:

@@ -7,12 +7,11 @@ import pytest
 import requests
 
 from ape_contract_verify.client.etherscan import ExplorerClient
-from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.client.http import gave_up, reason_of, retry_after, still_pending
 from ape_contract_verify.exceptions import ExplorerUnavailable, RateLimited, VerificationTimeout
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.protocol.secrets import REDACTED, register_secret
-from ape_contract_verify.retry import Retry, RetryPolicy
+from ape_contract_verify.retry import Retry, RetryPolicy, TargetHealth
 from support.stub_server import Http, ok
 
 pytestmark = pytest.mark.unit

@@ -10,7 +10,6 @@ import requests
 
 from ape_contract_verify.client import sourcify as client_mod
 from ape_contract_verify.client.provider import ExplorerRecord
-from ape_contract_verify.client.ratelimit import RateLimiter
 from ape_contract_verify.client.sourcify import SourcifyClient, job_answer
 from ape_contract_verify.exceptions import (
     ActionNotSupported,
@@ -25,6 +24,7 @@ from ape_contract_verify.exceptions import (
 from ape_contract_verify.protocol import sourcify as rules
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.request import CodeFormat, Receipt, VerificationRequest
+from ape_contract_verify.retry import RateLimiter
 from support.client import SOURCIFY_HTTP_STATUS
 from support.stub_server import Drop, Http, StubExplorer
 
