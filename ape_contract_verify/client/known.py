@@ -5,6 +5,8 @@ instances and explorer pages Ape's `evmchains` package lists per chain (offline 
 when a network's targets are resolved)."""
 
 import functools
+import json
+from importlib import resources
 from typing import TypedDict, cast
 from urllib.parse import urlsplit
 
@@ -19,56 +21,22 @@ ETHERSCAN_V2_URL = "https://api.etherscan.io/v2/api"
 ROUTESCAN_URL = "https://api.routescan.io/v2/network/{network}/evm/{chain_id}/etherscan/api"
 
 
-# Chains Etherscan API V2 serves (a subset of https://api.etherscan.io/v2/chainlist), by chain id.
-ETHERSCAN_V2_CHAINS: dict[int, str] = {
-    1: "ethereum:mainnet",
-    11155111: "ethereum:sepolia",
-    17000: "ethereum:holesky",
-    560048: "ethereum:hoodi",
-    10: "optimism:mainnet",
-    11155420: "optimism:sepolia",
-    42161: "arbitrum:mainnet",
-    421614: "arbitrum:sepolia",
-    42170: "arbitrum:nova",
-    8453: "base:mainnet",
-    84532: "base:sepolia",
-    137: "polygon:mainnet",
-    80002: "polygon:amoy",
-    56: "bsc:mainnet",
-    97: "bsc:testnet",
-    59144: "linea:mainnet",
-    59141: "linea:sepolia",
-    534352: "scroll:mainnet",
-    534351: "scroll:sepolia",
-    81457: "blast:mainnet",
-    168587773: "blast:sepolia",
-    5000: "mantle:mainnet",
-    5003: "mantle:sepolia",
-    100: "gnosis:mainnet",
-    43114: "avalanche:mainnet",
-    43113: "avalanche:fuji",
-    1284: "moonbeam:mainnet",
-    252: "fraxtal:mainnet",
-    480: "world-chain:mainnet",
-    130: "unichain:mainnet",
-    146: "sonic:mainnet",
-    33139: "apechain:mainnet",
-    42220: "celo:mainnet",
-    167000: "taiko:mainnet",
-}
+# The tables (`known.json`): the chains Etherscan API V2 serves (a subset of
+# https://api.etherscan.io/v2/chainlist), by chain id, as `ecosystem:network`; calls per second
+# when neither the target nor the top level sets one (Blockscout's free tier allows 5/s per IP:
+# docs.blockscout.com, "PRO API", runtime.exs API_RATE_LIMIT_BY_IP 300/min; Routescan's 2/s
+# without a key); Etherscan's pages for chains Etherscan V2 serves that evmchains lists without
+# them; explorer hosts that are not an Etherscan (their names end in "scan" too).
+_TABLES = json.loads(resources.files("ape_contract_verify.client").joinpath("known.json").read_text())
+ETHERSCAN_V2_CHAINS: dict[int, str] = {int(chain_id): name for chain_id, name in _TABLES["etherscan_v2_chains"].items()}
 KNOWN_CHAIN_IDS: dict[str, int] = {name: chain_id for chain_id, name in ETHERSCAN_V2_CHAINS.items()}
+DEFAULT_RATES: dict[str, float] = _TABLES["default_rates"]
+_ETHERSCAN_PAGES = {int(chain_id): url for chain_id, url in _TABLES["etherscan_pages"].items()}
+_NOT_ETHERSCAN = set(_TABLES["not_etherscan"])
 
 # Environment variables read for a known target's key when its config names none.
 BLOCKSCOUT_KEY_ENV = "BLOCKSCOUT_API_KEY"
 ROUTESCAN_KEY_ENV = "ROUTESCAN_API_KEY"
-
-# Calls per second when neither the target nor the top level sets one: Blockscout's free tier
-# allows 5/s per IP (docs.blockscout.com, "PRO API"; runtime.exs API_RATE_LIMIT_BY_IP 300/min),
-# Routescan's 2/s without a key.
-DEFAULT_RATES = {"etherscan": 3.0, "blockscout": 5.0, "routescan": 2.0, "sourcify": 3.0}
-
-# Explorer hosts that are not an Etherscan (their names end in "scan" too).
-_NOT_ETHERSCAN = {"otterscan", "routescan", "subscan", "avascan", "blockscan", "blockscout"}
 
 
 class ListedExplorer(TypedDict, total=False):
@@ -144,10 +112,6 @@ def blockscout_instance(meta: ChainMeta | None) -> str | None:
         elif said and not _label(url).endswith("scan") and not urlsplit(url).path.strip("/"):
             candidates.append(url)  # named Blockscout, on the chain's own host (not polygonscan's)
     return candidates[0] if candidates else None
-
-
-# Etherscan's pages for chains Etherscan V2 serves that evmchains lists without them.
-_ETHERSCAN_PAGES = {17000: "https://holesky.etherscan.io", 560048: "https://hoodi.etherscan.io"}
 
 
 def etherscan_pages(meta: ChainMeta | None, chain_id: int | None) -> str | None:
