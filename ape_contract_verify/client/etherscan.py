@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
-from ape_contract_verify.client.http import HttpTarget, reason_of, retry_after
+from ape_contract_verify.client.http import HttpTarget, reason_of
 from ape_contract_verify.client.provider import CreationRecord, ExplorerRecord, Flavour, Kind, SubmissionReceipt
 from ape_contract_verify.exceptions import (
     AddressNotFound,
@@ -152,7 +152,7 @@ def unpack_source(record: SourceRecord, item: Mapping[str, JsonValue]) -> tuple[
     return "flat" if len(files) == 1 else "files", files, settings
 
 
-class ExplorerClient(HttpTarget):
+class ExplorerClient(HttpTarget[ExplorerAnswer]):
     """A client for one explorer base URL (e.g. `https://api.etherscan.io/v2/api` + chain id): a
     `VerificationTarget` of kind etherscan. `flavour` (etherscan, blockscout, routescan, local)
     is whose server it is, as the target's configuration says."""
@@ -160,6 +160,7 @@ class ExplorerClient(HttpTarget):
     kind = Kind.ETHERSCAN
     _first_wait_cap = 4.0
     _queued = True
+    _hint = "; lower contract_verify.calls_per_second or use an API key"
 
     def __init__(
         self,
@@ -333,32 +334,27 @@ class ExplorerClient(HttpTarget):
             query[self.chain_id_param] = str(self.chain_id)
         form = {**query, **params, **({"apikey": self._key.reveal()} if self._key else {})}
         query, body = (form, None) if method == "GET" else (query, form)
+        if logger.isEnabledFor(logging.DEBUG):  # the form's text is built only to be shown
+            shown = {k: v for k, v in (body or {}).items() if k != "sourceCode"}
+            logger.debug("%s %s?%s %s", method, self.base_url, urlencode(query), redact(shown) if body else "")
         where = f"{action} at {redact(self.base_url)}"
+        return self._request(method, self.base_url, action, where, params=query, data=body)
 
-        def attempt() -> ExplorerAnswer:
-            if logger.isEnabledFor(logging.DEBUG):  # the form's text is built only to be shown
-                shown = {k: v for k, v in (body or {}).items() if k != "sourceCode"}
-                logger.debug("%s %s?%s %s", method, self.base_url, urlencode(query), redact(shown) if body else "")
-            response, envelope = self._send(method, self.base_url, where, params=query, data=body)
-            code = response.status_code
-            if code in (408, 429) or code >= 500:
-                raise Retry(f"HTTP {code}", delay=retry_after(response, self.retry))
-            if code >= 400:
-                raise BadEndpoint(
-                    f"{where}: HTTP {code}; is this the explorer's contract API base URL "
-                    "(e.g. https://api.etherscan.io/v2/api or https://<blockscout>/api)?"
-                )
-            if envelope is None:
-                raise Retry(f"HTTP {code} with a body that is not JSON")
-            if not isinstance(envelope, dict) or "status" not in envelope or "result" not in envelope:
-                raise BadEndpoint(f"{where}: the answer is not a status/message/result envelope")
-            answer = classify(str(envelope.get("status")), str(envelope.get("message", "")), envelope.get("result"))
-            if answer.outcome == Outcome.RATE_LIMITED:
-                raise Retry(f"rate limited: {redact(answer.reason)}", rate_limited=True, answer=answer)
-            return answer
-
-        hint = "; lower contract_verify.calls_per_second or use an API key"
-        return self._retrying(attempt, action, where, "still rate limited", hint)
+    def _read(self, code: int, body: JsonValue, delay: float | None, where: str) -> ExplorerAnswer:
+        """The classified envelope (never a rate-limit answer)."""
+        if code == 429:
+            raise Retry(f"HTTP {code}", delay=delay)
+        if code >= 400:
+            raise BadEndpoint(
+                f"{where}: HTTP {code}; is this the explorer's contract API base URL "
+                "(e.g. https://api.etherscan.io/v2/api or https://<blockscout>/api)?"
+            )
+        if not isinstance(body, dict) or "status" not in body or "result" not in body:
+            raise BadEndpoint(f"{where}: the answer is not a status/message/result envelope")
+        answer = classify(str(body.get("status")), str(body.get("message", "")), body.get("result"))
+        if answer.outcome == Outcome.RATE_LIMITED:
+            raise Retry(f"rate limited: {redact(answer.reason)}", rate_limited=True, answer=answer)
+        return answer
 
 
 def _code(value: object) -> bytes | None:  # object: any JSON value; only a hex string is code

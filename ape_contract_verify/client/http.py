@@ -14,7 +14,7 @@ import threading
 import time
 from abc import abstractmethod
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Generic, TypedDict, TypeVar
 
 import requests
 
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
     from ape_contract_verify.request import Receipt
 
-T = TypeVar("T")
+Read = TypeVar("Read")  # what a client reads of one answer
 logger = get_logger(CLIENT)
 
 RETRYABLE_ERRORS = (
@@ -126,7 +126,16 @@ class Transport(ClientOptions, total=False):
     rng: random.Random
 
 
-class HttpTarget(VerificationTarget):
+class _Request(TypedDict, total=False):
+    """What one HTTP request sends besides its method and URL."""
+
+    params: dict[str, str] | None
+    data: dict[str, str] | None
+    json: Mapping[str, object] | None
+    headers: dict[str, str]
+
+
+class HttpTarget(VerificationTarget, Generic[Read]):
     """A target over HTTP: its transport options and `wait`, for both clients. A subclass says how
     a job is checked (`_job_check`, by default `job_status`) and what a job still pending says (`_pending`)."""
 
@@ -135,6 +144,7 @@ class HttpTarget(VerificationTarget):
     # intervals; `_queued`: the explorer works through its queue in order (`_seconds_until_due`).
     _first_wait_cap = 1.0
     _queued = False
+    _limited, _hint = "still rate limited", ""  # what a call that gave up on rate limits says
 
     def __init__(self, base_url: str, **options: Unpack[Transport]) -> None:
         self.base_url = base_url
@@ -249,16 +259,26 @@ class HttpTarget(VerificationTarget):
             older = any(t < started for k, t in self._in_flight.get(action, {}).items() if k is not ticket)
         return interval if older else 0.0
 
-    def _retrying(
-        self,
-        attempt: Callable[[], T],
-        label: str,
-        where: str,
-        limited: str,
-        hint: str = "",
-    ) -> T:
-        """`attempt` under this target's limiter, retried by its policy; `where` and `limited` (the
-        explorer's words for a rate limit) name it in the error a call gives up with."""
+    @abstractmethod
+    def _read(self, code: int, body: JsonValue, delay: float | None, where: str) -> Read:
+        """What an answer the base did not retry says (its HTTP status, its JSON body or None, its
+        Retry-After): the client's own reading, or a `Retry` (a rate limit), or the error it is."""
+
+    def _request(self, method: str, url: str, label: str, where: str, **request: Unpack[_Request]) -> Read:
+        """One call under this target's limiter, retried by its policy: a 408 or 5xx, or a success
+        whose body is not JSON (gateways and CDNs answer HTML pages with 200 during outages), is
+        retried; any other answer is `_read`. `where`, and `_limited` (the explorer's words for a rate
+        limit) and its `_hint`, name it in the error a call gives up with."""
+
+        def attempt() -> Read:
+            response, body = self._send(method, url, where, **request)
+            code = response.status_code
+            if code == 408 or code >= 500:
+                raise Retry(f"HTTP {code}", delay=retry_after(response, self.retry))
+            if body is None and code < 400:
+                raise Retry(f"HTTP {code} with a body that is not JSON")
+            return self._read(code, body, retry_after(response, self.retry), where)
+
         return with_retries(
             attempt,
             policy=self.retry,
@@ -267,19 +287,11 @@ class HttpTarget(VerificationTarget):
             sleep=self._sleep,
             label=label,
             health=self.health,
-            gave_up=lambda last: gave_up(last, self.retry, label, where, limited, hint),
+            gave_up=lambda last: gave_up(last, self.retry, label, where, self._limited, self._hint),
         )
 
     def _send(
-        self,
-        method: str,
-        url: str,
-        label: str,
-        *,
-        params: dict[str, str] | None = None,
-        data: dict[str, str] | None = None,
-        json: Mapping[str, object] | None = None,
-        headers: dict[str, str] | None = None,
+        self, method: str, url: str, label: str, **request: Unpack[_Request]
     ) -> tuple[requests.Response, JsonValue]:
         """One HTTP request and its body as JSON (None when it is not JSON). A connection fault is a
         `Retry`; any other requests error ends the call. Both are raised outside the except blocks:
@@ -287,9 +299,7 @@ class HttpTarget(VerificationTarget):
         The run's health hears whether the target answered."""
         failure: Exception | None = None
         try:
-            response = self.session.request(
-                method, url, params=params, data=data, json=json, headers=headers, timeout=self.timeout
-            )
+            response = self.session.request(method, url, timeout=self.timeout, **request)
         except RETRYABLE_ERRORS as err:
             unreachable = isinstance(err, UNREACHABLE_ERRORS)
             failure = Retry(f"{type(err).__name__} talking to {redact(self.base_url)}", unreachable=unreachable)
@@ -303,7 +313,7 @@ class HttpTarget(VerificationTarget):
             logger.debug("%s -> HTTP %d %s", label, response.status_code, redact(response.text[:300]))
             try:
                 body: JsonValue = response.json()
-            except ValueError:  # gateways and CDNs answer HTML error pages with 200 during outages
+            except ValueError:  # not JSON: an HTML error page
                 body = None
             return response, body
         raise failure

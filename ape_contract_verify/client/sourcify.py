@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from ape_contract_verify.client.http import HttpTarget, reason_of, retry_after
+from ape_contract_verify.client.http import HttpTarget, reason_of
 from ape_contract_verify.client.provider import ExplorerRecord, Flavour, Kind, SubmissionReceipt
 from ape_contract_verify.exceptions import (
     BadEndpoint,
@@ -113,7 +113,7 @@ def sourcify_body(request: VerificationRequest) -> rules.SubmissionBody:
     return rules.request_to_body(request, long_version)
 
 
-class SourcifyClient(HttpTarget):
+class SourcifyClient(HttpTarget[tuple[int, JsonValue]]):
     """A client for one Sourcify API v2 server (`base_url`, e.g. https://sourcify.dev/server/) and chain.
 
     - `verify_source_code` POSTs `v2/verify/{chainId}/{address}` and returns a receipt whose
@@ -134,6 +134,7 @@ class SourcifyClient(HttpTarget):
 
     kind = Kind.SOURCIFY
     flavour = Flavour.SOURCIFY
+    _limited = "still refused"
 
     def __init__(self, base_url: str, chain_id: int, **options: Unpack[Transport]):
         super().__init__(base_url.rstrip("/") + "/", **options)
@@ -256,33 +257,26 @@ class SourcifyClient(HttpTarget):
         """One call with retries: (HTTP status, parsed JSON) of the first answer that is not a
         rate limit, a 5xx or a connection fault."""
         url = self.base_url + path
-        where = f"{method} {redact(url)}"
         headers = {"Accept": "application/json"}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key.reveal()}"
+        where = f"{method} {redact(url)}"
+        return self._request(method, url, f"{method} {path}", where, params=params, json=json_body, headers=headers)
 
-        def attempt() -> tuple[int, JsonValue]:
-            response, data = self._send(method, url, where, params=params, json=json_body, headers=headers)
-            code = response.status_code
-            if code == 429 or (isinstance(data, Mapping) and data.get("customCode") in _RATE_CODES):
-                answer = self._error_answer(code, data)
-                reason = f"HTTP {code} {answer.message}: {answer.reason}".strip()
-                # Only `too_many_requests` speaks of this client's rate; a duplicate request is about one address.
-                pauses = answer.message == rules.TOO_MANY_REQUESTS
-                delay = retry_after(response, self.retry)
-                raise Retry(reason, delay=delay, rate_limited=True, answer=answer, pauses=pauses)
-            if code == 408 or code >= 500:
-                raise Retry(f"HTTP {code}", delay=retry_after(response, self.retry))
-            if data is None:
-                if code < 400:  # gateways answer HTML pages with 200 during outages
-                    raise Retry(f"HTTP {code} with a body that is not JSON")
-                raise BadEndpoint(
-                    f"{where}: HTTP {code} with a body that is not JSON; is {redact(self.base_url)} "
-                    "a Sourcify server base URL (e.g. https://sourcify.dev/server/)?"
-                )
-            return code, data
-
-        return self._retrying(attempt, f"{method} {path}", where, "still refused")
+    def _read(self, code: int, body: JsonValue, delay: float | None, where: str) -> tuple[int, JsonValue]:
+        """(HTTP status, parsed JSON) of an answer that is not a rate limit."""
+        if code == 429 or (isinstance(body, Mapping) and body.get("customCode") in _RATE_CODES):
+            answer = self._error_answer(code, body)
+            reason = f"HTTP {code} {answer.message}: {answer.reason}".strip()
+            # Only `too_many_requests` speaks of this client's rate; a duplicate request is about one address.
+            pauses = answer.message == rules.TOO_MANY_REQUESTS
+            raise Retry(reason, delay=delay, rate_limited=True, answer=answer, pauses=pauses)
+        if body is None:
+            raise BadEndpoint(
+                f"{where}: HTTP {code} with a body that is not JSON; is {redact(self.base_url)} "
+                "a Sourcify server base URL (e.g. https://sourcify.dev/server/)?"
+            )
+        return code, body
 
 
 # -- answers ---------------------------------------------------------------------------------------
