@@ -40,7 +40,7 @@ def registrations(cfg: ContractVerifyConfig | None) -> Iterator[tuple[str, str]]
     ecosystems, and every network configured under `explorers`."""
     from evmchains import PUBLIC_CHAIN_META
 
-    from ape_contract_verify.client.known import ETHERSCAN_V2_CHAINS
+    from ape_contract_verify.client.targets import ETHERSCAN_V2_CHAINS
 
     pairs: list[tuple[str, str]] = [("ethereum", "local")]
     choices = [choice.split(":", 1) for choice in ETHERSCAN_V2_CHAINS.values()]
@@ -64,7 +64,7 @@ class ContractVerifyExplorer(ExplorerAPI):
     def supports_chain(cls, chain_id: int) -> bool:
         """Ad-hoc networks (Ape knows only their chain id): the chains Etherscan V2 serves, and the
         public chains evmchains lists (Sourcify's, and the Blockscouts it names)."""
-        from ape_contract_verify.client.known import ETHERSCAN_V2_CHAINS, chain_meta
+        from ape_contract_verify.client.targets import ETHERSCAN_V2_CHAINS, chain_meta
 
         try:
             chain_id = int(chain_id)
@@ -351,14 +351,14 @@ def _without(own: ContractType | None, implementation: ContractType | None) -> C
 def _browser(target: Target) -> str | None:
     if target.browser_url:
         return target.browser_url
-    from ape_contract_verify.client.known import is_etherscan_v2
+    from ape_contract_verify.client.targets import is_etherscan_v2
 
     return _etherscan_pages(target.chain_id) if target.url and is_etherscan_v2(target.url) else None
 
 
 def _etherscan_pages(chain_id: int | None) -> str | None:
     """Etherscan's pages for a chain Etherscan V2 serves (links need no key)."""
-    from ape_contract_verify.client.known import ETHERSCAN_V2_CHAINS, chain_meta, etherscan_pages
+    from ape_contract_verify.client.targets import ETHERSCAN_V2_CHAINS, chain_meta, etherscan_pages
 
     return etherscan_pages(chain_meta("", "", chain_id), chain_id) if chain_id in ETHERSCAN_V2_CHAINS else None
 
