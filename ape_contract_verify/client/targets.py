@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from ape_contract_verify.client.http import ClientOptions as ClientOptions
+    from ape_contract_verify.client.http import Transport
     from ape_contract_verify.config import ContractVerifyConfig, TargetConfig
     from ape_contract_verify.retry import TargetHealth
 
@@ -267,7 +268,10 @@ class Target:
         (the caller handles `url=None`, the embedded local explorer, first). `options` are the
         transport options callers set; the target's key, rate and name come with it."""
         where = f"target {self.name!r} of {self.ecosystem}:{self.network}"
-        key, rate = self.api_key, self.calls_per_second
+        rate, key = self.calls_per_second, self.api_key
+        transport = cast(
+            "Transport", {**options, "api_key": key, "calls_per_second": rate, "name": self.name, "health": health}
+        )
         if self.url is None:
             raise ExplorerNotConfigured(
                 f"{self.ecosystem}:{self.network} is local and has no explorer URL; start "
@@ -280,26 +284,17 @@ class Target:
                 raise ExplorerNotConfigured(
                     f"{where}: Sourcify needs the chain id; resolve the targets with the network's chain id"
                 )
-            return SourcifyClient(
-                self.url, self.chain_id, api_key=key, calls_per_second=rate, name=self.name, health=health, **options
-            )
+            return SourcifyClient(self.url, self.chain_id, **transport)
         from ape_contract_verify.client.etherscan import ExplorerClient
 
         if is_blockscout_pro(self.url) and not self.api_key:
             raise ExplorerNotConfigured(
                 f"{where}: Blockscout's Pro API needs a key; set {BLOCKSCOUT_KEY_ENV} (or the target's api_key_env)"
             )
-        param = self.chain_param
+        param, flavour = self.chain_param, self.flavour or Flavour.ETHERSCAN
+        chain_id = self.chain_id if param else None
         return ExplorerClient(
-            self.url,
-            chain_id=self.chain_id if param else None,
-            chain_id_param=param or "chainid",
-            flavour=self.flavour or Flavour.ETHERSCAN,
-            api_key=key,
-            calls_per_second=rate,
-            name=self.name,
-            health=health,
-            **options,
+            self.url, chain_id=chain_id, chain_id_param=param or "chainid", flavour=flavour, **transport
         )
 
 
@@ -420,16 +415,17 @@ class _Network:
         setting = self.path if own and name not in self.named else f"{self.path}.{name}"
         url, pages = self._url(name, kind, entry, setting)
         env = (entry.api_key_env if entry else None) or KEY_ENVS.get(name)
-        if own:  # --api-key and ETHERSCAN_API_KEY, unless its URL is surely another explorer's
-            foreign = on_domain(url, "blockscout.com", "routescan.io", "sourcify.dev")
-            default_env = None if foreign else DEFAULT_KEY_ENV
-            key = resolve_api_key(self.api_key, env, self.written_key, self.environ, default_env)
-        else:
-            key = resolve_api_key(None, env, None, self.environ, None)
-            if key is None and url and is_etherscan_v2(url):  # a custom name for Etherscan V2 still takes its key
-                key = resolve_api_key(None, None, self.written_key, self.environ)
+        # Etherscan's key (--api-key for the network's own target, ETHERSCAN_API_KEY, one written in config)
+        # goes to the network's own target unless its URL is surely another explorer's (a key written in config
+        # still does), and to a target of another name at Etherscan V2.
+        v2 = bool(url and is_etherscan_v2(url))
+        etherscan = v2 or (own and not on_domain(url, "blockscout.com", "routescan.io", "sourcify.dev"))
+        written = self.written_key if own or v2 else None
+        key = resolve_api_key(
+            self.api_key if own else None, env, written, self.environ, DEFAULT_KEY_ENV if etherscan else None
+        )
         param = None
-        if url and is_etherscan_v2(url):
+        if v2:
             if self.chain_id is None:
                 raise ExplorerNotConfigured(
                     f"Etherscan API V2 needs a chain id and none is known for {self.ecosystem}:{self.network}; "
