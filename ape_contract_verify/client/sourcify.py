@@ -54,7 +54,6 @@ class SourcifyAnswer(ExplorerAnswer):
 
 
 # -- Vyper's long version ---------------------------------------------------------------------------
-_vyper_long: dict[str, str] = {}  # by version number (a race asks `vyper --version` twice: no harm)
 # Sourcify fetches `vyper.<long version>.linux` from Vyper's GitHub releases, whose names carry 8
 # hex digits; the PyPI packages of older releases print 7 (0.3.10: 9136169). Their full names:
 _VYPER_RELEASE_COMMITS = {"0.3.3": "48e326f0", "0.3.9": "66b96705", "0.3.10": "91361694", "0.4.0": "e9db8d9f"}
@@ -63,15 +62,13 @@ _VYPER_RELEASE_COMMITS = {"0.3.3": "48e326f0", "0.3.9": "66b96705", "0.3.10": "9
 def vyper_long_version(compiler_version: str) -> str:
     """`vyper:0.4.3` -> `0.4.3+commit.bff19ea2`: what `vyper --version` of that installed Vyper
     prints (the engine finds it: the venv's or a side venv's), with the release's 8-digit commit
-    where the package prints fewer; cached per version."""
+    where the package prints fewer (`vyper --version` is asked once per file: the engine caches it)."""
     from ape_contract_verify.engine import compilers
     from ape_contract_verify.engine.versions import CompilerFailed, parse_compiler_version
 
     parsed = parse_compiler_version(compiler_version, "vyper")
     if parsed.commit:
         return parsed.plain
-    if parsed.number in _vyper_long:
-        return _vyper_long[parsed.number]
     vyper_json = compilers.vyper_json_command(parsed)[0]  # CompilerNotInstalled names the installed ones
     beside = vyper_json.endswith("vyper-json")  # else this venv's vyper, run as a module
     command = [str(Path(vyper_json).with_name("vyper"))] if beside else [sys.executable, "-m", "vyper"]
@@ -90,7 +87,6 @@ def vyper_long_version(compiler_version: str) -> str:
             len(commit),
             long,
         )
-    _vyper_long[parsed.number] = long
     return long
 
 

@@ -81,10 +81,6 @@ def overall_match(creation: str | None, runtime: str | None) -> str | None:
     return max((creation, runtime), key=lambda m: _MATCH_RANK.get(m, 0)) or None
 
 
-def is_better_match(new: str | None, old: str | None) -> bool:
-    return _MATCH_RANK.get(new, 0) > _MATCH_RANK.get(old, 0)
-
-
 # -- versions -------------------------------------------------------------------------------------
 _LANGUAGES = {"solidity": "Solidity", "vyper": "Vyper"}
 
