@@ -2,7 +2,7 @@
 
 A `VerificationTarget` (`client/provider.py`) on `client/http.py`'s `HttpTarget`, as
 `ExplorerClient` is: `verify_source_code`, `wait`, `job_status`, `contract_record` (Sourcify's own
-lookup as an `ExplorerRecord`), `get_abi`; it has no proxy-link action (its kind does not link
+lookup as an `ExplorerRecord`, whose ABI `get_abi` reads); it has no proxy-link action (its kind does not link
 proxies: Sourcify resolves them itself). The request bodies and error codes are
 `protocol/sourcify.py`'s, which the local explorer's Sourcify face answers with too.
 """
@@ -20,7 +20,6 @@ from ape_contract_verify.client.http import HttpTarget, reason_of
 from ape_contract_verify.client.provider import ExplorerRecord, Flavour, Kind, SubmissionReceipt
 from ape_contract_verify.exceptions import (
     BadEndpoint,
-    ContractNotVerified,
     ExplorerError,
     InvalidRequest,
     VerificationRejected,
@@ -204,19 +203,6 @@ class SourcifyClient(HttpTarget[tuple[int, JsonValue]]):
             return dict(data)
         answer = self._error_answer(status, data)
         raise ExplorerError(f"lookup {address}: {answer.reason}", answer, reason=reason_of(answer))
-
-    def get_abi(self, address: str) -> list[JsonValue]:
-        data = self.lookup(address, "abi")
-        if not data.get("match"):
-            reason = f"{address} is not verified on Sourcify"
-            answer = SourcifyAnswer(Outcome.NOT_VERIFIED, "404", "not verified", reason, contract=data)
-            raise ContractNotVerified(
-                f"{address}: not verified on Sourcify (chain {self.chain_id})", answer, reason=reason
-            )
-        abi = data.get("abi")
-        if not isinstance(abi, list):
-            raise ExplorerError(f"lookup {address}: the answer has no ABI list")
-        return abi
 
     def contract_record(self, address: str, full: bool = True) -> ExplorerRecord:
         """What Sourcify holds for `address` (`fields=all`); `verified` False when nothing. Not
