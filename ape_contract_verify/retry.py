@@ -1,12 +1,10 @@
-"""The one resilience mechanism: how every remote call of the plugin waits, retries and gives up,
-and how a submitted job is polled to its final answer.
+"""The one resilience mechanism: how every remote call of the plugin waits, retries and gives up.
 
 Explorer clients (`client/`) and node readers (`evm/chain.py`) both use it: a `RetryPolicy`
 (bounded exponential backoff with jitter, the server's Retry-After honoured), `with_retries`
 (attempts under an optional `RateLimiter`, one per explorer, and an optional `TargetHealth`, a
-dead target found out once for every caller), and `poll_until_final` (a job checked until its
-answer is final, a lasting outage ending it early). It knows nothing of HTTP: callers turn their
-faults into `Retry`.
+dead target found out once for every caller); `client/http.HttpTarget.wait` polls a job to its
+final answer on them. It knows nothing of HTTP: callers turn their faults into `Retry`.
 """
 
 import itertools
@@ -17,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from ape_contract_verify.exceptions import ExplorerUnavailable, TargetDown
+from ape_contract_verify.exceptions import TargetDown
 from ape_contract_verify.logs import get_logger
 
 logger = get_logger()
@@ -293,62 +291,3 @@ def with_retries(
     if health is not None:
         health.check()
     raise gave_up(last)
-
-
-A = TypeVar("A")
-
-
-def poll_until_final(
-    check: Callable[[], A],
-    *,
-    is_final: Callable[[A], bool],
-    timed_out: Callable[[A | None], Exception],
-    label: str,
-    started: float,
-    interval: float,
-    timeout: float,
-    clock: Callable[[], float],
-    sleep: Callable[[float], None],
-    first_wait: float | None = None,
-    not_yet: Callable[[], float] | None = None,
-    on_progress: Callable[[A], None] | None = None,
-    health: TargetHealth | None = None,
-) -> tuple[A, int]:
-    """`check()` every `interval` seconds until `is_final`, at most `timeout` seconds from
-    `started`: the final answer and how many checks it took. `first_wait` before the first check;
-    `not_yet()`, seconds a check is still pointless (asked while the deadline is not near).
-    An `ExplorerUnavailable` (a check whose retries ran out) is waited out unless the outage lasts
-    (three failed checks over 10 s); TargetDown ends the poll at once. `timed_out(last)` is raised at the deadline."""
-    deadline = started + timeout
-    if first_wait is not None:
-        sleep(min(first_wait, timeout))
-    last: A | None = None
-    checks = 0
-    failed: list[float] = []  # checks that failed in a row, each after its own retries
-    while True:
-        if health is not None:
-            health.check()  # the health's sleeps end at once when the target is down
-        if not_yet is not None and clock() + interval <= deadline:  # near the deadline, always ask
-            wait = not_yet()
-            if wait > 0:
-                sleep(min(wait, interval))
-                continue
-        checks += 1
-        try:
-            last = check()
-        except TargetDown:
-            raise  # said once, by the health record
-        except ExplorerUnavailable as err:
-            logger.warning("%s: %s", label, err)
-            failed.append(clock())
-            if len(failed) >= 3 and failed[-1] - failed[0] >= 10.0:  # a server gone for good, not a blip
-                raise
-        else:
-            failed.clear()
-            if on_progress is not None:
-                on_progress(last)
-            if is_final(last):
-                return last, checks
-        if clock() + interval > deadline:
-            raise timed_out(last)
-        sleep(interval)

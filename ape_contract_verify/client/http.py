@@ -36,7 +36,6 @@ from ape_contract_verify.retry import (
     RetryPolicy,
     TargetHealth,
     limiter_for,
-    poll_until_final,
     with_retries,
 )
 
@@ -192,10 +191,13 @@ class HttpTarget(VerificationTarget, Generic[Read]):
         on_progress: Callable[[ExplorerAnswer], None] | None = None,
         fresh: bool = True,
     ) -> ExplorerAnswer:
-        """Poll until a final answer, at most `timeout` seconds. Raises VerificationTimeout.
+        """Poll until a final answer, checking every `interval` seconds, at most `timeout` seconds:
+        VerificationTimeout then. `on_progress` hears every answer.
 
         `fresh`: the receipt was just submitted (the first check waits about as long as jobs here
-        take); False for a receipt from earlier, checked at once."""
+        take); False for a receipt from earlier, checked at once. An `ExplorerUnavailable` (a check
+        whose retries ran out) is waited out unless the outage lasts (three failed checks over 10 s);
+        TargetDown ends the poll at once."""
         if not receipt.guid:
             if isinstance(receipt, SubmissionReceipt) and receipt.answer is not None:
                 return receipt.answer
@@ -206,32 +208,44 @@ class HttpTarget(VerificationTarget, Generic[Read]):
         ticket = object()
         with self._jobs_lock:
             self._in_flight.setdefault(action, {})[ticket] = started
-        typical = self._typical(action)
-        first_wait = interval if typical is None else min(typical, interval * self._first_wait_cap)
+        last: ExplorerAnswer | None = None
+        checks, failed = 0, []  # failed: the times of checks that failed in a row, each after its own retries
         try:
-            answer, checks = poll_until_final(
-                lambda: self._job_check(receipt.guid, receipt.proxy),
-                is_final=lambda answer: answer.outcome.is_final,
-                timed_out=lambda last: still_pending(receipt.address, what, timeout, last, advice),
-                label=label,
-                started=started,
-                interval=interval,
-                timeout=timeout,
-                clock=self._clock,
-                sleep=self._sleep,
-                first_wait=first_wait if fresh else None,
-                not_yet=(lambda: self._seconds_until_due(action, ticket, started, interval))
-                if fresh and self._queued
-                else None,
-                on_progress=on_progress,
-                health=self.health,
-            )
-            if fresh:  # one final at its first check counts shorter, so the wait shrinks when the target speeds up
-                with self._jobs_lock:
-                    took = self._took.setdefault(action, [])
-                    took.append(max(0.0, (self._clock() - started) * (0.9 if checks == 1 else 1.0)))
-                    del took[:-16]
-            return answer
+            if fresh:
+                self._sleep(min(self._first_wait(action, interval), timeout))
+            while True:
+                if self.health is not None:
+                    self.health.check()  # the health's sleeps end at once when the target is down
+                due = self._seconds_until_due(action, ticket, started, interval) if fresh and self._queued else 0.0
+                if due > 0 and self._clock() + interval <= started + timeout:  # near the deadline, always ask
+                    self._sleep(min(due, interval))
+                    continue
+                checks += 1
+                try:
+                    last = self._job_check(receipt.guid, receipt.proxy)
+                except TargetDown:
+                    raise  # said once, by the health record
+                except ExplorerUnavailable as err:
+                    logger.warning("%s: %s", label, err)
+                    failed.append(self._clock())
+                    if len(failed) >= 3 and failed[-1] - failed[0] >= 10.0:  # a server gone for good, not a blip
+                        raise
+                else:
+                    failed.clear()
+                    if on_progress is not None:
+                        on_progress(last)
+                    if last.outcome.is_final:
+                        if (
+                            fresh
+                        ):  # one final at its first check counts shorter: the wait shrinks as the target speeds up
+                            with self._jobs_lock:
+                                took = self._took.setdefault(action, [])
+                                took.append(max(0.0, (self._clock() - started) * (0.9 if checks == 1 else 1.0)))
+                                del took[:-16]
+                        return last
+                if self._clock() + interval > started + timeout:
+                    raise still_pending(receipt.address, what, timeout, last, advice)
+                self._sleep(interval)
         except TargetDown as err:  # down while a job it accepted was being checked: say how to ask later
             proxy, target = " --proxy" if receipt.proxy else "", self.health.name if self.health else ""
             later = f"`ape verify status {receipt.guid}{proxy} --target {target}`"
@@ -240,23 +254,24 @@ class HttpTarget(VerificationTarget, Generic[Read]):
             with self._jobs_lock:
                 self._in_flight[action].pop(ticket, None)
 
-    def _typical(self, action: str) -> float | None:
-        """How long jobs here took (the median of the last 16). Every check costs a slot under the
-        rate limit, and a check right after a submission only ever hears "pending": so a job's first
-        check waits about as long as jobs took."""
+    def _first_wait(self, action: str, interval: float) -> float:
+        """How long a fresh job's first check waits: about as long as jobs here took (the median of
+        the last 16), at most `_first_wait_cap` intervals; one interval before any has ended. Every
+        check costs a slot under the rate limit, and a check right after a submission only ever
+        hears "pending"."""
         with self._jobs_lock:
             took = sorted(self._took.get(action, ()))
-        return took[len(took) // 2] if took else None
+        return min(took[len(took) // 2], interval * self._first_wait_cap) if took else interval
 
     def _seconds_until_due(self, action: str, ticket: object, started: float, interval: float) -> float:
         """How long a check of this job is still pointless. Before any job here has ended, a job
         submitted after one that is still pending is taken to be pending too (explorers work
         through their queue in order), so a batch polls its oldest job, not every job."""
-        typical = self._typical(action)
-        if typical is not None:
-            return started + min(typical, interval * self._first_wait_cap) - self._clock()
         with self._jobs_lock:
+            ended = bool(self._took.get(action))
             older = any(t < started for k, t in self._in_flight.get(action, {}).items() if k is not ticket)
+        if ended:
+            return started + self._first_wait(action, interval) - self._clock()
         return interval if older else 0.0
 
     @abstractmethod
