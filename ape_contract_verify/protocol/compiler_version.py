@@ -14,6 +14,7 @@ and `rcN`, Solidity has none; a nightly's date is `YYYY.M.D`.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -34,6 +35,7 @@ class InvalidCompilerVersion(ContractVerifyError, ValueError):
     """Text that is not a compiler version of the language asked for."""
 
 
+@functools.total_ordering
 @dataclass(frozen=True)
 class CompilerVersion:
     """One compiler's version: language, number (release and pre-release), nightly date, commit.
@@ -116,25 +118,17 @@ class CompilerVersion:
     def __str__(self) -> str:
         return self.long
 
-    def _order(self, other: object) -> tuple[Version, bool, tuple[int, ...]]:
-        """The sort key, a nightly before its release (number, is a release, date); TypeError when
-        `other` is no version of this compiler."""
+    def __lt__(self, other: CompilerVersion) -> bool:
+        """By number, a nightly before its release (`functools.total_ordering` gives the rest);
+        TypeError when `other` is no version of this compiler."""
         if not isinstance(other, CompilerVersion) or other.language != self.language:
             raise TypeError(f"cannot order {self!s} against {other!r}: compare versions of one compiler")
+        return self._sort_key < other._sort_key
+
+    @property
+    def _sort_key(self) -> tuple[Version, bool, tuple[int, ...]]:
         date = tuple(int(part) for part in self.nightly.split(".")) if self.nightly else ()
         return self.version, self.nightly is None, date
-
-    def __lt__(self, other: CompilerVersion) -> bool:
-        return self._order(other) < other._order(self)
-
-    def __le__(self, other: CompilerVersion) -> bool:
-        return self._order(other) <= other._order(self)
-
-    def __gt__(self, other: CompilerVersion) -> bool:
-        return self._order(other) > other._order(self)
-
-    def __ge__(self, other: CompilerVersion) -> bool:
-        return self._order(other) >= other._order(self)
 
 
 def _parse(lowered: str, language: Language) -> CompilerVersion | None:
