@@ -212,9 +212,9 @@ class Target:
 
     `kind`: the API it speaks (`Kind`: the Etherscan-style contract API, or Sourcify API v2);
     `flavour`: whose server (`Flavour`), as configured, else known from its name and host
-    (`known.flavour_of`), never guessed from a URL's words later. `chain_id_param` names the query
+    (`flavour_of`), never guessed from a URL's words later. `chain_id_param` names the query
     parameter that carries the chain id (`chainid` for Etherscan V2, `chain_id` for Blockscout's
-    Pro API), if any."""
+    Pro API; `chainid` at Etherscan V2 when none is given), None for a target that sends none."""
 
     ecosystem: str
     network: str
@@ -232,6 +232,10 @@ class Target:
         object.__setattr__(self, "kind", Kind(self.kind))
         flavour = self.flavour or flavour_of(self.name, self.kind, self.url)
         object.__setattr__(self, "flavour", Flavour(flavour))
+        if self.kind is not Kind.ETHERSCAN or not self.url:
+            object.__setattr__(self, "chain_id_param", None)
+        elif self.chain_id_param is None and is_etherscan_v2(self.url):
+            object.__setattr__(self, "chain_id_param", "chainid")
 
     @property
     def is_local(self) -> bool:
@@ -244,15 +248,8 @@ class Target:
         return "local explorer" if self.is_local else self.name
 
     @property
-    def chain_param(self) -> str | None:
-        """The query parameter carrying the chain id, if this target sends one."""
-        if self.kind is not Kind.ETHERSCAN or not self.url:
-            return None
-        return self.chain_id_param or ("chainid" if is_etherscan_v2(self.url) else None)
-
-    @property
     def sends_chain_id(self) -> bool:
-        return self.chain_param is not None
+        return self.chain_id_param is not None
 
     def contract_url(self, address: str) -> str | None:
         """The page of a contract: `<pages>/address/<address>`, Sourcify's repo `<repo>/<chainId>/<address>`."""
@@ -291,7 +288,7 @@ class Target:
             raise ExplorerNotConfigured(
                 f"{where}: Blockscout's Pro API needs a key; set {BLOCKSCOUT_KEY_ENV} (or the target's api_key_env)"
             )
-        param, flavour = self.chain_param, self.flavour or Flavour.ETHERSCAN
+        param, flavour = self.chain_id_param, self.flavour or Flavour.ETHERSCAN
         chain_id = self.chain_id if param else None
         return ExplorerClient(
             self.url, chain_id=chain_id, chain_id_param=param or "chainid", flavour=flavour, **transport
@@ -431,7 +428,6 @@ class _Network:
                     f"Etherscan API V2 needs a chain id and none is known for {self.ecosystem}:{self.network}; "
                     "pick a network with --network, or pass a non-Etherscan --explorer-url"
                 )
-            param = "chainid"
         elif url and not sourcify and is_blockscout_pro(url):
             if key is None:
                 how = (
