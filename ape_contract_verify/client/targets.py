@@ -108,9 +108,10 @@ def chain_meta(ecosystem: str, network: str, chain_id: int | None = None) -> Cha
     return cast(ChainMeta, meta) if isinstance(meta, dict) else None
 
 
-def _explorers(meta: ChainMeta | None) -> list[ListedExplorer]:
+def _explorers(meta: ChainMeta | None) -> list[tuple[str, ListedExplorer]]:
+    """The explorers evmchains lists for the chain: (its URL without a trailing `/`, its entry)."""
     listed = meta.get("explorers") if meta is not None else None
-    return [e for e in listed or () if isinstance(e, dict) and e.get("url")]
+    return [(e["url"].rstrip("/"), e) for e in listed or () if isinstance(e, dict) and e.get("url")]
 
 
 def _host(url: str) -> str:
@@ -132,11 +133,9 @@ def _label(url: str) -> str:
 def blockscout_instance(meta: ChainMeta | None) -> str | None:
     """The pages URL of a Blockscout serving the chain (`https://eth.blockscout.com`), if listed."""
     candidates: list[str] = []
-    for entry in _explorers(meta):
-        url = entry.get("url", "").rstrip("/")
+    for url, entry in _explorers(meta):
         said = "blockscout" in f"{entry.get('name', '')} {entry.get('icon', '')}".lower()
-        host = _host(url)
-        if "blockscout" in host:
+        if "blockscout" in _host(url):
             candidates.insert(0, url)  # a blockscout.com host is surely one
         elif said and not _label(url).endswith("scan") and not urlsplit(url).path.strip("/"):
             candidates.append(url)  # named Blockscout, on the chain's own host (not polygonscan's)
@@ -145,20 +144,15 @@ def blockscout_instance(meta: ChainMeta | None) -> str | None:
 
 def etherscan_pages(meta: ChainMeta | None, chain_id: int | None) -> str | None:
     """The Etherscan family's pages for the chain (`https://sepolia.basescan.org`), if known."""
-    for entry in _explorers(meta):
-        url = entry.get("url", "")
-        label = _label(url)
-        if label.endswith("scan") and label not in _NOT_ETHERSCAN:
-            return url.rstrip("/")
-    return _ETHERSCAN_PAGES.get(chain_id) if chain_id is not None else None
+    listed = (url for url, _ in _explorers(meta) if _label(url).endswith("scan") and _label(url) not in _NOT_ETHERSCAN)
+    return next(listed, None) or _ETHERSCAN_PAGES.get(chain_id or 0)
 
 
 def routescan_pages(meta: ChainMeta | None) -> str | None:
-    for entry in _explorers(meta):
-        url = entry.get("url", "")
-        if entry.get("name", "").lower() == "routescan" or "routescan" in _host(url):
-            return url.rstrip("/")
-    return None
+    listed = (
+        url for url, e in _explorers(meta) if e.get("name", "").lower() == "routescan" or "routescan" in _host(url)
+    )
+    return next(listed, None)
 
 
 def routescan_url(network: str, chain_id: int, meta: ChainMeta | None = None) -> str:
