@@ -235,13 +235,8 @@ class HttpTarget(VerificationTarget, Generic[Read]):
                     if on_progress is not None:
                         on_progress(last)
                     if last.outcome.is_final:
-                        if (
-                            fresh
-                        ):  # one final at its first check counts shorter: the wait shrinks as the target speeds up
-                            with self._jobs_lock:
-                                took = self._took.setdefault(action, [])
-                                took.append(max(0.0, (self._clock() - started) * (0.9 if checks == 1 else 1.0)))
-                                del took[:-16]
+                        if fresh:  # a job final at its first check counts shorter: waits shrink as a target speeds up
+                            self._took_job(action, (self._clock() - started) * (0.9 if checks == 1 else 1.0))
                         return last
                 if self._clock() + interval > started + timeout:
                     raise still_pending(receipt.address, what, timeout, last, advice)
@@ -262,6 +257,12 @@ class HttpTarget(VerificationTarget, Generic[Read]):
         with self._jobs_lock:
             took = sorted(self._took.get(action, ()))
         return min(took[len(took) // 2], interval * self._first_wait_cap) if took else interval
+
+    def _took_job(self, action: str, seconds: float) -> None:
+        with self._jobs_lock:
+            took = self._took.setdefault(action, [])
+            took.append(max(0.0, seconds))
+            del took[:-16]
 
     def _seconds_until_due(self, action: str, ticket: object, started: float, interval: float) -> float:
         """How long a check of this job is still pointless. Before any job here has ended, a job
