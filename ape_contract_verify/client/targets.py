@@ -26,11 +26,12 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING, TypedDict, cast
+from typing import TYPE_CHECKING, cast
 from urllib.parse import urlsplit, urlunsplit
 
 from ape_contract_verify.client.provider import Flavour, Kind, VerificationTarget
 from ape_contract_verify.exceptions import ExplorerNotConfigured, InvalidRequest
+from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.protocol.secrets import ApiKey
 
 if TYPE_CHECKING:
@@ -68,50 +69,35 @@ BLOCKSCOUT_KEY_ENV = "BLOCKSCOUT_API_KEY"
 ROUTESCAN_KEY_ENV = "ROUTESCAN_API_KEY"
 
 
-class ListedExplorer(TypedDict, total=False):
-    """One of evmchains' `explorers` entries for a chain."""
-
-    name: str
-    url: str
-    icon: str
-    standard: str
-
-
-class ChainMeta(TypedDict, total=False):
-    """evmchains' record of a public chain (the keys read here; it has more)."""
-
-    chainId: int
-    name: str
-    explorers: list[ListedExplorer]
-
-
 @functools.lru_cache(maxsize=1)
-def _by_chain_id() -> dict[int, ChainMeta]:
+def _by_chain_id() -> dict[int, JsonObject]:
+    """evmchains' records of public chains (plain dicts: `chainId`, `name`, `explorers`, …), by chain id."""
     from evmchains import PUBLIC_CHAIN_META
 
-    # evmchains' records are plain dicts of ChainMeta's shape (its package declares no types).
     return {
-        meta["chainId"]: cast(ChainMeta, meta)
+        meta["chainId"]: meta
         for networks in PUBLIC_CHAIN_META.values()
         for meta in networks.values()
         if isinstance(meta, dict) and isinstance(meta.get("chainId"), int)
     }
 
 
-def chain_meta(ecosystem: str, network: str, chain_id: int | None = None) -> ChainMeta | None:
+def chain_meta(ecosystem: str, network: str, chain_id: int | None = None) -> JsonObject | None:
     """evmchains' record of a public chain (by chain id when known), else None."""
     if chain_id is not None:
         return _by_chain_id().get(chain_id)
     from evmchains import PUBLIC_CHAIN_META
 
     meta = PUBLIC_CHAIN_META.get(ecosystem, {}).get(network)
-    return cast(ChainMeta, meta) if isinstance(meta, dict) else None
+    return meta if isinstance(meta, dict) else None
 
 
-def _explorers(meta: ChainMeta | None) -> list[tuple[str, ListedExplorer]]:
-    """The explorers evmchains lists for the chain: (its URL without a trailing `/`, its entry)."""
+def _explorers(meta: JsonObject | None) -> list[tuple[str, JsonObject]]:
+    """The explorers evmchains lists for the chain (`name`, `url`, `icon`, `standard`): (its URL
+    without a trailing `/`, its entry)."""
     listed = meta.get("explorers") if meta is not None else None
-    return [(e["url"].rstrip("/"), e) for e in listed or () if isinstance(e, dict) and e.get("url")]
+    entries = listed if isinstance(listed, list) else []
+    return [(str(e["url"]).rstrip("/"), e) for e in entries if isinstance(e, dict) and e.get("url")]
 
 
 def _host(url: str) -> str:
@@ -130,7 +116,7 @@ def _label(url: str) -> str:
     return parts[-2] if len(parts) >= 2 else parts[0]
 
 
-def blockscout_instance(meta: ChainMeta | None) -> str | None:
+def blockscout_instance(meta: JsonObject | None) -> str | None:
     """The pages URL of a Blockscout serving the chain (`https://eth.blockscout.com`), if listed."""
     candidates: list[str] = []
     for url, entry in _explorers(meta):
@@ -142,20 +128,20 @@ def blockscout_instance(meta: ChainMeta | None) -> str | None:
     return candidates[0] if candidates else None
 
 
-def etherscan_pages(meta: ChainMeta | None, chain_id: int | None) -> str | None:
+def etherscan_pages(meta: JsonObject | None, chain_id: int | None) -> str | None:
     """The Etherscan family's pages for the chain (`https://sepolia.basescan.org`), if known."""
     listed = (url for url, _ in _explorers(meta) if _label(url).endswith("scan") and _label(url) not in _NOT_ETHERSCAN)
     return next(listed, None) or _ETHERSCAN_PAGES.get(chain_id or 0)
 
 
-def routescan_pages(meta: ChainMeta | None) -> str | None:
+def routescan_pages(meta: JsonObject | None) -> str | None:
     listed = (
-        url for url, e in _explorers(meta) if e.get("name", "").lower() == "routescan" or "routescan" in _host(url)
+        url for url, e in _explorers(meta) if str(e.get("name", "")).lower() == "routescan" or "routescan" in _host(url)
     )
     return next(listed, None)
 
 
-def routescan_url(network: str, chain_id: int, meta: ChainMeta | None = None) -> str:
+def routescan_url(network: str, chain_id: int, meta: JsonObject | None = None) -> str:
     """Routescan's Etherscan-style API for a chain: its `mainnet` or `testnet` tree."""
     pages = routescan_pages(meta)
     test = "testnet" in pages if pages else "mainnet" not in network
@@ -371,7 +357,10 @@ class _Network:
         self.local = network == "local" or network.endswith("-fork")
         self.meta = None if self.local else chain_meta(ecosystem, network, chain_id)
         if chain_id is None:
-            chain_id = KNOWN_CHAIN_IDS.get(f"{ecosystem}:{network}") or (self.meta or {}).get("chainId")
+            listed_id = (self.meta or {}).get("chainId")
+            chain_id = KNOWN_CHAIN_IDS.get(f"{ecosystem}:{network}") or (
+                listed_id if isinstance(listed_id, int) else None
+            )
         self.chain_id = chain_id
         rate_set = config is not None and "calls_per_second" in config.model_fields_set
         self.top_rate = float(config.calls_per_second) if config is not None and rate_set else None
