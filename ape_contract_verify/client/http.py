@@ -1,10 +1,11 @@
 """The explorer clients' HTTP base, written once: transport options, one request, retries, polling.
 
 `HttpTarget` is what `ExplorerClient` and `SourcifyClient` build on: the transport options
-(`ClientOptions`: timeouts, retries, rate, health, key), one HTTP request whose errors never carry
-the URL (and its key), a Retry-After read, the error a call ends with once its retries ran out, and
-`wait`, a job polled to its final answer. How they wait, retry, poll and give up is
-`ape_contract_verify.retry`'s one mechanism, which the node readers use too.
+(`ClientOptions`: timeouts, retries, rate, health, key), one call (`_request`: the HTTP request,
+whose errors never carry the URL and its key, under the limiter and the retries, the faults every
+explorer has retried, the rest read by the client's `_read`), a Retry-After read, the error a call
+ends with once its retries ran out, and `wait`, the one poll loop: a job to its final answer. How
+they retry and give up is `ape_contract_verify.retry`'s one mechanism, which the node readers use too.
 """
 
 from __future__ import annotations
@@ -135,8 +136,9 @@ class _Request(TypedDict, total=False):
 
 
 class HttpTarget(VerificationTarget, Generic[Read]):
-    """A target over HTTP: its transport options and `wait`, for both clients. A subclass says how
-    a job is checked (`_job_check`, by default `job_status`) and what a job still pending says (`_pending`)."""
+    """A target over HTTP: its transport options, `_request` and `wait`, for both clients. A subclass
+    says what an answer means (`_read`, of type `Read`), how a job is checked (`_job_check`, by
+    default `job_status`) and what a job still pending says (`_pending`)."""
 
     chain_id: int | None = None
     # The first check of a fresh job waits about as long as jobs here took, at most this many
