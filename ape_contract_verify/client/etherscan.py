@@ -196,13 +196,16 @@ class ExplorerClient(HttpTarget[ExplorerAnswer]):
             raise ExplorerError("getabi: the result is not a JSON list", answer, reason=reason_of(answer))
         return abi
 
-    def get_source_code(self, address: str) -> SourceRecord:
-        """Every getsourcecode field. An unverified address gives a record with `verified == False`
-        (the explorer answers it with status "1")."""
+    def contract_record(self, address: str, full: bool = True) -> ExplorerRecord:
+        """What the explorer holds for `address`, whatever `full`: every getsourcecode field, as a
+        `SourceRecord`; `verified` False when nothing (an unverified address is answered with
+        status "1", or with status "0" and the not-verified text)."""
         address = validate_address(address)
         answer = self._call("GET", "getsourcecode", {"address": address})
+        if answer.status != "1" and answer.outcome == Outcome.NOT_VERIFIED:
+            return ExplorerRecord(address, verified=False)
         if answer.status != "1":
-            self._raise_for(answer, "getsourcecode", address)  # ContractNotVerified for status "0"
+            self._raise_for(answer, "getsourcecode", address)
         result = answer.result
         item = result[0] if isinstance(result, list) and result else result
         if not isinstance(item, Mapping):
@@ -210,13 +213,6 @@ class ExplorerClient(HttpTarget[ExplorerAnswer]):
                 "getsourcecode: the result is not a list with one object", answer, reason=reason_of(answer)
             )
         return SourceRecord.from_result(address, item)
-
-    def contract_record(self, address: str, full: bool = True) -> ExplorerRecord:
-        """What the explorer holds for `address` (getsourcecode, whatever `full`); `verified` False when nothing."""
-        try:
-            return self.get_source_code(address)
-        except ContractNotVerified:
-            return ExplorerRecord(validate_address(address), verified=False)
 
     def get_contract_creation(self, address: str) -> JsonMapping | None:
         """getcontractcreation's entry for `address` (contractCreator, txHash, and, in Etherscan
