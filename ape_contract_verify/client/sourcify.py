@@ -44,11 +44,10 @@ logger = get_logger(CLIENT)
 
 @dataclass(frozen=True)
 class SourcifyAnswer(ExplorerAnswer):
-    """An ExplorerAnswer with Sourcify's own parts: `contract` (match, creationMatch, runtimeMatch,
-    …) and `error` (customCode, message, the bytecodes for no_match, compiler errors). `status` is
-    the HTTP status, `message` the customCode (or `pending`/`completed`)."""
+    """An ExplorerAnswer with Sourcify's own `error` (customCode, message, the bytecodes for
+    no_match, compiler errors), kept whole for the caller. `status` is the HTTP status, `message`
+    the customCode (or `pending`/`completed`)."""
 
-    contract: JsonObject = field(default_factory=dict)
     error: JsonObject = field(default_factory=dict)
 
 
@@ -299,26 +298,22 @@ def failure_reason(error: JsonObject) -> str:
 
 def job_answer(data: JsonObject) -> SourcifyAnswer:
     """A job's answer (`GET v2/verify/{id}`, always 200) as an outcome."""
-    contract = dict(as_object(data.get("contract")))
+    contract = as_object(data.get("contract"))
     error = dict(as_object(data.get("error")))
     if not data.get("isJobCompleted"):
-        return SourcifyAnswer(
-            Outcome.PENDING, "200", "pending", "Pending: the Sourcify job is running", contract=contract
-        )
+        return SourcifyAnswer(Outcome.PENDING, "200", "pending", "Pending: the Sourcify job is running")
     if error:
         code = str(error.get("customCode") or "")
         outcome = rules.outcome_for(code) if code else Outcome.FAILED
-        return SourcifyAnswer(outcome, "200", code, failure_reason(error), contract=contract, error=error)
+        return SourcifyAnswer(outcome, "200", code, failure_reason(error), error=error)
     match = as_text(contract.get("match")) or rules.overall_match(
         as_text(contract.get("creationMatch")), as_text(contract.get("runtimeMatch"))
     )
     if not match:
-        return SourcifyAnswer(
-            Outcome.FAILED, "200", "completed", "The Sourcify job completed without a match", contract=contract
-        )
+        return SourcifyAnswer(Outcome.FAILED, "200", "completed", "The Sourcify job completed without a match")
     kind = "exact match" if match == rules.EXACT_MATCH else "partial match (the metadata differs)"
     reason = f"Verified: {kind} (creation: {contract.get('creationMatch')}, runtime: {contract.get('runtimeMatch')})"
-    return SourcifyAnswer(Outcome.VERIFIED, "200", "completed", reason, match=match, contract=contract)
+    return SourcifyAnswer(Outcome.VERIFIED, "200", "completed", reason, match=match)
 
 
 def record_of(address: str, data: JsonObject) -> ExplorerRecord:
