@@ -254,7 +254,6 @@ def with_retries(
     out with no answer from the target goes on while the target's strikes are still being counted
     (for the health's `seconds` and one backoff more): so it ends as every other call there does, down
     or answered, not with a reason of its own."""
-    rng = rng or random.Random()
     say = logger.debug if quiet else logger.warning
     last: Retry | None = None
     unreachable_since: float | None = None
