@@ -140,7 +140,6 @@ class HttpTarget(VerificationTarget, Generic[Read]):
     says what an answer means (`_read`, of type `Read`), how a job is checked (`_job_check`, by
     default `job_status`) and what a job still pending says (`_pending`)."""
 
-    chain_id: int | None = None
     # The first check of a fresh job waits about as long as jobs here took, at most this many
     # intervals; `_queued`: the explorer works through its queue in order (`_seconds_until_due`).
     _first_wait_cap = 1.0

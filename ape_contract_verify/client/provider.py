@@ -62,6 +62,11 @@ class Flavour(str, Enum):
     def __str__(self) -> str:
         return self.value
 
+    @property
+    def display(self) -> str:
+        """Its name as people write it: `Sourcify`, `Blockscout`, `the local explorer`."""
+        return "the local explorer" if self is Flavour.LOCAL else self.value.capitalize()
+
 
 @dataclass(frozen=True)
 class SubmissionReceipt(Receipt):
@@ -132,6 +137,7 @@ class VerificationTarget(ABC):
     flavour: Flavour
     base_url: str
     name: str = ""  # the target's name in the configuration, for what it says
+    chain_id: int | None = None  # the chain it verifies on, where it is told (Sourcify's path, Etherscan V2's query)
 
     @abstractmethod
     def verify_source_code(self, request: VerificationRequest) -> SubmissionReceipt:
@@ -173,7 +179,8 @@ class VerificationTarget(ABC):
         """The verified contract's ABI; ContractNotVerified when there is none."""
         record = self.contract_record(address)
         if not record.verified:
-            raise ContractNotVerified(f"{address}: not verified on {self.flavour}")
+            chain = f" (chain {self.chain_id})" if self.chain_id is not None else ""
+            raise ContractNotVerified(f"{address}: not verified on {self.flavour.display}{chain}")
         return record.abi
 
     def creation_records(self) -> Callable[[str], CreationRecord] | None:

@@ -338,7 +338,10 @@ def test_lookup_of_an_unverified_contract(server):
     client = make(server)
     assert client.lookup(address)["match"] is None
     assert not client.contract_record(address).verified
-    with pytest.raises(ContractNotVerified):
+    with pytest.raises(
+        ContractNotVerified,
+        match=r"^0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512: not verified on Sourcify \(chain 31337\)$",
+    ):
         client.get_abi("0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512")
 
 
