@@ -94,10 +94,6 @@ def _no_answer(err: Exception) -> str:
     return "connection refused" if "refused" in str(err).lower() else type(err).__name__
 
 
-def retry_after(response: requests.Response, policy: RetryPolicy) -> float | None:
-    return policy.retry_after(response.headers.get("Retry-After"))
-
-
 class ClientOptions(TypedDict, total=False):
     """The transport options callers set on a target's client (`Target.client`'s keywords), each
     with its default when left out: timeouts and retries, how long a submission waits for a fresh
@@ -289,12 +285,12 @@ class HttpTarget(VerificationTarget, Generic[Read]):
 
         def attempt() -> Read:
             response, body = self._send(method, url, where, **request)
-            code = response.status_code
+            code, delay = response.status_code, self.retry.retry_after(response.headers.get("Retry-After"))
             if code == 408 or code >= 500:
-                raise Retry(f"HTTP {code}", delay=retry_after(response, self.retry))
+                raise Retry(f"HTTP {code}", delay=delay)
             if body is None and code < 400:
                 raise Retry(f"HTTP {code} with a body that is not JSON")
-            return self._read(code, body, retry_after(response, self.retry), where)
+            return self._read(code, body, delay, where)
 
         return with_retries(
             attempt,

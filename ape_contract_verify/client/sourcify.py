@@ -220,10 +220,7 @@ class SourcifyClient(HttpTarget[tuple[int, JsonValue]]):
 
     def _error_answer(self, status: int, data: JsonValue) -> SourcifyAnswer:
         if isinstance(data, Mapping) and data.get("customCode"):
-            code = str(data["customCode"])
-            return SourcifyAnswer(
-                rules.outcome_for(code), str(status), code, redact(str(data.get("message") or code)), error=dict(data)
-            )
+            return error_answer(status, dict(data))
         hint = f"is {redact(self.base_url)} a Sourcify server base URL (e.g. https://sourcify.dev/server/)?"
         outcome = Outcome.NOT_FOUND if status == 404 else Outcome.ERROR
         return SourcifyAnswer(outcome, str(status), "", f"HTTP {status} without a Sourcify error body; {hint}")
@@ -296,6 +293,14 @@ def failure_reason(error: JsonObject) -> str:
     return redact(message + (f" ({'; '.join(parts)})" if parts else ""))
 
 
+def error_answer(status: int, error: JsonObject) -> SourcifyAnswer:
+    """Sourcify's error body (an answer's, or a completed job's `error`) as an outcome: its
+    `customCode`'s; a job's error without one failed."""
+    code = str(error.get("customCode") or "")
+    outcome = rules.outcome_for(code) if code else Outcome.FAILED
+    return SourcifyAnswer(outcome, str(status), code, failure_reason(error), error=error)
+
+
 def job_answer(data: JsonObject) -> SourcifyAnswer:
     """A job's answer (`GET v2/verify/{id}`, always 200) as an outcome."""
     contract = as_object(data.get("contract"))
@@ -303,9 +308,7 @@ def job_answer(data: JsonObject) -> SourcifyAnswer:
     if not data.get("isJobCompleted"):
         return SourcifyAnswer(Outcome.PENDING, "200", "pending", "Pending: the Sourcify job is running")
     if error:
-        code = str(error.get("customCode") or "")
-        outcome = rules.outcome_for(code) if code else Outcome.FAILED
-        return SourcifyAnswer(outcome, "200", code, failure_reason(error), error=error)
+        return error_answer(200, error)
     match = as_text(contract.get("match")) or rules.overall_match(
         as_text(contract.get("creationMatch")), as_text(contract.get("runtimeMatch"))
     )

@@ -214,8 +214,9 @@ class Target:
         object.__setattr__(self, "flavour", Flavour(flavour))
         if self.kind is not Kind.ETHERSCAN or not self.url:
             object.__setattr__(self, "chain_id_param", None)
-        elif self.chain_id_param is None and is_etherscan_v2(self.url):
-            object.__setattr__(self, "chain_id_param", "chainid")
+        elif self.chain_id_param is None:
+            pro = pro_chain_param(self.url) if is_blockscout_pro(self.url) else None
+            object.__setattr__(self, "chain_id_param", "chainid" if is_etherscan_v2(self.url) else pro)
 
     @property
     def is_local(self) -> bool:
@@ -365,6 +366,13 @@ class _Network:
         rate_set = config is not None and "calls_per_second" in config.model_fields_set
         self.top_rate = float(config.calls_per_second) if config is not None and rate_set else None
 
+    def unknown(self, named: str = "") -> ExplorerNotConfigured:
+        """No explorer is known for the network (`named`: a way more to configure one)."""
+        return ExplorerNotConfigured(
+            f"No explorer known for {self.ecosystem}:{self.network} (chain id {self.chain_id}). Set {self.path}.url "
+            f"in ape-config.yaml (e.g. a Blockscout `https://<explorer>/api` or a Routescan URL), {named}or pass --explorer-url."
+        )
+
     def names(self, defaults: bool) -> list[str]:
         """Every name that can run here, configured or known, in the order they run; `defaults`:
         those that run when none are chosen (see resolve_targets)."""
@@ -404,32 +412,19 @@ class _Network:
         key = resolve_api_key(
             self.api_key if own else None, env, written, self.environ, DEFAULT_KEY_ENV if etherscan else None
         )
-        param = None
-        if v2:
-            if self.chain_id is None:
-                raise ExplorerNotConfigured(
-                    f"Etherscan API V2 needs a chain id and none is known for {self.ecosystem}:{self.network}; "
-                    "pick a network with --network, or pass a non-Etherscan --explorer-url"
-                )
-        elif url and not sourcify and is_blockscout_pro(url):
-            if key is None:
-                how = (
-                    f"set the variable {env} ({setting}.api_key_env)"
-                    if env
-                    else f"add {setting}.api_key_env and set that variable"
-                )
-                raise ExplorerNotConfigured(
-                    f"target {name!r} of {self.ecosystem}:{self.network}: Blockscout's Pro API ({url}) needs a key; "
-                    f"{how}, or use the chain's own Blockscout `https://<explorer>/api`, which needs none"
-                )
-            param = pro_chain_param(url)
-            if param and self.chain_id is None:
-                raise ExplorerNotConfigured(
-                    f"Blockscout's Pro API needs a chain id and none is known for {self.ecosystem}:{self.network}"
-                )
+        if url and not sourcify and is_blockscout_pro(url) and key is None:
+            how = (
+                f"set the variable {env} ({setting}.api_key_env)"
+                if env
+                else f"add {setting}.api_key_env and set that variable"
+            )
+            raise ExplorerNotConfigured(
+                f"target {name!r} of {self.ecosystem}:{self.network}: Blockscout's Pro API ({url}) needs a key; "
+                f"{how}, or use the chain's own Blockscout `https://<explorer>/api`, which needs none"
+            )
         flavour = entry.flavour if entry else None
         v2_pages = etherscan_pages(self.meta, self.chain_id) if url == ETHERSCAN_V2_URL else None
-        return Target(
+        target = Target(
             ecosystem=self.ecosystem,
             network=self.network,
             url=url,
@@ -441,9 +436,14 @@ class _Network:
             browser_url=(entry.browser_url if entry else None) or loopback_pages(url) or pages or v2_pages,
             name=name,
             kind=kind,
-            chain_id_param=param,
             flavour=Flavour(flavour) if flavour else flavour_of(name, kind, url, blockscout_instance(self.meta)),
         )
+        if target.sends_chain_id and self.chain_id is None:  # Etherscan V2's, Blockscout's Pro API's /v2/api
+            raise ExplorerNotConfigured(
+                f"{url} needs a chain id and none is known for {self.ecosystem}:{self.network}; "
+                "pick a network with --network, or pass an explorer URL that needs none"
+            )
+        return target
 
     def _url(self, name: str, kind: Kind, entry: TargetConfig | None, setting: str) -> tuple[str | None, str | None]:
         """(the target's base URL, its pages when known here); None for the embedded local explorer."""
@@ -463,10 +463,7 @@ class _Network:
         if name == "sourcify" and not self.local:
             return SOURCIFY_URL, SOURCIFY_REPO_URL
         if name == "etherscan":
-            raise ExplorerNotConfigured(
-                f"No explorer known for {self.ecosystem}:{self.network} (chain id {self.chain_id}). Set {self.path}.url "
-                "in ape-config.yaml (e.g. a Blockscout `https://<explorer>/api` or a Routescan URL), or pass --explorer-url."
-            )
+            raise self.unknown()
         if kind is Kind.SOURCIFY:
             raise ExplorerNotConfigured(
                 f"No Sourcify server is known for {self.ecosystem}:{self.network}; set {setting}.url "
@@ -518,11 +515,7 @@ def resolve_targets(
     if not wanted:
         defaults = net.names(defaults=True)
         if not defaults:
-            raise ExplorerNotConfigured(
-                f"No explorer known for {ecosystem}:{network} (chain id {net.chain_id}). Set "
-                f"{net.path}.url in ape-config.yaml (e.g. a Blockscout `https://<explorer>/api` or a Routescan URL), "
-                f"add a named target under it (`sourcify: {{url: …}}`), or pass --explorer-url."
-            )
+            raise net.unknown("add a named target under it (`sourcify: {url: …}`), ")
         return [net.build(name) for name in defaults]
 
     available = net.names(defaults=False)

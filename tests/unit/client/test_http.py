@@ -7,7 +7,7 @@ import pytest
 import requests
 
 from ape_contract_verify.client.etherscan import ExplorerClient
-from ape_contract_verify.client.http import gave_up, reason_of, retry_after, still_pending
+from ape_contract_verify.client.http import gave_up, reason_of, still_pending
 from ape_contract_verify.exceptions import ExplorerUnavailable, RateLimited, VerificationTimeout
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.protocol.secrets import REDACTED, register_secret
@@ -105,7 +105,7 @@ def response_with(header: str | None) -> requests.Response:
     [("7", 7.0), ("0.5", 0.5), ("3600", 16.0), ("-3", 0.0), (None, None), ("soon", None), ("", None)],
 )
 def test_retry_after_is_read_in_seconds_and_bounded(header, seconds):
-    assert retry_after(response_with(header), RetryPolicy(max_delay=16.0)) == seconds
+    assert RetryPolicy(max_delay=16.0).retry_after(response_with(header).headers.get("Retry-After")) == seconds
 
 
 # -- giving up --------------------------------------------------------------------------------------
