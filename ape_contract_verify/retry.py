@@ -255,24 +255,10 @@ def with_retries(
     (for the health's `seconds` and one backoff more): so it ends as every other call there does, down
     or answered, not with a reason of its own."""
     say = logger.debug if quiet else logger.warning
-    last: Retry | None = None
     unreachable_since: float | None = None
     for number in itertools.count():
         if health is not None:
-            health.check()
-        if last is not None:
-            delay = last.delay if last.delay is not None else policy.delay(min(number, policy.max_retries + 1) - 1, rng)
-            over = number > policy.max_retries
-            count = str(number) if over else f"{number}/{policy.max_retries}"
-            until = f", until it is known whether {health.name if health else ''} is down" if over else ""
-            say("%s: %s; retry %s in %.1fs%s", label, last.reason, count, delay, until)
-            if on_retry is not None:
-                on_retry(last)
-            if limiter is not None and last.pauses:
-                limiter.pause(delay)
-            sleep(delay)
-            if health is not None:
-                health.check()
+            health.check()  # before every try, after every wait: a target found down ends the call
         if limiter is not None:
             limiter.acquire()
         try:
@@ -281,12 +267,22 @@ def with_retries(
             last = retry
             asked = f" (Retry-After {retry.delay:g}s)" if retry.delay is not None else ""
             logger.debug("%s: attempt %d answered %s%s", label, number + 1, retry.reason, asked)
+        deciding = False  # past the retries too, while the target's strikes are still counted
         if health is not None and last.unreachable:
             unreachable_since = health.now() if unreachable_since is None else unreachable_since
-            if health.deciding(unreachable_since, policy.max_delay):
-                continue  # past the retries too, while the target's strikes are still counted
-        if number >= policy.max_retries:
+            deciding = health.deciding(unreachable_since, policy.max_delay)
+        if number >= policy.max_retries and not deciding:
             break
+        delay = last.delay if last.delay is not None else policy.delay(min(number, policy.max_retries), rng)
+        over = number >= policy.max_retries
+        count = str(number + 1) if over else f"{number + 1}/{policy.max_retries}"
+        until = f", until it is known whether {health.name if health else ''} is down" if over else ""
+        say("%s: %s; retry %s in %.1fs%s", label, last.reason, count, delay, until)
+        if on_retry is not None:
+            on_retry(last)
+        if limiter is not None and last.pauses:
+            limiter.pause(delay)
+        sleep(delay)
     if health is not None:
         health.check()
     raise gave_up(last)

@@ -134,20 +134,6 @@ def etherscan_pages(meta: JsonObject | None, chain_id: int | None) -> str | None
     return next(listed, None) or _ETHERSCAN_PAGES.get(chain_id or 0)
 
 
-def routescan_pages(meta: JsonObject | None) -> str | None:
-    listed = (
-        url for url, e in _explorers(meta) if str(e.get("name", "")).lower() == "routescan" or "routescan" in _host(url)
-    )
-    return next(listed, None)
-
-
-def routescan_url(network: str, chain_id: int, meta: JsonObject | None = None) -> str:
-    """Routescan's Etherscan-style API for a chain: its `mainnet` or `testnet` tree."""
-    pages = routescan_pages(meta)
-    test = "testnet" in pages if pages else "mainnet" not in network
-    return ROUTESCAN_URL.format(network="testnet" if test else "mainnet", chain_id=int(chain_id))
-
-
 def is_etherscan_v2(url: str) -> bool:
     return on_domain(url, "etherscan.io") and "/v2/" in urlsplit(url).path + "/"
 
@@ -155,11 +141,6 @@ def is_etherscan_v2(url: str) -> bool:
 def is_blockscout_pro(url: str) -> bool:
     """Blockscout's Pro API (`https://api.blockscout.com/v2/api` or `/<chainId>/api`): needs a key."""
     return _host(url).startswith("api.") and on_domain(url, "blockscout.com")
-
-
-def pro_chain_param(url: str) -> str | None:
-    """`chain_id` for the Pro API's `/v2/api` form; its `/<chainId>/api` form has it in the path."""
-    return "chain_id" if urlsplit(url).path.rstrip("/").endswith("/v2/api") else None
 
 
 def flavour_of(name: str, kind: str, url: str | None, blockscout_pages: str | None = None) -> Flavour:
@@ -215,8 +196,11 @@ class Target:
         if self.kind is not Kind.ETHERSCAN or not self.url:
             object.__setattr__(self, "chain_id_param", None)
         elif self.chain_id_param is None:
-            pro = pro_chain_param(self.url) if is_blockscout_pro(self.url) else None
-            object.__setattr__(self, "chain_id_param", "chainid" if is_etherscan_v2(self.url) else pro)
+            # Blockscout's Pro API: `chain_id` for its `/v2/api` form; its `/<chainId>/api` has it in the path
+            pro = is_blockscout_pro(self.url) and urlsplit(self.url).path.rstrip("/").endswith("/v2/api")
+            object.__setattr__(
+                self, "chain_id_param", "chainid" if is_etherscan_v2(self.url) else "chain_id" if pro else None
+            )
 
     @property
     def is_local(self) -> bool:
@@ -458,8 +442,11 @@ class _Network:
             return None if self.local else ETHERSCAN_V2_URL, None
         if name == "blockscout" and (instance := blockscout_instance(self.meta)):
             return f"{instance}/api", instance
-        if name == "routescan" and not self.local and self.chain_id is not None:
-            return routescan_url(self.network, self.chain_id, self.meta), routescan_pages(self.meta)
+        if name == "routescan" and not self.local and self.chain_id is not None:  # its `mainnet` or `testnet` tree
+            listed = (u for u, e in _explorers(self.meta) if "routescan" in f"{_host(u)} {e.get('name', '')}".lower())
+            pages = next(listed, None)
+            test = "testnet" in pages if pages else "mainnet" not in self.network
+            return ROUTESCAN_URL.format(network="testnet" if test else "mainnet", chain_id=self.chain_id), pages
         if name == "sourcify" and not self.local:
             return SOURCIFY_URL, SOURCIFY_REPO_URL
         if name == "etherscan":
