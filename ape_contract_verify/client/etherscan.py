@@ -371,13 +371,13 @@ def blockscout_rest_url(base_url: str, address: str) -> str | None:
     return urlunsplit((parts.scheme, parts.netloc, f"{path}/v2/smart-contracts/{address}", "", ""))
 
 
+_ERRORS = {Outcome.NOT_FOUND: AddressNotFound, Outcome.NOT_VERIFIED: ContractNotVerified}
+
+
 def answer_error(answer: ExplorerAnswer, action: str, subject: str, reason: str) -> ExplorerError:
     """The error for a contract-API answer that is no success, by its outcome: what every
     Etherscan-style target (over HTTP or in process) raises once its own cases are out."""
-    if answer.outcome == Outcome.NOT_FOUND:
-        return AddressNotFound(f"{subject}: {reason}", answer, reason=reason_of(answer))
-    if answer.outcome == Outcome.NOT_VERIFIED:
-        return ContractNotVerified(f"{subject}: {reason}", answer, reason=reason_of(answer))
-    if action in ("verifysourcecode", "verifyproxycontract"):
-        return VerificationRejected(f"{subject}: {reason}", answer, reason=reason_of(answer))
-    return ExplorerError(f"{action} {subject}: {reason}", answer, reason=reason_of(answer))
+    submitted = action in ("verifysourcecode", "verifyproxycontract")
+    kind = _ERRORS.get(answer.outcome, VerificationRejected if submitted else ExplorerError)
+    said = subject if kind is not ExplorerError else f"{action} {subject}"
+    return kind(f"{said}: {reason}", answer, reason=reason_of(answer))

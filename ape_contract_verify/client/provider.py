@@ -13,25 +13,21 @@ server it is, comes from its configuration (`client/targets.py`), not from its U
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import Enum
 
 from ape_contract_verify.exceptions import ActionNotSupported, ContractNotVerified
 from ape_contract_verify.json_types import JsonObject, JsonValue
-from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
+from ape_contract_verify.protocol.answers import ExplorerAnswer, Named, Outcome
 from ape_contract_verify.protocol.sourcify import EXACT_MATCH
 from ape_contract_verify.request import Receipt, VerificationRequest
 
 STANDARD_JSON = "standard-json"
 
 
-class Kind(str, Enum):
+class Kind(Named):
     """The API a target speaks."""
 
     ETHERSCAN = "etherscan"  # the contract API: Etherscan, Blockscout, Routescan, the local explorer
     SOURCIFY = "sourcify"  # Sourcify API v2
-
-    def __str__(self) -> str:
-        return self.value
 
     @property
     def links_proxies(self) -> bool:
@@ -49,7 +45,7 @@ class Kind(str, Enum):
         return wanted if self is Kind.ETHERSCAN else STANDARD_JSON
 
 
-class Flavour(str, Enum):
+class Flavour(Named):
     """Whose server a target is: what it answers differs in details (Blockscout's REST API has a
     creation record of its own; the local explorer is ours)."""
 
@@ -58,9 +54,6 @@ class Flavour(str, Enum):
     ROUTESCAN = "routescan"
     LOCAL = "local"
     SOURCIFY = "sourcify"
-
-    def __str__(self) -> str:
-        return self.value
 
     @property
     def display(self) -> str:
