@@ -238,7 +238,11 @@ class ExplorerClient(HttpTarget[ExplorerAnswer]):
         return self._submit("verifyproxycontract", form, form["address"], proxy=True)
 
     def job_status(self, guid: str, proxy: bool = False) -> ExplorerAnswer:
-        return self._job_check(validate_guid(guid), proxy)
+        action, guid = CHECKS[proxy], validate_guid(guid)
+        answer = self._call("GET", action, {"guid": guid})
+        if answer.outcome == Outcome.ERROR:
+            self._raise_for(answer, action, guid)
+        return answer
 
     # -- creation records ----------------------------------------------------------------------
 
@@ -274,13 +278,6 @@ class ExplorerClient(HttpTarget[ExplorerAnswer]):
         return _code(body.get("creation_bytecode")) if isinstance(body, dict) else None
 
     # -- internals ----------------------------------------------------------------------------
-
-    def _job_check(self, guid: str, proxy: bool) -> ExplorerAnswer:
-        action = CHECKS[proxy]
-        answer = self._call("GET", action, {"guid": guid})
-        if answer.outcome == Outcome.ERROR:
-            self._raise_for(answer, action, guid)
-        return answer
 
     def _pending(self, receipt: Receipt) -> tuple[str, str, str]:
         later = f"check later with `ape verify status {receipt.guid}{' --proxy' if receipt.proxy else ''}`"

@@ -133,8 +133,7 @@ class _Request(TypedDict, total=False):
 
 class HttpTarget(VerificationTarget, Generic[Read]):
     """A target over HTTP: its transport options, `_request` and `wait`, for both clients. A subclass
-    says what an answer means (`_read`, of type `Read`), how a job is checked (`_job_check`, by
-    default `job_status`) and what a job still pending says (`_pending`)."""
+    says what an answer means (`_read`, of type `Read`) and what a job still pending says (`_pending`)."""
 
     # The first check of a fresh job waits about as long as jobs here took, at most this many
     # intervals; `_queued`: the explorer works through its queue in order (`_seconds_until_due`).
@@ -171,10 +170,6 @@ class HttpTarget(VerificationTarget, Generic[Read]):
     def __repr__(self) -> str:
         key = repr(self._key) if self._key else "None"
         return f"{type(self).__name__}({redact(self.base_url)!r}, chain_id={self.chain_id}, api_key={key})"
-
-    def _job_check(self, guid: str, proxy: bool) -> ExplorerAnswer:
-        """One check of a job this client submitted."""
-        return self.job_status(guid, proxy)
 
     @abstractmethod
     def _pending(self, receipt: Receipt) -> tuple[str, str, str]:
@@ -219,7 +214,7 @@ class HttpTarget(VerificationTarget, Generic[Read]):
                     continue
                 checks += 1
                 try:
-                    last = self._job_check(receipt.guid, receipt.proxy)
+                    last = self.job_status(receipt.guid, receipt.proxy)
                 except TargetDown:
                     raise  # said once, by the health record
                 except ExplorerUnavailable as err:

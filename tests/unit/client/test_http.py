@@ -156,7 +156,7 @@ class Scripted(ExplorerClient):
         super().__init__("http://127.0.0.1:1/api", sleep=clock.sleep, clock=clock)
         self.script, self.checks = iter(script), 0
 
-    def _job_check(self, guid: str, proxy: bool) -> ExplorerAnswer:
+    def job_status(self, guid: str, proxy: bool = False) -> ExplorerAnswer:
         self.checks += 1
         item = next(self.script)
         if isinstance(item, Exception):
