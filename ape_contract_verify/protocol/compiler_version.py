@@ -27,7 +27,11 @@ Language = Literal["solidity", "vyper"]
 EXAMPLES: dict[Language, str] = {"solidity": "v0.8.26+commit.8a97fa7a", "vyper": "vyper:0.4.3"}
 
 _COMMIT = re.compile(r"commit\.([0-9a-f]{7,40})")
-_NIGHTLY = re.compile(r"[0-9]{4}\.[0-9]{1,2}\.[0-9]{1,2}")
+# `vyper:` (Vyper's only), `v`, the number, Solidity's `-nightly.<date>`, `+commit.<7-40 hex>`.
+_SPELLING = re.compile(
+    r"(?P<vyper>vyper:)?v?(?P<number>[^+]+?)(?:-nightly\.(?P<nightly>[0-9]{4}\.[0-9]{1,2}\.[0-9]{1,2}))?"
+    r"(?:\+commit\.(?P<commit>[0-9a-f]{7,40}))?"
+)
 _PRE_RELEASES = ("a", "b", "rc")
 
 
@@ -132,22 +136,10 @@ class CompilerVersion:
 
 
 def _parse(lowered: str, language: Language) -> CompilerVersion | None:
-    text = lowered
-    if text.startswith("vyper:"):
-        if language != "vyper":
-            return None
-        text = text[len("vyper:") :]
-    text = text.removeprefix("v")
-    text, _, local = text.partition("+")
-    commit = None
-    if local:
-        found = _COMMIT.fullmatch(local)
-        if found is None:
-            return None
-        commit = found.group(1)
-    number, _, nightly = text.partition("-nightly.")
-    if nightly and (language != "solidity" or not _NIGHTLY.fullmatch(nightly)):
+    found = _SPELLING.fullmatch(lowered)
+    if found is None or (found["vyper"] and language != "vyper") or (found["nightly"] and language != "solidity"):
         return None
+    number = found["number"]
     try:
         version = Version(number)
     except InvalidVersion:
@@ -157,4 +149,4 @@ def _parse(lowered: str, language: Language) -> CompilerVersion | None:
         return None
     if version.is_devrelease or (version.pre and (language != "vyper" or version.pre[0] not in _PRE_RELEASES)):
         return None
-    return CompilerVersion(language, version, commit, nightly or None)
+    return CompilerVersion(language, version, found["commit"], found["nightly"])
