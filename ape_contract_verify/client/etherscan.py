@@ -189,11 +189,10 @@ class ExplorerClient(HttpTarget[ExplorerAnswer]):
         try:
             abi = json.loads(answer.reason)
         except json.JSONDecodeError:
-            raise ExplorerError(
-                f"getabi: the result is not ABI JSON: {redact(answer.reason[:80])!r}", answer, reason=reason_of(answer)
-            ) from None
+            abi = None
         if not isinstance(abi, list):
-            raise ExplorerError("getabi: the result is not a JSON list", answer, reason=reason_of(answer))
+            what = f"getabi: the result is not ABI JSON (a list): {redact(answer.reason[:80])!r}"
+            raise ExplorerError(what, answer, reason=reason_of(answer))
         return abi
 
     def contract_record(self, address: str, full: bool = True) -> ExplorerRecord:
