@@ -88,9 +88,6 @@ def vyper_long_version(compiler_version: str) -> str:
     return long
 
 
-_RATE_CODES = (rules.TOO_MANY_REQUESTS, rules.DUPLICATE_VERIFICATION_REQUEST)
-
-
 def sourcify_body(request: VerificationRequest) -> rules.SubmissionBody:
     """The JSON body `verify_source_code` POSTs for `request` (the dry run writes it too): the
     protocol's body, with Vyper's long version found here. Raises InvalidRequest naming the field."""
@@ -133,6 +130,9 @@ class SourcifyClient(HttpTarget[tuple[int, JsonValue]]):
     def __init__(self, base_url: str, chain_id: int, **options: Unpack[Transport]):
         super().__init__(base_url.rstrip("/") + "/", **options)
         self.chain_id = int(rules.validate_chain_id(chain_id))
+        self._not_sourcify = (
+            f"is {redact(self.base_url)} a Sourcify server base URL (e.g. https://sourcify.dev/server/)?"
+        )
 
     # -- links -------------------------------------------------------------------------------------
 
@@ -221,9 +221,8 @@ class SourcifyClient(HttpTarget[tuple[int, JsonValue]]):
     def _error_answer(self, status: int, data: JsonValue) -> SourcifyAnswer:
         if isinstance(data, Mapping) and data.get("customCode"):
             return error_answer(status, dict(data))
-        hint = f"is {redact(self.base_url)} a Sourcify server base URL (e.g. https://sourcify.dev/server/)?"
-        outcome = Outcome.NOT_FOUND if status == 404 else Outcome.ERROR
-        return SourcifyAnswer(outcome, str(status), "", f"HTTP {status} without a Sourcify error body; {hint}")
+        what = f"HTTP {status} without a Sourcify error body; {self._not_sourcify}"
+        return SourcifyAnswer(Outcome.NOT_FOUND if status == 404 else Outcome.ERROR, str(status), "", what)
 
     def _call(
         self,
@@ -243,17 +242,14 @@ class SourcifyClient(HttpTarget[tuple[int, JsonValue]]):
 
     def _read(self, code: int, body: JsonValue, delay: float | None, where: str) -> tuple[int, JsonValue]:
         """(HTTP status, parsed JSON) of an answer that is not a rate limit."""
-        if code == 429 or (isinstance(body, Mapping) and body.get("customCode") in _RATE_CODES):
-            answer = self._error_answer(code, body)
+        answer = self._error_answer(code, body)  # its customCode may say rate limit (`rules.outcome_for`)
+        if code == 429 or answer.outcome == Outcome.RATE_LIMITED:
             reason = f"HTTP {code} {answer.message}: {answer.reason}".strip()
             # Only `too_many_requests` speaks of this client's rate; a duplicate request is about one address.
             pauses = answer.message == rules.TOO_MANY_REQUESTS
             raise Retry(reason, delay=delay, rate_limited=True, answer=answer, pauses=pauses)
         if body is None:
-            raise BadEndpoint(
-                f"{where}: HTTP {code} with a body that is not JSON; is {redact(self.base_url)} "
-                "a Sourcify server base URL (e.g. https://sourcify.dev/server/)?"
-            )
+            raise BadEndpoint(f"{where}: HTTP {code} with a body that is not JSON; {self._not_sourcify}")
         return code, body
 
 
