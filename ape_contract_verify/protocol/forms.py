@@ -204,16 +204,15 @@ def validate_runs(value: FormValue) -> str:
 
 
 def validate_license_type(value: FormValue) -> str:
-    from ape_contract_verify.protocol.licenses import LICENSES, UnknownLicense, license_code
+    from ape_contract_verify.protocol.licenses import SPDX_IDS, UnknownLicense, license_code
 
     try:
         return str(license_code(value if isinstance(value, int) else _text(value)))
     except UnknownLicense:
-        spdx = ", ".join(sorted({ids[0] for _, ids in LICENSES.values()}))
         raise InvalidRequest(
             "licenseType",
             f"{clip(value)!r} is not a licence code",
-            f"give a code 1 to 14 (3 is MIT) or an SPDX id: {spdx}",
+            f"give a code 1 to 14 (3 is MIT) or an SPDX id: {SPDX_IDS}",
         ) from None
 
 
