@@ -42,7 +42,7 @@ class ExplorerUnavailable(ExplorerError):
 
 
 class TargetDown(ExplorerUnavailable):
-    """The target stopped answering during this run (client/health.py): nothing more is sent to it."""
+    """The target stopped answering during this run (retry.TargetHealth): nothing more is sent to it."""
 
 
 class RateLimited(ExplorerUnavailable):

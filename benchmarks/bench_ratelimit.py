@@ -23,7 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from ape_contract_verify.client.etherscan import ExplorerClient
-from ape_contract_verify.client.ratelimit import RateLimiter
+from ape_contract_verify.retry import RateLimiter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # support/: the explorer's texts
 from support.client import Texts  # noqa: E402

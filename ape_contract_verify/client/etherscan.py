@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
-from ape_contract_verify.client.http import HttpTarget, reason_of, retry_after
+from ape_contract_verify.client.http import HttpTarget, reason_of
 from ape_contract_verify.client.provider import CreationRecord, ExplorerRecord, Flavour, Kind, SubmissionReceipt
 from ape_contract_verify.exceptions import (
     AddressNotFound,
@@ -152,7 +152,7 @@ def unpack_source(record: SourceRecord, item: Mapping[str, JsonValue]) -> tuple[
     return "flat" if len(files) == 1 else "files", files, settings
 
 
-class ExplorerClient(HttpTarget):
+class ExplorerClient(HttpTarget[ExplorerAnswer]):
     """A client for one explorer base URL (e.g. `https://api.etherscan.io/v2/api` + chain id): a
     `VerificationTarget` of kind etherscan. `flavour` (etherscan, blockscout, routescan, local)
     is whose server it is, as the target's configuration says."""
@@ -160,6 +160,7 @@ class ExplorerClient(HttpTarget):
     kind = Kind.ETHERSCAN
     _first_wait_cap = 4.0
     _queued = True
+    _hint = "; lower contract_verify.calls_per_second or use an API key"
 
     def __init__(
         self,
@@ -188,20 +189,22 @@ class ExplorerClient(HttpTarget):
         try:
             abi = json.loads(answer.reason)
         except json.JSONDecodeError:
-            raise ExplorerError(
-                f"getabi: the result is not ABI JSON: {redact(answer.reason[:80])!r}", answer, reason=reason_of(answer)
-            ) from None
+            abi = None
         if not isinstance(abi, list):
-            raise ExplorerError("getabi: the result is not a JSON list", answer, reason=reason_of(answer))
+            what = f"getabi: the result is not ABI JSON (a list): {redact(answer.reason[:80])!r}"
+            raise ExplorerError(what, answer, reason=reason_of(answer))
         return abi
 
-    def get_source_code(self, address: str) -> SourceRecord:
-        """Every getsourcecode field. An unverified address gives a record with `verified == False`
-        (the explorer answers it with status "1")."""
+    def contract_record(self, address: str, full: bool = True) -> ExplorerRecord:
+        """What the explorer holds for `address`, whatever `full`: every getsourcecode field, as a
+        `SourceRecord`; `verified` False when nothing (an unverified address is answered with
+        status "1", or with status "0" and the not-verified text)."""
         address = validate_address(address)
         answer = self._call("GET", "getsourcecode", {"address": address})
+        if answer.status != "1" and answer.outcome == Outcome.NOT_VERIFIED:
+            return ExplorerRecord(address, verified=False)
         if answer.status != "1":
-            self._raise_for(answer, "getsourcecode", address)  # ContractNotVerified for status "0"
+            self._raise_for(answer, "getsourcecode", address)
         result = answer.result
         item = result[0] if isinstance(result, list) and result else result
         if not isinstance(item, Mapping):
@@ -209,13 +212,6 @@ class ExplorerClient(HttpTarget):
                 "getsourcecode: the result is not a list with one object", answer, reason=reason_of(answer)
             )
         return SourceRecord.from_result(address, item)
-
-    def contract_record(self, address: str, full: bool = True) -> ExplorerRecord:
-        """What the explorer holds for `address` (getsourcecode, whatever `full`); `verified` False when nothing."""
-        try:
-            return self.get_source_code(address)
-        except ContractNotVerified:
-            return ExplorerRecord(validate_address(address), verified=False)
 
     def get_contract_creation(self, address: str) -> JsonMapping | None:
         """getcontractcreation's entry for `address` (contractCreator, txHash, and, in Etherscan
@@ -241,7 +237,11 @@ class ExplorerClient(HttpTarget):
         return self._submit("verifyproxycontract", form, form["address"], proxy=True)
 
     def job_status(self, guid: str, proxy: bool = False) -> ExplorerAnswer:
-        return self._job_check(validate_guid(guid), proxy)
+        action, guid = CHECKS[proxy], validate_guid(guid)
+        answer = self._call("GET", action, {"guid": guid})
+        if answer.outcome == Outcome.ERROR:
+            self._raise_for(answer, action, guid)
+        return answer
 
     # -- creation records ----------------------------------------------------------------------
 
@@ -277,13 +277,6 @@ class ExplorerClient(HttpTarget):
         return _code(body.get("creation_bytecode")) if isinstance(body, dict) else None
 
     # -- internals ----------------------------------------------------------------------------
-
-    def _job_check(self, guid: str, proxy: bool) -> ExplorerAnswer:
-        action = CHECKS[proxy]
-        answer = self._call("GET", action, {"guid": guid})
-        if answer.outcome == Outcome.ERROR:
-            self._raise_for(answer, action, guid)
-        return answer
 
     def _pending(self, receipt: Receipt) -> tuple[str, str, str]:
         later = f"check later with `ape verify status {receipt.guid}{' --proxy' if receipt.proxy else ''}`"
@@ -333,32 +326,27 @@ class ExplorerClient(HttpTarget):
             query[self.chain_id_param] = str(self.chain_id)
         form = {**query, **params, **({"apikey": self._key.reveal()} if self._key else {})}
         query, body = (form, None) if method == "GET" else (query, form)
+        if logger.isEnabledFor(logging.DEBUG):  # the form's text is built only to be shown
+            shown = {k: v for k, v in (body or {}).items() if k != "sourceCode"}
+            logger.debug("%s %s?%s %s", method, self.base_url, urlencode(query), redact(shown) if body else "")
         where = f"{action} at {redact(self.base_url)}"
+        return self._request(method, self.base_url, action, where, params=query, data=body)
 
-        def attempt() -> ExplorerAnswer:
-            if logger.isEnabledFor(logging.DEBUG):  # the form's text is built only to be shown
-                shown = {k: v for k, v in (body or {}).items() if k != "sourceCode"}
-                logger.debug("%s %s?%s %s", method, self.base_url, urlencode(query), redact(shown) if body else "")
-            response, envelope = self._send(method, self.base_url, where, params=query, data=body)
-            code = response.status_code
-            if code in (408, 429) or code >= 500:
-                raise Retry(f"HTTP {code}", delay=retry_after(response, self.retry))
-            if code >= 400:
-                raise BadEndpoint(
-                    f"{where}: HTTP {code}; is this the explorer's contract API base URL "
-                    "(e.g. https://api.etherscan.io/v2/api or https://<blockscout>/api)?"
-                )
-            if envelope is None:
-                raise Retry(f"HTTP {code} with a body that is not JSON")
-            if not isinstance(envelope, dict) or "status" not in envelope or "result" not in envelope:
-                raise BadEndpoint(f"{where}: the answer is not a status/message/result envelope")
-            answer = classify(str(envelope.get("status")), str(envelope.get("message", "")), envelope.get("result"))
-            if answer.outcome == Outcome.RATE_LIMITED:
-                raise Retry(f"rate limited: {redact(answer.reason)}", rate_limited=True, answer=answer)
-            return answer
-
-        hint = "; lower contract_verify.calls_per_second or use an API key"
-        return self._retrying(attempt, action, where, "still rate limited", hint)
+    def _read(self, code: int, body: JsonValue, delay: float | None, where: str) -> ExplorerAnswer:
+        """The classified envelope (never a rate-limit answer)."""
+        if code == 429:
+            raise Retry(f"HTTP {code}", delay=delay)
+        if code >= 400:
+            raise BadEndpoint(
+                f"{where}: HTTP {code}; is this the explorer's contract API base URL "
+                "(e.g. https://api.etherscan.io/v2/api or https://<blockscout>/api)?"
+            )
+        if not isinstance(body, dict) or "status" not in body or "result" not in body:
+            raise BadEndpoint(f"{where}: the answer is not a status/message/result envelope")
+        answer = classify(str(body.get("status")), str(body.get("message", "")), body.get("result"))
+        if answer.outcome == Outcome.RATE_LIMITED:
+            raise Retry(f"rate limited: {redact(answer.reason)}", rate_limited=True, answer=answer)
+        return answer
 
 
 def _code(value: object) -> bytes | None:  # object: any JSON value; only a hex string is code
@@ -379,13 +367,13 @@ def blockscout_rest_url(base_url: str, address: str) -> str | None:
     return urlunsplit((parts.scheme, parts.netloc, f"{path}/v2/smart-contracts/{address}", "", ""))
 
 
+_ERRORS = {Outcome.NOT_FOUND: AddressNotFound, Outcome.NOT_VERIFIED: ContractNotVerified}
+
+
 def answer_error(answer: ExplorerAnswer, action: str, subject: str, reason: str) -> ExplorerError:
     """The error for a contract-API answer that is no success, by its outcome: what every
     Etherscan-style target (over HTTP or in process) raises once its own cases are out."""
-    if answer.outcome == Outcome.NOT_FOUND:
-        return AddressNotFound(f"{subject}: {reason}", answer, reason=reason_of(answer))
-    if answer.outcome == Outcome.NOT_VERIFIED:
-        return ContractNotVerified(f"{subject}: {reason}", answer, reason=reason_of(answer))
-    if action in ("verifysourcecode", "verifyproxycontract"):
-        return VerificationRejected(f"{subject}: {reason}", answer, reason=reason_of(answer))
-    return ExplorerError(f"{action} {subject}: {reason}", answer, reason=reason_of(answer))
+    submitted = action in ("verifysourcecode", "verifyproxycontract")
+    kind = _ERRORS.get(answer.outcome, VerificationRejected if submitted else ExplorerError)
+    said = subject if kind is not ExplorerError else f"{action} {subject}"
+    return kind(f"{said}: {reason}", answer, reason=reason_of(answer))

@@ -1,10 +1,11 @@
 """The explorer clients' HTTP base, written once: transport options, one request, retries, polling.
 
 `HttpTarget` is what `ExplorerClient` and `SourcifyClient` build on: the transport options
-(`ClientOptions`: timeouts, retries, rate, health, key), one HTTP request whose errors never carry
-the URL (and its key), a Retry-After read, the error a call ends with once its retries ran out, and
-`wait`, a job polled to its final answer. How they wait, retry, poll and give up is
-`ape_contract_verify.retry`'s one mechanism, which the node readers use too.
+(`ClientOptions`: timeouts, retries, rate, health, key), one call (`_request`: the HTTP request,
+whose errors never carry the URL and its key, under the limiter and the retries, the faults every
+explorer has retried, the rest read by the client's `_read`), a Retry-After read, the error a call
+ends with once its retries ran out, and `wait`, the one poll loop: a job to its final answer. How
+they retry and give up is `ape_contract_verify.retry`'s one mechanism, which the node readers use too.
 """
 
 from __future__ import annotations
@@ -14,13 +15,11 @@ import threading
 import time
 from abc import abstractmethod
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Generic, TypedDict, TypeVar
 
 import requests
 
-from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.client.provider import SubmissionReceipt, VerificationTarget
-from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
 from ape_contract_verify.exceptions import (
     ExplorerError,
     ExplorerUnavailable,
@@ -32,14 +31,21 @@ from ape_contract_verify.json_types import JsonValue
 from ape_contract_verify.logs import CLIENT, get_logger
 from ape_contract_verify.protocol.answers import ExplorerAnswer
 from ape_contract_verify.protocol.secrets import ApiKey, redact, register_secret
-from ape_contract_verify.retry import Retry, RetryPolicy, poll_until_final, with_retries
+from ape_contract_verify.retry import (
+    RateLimiter,
+    Retry,
+    RetryPolicy,
+    TargetHealth,
+    limiter_for,
+    with_retries,
+)
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from ape_contract_verify.request import Receipt
 
-T = TypeVar("T")
+Read = TypeVar("Read")  # what a client reads of one answer
 logger = get_logger(CLIENT)
 
 RETRYABLE_ERRORS = (
@@ -88,10 +94,6 @@ def _no_answer(err: Exception) -> str:
     return "connection refused" if "refused" in str(err).lower() else type(err).__name__
 
 
-def retry_after(response: requests.Response, policy: RetryPolicy) -> float | None:
-    return policy.retry_after(response.headers.get("Retry-After"))
-
-
 class ClientOptions(TypedDict, total=False):
     """The transport options callers set on a target's client (`Target.client`'s keywords), each
     with its default when left out: timeouts and retries, how long a submission waits for a fresh
@@ -120,15 +122,24 @@ class Transport(ClientOptions, total=False):
     rng: random.Random
 
 
-class HttpTarget(VerificationTarget):
-    """A target over HTTP: its transport options and `wait`, for both clients. A subclass says how
-    a job is checked (`_job_check`, by default `job_status`) and what a job still pending says (`_pending`)."""
+class _Request(TypedDict, total=False):
+    """What one HTTP request sends besides its method and URL."""
 
-    chain_id: int | None = None
+    params: dict[str, str] | None
+    data: dict[str, str] | None
+    json: Mapping[str, object] | None
+    headers: dict[str, str]
+
+
+class HttpTarget(VerificationTarget, Generic[Read]):
+    """A target over HTTP: its transport options, `_request` and `wait`, for both clients. A subclass
+    says what an answer means (`_read`, of type `Read`) and what a job still pending says (`_pending`)."""
+
     # The first check of a fresh job waits about as long as jobs here took, at most this many
     # intervals; `_queued`: the explorer works through its queue in order (`_seconds_until_due`).
     _first_wait_cap = 1.0
     _queued = False
+    _limited, _hint = "still rate limited", ""  # what a call that gave up on rate limits says
 
     def __init__(self, base_url: str, **options: Unpack[Transport]) -> None:
         self.base_url = base_url
@@ -160,10 +171,6 @@ class HttpTarget(VerificationTarget):
         key = repr(self._key) if self._key else "None"
         return f"{type(self).__name__}({redact(self.base_url)!r}, chain_id={self.chain_id}, api_key={key})"
 
-    def _job_check(self, guid: str, proxy: bool) -> ExplorerAnswer:
-        """One check of a job this client submitted."""
-        return self.job_status(guid, proxy)
-
     @abstractmethod
     def _pending(self, receipt: Receipt) -> tuple[str, str, str]:
         """(the poll's label, what a job still pending is, what to do about it)."""
@@ -176,10 +183,13 @@ class HttpTarget(VerificationTarget):
         on_progress: Callable[[ExplorerAnswer], None] | None = None,
         fresh: bool = True,
     ) -> ExplorerAnswer:
-        """Poll until a final answer, at most `timeout` seconds. Raises VerificationTimeout.
+        """Poll until a final answer, checking every `interval` seconds, at most `timeout` seconds:
+        VerificationTimeout then. `on_progress` hears every answer.
 
         `fresh`: the receipt was just submitted (the first check waits about as long as jobs here
-        take); False for a receipt from earlier, checked at once."""
+        take); False for a receipt from earlier, checked at once. An `ExplorerUnavailable` (a check
+        whose retries ran out) is waited out unless the outage lasts (three failed checks over 10 s);
+        TargetDown ends the poll at once."""
         if not receipt.guid:
             if isinstance(receipt, SubmissionReceipt) and receipt.answer is not None:
                 return receipt.answer
@@ -190,32 +200,39 @@ class HttpTarget(VerificationTarget):
         ticket = object()
         with self._jobs_lock:
             self._in_flight.setdefault(action, {})[ticket] = started
-        typical = self._typical(action)
-        first_wait = interval if typical is None else min(typical, interval * self._first_wait_cap)
+        last: ExplorerAnswer | None = None
+        checks, failed = 0, []  # failed: the times of checks that failed in a row, each after its own retries
         try:
-            answer, checks = poll_until_final(
-                lambda: self._job_check(receipt.guid, receipt.proxy),
-                is_final=lambda answer: answer.outcome.is_final,
-                timed_out=lambda last: still_pending(receipt.address, what, timeout, last, advice),
-                label=label,
-                started=started,
-                interval=interval,
-                timeout=timeout,
-                clock=self._clock,
-                sleep=self._sleep,
-                first_wait=first_wait if fresh else None,
-                not_yet=(lambda: self._seconds_until_due(action, ticket, started, interval))
-                if fresh and self._queued
-                else None,
-                on_progress=on_progress,
-                health=self.health,
-            )
-            if fresh:  # one final at its first check counts shorter, so the wait shrinks when the target speeds up
-                with self._jobs_lock:
-                    took = self._took.setdefault(action, [])
-                    took.append(max(0.0, (self._clock() - started) * (0.9 if checks == 1 else 1.0)))
-                    del took[:-16]
-            return answer
+            if fresh:
+                self._sleep(min(self._first_wait(action, interval), timeout))
+            while True:
+                if self.health is not None:
+                    self.health.check()  # the health's sleeps end at once when the target is down
+                due = self._seconds_until_due(action, ticket, started, interval) if fresh and self._queued else 0.0
+                if due > 0 and self._clock() + interval <= started + timeout:  # near the deadline, always ask
+                    self._sleep(min(due, interval))
+                    continue
+                checks += 1
+                try:
+                    last = self.job_status(receipt.guid, receipt.proxy)
+                except TargetDown:
+                    raise  # said once, by the health record
+                except ExplorerUnavailable as err:
+                    logger.warning("%s: %s", label, err)
+                    failed.append(self._clock())
+                    if len(failed) >= 3 and failed[-1] - failed[0] >= 10.0:  # a server gone for good, not a blip
+                        raise
+                else:
+                    failed.clear()
+                    if on_progress is not None:
+                        on_progress(last)
+                    if last.outcome.is_final:
+                        if fresh:  # a job final at its first check counts shorter: waits shrink as a target speeds up
+                            self._took_job(action, (self._clock() - started) * (0.9 if checks == 1 else 1.0))
+                        return last
+                if self._clock() + interval > started + timeout:
+                    raise still_pending(receipt.address, what, timeout, last, advice)
+                self._sleep(interval)
         except TargetDown as err:  # down while a job it accepted was being checked: say how to ask later
             proxy, target = " --proxy" if receipt.proxy else "", self.health.name if self.health else ""
             later = f"`ape verify status {receipt.guid}{proxy} --target {target}`"
@@ -224,35 +241,52 @@ class HttpTarget(VerificationTarget):
             with self._jobs_lock:
                 self._in_flight[action].pop(ticket, None)
 
-    def _typical(self, action: str) -> float | None:
-        """How long jobs here took (the median of the last 16). Every check costs a slot under the
-        rate limit, and a check right after a submission only ever hears "pending": so a job's first
-        check waits about as long as jobs took."""
+    def _first_wait(self, action: str, interval: float) -> float:
+        """How long a fresh job's first check waits: about as long as jobs here took (the median of
+        the last 16), at most `_first_wait_cap` intervals; one interval before any has ended. Every
+        check costs a slot under the rate limit, and a check right after a submission only ever
+        hears "pending"."""
         with self._jobs_lock:
             took = sorted(self._took.get(action, ()))
-        return took[len(took) // 2] if took else None
+        return min(took[len(took) // 2], interval * self._first_wait_cap) if took else interval
+
+    def _took_job(self, action: str, seconds: float) -> None:
+        with self._jobs_lock:
+            took = self._took.setdefault(action, [])
+            took.append(max(0.0, seconds))
+            del took[:-16]
 
     def _seconds_until_due(self, action: str, ticket: object, started: float, interval: float) -> float:
         """How long a check of this job is still pointless. Before any job here has ended, a job
         submitted after one that is still pending is taken to be pending too (explorers work
         through their queue in order), so a batch polls its oldest job, not every job."""
-        typical = self._typical(action)
-        if typical is not None:
-            return started + min(typical, interval * self._first_wait_cap) - self._clock()
         with self._jobs_lock:
+            ended = bool(self._took.get(action))
             older = any(t < started for k, t in self._in_flight.get(action, {}).items() if k is not ticket)
+        if ended:
+            return started + self._first_wait(action, interval) - self._clock()
         return interval if older else 0.0
 
-    def _retrying(
-        self,
-        attempt: Callable[[], T],
-        label: str,
-        where: str,
-        limited: str,
-        hint: str = "",
-    ) -> T:
-        """`attempt` under this target's limiter, retried by its policy; `where` and `limited` (the
-        explorer's words for a rate limit) name it in the error a call gives up with."""
+    @abstractmethod
+    def _read(self, code: int, body: JsonValue, delay: float | None, where: str) -> Read:
+        """What an answer the base did not retry says (its HTTP status, its JSON body or None, its
+        Retry-After): the client's own reading, or a `Retry` (a rate limit), or the error it is."""
+
+    def _request(self, method: str, url: str, label: str, where: str, **request: Unpack[_Request]) -> Read:
+        """One call under this target's limiter, retried by its policy: a 408 or 5xx, or a success
+        whose body is not JSON (gateways and CDNs answer HTML pages with 200 during outages), is
+        retried; any other answer is `_read`. `where`, and `_limited` (the explorer's words for a rate
+        limit) and its `_hint`, name it in the error a call gives up with."""
+
+        def attempt() -> Read:
+            response, body = self._send(method, url, where, **request)
+            code, delay = response.status_code, self.retry.retry_after(response.headers.get("Retry-After"))
+            if code == 408 or code >= 500:
+                raise Retry(f"HTTP {code}", delay=delay)
+            if body is None and code < 400:
+                raise Retry(f"HTTP {code} with a body that is not JSON")
+            return self._read(code, body, delay, where)
+
         return with_retries(
             attempt,
             policy=self.retry,
@@ -261,19 +295,11 @@ class HttpTarget(VerificationTarget):
             sleep=self._sleep,
             label=label,
             health=self.health,
-            gave_up=lambda last: gave_up(last, self.retry, label, where, limited, hint),
+            gave_up=lambda last: gave_up(last, self.retry, label, where, self._limited, self._hint),
         )
 
     def _send(
-        self,
-        method: str,
-        url: str,
-        label: str,
-        *,
-        params: dict[str, str] | None = None,
-        data: dict[str, str] | None = None,
-        json: Mapping[str, object] | None = None,
-        headers: dict[str, str] | None = None,
+        self, method: str, url: str, label: str, **request: Unpack[_Request]
     ) -> tuple[requests.Response, JsonValue]:
         """One HTTP request and its body as JSON (None when it is not JSON). A connection fault is a
         `Retry`; any other requests error ends the call. Both are raised outside the except blocks:
@@ -281,9 +307,7 @@ class HttpTarget(VerificationTarget):
         The run's health hears whether the target answered."""
         failure: Exception | None = None
         try:
-            response = self.session.request(
-                method, url, params=params, data=data, json=json, headers=headers, timeout=self.timeout
-            )
+            response = self.session.request(method, url, timeout=self.timeout, **request)
         except RETRYABLE_ERRORS as err:
             unreachable = isinstance(err, UNREACHABLE_ERRORS)
             failure = Retry(f"{type(err).__name__} talking to {redact(self.base_url)}", unreachable=unreachable)
@@ -297,7 +321,7 @@ class HttpTarget(VerificationTarget):
             logger.debug("%s -> HTTP %d %s", label, response.status_code, redact(response.text[:300]))
             try:
                 body: JsonValue = response.json()
-            except ValueError:  # gateways and CDNs answer HTML error pages with 200 during outages
+            except ValueError:  # not JSON: an HTML error page
                 body = None
             return response, body
         raise failure

@@ -13,25 +13,21 @@ server it is, comes from its configuration (`client/targets.py`), not from its U
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import Enum
 
 from ape_contract_verify.exceptions import ActionNotSupported, ContractNotVerified
 from ape_contract_verify.json_types import JsonObject, JsonValue
-from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
+from ape_contract_verify.protocol.answers import ExplorerAnswer, Named, Outcome
 from ape_contract_verify.protocol.sourcify import EXACT_MATCH
 from ape_contract_verify.request import Receipt, VerificationRequest
 
 STANDARD_JSON = "standard-json"
 
 
-class Kind(str, Enum):
+class Kind(Named):
     """The API a target speaks."""
 
     ETHERSCAN = "etherscan"  # the contract API: Etherscan, Blockscout, Routescan, the local explorer
     SOURCIFY = "sourcify"  # Sourcify API v2
-
-    def __str__(self) -> str:
-        return self.value
 
     @property
     def links_proxies(self) -> bool:
@@ -49,7 +45,7 @@ class Kind(str, Enum):
         return wanted if self is Kind.ETHERSCAN else STANDARD_JSON
 
 
-class Flavour(str, Enum):
+class Flavour(Named):
     """Whose server a target is: what it answers differs in details (Blockscout's REST API has a
     creation record of its own; the local explorer is ours)."""
 
@@ -59,8 +55,10 @@ class Flavour(str, Enum):
     LOCAL = "local"
     SOURCIFY = "sourcify"
 
-    def __str__(self) -> str:
-        return self.value
+    @property
+    def display(self) -> str:
+        """Its name as people write it: `Sourcify`, `Blockscout`, `the local explorer`."""
+        return "the local explorer" if self is Flavour.LOCAL else self.value.capitalize()
 
 
 @dataclass(frozen=True)
@@ -132,6 +130,7 @@ class VerificationTarget(ABC):
     flavour: Flavour
     base_url: str
     name: str = ""  # the target's name in the configuration, for what it says
+    chain_id: int | None = None  # the chain it verifies on, where it is told (Sourcify's path, Etherscan V2's query)
 
     @abstractmethod
     def verify_source_code(self, request: VerificationRequest) -> SubmissionReceipt:
@@ -173,7 +172,8 @@ class VerificationTarget(ABC):
         """The verified contract's ABI; ContractNotVerified when there is none."""
         record = self.contract_record(address)
         if not record.verified:
-            raise ContractNotVerified(f"{address}: not verified on {self.flavour}")
+            chain = f" (chain {self.chain_id})" if self.chain_id is not None else ""
+            raise ContractNotVerified(f"{address}: not verified on {self.flavour.display}{chain}")
         return record.abi
 
     def creation_records(self) -> Callable[[str], CreationRecord] | None:

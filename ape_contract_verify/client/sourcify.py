@@ -2,7 +2,7 @@
 
 A `VerificationTarget` (`client/provider.py`) on `client/http.py`'s `HttpTarget`, as
 `ExplorerClient` is: `verify_source_code`, `wait`, `job_status`, `contract_record` (Sourcify's own
-lookup as an `ExplorerRecord`), `get_abi`; it has no proxy-link action (its kind does not link
+lookup as an `ExplorerRecord`, whose ABI `get_abi` reads); it has no proxy-link action (its kind does not link
 proxies: Sourcify resolves them itself). The request bodies and error codes are
 `protocol/sourcify.py`'s, which the local explorer's Sourcify face answers with too.
 """
@@ -16,11 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from ape_contract_verify.client.http import HttpTarget, reason_of, retry_after
+from ape_contract_verify.client.http import HttpTarget, reason_of
 from ape_contract_verify.client.provider import ExplorerRecord, Flavour, Kind, SubmissionReceipt
 from ape_contract_verify.exceptions import (
     BadEndpoint,
-    ContractNotVerified,
     ExplorerError,
     InvalidRequest,
     VerificationRejected,
@@ -45,16 +44,14 @@ logger = get_logger(CLIENT)
 
 @dataclass(frozen=True)
 class SourcifyAnswer(ExplorerAnswer):
-    """An ExplorerAnswer with Sourcify's own parts: `contract` (match, creationMatch, runtimeMatch,
-    …) and `error` (customCode, message, the bytecodes for no_match, compiler errors). `status` is
-    the HTTP status, `message` the customCode (or `pending`/`completed`)."""
+    """An ExplorerAnswer with Sourcify's own `error` (customCode, message, the bytecodes for
+    no_match, compiler errors), kept whole for the caller. `status` is the HTTP status, `message`
+    the customCode (or `pending`/`completed`)."""
 
-    contract: JsonObject = field(default_factory=dict)
     error: JsonObject = field(default_factory=dict)
 
 
 # -- Vyper's long version ---------------------------------------------------------------------------
-_vyper_long: dict[str, str] = {}  # by version number (a race asks `vyper --version` twice: no harm)
 # Sourcify fetches `vyper.<long version>.linux` from Vyper's GitHub releases, whose names carry 8
 # hex digits; the PyPI packages of older releases print 7 (0.3.10: 9136169). Their full names:
 _VYPER_RELEASE_COMMITS = {"0.3.3": "48e326f0", "0.3.9": "66b96705", "0.3.10": "91361694", "0.4.0": "e9db8d9f"}
@@ -63,15 +60,13 @@ _VYPER_RELEASE_COMMITS = {"0.3.3": "48e326f0", "0.3.9": "66b96705", "0.3.10": "9
 def vyper_long_version(compiler_version: str) -> str:
     """`vyper:0.4.3` -> `0.4.3+commit.bff19ea2`: what `vyper --version` of that installed Vyper
     prints (the engine finds it: the venv's or a side venv's), with the release's 8-digit commit
-    where the package prints fewer; cached per version."""
+    where the package prints fewer (`vyper --version` is asked once per file: the engine caches it)."""
     from ape_contract_verify.engine import compilers
     from ape_contract_verify.engine.compilers import CompilerFailed, parse_compiler_version
 
     parsed = parse_compiler_version(compiler_version, "vyper")
     if parsed.commit:
         return parsed.plain
-    if parsed.number in _vyper_long:
-        return _vyper_long[parsed.number]
     vyper_json = compilers.vyper_json_command(parsed)[0]  # CompilerNotInstalled names the installed ones
     beside = vyper_json.endswith("vyper-json")  # else this venv's vyper, run as a module
     command = [str(Path(vyper_json).with_name("vyper"))] if beside else [sys.executable, "-m", "vyper"]
@@ -90,11 +85,7 @@ def vyper_long_version(compiler_version: str) -> str:
             len(commit),
             long,
         )
-    _vyper_long[parsed.number] = long
     return long
-
-
-_RATE_CODES = (rules.TOO_MANY_REQUESTS, rules.DUPLICATE_VERIFICATION_REQUEST)
 
 
 def sourcify_body(request: VerificationRequest) -> rules.SubmissionBody:
@@ -113,7 +104,7 @@ def sourcify_body(request: VerificationRequest) -> rules.SubmissionBody:
     return rules.request_to_body(request, long_version)
 
 
-class SourcifyClient(HttpTarget):
+class SourcifyClient(HttpTarget[tuple[int, JsonValue]]):
     """A client for one Sourcify API v2 server (`base_url`, e.g. https://sourcify.dev/server/) and chain.
 
     - `verify_source_code` POSTs `v2/verify/{chainId}/{address}` and returns a receipt whose
@@ -134,10 +125,14 @@ class SourcifyClient(HttpTarget):
 
     kind = Kind.SOURCIFY
     flavour = Flavour.SOURCIFY
+    _limited = "still refused"
 
     def __init__(self, base_url: str, chain_id: int, **options: Unpack[Transport]):
         super().__init__(base_url.rstrip("/") + "/", **options)
         self.chain_id = int(rules.validate_chain_id(chain_id))
+        self._not_sourcify = (
+            f"is {redact(self.base_url)} a Sourcify server base URL (e.g. https://sourcify.dev/server/)?"
+        )
 
     # -- links -------------------------------------------------------------------------------------
 
@@ -208,19 +203,6 @@ class SourcifyClient(HttpTarget):
         answer = self._error_answer(status, data)
         raise ExplorerError(f"lookup {address}: {answer.reason}", answer, reason=reason_of(answer))
 
-    def get_abi(self, address: str) -> list[JsonValue]:
-        data = self.lookup(address, "abi")
-        if not data.get("match"):
-            reason = f"{address} is not verified on Sourcify"
-            answer = SourcifyAnswer(Outcome.NOT_VERIFIED, "404", "not verified", reason, contract=data)
-            raise ContractNotVerified(
-                f"{address}: not verified on Sourcify (chain {self.chain_id})", answer, reason=reason
-            )
-        abi = data.get("abi")
-        if not isinstance(abi, list):
-            raise ExplorerError(f"lookup {address}: the answer has no ABI list")
-        return abi
-
     def contract_record(self, address: str, full: bool = True) -> ExplorerRecord:
         """What Sourcify holds for `address` (`fields=all`); `verified` False when nothing. Not
         `full`: its match and how it resolves a proxy (`fields=proxyResolution`), and a 404 without
@@ -238,13 +220,9 @@ class SourcifyClient(HttpTarget):
 
     def _error_answer(self, status: int, data: JsonValue) -> SourcifyAnswer:
         if isinstance(data, Mapping) and data.get("customCode"):
-            code = str(data["customCode"])
-            return SourcifyAnswer(
-                rules.outcome_for(code), str(status), code, redact(str(data.get("message") or code)), error=dict(data)
-            )
-        hint = f"is {redact(self.base_url)} a Sourcify server base URL (e.g. https://sourcify.dev/server/)?"
-        outcome = Outcome.NOT_FOUND if status == 404 else Outcome.ERROR
-        return SourcifyAnswer(outcome, str(status), "", f"HTTP {status} without a Sourcify error body; {hint}")
+            return error_answer(status, dict(data))
+        what = f"HTTP {status} without a Sourcify error body; {self._not_sourcify}"
+        return SourcifyAnswer(Outcome.NOT_FOUND if status == 404 else Outcome.ERROR, str(status), "", what)
 
     def _call(
         self,
@@ -256,33 +234,23 @@ class SourcifyClient(HttpTarget):
         """One call with retries: (HTTP status, parsed JSON) of the first answer that is not a
         rate limit, a 5xx or a connection fault."""
         url = self.base_url + path
-        where = f"{method} {redact(url)}"
         headers = {"Accept": "application/json"}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key.reveal()}"
+        where = f"{method} {redact(url)}"
+        return self._request(method, url, f"{method} {path}", where, params=params, json=json_body, headers=headers)
 
-        def attempt() -> tuple[int, JsonValue]:
-            response, data = self._send(method, url, where, params=params, json=json_body, headers=headers)
-            code = response.status_code
-            if code == 429 or (isinstance(data, Mapping) and data.get("customCode") in _RATE_CODES):
-                answer = self._error_answer(code, data)
-                reason = f"HTTP {code} {answer.message}: {answer.reason}".strip()
-                # Only `too_many_requests` speaks of this client's rate; a duplicate request is about one address.
-                pauses = answer.message == rules.TOO_MANY_REQUESTS
-                delay = retry_after(response, self.retry)
-                raise Retry(reason, delay=delay, rate_limited=True, answer=answer, pauses=pauses)
-            if code == 408 or code >= 500:
-                raise Retry(f"HTTP {code}", delay=retry_after(response, self.retry))
-            if data is None:
-                if code < 400:  # gateways answer HTML pages with 200 during outages
-                    raise Retry(f"HTTP {code} with a body that is not JSON")
-                raise BadEndpoint(
-                    f"{where}: HTTP {code} with a body that is not JSON; is {redact(self.base_url)} "
-                    "a Sourcify server base URL (e.g. https://sourcify.dev/server/)?"
-                )
-            return code, data
-
-        return self._retrying(attempt, f"{method} {path}", where, "still refused")
+    def _read(self, code: int, body: JsonValue, delay: float | None, where: str) -> tuple[int, JsonValue]:
+        """(HTTP status, parsed JSON) of an answer that is not a rate limit."""
+        answer = self._error_answer(code, body)  # its customCode may say rate limit (`rules.outcome_for`)
+        if code == 429 or answer.outcome == Outcome.RATE_LIMITED:
+            reason = f"HTTP {code} {answer.message}: {answer.reason}".strip()
+            # Only `too_many_requests` speaks of this client's rate; a duplicate request is about one address.
+            pauses = answer.message == rules.TOO_MANY_REQUESTS
+            raise Retry(reason, delay=delay, rate_limited=True, answer=answer, pauses=pauses)
+        if body is None:
+            raise BadEndpoint(f"{where}: HTTP {code} with a body that is not JSON; {self._not_sourcify}")
+        return code, body
 
 
 # -- answers ---------------------------------------------------------------------------------------
@@ -321,28 +289,30 @@ def failure_reason(error: JsonObject) -> str:
     return redact(message + (f" ({'; '.join(parts)})" if parts else ""))
 
 
+def error_answer(status: int, error: JsonObject) -> SourcifyAnswer:
+    """Sourcify's error body (an answer's, or a completed job's `error`) as an outcome: its
+    `customCode`'s; a job's error without one failed."""
+    code = str(error.get("customCode") or "")
+    outcome = rules.outcome_for(code) if code else Outcome.FAILED
+    return SourcifyAnswer(outcome, str(status), code, failure_reason(error), error=error)
+
+
 def job_answer(data: JsonObject) -> SourcifyAnswer:
     """A job's answer (`GET v2/verify/{id}`, always 200) as an outcome."""
-    contract = dict(as_object(data.get("contract")))
+    contract = as_object(data.get("contract"))
     error = dict(as_object(data.get("error")))
     if not data.get("isJobCompleted"):
-        return SourcifyAnswer(
-            Outcome.PENDING, "200", "pending", "Pending: the Sourcify job is running", contract=contract
-        )
+        return SourcifyAnswer(Outcome.PENDING, "200", "pending", "Pending: the Sourcify job is running")
     if error:
-        code = str(error.get("customCode") or "")
-        outcome = rules.outcome_for(code) if code else Outcome.FAILED
-        return SourcifyAnswer(outcome, "200", code, failure_reason(error), contract=contract, error=error)
+        return error_answer(200, error)
     match = as_text(contract.get("match")) or rules.overall_match(
         as_text(contract.get("creationMatch")), as_text(contract.get("runtimeMatch"))
     )
     if not match:
-        return SourcifyAnswer(
-            Outcome.FAILED, "200", "completed", "The Sourcify job completed without a match", contract=contract
-        )
+        return SourcifyAnswer(Outcome.FAILED, "200", "completed", "The Sourcify job completed without a match")
     kind = "exact match" if match == rules.EXACT_MATCH else "partial match (the metadata differs)"
     reason = f"Verified: {kind} (creation: {contract.get('creationMatch')}, runtime: {contract.get('runtimeMatch')})"
-    return SourcifyAnswer(Outcome.VERIFIED, "200", "completed", reason, match=match, contract=contract)
+    return SourcifyAnswer(Outcome.VERIFIED, "200", "completed", reason, match=match)
 
 
 def record_of(address: str, data: JsonObject) -> ExplorerRecord:

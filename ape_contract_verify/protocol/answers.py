@@ -52,7 +52,15 @@ class Texts:
     )
 
 
-class Outcome(str, Enum):
+class Named(str, Enum):
+    """An enum whose members read as their value (`str()`, f-strings, JSON): summaries and messages
+    show `verified`, `sourcify`, not `Outcome.VERIFIED`."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+class Outcome(Named):
     """Every outcome, end to end: an explorer's classified answer and a report's ending."""
 
     PENDING = "pending"
@@ -74,9 +82,6 @@ class Outcome(str, Enum):
     NOTHING_TO_VERIFY = "nothing to verify"
     # The target cannot verify this kind of contract yet (Sourcify and ERC-5202 blueprints): not a failure.
     UNSUPPORTED = "unsupported"
-
-    def __str__(self) -> str:  # summaries and JSON show the value, as before the enum
-        return self.value
 
     @property
     def is_success(self) -> bool:

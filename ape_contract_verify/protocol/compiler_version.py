@@ -14,6 +14,7 @@ and `rcN`, Solidity has none; a nightly's date is `YYYY.M.D`.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -26,7 +27,11 @@ Language = Literal["solidity", "vyper"]
 EXAMPLES: dict[Language, str] = {"solidity": "v0.8.26+commit.8a97fa7a", "vyper": "vyper:0.4.3"}
 
 _COMMIT = re.compile(r"commit\.([0-9a-f]{7,40})")
-_NIGHTLY = re.compile(r"[0-9]{4}\.[0-9]{1,2}\.[0-9]{1,2}")
+# `vyper:` (Vyper's only), `v`, the number, Solidity's `-nightly.<date>`, `+commit.<7-40 hex>`.
+_SPELLING = re.compile(
+    r"(?P<vyper>vyper:)?v?(?P<number>[^+]+?)(?:-nightly\.(?P<nightly>[0-9]{4}\.[0-9]{1,2}\.[0-9]{1,2}))?"
+    r"(?:\+commit\.(?P<commit>[0-9a-f]{7,40}))?"
+)
 _PRE_RELEASES = ("a", "b", "rc")
 
 
@@ -34,6 +39,7 @@ class InvalidCompilerVersion(ContractVerifyError, ValueError):
     """Text that is not a compiler version of the language asked for."""
 
 
+@functools.total_ordering
 @dataclass(frozen=True)
 class CompilerVersion:
     """One compiler's version: language, number (release and pre-release), nightly date, commit.
@@ -116,44 +122,24 @@ class CompilerVersion:
     def __str__(self) -> str:
         return self.long
 
-    def _order(self, other: object) -> tuple[Version, bool, tuple[int, ...]]:
-        """The sort key, a nightly before its release (number, is a release, date); TypeError when
-        `other` is no version of this compiler."""
+    def __lt__(self, other: CompilerVersion) -> bool:
+        """By number, a nightly before its release (`functools.total_ordering` gives the rest);
+        TypeError when `other` is no version of this compiler."""
         if not isinstance(other, CompilerVersion) or other.language != self.language:
             raise TypeError(f"cannot order {self!s} against {other!r}: compare versions of one compiler")
+        return self._sort_key < other._sort_key
+
+    @property
+    def _sort_key(self) -> tuple[Version, bool, tuple[int, ...]]:
         date = tuple(int(part) for part in self.nightly.split(".")) if self.nightly else ()
         return self.version, self.nightly is None, date
 
-    def __lt__(self, other: CompilerVersion) -> bool:
-        return self._order(other) < other._order(self)
-
-    def __le__(self, other: CompilerVersion) -> bool:
-        return self._order(other) <= other._order(self)
-
-    def __gt__(self, other: CompilerVersion) -> bool:
-        return self._order(other) > other._order(self)
-
-    def __ge__(self, other: CompilerVersion) -> bool:
-        return self._order(other) >= other._order(self)
-
 
 def _parse(lowered: str, language: Language) -> CompilerVersion | None:
-    text = lowered
-    if text.startswith("vyper:"):
-        if language != "vyper":
-            return None
-        text = text[len("vyper:") :]
-    text = text.removeprefix("v")
-    text, _, local = text.partition("+")
-    commit = None
-    if local:
-        found = _COMMIT.fullmatch(local)
-        if found is None:
-            return None
-        commit = found.group(1)
-    number, _, nightly = text.partition("-nightly.")
-    if nightly and (language != "solidity" or not _NIGHTLY.fullmatch(nightly)):
+    found = _SPELLING.fullmatch(lowered)
+    if found is None or (found["vyper"] and language != "vyper") or (found["nightly"] and language != "solidity"):
         return None
+    number = found["number"]
     try:
         version = Version(number)
     except InvalidVersion:
@@ -163,4 +149,4 @@ def _parse(lowered: str, language: Language) -> CompilerVersion | None:
         return None
     if version.is_devrelease or (version.pre and (language != "vyper" or version.pre[0] not in _PRE_RELEASES)):
         return None
-    return CompilerVersion(language, version, commit, nightly or None)
+    return CompilerVersion(language, version, found["commit"], found["nightly"])

@@ -45,7 +45,17 @@ EVM_VERSIONS = (
 MAX_LIBRARIES = 10
 MAX_CREATION_ADDRESSES = 5
 _LIBRARY_FIELD = re.compile(r"library(name|address)([0-9]+)")
-_FLAGS = {"0": "0", "1": "1", "false": "0", "true": "1"}  # viaIR: Foundry sends true/false
+# The fields whose value is one of a few: (as sent, lower-case -> as kept; the problem; the fix).
+_CHOICES = {
+    "optimizationUsed": ({"0": "0", "1": "1"}, "is not 0 or 1", "use 1 if the optimizer was on, else 0"),
+    # viaIR: Foundry sends true/false
+    "viaIR": ({"0": "0", "1": "1", "false": "0", "true": "1"}, "is not 0 or 1", "use 1 if compiled via IR, else 0"),
+    "evmversion": (
+        {"": "", "default": "", **{name.lower(): name for name in EVM_VERSIONS}},
+        "is not a known EVM version",
+        f"leave it blank or use one of {', '.join(EVM_VERSIONS)}",
+    ),
+}
 
 # A form's field as sent: text from a form or query, any JSON value from a JSON body. Every rule
 # reads it only through str() and isinstance, so any value is accepted and judged.
@@ -174,20 +184,14 @@ def validate_code_format(value: FormValue) -> str:
     return text
 
 
-def validate_optimization_used(value: FormValue) -> str:
+def validate_choice(param: str, value: FormValue) -> str:
+    """optimizationUsed, viaIR, evmversion: one of the few values `_CHOICES` lists for `param` (case
+    ignored; a boolean as 0 or 1), as it is kept."""
     text = _text(int(value) if isinstance(value, bool) else value)
-    if text not in ("0", "1"):
-        raise InvalidRequest(
-            "optimizationUsed", f"{clip(text)!r} is not 0 or 1", "use 1 if the optimizer was on, else 0"
-        )
-    return text
-
-
-def validate_via_ir(value: FormValue) -> str:
-    text = _text(int(value) if isinstance(value, bool) else value).lower()
-    if text not in _FLAGS:
-        raise InvalidRequest("viaIR", f"{clip(text)!r} is not 0 or 1", "use 1 if compiled via IR, else 0")
-    return _FLAGS[text]
+    choices, problem, fix = _CHOICES[param]
+    if text.lower() not in choices:
+        raise InvalidRequest(param, f"{clip(text)!r} {problem}", fix)
+    return choices[text.lower()]
 
 
 def validate_runs(value: FormValue) -> str:
@@ -199,31 +203,16 @@ def validate_runs(value: FormValue) -> str:
     return str(int(text))
 
 
-def validate_evm_version(value: FormValue) -> str:
-    text = _text(value)
-    if text.lower() in ("", "default"):
-        return ""
-    match = {name.lower(): name for name in EVM_VERSIONS}.get(text.lower())
-    if match is None:
-        raise InvalidRequest(
-            "evmversion",
-            f"{clip(text)!r} is not a known EVM version",
-            f"leave it blank or use one of {', '.join(EVM_VERSIONS)}",
-        )
-    return match
-
-
 def validate_license_type(value: FormValue) -> str:
-    from ape_contract_verify.protocol.licenses import LICENSES, UnknownLicense, license_code
+    from ape_contract_verify.protocol.licenses import SPDX_IDS, UnknownLicense, license_code
 
     try:
         return str(license_code(value if isinstance(value, int) else _text(value)))
     except UnknownLicense:
-        spdx = ", ".join(sorted({ids[0] for _, ids in LICENSES.values()}))
         raise InvalidRequest(
             "licenseType",
             f"{clip(value)!r} is not a licence code",
-            f"give a code 1 to 14 (3 is MIT) or an SPDX id: {spdx}",
+            f"give a code 1 to 14 (3 is MIT) or an SPDX id: {SPDX_IDS}",
         ) from None
 
 
@@ -333,16 +322,15 @@ def validate_verify_form(form: Form) -> dict[str, str]:
         parse_json_input(source, code_format)
         source = unwrap_json_source(source)
     out["sourceCode"], out["contractname"] = source, name
-    if _text(form.get("optimizationUsed")):
-        out["optimizationUsed"] = validate_optimization_used(form["optimizationUsed"])
+    for name in ("optimizationUsed", "viaIR"):
+        if _text(form.get(name)):
+            out[name] = validate_choice(name, form[name])
     if _text(form.get("runs")):
         out["runs"] = validate_runs(form["runs"])
     if "evmversion" in form or "evmVersion" in form:
-        out["evmversion"] = validate_evm_version(form.get("evmversion", form.get("evmVersion")))
+        out["evmversion"] = validate_choice("evmversion", form.get("evmversion", form.get("evmVersion")))
     if _text(form.get("licenseType")):
         out["licenseType"] = validate_license_type(form["licenseType"])
-    if _text(form.get("viaIR")):
-        out["viaIR"] = validate_via_ir(form["viaIR"])
     out["constructorArguements"] = out["constructorArguments"] = constructor_arguments(form)
     out.update(validate_libraries(form))
     return out
@@ -376,8 +364,8 @@ def validate_request(request: VerificationRequest) -> dict[str, str]:
     """A VerificationRequest as a checked verifysourcecode form (without module/action/apikey)."""
     # to_form() turns any truthy value into "1": check the raw fields first, by the form's rules
     # (a caller's request may hold a text or number where the type says bool).
-    for value, rule in ((request.optimization_used, validate_optimization_used), (request.via_ir, validate_via_ir)):
+    for name, value in (("optimizationUsed", request.optimization_used), ("viaIR", request.via_ir)):
         if value is not None and not isinstance(value, bool):
-            rule(value)
+            validate_choice(name, value)
     code_format = CodeFormat(validate_code_format(request.code_format))  # to_form() needs the enum
     return validate_verify_form(replace(request, code_format=code_format).to_form())

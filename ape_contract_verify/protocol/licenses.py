@@ -23,6 +23,7 @@ LICENSES: dict[int, tuple[str, tuple[str, ...]]] = {
 }
 
 _BY_SPDX = {spdx: code for code, (_, ids) in LICENSES.items() for spdx in ids}
+SPDX_IDS = ", ".join(sorted({ids[0] for _, ids in LICENSES.values()}))  # each code's first id, as errors list them
 _SPDX_LINE = re.compile(r"SPDX-License-Identifier:\s*([^\s*]+(?:\s+(?:AND|OR|WITH)\s+[^\s*]+)*)")
 
 
@@ -40,8 +41,7 @@ def license_code(value: "str | int") -> int:
     key = str(value).strip().upper()
     if key in _BY_SPDX:
         return _BY_SPDX[key]
-    known = ", ".join(sorted({ids[0] for _, ids in LICENSES.values()}))
-    raise UnknownLicense(f"licenseType: unknown SPDX id {value!r}; use one of {known}, or a code 1 to 14")
+    raise UnknownLicense(f"licenseType: unknown SPDX id {value!r}; use one of {SPDX_IDS}, or a code 1 to 14")
 
 
 def license_name(code: int) -> str:

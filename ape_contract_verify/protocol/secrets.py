@@ -72,25 +72,20 @@ def redact(text: object) -> str:
     return text
 
 
-class RedactingFilter(logging.Filter):
-    """Scrubs registered keys from a record's final message (and drops its args)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if _secrets:
-            try:
-                message = record.getMessage()
-            except Exception:  # a malformed record is not ours to fix
-                return True
-            clean = redact(message)
-            if clean != message:
-                record.msg, record.args = clean, None
-            if record.exc_info and record.exc_info[1] is not None:
-                exc_text = logging.Formatter().formatException(record.exc_info)
-                record.exc_info, record.exc_text = None, redact(exc_text)
-        return True
-
-
-_filter = RedactingFilter()
+def _redact_record(record: logging.LogRecord) -> bool:
+    """A logger's filter: scrubs registered keys from a record's final message (and drops its args)."""
+    if _secrets:
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed record is not ours to fix
+            return True
+        clean = redact(message)
+        if clean != message:
+            record.msg, record.args = clean, None
+        if record.exc_info and record.exc_info[1] is not None:
+            exc_text = logging.Formatter().formatException(record.exc_info)
+            record.exc_info, record.exc_text = None, redact(exc_text)
+    return True
 
 
 def register_secret(secret: str) -> None:
@@ -100,5 +95,5 @@ def register_secret(secret: str) -> None:
         _secrets.add(secret)
     for name in _REDACTED_LOGGERS:
         log = logging.getLogger(name)
-        if _filter not in log.filters:
-            log.addFilter(_filter)
+        if _redact_record not in log.filters:
+            log.addFilter(_redact_record)

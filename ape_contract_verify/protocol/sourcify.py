@@ -81,12 +81,7 @@ def overall_match(creation: str | None, runtime: str | None) -> str | None:
     return max((creation, runtime), key=lambda m: _MATCH_RANK.get(m, 0)) or None
 
 
-def is_better_match(new: str | None, old: str | None) -> bool:
-    return _MATCH_RANK.get(new, 0) > _MATCH_RANK.get(old, 0)
-
-
 # -- versions -------------------------------------------------------------------------------------
-_LANGUAGES = {"solidity": "Solidity", "vyper": "Vyper"}
 
 
 def is_vyper(request: VerificationRequest) -> bool:
@@ -247,6 +242,8 @@ def validate_chain_id(value: object, param: str = "chainId") -> str:
 
 
 _Field = TypeVar("_Field", str, dict[str, JsonValue])
+# The contract API's fields a body's are checked as.
+_BODY_FIELDS = {"sourceCode": "stdJsonInput", "compilerversion": "compilerVersion", "codeformat": "compilerVersion"}
 
 
 def _required(body: Mapping[str, JsonValue], name: str, kind: type[_Field], fix: str) -> _Field:
@@ -281,26 +278,22 @@ def body_to_request(chain_id: object, address: object, body: JsonValue) -> Verif
         body, "contractIdentifier", str, "give <path>:<Name> as in stdJsonInput, e.g. src/Box.sol:Box"
     )
 
-    language = _LANGUAGES.get(str(std_input.get("language", "")).lower())
-    if language is None:
+    language = str(std_input.get("language", "")).lower()
+    if language not in ("solidity", "vyper"):
         raise InvalidRequest(
             "stdJsonInput.language",
             f"{clip(std_input.get('language'))!r} is not Solidity or Vyper",
             'set "language" to "Solidity" or "Vyper"',
         )
-    code_format = CodeFormat.VYPER_JSON if language == "Vyper" else CodeFormat.STANDARD_JSON
-    try:
+    code_format = CodeFormat.VYPER_JSON if language == "vyper" else CodeFormat.STANDARD_JSON
+    try:  # the contract API's rules, named as Sourcify names the fields
         parse_json_input(json.dumps(std_input), code_format.value)
+        long = _long_version(version, "vyper" if language == "vyper" else "solidity")
+        compiler_version = validate_compiler_version(long.form, code_format.value)  # Vyper's without its commit
     except InvalidRequest as err:
-        raise InvalidRequest("stdJsonInput", err.problem, err.fix) from None
+        raise InvalidRequest(_BODY_FIELDS.get(err.param, err.param), err.problem, err.fix) from None
     # Only what the compiler takes: other top-level keys make solc refuse the input (05-*).
     cleaned = {key: std_input[key] for key in ("language", "sources", "settings") if key in std_input}
-
-    long = _long_version(version, "vyper" if language == "Vyper" else "solidity")
-    try:  # the contract API's form: Vyper's without its commit
-        compiler_version = validate_compiler_version(long.form, code_format.value)
-    except InvalidRequest as err:
-        raise InvalidRequest("compilerVersion", err.problem, err.fix) from None
 
     tx_hash = body.get("creationTransactionHash")
     return VerificationRequest(

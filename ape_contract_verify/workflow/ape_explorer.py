@@ -40,7 +40,7 @@ def registrations(cfg: ContractVerifyConfig | None) -> Iterator[tuple[str, str]]
     ecosystems, and every network configured under `explorers`."""
     from evmchains import PUBLIC_CHAIN_META
 
-    from ape_contract_verify.client.known import ETHERSCAN_V2_CHAINS
+    from ape_contract_verify.client.targets import ETHERSCAN_V2_CHAINS
 
     pairs: list[tuple[str, str]] = [("ethereum", "local")]
     choices = [choice.split(":", 1) for choice in ETHERSCAN_V2_CHAINS.values()]
@@ -64,7 +64,7 @@ class ContractVerifyExplorer(ExplorerAPI):
     def supports_chain(cls, chain_id: int) -> bool:
         """Ad-hoc networks (Ape knows only their chain id): the chains Etherscan V2 serves, and the
         public chains evmchains lists (Sourcify's, and the Blockscouts it names)."""
-        from ape_contract_verify.client.known import ETHERSCAN_V2_CHAINS, chain_meta
+        from ape_contract_verify.client.targets import ETHERSCAN_V2_CHAINS, chain_meta
 
         try:
             chain_id = int(chain_id)
@@ -151,7 +151,7 @@ class ContractVerifyExplorer(ExplorerAPI):
 
     def _etherscan_link(self, path: str) -> str:
         """Etherscan's page on a chain Etherscan V2 serves: links need no key, though verifying there does."""
-        from ape_contract_verify.client.known import ETHERSCAN_V2_CHAINS, chain_meta, etherscan_pages
+        from ape_contract_verify.client.targets import ETHERSCAN_V2_CHAINS, chain_meta, etherscan_pages
 
         chain_id = self._chain_id()
         pages = etherscan_pages(chain_meta("", "", chain_id), chain_id) if chain_id in ETHERSCAN_V2_CHAINS else None

@@ -20,12 +20,12 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
-from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.client.provider import Kind
 from ape_contract_verify.exceptions import ContractNotVerified, ContractVerifyError, ExplorerError
 from ape_contract_verify.json_types import JsonObject, JsonValue
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.values import checksum
+from ape_contract_verify.retry import TargetHealth
 from ape_contract_verify.workflow import local_explorers
 from ape_contract_verify.workflow.choice import NetworkChoice, chain_id_of
 

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.client.provider import Kind
 from ape_contract_verify.exceptions import ContractNotVerified, ContractVerifyError, ExplorerError, TargetDown
 from ape_contract_verify.json_types import JsonObject
@@ -31,6 +30,7 @@ from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.protocol.values import checksum
 from ape_contract_verify.request import CodeFormat
+from ape_contract_verify.retry import TargetHealth
 from ape_contract_verify.workflow.plan import Derivations, Link, Options, Skip, Source, plan_contract
 from ape_contract_verify.workflow.report import Report, proxy_row_label
 
@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # the clients import requests, derive imports Ape: only when 
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.explorer.contract_api import EmbeddedExplorer
     from ape_contract_verify.request import VerificationRequest
+    from ape_contract_verify.retry import TargetHealth
 
 logger = get_logger()
 

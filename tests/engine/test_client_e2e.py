@@ -9,10 +9,10 @@ from click.testing import CliRunner
 
 from ape_contract_verify.cli import cli
 from ape_contract_verify.client.etherscan import ExplorerClient
-from ape_contract_verify.client.ratelimit import RateLimiter
 from ape_contract_verify.exceptions import InvalidApiKey
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.request import CodeFormat, VerificationRequest
+from ape_contract_verify.retry import RateLimiter
 from support.service import SOLC_0826, Anvil, ServerProcess, encode, solc_compile, standard_input
 
 KEY = "E2EKEY0123456789ABCDEFGHIJKLMNOPQR"
@@ -87,7 +87,7 @@ def test_resubmission_is_a_success(world, box_verified):
 def test_reads_round_trip(world, box_verified):
     client = client_for(world, key=None)  # reads need no key
     assert client.get_abi(world["box"]) == world["box_abi"]
-    record = client.get_source_code(world["box"])
+    record = client.contract_record(world["box"])
     assert record.verified and record.source_format == "standard-json"
     assert record.files == {p: s["content"] for p, s in world["source"]["sources"].items()}
     assert record.settings["optimizer"] == {"enabled": True, "runs": 200}
@@ -110,7 +110,7 @@ def test_proxy_verification(world, box_verified):
     answer = client.wait(proxy_receipt, interval=0.2, timeout=60)
     assert answer.outcome == Outcome.VERIFIED, answer
     assert world["box"].lower() in answer.reason.lower()
-    record = client.get_source_code(world["proxy"])
+    record = client.contract_record(world["proxy"])
     assert record.proxy and record.implementation.lower() == world["box"].lower()
 
 

@@ -12,13 +12,13 @@ import pytest
 
 from ape_contract_verify.client.etherscan import ExplorerClient
 from ape_contract_verify.client.provider import ExplorerRecord, VerificationTarget
-from ape_contract_verify.client.ratelimit import RateLimiter
 from ape_contract_verify.client.sourcify import SourcifyClient
 from ape_contract_verify.evm.chain import JsonRpcChain
 from ape_contract_verify.exceptions import ActionNotSupported
 from ape_contract_verify.explorer.contract_api import EmbeddedExplorer
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.request import CodeFormat, VerificationRequest
+from ape_contract_verify.retry import RateLimiter
 from ape_contract_verify.workflow.local_target import LocalTarget
 from support.service import SOLC_0826, Anvil, ServerProcess, encode, solc_compile, standard_input
 

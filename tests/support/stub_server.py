@@ -149,6 +149,21 @@ def stub():
         yield server
 
 
+class Clock:
+    """A fake clock: sleeping (`sleep`) advances it and records the wait; nothing waits."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.slept: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
 class Sleeps(list):
     """An injectable sleep that records instead of waiting (the limiter keeps real time)."""
 
@@ -158,7 +173,7 @@ class Sleeps(list):
 
 def make_client(stub: StubExplorer, **kwargs):
     from ape_contract_verify.client.etherscan import ExplorerClient
-    from ape_contract_verify.client.ratelimit import RateLimiter
+    from ape_contract_verify.retry import RateLimiter
 
     options = dict(
         api_key=None,

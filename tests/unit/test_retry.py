@@ -1,27 +1,14 @@
 """The one resilience mechanism (`ape_contract_verify.retry`), tested directly: the backoff's growth
-and jitter, Retry-After, giving up after N, a dead target found out once for every caller, and the
-poll loop's deadline and outage. A fake clock: sleeping advances it, nothing waits."""
+and jitter, Retry-After, giving up after N, a dead target found out once for every caller (the poll
+loop's deadline and outage are `HttpTarget.wait`'s: tests/unit/client/test_http.py). A fake clock: sleeping advances it, nothing waits."""
 
 import random
 
 import pytest
 
-from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.exceptions import ExplorerUnavailable, TargetDown
-from ape_contract_verify.retry import Retry, RetryPolicy, poll_until_final, with_retries
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.slept: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
-        self.now += seconds
+from ape_contract_verify.retry import Retry, RetryPolicy, TargetHealth, with_retries
+from support.stub_server import Clock
 
 
 class Limiter:
@@ -175,82 +162,3 @@ def test_an_answering_target_is_never_marked_down():
             gave_up=lambda last: ExplorerUnavailable("gave up"),
         )
     assert not health.down
-
-
-def test_poll_returns_the_final_answer_and_how_many_checks_it_took():
-    clock, seen = Clock(), []
-    answers = iter(["pending", "pending", "pass"])
-    answer, checks = poll_until_final(
-        lambda: next(answers),
-        is_final=lambda a: a != "pending",
-        timed_out=lambda last: AssertionError(last),
-        label="t",
-        started=0.0,
-        interval=2.0,
-        timeout=60.0,
-        clock=clock,
-        sleep=clock.sleep,
-        first_wait=3.0,
-        on_progress=seen.append,
-    )
-    assert (answer, checks) == ("pass", 3) and seen == ["pending", "pending", "pass"]
-    assert clock.slept == [3.0, 2.0, 2.0]
-
-
-def test_poll_times_out_with_the_last_answer():
-    clock = Clock()
-    with pytest.raises(TimeoutError, match="last: pending"):
-        poll_until_final(
-            lambda: "pending",
-            is_final=lambda a: False,
-            timed_out=lambda last: TimeoutError(f"last: {last}"),
-            label="t",
-            started=0.0,
-            interval=5.0,
-            timeout=20.0,
-            clock=clock,
-            sleep=clock.sleep,
-        )
-    assert clock.now <= 20.0
-
-
-def test_poll_waits_out_a_short_outage_and_ends_on_a_lasting_one():
-    clock = Clock()
-    script = iter([ExplorerUnavailable("blip"), "pending", ExplorerUnavailable("blip"), "pass"])
-
-    def check():
-        item = next(script)
-        if isinstance(item, Exception):
-            raise item
-        return item
-
-    answer, _ = poll_until_final(
-        check,
-        is_final=lambda a: a == "pass",
-        timed_out=lambda last: AssertionError(),
-        label="t",
-        started=0.0,
-        interval=1.0,
-        timeout=60.0,
-        clock=clock,
-        sleep=clock.sleep,
-    )
-    assert answer == "pass"
-
-    def gone():
-        raise ExplorerUnavailable("gone")
-
-    clock = Clock()
-    with pytest.raises(ExplorerUnavailable, match="gone"):
-        poll_until_final(
-            gone,
-            is_final=lambda a: True,
-            timed_out=lambda last: AssertionError("timed out instead"),
-            label="t",
-            started=0.0,
-            interval=5.0,
-            timeout=300.0,
-            clock=clock,
-            sleep=clock.sleep,
-        )
-    assert clock.now < 30.0  # three failed checks over 10 s, not the whole timeout

@@ -259,14 +259,14 @@ def test_getabi_unverified(stub):
 
 def test_getsourcecode_unverified_is_status_one(stub):
     stub.answer(ok([source_item(SourceCode="", ABI=Texts.NOT_VERIFIED, LicenseType="Unknown", ContractName="")]))
-    record = make_client(stub).get_source_code(ADDRESS)
+    record = make_client(stub).contract_record(ADDRESS)
     assert not record.verified
     assert record.license == "Unknown" and record.proxy is False and record.files == {}
 
 
 def test_getsourcecode_flat_text(stub):
     stub.answer(ok([source_item(Library="MathLib:e7f1725e7734ce288f8367e1bb143e90bb3f0512")]))
-    record = make_client(stub).get_source_code(ADDRESS)
+    record = make_client(stub).contract_record(ADDRESS)
     assert isinstance(record, SourceRecord) and record.verified
     assert record.source_format == "flat"
     assert record.files == {"Box.sol": "pragma solidity ^0.8.0; contract Box {}"}
@@ -287,7 +287,7 @@ def test_getsourcecode_blockscout_additional_sources(stub):
         AdditionalSources=[{"Filename": "src/Lib.sol", "SourceCode": "library L {}"}],
     )
     stub.answer(ok([item]))
-    record = make_client(stub).get_source_code(ADDRESS)
+    record = make_client(stub).contract_record(ADDRESS)
     assert record.source_format == "files"
     assert record.files == {"src/Box.sol": item["SourceCode"], "src/Lib.sol": "library L {}"}
 
@@ -295,7 +295,7 @@ def test_getsourcecode_blockscout_additional_sources(stub):
 def test_getsourcecode_json_of_files(stub):
     files = {"contracts/Box.sol": {"content": "contract Box {}"}, "contracts/Lib.sol": {"content": "library L {}"}}
     stub.answer(ok([source_item(SourceCode=json.dumps(files), EVMVersion="paris", OptimizationUsed="0")]))
-    record = make_client(stub).get_source_code(ADDRESS)
+    record = make_client(stub).contract_record(ADDRESS)
     assert record.source_format == "files"
     assert record.files == {"contracts/Box.sol": "contract Box {}", "contracts/Lib.sol": "library L {}"}
     assert record.settings == {"optimizer": {"enabled": False, "runs": 200}, "evmVersion": "paris"}
@@ -308,7 +308,7 @@ def test_getsourcecode_standard_json_in_double_braces(stub):
         "settings": {"optimizer": {"enabled": True, "runs": 999}, "evmVersion": "cancun", "viaIR": True},
     }
     stub.answer(ok([source_item(SourceCode="{" + json.dumps(std) + "}", Proxy="1", Implementation=IMPL)]))
-    record = make_client(stub).get_source_code(ADDRESS)
+    record = make_client(stub).contract_record(ADDRESS)
     assert record.source_format == "standard-json"
     assert record.files == {"src/Box.sol": "contract Box {}"}
     assert record.settings == std["settings"]  # the JSON input's own settings win

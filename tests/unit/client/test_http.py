@@ -7,13 +7,13 @@ import pytest
 import requests
 
 from ape_contract_verify.client.etherscan import ExplorerClient
-from ape_contract_verify.client.health import TargetHealth
-from ape_contract_verify.client.http import gave_up, reason_of, retry_after, still_pending
+from ape_contract_verify.client.http import gave_up, reason_of, still_pending
 from ape_contract_verify.exceptions import ExplorerUnavailable, RateLimited, VerificationTimeout
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.protocol.secrets import REDACTED, register_secret
-from ape_contract_verify.retry import Retry, RetryPolicy
-from support.stub_server import Http, ok
+from ape_contract_verify.request import Receipt
+from ape_contract_verify.retry import Retry, RetryPolicy, TargetHealth
+from support.stub_server import Clock, Http, ok
 
 pytestmark = pytest.mark.unit
 
@@ -105,7 +105,7 @@ def response_with(header: str | None) -> requests.Response:
     [("7", 7.0), ("0.5", 0.5), ("3600", 16.0), ("-3", 0.0), (None, None), ("soon", None), ("", None)],
 )
 def test_retry_after_is_read_in_seconds_and_bounded(header, seconds):
-    assert retry_after(response_with(header), RetryPolicy(max_delay=16.0)) == seconds
+    assert RetryPolicy(max_delay=16.0).retry_after(response_with(header).headers.get("Retry-After")) == seconds
 
 
 # -- giving up --------------------------------------------------------------------------------------
@@ -144,3 +144,51 @@ def test_a_rate_limit_without_an_answer_has_its_message_for_reason():
     err = gave_up(Retry("HTTP 429", rate_limited=True), RetryPolicy(max_retries=1), "c", "w", "limited")
     assert isinstance(err, RateLimited) and err.answer is None
     assert err.reason == str(err) == "c: limited after 1 retries (HTTP 429)"
+
+
+# -- polling ----------------------------------------------------------------------------------------
+
+
+class Scripted(ExplorerClient):
+    """A client whose job checks answer from a script (an exception in it is raised), counted."""
+
+    def __init__(self, script, clock: Clock) -> None:
+        super().__init__("http://127.0.0.1:1/api", sleep=clock.sleep, clock=clock)
+        self.script, self.checks = iter(script), 0
+
+    def job_status(self, guid: str, proxy: bool = False) -> ExplorerAnswer:
+        self.checks += 1
+        item = next(self.script)
+        if isinstance(item, Exception):
+            raise item
+        return item
+
+
+PENDING, PASS = answer("Pending in queue", Outcome.PENDING), answer("Pass - Verified", Outcome.VERIFIED)
+RECEIPT = Receipt(guid="g" * 50, address="0xabc")
+
+
+def test_poll_returns_the_final_answer_and_how_many_checks_it_took():
+    clock, seen = Clock(), []
+    client = Scripted([PENDING, PENDING, PASS], clock)
+    assert client.wait(RECEIPT, interval=2.0, timeout=60.0, on_progress=seen.append) == PASS
+    assert client.checks == 3 and seen == [PENDING, PENDING, PASS]
+    assert clock.slept == [2.0, 2.0, 2.0]  # the first check waits too (no job here has ended yet)
+
+
+def test_poll_times_out_with_the_last_answer():
+    clock = Clock()
+    with pytest.raises(VerificationTimeout, match="Pending in queue"):
+        Scripted([PENDING] * 10, clock).wait(RECEIPT, interval=5.0, timeout=20.0, fresh=False)
+    assert clock.now <= 20.0
+
+
+def test_poll_waits_out_a_short_outage_and_ends_on_a_lasting_one():
+    clock = Clock()
+    script = [ExplorerUnavailable("blip"), PENDING, ExplorerUnavailable("blip"), PASS]
+    assert Scripted(script, clock).wait(RECEIPT, interval=1.0, timeout=60.0) == PASS
+
+    clock = Clock()
+    with pytest.raises(ExplorerUnavailable, match="gone"):
+        Scripted([ExplorerUnavailable("gone")] * 60, clock).wait(RECEIPT, interval=5.0, timeout=300.0)
+    assert clock.now < 30.0  # three failed checks over 10 s, not the whole timeout

@@ -24,6 +24,7 @@ def test_the_flavours_are_the_five_servers_and_distinct():
     flavours = tuple(Flavour)
     assert flavours == (Flavour.ETHERSCAN, Flavour.BLOCKSCOUT, Flavour.ROUTESCAN, Flavour.LOCAL, Flavour.SOURCIFY)
     assert len(set(flavours)) == 5 and "blockscout" in flavours
+    assert [f.display for f in flavours] == ["Etherscan", "Blockscout", "Routescan", "the local explorer", "Sourcify"]
     assert f"{Flavour.BLOCKSCOUT} {Kind.SOURCIFY}" == "blockscout sourcify"  # what messages say
 
 
@@ -95,7 +96,7 @@ def test_what_a_target_lacks_has_a_default():
     target = Complete()
     assert not target.kind.links_proxies and target.link(A) is None and target.creation_records() is None
     assert target.get_abi(A) == [{"type": "fallback"}]  # from its record
-    with pytest.raises(ContractNotVerified):
+    with pytest.raises(ContractNotVerified, match="not verified on Sourcify$"):  # no chain known: none said
         target.get_abi("0x" + "cd" * 20)
     with pytest.raises(ActionNotSupported, match="sourcify has no proxy-link action"):
         target.verify_proxy(A)

@@ -3,8 +3,15 @@
 import pytest
 
 from ape_contract_verify.client.etherscan import ExplorerClient
-from ape_contract_verify.client.known import BLOCKSCOUT_PRO_URL, SOURCIFY_REPO_URL, SOURCIFY_URL
-from ape_contract_verify.client.targets import ETHERSCAN_V2_URL, Target, resolve_target, resolve_targets
+from ape_contract_verify.client.targets import (
+    BLOCKSCOUT_PRO_URL,
+    ETHERSCAN_V2_URL,
+    SOURCIFY_REPO_URL,
+    SOURCIFY_URL,
+    Target,
+    resolve_target,
+    resolve_targets,
+)
 from ape_contract_verify.config import ContractVerifyConfig
 from ape_contract_verify.exceptions import ExplorerNotConfigured, InvalidRequest
 from support.stub_server import Sleeps

@@ -204,7 +204,7 @@ def test_getabi_of_an_unverified_contract(stub):
 
 def test_getsourcecode_of_an_unverified_contract_has_only_its_address(stub):
     stub.answer(shown([{"Address": ADDRESS.lower()}]))  # Blockscout leaves every other key out
-    record = make_client(stub).get_source_code(ADDRESS)
+    record = make_client(stub).contract_record(ADDRESS)
     assert not record.verified and record.source_code == "" and record.abi == []
 
 

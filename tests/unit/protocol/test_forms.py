@@ -32,7 +32,7 @@ def assert_rejected(stub, call, param: str, *words: str):
 def test_addresses_everywhere(stub, address):
     client = make_client(stub)
     assert_rejected(stub, lambda: client.get_abi(address), "address", "40 hex digits")
-    assert_rejected(stub, lambda: client.get_source_code(address), "address", "40 hex digits")
+    assert_rejected(stub, lambda: client.contract_record(address), "address", "40 hex digits")
     assert_rejected(stub, lambda: client.verify_proxy(address), "address")
     assert_rejected(stub, lambda: client.verify_proxy(ADDRESS, address.strip() or "0x1"), "expectedimplementation")
     assert_rejected(

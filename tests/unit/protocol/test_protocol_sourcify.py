@@ -91,10 +91,9 @@ def test_overall_match_is_the_better_of_creation_and_runtime():
     assert sourcify.overall_match(None, "match") == "match"
     assert sourcify.overall_match("match", "exact_match") == "exact_match"
     assert sourcify.overall_match(None, None) is None
-    assert sourcify.is_better_match("exact_match", "match")
-    assert sourcify.is_better_match("match", None)
-    assert not sourcify.is_better_match("match", "match")
-    assert not sourcify.is_better_match(None, "match")
+    assert sourcify.overall_match("match", "exact_match") == "exact_match"  # exact_match ranks above match
+    assert sourcify.overall_match("match", None) == "match"
+    assert sourcify.overall_match("match", "match") == "match"
 
 
 # -- versions --------------------------------------------------------------------------------------

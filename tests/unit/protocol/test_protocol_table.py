@@ -166,7 +166,7 @@ def client_call(client, row: Row):
     if row.action == "getabi":
         return lambda: client.get_abi(fields["address"])
     if row.action == "getsourcecode":
-        return lambda: client.get_source_code(fields["address"])
+        return lambda: client.contract_record(fields["address"])
     if row.action == "verifyproxycontract":
         return lambda: client.verify_proxy(fields["address"], fields.get("expectedimplementation"))
     raise AssertionError(row.action)

@@ -298,7 +298,7 @@ def test_protocol_rules():
     assert sfy.error_body(sfy.NO_MATCH, "differs", onchainRuntimeCode="0x00")["customCode"] == "no_match"
     assert sfy.overall_match(sfy.EXACT_MATCH, sfy.MATCH) == sfy.EXACT_MATCH  # the better, as Sourcify's Vyper answer
     assert sfy.overall_match(None, None) is None
-    assert sfy.is_better_match(sfy.EXACT_MATCH, sfy.MATCH) and not sfy.is_better_match(sfy.MATCH, sfy.EXACT_MATCH)
+    assert sfy.overall_match(sfy.MATCH, sfy.EXACT_MATCH) == sfy.EXACT_MATCH  # exact_match ranks above match
     request = sfy.body_to_request(
         "31337",
         BOX,

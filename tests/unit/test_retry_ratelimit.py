@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from ape_contract_verify.client.ratelimit import RateLimiter, limiter_for
 from ape_contract_verify.exceptions import ExplorerUnavailable, RateLimited, VerificationTimeout
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.request import Receipt
+from ape_contract_verify.retry import RateLimiter, limiter_for
 from support.client import Texts, single_file_request
 from support.stub_server import GUID, Drop, Http, Sleeps, Stall, make_client, notok, ok
 

@@ -4,8 +4,7 @@ evmchains lists for the chain; and its client carries it (the workflow asks the 
 
 import pytest
 
-from ape_contract_verify.client.known import flavour_of
-from ape_contract_verify.client.targets import Target, resolve_targets
+from ape_contract_verify.client.targets import Target, flavour_of, resolve_targets
 from ape_contract_verify.config import ContractVerifyConfig
 
 KEYS = {"ETHERSCAN_API_KEY": "ether-key", "BLOCKSCOUT_API_KEY": "bs-key"}

@@ -9,13 +9,13 @@ from types import SimpleNamespace
 import pytest
 
 from ape_contract_verify.client.etherscan import SubmissionReceipt
-from ape_contract_verify.client.health import TargetHealth
 from ape_contract_verify.client.provider import ExplorerRecord
 from ape_contract_verify.derive import artifacts, derive
 from ape_contract_verify.evm import proxies
 from ape_contract_verify.exceptions import ExplorerUnavailable, TargetDown
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome, Texts
 from ape_contract_verify.request import CodeFormat, VerificationRequest
+from ape_contract_verify.retry import TargetHealth
 from ape_contract_verify.workflow import verification as run_module
 from ape_contract_verify.workflow.plan import Options
 from ape_contract_verify.workflow.verification import Item, VerificationRun
