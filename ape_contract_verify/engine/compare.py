@@ -13,7 +13,7 @@ setting is searched for: a difference is said as a difference of the creation co
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Literal, Protocol
 
@@ -50,18 +50,14 @@ class FailureKind(str, Enum):
     CHAIN = "chain"
 
 
-# The input a failure of each kind points at, unless the failure names a setting itself.
+# The input a failure of each kind points at, unless the failure names a setting itself; the
+# kinds not here point at the input they are named after.
 SETTING_OF = {
     FailureKind.NO_CODE: "address",
     FailureKind.INVALID_INPUT: "input",
-    FailureKind.COMPILER: "compiler",
-    FailureKind.CONTRACT_NAME: "contract name",
     FailureKind.NO_CREATION: "creation transaction",
     FailureKind.BYTECODE: "source",
     FailureKind.COMPILER_VERSION: "compiler",
-    FailureKind.LIBRARY: "library",
-    FailureKind.CONSTRUCTOR_ARGUMENTS: "constructor arguments",
-    FailureKind.CHAIN: "chain",
 }
 
 
@@ -71,7 +67,7 @@ class Failure(Exception):
     def __init__(self, kind: FailureKind, reason: str, offset: int | None = None, setting: str | None = None):
         super().__init__(reason)
         self.kind, self.reason, self.offset = kind, reason, offset
-        self.setting = setting or SETTING_OF[kind]
+        self.setting = setting or SETTING_OF.get(kind, kind.value)
 
 
 @dataclass
@@ -106,6 +102,11 @@ class Compiled:
     def compare_creation(self, on_chain: bytes) -> bc.Comparison:
         """Against the code a creation's input (or a blueprint's body) starts with."""
         return bc.compare(self.creation, on_chain[: len(self.creation)], link_references=self.creation_links)
+
+    def reproduces(self, runtime: bytes, creation_input: bytes | None = None) -> bool:
+        """Whether this is the deployment's code: its runtime, and its creation code when known."""
+        matches = self.compare_runtime(runtime).matches
+        return matches and (not creation_input or self.compare_creation(creation_input).matches)
 
     def compare_runtime(self, on_chain: bytes) -> bc.Comparison:
         return bc.compare(
@@ -155,11 +156,8 @@ def compare(
     runtime_cmp = compiled.compare_runtime(runtime_on_chain)
     version_reason = compiler_version_difference(compiler_version, runtime_on_chain, creation_input)
 
+    by_settings = _linked_at_compile_time(compiled, runtime_on_chain, creation_input, libraries)
     if (creation_cmp is not None and not creation_cmp.matches) or not runtime_cmp.matches:
-        for code, on_chain in ((compiled.runtime, runtime_on_chain), (compiled.creation, creation_input)):
-            library = _linked_library_difference(code, on_chain, libraries)
-            if library:
-                raise Failure(FailureKind.LIBRARY, f"{LIBRARY_REQUIRED}: {library}")
         if version_reason:
             raise Failure(FailureKind.COMPILER_VERSION, f"{Texts.BYTECODE_MISMATCH} {version_reason}")
         # When the runtime code matches, the creation code was compared and differs.
@@ -191,12 +189,6 @@ def compare(
         )
 
     found = _libraries_on_chain(compiled, runtime_on_chain, creation_input, libraries)
-    # Libraries linked at compile time (settings.libraries) were checked by the code comparison.
-    by_settings = {
-        name: address
-        for name, address in libraries.items()
-        if bc.find_address(compiled.runtime, address) or bc.find_address(compiled.creation, address)
-    }
     if version_reason:
         raise Failure(FailureKind.COMPILER_VERSION, f"{Texts.BYTECODE_MISMATCH} {version_reason}")
     if submitted_args != deployed_args:
@@ -390,18 +382,27 @@ def lookup_library(libraries: dict[str, str], name: str) -> str | None:
     return libraries.get(name) or libraries.get(name.rsplit(":", 1)[-1])
 
 
-def _linked_library_difference(compiled: bytes, on_chain: bytes, libraries: dict[str, str]) -> str | None:
-    """A submitted library linked at compile time whose position holds another address on chain."""
+def _linked_at_compile_time(
+    compiled: Compiled, runtime: bytes, creation_input: bytes, libraries: dict[str, str]
+) -> dict[str, str]:
+    """The submitted libraries linked at compile time (settings.libraries): their address is in the
+    compiled code; `Failure` when the chain holds another address there."""
+    linked: dict[str, str] = {}
     for name, address in libraries.items():
-        try:
-            positions = bc.find_address(compiled, address)
-        except ValueError:
-            continue
-        for position in positions:
-            found = on_chain[position : position + 20]
-            if len(found) == 20 and found != compiled[position : position + 20]:
-                return f"Library {name} address differs: submitted {address}, on chain 0x{found.hex()}"
-    return None
+        for code, on_chain in ((compiled.runtime, runtime), (compiled.creation, creation_input)):
+            try:
+                positions = bc.find_address(code, address)
+            except ValueError:
+                continue
+            for position in positions:
+                linked[name] = address
+                found = on_chain[position : position + 20]
+                if len(found) == 20 and found != code[position : position + 20]:
+                    raise Failure(
+                        FailureKind.LIBRARY,
+                        f"{LIBRARY_REQUIRED}: Library {name} address differs: submitted {address}, on chain 0x{found.hex()}",
+                    )
+    return linked
 
 
 def _trailing_difference(compiled: Compiled, on_chain: bytes) -> str | None:
@@ -410,13 +411,7 @@ def _trailing_difference(compiled: Compiled, on_chain: bytes) -> str | None:
     size = len(compiled.runtime)
     if not compiled.trailing or len(on_chain) <= size or len(on_chain) == size + compiled.trailing:
         return None
-    prefix = bc.compare(
-        compiled.runtime,
-        on_chain[:size],
-        immutable_references=compiled.immutables,
-        link_references=compiled.runtime_links,
-    )
-    if not prefix.matches:
+    if not compiled.compare_runtime(on_chain[:size]).matches:  # shorter than runtime and immutables
         return None
     return (
         f"The deployed code is the compiled runtime code ({size} bytes) followed by {len(on_chain) - size} bytes, "
@@ -427,11 +422,8 @@ def _trailing_difference(compiled: Compiled, on_chain: bytes) -> str | None:
 
 def _only_tail_metadata_differs(compiled: Compiled, on_chain: bytes) -> bool:
     """Equal code once both CBOR tails are cut off (one may have none): only metadata settings differ."""
-    ranges = bc.immutable_ranges(compiled.immutables) + [
-        (p.start, p.length) for p in bc.link_positions(compiled.runtime_links)
-    ]
-    body = bc.zero_ranges(bc.strip_metadata(compiled.runtime), ranges)
-    return bool(body) and body == bc.zero_ranges(bc.strip_metadata(on_chain), ranges)
+    body = replace(compiled, runtime=bc.strip_metadata(compiled.runtime))
+    return bool(body.runtime) and body.compare_runtime(bc.strip_metadata(on_chain)).match == "full"
 
 
 def compiler_version_difference(requested: str, runtime: bytes, creation_input: bytes) -> str | None:

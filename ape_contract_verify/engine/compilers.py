@@ -463,11 +463,11 @@ def vyper_compilers() -> dict[str, list[str]]:
 
     A side venv counts only when its `vyper --version` agrees with its folder name."""
     found: dict[str, list[str]] = {}
-    # The venv's own `vyper` (for --version) and vyper-json, else its modules.
+    # The `vyper` (for --version) and vyper-json on PATH, else beside this Python (pip installs both).
     exe = shutil.which("vyper") or str(Path(sys.executable).with_name("vyper"))
     json_exe = shutil.which("vyper-json") or str(Path(sys.executable).with_name("vyper-json"))
-    if own := printed_version([exe] if Path(exe).exists() else [sys.executable, "-m", "vyper"], "vyper"):
-        found[own.number] = [json_exe] if Path(json_exe).exists() else [sys.executable, "-m", "vyper.cli.vyper_json"]
+    if Path(json_exe).exists() and (own := printed_version([exe], "vyper")):
+        found[own.number] = [json_exe]
     for folder in [*(Path(p) for p in os.environ.get(VYPER_DIR_ENV, "").split(os.pathsep) if p), _PROJECT_VYPER_DIR]:
         if not folder.is_dir():
             continue
@@ -508,8 +508,10 @@ def compile_vyper_json(
     (`follows_hash_seed`); or with each function's callees in `callee_order` (vyper03_callee_order.py)."""
     requested = parse_compiler_version(version, "vyper")
     command = vyper_json_command(requested)
-    if callee_order is not None:
-        command = [_vyper_python(command), str(_CALLEE_ORDER_DRIVER), json.dumps(callee_order, sort_keys=True)]
+    if callee_order is not None:  # the driver runs in that Vyper's venv, by the Python beside its vyper-json
+        python = Path(command[0]).with_name("python")
+        driver = [str(_CALLEE_ORDER_DRIVER), json.dumps(callee_order, sort_keys=True)]
+        command = [str(python) if python.exists() else sys.executable, *driver]
     settings: CompilerSettings = (input_json.get("settings") or {}).copy()
     # Search paths name folders of the submitter's machine; only the submitted files count here.
     # (vyper-json reads imports from the JSON alone, and 0.3's interface files only under -p, never given.)
@@ -524,12 +526,6 @@ def compile_vyper_json(
         output = _run_json(command, input_json, timeout, f"vyper {requested.number}", cwd=empty, env=env)
     raise_on_errors(output, input_json, f"vyper {requested.number}")
     return output
-
-
-def _vyper_python(command: list[str]) -> str:
-    """The Python of a vyper-json command's venv (`python -m vyper.cli.vyper_json`, or beside it)."""
-    beside = Path(command[0]).with_name("python")
-    return command[0] if len(command) > 1 else str(beside) if beside.exists() else sys.executable
 
 
 # --- shared -----------------------------------------------------------------------------------
@@ -891,6 +887,13 @@ class ContractInput:
     def output_of(self, output: CompilerOutput | None) -> ContractOutput:
         """This contract's part of a compile's output ({} when it has none)."""
         return (((output or {}).get("contracts") or {}).get(self.file) or {}).get(self.name) or {}
+
+    def compile(self) -> ContractOutput:
+        """This contract's part of compiling the input selected for it (`selected`); a
+        `CompilerError` when the compiler cannot be had or refuses the sources."""
+        return self.output_of(
+            compile_input(self.compiler_version, self.selected(), timeout=self.timeout, cache=self.cache)
+        )
 
 
 def compile_input(

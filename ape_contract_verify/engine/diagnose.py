@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import TypeAlias
 
 from ape_contract_verify.engine.compare import Compiled
-from ape_contract_verify.engine.compilers import CompilerError, ContractInput, code_objects, compile_input, release_of
+from ape_contract_verify.engine.compilers import CompilerError, ContractInput, release_of
 from ape_contract_verify.engine.seed_search import search_if_reordered
 from ape_contract_verify.protocol.inputs import CompilerInput, CompilerSettings
 
@@ -43,10 +43,9 @@ _LATER: tuple[tuple[str, str | int], ...] = (
 )
 
 
-def solidity_variations(
-    settings: CompilerSettings, single_file: bool = False
-) -> list[tuple[str, str, CompilerSettings]]:
-    """(setting, label, settings) with one setting changed, in the order they are tried."""
+def solidity_variations(input_json: CompilerInput, single_file: bool = False) -> list[tuple[str, str, CompilerInput]]:
+    """(setting, label, input) with one setting changed, in the order they are tried."""
+    settings = input_json.get("settings") or {}
     optimizer = (settings.get("optimizer") or {}).copy()
     enabled, runs = bool(optimizer.get("enabled", False)), int(optimizer.get("runs", 200))
     # The settings as a single file's form names them, else as the JSON input does.
@@ -56,10 +55,10 @@ def solidity_variations(
         else ("optimizer.enabled", "optimizer.runs", "evmVersion")
     )
 
-    found: list[tuple[str, str, CompilerSettings]] = []
+    found: list[tuple[str, str, CompilerInput]] = []
 
     def add(setting: str, label: str, updates: CompilerSettings) -> None:
-        found.append((setting, label, {**settings, **updates}))
+        found.append((setting, label, {**input_json, "settings": {**settings, **updates}}))
 
     if enabled:
         label = f"the optimizer disabled ({opt}={'0' if single_file else 'false'})"
@@ -74,7 +73,7 @@ def solidity_variations(
     if settings.get("evmVersion"):
         default_evm = settings.copy()
         del default_evm["evmVersion"]
-        found.append(("evmVersion", f"the compiler's default {evm_name}", default_evm))
+        found.append(("evmVersion", f"the compiler's default {evm_name}", {**input_json, "settings": default_evm}))
     for key, value in _LATER:
         if key == "evmVersion" and isinstance(value, str) and value != settings.get("evmVersion"):
             add("evmVersion", f"{evm_name}={value}", {"evmVersion": value})
@@ -90,26 +89,6 @@ def vyper_hint(compiler_version: str | None = None) -> str:
     return f"settings or source differ: compiler version, {optimize}evmVersion or a source line"
 
 
-def variations(
-    input_json: CompilerInput,
-    file: str,
-    language: str,
-    single_file: bool = False,
-    compiler_version: str | None = None,
-) -> list[tuple[str, str, CompilerInput]]:
-    """(setting, label, input) with one setting changed, in the order they are tried; for Vyper
-    only settings that `compiler_version` accepts."""
-    if language == "vyper":
-        return [
-            (setting, f"settings.{description.replace(': ', '=')}", variant)
-            for setting, description, variant in variants(input_json, file, release_of(compiler_version))
-        ]
-    return [
-        (setting, label, {**input_json, "settings": settings})
-        for setting, label, settings in solidity_variations(input_json.get("settings") or {}, single_file)
-    ]
-
-
 def diagnose(
     job: ContractInput, runtime_on_chain: bytes, *, single_file: bool = False, compiles: int = DEFAULT_COMPILES
 ) -> tuple[str, str]:
@@ -118,19 +97,21 @@ def diagnose(
     hint = vyper_hint(version) if language == "vyper" else SETTINGS_HINT
     if compiles <= 0:
         return "source", f"{hint}."
+    if language == "vyper":
+        trials = list(variants(job.input_json, job.file, release_of(version)))
+    else:
+        trials = solidity_variations(job.input_json, single_file)
     tried = []
-    for setting, label, variant in variations(job.input_json, job.file, language, single_file, version)[:compiles]:
+    for setting, label, variant in trials[:compiles]:
         tried.append(label)
         trial = replace(job, input_json=variant)
         try:
-            output = compile_input(version, trial.selected(), cache=job.cache, timeout=job.timeout)
+            compiled = Compiled.from_evm(trial.compile().get("evm") or {}, language)
         except CompilerError:
             continue
-        evm = trial.output_of(output).get("evm") or {}
-        if not code_objects(evm)[1]:
+        if not compiled.runtime:
             continue
-        compiled = Compiled.from_evm(evm, language)
-        if compiled.compare_runtime(runtime_on_chain).matches:
+        if compiled.reproduces(runtime_on_chain):
             return setting, f"the deployed code was compiled with {label}: resubmit with that setting."
         # A setting that gives the deployed instructions in another order: only the order can tell.
         found = language == "vyper" and search_if_reordered(trial, compiled, runtime_on_chain)
@@ -258,15 +239,15 @@ def with_setting(
 def variants(
     input_json: CompilerInput, file: str | None = None, version: Version | None = None
 ) -> Iterator[tuple[str, str, CompilerInput]]:
-    """(field, description, input) with one setting changed, among those the compiler `version`
+    """(setting, label, input) with one setting changed, among those the compiler `version`
     accepts: the optimization mode first (the usual mistake), then the EVM version."""
     modes, evms, default = _accepted(version)
     mode = optimize_mode(input_json, file, version)
     for other in modes:
         if _text(other) != mode:
-            yield "optimizer", f"optimize: {_text(other)}", with_setting(input_json, optimize=other)
+            yield "optimizer", f"settings.optimize={_text(other)}", with_setting(input_json, optimize=other)
     current = evm_version(input_json, version)
     current = default if current == "default" else current  # the compiler's default is no change
     for other in evms:
         if other != current:
-            yield "evmVersion", f"evmVersion: {other}", with_setting(input_json, evm=other)
+            yield "evmVersion", f"settings.evmVersion={other}", with_setting(input_json, evm=other)

@@ -68,10 +68,6 @@ class SeedSearch:
     def version(self) -> str:
         return parse_compiler_version(self.compiler_version, "vyper").number
 
-    @property
-    def name(self) -> str:
-        return self.order or ""
-
     def note(self) -> str:
         """For a verified contract: which order, and why explorers may disagree."""
         return (
@@ -208,7 +204,11 @@ def search_if_reordered(
     if not (follows_hash_seed(job.compiler_version) and in_another_order(compiled, runtime_on_chain, creation_input)):
         return None
     started = time.perf_counter()
-    found = search(job, reproducing(runtime_on_chain, creation_input), max_orders=max_orders)
+    found = search(
+        job,
+        lambda evm: Compiled.from_evm(evm, "vyper").reproduces(runtime_on_chain, creation_input),
+        max_orders=max_orders,
+    )
     logger.info(
         "contract_verify: %d internal-function orders compiled in %.1f s (%d codes), %s",
         len(found.codes),
@@ -229,20 +229,6 @@ def in_another_order(compiled: Compiled, runtime_on_chain: bytes, creation_input
     if not creation_input:
         return False
     return reordered(compiled.creation, creation_input[: len(compiled.creation)])
-
-
-def reproducing(runtime_on_chain: bytes, creation_input: bytes | None = None) -> Callable[[EvmOutput], bool]:
-    """`reproduces(evm)` for `search`: the runtime (and the creation code, when known) match."""
-
-    def reproduces(evm: EvmOutput) -> bool:
-        compiled = Compiled.from_evm(evm, "vyper")
-        if not compiled.compare_runtime(runtime_on_chain).matches:
-            return False
-        if not creation_input:
-            return True
-        return compiled.compare_creation(creation_input).matches
-
-    return reproduces
 
 
 def instructions(code: bytes, positions: set[int] | None = None) -> Counter[tuple[int, bytes]]:

@@ -28,7 +28,6 @@ from ape_contract_verify.engine.compilers import (
     EvmOutput,
     InvalidCompilerVersion,
     code_objects,
-    compile_input,
     parse_compiler_version,
     single_file_input,
 )
@@ -159,28 +158,31 @@ class Verifier:
         if not runtime_on_chain:
             raise Failure(FailureKind.NO_CODE, Texts.UNABLE_TO_LOCATE.format(address=address))
         result.onchain_runtime = runtime_on_chain.hex()
-        submitted_args = _clean_hex(request.constructor_arguments, "constructorArguements")
+        submitted_args = strip_0x(re.sub(r"\s+", "", request.constructor_arguments or "")).lower()
+        if not HEX.match(submitted_args) or len(submitted_args) % 2:
+            raise Failure(
+                FailureKind.INVALID_INPUT,
+                f"{Texts.INVALID_CONSTRUCTOR_ARGUMENTS} (constructorArguements must be ABI-encoded hex)",
+            )
 
         job = self._prepare(request)
         result.sources = {path: src.get("content", "") for path, src in job.input_json.get("sources", {}).items()}
-        result.settings = job.input_json.get("settings", {}).copy()
-        result.settings.pop("outputSelection", None)
-        _fill_settings(result, result.settings, job.language)
+        result.settings = settings = job.input_json.get("settings", {}).copy()
+        settings.pop("outputSelection", None)
+        optimizer, vyper = settings.get("optimizer") or {}, job.language == "vyper"
+        result.optimization_used = settings.get("optimize") != "none" if vyper else bool(optimizer.get("enabled"))
+        result.runs = 0 if vyper else int(optimizer.get("runs", 200))
+        result.evm_version = settings.get("evmVersion") or "Default"
+        result.via_ir = bool(settings.get("viaIR", False))
         if result.license_type is None:
             from ape_contract_verify.protocol.licenses import code_from_source
 
             result.license_type = code_from_source(result.sources.get(job.file, ""))
 
         try:
-            output = compile_input(
-                request.compiler_version,
-                job.selected(),
-                timeout=self.compile_timeout,
-                cache=self.cache,
-            )
+            contract = job.compile()
         except CompilerError as err:
             raise Failure(FailureKind.COMPILER, _compiler_reason(err, job.language)) from err
-        contract = job.output_of(output)
         if not contract:
             raise Failure(FailureKind.CONTRACT_NAME, self._name_reason(job, request))
         result.abi = contract.get("abi") or []
@@ -246,12 +248,16 @@ class Verifier:
                 single_file = request.format_text == CodeFormat.SINGLE_FILE.value
                 return diagnose(job, runtime_on_chain, single_file=single_file, compiles=compiles)
 
+            # Library name -> address: settings.libraries ({file: {name: address}}), then the form's.
+            linked = (job.input_json.get("settings", {}).get("libraries") or {}).values()
+            libraries = {name: str(address) for per_file in linked for name, address in per_file.items()}
+            libraries.update({name.rsplit(":", 1)[-1]: address for name, address in request.libraries.items()})
             matched = compare(
                 compiled,
                 creation,
                 runtime_on_chain,
                 compiler_version=request.compiler_version,
-                libraries=_submitted_libraries(job, request),
+                libraries={name: "0x" + strip_0x(address) for name, address in libraries.items()},
                 submitted_args=submitted_args,
                 abi=result.abi,
                 diagnose=explain,
@@ -352,15 +358,6 @@ def _compiler_reason(err: CompilerError, language: str) -> str:
     return Texts.COMPILATION_ERROR.format(language="Vyper" if language == "vyper" else "Solidity", message=err)
 
 
-def _clean_hex(value: str | None, parameter: str) -> str:
-    text = strip_0x(re.sub(r"\s+", "", value or ""))
-    if not HEX.match(text) or len(text) % 2:
-        raise Failure(
-            FailureKind.INVALID_INPUT, f"{Texts.INVALID_CONSTRUCTOR_ARGUMENTS} ({parameter} must be ABI-encoded hex)"
-        )
-    return text.lower()
-
-
 def parse_json_input(text: str, code_format: str = CodeFormat.STANDARD_JSON.value) -> CompilerInput:
     """The submission's compiler input, by the protocol's one rule (Etherscan's `{{…}}` accepted)."""
     try:
@@ -375,26 +372,3 @@ def _declared(path: str, source: SourceUnit, language: str) -> list[str]:
         return [path.rsplit("/", 1)[-1].rsplit(".", 1)[0]]
     content = re.sub(r"//[^\n]*|/\*.*?\*/", "", source.get("content", ""), flags=re.S)
     return list(dict.fromkeys(_DECLARATION.findall(content)))
-
-
-def _fill_settings(result: VerificationResult, settings: CompilerSettings, language: str) -> None:
-    optimizer = settings.get("optimizer") or {}
-    if language == "vyper":
-        result.optimization_used = settings.get("optimize", "gas") != "none"
-        result.runs = 0
-    else:
-        result.optimization_used = bool(optimizer.get("enabled", False))
-        result.runs = int(optimizer.get("runs", 200))
-    result.evm_version = settings.get("evmVersion") or "Default"
-    result.via_ir = bool(settings.get("viaIR", False))
-
-
-def _submitted_libraries(job: ContractInput, request: VerificationRequest) -> dict[str, str]:
-    """Library name -> address from the form and from settings.libraries ({file: {name: addr}})."""
-    libraries: dict[str, str] = {}
-    for per_file in (job.input_json.get("settings", {}).get("libraries") or {}).values():
-        if isinstance(per_file, dict):
-            libraries.update({name: str(address) for name, address in per_file.items()})
-    for name, address in (request.libraries or {}).items():
-        libraries[name.rsplit(":", 1)[-1]] = address
-    return {name: address if address.startswith("0x") else "0x" + address for name, address in libraries.items()}

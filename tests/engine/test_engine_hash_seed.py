@@ -241,8 +241,9 @@ def test_a_setting_is_named_with_the_seed_that_reproduces_it_never_one_that_repr
         in result.reason
     )
     # What the reason blames, the submitted optimize=true, reproduces the deployment under no seed.
-    reproduces = seed_search.reproducing(bytes.fromhex(result.onchain_runtime))
-    unreproduced = seed_search.search(ContractInput("vyper:0.3.7", submitted, FILE, NAME, "vyper"), reproduces)
+    on_chain = bytes.fromhex(result.onchain_runtime)
+    job = ContractInput("vyper:0.3.7", submitted, FILE, NAME, "vyper")
+    unreproduced = seed_search.search(job, lambda evm: Compiled.from_evm(evm, "vyper").reproduces(on_chain))
     assert unreproduced.order is None and len(unreproduced.codes) == unreproduced.orders == 12
     assert submit(world, address, deployed_input) == "Pass - Verified"
 

@@ -11,8 +11,8 @@ import json
 import pytest
 
 from ape_contract_verify.engine import compare as engine_compare
-from ape_contract_verify.engine.compilers import CompileCache, CompilerError, compile_input
-from ape_contract_verify.engine.diagnose import variations, vyper_hint, with_setting
+from ape_contract_verify.engine.compilers import CompileCache, CompilerError, compile_input, release_of
+from ape_contract_verify.engine.diagnose import variants, vyper_hint, with_setting
 from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.evm.chain import JsonRpcChain
 from ape_contract_verify.explorer.jobs import RealEngine
@@ -250,7 +250,7 @@ def test_each_installed_vyper_accepts_the_settings_its_diagnosis_tries(world, ve
         "sources": {FILE: {"content": NO_IMMUTABLES.format(version=version)}},
         "settings": dict(PLAIN_SETTINGS[version]),
     }
-    tried = variations(plain, FILE, "vyper", compiler_version=f"vyper:{version}")
+    tried = list(variants(plain, FILE, release_of(f"vyper:{version}")))
     assert len(tried) >= 5
     for _, label, variant in tried:
         assert evm_of(world, version, variant)["deployedBytecode"]["object"], label
@@ -303,7 +303,7 @@ def test_0_4_3_tries_what_it_always_tried():
         "settings.evmVersion=prague",
     ]
     for version in ("vyper:0.4.3", None, "not a version"):
-        assert [label for _, label, _ in variations(escrow, "a.vy", "vyper", compiler_version=version)] == before
+        assert [label for _, label, _ in variants(escrow, "a.vy", release_of(version))] == before
     assert (
         vyper_hint("vyper:0.4.3")
         == "settings or source differ: compiler version, optimize (gas, codesize, none), evmVersion or a source line"
