@@ -154,18 +154,15 @@ def compare(
         creation_cmp = compiled.compare_creation(creation_input)
         submitted_args = deployed_args if args_from_chain else submitted_args
     runtime_cmp = compiled.compare_runtime(runtime_on_chain)
-    version_reason = compiler_version_difference(compiler_version, runtime_on_chain, creation_input)
-
     by_settings = _linked_at_compile_time(compiled, runtime_on_chain, creation_input, libraries)
+    if version_reason := compiler_version_difference(compiler_version, runtime_on_chain, creation_input):
+        raise Failure(FailureKind.COMPILER_VERSION, f"{Texts.BYTECODE_MISMATCH} {version_reason}")
     if (creation_cmp is not None and not creation_cmp.matches) or not runtime_cmp.matches:
-        if version_reason:
-            raise Failure(FailureKind.COMPILER_VERSION, f"{Texts.BYTECODE_MISMATCH} {version_reason}")
         # When the runtime code matches, the creation code was compared and differs.
         which, cmp = (
             ("runtime", runtime_cmp) if not runtime_cmp.matches or creation_cmp is None else ("creation", creation_cmp)
         )
-        trailing_reason = _trailing_difference(compiled, runtime_on_chain) if which == "runtime" else None
-        if trailing_reason:
+        if which == "runtime" and (trailing_reason := _trailing_difference(compiled, runtime_on_chain)):
             raise Failure(FailureKind.BYTECODE, f"{Texts.BYTECODE_MISMATCH} {trailing_reason}", offset=cmp.offset)
         if which == "runtime" and not compiled.trailing and _only_tail_metadata_differs(compiled, runtime_on_chain):
             raise Failure(
@@ -189,8 +186,6 @@ def compare(
         )
 
     found = _libraries_on_chain(compiled, runtime_on_chain, creation_input, libraries)
-    if version_reason:
-        raise Failure(FailureKind.COMPILER_VERSION, f"{Texts.BYTECODE_MISMATCH} {version_reason}")
     if submitted_args != deployed_args:
         raise Failure(
             FailureKind.CONSTRUCTOR_ARGUMENTS,
@@ -217,8 +212,7 @@ def compare_blueprint(
     cmp = compiled.compare_creation(body)
     where = f"{BLUEPRINT}: its body ({len(body)} bytes after the {blueprint.preamble_length}-byte preamble)"
     if len(body) < len(creation) or not cmp.matches:
-        version_reason = compiler_version_difference(compiler_version, b"", body)
-        if version_reason:
+        if version_reason := compiler_version_difference(compiler_version, b"", body):
             raise Failure(FailureKind.COMPILER_VERSION, f"{Texts.BYTECODE_MISMATCH} {version_reason}")
         offset = cmp.offset if cmp.offset is not None else min(len(body), len(creation))
         raise Failure(

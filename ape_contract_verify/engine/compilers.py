@@ -447,15 +447,12 @@ def environment(seed: str, layout: int = 0) -> dict[str, str]:
     """A seeded compile's whole environment, the same from any caller, with `layout` variables
     more: a seed names one code only within one environment (the compiler is started by its full
     path and starts nothing). The environment's size moves the memory layout as much as the seed
-    does, so no seed search reaches every code: engine/seed_search.py compiles the orders by name."""
-    fixed = {
+    does, so no seed search reaches every code: engine/diagnose.py's order search compiles the orders by name."""
+    return {
         "PATH": os.defpath,
         "PYTHONHASHSEED": seed,
         **{f"APE_VERIFY_LAYOUT_{i}": "x" * (i % 7) for i in range(layout)},
     }
-    if "SYSTEMROOT" in os.environ:  # Windows' Python cannot start without it
-        fixed["SYSTEMROOT"] = os.environ["SYSTEMROOT"]
-    return fixed
 
 
 def vyper_compilers() -> dict[str, list[str]]:

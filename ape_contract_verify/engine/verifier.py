@@ -11,7 +11,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ape_contract_verify.engine import seed_search
 from ape_contract_verify.engine.compare import (
     Compiled,
     Failure,
@@ -31,7 +30,7 @@ from ape_contract_verify.engine.compilers import (
     parse_compiler_version,
     single_file_input,
 )
-from ape_contract_verify.engine.diagnose import DEFAULT_COMPILES, diagnose
+from ape_contract_verify.engine.diagnose import DEFAULT_COMPILES, MAX_ORDERS, diagnose, search_if_reordered
 from ape_contract_verify.evm.reads import ChainError, ChainReader, attempts_of
 from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.json_types import JsonObject
@@ -111,8 +110,8 @@ class Verifier:
     # traces, may not find a factory's: it then compares the runtime code alone.
     require_creation: bool = True
     # Vyper 0.3.4-0.3.7: how many internal-function orders to compile at most when the deployed
-    # code is the compiled instructions in another order (engine/seed_search.py).
-    callee_orders: int = seed_search.MAX_ORDERS
+    # code is the compiled instructions in another order (engine/diagnose.py's order search).
+    callee_orders: int = MAX_ORDERS
 
     def __post_init__(self) -> None:
         self.cache = self.cache if self.cache is not None else CompileCache()
@@ -235,7 +234,7 @@ class Verifier:
             result.blueprint = True
         else:
             creation_input = bytes(creation.input) if creation is not None else None
-            searched = job.language == "vyper" and seed_search.search_if_reordered(
+            searched = job.language == "vyper" and search_if_reordered(
                 job, compiled, runtime_on_chain, creation_input, max_orders=self.callee_orders
             )
             if searched and searched.evm is not None:  # the deployment is these instructions in another order

@@ -1,4 +1,4 @@
-"""engine/seed_search.py: the internal-function orders a Vyper 0.3.4-0.3.7 call graph allows, their
+"""engine/diagnose.py's order search: the internal-function orders a Vyper 0.3.4-0.3.7 call graph allows, their
 names, the search over them with its cap (the compiler replaced by a function of the order), and
 whether a deployment is the compiled instructions in another order (hand-made code)."""
 
@@ -8,10 +8,10 @@ import threading
 
 import pytest
 
-from ape_contract_verify.engine import seed_search
+from ape_contract_verify.engine import diagnose
 from ape_contract_verify.engine.compare import Compiled
 from ape_contract_verify.engine.compilers import CompileCache, CompilerFailed, ContractInput
-from ape_contract_verify.engine.seed_search import (
+from ape_contract_verify.engine.diagnose import (
     MAX_ORDERS,
     in_another_order,
     layout,
@@ -69,7 +69,7 @@ def _own_caches(monkeypatch):
 @pytest.fixture
 def vyper(monkeypatch):
     fake = Vyper()
-    monkeypatch.setattr(seed_search, "compile_vyper_json", fake)
+    monkeypatch.setattr(diagnose, "compile_vyper_json", fake)
     return fake
 
 
@@ -130,7 +130,7 @@ def test_no_orders_no_compile(vyper):
 
 def test_a_failing_compile_is_passed_over(monkeypatch):
     fake = Vyper(failing=(("_b", "_a", "_c"),))
-    monkeypatch.setattr(seed_search, "compile_vyper_json", fake)
+    monkeypatch.setattr(diagnose, "compile_vyper_json", fake)
     found = search(ContractInput(VYPER, INPUT, "F.vy", "F", "vyper"), lambda evm: False)
     assert found.order is None and found.orders == 6
     assert len(fake.orders) == 6 and len(found.codes) == 5  # every order tried, the failed one has no code
