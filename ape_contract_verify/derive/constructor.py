@@ -6,7 +6,7 @@ argument) with the engine's own text, so the pre-check and the explorer word it 
 import json
 
 from ape_contract_verify.derive.artifacts import Artifact, CompilerJson
-from ape_contract_verify.engine.compare import constructor_arguments_reason, constructor_inputs
+from ape_contract_verify.engine.verifier import constructor_arguments_reason, constructor_inputs
 from ape_contract_verify.evm.abi import abi_type
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.json_types import JsonValue

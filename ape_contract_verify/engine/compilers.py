@@ -33,7 +33,7 @@ from typing import Any, Final, TypeAlias, TypedDict, cast
 
 from packaging.version import Version
 
-from ape_contract_verify.evm.bytecode import CodeReference
+from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.logs import get_logger
@@ -91,8 +91,8 @@ def parse_compiler_version(text: str, language: Language | None = None) -> Compi
 
 
 # file -> library -> where its address goes; an immutable's AST id -> where its value goes.
-LinkReferences: TypeAlias = dict[str, dict[str, list[CodeReference]]]
-ImmutableReferences: TypeAlias = dict[str, list[CodeReference]]
+LinkReferences: TypeAlias = dict[str, dict[str, list[bc.CodeReference]]]
+ImmutableReferences: TypeAlias = dict[str, list[bc.CodeReference]]
 
 
 class Bytecode(TypedDict, total=False):
@@ -143,6 +143,54 @@ def code_objects(evm: EvmOutput) -> tuple[str, str]:
     placeholders kept ("" for code it did not make)."""
     made, deployed = evm.get("bytecode") or {}, evm.get("deployedBytecode") or {}
     return str(made.get("object") or "").removeprefix("0x"), str(deployed.get("object") or "").removeprefix("0x")
+
+
+@dataclass
+class Compiled:
+    """The compiler's code for one contract, with what the comparison must ignore."""
+
+    creation: bytes
+    creation_links: LinkReferences
+    runtime: bytes
+    runtime_links: LinkReferences
+    immutables: ImmutableReferences
+    trailing: int  # Vyper appends immutables after the runtime code
+
+    @classmethod
+    def from_evm(cls, evm: EvmOutput, language: str) -> Compiled:
+        made, deployed = evm.get("bytecode") or {}, evm.get("deployedBytecode") or {}
+        creation, runtime = (bc.to_bytes(code) for code in code_objects(evm))  # placeholders zeroed
+        trailing = 0
+        if language == "vyper":  # the size in the initcode's metadata (>= 0.3.10), else what its deploy
+            # sequence returns beyond the runtime (0.3.x has no such metadata)
+            layout = bc.vyper_layout(creation)
+            trailing = layout.immutable_size if layout else bc.vyper_deploy_immutables(creation, runtime) or 0
+        return cls(
+            creation=creation,
+            creation_links=made.get("linkReferences") or {},
+            runtime=runtime,
+            runtime_links=deployed.get("linkReferences") or {},
+            immutables=deployed.get("immutableReferences") or {},
+            trailing=trailing,
+        )
+
+    def compare_creation(self, on_chain: bytes) -> bc.Comparison:
+        """Against the code a creation's input (or a blueprint's body) starts with."""
+        return bc.compare(self.creation, on_chain[: len(self.creation)], link_references=self.creation_links)
+
+    def reproduces(self, runtime: bytes, creation_input: bytes | None = None) -> bool:
+        """Whether this is the deployment's code: its runtime, and its creation code when known."""
+        matches = self.compare_runtime(runtime).matches
+        return matches and (not creation_input or self.compare_creation(creation_input).matches)
+
+    def compare_runtime(self, on_chain: bytes) -> bc.Comparison:
+        return bc.compare(
+            self.runtime,
+            on_chain,
+            immutable_references=self.immutables,
+            link_references=self.runtime_links,
+            trailing_immutables=self.trailing,
+        )
 
 
 def raise_on_errors(output: CompilerOutput, input_json: CompilerInput, what: str) -> None:
@@ -258,8 +306,7 @@ def preexec(limits: Limits) -> Callable[[], None]:
 
 
 _slots_lock = threading.Lock()
-_slots: threading.BoundedSemaphore | None = None
-_slot_count = 0
+_slots: dict[int, threading.BoundedSemaphore] = {}  # by how many compiles may run at once
 
 
 def max_compiles() -> int:
@@ -276,12 +323,9 @@ def compile_slot() -> Iterator[None]:
     """Hold one of the process-wide compile slots; waits while all are taken.
 
     Each holder is bounded by its compile's timeout, so the wait is bounded too."""
-    global _slots, _slot_count
     count = max_compiles()
     with _slots_lock:
-        if _slots is None or count != _slot_count:
-            _slots, _slot_count = threading.BoundedSemaphore(count), count
-        slots = _slots
+        slots = _slots.setdefault(count, threading.BoundedSemaphore(count))
     with slots:
         yield
 
@@ -334,15 +378,7 @@ def solc_executable(version: CompilerVersion) -> Path:
     try:
         executable = Path(solcx.install.get_executable(version.number))
     except SolcNotInstalled:
-        if os.environ.get(INSTALL_ENV, "").lower() in ("1", "true", "yes"):
-            try:
-                solcx.install_solc(version.number)  # answers the installed version, not its path
-                executable = Path(solcx.install.get_executable(version.number))
-            except Exception as err:
-                raise CompilerNotInstalled(
-                    f"Compiler {version.long} is not installed and could not be installed: {err}"
-                ) from err
-        else:
+        if os.environ.get(INSTALL_ENV, "").lower() not in ("1", "true", "yes"):
             try:
                 installed = ", ".join(sorted((str(v) for v in solcx.get_installed_solc_versions()), key=Version))
             except Exception:  # a missing install folder means none installed
@@ -350,7 +386,14 @@ def solc_executable(version: CompilerVersion) -> Path:
             raise CompilerNotInstalled(
                 f"Compiler {version.long} is not installed on this explorer (installed: {installed or 'none'}); "
                 f"submit one of those versions, or install it (set {INSTALL_ENV}=1 with internet access)"
-            )
+            ) from None
+        try:
+            solcx.install_solc(version.number)  # answers the installed version, not its path
+            executable = Path(solcx.install.get_executable(version.number))
+        except Exception as err:
+            raise CompilerNotInstalled(
+                f"Compiler {version.long} is not installed and could not be installed: {err}"
+            ) from err
     found = printed_version([str(executable)], "solidity")
     if found is None or found.commit is None:
         raise CompilerFailed(f"solc at {executable} did not answer --version with its version and commit")

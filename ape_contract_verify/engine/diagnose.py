@@ -26,9 +26,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TypeAlias
 
-from ape_contract_verify.engine.compare import Compiled
 from ape_contract_verify.engine.compilers import (
     CalleeReport,
+    Compiled,
     CompilerError,
     CompilerOutput,
     ContractInput,

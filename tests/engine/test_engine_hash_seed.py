@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from ape_contract_verify.engine import compilers, diagnose
-from ape_contract_verify.engine.compare import Compiled
 from ape_contract_verify.engine.compilers import (
     CompileCache,
+    Compiled,
     ContractInput,
     compile_input,
     compile_vyper_json,

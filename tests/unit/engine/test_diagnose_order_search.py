@@ -9,8 +9,7 @@ import threading
 import pytest
 
 from ape_contract_verify.engine import diagnose
-from ape_contract_verify.engine.compare import Compiled
-from ape_contract_verify.engine.compilers import CompileCache, CompilerFailed, ContractInput
+from ape_contract_verify.engine.compilers import CompileCache, Compiled, CompilerFailed, ContractInput
 from ape_contract_verify.engine.diagnose import (
     MAX_ORDERS,
     in_another_order,

@@ -9,9 +9,8 @@ import pytest
 from eth_abi import encode
 
 from ape_contract_verify.engine import compilers
-from ape_contract_verify.engine.compare import FailureKind
 from ape_contract_verify.engine.compilers import SOLIDITY_OUTPUTS, CompilerFailed, CompilerNotInstalled
-from ape_contract_verify.engine.verifier import Failure, VerificationResult, Verifier, parse_json_input
+from ape_contract_verify.engine.verifier import FailureKind, VerificationResult, Verifier
 from ape_contract_verify.evm.reads import ChainError, Creation
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.request import CodeFormat, VerificationRequest
@@ -254,11 +253,13 @@ def test_standard_json_names_that_do_not_point_at_one_unit(solc):
 def test_bad_json_input_names_the_parameter(solc):
     result = verify(single(code_format=CodeFormat.STANDARD_JSON, contract_name="A.sol:A", source_code="{not json"))
     assert result.failure == FailureKind.INVALID_INPUT and result.reason.startswith("sourceCode is not valid JSON")
-    with pytest.raises(Failure) as caught:
-        parse_json_input('{"sources": {}}')
-    assert caught.value.kind == FailureKind.INVALID_INPUT and 'has no non-empty "sources" object' in caught.value.reason
-    wrapped = "{" + json.dumps({"sources": {"A.sol": {"content": "x"}}}) + "}"  # Etherscan's {{…}}
-    assert parse_json_input(wrapped)["sources"] == {"A.sol": {"content": "x"}}
+    caught = verify(
+        single(code_format=CodeFormat.STANDARD_JSON, contract_name="A.sol:A", source_code='{"sources": {}}')
+    )
+    assert caught.failure == FailureKind.INVALID_INPUT and 'has no non-empty "sources" object' in caught.reason
+    wrapped = "{" + json.dumps({"sources": {"A.sol": {"content": "contract A {}"}}}) + "}"  # Etherscan's {{…}}
+    read = verify(single(code_format=CodeFormat.STANDARD_JSON, contract_name="A.sol:A", source_code=wrapped))
+    assert read.sources == {"A.sol": "contract A {}"}
 
 
 def test_compiler_errors_map_to_etherscan_s_texts(monkeypatch):

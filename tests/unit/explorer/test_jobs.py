@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from ape_contract_verify.engine.compare import FailureKind
+from ape_contract_verify.engine.verifier import FailureKind
 from ape_contract_verify.evm.reads import ChainError
 from ape_contract_verify.explorer.jobs import JobRunner, request_to_payload, wait_until
 from ape_contract_verify.explorer.store import DONE, PENDING, PROXY, RUNNING, SOURCE, Store

@@ -7,8 +7,7 @@ import json
 
 import pytest
 
-from ape_contract_verify.engine.compare import FailureKind
-from ape_contract_verify.engine.verifier import VerificationResult
+from ape_contract_verify.engine.verifier import FailureKind, VerificationResult
 from ape_contract_verify.explorer import sourcify_results
 from ape_contract_verify.protocol import sourcify as sfy
 

@@ -1,4 +1,4 @@
-"""engine/compare.py on hand-made byte strings: what the comparison ignores (CBOR metadata,
+"""engine/verifier.py's comparison on hand-made byte strings: what the comparison ignores (CBOR metadata,
 immutables, link positions), which byte differs, and the cause each failure names.
 
 Real compiler output is tests/engine/'s; here code is written by hand and metadata with cbor2."""
@@ -9,9 +9,9 @@ import cbor2
 import pytest
 from eth_abi import encode
 
-from ape_contract_verify.engine.compare import (
+from ape_contract_verify.engine.compilers import Compiled
+from ape_contract_verify.engine.verifier import (
     LIBRARY_REQUIRED,
-    Compiled,
     Failure,
     FailureKind,
     Matched,
