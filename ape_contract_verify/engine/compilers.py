@@ -272,12 +272,10 @@ def limits_for(timeout: float) -> Limits:
 
 
 def _load_prctl() -> Callable[..., int] | None:
-    # Resolved here, in the parent: the child between fork and exec must not load libraries.
-    if not os.uname().sysname == "Linux":
-        return None
+    # Resolved here, in the parent: the child between fork and exec must not load libraries. Linux's
+    # only: another libc has no prctl (AttributeError).
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        return libc.prctl
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).prctl
     except (OSError, AttributeError):
         return None
 
@@ -508,16 +506,14 @@ def vyper_compilers() -> dict[str, list[str]]:
     json_exe = shutil.which("vyper-json") or str(Path(sys.executable).with_name("vyper-json"))
     if Path(json_exe).exists() and (own := printed_version([exe], "vyper")):
         found[own.number] = [json_exe]
-    for folder in [*(Path(p) for p in os.environ.get(VYPER_DIR_ENV, "").split(os.pathsep) if p), _PROJECT_VYPER_DIR]:
-        if not folder.is_dir():
+    folders = [*(Path(p) for p in os.environ.get(VYPER_DIR_ENV, "").split(os.pathsep) if p), _PROJECT_VYPER_DIR]
+    for candidate in [venv for folder in folders if folder.is_dir() for venv in sorted(folder.iterdir())]:
+        side_json = candidate / "bin" / "vyper-json"
+        if candidate.name in found or not side_json.exists():
             continue
-        for candidate in sorted(folder.iterdir()):
-            side_json = candidate / "bin" / "vyper-json"
-            if candidate.name in found or not side_json.exists():
-                continue
-            printed = printed_version([str(candidate / "bin" / "vyper")], "vyper")
-            if printed is not None and printed.number == candidate.name:
-                found[candidate.name] = [str(side_json)]
+        printed = printed_version([str(candidate / "bin" / "vyper")], "vyper")
+        if printed is not None and printed.number == candidate.name:
+            found[candidate.name] = [str(side_json)]
     return found
 
 
@@ -679,13 +675,9 @@ def single_file_input(
 
 def with_output_selection(input_json: CompilerInput, file: str = "*", contract: str = "*") -> CompilerInput:
     """A copy of `input_json` asking only for what verification needs (and for one contract)."""
-    copy: CompilerInput = json.loads(json.dumps(input_json))
-    settings = copy.setdefault("settings", {})
-    if str(copy.get("language", "Solidity")).lower() == "vyper":
-        settings["outputSelection"] = {file: VYPER_OUTPUTS}
-    else:
-        settings["outputSelection"] = {file: {contract: SOLIDITY_OUTPUTS}}
-    return copy
+    vyper = str(input_json.get("language", "Solidity")).lower() == "vyper"
+    selection: OutputSelection = {file: VYPER_OUTPUTS} if vyper else {file: {contract: SOLIDITY_OUTPUTS}}
+    return {**input_json, "settings": {**(input_json.get("settings") or {}), "outputSelection": selection}}
 
 
 # --- output selections ---------------------------------------------------------------------

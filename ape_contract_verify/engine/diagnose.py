@@ -468,12 +468,10 @@ def in_another_order(compiled: Compiled, runtime_on_chain: bytes, creation_input
     """Whether the deployment is `compiled`'s instructions in another order (runtime or creation):
     what another seed may give, where another source or setting gives other instructions."""
     if not compiled.compare_runtime(runtime_on_chain).matches:
-        if len(runtime_on_chain) != len(compiled.runtime) + compiled.trailing:
-            return False  # the immutables after the code are as many whatever the order
-        return reordered(compiled.runtime, runtime_on_chain[: len(compiled.runtime)])
-    if not creation_input:
-        return False
-    return reordered(compiled.creation, creation_input[: len(compiled.creation)])
+        # the immutables after the code are as many whatever the order
+        same_size = len(runtime_on_chain) == len(compiled.runtime) + compiled.trailing
+        return same_size and reordered(compiled.runtime, runtime_on_chain[: len(compiled.runtime)])
+    return creation_input is not None and reordered(compiled.creation, creation_input[: len(compiled.creation)])
 
 
 def instructions(code: bytes, positions: set[int] | None = None) -> Counter[tuple[int, bytes]]:

@@ -40,7 +40,8 @@ from ape_contract_verify.engine.compilers import (
 from ape_contract_verify.engine.diagnose import DEFAULT_COMPILES, MAX_ORDERS, diagnose, search_if_reordered
 from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.evm.abi import abi_type
-from ape_contract_verify.evm.blueprint import BLUEPRINT, Blueprint, parse
+from ape_contract_verify.evm.blueprint import BLUEPRINT, Blueprint
+from ape_contract_verify.evm.blueprint import parse as parse_blueprint
 from ape_contract_verify.evm.reads import ChainError, ChainReader, Creation, attempts_of
 from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.json_types import JsonObject, JsonValue
@@ -238,7 +239,7 @@ class Verifier:
                 f"{job.name} has no bytecode (an interface or abstract contract); submit a deployable contract",
             )
 
-        declared = parse(runtime_on_chain)  # an ERC-5202 blueprint's preamble, if any
+        declared = parse_blueprint(runtime_on_chain)
         creation = self.chain.find_creation(address)
         # A blueprint's body is its creation code: its transaction is not needed to verify it.
         if creation is None and self.require_creation and declared is None:
@@ -720,11 +721,9 @@ def compiler_version_difference(requested: str, runtime: bytes, creation_input: 
         version = parse_compiler_version(requested)
     except CompilerError:
         return None
-    segment = bc.tail_metadata(runtime) or bc.tail_metadata(creation_input)
-    if segment is None:
-        # Vyper keeps its metadata in the initcode only: the last blob before the arguments.
-        for candidate in bc.metadata_segments(creation_input):
-            segment = candidate
+    # Vyper keeps its metadata in the initcode only: the last blob before the arguments.
+    initcode = bc.metadata_segments(creation_input)
+    segment = bc.tail_metadata(runtime) or bc.tail_metadata(creation_input) or (initcode[-1] if initcode else None)
     recorded = segment.compiler if segment else None
     # The metadata records the release (0.4.0 for 0.4.0rc6; a nightly's as text, and so differing).
     if recorded and recorded[1] != ".".join(str(part) for part in version.release):
