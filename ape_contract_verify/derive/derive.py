@@ -27,7 +27,7 @@ from ape_contract_verify.derive.artifacts import (
     project_remappings,
     standard_input,
 )
-from ape_contract_verify.engine.compare import constructor_arguments_reason, constructor_inputs
+from ape_contract_verify.engine.verifier import constructor_arguments_reason, constructor_inputs
 from ape_contract_verify.evm import blueprint, bytecode
 from ape_contract_verify.evm.abi import abi_type
 from ape_contract_verify.evm.reads import Creation, attempts_of

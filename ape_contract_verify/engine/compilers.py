@@ -33,7 +33,7 @@ from typing import Any, Final, TypeAlias, TypedDict, cast
 
 from packaging.version import Version
 
-from ape_contract_verify.evm.bytecode import CodeReference
+from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.logs import get_logger
@@ -91,8 +91,8 @@ def parse_compiler_version(text: str, language: Language | None = None) -> Compi
 
 
 # file -> library -> where its address goes; an immutable's AST id -> where its value goes.
-LinkReferences: TypeAlias = dict[str, dict[str, list[CodeReference]]]
-ImmutableReferences: TypeAlias = dict[str, list[CodeReference]]
+LinkReferences: TypeAlias = dict[str, dict[str, list[bc.CodeReference]]]
+ImmutableReferences: TypeAlias = dict[str, list[bc.CodeReference]]
 
 
 class Bytecode(TypedDict, total=False):
@@ -143,6 +143,54 @@ def code_objects(evm: EvmOutput) -> tuple[str, str]:
     placeholders kept ("" for code it did not make)."""
     made, deployed = evm.get("bytecode") or {}, evm.get("deployedBytecode") or {}
     return str(made.get("object") or "").removeprefix("0x"), str(deployed.get("object") or "").removeprefix("0x")
+
+
+@dataclass
+class Compiled:
+    """The compiler's code for one contract, with what the comparison must ignore."""
+
+    creation: bytes
+    creation_links: LinkReferences
+    runtime: bytes
+    runtime_links: LinkReferences
+    immutables: ImmutableReferences
+    trailing: int  # Vyper appends immutables after the runtime code
+
+    @classmethod
+    def from_evm(cls, evm: EvmOutput, language: str) -> Compiled:
+        made, deployed = evm.get("bytecode") or {}, evm.get("deployedBytecode") or {}
+        creation, runtime = (bc.to_bytes(code) for code in code_objects(evm))  # placeholders zeroed
+        trailing = 0
+        if language == "vyper":  # the size in the initcode's metadata (>= 0.3.10), else what its deploy
+            # sequence returns beyond the runtime (0.3.x has no such metadata)
+            layout = bc.vyper_layout(creation)
+            trailing = layout.immutable_size if layout else bc.vyper_deploy_immutables(creation, runtime) or 0
+        return cls(
+            creation=creation,
+            creation_links=made.get("linkReferences") or {},
+            runtime=runtime,
+            runtime_links=deployed.get("linkReferences") or {},
+            immutables=deployed.get("immutableReferences") or {},
+            trailing=trailing,
+        )
+
+    def compare_creation(self, on_chain: bytes) -> bc.Comparison:
+        """Against the code a creation's input (or a blueprint's body) starts with."""
+        return bc.compare(self.creation, on_chain[: len(self.creation)], link_references=self.creation_links)
+
+    def reproduces(self, runtime: bytes, creation_input: bytes | None = None) -> bool:
+        """Whether this is the deployment's code: its runtime, and its creation code when known."""
+        matches = self.compare_runtime(runtime).matches
+        return matches and (not creation_input or self.compare_creation(creation_input).matches)
+
+    def compare_runtime(self, on_chain: bytes) -> bc.Comparison:
+        return bc.compare(
+            self.runtime,
+            on_chain,
+            immutable_references=self.immutables,
+            link_references=self.runtime_links,
+            trailing_immutables=self.trailing,
+        )
 
 
 def raise_on_errors(output: CompilerOutput, input_json: CompilerInput, what: str) -> None:
@@ -224,12 +272,10 @@ def limits_for(timeout: float) -> Limits:
 
 
 def _load_prctl() -> Callable[..., int] | None:
-    # Resolved here, in the parent: the child between fork and exec must not load libraries.
-    if not os.uname().sysname == "Linux":
-        return None
+    # Resolved here, in the parent: the child between fork and exec must not load libraries. Linux's
+    # only: another libc has no prctl (AttributeError).
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        return libc.prctl
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).prctl
     except (OSError, AttributeError):
         return None
 
@@ -258,8 +304,7 @@ def preexec(limits: Limits) -> Callable[[], None]:
 
 
 _slots_lock = threading.Lock()
-_slots: threading.BoundedSemaphore | None = None
-_slot_count = 0
+_slots: dict[int, threading.BoundedSemaphore] = {}  # by how many compiles may run at once
 
 
 def max_compiles() -> int:
@@ -276,12 +321,9 @@ def compile_slot() -> Iterator[None]:
     """Hold one of the process-wide compile slots; waits while all are taken.
 
     Each holder is bounded by its compile's timeout, so the wait is bounded too."""
-    global _slots, _slot_count
     count = max_compiles()
     with _slots_lock:
-        if _slots is None or count != _slot_count:
-            _slots, _slot_count = threading.BoundedSemaphore(count), count
-        slots = _slots
+        slots = _slots.setdefault(count, threading.BoundedSemaphore(count))
     with slots:
         yield
 
@@ -334,15 +376,7 @@ def solc_executable(version: CompilerVersion) -> Path:
     try:
         executable = Path(solcx.install.get_executable(version.number))
     except SolcNotInstalled:
-        if os.environ.get(INSTALL_ENV, "").lower() in ("1", "true", "yes"):
-            try:
-                solcx.install_solc(version.number)  # answers the installed version, not its path
-                executable = Path(solcx.install.get_executable(version.number))
-            except Exception as err:
-                raise CompilerNotInstalled(
-                    f"Compiler {version.long} is not installed and could not be installed: {err}"
-                ) from err
-        else:
+        if os.environ.get(INSTALL_ENV, "").lower() not in ("1", "true", "yes"):
             try:
                 installed = ", ".join(sorted((str(v) for v in solcx.get_installed_solc_versions()), key=Version))
             except Exception:  # a missing install folder means none installed
@@ -350,7 +384,14 @@ def solc_executable(version: CompilerVersion) -> Path:
             raise CompilerNotInstalled(
                 f"Compiler {version.long} is not installed on this explorer (installed: {installed or 'none'}); "
                 f"submit one of those versions, or install it (set {INSTALL_ENV}=1 with internet access)"
-            )
+            ) from None
+        try:
+            solcx.install_solc(version.number)  # answers the installed version, not its path
+            executable = Path(solcx.install.get_executable(version.number))
+        except Exception as err:
+            raise CompilerNotInstalled(
+                f"Compiler {version.long} is not installed and could not be installed: {err}"
+            ) from err
     found = printed_version([str(executable)], "solidity")
     if found is None or found.commit is None:
         raise CompilerFailed(f"solc at {executable} did not answer --version with its version and commit")
@@ -447,15 +488,12 @@ def environment(seed: str, layout: int = 0) -> dict[str, str]:
     """A seeded compile's whole environment, the same from any caller, with `layout` variables
     more: a seed names one code only within one environment (the compiler is started by its full
     path and starts nothing). The environment's size moves the memory layout as much as the seed
-    does, so no seed search reaches every code: engine/seed_search.py compiles the orders by name."""
-    fixed = {
+    does, so no seed search reaches every code: engine/diagnose.py's order search compiles the orders by name."""
+    return {
         "PATH": os.defpath,
         "PYTHONHASHSEED": seed,
         **{f"APE_VERIFY_LAYOUT_{i}": "x" * (i % 7) for i in range(layout)},
     }
-    if "SYSTEMROOT" in os.environ:  # Windows' Python cannot start without it
-        fixed["SYSTEMROOT"] = os.environ["SYSTEMROOT"]
-    return fixed
 
 
 def vyper_compilers() -> dict[str, list[str]]:
@@ -463,21 +501,19 @@ def vyper_compilers() -> dict[str, list[str]]:
 
     A side venv counts only when its `vyper --version` agrees with its folder name."""
     found: dict[str, list[str]] = {}
-    # The venv's own `vyper` (for --version) and vyper-json, else its modules.
+    # The `vyper` (for --version) and vyper-json on PATH, else beside this Python (pip installs both).
     exe = shutil.which("vyper") or str(Path(sys.executable).with_name("vyper"))
     json_exe = shutil.which("vyper-json") or str(Path(sys.executable).with_name("vyper-json"))
-    if own := printed_version([exe] if Path(exe).exists() else [sys.executable, "-m", "vyper"], "vyper"):
-        found[own.number] = [json_exe] if Path(json_exe).exists() else [sys.executable, "-m", "vyper.cli.vyper_json"]
-    for folder in [*(Path(p) for p in os.environ.get(VYPER_DIR_ENV, "").split(os.pathsep) if p), _PROJECT_VYPER_DIR]:
-        if not folder.is_dir():
+    if Path(json_exe).exists() and (own := printed_version([exe], "vyper")):
+        found[own.number] = [json_exe]
+    folders = [*(Path(p) for p in os.environ.get(VYPER_DIR_ENV, "").split(os.pathsep) if p), _PROJECT_VYPER_DIR]
+    for candidate in [venv for folder in folders if folder.is_dir() for venv in sorted(folder.iterdir())]:
+        side_json = candidate / "bin" / "vyper-json"
+        if candidate.name in found or not side_json.exists():
             continue
-        for candidate in sorted(folder.iterdir()):
-            side_json = candidate / "bin" / "vyper-json"
-            if candidate.name in found or not side_json.exists():
-                continue
-            printed = printed_version([str(candidate / "bin" / "vyper")], "vyper")
-            if printed is not None and printed.number == candidate.name:
-                found[candidate.name] = [str(side_json)]
+        printed = printed_version([str(candidate / "bin" / "vyper")], "vyper")
+        if printed is not None and printed.number == candidate.name:
+            found[candidate.name] = [str(side_json)]
     return found
 
 
@@ -508,8 +544,10 @@ def compile_vyper_json(
     (`follows_hash_seed`); or with each function's callees in `callee_order` (vyper03_callee_order.py)."""
     requested = parse_compiler_version(version, "vyper")
     command = vyper_json_command(requested)
-    if callee_order is not None:
-        command = [_vyper_python(command), str(_CALLEE_ORDER_DRIVER), json.dumps(callee_order, sort_keys=True)]
+    if callee_order is not None:  # the driver runs in that Vyper's venv, by the Python beside its vyper-json
+        python = Path(command[0]).with_name("python")
+        driver = [str(_CALLEE_ORDER_DRIVER), json.dumps(callee_order, sort_keys=True)]
+        command = [str(python) if python.exists() else sys.executable, *driver]
     settings: CompilerSettings = (input_json.get("settings") or {}).copy()
     # Search paths name folders of the submitter's machine; only the submitted files count here.
     # (vyper-json reads imports from the JSON alone, and 0.3's interface files only under -p, never given.)
@@ -524,12 +562,6 @@ def compile_vyper_json(
         output = _run_json(command, input_json, timeout, f"vyper {requested.number}", cwd=empty, env=env)
     raise_on_errors(output, input_json, f"vyper {requested.number}")
     return output
-
-
-def _vyper_python(command: list[str]) -> str:
-    """The Python of a vyper-json command's venv (`python -m vyper.cli.vyper_json`, or beside it)."""
-    beside = Path(command[0]).with_name("python")
-    return command[0] if len(command) > 1 else str(beside) if beside.exists() else sys.executable
 
 
 # --- shared -----------------------------------------------------------------------------------
@@ -643,13 +675,9 @@ def single_file_input(
 
 def with_output_selection(input_json: CompilerInput, file: str = "*", contract: str = "*") -> CompilerInput:
     """A copy of `input_json` asking only for what verification needs (and for one contract)."""
-    copy: CompilerInput = json.loads(json.dumps(input_json))
-    settings = copy.setdefault("settings", {})
-    if str(copy.get("language", "Solidity")).lower() == "vyper":
-        settings["outputSelection"] = {file: VYPER_OUTPUTS}
-    else:
-        settings["outputSelection"] = {file: {contract: SOLIDITY_OUTPUTS}}
-    return copy
+    vyper = str(input_json.get("language", "Solidity")).lower() == "vyper"
+    selection: OutputSelection = {file: VYPER_OUTPUTS} if vyper else {file: {contract: SOLIDITY_OUTPUTS}}
+    return {**input_json, "settings": {**(input_json.get("settings") or {}), "outputSelection": selection}}
 
 
 # --- output selections ---------------------------------------------------------------------
@@ -891,6 +919,13 @@ class ContractInput:
     def output_of(self, output: CompilerOutput | None) -> ContractOutput:
         """This contract's part of a compile's output ({} when it has none)."""
         return (((output or {}).get("contracts") or {}).get(self.file) or {}).get(self.name) or {}
+
+    def compile(self) -> ContractOutput:
+        """This contract's part of compiling the input selected for it (`selected`); a
+        `CompilerError` when the compiler cannot be had or refuses the sources."""
+        return self.output_of(
+            compile_input(self.compiler_version, self.selected(), timeout=self.timeout, cache=self.cache)
+        )
 
 
 def compile_input(

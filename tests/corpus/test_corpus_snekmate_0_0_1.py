@@ -7,7 +7,7 @@ the order search reproduces every code the seeds give (minutes of compiles, so h
 
 import pytest
 
-from ape_contract_verify.engine import seed_search
+from ape_contract_verify.engine import diagnose
 from ape_contract_verify.engine.compilers import CompileCache, ContractInput
 from support import REPO
 from support.corpus import ProtocolChecks
@@ -53,14 +53,14 @@ def test_vyper_0_3_7_compiles_snekmate_s_erc20_to_different_codes_from_run_to_ru
     assert len(codes) > 1  # the likeliest code came 17 times in 40 runs: 8 alike is out of reach
     # Each is the others' instructions in another order: what the seed search looks for.
     first, *others = (bytes.fromhex(code.removeprefix("0x")) for code in codes)
-    assert all(seed_search.reordered(first, other) for other in others)
+    assert all(diagnose.reordered(first, other) for other in others)
 
 
 @pytest.mark.parametrize(("file", "name", "layouts"), [(ERC20_FILE, "ERC20", (0,)), (ERC4626_FILE, "ERC4626", (0, 8))])
 def test_the_order_search_reproduces_every_code_vyper_0_3_7_gives_snekmate(file, name, layouts):
     """Every code the seeds give (ERC4626's only in other environments) is one of the internal-function
     orders the search names, found by it: the orders are searched, not the seeds and environments."""
-    from ape_contract_verify.engine import seed_search
+    from ape_contract_verify.engine import diagnose
     from ape_contract_verify.engine.compilers import compile_vyper_json
 
     sent = snekmate_erc20_input(file)
@@ -75,7 +75,7 @@ def test_the_order_search_reproduces_every_code_vyper_0_3_7_gives_snekmate(file,
     cache = CompileCache()  # shared: each order compiled once over the searches
     for code in sorted(codes):
         job = ContractInput("vyper:0.3.7", sent, file, name, "vyper", cache)
-        found = seed_search.search(job, lambda evm: evm["deployedBytecode"]["object"] == code)
+        found = diagnose.search(job, lambda evm: evm["deployedBytecode"]["object"] == code)
         assert found.order is not None and found.order.startswith("internal functions in the order _"), (
             name,
             len(found.codes),
@@ -83,4 +83,4 @@ def test_the_order_search_reproduces_every_code_vyper_0_3_7_gives_snekmate(file,
         assert found.evm["deployedBytecode"]["object"] == code
         print(f"{name}: {len(found.codes)} of {found.orders} orders compiled to reach a seed's code")
     # What no order gives, another source, is searched through and not found.
-    assert seed_search.search(ContractInput("vyper:0.3.7", sent, file, name, "vyper", cache), lambda evm: False).order is None
+    assert diagnose.search(ContractInput("vyper:0.3.7", sent, file, name, "vyper", cache), lambda evm: False).order is None

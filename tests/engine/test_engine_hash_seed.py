@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from ape_contract_verify.engine import compilers, seed_search
-from ape_contract_verify.engine.compare import Compiled
+from ape_contract_verify.engine import compilers, diagnose
 from ape_contract_verify.engine.compilers import (
     CompileCache,
+    Compiled,
     ContractInput,
     compile_input,
     compile_vyper_json,
@@ -168,20 +168,20 @@ def test_the_bound_0_3_7_follows_the_seed_0_3_10_does_not():
     assert len(codes["0.3.7"]) >= 2, "ProxyFactory must compile to several codes under 0.3.7"
     # Each 0.3.7 code is every other's instructions in another order: the seed moves code, never changes it.
     first, *others = codes["0.3.7"]
-    assert all(seed_search.reordered(first, other) for other in others)
+    assert all(diagnose.reordered(first, other) for other in others)
     # An edited constant is other instructions, not another order.
     edited = runtime(primary(factory_input(source=SOURCE.replace("<= 1000", "<= 1001"))))
-    assert len(edited) == len(first) and not seed_search.reordered(first, edited)
+    assert len(edited) == len(first) and not diagnose.reordered(first, edited)
     # The search names every order: create_vault's 3 callees (3!) times set_fee's 2 (2!), each its
     # own code, among them every code a seed gave (the seeds reach a few, the orders all).
-    searched = seed_search.search(ContractInput("vyper:0.3.7", factory_input(), FILE, NAME, "vyper"), lambda evm: False)
+    searched = diagnose.search(ContractInput("vyper:0.3.7", factory_input(), FILE, NAME, "vyper"), lambda evm: False)
     by_order = {bytes.fromhex(json.loads(code)[1].removeprefix("0x")) for code in searched.codes.values()}
     assert searched.orders == len(searched.codes) == searched.distinct == 12, sorted(searched.codes)
     assert set(codes["0.3.7"]) <= by_order, "a seed gave a code no order gives"
     assert all(name.startswith("internal functions in the order _") for name in searched.codes)
     # A search that reproduces stops there: the plain compile's code is among the first orders.
     plain = runtime(primary(factory_input()))
-    stopped = seed_search.search(
+    stopped = diagnose.search(
         ContractInput("vyper:0.3.7", factory_input(), FILE, NAME, "vyper"), lambda evm: runtime(evm) == plain
     )
     assert stopped.order is not None and runtime(stopped.evm) == plain and len(stopped.codes) <= 12
@@ -218,7 +218,7 @@ def test_a_deployment_of_a_rare_seed_s_code_is_verified_by_the_pre_check_and_the
 def test_no_seed_found_names_the_seed_not_a_setting(world):
     input_json = factory_input()
     # One order only, the callees by name: a seed's code in another order is not found.
-    first = seed_search.search(ContractInput("vyper:0.3.7", input_json, FILE, NAME, "vyper"), lambda evm: True).evm
+    first = diagnose.search(ContractInput("vyper:0.3.7", input_json, FILE, NAME, "vyper"), lambda evm: True).evm
     evm, _ = rare_evm(input_json, avoid=(runtime(first),))
     address = deploy(world, evm)
     verifier = Verifier(world["chain"], CompileCache(), require_creation=False, callee_orders=1)
@@ -241,8 +241,9 @@ def test_a_setting_is_named_with_the_seed_that_reproduces_it_never_one_that_repr
         in result.reason
     )
     # What the reason blames, the submitted optimize=true, reproduces the deployment under no seed.
-    reproduces = seed_search.reproducing(bytes.fromhex(result.onchain_runtime))
-    unreproduced = seed_search.search(ContractInput("vyper:0.3.7", submitted, FILE, NAME, "vyper"), reproduces)
+    on_chain = bytes.fromhex(result.onchain_runtime)
+    job = ContractInput("vyper:0.3.7", submitted, FILE, NAME, "vyper")
+    unreproduced = diagnose.search(job, lambda evm: Compiled.from_evm(evm, "vyper").reproduces(on_chain))
     assert unreproduced.order is None and len(unreproduced.codes) == unreproduced.orders == 12
     assert submit(world, address, deployed_input) == "Pass - Verified"
 
@@ -269,5 +270,5 @@ def test_the_seed_s_code_differs_only_by_order_where_the_immutable_follows(world
     on_chain = bytes.fromhex(world["anvil"].rpc("eth_getCode", deploy(world, evm), "latest")[2:])
     plain = Compiled.from_evm(primary(input_json), "vyper")
     assert len(on_chain) == len(plain.runtime) + 32 and plain.trailing == 32
-    assert seed_search.in_another_order(plain, on_chain)
-    assert not seed_search.in_another_order(plain, on_chain + b"\x00")
+    assert diagnose.in_another_order(plain, on_chain)
+    assert not diagnose.in_another_order(plain, on_chain + b"\x00")

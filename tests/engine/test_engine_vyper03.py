@@ -10,9 +10,9 @@ import json
 
 import pytest
 
-from ape_contract_verify.engine import compare as engine_compare
-from ape_contract_verify.engine.compilers import CompileCache, CompilerError, compile_input
-from ape_contract_verify.engine.diagnose import variations, vyper_hint, with_setting
+from ape_contract_verify.engine import verifier
+from ape_contract_verify.engine.compilers import CompileCache, Compiled, CompilerError, compile_input, release_of
+from ape_contract_verify.engine.diagnose import variants, vyper_hint, with_setting
 from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.evm.chain import JsonRpcChain
 from ape_contract_verify.explorer.jobs import RealEngine
@@ -69,7 +69,7 @@ def test_the_deploy_sequence_gives_the_immutables_size(world, version, tmp_path)
     evm = evm_of(world, version, vyper_input(version))
     creation, runtime = bc.to_bytes(evm["bytecode"]["object"]), bc.to_bytes(evm["deployedBytecode"]["object"])
     assert bc.vyper_deploy_immutables(creation, runtime) == expected
-    assert engine_compare.Compiled.from_evm(evm, "vyper").trailing == expected
+    assert Compiled.from_evm(evm, "vyper").trailing == expected
     if version == "0.3.7":
         # No metadata in the initcode: the runtime ends with its own CBOR, {"vyper": [0, 3, 7]}.
         assert bc.vyper_layout(creation) is None
@@ -120,7 +120,7 @@ def test_the_deploy_sequence_must_copy_this_runtime_and_be_the_only_one():
 def test_exactly_the_immutables_are_masked_on_chain(world, version):
     anvil = world["anvil"]
     evm = evm_of(world, version, vyper_input(version))
-    compiled = engine_compare.Compiled.from_evm(evm, "vyper")
+    compiled = Compiled.from_evm(evm, "vyper")
     args = args_for(world, 30, "masked")
     on_chain = code_at(world, anvil.deploy(compiled.creation, args))
     size = len(compiled.runtime)
@@ -131,7 +131,7 @@ def test_exactly_the_immutables_are_masked_on_chain(world, version):
     assert compiled.compare_runtime(on_chain).match == "full"
 
     def check(code: bytes):
-        return engine_compare.compare(
+        return verifier.compare(
             compiled,
             None,
             code,
@@ -146,19 +146,17 @@ def test_exactly_the_immutables_are_masked_on_chain(world, version):
     # Deployed code longer or shorter than runtime + immutables is not masked.
     for code in (on_chain + bytes(32), on_chain + b"\x01", on_chain[:-32]):
         assert not compiled.compare_runtime(code).matches
-        with pytest.raises(engine_compare.Failure) as failure:
+        with pytest.raises(verifier.Failure) as failure:
             check(code)
-        assert failure.value.kind == engine_compare.FailureKind.BYTECODE
-    with pytest.raises(engine_compare.Failure) as failure:
+        assert failure.value.kind == verifier.FailureKind.BYTECODE
+    with pytest.raises(verifier.Failure) as failure:
         check(on_chain + bytes(32))
     assert (
         f"The deployed code is the compiled runtime code ({size} bytes) followed by {compiled.trailing + 32} bytes, "
         f"but the contract's immutables take {compiled.trailing} bytes"
     ) in failure.value.reason
     # Another constant in the source: a difference inside the runtime code, masking or not.
-    edited = engine_compare.Compiled.from_evm(
-        evm_of(world, version, vyper_input(version, **{"= 10000": "= 10001"})), "vyper"
-    )
+    edited = Compiled.from_evm(evm_of(world, version, vyper_input(version, **{"= 10000": "= 10001"})), "vyper")
     assert edited.trailing == compiled.trailing
     cmp = edited.compare_runtime(on_chain)
     assert not cmp.matches and cmp.offset < size
@@ -223,7 +221,7 @@ def test_the_local_explorer_refuses_an_edited_constant_and_code_past_the_immutab
     assert get(base, action="getsourcecode", address=address)["result"][0]["SourceCode"] == ""
 
     longer = anvil.deploy(with_extra_trailing(creation, len(runtime)), args)
-    trailing = engine_compare.Compiled.from_evm(evm, "vyper").trailing
+    trailing = Compiled.from_evm(evm, "vyper").trailing
     assert len(code_at(world, longer)) == len(runtime) + trailing + 32
     answer = submit(world, longer, input_json, args)
     assert answer.startswith(FAIL), answer
@@ -250,7 +248,7 @@ def test_each_installed_vyper_accepts_the_settings_its_diagnosis_tries(world, ve
         "sources": {FILE: {"content": NO_IMMUTABLES.format(version=version)}},
         "settings": dict(PLAIN_SETTINGS[version]),
     }
-    tried = variations(plain, FILE, "vyper", compiler_version=f"vyper:{version}")
+    tried = list(variants(plain, FILE, release_of(f"vyper:{version}")))
     assert len(tried) >= 5
     for _, label, variant in tried:
         assert evm_of(world, version, variant)["deployedBytecode"]["object"], label
@@ -303,7 +301,7 @@ def test_0_4_3_tries_what_it_always_tried():
         "settings.evmVersion=prague",
     ]
     for version in ("vyper:0.4.3", None, "not a version"):
-        assert [label for _, label, _ in variations(escrow, "a.vy", "vyper", compiler_version=version)] == before
+        assert [label for _, label, _ in variants(escrow, "a.vy", release_of(version))] == before
     assert (
         vyper_hint("vyper:0.4.3")
         == "settings or source differ: compiler version, optimize (gas, codesize, none), evmVersion or a source line"

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from ape_contract_verify.engine import diagnose as diagnosis
+from ape_contract_verify.engine import compilers
 from ape_contract_verify.engine.compilers import SOLIDITY_OUTPUTS, CompilerFailed, ContractInput
 from ape_contract_verify.engine.diagnose import (
     SETTINGS_HINT,
     diagnose,
     solidity_variations,
-    variations,
+    variants,
     vyper_hint,
 )
 
@@ -20,7 +20,7 @@ DEPLOYED = bytes.fromhex("6080604052600a600b01")
 
 
 def test_optimizer_off_tries_it_on_then_via_ir_then_evm_versions():
-    found = solidity_variations({"optimizer": {"enabled": False, "runs": 200}})
+    found = solidity_variations({"settings": {"optimizer": {"enabled": False, "runs": 200}}})
     assert [label for _, label, _ in found] == [
         "the optimizer enabled with 200 runs (optimizer.enabled=true)",
         "viaIR=true",
@@ -30,13 +30,13 @@ def test_optimizer_off_tries_it_on_then_via_ir_then_evm_versions():
         "evmVersion=cancun",
         "evmVersion=prague",
     ]
-    assert found[0][2]["optimizer"] == {"enabled": True, "runs": 200}
-    assert found[1][2]["viaIR"] is True and found[2][2]["evmVersion"] == "paris"
+    assert found[0][2]["settings"]["optimizer"] == {"enabled": True, "runs": 200}
+    assert found[1][2]["settings"]["viaIR"] is True and found[2][2]["settings"]["evmVersion"] == "paris"
 
 
 def test_optimizer_on_with_other_runs_tries_off_the_default_runs_and_the_frequent_ones():
     settings = {"optimizer": {"enabled": True, "runs": 1000}, "evmVersion": "paris", "viaIR": True}
-    found = solidity_variations(settings)
+    found = solidity_variations({"settings": settings})
     labels = [label for _, label, _ in found]
     assert labels[:4] == [
         "the optimizer disabled (optimizer.enabled=false)",
@@ -52,12 +52,12 @@ def test_optimizer_on_with_other_runs_tries_off_the_default_runs_and_the_frequen
         "optimizer.runs=999999",
         "optimizer.runs=1000000",
     ]
-    assert "evmVersion" not in found[3][2]  # the default: the key left out
+    assert "evmVersion" not in found[3][2]["settings"]  # the default: the key left out
     assert settings["optimizer"] == {"enabled": True, "runs": 1000}  # the input is not changed
 
 
 def test_single_file_labels_use_the_form_s_field_names():
-    labels = [label for _, label, _ in solidity_variations({}, single_file=True)]
+    labels = [label for _, label, _ in solidity_variations({"settings": {}}, single_file=True)]
     assert labels[0] == "the optimizer enabled with 200 runs (optimizationUsed=1)"
     assert "evmversion=paris" in labels
 
@@ -73,16 +73,16 @@ def test_vyper_hints_spell_the_version_s_values():
 
 def test_vyper_variations_are_named_as_settings():
     input_json = {"language": "Vyper", "sources": {"A.vy": {"content": "x: uint256"}}, "settings": {}}
-    found = variations(input_json, "A.vy", "vyper", compiler_version="vyper:0.4.3")
+    found = list(variants(input_json, "A.vy", (0, 4, 3)))
     assert found[0][:2] == ("optimizer", "settings.optimize=codesize")
     assert ("evmVersion", "settings.evmVersion=cancun") in [item[:2] for item in found]
-    old = variations(input_json, "A.vy", "vyper", compiler_version="vyper:0.3.7")
+    old = list(variants(input_json, "A.vy", (0, 3, 7)))
     assert old[0][:2] == ("optimizer", "settings.optimize=false")
 
 
 def test_solidity_variations_keep_the_rest_of_the_input():
     input_json = {"language": "Solidity", "sources": {"A.sol": {}}, "settings": {"optimizer": {"enabled": False}}}
-    found = variations(input_json, "A.sol", "solidity")
+    found = solidity_variations(input_json)
     assert all(variant["sources"] == {"A.sol": {}} for _, _, variant in found)
 
 
@@ -100,7 +100,7 @@ def fake_compiler(monkeypatch, reproduces_when, fails_when=lambda settings: Fals
         evm = {"bytecode": {"object": code.hex()}, "deployedBytecode": {"object": code.hex()}}
         return {"contracts": {"A.sol": {"A": {"evm": evm}}}}
 
-    monkeypatch.setattr(diagnosis, "compile_input", compile_input)
+    monkeypatch.setattr(compilers, "compile_input", compile_input)
     return seen
 
 
@@ -139,7 +139,7 @@ def test_a_variation_the_compiler_refuses_is_passed_over(monkeypatch):
 
 
 def test_no_budget_compiles_nothing(monkeypatch):
-    monkeypatch.setattr(diagnosis, "compile_input", lambda *a, **k: pytest.fail("no compile with no budget"))
+    monkeypatch.setattr(compilers, "compile_input", lambda *a, **k: pytest.fail("no compile with no budget"))
     assert diagnose(ContractInput(SOLC, SUBMITTED, "A.sol", "A", "solidity"), DEPLOYED, compiles=0) == (
         "source",
         f"{SETTINGS_HINT}.",
@@ -149,7 +149,7 @@ def test_no_budget_compiles_nothing(monkeypatch):
 
 
 def test_output_without_the_contract_is_passed_over(monkeypatch):
-    monkeypatch.setattr(diagnosis, "compile_input", lambda *a, **k: {"contracts": {}})
+    monkeypatch.setattr(compilers, "compile_input", lambda *a, **k: {"contracts": {}})
     setting, text = diagnose(ContractInput(SOLC, SUBMITTED, "A.sol", "A", "solidity"), DEPLOYED, compiles=3)
     assert setting == "source" and "No single change among" in text
 
@@ -158,7 +158,7 @@ def test_the_timeout_is_the_compilers_own_unless_given(monkeypatch):
     from ape_contract_verify.engine.compilers import DEFAULT_TIMEOUT
 
     options = []
-    monkeypatch.setattr(diagnosis, "compile_input", lambda v, i, **o: options.append(o) or {})
+    monkeypatch.setattr(compilers, "compile_input", lambda v, i, **o: options.append(o) or {})
     diagnose(ContractInput(SOLC, SUBMITTED, "A.sol", "A", "solidity"), DEPLOYED, compiles=1)
     diagnose(ContractInput(SOLC, SUBMITTED, "A.sol", "A", "solidity", timeout=5.0), DEPLOYED, compiles=1)
     assert options == [{"cache": None, "timeout": DEFAULT_TIMEOUT}, {"cache": None, "timeout": 5.0}]

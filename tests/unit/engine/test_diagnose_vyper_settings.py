@@ -70,11 +70,11 @@ def test_with_setting_changes_settings_and_every_pragma_without_touching_the_inp
 def test_variants_try_the_optimizer_first_and_skip_the_current_values():
     found = list(diagnose.variants(vyper_input(optimize="gas", evmVersion="cancun"), "A.vy", (0, 4, 3)))
     assert [description for _, description, _ in found] == [
-        "optimize: codesize",
-        "optimize: none",
-        "evmVersion: shanghai",
-        "evmVersion: paris",
-        "evmVersion: prague",
+        "settings.optimize=codesize",
+        "settings.optimize=none",
+        "settings.evmVersion=shanghai",
+        "settings.evmVersion=paris",
+        "settings.evmVersion=prague",
     ]
     assert {field for field, _, _ in found} == {"optimizer", "evmVersion"}
     assert found[0][2]["settings"]["optimize"] == "codesize"
@@ -83,9 +83,9 @@ def test_variants_try_the_optimizer_first_and_skip_the_current_values():
 def test_variants_of_0_3_7_are_bools_and_its_evm_versions():
     found = list(diagnose.variants(vyper_input(), "A.vy", (0, 3, 7)))
     descriptions = [description for _, description, _ in found]
-    assert descriptions[0] == "optimize: false"
-    assert "evmVersion: paris" not in descriptions  # 0.3.7's default: no change
-    assert "evmVersion: cancun" not in descriptions  # 0.3.7 does not know it
+    assert descriptions[0] == "settings.optimize=false"
+    assert "settings.evmVersion=paris" not in descriptions  # 0.3.7's default: no change
+    assert "settings.evmVersion=cancun" not in descriptions  # 0.3.7 does not know it
     assert found[0][2]["settings"]["optimize"] is False
 
 

@@ -8,10 +8,9 @@ import json
 import pytest
 from eth_abi import encode
 
-from ape_contract_verify.engine import verifier as verifier_module
-from ape_contract_verify.engine.compare import FailureKind
+from ape_contract_verify.engine import compilers
 from ape_contract_verify.engine.compilers import SOLIDITY_OUTPUTS, CompilerFailed, CompilerNotInstalled
-from ape_contract_verify.engine.verifier import Failure, VerificationResult, Verifier, parse_json_input
+from ape_contract_verify.engine.verifier import FailureKind, VerificationResult, Verifier
 from ape_contract_verify.evm.reads import ChainError, Creation
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.request import CodeFormat, VerificationRequest
@@ -80,7 +79,7 @@ def _own_caches(monkeypatch):
 @pytest.fixture
 def solc(monkeypatch):
     fake = Solc()
-    monkeypatch.setattr(verifier_module, "compile_input", fake)
+    monkeypatch.setattr(compilers, "compile_input", fake)
     return fake
 
 
@@ -254,24 +253,24 @@ def test_standard_json_names_that_do_not_point_at_one_unit(solc):
 def test_bad_json_input_names_the_parameter(solc):
     result = verify(single(code_format=CodeFormat.STANDARD_JSON, contract_name="A.sol:A", source_code="{not json"))
     assert result.failure == FailureKind.INVALID_INPUT and result.reason.startswith("sourceCode is not valid JSON")
-    with pytest.raises(Failure) as caught:
-        parse_json_input('{"sources": {}}')
-    assert caught.value.kind == FailureKind.INVALID_INPUT and 'has no non-empty "sources" object' in caught.value.reason
-    wrapped = "{" + json.dumps({"sources": {"A.sol": {"content": "x"}}}) + "}"  # Etherscan's {{…}}
-    assert parse_json_input(wrapped)["sources"] == {"A.sol": {"content": "x"}}
+    caught = verify(
+        single(code_format=CodeFormat.STANDARD_JSON, contract_name="A.sol:A", source_code='{"sources": {}}')
+    )
+    assert caught.failure == FailureKind.INVALID_INPUT and 'has no non-empty "sources" object' in caught.reason
+    wrapped = "{" + json.dumps({"sources": {"A.sol": {"content": "contract A {}"}}}) + "}"  # Etherscan's {{…}}
+    read = verify(single(code_format=CodeFormat.STANDARD_JSON, contract_name="A.sol:A", source_code=wrapped))
+    assert read.sources == {"A.sol": "contract A {}"}
 
 
 def test_compiler_errors_map_to_etherscan_s_texts(monkeypatch):
-    monkeypatch.setattr(
-        verifier_module, "compile_input", Solc(error=CompilerFailed("solc reported errors: TypeError: x"))
-    )
+    monkeypatch.setattr(compilers, "compile_input", Solc(error=CompilerFailed("solc reported errors: TypeError: x")))
     failed = verify(single())
     assert failed.failure == FailureKind.COMPILER
     assert failed.reason == Texts.COMPILATION_ERROR.format(
         language="Solidity", message="solc reported errors: TypeError: x"
     )
     monkeypatch.setattr(
-        verifier_module, "compile_input", Solc(error=CompilerNotInstalled("Compiler v0.8.26 is not installed"))
+        compilers, "compile_input", Solc(error=CompilerNotInstalled("Compiler v0.8.26 is not installed"))
     )
     missing = verify(single())
     assert missing.failure == FailureKind.COMPILER
@@ -279,7 +278,7 @@ def test_compiler_errors_map_to_etherscan_s_texts(monkeypatch):
 
 
 def test_an_interface_has_no_bytecode(monkeypatch):
-    monkeypatch.setattr(verifier_module, "compile_input", Solc(creation=b"", runtime=b""))
+    monkeypatch.setattr(compilers, "compile_input", Solc(creation=b"", runtime=b""))
     result = verify(single())
     assert (
         result.failure == FailureKind.CONTRACT_NAME
@@ -320,11 +319,11 @@ def test_a_creation_transaction_that_did_not_create_it(solc):
 
 def test_arguments_from_the_creation_must_be_the_constructor_s_encoding(monkeypatch):
     sourcify = single(constructor_arguments="")
-    monkeypatch.setattr(verifier_module, "compile_input", Solc())
+    monkeypatch.setattr(compilers, "compile_input", Solc())
     taken = Verifier(Chain()).verify(sourcify, args_from_creation=True)
     assert taken.verified and taken.constructor_arguments == ARGS
 
-    monkeypatch.setattr(verifier_module, "compile_input", Solc(abi=[]))  # a constructor without inputs
+    monkeypatch.setattr(compilers, "compile_input", Solc(abi=[]))  # a constructor without inputs
     extra = Verifier(Chain()).verify(sourcify, args_from_creation=True)
     assert extra.failure == FailureKind.CONSTRUCTOR_ARGUMENTS
     assert (
@@ -333,7 +332,7 @@ def test_arguments_from_the_creation_must_be_the_constructor_s_encoding(monkeypa
     )
 
     odd = Creation(TX, CREATION + bytes.fromhex(ARGS) + b"\x01")
-    monkeypatch.setattr(verifier_module, "compile_input", Solc())
+    monkeypatch.setattr(compilers, "compile_input", Solc())
     garbled = Verifier(Chain(creation=odd)).verify(sourcify, args_from_creation=True)
     assert garbled.failure == FailureKind.CONSTRUCTOR_ARGUMENTS
     assert "not an ABI encoding of constructor(uint256)" in garbled.reason

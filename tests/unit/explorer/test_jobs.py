@@ -12,8 +12,7 @@ import time
 
 import pytest
 
-from ape_contract_verify.engine.compare import FailureKind
-from ape_contract_verify.engine.verifier import VerificationResult
+from ape_contract_verify.engine.verifier import FailureKind, VerificationResult
 from ape_contract_verify.evm.reads import ChainError
 from ape_contract_verify.explorer import jobs
 from ape_contract_verify.explorer.jobs import JobRunner, request_to_payload, wait_until

@@ -1,4 +1,4 @@
-"""engine/seed_search.py: the internal-function orders a Vyper 0.3.4-0.3.7 call graph allows, their
+"""engine/diagnose.py's order search: the internal-function orders a Vyper 0.3.4-0.3.7 call graph allows, their
 names, the search over them with its cap (the compiler replaced by a function of the order), and
 whether a deployment is the compiled instructions in another order (hand-made code)."""
 
@@ -8,16 +8,14 @@ import threading
 
 import pytest
 
-from ape_contract_verify.engine import seed_search
-from ape_contract_verify.engine.compare import Compiled
-from ape_contract_verify.engine.compilers import CompileCache, CompilerFailed, ContractInput
-from ape_contract_verify.engine.seed_search import (
+from ape_contract_verify.engine import diagnose
+from ape_contract_verify.engine.compilers import CompileCache, Compiled, CompilerFailed, ContractInput
+from ape_contract_verify.engine.diagnose import (
     MAX_ORDERS,
     in_another_order,
     layout,
     order_name,
     orders,
-    reproducing,
     search,
 )
 
@@ -70,7 +68,7 @@ def _own_caches(monkeypatch):
 @pytest.fixture
 def vyper(monkeypatch):
     fake = Vyper()
-    monkeypatch.setattr(seed_search, "compile_vyper_json", fake)
+    monkeypatch.setattr(diagnose, "compile_vyper_json", fake)
     return fake
 
 
@@ -108,7 +106,7 @@ def test_the_search_finds_the_deployed_order(vyper):
     found = search(ContractInput(VYPER, INPUT, "F.vy", "F", "vyper"), reproducing(target))
     assert found.order == "internal functions in the order _c, _b, _a"
     assert found.evm["deployedBytecode"]["object"] == target.hex()
-    assert found.orders == 6 and found.version == "0.3.7" and found.name == found.order
+    assert found.orders == 6 and found.version == "0.3.7"
     assert vyper.orders[0] == {}  # the first compile reports the callees
     assert len(vyper.orders) <= 6 and len(found.codes) == found.distinct
     assert "reproduced the deployed code (vyper 0.3.7" in found.note() and "vyper#3369" in found.note()
@@ -131,7 +129,7 @@ def test_no_orders_no_compile(vyper):
 
 def test_a_failing_compile_is_passed_over(monkeypatch):
     fake = Vyper(failing=(("_b", "_a", "_c"),))
-    monkeypatch.setattr(seed_search, "compile_vyper_json", fake)
+    monkeypatch.setattr(diagnose, "compile_vyper_json", fake)
     found = search(ContractInput(VYPER, INPUT, "F.vy", "F", "vyper"), lambda evm: False)
     assert found.order is None and found.orders == 6
     assert len(fake.orders) == 6 and len(found.codes) == 5  # every order tried, the failed one has no code
@@ -179,3 +177,8 @@ def test_reproducing_needs_the_runtime_and_the_known_creation():
     both = {"bytecode": {"object": creation.hex()}, "deployedBytecode": {"object": runtime.hex()}}
     assert reproducing(runtime, creation + b"\x01\x02")(both)  # arguments after the code
     assert not reproducing(runtime, program([C]))(both)
+
+
+def reproducing(runtime: bytes, creation_input: bytes | None = None):
+    """What the order search asks of each compile (`Compiled.reproduces`), as a test of its evm."""
+    return lambda evm: Compiled.from_evm(evm, "vyper").reproduces(runtime, creation_input)

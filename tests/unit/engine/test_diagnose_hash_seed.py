@@ -1,12 +1,12 @@
 """Vyper's hash seed: which Vyper follows it and its seeded environment (engine/compilers.py), and
-whether two codes are the same instructions in another order (engine/seed_search.py, on hand-made
+whether two codes are the same instructions in another order (engine/diagnose.py's order search, on hand-made
 instruction sequences)."""
 
 from __future__ import annotations
 
 import pytest
 
-from ape_contract_verify.engine import compilers, seed_search
+from ape_contract_verify.engine import compilers, diagnose
 
 JUMPDEST, PUSH1, PUSH2, JUMP, STOP, ADD = 0x5B, 0x60, 0x61, 0x56, 0x00, 0x01
 
@@ -62,39 +62,39 @@ def test_functions_in_another_order_are_reordered():
     a, b, c = block(1), block(2), block(3)
     first, second = program(a, b, c), program(c, a, b)
     assert first != second and len(first) == len(second)
-    assert seed_search.reordered(first, second)
-    assert seed_search.instructions(first) == seed_search.instructions(second)
+    assert diagnose.reordered(first, second)
+    assert diagnose.instructions(first) == diagnose.instructions(second)
 
 
 def test_the_same_code_is_not_reordered():
     code = program(block(1), block(2))
-    assert not seed_search.reordered(code, code)
+    assert not diagnose.reordered(code, code)
 
 
 def test_another_constant_is_other_instructions_not_another_order():
     original = program(block(1), block(2))
     edited = program(block(2), block(9))
     assert len(original) == len(edited)
-    assert not seed_search.reordered(original, edited)
+    assert not diagnose.reordered(original, edited)
 
 
 def test_other_lengths_are_never_reordered():
-    assert not seed_search.reordered(program(block(1), block(2)), program(block(1), block(2), block(3)))
+    assert not diagnose.reordered(program(block(1), block(2)), program(block(1), block(2), block(3)))
 
 
 def test_a_push2_of_a_non_target_counts_with_its_value():
     # PUSH2 0x0100 is no JUMPDEST's offset in either code: its value counts, so changing it differs.
     one = bytes([PUSH2, 0x01, 0x00, STOP])
     two = bytes([PUSH2, 0x02, 0x00, STOP])
-    assert seed_search.instructions(one)[(PUSH2, b"\x01\x00")] == 1
-    assert not seed_search.reordered(one, two)
+    assert diagnose.instructions(one)[(PUSH2, b"\x01\x00")] == 1
+    assert not diagnose.reordered(one, two)
 
 
 def test_a_push2_of_a_jumpdest_counts_as_a_label():
     code = bytes([PUSH2, 0x00, 0x04, JUMP, JUMPDEST, STOP])
-    assert seed_search.instructions(code)[(PUSH2, b"label")] == 1
+    assert diagnose.instructions(code)[(PUSH2, b"label")] == 1
 
 
 def test_a_truncated_push_at_the_end_is_read_without_error():
-    found = seed_search.instructions(bytes([PUSH2, 0x01]))
+    found = diagnose.instructions(bytes([PUSH2, 0x01]))
     assert found == {(PUSH2, b"\x01"): 1}

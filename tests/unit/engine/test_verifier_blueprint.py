@@ -1,4 +1,4 @@
-"""engine/compare.py: an ERC-5202 blueprint's body against the compiled creation code,
+"""engine/verifier.py's comparison: an ERC-5202 blueprint's body against the compiled creation code,
 with code written here (a preamble, a body, CBOR metadata by cbor2), no compiler and no chain."""
 
 from __future__ import annotations
@@ -6,7 +6,8 @@ from __future__ import annotations
 import cbor2
 import pytest
 
-from ape_contract_verify.engine.compare import Compiled, Failure, FailureKind, compare_blueprint
+from ape_contract_verify.engine.compilers import Compiled
+from ape_contract_verify.engine.verifier import Failure, FailureKind, compare_blueprint
 from ape_contract_verify.evm import blueprint
 from ape_contract_verify.protocol.answers import Texts
 
