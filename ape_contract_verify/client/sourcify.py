@@ -9,7 +9,6 @@ proxies: Sourcify resolves them itself). The request bodies and error codes are
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -67,9 +66,8 @@ def vyper_long_version(compiler_version: str) -> str:
     parsed = parse_compiler_version(compiler_version, "vyper")
     if parsed.commit:
         return parsed.plain
-    vyper_json = compilers.vyper_json_command(parsed)[0]  # CompilerNotInstalled names the installed ones
-    beside = vyper_json.endswith("vyper-json")  # else this venv's vyper, run as a module
-    command = [str(Path(vyper_json).with_name("vyper"))] if beside else [sys.executable, "-m", "vyper"]
+    # The `vyper` beside that version's vyper-json (CompilerNotInstalled names the installed ones).
+    command = [str(Path(compilers.vyper_json_command(parsed)[0]).with_name("vyper"))]
     found = compilers.printed_version(command, "vyper")
     if not found or not found.commit or found.number != parsed.number:
         printed = found.plain if found else "nothing"
