@@ -25,48 +25,29 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, Union, runtime_checkable
 
+# The package's public names (its `__all__`) are this module's: those only re-exported are `as` themselves.
+from ape_contract_verify.config import ContractVerifyConfig as ContractVerifyConfig
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
 from ape_contract_verify.logs import get_logger
+from ape_contract_verify.protocol.answers import ExplorerAnswer
+from ape_contract_verify.protocol.answers import Outcome as Outcome
 from ape_contract_verify.protocol.values import is_address
 from ape_contract_verify.request import CodeFormat, Receipt
+from ape_contract_verify.request import VerificationRequest as VerificationRequest
 from ape_contract_verify.workflow.choice import NetworkChoice, chain_id_of, connected_label
 from ape_contract_verify.workflow.dry_run import DryRunPlan, plan_dry_run
 from ape_contract_verify.workflow.recorded import NoRecords, network_choices, open_network, records_on, verify_recorded
 from ape_contract_verify.workflow.report import Report
 from ape_contract_verify.workflow.run import Item, VerificationRun
 from ape_contract_verify.workflow.run import failed as failed_reports
-from ape_contract_verify.workflow.status import WORKERS, StatusView, TargetStatus, network_status, read_status
-from ape_contract_verify.workflow.status import Row as StatusRow
+from ape_contract_verify.workflow.status import WORKERS, Row, StatusView, network_status, read_status
+from ape_contract_verify.workflow.status import TargetStatus as TargetStatus
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
 
     from ape_contract_verify.client.provider import ExplorerRecord, VerificationTarget
     from ape_contract_verify.json_types import JsonValue
-    from ape_contract_verify.protocol.answers import ExplorerAnswer
-
-__all__ = [
-    "CodeFormat",
-    "ContractVerifyError",
-    "DryRunPlan",
-    "InvalidRequest",
-    "NoRecords",
-    "Report",
-    "StatusRow",
-    "StatusView",
-    "TargetStatus",
-    "abi",
-    "connected",
-    "dry_run",
-    "failed",
-    "job_status",
-    "source",
-    "status",
-    "summary_table",
-    "verify",
-    "verify_all",
-    "verify_proxy",
-]
 
 
 @runtime_checkable
@@ -81,6 +62,7 @@ Contract = Union[str, tuple[str | None, str], Deployed]  # noqa: UP007 (a runtim
 Format = Union[CodeFormat, str, None]  # noqa: UP007 (a runtime alias); a CodeFormat, "standard-json" or "flatten"
 Progress = Callable[[str, str], None]  # (address, what is happening)
 Warn = Callable[[str], None]
+StatusRow = Row  # the public name of a status view's row
 
 
 def verify(
