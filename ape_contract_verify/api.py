@@ -86,24 +86,12 @@ def verify(
     "standard-json" and "flatten"; given: no other format is sent in its place); `check`: run the
     local pre-check (default: the config's); `force`: submit even where the explorer already has
     the source; `constructor_args`: ABI-typed values or raw hex, checked against the chain."""
-    from ape import project
-
-    from ape_contract_verify.workflow.records import deployed_as
-
     wanted = _contracts(contracts)
     run = _run(code_format, check, force, workers, on_progress)
     warn = on_warning or get_logger().warning
     with _connected(network, targets, explorer_url, api_key) as [(choice, provider)]:
-        pairs = _resolve(wanted, choice, provider, warn)
-        # What the ledger recorded at an unnamed address's deploy (the type, the input it was built from).
-        unnamed = [address for name, address in pairs if name is None]
-        known = deployed_as(project, chain_id_of(provider), unnamed) if unnamed else {}
-        label, _ = open_network(run, choice, provider)
-        items = []
-        for name, address in pairs:
-            kept = known.get(address.lower()) if name is None else None
-            deployed_type, kept_input = (kept.type, kept.compile_input) if kept else (None, None)
-            items.append(Item(label, address, name, constructor_args, deployed_type, kept_input=kept_input))
+        items = _resolve(wanted, choice, provider, warn, constructor_args)
+        open_network(run, choice, provider)
         return run.verify(items)
 
 
@@ -209,8 +197,8 @@ def dry_run(
     wanted = _contracts(contracts)
     fmt = _options(code_format, None, check=check)
     with _connected(network, targets, explorer_url, api_key) as [(choice, provider)]:
-        pairs = _resolve(wanted, choice, provider, on_warning or get_logger().warning)
-        plan = plan_dry_run(choice, provider, pairs, constructor_args, fmt, check)
+        items = _resolve(wanted, choice, provider, on_warning or get_logger().warning, constructor_args)
+        plan = plan_dry_run(choice, provider, items, fmt, check)
     if out is not None:
         plan.write(str(out))
     return plan
@@ -344,10 +332,18 @@ def _contracts(contracts: Sequence[Contract]) -> list[tuple[str | None, str | No
 
 
 def _resolve(
-    wanted: list[tuple[str | None, str | None]], choice: NetworkChoice, provider: ProviderAPI, warn: Warn
-) -> list[tuple[str | None, str]]:
-    """Names without an address become their recorded deployments on the connected network."""
+    wanted: list[tuple[str | None, str | None]],
+    choice: NetworkChoice,
+    provider: ProviderAPI,
+    warn: Warn,
+    constructor_args: str | None,
+) -> list[Item]:
+    """The items to verify: names without an address become their recorded deployments on the
+    connected network; an unnamed address is what the ledger recorded at its deploy (the type, the
+    input it was built from)."""
     from ape import project
+
+    from ape_contract_verify.workflow.records import deployed_as
 
     pairs: list[tuple[str | None, str]] = []
     for name, address in wanted:
@@ -358,7 +354,14 @@ def _resolve(
         if not recorded:
             raise NoRecords(f"No recorded deployment of {name} on {choice.label()}. Give its address: '{name}@0x…'")
         pairs += recorded
-    return pairs
+    unnamed = [address for name, address in pairs if name is None]
+    known = deployed_as(project, chain_id_of(provider), unnamed) if unnamed else {}
+    items = []
+    for name, address in pairs:
+        kept = known.get(address.lower()) if name is None else None
+        deployed_type, kept_input = (kept.type, kept.compile_input) if kept else (None, None)
+        items.append(Item(choice.label(), address, name, constructor_args, deployed_type, kept_input=kept_input))
+    return items
 
 
 def _address(value: str, param: str) -> str:

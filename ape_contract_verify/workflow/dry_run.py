@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from ape_contract_verify.client.targets import Target
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.request import VerificationRequest
+    from ape_contract_verify.workflow.run import Item
 
 
 @dataclass
@@ -262,27 +263,22 @@ class DryRunPlan:
 def plan_dry_run(
     choice: NetworkChoice,
     provider: ProviderAPI,
-    contracts: list[tuple[str | None, str]],
-    constructor_args: str | None,
+    items: list[Item],
     code_format: CodeFormat | None,
     check: bool | None,
 ) -> DryRunPlan:
     """The dry run of a verification: every target's submissions derived and pre-checked, nothing
-    sent, with a real run's options (`Options.from_config`: the config's, the call's over them) and,
-    for an unnamed address, what the ledger recorded at its deploy, as `api.verify` takes it."""
+    sent, with a real run's options (`Options.from_config`: the config's, the call's over them), for
+    the items `api.verify` would run (an unnamed address's: what the ledger recorded at its deploy)."""
     from ape import config, project
 
     from ape_contract_verify.evm.chain import ApeProviderChain
-    from ape_contract_verify.workflow.records import deployed_as
 
     options = Options.from_config(config.get_config("contract_verify"), code_format, check)
     # The same targets a real run resolves: the names, explorer URL and key given, then config.
-    chain_id = chain_id_of(provider)
-    targets = choice.targets(chain_id)
+    targets = choice.targets(chain_id_of(provider))
     reader, derivations = ApeProviderChain(provider), Derivations()
-    unnamed = [address for name, address in contracts if name is None]
-    known = deployed_as(project, chain_id, unnamed) if unnamed else {}
-    derivations.kept.update({a: d.compile_input for a, d in known.items() if d.compile_input is not None})
+    derivations.kept.update({i.address.lower(): i.kept_input for i in items if i.kept_input is not None})
     # Sourcify takes standard-json input only: a real run sends that to it whatever the format.
     format_of = {t.name: CodeFormat(Kind(t.kind).format_for(options.code_format)) for t in targets}
     # Where the chain cannot give a factory child's creation, the first explorer's record can.
@@ -291,11 +287,9 @@ def plan_dry_run(
     for fmt in sorted(set(format_of.values()), key=lambda f: f is not options.code_format):
         with_fmt = dataclasses.replace(options, code_format=fmt)
         plans[fmt] = []
-        for name, address in contracts:
-            deployed = known.get(address.lower()) if name is None else None
-            deployed_type = deployed.type if deployed is not None else None
+        for i in items:
             plans[fmt] += plan(
-                address, name, reader, project, derivations, with_fmt, constructor_args, record, deployed_type
+                i.address, i.name, reader, project, derivations, with_fmt, i.constructor_args, record, i.deployed_type
             )
     return DryRunPlan(choice.label(), list(targets), {t.name: plans[format_of[t.name]] for t in targets})
 
