@@ -35,7 +35,7 @@ from ape_contract_verify.workflow.choice import NetworkChoice
 if TYPE_CHECKING:
     from ape.cli import ApeCliContextObject
 
-    from ape_contract_verify.api import Contract
+    from ape_contract_verify.api import Contract, Progress
     from ape_contract_verify.client.provider import ExplorerRecord
     from ape_contract_verify.workflow.report import Report
 
@@ -43,7 +43,6 @@ T = TypeVar("T")
 # A command's function as the options decorators take it and give it back: the options it gains
 # are click's to pass, so its parameters are not the wrapped function's.
 Command = Callable[..., T]
-Progress = Callable[[str, str], None]
 
 # The API's parameter names, as the options and arguments that set them: the API checks the input,
 # the CLI says its errors on these.
