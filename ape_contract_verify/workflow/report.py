@@ -130,13 +130,11 @@ def render_table(
     with `[brackets]` prints as it is."""
     import io
 
-    from rich.cells import cell_len
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
     cells = [[str(cell) for cell in row] for row in rows]
-    widths = [max(cell_len(row[i]) for row in [list(head), *cells]) for i in range(len(head))]
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold" if styled else "")
     for name in head:
         table.add_column(name, no_wrap=True, overflow="ignore")
@@ -146,7 +144,7 @@ def render_table(
     out = io.StringIO()
     console = Console(
         file=out,
-        width=sum(widths) + 2 * len(widths) + 1,  # wide enough for every row whole
+        width=1_000_000,  # wide enough for every row whole: the table takes its own width
         force_terminal=styled,
         color_system="standard" if styled else None,
         markup=False,
