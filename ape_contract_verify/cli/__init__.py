@@ -170,7 +170,6 @@ def api_error(err: ContractVerifyError, read_json: bool | None = None) -> NoRetu
     """The API's error as an exit code (never a traceback): bad input and nothing recorded are usage
     errors (exit 2), on the option they name; so is every error of a command that verifies. A
     read's (`read_json`: whether it prints JSON) other errors are the explorer saying no: exit 1 (`fail`)."""
-    from ape_contract_verify.protocol.answers import ExplorerAnswer
     from ape_contract_verify.workflow.recorded import NoRecords
 
     if isinstance(err, InvalidRequest) and err.param in OPTION_OF:
