@@ -393,9 +393,8 @@ def status(
         if not answer.outcome.is_final and not as_json:
             click.echo(f"{answer.outcome.value}: {answer.reason}", err=True)
 
-    where = explorer.read_from()
     answer = api.job_status(
-        guid, proxy=proxy, wait=wait_, interval=interval, timeout=timeout, on_progress=progress, **where
+        guid, proxy=proxy, wait=wait_, interval=interval, timeout=timeout, on_progress=progress, **explorer.read_from()
     )
     ok = answer.outcome.is_success or not answer.outcome.is_final
     outcome, reason = answer.outcome.value, answer.reason
