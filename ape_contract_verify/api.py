@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, Union, runtime_checkable
 
+from ape import config, networks
+
 # The package's public names (its `__all__`) are this module's: those only re-exported are `as` themselves.
 from ape_contract_verify.config import ContractVerifyConfig as ContractVerifyConfig
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
@@ -38,6 +40,7 @@ from ape_contract_verify.workflow.choice import NetworkChoice, chain_id_of, conn
 from ape_contract_verify.workflow.dry_run import DryRunPlan, plan_dry_run
 from ape_contract_verify.workflow.recorded import NoRecords, network_choices, open_network, records_on, verify_recorded
 from ape_contract_verify.workflow.report import Report
+from ape_contract_verify.workflow.report import summary_table as report_table
 from ape_contract_verify.workflow.run import Item, VerificationRun
 from ape_contract_verify.workflow.run import failed as failed_reports
 from ape_contract_verify.workflow.status import WORKERS, Row, StatusView, network_status, read_status
@@ -159,7 +162,7 @@ def status(
     """What every recorded deployment is on each target now: verified (Sourcify: full or partial),
     not verified, a proxy linked to the chain's implementation, or a stale or missing link. One
     read per address and target; nothing is sent. `view.ok` is what `ape verify status` exits on."""
-    from ape import config, project
+    from ape import project
 
     _options(None, workers, max_workers=10)  # a client keeps 10 pooled connections
     warn = on_warning or get_logger().warning
@@ -207,17 +210,13 @@ def dry_run(
 def failed(reports: Sequence[Report], required_only: bool = True) -> list[Report]:
     """The reports that count as failures: not ok, on a target of `contract_verify.required_targets`
     (every target when it names none, or with `required_only=False`). Empty: the run succeeded."""
-    from ape import config
-
     required = config.get_config("contract_verify").required_targets if required_only else None
     return failed_reports(reports, required)
 
 
 def summary_table(reports: Sequence[Report]) -> str:
     """The table the commands print: one row per contract and target (a network column once there are several)."""
-    from ape_contract_verify.workflow.report import summary_table as table
-
-    return table(list(reports))
+    return report_table(list(reports))
 
 
 _NETWORK_FIX = "give ecosystem:network[:provider], e.g. ethereum:local:foundry"
@@ -227,8 +226,6 @@ _NETWORK_FIX = "give ecosystem:network[:provider], e.g. ethereum:local:foundry"
 def connected(network: str | None = None) -> Iterator[ProviderAPI]:
     """The provider to verify on: the connected one when `network` is None (or names it), else
     `network` (default: Ape's default) opened for the block and closed after."""
-    from ape import networks
-
     if network is not None and not isinstance(network, str):
         raise InvalidRequest("network", f"{network!r} is not a network choice", _NETWORK_FIX)
     active = networks.active_provider
@@ -399,7 +396,7 @@ def _run(
     """A VerificationRun with the config's options and the call's overrides (checked first, by
     `_options`), on the process's embedded local explorer (so `Contract(address)`, links and
     `status()` later in the process see what it verified, as after the deploy hook)."""
-    from ape import config, project
+    from ape import project
 
     from ape_contract_verify.workflow.verification import Options
 
@@ -465,8 +462,6 @@ def job_status(
     client = _read_target(network, target, explorer_url, api_key)
     if not wait:
         return client.job_status(guid, proxy)
-    from ape import config
-
     cfg = config.get_config("contract_verify")
     return client.wait(
         Receipt(guid=guid, address="", proxy=proxy),
