@@ -65,6 +65,7 @@ Contract = Union[str, tuple[str | None, str], Deployed]  # noqa: UP007 (a runtim
 Format = Union[CodeFormat, str, None]  # noqa: UP007 (a runtime alias); a CodeFormat, "standard-json" or "flatten"
 Progress = Callable[[str, str], None]  # (address, what is happening)
 Warn = Callable[[str], None]
+Wanted = list[tuple[str | None, str | None]]  # (name, address) per contract given: either may be None, not both
 StatusRow = Row  # the public name of a status view's row
 
 
@@ -300,12 +301,12 @@ def _names_active(network: str, provider: ProviderAPI) -> bool:
     return len(parts) <= 3 and bool(parts[0]) and all(not given or given == have for given, have in zip(parts, label))
 
 
-def _contracts(contracts: Sequence[Contract]) -> list[tuple[str | None, str | None]]:
+def _contracts(contracts: Sequence[Contract]) -> Wanted:
     """(name, address) per contract given; either may be None, not both."""
     fix = "give an address, a contract name, 'Name@0x…' or ('Name', '0x…')"
     if not contracts:
         raise InvalidRequest("contracts", "none given", fix)
-    wanted: list[tuple[str | None, str | None]] = []
+    wanted: Wanted = []
     for contract in contracts:
         name: str | None = None
         if isinstance(contract, Deployed) and contract.address is not None:
@@ -329,11 +330,7 @@ def _contracts(contracts: Sequence[Contract]) -> list[tuple[str | None, str | No
 
 
 def _resolve(
-    wanted: list[tuple[str | None, str | None]],
-    choice: NetworkChoice,
-    provider: ProviderAPI,
-    warn: Warn,
-    constructor_args: str | None,
+    wanted: Wanted, choice: NetworkChoice, provider: ProviderAPI, warn: Warn, constructor_args: str | None
 ) -> list[Item]:
     """The items to verify: names without an address become their recorded deployments on the
     connected network; an unnamed address is what the ledger recorded at its deploy (the type, the
