@@ -371,3 +371,10 @@ def test_the_explorer_options_become_the_api_s_keywords():
         "explorer_url": "http://127.0.0.1:5000/api",
         "api_key": "k",
     }
+
+
+def test_a_read_takes_one_target():
+    """The API's reads take one `target`: the CLI refuses several before calling it."""
+    with pytest.raises(click.BadParameter) as raised:
+        ExplorerChoice("ethereum:sepolia", target_names=("etherscan", "sourcify")).read_from()
+    assert raised.value.param_hint == "--target"
