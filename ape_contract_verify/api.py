@@ -112,8 +112,7 @@ def verify_proxy(
     """Link the proxy at `address` to its implementation on every Etherscan-style target
     (`verifyproxycontract`; Sourcify resolves proxies itself). Raises when no target takes links."""
     _address(address, "address")
-    if expected_implementation is not None:
-        _address(expected_implementation, "expected_implementation")
+    _address(expected_implementation, "expected_implementation")
     run = _run(None, None, False, None, on_progress)
     with _connected(network, targets, explorer_url, api_key) as [(choice, provider)]:
         label, _ = open_network(run, choice, provider)
@@ -358,8 +357,8 @@ def _resolve(
     return items
 
 
-def _address(value: str, param: str) -> str:
-    if not is_address(value):
+def _address(value: str | None, param: str) -> str | None:
+    if value is not None and not is_address(value):
         raise InvalidRequest(param, f"{value!r} is not an address", "give 0x followed by 40 hex digits")
     return value
 
