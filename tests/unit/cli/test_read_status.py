@@ -6,7 +6,6 @@ import json
 import re
 
 import pytest
-from click.testing import CliRunner
 
 from ape_contract_verify import api
 from ape_contract_verify.cli import cli
@@ -18,6 +17,7 @@ from ape_contract_verify.workflow.status import (
     TargetStatus,
     status_table,
 )
+from support.cli import cli_runner
 
 pytestmark = pytest.mark.unit
 
@@ -55,10 +55,7 @@ def answered(monkeypatch):
 
 
 def run(*args):
-    try:
-        runner = CliRunner(mix_stderr=False)
-    except TypeError:  # click >= 8.2 always separates stderr
-        runner = CliRunner()
+    runner = cli_runner()
     return runner.invoke(cli, ["status", *args], catch_exceptions=False)
 
 

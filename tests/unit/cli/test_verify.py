@@ -7,7 +7,6 @@ import re
 from types import SimpleNamespace
 
 import pytest
-from click.testing import CliRunner
 
 from ape_contract_verify import api
 from ape_contract_verify import cli as commands
@@ -15,6 +14,7 @@ from ape_contract_verify.cli import cli
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.request import CodeFormat
 from ape_contract_verify.workflow.report import Report
+from support.cli import cli_runner
 
 pytestmark = pytest.mark.unit
 
@@ -60,10 +60,7 @@ def nothing_sent(monkeypatch):
 
 
 def run(*args):
-    try:
-        runner = CliRunner(mix_stderr=False)
-    except TypeError:  # click >= 8.2 always separates stderr
-        runner = CliRunner()
+    runner = cli_runner()
     return runner.invoke(cli, list(args), catch_exceptions=False)
 
 
