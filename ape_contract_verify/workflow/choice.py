@@ -68,8 +68,7 @@ class NetworkChoice:
         return ecosystem.name, network.name, chain_id
 
     def label(self) -> str:
-        ecosystem, network, _ = self.names()
-        return f"{ecosystem}:{network}"
+        return ":".join(self.names()[:2])  # ecosystem:network
 
     def targets(self, chain_id: int | None = None) -> list[Target]:
         """Every Target that runs for the chosen network: the names given, else contract_verify.targets,
