@@ -24,37 +24,36 @@ warnings.filterwarnings(
     "ignore", message=r"Field 'import_remapping' has an incomplete definition", module=r"pydantic_settings\."
 )
 
-# Public name -> the module defining it, imported on first use (`__getattr__`). The Python API's
-# functions and result types come from `ape_contract_verify.api`; tests/unit/test_api.py holds
-# this list to the one in README.md.
-_API = "ape_contract_verify.api"
-_PUBLIC = {
-    "verify": _API,
-    "verify_all": _API,
-    "verify_proxy": _API,
-    "status": _API,
-    "dry_run": _API,
-    "connected": _API,
-    "failed": _API,
-    "summary_table": _API,
-    "abi": _API,
-    "source": _API,
-    "job_status": _API,
-    "Report": _API,
-    "StatusView": _API,
-    "StatusRow": _API,
-    "TargetStatus": _API,
-    "DryRunPlan": _API,
-    "ContractVerifyError": _API,
-    "InvalidRequest": _API,
-    "NoRecords": _API,
-    "ContractVerifyConfig": "ape_contract_verify.config",
-    "VerificationRequest": "ape_contract_verify.request",
-    "Receipt": "ape_contract_verify.request",
-    "CodeFormat": "ape_contract_verify.request",
-    "ExplorerAnswer": "ape_contract_verify.protocol.answers",
-    "Outcome": "ape_contract_verify.protocol.answers",
-}
+# The public names: the Python API's functions and the types they take and give, each imported from
+# `ape_contract_verify.api` on first use (`__getattr__`); tests/unit/test_api.py holds this list to
+# the one in README.md.
+__all__ = [
+    "CodeFormat",
+    "ContractVerifyConfig",
+    "ContractVerifyError",
+    "DryRunPlan",
+    "ExplorerAnswer",
+    "InvalidRequest",
+    "NoRecords",
+    "Outcome",
+    "Receipt",
+    "Report",
+    "StatusRow",
+    "StatusView",
+    "TargetStatus",
+    "VerificationRequest",
+    "abi",
+    "connected",
+    "dry_run",
+    "failed",
+    "job_status",
+    "source",
+    "status",
+    "summary_table",
+    "verify",
+    "verify_all",
+    "verify_proxy",
+]
 
 
 @plugins.register(Config)
@@ -92,9 +91,6 @@ def __getattr__(name: str) -> Any:  # Any: each lazy public name has its own typ
         from importlib.metadata import version
 
         return version("ape-contract-verify")
-    if module := _PUBLIC.get(name):
-        return getattr(import_module(module), name)  # getattr: the name is only known at run time
+    if name in __all__:
+        return getattr(import_module("ape_contract_verify.api"), name)  # getattr: the name is only known at run time
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-__all__ = sorted(_PUBLIC)

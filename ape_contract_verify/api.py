@@ -25,18 +25,26 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, Union, runtime_checkable
 
+from ape import config, networks
+
+# The package's public names (its `__all__`) are this module's: those only re-exported are `as` themselves.
+from ape_contract_verify.config import ContractVerifyConfig as ContractVerifyConfig
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
 from ape_contract_verify.logs import get_logger
+from ape_contract_verify.protocol.answers import ExplorerAnswer
+from ape_contract_verify.protocol.answers import Outcome as Outcome
 from ape_contract_verify.protocol.values import is_address
 from ape_contract_verify.request import CodeFormat, Receipt
+from ape_contract_verify.request import VerificationRequest as VerificationRequest
 from ape_contract_verify.workflow.choice import NetworkChoice, chain_id_of, connected_label
 from ape_contract_verify.workflow.ledger import deployed_as
-from ape_contract_verify.workflow.plan import DryRunPlan, plan_dry_run
+from ape_contract_verify.workflow.plan import DryRunPlan, Item, plan_dry_run
 from ape_contract_verify.workflow.recorded import NoRecords, network_choices, open_network, records_on, verify_recorded
 from ape_contract_verify.workflow.report import Report
-from ape_contract_verify.workflow.status import WORKERS, StatusView, TargetStatus, network_status, read_status
-from ape_contract_verify.workflow.status import Row as StatusRow
-from ape_contract_verify.workflow.verification import Item, VerificationRun
+from ape_contract_verify.workflow.report import summary_table as report_table
+from ape_contract_verify.workflow.status import WORKERS, Row, StatusView, network_status, read_status
+from ape_contract_verify.workflow.status import TargetStatus as TargetStatus
+from ape_contract_verify.workflow.verification import VerificationRun
 from ape_contract_verify.workflow.verification import failed as failed_reports
 
 if TYPE_CHECKING:
@@ -44,30 +52,6 @@ if TYPE_CHECKING:
 
     from ape_contract_verify.client.provider import ExplorerRecord, VerificationTarget
     from ape_contract_verify.json_types import JsonValue
-    from ape_contract_verify.protocol.answers import ExplorerAnswer
-
-__all__ = [
-    "CodeFormat",
-    "ContractVerifyError",
-    "DryRunPlan",
-    "InvalidRequest",
-    "NoRecords",
-    "Report",
-    "StatusRow",
-    "StatusView",
-    "TargetStatus",
-    "abi",
-    "connected",
-    "dry_run",
-    "failed",
-    "job_status",
-    "source",
-    "status",
-    "summary_table",
-    "verify",
-    "verify_all",
-    "verify_proxy",
-]
 
 
 @runtime_checkable
@@ -82,6 +66,8 @@ Contract = Union[str, tuple[str | None, str], Deployed]  # noqa: UP007 (a runtim
 Format = Union[CodeFormat, str, None]  # noqa: UP007 (a runtime alias); a CodeFormat, "standard-json" or "flatten"
 Progress = Callable[[str, str], None]  # (address, what is happening)
 Warn = Callable[[str], None]
+Wanted = list[tuple[str | None, str | None]]  # (name, address) per contract given: either may be None, not both
+StatusRow = Row  # the public name of a status view's row
 
 
 def verify(
@@ -105,20 +91,12 @@ def verify(
     "standard-json" and "flatten"; given: no other format is sent in its place); `check`: run the
     local pre-check (default: the config's); `force`: submit even where the explorer already has
     the source; `constructor_args`: ABI-typed values or raw hex, checked against the chain."""
-    from ape import project
-
     wanted = _contracts(contracts)
     run = _run(code_format, check, force, workers, on_progress)
     warn = on_warning or get_logger().warning
     with _connected(network, targets, explorer_url, api_key) as [(choice, provider)]:
-        pairs = _resolve(wanted, choice, provider, warn)
-        # What the ledger recorded at an unnamed address's deploy (the type, the input it was built from).
-        known = deployed_as(project, chain_id_of(provider), pairs)
-        label, _ = open_network(run, choice, provider)
-        items = [
-            Item(label, address, name, constructor_args, deployed_type, kept_input=kept_input)
-            for (name, address), (deployed_type, kept_input) in zip(pairs, known)
-        ]
+        items = _resolve(wanted, choice, provider, warn, constructor_args)
+        open_network(run, choice, provider)
         return run.verify(items)
 
 
@@ -135,8 +113,7 @@ def verify_proxy(
     """Link the proxy at `address` to its implementation on every Etherscan-style target
     (`verifyproxycontract`; Sourcify resolves proxies itself). Raises when no target takes links."""
     _address(address, "address")
-    if expected_implementation is not None:
-        _address(expected_implementation, "expected_implementation")
+    _address(expected_implementation, "expected_implementation")
     run = _run(None, None, False, None, on_progress)
     with _connected(network, targets, explorer_url, api_key) as [(choice, provider)]:
         label, _ = open_network(run, choice, provider)
@@ -186,7 +163,7 @@ def status(
     """What every recorded deployment is on each target now: verified (Sourcify: full or partial),
     not verified, a proxy linked to the chain's implementation, or a stale or missing link. One
     read per address and target; nothing is sent. `view.ok` is what `ape verify status` exits on."""
-    from ape import config, project
+    from ape import project
 
     _options(None, workers, max_workers=10)  # a client keeps 10 pooled connections
     warn = on_warning or get_logger().warning
@@ -224,8 +201,8 @@ def dry_run(
     wanted = _contracts(contracts)
     fmt = _options(code_format, None, check=check)
     with _connected(network, targets, explorer_url, api_key) as [(choice, provider)]:
-        pairs = _resolve(wanted, choice, provider, on_warning or get_logger().warning)
-        plan = plan_dry_run(choice, provider, pairs, constructor_args, fmt, check)
+        items = _resolve(wanted, choice, provider, on_warning or get_logger().warning, constructor_args)
+        plan = plan_dry_run(choice, provider, items, fmt, check)
     if out is not None:
         plan.write(str(out))
     return plan
@@ -234,17 +211,13 @@ def dry_run(
 def failed(reports: Sequence[Report], required_only: bool = True) -> list[Report]:
     """The reports that count as failures: not ok, on a target of `contract_verify.required_targets`
     (every target when it names none, or with `required_only=False`). Empty: the run succeeded."""
-    from ape import config
-
     required = config.get_config("contract_verify").required_targets if required_only else None
     return failed_reports(reports, required)
 
 
 def summary_table(reports: Sequence[Report]) -> str:
     """The table the commands print: one row per contract and target (a network column once there are several)."""
-    from ape_contract_verify.workflow.report import summary_table as table
-
-    return table(list(reports))
+    return report_table(list(reports))
 
 
 _NETWORK_FIX = "give ecosystem:network[:provider], e.g. ethereum:local:foundry"
@@ -254,8 +227,6 @@ _NETWORK_FIX = "give ecosystem:network[:provider], e.g. ethereum:local:foundry"
 def connected(network: str | None = None) -> Iterator[ProviderAPI]:
     """The provider to verify on: the connected one when `network` is None (or names it), else
     `network` (default: Ape's default) opened for the block and closed after."""
-    from ape import networks
-
     if network is not None and not isinstance(network, str):
         raise InvalidRequest("network", f"{network!r} is not a network choice", _NETWORK_FIX)
     active = networks.active_provider
@@ -330,12 +301,12 @@ def _names_active(network: str, provider: ProviderAPI) -> bool:
     return len(parts) <= 3 and bool(parts[0]) and all(not given or given == have for given, have in zip(parts, label))
 
 
-def _contracts(contracts: Sequence[Contract]) -> list[tuple[str | None, str | None]]:
+def _contracts(contracts: Sequence[Contract]) -> Wanted:
     """(name, address) per contract given; either may be None, not both."""
     fix = "give an address, a contract name, 'Name@0x…' or ('Name', '0x…')"
     if not contracts:
         raise InvalidRequest("contracts", "none given", fix)
-    wanted: list[tuple[str | None, str | None]] = []
+    wanted: Wanted = []
     for contract in contracts:
         name: str | None = None
         if isinstance(contract, Deployed) and contract.address is not None:
@@ -359,9 +330,11 @@ def _contracts(contracts: Sequence[Contract]) -> list[tuple[str | None, str | No
 
 
 def _resolve(
-    wanted: list[tuple[str | None, str | None]], choice: NetworkChoice, provider: ProviderAPI, warn: Warn
-) -> list[tuple[str | None, str]]:
-    """Names without an address become their recorded deployments on the connected network."""
+    wanted: Wanted, choice: NetworkChoice, provider: ProviderAPI, warn: Warn, constructor_args: str | None
+) -> list[Item]:
+    """The items to verify: names without an address become their recorded deployments on the
+    connected network; an unnamed address is what the ledger recorded at its deploy (the type, the
+    input it was built from)."""
     from ape import project
 
     pairs: list[tuple[str | None, str]] = []
@@ -373,11 +346,15 @@ def _resolve(
         if not recorded:
             raise NoRecords(f"No recorded deployment of {name} on {choice.label()}. Give its address: '{name}@0x…'")
         pairs += recorded
-    return pairs
+    known = deployed_as(project, chain_id_of(provider), pairs)
+    return [
+        Item(choice.label(), address, name, constructor_args, deployed_type, kept_input=kept_input)
+        for (name, address), (deployed_type, kept_input) in zip(pairs, known)
+    ]
 
 
-def _address(value: str, param: str) -> str:
-    if not is_address(value):
+def _address(value: str | None, param: str) -> str | None:
+    if value is not None and not is_address(value):
         raise InvalidRequest(param, f"{value!r} is not an address", "give 0x followed by 40 hex digits")
     return value
 
@@ -411,7 +388,7 @@ def _run(
     """A VerificationRun with the config's options and the call's overrides (checked first, by
     `_options`), on the process's embedded local explorer (so `Contract(address)`, links and
     `status()` later in the process see what it verified, as after the deploy hook)."""
-    from ape import config, project
+    from ape import project
 
     from ape_contract_verify.workflow.plan import Options
 
@@ -477,8 +454,6 @@ def job_status(
     client = _read_target(network, target, explorer_url, api_key)
     if not wait:
         return client.job_status(guid, proxy)
-    from ape import config
-
     cfg = config.get_config("contract_verify")
     return client.wait(
         Receipt(guid=guid, address="", proxy=proxy),

@@ -18,10 +18,11 @@ KNOWN_TARGET_KINDS: dict[str, str] = {
     "routescan": "etherscan",
     "sourcify": "sourcify",
 }
-TARGET_KINDS = ("etherscan", "sourcify")
-# Whose server an Etherscan-style target is, when neither its name nor its host says so (a
-# self-hosted Blockscout under another name); client/provider.py's FLAVOURS less the derived ones.
-TARGET_FLAVOURS = ("etherscan", "blockscout", "routescan")
+# A bad `kind:` or `flavour:` (pydantic's Literal refuses it), said with its fix.
+_CHOICE_FIXES = {
+    "kind": "use `kind: etherscan` or `kind: sourcify`",
+    "flavour": "use one of `flavour: etherscan`, `flavour: blockscout`, `flavour: routescan`, or drop it",
+}
 _TARGET_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 
 
@@ -51,10 +52,12 @@ class TargetConfig(_TargetKeys):
 
     model_config = ConfigDict(extra="forbid")
 
-    kind: str | None = None
+    kind: Literal["etherscan", "sourcify"] | None = None
     """`etherscan` (an Etherscan-style contract API) or `sourcify` (Sourcify API v2)."""
 
-    flavour: str | None = None
+    # Whose server an Etherscan-style target is, when neither its name nor its host says so (a
+    # self-hosted Blockscout under another name); client/provider.py's FLAVOURS less the derived ones.
+    flavour: Literal["etherscan", "blockscout", "routescan"] | None = None
     """Whose server an Etherscan-style target is: `etherscan`, `blockscout` or `routescan`; unset:
     known from its name and host."""
 
@@ -97,19 +100,13 @@ class ExplorerConfig(_TargetKeys):
             except ValidationError as err:
                 first = err.errors()[0]
                 key = ".".join(str(part) for part in first["loc"])
-                unknown_key = first["type"] == "extra_forbidden"
-                fix = f"the keys are {', '.join(TargetConfig.model_fields)}" if unknown_key else "fix the value"
-                raise InvalidRequest(f"{where}.{key}", first["msg"].lower(), fix) from None
+                problem, fix = first["msg"].lower(), "fix the value"
+                if first["type"] == "extra_forbidden":
+                    fix = f"the keys are {', '.join(TargetConfig.model_fields)}"
+                elif key in _CHOICE_FIXES:
+                    problem, fix = f"unknown {key} {first['input']!r}", _CHOICE_FIXES[key]
+                raise InvalidRequest(f"{where}.{key}", problem, fix) from None
             fixed = KNOWN_TARGET_KINDS.get(name)
-            if target.kind not in (None, *TARGET_KINDS):
-                raise InvalidRequest(
-                    f"{where}.kind", f"unknown kind {target.kind!r}", "use `kind: etherscan` or `kind: sourcify`"
-                )
-            if target.flavour not in (None, *TARGET_FLAVOURS):
-                flavours = ", ".join(f"`flavour: {f}`" for f in TARGET_FLAVOURS)
-                raise InvalidRequest(
-                    f"{where}.flavour", f"unknown flavour {target.flavour!r}", f"use one of {flavours}, or drop it"
-                )
             if target.flavour is not None and (target.kind or fixed) == "sourcify":
                 raise InvalidRequest(
                     f"{where}.flavour", "a Sourcify target has no flavour", "drop `flavour` (it is for kind etherscan)"

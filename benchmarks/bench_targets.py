@@ -291,7 +291,7 @@ def deploy_all(anvil: Anvil, project, count: int, holder: str) -> list[tuple[str
 def start_chain(chain_id: int, project, count: int) -> Chain:
     from ape import networks
 
-    from ape_contract_verify.workflow.verification import Item
+    from ape_contract_verify.workflow.plan import Item
 
     anvil = Anvil(extra=("--chain-id", str(chain_id)))
     try:

@@ -29,14 +29,13 @@ from ape.cli import ape_cli_context
 from ape_contract_verify.exceptions import ContractVerifyError, ExplorerError, ExplorerNotConfigured, InvalidRequest
 from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Texts
-from ape_contract_verify.protocol.values import is_address
 from ape_contract_verify.request import CodeFormat
 from ape_contract_verify.workflow.choice import NetworkChoice
 
 if TYPE_CHECKING:
     from ape.cli import ApeCliContextObject
 
-    from ape_contract_verify.api import Contract
+    from ape_contract_verify.api import Contract, Progress
     from ape_contract_verify.client.provider import ExplorerRecord
     from ape_contract_verify.workflow.report import Report
 
@@ -44,10 +43,18 @@ T = TypeVar("T")
 # A command's function as the options decorators take it and give it back: the options it gains
 # are click's to pass, so its parameters are not the wrapped function's.
 Command = Callable[..., T]
-Progress = Callable[[str, str], None]
 
-# The API's parameter names, as the options that set them.
-OPTION_OF = {"network": "--network", "targets": "--target", "explorer_url": "--explorer-url", "api_key": "--api-key"}
+# The API's parameter names, as the options and arguments that set them: the API checks the input,
+# the CLI says its errors on these.
+OPTION_OF = {
+    "network": "--network",
+    "targets": "--target",
+    "explorer_url": "--explorer-url",
+    "api_key": "--api-key",
+    "contracts": "NAME_OR_ADDRESS / ADDRESS",
+    "address": "ADDRESS",
+    "expected_implementation": "--expected-implementation",
+}
 
 
 class Where(TypedDict):
@@ -80,12 +87,6 @@ class ExplorerChoice(NetworkChoice):
             raise click.BadParameter("give one target to read from", param_hint="--target")
         target = self.target_names[0] if self.target_names else None
         return {"network": self.network, "target": target, "explorer_url": self.explorer_url, "api_key": self.api_key}
-
-    def networks_or_all(self, all_networks: bool) -> tuple[str, ...] | None:
-        """The networks given (None: the API's default), refused alongside --all-networks."""
-        if all_networks and self.networks:
-            raise click.UsageError("give --network or --all-networks, not both")
-        return self.networks or None
 
 
 _OPTIONS = (
@@ -169,7 +170,6 @@ def api_error(err: ContractVerifyError, read_json: bool | None = None) -> NoRetu
     """The API's error as an exit code (never a traceback): bad input and nothing recorded are usage
     errors (exit 2), on the option they name; so is every error of a command that verifies. A
     read's (`read_json`: whether it prints JSON) other errors are the explorer saying no: exit 1 (`fail`)."""
-    from ape_contract_verify.protocol.answers import ExplorerAnswer
     from ape_contract_verify.workflow.recorded import NoRecords
 
     if isinstance(err, InvalidRequest) and err.param in OPTION_OF:
@@ -393,9 +393,8 @@ def status(
         if not answer.outcome.is_final and not as_json:
             click.echo(f"{answer.outcome.value}: {answer.reason}", err=True)
 
-    where = explorer.read_from()
     answer = api.job_status(
-        guid, proxy=proxy, wait=wait_, interval=interval, timeout=timeout, on_progress=progress, **where
+        guid, proxy=proxy, wait=wait_, interval=interval, timeout=timeout, on_progress=progress, **explorer.read_from()
     )
     ok = answer.outcome.is_success or not answer.outcome.is_final
     outcome, reason = answer.outcome.value, answer.reason
@@ -411,9 +410,10 @@ def overview(explorer: ExplorerChoice, as_json: bool, all_networks: bool, worker
     why each row fails on stderr, and the exit code: 0 all verified on `required_targets`, 1 not."""
     from ape_contract_verify import api
 
-    networks = explorer.networks_or_all(all_networks)
     with quiet_stdout(as_json):
-        view = api.status(networks, all_networks=all_networks, **explorer.where(), workers=workers, on_warning=warn)
+        view = api.status(
+            explorer.networks or None, all_networks=all_networks, **explorer.where(), workers=workers, on_warning=warn
+        )
     click.echo(json.dumps(view.as_dict(), indent=2) if as_json else view.table(styled=sys.stdout.isatty()))
     counted = {(id(row), target.target) for row, target in view.failing()}
     for row, target in view.failing(required_only=False):  # on stderr with --json too: a CI log says why
@@ -427,12 +427,6 @@ def overview(explorer: ExplorerChoice, as_json: bool, all_networks: bool, worker
 
 
 # Derive, submit, follow (issues 5 and 6).
-def _check_address(value: str | None, param: str) -> str | None:
-    if value is not None and not is_address(value):
-        raise click.BadParameter(f"{value!r} is not an address: give 0x followed by 40 hex digits", param_hint=param)
-    return value
-
-
 @cli.command(short_help="Verify a deployed contract (by name, address, or both)")
 @explorer_options()
 @click.argument("name_or_address")
@@ -470,12 +464,8 @@ def contract(
     are verified with their implementation, then linked."""
     from ape_contract_verify import api
 
-    explorer.one_network()
-    if address is not None:
-        _check_address(address, "ADDRESS")
-        contracts: list[Contract] = [(name_or_address, address)]
-    else:
-        contracts = [name_or_address]
+    explorer.one_network()  # the API takes one network here: the others are not passed
+    contracts: list[Contract] = [(name_or_address, address) if address is not None else name_or_address]
 
     def asked(call: Callable[..., T], **more: object) -> T:  # what a dry run and a run are both given
         return call(
@@ -514,8 +504,6 @@ def proxy(
     from ape_contract_verify import api
 
     explorer.one_network()
-    _check_address(address, "ADDRESS")
-    _check_address(expected_implementation, "--expected-implementation")
     verify_and_finish(
         as_json,
         lambda show: api.verify_proxy(
@@ -565,11 +553,10 @@ def all_deployments(
     each explorer already has. Resumable: a second run does only what is left."""
     from ape_contract_verify import api
 
-    networks = explorer.networks_or_all(all_networks)
     verify_and_finish(
         as_json,
         lambda show: api.verify_all(
-            networks,
+            explorer.networks or None,
             all_networks=all_networks,
             **explorer.where(),
             workers=workers,

@@ -382,7 +382,7 @@ class _Network:
         what is known of it for this chain."""
         own = name == "etherscan"
         entry = (self.explorer.etherscan_target() if self.explorer else None) if own else self.named.get(name)
-        sourcify = name == "sourcify" or (entry is not None and entry.kind == Kind.SOURCIFY)
+        sourcify = name == "sourcify" or (entry is not None and entry.kind == "sourcify")
         kind = Kind.SOURCIFY if sourcify else Kind.ETHERSCAN
         setting = self.path if own and name not in self.named else f"{self.path}.{name}"
         url, pages = self._url(name, kind, entry, setting)

@@ -227,9 +227,9 @@ class ContractVerifyExplorer(ExplorerAPI):
 
         from ape_contract_verify.derive.ape_gate import GATE
         from ape_contract_verify.evm.chain import ApeProviderChain
-        from ape_contract_verify.workflow.plan import Options
+        from ape_contract_verify.workflow.plan import Item, Options
         from ape_contract_verify.workflow.report import summary_table
-        from ape_contract_verify.workflow.verification import Item, VerificationRun
+        from ape_contract_verify.workflow.verification import VerificationRun
 
         address = checksum(str(address))
         if after_deploy.HOOK.holding(address) is not None:

@@ -68,8 +68,7 @@ class NetworkChoice:
         return ecosystem.name, network.name, chain_id
 
     def label(self) -> str:
-        ecosystem, network, _ = self.names()
-        return f"{ecosystem}:{network}"
+        return ":".join(self.names()[:2])  # ecosystem:network
 
     def targets(self, chain_id: int | None = None) -> list[Target]:
         """Every Target that runs for the chosen network: the names given, else contract_verify.targets,
@@ -90,14 +89,12 @@ class NetworkChoice:
         )
 
     def read_target(self) -> Target:
-        """The one target a read (abi, source, a GUID's status) asks: the one named, else the network's
-        own `etherscan` one (url None = the local network's embedded explorer)."""
+        """The one target a read (abi, source, a GUID's status) asks: the one named (the API's `target`),
+        else the network's own `etherscan` one (url None = the local network's embedded explorer)."""
         from ape import config
 
         from ape_contract_verify.client.targets import resolve_target
 
-        if len(self.target_names) > 1:
-            raise InvalidRequest("targets", "several targets given for a read", "give one target to read from")
         if self.target_names:
             return self.targets()[0]
         ecosystem, network, chain_id = self.names()

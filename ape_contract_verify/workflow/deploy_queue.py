@@ -34,7 +34,8 @@ if TYPE_CHECKING:
     from ape_contract_verify.evm.wrappers import MemoizingChain
     from ape_contract_verify.json_types import JsonObject
     from ape_contract_verify.workflow.ledger import Ledger
-    from ape_contract_verify.workflow.verification import Item, Verification
+    from ape_contract_verify.workflow.plan import Item
+    from ape_contract_verify.workflow.verification import Verification
 
 logger = get_logger()
 
@@ -221,7 +222,7 @@ class DeployQueue:
         if destinations is None or pool is None:
             return
         pending, self.pending = self.pending, []
-        from ape_contract_verify.workflow.verification import Item
+        from ape_contract_verify.workflow.plan import Item
 
         for address, name, deployed_type, txn_hash in pending:
             try:

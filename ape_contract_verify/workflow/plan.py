@@ -536,29 +536,46 @@ class DryRunPlan:
         return self.files
 
 
+@dataclass(frozen=True)
+class Item:
+    """One contract to verify on every target of its network."""
+
+    network: str
+    address: str
+    name: str | None = None
+    constructor_args: str | None = None
+    deployed_type: str | None = None  # what Ape deployed there (the ledger's record), see Verification.contract
+    targets: frozenset[str] | None = None  # the target names to verify it on; None: every one of its network
+    relink: str | None = None  # a proxy that moved: link it to this implementation (Verification.relink)
+    # The compile group's input Ape built it from, as the ledger kept it at the deploy.
+    kept_input: JsonObject | None = field(default=None, compare=False, hash=False)
+
+    @property
+    def label(self) -> str:
+        from ape_contract_verify.derive.artifacts import short_name
+
+        return short_name(self.name or self.deployed_type or "") or self.address[:10]
+
+
 def plan_dry_run(
     choice: NetworkChoice,
     provider: ProviderAPI,
-    contracts: list[tuple[str | None, str]],
-    constructor_args: str | None,
+    items: list[Item],
     code_format: CodeFormat | None,
     check: bool | None,
 ) -> DryRunPlan:
     """The dry run of a verification: every target's submissions derived and pre-checked, nothing
-    sent, with a real run's options (`Options.from_config`: the config's, the call's over them) and,
-    for an unnamed address, what the ledger recorded at its deploy, as `api.verify` takes it."""
+    sent, with a real run's options (`Options.from_config`: the config's, the call's over them), for
+    the items `api.verify` would run (an unnamed address's: what the ledger recorded at its deploy)."""
     from ape import config, project
 
     from ape_contract_verify.evm.chain import ApeProviderChain
-    from ape_contract_verify.workflow.ledger import deployed_as
 
     options = Options.from_config(config.get_config("contract_verify"), code_format, check)
     # The same targets a real run resolves: the names, explorer URL and key given, then config.
-    chain_id = chain_id_of(provider)
-    targets = choice.targets(chain_id)
+    targets = choice.targets(chain_id_of(provider))
     reader, derivations = ApeProviderChain(provider), Derivations(project)
-    known = deployed_as(project, chain_id, contracts)
-    derivations.kept.update({a.lower(): kept for (_, a), (_, kept) in zip(contracts, known) if kept is not None})
+    derivations.kept.update({i.address.lower(): i.kept_input for i in items if i.kept_input is not None})
     # Where the chain cannot give a factory child's creation, the first explorer's record can.
     record = next((_record_of(t) for t in targets if t.kind is Kind.ETHERSCAN and t.url), None)
     plans: dict[str, list[Planned]] = {}  # code format -> every contract planned in it
@@ -569,9 +586,11 @@ def plan_dry_run(
         if fmt not in plans:
             with_fmt = dataclasses.replace(options, code_format=CodeFormat(fmt))
             plans[fmt] = [
-                item
-                for (name, address), (deployed_type, _) in zip(contracts, known)
-                for item in plan(address, name, reader, derivations, with_fmt, constructor_args, record, deployed_type)
+                planned
+                for i in items
+                for planned in plan(
+                    i.address, i.name, reader, derivations, with_fmt, i.constructor_args, record, i.deployed_type
+                )
             ]
         submissions[target.name] = plans[fmt]
     return DryRunPlan(choice.label(), list(targets), submissions)

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
 from ape_contract_verify.workflow.choice import NetworkChoice, chain_id_of
 from ape_contract_verify.workflow.ledger import Ledger, Records, recorded_deployments, recorded_networks
+from ape_contract_verify.workflow.plan import Item
 from ape_contract_verify.workflow.report import Report, outcome_for
-from ape_contract_verify.workflow.verification import Item, VerificationRun
+from ape_contract_verify.workflow.verification import VerificationRun
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI

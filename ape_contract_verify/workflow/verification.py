@@ -19,19 +19,17 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from ape_contract_verify.client.provider import Kind
 from ape_contract_verify.exceptions import ContractNotVerified, ContractVerifyError, ExplorerError, TargetDown
-from ape_contract_verify.json_types import JsonObject
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.protocol.values import checksum
 from ape_contract_verify.request import CodeFormat
 from ape_contract_verify.retry import TargetHealth
-from ape_contract_verify.workflow.plan import Derivations, Link, Options, Skip, Source, plan_contract
+from ape_contract_verify.workflow.plan import Derivations, Item, Link, Options, Skip, Source, plan_contract
 from ape_contract_verify.workflow.report import Report, proxy_row_label
 
 if TYPE_CHECKING:  # the clients import requests, derive imports Ape: only when a run makes one
@@ -341,27 +339,6 @@ def local_client(explorer: EmbeddedExplorer, health: TargetHealth | None = None)
 
 
 # --- a run: every contract on every target of every network ----------------------------------
-
-
-@dataclass(frozen=True)
-class Item:
-    """One contract to verify on every target of its network."""
-
-    network: str
-    address: str
-    name: str | None = None
-    constructor_args: str | None = None
-    deployed_type: str | None = None  # what Ape deployed there (the ledger's record), see Verification.contract
-    targets: frozenset[str] | None = None  # the target names to verify it on; None: every one of its network
-    relink: str | None = None  # a proxy that moved: link it to this implementation (Verification.relink)
-    # The compile group's input Ape built it from, as the ledger kept it at the deploy.
-    kept_input: JsonObject | None = field(default=None, compare=False, hash=False)
-
-    @property
-    def label(self) -> str:
-        from ape_contract_verify.derive.artifacts import short_name
-
-        return short_name(self.name or self.deployed_type or "") or self.address[:10]
 
 
 class VerificationRun:

@@ -17,8 +17,8 @@ from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome, Texts
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 from ape_contract_verify.retry import TargetHealth
 from ape_contract_verify.workflow import verification as run_module
-from ape_contract_verify.workflow.plan import Options
-from ape_contract_verify.workflow.verification import Item, VerificationRun
+from ape_contract_verify.workflow.plan import Item, Options
+from ape_contract_verify.workflow.verification import VerificationRun
 from support.client import single_file_request
 from support.stub_server import ADDRESS, GUID, Drop, Http, make_client, ok
 

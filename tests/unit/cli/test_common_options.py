@@ -5,22 +5,14 @@ import json
 
 import click
 import pytest
-from click.testing import CliRunner
 
 from ape_contract_verify.cli import ExplorerChoice, cli
 from ape_contract_verify.client.targets import ETHERSCAN_V2_URL, normalize_url, resolve_api_key, resolve_target
 from ape_contract_verify.config import ContractVerifyConfig, ExplorerConfig
 from ape_contract_verify.exceptions import ExplorerNotConfigured, InvalidRequest
+from support.cli import cli_runner, invoke
 from support.client import ABI, Texts, source_item
 from support.stub_server import ADDRESS, GUID, IMPL, Drop, Http, notok, ok
-
-
-def invoke(stub, *args):
-    try:
-        runner = CliRunner(mix_stderr=False)
-    except TypeError:  # click >= 8.2 always separates stderr
-        runner = CliRunner()
-    return runner.invoke(cli, [*args, "--explorer-url", stub.url], catch_exceptions=False)
 
 
 def invoke_real(stub, *args):
@@ -78,7 +70,7 @@ def test_several_networks_or_targets_for_a_read_are_bad_input(stub):
     )
     assert_clean_usage_error(both, "--target", "one target")
     either = invoke(stub, "all", "--all-networks", "--network", "ethereum:sepolia")
-    assert_clean_usage_error(either, "--network or --all-networks")
+    assert_clean_usage_error(either, "--network", "networks or all_networks, not both")
     assert stub.seen == []
 
 
@@ -239,10 +231,7 @@ def test_rate_limit_then_success_over_cli(stub, fast_cli):
 
 
 def test_bad_explorer_url_and_network_are_usage_errors(stub):
-    try:
-        runner = CliRunner(mix_stderr=False)
-    except TypeError:
-        runner = CliRunner()
+    runner = cli_runner()
     result = runner.invoke(cli, ["abi", ADDRESS, "--explorer-url", "ftp://x"])
     assert_clean_usage_error(result, "--explorer-url", "http(s)")
     result = runner.invoke(cli, ["abi", ADDRESS, "--network", "nochain:nonet"])
@@ -371,3 +360,10 @@ def test_the_explorer_options_become_the_api_s_keywords():
         "explorer_url": "http://127.0.0.1:5000/api",
         "api_key": "k",
     }
+
+
+def test_a_read_takes_one_target():
+    """The API's reads take one `target`: the CLI refuses several before calling it."""
+    with pytest.raises(click.BadParameter) as raised:
+        ExplorerChoice("ethereum:sepolia", target_names=("etherscan", "sourcify")).read_from()
+    assert raised.value.param_hint == "--target"

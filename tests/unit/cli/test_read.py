@@ -5,23 +5,15 @@ nothing sent) and the explorer's refusals (exit 1, the reason on stderr, a JSON 
 import json
 
 import pytest
-from click.testing import CliRunner
 
 from ape_contract_verify import cli as commands
 from ape_contract_verify.cli import cli
 from ape_contract_verify.protocol.answers import Texts
+from support.cli import cli_runner, invoke
 from support.client import ABI, source_item
 from support.stub_server import ADDRESS, GUID, ok
 
 pytestmark = pytest.mark.unit
-
-
-def invoke(stub, *args):
-    try:
-        runner = CliRunner(mix_stderr=False)
-    except TypeError:  # click >= 8.2 always separates stderr
-        runner = CliRunner()
-    return runner.invoke(cli, [*args, "--explorer-url", stub.url], catch_exceptions=False)
 
 
 def test_the_commands_are_the_modules():
@@ -109,10 +101,7 @@ def test_status_of_a_guid_prints_the_outcome(stub):
 def test_status_proxy_on_sourcify_is_the_explorer_saying_no_not_a_traceback():
     """Sourcify links no proxies, so it has no proxy-link outcome to ask: exit 1 with the reason
     (as `ape verify proxy` there), and a JSON result with --json."""
-    try:
-        runner = CliRunner(mix_stderr=False)
-    except TypeError:  # click >= 8.2 always separates stderr
-        runner = CliRunner()
+    runner = cli_runner()
     where = ["--target", "sourcify", "--network", "ethereum:sepolia"]
     result = runner.invoke(cli, ["status", GUID, "--proxy", *where, "--json"])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.exception  # no AttributeError

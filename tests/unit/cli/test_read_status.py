@@ -5,12 +5,10 @@ fails on stderr (ERROR where it counts, WARNING where not); the exit code; and i
 import json
 import re
 
-import click
 import pytest
-from click.testing import CliRunner
 
 from ape_contract_verify import api
-from ape_contract_verify.cli import ExplorerChoice, cli, overview
+from ape_contract_verify.cli import cli
 from ape_contract_verify.workflow.status import (
     NOT_VERIFIED,
     VERIFIED,
@@ -18,6 +16,7 @@ from ape_contract_verify.workflow.status import (
     StatusView,
     TargetStatus,
 )
+from support.cli import cli_runner
 
 pytestmark = pytest.mark.unit
 
@@ -55,10 +54,7 @@ def answered(monkeypatch):
 
 
 def run(*args):
-    try:
-        runner = CliRunner(mix_stderr=False)
-    except TypeError:  # click >= 8.2 always separates stderr
-        runner = CliRunner()
+    runner = cli_runner()
     return runner.invoke(cli, ["status", *args], catch_exceptions=False)
 
 
@@ -95,13 +91,14 @@ def test_json_is_the_document_and_the_reasons_still_go_to_stderr(answered):
     assert "ERROR: Vault" in result.stderr
 
 
-def test_a_network_and_all_networks_together_are_bad_input(answered):
-    _, asked = answered
-    with pytest.raises(click.UsageError, match="--network or --all-networks, not both"):
-        overview(ExplorerChoice(NET, networks=(NET,)), False, True, None)
+def test_a_network_and_all_networks_together_are_bad_input(monkeypatch):
+    def no_connection(network=None):  # the API's own check comes first: nothing is read
+        raise AssertionError(f"connected to {network!r}: the input was not refused first")
+
+    monkeypatch.setattr(api, "connected", no_connection)
     result = run("--network", NET, "--all-networks")
-    assert result.exit_code == 2 and "not both" in result.stderr
-    assert asked == {}  # nothing was read
+    assert result.exit_code == 2 and "--network" in result.stderr
+    assert "networks or all_networks, not both" in result.stderr
 
 
 @pytest.mark.parametrize(

@@ -53,12 +53,6 @@ def test_for_network_keeps_everything_but_the_network():
     assert choice.for_network(None).networks == ()
 
 
-def test_a_read_takes_one_target():
-    with pytest.raises(InvalidRequest) as raised:
-        NetworkChoice("ethereum:sepolia", target_names=("etherscan", "sourcify")).read_target()
-    assert raised.value.param == "targets"
-
-
 def test_the_targets_of_a_network_by_name():
     targets = NetworkChoice("ethereum:sepolia", api_key=KEY, target_names=("etherscan", "sourcify")).targets()
     assert [(t.name, t.kind, t.chain_id) for t in targets] == [

@@ -9,9 +9,9 @@ from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.workflow.choice import NetworkChoice
 from ape_contract_verify.workflow.ledger import Ledger, LedgerEntry
+from ape_contract_verify.workflow.plan import Item
 from ape_contract_verify.workflow.recorded import NoRecords, network_choices, plan_items, record_outcome, records_on
 from ape_contract_verify.workflow.report import Report
-from ape_contract_verify.workflow.verification import Item
 
 pytestmark = pytest.mark.unit
 

@@ -270,7 +270,7 @@ def test_finish_says_what_it_waits_for_and_keeps_the_rows_in_deploy_order(monkey
 
     from ape_contract_verify.workflow import deploy_queue
     from ape_contract_verify.workflow.deploy_queue import DeployQueue
-    from ape_contract_verify.workflow.verification import Item
+    from ape_contract_verify.workflow.plan import Item
 
     monkeypatch.setattr(deploy_queue, "HEARTBEAT", 0.05)
     release = threading.Event()

@@ -16,9 +16,9 @@ from ape_contract_verify.exceptions import ExplorerError
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Outcome
 from ape_contract_verify.request import CodeFormat, VerificationRequest
 from ape_contract_verify.workflow import verification as run_module
-from ape_contract_verify.workflow.plan import Options
+from ape_contract_verify.workflow.plan import Item, Options
 from ape_contract_verify.workflow.report import summary_table
-from ape_contract_verify.workflow.verification import Item, VerificationRun, failed
+from ape_contract_verify.workflow.verification import VerificationRun, failed
 
 A = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
 B = "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512"
