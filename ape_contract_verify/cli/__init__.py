@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -54,6 +55,7 @@ OPTION_OF = {
     "contracts": "NAME_OR_ADDRESS / ADDRESS",
     "address": "ADDRESS",
     "expected_implementation": "--expected-implementation",
+    "all_networks": "--all-networks",
 }
 
 
@@ -173,7 +175,9 @@ def api_error(err: ContractVerifyError, read_json: bool | None = None) -> NoRetu
     from ape_contract_verify.workflow.recorded import NoRecords
 
     if isinstance(err, InvalidRequest) and err.param in OPTION_OF:
-        raise click.BadParameter(f"{err.problem}. {err.fix}", param_hint=OPTION_OF[err.param]) from None
+        # The API's keywords in its text (`all_networks`) said as the command's options.
+        text = re.sub(r"\b[a-z]+(?:_[a-z]+)+\b", lambda m: OPTION_OF.get(m[0], m[0]), f"{err.problem}. {err.fix}")
+        raise click.BadParameter(text, param_hint=OPTION_OF[err.param]) from None
     if read_json is None or isinstance(err, (InvalidRequest, ExplorerNotConfigured, NoRecords)):
         raise click.UsageError(str(err)) from None
     answer = err.answer if isinstance(err, ExplorerError) else None

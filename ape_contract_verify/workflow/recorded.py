@@ -41,7 +41,7 @@ def network_choices(
     if all_networks:
         if choice.networks:
             raise InvalidRequest(
-                "network", "a network given with all_networks", "give networks or all_networks, not both"
+                "network", "a network given with all_networks", "give network or all_networks, not both"
             )
         found, problems = recorded_networks(project)
         for problem in problems:

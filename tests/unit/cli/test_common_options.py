@@ -70,7 +70,7 @@ def test_several_networks_or_targets_for_a_read_are_bad_input(stub):
     )
     assert_clean_usage_error(both, "--target", "one target")
     either = invoke(stub, "all", "--all-networks", "--network", "ethereum:sepolia")
-    assert_clean_usage_error(either, "--network", "networks or all_networks, not both")
+    assert_clean_usage_error(either, "--network", "network or --all-networks, not both")
     assert stub.seen == []
 
 

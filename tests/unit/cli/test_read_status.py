@@ -98,7 +98,7 @@ def test_a_network_and_all_networks_together_are_bad_input(monkeypatch):
     monkeypatch.setattr(api, "connected", no_connection)
     result = run("--network", NET, "--all-networks")
     assert result.exit_code == 2 and "--network" in result.stderr
-    assert "networks or all_networks, not both" in result.stderr
+    assert "network or --all-networks, not both" in result.stderr
 
 
 @pytest.mark.parametrize(

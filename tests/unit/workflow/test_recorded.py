@@ -32,7 +32,7 @@ def test_network_choices_are_the_ones_given_or_every_recorded_one(tmp_path):
     assert all(c.target_names == ("etherscan",) for c in choices)
     assert network_choices(_project(tmp_path), NetworkChoice(), False, warned.append) == [NetworkChoice()]
 
-    with pytest.raises(InvalidRequest, match="networks or all_networks, not both"):
+    with pytest.raises(InvalidRequest, match="network or all_networks, not both"):
         network_choices(_project(tmp_path), given, True, warned.append)
     with pytest.raises(NoRecords, match="no network has recorded deployments"):
         network_choices(_project(tmp_path), NetworkChoice(), True, warned.append)
