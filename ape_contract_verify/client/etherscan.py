@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from ape_contract_verify.client.http import HttpTarget, reason_of
-from ape_contract_verify.client.provider import CreationRecord, ExplorerRecord, Flavour, Kind, SubmissionReceipt
+from ape_contract_verify.client.provider import ExplorerRecord, Flavour, Kind, SubmissionReceipt
+from ape_contract_verify.evm.reads import CreationRecord
 from ape_contract_verify.exceptions import (
     AddressNotFound,
     BadEndpoint,

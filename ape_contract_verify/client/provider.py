@@ -14,6 +14,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ape_contract_verify.evm.reads import CreationRecord
 from ape_contract_verify.exceptions import ActionNotSupported, ContractNotVerified
 from ape_contract_verify.json_types import JsonObject, JsonValue
 from ape_contract_verify.protocol.answers import ExplorerAnswer, Named, Outcome
@@ -108,17 +109,6 @@ class ExplorerRecord:
     def exact(self) -> bool:
         """Verified with nothing better to submit: a full match, or a target that says no kind."""
         return self.verified and self.match in (None, EXACT_MATCH, "perfect")
-
-
-@dataclass(frozen=True)
-class CreationRecord:
-    """The creation input (init code + constructor arguments) a target recorded, or why not."""
-
-    input: bytes | None = field(default=None, repr=False)
-    tx_hash: str | None = None
-    factory: bool = False
-    source: str = ""  # e.g. "etherscan's creation record", for the summary and -v
-    note: str = ""  # when `input` is None: what was asked, and its answer, in words
 
 
 class VerificationTarget(ABC):

@@ -16,7 +16,7 @@ import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, TypedDict, cast
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from ape_contract_verify.derive.artifacts import (
     Artifact,
@@ -30,7 +30,7 @@ from ape_contract_verify.derive.artifacts import (
 from ape_contract_verify.engine.verifier import constructor_arguments_reason, constructor_inputs
 from ape_contract_verify.evm import blueprint, bytecode
 from ape_contract_verify.evm.abi import abi_type
-from ape_contract_verify.evm.reads import Creation, attempts_of
+from ape_contract_verify.evm.reads import Creation, CreationRecord, attempts_of
 from ape_contract_verify.evm.wrappers import MemoizingChain
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.json_types import JsonValue
@@ -55,22 +55,6 @@ class OnChain:
     tried: list[str] = field(default_factory=list)  # the sources that could not, in words
 
 
-class CreationRecordLike(Protocol):
-    """An explorer's record of a creation (`client.provider.CreationRecord`, a layer beside this
-    one): the creation input when it has one, else `note` says why not."""
-
-    @property
-    def input(self) -> bytes | None: ...
-    @property
-    def tx_hash(self) -> str | None: ...
-    @property
-    def factory(self) -> bool: ...
-    @property
-    def source(self) -> str: ...
-    @property
-    def note(self) -> str: ...
-
-
 def chain_reader_or_provider(chain_reader: ChainReader | None = None) -> ChainReader:
     """The given reader, or one on the active Ape provider."""
     if chain_reader is not None:
@@ -85,13 +69,13 @@ def chain_reader_or_provider(chain_reader: ChainReader | None = None) -> ChainRe
 def read_chain(
     address: str,
     chain_reader: ChainReader | None = None,
-    creation_record: Callable[[str], CreationRecordLike | None] | None = None,
+    creation_record: Callable[[str], CreationRecord | None] | None = None,
 ) -> OnChain:
     """Runtime code and the creation input, through the active Ape provider by default.
 
     The chain reader finds the creation (its transaction, the node's traces, or a replay on a
     fork); when it cannot, `creation_record(address)`, an explorer's record of the creation
-    (`client.provider.CreationRecord`), is asked."""
+    (`evm.reads.CreationRecord`), is asked."""
     reader = chain_reader_or_provider(chain_reader)
     runtime = bytes(reader.get_code(address))
     creation = reader.find_creation(address) if runtime else None
@@ -322,7 +306,7 @@ def derive(
     cache: CompileCache | None = None,
     manifest_libraries: Libraries | None = None,
     strict_format: bool = False,
-    creation_record: Callable[[str], CreationRecordLike | None] | None = None,
+    creation_record: Callable[[str], CreationRecord | None] | None = None,
     minimal_input: bool = False,
 ) -> Derivation:
     """Everything verifysourcecode needs for `artifact` at `address`, checked against the chain.

@@ -51,6 +51,17 @@ class Creation:
 
 
 @dataclass(frozen=True)
+class CreationRecord:
+    """The creation input (init code + constructor arguments) a target recorded, or why not."""
+
+    input: bytes | None = field(default=None, repr=False)
+    tx_hash: str | None = None
+    factory: bool = False
+    source: str = ""  # e.g. "etherscan's creation record", for the summary and -v
+    note: str = ""  # when `input` is None: what was asked, and its answer, in words
+
+
+@dataclass(frozen=True)
 class LogEntry:
     """One log of a receipt: the emitter, its topics (0x hex) and data."""
 

@@ -51,13 +51,12 @@ if TYPE_CHECKING:
     from ape.api import ProviderAPI
     from ape.managers.project import ProjectManager
 
-    from ape_contract_verify.client.provider import CreationRecord
     from ape_contract_verify.client.targets import Target
     from ape_contract_verify.config import ContractVerifyConfig
     from ape_contract_verify.derive.artifacts import Artifact
     from ape_contract_verify.derive.derive import Derivation
     from ape_contract_verify.engine.compilers import CompileCache
-    from ape_contract_verify.evm.reads import ChainReader
+    from ape_contract_verify.evm.reads import ChainReader, CreationRecord
     from ape_contract_verify.request import VerificationRequest
 
 logger = get_logger()

@@ -37,10 +37,10 @@ if TYPE_CHECKING:  # the clients import requests, derive imports Ape: only when 
     from ape.managers.project import ProjectManager
     from typing_extensions import Unpack
 
-    from ape_contract_verify.client.provider import CreationRecord, SubmissionReceipt, VerificationTarget
+    from ape_contract_verify.client.provider import SubmissionReceipt, VerificationTarget
     from ape_contract_verify.client.targets import ClientOptions, Target
     from ape_contract_verify.derive.derive import Derivation
-    from ape_contract_verify.evm.reads import ChainReader
+    from ape_contract_verify.evm.reads import ChainReader, CreationRecord
     from ape_contract_verify.explorer.contract_api import EmbeddedExplorer
     from ape_contract_verify.request import VerificationRequest
     from ape_contract_verify.retry import TargetHealth

@@ -5,8 +5,8 @@ that keeps none (the seam's default, Sourcify's)."""
 import pytest
 
 from ape_contract_verify.client.etherscan import ExplorerClient, blockscout_rest_url
-from ape_contract_verify.client.provider import CreationRecord
 from ape_contract_verify.client.sourcify import SourcifyClient
+from ape_contract_verify.evm.reads import CreationRecord
 from ape_contract_verify.exceptions import ExplorerError
 
 pytestmark = pytest.mark.unit
