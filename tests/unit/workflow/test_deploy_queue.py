@@ -14,7 +14,9 @@ from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.workflow import deploy_queue, upgrades
 from ape_contract_verify.workflow.deploy_queue import DeployQueue
 from ape_contract_verify.workflow.ledger import Ledger
+from ape_contract_verify.workflow.plan import Options
 from ape_contract_verify.workflow.report import Report
+from ape_contract_verify.workflow.verification import Verification, VerificationRun
 
 pytestmark = pytest.mark.unit
 
@@ -43,15 +45,19 @@ class Chain:
 
 
 def verification(name, answer):
-    """A target's Verification: `answer(address)` gives its reports or raises."""
+    """A target's Verification: `answer(address)` gives its reports or raises; its rows stamped as
+    a Verification stamps them."""
     calls = []
 
-    def contract(address, deployed_type=None):
+    def contract(address, name=None, constructor_args=None, deployed_type=None):
         calls.append((threading.current_thread().name, address, deployed_type))
-        return answer(address)
+        return fake.stamp(answer(address))
 
     target = SimpleNamespace(url=f"https://{name}.example/api", label=name)
-    return SimpleNamespace(contract=contract, target=target, target_name=name, calls=calls)
+    fake = SimpleNamespace(contract=contract, target=target, target_name=name, calls=calls, network=NET)
+    fake.health = SimpleNamespace(check=lambda: None)
+    fake.stamp = lambda reports: Verification.stamp(fake, reports)
+    return fake
 
 
 class Run:
@@ -65,7 +71,9 @@ class Run:
         self.opened = True
         for v in self.verifications:
             v.target = SimpleNamespace(name=v.target_name, url=v.target.url, label=f"{v.target_name} label")
-        return self.verifications
+        run = VerificationRun(None, Options())
+        run.destinations = self.verifications
+        return run
 
 
 def make_queue(tmp_path, verifications, children=()):
@@ -152,8 +160,8 @@ def test_a_worker_that_cannot_finish_is_said_with_its_name_and_address(tmp_path,
     def broken(self, *args):
         raise RuntimeError("worker stopped")
 
-    monkeypatch.setattr(DeployQueue, "_verify", broken)
-    queue.add(BOX, "Box", None)
+    monkeypatch.setattr(DeployQueue, "_record", broken)  # the worker's last step
+    queue.add(BOX, "Box", None, "contracts/Box.sol:Box")
     (row,) = by_target(queue.finish())["etherscan"]
     assert (row.contract, row.address, row.outcome) == ("Box", BOX, Outcome.ERROR)
     assert row.reason == "not finished: worker stopped" and row.target == "etherscan"
@@ -190,7 +198,7 @@ def test_the_script_asking_about_a_deploy_has_it_verified_now_and_the_rest_waits
     queue.add(BOX, "Box", None)
     queue.add(CHILD, "Child", None)
     queue.verify_now(CHILD)  # Ape's explorer asked about it: verified before verify_now returns
-    assert [c[1] for c in target.calls] == [CHILD] and [p.address for p in queue.pending] == [BOX]
+    assert [c[1] for c in target.calls] == [CHILD] and [item.address for item, _ in queue.pending] == [BOX]
     queue.verify_now(CHILD)  # already done: nothing more
     results = by_target(queue.finish())
     assert [c[1] for c in target.calls] == [CHILD, BOX]

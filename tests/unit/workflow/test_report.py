@@ -270,16 +270,17 @@ def test_finish_says_what_it_waits_for_and_keeps_the_rows_in_deploy_order(monkey
 
     from ape_contract_verify.workflow import deploy_queue
     from ape_contract_verify.workflow.deploy_queue import DeployQueue
-    from ape_contract_verify.workflow.verification import Item
+    from ape_contract_verify.workflow.verification import Item, Verification
 
     monkeypatch.setattr(deploy_queue, "HEARTBEAT", 0.05)
     release = threading.Event()
     pool = ThreadPoolExecutor(max_workers=2)
-    slow = pool.submit(lambda: release.wait(10) and [Report("Slow", A, Outcome.FAILED, "differs")])
-    quick = pool.submit(lambda: [Report("Quick", B, Outcome.VERIFIED)])
-    destination = NS(target=NS(name="etherscan", label=embedded().label), verification=None)
-    queue = DeployQueue(NET, NS(), lambda: [destination], provider=NS(), timeout=30)
-    queue.jobs = [(destination, Item(NET, A, "Slow"), slow), (destination, Item(NET, B, "Quick"), quick)]
+    destination = NS(target=NS(name="etherscan", label=embedded().label), network=NET)
+    stamp = lambda reports: Verification.stamp(destination, reports)  # noqa: E731  # rows as a Verification gives them
+    slow = pool.submit(lambda: release.wait(10) and stamp([Report("Slow", A, Outcome.FAILED, "differs")]))
+    quick = pool.submit(lambda: stamp([Report("Quick", B, Outcome.VERIFIED)]))
+    queue = DeployQueue(NET, NS(), lambda: NS(destinations=[destination]), provider=NS(), timeout=30)
+    queue.jobs = [(Item(NET, A, "Slow"), destination, slow), (Item(NET, B, "Quick"), destination, quick)]
     queue.scanned = ([], [])  # the run's walk found nothing more
     monkeypatch.setattr(queue, "close", lambda: None)
     monkeypatch.setattr(local_explorers, "ends_with_run", lambda provider: ENDS)
