@@ -33,7 +33,7 @@ import os
 import sys
 import threading
 from types import ModuleType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.workflow.ape_patches import PATCHES, ApeChanged, Patch, Wrapped
@@ -126,7 +126,7 @@ class DeployHook:
             return
         try:
             cfg = plugin_config()
-            if not (cfg.auto and (cfg.auto == "always" or in_ape_run() or _script_picked())):
+            if not (cfg.auto and (cfg.auto == "always" or in_ape_run(any_thread=True))):
                 return
         except Exception:
             return
@@ -373,12 +373,13 @@ PATCH_LIST: tuple[Patch, ...] = (
 # -- when a deploy is verified ----------------------------------------------------------------
 
 
-def in_ape_run() -> bool:
+def in_ape_run(any_thread: bool = False) -> bool:
     """Whether this thread runs inside Ape's `run` command: its click command (ape_run's
     `ScriptCommand`) is on the click context stack, whatever started it (`ape run`, `python -m ape
     run`, a wrapper script, Ape's CLI object called from Python). `ape test` and the console run
     under their own commands. A thread the script started has no click context: there the run
-    command having picked a script in this process is the sign."""
+    command having picked a script in this process is the sign (for the main thread too with
+    `any_thread`: the process's exit, once the command's context is gone)."""
     module = sys.modules.get("ape_run._cli")
     if module is None:
         return False
@@ -387,22 +388,15 @@ def in_ape_run() -> bool:
     import click
 
     ctx = click.get_current_context(silent=True)
-    if ctx is None:
-        return threading.current_thread() is not threading.main_thread() and _script_picked()
+    if ctx is None:  # getattr: ape_run's command sets _command_called once it picked a script (absent before)
+        picked = bool(getattr(run_command, "_command_called", None))
+        return picked and (any_thread or threading.current_thread() is not threading.main_thread())
     while ctx is not None:
         command = ctx.command
         if command is run_command or (isinstance(script_command, type) and isinstance(command, script_command)):
             return True
         ctx = ctx.parent
     return False
-
-
-def _script_picked() -> bool:
-    """Whether Ape's `run` command picked a script in this process."""
-    module = sys.modules.get("ape_run._cli")
-    run_command = vars(module).get("cli") if module is not None else None
-    # getattr: ape_run's command sets _command_called only once it picked a script (absent before).
-    return bool(getattr(run_command, "_command_called", None))
 
 
 def deploy_mode() -> Mode | None:
@@ -434,12 +428,8 @@ def deploy_mode() -> Mode | None:
 def plugin_config() -> ContractVerifyConfig:
     from ape import config
 
-    from ape_contract_verify.config import ContractVerifyConfig
-
-    found = config.get_config("contract_verify")
-    # Ape builds the section from the class the plugin registers; a plain PluginConfig would mean
-    # the plugin's registration was not read: its defaults then.
-    return found if isinstance(found, ContractVerifyConfig) else ContractVerifyConfig.model_validate(found.model_dump())
+    # Ape builds the section from the class the plugin registers (`config_class`).
+    return cast("ContractVerifyConfig", config.get_config("contract_verify"))
 
 
 def _active_provider() -> ProviderAPI | None:
