@@ -65,8 +65,8 @@ class DeployQueue:
     pending: list[tuple[Item, str | None]] = field(default_factory=list, init=False)
     # each deploy on each target, handed to the workers, in order
     jobs: list[tuple[Item, Verification, Future[list[Report]]]] = field(default_factory=list, init=False)
-    # the run's walk, once (`_walk`): the children factories made, its upgrade events in order
-    scanned: tuple[list[str], list[UpgradeEvent]] | None = field(default=None, init=False)
+    # the run's walk, once (`_walk`): its upgrade events in order (the children it found are queued)
+    scanned: list[UpgradeEvent] | None = field(default=None, init=False)
     ends_with_run: str = field(default="", init=False)  # why the chain ends with the run, for the advice
     off: str = field(default="", init=False)  # why verification could not start (then the run is only recorded)
     _run: VerificationRun | None = field(default=None, init=False)
@@ -248,23 +248,24 @@ class DeployQueue:
         except Exception as err:  # the verification stands; the ledger says why it is stale
             logger.warning("contract_verify: %s", err)
 
-    def _walk(self) -> tuple[list[str], list[UpgradeEvent]]:
+    def _walk(self) -> list[UpgradeEvent]:
         """The run's one walk: the contracts other contracts created in it (factories, CREATE2
         deployers, clones, helpers made in a constructor), which never pass through `deploy`,
-        named by an event or not (`run_children`), and its upgrade events (`evm/upgrades.py`)."""
+        named by an event or not (`run_children`), queued (recorded, and verified once the queue
+        drains) by address; and its upgrade events (`evm/upgrades.py`), returned."""
         if self.scanned is None:
-            self.scanned = ([], [])
+            self.scanned = []
             try:
                 scan = scan_logs(self.provider, self.start_block, self.seen)
             except Exception as err:
                 logger.warning("contract_verify: could not read the run's logs on %s: %s", self.network, err)
                 return self.scanned
-            try:
-                children = run_children(self.provider, self.start_block, scan, self.seen, reader=self.chain.base)
+            self.scanned = scan.events
+            try:  # children left out can still be verified by address
+                for address in run_children(self.provider, self.start_block, scan, self.seen, reader=self.chain.base):
+                    self.add(address, None, None)
             except Exception as err:
                 logger.warning("contract_verify: could not look for factory deployments: %s", err)
-                children = []
-            self.scanned = (children, scan.events)
         return self.scanned
 
     def _record_run(self) -> None:
@@ -272,15 +273,10 @@ class DeployQueue:
         proxies moved go in the ledger (the deploys are in it already), for `ape verify all`."""
         from ape_contract_verify.workflow.upgrades import record_upgrades
 
-        children, events = self._walk()
-        if self.off and (self.seen or children):
+        events = self._walk()
+        if self.off and self.seen:
             logger.error("contract_verify: verification after deploy on %s is off: %s", self.network, self.off)
         if self.ledger is not None:
-            try:  # the deploys are recorded; children left out can still be verified by address
-                for address in children:
-                    self.ledger.recorded(address, address, self.network)
-            except Exception as err:
-                logger.warning("contract_verify: could not record factory deployments: %s", err)
             moved = record_upgrades(events, self.chain, self.ledger, self.network) if events else []
             if moved:
                 logger.info(
@@ -301,7 +297,7 @@ class DeployQueue:
         if not self.active:
             self._record_run()
             return []
-        if not self.pending and not self.jobs and not any(self._walk()):  # the run only called contracts
+        if not self.pending and not self.jobs and not (self._walk() or self.pending):  # the run only called contracts
             self.close()
             return []
         if self.provider is not None:
@@ -321,12 +317,7 @@ class DeployQueue:
             )
         self._draining = True
         self._dispatch()
-        children, events = self._walk()
-        try:
-            for address in children:
-                self.add(address, None, None)
-        except Exception as err:
-            logger.warning("contract_verify: could not queue factory deployments: %s", err)
+        events = self._walk()  # what factories made goes to the workers as it is found
         self.active = False
         results: dict[Future[list[Report]], list[Report]] = {}
         progress = Progress(self.network, len(self.jobs))

@@ -76,7 +76,7 @@ class Run:
         return run
 
 
-def make_queue(tmp_path, verifications, children=()):
+def make_queue(tmp_path, verifications):
     """A queue of a run with these targets, built from its parts (no provider, no project)."""
     run, prepared = Run(verifications), []
 
@@ -87,7 +87,7 @@ def make_queue(tmp_path, verifications, children=()):
     queue = DeployQueue(
         NET, Chain(), run.open, ledger=Ledger(tmp_path / "deployments-1337-abc.sqlite"), prepare=prepare, timeout=30
     )
-    queue.scanned = (list(children), [])
+    queue.scanned = []  # the run's walk found nothing more
     queue.run, queue.prepared = run, prepared  # what the tests read back
     return queue
 
@@ -144,9 +144,12 @@ def test_a_verification_that_raises_is_a_row_and_the_ledger_keeps_the_worst_endi
     assert entry["type"] == "contracts/Box.sol:Box"
 
 
-def test_factory_children_found_by_the_walk_are_queued_by_address(tmp_path):
+def test_factory_children_found_by_the_walk_are_queued_by_address(tmp_path, monkeypatch):
     target = verification("etherscan", verified("etherscan"))
-    queue = make_queue(tmp_path, [target], children=[CHILD.lower()])
+    queue = make_queue(tmp_path, [target])
+    monkeypatch.setattr(deploy_queue, "scan_logs", lambda *args: SimpleNamespace(events=[]))
+    monkeypatch.setattr(deploy_queue, "run_children", lambda *args, **kwargs: [CHILD.lower()])
+    queue.scanned = None  # the run's walk: read once the script has ended
     queue.add(BOX, "Box", None)
     results = by_target(queue.finish())
     assert [r.address for r in results["etherscan"]] == [BOX, CHILD]  # in submission order
@@ -169,7 +172,7 @@ def test_a_worker_that_cannot_finish_is_said_with_its_name_and_address(tmp_path,
 
 def test_following_the_run_s_upgrades_that_fails_is_a_warning_and_the_rows_stand(tmp_path, monkeypatch, caplog):
     queue = make_queue(tmp_path, [verification("etherscan", verified("etherscan"))])
-    queue.scanned = ([], [SimpleNamespace(kind="implementation")])
+    queue.scanned = [SimpleNamespace(kind="implementation")]
 
     def follow(*args):
         raise RuntimeError("node gone")

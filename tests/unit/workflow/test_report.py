@@ -281,7 +281,7 @@ def test_finish_says_what_it_waits_for_and_keeps_the_rows_in_deploy_order(monkey
     quick = pool.submit(lambda: stamp([Report("Quick", B, Outcome.VERIFIED)]))
     queue = DeployQueue(NET, NS(), lambda: NS(destinations=[destination]), provider=NS(), timeout=30)
     queue.jobs = [(Item(NET, A, "Slow"), destination, slow), (Item(NET, B, "Quick"), destination, quick)]
-    queue.scanned = ([], [])  # the run's walk found nothing more
+    queue.scanned = []  # the run's walk found nothing more
     monkeypatch.setattr(queue, "close", lambda: None)
     monkeypatch.setattr(local_explorers, "ends_with_run", lambda provider: ENDS)
     timer = threading.Timer(0.4, release.set)
