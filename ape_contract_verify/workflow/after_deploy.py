@@ -36,7 +36,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Literal, cast
 
 from ape_contract_verify.logs import get_logger
-from ape_contract_verify.workflow.ape_patches import PATCHES, ApeChanged, Patch, Wrapped
+from ape_contract_verify.workflow.ape_patches import CHECKED_AGAINST, PATCHES, ApeChanged, Patch, Wrapped
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI, ReceiptAPI
@@ -89,15 +89,10 @@ class DeployHook:
 
     def entered(self, provider: ProviderAPI) -> None:
         """The network's queue, its run beginning here: a script may upgrade, or call factories,
-        before (or without) deploying, and the run's walk finds what it did."""
-        if (mode := deploy_mode()) is None or id(provider) in self.runs:
-            return
-        try:
-            start_block = provider.get_block("latest").number or 0
-        except Exception as err:
-            logger.debug("contract_verify: no start block on %s: %s", _label(provider), err)
-            return
-        self.queue_for(provider, mode, start_block)
+        before (or without) deploying, and the run's walk finds what it did. (A failure is the
+        wrapper's to say: no queue then, until the first deploy.)"""
+        if (mode := deploy_mode()) is not None and id(provider) not in self.runs:
+            self.queue_for(provider, mode, provider.get_block("latest").number or 0)
 
     def left(self, provider: ProviderAPI) -> None:
         """Drain the network's queue while its chain is connected."""
@@ -132,7 +127,13 @@ class DeployHook:
             return
         from importlib.metadata import version
 
-        self.warn_once("unhooked", PATCHES.message(version("eth-ape")))
+        self.warn_once(
+            "unhooked",
+            f"contract_verify: auto is on, but verification after deploy could not hook Ape {version('eth-ape')} "
+            f"(checked against eth-ape {CHECKED_AGAINST}): {'; '.join(PATCHES.problems)}. "
+            "Auto-verification is off for this run (your deploys are untouched); "
+            "deployments are recorded, and `ape verify all` verifies them",
+        )
 
     # -- each network's state
 
@@ -142,7 +143,7 @@ class DeployHook:
             if queue is None:
                 from ape_contract_verify.workflow.deploy_queue import DeployQueue
 
-                queue = DeployQueue.open(provider, plugin_config(), _label(provider), start_block, mode == "verify")
+                queue = DeployQueue.open(provider, plugin_config(), start_block, mode == "verify")
                 self.runs[id(provider)] = queue
             return queue
 
@@ -436,12 +437,3 @@ def _active_provider() -> ProviderAPI | None:
     from ape import networks
 
     return networks.active_provider
-
-
-def _label(provider: ProviderAPI) -> str:
-    """ecosystem:network:provider (Ape's `network_choice` may be a URL for custom networks)."""
-    try:
-        network = provider.network
-        return f"{network.ecosystem.name}:{network.name}:{provider.name}"
-    except Exception:
-        return "the network"

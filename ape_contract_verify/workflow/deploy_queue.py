@@ -90,7 +90,6 @@ class DeployQueue:
         cls,
         provider: ProviderAPI,
         cfg: ContractVerifyConfig,
-        network: str,
         start_block: int | None = None,
         verify: bool = True,
     ) -> DeployQueue:
@@ -104,10 +103,11 @@ class DeployQueue:
         from ape_contract_verify.workflow.plan import Derivations
 
         derivations = Derivations(project)
-        error, chain_id = "", None
-        try:
-            chain_id = provider.chain_id
+        error, chain_id, network = "", None, "the network"
+        try:  # ecosystem:network:provider, for the summary (Ape's `network_choice` may be a URL)
             net = provider.network
+            network = f"{net.ecosystem.name}:{net.name}:{provider.name}"
+            chain_id = provider.chain_id
             targets = resolve_targets(net.ecosystem.name, net.name, chain_id, config=cfg) if verify else []
         except Exception as err:
             targets, error = [], str(err)
