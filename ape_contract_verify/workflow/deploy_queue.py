@@ -45,12 +45,12 @@ class DeployQueue:
     background workers, on each of the network's targets, under each explorer's limit.
 
     Built from its parts (`open` makes them from a provider and the config): the network's label,
-    its memoising chain reader (None: made from the provider once the script has ended, when it
-    is needed), `open_targets` (the run on the network's targets, opened at the drain), the ledger and `prepare` (the
-    script-thread step of a deploy: the compile input it was built from, or None)."""
+    its memoising chain reader (it reads once the script has ended), `open_targets` (the run on
+    the network's targets, opened at the drain), the ledger and `prepare` (the script-thread step
+    of a deploy: the compile input it was built from, or None)."""
 
     network: str  # e.g. ethereum:local:foundry, for the summary
-    _chain: MemoizingChain | None
+    chain: MemoizingChain  # the run's reads, memoised: the script's reads ahead are the workers'
     _open_targets: Callable[[], VerificationRun]
     _: KW_ONLY
     ledger: Ledger | None = None
@@ -75,16 +75,6 @@ class DeployQueue:
     _draining: bool = field(default=False, init=False)
     _gated: bool = field(default=False, init=False)  # whether this queue told the gate that a script runs
 
-    @property
-    def chain(self) -> MemoizingChain:
-        """The run's memoising reader, made on first use."""
-        if self._chain is None:
-            from ape_contract_verify.evm.chain import ApeProviderChain
-            from ape_contract_verify.evm.wrappers import MemoizingChain
-
-            self._chain = MemoizingChain(ApeProviderChain(self.provider))
-        return self._chain
-
     @classmethod
     def open(
         cls,
@@ -99,6 +89,8 @@ class DeployQueue:
         from ape import project
 
         from ape_contract_verify.client.targets import resolve_targets
+        from ape_contract_verify.evm.chain import ApeProviderChain
+        from ape_contract_verify.evm.wrappers import MemoizingChain
         from ape_contract_verify.workflow.ledger import Ledger
         from ape_contract_verify.workflow.plan import Derivations
 
@@ -145,7 +137,7 @@ class DeployQueue:
             start_block = max((provider.get_block("latest").number or 0) - 1, 0)
         queue = cls(
             network,
-            None,
+            MemoizingChain(ApeProviderChain(provider)),  # reads nothing until asked
             open_targets,
             ledger=Ledger.for_chain(project, chain_id) if chain_id is not None else None,
             prepare=prepare,
@@ -358,8 +350,7 @@ class DeployQueue:
         if self._gated:
             self._gated = False
             GATE.script_ended()
-        if self._chain is not None:
-            self._chain.close()  # a fork the creation search started (a node without traces)
+        self.chain.close()  # a fork the creation search started (a node without traces)
         self._run = None
 
 
