@@ -101,13 +101,14 @@ class DeployHook:
         if queue is None:
             return
         from ape_contract_verify.derive.ape_gate import GATE
+        from ape_contract_verify.workflow.local_explorers import ends_with_run
 
         with GATE.script_waits():  # the script waits here: workers may now call into Ape
             finished = queue.finish()
         with self.lock:
             self.drained += finished
-            if queue.ends_with_run:
-                self.endings[queue.network] = queue.ends_with_run
+            if any(not r.ok for r in finished):  # the summary's advice: whether the chain ends with the run
+                self.endings[queue.network] = ends_with_run(provider)
 
     def left_all(self, exception: BaseException | None) -> None:
         failed = self.print_summary()

@@ -67,7 +67,6 @@ class DeployQueue:
     jobs: list[tuple[Item, Verification, Future[list[Report]]]] = field(default_factory=list, init=False)
     # the run's walk, once (`_walk`): its upgrade events in order (the children it found are queued)
     scanned: list[UpgradeEvent] | None = field(default=None, init=False)
-    ends_with_run: str = field(default="", init=False)  # why the chain ends with the run, for the advice
     off: str = field(default="", init=False)  # why verification could not start (then the run is only recorded)
     _run: VerificationRun | None = field(default=None, init=False)
     _pool: ThreadPoolExecutor | None = field(default=None, init=False)
@@ -292,13 +291,6 @@ class DeployQueue:
         if not self.pending and not self.jobs and not (self._walk() or self.pending):  # the run only called contracts
             self.close()
             return []
-        if self.provider is not None:
-            try:
-                from ape_contract_verify.workflow import local_explorers
-
-                self.ends_with_run = local_explorers.ends_with_run(self.provider)
-            except Exception as err:  # the advice then assumes the chain outlives the run
-                logger.debug("contract_verify: %s", err)
         destinations = self._start()
         if not destinations:  # none could be opened (said): recorded in the ledger, `ape verify all` can do it later
             self.close()
