@@ -148,17 +148,9 @@ class DeployHook:
                 self.runs[id(provider)] = queue
             return queue
 
-    def current_queue(self) -> DeployQueue | None:
-        """The connected network's queue when deploys are verified now (created on first use)."""
-        provider = _active_provider()
-        if provider is None or deploy_mode() != "verify":
-            return None
-        queue = self.queue_for(provider)
-        return queue if queue.active else None
-
     def holding(self, address: str) -> DeployQueue | None:
         """The connected network's queue when it verifies a deploy of `address` (`publish=True`
-        then has nothing to add)."""
+        then has nothing to add, and `track` nothing to keep)."""
         with self.lock:  # id(None) is no provider's
             queue = self.runs.get(id(_active_provider()))
         return queue if queue is not None and queue.active and address.lower() in queue.seen else None
@@ -273,8 +265,8 @@ def _wrap_project(module: ModuleType) -> None:
     original_track = manager.track
 
     def track(self: DeploymentManager, contract: ContractInstance, allow_dev: bool = False) -> object:
-        if self.provider.network.is_dev and HOOK.current_queue() is not None:
-            return None  # the plugin records and verifies it; Ape would raise on a dev network
+        if self.provider.network.is_dev and HOOK.holding(str(contract.address)) is not None:
+            return None  # the plugin records and verifies this deploy; Ape would raise on a dev network
         return original_track(self, contract, allow_dev=allow_dev)
 
     manager.track = track
