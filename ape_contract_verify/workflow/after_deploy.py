@@ -155,16 +155,6 @@ class DeployHook:
             queue = self.runs.get(id(_active_provider()))
         return queue if queue is not None and queue.active and address.lower() in queue.seen else None
 
-    def verify_now(self, address: str) -> None:
-        """The script asks about `address` (Ape's explorer): a deploy of it still waiting for the
-        script to end is verified now, the script waiting for the plugin meanwhile."""
-        queue = self.holding(address)
-        if queue is not None:
-            from ape_contract_verify.derive.ape_gate import GATE
-
-            with GATE.script_waits():
-                queue.verify_now(address)
-
     # -- the run's end
 
     def print_summary(self) -> list[Report]:

@@ -162,7 +162,8 @@ class ContractVerifyExplorer(ExplorerAPI):
 
         address = checksum(str(address))
 
-        after_deploy.HOOK.verify_now(address)  # a deploy of this run the hook holds: verified first
+        if (queue := after_deploy.HOOK.holding(address)) is not None:
+            queue.verify_now(address)  # a deploy of this run the hook holds: verified first
         own = self._verified_type(address)
         if (target := self._ape_proxy_target(address)) is not None:
             # Ape asks for the implementation itself and appends the proxy's ABI to it, unfiltered;

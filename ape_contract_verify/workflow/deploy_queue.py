@@ -59,7 +59,7 @@ class DeployQueue:
     timeout: float = 300.0
     workers: int = 16
     start_block: int = 0  # the run's first block, where its upgrades and children begin
-    active: bool = field(default=True, init=False)
+    active: bool = True  # it verifies (False: with auto off, or no target, the run is only recorded)
     seen: dict[str, str | None] = field(default_factory=dict, init=False)  # each address deployed (lower): its name
     # deploys not yet handed to the workers, each with the transaction that made it
     pending: list[tuple[Item, str | None]] = field(default_factory=list, init=False)
@@ -67,7 +67,7 @@ class DeployQueue:
     jobs: list[tuple[Item, Verification, Future[list[Report]]]] = field(default_factory=list, init=False)
     # the run's walk, once (`_walk`): its upgrade events in order (the children it found are queued)
     scanned: list[UpgradeEvent] | None = field(default=None, init=False)
-    off: str = field(default="", init=False)  # why verification could not start (then the run is only recorded)
+    off: str = ""  # why verification could not start (then the run is only recorded)
     _run: VerificationRun | None = field(default=None, init=False)
     _pool: ThreadPoolExecutor | None = field(default=None, init=False)
     # the script has left the network: a new deploy goes to the workers at once
@@ -144,14 +144,12 @@ class DeployQueue:
             timeout=cfg.timeout,
             workers=cfg.workers,
             start_block=start_block,
+            active=bool(targets),
+            off=(error or "no target") if verify and not targets else "",
         )
-        if not targets:
-            queue.active = False
-            queue.off = (error or "no target") if verify else ""
-            return queue
-
-        GATE.script_started()  # from now on plugin threads leave Ape's managers to the script
-        queue._gated = True
+        if targets:
+            GATE.script_started()  # from now on plugin threads leave Ape's managers to the script
+            queue._gated = True
         return queue
 
     def add(self, address: str, name: str | None, txn_hash: str | None, deployed_type: str | None = None) -> None:
@@ -177,17 +175,18 @@ class DeployQueue:
 
     def verify_now(self, address: str) -> None:
         """Verify a deploy still pending, now, and wait for it: the script asked about it (Ape's
-        explorer, for `Contract(address)`), so it waits for the plugin. The rest still waits."""
+        explorer, for `Contract(address)`), so it waits for the plugin (its workers may call into
+        Ape meanwhile). The rest still waits."""
         mine = [p for p in self.pending if p[0].address.lower() == address.lower()]
         if not mine or not self.active:
             return
-
         others, self.pending = [p for p in self.pending if p not in mine], mine
-        self._start()
-        first = len(self.jobs)
-        self._dispatch()
-        self.pending = others
-        wait([future for _, _, future in self.jobs[first:]], timeout=self.timeout + 60)
+        with GATE.script_waits():
+            self._start()
+            first = len(self.jobs)
+            self._dispatch()
+            self.pending = others
+            wait([future for _, _, future in self.jobs[first:]], timeout=self.timeout + 60)
 
     def _start(self) -> list[Verification]:
         """Open the targets and the workers (once the script has left the network)."""
