@@ -77,10 +77,12 @@ class DeployHook:
         if not (isinstance(address, str) and address.startswith("0x") and len(address) == 42):
             return
         try:
+            from ape import networks
+
             from ape_contract_verify.derive.artifacts import type_reference
             from ape_contract_verify.evm.bytecode import to_hex
 
-            mode, provider = deploy_mode(), _active_provider()
+            mode, provider = deploy_mode(), networks.active_provider
             if mode is not None and provider is not None:  # a deploy needs a provider: not here
                 txn = None if txn_hash is None else to_hex(txn_hash)
                 self.queue_for(provider, mode).add(address, contract_type.name, txn, type_reference(contract_type))
@@ -151,8 +153,10 @@ class DeployHook:
     def holding(self, address: str) -> DeployQueue | None:
         """The connected network's queue when it verifies a deploy of `address` (`publish=True`
         then has nothing to add, and `track` nothing to keep)."""
+        from ape import networks
+
         with self.lock:  # id(None) is no provider's
-            queue = self.runs.get(id(_active_provider()))
+            queue = self.runs.get(id(networks.active_provider))
         return queue if queue is not None and queue.active and address.lower() in queue.seen else None
 
     # -- the run's end
@@ -414,9 +418,3 @@ def plugin_config() -> ContractVerifyConfig:
 
     # Ape builds the section from the class the plugin registers (`config_class`).
     return cast("ContractVerifyConfig", config.get_config("contract_verify"))
-
-
-def _active_provider() -> ProviderAPI | None:
-    from ape import networks
-
-    return networks.active_provider
