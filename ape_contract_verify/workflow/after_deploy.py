@@ -33,10 +33,10 @@ import os
 import sys
 import threading
 from types import ModuleType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 from ape_contract_verify.logs import get_logger
-from ape_contract_verify.workflow.ape_patches import PATCHES, ApeChanged, Patch, Wrapped
+from ape_contract_verify.workflow.ape_patches import CHECKED_AGAINST, PATCHES, ApeChanged, Patch, Wrapped
 
 if TYPE_CHECKING:
     from ape.api import ProviderAPI, ReceiptAPI
@@ -77,10 +77,12 @@ class DeployHook:
         if not (isinstance(address, str) and address.startswith("0x") and len(address) == 42):
             return
         try:
+            from ape import networks
+
             from ape_contract_verify.derive.artifacts import type_reference
             from ape_contract_verify.evm.bytecode import to_hex
 
-            mode, provider = deploy_mode(), _active_provider()
+            mode, provider = deploy_mode(), networks.active_provider
             if mode is not None and provider is not None:  # a deploy needs a provider: not here
                 txn = None if txn_hash is None else to_hex(txn_hash)
                 self.queue_for(provider, mode).add(address, contract_type.name, txn, type_reference(contract_type))
@@ -89,15 +91,10 @@ class DeployHook:
 
     def entered(self, provider: ProviderAPI) -> None:
         """The network's queue, its run beginning here: a script may upgrade, or call factories,
-        before (or without) deploying, and the run's walk finds what it did."""
-        if (mode := deploy_mode()) is None or id(provider) in self.runs:
-            return
-        try:
-            start_block = provider.get_block("latest").number or 0
-        except Exception as err:
-            logger.debug("contract_verify: no start block on %s: %s", _label(provider), err)
-            return
-        self.queue_for(provider, mode, start_block)
+        before (or without) deploying, and the run's walk finds what it did. (A failure is the
+        wrapper's to say: no queue then, until the first deploy.)"""
+        if (mode := deploy_mode()) is not None and id(provider) not in self.runs:
+            self.queue_for(provider, mode, provider.get_block("latest").number or 0)
 
     def left(self, provider: ProviderAPI) -> None:
         """Drain the network's queue while its chain is connected."""
@@ -106,13 +103,14 @@ class DeployHook:
         if queue is None:
             return
         from ape_contract_verify.derive.ape_gate import GATE
+        from ape_contract_verify.workflow.local_explorers import ends_with_run
 
         with GATE.script_waits():  # the script waits here: workers may now call into Ape
             finished = queue.finish()
         with self.lock:
             self.drained += finished
-            if queue.ends_with_run:
-                self.endings[queue.network] = queue.ends_with_run
+            if any(not r.ok for r in finished):  # the summary's advice: whether the chain ends with the run
+                self.endings[queue.network] = ends_with_run(provider)
 
     def left_all(self, exception: BaseException | None) -> None:
         failed = self.print_summary()
@@ -126,13 +124,19 @@ class DeployHook:
             return
         try:
             cfg = plugin_config()
-            if not (cfg.auto and (cfg.auto == "always" or in_ape_run() or _script_picked())):
+            if not (cfg.auto and (cfg.auto == "always" or in_ape_run(any_thread=True))):
                 return
         except Exception:
             return
         from importlib.metadata import version
 
-        self.warn_once("unhooked", PATCHES.message(version("eth-ape")))
+        self.warn_once(
+            "unhooked",
+            f"contract_verify: auto is on, but verification after deploy could not hook Ape {version('eth-ape')} "
+            f"(checked against eth-ape {CHECKED_AGAINST}): {'; '.join(PATCHES.problems)}. "
+            "Auto-verification is off for this run (your deploys are untouched); "
+            "deployments are recorded, and `ape verify all` verifies them",
+        )
 
     # -- each network's state
 
@@ -142,34 +146,18 @@ class DeployHook:
             if queue is None:
                 from ape_contract_verify.workflow.deploy_queue import DeployQueue
 
-                queue = DeployQueue.open(provider, plugin_config(), _label(provider), start_block, mode == "verify")
+                queue = DeployQueue.open(provider, plugin_config(), start_block, mode == "verify")
                 self.runs[id(provider)] = queue
             return queue
 
-    def current_queue(self) -> DeployQueue | None:
-        """The connected network's queue when deploys are verified now (created on first use)."""
-        provider = _active_provider()
-        if provider is None or deploy_mode() != "verify":
-            return None
-        queue = self.queue_for(provider)
-        return queue if queue.active else None
-
     def holding(self, address: str) -> DeployQueue | None:
         """The connected network's queue when it verifies a deploy of `address` (`publish=True`
-        then has nothing to add)."""
+        then has nothing to add, and `track` nothing to keep)."""
+        from ape import networks
+
         with self.lock:  # id(None) is no provider's
-            queue = self.runs.get(id(_active_provider()))
+            queue = self.runs.get(id(networks.active_provider))
         return queue if queue is not None and queue.active and address.lower() in queue.seen else None
-
-    def verify_now(self, address: str) -> None:
-        """The script asks about `address` (Ape's explorer): a deploy of it still waiting for the
-        script to end is verified now, the script waiting for the plugin meanwhile."""
-        queue = self.holding(address)
-        if queue is not None:
-            from ape_contract_verify.derive.ape_gate import GATE
-
-            with GATE.script_waits():
-                queue.verify_now(address)
 
     # -- the run's end
 
@@ -271,8 +259,8 @@ def _wrap_project(module: ModuleType) -> None:
     original_track = manager.track
 
     def track(self: DeploymentManager, contract: ContractInstance, allow_dev: bool = False) -> object:
-        if self.provider.network.is_dev and HOOK.current_queue() is not None:
-            return None  # the plugin records and verifies it; Ape would raise on a dev network
+        if self.provider.network.is_dev and HOOK.holding(str(contract.address)) is not None:
+            return None  # the plugin records and verifies this deploy; Ape would raise on a dev network
         return original_track(self, contract, allow_dev=allow_dev)
 
     manager.track = track
@@ -373,12 +361,13 @@ PATCH_LIST: tuple[Patch, ...] = (
 # -- when a deploy is verified ----------------------------------------------------------------
 
 
-def in_ape_run() -> bool:
+def in_ape_run(any_thread: bool = False) -> bool:
     """Whether this thread runs inside Ape's `run` command: its click command (ape_run's
     `ScriptCommand`) is on the click context stack, whatever started it (`ape run`, `python -m ape
     run`, a wrapper script, Ape's CLI object called from Python). `ape test` and the console run
     under their own commands. A thread the script started has no click context: there the run
-    command having picked a script in this process is the sign."""
+    command having picked a script in this process is the sign (for the main thread too with
+    `any_thread`: the process's exit, once the command's context is gone)."""
     module = sys.modules.get("ape_run._cli")
     if module is None:
         return False
@@ -387,22 +376,15 @@ def in_ape_run() -> bool:
     import click
 
     ctx = click.get_current_context(silent=True)
-    if ctx is None:
-        return threading.current_thread() is not threading.main_thread() and _script_picked()
+    if ctx is None:  # getattr: ape_run's command sets _command_called once it picked a script (absent before)
+        picked = bool(getattr(run_command, "_command_called", None))
+        return picked and (any_thread or threading.current_thread() is not threading.main_thread())
     while ctx is not None:
         command = ctx.command
         if command is run_command or (isinstance(script_command, type) and isinstance(command, script_command)):
             return True
         ctx = ctx.parent
     return False
-
-
-def _script_picked() -> bool:
-    """Whether Ape's `run` command picked a script in this process."""
-    module = sys.modules.get("ape_run._cli")
-    run_command = vars(module).get("cli") if module is not None else None
-    # getattr: ape_run's command sets _command_called only once it picked a script (absent before).
-    return bool(getattr(run_command, "_command_called", None))
 
 
 def deploy_mode() -> Mode | None:
@@ -434,24 +416,5 @@ def deploy_mode() -> Mode | None:
 def plugin_config() -> ContractVerifyConfig:
     from ape import config
 
-    from ape_contract_verify.config import ContractVerifyConfig
-
-    found = config.get_config("contract_verify")
-    # Ape builds the section from the class the plugin registers; a plain PluginConfig would mean
-    # the plugin's registration was not read: its defaults then.
-    return found if isinstance(found, ContractVerifyConfig) else ContractVerifyConfig.model_validate(found.model_dump())
-
-
-def _active_provider() -> ProviderAPI | None:
-    from ape import networks
-
-    return networks.active_provider
-
-
-def _label(provider: ProviderAPI) -> str:
-    """ecosystem:network:provider (Ape's `network_choice` may be a URL for custom networks)."""
-    try:
-        network = provider.network
-        return f"{network.ecosystem.name}:{network.name}:{provider.name}"
-    except Exception:
-        return "the network"
+    # Ape builds the section from the class the plugin registers (`config_class`).
+    return cast("ContractVerifyConfig", config.get_config("contract_verify"))

@@ -162,7 +162,8 @@ class ContractVerifyExplorer(ExplorerAPI):
 
         address = checksum(str(address))
 
-        after_deploy.HOOK.verify_now(address)  # a deploy of this run the hook holds: verified first
+        if (queue := after_deploy.HOOK.holding(address)) is not None:
+            queue.verify_now(address)  # a deploy of this run the hook holds: verified first
         own = self._verified_type(address)
         if (target := self._ape_proxy_target(address)) is not None:
             # Ape asks for the implementation itself and appends the proxy's ABI to it, unfiltered;
@@ -249,7 +250,7 @@ class ContractVerifyExplorer(ExplorerAPI):
         )
         with GATE.script_waits():  # the script waits for this run's workers: they may use Ape's managers
             run.add_network(label, targets, self.provider, ApeProviderChain(self.provider))
-            reports = run.verify([Item(label, address, deployed_type=_deployed_type(address))])
+            reports = run.verify([Item(label, address, deployed_type=self._deployed_type(address))])
         click.echo(summary_table(reports, styled=sys.stdout.isatty()))
         failed = [r for r in reports if not r.ok]
         if failed or not reports:
@@ -257,20 +258,17 @@ class ContractVerifyExplorer(ExplorerAPI):
             raise ContractVerifyError(f"{address} was not verified: {reason}")
         return reports
 
+    def _deployed_type(self, address: str) -> str | None:
+        """The type Ape just deployed at `address` (`deploy` caches it before it publishes), so the
+        verification does not guess among types with the same code."""
+        from ape_contract_verify.derive.artifacts import type_reference
 
-def _deployed_type(address: str) -> str | None:
-    """The type Ape just deployed at `address` (`deploy` caches it before it publishes), so the
-    verification does not guess among types with the same code."""
-    from ape import chain
-
-    from ape_contract_verify.derive.artifacts import type_reference
-
-    try:
-        contract_type = chain.contracts.get(address, fetch_from_explorer=False, detect_proxy=False)
-    except Exception as err:  # the code still identifies it
-        logger.debug("contract_verify: no cached type for %s: %s", address, err)
-        return None
-    return type_reference(contract_type) if contract_type is not None else None
+        try:
+            contract_type = self.chain_manager.contracts.get(address, fetch_from_explorer=False, detect_proxy=False)
+        except Exception as err:  # the code still identifies it
+            logger.debug("contract_verify: no cached type for %s: %s", address, err)
+            return None
+        return type_reference(contract_type) if contract_type is not None else None
 
 
 # -- records to ethpm types ---------------------------------------------------------------------
@@ -306,11 +304,10 @@ def _record_manifest(record: ExplorerRecord) -> PackageManifest:
         settings=record.settings,
         contractTypes=[name],
     )
-    contract_type = _contract_type(record)
     return PackageManifest(
         compilers=[compiler],
         sources={sid: Source.model_validate({"content": text}) for sid, text in record.files.items()},
-        contractTypes={name: contract_type},
+        contractTypes={name: _contract_type(record)},
     )
 
 

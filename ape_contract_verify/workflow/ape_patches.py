@@ -116,15 +116,6 @@ class ApePatches:
             sys.meta_path.insert(0, self.finder)
         self.finder.waiting[name] = wrap
 
-    def message(self, version: str) -> str:
-        """What the hook says when a patch could not go in."""
-        return (
-            f"contract_verify: auto is on, but verification after deploy could not hook Ape {version} "
-            f"(checked against eth-ape {CHECKED_AGAINST}): {'; '.join(self.problems)}. "
-            "Auto-verification is off for this run (your deploys are untouched); "
-            "deployments are recorded, and `ape verify all` verifies them"
-        )
-
 
 class AfterImport(MetaPathFinder):
     """A meta path finder that runs a patch right after a module is first executed; it only wraps

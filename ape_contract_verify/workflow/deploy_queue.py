@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import KW_ONLY, dataclass, field
-from typing import IO, TYPE_CHECKING, NamedTuple
+from typing import IO, TYPE_CHECKING
 
 from ape_contract_verify.derive.ape_gate import GATE
 from ape_contract_verify.logs import get_logger
@@ -35,18 +35,9 @@ if TYPE_CHECKING:
     from ape_contract_verify.json_types import JsonObject
     from ape_contract_verify.workflow.ledger import Ledger
     from ape_contract_verify.workflow.plan import Item
-    from ape_contract_verify.workflow.verification import Verification
+    from ape_contract_verify.workflow.verification import Verification, VerificationRun
 
 logger = get_logger()
-
-
-class Pending(NamedTuple):
-    """A deploy waiting for the script to end: where, as what, and the transaction that made it."""
-
-    address: str
-    name: str | None
-    deployed_type: str | None
-    txn_hash: str | None
 
 
 @dataclass(eq=False, repr=False)  # compared and shown as the object it is
@@ -55,14 +46,13 @@ class DeployQueue:
     background workers, on each of the network's targets, under each explorer's limit.
 
     Built from its parts (`open` makes them from a provider and the config): the network's label,
-    its memoising chain reader (None: made from the provider once the script has ended, when it
-    is needed), `open_targets` (the run's `Verification`s, one per target, opened
-    at the drain), the ledger and `prepare` (the
-    script-thread step of a deploy: the compile input it was built from, or None)."""
+    its memoising chain reader (it reads once the script has ended), `open_targets` (the run on
+    the network's targets, opened at the drain), the ledger and `prepare` (the script-thread step
+    of a deploy: the compile input it was built from, or None)."""
 
     network: str  # e.g. ethereum:local:foundry, for the summary
-    _chain: MemoizingChain | None
-    _open_targets: Callable[[], list[Verification]]
+    chain: MemoizingChain  # the run's reads, memoised: the script's reads ahead are the workers'
+    _open_targets: Callable[[], VerificationRun]
     _: KW_ONLY
     ledger: Ledger | None = None
     prepare: Callable[[str, str], JsonObject | None] | None = None
@@ -70,37 +60,26 @@ class DeployQueue:
     timeout: float = 300.0
     workers: int = 16
     start_block: int = 0  # the run's first block, where its upgrades and children begin
-    active: bool = field(default=True, init=False)
-    seen: set[str] = field(default_factory=set, init=False)
-    pending: list[Pending] = field(default_factory=list, init=False)  # deploys not yet handed to the workers
+    active: bool = True  # it verifies (False: with auto off, or no target, the run is only recorded)
+    seen: dict[str, str | None] = field(default_factory=dict, init=False)  # each address deployed (lower): its name
+    # deploys not yet handed to the workers, each with the transaction that made it
+    pending: list[tuple[Item, str | None]] = field(default_factory=list, init=False)
     # each deploy on each target, handed to the workers, in order
-    jobs: list[tuple[Verification, Item, Future[list[Report]]]] = field(default_factory=list, init=False)
-    # the run's walk, once (`_walk`): the children factories made, its upgrade events in order
-    scanned: tuple[list[str], list[UpgradeEvent]] | None = field(default=None, init=False)
-    ends_with_run: str = field(default="", init=False)  # why the chain ends with the run, for the advice
-    off: str = field(default="", init=False)  # why verification could not start (then the run is only recorded)
-    _destinations: list[Verification] | None = field(default=None, init=False)
+    jobs: list[tuple[Item, Verification, Future[list[Report]]]] = field(default_factory=list, init=False)
+    # the run's walk, once (`_walk`): its upgrade events in order (the children it found are queued)
+    scanned: list[UpgradeEvent] | None = field(default=None, init=False)
+    off: str = ""  # why verification could not start (then the run is only recorded)
+    _run: VerificationRun | None = field(default=None, init=False)
     _pool: ThreadPoolExecutor | None = field(default=None, init=False)
     # the script has left the network: a new deploy goes to the workers at once
     _draining: bool = field(default=False, init=False)
     _gated: bool = field(default=False, init=False)  # whether this queue told the gate that a script runs
-
-    @property
-    def chain(self) -> MemoizingChain:
-        """The run's memoising reader, made on first use."""
-        if self._chain is None:
-            from ape_contract_verify.evm.chain import ApeProviderChain
-            from ape_contract_verify.evm.wrappers import MemoizingChain
-
-            self._chain = MemoizingChain(ApeProviderChain(self.provider))
-        return self._chain
 
     @classmethod
     def open(
         cls,
         provider: ProviderAPI,
         cfg: ContractVerifyConfig,
-        network: str,
         start_block: int | None = None,
         verify: bool = True,
     ) -> DeployQueue:
@@ -110,19 +89,22 @@ class DeployQueue:
         from ape import project
 
         from ape_contract_verify.client.targets import resolve_targets
+        from ape_contract_verify.evm.chain import ApeProviderChain
+        from ape_contract_verify.evm.wrappers import MemoizingChain
         from ape_contract_verify.workflow.ledger import Ledger
         from ape_contract_verify.workflow.plan import Derivations
 
         derivations = Derivations(project)
-        error, chain_id = "", None
-        try:
-            chain_id = provider.chain_id
+        error, chain_id, network = "", None, "the network"
+        try:  # ecosystem:network:provider, for the summary (Ape's `network_choice` may be a URL)
             net = provider.network
+            network = f"{net.ecosystem.name}:{net.name}:{provider.name}"
+            chain_id = provider.chain_id
             targets = resolve_targets(net.ecosystem.name, net.name, chain_id, config=cfg) if verify else []
         except Exception as err:
             targets, error = [], str(err)
 
-        def open_targets() -> list[Verification]:
+        def open_targets() -> VerificationRun:
             """The network's targets opened on one run (the process's embedded explorer on a local
             network, so `Contract(address)` and links later see what was verified there), sharing
             the derivations the deploys prepared; those that could not be opened are said."""
@@ -135,7 +117,7 @@ class DeployQueue:
             options = Options.from_config(cfg, ask_first=False)  # deployed by this very run: no question first
             run = VerificationRun(project, options, client_options={"max_retries": cfg.max_retries})
             run.add_network(network, targets, provider, queue.chain, on_error=skipped, derivations=derivations)
-            return run.destinations
+            return run
 
         def prepare(address: str, deployed_type: str) -> JsonObject | None:
             """Ape's artifact of the deployed type and its compile input, as Ape built it (with
@@ -155,7 +137,7 @@ class DeployQueue:
             start_block = max((provider.get_block("latest").number or 0) - 1, 0)
         queue = cls(
             network,
-            None,
+            MemoizingChain(ApeProviderChain(provider)),  # reads nothing until asked
             open_targets,
             ledger=Ledger.for_chain(project, chain_id) if chain_id is not None else None,
             prepare=prepare,
@@ -163,14 +145,12 @@ class DeployQueue:
             timeout=cfg.timeout,
             workers=cfg.workers,
             start_block=start_block,
+            active=bool(targets),
+            off=(error or "no target") if verify and not targets else "",
         )
-        if not targets:
-            queue.active = False
-            queue.off = (error or "no target") if verify else ""
-            return queue
-
-        GATE.script_started()  # from now on plugin threads leave Ape's managers to the script
-        queue._gated = True
+        if targets:
+            GATE.script_started()  # from now on plugin threads leave Ape's managers to the script
+            queue._gated = True
         return queue
 
     def add(self, address: str, name: str | None, txn_hash: str | None, deployed_type: str | None = None) -> None:
@@ -178,59 +158,57 @@ class DeployQueue:
         (`artifacts.type_reference`; None for what a factory made): it is the one verified, and
         the ledger keeps it for `ape verify all`."""
         from ape_contract_verify.protocol.values import checksum
+        from ape_contract_verify.workflow.plan import Item
 
         address = checksum(address)
         if address.lower() in self.seen:
             return
         if self._gated:
             GATE.script_thread()  # a script's own thread may deploy from another thread
-        self.seen.add(address.lower())
+        self.seen[address.lower()] = name
         group = self.prepare(address, deployed_type) if deployed_type and self.prepare is not None else None
         if self.ledger is not None:
             self.ledger.recorded(name or address, address, self.network, deployed_type, group)
-        self.pending.append(Pending(address, name, deployed_type, txn_hash))
+        # Verified as the type deployed (the name only names its row and entry: no lookup by name)
+        self.pending.append((Item(self.network, address, deployed_type=deployed_type), txn_hash))
         if self._draining:  # the script has ended: the workers take it now
             self._dispatch()
 
     def verify_now(self, address: str) -> None:
         """Verify a deploy still pending, now, and wait for it: the script asked about it (Ape's
-        explorer, for `Contract(address)`), so it waits for the plugin. The rest still waits."""
-        mine = [p for p in self.pending if p.address.lower() == address.lower()]
+        explorer, for `Contract(address)`), so it waits for the plugin (its workers may call into
+        Ape meanwhile). The rest still waits."""
+        mine = [p for p in self.pending if p[0].address.lower() == address.lower()]
         if not mine or not self.active:
             return
-
         others, self.pending = [p for p in self.pending if p not in mine], mine
-        self._start()
-        first = len(self.jobs)
-        self._dispatch()
-        self.pending = others
-        wait([future for _, _, future in self.jobs[first:]], timeout=self.timeout + 60)
+        with GATE.script_waits():
+            self._start()
+            first = len(self.jobs)
+            self._dispatch()
+            self.pending = others
+            wait([future for _, _, future in self.jobs[first:]], timeout=self.timeout + 60)
 
     def _start(self) -> list[Verification]:
         """Open the targets and the workers (once the script has left the network)."""
-        if self._destinations is None:
-            self._destinations = self._open_targets()
+        if self._run is None:
+            self._run = self._open_targets()
             # Workers mostly wait (for the explorer's jobs and the rate limiter), so there are more
             # of them than cores; the limiters, not the pool, bound the load on the explorers.
             self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="verify")
-        return self._destinations
+        return self._run.destinations
 
     def _dispatch(self) -> None:
         """Hand every pending deploy to the workers, each read first on this (the script's) thread."""
-
-        destinations, pool = self._destinations, self._pool
-        if destinations is None or pool is None:
+        if self._run is None or self._pool is None:
             return
         pending, self.pending = self.pending, []
-        from ape_contract_verify.workflow.plan import Item
-
-        for address, name, deployed_type, txn_hash in pending:
+        for item, txn_hash in pending:
             try:
-                self._warm(address, txn_hash)
+                self._warm(item.address, txn_hash)
             except Exception as err:  # the workers read it themselves
-                logger.debug("contract_verify: %s not read ahead: %s", address, err)
-            item = Item(self.network, address, name, deployed_type=deployed_type)
-            self.jobs += [(d, item, pool.submit(self._verify, d, item)) for d in destinations]
+                logger.debug("contract_verify: %s not read ahead: %s", item.address, err)
+            self.jobs += self._run.submit(self._pool, [item], self._record)
 
     def _warm(self, address: str, txn_hash: str | None) -> None:
         """Read what the workers will need, through the memoising reader."""
@@ -247,40 +225,38 @@ class DeployQueue:
         if info is not None:
             self.chain.get_code(info.implementation)
 
-    def _verify(self, destination: Verification, item: Item) -> list[Report]:
+    def _record(self, item: Item, reports: list[Report]) -> None:
+        """How `item` ended on a target, and a proxy's link, in the ledger as `verify all` keeps them."""
+        if self.ledger is None or self._run is None:
+            return
+        from ape_contract_verify.workflow.recorded import record_outcome
+
         try:
-            reports = destination.contract(item.address, deployed_type=item.deployed_type)
-        except Exception as err:  # reported, never raised into the script
-            reports = [Report(item.label, item.address, Outcome.ERROR, str(err))]
-        if self.ledger is not None:  # how it ended on this target, and a proxy's link, as `verify all` keeps them
-            from ape_contract_verify.workflow.recorded import record_outcome
+            urls = {d.target.name: d.target.url for d in self._run.destinations}
+            ended = outcome_for(item.address, reports)  # a child is named by its verification
+            name = self.seen.get(item.address.lower()) or (ended.contract if ended is not None else item.address)
+            record_outcome(self.ledger, name, item, reports, urls, logger.warning)
+        except Exception as err:  # the verification stands; the ledger says why it is stale
+            logger.warning("contract_verify: %s", err)
 
-            try:
-                urls = {destination.target.name: destination.target.url}
-                ended = outcome_for(item.address, reports)  # a child is named by its verification
-                name = item.name or (ended.contract if ended is not None else item.address)
-                record_outcome(self.ledger, name, item, reports, urls, logger.warning)
-            except Exception as err:  # the verification stands; the ledger says why it is stale
-                logger.warning("contract_verify: %s", err)
-        return reports
-
-    def _walk(self) -> tuple[list[str], list[UpgradeEvent]]:
+    def _walk(self) -> list[UpgradeEvent]:
         """The run's one walk: the contracts other contracts created in it (factories, CREATE2
         deployers, clones, helpers made in a constructor), which never pass through `deploy`,
-        named by an event or not (`run_children`), and its upgrade events (`evm/upgrades.py`)."""
+        named by an event or not (`run_children`), queued (recorded, and verified once the queue
+        drains) by address; and its upgrade events (`evm/upgrades.py`), returned."""
         if self.scanned is None:
-            self.scanned = ([], [])
+            self.scanned = []
             try:
                 scan = scan_logs(self.provider, self.start_block, self.seen)
             except Exception as err:
                 logger.warning("contract_verify: could not read the run's logs on %s: %s", self.network, err)
                 return self.scanned
-            try:
-                children = run_children(self.provider, self.start_block, scan, self.seen, reader=self.chain.base)
+            self.scanned = scan.events
+            try:  # children left out can still be verified by address
+                for address in run_children(self.provider, self.start_block, scan, self.seen, reader=self.chain.base):
+                    self.add(address, None, None)
             except Exception as err:
                 logger.warning("contract_verify: could not look for factory deployments: %s", err)
-                children = []
-            self.scanned = (children, scan.events)
         return self.scanned
 
     def _record_run(self) -> None:
@@ -288,15 +264,10 @@ class DeployQueue:
         proxies moved go in the ledger (the deploys are in it already), for `ape verify all`."""
         from ape_contract_verify.workflow.upgrades import record_upgrades
 
-        children, events = self._walk()
-        if self.off and self.seen | set(children):
+        events = self._walk()
+        if self.off and self.seen:
             logger.error("contract_verify: verification after deploy on %s is off: %s", self.network, self.off)
         if self.ledger is not None:
-            try:  # the deploys are recorded; children left out can still be verified by address
-                for address in children:
-                    self.ledger.recorded(address, address, self.network)
-            except Exception as err:
-                logger.warning("contract_verify: could not record factory deployments: %s", err)
             moved = record_upgrades(events, self.chain, self.ledger, self.network) if events else []
             if moved:
                 logger.info(
@@ -317,16 +288,9 @@ class DeployQueue:
         if not self.active:
             self._record_run()
             return []
-        if not self.pending and not self.jobs and not any(self._walk()):  # the run only called contracts
+        if not self.pending and not self.jobs and not (self._walk() or self.pending):  # the run only called contracts
             self.close()
             return []
-        if self.provider is not None:
-            try:
-                from ape_contract_verify.workflow import local_explorers
-
-                self.ends_with_run = local_explorers.ends_with_run(self.provider)
-            except Exception as err:  # the advice then assumes the chain outlives the run
-                logger.debug("contract_verify: %s", err)
         destinations = self._start()
         if not destinations:  # none could be opened (said): recorded in the ledger, `ape verify all` can do it later
             self.close()
@@ -337,38 +301,28 @@ class DeployQueue:
             )
         self._draining = True
         self._dispatch()
-        children, events = self._walk()
-        try:
-            for address in children:
-                self.add(address, None, None)
-        except Exception as err:
-            logger.warning("contract_verify: could not queue factory deployments: %s", err)
+        events = self._walk()  # what factories made goes to the workers as it is found
         self.active = False
-        results: dict[int, list[Report]] = {}
+        results: dict[Future[list[Report]], list[Report]] = {}
         progress = Progress(self.network, len(self.jobs))
         deadline = time.monotonic() + self.timeout + 60
-        while left := [index for index in range(len(self.jobs)) if index not in results]:
+        while left := [job for job in self.jobs if job[2] not in results]:
             remaining = deadline - time.monotonic()
             timeout = max(0.0, min(HEARTBEAT, remaining))
-            wait([self.jobs[i][2] for i in left], timeout=timeout, return_when=FIRST_COMPLETED)
-            ended = [i for i in left if self.jobs[i][2].done()]
+            ended, _ = wait([future for _, _, future in left], timeout=timeout, return_when=FIRST_COMPLETED)
             if not ended and remaining > 0:
-                progress.waiting([self.jobs[i][1].label for i in left])
+                progress.waiting([item.label for item, _, _ in left])
                 continue
             # Past the deadline, every job left: said, never waited for forever.
-            for index in ended or left:
-                destination, item, future = self.jobs[index]
+            for item, destination, future in [job for job in left if job[2] in ended] or left:
                 try:
-                    results[index] = future.result(timeout=0)
+                    results[future] = future.result(timeout=0)
                 except Exception as err:
                     why = f"not finished: {err}" if future.done() else f"not finished within {self.timeout + 60:.0f} s"
-                    results[index] = [Report(item.label, item.address, Outcome.ERROR, why)]
-                for report in results[index]:
-                    report.target = report.target or destination.target.name
-                    report.target_label = report.target_label or destination.target.label
-                progress.ended(results[index], destination.target.label)
+                    results[future] = destination.stamp([Report(item.label, item.address, Outcome.ERROR, why)])
+                progress.ended(results[future], destination.target.label)
         progress.close()
-        reports = [report for index in range(len(self.jobs)) for report in results[index]]
+        reports = [report for _, _, future in self.jobs for report in results[future]]
         if events and self.ledger is not None and self._pool is not None:
             from ape_contract_verify.workflow.upgrades import follow
 
@@ -379,8 +333,6 @@ class DeployQueue:
                 followed = []
             reports += [report for _, relinks in followed for report in relinks]
         self.close()
-        for report in reports:
-            report.network = report.network or self.network
         return reports
 
     def close(self) -> None:
@@ -390,9 +342,8 @@ class DeployQueue:
         if self._gated:
             self._gated = False
             GATE.script_ended()
-        if self._chain is not None:
-            self._chain.close()  # a fork the creation search started (a node without traces)
-        self._destinations = None
+        self.chain.close()  # a fork the creation search started (a node without traces)
+        self._run = None
 
 
 HEARTBEAT = 15.0  # seconds without a verification ending before a log says what it waits for

@@ -18,7 +18,7 @@ import dataclasses
 import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -410,39 +410,42 @@ class VerificationRun:
     ) -> list[Report]:
         """Every item on every target of its network, side by side. Reports come back in item order,
         then target order. `on_done(item, reports)` is called once per item and target."""
-        tasks = [
-            (item, d)
+        # `workers` per destination (a target of a network): each has its own limiter and polling,
+        # so one chain's contracts never queue behind another's (threads start as tasks come).
+        workers = self.workers * max(len(self.destinations), 1)
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="verify") as pool:
+            return [r for _, _, job in self.submit(pool, items, on_done) for r in job.result()]
+
+    def submit(
+        self, pool: Executor, items: Iterable[Item], on_done: Callable[[Item, list[Report]], None] | None = None
+    ) -> list[tuple[Item, Verification, Future[list[Report]]]]:
+        """Every item on every target of its network (those of `item.targets`) handed to `pool`: the
+        jobs, in item order, then target order (the deploy queue's pool, or `verify`'s)."""
+        return [
+            (item, d, pool.submit(self._one, item, d, on_done))
             for item in items
             for d in self.targets_of(item.network)
             if item.targets is None or d.target.name in item.targets
         ]
-        if not tasks:
-            return []
 
-        def one(task: tuple[Item, Verification]) -> list[Report]:
-            item, verification = task
-            try:
-                verification.health.check()  # a target found down gets no more requests
-                if item.relink:
-                    reports = verification.relink(item.address, item.relink, item.label)
-                else:
-                    if item.kept_input is not None:
-                        verification.shared.kept[item.address.lower()] = item.kept_input
-                    reports = verification.contract(item.address, item.name, item.constructor_args, item.deployed_type)
-            except Exception as err:  # reported, never lost, never stops the other targets
-                logger.debug("verification of %s on %s failed", item.address, verification.target.name, exc_info=True)
-                reports = verification.stamp([Report(item.label, item.address, Outcome.ERROR, str(err))])
-            if on_done is not None:
-                on_done(item, reports)
-            return reports
-
-        # `workers` per destination (a target of a network): each has its own limiter and polling,
-        # so one chain's contracts never queue behind another's.
-        destinations = len({id(d) for _, d in tasks})
-        with ThreadPoolExecutor(
-            max_workers=min(len(tasks), self.workers * destinations), thread_name_prefix="verify"
-        ) as pool:
-            return [r for batch in pool.map(one, tasks) for r in batch]
+    @staticmethod
+    def _one(
+        item: Item, verification: Verification, on_done: Callable[[Item, list[Report]], None] | None
+    ) -> list[Report]:
+        try:
+            verification.health.check()  # a target found down gets no more requests
+            if item.relink:
+                reports = verification.relink(item.address, item.relink, item.label)
+            else:
+                if item.kept_input is not None:
+                    verification.shared.kept[item.address.lower()] = item.kept_input
+                reports = verification.contract(item.address, item.name, item.constructor_args, item.deployed_type)
+        except Exception as err:  # reported, never lost, never stops the other targets
+            logger.debug("verification of %s on %s failed", item.address, verification.target.name, exc_info=True)
+            reports = verification.stamp([Report(item.label, item.address, Outcome.ERROR, str(err))])
+        if on_done is not None:
+            on_done(item, reports)
+        return reports
 
     def proxy(self, network: str, address: str, expected_implementation: str | None = None) -> list[Report]:
         """The proxy link on every Etherscan-style target of the network (Sourcify resolves proxies itself)."""

@@ -58,7 +58,7 @@ def test_a_deploy_in_ape_test_is_not_verified(accounts, project):
     box = accounts[0].deploy(project.Box)
     assert box.address
     assert after_deploy.deploy_mode() is None
-    assert after_deploy.HOOK.current_queue() is None
+    assert after_deploy.HOOK.holding(box.address) is None
     assert after_deploy.HOOK.runs == {}
 """
 

@@ -63,6 +63,7 @@ def test_inside_ape_run_is_read_from_the_click_context_stack(hook_state, monkeyp
     worker = threading.Thread(target=lambda: seen.append(hook_state.in_ape_run()))
     worker.start(), worker.join(10)
     assert seen == [False, True]
+    assert hook_state.in_ape_run(any_thread=True) and not hook_state.in_ape_run()  # the main thread at exit
 
 
 def test_deploy_mode_follows_auto_and_the_command(hook_state, monkeypatch, caplog):
@@ -120,7 +121,7 @@ def test_wrappers_go_in_when_ape_imports_the_module_and_failures_are_said_once(
     PATCHES.apply(Patch("ape.managers._contractscache", (), lambda module: module.ContractCache), types.ModuleType("x"))
     assert PATCHES.problems and "AttributeError" in PATCHES.problems[0]
     monkeypatch.setattr(hook_state, "plugin_config", lambda: types.SimpleNamespace(auto=True))
-    monkeypatch.setattr(hook_state, "in_ape_run", lambda: True)
+    monkeypatch.setattr(hook_state, "in_ape_run", lambda any_thread=False: True)
     hook_state.HOOK.unhooked()
     hook_state.HOOK.unhooked()
     warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]

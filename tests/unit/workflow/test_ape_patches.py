@@ -98,7 +98,7 @@ def test_when_ape_changes_the_module_is_left_alone_and_the_run_says_so(source, s
     monkeypatch.setattr(after_deploy, "PATCHES", patches)
     monkeypatch.setattr(after_deploy.HOOK, "warned", set())
     monkeypatch.setattr(after_deploy, "plugin_config", lambda: types.SimpleNamespace(auto=True))
-    monkeypatch.setattr(after_deploy, "in_ape_run", lambda: True)
+    monkeypatch.setattr(after_deploy, "in_ape_run", lambda any_thread=False: True)
     assert after_deploy.deploy_mode() == "record"
     assert after_deploy.deploy_mode() == "record"
     warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
@@ -113,7 +113,7 @@ def test_with_auto_off_nothing_is_said(monkeypatch, caplog):
     monkeypatch.setattr(after_deploy, "PATCHES", patches)
     monkeypatch.setattr(after_deploy.HOOK, "warned", set())
     monkeypatch.setattr(after_deploy, "plugin_config", lambda: types.SimpleNamespace(auto=False))
-    monkeypatch.setattr(after_deploy, "in_ape_run", lambda: True)
+    monkeypatch.setattr(after_deploy, "in_ape_run", lambda any_thread=False: True)
     assert after_deploy.deploy_mode() == "record"  # as with auto off on an Ape the patches fit
     after_deploy.HOOK.unhooked()
     assert not [r for r in caplog.records if r.levelname == "WARNING"]

@@ -14,7 +14,9 @@ from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.workflow import deploy_queue, upgrades
 from ape_contract_verify.workflow.deploy_queue import DeployQueue
 from ape_contract_verify.workflow.ledger import Ledger
+from ape_contract_verify.workflow.plan import Options
 from ape_contract_verify.workflow.report import Report
+from ape_contract_verify.workflow.verification import Verification, VerificationRun
 
 pytestmark = pytest.mark.unit
 
@@ -43,15 +45,19 @@ class Chain:
 
 
 def verification(name, answer):
-    """A target's Verification: `answer(address)` gives its reports or raises."""
+    """A target's Verification: `answer(address)` gives its reports or raises; its rows stamped as
+    a Verification stamps them."""
     calls = []
 
-    def contract(address, deployed_type=None):
+    def contract(address, name=None, constructor_args=None, deployed_type=None):
         calls.append((threading.current_thread().name, address, deployed_type))
-        return answer(address)
+        return fake.stamp(answer(address))
 
     target = SimpleNamespace(url=f"https://{name}.example/api", label=name)
-    return SimpleNamespace(contract=contract, target=target, target_name=name, calls=calls)
+    fake = SimpleNamespace(contract=contract, target=target, target_name=name, calls=calls, network=NET)
+    fake.health = SimpleNamespace(check=lambda: None)
+    fake.stamp = lambda reports: Verification.stamp(fake, reports)
+    return fake
 
 
 class Run:
@@ -65,10 +71,12 @@ class Run:
         self.opened = True
         for v in self.verifications:
             v.target = SimpleNamespace(name=v.target_name, url=v.target.url, label=f"{v.target_name} label")
-        return self.verifications
+        run = VerificationRun(None, Options())
+        run.destinations = self.verifications
+        return run
 
 
-def make_queue(tmp_path, verifications, children=()):
+def make_queue(tmp_path, verifications):
     """A queue of a run with these targets, built from its parts (no provider, no project)."""
     run, prepared = Run(verifications), []
 
@@ -79,7 +87,7 @@ def make_queue(tmp_path, verifications, children=()):
     queue = DeployQueue(
         NET, Chain(), run.open, ledger=Ledger(tmp_path / "deployments-1337-abc.sqlite"), prepare=prepare, timeout=30
     )
-    queue.scanned = (list(children), [])
+    queue.scanned = []  # the run's walk found nothing more
     queue.run, queue.prepared = run, prepared  # what the tests read back
     return queue
 
@@ -136,9 +144,12 @@ def test_a_verification_that_raises_is_a_row_and_the_ledger_keeps_the_worst_endi
     assert entry["type"] == "contracts/Box.sol:Box"
 
 
-def test_factory_children_found_by_the_walk_are_queued_by_address(tmp_path):
+def test_factory_children_found_by_the_walk_are_queued_by_address(tmp_path, monkeypatch):
     target = verification("etherscan", verified("etherscan"))
-    queue = make_queue(tmp_path, [target], children=[CHILD.lower()])
+    queue = make_queue(tmp_path, [target])
+    monkeypatch.setattr(deploy_queue, "scan_logs", lambda *args: SimpleNamespace(events=[]))
+    monkeypatch.setattr(deploy_queue, "run_children", lambda *args, **kwargs: [CHILD.lower()])
+    queue.scanned = None  # the run's walk: read once the script has ended
     queue.add(BOX, "Box", None)
     results = by_target(queue.finish())
     assert [r.address for r in results["etherscan"]] == [BOX, CHILD]  # in submission order
@@ -152,8 +163,8 @@ def test_a_worker_that_cannot_finish_is_said_with_its_name_and_address(tmp_path,
     def broken(self, *args):
         raise RuntimeError("worker stopped")
 
-    monkeypatch.setattr(DeployQueue, "_verify", broken)
-    queue.add(BOX, "Box", None)
+    monkeypatch.setattr(DeployQueue, "_record", broken)  # the worker's last step
+    queue.add(BOX, "Box", None, "contracts/Box.sol:Box")
     (row,) = by_target(queue.finish())["etherscan"]
     assert (row.contract, row.address, row.outcome) == ("Box", BOX, Outcome.ERROR)
     assert row.reason == "not finished: worker stopped" and row.target == "etherscan"
@@ -161,7 +172,7 @@ def test_a_worker_that_cannot_finish_is_said_with_its_name_and_address(tmp_path,
 
 def test_following_the_run_s_upgrades_that_fails_is_a_warning_and_the_rows_stand(tmp_path, monkeypatch, caplog):
     queue = make_queue(tmp_path, [verification("etherscan", verified("etherscan"))])
-    queue.scanned = ([], [SimpleNamespace(kind="implementation")])
+    queue.scanned = [SimpleNamespace(kind="implementation")]
 
     def follow(*args):
         raise RuntimeError("node gone")
@@ -190,7 +201,7 @@ def test_the_script_asking_about_a_deploy_has_it_verified_now_and_the_rest_waits
     queue.add(BOX, "Box", None)
     queue.add(CHILD, "Child", None)
     queue.verify_now(CHILD)  # Ape's explorer asked about it: verified before verify_now returns
-    assert [c[1] for c in target.calls] == [CHILD] and [p.address for p in queue.pending] == [BOX]
+    assert [c[1] for c in target.calls] == [CHILD] and [item.address for item, _ in queue.pending] == [BOX]
     queue.verify_now(CHILD)  # already done: nothing more
     results = by_target(queue.finish())
     assert [c[1] for c in target.calls] == [CHILD, BOX]

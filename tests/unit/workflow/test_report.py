@@ -268,30 +268,38 @@ def test_finish_says_what_it_waits_for_and_keeps_the_rows_in_deploy_order(monkey
     import threading
     from concurrent.futures import ThreadPoolExecutor
 
-    from ape_contract_verify.workflow import deploy_queue
+    from ape_contract_verify.workflow import after_deploy, deploy_queue
     from ape_contract_verify.workflow.deploy_queue import DeployQueue
     from ape_contract_verify.workflow.plan import Item
+    from ape_contract_verify.workflow.verification import Verification
 
     monkeypatch.setattr(deploy_queue, "HEARTBEAT", 0.05)
     release = threading.Event()
     pool = ThreadPoolExecutor(max_workers=2)
-    slow = pool.submit(lambda: release.wait(10) and [Report("Slow", A, Outcome.FAILED, "differs")])
-    quick = pool.submit(lambda: [Report("Quick", B, Outcome.VERIFIED)])
-    destination = NS(target=NS(name="etherscan", label=embedded().label), verification=None)
-    queue = DeployQueue(NET, NS(), lambda: [destination], provider=NS(), timeout=30)
-    queue.jobs = [(destination, Item(NET, A, "Slow"), slow), (destination, Item(NET, B, "Quick"), quick)]
-    queue.scanned = ([], [])  # the run's walk found nothing more
+    destination = NS(target=NS(name="etherscan", label=embedded().label), network=NET)
+    stamp = lambda reports: Verification.stamp(destination, reports)  # noqa: E731  # rows as a Verification gives them
+    slow = pool.submit(lambda: release.wait(10) and stamp([Report("Slow", A, Outcome.FAILED, "differs")]))
+    quick = pool.submit(lambda: stamp([Report("Quick", B, Outcome.VERIFIED)]))
+    provider = NS()
+    queue = DeployQueue(NET, NS(), lambda: NS(destinations=[destination]), provider=provider, timeout=30)
+    queue.jobs = [(Item(NET, A, "Slow"), destination, slow), (Item(NET, B, "Quick"), destination, quick)]
+    queue.scanned = []  # the run's walk found nothing more
     monkeypatch.setattr(queue, "close", lambda: None)
     monkeypatch.setattr(local_explorers, "ends_with_run", lambda provider: ENDS)
+    # drained by the hook, as the script leaves the network (the advice learns the chain ends with the run)
+    monkeypatch.setattr(after_deploy.HOOK, "runs", {id(provider): queue})
+    monkeypatch.setattr(after_deploy.HOOK, "drained", [])
+    monkeypatch.setattr(after_deploy.HOOK, "endings", {})
     timer = threading.Timer(0.4, release.set)
     timer.start()
     try:
-        reports = queue.finish()
+        after_deploy.HOOK.left(provider)
     finally:
         timer.cancel()
         pool.shutdown()
+    reports = after_deploy.HOOK.drained
     assert {r.target for r in reports} == {"etherscan"} and [r.contract for r in reports] == ["Slow", "Quick"]
-    assert all(r.target_label == "local explorer" for r in reports) and queue.ends_with_run == ENDS
+    assert all(r.target_label == "local explorer" for r in reports) and after_deploy.HOOK.endings == {NET: ENDS}
     lines = capsys.readouterr().err.splitlines()
     assert lines[0] == f"contract_verify: 1/2 on {NET}: {B[:10]}… Quick verified (local explorer)", lines
     assert lines[1].startswith(f"contract_verify: waiting for 1 verification on {NET} (") and lines[1].endswith(
