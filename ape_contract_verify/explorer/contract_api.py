@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 from ape_contract_verify.evm.wrappers import SerializedChain
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
-from ape_contract_verify.explorer.jobs import JobRunner, RealEngine, code_hash, request_to_payload
+from ape_contract_verify.explorer.jobs import JobRunner, RealEngine, current_contract, request_to_payload
 from ape_contract_verify.explorer.store import PROXY, SOURCE, Store, VerifiedContract
 from ape_contract_verify.json_types import JsonObject, JsonReadable, as_object
 from ape_contract_verify.protocol import forms
@@ -201,10 +201,9 @@ def code_at(service: ExplorerService, address: str) -> bytes:
 
 
 def verified_in_full(service: ExplorerService, address: str, code: bytes) -> bool:
-    """Whether a full match is stored for this code, so a submission of either face is refused
-    (a record of other code is stale: the chain was reset)."""
-    existing = service.store.get_contract(address)
-    return existing is not None and existing.match == "full" and existing.code_hash in ("", code_hash(code))
+    """Whether a full match is stored for this code, so a submission of either face is refused."""
+    existing = current_contract(service.store, address, code)
+    return existing is not None and existing.match == "full"
 
 
 def _submission(service: ExplorerService, params: dict[str, str], method: str, action: str) -> None:
