@@ -175,7 +175,7 @@ class LocalExplorer(EmbeddedExplorer):
         except StoreOpenError:
             self._sock.close()
             raise
-        self.app = create_app(self.service)
+        self.app = create_app(self)
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
 

@@ -41,7 +41,7 @@ class LocalTarget(ExplorerClient):
 
     def _call(self, method: str, action: str, params: Mapping[str, str]) -> ExplorerAnswer:
         fields = {"module": "contract", "action": action, **params}
-        status, result = contract_api.answer(self.explorer.service, fields, method)
+        status, result = contract_api.answer(self.explorer, fields, method)
         envelope = json.loads(contract_api.envelope(status, result))  # as a client reads it, to the byte
         return classify(str(envelope["status"]), str(envelope["message"]), envelope["result"])
 
