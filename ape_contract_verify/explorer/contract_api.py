@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, TypedDict
 from ape_contract_verify.evm.wrappers import SerializedChain
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
 from ape_contract_verify.explorer.jobs import JobRunner, RealEngine, current_contract, request_to_payload
-from ape_contract_verify.explorer.store import PROXY, SOURCE, Store, VerifiedContract
+from ape_contract_verify.explorer.store import PROXY, PROXY_DAILY_LIMIT, SOURCE, Store, VerifiedContract
 from ape_contract_verify.json_types import JsonObject, JsonReadable, as_object
 from ape_contract_verify.protocol import forms
 from ape_contract_verify.protocol.answers import Texts
@@ -73,7 +73,7 @@ class ExplorerService:
         notify: Callable[[], None] = lambda: None,
         api_keys: Iterable[str] = (),
         max_body: int = MAX_BODY_BYTES,
-        proxy_daily_limit: int = 100,
+        proxy_daily_limit: int = PROXY_DAILY_LIMIT,
     ):
         self.store = store
         self.chain = chain

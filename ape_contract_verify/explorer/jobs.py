@@ -4,7 +4,7 @@ The queue lives in SQLite, not in memory: a submission is claimed (running), ver
 finished in one transaction with what it verified. A process killed in between leaves it
 running; `JobRunner.start()` puts such jobs back in the queue first, so they finish after a restart.
 A job of the Sourcify face records what its answer is made of (the match, or the engine's failure
-and both bytecodes: `failure_record`); the face (`server/sourcify_face.py`) answers it in Sourcify's shapes.
+and both bytecodes: `FAILURE`); the face (`server/sourcify_face.py`) answers it in Sourcify's shapes.
 """
 
 from __future__ import annotations
@@ -239,7 +239,7 @@ class JobRunner:
     def _verify_source(self, sub: Submission) -> None:
         """A source submission of either face; the Sourcify face's takes the constructor arguments
         from the creation transaction, and records what its answer is made of (JSON: the match and
-        compile time, or `failure_record`), which the face answers in Sourcify's shapes."""
+        compile time, or the failure's `FAILURE` fields), which the face answers in Sourcify's shapes."""
         sourcify = sub.kind == SOURCIFY
         request = request_from_payload(sub.payload)
         code = self.engine.get_code(sub.address)
@@ -259,7 +259,7 @@ class JobRunner:
             self._fail(sub, "", failure="blueprint")
             return
         if not result.verified:
-            self._fail(sub, fail_text(result.reason), **failure_record(result))
+            self._fail(sub, fail_text(result.reason), **result_fields(result, FAILURE))
             return
         match = result.match or "full"
         if existing is not None and match != "full":
@@ -281,7 +281,7 @@ class JobRunner:
             code_hash=code_hash(code),
             guid=sub.guid,
             details={
-                **sourcify_details(result),
+                **result_fields(result, KEPT),
                 **({"blueprint": True} if result.blueprint else {}),
             },
         )
@@ -319,24 +319,18 @@ class JobRunner:
         self.store.finish(sub.guid, "1", text, proxy=record)
 
 
-# -- what a verified contract keeps, and a Sourcify job's failure, for the Sourcify face ---------
+# -- an engine result's fields, kept for the Sourcify face ------------------------------------
 
-# The result's fields a verified contract keeps for lookups.
-_KEPT = "recompiled_creation recompiled_runtime onchain_creation creation_tx creation_block deployer factory metadata"
-# The result's fields a failed job of the Sourcify face records: its answer's code and bytecodes.
-_FAILURE = "failure reason recompiled_creation recompiled_runtime onchain_creation onchain_runtime creation_tx"
-
-
-def sourcify_details(result: VerificationResult) -> JsonObject:
-    """What a verified contract keeps for Sourcify lookups (`creationBytecode`, `deployment`, …)."""
-    kept = {name: getattr(result, name) for name in _KEPT.split()}
-    return {name: value for name, value in kept.items() if value not in (None, "")}
+# What a verified contract keeps for Sourcify lookups (`creationBytecode`, `deployment`, …).
+KEPT = "recompiled_creation recompiled_runtime onchain_creation creation_tx creation_block deployer factory metadata"
+# What a failed job of the Sourcify face records: its answer's code and bytecodes (`server/sourcify_face.job_error`).
+FAILURE = "failure reason recompiled_creation recompiled_runtime onchain_creation onchain_runtime creation_tx"
 
 
-def failure_record(result: VerificationResult) -> JsonObject:
-    """A failed verification as a Sourcify job records it (`failure`, the engine's FailureKind
-    value); the face answers it in Sourcify's shape (`server/sourcify_face.job_error`)."""
-    return {name: to_json(getattr(result, name)) for name in _FAILURE.split()}
+def result_fields(result: VerificationResult, names: str) -> JsonObject:
+    """The result's fields `names` that have a value (failure: the engine's FailureKind value)."""
+    values = {name: to_json(getattr(result, name)) for name in names.split()}
+    return {name: value for name, value in values.items() if value not in (None, "")}
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.05) -> bool:

@@ -199,7 +199,7 @@ def test_details_keep_what_a_lookup_serves_and_drop_what_is_empty():
     result = VerificationResult(
         True, "full", "", recompiled_creation="6080", onchain_creation="", creation_tx="0x" + "aa" * 32, deployer=""
     )
-    kept = jobs.sourcify_details(result)
+    kept = jobs.result_fields(result, jobs.KEPT)
     assert kept == {"recompiled_creation": "6080", "creation_tx": "0x" + "aa" * 32, "factory": False}
 
 

@@ -538,9 +538,9 @@ def test_an_upgrade_is_seen_by_the_next_lookup_though_the_code_is_unchanged(expl
 
 
 def failed(kind: FailureKind | None, reason: str = "", **fields) -> dict:
-    """An engine result as the job records it (`jobs.failure_record`), answered by the face."""
+    """An engine result as the job records it (its `jobs.FAILURE` fields), answered by the face."""
     result = VerificationResult(False, None, reason, failure=kind, **fields)
-    return sourcify_face.job_error(BOX, json.dumps(jobs.failure_record(result)))
+    return sourcify_face.job_error(BOX, json.dumps(jobs.result_fields(result, jobs.FAILURE)))
 
 
 @pytest.mark.parametrize("match, level", [("full", sfy.EXACT_MATCH), ("partial", sfy.MATCH)])
