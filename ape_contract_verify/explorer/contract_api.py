@@ -45,9 +45,6 @@ if TYPE_CHECKING:
     from ape_contract_verify.evm.reads import ChainReader, SearchingReader
 
 Answer = tuple[str, JsonReadable]  # an envelope's status and result
-SUBMISSIONS = ("verifysourcecode", "verifyproxycontract")
-# Actions that read only the store: the HTTP face answers them on its event loop.
-STORE_ONLY = frozenset({"getabi", "getsourcecode", "checkverifystatus", "checkproxyverification"})
 
 
 class BadRequest(ContractVerifyError):

@@ -13,7 +13,7 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -331,13 +331,3 @@ def result_fields(result: VerificationResult, names: str) -> JsonObject:
     """The result's fields `names` that have a value (failure: the engine's FailureKind value)."""
     values = {name: to_json(getattr(result, name)) for name in names.split()}
     return {name: value for name, value in values.items() if value not in (None, "")}
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.05) -> bool:
-    """Poll `predicate` until true or `timeout` seconds pass (every wait in this package is bounded)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(interval)
-    return predicate()

@@ -14,7 +14,7 @@ from ape_contract_verify.engine.compare import FailureKind
 from ape_contract_verify.engine.verifier import VerificationResult
 from ape_contract_verify.evm.reads import ChainError
 from ape_contract_verify.explorer import jobs
-from ape_contract_verify.explorer.jobs import JobRunner, request_to_payload, wait_until
+from ape_contract_verify.explorer.jobs import JobRunner, request_to_payload
 from ape_contract_verify.explorer.store import DONE, PENDING, PROXY, RUNNING, SOURCE, Store
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.request import CodeFormat, VerificationRequest
@@ -25,6 +25,7 @@ from support.service import (
     FakeChain,
     FakeEngine,
     FakeResult,
+    wait_until,
 )
 from support.service import (
     SOURCE as BOX,
