@@ -98,13 +98,6 @@ def current_contract(store: Store, address: str, code: bytes) -> VerifiedContrac
     return existing
 
 
-def fail_text(reason: str) -> str:
-    reason = (reason or "").strip()
-    if reason.lower().startswith(Texts.FAIL.lower()):
-        return reason  # the engine already said it in full
-    return f"{Texts.FAIL}. {reason}" if reason else Texts.FAIL
-
-
 # How long a job waits for a node that cannot be read: 6 more runs, about 2 minutes in all.
 CHAIN_RETRY = RetryPolicy(max_retries=6, base_delay=2.0, max_delay=60.0, jitter=False)
 
@@ -201,7 +194,7 @@ class JobRunner:
             elif submission.kind == SOURCIFY:
                 text = stopped  # a plain text reads as its internal_error (`read_sourcify`)
             else:
-                text = fail_text(stopped)
+                text = f"{Texts.FAIL}. {stopped}"
             try:
                 self.store.finish(submission.guid, "0", text)
             except Exception:
@@ -259,7 +252,7 @@ class JobRunner:
             self._fail(sub, "", failure="blueprint")
             return
         if not result.verified:
-            self._fail(sub, fail_text(result.reason), **result_fields(result, FAILURE))
+            self._fail(sub, result.text, **result_fields(result, FAILURE))  # the engine's checkverifystatus text
             return
         match = result.match or "full"
         if existing is not None and match != "full":
