@@ -1,7 +1,7 @@
 """The local explorer in this process, and the contract API's actions on its store and job queue, without HTTP.
 
-`EmbeddedExplorer` is the explorer: its store, the chain it reads one call at a time, its job
-queue's workers, and `ExplorerService`, the state every action reads. It is what `ape run` and
+`EmbeddedExplorer` is the explorer: `ExplorerService`, the state every action reads (its store,
+the chain it reads one call at a time, the keys), with its job queue's workers. It is what `ape run` and
 `ape verify` verify on for a local network (through the workflow's in-process target: no HTTP
 server, no port), and what `ape verify serve` serves over HTTP (`server/runner.py`).
 
@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, TypedDict
 
 from ape_contract_verify.evm.wrappers import SerializedChain
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
-from ape_contract_verify.explorer.jobs import JobRunner, RealEngine, code_hash, request_to_payload
-from ape_contract_verify.explorer.store import PROXY, SOURCE, Store, VerifiedContract
+from ape_contract_verify.explorer.jobs import JobRunner, RealEngine, current_contract, request_to_payload
+from ape_contract_verify.explorer.store import PROXY, PROXY_DAILY_LIMIT, SOURCE, Store, VerifiedContract
 from ape_contract_verify.json_types import JsonObject, JsonReadable, as_object
 from ape_contract_verify.protocol import forms
 from ape_contract_verify.protocol.answers import Texts
@@ -45,9 +45,6 @@ if TYPE_CHECKING:
     from ape_contract_verify.evm.reads import ChainReader, SearchingReader
 
 Answer = tuple[str, JsonReadable]  # an envelope's status and result
-SUBMISSIONS = ("verifysourcecode", "verifyproxycontract")
-# Actions that read only the store: the HTTP face answers them on its event loop.
-STORE_ONLY = frozenset({"getabi", "getsourcecode", "checkverifystatus", "checkproxyverification"})
 
 
 class BadRequest(ContractVerifyError):
@@ -73,7 +70,7 @@ class ExplorerService:
         notify: Callable[[], None] = lambda: None,
         api_keys: Iterable[str] = (),
         max_body: int = MAX_BODY_BYTES,
-        proxy_daily_limit: int = 100,
+        proxy_daily_limit: int = PROXY_DAILY_LIMIT,
     ):
         self.store = store
         self.chain = chain
@@ -119,10 +116,11 @@ class ExplorerOptions(TypedDict, total=False):
     cache: CompileCache | None  # the compile cache its engine shares (the process's, with the runs' pre-checks)
 
 
-class EmbeddedExplorer:
-    """The explorer's state and workers; `start()` starts the workers, `stop()` ends them and closes
-    the store. Without `db_path` its data lives in a temporary file removed by `stop()`. Safe to use
-    from several threads (the store has a connection per thread; the chain is read one call at a time)."""
+class EmbeddedExplorer(ExplorerService):
+    """The explorer's state (the service every action reads) and workers; `start()` starts the
+    workers, `stop()` ends them and closes the store. Without `db_path` its data lives in a
+    temporary file removed by `stop()`. Safe to use from several threads (the store has a
+    connection per thread; the chain is read one call at a time)."""
 
     def __init__(
         self,
@@ -136,13 +134,12 @@ class EmbeddedExplorer:
             self._tmpdir = tempfile.TemporaryDirectory(prefix="ape-verify-explorer-", ignore_cleanup_errors=True)
             db_path = Path(self._tmpdir.name) / "explorer.sqlite"
         self.db_path = Path(db_path)
-        self.chain = SerializedChain(chain)
-        self.store = Store(self.db_path)
+        serialized, store = SerializedChain(chain), Store(self.db_path)
         timeout = options.get("compile_timeout")
-        engine = options.get("engine") or RealEngine(self.chain, options.get("cache"), compile_timeout=timeout)
-        self.runner = JobRunner(self.store, engine, options.get("workers", 1))
+        engine = options.get("engine") or RealEngine(serialized, options.get("cache"), compile_timeout=timeout)
+        self.runner = JobRunner(store, engine, options.get("workers", 1))
         max_body = options.get("max_body", MAX_BODY_BYTES)
-        self.service = ExplorerService(self.store, self.chain, self.runner.notify, api_keys, max_body)
+        super().__init__(store, serialized, self.runner.notify, api_keys, max_body)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} db={str(self.db_path)!r}>"
@@ -201,10 +198,9 @@ def code_at(service: ExplorerService, address: str) -> bytes:
 
 
 def verified_in_full(service: ExplorerService, address: str, code: bytes) -> bool:
-    """Whether a full match is stored for this code, so a submission of either face is refused
-    (a record of other code is stale: the chain was reset)."""
-    existing = service.store.get_contract(address)
-    return existing is not None and existing.match == "full" and existing.code_hash in ("", code_hash(code))
+    """Whether a full match is stored for this code, so a submission of either face is refused."""
+    existing = current_contract(service.store, address, code)
+    return existing is not None and existing.match == "full"
 
 
 def _submission(service: ExplorerService, params: dict[str, str], method: str, action: str) -> None:

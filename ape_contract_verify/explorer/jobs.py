@@ -3,8 +3,8 @@
 The queue lives in SQLite, not in memory: a submission is claimed (running), verified, and
 finished in one transaction with what it verified. A process killed in between leaves it
 running; `JobRunner.start()` puts such jobs back in the queue first, so they finish after a restart.
-A job of the Sourcify face records its answer in Sourcify's shapes (`sourcify_success`,
-`sourcify_failure`), which the face reads back (`read_sourcify`).
+A job of the Sourcify face records what its answer is made of (the match, or the engine's failure
+and both bytecodes: `FAILURE`); the face (`server/sourcify_face.py`) answers it in Sourcify's shapes.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -29,7 +29,6 @@ from ape_contract_verify.explorer.store import (
 )
 from ape_contract_verify.json_types import JsonObject, JsonValue, to_json
 from ape_contract_verify.logs import SERVER, get_logger
-from ape_contract_verify.protocol import sourcify as sfy
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.protocol.values import checksum, hex_to_bytes
 from ape_contract_verify.request import CodeFormat, VerificationRequest
@@ -42,6 +41,7 @@ if TYPE_CHECKING:
     from ape_contract_verify.evm.reads import ChainReader
 
 logger = get_logger(SERVER)
+ALREADY_VERIFIED = "already verified"  # a Sourcify job's failure beside the engine's kinds
 # How often a job found running at start (its process was killed mid-job) is run again.
 MAX_INTERRUPTIONS = 3
 
@@ -88,11 +88,14 @@ def request_from_payload(payload: Mapping[str, Any]) -> VerificationRequest:  # 
     return VerificationRequest(**{**payload, "code_format": CodeFormat(payload["code_format"])})
 
 
-def fail_text(reason: str) -> str:
-    reason = (reason or "").strip()
-    if reason.lower().startswith(Texts.FAIL.lower()):
-        return reason  # the engine already said it in full
-    return f"{Texts.FAIL}. {reason}" if reason else Texts.FAIL
+def current_contract(store: Store, address: str, code: bytes) -> VerifiedContract | None:
+    """What the store holds for `address`, unless it was verified against other code (the chain
+    was reset): that stale record is forgotten."""
+    existing = store.get_contract(address)
+    if existing is not None and existing.code_hash and existing.code_hash != code_hash(code):
+        store.forget_contract(address)
+        return None
+    return existing
 
 
 # How long a job waits for a node that cannot be read: 6 more runs, about 2 minutes in all.
@@ -191,7 +194,7 @@ class JobRunner:
             elif submission.kind == SOURCIFY:
                 text = stopped  # a plain text reads as its internal_error (`read_sourcify`)
             else:
-                text = fail_text(stopped)
+                text = f"{Texts.FAIL}. {stopped}"
             try:
                 self.store.finish(submission.guid, "0", text)
             except Exception:
@@ -228,16 +231,14 @@ class JobRunner:
 
     def _verify_source(self, sub: Submission) -> None:
         """A source submission of either face; the Sourcify face's takes the constructor arguments
-        from the creation transaction, and its answers are Sourcify's (`sourcify_success`, `sourcify_failure`)."""
+        from the creation transaction, and records what its answer is made of (JSON: the match and
+        compile time, or the failure's `FAILURE` fields), which the face answers in Sourcify's shapes."""
         sourcify = sub.kind == SOURCIFY
         request = request_from_payload(sub.payload)
         code = self.engine.get_code(sub.address)
-        existing = self.store.get_contract(sub.address)
-        if existing is not None and existing.code_hash and existing.code_hash != code_hash(code):
-            self.store.forget_contract(sub.address)  # the chain was reset: the old record is stale
-            existing = None
+        existing = current_contract(self.store, sub.address, code)
         if existing is not None and existing.match == "full":
-            self._already_verified(sub, sourcify)
+            self._fail(sub, Texts.ALREADY_VERIFIED, failure=ALREADY_VERIFIED)
             return
         started = time.monotonic()
         if sourcify:  # Sourcify answers no_match with both bytecodes; no search for the setting that differs
@@ -247,17 +248,16 @@ class JobRunner:
         elapsed_ms = (time.monotonic() - started) * 1000
         if result.failure == "chain":  # FailureKind.CHAIN, a str enum (engine/ imported only by RealEngine)
             raise _ChainDown(result.reason or "the chain could not be read")
-        if sourcify and result.blueprint:  # as Sourcify answers an ERC-5202 blueprint today
-            self.store.finish(sub.guid, "0", sourcify_error(sfy.NO_MATCH, SOURCIFY_MISMATCH))
+        if sourcify and result.blueprint:  # as Sourcify answers an ERC-5202 blueprint today: no_match
+            self._fail(sub, "", failure="blueprint")
             return
         if not result.verified:
-            text = sourcify_failure(result) if sourcify else fail_text(result.reason)
-            self.store.finish(sub.guid, "0", text)
+            self._fail(sub, result.text, **result_fields(result, FAILURE))  # the engine's checkverifystatus text
             return
         match = result.match or "full"
         if existing is not None and match != "full":
             # A partial match does not replace an earlier partial one; only a full match upgrades it.
-            self._already_verified(sub, sourcify)
+            self._fail(sub, Texts.ALREADY_VERIFIED, failure=ALREADY_VERIFIED)
             return
         contract = VerifiedContract(
             address=sub.address,
@@ -274,23 +274,16 @@ class JobRunner:
             code_hash=code_hash(code),
             guid=sub.guid,
             details={
-                **sourcify_details(result),
+                **result_fields(result, KEPT),
                 **({"blueprint": True} if result.blueprint else {}),
             },
         )
-        text = sourcify_success(match, elapsed_ms) if sourcify else Texts.PASS
+        text = json.dumps({"match": match, "milliseconds": int(elapsed_ms)}) if sourcify else Texts.PASS
         self.store.finish(sub.guid, "1", text, contract=contract)
 
-    def _already_verified(self, sub: Submission, sourcify: bool) -> None:
-        if sourcify:
-            text = sourcify_error(
-                sfy.ALREADY_VERIFIED,
-                f"Contract {checksum(sub.address)} is already verified "
-                "with a match at least as good as this submission's.",
-            )
-        else:
-            text = Texts.ALREADY_VERIFIED
-        self.store.finish(sub.guid, "0", text)
+    def _fail(self, sub: Submission, text: str, **record: JsonValue) -> None:
+        """A source job that verified nothing: Etherscan's `text`, or the Sourcify face's `record` (as JSON)."""
+        self.store.finish(sub.guid, "0", json.dumps(record) if sub.kind == SOURCIFY else text)
 
     # -- proxies -------------------------------------------------------------------------------
 
@@ -319,97 +312,15 @@ class JobRunner:
         self.store.finish(sub.guid, "1", text, proxy=record)
 
 
-# -- an engine result as the Sourcify face's job records it ----------------------------------
-# Match levels, or an error with Sourcify's `customCode`, message and both sides' bytecodes, in the
-# JSON text the job answer serves. The job runner writes these; `sourcify_face` reads them. The
-# rules of the protocol itself (codes, error shape, which match is better) are `protocol/sourcify.py`'s.
+# -- an engine result's fields, kept for the Sourcify face ------------------------------------
+
+# What a verified contract keeps for Sourcify lookups (`creationBytecode`, `deployment`, …).
+KEPT = "recompiled_creation recompiled_runtime onchain_creation creation_tx creation_block deployer factory metadata"
+# What a failed job of the Sourcify face records: its answer's code and bytecodes (`server/sourcify_face.job_error`).
+FAILURE = "failure reason recompiled_creation recompiled_runtime onchain_creation onchain_runtime creation_tx"
 
 
-# The engine's failure kinds (FailureKind values) as Sourcify's customCodes.
-_CODES = {
-    "no code": sfy.CONTRACT_NOT_DEPLOYED,
-    "compiler": sfy.COMPILER_ERROR,
-    "invalid input": sfy.COMPILER_ERROR,
-    "contract name": sfy.CONTRACT_NOT_FOUND_IN_COMPILER_OUTPUT,
-    "creation not found": sfy.CREATION_BYTECODE_MATCH_ERROR,
-    "constructor arguments": sfy.CREATION_BYTECODE_MATCH_ERROR,
-    "compiler version": sfy.NO_MATCH,
-    "library": sfy.NO_MATCH,
-    "bytecode": sfy.NO_MATCH,
-    "chain": sfy.INTERNAL_ERROR,
-}
-# The result's fields a verified contract keeps for lookups.
-_KEPT = "recompiled_creation recompiled_runtime onchain_creation creation_tx creation_block deployer factory metadata"
-SOURCIFY_MISMATCH = "The deployed and recompiled bytecode don't match."  # Sourcify's no_match text
-NO_ANSWER = "The job ended without an answer."
-# Engine match levels as Sourcify's.
-SOURCIFY_LEVELS = {"full": sfy.EXACT_MATCH, "partial": sfy.MATCH}
-
-
-def hex_or_none(text: JsonValue) -> str | None:
-    """Code as Sourcify shows it: 0x-prefixed hex, or null when there is none."""
-    return "0x" + str(text).removeprefix("0x") if text else None
-
-
-def sourcify_details(result: VerificationResult) -> JsonObject:
-    """What a verified contract keeps for Sourcify lookups (`creationBytecode`, `deployment`, …)."""
-    kept = {name: getattr(result, name) for name in _KEPT.split()}
-    return {name: value for name, value in kept.items() if value not in (None, "")}
-
-
-def sourcify_success(match: str, milliseconds: float) -> str:
-    level = SOURCIFY_LEVELS.get(match, sfy.MATCH)
-    return json.dumps(
-        {"creationMatch": level, "runtimeMatch": level, "match": level, "compilationTime": str(int(milliseconds))}
-    )
-
-
-def sourcify_failure(result: VerificationResult) -> str:
-    """A failed verification as Sourcify's job error, with the bytecodes its no_match carries."""
-    kind = result.failure.value if result.failure is not None else ""
-    code = _CODES.get(kind, sfy.NO_MATCH)
-    reason = result.reason or SOURCIFY_MISMATCH
-    runtime, onchain_runtime = result.recompiled_runtime, result.onchain_runtime
-    extra: dict[str, JsonValue] = {}
-    if kind == "bytecode" and runtime and onchain_runtime and len(runtime) != len(onchain_runtime):
-        code = sfy.BYTECODE_LENGTH_MISMATCH
-    if code in (sfy.NO_MATCH, sfy.BYTECODE_LENGTH_MISMATCH, sfy.CREATION_BYTECODE_MATCH_ERROR):
-        extra["recompiledCreationCode"] = hex_or_none(result.recompiled_creation)
-        extra["recompiledRuntimeCode"] = hex_or_none(runtime)
-        if code != sfy.BYTECODE_LENGTH_MISMATCH:  # as Sourcify: a length mismatch stops before the creation code
-            extra["onchainCreationCode"] = hex_or_none(result.onchain_creation)
-    if code != sfy.CONTRACT_NOT_DEPLOYED:
-        extra["onchainRuntimeCode"] = hex_or_none(onchain_runtime)
-        extra["creationTransactionHash"] = result.creation_tx
-    if code == sfy.COMPILER_ERROR:
-        error: JsonObject = dict(
-            component="general", formattedMessage=reason, message=reason, severity="error", type="CompilerError"
-        )
-        extra["errorData"] = {"compilerErrors": [error]}
-    extra = {key: value for key, value in extra.items() if value}
-    return json.dumps({"error": sfy.error_body(code, reason, **extra)})
-
-
-def sourcify_error(code: str, message: str) -> str:
-    """A job that ended without a verification result (already verified, an internal error)."""
-    return json.dumps({"error": sfy.error_body(code, message)})
-
-
-def read_sourcify(result_text: str | None) -> dict[str, JsonValue]:
-    """A finished job's recorded answer. A plain text (a job ended by the queue itself, e.g.
-    interrupted too often) reads as an internal error with that text."""
-    try:
-        data = json.loads(result_text or "")
-    except ValueError:
-        data = None
-    return data if isinstance(data, dict) else {"error": sfy.error_body(sfy.INTERNAL_ERROR, result_text or NO_ANSWER)}
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.05) -> bool:
-    """Poll `predicate` until true or `timeout` seconds pass (every wait in this package is bounded)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(interval)
-    return predicate()
+def result_fields(result: VerificationResult, names: str) -> JsonObject:
+    """The result's fields `names` that have a value (failure: the engine's FailureKind value)."""
+    values = {name: to_json(getattr(result, name)) for name in names.split()}
+    return {name: value for name, value in values.items() if value not in (None, "")}

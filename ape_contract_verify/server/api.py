@@ -21,8 +21,6 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ape_contract_verify.explorer import contract_api
 from ape_contract_verify.explorer.contract_api import (
     MAX_BODY_BYTES,
-    STORE_ONLY,
-    SUBMISSIONS,
     BadRequest,
     ExplorerService,
     envelope,
@@ -35,6 +33,9 @@ logger = get_logger(SERVER)
 
 __all__ = ["MAX_BODY_BYTES", "ExplorerService", "create_app", "envelope", "envelope_response"]
 
+SUBMISSIONS = ("verifysourcecode", "verifyproxycontract")
+# Actions that read only the store: answered on the event loop.
+STORE_ONLY = frozenset({"getabi", "getsourcecode", "checkverifystatus", "checkproxyverification"})
 _JSON_HEADERS = [(b"content-type", b"application/json")]
 _NOSNIFF = (b"x-content-type-options", b"nosniff")
 

@@ -11,13 +11,13 @@ import os
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.explorer.contract_api import EmbeddedExplorer
-from ape_contract_verify.explorer.jobs import wait_until
 from ape_contract_verify.explorer.store import StoreOpenError
 from ape_contract_verify.json_types import as_object
 from ape_contract_verify.logs import SERVER, get_logger
@@ -175,7 +175,7 @@ class LocalExplorer(EmbeddedExplorer):
         except StoreOpenError:
             self._sock.close()
             raise
-        self.app = create_app(self.service)
+        self.app = create_app(self)
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -222,7 +222,9 @@ class LocalExplorer(EmbeddedExplorer):
             target=server.run, kwargs={"sockets": [self._sock]}, name="local-explorer", daemon=True
         )
         thread.start()
-        wait_until(lambda: server.started or not thread.is_alive(), START_TIMEOUT, interval=0.02)
+        deadline = time.monotonic() + START_TIMEOUT
+        while not server.started and thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.02)
         if not server.started:
             self.stop()
             raise ExplorerStartError(f"The local explorer did not start within {START_TIMEOUT:.0f} s.")

@@ -31,9 +31,9 @@ from ape_contract_verify.evm.proxies import (
 )
 from ape_contract_verify.evm.wrappers import MemoizingChain
 from ape_contract_verify.exceptions import InvalidRequest
-from ape_contract_verify.explorer import contract_api, jobs
+from ape_contract_verify.explorer import contract_api
 from ape_contract_verify.explorer.contract_api import ChainUnreadable, ExplorerService
-from ape_contract_verify.explorer.jobs import request_to_payload
+from ape_contract_verify.explorer.jobs import ALREADY_VERIFIED, request_to_payload
 from ape_contract_verify.explorer.store import DONE, SOURCIFY, VerifiedContract
 from ape_contract_verify.json_types import JsonObject, JsonValue, as_object
 from ape_contract_verify.logs import SERVER, get_logger
@@ -233,28 +233,102 @@ async def job(service: ExplorerService, request: Request) -> Response:
     error = None
     if done:
         answer["jobFinishTime"] = iso(submission.updated_at)
-        recorded = jobs.read_sourcify(submission.result)
-        if submission.status == "1" and recorded.get("match"):
-            if recorded.get("compilationTime"):
-                answer["compilationTime"] = recorded["compilationTime"]
-            contract.update({key: recorded.get(key) for key in ("match", "creationMatch", "runtimeMatch")})
+        if submission.status == "1" and (matched := job_match(submission.result)):
+            answer["compilationTime"] = matched.pop("compilationTime")
+            contract.update(matched)
             stored = service.store.get_contract(submission.address)
             if stored is not None:
                 contract["verifiedAt"] = iso(stored.verified_at)
                 contract["matchId"] = str(service.store.match_id(submission.address))
         else:
-            error = recorded.get("error") or sfy.error_body(sfy.INTERNAL_ERROR, jobs.NO_ANSWER)
+            error = job_error(submission.address, submission.result)
     answer["contract"] = contract
     if error is not None:
         answer["error"] = error
     return JSONResponse(answer)
 
 
+# The engine's failure kinds (FailureKind values), and the job's own, as Sourcify's customCodes.
+_CODES = {
+    "no code": sfy.CONTRACT_NOT_DEPLOYED,
+    "compiler": sfy.COMPILER_ERROR,
+    "invalid input": sfy.COMPILER_ERROR,
+    "contract name": sfy.CONTRACT_NOT_FOUND_IN_COMPILER_OUTPUT,
+    "creation not found": sfy.CREATION_BYTECODE_MATCH_ERROR,
+    "constructor arguments": sfy.CREATION_BYTECODE_MATCH_ERROR,
+    "compiler version": sfy.NO_MATCH,
+    "library": sfy.NO_MATCH,
+    "bytecode": sfy.NO_MATCH,
+    "chain": sfy.INTERNAL_ERROR,
+    ALREADY_VERIFIED: sfy.ALREADY_VERIFIED,
+}  # any other (an ERC-5202 blueprint's, as Sourcify answers it today) is no_match
+SOURCIFY_MISMATCH = "The deployed and recompiled bytecode don't match."  # Sourcify's no_match text
+NO_ANSWER = "The job ended without an answer."
+# Engine match levels as Sourcify's.
+LEVELS = {"full": sfy.EXACT_MATCH, "partial": sfy.MATCH}
+
+
+def hex_or_none(text: JsonValue) -> str | None:
+    """Code as Sourcify shows it: 0x-prefixed hex, or null when there is none."""
+    return "0x" + str(text).removeprefix("0x") if text else None
+
+
+def _recorded(result_text: str | None) -> JsonObject:
+    """A finished job's record (`explorer/jobs.py`'s JSON); {} for a plain text (a job ended by
+    the queue itself, e.g. interrupted too often)."""
+    try:
+        return as_object(json.loads(result_text or ""))
+    except ValueError:
+        return {}
+
+
+def job_match(result_text: str | None) -> dict[str, str]:
+    """A verified job's match levels and compile time, as Sourcify's job answer has them; {} for none."""
+    recorded = _recorded(result_text)
+    if not recorded.get("match"):
+        return {}
+    level = LEVELS.get(str(recorded["match"]), sfy.MATCH)
+    milliseconds = str(recorded.get("milliseconds", 0))
+    return {"creationMatch": level, "runtimeMatch": level, "match": level, "compilationTime": milliseconds}
+
+
+def job_error(address: str, result_text: str | None) -> JsonObject:
+    """A failed job's error in Sourcify's shape, with the bytecodes its no_match carries; a
+    plain text reads as an internal error with that text."""
+    recorded = _recorded(result_text)
+    if not recorded:
+        return sfy.error_body(sfy.INTERNAL_ERROR, result_text or NO_ANSWER)
+    kind = str(recorded.get("failure") or "")
+    code = _CODES.get(kind, sfy.NO_MATCH)
+    if code == sfy.ALREADY_VERIFIED:
+        as_good = "with a match at least as good as this submission's"
+        return sfy.error_body(code, f"Contract {checksum(address)} is already verified {as_good}.")
+    reason = str(recorded.get("reason") or SOURCIFY_MISMATCH)
+    runtime, onchain_runtime = recorded.get("recompiled_runtime"), recorded.get("onchain_runtime")
+    extra: JsonObject = {}
+    if kind == "bytecode" and runtime and onchain_runtime and len(str(runtime)) != len(str(onchain_runtime)):
+        code = sfy.BYTECODE_LENGTH_MISMATCH
+    if code in (sfy.NO_MATCH, sfy.BYTECODE_LENGTH_MISMATCH, sfy.CREATION_BYTECODE_MATCH_ERROR):
+        extra["recompiledCreationCode"] = hex_or_none(recorded.get("recompiled_creation"))
+        extra["recompiledRuntimeCode"] = hex_or_none(runtime)
+        if code != sfy.BYTECODE_LENGTH_MISMATCH:  # as Sourcify: a length mismatch stops before the creation code
+            extra["onchainCreationCode"] = hex_or_none(recorded.get("onchain_creation"))
+    if code != sfy.CONTRACT_NOT_DEPLOYED:
+        extra["onchainRuntimeCode"] = hex_or_none(onchain_runtime)
+        extra["creationTransactionHash"] = recorded.get("creation_tx")
+    if code == sfy.COMPILER_ERROR:
+        error: JsonObject = dict(
+            component="general", formattedMessage=reason, message=reason, severity="error", type="CompilerError"
+        )
+        extra["errorData"] = {"compilerErrors": [error]}
+    return sfy.error_body(code, reason, **{key: value for key, value in extra.items() if value})
+
+
 # -- lookups ----------------------------------------------------------------------------------
 
 
 def _summary(service: ExplorerService, contract: VerifiedContract, chain: str) -> dict[str, str]:
-    level = jobs.SOURCIFY_LEVELS.get(contract.match, sfy.MATCH)
+    level = LEVELS.get(contract.match, sfy.MATCH)
     return {
         "matchId": str(service.store.match_id(contract.address)),
         "creationMatch": level,
@@ -419,15 +493,15 @@ def _details(contract: VerifiedContract, tops: set[str], live: JsonObject) -> Js
     out: JsonObject = {name: None for name in ALL_FIELDS}
     out["creationBytecode"] = {
         **{part: None for part in _BYTECODE_PARTS if part != "immutableReferences"},
-        "onchainBytecode": jobs.hex_or_none(kept.get("onchain_creation")),
-        "recompiledBytecode": jobs.hex_or_none(kept.get("recompiled_creation")),
+        "onchainBytecode": hex_or_none(kept.get("onchain_creation")),
+        "recompiledBytecode": hex_or_none(kept.get("recompiled_creation")),
         "transformationValues": {"constructorArguments": "0x" + args} if args else {},
     }
     if "runtimeBytecode" in tops:
         out["runtimeBytecode"] = {
             **{part: None for part in _BYTECODE_PARTS},
             "onchainBytecode": live["runtime"],
-            "recompiledBytecode": jobs.hex_or_none(kept.get("recompiled_runtime")),
+            "recompiledBytecode": hex_or_none(kept.get("recompiled_runtime")),
         }
     block = kept.get("creation_block")
     out["deployment"] = {

@@ -5,12 +5,12 @@ import time
 
 from ape_contract_verify.engine.compilers import CompileCache
 from ape_contract_verify.evm.chain import JsonRpcChain
-from ape_contract_verify.explorer.jobs import RealEngine, wait_until
+from ape_contract_verify.explorer.jobs import RealEngine
 from ape_contract_verify.explorer.store import RUNNING
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.retry import RetryPolicy
 from ape_contract_verify.server.runner import LocalExplorer
-from support.service import Anvil, get, json_form, poll, post, solc_compile, standard_input
+from support.service import Anvil, get, json_form, poll, post, solc_compile, standard_input, wait_until
 
 CHAIN_TEXT_START = (
     "Fail - Unable to verify. This could be a temporary error, please retry or contact us (Error Code 10001): "

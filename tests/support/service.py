@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -195,6 +196,16 @@ def poll(
             return answer
         time.sleep(0.1)
     raise AssertionError(f"{guid} still pending after {timeout} s: {answer}")
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.05) -> bool:
+    """Poll `predicate` until true or `timeout` seconds pass."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval)
+    return predicate()
 
 
 # -- real parts for the end-to-end tests -----------------------------------------------------

@@ -221,7 +221,7 @@ def test_without_a_path_the_store_is_temporary_and_removed_at_stop():
     chain = FakeChain()
     explorer = EmbeddedExplorer(chain, engine=FakeEngine(chain)).start()
     folder = explorer.db_path.parent
-    assert explorer.db_path.exists() and not explorer.service.requires_key
+    assert explorer.db_path.exists() and not explorer.requires_key
     explorer.stop()
     assert not folder.exists()
 

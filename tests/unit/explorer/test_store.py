@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from ape_contract_verify.explorer.jobs import JobRunner, request_to_payload, wait_until
+from ape_contract_verify.explorer.jobs import JobRunner, request_to_payload
 from ape_contract_verify.explorer.store import (
     DONE,
     PENDING,
@@ -20,7 +20,7 @@ from ape_contract_verify.explorer.store import (
 )
 from ape_contract_verify.protocol.answers import Texts
 from ape_contract_verify.request import CodeFormat, VerificationRequest
-from support.service import ADDRESS_A, ADDRESS_B, PROXY_ADDR, FakeChain, FakeEngine
+from support.service import ADDRESS_A, ADDRESS_B, PROXY_ADDR, FakeChain, FakeEngine, wait_until
 from support.service import SOURCE as BOX
 
 

@@ -63,9 +63,7 @@ def test_an_explorer_knows_its_urls_before_it_starts_and_cleans_up():
         assert local.url == f"http://127.0.0.1:{local.port}"
         assert local.base_url == local.url + "/api"
         assert local.sourcify_url == local.url + "/"  # Sourcify clients want the trailing slash
-        assert (
-            local.service.requires_key and repr(local) == f"<LocalExplorer {local.base_url} db={str(local.db_path)!r}>"
-        )
+        assert local.requires_key and repr(local) == f"<LocalExplorer {local.base_url} db={str(local.db_path)!r}>"
         assert local.db_path.exists() and local.db_path.parent.name.startswith("ape-verify-explorer-")
         temporary = local.db_path.parent
     finally:
@@ -76,7 +74,7 @@ def test_an_explorer_knows_its_urls_before_it_starts_and_cleans_up():
 
 def test_a_given_database_is_kept(tmp_path):
     local = explorer(db_path=tmp_path / "kept.sqlite")
-    assert not local.service.requires_key
+    assert not local.requires_key
     local.stop()
     assert (tmp_path / "kept.sqlite").exists()
 

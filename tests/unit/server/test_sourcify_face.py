@@ -20,8 +20,10 @@ from pathlib import Path
 import pytest
 import requests
 
+from ape_contract_verify.engine.verifier import FailureKind, VerificationResult
 from ape_contract_verify.evm.proxies import EIP1967_IMPLEMENTATION_SLOT
 from ape_contract_verify.exceptions import InvalidRequest
+from ape_contract_verify.explorer import jobs
 from ape_contract_verify.explorer.store import VerifiedContract
 from ape_contract_verify.protocol import sourcify as sfy
 from ape_contract_verify.server import sourcify_face
@@ -529,3 +531,54 @@ def test_an_upgrade_is_seen_by_the_next_lookup_though_the_code_is_unchanged(expl
     explorer.chain_reader.slots[(PROXY, EIP1967_IMPLEMENTATION_SLOT)] = bytes(12) + bytes.fromhex(other[2:])
     after = lookup(explorer, PROXY).json()["proxyResolution"]
     assert after == {"isProxy": True, "proxyType": "EIP-1967", "implementations": [{"address": sfy_checksum(other)}]}
+
+
+# -- a job's record as the face answers it ----------------------------------------------------
+
+
+def failed(kind: FailureKind | None, reason: str = "", **fields) -> dict:
+    """An engine result as the job records it (its `jobs.FAILURE` fields), answered by the face."""
+    result = VerificationResult(False, None, reason, failure=kind, **fields)
+    return sourcify_face.job_error(BOX, json.dumps(jobs.result_fields(result, jobs.FAILURE)))
+
+
+@pytest.mark.parametrize("match, level", [("full", sfy.EXACT_MATCH), ("partial", sfy.MATCH)])
+def test_success_names_the_match_as_sourcify_does(match, level):
+    answer = sourcify_face.job_match(json.dumps({"match": match, "milliseconds": 1234}))
+    assert answer == {"creationMatch": level, "runtimeMatch": level, "match": level, "compilationTime": "1234"}
+
+
+def test_a_bytecode_mismatch_carries_both_sides_and_a_length_mismatch_stops_before_creation():
+    same = failed(FailureKind.BYTECODE, recompiled_runtime="aabb", onchain_runtime="ccdd", recompiled_creation="ee")
+    assert same["customCode"] == sfy.NO_MATCH
+    assert same["message"] == "The deployed and recompiled bytecode don't match."  # no reason given
+    assert (same["recompiledRuntimeCode"], same["onchainRuntimeCode"], same["recompiledCreationCode"]) == (
+        "0xaabb",
+        "0xccdd",
+        "0xee",
+    )
+    longer = failed(FailureKind.BYTECODE, recompiled_runtime="aabb", onchain_runtime="cc", onchain_creation="ff")
+    assert longer["customCode"] == sfy.BYTECODE_LENGTH_MISMATCH and "onchainCreationCode" not in longer
+
+
+def test_each_failure_kind_has_its_custom_code():
+    compiler = failed(FailureKind.COMPILER, "ParserError: <b>")
+    assert compiler["customCode"] == sfy.COMPILER_ERROR
+    assert compiler["errorData"]["compilerErrors"][0]["message"] == "ParserError: <b>"
+    no_code = failed(FailureKind.NO_CODE, "no code", onchain_runtime="00")
+    assert no_code["customCode"] == sfy.CONTRACT_NOT_DEPLOYED and "onchainRuntimeCode" not in no_code
+    assert failed(FailureKind.CHAIN, "node down")["customCode"] == sfy.INTERNAL_ERROR
+    assert failed(None, "something")["customCode"] == sfy.NO_MATCH
+    blueprint = sourcify_face.job_error(BOX, json.dumps({"failure": "blueprint"}))
+    assert (blueprint["customCode"], blueprint["message"]) == (
+        sfy.NO_MATCH,
+        "The deployed and recompiled bytecode don't match.",
+    )
+
+
+def test_read_gives_back_what_was_recorded_or_an_internal_error_for_plain_text():
+    recorded = sourcify_face.job_error(BOX, json.dumps({"failure": jobs.ALREADY_VERIFIED}))
+    assert recorded["customCode"] == sfy.ALREADY_VERIFIED
+    plain = sourcify_face.job_error(BOX, "interrupted too often")
+    assert (plain["customCode"], plain["message"]) == (sfy.INTERNAL_ERROR, "interrupted too often")
+    assert sourcify_face.job_error(BOX, None)["message"] == "The job ended without an answer."

@@ -76,7 +76,7 @@ def test_refusals_are_the_client_s_errors(target):
     assert not target.contract_record(ADDRESS_B).verified
     with pytest.raises(AddressNotFound):
         target.verify_proxy(EMPTY_ADDR)
-    target.explorer.service.proxy_daily_limit = 0
+    target.explorer.proxy_daily_limit = 0
     with pytest.raises(VerificationRejected, match="Max daily proxy verification submissions reached") as refused:
         target.verify_proxy(PROXY_ADDR)
     assert refused.value.answer.status == "0"
