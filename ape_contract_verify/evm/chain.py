@@ -609,16 +609,22 @@ class CreationFinder:
         tried.append(f"a replay on a local fork of block {block} (no transaction of it created the address)")
         return None
 
-    def replay_create_frames(self, block: int, tx_hashes: Iterable[str]) -> list[CreateFrame]:
-        """(tx hash, tx sender, frame) of every CREATE/CREATE2 of the given transactions of `block`,
-        for a node without traces: the in-process replay of the block, else each transaction
-        traced on a fork (`ForkReplayer`, which keeps the trace for a later creation search). A
-        traced call is kept when it ran as the transaction did (no error; a deployment at the
-        address its sender's nonce gives), else the block is replayed up to it. Raises ChainError
-        (ForkUnavailable: why there is no fork, in words)."""
+    @property
+    def traced(self) -> bool:
+        """Whether the node's trace APIs answered (`create_frames` then replays nothing)."""
+        return bool(self._traces)
+
+    def create_frames(self, block: int, tx_hashes: Iterable[str]) -> list[CreateFrame]:
+        """(tx hash, tx sender, frame) of every CREATE/CREATE2 of the given transactions of `block`
+        (each one's own deployment too): the node's traces of the block, or the in-process replay
+        of it; for a node without traces, each transaction traced on a fork (`ForkReplayer`, which
+        keeps the trace for a later creation search). A traced call is kept when it ran as the
+        transaction did (no error; a deployment at the address its sender's nonce gives), else the
+        block is replayed up to it. Raises ChainError (ForkUnavailable: why there is no fork, in words)."""
         wanted = {norm_address(h) for h in tx_hashes}
-        if self._frames_source() == IN_PROCESS_SOURCE:
-            return [f for f in self._block_create_frames(block) or [] if norm_address(f[0]) in wanted]
+        frames = self._block_create_frames(block)
+        if frames is not None:
+            return [f for f in frames if norm_address(f[0]) in wanted]
         replayer, txs = self._replay_setup(block)
         found: list[CreateFrame] = []
         for index, tx in enumerate(txs):

@@ -1,23 +1,22 @@
 """Finding the contracts a run created, whether or not an event names them.
 
-Two ways, over an Ape provider: the node's call traces of the run's transactions (every CREATE
-and CREATE2 frame, at any depth), and, where the node has no traces, the CREATE rule: a
+Two ways, over an Ape provider and the run's chain reader: the create frames of the run's
+transactions that could have created a contract (`created_children`: every CREATE and CREATE2
+frame, at any depth, from the node's traces, or without them a replay on a local fork of the node
+or in the in-process chain, bounded), and, where the node has no traces, the CREATE rule: a
 contract's nonce (`eth_getTransactionCount`) counts the contracts it created, and the n-th is at
 `keccak(rlp([creator, n]))[12:]`. The nonce walk reads two nonces per contract that had code
 before the run (none for one the run made: it started at 0) and recurses into what it finds, so
-children of children are found too. CREATE2 children leave no trace in a nonce: without the
-node's traces the run's transactions that could have created a contract are replayed
-(`replayed_children`: on a local fork of the node, or in the in-process chain), bounded.
+children of children are found too, beyond the replays' bound or where they fail.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
-from ape_contract_verify.evm.chain import ApeProviderChain, is_refused
-from ape_contract_verify.evm.reads import NodeObject, ape_address, created_address, walk_create_frames
+from ape_contract_verify.evm.reads import NodeObject, ape_address, created_address
 from ape_contract_verify.json_types import as_text
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.values import checksum, hex_to_bytes
@@ -25,7 +24,7 @@ from ape_contract_verify.protocol.values import checksum, hex_to_bytes
 if TYPE_CHECKING:
     from ape.api import ProviderAPI
 
-    from ape_contract_verify.evm.reads import CreateFrame
+    from ape_contract_verify.evm.chain import CreationFinder
 
 logger = get_logger()
 
@@ -54,27 +53,6 @@ def new_since(provider: ProviderAPI, address: str, before: int) -> bool:
 def _created(frames: Iterable[NodeObject]) -> list[str]:
     """The checksummed addresses create frames made, once each, in order."""
     return list(dict.fromkeys(checksum(to) for frame in frames if (to := as_text(frame.get("to")))))
-
-
-def traced_children(provider: ProviderAPI, tx_hashes: Iterable[str]) -> list[str] | None:
-    """Every contract the transactions created, from the node's callTracer (in order, once each);
-    None when the node has no traces (a hosted plan's refusal, Ape's in-process chain)."""
-    found: list[str] = []
-    for tx_hash in tx_hashes:
-        try:
-            call: object = provider.make_request("debug_traceTransaction", [tx_hash, {"tracer": "callTracer"}])
-        except Exception as err:  # refused, or a provider without the method: the nonce walk instead
-            logger.debug(
-                "contract_verify: no trace of %s (%s): %s", tx_hash, "refused" if is_refused(err) else "failed", err
-            )
-            return None
-        if not isinstance(call, dict):
-            return None
-        frames = list(walk_create_frames(call))
-        if str(call.get("type", "")).upper() in ("CREATE", "CREATE2"):
-            frames = frames[1:]  # the transaction's own deployment, which Ape's deploy hook saw
-        found += [a for a in _created(frames) if a not in found]
-    return found
 
 
 def nonce_children(
@@ -122,25 +100,19 @@ def nonce_children(
     return found
 
 
-class ReplaysCreations(Protocol):
-    """What the replay search needs of a reader: `CreationFinder`'s replay (or a wrapper's)."""
-
-    def replay_create_frames(self, block: int, tx_hashes: Iterable[str]) -> list[CreateFrame]: ...
-
-
-def replayed_children(
-    reader: ReplaysCreations | None,
+def created_children(
+    reader: CreationFinder,
     provider: ProviderAPI,
     creating: Iterable[tuple[int, str]],
     before: int,
     max_txs: int = MAX_REPLAYED,
 ) -> list[str]:
-    """Every contract the transactions created (CREATE2 too, at any depth), for a node without
-    traces: `creating` is (block, tx hash) of the run's transactions that could have created one
-    (`workflow/run_logs.scan_logs`: succeeded, gas enough), the first `max_txs` of them
-    replayed by `reader.replay_create_frames` (an `evm.chain` reader of `provider`; one is made,
-    and closed after, when None). A child must have code now and none at `before`. A replay that
-    cannot run (no anvil, the node's state gone) is logged and ends the search."""
+    """Every contract the transactions created (CREATE and CREATE2, at any depth, each one's own
+    deployment too): `creating` is (block, tx hash) of the run's transactions that could have
+    created one (`workflow/run_logs.scan_logs`: succeeded, gas enough), the first `max_txs` of them
+    read by `reader.create_frames` (an `evm.chain` reader of `provider`: the node's traces, else a
+    replay on a fork of the node or in the in-process chain). A child must have code now and none
+    at `before`. A replay that cannot run (no anvil, the node's state gone) is logged and ends the search."""
     by_block: dict[int, list[str]] = {}
     wanted = list(dict.fromkeys((int(b), str(h)) for b, h in creating))
     if len(wanted) > max_txs:
@@ -152,33 +124,28 @@ def replayed_children(
         )
     for block, tx_hash in wanted[:max_txs]:
         by_block.setdefault(block, []).append(tx_hash)
-    own = None
-    if reader is None:
-        reader = own = ApeProviderChain(provider)
     started = time.monotonic()
     found: list[str] = []
-    try:
-        for block, hashes in by_block.items():
-            try:
-                frames = reader.replay_create_frames(block, hashes)
-            except Exception as err:  # a ChainError (ForkUnavailable too): said once, the nonce walk's children stand
-                logger.warning(
-                    "contract_verify: contracts made with CREATE2 that no event names are not found "
-                    "without the node's traces: a replay of block %d failed: %s",
-                    block,
-                    err,
-                )
-                break
-            # a transaction's own deployment too: the caller drops Ape's
-            for address in _created(frame for _tx, _sender, frame in frames):
-                if address not in found and new_since(provider, address, before):
-                    found.append(address)
-    finally:
-        if own is not None:
-            own.close()  # its fork; a caller's reader keeps it for the children's creations
+    for block, hashes in by_block.items():
+        try:
+            frames = reader.create_frames(block, hashes)
+        except Exception as err:  # a ChainError (ForkUnavailable too): said once, the nonce walk's children stand
+            logger.warning(
+                "contract_verify: contracts made with CREATE2 that no event names are not found "
+                "without the node's traces: a replay of block %d failed: %s",
+                block,
+                err,
+            )
+            break
+        # a transaction's own deployment too: the caller drops Ape's
+        for address in _created(frame for _tx, _sender, frame in frames):
+            if address not in found and new_since(provider, address, before):
+                found.append(address)
+    how = "traced" if reader.traced else "replayed (the node has no traces)"
     logger.info(
-        "contract_verify: %d of the run's transactions replayed (the node has no traces) in %.1f s",
+        "contract_verify: %d of the run's transactions %s in %.1f s",
         min(len(wanted), max_txs),
+        how,
         time.monotonic() - started,
     )
     return found

@@ -3,7 +3,7 @@
 After a script, its blocks' receipts and logs say which contracts the run touched and which
 upgrade events it emitted; `run_children` then finds every contract the run created that Ape did
 not deploy (factories, CREATE2 deployers, clones), by the node's traces, or without traces by
-nonces and replays (`evm/children.py`).
+replays and nonces (`evm/children.py`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from ape_contract_verify.protocol.values import checksum
 if TYPE_CHECKING:
     from ape.api import ProviderAPI, ReceiptAPI, TransactionAPI
 
-    from ape_contract_verify.evm.children import ReplaysCreations
+    from ape_contract_verify.evm.chain import CreationFinder
     from ape_contract_verify.evm.reads import ChainReader
     from ape_contract_verify.evm.upgrades import UpgradeEvent
 
@@ -75,24 +75,31 @@ def run_children(
     reader: ChainReader | None = None,
 ) -> list[str]:
     """Every contract the run created that is not in `seen` (what Ape deployed): those its logs
-    name or emit with new code; then every CREATE and CREATE2 in the node's traces of the run's
-    transactions, or, without traces, the CREATE children by the involved contracts' nonces
-    (`evm/children.py`: children of children too) and every CREATE and CREATE2 of the run's
-    transactions that could have created one, replayed by `reader` (an `evm.chain` reader of the
-    provider: on a fork of its node, or in its in-process chain; one is made when none is given)."""
-    from ape_contract_verify.evm.children import new_since, nonce_children, replayed_children, traced_children
+    name or emit with new code; then every CREATE and CREATE2 of the run's transactions that could
+    have created one, read by `reader` (an `evm.chain` reader of the provider: the node's traces,
+    else a replay on a fork of its node or in its in-process chain; one is made, and closed after,
+    when none is given), and, without traces, the CREATE children by the involved contracts'
+    nonces (`evm/children.py`: children of children too)."""
+    from ape_contract_verify.evm.chain import ApeProviderChain
+    from ape_contract_verify.evm.children import created_children, new_since, nonce_children
 
     mine = {a.lower() for a in seen}
     candidates = dict.fromkeys(scan.candidates + scan.involved)
     found = [a for a in candidates if a.lower() not in mine and new_since(provider, a, max(start_block, 0))]
-    traced = traced_children(provider, scan.transactions)
-    if traced is None:
-        deployed = [checksum(a) for a in seen]
-        traced = nonce_children(provider, deployed + scan.involved + found, start_block, made_in_run=deployed + found)
-        if scan.creating:
-            # A queue's reader is a CreationFinder (JsonRpcChain, ApeProviderChain) or a wrapper passing its calls on.
-            traced += replayed_children(cast("ReplaysCreations | None", reader), provider, scan.creating, start_block)
-    return found + [a for a in dict.fromkeys(traced) if a.lower() not in mine and a not in found]
+    own = ApeProviderChain(provider) if reader is None else None
+    try:
+        frames = own or cast("CreationFinder", reader)  # a queue's reader, or a wrapper passing its calls on
+        made = created_children(frames, provider, scan.creating, start_block) if scan.creating else []
+        if not frames.traced:
+            deployed = [checksum(a) for a in seen]
+            made = (
+                nonce_children(provider, deployed + scan.involved + found, start_block, made_in_run=deployed + found)
+                + made
+            )
+    finally:
+        if own is not None:
+            own.close()  # its fork; a caller's reader keeps it for the children's creations
+    return found + [a for a in dict.fromkeys(made) if a.lower() not in mine and a not in found]
 
 
 def _could_create(receipt: ReceiptAPI) -> bool:

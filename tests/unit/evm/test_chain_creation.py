@@ -166,7 +166,7 @@ def test_refused_traces_without_a_fork_say_what_was_tried():
     ]
     assert chain.fork_replayer() is None
     with pytest.raises(ForkUnavailable, match="off"):
-        chain.replay_create_frames(42, ["0x" + "55" * 32])
+        chain.create_frames(42, ["0x" + "55" * 32])
 
 
 def test_a_node_without_history_is_scanned_from_the_newest_block():
@@ -196,8 +196,9 @@ def test_a_restarted_chain_with_other_code_is_searched_again():
 def test_a_fork_setting_without_a_node_url_gives_no_replayer():
     chain = ChainModel(latest=1, fork=True)  # an in-memory chain has no URL to fork
     assert chain.fork_replayer() is None
+    chain.traces = False  # a node without traces: its transactions would be replayed on a fork
     with pytest.raises(ForkUnavailable, match="no node URL"):
-        chain.replay_create_frames(1, [])
+        chain.create_frames(1, [])
 
 
 def test_primitives_are_the_readers_to_answer():
