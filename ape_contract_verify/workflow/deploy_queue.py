@@ -285,7 +285,9 @@ class DeployQueue:
         report = min((r for r in done if r is not None), key=lambda r: r.ok, default=None) if last else None
         if report is not None:
             try:
-                self.ledger.ended(name or report.contract, address, str(report.outcome), report.reason)
+                self.ledger.change(
+                    name or report.contract, address, lambda e: e.ended(str(report.outcome), report.reason)
+                )
             except Exception as err:  # the verification stands; the ledger says why it is stale
                 logger.warning("contract_verify: %s", err)
         return reports

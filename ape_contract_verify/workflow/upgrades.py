@@ -92,7 +92,7 @@ def record_links(
     if relinked is not None and all(r.ok for r in reports):
         links[relinked[0]] = relinked[1]
     for target, implementation in links.items():
-        ledger.linked(name, address, target, implementation, urls.get(target))
+        ledger.change(name, address, lambda e: e.linked(target, implementation, urls.get(target)), rename=False)
 
 
 def record_admins(ledger: Ledger, events: Iterable[UpgradeEvent], known: dict[str, LedgerEntry]) -> None:
@@ -100,7 +100,7 @@ def record_admins(ledger: Ledger, events: Iterable[UpgradeEvent], known: dict[st
     for event in events:
         if event.kind == ADMIN and event.emitter in known:
             entry = known[event.emitter]
-            ledger.admin_changed(entry.name, entry.address, event.address)
+            ledger.change(entry.name, entry.address, lambda e: e.admin_changed(event.address))
 
 
 def follow(
@@ -162,7 +162,7 @@ def record_upgrades(events: list[UpgradeEvent], chain: ChainReader, ledger: Ledg
             continue
         entry = entries.get(proxy)
         name, address = (entry.name, entry.address) if entry is not None else (proxy, proxy)
-        ledger.upgraded(name, address, now, event.tx_hash, network)
+        ledger.change(name, address, lambda e: e.upgraded(now, event.tx_hash, network))
     return list(moved)
 
 

@@ -190,7 +190,7 @@ def test_follow_relinks_a_moved_proxy_where_its_link_is_stale_and_records_it(led
     chain = Chain()
     chain.proxy(PROXY, IMPL2)
     ledger.recorded("Box", PROXY)
-    ledger.linked("Box", PROXY, "blockscout", IMPL2, URL)  # already current there
+    ledger.change("Box", PROXY, lambda e: e.linked("blockscout", IMPL2, URL), rename=False)  # already current there
     asked = []
 
     def relink(proxy, implementation, name):
