@@ -85,7 +85,7 @@ class Compiled:
             runtime=runtime,
             runtime_links=deployed.get("linkReferences") or {},
             immutables=deployed.get("immutableReferences") or {},
-            trailing=vyper_immutables_size(creation, runtime) if language == "vyper" else 0,
+            trailing=bc.vyper_immutables(creation, runtime) if language == "vyper" else 0,
         )
 
     def compare_runtime(self, on_chain: bytes) -> bc.Comparison:
@@ -96,15 +96,6 @@ class Compiled:
             link_references=self.runtime_links,
             trailing_immutables=self.trailing,
         )
-
-
-def vyper_immutables_size(creation: bytes, runtime: bytes) -> int:
-    """What Vyper appends to the runtime on chain: the size in the initcode's metadata (>= 0.3.10),
-    else what its deploy sequence returns beyond the runtime (0.3.x has no such metadata)."""
-    layout = bc.vyper_layout(creation)
-    if layout:
-        return layout.immutable_size
-    return bc.vyper_deploy_immutables(creation, runtime) or 0
 
 
 @dataclass
@@ -345,9 +336,7 @@ def _trailing_difference(compiled: Compiled, on_chain: bytes) -> str | None:
 
 def _only_tail_metadata_differs(compiled: Compiled, on_chain: bytes) -> bool:
     """Equal code once both CBOR tails are cut off (one may have none): only metadata settings differ."""
-    ranges = bc.immutable_ranges(compiled.immutables) + [
-        (p.start, p.length) for p in bc.link_positions(compiled.runtime_links)
-    ]
+    ranges = bc.masked_ranges(compiled.immutables, compiled.runtime_links)
     body = bc.zero_ranges(bc.strip_metadata(compiled.runtime), ranges)
     return bool(body) and body == bc.zero_ranges(bc.strip_metadata(on_chain), ranges)
 
