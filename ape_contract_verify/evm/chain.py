@@ -58,6 +58,7 @@ from ape_contract_verify.evm.reads import (
     node_object,
     norm_address,
     provider_web3,
+    quantity,
     read_transaction,
     walk_create_frames,
 )
@@ -90,15 +91,6 @@ IN_PROCESS_SOURCE = "in-process replay"
 Deployment = tuple[str, bytes, str, str]
 
 
-def _quantity(value: object) -> int:
-    """A JSON-RPC quantity (0x hex text, or web3's int) as an int."""
-    if isinstance(value, int):
-        return value
-    if not isinstance(value, str):
-        raise TypeError(f"a hex quantity was expected, not {type(value).__name__}")
-    return int(value, 16)
-
-
 def _ran_as_sent(tx: NodeObject, frame: object) -> bool:
     """Whether a transaction traced as a call ran as it did on chain (it succeeded there, the run
     only replays those): no error, and a deployment made its contract where the sender's nonce
@@ -108,7 +100,7 @@ def _ran_as_sent(tx: NodeObject, frame: object) -> bool:
     if tx.get("to"):
         return True
     try:
-        nonce = _quantity(tx.get("nonce"))
+        nonce = quantity(tx.get("nonce"))
     except TypeError:
         return False
     return norm_address(frame.get("to")) == created_address(str(tx.get("from")), nonce)
@@ -392,7 +384,7 @@ class CreationFinder:
     # JSON-RPC reads
     def chain_id(self) -> int:
         if self._chain_id is None:
-            self._chain_id = _quantity(self.request("eth_chainId", []))
+            self._chain_id = quantity(self.request("eth_chainId", []))
         return self._chain_id
 
     def get_code(self, address: str, block: int | None = None) -> bytes:
@@ -406,7 +398,7 @@ class CreationFinder:
         return _hex_bytes(self.request("eth_call", [{"to": to, "data": "0x" + bytes(data).hex()}, "latest"]))
 
     def _block_number(self) -> int:
-        return _quantity(self.request("eth_blockNumber", []))
+        return quantity(self.request("eth_blockNumber", []))
 
     def get_transaction(self, tx_hash: str) -> TransactionFacts | None:
         try:
@@ -422,7 +414,7 @@ class CreationFinder:
                 sender = str(tx.get("from", ""))
                 data, created = (
                     _hex_bytes(tx.get("input") or tx.get("data")),
-                    created_address(sender, _quantity(tx["nonce"])),
+                    created_address(sender, quantity(tx["nonce"])),
                 )
                 yield to_hex(tx["hash"]), data, sender, created
 

@@ -189,14 +189,17 @@ def ape_address(address: str) -> AddressType:
     return to_checksum_address(address)
 
 
-def _number(value: object) -> int | None:
-    """A JSON-RPC quantity (0x hex text) or web3's int, as an int."""
-    if value is None or value == "":
-        return None
+def quantity(value: object) -> int:
+    """A JSON-RPC quantity (0x hex text, or decimal) or web3's int, as an int."""
     if isinstance(value, int):
         return int(value)
-    text = str(value).strip()
-    return int(text, 16) if text[:2].lower() == "0x" else int(text)
+    if not isinstance(value, str):
+        raise TypeError(f"a hex quantity was expected, not {type(value).__name__}")
+    return int(value.strip(), 16) if value.strip()[:2].lower() == "0x" else int(value)
+
+
+def _number(value: object) -> int | None:
+    return None if value is None or value == "" else quantity(value)
 
 
 def _address(value: object) -> str | None:
