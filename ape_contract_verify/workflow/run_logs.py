@@ -26,9 +26,9 @@ class RunScan(NamedTuple):
 
     candidates: list[str]  # addresses the logs mention (topics, data words), not in `seen`
     events: list[UpgradeEvent]  # the upgrade events, in order
-    transactions: list[str]  # the hashes of the run's transactions (on a live network, Ape's accounts' only)
     involved: list[str]  # contracts the run touched: its transactions' receivers, its logs' emitters
-    creating: list[tuple[int, str]]  # (block, hash) of the run's transactions that could have created a contract
+    # (block, hash) of the run's transactions (on a live network, Ape's accounts' only) that could have created a contract
+    creating: list[tuple[int, str]]
 
 
 def scan_logs(provider: ProviderAPI, start_block: int, seen: Collection[str] = (), max_blocks: int = 5000) -> RunScan:
@@ -38,7 +38,7 @@ def scan_logs(provider: ProviderAPI, start_block: int, seen: Collection[str] = (
 
     latest = provider.get_block("latest").number or 0
     ours = _own_sender(provider)
-    scan = RunScan([], [], [], [], [])
+    scan = RunScan([], [], [], [])
     named: list[object] = []  # the addresses the logs name, and raw creations
     involved: list[object] = []
     for number in range(max(start_block + 1, latest - max_blocks + 1), latest + 1):
@@ -48,9 +48,8 @@ def scan_logs(provider: ProviderAPI, start_block: int, seen: Collection[str] = (
             if not ours(txn):
                 continue
             receipt = provider.get_receipt(txn.txn_hash)
-            scan.transactions.append(to_hex(receipt.txn_hash))
             if _could_create(receipt):
-                scan.creating.append((number, scan.transactions[-1]))
+                scan.creating.append((number, to_hex(receipt.txn_hash)))
             if _is_address(txn.receiver):  # eth-tester gives a creation the zero address
                 involved.append(txn.receiver)
             else:

@@ -106,7 +106,7 @@ def test_traced_children_in_order_once_each_without_the_transaction_s_own_deploy
     )
     provider = Provider(code={FACTORY.lower(), a, b, c, "0x" + "ee" * 20})
     provider.failing = {FACTORY.lower()}  # no nonce read: the traces said it all
-    scan = RunScan([], [], ["0x01", "0x02"], [], [(1, "0x01"), (1, "0x02")])
+    scan = RunScan([], [], [], [(1, "0x01"), (1, "0x02")])
     found = run_children(provider, BEFORE, scan, seen=[FACTORY], reader=node)  # type: ignore[arg-type]
     assert [x.lower() for x in found] == [a, b, c]
     assert all(x != x.lower() for x in found)  # checksummed
@@ -117,7 +117,7 @@ def test_without_traces_the_nonces_are_walked(caplog):
     child = create_address(FACTORY, 1)
     provider = Provider(nonces={FACTORY.lower(): 2}, code={FACTORY.lower(), child.lower()})
     node = Node()  # refuses every trace API, and has no fork
-    scan = RunScan([], [], ["0x01"], [], [(1, "0x01")])
+    scan = RunScan([], [], [], [(1, "0x01")])
     with caplog.at_level(logging.WARNING, logger=NAME):
         assert run_children(provider, BEFORE, scan, seen=[FACTORY], reader=node) == [child]  # type: ignore[arg-type]
     assert "without the node's traces: a replay of block 1 failed: off" in caplog.text
