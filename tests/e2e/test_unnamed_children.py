@@ -6,7 +6,7 @@ deep (Root.grow() makes a Branch, whose constructor makes a Middle, whose constr
 Leaf), a Sprout Seeds.plant() makes with CREATE2 (no nonce finds it: without traces the run's
 transactions are replayed on a fork of the node), and an SSTORE2-style data contract: every one
 gets a row and verifies (the data contract's row says what it is, its dry run too), and `ape
-verify status` lists them. The nonce walk itself (evm/children.py) on the same chain: what it
+verify status` lists them. The nonce walk itself (workflow/run_logs.py) on the same chain: what it
 finds, and what it must not. With auto off on Ape's test chain (eth-tester, no traces) the ledger
 gets every child (the CREATE2 one by the in-process replay)."""
 
@@ -232,9 +232,9 @@ class _Node:
 
 def test_the_nonce_walk_finds_children_of_children_and_nothing_else(deployed):
     from ape_contract_verify.evm.chain import JsonRpcChain
-    from ape_contract_verify.evm.children import created_children, nonce_children
     from ape_contract_verify.evm.reads import created_address
     from ape_contract_verify.protocol.values import checksum
+    from ape_contract_verify.workflow.run_logs import created_children, nonce_children
 
     node, made = _Node(deployed.anvil), deployed.made
     latest = int(deployed.anvil.rpc("eth_blockNumber"), 16)
@@ -269,7 +269,7 @@ def test_the_fork_replay_finds_every_child_without_traces(deployed):
     the CREATE2 child among them (once each); one transaction finds its own children only; a child
     that had code before the block given is not one of the run's."""
     from ape_contract_verify.evm.chain import JsonRpcChain
-    from ape_contract_verify.evm.children import created_children
+    from ape_contract_verify.workflow.run_logs import created_children
 
     made, anvil = deployed.made, deployed.anvil
     latest = int(anvil.rpc("eth_blockNumber"), 16)

@@ -25,7 +25,7 @@ def test_created_address_follows_the_create_rule():
     assert created_address(SENDER, 1) == "0x343c43a37d37dff08ae8c4a11544c718abb4fcf8"
     assert created_address(SENDER.upper().replace("0X", "0x"), 0) == created_address(SENDER, 0)
     assert created_address(SENDER, 2) != created_address(SENDER, 1)
-    # The checksummed form children.py gives is the same address.
+    # The checksummed form run_logs.py gives is the same address.
     assert checksum(created_address(SENDER, 1)).lower() == created_address(SENDER, 1)
 
 

@@ -1,4 +1,4 @@
-"""evm/children.py: a run's children found on an in-memory chain model (nonces and code now and
+"""workflow/run_logs.py: a run's children found on an in-memory chain model (nonces and code now and
 before the run), from a callTracer tree, by the CREATE rule, and by replay; refusals, limits and
 failures said in logs, never raised."""
 
@@ -9,11 +9,10 @@ import logging
 import pytest
 
 from ape_contract_verify.evm.chain import ChainError, CreationFinder
-from ape_contract_verify.evm.children import MAX_SPAN, created_children, nonce_children
 from ape_contract_verify.evm.reads import created_address
 from ape_contract_verify.logs import NAME
 from ape_contract_verify.protocol.values import checksum
-from ape_contract_verify.workflow.run_logs import RunScan, run_children
+from ape_contract_verify.workflow.run_logs import MAX_SPAN, RunScan, created_children, nonce_children, run_children
 
 pytestmark = pytest.mark.unit
 
