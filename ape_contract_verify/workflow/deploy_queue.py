@@ -30,10 +30,10 @@ if TYPE_CHECKING:
     from rich.live import Live
 
     from ape_contract_verify.config import ContractVerifyConfig
-    from ape_contract_verify.evm.upgrades import UpgradeEvent
     from ape_contract_verify.evm.wrappers import MemoizingChain
     from ape_contract_verify.json_types import JsonObject
     from ape_contract_verify.workflow.ledger import Ledger
+    from ape_contract_verify.workflow.upgrades import UpgradeEvent
     from ape_contract_verify.workflow.verification import Verification
 
 logger = get_logger()
@@ -296,7 +296,7 @@ class DeployQueue:
         """Contracts that other contracts created during the run (factories, CREATE2 deployers,
         clones, helpers made in a constructor) never pass through `deploy`: `run_children` finds
         them, named by an event or not, and each is queued too. The same walk keeps the run's
-        upgrade events (`evm/upgrades.py`), which `finish` follows."""
+        upgrade events (`workflow/upgrades.py`), which `finish` follows."""
         scanned, self.scanned = self.scanned, None  # already walked (after_deploy, a run with no deploy)
         if scanned is None:
             scan = scan_logs(self.provider, self.start_block, self.seen, max_blocks)

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from ape_contract_verify.evm.chain import CreationFinder
     from ape_contract_verify.evm.reads import ChainReader
-    from ape_contract_verify.evm.upgrades import UpgradeEvent
+    from ape_contract_verify.workflow.upgrades import UpgradeEvent
 
 logger = get_logger()
 
@@ -48,7 +48,7 @@ class RunScan(NamedTuple):
 def scan_logs(provider: ProviderAPI, start_block: int, seen: Collection[str] = (), max_blocks: int = 5000) -> RunScan:
     """One walk of the run's blocks (after `start_block`) and their receipts' logs."""
     from ape_contract_verify.evm.bytecode import to_hex
-    from ape_contract_verify.evm.upgrades import decode_log, log_fields
+    from ape_contract_verify.workflow.upgrades import decode_log, log_fields
 
     latest = provider.get_block("latest").number or 0
     ours = _own_sender(provider)
@@ -155,7 +155,7 @@ def _distinct(addresses: list[object]) -> list[str]:
 def _address_words(log: Mapping[str, object]) -> list[object]:
     """Addresses a log mentions: in its indexed topics and its 32-byte data words."""
     from ape_contract_verify.evm.proxies import address_in_word
-    from ape_contract_verify.evm.upgrades import log_bytes
+    from ape_contract_verify.workflow.upgrades import log_bytes
 
     topics, data = log.get("topics"), log_bytes(log.get("data"))
     chunks = [log_bytes(topic) for topic in (topics if isinstance(topics, (list, tuple)) else [])[1:]]
