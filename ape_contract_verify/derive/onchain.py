@@ -9,8 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from ape_contract_verify.evm.reads import Creation, attempts_of
-from ape_contract_verify.evm.wrappers import MemoizingChain
+from ape_contract_verify.evm.reads import Creation, MemoizingChain, attempts_of
 
 if TYPE_CHECKING:
     from ape_contract_verify.evm.reads import ChainReader

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
-from ape_contract_verify.evm.wrappers import SerializedChain
+from ape_contract_verify.evm.reads import SerializedChain
 from ape_contract_verify.explorer.jobs import Engine, JobRunner, RealEngine
 from ape_contract_verify.explorer.service import MAX_BODY_BYTES, ExplorerService
 from ape_contract_verify.explorer.store import Store

@@ -16,7 +16,7 @@ last provider context, and the run ends with one summary of every network.
 On the script's thread the hook only records each deploy and what a later recompile could change
 (the artifact Ape deployed and its compile input), which is cheap; the chain reads, compiling,
 comparing and talking to the explorers wait until the script leaves the network, so the script
-runs as fast as with auto off. Those reads are memoised (`evm.wrappers.MemoizingChain`) on the
+runs as fast as with auto off. Those reads are memoised (`evm.reads.MemoizingChain`) on the
 script's thread, so the workers (and the embedded explorer) never use a provider concurrently.
 """
 

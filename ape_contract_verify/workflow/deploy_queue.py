@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from rich.live import Live
 
     from ape_contract_verify.config import ContractVerifyConfig
-    from ape_contract_verify.evm.wrappers import MemoizingChain
+    from ape_contract_verify.evm.reads import MemoizingChain
     from ape_contract_verify.json_types import JsonObject
     from ape_contract_verify.workflow.ledger import Ledger
     from ape_contract_verify.workflow.upgrades import UpgradeEvent
@@ -119,7 +119,7 @@ class DeployQueue:
 
         def chain() -> MemoizingChain:
             from ape_contract_verify.evm.chain import ApeProviderChain
-            from ape_contract_verify.evm.wrappers import MemoizingChain
+            from ape_contract_verify.evm.reads import MemoizingChain
 
             return MemoizingChain(ApeProviderChain(provider))
 

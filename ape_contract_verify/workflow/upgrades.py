@@ -44,8 +44,7 @@ from ape_contract_verify.workflow.report import Report, proxy_row_label
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
-    from ape_contract_verify.evm.reads import ChainReader
-    from ape_contract_verify.evm.wrappers import MemoizingChain
+    from ape_contract_verify.evm.reads import ChainReader, MemoizingChain
     from ape_contract_verify.workflow.ledger import Ledger, LedgerEntry
     from ape_contract_verify.workflow.verification import Verification
 
