@@ -30,8 +30,7 @@ from ape_contract_verify.derive.artifacts import (
 from ape_contract_verify.engine.verifier import constructor_arguments_reason, constructor_inputs
 from ape_contract_verify.evm import blueprint, bytecode
 from ape_contract_verify.evm.abi import abi_type
-from ape_contract_verify.evm.reads import Creation, CreationRecord, attempts_of
-from ape_contract_verify.evm.wrappers import MemoizingChain
+from ape_contract_verify.evm.reads import Creation, CreationRecord, MemoizingChain, attempts_of
 from ape_contract_verify.exceptions import ContractVerifyError
 from ape_contract_verify.json_types import JsonValue
 from ape_contract_verify.protocol.licenses import code_from_source, license_code

@@ -160,11 +160,7 @@ class Compiled:
     def from_evm(cls, evm: EvmOutput, language: str) -> Compiled:
         made, deployed = evm.get("bytecode") or {}, evm.get("deployedBytecode") or {}
         creation, runtime = (bc.to_bytes(code) for code in code_objects(evm))  # placeholders zeroed
-        trailing = 0
-        if language == "vyper":  # the size in the initcode's metadata (>= 0.3.10), else what its deploy
-            # sequence returns beyond the runtime (0.3.x has no such metadata)
-            layout = bc.vyper_layout(creation)
-            trailing = layout.immutable_size if layout else bc.vyper_deploy_immutables(creation, runtime) or 0
+        trailing = bc.vyper_immutables(creation, runtime) if language == "vyper" else 0
         return cls(
             creation=creation,
             creation_links=made.get("linkReferences") or {},

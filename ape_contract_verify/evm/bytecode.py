@@ -203,25 +203,17 @@ def strip_metadata(code: Code) -> bytes:
     return data[: segment.start] if segment else data
 
 
-@dataclass(frozen=True)
-class VyperLayout:
-    """What a Vyper >= 0.3.10 initcode's metadata says about the deployed code."""
-
-    runtime_size: int
-    immutable_size: int
-    version: str | None
-
-
-def vyper_layout(creation: Code) -> VyperLayout | None:
+def vyper_immutables(creation: Code, runtime: Code) -> int:
+    """What Vyper appends to the runtime on chain: the size in the initcode's metadata (>= 0.3.10,
+    the last of its integers, after the runtime's size), else what its deploy sequence returns
+    beyond the runtime (0.3.x has no such metadata: `vyper_deploy_immutables`)."""
     segment = tail_metadata(creation)
-    if not segment or not isinstance(segment.value, list):
-        return None
-    ints = [item for item in segment.value if isinstance(item, int)]
-    sizes = next((item for item in segment.value if isinstance(item, list)), [])
-    if len(ints) < 2 or not all(isinstance(size, int) for size in sizes):  # a data section's size is a number
-        return None
-    compiler = segment.compiler
-    return VyperLayout(ints[-2], ints[-1], compiler[1] if compiler else None)
+    items = segment.value if segment and isinstance(segment.value, list) else []
+    ints = [item for item in items if isinstance(item, int)]
+    sizes = next((item for item in items if isinstance(item, list)), [])
+    if len(ints) >= 2 and all(isinstance(size, int) for size in sizes):  # a data section's size is a number
+        return ints[-1]
+    return vyper_deploy_immutables(creation, runtime) or 0
 
 
 _PUSH0, _PUSH1, _PUSH32, _CODECOPY, _RETURN = 0x5F, 0x60, 0x7F, 0x39, 0xF3
@@ -293,6 +285,13 @@ def link_positions(link_references: LinkReferences | None) -> list[LinkPosition]
     return sorted(positions, key=lambda p: p.start)
 
 
+def masked_ranges(
+    immutable_references: ImmutableReferences | None, link_references: LinkReferences | None
+) -> list[tuple[int, int]]:
+    """(start, length) of what a comparison zeroes in both codes: the immutables and the library links."""
+    return immutable_ranges(immutable_references) + [(p.start, p.length) for p in link_positions(link_references)]
+
+
 def zero_ranges(code: Code, ranges: Iterable[tuple[int, int]]) -> bytes:
     data = bytearray(to_bytes(code))
     for start, length in ranges:
@@ -359,7 +358,7 @@ def compare(
     act = to_bytes(actual)
     if trailing_immutables and len(act) == len(exp) + trailing_immutables:
         act = act[: len(exp)]
-    ranges = immutable_ranges(immutable_references) + [(p.start, p.length) for p in link_positions(link_references)]
+    ranges = masked_ranges(immutable_references, link_references)
     exp = zero_ranges(exp, ranges)
     act = zero_ranges(act, ranges)
     if exp == act:

@@ -58,6 +58,7 @@ from ape_contract_verify.evm.reads import (
     node_object,
     norm_address,
     provider_web3,
+    quantity,
     read_transaction,
     walk_create_frames,
 )
@@ -90,15 +91,6 @@ IN_PROCESS_SOURCE = "in-process replay"
 Deployment = tuple[str, bytes, str, str]
 
 
-def _quantity(value: object) -> int:
-    """A JSON-RPC quantity (0x hex text, or web3's int) as an int."""
-    if isinstance(value, int):
-        return value
-    if not isinstance(value, str):
-        raise TypeError(f"a hex quantity was expected, not {type(value).__name__}")
-    return int(value, 16)
-
-
 def _ran_as_sent(tx: NodeObject, frame: object) -> bool:
     """Whether a transaction traced as a call ran as it did on chain (it succeeded there, the run
     only replays those): no error, and a deployment made its contract where the sender's nonce
@@ -108,7 +100,7 @@ def _ran_as_sent(tx: NodeObject, frame: object) -> bool:
     if tx.get("to"):
         return True
     try:
-        nonce = _quantity(tx.get("nonce"))
+        nonce = quantity(tx.get("nonce"))
     except TypeError:
         return False
     return norm_address(frame.get("to")) == created_address(str(tx.get("from")), nonce)
@@ -392,7 +384,7 @@ class CreationFinder:
     # JSON-RPC reads
     def chain_id(self) -> int:
         if self._chain_id is None:
-            self._chain_id = _quantity(self.request("eth_chainId", []))
+            self._chain_id = quantity(self.request("eth_chainId", []))
         return self._chain_id
 
     def get_code(self, address: str, block: int | None = None) -> bytes:
@@ -406,7 +398,7 @@ class CreationFinder:
         return _hex_bytes(self.request("eth_call", [{"to": to, "data": "0x" + bytes(data).hex()}, "latest"]))
 
     def _block_number(self) -> int:
-        return _quantity(self.request("eth_blockNumber", []))
+        return quantity(self.request("eth_blockNumber", []))
 
     def get_transaction(self, tx_hash: str) -> TransactionFacts | None:
         try:
@@ -422,7 +414,7 @@ class CreationFinder:
                 sender = str(tx.get("from", ""))
                 data, created = (
                     _hex_bytes(tx.get("input") or tx.get("data")),
-                    created_address(sender, _quantity(tx["nonce"])),
+                    created_address(sender, quantity(tx["nonce"])),
                 )
                 yield to_hex(tx["hash"]), data, sender, created
 
@@ -609,16 +601,22 @@ class CreationFinder:
         tried.append(f"a replay on a local fork of block {block} (no transaction of it created the address)")
         return None
 
-    def replay_create_frames(self, block: int, tx_hashes: Iterable[str]) -> list[CreateFrame]:
-        """(tx hash, tx sender, frame) of every CREATE/CREATE2 of the given transactions of `block`,
-        for a node without traces: the in-process replay of the block, else each transaction
-        traced on a fork (`ForkReplayer`, which keeps the trace for a later creation search). A
-        traced call is kept when it ran as the transaction did (no error; a deployment at the
-        address its sender's nonce gives), else the block is replayed up to it. Raises ChainError
-        (ForkUnavailable: why there is no fork, in words)."""
+    @property
+    def traced(self) -> bool:
+        """Whether the node's trace APIs answered (`create_frames` then replays nothing)."""
+        return bool(self._traces)
+
+    def create_frames(self, block: int, tx_hashes: Iterable[str]) -> list[CreateFrame]:
+        """(tx hash, tx sender, frame) of every CREATE/CREATE2 of the given transactions of `block`
+        (each one's own deployment too): the node's traces of the block, or the in-process replay
+        of it; for a node without traces, each transaction traced on a fork (`ForkReplayer`, which
+        keeps the trace for a later creation search). A traced call is kept when it ran as the
+        transaction did (no error; a deployment at the address its sender's nonce gives), else the
+        block is replayed up to it. Raises ChainError (ForkUnavailable: why there is no fork, in words)."""
         wanted = {norm_address(h) for h in tx_hashes}
-        if self._frames_source() == IN_PROCESS_SOURCE:
-            return [f for f in self._block_create_frames(block) or [] if norm_address(f[0]) in wanted]
+        frames = self._block_create_frames(block)
+        if frames is not None:
+            return [f for f in frames if norm_address(f[0]) in wanted]
         replayer, txs = self._replay_setup(block)
         found: list[CreateFrame] = []
         for index, tx in enumerate(txs):

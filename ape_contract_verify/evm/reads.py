@@ -1,14 +1,21 @@
-"""What a chain read is: its errors, facts and protocol, shared by every reader.
+"""What a chain read is: its errors, facts and protocol, shared by every reader, and the wrappers of a reader.
 
 The errors, the facts a read returns (`Creation`, `TransactionFacts`), the `ChainReader`
 protocol, and how a node's answer is read (JSON-RPC's hex text or web3's ints and HexBytes).
+
+Wrapping a ChainReader: `MemoizingChain` remembers every read: `ape run`'s deploy hook warms it on
+the script's thread, so verification workers are served from memory and never touch a provider
+that is busy with the script. `SerializedChain` lets one call at a time through: Ape providers
+and requests sessions are not promised to be thread-safe, and the local explorer's handlers and
+workers share one reader.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from ape_contract_verify.evm.bytecode import to_hex as hex_hash
 from ape_contract_verify.exceptions import ContractVerifyError
@@ -18,6 +25,8 @@ if TYPE_CHECKING:
     from ape.api import ProviderAPI
     from ape.types import AddressType
     from web3 import Web3
+
+V = TypeVar("V")
 
 
 class ChainError(ContractVerifyError):
@@ -200,14 +209,17 @@ def ape_address(address: str) -> AddressType:
     return to_checksum_address(address)
 
 
-def _number(value: object) -> int | None:
-    """A JSON-RPC quantity (0x hex text) or web3's int, as an int."""
-    if value is None or value == "":
-        return None
+def quantity(value: object) -> int:
+    """A JSON-RPC quantity (0x hex text, or decimal) or web3's int, as an int."""
     if isinstance(value, int):
         return int(value)
-    text = str(value).strip()
-    return int(text, 16) if text[:2].lower() == "0x" else int(text)
+    if not isinstance(value, str):
+        raise TypeError(f"a hex quantity was expected, not {type(value).__name__}")
+    return int(value.strip(), 16) if value.strip()[:2].lower() == "0x" else int(value)
+
+
+def _number(value: object) -> int | None:
+    return None if value is None or value == "" else quantity(value)
 
 
 def _address(value: object) -> str | None:
@@ -291,3 +303,104 @@ def read_transaction(request: Callable[[str, list[object]], object], tx_hash: st
                 block = _answer(request("eth_getBlockByNumber", [tx["blockNumber"], False]))
             timestamp = (block or {}).get("timestamp")
     return transaction_facts(tx, receipt, timestamp)
+
+
+# --- wrapping a reader ----------------------------------------------------------------------------
+
+
+class MemoizingChain:
+    """A ChainReader that memoises every read; a miss goes to `base` under one lock. A base
+    written before `get_transaction`, or one that does not search, is still served (the
+    AttributeError cases below)."""
+
+    def __init__(self, base: ChainReader):
+        self.base = base
+        self._lock = threading.Lock()
+        # (the read, its arguments) -> the answer: "code", "slot", "call", "creation", "transaction"
+        self._memo: dict[tuple[object, ...], Any] = {}
+
+    def __repr__(self) -> str:
+        return f"MemoizingChain({self.base!r})"
+
+    def _read(self, key: tuple[object, ...], fn: Callable[[], V], keep: Callable[[V], bool] = lambda _: True) -> V:
+        """The kept answer, else `fn()`'s, kept when `keep` says."""
+        with self._lock:
+            if key in self._memo:
+                kept: V = self._memo[key]
+                return kept
+            answer = fn()
+            if keep(answer):
+                self._memo[key] = answer
+            return answer
+
+    def chain_id(self) -> int:
+        return self._read(("chain id",), self.base.chain_id)
+
+    def get_code(self, address: str) -> bytes:
+        return self._read(("code", address.lower()), lambda: self.base.get_code(address))
+
+    def get_storage_at(self, address: str, slot: int) -> bytes:
+        return self._read(("slot", address.lower(), slot), lambda: self.base.get_storage_at(address, slot))
+
+    def call(self, to: str, data: bytes) -> bytes:
+        return self._read(("call", to.lower(), bytes(data)), lambda: self.base.call(to, data))
+
+    def find_creation(self, address: str) -> Creation | None:
+        return self._read(("creation", address.lower()), lambda: self.base.find_creation(address))
+
+    def creation_attempts(self, address: str) -> list[str]:
+        """What the base's search tried in vain (not memoised: it follows the last search)."""
+        return attempts_of(self.base, address)
+
+    def close(self) -> None:
+        # getattr: a reader that does not search has no `close`
+        if closer := getattr(self.base, "close", None):
+            closer()
+
+    def get_transaction(self, tx_hash: str) -> TransactionFacts | None:
+        """Kept once mined (it cannot change then); None and pending ones are asked again."""
+        try:
+            getter = self.base.get_transaction
+        except AttributeError:
+            raise NotImplementedError(f"{self.base!r} cannot read transactions") from None
+        return self._read(
+            ("transaction", tx_hash.lower()),
+            lambda: getter(tx_hash),
+            lambda facts: bool(facts and facts.block is not None),
+        )
+
+    def forget(self, *addresses: str) -> None:
+        """Drop what was read of these addresses' storage and calls (an upgrade changed them);
+        code and creation stay."""
+        gone = {a.lower() for a in addresses}
+        with self._lock:
+            for key in [k for k in self._memo if k[0] in ("slot", "call") and k[1] in gone]:
+                del self._memo[key]
+
+    def remember_creation(self, address: str, creation: Creation | None) -> None:
+        """What the deploy receipt already says, so no worker searches blocks for it."""
+        with self._lock:
+            self._memo[("creation", address.lower())] = creation
+
+
+class SerializedChain:
+    """A reader, one call at a time (re-entrant: a call may make further calls)."""
+
+    def __init__(self, chain: ChainReader):
+        self._chain = chain
+        self._lock = threading.RLock()
+
+    def __repr__(self) -> str:
+        return f"SerializedChain({self._chain!r})"
+
+    def __getattr__(self, name: str) -> Any:  # Any: whatever attribute the wrapped reader has
+        # getattr: a transparent proxy, so any reader's extras (get_transaction, safe_url, close) pass
+        attr = getattr(self._chain, name)
+        if not callable(attr):
+            return attr
+
+        def locked(*args: object, **kwargs: object) -> object:
+            with self._lock:
+                return attr(*args, **kwargs)
+
+        return locked

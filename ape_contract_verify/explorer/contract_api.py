@@ -27,7 +27,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
-from ape_contract_verify.evm.wrappers import SerializedChain
+from ape_contract_verify.evm.reads import SerializedChain
 from ape_contract_verify.exceptions import ContractVerifyError, InvalidRequest
 from ape_contract_verify.explorer.jobs import JobRunner, RealEngine, current_contract, request_to_payload
 from ape_contract_verify.explorer.store import PROXY, PROXY_DAILY_LIMIT, SOURCE, Store, VerifiedContract

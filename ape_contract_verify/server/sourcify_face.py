@@ -29,7 +29,7 @@ from ape_contract_verify.evm.proxies import (
     EIP1967_IMPLEMENTATION_SLOT,
     OZ_LEGACY_SLOT,
 )
-from ape_contract_verify.evm.wrappers import MemoizingChain
+from ape_contract_verify.evm.reads import MemoizingChain
 from ape_contract_verify.exceptions import InvalidRequest
 from ape_contract_verify.explorer import contract_api
 from ape_contract_verify.explorer.contract_api import ChainUnreadable, ExplorerService

@@ -23,7 +23,7 @@ with one summary of every network (`print_summary`).
 On the script's thread the hook only records each deploy and what a later recompile could change
 (the artifact Ape deployed and its compile input), which is cheap; the chain reads, compiling,
 comparing and talking to the explorers wait until the script leaves the network, so the script
-runs as fast as with auto off. Those reads are memoised (`evm.wrappers.MemoizingChain`) on the
+runs as fast as with auto off. Those reads are memoised (`evm.reads.MemoizingChain`) on the
 script's thread, so the workers (and the embedded explorer) never use a provider concurrently.
 """
 

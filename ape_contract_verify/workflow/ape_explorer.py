@@ -110,10 +110,10 @@ class ContractVerifyExplorer(ExplorerAPI):
         if not target.is_local:
             return target.client(max_retries=min(self._cfg.max_retries, 1))
         from ape_contract_verify.workflow import local_explorers
-        from ape_contract_verify.workflow.verification import local_client
+        from ape_contract_verify.workflow.local_target import LocalTarget
 
         embedded = local_explorers.shared(self.provider, start=False)
-        return None if embedded is None else local_client(embedded)
+        return None if embedded is None else LocalTarget(embedded)
 
     def _first_verified(self, address: str) -> ExplorerRecord | None:
         """The verified record of `address` on the first target that has one."""

@@ -30,11 +30,11 @@ if TYPE_CHECKING:
 
     from ape_contract_verify.client.targets import Target
     from ape_contract_verify.config import ContractVerifyConfig
-    from ape_contract_verify.evm.upgrades import UpgradeEvent
-    from ape_contract_verify.evm.wrappers import MemoizingChain
+    from ape_contract_verify.evm.reads import MemoizingChain
     from ape_contract_verify.json_types import JsonObject
     from ape_contract_verify.workflow.ledger import Ledger
     from ape_contract_verify.workflow.plan import Item
+    from ape_contract_verify.workflow.upgrades import UpgradeEvent
     from ape_contract_verify.workflow.verification import Verification, VerificationRun
 
 logger = get_logger()
@@ -90,7 +90,7 @@ class DeployQueue:
 
         from ape_contract_verify.client.targets import resolve_targets
         from ape_contract_verify.evm.chain import ApeProviderChain
-        from ape_contract_verify.evm.wrappers import MemoizingChain
+        from ape_contract_verify.evm.reads import MemoizingChain
         from ape_contract_verify.workflow.ledger import Ledger
         from ape_contract_verify.workflow.plan import Derivations
 

@@ -7,8 +7,8 @@ resume after an interruption.
 An entry (`LedgerEntry`) moves by named transitions: `recorded` (deployed or found, not verified
 yet), `ended` (how its verification ended everywhere), `target_ended` (on one target: the entry's
 status is then the worst of its targets'), `linked` (the implementation a proxy was linked to on a
-target), `upgraded` (a proxy moved, with auto off) and `admin_changed`. `Ledger` applies one in a
-transaction and stores the entry as JSON (`to_json`).
+target), `upgraded` (a proxy moved, with auto off) and `admin_changed`. `Ledger.change` applies
+one in a transaction and stores the entry as JSON (`to_json`).
 
 The store is SQLite in WAL mode, one database per chain under the project's
 `.build/contract_verify/` (deployments-<chain id>-<genesis prefix>.sqlite; a restarted dev chain
@@ -119,7 +119,7 @@ class LedgerEntry:
         link = self.links.get(target)
         return link.implementation if link is not None and link.url == url else None
 
-    # -- the transitions (`Ledger` applies each in one transaction)
+    # -- the transitions (`Ledger.change` applies each in one transaction)
 
     def recorded(
         self, network: str | None = None, deployed_type: str | None = None, compile_input: str | None = None
@@ -217,8 +217,6 @@ class Ledger:
             rows = db.execute("SELECT entry FROM deployments ORDER BY seq").fetchall()
         return [self._decode(row[0], LedgerEntry.from_json) for row in rows]
 
-    # -- the transitions (LedgerEntry's), each one transaction
-
     def recorded(
         self,
         contract: str,
@@ -236,7 +234,7 @@ class Ledger:
             digest = hashlib.sha256(text.encode()).hexdigest()
             with self._transaction() as db:
                 db.execute("INSERT OR IGNORE INTO inputs (digest, input) VALUES (?, ?)", (digest, text))
-        self._change(contract, address, lambda e: e.recorded(network, deployed_type, digest))
+        self.change(contract, address, lambda e: e.recorded(network, deployed_type, digest))
 
     def kept_inputs(self, digests: Iterable[str]) -> dict[str, JsonObject]:
         """The compile inputs kept under `digests` (entries' `compile_input`), each read once."""
@@ -249,27 +247,7 @@ class Ledger:
             row[0]: self._decode(row[1], TypeAdapter(dict[str, Any]).validate_python) for row in rows if row is not None
         }
 
-    def ended(self, contract: str, address: str, status: str, reason: str = "") -> None:
-        """How `address` ended on every target of a run (the worst of them)."""
-        self._change(contract, address, lambda e: e.ended(status, reason))
-
-    def target_ended(self, contract: str, address: str, target: str, status: str, reason: str = "") -> None:
-        """One target's ending for `address`; the entry's `status` is the worst of its targets'."""
-        self._change(contract, address, lambda e: e.target_ended(target, status, reason))
-
-    def linked(self, contract: str, address: str, target: str, implementation: str, url: str | None = None) -> None:
-        """The implementation a proxy was last linked to (handled with, on Sourcify) on `target` at
-        `url`: what `ape verify all` compares the chain with, so a proxy that did not move costs no call."""
-        self._change(contract, address, lambda e: e.linked(target, implementation, url), rename=False)
-
-    def upgraded(self, contract: str, address: str, implementation: str, tx: str | None, network: str) -> None:
-        """A proxy the run moved with auto off (recorded on `network` when the ledger did not know it)."""
-        self._change(contract, address, lambda e: e.upgraded(implementation, tx, network))
-
-    def admin_changed(self, contract: str, address: str, admin: str) -> None:
-        self._change(contract, address, lambda e: e.admin_changed(admin))
-
-    def _change(
+    def change(
         self,
         contract: str,
         address: str,
@@ -277,7 +255,8 @@ class Ledger:
         rename: bool = True,
     ) -> None:
         """The one writer of entries: read `address`'s entry (a new, pending one when there is
-        none), apply `transition`, write it back, under the write lock."""
+        none), named `contract` unless not `rename` (a link never renames), apply `transition` (one
+        of LedgerEntry's: `lambda e: e.ended(status, reason)`), write it back, under the write lock."""
         with self._transaction() as db:
             row = db.execute("SELECT entry FROM deployments WHERE address = ?", (address.lower(),)).fetchone()
             entry = LedgerEntry(address, contract) if row is None else self._decode(row[0], LedgerEntry.from_json)

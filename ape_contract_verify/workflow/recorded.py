@@ -164,7 +164,9 @@ def record_outcome(
     reports = list(reports)
     try:
         if (report := outcome_for(item.address, reports)) is not None:
-            ledger.target_ended(name, item.address, report.target, str(report.outcome), report.reason)
+            ledger.change(
+                name, item.address, lambda e: e.target_ended(report.target, str(report.outcome), report.reason)
+            )
         relinked = (next(iter(item.targets)), item.relink) if item.relink and item.targets else None
         record_links(ledger, name, item.address, reports, urls, relinked)
     except ContractVerifyError as err:  # already warned about; the verification stands

@@ -7,22 +7,36 @@ itself. The ledger keeps, per proxy and target, the implementation it was last l
 and the proxy is linked again with `expectedimplementation` set to it.
 
 Two ways an upgrade is found:
-- in `ape run`: the run's receipts' `Upgraded`, `BeaconUpgraded` and `AdminChanged` events
-  (`evm/upgrades.py`), read in the deploy queue's one walk of the run's logs (`deploy_queue.py`);
-  a beacon's `Upgraded` moves every proxy of that beacon the project knows (ledger and run);
+- in `ape run`: the run's receipts' upgrade events, decoded from raw logs (`decode_log`), read in
+  the deploy queue's one walk of the run's logs (`run_logs.py`); a beacon's `Upgraded` moves every
+  proxy of that beacon the project knows (ledger and run);
 - in `ape verify all` (`plan`): each recorded proxy's implementation on chain (one storage read)
   against its links, so a proxy moved by a Safe, a timelock or another tool is linked again, and
   one that did not move costs no explorer call.
+
+EIP-1967 names three events, and OpenZeppelin's proxies (ERC1967Proxy for UUPS, transparent,
+beacon), its UpgradeableBeacon and the example's own proxies emit them:
+- `Upgraded(address indexed implementation)`: from a proxy (its implementation slot changed) or
+  from a beacon (every proxy of that beacon moved);
+- `BeaconUpgraded(address indexed beacon)`: from a beacon proxy given another beacon;
+- `AdminChanged(address previousAdmin, address newAdmin)`: a transparent proxy's admin; the
+  implementation, so the explorer's link, stays.
+Which emitters are proxies and which beacons is the chain's to say (`is_beacon`), not the event's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ape_contract_verify.evm.proxies import detect_proxy
-from ape_contract_verify.evm.upgrades import ADMIN, BEACON, IMPLEMENTATION, UpgradeEvent, beacon_of, is_beacon
+from ape_contract_verify.evm.proxies import (
+    EIP1967_BEACON_SLOT,
+    EIP1967_IMPLEMENTATION_SLOT,
+    ProxyReader,
+    address_in_word,
+    detect_proxy,
+)
 from ape_contract_verify.logs import get_logger
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.workflow.report import Report, proxy_row_label
@@ -30,12 +44,85 @@ from ape_contract_verify.workflow.report import Report, proxy_row_label
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
-    from ape_contract_verify.evm.reads import ChainReader
-    from ape_contract_verify.evm.wrappers import MemoizingChain
+    from ape_contract_verify.evm.reads import ChainReader, MemoizingChain
     from ape_contract_verify.workflow.ledger import Ledger, LedgerEntry
     from ape_contract_verify.workflow.verification import Verification
 
 logger = get_logger()
+
+
+# keccak256 of each signature.
+UPGRADED = bytes.fromhex("bc7cd75a20ee27fd9adebab32041f755214dbc6bffa90cc0225b39da2e5c2d3b")
+BEACON_UPGRADED = bytes.fromhex("1cf3b03a6cf19fa2baba4df148e9dcabedea7f8a5c07840e207e5c089be95d3e")
+ADMIN_CHANGED = bytes.fromhex("7e644d79422f17c01e4894b5f4f588d331ebfa28653d42ae832dc59e38c9798f")
+
+IMPLEMENTATION = "implementation"  # Upgraded
+BEACON = "beacon"  # BeaconUpgraded
+ADMIN = "admin"  # AdminChanged
+
+
+@dataclass(frozen=True)
+class UpgradeEvent:
+    kind: str  # IMPLEMENTATION, BEACON or ADMIN
+    emitter: str  # lower-case 0x address: the proxy, or (Upgraded) maybe a beacon
+    address: str  # lower-case: the new implementation, beacon or admin
+    tx_hash: str = ""
+
+
+def log_bytes(value: object) -> bytes:
+    """A log's topic or data as bytes: hex text, HexBytes, bytes, or a sequence of ints."""
+    if isinstance(value, str):
+        return bytes.fromhex(value.removeprefix("0x"))
+    if isinstance(value, (bytes, bytearray, memoryview, list, tuple)):
+        return bytes(value)
+    if not value:
+        return b""
+    raise TypeError(f"bytes or hex text was expected, not {type(value).__name__}")
+
+
+def log_fields(log: object) -> Mapping[str, object]:
+    """A raw log's fields: a mapping's items (Ape's dicts, web3's AttributeDict), else an object's
+    attributes; none for an object without them."""
+    return log if isinstance(log, Mapping) else getattr(log, "__dict__", {})
+
+
+def decode_log(log: object, tx_hash: str = "") -> UpgradeEvent | None:
+    """The upgrade event in one raw log (a dict or an object with `address`, `topics`, `data`),
+    or None when it is none of the three or does not have their shape."""
+    raw = log_fields(log)
+    topics = raw.get("topics") or []
+    if not isinstance(topics, (list, tuple)):
+        return None
+    topics = [log_bytes(t) for t in topics]
+    emitter = str(raw.get("address") or "").lower()
+    if not topics or not emitter:
+        return None
+    data = log_bytes(raw.get("data"))
+    if topics[0] in (UPGRADED, BEACON_UPGRADED):
+        # Indexed in every known emitter; a non-indexed variant carries it in data.
+        word = topics[1] if len(topics) > 1 else data[:32]
+        kind = IMPLEMENTATION if topics[0] == UPGRADED else BEACON
+    elif topics[0] == ADMIN_CHANGED:
+        words = topics[1:3] if len(topics) >= 3 else [data[i : i + 32] for i in (0, 32)]
+        word = words[1] if len(words) > 1 else b""
+        kind = ADMIN
+    else:
+        return None
+    address = address_in_word(word) if len(word) == 32 else None
+    if address is None and kind != ADMIN:  # an admin may be renounced to zero
+        return None
+    return UpgradeEvent(kind, emitter, address or "0x" + "00" * 20, tx_hash)
+
+
+def is_beacon(chain: ProxyReader, address: str) -> bool:
+    """Whether an `Upgraded` emitter is a beacon rather than a proxy: a proxy keeps the
+    implementation in its EIP-1967 slot (one storage read), a beacon in storage of its own."""
+    return address_in_word(chain.get_storage_at(address, EIP1967_IMPLEMENTATION_SLOT)) is None
+
+
+def beacon_of(chain: ProxyReader, address: str) -> str | None:
+    """The beacon in a proxy's EIP-1967 beacon slot (lower case), or None."""
+    return address_in_word(chain.get_storage_at(address, EIP1967_BEACON_SLOT))
 
 
 # `submit(fn, *args)`: runs `fn(*args)` somewhere (an executor's `submit`), a `Future` of its reports.
@@ -92,7 +179,7 @@ def record_links(
     if relinked is not None and all(r.ok for r in reports):
         links[relinked[0]] = relinked[1]
     for target, implementation in links.items():
-        ledger.linked(name, address, target, implementation, urls.get(target))
+        ledger.change(name, address, lambda e: e.linked(target, implementation, urls.get(target)), rename=False)
 
 
 def record_admins(ledger: Ledger, events: Iterable[UpgradeEvent], known: dict[str, LedgerEntry]) -> None:
@@ -100,7 +187,7 @@ def record_admins(ledger: Ledger, events: Iterable[UpgradeEvent], known: dict[st
     for event in events:
         if event.kind == ADMIN and event.emitter in known:
             entry = known[event.emitter]
-            ledger.admin_changed(entry.name, entry.address, event.address)
+            ledger.change(entry.name, entry.address, lambda e: e.admin_changed(event.address))
 
 
 def follow(
@@ -162,7 +249,7 @@ def record_upgrades(events: list[UpgradeEvent], chain: ChainReader, ledger: Ledg
             continue
         entry = entries.get(proxy)
         name, address = (entry.name, entry.address) if entry is not None else (proxy, proxy)
-        ledger.upgraded(name, address, now, event.tx_hash, network)
+        ledger.change(name, address, lambda e: e.upgraded(now, event.tx_hash, network))
     return list(moved)
 
 

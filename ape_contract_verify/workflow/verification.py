@@ -41,7 +41,6 @@ if TYPE_CHECKING:  # the clients import requests, derive imports Ape: only when 
     from ape_contract_verify.client.targets import ClientOptions, Target
     from ape_contract_verify.derive.derive import Derivation
     from ape_contract_verify.evm.reads import ChainReader, CreationRecord
-    from ape_contract_verify.explorer.contract_api import EmbeddedExplorer
     from ape_contract_verify.request import VerificationRequest
     from ape_contract_verify.retry import TargetHealth
 
@@ -328,14 +327,9 @@ def explorer_for(
     explorer = local_explorers.shared(provider if provider is not None else chain.provider, chain_reader, start)
     if explorer is None:  # none running, and `start` off
         raise ContractVerifyError("the local explorer of this chain is not running")
-    return local_client(explorer, health=health)
-
-
-def local_client(explorer: EmbeddedExplorer, health: TargetHealth | None = None) -> VerificationTarget:
-    """The target of a local explorer in this process: its answers without HTTP (`LocalTarget`)."""
     from ape_contract_verify.workflow.local_target import LocalTarget
 
-    return LocalTarget(explorer, health=health)
+    return LocalTarget(explorer, health=health)  # its answers without HTTP
 
 
 # --- a run: every contract on every target of every network ----------------------------------

@@ -6,7 +6,7 @@ deep (Root.grow() makes a Branch, whose constructor makes a Middle, whose constr
 Leaf), a Sprout Seeds.plant() makes with CREATE2 (no nonce finds it: without traces the run's
 transactions are replayed on a fork of the node), and an SSTORE2-style data contract: every one
 gets a row and verifies (the data contract's row says what it is, its dry run too), and `ape
-verify status` lists them. The nonce walk itself (evm/children.py) on the same chain: what it
+verify status` lists them. The nonce walk itself (workflow/run_logs.py) on the same chain: what it
 finds, and what it must not. With auto off on Ape's test chain (eth-tester, no traces) the ledger
 gets every child (the CREATE2 one by the in-process replay)."""
 
@@ -120,7 +120,7 @@ def test_every_child_gets_a_row_and_verifies(deployed):
         assert address in rows, f"{name} {address}: no row\n{deployed.output[-3000:]}"
         assert rows[address][0] == name and rows[address][1] in DONE, (name, rows[address])
     if deployed.node is not None:  # the proxy really refused the traces: the nonces and the fork found them
-        assert deployed.node.refused.get("debug_traceTransaction"), deployed.node.refused
+        assert deployed.node.refused.get("debug_traceBlockByNumber"), deployed.node.refused
         replayed = re.search(
             r"(\d+) of the run's transactions replayed \(the node has no traces\) in ([\d.]+) s",
             deployed.output + deployed.stderr,
@@ -232,9 +232,10 @@ class _Node:
 
 
 def test_the_nonce_walk_finds_children_of_children_and_nothing_else(deployed):
-    from ape_contract_verify.evm.children import nonce_children, traced_children
+    from ape_contract_verify.evm.chain import JsonRpcChain
     from ape_contract_verify.evm.reads import created_address
     from ape_contract_verify.protocol.values import checksum
+    from ape_contract_verify.workflow.run_logs import created_children, nonce_children
 
     node, made = _Node(deployed.anvil), deployed.made
     latest = int(deployed.anvil.rpc("eth_blockNumber"), 16)
@@ -250,22 +251,26 @@ def test_the_nonce_walk_finds_children_of_children_and_nothing_else(deployed):
     # CREATE2 moved the factory's nonce, but no nonce says where its child went.
     assert int(deployed.anvil.rpc("eth_getTransactionCount", made["Seeds"], "latest"), 16) == 2
     assert nonce_children(node, [made["Seeds"]], 0) == []
-    # The node's own traces (anvil's) see the same children, the data contract too.
+    # The node's own traces (anvil's) see the same children, the data contract too (and each
+    # transaction's own deployment: the run's caller drops Ape's).
     txs = [
-        t["hash"]
+        (n, t["hash"])
         for n in range(1, latest + 1)
         for t in deployed.anvil.rpc("eth_getBlockByNumber", hex(n), True)["transactions"]
     ]
-    assert set(traced_children(node, txs)) == {made[n] for n in CHILDREN + ("Data",)}
+    reader = JsonRpcChain(deployed.anvil.url, fork=False)
+    traced = created_children(reader, node, txs, 0)
+    assert {made[n] for n in CHILDREN + ("Data",)} <= set(traced) and sorted(traced) == sorted(made.values())
+    assert reader.traced
 
 
 def test_the_fork_replay_finds_every_child_without_traces(deployed):
-    """replayed_children over a reader of a node without traces (a hosted node's proxy in front of
+    """created_children over a reader of a node without traces (a hosted node's proxy in front of
     the same anvil): the run's transactions replayed on a fork find every contract they created,
     the CREATE2 child among them (once each); one transaction finds its own children only; a child
     that had code before the block given is not one of the run's."""
     from ape_contract_verify.evm.chain import JsonRpcChain
-    from ape_contract_verify.evm.children import replayed_children
+    from ape_contract_verify.workflow.run_logs import created_children
 
     made, anvil = deployed.made, deployed.anvil
     latest = int(anvil.rpc("eth_blockNumber"), 16)
@@ -276,14 +281,15 @@ def test_the_fork_replay_finds_every_child_without_traces(deployed):
     node = HostedNodeProxy(anvil.url)
     reader = JsonRpcChain(node.url)
     try:
-        every = replayed_children(reader, _Node(anvil), [(n, t["hash"]) for n, t in txs], 0)
-        assert replayed_children(reader, _Node(anvil), [plant], 0) == [made["Sprout"]]
-        assert replayed_children(reader, _Node(anvil), [plant], latest) == []
+        every = created_children(reader, _Node(anvil), [(n, t["hash"]) for n, t in txs], 0)
+        assert created_children(reader, _Node(anvil), [plant], 0) == [made["Sprout"]]
+        assert created_children(reader, _Node(anvil), [plant], latest) == []
     finally:
         reader.close()
         node.stop()
     assert sorted(every) == sorted(made.values()), (every, made)
-    assert not node.refused, node.refused  # the fork traced; the node was asked only what it answers
+    # The fork traced; the node was asked for traces once (refused, remembered), then only what it answers.
+    assert node.refused == {"debug_traceBlockByNumber": 1, "trace_block": 1}, node.refused
 
 
 def test_auto_off_on_apes_test_provider_records_every_child(compiled, tmp_path):

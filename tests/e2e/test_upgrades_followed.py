@@ -318,7 +318,7 @@ PROXY, BEACON_ADDR, OLD, NEW = ("0x" + c * 40 for c in "abcd")
 
 
 def test_the_three_events_are_decoded_and_nothing_else():
-    from ape_contract_verify.evm import upgrades
+    from ape_contract_verify.workflow import upgrades
 
     upgraded = {"address": PROXY, "topics": [upgrades.UPGRADED, _word(NEW)], "data": b""}
     beacon = {
@@ -338,9 +338,9 @@ def test_the_three_events_are_decoded_and_nothing_else():
 
 def test_a_beacon_moves_its_known_proxies_and_a_linked_proxy_that_did_not_move_costs_nothing():
     from ape_contract_verify.evm.proxies import EIP1967_BEACON_SLOT, EIP1967_IMPLEMENTATION_SLOT
-    from ape_contract_verify.evm.upgrades import UpgradeEvent
     from ape_contract_verify.workflow import upgrades
     from ape_contract_verify.workflow.ledger import LedgerEntry
+    from ape_contract_verify.workflow.upgrades import UpgradeEvent
 
     other = "0x" + "e" * 40
     chain = _Slots(

@@ -18,7 +18,7 @@ from ape_contract_verify.engine.compilers import CompileCache
 from ape_contract_verify.engine.verifier import FailureKind, Verifier
 from ape_contract_verify.evm import bytecode as bc
 from ape_contract_verify.evm.chain import ForkReplayer, JsonRpcChain
-from ape_contract_verify.evm.wrappers import MemoizingChain
+from ape_contract_verify.evm.reads import MemoizingChain
 from support.engine import SOLC, bytecode_of, compiled, encode, json_request, standard_input
 from support.rpc_proxy import HostedNodeProxy
 from support.service import Anvil, ServerProcess

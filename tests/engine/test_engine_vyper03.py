@@ -72,10 +72,10 @@ def test_the_deploy_sequence_gives_the_immutables_size(world, version, tmp_path)
     assert Compiled.from_evm(evm, "vyper").trailing == expected
     if version == "0.3.7":
         # No metadata in the initcode: the runtime ends with its own CBOR, {"vyper": [0, 3, 7]}.
-        assert bc.vyper_layout(creation) is None
+        assert bc.vyper_immutables(creation, b"") == 0  # no size in the initcode: only the deploy sequence says it
         assert bc.tail_metadata(runtime).compiler == ("vyper", "0.3.7")
     else:
-        assert bc.vyper_layout(creation).immutable_size == expected
+        assert bc.vyper_immutables(creation, b"") == expected  # the initcode's metadata says it
     # Not found unless the initcode copies exactly this runtime.
     assert bc.vyper_deploy_immutables(creation, runtime[:-1]) is None
     assert bc.vyper_deploy_immutables(creation, runtime + b"\x00") is None

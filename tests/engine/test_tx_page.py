@@ -14,8 +14,7 @@ import requests
 
 from ape_contract_verify.engine.compilers import CompileCache, compile_input, with_output_selection
 from ape_contract_verify.evm.chain import ApeProviderChain, JsonRpcChain
-from ape_contract_verify.evm.reads import TransactionFacts
-from ape_contract_verify.evm.wrappers import MemoizingChain
+from ape_contract_verify.evm.reads import MemoizingChain, TransactionFacts
 from ape_contract_verify.server.runner import start_embedded
 from support.service import SOLC_0826, Anvil, FakeChain, encode, free_port, json_form, poll, post
 

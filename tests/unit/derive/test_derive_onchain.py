@@ -6,8 +6,7 @@ from types import SimpleNamespace
 import pytest
 
 from ape_contract_verify.derive.derive import OnChain, chain_reader_or_provider, read_chain, tx_hash_of
-from ape_contract_verify.evm.reads import Creation, attempts_of
-from ape_contract_verify.evm.wrappers import MemoizingChain
+from ape_contract_verify.evm.reads import Creation, MemoizingChain, attempts_of
 
 pytestmark = pytest.mark.unit
 

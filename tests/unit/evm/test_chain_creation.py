@@ -25,7 +25,7 @@ def test_created_address_follows_the_create_rule():
     assert created_address(SENDER, 1) == "0x343c43a37d37dff08ae8c4a11544c718abb4fcf8"
     assert created_address(SENDER.upper().replace("0X", "0x"), 0) == created_address(SENDER, 0)
     assert created_address(SENDER, 2) != created_address(SENDER, 1)
-    # The checksummed form children.py gives is the same address.
+    # The checksummed form run_logs.py gives is the same address.
     assert checksum(created_address(SENDER, 1)).lower() == created_address(SENDER, 1)
 
 
@@ -166,7 +166,7 @@ def test_refused_traces_without_a_fork_say_what_was_tried():
     ]
     assert chain.fork_replayer() is None
     with pytest.raises(ForkUnavailable, match="off"):
-        chain.replay_create_frames(42, ["0x" + "55" * 32])
+        chain.create_frames(42, ["0x" + "55" * 32])
 
 
 def test_a_node_without_history_is_scanned_from_the_newest_block():
@@ -196,8 +196,9 @@ def test_a_restarted_chain_with_other_code_is_searched_again():
 def test_a_fork_setting_without_a_node_url_gives_no_replayer():
     chain = ChainModel(latest=1, fork=True)  # an in-memory chain has no URL to fork
     assert chain.fork_replayer() is None
+    chain.traces = False  # a node without traces: its transactions would be replayed on a fork
     with pytest.raises(ForkUnavailable, match="no node URL"):
-        chain.replay_create_frames(1, [])
+        chain.create_frames(1, [])
 
 
 def test_primitives_are_the_readers_to_answer():

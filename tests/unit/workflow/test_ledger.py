@@ -14,9 +14,11 @@ IMPL = "0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0"
 def test_each_transition_is_one_write_and_a_new_entry_is_pending(tmp_path):
     ledger = Ledger(tmp_path / "deployments-1-abc.sqlite")
     ledger.recorded("Box", BOX, "ethereum:sepolia:node", "contracts/Box.sol:Box")
-    ledger.ended("Box", BOX, "failed", "bytecode differs")
-    ledger.upgraded(PROXY, PROXY, IMPL.lower(), "0x01", "ethereum:sepolia:node")  # unknown: recorded too
-    ledger.admin_changed("Proxy", PROXY, BOX)  # renamed as the caller calls it
+    ledger.change("Box", BOX, lambda e: e.ended("failed", "bytecode differs"))
+    ledger.change(
+        PROXY, PROXY, lambda e: e.upgraded(IMPL.lower(), "0x01", "ethereum:sepolia:node")
+    )  # unknown: recorded too
+    ledger.change("Proxy", PROXY, lambda e: e.admin_changed(BOX))  # renamed as the caller calls it
     box, proxy = ledger.deployments()
     assert (box.status, box.reason, box.network) == ("failed", "bytecode differs", "ethereum:sepolia:node")
     assert (proxy.contract, proxy.status, proxy.network, proxy.admin) == (
@@ -25,7 +27,7 @@ def test_each_transition_is_one_write_and_a_new_entry_is_pending(tmp_path):
         "ethereum:sepolia:node",
         BOX,
     )
-    ledger.linked("Other name", PROXY, "etherscan", IMPL)  # a link never renames
+    ledger.change("Other name", PROXY, lambda e: e.linked("etherscan", IMPL), rename=False)  # a link never renames
     proxy = ledger.deployments()[1]
     assert proxy.contract == "Proxy" and proxy.link_on("etherscan", None) == IMPL.lower()
     assert proxy.upgrade is not None and proxy.upgrade.implementation == IMPL.lower()

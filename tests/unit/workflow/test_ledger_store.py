@@ -27,8 +27,8 @@ WRITER = textwrap.dedent(
         i = n * writers + me
         address = "0x%040x" % (i + 1)
         ledger.recorded(f"C{i}", address, "ethereum:local:test", f"T{i}")
-        ledger.target_ended(f"C{i}", address, "local", "verified")
-        ledger.target_ended(f"C{i}", address, "etherscan", "failed" if i % 7 == 0 else "verified", "why" if i % 7 == 0 else "")
+        ledger.change(f"C{i}", address, lambda e: e.target_ended("local", "verified"))
+        ledger.change(f"C{i}", address, lambda e: e.target_ended("etherscan", "failed" if i % 7 == 0 else "verified", "why" if i % 7 == 0 else ""))
     """
 )
 
@@ -94,7 +94,7 @@ def test_a_damaged_store_is_an_error_that_says_how_to_recover(tmp_path, content)
         ledger.entries,
         ledger.deployments,
         lambda: ledger.recorded("Box", "0x01"),
-        lambda: ledger.target_ended("Box", "0x01", "local", "verified"),
+        lambda: ledger.change("Box", "0x01", lambda e: e.target_ended("local", "verified")),
     ):
         with pytest.raises(LedgerError) as info:
             call()

@@ -30,7 +30,9 @@ def test_the_ledger_s_entries_are_read_with_their_names_and_types(tmp_path):
     project = _project(tmp_path)
     ledger = Ledger.for_chain(project, 31337)  # not connected: the chain's genesis is "unknown", as below
     ledger.recorded("Box", BOX, "ethereum:local:foundry", "contracts/Box.sol:Box")
-    ledger.linked(STORE, STORE, "etherscan", BOX)  # recorded by a link alone: named by its address
+    ledger.change(
+        STORE, STORE, lambda e: e.linked("etherscan", BOX), rename=False
+    )  # recorded by a link alone: named by its address
     Ledger.for_chain(project, 31337, genesis="0x" + "cd" * 32).recorded("Elsewhere", BOX)  # another chain
     records = recorded_deployments(project, 31337)
     assert records.deployments == [("Box", BOX), (STORE, STORE)]

@@ -29,7 +29,7 @@ class Chain:
 
     def get_receipt(self, txn_hash):
         self.receipts_read.append(txn_hash)
-        return NS(txn_hash=txn_hash, logs=self.logs[txn_hash], contract_address=None, status=1, gas_used=0)
+        return NS(txn_hash=txn_hash, logs=self.logs[txn_hash], contract_address=None, status=1, gas_used=100_000)
 
 
 def _ours_and_theirs():
@@ -42,7 +42,7 @@ def test_on_a_live_network_only_the_runs_own_transactions_are_read():
     ours, theirs = _ours_and_theirs()
     chain = Chain(is_dev=False, senders=[theirs, ours, theirs])
     scan = scan_logs(chain, 0)
-    assert chain.receipts_read == [chain.txs[1].txn_hash] and scan.transactions == [chain.txs[1].txn_hash]
+    assert chain.receipts_read == [chain.txs[1].txn_hash] and scan.creating == [(1, chain.txs[1].txn_hash)]
     events = scan.events
     assert scan.involved == [checksum("0x" + "cd" * 20)]  # the emitter: a contract the run touched
     assert len(events) == 1 and "0x" + "ab" * 20 in str(events[0]).lower()

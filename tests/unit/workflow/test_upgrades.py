@@ -10,11 +10,11 @@ import pytest
 
 from ape_contract_verify.client.provider import Kind
 from ape_contract_verify.evm.proxies import EIP1967_BEACON_SLOT, EIP1967_IMPLEMENTATION_SLOT, IMPLEMENTATION_SELECTOR
-from ape_contract_verify.evm.upgrades import ADMIN, BEACON, IMPLEMENTATION, UpgradeEvent
 from ape_contract_verify.protocol.answers import Outcome
 from ape_contract_verify.workflow import upgrades
 from ape_contract_verify.workflow.ledger import Ledger, LedgerEntry
 from ape_contract_verify.workflow.report import Report
+from ape_contract_verify.workflow.upgrades import ADMIN, BEACON, IMPLEMENTATION, UpgradeEvent
 from ape_contract_verify.workflow.verification import Verification
 
 pytestmark = pytest.mark.unit
@@ -190,7 +190,7 @@ def test_follow_relinks_a_moved_proxy_where_its_link_is_stale_and_records_it(led
     chain = Chain()
     chain.proxy(PROXY, IMPL2)
     ledger.recorded("Box", PROXY)
-    ledger.linked("Box", PROXY, "blockscout", IMPL2, URL)  # already current there
+    ledger.change("Box", PROXY, lambda e: e.linked("blockscout", IMPL2, URL), rename=False)  # already current there
     asked = []
 
     def relink(proxy, implementation, name):

@@ -1,4 +1,4 @@
-"""evm/wrappers.py: MemoizingChain reads each thing once (addresses case-blind), keeps mined
+"""evm/reads.py's wrappers: MemoizingChain reads each thing once (addresses case-blind), keeps mined
 transactions only, forgets storage on demand, copes with readers that lack the optional methods;
 SerializedChain passes calls through one at a time."""
 
@@ -9,8 +9,7 @@ import time
 
 import pytest
 
-from ape_contract_verify.evm.reads import Creation, TransactionFacts
-from ape_contract_verify.evm.wrappers import MemoizingChain, SerializedChain
+from ape_contract_verify.evm.reads import Creation, MemoizingChain, SerializedChain, TransactionFacts
 
 pytestmark = pytest.mark.unit
 

@@ -1,4 +1,4 @@
-"""evm/children.py: a run's children found on an in-memory chain model (nonces and code now and
+"""workflow/run_logs.py: a run's children found on an in-memory chain model (nonces and code now and
 before the run), from a callTracer tree, by the CREATE rule, and by replay; refusals, limits and
 failures said in logs, never raised."""
 
@@ -8,15 +8,11 @@ import logging
 
 import pytest
 
-from ape_contract_verify.evm.children import (
-    MAX_SPAN,
-    nonce_children,
-    replayed_children,
-    traced_children,
-)
+from ape_contract_verify.evm.chain import ChainError, CreationFinder
 from ape_contract_verify.evm.reads import created_address
 from ape_contract_verify.logs import NAME
 from ape_contract_verify.protocol.values import checksum
+from ape_contract_verify.workflow.run_logs import MAX_SPAN, RunScan, created_children, nonce_children, run_children
 
 pytestmark = pytest.mark.unit
 
@@ -33,15 +29,14 @@ FACTORY = create_address(EOA, 0)
 
 
 class Provider:
-    """What an Ape provider answers about nonces, code and traces, from dicts (lower-case keys);
-    `before` holds the state at block BEFORE."""
+    """What an Ape provider answers about nonces and code, from dicts (lower-case keys); `before`
+    holds the state at block BEFORE."""
 
-    def __init__(self, nonces=None, nonces_before=None, code=None, code_before=None, traces=None):
+    def __init__(self, nonces=None, nonces_before=None, code=None, code_before=None):
         self.nonces: dict[str, int] = nonces or {}
         self.nonces_before: dict[str, int] = nonces_before or {}
         self.code: set[str] = set(code or ())
         self.code_before: set[str] = set(code_before or ())
-        self.traces: dict[str, object] = traces or {}
         self.failing: set[str] = set()
 
     def get_nonce(self, address: str, block_id: int | None = None) -> int:
@@ -56,12 +51,22 @@ class Provider:
         held = self.code if block_id is None else self.code_before
         return "0x6080" if address.lower() in held else "0x"
 
-    def make_request(self, method: str, params: list) -> object:
-        assert method == "debug_traceTransaction" and params[1] == {"tracer": "callTracer"}
-        answer = self.traces[params[0]]
-        if isinstance(answer, Exception):
-            raise answer
-        return answer
+
+class Node(CreationFinder):
+    """A node's trace API: debug_traceBlockByNumber answers `blocks` (block -> its traces), or
+    every trace API refuses (`blocks` None); no fork."""
+
+    who = "the test node"
+
+    def __init__(self, blocks: dict[int, list] | None = None):
+        super().__init__(fork=False)
+        self.blocks = blocks
+
+    def request(self, method: str, params: list) -> object:
+        if self.blocks is None:
+            raise ChainError(f"the test node rejected {method}: method not found")
+        assert method == "debug_traceBlockByNumber" and params[1] == {"tracer": "callTracer"}
+        return self.blocks[int(params[0], 16)]
 
 
 def test_a_nonce_child_is_checksummed_and_follows_the_create_rule():
@@ -81,24 +86,42 @@ def frame(kind: str, to: str, calls=(), error=None) -> dict:
 
 def test_traced_children_in_order_once_each_without_the_transaction_s_own_deployment():
     a, b, c = ("0x" + n * 20 for n in ("a1", "b2", "c3"))
-    provider = Provider(
-        traces={
-            "0x01": frame("CREATE", FACTORY, [frame("CREATE", a), frame("CREATE2", b, [frame("CREATE", c)])]),
-            "0x02": frame("CALL", FACTORY, [frame("CREATE", a), frame("CREATE", "0x" + "dd" * 20, error="reverted")]),
+    node = Node(
+        {
+            1: [
+                {
+                    "txHash": "0x01",
+                    "result": frame("CREATE", FACTORY, [frame("CREATE", a), frame("CREATE2", b, [frame("CREATE", c)])]),
+                },
+                {
+                    "txHash": "0x02",
+                    "result": frame(
+                        "CALL", FACTORY, [frame("CREATE", a), frame("CREATE", "0x" + "dd" * 20, error="reverted")]
+                    ),
+                },
+                {"txHash": "0x03", "result": frame("CREATE", "0x" + "ee" * 20)},  # not the run's
+            ]
         }
     )
-    found = traced_children(provider, ["0x01", "0x02"])  # type: ignore[arg-type]
-    assert [x.lower() for x in found or ()] == [a, b, c]
-    assert all(x != x.lower() for x in found or ())  # checksummed
+    provider = Provider(code={FACTORY.lower(), a, b, c, "0x" + "ee" * 20})
+    provider.failing = {FACTORY.lower()}  # no nonce read: the traces said it all
+    scan = RunScan([], [], [], [(1, "0x01"), (1, "0x02")])
+    found = run_children(provider, BEFORE, scan, seen=[FACTORY], reader=node)  # type: ignore[arg-type]
+    assert [x.lower() for x in found] == [a, b, c]
+    assert all(x != x.lower() for x in found)  # checksummed
+    assert node.traced
 
 
-def test_traced_children_is_none_without_traces(caplog):
-    refused = Provider(traces={"0x01": ValueError({"code": -32601, "message": "method not found"})})
-    with caplog.at_level(logging.DEBUG, logger=NAME):
-        assert traced_children(refused, ["0x01"]) is None  # type: ignore[arg-type]
-    assert "no trace of 0x01 (refused)" in caplog.text
-    assert traced_children(Provider(traces={"0x01": "0x"}), ["0x01"]) is None  # type: ignore[arg-type]
-    assert traced_children(Provider(), []) == []  # type: ignore[arg-type]
+def test_without_traces_the_nonces_are_walked(caplog):
+    child = create_address(FACTORY, 1)
+    provider = Provider(nonces={FACTORY.lower(): 2}, code={FACTORY.lower(), child.lower()})
+    node = Node()  # refuses every trace API, and has no fork
+    scan = RunScan([], [], [], [(1, "0x01")])
+    with caplog.at_level(logging.WARNING, logger=NAME):
+        assert run_children(provider, BEFORE, scan, seen=[FACTORY], reader=node) == [child]  # type: ignore[arg-type]
+    assert "without the node's traces: a replay of block 1 failed: off" in caplog.text
+    assert not node.traced
+    assert created_children(Node({}), Provider(), [], BEFORE) == []  # type: ignore[arg-type]
 
 
 def test_nonce_children_walks_generations():
@@ -151,14 +174,16 @@ class Replayer:
         self.frames = frames
         self.asked: list[tuple[int, list[str]]] = []
 
-    def replay_create_frames(self, block: int, tx_hashes) -> list:
+    traced = False
+
+    def create_frames(self, block: int, tx_hashes) -> list:
         self.asked.append((block, list(tx_hashes)))
         if isinstance(self.frames, Exception):
             raise self.frames
         return self.frames.get(block, [])
 
 
-def test_replayed_children_groups_by_block_and_keeps_new_code_only():
+def test_created_children_groups_by_block_and_keeps_new_code_only():
     new, old = "0x" + "a1" * 20, "0x" + "b2" * 20
     reader = Replayer(
         {
@@ -168,20 +193,20 @@ def test_replayed_children_groups_by_block_and_keeps_new_code_only():
     )
     provider = Provider(code={new, old}, code_before={old})
     creating = [(5, "0x01"), (5, "0x02"), (6, "0x03"), (5, "0x01")]
-    found = replayed_children(reader, provider, creating, BEFORE)  # type: ignore[arg-type]
+    found = created_children(reader, provider, creating, BEFORE)  # type: ignore[arg-type]
     assert [x.lower() for x in found] == [new]
     assert reader.asked == [(5, ["0x01", "0x02"]), (6, ["0x03"])]
 
 
-def test_replayed_children_bounds_and_failures_are_logged(caplog):
+def test_created_children_bounds_and_failures_are_logged(caplog):
     reader = Replayer({})
     with caplog.at_level(logging.WARNING, logger=NAME):
-        replayed_children(reader, Provider(), [(n, f"0x{n:02x}") for n in range(5)], BEFORE, max_txs=2)  # type: ignore[arg-type]
+        created_children(reader, Provider(), [(n, f"0x{n:02x}") for n in range(5)], BEFORE, max_txs=2)  # type: ignore[arg-type]
     assert [block for block, _ in reader.asked] == [0, 1]
     assert "5 of the run's transactions could have created contracts; the first 2 are replayed" in caplog.text
     caplog.clear()
     broken = Replayer(RuntimeError("anvil did not start"))
     with caplog.at_level(logging.WARNING, logger=NAME):
-        assert replayed_children(broken, Provider(), [(1, "0x01"), (2, "0x02")], BEFORE) == []  # type: ignore[arg-type]
+        assert created_children(broken, Provider(), [(1, "0x01"), (2, "0x02")], BEFORE) == []  # type: ignore[arg-type]
     assert len(broken.asked) == 1  # the search ends at the first failed replay
     assert "a replay of block 1 failed: anvil did not start" in caplog.text

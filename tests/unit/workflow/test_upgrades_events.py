@@ -1,4 +1,4 @@
-"""evm/upgrades.py (test_evm_upgrades: workflow/upgrades.py has a test_upgrades of its own): the
+"""workflow/upgrades.py's upgrade events (test_upgrades holds the following of them): the
 three EIP-1967 events decoded from raw logs in every shape a provider gives them, anything else
 None, and a beacon told from a proxy by one storage read."""
 
@@ -10,7 +10,7 @@ import pytest
 from eth_utils.crypto import keccak
 
 from ape_contract_verify.evm.proxies import EIP1967_BEACON_SLOT, EIP1967_IMPLEMENTATION_SLOT
-from ape_contract_verify.evm.upgrades import (
+from ape_contract_verify.workflow.upgrades import (
     ADMIN,
     ADMIN_CHANGED,
     BEACON,
