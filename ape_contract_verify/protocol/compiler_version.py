@@ -123,16 +123,16 @@ class CompilerVersion:
         return self.long
 
     def __lt__(self, other: CompilerVersion) -> bool:
-        """By number, a nightly before its release (`functools.total_ordering` gives the rest);
+        """By number, a nightly before its release, then by commit (`functools.total_ordering` gives the rest);
         TypeError when `other` is no version of this compiler."""
         if not isinstance(other, CompilerVersion) or other.language != self.language:
             raise TypeError(f"cannot order {self!s} against {other!r}: compare versions of one compiler")
         return self._sort_key < other._sort_key
 
     @property
-    def _sort_key(self) -> tuple[Version, bool, tuple[int, ...]]:
+    def _sort_key(self) -> tuple[Version, bool, tuple[int, ...], str]:
         date = tuple(int(part) for part in self.nightly.split(".")) if self.nightly else ()
-        return self.version, self.nightly is None, date
+        return self.version, self.nightly is None, date, self.commit or ""  # the commit: a total order
 
 
 def _parse(lowered: str, language: Language) -> CompilerVersion | None:

@@ -263,3 +263,10 @@ def test_the_engine_reads_a_refused_version_as_a_compiler_error():
 )
 def test_which_vyper_follows_the_hash_seed(given, follows):
     assert compilers.follows_hash_seed(given) is follows
+
+
+def test_one_number_with_two_commits_orders_one_way():
+    a = CompilerVersion.parse("v0.8.26+commit.8a97fa7a")
+    b = CompilerVersion.parse("v0.8.26+commit.00000000")
+    assert a != b and (a < b) != (b < a) and (a > b) != (b > a)
+    assert sorted([a, b]) == sorted([b, a])
