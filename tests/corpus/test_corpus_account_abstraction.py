@@ -28,7 +28,7 @@ class TestAccountAbstraction(ProtocolChecks):
 
     def test_the_node_refused_traces(self, deployed):
         # The SenderCreator was found without the node's traces: the proxy refused them.
-        assert deployed.node.refused.get("debug_traceTransaction"), deployed.node.refused
+        assert {"debug_traceBlockByNumber", "trace_block"} <= set(deployed.node.refused), deployed.node.refused
 
     def test_status_lists_the_sender_creator(self, deployed, tmp_path):
         """The ledger holds what the deploy found, the helper no event names included: `ape verify
