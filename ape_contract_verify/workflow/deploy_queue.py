@@ -84,8 +84,9 @@ class DeployQueue:
         verify: bool = True,
     ) -> DeployQueue:
         """The queue of `provider`'s network in this run, on the targets `cfg` gives it (none with
-        auto off: `verify` False, the run only recorded). Cheap, as it runs at the script's first
-        deploy: the targets are resolved, not opened."""
+        auto off: `verify` False, the run only recorded). Cheap, as it runs on the script's thread
+        when the script enters the network (or at its first deploy there): the targets are
+        resolved, not opened."""
         from ape import project
 
         from ape_contract_verify.client.targets import resolve_targets
